@@ -1,0 +1,278 @@
+package io.ringwire.codecs;
+
+import io.ringwire.codecs.trading.BookUpdateDecoder;
+import io.ringwire.codecs.trading.CancelOrderDecoder;
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.GroupSizeEncodingDecoder;
+import io.ringwire.codecs.trading.HeartbeatDecoder;
+import io.ringwire.codecs.trading.LatencyProbeDecoder;
+import io.ringwire.codecs.trading.LogonDecoder;
+import io.ringwire.codecs.trading.LogonResponseDecoder;
+import io.ringwire.codecs.trading.LogoutDecoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
+import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import io.ringwire.codecs.trading.TradeDecoder;
+import io.ringwire.codecs.trading.VarDataEncodingDecoder;
+import io.ringwire.codecs.trading.VarStringEncodingDecoder;
+import org.agrona.DirectBuffer;
+
+import java.nio.ByteOrder;
+
+/**
+ * Checks that a buffer holds a complete, well-formed message of the RingWire trading schema before
+ * any decoder touches it. Every receiver calls {@link #validate(DirectBuffer, int, int)} first: the
+ * generated SBE decoders trust the lengths and counts they read, so a truncated or hostile buffer
+ * would otherwise make them read past the message (or past the buffer, into a neighbouring frame).
+ *
+ * <p>What is checked, in wire order, never reading a byte at or past {@code offset + length}:
+ * <ol>
+ *   <li>the 8-byte message header is present and names this schema's id and a known template;</li>
+ *   <li>the header's block length is at least the template's block length in schema version 1
+ *       (every version-1 field is required) and the block fits;</li>
+ *   <li>each repeating group: its dimension header fits, its entry block length is at least the
+ *       known one, its count is within the schema's maximum, and count x block length fits;</li>
+ *   <li>each var-data field: its length prefix fits, the length is within the schema's maximum, and
+ *       the bytes fit.</li>
+ * </ol>
+ * Messages from a newer schema version pass when their known parts are well formed: longer blocks
+ * and longer group entries are skipped over, exactly as the decoders do with the acting block
+ * length. Bytes after the known parts are not inspected (a newer version may append there).
+ *
+ * <p>Threading: stateless; safe from any thread. Allocation: none.
+ * <p>Return codes: the message's encoded length (header included, always &gt; 0) when valid,
+ * otherwise one of the negative constants below, which {@link #describe(int)} turns into a reason.
+ */
+public final class MessageValidator
+{
+    /** Fewer bytes than a message header. */
+    public static final int TRUNCATED_HEADER = -1;
+    /** The header's schema id is not the trading schema's. */
+    public static final int WRONG_SCHEMA_ID = -2;
+    /** The header's template id names no message of the schema. */
+    public static final int UNKNOWN_TEMPLATE_ID = -3;
+    /** The header's block length is shorter than the template's fixed fields. */
+    public static final int BLOCK_LENGTH_TOO_SHORT = -4;
+    /** The root block runs past the end of the buffer. */
+    public static final int BLOCK_PAST_END = -5;
+    /** A group's dimension header runs past the end of the buffer. */
+    public static final int GROUP_HEADER_PAST_END = -6;
+    /** A group entry's block length is shorter than the group's fixed fields. */
+    public static final int GROUP_BLOCK_LENGTH_TOO_SHORT = -7;
+    /** A group's count is above the schema's maximum. */
+    public static final int GROUP_COUNT_TOO_LARGE = -8;
+    /** A group's entries run past the end of the buffer. */
+    public static final int GROUP_PAST_END = -9;
+    /** A var-data length prefix runs past the end of the buffer. */
+    public static final int VAR_DATA_HEADER_PAST_END = -10;
+    /** A var-data length is above the schema's maximum for that field. */
+    public static final int VAR_DATA_TOO_LONG = -11;
+    /** A var-data field's bytes run past the end of the buffer. */
+    public static final int VAR_DATA_PAST_END = -12;
+    /** Negative offset or length handed to the validator. */
+    public static final int INVALID_ARGUMENT = -13;
+
+    private static final ByteOrder ORDER = MessageHeaderDecoder.BYTE_ORDER;
+    private static final int HEADER_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH;
+    private static final int BLOCK_LENGTH_OFFSET = MessageHeaderDecoder.blockLengthEncodingOffset();
+    private static final int TEMPLATE_ID_OFFSET = MessageHeaderDecoder.templateIdEncodingOffset();
+    private static final int SCHEMA_ID_OFFSET = MessageHeaderDecoder.schemaIdEncodingOffset();
+
+    private static final int GROUP_HEADER_LENGTH = GroupSizeEncodingDecoder.ENCODED_LENGTH;
+    private static final int GROUP_BLOCK_LENGTH_OFFSET = GroupSizeEncodingDecoder.blockLengthEncodingOffset();
+    private static final int GROUP_COUNT_OFFSET = GroupSizeEncodingDecoder.numInGroupEncodingOffset();
+    private static final int GROUP_COUNT_MAX = GroupSizeEncodingDecoder.numInGroupMaxValue();
+
+    private static final VarDataField VAR_STRING = new VarDataField(
+        VarStringEncodingDecoder.lengthEncodingLength(), VarStringEncodingDecoder.lengthMaxValue());
+    private static final VarDataField VAR_BYTES = new VarDataField(
+        VarDataEncodingDecoder.lengthEncodingLength(), VarDataEncodingDecoder.lengthMaxValue());
+
+    private static final int[] NO_GROUPS = {};
+    private static final VarDataField[] NO_VAR_DATA = {};
+
+    /** Indexed by template id; null where the schema has no such template. */
+    private static final TemplateLayout[] LAYOUTS = new TemplateLayout[128];
+
+    static
+    {
+        register(LogonDecoder.TEMPLATE_ID, LogonDecoder.BLOCK_LENGTH, NO_GROUPS, new VarDataField[]{ VAR_STRING });
+        register(LogonResponseDecoder.TEMPLATE_ID, LogonResponseDecoder.BLOCK_LENGTH, NO_GROUPS,
+            new VarDataField[]{ VAR_STRING });
+        register(LogoutDecoder.TEMPLATE_ID, LogoutDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
+        register(HeartbeatDecoder.TEMPLATE_ID, HeartbeatDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
+        register(NewOrderDecoder.TEMPLATE_ID, NewOrderDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
+        register(CancelOrderDecoder.TEMPLATE_ID, CancelOrderDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
+        register(ReplaceOrderDecoder.TEMPLATE_ID, ReplaceOrderDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
+        register(ExecutionReportDecoder.TEMPLATE_ID, ExecutionReportDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
+        register(BookUpdateDecoder.TEMPLATE_ID, BookUpdateDecoder.BLOCK_LENGTH,
+            new int[]{ BookUpdateDecoder.LevelsDecoder.sbeBlockLength() }, NO_VAR_DATA);
+        register(TradeDecoder.TEMPLATE_ID, TradeDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
+        register(LatencyProbeDecoder.TEMPLATE_ID, LatencyProbeDecoder.BLOCK_LENGTH, NO_GROUPS,
+            new VarDataField[]{ VAR_BYTES });
+    }
+
+    private MessageValidator()
+    {
+    }
+
+    /**
+     * Validates the message starting at {@code offset}, with {@code length} bytes available.
+     *
+     * @param buffer holding the message.
+     * @param offset of the message header in the buffer.
+     * @param length bytes available from {@code offset}: the frame's payload length.
+     * @return the message's encoded length when valid, else a negative code (see {@link #describe(int)}).
+     */
+    public static int validate(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        {
+            return INVALID_ARGUMENT;
+        }
+        if (length < HEADER_LENGTH)
+        {
+            return TRUNCATED_HEADER;
+        }
+        if ((buffer.getShort(offset + SCHEMA_ID_OFFSET, ORDER) & 0xFFFF) != MessageHeaderDecoder.SCHEMA_ID)
+        {
+            return WRONG_SCHEMA_ID;
+        }
+        final int templateId = buffer.getShort(offset + TEMPLATE_ID_OFFSET, ORDER) & 0xFFFF;
+        final TemplateLayout layout = templateId < LAYOUTS.length ? LAYOUTS[templateId] : null;
+        if (null == layout)
+        {
+            return UNKNOWN_TEMPLATE_ID;
+        }
+
+        final int blockLength = buffer.getShort(offset + BLOCK_LENGTH_OFFSET, ORDER) & 0xFFFF;
+        if (blockLength < layout.blockLength)
+        {
+            return BLOCK_LENGTH_TOO_SHORT;
+        }
+        final long end = (long)offset + length;
+        long position = (long)offset + HEADER_LENGTH + blockLength;
+        if (position > end)
+        {
+            return BLOCK_PAST_END;
+        }
+
+        for (final int groupBlockLength : layout.groupBlockLengths)
+        {
+            if (position + GROUP_HEADER_LENGTH > end)
+            {
+                return GROUP_HEADER_PAST_END;
+            }
+            final int entryLength = buffer.getShort((int)position + GROUP_BLOCK_LENGTH_OFFSET, ORDER) & 0xFFFF;
+            final int count = buffer.getShort((int)position + GROUP_COUNT_OFFSET, ORDER) & 0xFFFF;
+            if (entryLength < groupBlockLength)
+            {
+                return GROUP_BLOCK_LENGTH_TOO_SHORT;
+            }
+            if (count > GROUP_COUNT_MAX)
+            {
+                return GROUP_COUNT_TOO_LARGE;
+            }
+            position += GROUP_HEADER_LENGTH + (long)entryLength * count;
+            if (position > end)
+            {
+                return GROUP_PAST_END;
+            }
+        }
+
+        for (final VarDataField field : layout.varData)
+        {
+            if (position + field.lengthFieldLength > end)
+            {
+                return VAR_DATA_HEADER_PAST_END;
+            }
+            final long dataLength = readUnsignedLength(buffer, (int)position, field.lengthFieldLength);
+            if (dataLength > field.maxLength)
+            {
+                return VAR_DATA_TOO_LONG;
+            }
+            position += field.lengthFieldLength + dataLength;
+            if (position > end)
+            {
+                return VAR_DATA_PAST_END;
+            }
+        }
+
+        return (int)(position - offset);
+    }
+
+    /**
+     * Whether a template id belongs to the schema.
+     *
+     * @param templateId from a message header.
+     * @return true when the validator (and the schema) knows the template.
+     */
+    public static boolean isKnownTemplate(final int templateId)
+    {
+        return templateId >= 0 && templateId < LAYOUTS.length && null != LAYOUTS[templateId];
+    }
+
+    /**
+     * Turns a validation result into a reason a person can act on. Not for the hot path (it returns
+     * constant strings, so it does not allocate, but callers usually log it).
+     *
+     * @param code returned by {@link #validate(DirectBuffer, int, int)}.
+     * @return the reason, or "valid" for a non-negative result.
+     */
+    public static String describe(final int code)
+    {
+        if (code >= 0)
+        {
+            return "valid";
+        }
+        return switch (code)
+        {
+            case TRUNCATED_HEADER -> "truncated: fewer bytes than the 8-byte SBE message header";
+            case WRONG_SCHEMA_ID -> "wrong schema id: not a RingWire trading message (expected schema id " +
+                MessageHeaderDecoder.SCHEMA_ID + ")";
+            case UNKNOWN_TEMPLATE_ID -> "unknown template id: no message of the trading schema has it";
+            case BLOCK_LENGTH_TOO_SHORT -> "block length in the header is shorter than the message's fixed fields";
+            case BLOCK_PAST_END -> "truncated: the fixed block runs past the end of the buffer";
+            case GROUP_HEADER_PAST_END -> "truncated: a repeating group's size header runs past the end of the buffer";
+            case GROUP_BLOCK_LENGTH_TOO_SHORT -> "a repeating group's entry length is shorter than its fixed fields";
+            case GROUP_COUNT_TOO_LARGE -> "a repeating group's count is above the schema maximum of " + GROUP_COUNT_MAX;
+            case GROUP_PAST_END -> "truncated: a repeating group's entries run past the end of the buffer";
+            case VAR_DATA_HEADER_PAST_END -> "truncated: a var-data length prefix runs past the end of the buffer";
+            case VAR_DATA_TOO_LONG -> "a var-data length is above the schema maximum for the field";
+            case VAR_DATA_PAST_END -> "truncated: var-data bytes run past the end of the buffer";
+            case INVALID_ARGUMENT -> "invalid arguments: negative offset or length, or a range outside the buffer";
+            default -> "unknown validation code " + code;
+        };
+    }
+
+    private static long readUnsignedLength(final DirectBuffer buffer, final int index, final int lengthFieldLength)
+    {
+        return switch (lengthFieldLength)
+        {
+            case 1 -> buffer.getByte(index) & 0xFFL;
+            case 2 -> buffer.getShort(index, ORDER) & 0xFFFFL;
+            case 4 -> buffer.getInt(index, ORDER) & 0xFFFF_FFFFL;
+            default -> throw new IllegalStateException("unsupported var-data length width " + lengthFieldLength);
+        };
+    }
+
+    private static void register(
+        final int templateId, final int blockLength, final int[] groupBlockLengths, final VarDataField[] varData)
+    {
+        if (null != LAYOUTS[templateId])
+        {
+            throw new IllegalStateException("template id " + templateId + " registered twice");
+        }
+        LAYOUTS[templateId] = new TemplateLayout(blockLength, groupBlockLengths, varData);
+    }
+
+    /** The parts of one template the validator walks: its root block, flat groups, then var data. */
+    private record TemplateLayout(int blockLength, int[] groupBlockLengths, VarDataField[] varData)
+    {
+    }
+
+    /** A var-data field: the width of its length prefix and the schema's maximum length. */
+    private record VarDataField(int lengthFieldLength, long maxLength)
+    {
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * Latency and throughput harness, baselines and plots.
+ */
+package io.ringwire.perf;
