@@ -1,0 +1,678 @@
+package io.ringwire.codecs;
+
+import io.ringwire.codecs.trading.BookAction;
+import io.ringwire.codecs.trading.BookUpdateDecoder;
+import io.ringwire.codecs.trading.BookUpdateEncoder;
+import io.ringwire.codecs.trading.CancelOrderDecoder;
+import io.ringwire.codecs.trading.CancelOrderEncoder;
+import io.ringwire.codecs.trading.ExecType;
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.ExecutionReportEncoder;
+import io.ringwire.codecs.trading.HeartbeatDecoder;
+import io.ringwire.codecs.trading.HeartbeatEncoder;
+import io.ringwire.codecs.trading.LatencyProbeDecoder;
+import io.ringwire.codecs.trading.LatencyProbeEncoder;
+import io.ringwire.codecs.trading.LogonDecoder;
+import io.ringwire.codecs.trading.LogonEncoder;
+import io.ringwire.codecs.trading.LogonRejectReason;
+import io.ringwire.codecs.trading.LogonResponseDecoder;
+import io.ringwire.codecs.trading.LogonResponseEncoder;
+import io.ringwire.codecs.trading.LogonStatus;
+import io.ringwire.codecs.trading.LogoutDecoder;
+import io.ringwire.codecs.trading.LogoutEncoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
+import io.ringwire.codecs.trading.NewOrderEncoder;
+import io.ringwire.codecs.trading.OrdStatus;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import io.ringwire.codecs.trading.ReplaceOrderEncoder;
+import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.TimeInForce;
+import io.ringwire.codecs.trading.TradeDecoder;
+import io.ringwire.codecs.trading.TradeEncoder;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilderFactory;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every message of the trading schema survives encode, validate, decode with every field intact,
+ * and the schema's message list is exactly what the validator and these tests know.
+ *
+ * <p>Each round trip copies the encoded bytes into a buffer of exactly the encoded length before
+ * validating and decoding, so a decoder reading one byte too far throws instead of passing.
+ */
+class MessageRoundTripTest
+{
+    /** Names the schema message a test method round-trips; the schema coverage test collects them. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @interface RoundTrips
+    {
+        String value();
+    }
+
+    private static final String SCHEMA_NAMESPACE = "http://fixprotocol.io/2016/sbe";
+    private static final String SCHEMA_IN_REPO = "codecs/src/main/resources/sbe/ringwire-trading.xml";
+    private static final String SCHEMA_IN_MODULE = "src/main/resources/sbe/ringwire-trading.xml";
+
+    private static final long SENDING_TIME = 1_767_225_600_123_456_789L;
+    /** Above Long.MAX_VALUE as an unsigned uint64: proves the timestamp is carried as 64 raw bits. */
+    private static final long HIGH_BIT_TIME = 0xF123_4567_89AB_CDEFL;
+
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
+    private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
+
+    // ---------------------------------------------------------------------------------------------- session
+
+    @RoundTrips("Logon")
+    @ParameterizedTest(name = "credentials of {0} UTF-8 bytes")
+    @ValueSource(ints = { 0, 1, 37, 1024 })
+    void logonRoundTripsEveryFieldAndCredentialsUpToTheSchemaMaximum(final int credentialsBytes)
+    {
+        final String credentials = SampleMessages.utf8OfLength(credentialsBytes);
+        final LogonEncoder encoder = new LogonEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .sessionId(0x0102_0304_0506_0708L)
+            .heartbeatIntervalMs(30_000)
+            .sendingTime(HIGH_BIT_TIME)
+            .credentials(credentials);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), LogonDecoder.TEMPLATE_ID,
+            LogonDecoder.BLOCK_LENGTH);
+        final LogonDecoder decoder = new LogonDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(0x0102_0304_0506_0708L, decoder.sessionId());
+        assertEquals(30_000, decoder.heartbeatIntervalMs());
+        assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
+        assertEquals(credentialsBytes, decoder.credentialsLength());
+        assertEquals(credentials, decoder.credentials());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    static Stream<Arguments> logonResponseOutcomes()
+    {
+        final List<Arguments> outcomes = new ArrayList<>();
+        for (final LogonStatus status : values(LogonStatus.values()))
+        {
+            for (final LogonRejectReason reason : values(LogonRejectReason.values()))
+            {
+                outcomes.add(Arguments.of(status, reason));
+            }
+        }
+        return outcomes.stream();
+    }
+
+    @RoundTrips("LogonResponse")
+    @ParameterizedTest(name = "{0} / {1}")
+    @MethodSource("logonResponseOutcomes")
+    void logonResponseRoundTripsEveryStatusAndRejectReason(final LogonStatus status, final LogonRejectReason reason)
+    {
+        final String text = LogonStatus.ACCEPTED == status ? "" : "rejected: " + reason + " \u2013 see docs";
+        final LogonResponseEncoder encoder = new LogonResponseEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .sessionId(-77L)
+            .status(status)
+            .rejectReason(reason)
+            .heartbeatIntervalMs(Integer.MAX_VALUE)
+            .sendingTime(SENDING_TIME)
+            .reasonText(text);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), LogonResponseDecoder.TEMPLATE_ID,
+            LogonResponseDecoder.BLOCK_LENGTH);
+        final LogonResponseDecoder decoder = new LogonResponseDecoder().wrap(received,
+            headerDecoder.encodedLength(), headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(-77L, decoder.sessionId());
+        assertEquals(status, decoder.status());
+        assertEquals(reason, decoder.rejectReason());
+        assertEquals(Integer.MAX_VALUE, decoder.heartbeatIntervalMs());
+        assertEquals(SENDING_TIME, decoder.sendingTime());
+        assertEquals(text, decoder.reasonText());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("Logout")
+    @Test
+    void logoutRoundTripsSessionAndSendingTime()
+    {
+        final LogoutEncoder encoder = new LogoutEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .sessionId(Long.MIN_VALUE + 1)
+            .sendingTime(HIGH_BIT_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), LogoutDecoder.TEMPLATE_ID,
+            LogoutDecoder.BLOCK_LENGTH);
+        final LogoutDecoder decoder = new LogoutDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(Long.MIN_VALUE + 1, decoder.sessionId());
+        assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("Heartbeat")
+    @Test
+    void heartbeatRoundTripsSessionAndSendingTime()
+    {
+        final HeartbeatEncoder encoder = new HeartbeatEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .sessionId(Long.MAX_VALUE)
+            .sendingTime(SENDING_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), HeartbeatDecoder.TEMPLATE_ID,
+            HeartbeatDecoder.BLOCK_LENGTH);
+        final HeartbeatDecoder decoder = new HeartbeatDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(Long.MAX_VALUE, decoder.sessionId());
+        assertEquals(SENDING_TIME, decoder.sendingTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    // ---------------------------------------------------------------------------------------------- orders
+
+    static Stream<Arguments> newOrderEnumCombinations()
+    {
+        final List<Arguments> combinations = new ArrayList<>();
+        for (final Side side : values(Side.values()))
+        {
+            for (final OrdType ordType : values(OrdType.values()))
+            {
+                for (final TimeInForce timeInForce : values(TimeInForce.values()))
+                {
+                    combinations.add(Arguments.of(side, ordType, timeInForce));
+                }
+            }
+        }
+        return combinations.stream();
+    }
+
+    @RoundTrips("NewOrder")
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("newOrderEnumCombinations")
+    void newOrderRoundTripsEveryFieldForEverySideOrdTypeAndTimeInForce(
+        final Side side, final OrdType ordType, final TimeInForce timeInForce)
+    {
+        final NewOrderEncoder encoder = new NewOrderEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .clientOrderId(0x1111_2222_3333_4444L)
+            .account(-987_654_321_012L)
+            .instrumentId(-42)
+            .side(side)
+            .ordType(ordType)
+            .timeInForce(timeInForce)
+            .price(-1_234_567L)
+            .quantity(Long.MAX_VALUE - 3)
+            .sendingTime(HIGH_BIT_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), NewOrderDecoder.TEMPLATE_ID,
+            NewOrderDecoder.BLOCK_LENGTH);
+        final NewOrderDecoder decoder = new NewOrderDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(0x1111_2222_3333_4444L, decoder.clientOrderId());
+        assertEquals(-987_654_321_012L, decoder.account());
+        assertEquals(-42, decoder.instrumentId());
+        assertEquals(side, decoder.side());
+        assertEquals(ordType, decoder.ordType());
+        assertEquals(timeInForce, decoder.timeInForce());
+        assertEquals(-1_234_567L, decoder.price());
+        assertEquals(Long.MAX_VALUE - 3, decoder.quantity());
+        assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("CancelOrder")
+    @ParameterizedTest
+    @EnumSource(value = Side.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL_VAL")
+    void cancelOrderRoundTripsEveryFieldForEverySide(final Side side)
+    {
+        final CancelOrderEncoder encoder = new CancelOrderEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .clientOrderId(555L)
+            .origClientOrderId(0x7EAD_BEEF_0000_0001L)
+            .account(31_337L)
+            .instrumentId(Integer.MAX_VALUE)
+            .side(side)
+            .sendingTime(SENDING_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), CancelOrderDecoder.TEMPLATE_ID,
+            CancelOrderDecoder.BLOCK_LENGTH);
+        final CancelOrderDecoder decoder = new CancelOrderDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(555L, decoder.clientOrderId());
+        assertEquals(0x7EAD_BEEF_0000_0001L, decoder.origClientOrderId());
+        assertEquals(31_337L, decoder.account());
+        assertEquals(Integer.MAX_VALUE, decoder.instrumentId());
+        assertEquals(side, decoder.side());
+        assertEquals(SENDING_TIME, decoder.sendingTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("ReplaceOrder")
+    @ParameterizedTest
+    @EnumSource(value = Side.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL_VAL")
+    void replaceOrderRoundTripsEveryFieldForEverySide(final Side side)
+    {
+        final ReplaceOrderEncoder encoder = new ReplaceOrderEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .clientOrderId(9_001L)
+            .origClientOrderId(9_000L)
+            .account(-1L)
+            .instrumentId(123_456)
+            .side(side)
+            .price(Long.MIN_VALUE + 1)
+            .quantity(17L)
+            .sendingTime(HIGH_BIT_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), ReplaceOrderDecoder.TEMPLATE_ID,
+            ReplaceOrderDecoder.BLOCK_LENGTH);
+        final ReplaceOrderDecoder decoder = new ReplaceOrderDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(9_001L, decoder.clientOrderId());
+        assertEquals(9_000L, decoder.origClientOrderId());
+        assertEquals(-1L, decoder.account());
+        assertEquals(123_456, decoder.instrumentId());
+        assertEquals(side, decoder.side());
+        assertEquals(Long.MIN_VALUE + 1, decoder.price());
+        assertEquals(17L, decoder.quantity());
+        assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    // ---------------------------------------------------------------------------------------------- executions
+
+    /**
+     * Twelve cases that together use every ExecType, OrdStatus, Side and RejectReason value:
+     * ExecType x Side, with OrdStatus following ExecType and RejectReason cycling.
+     */
+    static Stream<Arguments> executionReportEnumCombinations()
+    {
+        final ExecType[] execTypes = values(ExecType.values());
+        final OrdStatus[] ordStatuses = values(OrdStatus.values());
+        final Side[] sides = values(Side.values());
+        final RejectReason[] rejectReasons = values(RejectReason.values());
+        final List<Arguments> combinations = new ArrayList<>();
+        int i = 0;
+        for (final ExecType execType : execTypes)
+        {
+            for (final Side side : sides)
+            {
+                combinations.add(Arguments.of(execType, ordStatuses[execType.ordinal() % ordStatuses.length], side,
+                    rejectReasons[i++ % rejectReasons.length]));
+            }
+        }
+        return combinations.stream();
+    }
+
+    @Test
+    void executionReportCasesCoverEveryEnumValue()
+    {
+        final Set<Object> used = new HashSet<>();
+        executionReportEnumCombinations().forEach(arguments -> used.addAll(Arrays.asList(arguments.get())));
+        final Set<Object> expected = new HashSet<>();
+        expected.addAll(Arrays.asList(values(ExecType.values())));
+        expected.addAll(Arrays.asList(values(OrdStatus.values())));
+        expected.addAll(Arrays.asList(values(Side.values())));
+        expected.addAll(Arrays.asList(values(RejectReason.values())));
+        assertEquals(expected, used);
+    }
+
+    @RoundTrips("ExecutionReport")
+    @ParameterizedTest(name = "{0} {1} {2} {3}")
+    @MethodSource("executionReportEnumCombinations")
+    void executionReportRoundTripsEveryFieldForEveryEnumValue(
+        final ExecType execType, final OrdStatus ordStatus, final Side side, final RejectReason rejectReason)
+    {
+        final ExecutionReportEncoder encoder = new ExecutionReportEncoder()
+            .wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .exchangeOrderId(0x0EEE_0000_0000_0001L)
+            .clientOrderId(4_242L)
+            .execId(-5L)
+            .account(8_675_309L)
+            .instrumentId(7)
+            .execType(execType)
+            .ordStatus(ordStatus)
+            .side(side)
+            .rejectReason(rejectReason)
+            .lastPrice(-250L)
+            .lastQuantity(100L)
+            .leavesQuantity(900L)
+            .cumulativeQuantity(1_100L)
+            .transactTime(HIGH_BIT_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), ExecutionReportDecoder.TEMPLATE_ID,
+            ExecutionReportDecoder.BLOCK_LENGTH);
+        final ExecutionReportDecoder decoder = new ExecutionReportDecoder().wrap(received,
+            headerDecoder.encodedLength(), headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(0x0EEE_0000_0000_0001L, decoder.exchangeOrderId());
+        assertEquals(4_242L, decoder.clientOrderId());
+        assertEquals(-5L, decoder.execId());
+        assertEquals(8_675_309L, decoder.account());
+        assertEquals(7, decoder.instrumentId());
+        assertEquals(execType, decoder.execType());
+        assertEquals(ordStatus, decoder.ordStatus());
+        assertEquals(side, decoder.side());
+        assertEquals(rejectReason, decoder.rejectReason());
+        assertEquals(-250L, decoder.lastPrice());
+        assertEquals(100L, decoder.lastQuantity());
+        assertEquals(900L, decoder.leavesQuantity());
+        assertEquals(1_100L, decoder.cumulativeQuantity());
+        assertEquals(HIGH_BIT_TIME, decoder.transactTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    // ---------------------------------------------------------------------------------------------- market data
+
+    /** Level i of a test book: every BookAction x Side pair appears within the first six levels. */
+    private static BookAction levelAction(final int i)
+    {
+        return values(BookAction.values())[i % 3];
+    }
+
+    private static Side levelSide(final int i)
+    {
+        return values(Side.values())[(i / 3) % 2];
+    }
+
+    private static long levelPrice(final int i)
+    {
+        return (i % 2 == 0 ? 1 : -1) * (10_000L + 7L * i);
+    }
+
+    private static long levelQuantity(final int i)
+    {
+        return 1_000_000_000_000L + i;
+    }
+
+    private static int levelOrderCount(final int i)
+    {
+        return 1 + i * 3;
+    }
+
+    @RoundTrips("BookUpdate")
+    @ParameterizedTest(name = "{0} levels")
+    @ValueSource(ints = { 0, 1, 6, 4096 })
+    void bookUpdateRoundTripsEveryFieldOfEveryLevelFromZeroToTheMaximumCount(final int levelCount)
+    {
+        final BookUpdateEncoder encoder = new BookUpdateEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .instrumentId(314_159)
+            .sequenceNumber(2_718_281_828L)
+            .transactTime(HIGH_BIT_TIME);
+        final BookUpdateEncoder.LevelsEncoder levels = encoder.levelsCount(levelCount);
+        for (int i = 0; i < levelCount; i++)
+        {
+            levels.next()
+                .action(levelAction(i))
+                .side(levelSide(i))
+                .price(levelPrice(i))
+                .quantity(levelQuantity(i))
+                .orderCount(levelOrderCount(i));
+        }
+        assertEquals(BookUpdateEncoder.BLOCK_LENGTH + 4 + levelCount * BookUpdateEncoder.LevelsEncoder.sbeBlockLength(),
+            encoder.encodedLength());
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), BookUpdateDecoder.TEMPLATE_ID,
+            BookUpdateDecoder.BLOCK_LENGTH);
+        final BookUpdateDecoder decoder = new BookUpdateDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(314_159, decoder.instrumentId());
+        assertEquals(2_718_281_828L, decoder.sequenceNumber());
+        assertEquals(HIGH_BIT_TIME, decoder.transactTime());
+        final BookUpdateDecoder.LevelsDecoder decodedLevels = decoder.levels();
+        assertEquals(levelCount, decodedLevels.count());
+        int i = 0;
+        for (final BookUpdateDecoder.LevelsDecoder level : decodedLevels)
+        {
+            assertEquals(levelAction(i), level.action(), "action of level " + i);
+            assertEquals(levelSide(i), level.side(), "side of level " + i);
+            assertEquals(levelPrice(i), level.price(), "price of level " + i);
+            assertEquals(levelQuantity(i), level.quantity(), "quantity of level " + i);
+            assertEquals(levelOrderCount(i), level.orderCount(), "order count of level " + i);
+            i++;
+        }
+        assertEquals(levelCount, i);
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("Trade")
+    @ParameterizedTest
+    @EnumSource(value = Side.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL_VAL")
+    void tradeRoundTripsEveryFieldForEveryAggressorSide(final Side aggressorSide)
+    {
+        final TradeEncoder encoder = new TradeEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .instrumentId(-1)
+            .sequenceNumber(Long.MAX_VALUE)
+            .tradeId(0x0DDB_A11L)
+            .price(99_950L)
+            .quantity(3L)
+            .aggressorSide(aggressorSide)
+            .transactTime(SENDING_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), TradeDecoder.TEMPLATE_ID,
+            TradeDecoder.BLOCK_LENGTH);
+        final TradeDecoder decoder = new TradeDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(-1, decoder.instrumentId());
+        assertEquals(Long.MAX_VALUE, decoder.sequenceNumber());
+        assertEquals(0x0DDB_A11L, decoder.tradeId());
+        assertEquals(99_950L, decoder.price());
+        assertEquals(3L, decoder.quantity());
+        assertEquals(aggressorSide, decoder.aggressorSide());
+        assertEquals(SENDING_TIME, decoder.transactTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    // ---------------------------------------------------------------------------------------------- benchmarks
+
+    @RoundTrips("LatencyProbe")
+    @ParameterizedTest(name = "{0} bytes of padding")
+    @ValueSource(ints = { 0, 1, 200, 4096, 70_000 })
+    void latencyProbeRoundTripsTimestampsAndPaddingIncludingPaddingLongerThan64KiB(final int paddingLength)
+    {
+        final byte[] padding = SampleMessages.randomBytes(new Random(paddingLength), paddingLength);
+        final LatencyProbeEncoder encoder = new LatencyProbeEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .sequence(123_456_789L)
+            .sendTimestampNs(-9_876_543_210L)
+            .echoTimestampNs(Long.MAX_VALUE)
+            .putPadding(padding, 0, paddingLength);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), LatencyProbeDecoder.TEMPLATE_ID,
+            LatencyProbeDecoder.BLOCK_LENGTH);
+        final LatencyProbeDecoder decoder = new LatencyProbeDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(123_456_789L, decoder.sequence());
+        assertEquals(-9_876_543_210L, decoder.sendTimestampNs());
+        assertEquals(Long.MAX_VALUE, decoder.echoTimestampNs());
+        assertEquals(paddingLength, decoder.paddingLength());
+        final byte[] decodedPadding = new byte[decoder.paddingLength()];
+        assertEquals(paddingLength, decoder.getPadding(decodedPadding, 0, decodedPadding.length));
+        assertArrayEquals(padding, decodedPadding);
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    // ---------------------------------------------------------------------------------------------- the schema
+
+    @Test
+    void schemaMessageIdsAreExactlyTheTemplatesTheValidatorKnows() throws Exception
+    {
+        final Set<Integer> schemaIds = new TreeSet<>(schemaMessages().values());
+        final Set<Integer> validatorIds = new TreeSet<>();
+        IntStream.rangeClosed(-1, 0xFFFF).filter(MessageValidator::isKnownTemplate).forEach(validatorIds::add);
+
+        assertEquals(schemaIds, validatorIds);
+    }
+
+    @Test
+    void schemaMessageIdsMatchTheGeneratedDecodersTemplateIds() throws Exception
+    {
+        for (final Map.Entry<String, Integer> message : schemaMessages().entrySet())
+        {
+            final Class<?> decoder = Class.forName("io.ringwire.codecs.trading." + message.getKey() + "Decoder");
+            assertEquals(message.getValue(), decoder.getField("TEMPLATE_ID").get(null), message.getKey());
+        }
+    }
+
+    @Test
+    void everySchemaMessageHasARoundTripTestAndEveryRoundTripTestIsASchemaMessage() throws Exception
+    {
+        final Set<String> covered = new TreeSet<>();
+        for (final Method method : MessageRoundTripTest.class.getDeclaredMethods())
+        {
+            final RoundTrips roundTrips = method.getAnnotation(RoundTrips.class);
+            if (null != roundTrips)
+            {
+                assertTrue(covered.add(roundTrips.value()), "two round-trip tests claim " + roundTrips.value());
+            }
+        }
+
+        assertEquals(new TreeSet<>(schemaMessages().keySet()), covered);
+    }
+
+    @Test
+    void schemaGroupsAreFlatWithNoNestedGroupsOrVarDataInsideThemAsTheValidatorRequires() throws Exception
+    {
+        final NodeList groups = schema().getElementsByTagName("group");
+        assertTrue(groups.getLength() > 0, "the schema has at least BookUpdate.levels");
+        for (int i = 0; i < groups.getLength(); i++)
+        {
+            final Element group = (Element)groups.item(i);
+            assertEquals(0, group.getElementsByTagName("group").getLength(),
+                "group " + group.getAttribute("name") + " has a nested group");
+            assertEquals(0, group.getElementsByTagName("data").getLength(),
+                "group " + group.getAttribute("name") + " has var data inside its entries");
+            final Element parent = (Element)group.getParentNode();
+            assertEquals("message", parent.getLocalName(), "group " + group.getAttribute("name") + " parent");
+        }
+    }
+
+    @Test
+    void schemaIdAndVersionAreTheOnesTheGeneratedHeaderCarries() throws Exception
+    {
+        final Element root = schema().getDocumentElement();
+        assertEquals(String.valueOf(MessageHeaderDecoder.SCHEMA_ID), root.getAttribute("id"));
+        assertEquals(String.valueOf(MessageHeaderDecoder.SCHEMA_VERSION), root.getAttribute("version"));
+        assertEquals("littleEndian", root.getAttribute("byteOrder"));
+    }
+
+    // ---------------------------------------------------------------------------------------------- support
+
+    /**
+     * Validates the message encoded at 0 of {@link #buffer} and returns a copy of exactly its bytes,
+     * with {@link #headerDecoder} wrapped on the copy and checked.
+     */
+    private DirectBuffer validatedCopy(final int bodyLength, final int templateId, final int blockLength)
+    {
+        final int length = MessageHeaderEncoder.ENCODED_LENGTH + bodyLength;
+        final DirectBuffer received = SampleMessages.exactCopy(buffer, 0, length);
+
+        final int result = MessageValidator.validate(received, 0, length);
+        assertEquals(length, result, () -> "validate: " + MessageValidator.describe(result));
+
+        headerDecoder.wrap(received, 0);
+        assertEquals(templateId, headerDecoder.templateId());
+        assertEquals(MessageHeaderDecoder.SCHEMA_ID, headerDecoder.schemaId());
+        assertEquals(MessageHeaderDecoder.SCHEMA_VERSION, headerDecoder.version());
+        assertEquals(blockLength, headerDecoder.blockLength());
+        return received;
+    }
+
+    private static void assertConsumedExactly(final DirectBuffer received, final int decoderLimit)
+    {
+        assertEquals(received.capacity(), decoderLimit, "the decoder's limit after reading everything");
+    }
+
+    /** The enum's constants without its NULL_VAL sentinel. */
+    private static <E extends Enum<E>> E[] values(final E[] values)
+    {
+        final E[] real = Arrays.stream(values).filter(v -> !"NULL_VAL".equals(v.name()))
+            .toArray(n -> Arrays.copyOf(values, n));
+        assertFalse(real.length == values.length, "expected a NULL_VAL sentinel");
+        return real;
+    }
+
+    static Path schemaPath()
+    {
+        final String repoDir = System.getProperty("ringwire.repo.dir");
+        if (null != repoDir && !repoDir.isBlank())
+        {
+            final Path inRepo = Path.of(repoDir, SCHEMA_IN_REPO);
+            if (Files.isRegularFile(inRepo))
+            {
+                return inRepo;
+            }
+        }
+        final Path inModule = Path.of(SCHEMA_IN_MODULE);
+        if (Files.isRegularFile(inModule))
+        {
+            return inModule;
+        }
+        return Path.of(SCHEMA_IN_REPO);
+    }
+
+    private static Document schema() throws Exception
+    {
+        final Path path = schemaPath();
+        assertTrue(Files.isRegularFile(path), () -> "schema not found at " + path.toAbsolutePath());
+        final DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+        factory.setNamespaceAware(true);
+        factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+        factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+        final Document document = factory.newDocumentBuilder().parse(path.toFile());
+        assertEquals(SCHEMA_NAMESPACE, document.getDocumentElement().getNamespaceURI());
+        return document;
+    }
+
+    /** Message name to template id, as the schema XML declares them. */
+    private static Map<String, Integer> schemaMessages() throws Exception
+    {
+        final NodeList messages = schema().getElementsByTagNameNS(SCHEMA_NAMESPACE, "message");
+        final Map<String, Integer> byName = new TreeMap<>();
+        for (int i = 0; i < messages.getLength(); i++)
+        {
+            final Element message = (Element)messages.item(i);
+            final Integer previous = byName.put(message.getAttribute("name"), Integer.valueOf(message.getAttribute("id")));
+            assertEquals(null, previous, "message declared twice: " + message.getAttribute("name"));
+        }
+        assertFalse(byName.isEmpty(), "no messages found in the schema");
+        return byName;
+    }
+}

@@ -1,0 +1,31 @@
+package io.ringwire.rdma;
+
+/**
+ * A completion queue ({@code ibv_cq}), busy-polled.
+ *
+ * <p>Threading: one polling thread, the same thread that posts to the queue pairs attached to it
+ * (software providers make progress for those queue pairs inside {@code poll}).
+ */
+public interface CompletionQueue extends AutoCloseable
+{
+    /**
+     * Drains up to {@code maxCompletions} completions, oldest first, handing each to the handler.
+     * Allocates nothing; never blocks.
+     *
+     * @param handler        receives each completion.
+     * @param maxCompletions upper bound, &gt; 0.
+     * @return the number handed to the handler (0 when none were ready).
+     */
+    int poll(CompletionHandler handler, int maxCompletions);
+
+    /**
+     * @return how many completions the queue holds.
+     */
+    int depth();
+
+    /**
+     * Closes the queue. Idempotent.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,67 @@
+package io.ringwire.rdma;
+
+/**
+ * An open device context ({@code ibv_context}): the root of every other object. Closing it closes
+ * everything created from it.
+ *
+ * <p>Threading: created, used to create objects, and closed by one control thread.
+ */
+public interface Device extends AutoCloseable
+{
+    /**
+     * @return the device name, e.g. "shm0", "socket0", "rxe0".
+     */
+    String name();
+
+    /**
+     * @return the provider that opened it.
+     */
+    String providerName();
+
+    /**
+     * @return where peers reach this device (the provider interprets it, the connection manager
+     *         carries it): an "ip:port" for network providers, a directory and process id for shm.
+     */
+    String address();
+
+    /**
+     * @return the largest payload a work request may carry with {@link SendFlags#INLINE}.
+     */
+    int maxInlineData();
+
+    /**
+     * @return the path MTU in bytes (messages larger than it are segmented by the transport).
+     */
+    int mtu();
+
+    /**
+     * @return the largest message one work request may carry.
+     */
+    int maxMessageSize();
+
+    /**
+     * Allocates a protection domain.
+     *
+     * @return a new protection domain.
+     */
+    ProtectionDomain allocateProtectionDomain();
+
+    /**
+     * Creates a completion queue.
+     *
+     * @param depth how many completions it holds; size it for the queue pairs posting to it.
+     * @return a new completion queue.
+     */
+    CompletionQueue createCompletionQueue(int depth);
+
+    /**
+     * @return counters the device keeps as responder and requester (rejected accesses, errors).
+     */
+    DeviceCounters counters();
+
+    /**
+     * Closes the device and everything created from it. Idempotent.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,129 @@
+package io.ringwire.rdma;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Counters a device keeps, written by the owning threads (increments are single-writer per queue
+ * pair but may come from several queue pairs, so they are atomic) and readable from any thread.
+ * Each counter says how often something a user should look at happened.
+ *
+ * <p>The values live in an {@link AtomicBuffer} of {@link #LENGTH} bytes, one 8-byte slot per
+ * counter: private memory by default, or a shared-memory mapping, so that a requester in another
+ * process can count a refusal on the responder's counters (the shm provider does).
+ */
+public final class DeviceCounters
+{
+    /** Remote requests refused because the rkey names no registered region. */
+    public static final int RESPONDER_UNKNOWN_RKEY = 0;
+    /** Remote requests refused because the range was outside the region. */
+    public static final int RESPONDER_OUT_OF_BOUNDS = 1;
+    /** Remote requests refused because the region lacks the access they need. */
+    public static final int RESPONDER_ACCESS_DENIED = 2;
+    /** Malformed or unexpected frames/packets dropped by the responder. */
+    public static final int RESPONDER_MALFORMED = 3;
+    /** Incoming SENDs whose receive buffer was too small. */
+    public static final int RESPONDER_LENGTH_ERROR = 4;
+    /** Completions with an error status delivered to the application. */
+    public static final int ERROR_COMPLETIONS = 5;
+    /** Requests flushed because a queue pair went to ERROR. */
+    public static final int FLUSHED_REQUESTS = 6;
+    /** Peers detected as gone (closed connection, dead process, liveness timeout). */
+    public static final int PEERS_LOST = 7;
+    /** Completions dropped because a completion queue was full (size it larger). */
+    public static final int COMPLETION_QUEUE_OVERRUNS = 8;
+    /** Work requests written (sent) by requesters. */
+    public static final int REQUESTS_SENT = 9;
+    /** Remote requests executed by responders. */
+    public static final int REQUESTS_EXECUTED = 10;
+    /** Retransmitted requests or packets. */
+    public static final int RETRANSMITS = 11;
+
+    private static final String[] NAMES = {
+        "responder unknown rkey", "responder out of bounds", "responder access denied",
+        "responder malformed", "responder length error", "error completions", "flushed requests",
+        "peers lost", "completion queue overruns", "requests sent", "requests executed", "retransmits" };
+
+    /** Number of counters. */
+    public static final int COUNT = NAMES.length;
+
+    /** Bytes of the buffer behind the counters. */
+    public static final int LENGTH = COUNT * Long.BYTES;
+
+    private final AtomicBuffer values;
+
+    /**
+     * Counters in private memory.
+     */
+    public DeviceCounters()
+    {
+        this(new UnsafeBuffer(ByteBuffer.allocateDirect(LENGTH)));
+    }
+
+    /**
+     * Counters in the given memory (e.g. a shared mapping), which must be 8-byte aligned.
+     *
+     * @param values at least {@link #LENGTH} bytes.
+     */
+    public DeviceCounters(final AtomicBuffer values)
+    {
+        if (values.capacity() < LENGTH)
+        {
+            throw new IllegalArgumentException("counters need " + LENGTH + " bytes, got " + values.capacity());
+        }
+        values.verifyAlignment();
+        this.values = values;
+    }
+
+    /**
+     * Adds one. Allocation-free.
+     *
+     * @param counter one of the constants.
+     */
+    public void increment(final int counter)
+    {
+        values.getAndAddLong(counter * Long.BYTES, 1);
+    }
+
+    /**
+     * Adds a delta. Allocation-free.
+     *
+     * @param counter one of the constants.
+     * @param delta   to add.
+     */
+    public void add(final int counter, final long delta)
+    {
+        values.getAndAddLong(counter * Long.BYTES, delta);
+    }
+
+    /**
+     * @param counter one of the constants.
+     * @return its current value.
+     */
+    public long get(final int counter)
+    {
+        return values.getLongVolatile(counter * Long.BYTES);
+    }
+
+    /**
+     * @param counter one of the constants.
+     * @return its label.
+     */
+    public static String name(final int counter)
+    {
+        return NAMES[counter];
+    }
+
+    @Override
+    public String toString()
+    {
+        final StringBuilder sb = new StringBuilder("DeviceCounters{");
+        for (int i = 0; i < COUNT; i++)
+        {
+            sb.append(i == 0 ? "" : ", ").append(NAMES[i]).append('=').append(get(i));
+        }
+        return sb.append('}').toString();
+    }
+}

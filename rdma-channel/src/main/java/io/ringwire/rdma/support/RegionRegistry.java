@@ -1,0 +1,147 @@
+package io.ringwire.rdma.support;
+
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.DeviceCounters;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.RdmaException;
+import org.agrona.collections.Int2ObjectHashMap;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The keys of a device's registered regions and the responder's access checks on them.
+ *
+ * <p>Threading: register and remove on the control thread; the map is copied on each change and
+ * published through a volatile field, so lookups from owning threads take no lock and allocate
+ * nothing.
+ */
+public final class RegionRegistry
+{
+    /** {@link #checkRemoteAccess} result: no region has the rkey. */
+    public static final int UNKNOWN_RKEY = -1;
+    /** {@link #checkRemoteAccess} result: the range is outside the region. */
+    public static final int OUT_OF_BOUNDS = -2;
+    /** {@link #checkRemoteAccess} result: the region lacks the required access. */
+    public static final int ACCESS_DENIED = -3;
+
+    private final DeviceCounters counters;
+    private volatile Int2ObjectHashMap<SoftMemoryRegion> regionsByKey = new Int2ObjectHashMap<>();
+    private int nextKey;
+
+    /**
+     * @param counters where refused accesses are counted.
+     */
+    public RegionRegistry(final DeviceCounters counters)
+    {
+        this.counters = counters;
+        // Start keys at a random point so a stale rkey from an earlier run is unlikely to be valid.
+        this.nextKey = ThreadLocalRandom.current().nextInt(0x100, 0x00FF_FFFF);
+    }
+
+    /**
+     * Registers memory under a fresh key. Control thread.
+     *
+     * @param memory  direct memory; the region covers position to limit.
+     * @param access  {@link Access} flags.
+     * @param release run after deregistration (unmap, delete a file), or null.
+     * @return the region.
+     */
+    public synchronized SoftMemoryRegion register(final ByteBuffer memory, final int access, final Runnable release)
+    {
+        Access.validate(access);
+        if (!memory.isDirect())
+        {
+            throw new RdmaException("only direct memory can be registered: use ByteBuffer.allocateDirect " +
+                "or ProtectionDomain.allocateRegion");
+        }
+        if (!memory.hasRemaining())
+        {
+            throw new RdmaException("cannot register an empty region (position == limit)");
+        }
+        int key;
+        do
+        {
+            key = nextKey;
+            nextKey = (nextKey + 1) & 0x7FFF_FFFF;
+        }
+        while (key == 0 || regionsByKey.containsKey(key));
+        final SoftMemoryRegion region = new SoftMemoryRegion(this, memory, key, access, release);
+        final Int2ObjectHashMap<SoftMemoryRegion> updated = new Int2ObjectHashMap<>(regionsByKey);
+        updated.put(key, region);
+        regionsByKey = updated;
+        return region;
+    }
+
+    synchronized void remove(final SoftMemoryRegion region)
+    {
+        final Int2ObjectHashMap<SoftMemoryRegion> updated = new Int2ObjectHashMap<>(regionsByKey);
+        updated.remove(region.rkey());
+        regionsByKey = updated;
+    }
+
+    /**
+     * @param key an lkey or rkey.
+     * @return the live region with that key, or null.
+     */
+    public SoftMemoryRegion byKey(final int key)
+    {
+        return regionsByKey.get(key);
+    }
+
+    /**
+     * The responder's check of a remote request, before a single byte is touched. Counts refusals.
+     *
+     * @param rkey           from the request.
+     * @param remoteAddress  virtual address from the request.
+     * @param length         bytes.
+     * @param requiredAccess {@link Access#REMOTE_WRITE} or {@link Access#REMOTE_READ}.
+     * @return the offset in the region (&gt;= 0) when allowed, else {@link #UNKNOWN_RKEY},
+     *         {@link #OUT_OF_BOUNDS} or {@link #ACCESS_DENIED}.
+     */
+    public long checkRemoteAccess(final int rkey, final long remoteAddress, final long length, final int requiredAccess)
+    {
+        final SoftMemoryRegion region = regionsByKey.get(rkey);
+        if (null == region || region.isClosed())
+        {
+            counters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
+            return UNKNOWN_RKEY;
+        }
+        if (!Access.allows(region.access(), requiredAccess))
+        {
+            counters.increment(DeviceCounters.RESPONDER_ACCESS_DENIED);
+            return ACCESS_DENIED;
+        }
+        final long offset = remoteAddress - region.address();
+        if (!region.contains(offset, length))
+        {
+            counters.increment(DeviceCounters.RESPONDER_OUT_OF_BOUNDS);
+            return OUT_OF_BOUNDS;
+        }
+        return offset;
+    }
+
+    /**
+     * The requester's check of a local range: the region must be one of this device's, live, hold
+     * the range, and allow local writes when the request writes into it.
+     *
+     * @param region          named by the request.
+     * @param offset          in the region.
+     * @param length          bytes.
+     * @param needsLocalWrite true for receive buffers and read targets.
+     * @return true when allowed.
+     */
+    public boolean checkLocalAccess(final MemoryRegion region, final long offset, final long length,
+        final boolean needsLocalWrite)
+    {
+        if (!(region instanceof SoftMemoryRegion soft) || soft.isClosed() || regionsByKey.get(soft.lkey()) != soft)
+        {
+            return false;
+        }
+        if (needsLocalWrite && !Access.allows(soft.access(), Access.LOCAL_WRITE))
+        {
+            return false;
+        }
+        return soft.contains(offset, length);
+    }
+}

@@ -1,0 +1,205 @@
+package io.ringwire.rdma.support;
+
+import io.ringwire.rdma.CompletionHandler;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.DeviceCounters;
+
+import java.util.Arrays;
+
+/**
+ * An in-process completion queue: a ring of completions held as parallel primitive arrays, plus
+ * the progress sources (queue pairs) attached to it, which {@link #poll} drives before draining.
+ *
+ * <p>Threading: single-threaded. {@link #push} and {@link #poll} run on the owning thread; attach
+ * and detach on the control thread before and after that thread runs (the array is replaced, not
+ * mutated, and published through a volatile field).
+ */
+public final class SoftCompletionQueue implements CompletionQueue
+{
+    private final int capacity;
+    private final int mask;
+    private final long[] workRequestIds;
+    private final int[] opcodes;
+    private final int[] statuses;
+    private final int[] byteLengths;
+    private final int[] immediates;
+    private final int[] queuePairNumbers;
+    private final DeviceCounters counters;
+
+    private volatile ProgressSource[] sources = new ProgressSource[0];
+    private long head;
+    private long tail;
+    private boolean closed;
+
+    /**
+     * @param depth    completions held; rounded up to a power of two.
+     * @param counters where overruns are counted.
+     */
+    public SoftCompletionQueue(final int depth, final DeviceCounters counters)
+    {
+        if (depth < 1 || depth > (1 << 24))
+        {
+            throw new IllegalArgumentException("completion queue depth must be 1 to 16777216: " + depth);
+        }
+        this.capacity = Integer.highestOneBit(depth - 1 == 0 ? 1 : depth - 1) << 1;
+        this.mask = capacity - 1;
+        this.workRequestIds = new long[capacity];
+        this.opcodes = new int[capacity];
+        this.statuses = new int[capacity];
+        this.byteLengths = new int[capacity];
+        this.immediates = new int[capacity];
+        this.queuePairNumbers = new int[capacity];
+        this.counters = counters;
+    }
+
+    /**
+     * Adds a progress source polled before each drain. Control thread.
+     *
+     * @param source to attach.
+     */
+    public synchronized void attach(final ProgressSource source)
+    {
+        for (final ProgressSource existing : sources)
+        {
+            if (existing == source)
+            {
+                return;
+            }
+        }
+        final ProgressSource[] updated = Arrays.copyOf(sources, sources.length + 1);
+        updated[sources.length] = source;
+        sources = updated;
+    }
+
+    /**
+     * Removes a progress source. Control thread.
+     *
+     * @param source to detach.
+     */
+    public synchronized void detach(final ProgressSource source)
+    {
+        final ProgressSource[] current = sources;
+        int index = -1;
+        for (int i = 0; i < current.length; i++)
+        {
+            if (current[i] == source)
+            {
+                index = i;
+                break;
+            }
+        }
+        if (index < 0)
+        {
+            return;
+        }
+        final ProgressSource[] updated = new ProgressSource[current.length - 1];
+        System.arraycopy(current, 0, updated, 0, index);
+        System.arraycopy(current, index + 1, updated, index, current.length - index - 1);
+        sources = updated;
+    }
+
+    /**
+     * Appends a completion. Owning thread; allocation-free.
+     *
+     * @param workRequestId   of the request.
+     * @param opcode          a CompletionOpcode.
+     * @param status          a CompletionStatus.
+     * @param byteLength      bytes.
+     * @param immediate       immediate value or 0.
+     * @param queuePairNumber the request's queue pair.
+     * @return false when the queue was full: the completion is lost and counted as an overrun.
+     */
+    public boolean push(
+        final long workRequestId,
+        final int opcode,
+        final int status,
+        final int byteLength,
+        final int immediate,
+        final int queuePairNumber)
+    {
+        if (tail - head >= capacity)
+        {
+            counters.increment(DeviceCounters.COMPLETION_QUEUE_OVERRUNS);
+            return false;
+        }
+        final int index = (int)(tail & mask);
+        workRequestIds[index] = workRequestId;
+        opcodes[index] = opcode;
+        statuses[index] = status;
+        byteLengths[index] = byteLength;
+        immediates[index] = immediate;
+        queuePairNumbers[index] = queuePairNumber;
+        tail++;
+        if (status != 0)
+        {
+            counters.increment(DeviceCounters.ERROR_COMPLETIONS);
+        }
+        return true;
+    }
+
+    /**
+     * Drives the attached sources once without draining. Owning thread.
+     *
+     * @return work done.
+     */
+    public int progress()
+    {
+        final ProgressSource[] current = sources;
+        if (current.length == 0)
+        {
+            return 0;
+        }
+        final long nowNs = System.nanoTime();
+        int work = 0;
+        for (final ProgressSource source : current)
+        {
+            work += source.progress(nowNs);
+        }
+        return work;
+    }
+
+    @Override
+    public int poll(final CompletionHandler handler, final int maxCompletions)
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        if (tail - head < maxCompletions)
+        {
+            progress();
+        }
+        int count = 0;
+        while (count < maxCompletions && head < tail)
+        {
+            final int index = (int)(head & mask);
+            head++;
+            count++;
+            handler.onCompletion(
+                workRequestIds[index], opcodes[index], statuses[index], byteLengths[index], immediates[index],
+                queuePairNumbers[index]);
+        }
+        return count;
+    }
+
+    /**
+     * @return completions waiting to be polled.
+     */
+    public int size()
+    {
+        return (int)(tail - head);
+    }
+
+    @Override
+    public int depth()
+    {
+        return capacity;
+    }
+
+    @Override
+    public void close()
+    {
+        closed = true;
+        sources = new ProgressSource[0];
+    }
+}

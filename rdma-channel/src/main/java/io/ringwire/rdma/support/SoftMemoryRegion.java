@@ -1,0 +1,121 @@
+package io.ringwire.rdma.support;
+
+import io.ringwire.rdma.MemoryRegion;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A memory region of a software provider: a direct buffer (possibly a mapped file), its keys and
+ * access flags. Deregistration removes the key from the {@link RegionRegistry} first, so no
+ * responder can use it afterwards, then runs the provider's release action.
+ *
+ * <p>Threading: accessors from any thread; close on the control thread.
+ */
+public final class SoftMemoryRegion implements MemoryRegion
+{
+    private final RegionRegistry registry;
+    private final ByteBuffer memory;
+    private final UnsafeBuffer buffer;
+    private final int key;
+    private final int access;
+    private final Runnable release;
+    private volatile boolean closed;
+
+    SoftMemoryRegion(final RegionRegistry registry, final ByteBuffer memory, final int key, final int access,
+        final Runnable release)
+    {
+        this.registry = registry;
+        this.memory = memory;
+        this.buffer = new UnsafeBuffer(memory, memory.position(), memory.remaining());
+        this.key = key;
+        this.access = access;
+        this.release = release;
+    }
+
+    @Override
+    public long address()
+    {
+        return buffer.addressOffset();
+    }
+
+    @Override
+    public int length()
+    {
+        return buffer.capacity();
+    }
+
+    @Override
+    public int lkey()
+    {
+        return key;
+    }
+
+    @Override
+    public int rkey()
+    {
+        return key;
+    }
+
+    @Override
+    public int access()
+    {
+        return access;
+    }
+
+    @Override
+    public AtomicBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /**
+     * @return the memory behind the region (for providers that hand it to channels).
+     */
+    public ByteBuffer memory()
+    {
+        return memory;
+    }
+
+    /**
+     * @return true once deregistered.
+     */
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    /**
+     * Whether {@code [offset, offset + length)} lies inside the region, overflow-safe.
+     *
+     * @param offset from the region's start.
+     * @param length bytes.
+     * @return true when inside.
+     */
+    public boolean contains(final long offset, final long length)
+    {
+        return offset >= 0 && length >= 0 && offset <= buffer.capacity() - length;
+    }
+
+    @Override
+    public void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            registry.remove(this);
+            if (null != release)
+            {
+                release.run();
+            }
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "MemoryRegion{address=0x" + Long.toHexString(address()) + ", length=" + length() +
+            ", key=0x" + Integer.toHexString(key) + ", access=" + io.ringwire.rdma.Access.toString(access) + '}';
+    }
+}

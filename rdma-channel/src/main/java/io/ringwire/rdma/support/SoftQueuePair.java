@@ -1,0 +1,384 @@
+package io.ringwire.rdma.support;
+
+import io.ringwire.rdma.CompletionOpcode;
+import io.ringwire.rdma.CompletionStatus;
+import io.ringwire.rdma.DeviceCounters;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.QueuePairEndpoint;
+import io.ringwire.rdma.QueuePairState;
+import io.ringwire.rdma.SendFlags;
+
+import java.util.Objects;
+
+/**
+ * What every software queue pair shares: the state machine, the receive queue, the checks a post
+ * makes before a provider sees it, and the error rules (the failed request's completion always
+ * reaches the CQ, then the queue pair goes to ERROR and everything outstanding is flushed).
+ * Providers implement the transport in the {@code transport*} hooks and {@link #progress(long)}.
+ *
+ * <p>Threading: modify calls on the control thread before the owning thread starts; posts and
+ * progress on the owning thread. {@link #state()} may be read from any thread.
+ */
+public abstract class SoftQueuePair implements QueuePair, ProgressSource
+{
+    /** Work request kinds handed to the transport. */
+    protected static final int KIND_WRITE = 0;
+    /** RDMA WRITE WITH IMMEDIATE. */
+    protected static final int KIND_WRITE_WITH_IMMEDIATE = 1;
+    /** SEND. */
+    protected static final int KIND_SEND = 2;
+
+    private static final int ADMITTED = 1;
+
+    protected final int queuePairNumber;
+    protected final int startPsn;
+    protected final QueuePairConfig config;
+    protected final SoftCompletionQueue sendCompletionQueue;
+    protected final SoftCompletionQueue receiveCompletionQueue;
+    protected final RegionRegistry regions;
+    protected final DeviceCounters counters;
+    protected final ReceiveQueue receiveQueue;
+    protected final int maxMessageSize;
+    protected final String deviceAddress;
+    protected final int mtu;
+
+    private volatile QueuePairState state = QueuePairState.RESET;
+    protected QueuePairEndpoint remote;
+
+    /**
+     * @param queuePairNumber unique on the device, 24 bits.
+     * @param startPsn        first PSN this side sends.
+     * @param config          completion queues and depths; the queues must be {@link SoftCompletionQueue}s.
+     * @param regions         the device's registry.
+     * @param counters        the device's counters.
+     * @param maxMessageSize  largest message.
+     * @param deviceAddress   the device's address, for the local endpoint.
+     * @param mtu             the device's MTU.
+     */
+    protected SoftQueuePair(
+        final int queuePairNumber,
+        final int startPsn,
+        final QueuePairConfig config,
+        final RegionRegistry regions,
+        final DeviceCounters counters,
+        final int maxMessageSize,
+        final String deviceAddress,
+        final int mtu)
+    {
+        this.queuePairNumber = queuePairNumber;
+        this.startPsn = startPsn;
+        this.config = config;
+        this.sendCompletionQueue = asSoft(config.sendCompletionQueue());
+        this.receiveCompletionQueue = asSoft(config.receiveCompletionQueue());
+        this.regions = regions;
+        this.counters = counters;
+        this.receiveQueue = new ReceiveQueue(config.maxReceiveRequests());
+        this.maxMessageSize = maxMessageSize;
+        this.deviceAddress = deviceAddress;
+        this.mtu = mtu;
+    }
+
+    private static SoftCompletionQueue asSoft(final Object queue)
+    {
+        if (!(queue instanceof SoftCompletionQueue soft))
+        {
+            throw new IllegalArgumentException("completion queue belongs to another provider: " + queue);
+        }
+        return soft;
+    }
+
+    // ---------------------------------------------------------------- transport hooks
+
+    /**
+     * Binds the transport to the peer (open or accept a connection, map its memory). Control thread.
+     *
+     * @param remote the peer.
+     */
+    protected abstract void transportConnect(QueuePairEndpoint remote);
+
+    /**
+     * Starts sending (optional hook). Control thread.
+     */
+    protected void transportReadyToSend()
+    {
+    }
+
+    /**
+     * @return send requests posted and not yet completed.
+     */
+    protected abstract int outstandingSends();
+
+    /**
+     * Hands an admitted send request (state, lengths, local range already checked) to the transport.
+     *
+     * @param kind          KIND_WRITE, KIND_WRITE_WITH_IMMEDIATE or KIND_SEND.
+     * @param workRequestId of the request.
+     * @param local         checked source region.
+     * @param localOffset   offset.
+     * @param length        bytes.
+     * @param remoteAddress destination (writes).
+     * @param rkey          destination key (writes).
+     * @param immediate     immediate (KIND_WRITE_WITH_IMMEDIATE).
+     * @param flags         SendFlags.
+     * @return a PostResult code.
+     */
+    protected abstract int transportPost(int kind, long workRequestId, SoftMemoryRegion local, int localOffset,
+        int length, long remoteAddress, int rkey, int immediate, int flags);
+
+    /**
+     * Completes every outstanding send with a flush status (via {@link #completeSend}) and releases
+     * the connection. Called once when the queue pair enters ERROR, on the thread that saw the error.
+     */
+    protected abstract void transportFlushAndDisconnect();
+
+    /**
+     * Releases what the transport holds. Called once by {@link #close()} after the flush.
+     */
+    protected abstract void transportClose();
+
+    // ---------------------------------------------------------------- state machine
+
+    @Override
+    public int queuePairNumber()
+    {
+        return queuePairNumber;
+    }
+
+    @Override
+    public QueuePairState state()
+    {
+        return state;
+    }
+
+    @Override
+    public QueuePairEndpoint localEndpoint()
+    {
+        return new QueuePairEndpoint(queuePairNumber, startPsn, deviceAddress, mtu,
+            QueuePairEndpoint.DEFAULT_PARTITION_KEY);
+    }
+
+    /**
+     * @return the peer's endpoint once in RTR, else null.
+     */
+    public QueuePairEndpoint remoteEndpoint()
+    {
+        return remote;
+    }
+
+    @Override
+    public void modifyToInit()
+    {
+        requireState(QueuePairState.RESET, "INIT");
+        sendCompletionQueue.attach(this);
+        receiveCompletionQueue.attach(this);
+        state = QueuePairState.INIT;
+    }
+
+    @Override
+    public void modifyToReadyToReceive(final QueuePairEndpoint remote)
+    {
+        Objects.requireNonNull(remote, "remote");
+        requireState(QueuePairState.INIT, "RTR");
+        this.remote = remote;
+        transportConnect(remote);
+        state = QueuePairState.READY_TO_RECEIVE;
+    }
+
+    @Override
+    public void modifyToReadyToSend()
+    {
+        requireState(QueuePairState.READY_TO_RECEIVE, "RTS");
+        transportReadyToSend();
+        state = QueuePairState.READY_TO_SEND;
+    }
+
+    @Override
+    public void modifyToError()
+    {
+        enterError();
+    }
+
+    private void requireState(final QueuePairState expected, final String target)
+    {
+        if (state != expected)
+        {
+            throw new IllegalStateException("queue pair 0x" + Integer.toHexString(queuePairNumber) + " is " + state +
+                "; moving to " + target + " needs " + expected);
+        }
+    }
+
+    /**
+     * Moves to ERROR (once): flushes outstanding sends and posted receives. Owning or control thread.
+     */
+    protected final void enterError()
+    {
+        if (state == QueuePairState.ERROR)
+        {
+            return;
+        }
+        state = QueuePairState.ERROR;
+        transportFlushAndDisconnect();
+        while (!receiveQueue.isEmpty())
+        {
+            receiveCompletionQueue.push(receiveQueue.headWorkRequestId(), CompletionOpcode.RECV,
+                CompletionStatus.WR_FLUSH_ERROR, 0, 0, queuePairNumber);
+            receiveQueue.removeHead();
+            counters.increment(DeviceCounters.FLUSHED_REQUESTS);
+        }
+    }
+
+    /**
+     * Delivers a send-side completion: always for an error, only when signaled for a success.
+     *
+     * @param workRequestId of the request.
+     * @param opcode        CompletionOpcode.
+     * @param status        CompletionStatus.
+     * @param length        bytes.
+     * @param signaled      whether the request asked for a success completion.
+     */
+    protected final void completeSend(final long workRequestId, final int opcode, final int status, final int length,
+        final boolean signaled)
+    {
+        if (status != CompletionStatus.SUCCESS || signaled)
+        {
+            sendCompletionQueue.push(workRequestId, opcode, status, length, 0, queuePairNumber);
+        }
+        if (status == CompletionStatus.WR_FLUSH_ERROR)
+        {
+            counters.increment(DeviceCounters.FLUSHED_REQUESTS);
+        }
+    }
+
+    /**
+     * @param kind a KIND_ constant.
+     * @return the completion opcode of that kind on the requester.
+     */
+    protected static int completionOpcode(final int kind)
+    {
+        return kind == KIND_SEND ? CompletionOpcode.SEND : CompletionOpcode.RDMA_WRITE;
+    }
+
+    // ---------------------------------------------------------------- posting
+
+    @Override
+    public final int postWrite(final long workRequestId, final MemoryRegion local, final int localOffset,
+        final int length, final long remoteAddress, final int rkey, final int flags)
+    {
+        return post(KIND_WRITE, workRequestId, local, localOffset, length, remoteAddress, rkey, 0, flags);
+    }
+
+    @Override
+    public final int postWriteWithImmediate(final long workRequestId, final MemoryRegion local, final int localOffset,
+        final int length, final long remoteAddress, final int rkey, final int immediate, final int flags)
+    {
+        return post(KIND_WRITE_WITH_IMMEDIATE, workRequestId, local, localOffset, length, remoteAddress, rkey,
+            immediate, flags);
+    }
+
+    @Override
+    public final int postSend(final long workRequestId, final MemoryRegion local, final int localOffset,
+        final int length, final int flags)
+    {
+        return post(KIND_SEND, workRequestId, local, localOffset, length, 0, 0, 0, flags);
+    }
+
+    private int post(final int kind, final long workRequestId, final MemoryRegion local, final int localOffset,
+        final int length, final long remoteAddress, final int rkey, final int immediate, final int flags)
+    {
+        final int admitted = admitSend(kind, workRequestId, local, localOffset, length, flags);
+        if (admitted != ADMITTED)
+        {
+            return admitted;
+        }
+        return transportPost(kind, workRequestId, (SoftMemoryRegion)local, localOffset, length, remoteAddress, rkey,
+            immediate, flags);
+    }
+
+    private int admitSend(final int kind, final long workRequestId, final MemoryRegion local, final int localOffset,
+        final int length, final int flags)
+    {
+        final QueuePairState current = state;
+        if (current == QueuePairState.ERROR)
+        {
+            completeSend(workRequestId, completionOpcode(kind), CompletionStatus.WR_FLUSH_ERROR, length, true);
+            return PostResult.OK;
+        }
+        if (current != QueuePairState.READY_TO_SEND)
+        {
+            return PostResult.INVALID_STATE;
+        }
+        if (length < 0 || length > maxMessageSize ||
+            (SendFlags.isInline(flags) && length > config.maxInlineData()))
+        {
+            return PostResult.INVALID_ARGUMENT;
+        }
+        if (outstandingSends() >= config.maxSendRequests())
+        {
+            progress(System.nanoTime());
+            if (outstandingSends() >= config.maxSendRequests())
+            {
+                return PostResult.QUEUE_FULL;
+            }
+        }
+        if (!regions.checkLocalAccess(local, localOffset, length, false))
+        {
+            completeSend(workRequestId, completionOpcode(kind), CompletionStatus.LOCAL_PROTECTION_ERROR, length, true);
+            enterError();
+            return PostResult.OK;
+        }
+        return ADMITTED;
+    }
+
+    @Override
+    public final int postReceive(final long workRequestId, final MemoryRegion local, final int localOffset,
+        final int length)
+    {
+        final QueuePairState current = state;
+        if (current == QueuePairState.RESET)
+        {
+            return PostResult.INVALID_STATE;
+        }
+        if (length < 0)
+        {
+            return PostResult.INVALID_ARGUMENT;
+        }
+        if (current == QueuePairState.ERROR)
+        {
+            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.WR_FLUSH_ERROR, 0, 0,
+                queuePairNumber);
+            counters.increment(DeviceCounters.FLUSHED_REQUESTS);
+            return PostResult.OK;
+        }
+        if (!regions.checkLocalAccess(local, localOffset, length, true))
+        {
+            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
+                0, 0, queuePairNumber);
+            enterError();
+            return PostResult.OK;
+        }
+        if (!receiveQueue.offer(workRequestId, local, localOffset, length))
+        {
+            return PostResult.QUEUE_FULL;
+        }
+        return PostResult.OK;
+    }
+
+    @Override
+    public void close()
+    {
+        enterError();
+        sendCompletionQueue.detach(this);
+        receiveCompletionQueue.detach(this);
+        transportClose();
+    }
+
+    @Override
+    public String toString()
+    {
+        return getClass().getSimpleName() + "{qpn=0x" + Integer.toHexString(queuePairNumber) + ", state=" + state +
+            ", remote=" + remote + '}';
+    }
+}
