@@ -39,6 +39,11 @@ import java.nio.ByteOrder;
  * and longer group entries are skipped over, exactly as the decoders do with the acting block
  * length. Bytes after the known parts are not inspected (a newer version may append there).
  *
+ * <p>Not checked: field values. Enum fields may hold values this version does not know (a newer
+ * sender's); receivers read them with the generated {@code *Raw()} getters or handle the typed
+ * getter's IllegalArgumentException. The minimum block length is version 1's for every header
+ * version: when version 2 adds fields, give each template a minimum length per version here.
+ *
  * <p>Threading: stateless; safe from any thread. Allocation: none.
  * <p>Return codes: the message's encoded length (header included, always &gt; 0) when valid,
  * otherwise one of the negative constants below, which {@link #describe(int)} turns into a reason.
@@ -82,6 +87,9 @@ public final class MessageValidator
     private static final int GROUP_BLOCK_LENGTH_OFFSET = GroupSizeEncodingDecoder.blockLengthEncodingOffset();
     private static final int GROUP_COUNT_OFFSET = GroupSizeEncodingDecoder.numInGroupEncodingOffset();
     private static final int GROUP_COUNT_MAX = GroupSizeEncodingDecoder.numInGroupMaxValue();
+
+    private static final String GROUP_COUNT_TOO_LARGE_REASON =
+        "a repeating group's count is above the schema maximum of " + GROUP_COUNT_MAX;
 
     private static final VarDataField VAR_STRING = new VarDataField(
         VarStringEncodingDecoder.lengthEncodingLength(), VarStringEncodingDecoder.lengthMaxValue());
@@ -213,8 +221,8 @@ public final class MessageValidator
     }
 
     /**
-     * Turns a validation result into a reason a person can act on. Not for the hot path (it returns
-     * constant strings, so it does not allocate, but callers usually log it).
+     * Turns a validation result into a reason a person can act on. Known codes map to constant
+     * strings (no allocation); an unknown code builds its text.
      *
      * @param code returned by {@link #validate(DirectBuffer, int, int)}.
      * @return the reason, or "valid" for a non-negative result.
@@ -235,7 +243,7 @@ public final class MessageValidator
             case BLOCK_PAST_END -> "truncated: the fixed block runs past the end of the buffer";
             case GROUP_HEADER_PAST_END -> "truncated: a repeating group's size header runs past the end of the buffer";
             case GROUP_BLOCK_LENGTH_TOO_SHORT -> "a repeating group's entry length is shorter than its fixed fields";
-            case GROUP_COUNT_TOO_LARGE -> "a repeating group's count is above the schema maximum of " + GROUP_COUNT_MAX;
+            case GROUP_COUNT_TOO_LARGE -> GROUP_COUNT_TOO_LARGE_REASON;
             case GROUP_PAST_END -> "truncated: a repeating group's entries run past the end of the buffer";
             case VAR_DATA_HEADER_PAST_END -> "truncated: a var-data length prefix runs past the end of the buffer";
             case VAR_DATA_TOO_LONG -> "a var-data length is above the schema maximum for the field";

@@ -69,6 +69,21 @@ final class SampleMessages
         LatencyProbeEncoder.TEMPLATE_ID,
     };
 
+    /** The version-1 block length of each of {@link #TEMPLATE_IDS}, same order. */
+    static final int[] BLOCK_LENGTHS = {
+        LogonEncoder.BLOCK_LENGTH,
+        LogonResponseEncoder.BLOCK_LENGTH,
+        LogoutEncoder.BLOCK_LENGTH,
+        HeartbeatEncoder.BLOCK_LENGTH,
+        NewOrderEncoder.BLOCK_LENGTH,
+        CancelOrderEncoder.BLOCK_LENGTH,
+        ReplaceOrderEncoder.BLOCK_LENGTH,
+        ExecutionReportEncoder.BLOCK_LENGTH,
+        BookUpdateEncoder.BLOCK_LENGTH,
+        TradeEncoder.BLOCK_LENGTH,
+        LatencyProbeEncoder.BLOCK_LENGTH,
+    };
+
     /** Template ids the version-2 evolution schema has. */
     static final int[] V2_TEMPLATE_IDS = {
         io.ringwire.codecs.evolution.v2.NewOrderEncoder.TEMPLATE_ID,
