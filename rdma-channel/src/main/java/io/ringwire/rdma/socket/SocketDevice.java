@@ -1,0 +1,312 @@
+package io.ringwire.rdma.socket;
+
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.DeviceCounters;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.support.RegionRegistry;
+import io.ringwire.rdma.support.SoftCompletionQueue;
+import org.agrona.CloseHelper;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A socket device: one listening TCP socket where peers' queue pairs connect, plus the regions and
+ * queue pairs created from it. Its address is the listener's "ip:port".
+ *
+ * <p>Threading: created and closed on the control thread. {@link #pollIncoming(long)} is called by
+ * the owning threads of queue pairs waiting for their peer to connect, so it is synchronized; it
+ * runs only during connection setup, never in steady state.
+ */
+final class SocketDevice implements Device
+{
+    private static final int SEND_STAGING_CAPACITY = 4 * 1024 * 1024;
+
+    private final RdmaConfig config;
+    private final DeviceCounters counters = new DeviceCounters();
+    private final RegionRegistry regions = new RegionRegistry(counters);
+    private final ServerSocketChannel listener;
+    private final String address;
+    private final Map<Integer, SocketQueuePair> queuePairs = new ConcurrentHashMap<>();
+    private final List<PendingHello> pendingHellos = new ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final AtomicInteger nextQueuePairNumber = new AtomicInteger(ThreadLocalRandom.current().nextInt(0x10, 0x1000));
+    private volatile boolean closed;
+
+    SocketDevice(final RdmaConfig config)
+    {
+        this.config = config;
+        try
+        {
+            listener = ServerSocketChannel.open();
+            listener.bind(new InetSocketAddress(config.bindHost(), config.bindPort()));
+            listener.configureBlocking(false);
+            final InetSocketAddress bound = (InetSocketAddress)listener.getLocalAddress();
+            address = bound.getAddress().getHostAddress() + ":" + bound.getPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new RdmaException("socket provider cannot listen on " + config.bindHost() + ":" + config.bindPort() +
+                " (" + ex.getMessage() + "); set " + RdmaConfig.BIND_ADDRESS_PROP + " to a local address and free port", ex);
+        }
+    }
+
+    @Override
+    public String name()
+    {
+        return "socket0";
+    }
+
+    @Override
+    public String providerName()
+    {
+        return SocketProvider.NAME;
+    }
+
+    @Override
+    public String address()
+    {
+        return address;
+    }
+
+    @Override
+    public int maxInlineData()
+    {
+        return config.maxInlineData();
+    }
+
+    @Override
+    public int mtu()
+    {
+        return config.mtu();
+    }
+
+    @Override
+    public int maxMessageSize()
+    {
+        return SEND_STAGING_CAPACITY - SocketFrame.HEADER_LENGTH;
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain()
+    {
+        checkOpen();
+        final SocketProtectionDomain domain = new SocketProtectionDomain(this);
+        synchronized (resources)
+        {
+            resources.add(domain);
+        }
+        return domain;
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(final int depth)
+    {
+        checkOpen();
+        final SoftCompletionQueue queue = new SoftCompletionQueue(depth, counters);
+        synchronized (resources)
+        {
+            resources.add(queue);
+        }
+        return queue;
+    }
+
+    @Override
+    public DeviceCounters counters()
+    {
+        return counters;
+    }
+
+    RegionRegistry regions()
+    {
+        return regions;
+    }
+
+    RdmaConfig config()
+    {
+        return config;
+    }
+
+    int sendStagingCapacity()
+    {
+        return SEND_STAGING_CAPACITY;
+    }
+
+    MemoryRegion allocateMemory(final int length, final int access)
+    {
+        checkOpen();
+        if (length <= 0)
+        {
+            throw new IllegalArgumentException("region length must be > 0: " + length);
+        }
+        final ByteBuffer memory = ByteBuffer.allocateDirect(length + 4096).alignedSlice(4096);
+        memory.limit(length);
+        return regions.register(memory, access, null);
+    }
+
+    QueuePair createQueuePair(final QueuePairConfig queuePairConfig)
+    {
+        checkOpen();
+        final int queuePairNumber = nextQueuePairNumber.getAndIncrement() & 0xFF_FFFF;
+        final SocketQueuePair queuePair = new SocketQueuePair(this, queuePairNumber, queuePairConfig);
+        queuePairs.put(queuePairNumber, queuePair);
+        return queuePair;
+    }
+
+    void removeQueuePair(final SocketQueuePair queuePair)
+    {
+        queuePairs.remove(queuePair.queuePairNumber(), queuePair);
+    }
+
+    /**
+     * Accepts connections from peers and hands each, once its hello arrived, to the queue pair it
+     * names. Non-blocking; called only by queue pairs still waiting for their connection.
+     *
+     * @param nowNs current time.
+     */
+    synchronized void pollIncoming(final long nowNs)
+    {
+        if (closed)
+        {
+            return;
+        }
+        try
+        {
+            SocketChannel channel;
+            while (null != (channel = listener.accept()))
+            {
+                channel.configureBlocking(false);
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                pendingHellos.add(new PendingHello(channel, nowNs));
+            }
+        }
+        catch (final IOException ex)
+        {
+            counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+        }
+
+        for (final Iterator<PendingHello> it = pendingHellos.iterator(); it.hasNext(); )
+        {
+            final PendingHello pending = it.next();
+            final int state = pending.read();
+            if (state == PendingHello.INCOMPLETE && nowNs - pending.acceptedNs < config.peerTimeoutNs())
+            {
+                continue;
+            }
+            it.remove();
+            final SocketQueuePair target = state == PendingHello.COMPLETE ? queuePairs.get(pending.destinationQpn()) : null;
+            if (null == target || !target.adoptIncoming(pending.channel, pending.sourceQpn()))
+            {
+                counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+                CloseHelper.quietClose(pending.channel);
+            }
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("device " + name() + " at " + address + " is closed");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        for (final SocketQueuePair queuePair : queuePairs.values())
+        {
+            queuePair.close();
+        }
+        synchronized (resources)
+        {
+            for (int i = resources.size() - 1; i >= 0; i--)
+            {
+                CloseHelper.quietClose(resources.get(i));
+            }
+            resources.clear();
+        }
+        synchronized (this)
+        {
+            pendingHellos.forEach(p -> CloseHelper.quietClose(p.channel));
+            pendingHellos.clear();
+        }
+        CloseHelper.quietClose(listener);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SocketDevice{" + address + '}';
+    }
+
+    /** An accepted connection whose hello has not fully arrived. Setup path only. */
+    private static final class PendingHello
+    {
+        static final int INCOMPLETE = 0;
+        static final int COMPLETE = 1;
+        static final int FAILED = 2;
+
+        final SocketChannel channel;
+        final long acceptedNs;
+        final ByteBuffer hello = ByteBuffer.allocate(SocketFrame.HELLO_LENGTH).order(SocketFrame.ORDER);
+
+        PendingHello(final SocketChannel channel, final long acceptedNs)
+        {
+            this.channel = channel;
+            this.acceptedNs = acceptedNs;
+        }
+
+        int read()
+        {
+            try
+            {
+                if (channel.read(hello) < 0)
+                {
+                    return FAILED;
+                }
+            }
+            catch (final IOException ex)
+            {
+                return FAILED;
+            }
+            if (hello.hasRemaining())
+            {
+                return INCOMPLETE;
+            }
+            return hello.getInt(SocketFrame.HELLO_MAGIC_OFFSET) == SocketFrame.HELLO_MAGIC ? COMPLETE : FAILED;
+        }
+
+        int destinationQpn()
+        {
+            return hello.getInt(SocketFrame.HELLO_DESTINATION_QPN_OFFSET);
+        }
+
+        int sourceQpn()
+        {
+            return hello.getInt(SocketFrame.HELLO_SOURCE_QPN_OFFSET);
+        }
+    }
+}
