@@ -1,0 +1,416 @@
+package io.ringwire.rdma.cm;
+
+import io.ringwire.rdma.RdmaException;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The passive side of the connection manager: listens on a TCP port, authenticates each incoming
+ * REQ and queues the valid ones for {@link #accept(Duration)}; the application then answers each
+ * with {@link PendingConnection#complete} or {@link PendingConnection#reject}.
+ *
+ * <p>Robustness: a daemon thread accepts TCP connections and hands each to its own virtual thread,
+ * which reads the REQ against the step timeout; so a peer that connects and says nothing, or
+ * trickles bytes, holds only that virtual thread and only until the timeout, while other peers
+ * connect. At most {@link ConnectionManagerConfig#maxPendingHandshakes()} handshakes run at once
+ * (from TCP accept until complete, reject or failure); further connections are closed at once.
+ * Every refusal (bad authentication, unsupported version, malformed frame, timeout, at capacity) is
+ * counted in {@link #counters()} and logged at WARNING with the remote socket address; the peer gets
+ * a REJ with the reason. No exception from a peer's bytes ever escapes the listener's threads.
+ *
+ * <p>A request the application has not answered (accepted and completed or rejected) within the
+ * step timeout of its arrival is withdrawn and refused as TIMEOUT (counted): an active side with the
+ * same configuration has stopped waiting for REP by then. The virtual thread that read the request
+ * keeps that time, so a forgotten request never holds a handshake slot for longer.
+ *
+ * <p>Threading: {@link #accept}, {@link #localAddress()}, {@link #counters()} and {@link #close()}
+ * are safe from any thread.
+ */
+public final class ConnectionListener implements AutoCloseable
+{
+    private static final System.Logger LOGGER = System.getLogger(ConnectionListener.class.getName());
+    /** Pause after an unexpected accept failure (e.g. out of file descriptors), so the loop does not spin. */
+    private static final long ACCEPT_RETRY_PAUSE_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final Duration ACCEPT_THREAD_JOIN_TIMEOUT = Duration.ofSeconds(1);
+    /** Queued in place of a request when the listener closes, to wake blocked accept calls. */
+    private static final Queued CLOSED = new Queued(null);
+
+    private final ConnectionManagerConfig config;
+    private final ServerSocket serverSocket;
+    private final InetSocketAddress localAddress;
+    private final ConnectionManagerCounters counters = new ConnectionManagerCounters();
+    private final LinkedBlockingQueue<Queued> requests = new LinkedBlockingQueue<>();
+    private final Semaphore handshakePermits;
+    private final Set<ManagementChannel> openChannels = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread acceptThread;
+
+    /** An authenticated request waiting for accept, or {@link #CLOSED}. */
+    private record Queued(PendingConnection pending)
+    {
+    }
+
+    private ConnectionListener(final ConnectionManagerConfig config, final ServerSocket serverSocket)
+    {
+        this.config = config;
+        this.serverSocket = serverSocket;
+        this.localAddress = (InetSocketAddress)serverSocket.getLocalSocketAddress();
+        this.handshakePermits = new Semaphore(config.maxPendingHandshakes());
+        this.acceptThread = Thread.ofPlatform()
+            .daemon()
+            .name("ringwire-cm-listener-" + localAddress.getPort())
+            .unstarted(this::acceptLoop);
+    }
+
+    /**
+     * Binds a listener and starts accepting on a daemon thread.
+     *
+     * <p>Threading: any thread.
+     *
+     * @param address where to listen; port 0 picks a free port (see {@link #localAddress()}).
+     * @param config  concluded configuration with the shared secret.
+     * @return the running listener; close it to stop.
+     * @throws RdmaException         when the address cannot be bound (in use, not local, no permission).
+     * @throws IllegalStateException when the configuration is not concluded.
+     */
+    public static ConnectionListener bind(final InetSocketAddress address, final ConnectionManagerConfig config)
+    {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(config, "config");
+        config.checkConcluded();
+        ServerSocket serverSocket = null;
+        try
+        {
+            serverSocket = new ServerSocket();
+            serverSocket.setReuseAddress(true);
+            serverSocket.bind(address, config.maxPendingHandshakes());
+        }
+        catch (final IOException ex)
+        {
+            if (serverSocket != null)
+            {
+                try
+                {
+                    serverSocket.close();
+                }
+                catch (final IOException closeEx)
+                {
+                    ex.addSuppressed(closeEx);
+                }
+            }
+            throw new RdmaException("cannot bind the connection listener to " + address + ": " + ex.getMessage() +
+                "; choose a free local address, or port 0 for any free port", ex);
+        }
+        final ConnectionListener listener = new ConnectionListener(config, serverSocket);
+        listener.acceptThread.start();
+        return listener;
+    }
+
+    /**
+     * @return the bound address (with the actual port when bound to port 0).
+     */
+    public InetSocketAddress localAddress()
+    {
+        return localAddress;
+    }
+
+    /**
+     * @return this listener's counters.
+     */
+    public ConnectionManagerCounters counters()
+    {
+        return counters;
+    }
+
+    /**
+     * Takes the next authenticated request, waiting up to {@code timeout} for one.
+     *
+     * <p>Threading: any thread; several threads may accept concurrently, each request goes to one.
+     *
+     * @param timeout how long to wait; zero or negative returns at once.
+     * @return the request, to be answered with exactly one of {@link PendingConnection#complete} or
+     *         {@link PendingConnection#reject}; or null when none arrived in time.
+     * @throws InterruptedException  when the calling thread is interrupted while waiting.
+     * @throws IllegalStateException when the listener is or becomes closed.
+     */
+    public PendingConnection accept(final Duration timeout) throws InterruptedException
+    {
+        Objects.requireNonNull(timeout, "timeout");
+        checkOpen();
+        final long timeoutNs = saturatedNanos(timeout);
+        final long start = System.nanoTime();
+        while (true)
+        {
+            final long remainingNs = timeoutNs - (System.nanoTime() - start);
+            final Queued queued = requests.poll(Math.max(0, remainingNs), TimeUnit.NANOSECONDS);
+            if (queued == null)
+            {
+                return null;
+            }
+            if (queued == CLOSED)
+            {
+                requests.offer(CLOSED); // for the next blocked caller
+                checkOpen();
+            }
+            else if (!queued.pending().isExpired(System.nanoTime()))
+            {
+                return queued.pending();
+            }
+            // else: too old to answer; its timer refuses it as TIMEOUT
+        }
+    }
+
+    private static long saturatedNanos(final Duration duration)
+    {
+        try
+        {
+            return Math.max(0, duration.toNanos());
+        }
+        catch (final ArithmeticException ex)
+        {
+            return duration.isNegative() ? 0 : Long.MAX_VALUE;
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed.get())
+        {
+            throw new IllegalStateException("connection listener on " + localAddress + " is closed");
+        }
+    }
+
+    private void acceptLoop()
+    {
+        while (!closed.get())
+        {
+            final Socket socket;
+            try
+            {
+                socket = serverSocket.accept();
+            }
+            catch (final IOException ex)
+            {
+                if (!closed.get())
+                {
+                    LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " failed to accept: " + ex +
+                        "; retrying");
+                    LockSupport.parkNanos(ACCEPT_RETRY_PAUSE_NS);
+                }
+                continue;
+            }
+            try
+            {
+                admit(socket);
+            }
+            catch (final RuntimeException ex)
+            {
+                // Keep listening whatever went wrong with one socket.
+                LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " dropped the connection from " +
+                    socket.getRemoteSocketAddress() + " after an unexpected failure", ex);
+                ConnectionManager.closeQuietly(socket);
+            }
+        }
+    }
+
+    private void admit(final Socket socket)
+    {
+        if (!handshakePermits.tryAcquire())
+        {
+            counters.incrementRefusedAtCapacity();
+            LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " refused the management connection " +
+                "from " + socket.getRemoteSocketAddress() + ": " + config.maxPendingHandshakes() + " handshakes are " +
+                "already pending (" + ConnectionManagerConfig.MAX_PENDING_PROP + "); accept requests faster or " +
+                "raise the limit");
+            ConnectionManager.closeQuietly(socket);
+            return;
+        }
+        final ManagementChannel channel;
+        try
+        {
+            channel = new ManagementChannel(socket, config, this::channelClosed);
+        }
+        catch (final IOException ex)
+        {
+            ConnectionManager.closeQuietly(socket);
+            handshakePermits.release();
+            return; // the peer is already gone
+        }
+        openChannels.add(channel);
+        if (closed.get())
+        {
+            channel.close(); // close() ran after the accept: it may not have seen this channel
+            return;
+        }
+        Thread.ofVirtual()
+            .name("ringwire-cm-handshake-" + channel.remoteAddress())
+            .start(() -> readRequest(channel));
+    }
+
+    /**
+     * Runs on the handshake's virtual thread: reads, verifies and queues one REQ, or refuses it.
+     */
+    private void readRequest(final ManagementChannel channel)
+    {
+        try
+        {
+            final Frame frame = channel.readFrame(MessageType.REQ, false, channel.stepDeadline());
+            final ConnectMessage request;
+            try
+            {
+                request = WireFormat.decodeConnect(MessageType.REQ, frame.body());
+            }
+            catch (final ProtocolViolationException ex)
+            {
+                refuse(channel, WireFormat.nonce(frame.body()), ex.reason(), ex.getMessage());
+                return;
+            }
+            final PendingConnection pending = new PendingConnection(this, channel, request,
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.timeoutMs()));
+            final Queued queued = new Queued(pending);
+            counters.incrementAccepted();
+            requests.add(queued);
+            if (closed.get() && requests.remove(queued))
+            {
+                channel.close(); // close() cleared the queue before this request was added
+                return;
+            }
+            expireWhenDue(queued);
+        }
+        catch (final SocketTimeoutException ex)
+        {
+            refuse(channel, WireFormat.noNonce(), RejectReason.TIMEOUT, "no complete REQ within " +
+                config.timeoutMs() + " ms");
+        }
+        catch (final ProtocolViolationException ex)
+        {
+            refuse(channel, WireFormat.noNonce(), ex.reason(), ex.getMessage());
+        }
+        catch (final EOFException ex)
+        {
+            // Connected and closed without a byte: a port probe or health check, not an attack.
+            LOGGER.log(Level.DEBUG, () -> channel.remoteAddress() + " closed its management connection without " +
+                "sending a REQ");
+            channel.close();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (!closed.get())
+            {
+                LOGGER.log(Level.WARNING, "management connection from " + channel.remoteAddress() + " to " +
+                    localAddress + " failed while reading the REQ: " + ex);
+            }
+            channel.close();
+        }
+    }
+
+    /**
+     * Runs on the virtual thread that read the request, as its timer: once the step timeout has passed
+     * since the REQ arrived, withdraws the request from the accept queue and, unless the application
+     * has answered it, refuses it as TIMEOUT. Ends early when the management connection closes
+     * (answered, refused, or the listener closed).
+     */
+    private void expireWhenDue(final Queued queued)
+    {
+        final PendingConnection pending = queued.pending();
+        try
+        {
+            if (pending.awaitClosedUntilExpiry())
+            {
+                return;
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            // Nothing interrupts this thread on purpose; if something does, expire now rather than never.
+            Thread.currentThread().interrupt();
+        }
+        requests.remove(queued);
+        pending.expire();
+    }
+
+    /**
+     * Counts, logs and answers a refusal, then closes the management connection. After
+     * {@link #close()} it only closes the connection.
+     *
+     * <p>Threading: any thread holding the channel.
+     */
+    void refuse(final ManagementChannel channel, final byte[] echoedNonce, final RejectReason reason,
+        final String detail)
+    {
+        if (closed.get())
+        {
+            channel.close();
+            return;
+        }
+        counters.incrementRejected(reason);
+        LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " rejected the handshake from " +
+            channel.remoteAddress() + ": " + reason + ": " + detail);
+        channel.rejectAndClose(echoedNonce, reason, detail);
+    }
+
+    /**
+     * The close action of every channel this listener admitted: the only place a handshake slot is
+     * given back, so it happens exactly once per admitted connection.
+     */
+    private void channelClosed(final ManagementChannel channel)
+    {
+        openChannels.remove(channel);
+        handshakePermits.release();
+    }
+
+    /**
+     * Stops listening, closes every management connection still handshaking (their
+     * {@link PendingConnection#complete} calls fail) and wakes blocked {@link #accept} calls.
+     * Idempotent; safe from any thread. Queue pairs already connected are not affected.
+     */
+    @Override
+    public void close()
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        try
+        {
+            serverSocket.close();
+        }
+        catch (final IOException ex)
+        {
+            LOGGER.log(Level.DEBUG, () -> "closing the server socket on " + localAddress + " failed: " + ex);
+        }
+        for (final ManagementChannel channel : openChannels)
+        {
+            channel.close();
+        }
+        requests.clear();
+        requests.offer(CLOSED);
+        if (acceptThread != Thread.currentThread())
+        {
+            try
+            {
+                // The accept loop ends as soon as the server socket is closed; the bound is a safety net.
+                acceptThread.join(ACCEPT_THREAD_JOIN_TIMEOUT);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

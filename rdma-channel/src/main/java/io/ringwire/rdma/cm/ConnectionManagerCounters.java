@@ -1,0 +1,136 @@
+package io.ringwire.rdma.cm;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What a {@link ConnectionListener} counts: handshakes that went through and every way one can fail
+ * on the passive side. Each failure is also logged (WARNING) with the remote socket address.
+ *
+ * <p>Threading: incremented by the listener's threads and by threads completing pending
+ * connections; readable from any thread. Not a hot path, hence plain atomics.
+ */
+public final class ConnectionManagerCounters
+{
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong completed = new AtomicLong();
+    private final AtomicLong rejectedBadAuthentication = new AtomicLong();
+    private final AtomicLong rejectedBadVersion = new AtomicLong();
+    private final AtomicLong rejectedByApplication = new AtomicLong();
+    private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong timedOut = new AtomicLong();
+    private final AtomicLong refusedAtCapacity = new AtomicLong();
+
+    ConnectionManagerCounters()
+    {
+    }
+
+    /**
+     * @return authenticated REQs queued for {@link ConnectionListener#accept}.
+     */
+    public long accepted()
+    {
+        return accepted.get();
+    }
+
+    /**
+     * @return handshakes completed on the passive side (RTU received, queue pair in RTS).
+     */
+    public long completed()
+    {
+        return completed.get();
+    }
+
+    /**
+     * @return messages (REQ or RTU) refused because their HMAC did not verify or they answered the
+     *         wrong message.
+     */
+    public long rejectedBadAuthentication()
+    {
+        return rejectedBadAuthentication.get();
+    }
+
+    /**
+     * @return messages refused because of an unsupported protocol version.
+     */
+    public long rejectedBadVersion()
+    {
+        return rejectedBadVersion.get();
+    }
+
+    /**
+     * @return requests the application refused with {@link PendingConnection#reject(String)}.
+     */
+    public long rejectedByApplication()
+    {
+        return rejectedByApplication.get();
+    }
+
+    /**
+     * @return frames refused as malformed: bad magic, unknown type, bad length, truncated, bad field.
+     */
+    public long malformed()
+    {
+        return malformed.get();
+    }
+
+    /**
+     * @return handshake steps that timed out: a REQ or RTU that did not arrive in time, or a request
+     *         the application did not accept in time.
+     */
+    public long timedOut()
+    {
+        return timedOut.get();
+    }
+
+    /**
+     * @return management connections closed at once because the limit of pending handshakes was
+     *         reached.
+     */
+    public long refusedAtCapacity()
+    {
+        return refusedAtCapacity.get();
+    }
+
+    void incrementAccepted()
+    {
+        accepted.incrementAndGet();
+    }
+
+    void incrementCompleted()
+    {
+        completed.incrementAndGet();
+    }
+
+    void incrementRefusedAtCapacity()
+    {
+        refusedAtCapacity.incrementAndGet();
+    }
+
+    /**
+     * Counts a refusal under its reason. QUEUE_PAIR_FAILED has no counter: it is a local failure
+     * surfaced to the application as an exception.
+     */
+    void incrementRejected(final RejectReason reason)
+    {
+        switch (reason)
+        {
+            case BAD_AUTHENTICATION -> rejectedBadAuthentication.incrementAndGet();
+            case UNSUPPORTED_VERSION -> rejectedBadVersion.incrementAndGet();
+            case MALFORMED -> malformed.incrementAndGet();
+            case REJECTED_BY_APPLICATION -> rejectedByApplication.incrementAndGet();
+            case TIMEOUT -> timedOut.incrementAndGet();
+            case QUEUE_PAIR_FAILED ->
+            {
+            }
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ConnectionManagerCounters{accepted=" + accepted() + ", completed=" + completed() +
+            ", rejectedBadAuthentication=" + rejectedBadAuthentication() + ", rejectedBadVersion=" +
+            rejectedBadVersion() + ", rejectedByApplication=" + rejectedByApplication() + ", malformed=" +
+            malformed() + ", timedOut=" + timedOut() + ", refusedAtCapacity=" + refusedAtCapacity() + '}';
+    }
+}

@@ -1,0 +1,469 @@
+package io.ringwire.rdma.cm;
+
+import io.ringwire.rdma.QueuePairEndpoint;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The connection manager's framing on the TCP management connection. Every integer is big-endian
+ * (network order).
+ *
+ * <pre>
+ * Frame
+ *   0         4      5          6         8             12          12 + n
+ *   +---------+------+----------+---------+-------------+-----------+----------+
+ *   | magic   | type | reserved | version | body length | body      | tag      |
+ *   | u32     | u8   | u8 = 0   | u16     | u32 = n     | n bytes   | 32 bytes |
+ *   +---------+------+----------+---------+-------------+-----------+----------+
+ *   magic: "RWCM" = 0x5257434D;  type: 1 REQ, 2 REP, 3 RTU, 4 REJ;
+ *   n: 32 to MAX_BODY_LENGTH (4096), checked before anything is allocated for the body;
+ *   tag: HMAC-SHA256(secret, header and body).
+ *
+ * Body prefix, every type
+ *   0    nonce           16 bytes, fresh random per message
+ *   16   echoed nonce    16 bytes, the nonce of the message this one answers:
+ *                        REQ zeros, REP the REQ's, RTU the REP's, REJ the refused one's (or zeros)
+ *
+ * REQ and REP body, after the prefix
+ *   32          queue pair number           u32 (24 bits used)
+ *   36          starting PSN                u32 (24 bits used)
+ *   40          MTU                         u32
+ *   44          P_Key                       u16
+ *   46          address length a            u16, at most 1024
+ *   48          address                     a bytes, UTF-8
+ *   48+a        region count r              u16, at most 64
+ *   50+a        regions                     r times { address u64, rkey u32, length u32 }
+ *   50+a+16r    application data length d   u16, at most 1024
+ *   52+a+16r    application data            d bytes; the body ends exactly here
+ *
+ * RTU body: the prefix only.
+ *
+ * REJ body, after the prefix
+ *   32   reason code      u16 (RejectReason)
+ *   34   text length t    u16, at most 512
+ *   36   text             t bytes, UTF-8; the body ends exactly here
+ * </pre>
+ *
+ * <p>Why the nonces: REP echoes the REQ's nonce and RTU the REP's, under the tag, so each side
+ * knows the answer it verifies is fresh and answers its own message; a recorded REQ replayed by
+ * someone without the secret can never be followed by a valid RTU.
+ *
+ * <p>Compatibility: the header, the prefix and the REJ body are frozen across protocol versions,
+ * so a peer speaking another version can always be told so; a REJ is read without checking its
+ * version or tag (a peer with the wrong secret must still learn why it was refused). Every other
+ * body is decoded only after its version and tag have been checked.
+ *
+ * <p>Threading: stateless.
+ */
+final class WireFormat
+{
+    /** "RWCM". */
+    static final int MAGIC = 0x5257_434D;
+    static final int MAGIC_OFFSET = 0;
+    static final int TYPE_OFFSET = 4;
+    static final int RESERVED_OFFSET = 5;
+    static final int VERSION_OFFSET = 6;
+    static final int BODY_LENGTH_OFFSET = 8;
+    static final int HEADER_LENGTH = 12;
+    static final int TAG_LENGTH = FrameAuthenticator.MAC_LENGTH;
+
+    static final int NONCE_OFFSET = 0;
+    static final int ECHOED_NONCE_OFFSET = NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH;
+    static final int BODY_PREFIX_LENGTH = ECHOED_NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH;
+
+    static final int QUEUE_PAIR_NUMBER_OFFSET = BODY_PREFIX_LENGTH;
+    static final int START_PSN_OFFSET = 36;
+    static final int MTU_OFFSET = 40;
+    static final int PARTITION_KEY_OFFSET = 44;
+    static final int ADDRESS_LENGTH_OFFSET = 46;
+    static final int ADDRESS_OFFSET = 48;
+    /** Bytes of a u16 count or length field in the variable part. */
+    static final int COUNT_LENGTH = Short.BYTES;
+    /** Bytes of one advertised region: address u64, rkey u32, length u32. */
+    static final int REGION_LENGTH = Long.BYTES + Integer.BYTES + Integer.BYTES;
+
+    static final int REASON_CODE_OFFSET = BODY_PREFIX_LENGTH;
+    static final int REASON_TEXT_LENGTH_OFFSET = 34;
+    static final int REASON_TEXT_OFFSET = 36;
+    static final int MAX_REASON_TEXT_LENGTH = 512;
+
+    /** Largest body accepted; the largest REQ or REP is about 3.1 KiB. */
+    static final int MAX_BODY_LENGTH = 4096;
+
+    private WireFormat()
+    {
+    }
+
+    // ---------------------------------------------------------------- frames
+
+    /**
+     * @return header, body and tag, ready to write.
+     */
+    static byte[] encodeFrame(final MessageType type, final int version, final byte[] body,
+        final FrameAuthenticator authenticator)
+    {
+        if (body.length < BODY_PREFIX_LENGTH || body.length > MAX_BODY_LENGTH)
+        {
+            throw new IllegalArgumentException("body of " + body.length + " bytes is outside " + BODY_PREFIX_LENGTH +
+                ".." + MAX_BODY_LENGTH);
+        }
+        final byte[] frame = new byte[HEADER_LENGTH + body.length + TAG_LENGTH];
+        final ByteBuffer header = ByteBuffer.wrap(frame);
+        header.putInt(MAGIC_OFFSET, MAGIC);
+        header.put(TYPE_OFFSET, (byte)type.code);
+        header.put(RESERVED_OFFSET, (byte)0);
+        header.putShort(VERSION_OFFSET, (short)version);
+        header.putInt(BODY_LENGTH_OFFSET, body.length);
+        System.arraycopy(body, 0, frame, HEADER_LENGTH, body.length);
+        authenticator.sign(frame, HEADER_LENGTH + body.length);
+        return frame;
+    }
+
+    /**
+     * Checks magic, type and body length: all a reader needs before allocating for the body.
+     *
+     * @param header {@link #HEADER_LENGTH} bytes.
+     * @return the body length, {@link #BODY_PREFIX_LENGTH} to {@link #MAX_BODY_LENGTH}.
+     * @throws ProtocolViolationException MALFORMED, saying which check failed.
+     */
+    static int checkHeader(final byte[] header) throws ProtocolViolationException
+    {
+        final ByteBuffer buffer = ByteBuffer.wrap(header);
+        final int magic = buffer.getInt(MAGIC_OFFSET);
+        if (magic != MAGIC)
+        {
+            throw malformed(String.format("bad magic 0x%08X, expected 0x%08X ('RWCM'): not a RingWire " +
+                "connection-manager frame", magic, MAGIC));
+        }
+        if (type(header) == null)
+        {
+            throw malformed("unknown message type " + (header[TYPE_OFFSET] & 0xFF));
+        }
+        final int bodyLength = buffer.getInt(BODY_LENGTH_OFFSET);
+        if (bodyLength < BODY_PREFIX_LENGTH || bodyLength > MAX_BODY_LENGTH)
+        {
+            throw malformed("body length " + Integer.toUnsignedString(bodyLength) + " is outside the allowed " +
+                BODY_PREFIX_LENGTH + ".." + MAX_BODY_LENGTH + " bytes");
+        }
+        return bodyLength;
+    }
+
+    /**
+     * @return the header's message type, or null when unknown.
+     */
+    static MessageType type(final byte[] header)
+    {
+        return MessageType.fromCode(header[TYPE_OFFSET] & 0xFF);
+    }
+
+    /**
+     * @return the header's protocol version.
+     */
+    static int version(final byte[] header)
+    {
+        return ByteBuffer.wrap(header).getShort(VERSION_OFFSET) & 0xFFFF;
+    }
+
+    // ---------------------------------------------------------------- REQ and REP
+
+    /**
+     * Checks what a side is about to advertise, before any I/O.
+     *
+     * @throws IllegalArgumentException naming the limit that is exceeded.
+     */
+    static void checkOutgoing(final QueuePairEndpoint endpoint, final List<RegionAdvertisement> regions,
+        final byte[] applicationData)
+    {
+        Objects.requireNonNull(endpoint, "endpoint");
+        Objects.requireNonNull(regions, "regions (pass List.of() to advertise none)");
+        Objects.requireNonNull(applicationData, "applicationData (pass an empty array to send none)");
+        if (regions.size() > ConnectionManager.MAX_REGIONS)
+        {
+            throw new IllegalArgumentException(regions.size() + " advertised regions exceed the limit of " +
+                ConnectionManager.MAX_REGIONS);
+        }
+        for (int i = 0; i < regions.size(); i++)
+        {
+            Objects.requireNonNull(regions.get(i), "advertised region " + i);
+        }
+        if (applicationData.length > ConnectionManager.MAX_APPLICATION_DATA_LENGTH)
+        {
+            throw new IllegalArgumentException("application data of " + applicationData.length +
+                " bytes exceeds the limit of " + ConnectionManager.MAX_APPLICATION_DATA_LENGTH);
+        }
+        final int addressLength = endpoint.address().getBytes(StandardCharsets.UTF_8).length;
+        if (addressLength > ConnectionManager.MAX_ADDRESS_LENGTH)
+        {
+            throw new IllegalArgumentException("endpoint address of " + addressLength + " UTF-8 bytes exceeds " +
+                "the limit of " + ConnectionManager.MAX_ADDRESS_LENGTH);
+        }
+    }
+
+    /**
+     * @return a REQ or REP body.
+     * @throws IllegalArgumentException when a limit is exceeded (see {@link #checkOutgoing}).
+     */
+    static byte[] encodeConnect(final byte[] nonce, final byte[] echoedNonce, final QueuePairEndpoint endpoint,
+        final List<RegionAdvertisement> regions, final byte[] applicationData)
+    {
+        checkOutgoing(endpoint, regions, applicationData);
+        final byte[] address = endpoint.address().getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer body = ByteBuffer.allocate(ADDRESS_OFFSET + address.length + COUNT_LENGTH +
+            regions.size() * REGION_LENGTH + COUNT_LENGTH + applicationData.length);
+        putPrefix(body, nonce, echoedNonce);
+        body.putInt(QUEUE_PAIR_NUMBER_OFFSET, endpoint.queuePairNumber());
+        body.putInt(START_PSN_OFFSET, endpoint.startPsn());
+        body.putInt(MTU_OFFSET, endpoint.mtu());
+        body.putShort(PARTITION_KEY_OFFSET, (short)endpoint.partitionKey());
+        body.putShort(ADDRESS_LENGTH_OFFSET, (short)address.length);
+        body.position(ADDRESS_OFFSET).put(address);
+        body.putShort((short)regions.size());
+        for (final RegionAdvertisement region : regions)
+        {
+            body.putLong(region.address()).putInt(region.rkey()).putInt(region.length());
+        }
+        body.putShort((short)applicationData.length).put(applicationData);
+        return body.array();
+    }
+
+    /**
+     * @param type REQ or REP, for messages.
+     * @param bytes the body.
+     * @return the decoded body.
+     * @throws ProtocolViolationException MALFORMED, naming the field that is short, too long or invalid.
+     */
+    static ConnectMessage decodeConnect(final MessageType type, final byte[] bytes) throws ProtocolViolationException
+    {
+        final ByteBuffer body = ByteBuffer.wrap(bytes);
+        require(body, ADDRESS_OFFSET, type + " fixed fields");
+        final int queuePairNumber = body.getInt(QUEUE_PAIR_NUMBER_OFFSET);
+        final int startPsn = body.getInt(START_PSN_OFFSET);
+        final int mtu = body.getInt(MTU_OFFSET);
+        final int partitionKey = body.getShort(PARTITION_KEY_OFFSET) & 0xFFFF;
+        final int addressLength = body.getShort(ADDRESS_LENGTH_OFFSET) & 0xFFFF;
+        checkLimit(addressLength, ConnectionManager.MAX_ADDRESS_LENGTH, type + " address length");
+        body.position(ADDRESS_OFFSET);
+        final String address = getUtf8(body, addressLength, type + " address");
+
+        require(body, COUNT_LENGTH, type + " region count");
+        final int regionCount = body.getShort() & 0xFFFF;
+        checkLimit(regionCount, ConnectionManager.MAX_REGIONS, type + " region count");
+        require(body, regionCount * REGION_LENGTH, type + " regions");
+        final List<RegionAdvertisement> regions = new ArrayList<>(regionCount);
+        for (int i = 0; i < regionCount; i++)
+        {
+            final long regionAddress = body.getLong();
+            final int rkey = body.getInt();
+            final int length = body.getInt();
+            if (length < 0)
+            {
+                throw malformed(type + " region " + i + " has negative length " + length);
+            }
+            regions.add(new RegionAdvertisement(regionAddress, rkey, length));
+        }
+
+        require(body, COUNT_LENGTH, type + " application data length");
+        final int applicationDataLength = body.getShort() & 0xFFFF;
+        checkLimit(applicationDataLength, ConnectionManager.MAX_APPLICATION_DATA_LENGTH,
+            type + " application data length");
+        require(body, applicationDataLength, type + " application data");
+        final byte[] applicationData = new byte[applicationDataLength];
+        body.get(applicationData);
+        requireEnd(body, type);
+
+        final QueuePairEndpoint endpoint;
+        try
+        {
+            endpoint = new QueuePairEndpoint(queuePairNumber, startPsn, address, mtu, partitionKey);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw malformed(type + " carries an invalid endpoint: " + ex.getMessage());
+        }
+        return new ConnectMessage(nonce(bytes), echoedNonce(bytes), endpoint, List.copyOf(regions), applicationData);
+    }
+
+    // ---------------------------------------------------------------- RTU
+
+    /**
+     * @return an RTU body.
+     */
+    static byte[] encodeReadyToUse(final byte[] nonce, final byte[] echoedNonce)
+    {
+        final ByteBuffer body = ByteBuffer.allocate(BODY_PREFIX_LENGTH);
+        putPrefix(body, nonce, echoedNonce);
+        return body.array();
+    }
+
+    /**
+     * @return the nonce the RTU echoes (the REP's).
+     * @throws ProtocolViolationException MALFORMED when the body is not exactly the prefix.
+     */
+    static byte[] decodeReadyToUse(final byte[] bytes) throws ProtocolViolationException
+    {
+        if (bytes.length != BODY_PREFIX_LENGTH)
+        {
+            throw malformed("RTU body is " + bytes.length + " bytes, expected " + BODY_PREFIX_LENGTH);
+        }
+        return echoedNonce(bytes);
+    }
+
+    // ---------------------------------------------------------------- REJ
+
+    /**
+     * @param echoedNonce the refused message's nonce, or zeros.
+     * @param text        why; truncated to {@link #MAX_REASON_TEXT_LENGTH} UTF-8 bytes.
+     * @return a REJ body.
+     */
+    static byte[] encodeReject(final byte[] echoedNonce, final RejectReason reason, final String text)
+    {
+        final byte[] utf8 = truncatedUtf8(text, MAX_REASON_TEXT_LENGTH);
+        final ByteBuffer body = ByteBuffer.allocate(REASON_TEXT_OFFSET + utf8.length);
+        putPrefix(body, FrameAuthenticator.newNonce(), echoedNonce);
+        body.putShort(REASON_CODE_OFFSET, (short)reason.code());
+        body.putShort(REASON_TEXT_LENGTH_OFFSET, (short)utf8.length);
+        body.position(REASON_TEXT_OFFSET).put(utf8);
+        return body.array();
+    }
+
+    /**
+     * @return the decoded REJ; an unknown reason code becomes MALFORMED with the code in the text.
+     * @throws ProtocolViolationException MALFORMED when the body is short, too long or its text
+     *                                    length is out of range.
+     */
+    static RejectMessage decodeReject(final byte[] bytes) throws ProtocolViolationException
+    {
+        final ByteBuffer body = ByteBuffer.wrap(bytes);
+        require(body, REASON_TEXT_OFFSET, "REJ fixed fields");
+        final int code = body.getShort(REASON_CODE_OFFSET) & 0xFFFF;
+        final int textLength = body.getShort(REASON_TEXT_LENGTH_OFFSET) & 0xFFFF;
+        checkLimit(textLength, MAX_REASON_TEXT_LENGTH, "REJ text length");
+        body.position(REASON_TEXT_OFFSET);
+        require(body, textLength, "REJ text");
+        final byte[] utf8 = new byte[textLength];
+        body.get(utf8);
+        requireEnd(body, MessageType.REJ);
+        // Lenient decoding: the text is only shown, and a REJ is not authenticated.
+        final String text = sanitise(new String(utf8, StandardCharsets.UTF_8));
+        final RejectReason reason = RejectReason.fromCode(code);
+        return reason != null ? new RejectMessage(reason, text) :
+            new RejectMessage(RejectReason.MALFORMED, "unknown reject reason code " + code + ": " + text);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /**
+     * @return zeros, the echoed nonce of a message that answers nothing (or nothing readable).
+     */
+    static byte[] noNonce()
+    {
+        return new byte[FrameAuthenticator.NONCE_LENGTH];
+    }
+
+    static byte[] nonce(final byte[] body)
+    {
+        return Arrays.copyOfRange(body, NONCE_OFFSET, NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH);
+    }
+
+    static byte[] echoedNonce(final byte[] body)
+    {
+        return Arrays.copyOfRange(body, ECHOED_NONCE_OFFSET, ECHOED_NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH);
+    }
+
+    /**
+     * Replaces control characters so peer-supplied text cannot forge log lines or terminal output.
+     */
+    static String sanitise(final String text)
+    {
+        final StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            out.append(Character.isISOControl(c) ? '?' : c);
+        }
+        return out.toString();
+    }
+
+    private static void putPrefix(final ByteBuffer body, final byte[] nonce, final byte[] echoedNonce)
+    {
+        if (nonce.length != FrameAuthenticator.NONCE_LENGTH || echoedNonce.length != FrameAuthenticator.NONCE_LENGTH)
+        {
+            throw new IllegalArgumentException("nonces are " + FrameAuthenticator.NONCE_LENGTH + " bytes");
+        }
+        body.put(NONCE_OFFSET, nonce).put(ECHOED_NONCE_OFFSET, echoedNonce);
+    }
+
+    private static byte[] truncatedUtf8(final String text, final int maxBytes)
+    {
+        final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        if (utf8.length <= maxBytes)
+        {
+            return utf8;
+        }
+        int end = maxBytes;
+        while (end > 0 && (utf8[end] & 0xC0) == 0x80)
+        {
+            end--; // utf8[end] continues a character: cut before that character starts
+        }
+        return Arrays.copyOf(utf8, end);
+    }
+
+    private static String getUtf8(final ByteBuffer body, final int length, final String field)
+        throws ProtocolViolationException
+    {
+        require(body, length, field);
+        final ByteBuffer slice = body.slice(body.position(), length);
+        body.position(body.position() + length);
+        try
+        {
+            return StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(slice)
+                .toString();
+        }
+        catch (final CharacterCodingException ex)
+        {
+            throw malformed(field + " is not valid UTF-8");
+        }
+    }
+
+    private static void require(final ByteBuffer body, final int length, final String field)
+        throws ProtocolViolationException
+    {
+        if (body.remaining() < length)
+        {
+            throw malformed(field + " need " + length + " bytes at body offset " + body.position() + ", only " +
+                body.remaining() + " left");
+        }
+    }
+
+    private static void checkLimit(final int value, final int limit, final String field)
+        throws ProtocolViolationException
+    {
+        if (value > limit)
+        {
+            throw malformed(field + " " + value + " exceeds the limit of " + limit);
+        }
+    }
+
+    private static void requireEnd(final ByteBuffer body, final MessageType type) throws ProtocolViolationException
+    {
+        if (body.hasRemaining())
+        {
+            throw malformed(type + " body has " + body.remaining() + " unexpected trailing bytes");
+        }
+    }
+
+    private static ProtocolViolationException malformed(final String message)
+    {
+        return new ProtocolViolationException(RejectReason.MALFORMED, message);
+    }
+}
