@@ -1,0 +1,79 @@
+package io.ringwire.rdma.shm;
+
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.RdmaProvider;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The {@code shm} provider: processes (or devices) on one host, through memory-mapped files in
+ * {@link RdmaConfig#shmDirectory()}. Available wherever that directory can be created and written.
+ *
+ * <p>Threading: any thread; each {@link #open} returns an independent device.
+ */
+public final class ShmProvider implements RdmaProvider
+{
+    /** The provider's name in configuration. */
+    public static final String NAME = "shm";
+
+    /**
+     * For {@link java.util.ServiceLoader}.
+     */
+    public ShmProvider()
+    {
+    }
+
+    /**
+     * @return "shm".
+     */
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    /**
+     * Creates the shm directory if needed and checks that it is a writable directory.
+     *
+     * @param config the configuration it would be opened with (need not be concluded).
+     * @return null when usable, else why not and which property to change.
+     */
+    @Override
+    public String unavailableReason(final RdmaConfig config)
+    {
+        final Path directory = config.shmDirectory();
+        try
+        {
+            Files.createDirectories(directory);
+        }
+        catch (final IOException | SecurityException ex)
+        {
+            return "cannot create shm directory " + directory + " (" + ex + "); set " + RdmaConfig.SHM_DIRECTORY_PROP +
+                " to a writable directory, ideally on tmpfs such as /dev/shm";
+        }
+        if (!Files.isDirectory(directory) || !Files.isWritable(directory))
+        {
+            return "shm directory " + directory + " is not a writable directory; set " + RdmaConfig.SHM_DIRECTORY_PROP +
+                " to one, ideally on tmpfs such as /dev/shm";
+        }
+        return null;
+    }
+
+    /**
+     * Opens a device: removes stale files of dead processes, then creates this device's control file.
+     * The inbound ring size of its queue pairs comes from {@link ShmDevice#INBOUND_RING_BYTES_PROP}.
+     *
+     * @param config concluded configuration.
+     * @return the open device.
+     * @throws RdmaException when the directory or control file cannot be created.
+     */
+    @Override
+    public Device open(final RdmaConfig config)
+    {
+        return ShmDevice.open(config);
+    }
+}

@@ -1,0 +1,437 @@
+package io.ringwire.rdma.shm;
+
+import io.ringwire.rdma.CompletionOpcode;
+import io.ringwire.rdma.CompletionStatus;
+import io.ringwire.rdma.DeviceCounters;
+import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.QueuePairEndpoint;
+import io.ringwire.rdma.QueuePairState;
+import io.ringwire.rdma.SendFlags;
+import io.ringwire.rdma.support.SoftMemoryRegion;
+import io.ringwire.rdma.support.SoftQueuePair;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A reliable-connected queue pair over shared memory. The state machine, admission checks and flush
+ * rules come from {@link SoftQueuePair}; this class is the transport.
+ *
+ * <p>Requester (in the post, on the owning thread):
+ * <ul>
+ *   <li>RDMA WRITE: the responder's checks against the peer's shared region table (unknown rkey,
+ *       missing REMOTE_WRITE, outside the region), then one copy into the peer's region. A refusal
+ *       counts on the peer's counters, completes the request with REMOTE_ACCESS_ERROR (signaled or
+ *       not) and moves this queue pair to ERROR, with nothing written. A WRITE is complete when the
+ *       post returns.</li>
+ *   <li>WRITE WITH IMMEDIATE: as WRITE, then a record (immediate, length) in the peer's inbound ring,
+ *       whose commit is the release that orders the data before the notification. When the ring is
+ *       full the post returns {@link PostResult#QUEUE_FULL} before anything is copied. Complete when
+ *       the post returns (the data is in place; the notification waits in the ring for a receive).</li>
+ *   <li>SEND: a record carrying the payload in the peer's inbound ring ({@link PostResult#QUEUE_FULL}
+ *       when it has no room, {@link PostResult#INVALID_ARGUMENT} above {@link #maxSendLength()}). It
+ *       stays outstanding until the responder consumes it: SUCCESS, or REMOTE_INVALID_REQUEST when
+ *       the receive buffer was too small. Requests posted behind an outstanding SEND complete after
+ *       it, in order.</li>
+ * </ul>
+ *
+ * <p>Responder (in {@link #progress(long)}, from the poll of an attached completion queue): records
+ * of the inbound ring consume posted receives in order. With no receive posted (or no room in the
+ * receive CQ) a record stays in the ring until there is (receiver not ready, retried forever).
+ *
+ * <p>Liveness: a post to a peer whose queue pair is in error or closed completes with
+ * RETRY_EXCEEDED; progress checks the peer at most every {@link #PEER_CHECK_INTERVAL_NS} and, when it
+ * is gone (see {@link ShmPeer}), counts PEERS_LOST and moves to ERROR, which completes outstanding
+ * requests and posted receives with error statuses.
+ *
+ * <p>Threading: as {@link SoftQueuePair}. Close only after the owning thread stopped polling, since
+ * close unmaps the memory progress reads.
+ */
+public final class ShmQueuePair extends SoftQueuePair
+{
+    /** Least time between two liveness checks of the peer. */
+    public static final long PEER_CHECK_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final ShmDevice device;
+    private final ShmProtectionDomain domain;
+    private final ShmInboundRing inboundRing;
+    private final OneToOneRingBuffer inboundRecords;
+    private final ControlledMessageHandler inboundRecordHandler = this::onInboundRecord;
+    private final ShmSendQueue waitingSends;
+    private final long producerToken;
+
+    // Written on the control thread by transportConnect before the queue pair reaches RTR; read by the
+    // owning thread afterwards (the volatile state written after transportConnect publishes them).
+    private ShmPeer peer;
+    private ShmInboundRing peerRing;
+    private OneToOneRingBuffer peerRecords;
+    private ShmRemoteRegions peerRegions;
+    private int maxSendLength;
+
+    // Owning thread only.
+    private long appendedRecords;
+    private long lastSendRecord;
+    private long consumedRecords;
+    private long publishedAcknowledgement;
+    private long nextPeerCheckNs;
+
+    ShmQueuePair(final ShmDevice device, final ShmProtectionDomain domain, final int queuePairNumber,
+        final QueuePairConfig config)
+    {
+        super(queuePairNumber, ThreadLocalRandom.current().nextInt() & QueuePairEndpoint.MASK_24, config,
+            device.regions(), device.counters(), device.maxMessageSize(), device.address(), device.mtu());
+        this.device = device;
+        this.domain = domain;
+        this.waitingSends = new ShmSendQueue(config.maxSendRequests());
+        this.inboundRing = ShmInboundRing.create(
+            device.shmAddress().ringFile(queuePairNumber), queuePairNumber, device.inboundRingCapacity());
+        this.inboundRecords = inboundRing.records();
+        long token;
+        do
+        {
+            token = ThreadLocalRandom.current().nextLong();
+        }
+        while (0 == token);
+        this.producerToken = token;
+    }
+
+    /**
+     * The largest SEND this queue pair can post: a SEND travels as one record of the peer's inbound
+     * ring, and agrona's ring takes records up to an eighth of its capacity. Larger SENDs are refused
+     * with {@link PostResult#INVALID_ARGUMENT}. Any thread.
+     *
+     * @return bytes; 0 before the queue pair is connected (RTR).
+     */
+    public int maxSendLength()
+    {
+        return maxSendLength;
+    }
+
+    // ---------------------------------------------------------------- transport hooks
+
+    @Override
+    protected void transportConnect(final QueuePairEndpoint remote)
+    {
+        final ShmAddress remoteAddress = ShmAddress.parse(remote.address());
+        final ShmPeer connected = ShmPeer.connect(
+            remoteAddress, remote.queuePairNumber(), producerToken, device.config().peerTimeoutNs());
+        peer = connected;
+        peerRing = connected.ring();
+        peerRecords = peerRing.records();
+        peerRegions = connected.regions();
+        maxSendLength = peerRecords.maxMsgLength();
+    }
+
+    @Override
+    protected int outstandingSends()
+    {
+        return waitingSends.size();
+    }
+
+    @Override
+    protected int transportPost(final int kind, final long workRequestId, final SoftMemoryRegion local,
+        final int localOffset, final int length, final long remoteAddress, final int rkey, final int immediate,
+        final int flags)
+    {
+        if (KIND_SEND == kind && length > maxSendLength)
+        {
+            return PostResult.INVALID_ARGUMENT;
+        }
+        final boolean signaled = SendFlags.isSignaled(flags);
+        if (!peer.isQueuePairActive())
+        {
+            return failPostToLostPeer(kind, workRequestId, length, signaled);
+        }
+        if (KIND_SEND == kind)
+        {
+            return postSend(workRequestId, local, localOffset, length, signaled);
+        }
+        return postWrite(kind, workRequestId, local, localOffset, length, remoteAddress, rkey, immediate, signaled);
+    }
+
+    private int postWrite(final int kind, final long workRequestId, final SoftMemoryRegion local,
+        final int localOffset, final int length, final long remoteAddress, final int rkey, final int immediate,
+        final boolean signaled)
+    {
+        final long remoteOffset = peerRegions.checkRemoteWrite(rkey, remoteAddress, length);
+        if (remoteOffset < 0)
+        {
+            // The failed request completes first, then enterError flushes what still waits (as
+            // SoftQueuePair does for a local protection error).
+            completeSend(workRequestId, CompletionOpcode.RDMA_WRITE, CompletionStatus.REMOTE_ACCESS_ERROR, length, true);
+            enterError();
+            return PostResult.OK;
+        }
+
+        final boolean withImmediate = KIND_WRITE_WITH_IMMEDIATE == kind;
+        int recordIndex = 0;
+        if (withImmediate)
+        {
+            // Claimed before the copy, so a full ring refuses the request with nothing written.
+            recordIndex = peerRecords.tryClaim(
+                ShmInboundRing.WRITE_WITH_IMMEDIATE_TYPE, ShmInboundRing.WRITE_WITH_IMMEDIATE_LENGTH);
+            if (recordIndex < 0)
+            {
+                return PostResult.QUEUE_FULL;
+            }
+        }
+
+        peerRegions.allowedBuffer().putBytes((int)remoteOffset, local.buffer(), localOffset, length);
+
+        if (withImmediate)
+        {
+            final AtomicBuffer records = peerRecords.buffer();
+            records.putInt(recordIndex + ShmInboundRing.IMMEDIATE_OFFSET, immediate);
+            records.putInt(recordIndex + ShmInboundRing.BYTE_LENGTH_OFFSET, length);
+            // Commit is a release store of the record length: the bytes copied into the peer's region
+            // and the record body are visible to the responder before it can see the record.
+            peerRecords.commit(recordIndex);
+            appendedRecords++;
+        }
+        counters.increment(DeviceCounters.REQUESTS_SENT);
+        if (waitingSends.isEmpty())
+        {
+            completeSend(workRequestId, CompletionOpcode.RDMA_WRITE, CompletionStatus.SUCCESS, length, signaled);
+        }
+        else
+        {
+            // Complete in posting order, after the SENDs ahead of it.
+            waitingSends.offer(workRequestId, CompletionOpcode.RDMA_WRITE, length, signaled, lastSendRecord, false);
+        }
+        return PostResult.OK;
+    }
+
+    private int postSend(final long workRequestId, final SoftMemoryRegion local, final int localOffset,
+        final int length, final boolean signaled)
+    {
+        final int recordIndex = peerRecords.tryClaim(ShmInboundRing.SEND_TYPE, length);
+        if (recordIndex < 0)
+        {
+            return PostResult.QUEUE_FULL;
+        }
+        peerRecords.buffer().putBytes(recordIndex, local.buffer(), localOffset, length);
+        // Release: the payload is visible to the responder before the record is.
+        peerRecords.commit(recordIndex);
+        appendedRecords++;
+        lastSendRecord = appendedRecords;
+        counters.increment(DeviceCounters.REQUESTS_SENT);
+        // Room is certain: SoftQueuePair admits a request only below maxSendRequests outstanding.
+        waitingSends.offer(workRequestId, CompletionOpcode.SEND, length, signaled, appendedRecords, true);
+        return PostResult.OK;
+    }
+
+    /**
+     * The peer queue pair is in error or closed: as if a wire had exhausted its retries. The oldest
+     * outstanding request (this one when none waits) fails with RETRY_EXCEEDED, the rest is flushed.
+     */
+    private int failPostToLostPeer(final int kind, final long workRequestId, final int length, final boolean signaled)
+    {
+        completeAcknowledgedSends(); // the peer may have failed a SEND of ours before going to ERROR
+        if (state() != QueuePairState.ERROR)
+        {
+            counters.increment(DeviceCounters.PEERS_LOST);
+            if (waitingSends.isEmpty())
+            {
+                completeSend(workRequestId, completionOpcode(kind), CompletionStatus.RETRY_EXCEEDED, length, signaled);
+                enterError();
+                return PostResult.OK;
+            }
+            failOldestWaitingSend(CompletionStatus.RETRY_EXCEEDED);
+            enterError();
+        }
+        completeSend(workRequestId, completionOpcode(kind), CompletionStatus.WR_FLUSH_ERROR, length, true);
+        return PostResult.OK;
+    }
+
+    private void failOldestWaitingSend(final int status)
+    {
+        final long workRequestId = waitingSends.headWorkRequestId();
+        final int opcode = waitingSends.headOpcode();
+        final int length = waitingSends.headLength();
+        waitingSends.removeHead();
+        completeSend(workRequestId, opcode, status, length, true);
+    }
+
+    /**
+     * Completes the waiting requests the responder has acknowledged, in order; a SEND it failed
+     * completes with its failure status and moves this queue pair to ERROR. Owning thread.
+     *
+     * @return requests completed.
+     */
+    private int completeAcknowledgedSends()
+    {
+        if (waitingSends.isEmpty())
+        {
+            return 0;
+        }
+        final long acknowledged = peerRing.acknowledgedRecords();
+        int completed = 0;
+        while (!waitingSends.isEmpty() && waitingSends.headAcknowledgeSequence() <= acknowledged)
+        {
+            if (waitingSends.headIsSend() && waitingSends.headAcknowledgeSequence() == peerRing.failedRecord())
+            {
+                failOldestWaitingSend(peerRing.failureStatus());
+                enterError();
+                return completed + 1;
+            }
+            final long workRequestId = waitingSends.headWorkRequestId();
+            final int opcode = waitingSends.headOpcode();
+            final int length = waitingSends.headLength();
+            final boolean signaled = waitingSends.headSignaled();
+            waitingSends.removeHead();
+            completeSend(workRequestId, opcode, CompletionStatus.SUCCESS, length, signaled);
+            completed++;
+        }
+        return completed;
+    }
+
+    @Override
+    protected void transportFlushAndDisconnect()
+    {
+        while (!waitingSends.isEmpty())
+        {
+            failOldestWaitingSend(CompletionStatus.WR_FLUSH_ERROR);
+        }
+        inboundRing.markError(); // the peer sees the connection broken
+    }
+
+    @Override
+    protected void transportClose()
+    {
+        inboundRing.close();
+        if (null != peer)
+        {
+            peer.close();
+        }
+        domain.forget(this);
+    }
+
+    // ---------------------------------------------------------------- responder and liveness
+
+    /**
+     * Executes the records of the inbound ring against posted receives, completes acknowledged
+     * SENDs, and checks the peer's liveness. Owning thread, from the poll of an attached completion
+     * queue; allocation-free in steady state.
+     *
+     * @param nowNs System.nanoTime.
+     * @return work done.
+     */
+    @Override
+    public int progress(final long nowNs)
+    {
+        device.heartbeat(nowNs);
+        final QueuePairState current = state();
+        if (current != QueuePairState.READY_TO_RECEIVE && current != QueuePairState.READY_TO_SEND)
+        {
+            return 0;
+        }
+
+        // Records first: requests the peer completed before it went away are still delivered.
+        int work = 0;
+        if (!receiveQueue.isEmpty())
+        {
+            work += inboundRecords.controlledRead(inboundRecordHandler, receiveQueue.size());
+            acknowledgeConsumedRecords();
+        }
+
+        final boolean checkPeer = nowNs - nextPeerCheckNs >= 0;
+        // The peer's state is read before its acknowledgements: a failure it published before going to
+        // ERROR then completes our SEND with its own status rather than as a lost peer.
+        final boolean peerAlive = !checkPeer || peer.isAlive(nowNs);
+        work += completeAcknowledgedSends();
+        if (checkPeer)
+        {
+            nextPeerCheckNs = nowNs + PEER_CHECK_INTERVAL_NS;
+            if (!peerAlive && state() != QueuePairState.ERROR)
+            {
+                counters.increment(DeviceCounters.PEERS_LOST);
+                if (!waitingSends.isEmpty())
+                {
+                    failOldestWaitingSend(CompletionStatus.RETRY_EXCEEDED);
+                }
+                enterError();
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private void acknowledgeConsumedRecords()
+    {
+        if (consumedRecords != publishedAcknowledgement)
+        {
+            publishedAcknowledgement = consumedRecords;
+            inboundRing.acknowledge(consumedRecords);
+        }
+    }
+
+    private ControlledMessageHandler.Action onInboundRecord(
+        final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        if (receiveQueue.isEmpty() || receiveCompletionQueue.size() >= receiveCompletionQueue.depth())
+        {
+            // Receiver not ready (or its CQ is full): leave the record for a later progress.
+            return ControlledMessageHandler.Action.ABORT;
+        }
+        final long workRequestId = receiveQueue.headWorkRequestId();
+        consumedRecords++;
+        if (ShmInboundRing.WRITE_WITH_IMMEDIATE_TYPE == type && ShmInboundRing.WRITE_WITH_IMMEDIATE_LENGTH == length)
+        {
+            final int immediate = buffer.getInt(index + ShmInboundRing.IMMEDIATE_OFFSET);
+            final int byteLength = buffer.getInt(index + ShmInboundRing.BYTE_LENGTH_OFFSET);
+            receiveQueue.removeHead();
+            counters.increment(DeviceCounters.REQUESTS_EXECUTED);
+            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
+                byteLength, immediate, queuePairNumber);
+            return ControlledMessageHandler.Action.CONTINUE;
+        }
+        if (ShmInboundRing.SEND_TYPE == type)
+        {
+            return deliverSend(workRequestId, buffer, index, length);
+        }
+        counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+        return failRecord(CompletionStatus.REMOTE_INVALID_REQUEST);
+    }
+
+    private ControlledMessageHandler.Action deliverSend(
+        final long workRequestId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        final SoftMemoryRegion region = (SoftMemoryRegion)receiveQueue.headRegion();
+        if (length > receiveQueue.headLength())
+        {
+            receiveQueue.removeHead();
+            counters.increment(DeviceCounters.RESPONDER_LENGTH_ERROR);
+            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_LENGTH_ERROR,
+                length, 0, queuePairNumber);
+            return failRecord(CompletionStatus.REMOTE_INVALID_REQUEST);
+        }
+        if (region.isClosed())
+        {
+            // Deregistered after the receive was posted: its memory is gone.
+            receiveQueue.removeHead();
+            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
+                0, 0, queuePairNumber);
+            return failRecord(CompletionStatus.REMOTE_OPERATIONAL_ERROR);
+        }
+        region.buffer().putBytes(receiveQueue.headOffset(), buffer, index, length);
+        receiveQueue.removeHead();
+        counters.increment(DeviceCounters.REQUESTS_EXECUTED);
+        receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS, length, 0,
+            queuePairNumber);
+        return ControlledMessageHandler.Action.CONTINUE;
+    }
+
+    private ControlledMessageHandler.Action failRecord(final int requesterStatus)
+    {
+        // Published before the ERROR state, so the requester learns why its request failed.
+        inboundRing.recordFailure(consumedRecords, requesterStatus);
+        acknowledgeConsumedRecords();
+        enterError();
+        return ControlledMessageHandler.Action.BREAK;
+    }
+}

@@ -1,0 +1,142 @@
+package io.ringwire.rdma.shm;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+
+import static java.nio.file.StandardOpenOption.READ;
+
+/**
+ * Finds and deletes the files of shm devices whose owner is gone: a process that was killed before
+ * it could close its device leaves its control file, regions and rings behind.
+ *
+ * <p>A device {@code <pid>-<dev>} is stale when:
+ * <ul>
+ *   <li>the pid is this process's and the device id is not open here;</li>
+ *   <li>no process with that pid runs (or it is a zombie);</li>
+ *   <li>its control file records a start time and the running process with that pid has another
+ *       (the pid was reused);</li>
+ *   <li>its control file is gone while other files remain (a device creates its control file first
+ *       and deletes it last, so these are leftovers).</li>
+ * </ul>
+ * A control file still being created (start time 0) counts as live.
+ *
+ * <p>Threading: setup path of a device, any control thread; allocates and does I/O.
+ */
+final class ShmStaleFiles
+{
+    private ShmStaleFiles()
+    {
+    }
+
+    /**
+     * Deletes stale files in {@code directory}.
+     *
+     * @param directory      the shm directory.
+     * @param ownPid         this process's pid.
+     * @param liveOwnDevices device ids open (or opening) in this process.
+     * @return how many files were deleted.
+     * @throws IOException when the directory cannot be listed.
+     */
+    static int sweep(final Path directory, final long ownPid, final Set<Integer> liveOwnDevices) throws IOException
+    {
+        final Map<String, List<Path>> filesByDevice = new HashMap<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory))
+        {
+            for (final Path entry : entries)
+            {
+                final Matcher matcher = ShmFiles.OWNED_FILE.matcher(entry.getFileName().toString());
+                if (matcher.matches())
+                {
+                    filesByDevice.computeIfAbsent(matcher.group(1) + "-" + matcher.group(2), k -> new ArrayList<>())
+                        .add(entry);
+                }
+            }
+        }
+
+        final Map<Long, Boolean> processAlive = new HashMap<>();
+        int deleted = 0;
+        for (final Map.Entry<String, List<Path>> device : filesByDevice.entrySet())
+        {
+            final String key = device.getKey();
+            final int dash = key.indexOf('-');
+            final long pid;
+            final int deviceId;
+            try
+            {
+                pid = Long.parseLong(key.substring(0, dash));
+                deviceId = Integer.parseInt(key.substring(dash + 1));
+            }
+            catch (final NumberFormatException ex)
+            {
+                continue; // digits too long for a pid: not ours
+            }
+            if (isStale(directory, pid, deviceId, ownPid, liveOwnDevices, processAlive))
+            {
+                for (final Path file : device.getValue())
+                {
+                    if (ShmFiles.deleteQuietly(file))
+                    {
+                        deleted++;
+                    }
+                }
+            }
+        }
+        return deleted;
+    }
+
+    private static boolean isStale(final Path directory, final long pid, final int deviceId, final long ownPid,
+        final Set<Integer> liveOwnDevices, final Map<Long, Boolean> processAlive)
+    {
+        if (pid == ownPid)
+        {
+            return !liveOwnDevices.contains(deviceId);
+        }
+        if (!processAlive.computeIfAbsent(pid, p -> ShmProcesses.isAlive(p, ShmProcesses.UNKNOWN_START_TIME)))
+        {
+            return true;
+        }
+        final Path controlFile = directory.resolve(ShmFiles.controlFileName(pid, deviceId));
+        final long recordedStartTime;
+        try
+        {
+            recordedStartTime = readStartTime(controlFile);
+        }
+        catch (final IOException ex)
+        {
+            return !Files.exists(controlFile);
+        }
+        if (recordedStartTime == ShmProcesses.UNKNOWN_START_TIME)
+        {
+            return false; // being created, or its owner could not tell its start time
+        }
+        final long actualStartTime = ShmProcesses.startTime(pid);
+        return actualStartTime != ShmProcesses.UNKNOWN_START_TIME && actualStartTime != recordedStartTime;
+    }
+
+    private static long readStartTime(final Path controlFile) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(controlFile, READ))
+        {
+            final ByteBuffer field = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder());
+            while (field.hasRemaining())
+            {
+                if (channel.read(field, ShmDeviceControl.OWNER_START_TIME_OFFSET + field.position()) < 0)
+                {
+                    return ShmProcesses.UNKNOWN_START_TIME; // shorter than the header: still being created
+                }
+            }
+            return field.getLong(0);
+        }
+    }
+}

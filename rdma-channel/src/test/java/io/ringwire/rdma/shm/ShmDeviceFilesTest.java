@@ -1,0 +1,238 @@
+package io.ringwire.rdma.shm;
+
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.QueuePairEndpoint;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.RdmaProviders;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The shm provider's devices and files: addresses, provider lookup, file lifecycle, stale-file
+ * cleanup, and the errors of setup paths.
+ */
+final class ShmDeviceFilesTest
+{
+    private static final int RING_BYTES = 64 * 1024;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void deviceAddressEncodesDirectoryPidAndDeviceId()
+    {
+        final RdmaConfig config = ShmSide.config(directory, 2000);
+        try (ShmDevice first = ShmDevice.open(config, RING_BYTES); ShmDevice second = ShmDevice.open(config, RING_BYTES))
+        {
+            final String prefix = directory.toAbsolutePath() + "|pid=" + ProcessHandle.current().pid() + "|dev=";
+            assertTrue(first.address().startsWith(prefix), first.address());
+            assertTrue(second.address().startsWith(prefix), second.address());
+            assertNotEquals(first.address(), second.address(), "several devices per process");
+            assertEquals(first.shmAddress(), ShmAddress.parse(first.address()));
+            assertEquals("shm0", first.name());
+            assertEquals("shm", first.providerName());
+            assertEquals(1 << 30, first.maxMessageSize());
+            assertEquals(config.maxInlineData(), first.maxInlineData());
+            assertEquals(config.mtu(), first.mtu());
+        }
+    }
+
+    @Test
+    void providerIsFoundByNameAndOpensAnShmDevice()
+    {
+        final RdmaConfig config = ShmSide.config(directory.resolve("nested/dir"), 2000);
+        assertInstanceOf(ShmProvider.class, RdmaProviders.byName("shm"));
+        assertNull(new ShmProvider().unavailableReason(config), "creates the directory when missing");
+        try (Device device = RdmaProviders.open(config))
+        {
+            assertInstanceOf(ShmDevice.class, device);
+            assertTrue(Files.isDirectory(directory.resolve("nested/dir")));
+        }
+    }
+
+    @Test
+    void providerIsUnavailableWhenTheDirectoryCannotBeCreated() throws IOException
+    {
+        final Path file = Files.writeString(directory.resolve("plain-file"), "not a directory");
+        final String reason = new ShmProvider().unavailableReason(ShmSide.config(file.resolve("shm"), 2000));
+        assertNotNull(reason);
+        assertTrue(reason.contains(RdmaConfig.SHM_DIRECTORY_PROP), reason);
+    }
+
+    @Test
+    void filesAreDeletedWhenRegionsQueuePairsAndDevicesClose() throws IOException
+    {
+        final ShmDevice device = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES);
+        final String prefix = ProcessHandle.current().pid() + "-" + device.shmAddress().deviceId();
+        assertEquals(sorted(prefix + ".ctl"), files());
+
+        final ProtectionDomain domain = device.allocateProtectionDomain();
+        final MemoryRegion region = domain.allocateRegion(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(device.createCompletionQueue(16),
+            device.createCompletionQueue(16), 4, 4, 0));
+        final String regionFile = prefix + "-mr-1.shm";
+        final String ringFile = prefix + "-qp-" + queuePair.queuePairNumber() + ".ring";
+        assertEquals(sorted(prefix + ".ctl", regionFile, ringFile), files());
+
+        region.close();
+        assertEquals(sorted(prefix + ".ctl", ringFile), files());
+        queuePair.close();
+        assertEquals(sorted(prefix + ".ctl"), files());
+
+        domain.allocateRegion(4096, Access.LOCAL_WRITE);
+        domain.createQueuePair(new QueuePairConfig(device.createCompletionQueue(16), device.createCompletionQueue(16),
+            4, 4, 0));
+        assertEquals(3, files().size());
+        device.close();
+        assertEquals(List.of(), files(), "closing the device deletes everything it created");
+    }
+
+    @Test
+    void staleFilesOfDeadProcessesAreRemovedOnOpen() throws Exception
+    {
+        final long deadPid = pidOfAFinishedProcess();
+        final long ownPid = ProcessHandle.current().pid();
+        final List<String> stale = List.of(
+            deadPid + "-3.ctl", deadPid + "-3-mr-1.shm", deadPid + "-3-qp-17.ring", deadPid + "-4-mr-2.shm",
+            ownPid + "-999999.ctl", ownPid + "-999999-qp-1.ring");
+        for (final String name : stale)
+        {
+            Files.write(directory.resolve(name), new byte[64]);
+        }
+        final List<String> foreign = List.of("notes.txt", "12-ab.ctl", "x-1.ctl");
+        for (final String name : foreign)
+        {
+            Files.write(directory.resolve(name), new byte[64]);
+        }
+        final Optional<ProcessHandle> parent = ProcessHandle.current().parent();
+        final long parentStartTime = parent.map(p -> ShmProcesses.startTime(p.pid())).orElse(0L);
+        final String reusedPidFile = parent.map(p -> p.pid() + "-1.ctl").orElse(null);
+        if (parentStartTime != ShmProcesses.UNKNOWN_START_TIME)
+        {
+            // A live process whose pid names a control file of an earlier incarnation.
+            final ByteBuffer header = ByteBuffer.allocate(ShmDeviceControl.REGION_TABLE_OFFSET).order(ByteOrder.nativeOrder());
+            header.putLong(ShmDeviceControl.OWNER_START_TIME_OFFSET, parentStartTime + 1);
+            Files.write(directory.resolve(reusedPidFile), header.array());
+        }
+
+        try (ShmDevice live = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
+        {
+            final String liveControlFile = live.shmAddress().controlFile().getFileName().toString();
+            try (ShmDevice opened = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
+            {
+                final List<String> remaining = files();
+                for (final String name : stale)
+                {
+                    assertFalse(remaining.contains(name), name + " should be removed: " + remaining);
+                }
+                if (parentStartTime != ShmProcesses.UNKNOWN_START_TIME)
+                {
+                    assertFalse(remaining.contains(reusedPidFile), "reused pid: " + remaining);
+                }
+                assertTrue(remaining.containsAll(foreign), "files not named like ours stay: " + remaining);
+                assertTrue(remaining.contains(liveControlFile), "a live device's files stay: " + remaining);
+                assertTrue(remaining.contains(opened.shmAddress().controlFile().getFileName().toString()));
+            }
+        }
+    }
+
+    @Test
+    void registeringPrivateMemoryWithRemoteAccessIsRefusedWithAnExplanation()
+    {
+        try (ShmDevice device = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
+        {
+            final ProtectionDomain domain = device.allocateProtectionDomain();
+            final RdmaException refused = assertThrows(RdmaException.class,
+                () -> domain.register(ByteBuffer.allocateDirect(4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE));
+            assertTrue(refused.getMessage().contains("allocateRegion"), refused.getMessage());
+
+            final MemoryRegion local = domain.register(ByteBuffer.allocateDirect(4096), Access.LOCAL_WRITE);
+            assertEquals(4096, local.length());
+            assertEquals(local.lkey(), local.rkey());
+        }
+    }
+
+    @Test
+    void connectingToAMissingPeerFailsWithAClearMessage()
+    {
+        try (ShmSide side = new ShmSide(ShmSide.config(directory, 2000), RING_BYTES))
+        {
+            side.queuePair.modifyToInit();
+            final String missingDevice = directory.toAbsolutePath() + "|pid=1|dev=424242";
+            final RdmaException noDevice = assertThrows(RdmaException.class, () -> side.queuePair.modifyToReadyToReceive(
+                new QueuePairEndpoint(5, 0, missingDevice, 4096, QueuePairEndpoint.DEFAULT_PARTITION_KEY)));
+            assertTrue(noDevice.getMessage().contains("no shm device at " + missingDevice), noDevice.getMessage());
+            assertTrue(noDevice.getMessage().contains(RdmaConfig.SHM_DIRECTORY_PROP), noDevice.getMessage());
+
+            final RdmaException noQueuePair = assertThrows(RdmaException.class, () -> side.queuePair.modifyToReadyToReceive(
+                new QueuePairEndpoint(0xABCDE, 0, side.device.address(), 4096, QueuePairEndpoint.DEFAULT_PARTITION_KEY)));
+            assertTrue(noQueuePair.getMessage().contains("no shm queue pair 0xabcde"), noQueuePair.getMessage());
+
+            final RdmaException notShm = assertThrows(RdmaException.class, () -> side.queuePair.modifyToReadyToReceive(
+                new QueuePairEndpoint(5, 0, "127.0.0.1:4791", 4096, QueuePairEndpoint.DEFAULT_PARTITION_KEY)));
+            assertTrue(notShm.getMessage().contains("not an shm device address"), notShm.getMessage());
+        }
+    }
+
+    @Test
+    void aSecondQueuePairCannotConnectToAnAlreadyConnectedQueuePair()
+    {
+        final RdmaConfig config = ShmSide.config(directory, 2000);
+        try (ShmSide a = new ShmSide(config, RING_BYTES); ShmSide b = new ShmSide(config, RING_BYTES);
+            ShmSide intruder = new ShmSide(config, RING_BYTES))
+        {
+            ShmSide.connect(a, b);
+            intruder.queuePair.modifyToInit();
+            final RdmaException refused = assertThrows(RdmaException.class,
+                () -> intruder.queuePair.modifyToReadyToReceive(b.queuePair.localEndpoint()));
+            assertTrue(refused.getMessage().contains("already connected"), refused.getMessage());
+        }
+    }
+
+    private List<String> files() throws IOException
+    {
+        try (Stream<Path> entries = Files.list(directory))
+        {
+            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    private static List<String> sorted(final String... names)
+    {
+        return Stream.of(names).sorted().toList();
+    }
+
+    private static long pidOfAFinishedProcess() throws Exception
+    {
+        final Process process = new ProcessBuilder("true").start();
+        assertTrue(process.waitFor(10, TimeUnit.SECONDS), "'true' did not exit within 10 s");
+        final long pid = process.pid();
+        assertFalse(ShmProcesses.isAlive(pid, ShmProcesses.UNKNOWN_START_TIME), "pid " + pid + " was reused already");
+        return pid;
+    }
+}
