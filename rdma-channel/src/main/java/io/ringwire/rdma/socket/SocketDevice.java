@@ -3,7 +3,6 @@ package io.ringwire.rdma.socket;
 import io.ringwire.rdma.CompletionQueue;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.DeviceCounters;
-import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
@@ -11,6 +10,7 @@ import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.support.RegionRegistry;
 import io.ringwire.rdma.support.SoftCompletionQueue;
+import io.ringwire.rdma.support.SoftProtectionDomain;
 import org.agrona.CloseHelper;
 
 import java.io.IOException;
@@ -108,7 +108,7 @@ final class SocketDevice implements Device
     public ProtectionDomain allocateProtectionDomain()
     {
         checkOpen();
-        final SocketProtectionDomain domain = new SocketProtectionDomain(this);
+        final SoftProtectionDomain domain = new SoftProtectionDomain(regions, this::createQueuePair);
         synchronized (resources)
         {
             resources.add(domain);
@@ -147,18 +147,6 @@ final class SocketDevice implements Device
     int sendStagingCapacity()
     {
         return SEND_STAGING_CAPACITY;
-    }
-
-    MemoryRegion allocateMemory(final int length, final int access)
-    {
-        checkOpen();
-        if (length <= 0)
-        {
-            throw new IllegalArgumentException("region length must be > 0: " + length);
-        }
-        final ByteBuffer memory = ByteBuffer.allocateDirect(length + 4096).alignedSlice(4096);
-        memory.limit(length);
-        return regions.register(memory, access, null);
     }
 
     QueuePair createQueuePair(final QueuePairConfig queuePairConfig)
