@@ -60,7 +60,8 @@ public interface QueuePair extends AutoCloseable
     void modifyToReadyToSend();
 
     /**
-     * Moves to ERROR and flushes outstanding requests. Allowed from any state.
+     * Moves to ERROR and flushes outstanding requests. Allowed from any state. Call it on the owning
+     * thread, or on the control thread while no thread posts to or polls for this queue pair.
      */
     void modifyToError();
 

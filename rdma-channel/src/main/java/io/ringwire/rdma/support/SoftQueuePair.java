@@ -182,8 +182,8 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     {
         Objects.requireNonNull(remote, "remote");
         requireState(QueuePairState.INIT, "RTR");
-        this.remote = remote;
         transportConnect(remote);
+        this.remote = remote;
         state = QueuePairState.READY_TO_RECEIVE;
     }
 
@@ -211,7 +211,9 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     }
 
     /**
-     * Moves to ERROR (once): flushes outstanding sends and posted receives. Owning or control thread.
+     * Moves to ERROR (once): flushes outstanding sends and posted receives. Runs on the owning thread
+     * (from a post or progress), or on the control thread only while no owning thread drives the
+     * queue pair: the flush touches the owning thread's state.
      */
     protected final void enterError()
     {
