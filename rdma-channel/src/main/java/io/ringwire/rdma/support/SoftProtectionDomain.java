@@ -17,6 +17,8 @@ import java.util.function.Function;
  */
 public final class SoftProtectionDomain implements ProtectionDomain
 {
+    private static final int PAGE_SIZE = 4096;
+
     private final RegionRegistry regions;
     private final Function<QueuePairConfig, QueuePair> queuePairFactory;
 
@@ -37,7 +39,13 @@ public final class SoftProtectionDomain implements ProtectionDomain
         {
             throw new IllegalArgumentException("region length must be > 0: " + length);
         }
-        final ByteBuffer memory = ByteBuffer.allocateDirect(length + 4096).alignedSlice(4096);
+        // alignedSlice trims both ends to the alignment: allocate whole pages plus one for the start.
+        final long pages = (length + (long)PAGE_SIZE - 1) / PAGE_SIZE;
+        if (pages * PAGE_SIZE > Integer.MAX_VALUE - PAGE_SIZE)
+        {
+            throw new IllegalArgumentException("region length too large: " + length);
+        }
+        final ByteBuffer memory = ByteBuffer.allocateDirect((int)(pages * PAGE_SIZE) + PAGE_SIZE).alignedSlice(PAGE_SIZE);
         memory.limit(length);
         return regions.register(memory, access, null);
     }

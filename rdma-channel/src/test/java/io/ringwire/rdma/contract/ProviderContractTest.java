@@ -314,6 +314,19 @@ public abstract class ProviderContractTest
     }
 
     @Test
+    void regionsOfAnySizeAreAllocatedPageAlignedAndZeroed()
+    {
+        for (final int length : new int[]{ 1, 128, 4095, 4096, 4097, 1 << 20 })
+        {
+            final MemoryRegion region = responder.domain.allocateRegion(length, Access.LOCAL_WRITE);
+            assertEquals(length, region.length());
+            assertEquals(0, region.address() % 4096, "page-aligned");
+            assertArrayEquals(new byte[length], bytesOf(region));
+            region.close();
+        }
+    }
+
+    @Test
     void localRangeOutsideTheSourceRegionCompletesWithLocalProtectionError()
     {
         assertEquals(PostResult.OK, requester.queuePair.postWrite(
