@@ -40,11 +40,31 @@ public final class DeviceCounters
     public static final int REQUESTS_EXECUTED = 10;
     /** Retransmitted requests or packets. */
     public static final int RETRANSMITS = 11;
+    /** Packets dropped because their invariant CRC did not match (corrupted in flight). */
+    public static final int ICRC_ERRORS = 12;
+    /** Packets for a queue pair number this device does not have. */
+    public static final int UNKNOWN_QUEUE_PAIR = 13;
+    /** Packets with a partition key other than the queue pair's. */
+    public static final int BAD_PARTITION_KEY = 14;
+    /** Duplicate requests (already executed): acknowledged again, never re-applied. */
+    public static final int DUPLICATE_REQUESTS = 15;
+    /** Sequence-error NAKs sent for a gap in PSNs (one per gap). */
+    public static final int SEQUENCE_NAKS_SENT = 16;
+    /** Packets dropped because they arrived ahead of a gap. */
+    public static final int OUT_OF_ORDER_DROPPED = 17;
+    /** NAKs received by requesters (sequence, RNR, access, invalid, operational). */
+    public static final int NAKS_RECEIVED = 18;
+    /** Receiver-not-ready NAKs sent: a request needed a receive and none was posted. */
+    public static final int RNR_NAKS_SENT = 19;
+    /** Retransmit timer expiries on requesters. */
+    public static final int RETRANSMIT_TIMEOUTS = 20;
 
     private static final String[] NAMES = {
         "responder unknown rkey", "responder out of bounds", "responder access denied",
         "responder malformed", "responder length error", "error completions", "flushed requests",
-        "peers lost", "completion queue overruns", "requests sent", "requests executed", "retransmits" };
+        "peers lost", "completion queue overruns", "requests sent", "requests executed", "retransmits",
+        "icrc errors", "unknown queue pair", "bad partition key", "duplicate requests", "sequence naks sent",
+        "out of order dropped", "naks received", "rnr naks sent", "retransmit timeouts" };
 
     /** Number of counters. */
     public static final int COUNT = NAMES.length;

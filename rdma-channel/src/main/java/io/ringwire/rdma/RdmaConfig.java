@@ -25,6 +25,13 @@ public final class RdmaConfig
     /** Path MTU in bytes: 256, 512, 1024, 2048 or 4096. */
     public static final String MTU_PROP = "ringwire.rdma.mtu";
 
+    /** Microseconds a requester waits for an ACK before retransmitting (doubles per retry, up to 64x). */
+    public static final String ACK_TIMEOUT_PROP = "ringwire.rdma.ack.timeout.us";
+    /** Retransmissions after a timeout before RETRY_EXCEEDED, 0 to 7; 7 retries until the peer timeout. */
+    public static final String RETRY_COUNT_PROP = "ringwire.rdma.retry.count";
+    /** Retries after a receiver-not-ready NAK before RNR_RETRY_EXCEEDED, 0 to 7; 7 retries forever. */
+    public static final String RNR_RETRY_COUNT_PROP = "ringwire.rdma.rnr.retry.count";
+
     /** Names accepted for {@link #provider(String)}. */
     public static final String ALLOWED_PROVIDERS = "shm, socket, roce, ibverbs, auto";
 
@@ -34,11 +41,17 @@ public final class RdmaConfig
     private String peerTimeoutMs = System.getProperty(PEER_TIMEOUT_PROP, "2000");
     private String maxInlineData = System.getProperty(MAX_INLINE_PROP, "256");
     private String mtu = System.getProperty(MTU_PROP, "4096");
+    private String ackTimeoutUs = System.getProperty(ACK_TIMEOUT_PROP, "2000");
+    private String retryCount = System.getProperty(RETRY_COUNT_PROP, "7");
+    private String rnrRetryCount = System.getProperty(RNR_RETRY_COUNT_PROP, "7");
 
     private boolean concluded;
     private long peerTimeoutNs;
     private int maxInlineDataValue;
     private int mtuValue;
+    private long ackTimeoutNs;
+    private int retryCountValue;
+    private int rnrRetryCountValue;
     private String bindHost;
     private int bindPort;
 
@@ -64,6 +77,10 @@ public final class RdmaConfig
         {
             throw new IllegalArgumentException(MTU_PROP + "='" + mtu + "' is not allowed; allowed: 256, 512, 1024, 2048 or 4096");
         }
+        ackTimeoutNs = TimeUnit.MICROSECONDS.toNanos(parseLong(ACK_TIMEOUT_PROP, ackTimeoutUs, 10, 10_000_000,
+            "10 to 10000000 microseconds"));
+        retryCountValue = (int)parseLong(RETRY_COUNT_PROP, retryCount, 0, 7, "0 to 7 (7: retry until the peer timeout)");
+        rnrRetryCountValue = (int)parseLong(RNR_RETRY_COUNT_PROP, rnrRetryCount, 0, 7, "0 to 7 (7: retry forever)");
         parseBindAddress();
         if (shmDirectory.isBlank())
         {
@@ -251,5 +268,65 @@ public final class RdmaConfig
     {
         checkConcluded();
         return mtuValue;
+    }
+
+    /**
+     * @param microseconds before a requester retransmits.
+     * @return this.
+     */
+    public RdmaConfig ackTimeoutUs(final long microseconds)
+    {
+        checkMutable();
+        this.ackTimeoutUs = Long.toString(microseconds);
+        return this;
+    }
+
+    /**
+     * @return the initial retransmit timeout in nanoseconds.
+     */
+    public long ackTimeoutNs()
+    {
+        checkConcluded();
+        return ackTimeoutNs;
+    }
+
+    /**
+     * @param count retransmissions before RETRY_EXCEEDED, 0 to 7 (7: until the peer timeout).
+     * @return this.
+     */
+    public RdmaConfig retryCount(final int count)
+    {
+        checkMutable();
+        this.retryCount = Integer.toString(count);
+        return this;
+    }
+
+    /**
+     * @return the retry count.
+     */
+    public int retryCount()
+    {
+        checkConcluded();
+        return retryCountValue;
+    }
+
+    /**
+     * @param count retries after receiver-not-ready NAKs, 0 to 7 (7: forever).
+     * @return this.
+     */
+    public RdmaConfig rnrRetryCount(final int count)
+    {
+        checkMutable();
+        this.rnrRetryCount = Integer.toString(count);
+        return this;
+    }
+
+    /**
+     * @return the RNR retry count.
+     */
+    public int rnrRetryCount()
+    {
+        checkConcluded();
+        return rnrRetryCountValue;
     }
 }
