@@ -1,0 +1,144 @@
+package io.ringwire.perf;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The pinger of the {@code nio-tcp} baseline: writes each ping (direct buffer, non-blocking
+ * {@link SocketChannel}, TCP_NODELAY) and busy-polls {@code read} until the whole echo is back.
+ * Ends the run by shutting its output down, which the ponger reads as end of stream.
+ *
+ * <p>Threading: the pinger thread only.
+ */
+final class NioPinger extends Pinger
+{
+    private final SocketChannel channel;
+    private final int messageLength;
+    private final ByteBuffer sendBuffer;
+    private final UnsafeBuffer sendView;
+    private final ByteBuffer receiveBuffer;
+    private final UnsafeBuffer receiveView;
+
+    /**
+     * @param channel       connected to the ponger, non-blocking.
+     * @param messageLength bytes per message.
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warnings      where a pinning failure is reported.
+     * @param warmup        unrecorded round trips.
+     * @param messages      recorded round trips.
+     */
+    NioPinger(final SocketChannel channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
+        final PrintStream warnings, final long warmup, final long messages)
+    {
+        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        this.channel = channel;
+        this.messageLength = messageLength;
+        this.sendBuffer = ByteBuffer.allocateDirect(messageLength);
+        this.sendView = new UnsafeBuffer(sendBuffer);
+        this.receiveBuffer = ByteBuffer.allocateDirect(messageLength);
+        this.receiveView = new UnsafeBuffer(receiveBuffer);
+    }
+
+    @Override
+    protected long roundTrip(final long sequence)
+    {
+        sendView.putLong(RttMessage.SEQUENCE_OFFSET, sequence);
+        final long sentNs = System.nanoTime();
+        sendView.putLong(RttMessage.TIMESTAMP_OFFSET, sentNs);
+        try
+        {
+            if (!writeFully(sentNs) || !readFully(sentNs))
+            {
+                return FAILED;
+            }
+        }
+        catch (final IOException ex)
+        {
+            failureDetail = "I/O error: " + ex;
+            return FAILED;
+        }
+        final long receivedNs = System.nanoTime();
+        if (!echoMatches(sequence, sentNs, receiveView.getLong(RttMessage.SEQUENCE_OFFSET),
+            receiveView.getLong(RttMessage.TIMESTAMP_OFFSET)))
+        {
+            return FAILED;
+        }
+        return receivedNs - sentNs;
+    }
+
+    private boolean writeFully(final long startNs) throws IOException
+    {
+        sendBuffer.clear();
+        int idleSpins = 0;
+        while (sendBuffer.hasRemaining())
+        {
+            if (channel.write(sendBuffer) == 0)
+            {
+                idle();
+                if ((++idleSpins & CLOCK_CHECK_MASK) == 0 && timedOut(startNs, "the ponger took no bytes"))
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private boolean readFully(final long startNs) throws IOException
+    {
+        receiveBuffer.clear();
+        int idleSpins = 0;
+        while (receiveBuffer.hasRemaining())
+        {
+            final int read = channel.read(receiveBuffer);
+            if (read < 0)
+            {
+                failureDetail = "the ponger closed the connection";
+                return false;
+            }
+            if (read == 0)
+            {
+                idle();
+                if ((++idleSpins & CLOCK_CHECK_MASK) == 0 && timedOut(startNs, "no echo"))
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private boolean timedOut(final long startNs, final String what)
+    {
+        if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
+        {
+            failureDetail = what + " within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
+            return true;
+        }
+        if (stopRequested())
+        {
+            failureDetail = "stopped because the ponger failed";
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    protected String finish()
+    {
+        try
+        {
+            channel.shutdownOutput();
+            return null;
+        }
+        catch (final IOException ex)
+        {
+            return "stopping the ponger: " + ex;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package io.ringwire.perf;
+
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.RdmaProvider;
+import io.ringwire.rdma.RdmaProviders;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Entry point of {@code ringwire perf}: dispatches to the benchmarks. Results go to stdout, progress
+ * and warnings to stderr.
+ *
+ * <p>Exit codes: 0 done, 1 a benchmark failed, 2 bad command line or a run this machine refuses
+ * ({@link UsageException}).
+ */
+public final class PerfMain
+{
+    /** Exit code of a failed benchmark. */
+    static final int EXIT_FAILED = 1;
+
+    private PerfMain()
+    {
+    }
+
+    /**
+     * @param args subcommand and its options.
+     */
+    public static void main(final String[] args)
+    {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * @return the text {@code ringwire perf --help} prints.
+     */
+    static String usage()
+    {
+        return """
+            usage: ringwire perf <benchmark> [options]
+
+            benchmarks:
+              rtt     round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
+            """;
+    }
+
+    /**
+     * Runs a subcommand.
+     *
+     * @param args subcommand and its options.
+     * @param out  where results go.
+     * @param err  where progress, warnings and errors go.
+     * @return the exit code.
+     */
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        if (args.length == 0)
+        {
+            err.print(usage());
+            return UsageException.EXIT_CODE;
+        }
+        final String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        return switch (args[0])
+        {
+            case "rtt" -> rtt(rest, out, err, OnlineCpus.read());
+            case "help", "--help", "-h" ->
+            {
+                out.print(usage());
+                yield 0;
+            }
+            default ->
+            {
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt");
+                err.print(usage());
+                yield UsageException.EXIT_CODE;
+            }
+        };
+    }
+
+    /**
+     * Runs {@code rtt}.
+     *
+     * @param args       its options.
+     * @param out        where the table or JSON goes.
+     * @param err        where progress, warnings and errors go.
+     * @param onlineCpus the machine's online CPUs (a parameter so tests can pose as a small machine).
+     * @return the exit code.
+     */
+    static int rtt(final String[] args, final PrintStream out, final PrintStream err, final List<Integer> onlineCpus)
+    {
+        try
+        {
+            final RttOptions options = RttOptions.parse(args);
+            if (options.help())
+            {
+                out.print(RttOptions.usage());
+                return 0;
+            }
+            final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
+            checkProvidersAvailable(options);
+            if (cpuPlan.oversubscribed())
+            {
+                err.println("warning: " + CpuPlan.SPINNING_THREADS + " spinning threads on " +
+                    cpuPlan.onlineCpuCount() + " online CPU(s) (--allow-oversubscribe): threads are not pinned and " +
+                    "yield when idle, so the numbers show the scheduler more than the transport");
+            }
+            else
+            {
+                err.println("rtt: pinger on cpu " + cpuPlan.pingerCpu() + ", ponger on cpu " + cpuPlan.pongerCpu() +
+                    " (" + cpuPlan.onlineCpuCount() + " online)");
+            }
+            final RttReport report = new RttBenchmark(options, cpuPlan, err).run();
+            out.print(options.json() ? RttJson.format(report) + System.lineSeparator() : RttTable.format(report));
+            out.flush();
+            return 0;
+        }
+        catch (final UsageException ex)
+        {
+            err.println("ringwire perf rtt: " + ex.getMessage());
+            err.println("(ringwire perf rtt --help lists the options)");
+            return UsageException.EXIT_CODE;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            err.println("ringwire perf rtt: failed: " + (null == ex.getMessage() ? ex.toString() : ex.getMessage()));
+            return EXIT_FAILED;
+        }
+    }
+
+    /**
+     * Refuses, before anything runs, transports that cannot run here, so a long run does not fail
+     * at its last transport.
+     */
+    private static void checkProvidersAvailable(final RttOptions options)
+    {
+        for (final String provider : options.providers())
+        {
+            if (RttOptions.NIO_TCP.equals(provider))
+            {
+                continue;
+            }
+            final RdmaProvider rdmaProvider;
+            try
+            {
+                rdmaProvider = RdmaProviders.byName(provider);
+            }
+            catch (final RdmaException ex)
+            {
+                throw new UsageException("--provider " + provider + " cannot run: " + ex.getMessage());
+            }
+            final String reason = rdmaProvider.unavailableReason(
+                new RdmaConfig().provider(provider).shmDirectory(options.shmDirectory()));
+            if (null != reason)
+            {
+                throw new UsageException("--provider " + provider + " is unavailable here: " + reason);
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.ringwire.perf;
+
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The measuring side of a ping-pong: sends {@code warmup + messages} pings one at a time, waits for
+ * each echo, and records the round trips after the warm-up into an HdrHistogram (3 significant
+ * digits). Transports implement {@link #roundTrip(long)}.
+ *
+ * <p>Threading: the histogram and the counters are written by the pinger thread only and read by
+ * the control thread after it joined the pinger.
+ */
+abstract class Pinger extends SpinningTask
+{
+    /** Largest round trip the histogram tracks; longer ones are recorded as this. */
+    static final long HIGHEST_TRACKABLE_NS = TimeUnit.SECONDS.toNanos(10);
+    /** Returned by {@link #roundTrip(long)} when it failed; {@link #failureDetail} says why. */
+    static final long FAILED = -1;
+
+    private final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+    private final long warmup;
+    private final long messages;
+    private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
+
+    /** Why the last round trip failed; written on the failure path only. */
+    protected String failureDetail;
+
+    /**
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warnings      where a pinning failure is reported.
+     * @param warmup        unrecorded round trips first.
+     * @param messages      recorded round trips.
+     */
+    Pinger(final int cpu, final boolean yieldWhenIdle, final PrintStream warnings, final long warmup,
+        final long messages)
+    {
+        super("pinger", cpu, yieldWhenIdle, warnings);
+        this.warmup = warmup;
+        this.messages = messages;
+    }
+
+    @Override
+    protected final String runLoop()
+    {
+        final long total = warmup + messages;
+        long allocatedBeforeMeasuring = 0;
+        for (long sequence = 0; sequence < total; sequence++)
+        {
+            if (sequence == warmup)
+            {
+                allocatedBeforeMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
+            }
+            final long roundTripNs = roundTrip(sequence);
+            if (roundTripNs == FAILED)
+            {
+                return "message " + sequence + (sequence < warmup ? " (warm-up)" : "") + ": " + failureDetail;
+            }
+            if (sequence >= warmup)
+            {
+                histogram.recordValue(Math.min(roundTripNs, HIGHEST_TRACKABLE_NS));
+            }
+        }
+        final long allocatedAfterMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
+        if (allocatedAfterMeasuring != ThreadAllocation.UNKNOWN)
+        {
+            measuredAllocatedBytes = allocatedAfterMeasuring - allocatedBeforeMeasuring;
+        }
+        return finish();
+    }
+
+    /**
+     * Sends ping {@code sequence} (its sequence and send timestamp inside) and waits for its echo.
+     * Must allocate nothing on success.
+     *
+     * @param sequence 0, 1, 2, ...
+     * @return the round trip in ns, or {@link #FAILED} with {@link #failureDetail} set.
+     */
+    protected abstract long roundTrip(long sequence);
+
+    /**
+     * Tells the ponger the run is over, after the last round trip.
+     *
+     * @return null when done, else what went wrong.
+     */
+    protected abstract String finish();
+
+    /**
+     * Checks that an echo carries the ping's sequence and timestamp; sets {@link #failureDetail}
+     * when not.
+     *
+     * @return true when it does.
+     */
+    protected final boolean echoMatches(final long sequence, final long sentNs, final long echoedSequence,
+        final long echoedSentNs)
+    {
+        if (echoedSequence == sequence && echoedSentNs == sentNs)
+        {
+            return true;
+        }
+        failureDetail = "echo carries sequence " + echoedSequence + " and timestamp " + echoedSentNs +
+            ", expected " + sequence + " and " + sentNs;
+        return false;
+    }
+
+    /**
+     * @return the recorded round trips (read after the pinger thread ended).
+     */
+    final Histogram histogram()
+    {
+        return histogram;
+    }
+
+    /**
+     * @return bytes the pinger thread allocated while measuring, or {@link ThreadAllocation#UNKNOWN}.
+     */
+    final long measuredAllocatedBytes()
+    {
+        return measuredAllocatedBytes;
+    }
+}

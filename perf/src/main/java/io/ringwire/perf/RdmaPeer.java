@@ -1,0 +1,166 @@
+package io.ringwire.perf;
+
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.SendFlags;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One side of an RDMA ping-pong: a device, one registered region, one completion queue for sends
+ * and receives, and a queue pair, set up on the control thread and then handed to the spinning
+ * thread. The region holds two slots:
+ *
+ * <pre>
+ *   [0, slot)         inbound: the peer's WRITE WITH IMMEDIATE lands here (REMOTE_WRITE)
+ *   [slot, 2 * slot)  outbound: the pinger builds its ping here (the source of a non-inline write)
+ * </pre>
+ *
+ * <p>Threading: created, connected and closed on the control thread; used by one spinning thread in
+ * between. Close only after that thread stopped polling.
+ */
+final class RdmaPeer implements AutoCloseable
+{
+    /** Send queue depth; writes are unsignaled except every {@link #SIGNAL_INTERVAL}th. */
+    static final int SEND_QUEUE_DEPTH = 64;
+    /** Receive queue depth. */
+    static final int RECEIVE_QUEUE_DEPTH = 64;
+    /** Receives kept posted; each consumed one is posted again at once. */
+    static final int RECEIVES_POSTED = 32;
+    /** Completion queue depth: every posted receive plus signaled sends. */
+    static final int COMPLETION_QUEUE_DEPTH = 256;
+    /**
+     * One write in this many is signaled: verbs retires unsignaled send-queue entries only when a
+     * later signaled one completes, so a never-signaled queue pair fills up and stalls.
+     */
+    static final int SIGNAL_INTERVAL = 16;
+    /** Completions drained per poll. */
+    static final int POLL_BATCH = 16;
+    /** How long a silent peer is tolerated by the transport; at least the benchmark's own timeout. */
+    static final long PEER_TIMEOUT_MS = TimeUnit.NANOSECONDS.toMillis(SpinningTask.PEER_SILENCE_TIMEOUT_NS);
+
+    private static final int SLOT_ALIGNMENT = 64;
+    /**
+     * Regions are whole pages: besides matching what real hardware pins, the socket provider's
+     * allocateRegion (as of this writing) loses the region when asked for less than a page at an
+     * unaligned address (its alignedSlice rounds the limit down as well).
+     */
+    private static final int PAGE_SIZE = 4096;
+
+    final Device device;
+    final MemoryRegion region;
+    final CompletionQueue completionQueue;
+    final QueuePair queuePair;
+    final int slotLength;
+    final int messageLength;
+    /** {@link SendFlags#INLINE} when the message fits the device's inline limit, else none. */
+    final int inlineFlag;
+
+    private RdmaPeer(final Device device, final int messageLength)
+    {
+        this.device = device;
+        this.messageLength = messageLength;
+        if (messageLength > device.maxMessageSize())
+        {
+            throw new RdmaException("--size " + messageLength + " exceeds the " + device.providerName() +
+                " provider's largest message of " + device.maxMessageSize() + " bytes");
+        }
+        this.slotLength = (messageLength + SLOT_ALIGNMENT - 1) & -SLOT_ALIGNMENT;
+        this.region = device.allocateProtectionDomain().allocateRegion(
+            (2 * slotLength + PAGE_SIZE - 1) & -PAGE_SIZE, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        this.completionQueue = device.createCompletionQueue(COMPLETION_QUEUE_DEPTH);
+        this.queuePair = device.allocateProtectionDomain().createQueuePair(new QueuePairConfig(
+            completionQueue, completionQueue, SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH, device.maxInlineData()));
+        this.inlineFlag = messageLength <= device.maxInlineData() ? SendFlags.INLINE : SendFlags.NONE;
+        queuePair.modifyToInit();
+        for (int i = 0; i < RECEIVES_POSTED; i++)
+        {
+            final int result = queuePair.postReceive(i, region, 0, 0);
+            if (result != PostResult.OK)
+            {
+                throw new RdmaException("posting receive " + i + " on " + device.providerName() + " failed: " +
+                    PostResult.name(result));
+            }
+        }
+    }
+
+    /**
+     * Opens a device of the provider and prepares the queue pair up to INIT with receives posted.
+     *
+     * @param provider      provider name.
+     * @param shmDirectory  directory for shm files.
+     * @param messageLength bytes per message.
+     * @return the peer.
+     * @throws RdmaException when the provider is missing or cannot open.
+     */
+    static RdmaPeer open(final String provider, final String shmDirectory, final int messageLength)
+    {
+        final RdmaConfig config = new RdmaConfig().provider(provider).shmDirectory(shmDirectory)
+            .bindAddress("127.0.0.1:0").peerTimeoutMs(PEER_TIMEOUT_MS).conclude();
+        final Device device = RdmaProviders.open(config);
+        try
+        {
+            return new RdmaPeer(device, messageLength);
+        }
+        catch (final RuntimeException ex)
+        {
+            device.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * @return what the peer needs to reach this queue pair and write into the inbound slot.
+     */
+    RemotePeer describe()
+    {
+        return new RemotePeer(queuePair.localEndpoint(), region.address() + inboundOffset(), region.rkey(),
+            slotLength);
+    }
+
+    /**
+     * INIT to RTR to RTS towards the peer.
+     *
+     * @param remote the peer, as it described itself.
+     */
+    void connect(final RemotePeer remote)
+    {
+        if (remote.slotLength() < messageLength)
+        {
+            throw new RdmaException("the peer's inbound slot holds " + remote.slotLength() + " bytes, fewer than " +
+                "the message size " + messageLength + ": both sides must run with the same --size");
+        }
+        queuePair.modifyToReadyToReceive(remote.endpoint());
+        queuePair.modifyToReadyToSend();
+    }
+
+    /**
+     * @return offset of the inbound slot in the region.
+     */
+    int inboundOffset()
+    {
+        return 0;
+    }
+
+    /**
+     * @return offset of the outbound slot in the region.
+     */
+    int outboundOffset()
+    {
+        return slotLength;
+    }
+
+    @Override
+    public void close()
+    {
+        device.close();
+    }
+}

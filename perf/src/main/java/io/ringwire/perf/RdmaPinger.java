@@ -1,0 +1,214 @@
+package io.ringwire.perf;
+
+import io.ringwire.rdma.CompletionHandler;
+import io.ringwire.rdma.CompletionOpcode;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.CompletionStatus;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.SendFlags;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.io.PrintStream;
+
+/**
+ * The pinger over an RDMA provider: writes each ping with WRITE WITH IMMEDIATE (inline when it fits,
+ * unsignaled except every {@link RdmaPeer#SIGNAL_INTERVAL}th) into the ponger's inbound slot, then
+ * busy-polls its completion queue until the echo's RECV_RDMA_WITH_IMM arrives; the echoed bytes are
+ * then in its own inbound slot. It is its own completion handler, so polling allocates nothing.
+ *
+ * <p>Threading: the pinger thread only, after the control thread connected the peer.
+ */
+final class RdmaPinger extends Pinger implements CompletionHandler
+{
+    private static final long STOP_WORK_REQUEST_ID = -1;
+    /** Not a completion status: a consumed receive could not be posted again. */
+    static final int RECEIVE_REPOST_REFUSED = -100;
+
+    private final RdmaPeer peer;
+    private final QueuePair queuePair;
+    private final CompletionQueue completionQueue;
+    private final MemoryRegion region;
+    private final AtomicBuffer buffer;
+    private final long remoteSlotAddress;
+    private final int rkey;
+    private final int messageLength;
+
+    // Written by the completion handler, which runs on the pinger thread inside poll.
+    private long echoes;
+    private int lastEchoImmediate;
+    private int lastEchoLength;
+    private int errorStatus = CompletionStatus.SUCCESS;
+    private int errorOpcode;
+    private long errorWorkRequestId;
+
+    /**
+     * @param peer          this side, connected.
+     * @param remote        the ponger's side.
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warnings      where a pinning failure is reported.
+     * @param warmup        unrecorded round trips.
+     * @param messages      recorded round trips.
+     */
+    RdmaPinger(final RdmaPeer peer, final RemotePeer remote, final int cpu, final boolean yieldWhenIdle,
+        final PrintStream warnings, final long warmup, final long messages)
+    {
+        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        this.peer = peer;
+        this.queuePair = peer.queuePair;
+        this.completionQueue = peer.completionQueue;
+        this.region = peer.region;
+        this.buffer = peer.region.buffer();
+        this.remoteSlotAddress = remote.slotAddress();
+        this.rkey = remote.rkey();
+        this.messageLength = peer.messageLength;
+    }
+
+    @Override
+    protected long roundTrip(final long sequence)
+    {
+        final int outbound = peer.outboundOffset();
+        buffer.putLong(outbound + RttMessage.SEQUENCE_OFFSET, sequence);
+        final long sentNs = System.nanoTime();
+        buffer.putLong(outbound + RttMessage.TIMESTAMP_OFFSET, sentNs);
+        final int immediate = RttMessage.immediateOf(sequence);
+        if (!post(sequence, immediate, sentNs) || !awaitEcho(immediate, sentNs))
+        {
+            return FAILED;
+        }
+        final long receivedNs = System.nanoTime();
+        final int inbound = peer.inboundOffset();
+        if (!echoMatches(sequence, sentNs, buffer.getLong(inbound + RttMessage.SEQUENCE_OFFSET),
+            buffer.getLong(inbound + RttMessage.TIMESTAMP_OFFSET)))
+        {
+            return FAILED;
+        }
+        return receivedNs - sentNs;
+    }
+
+    @Override
+    protected String finish()
+    {
+        final long nowNs = System.nanoTime();
+        if (!post(STOP_WORK_REQUEST_ID, RttMessage.STOP_IMMEDIATE, nowNs) ||
+            !awaitEcho(RttMessage.STOP_IMMEDIATE, nowNs))
+        {
+            return "stopping the ponger: " + failureDetail;
+        }
+        return null;
+    }
+
+    private boolean post(final long workRequestId, final int immediate, final long startNs)
+    {
+        final int flags = peer.inlineFlag |
+            ((workRequestId & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
+        int result;
+        int fullPolls = 0;
+        while ((result = queuePair.postWriteWithImmediate(workRequestId, region, peer.outboundOffset(), messageLength,
+            remoteSlotAddress, rkey, immediate, flags)) == PostResult.QUEUE_FULL)
+        {
+            completionQueue.poll(this, RdmaPeer.POLL_BATCH);
+            if (errorStatus != CompletionStatus.SUCCESS)
+            {
+                return describeError();
+            }
+            if ((++fullPolls & CLOCK_CHECK_MASK) == 0 && System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
+            {
+                failureDetail = "the send queue stayed full for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
+                return false;
+            }
+        }
+        if (result != PostResult.OK)
+        {
+            failureDetail = "postWriteWithImmediate refused: " + PostResult.name(result);
+            return false;
+        }
+        return true;
+    }
+
+    private boolean awaitEcho(final int immediate, final long startNs)
+    {
+        final long expectedEchoes = echoes + 1;
+        int idlePolls = 0;
+        while (echoes < expectedEchoes)
+        {
+            if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0)
+            {
+                idle();
+                if ((++idlePolls & CLOCK_CHECK_MASK) == 0)
+                {
+                    if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
+                    {
+                        failureDetail = "no echo within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms (queue pair " +
+                            queuePair.state() + ")";
+                        return false;
+                    }
+                    if (stopRequested())
+                    {
+                        failureDetail = "stopped because the ponger failed";
+                        return false;
+                    }
+                }
+            }
+            if (errorStatus != CompletionStatus.SUCCESS)
+            {
+                return describeError();
+            }
+        }
+        if (lastEchoImmediate != immediate || lastEchoLength != messageLength)
+        {
+            failureDetail = "echo carries immediate " + lastEchoImmediate + " and " + lastEchoLength +
+                " bytes, expected " + immediate + " and " + messageLength;
+            return false;
+        }
+        return true;
+    }
+
+    private boolean describeError()
+    {
+        if (errorStatus == RECEIVE_REPOST_REFUSED)
+        {
+            failureDetail = "posting receive " + errorWorkRequestId + " again was refused: " +
+                PostResult.name(errorOpcode);
+            return false;
+        }
+        failureDetail = "completion " + CompletionOpcode.name(errorOpcode) + " of work request " + errorWorkRequestId +
+            " failed with " + CompletionStatus.name(errorStatus);
+        return false;
+    }
+
+    @Override
+    public void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
+        final int immediate, final int queuePairNumber)
+    {
+        if (status != CompletionStatus.SUCCESS)
+        {
+            recordError(workRequestId, opcode, status);
+            return;
+        }
+        if (opcode == CompletionOpcode.RECV_RDMA_WITH_IMM)
+        {
+            lastEchoImmediate = immediate;
+            lastEchoLength = byteLength;
+            echoes++;
+            final int result = queuePair.postReceive(workRequestId, region, 0, 0);
+            if (result != PostResult.OK)
+            {
+                recordError(workRequestId, result, RECEIVE_REPOST_REFUSED);
+            }
+        }
+        // Completions of the signaled writes only retire send-queue entries: nothing to do.
+    }
+
+    private void recordError(final long workRequestId, final int opcode, final int status)
+    {
+        if (errorStatus == CompletionStatus.SUCCESS)
+        {
+            errorStatus = status;
+            errorOpcode = opcode;
+            errorWorkRequestId = workRequestId;
+        }
+    }
+}

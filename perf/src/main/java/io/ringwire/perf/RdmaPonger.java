@@ -1,0 +1,192 @@
+package io.ringwire.perf;
+
+import io.ringwire.rdma.CompletionHandler;
+import io.ringwire.rdma.CompletionOpcode;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.CompletionStatus;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.SendFlags;
+
+import java.io.PrintStream;
+
+/**
+ * The ponger over an RDMA provider: busy-polls its completion queue and, for each
+ * RECV_RDMA_WITH_IMM, writes the bytes that just landed in its inbound slot back into the pinger's
+ * inbound slot with the same length and immediate (WRITE WITH IMMEDIATE, inline when it fits).
+ * Ends after echoing {@link RttMessage#STOP_IMMEDIATE}.
+ *
+ * <p>The handler only notes the echo to send; the loop posts it after {@code poll} returns, so a
+ * full send queue can be drained by polling again (a handler must not poll its own queue).
+ *
+ * <p>Threading: the ponger thread only, after the control thread connected the peer.
+ */
+final class RdmaPonger extends SpinningTask implements CompletionHandler
+{
+    private final RdmaPeer peer;
+    private final QueuePair queuePair;
+    private final CompletionQueue completionQueue;
+    private final MemoryRegion region;
+    private final long remoteSlotAddress;
+    private final int rkey;
+
+    // Written by the completion handler (inside poll) and the loop, both on the ponger thread.
+    private long received;
+    private long echoed;
+    private boolean echoPending;
+    private int pendingImmediate;
+    private int pendingLength;
+    private boolean stopReceived;
+    private String error;
+
+    /**
+     * @param peer          this side, connected.
+     * @param remote        the pinger's side.
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warnings      where a pinning failure is reported.
+     */
+    RdmaPonger(final RdmaPeer peer, final RemotePeer remote, final int cpu, final boolean yieldWhenIdle,
+        final PrintStream warnings)
+    {
+        super("ponger", cpu, yieldWhenIdle, warnings);
+        this.peer = peer;
+        this.queuePair = peer.queuePair;
+        this.completionQueue = peer.completionQueue;
+        this.region = peer.region;
+        this.remoteSlotAddress = remote.slotAddress();
+        this.rkey = remote.rkey();
+    }
+
+    @Override
+    protected String runLoop()
+    {
+        long receivedAtLastCheck = 0;
+        long lastActivityNs = System.nanoTime();
+        int idlePolls = 0;
+        while (true)
+        {
+            if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0)
+            {
+                idle();
+                if ((++idlePolls & CLOCK_CHECK_MASK) == 0)
+                {
+                    // The clock is read only while idle, so a busy ponger pays nothing for the timeout.
+                    final long nowNs = System.nanoTime();
+                    if (received != receivedAtLastCheck)
+                    {
+                        receivedAtLastCheck = received;
+                        lastActivityNs = nowNs;
+                    }
+                    else if (nowNs - lastActivityNs > PEER_SILENCE_TIMEOUT_NS)
+                    {
+                        return "no message from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
+                            received + " messages (queue pair " + queuePair.state() + ")";
+                    }
+                    if (stopRequested())
+                    {
+                        return "stopped because the pinger failed";
+                    }
+                }
+            }
+            if (null != error)
+            {
+                return error;
+            }
+            if (echoPending)
+            {
+                final String failure = echo();
+                if (null != failure)
+                {
+                    return failure;
+                }
+                if (stopReceived)
+                {
+                    return null;
+                }
+            }
+        }
+    }
+
+    private String echo()
+    {
+        final long workRequestId = echoed;
+        final int flags = peer.inlineFlag |
+            ((workRequestId & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
+        int result;
+        int fullPolls = 0;
+        long fullSinceNs = 0;
+        while ((result = queuePair.postWriteWithImmediate(workRequestId, region, peer.inboundOffset(), pendingLength,
+            remoteSlotAddress, rkey, pendingImmediate, flags)) == PostResult.QUEUE_FULL)
+        {
+            // Only completions of earlier echoes can come now (the pinger waits for this one), and
+            // they retire send-queue entries.
+            completionQueue.poll(this, RdmaPeer.POLL_BATCH);
+            if (null != error)
+            {
+                return error;
+            }
+            if ((++fullPolls & CLOCK_CHECK_MASK) == 0)
+            {
+                final long nowNs = System.nanoTime();
+                if (0 == fullSinceNs)
+                {
+                    fullSinceNs = nowNs;
+                }
+                else if (nowNs - fullSinceNs > PEER_SILENCE_TIMEOUT_NS)
+                {
+                    return "the send queue stayed full for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
+                }
+            }
+        }
+        if (result != PostResult.OK)
+        {
+            return "echo of message " + received + " refused: " + PostResult.name(result);
+        }
+        echoPending = false;
+        echoed++;
+        return null;
+    }
+
+    @Override
+    public void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
+        final int immediate, final int queuePairNumber)
+    {
+        if (status != CompletionStatus.SUCCESS)
+        {
+            if (null == error)
+            {
+                error = "completion " + CompletionOpcode.name(opcode) + " of work request " + workRequestId +
+                    " failed with " + CompletionStatus.name(status);
+            }
+            return;
+        }
+        if (opcode != CompletionOpcode.RECV_RDMA_WITH_IMM)
+        {
+            return; // a signaled echo completed: it only retires send-queue entries
+        }
+        if (echoPending && null == error)
+        {
+            error = "a ping arrived before the previous one was echoed: the pinger does not wait for echoes";
+        }
+        received++;
+        echoPending = true;
+        pendingImmediate = immediate;
+        pendingLength = byteLength;
+        stopReceived = immediate == RttMessage.STOP_IMMEDIATE;
+        final int result = queuePair.postReceive(workRequestId, region, 0, 0);
+        if (result != PostResult.OK && null == error)
+        {
+            error = "posting receive " + workRequestId + " again was refused: " + PostResult.name(result);
+        }
+    }
+
+    /**
+     * @return pings echoed so far (read after the ponger thread ended).
+     */
+    long echoed()
+    {
+        return echoed;
+    }
+}

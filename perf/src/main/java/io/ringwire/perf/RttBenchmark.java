@@ -1,0 +1,215 @@
+package io.ringwire.perf;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the round-trip benchmark for each transport of the options, one after the other in this
+ * run, with the pinger and the ponger as threads of this JVM or the ponger in a child JVM. Sets up
+ * connections on the control thread, hands them to the spinning threads, and turns the pinger's
+ * histogram into an {@link RttResult}.
+ *
+ * <p>Threading: the control thread; the spinning threads are started and joined here.
+ */
+final class RttBenchmark
+{
+    /** How long the ponger may take to end after the pinger did (both loops bound their own waits). */
+    private static final long PONGER_END_TIMEOUT_MS =
+        TimeUnit.NANOSECONDS.toMillis(SpinningTask.PEER_SILENCE_TIMEOUT_NS) + 5_000;
+    private static final long JOIN_SLICE_MS = 100;
+
+    private final RttOptions options;
+    private final CpuPlan cpuPlan;
+    private final PrintStream log;
+
+    /**
+     * @param options what to run.
+     * @param cpuPlan where the spinning threads run.
+     * @param log     progress and warnings (stderr, so stdout holds only the result).
+     */
+    RttBenchmark(final RttOptions options, final CpuPlan cpuPlan, final PrintStream log)
+    {
+        this.options = options;
+        this.cpuPlan = cpuPlan;
+        this.log = log;
+    }
+
+    /**
+     * @return one result per transport, in the order of the options.
+     * @throws IOException           when a nio-tcp connection or the child process cannot be set up.
+     * @throws IllegalStateException when a run fails; the message says which side and why.
+     */
+    RttReport run() throws IOException
+    {
+        final List<RttResult> results = new ArrayList<>();
+        for (final String provider : options.providers())
+        {
+            log.println("rtt: " + provider + ", " + options.processes() + " process(es): " + options.warmup() +
+                " warm-up + " + options.messages() + " measured round trips of " + options.size() + " bytes");
+            results.add(options.processes() == 1 ? runInOneProcess(provider) : runInTwoProcesses(provider));
+        }
+        return new RttReport(options.size(), options.messages(), options.warmup(), options.processes(), results);
+    }
+
+    private RttResult runInOneProcess(final String provider) throws IOException
+    {
+        if (RttOptions.NIO_TCP.equals(provider))
+        {
+            try (ServerSocketChannel server = NioChannels.listen();
+                 SocketChannel pingerChannel = NioChannels.connect(NioChannels.port(server));
+                 SocketChannel pongerChannel = NioChannels.accept(server))
+            {
+                return runThreads(provider,
+                    new NioPinger(pingerChannel, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
+                        options.warmup(), options.messages()),
+                    new NioPonger(pongerChannel, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
+            }
+        }
+        try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size());
+             RdmaPeer pongSide = RdmaPeer.open(provider, options.shmDirectory(), options.size()))
+        {
+            final RemotePeer pingRemote = pingSide.describe();
+            final RemotePeer pongRemote = pongSide.describe();
+            pingSide.connect(pongRemote);
+            pongSide.connect(pingRemote);
+            return runThreads(provider,
+                new RdmaPinger(pingSide, pongRemote, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
+                    options.warmup(), options.messages()),
+                new RdmaPonger(pongSide, pingRemote, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
+        }
+    }
+
+    private RttResult runThreads(final String provider, final Pinger pinger, final SpinningTask ponger)
+    {
+        final Thread pongerThread = start(ponger);
+        final Thread pingerThread = start(pinger);
+        // If the ponger fails the pinger is told at once rather than after its echo timeout.
+        while (!join(pingerThread, JOIN_SLICE_MS))
+        {
+            if (!pongerThread.isAlive() && null != ponger.failure())
+            {
+                pinger.requestStop();
+            }
+        }
+        if (null != pinger.failure())
+        {
+            ponger.requestStop();
+        }
+        if (!join(pongerThread, PONGER_END_TIMEOUT_MS))
+        {
+            ponger.requestStop();
+            throw new IllegalStateException(provider + ": the ponger did not end within " + PONGER_END_TIMEOUT_MS +
+                " ms of the pinger" + (null == pinger.failure() ? "" : " (" + pinger.failure() + ")"));
+        }
+        failIfEitherFailed(provider, pinger, ponger.failure());
+        return RttResult.of(provider, 1, options.size(), pinger.histogram(), pinger.pinnedCpu(), ponger.pinnedCpu(),
+            pinger.measuredAllocatedBytes());
+    }
+
+    private RttResult runInTwoProcesses(final String provider) throws IOException
+    {
+        try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, options.size(),
+            options.shmDirectory(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle())))
+        {
+            if (RttOptions.NIO_TCP.equals(provider))
+            {
+                final int port = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);
+                try (SocketChannel channel = NioChannels.connect(port))
+                {
+                    child.awaitLine(RttPonger.READY, "READY");
+                    return runAgainstChild(provider, child, new NioPinger(channel, options.size(),
+                        cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
+                }
+            }
+            final RemotePeer pongRemote = RemotePeer.parse(child.awaitLine(RemotePeer.PREFIX, "endpoint"));
+            try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size()))
+            {
+                child.sendLine(pingSide.describe().toLine());
+                pingSide.connect(pongRemote);
+                child.awaitLine(RttPonger.READY, "READY");
+                return runAgainstChild(provider, child, new RdmaPinger(pingSide, pongRemote, cpuPlan.pingerCpu(),
+                    cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
+            }
+        }
+    }
+
+    private RttResult runAgainstChild(final String provider, final PongerProcess child, final Pinger pinger)
+    {
+        final Thread pingerThread = start(pinger);
+        while (!join(pingerThread, JOIN_SLICE_MS))
+        {
+            if (!child.isAlive())
+            {
+                pinger.requestStop();
+            }
+        }
+        final String pongerFailure;
+        int pongerCpu = CpuPlan.UNPINNED;
+        if (null == pinger.failure())
+        {
+            String failure = null;
+            try
+            {
+                pongerCpu = Integer.parseInt(child.awaitLine(RttPonger.DONE, "DONE").split(" ")[1]);
+            }
+            catch (final IllegalStateException ex)
+            {
+                failure = ex.getMessage();
+            }
+            pongerFailure = failure;
+        }
+        else
+        {
+            // The child is killed on close; if it saw what went wrong first, say so too.
+            pongerFailure = child.reportedFailure(1_000);
+        }
+        failIfEitherFailed(provider, pinger, pongerFailure);
+        return RttResult.of(provider, 2, options.size(), pinger.histogram(), pinger.pinnedCpu(), pongerCpu,
+            pinger.measuredAllocatedBytes());
+    }
+
+    private void failIfEitherFailed(final String provider, final Pinger pinger, final String pongerFailure)
+    {
+        if (null != pinger.failure() || null != pongerFailure)
+        {
+            final StringBuilder message = new StringBuilder(provider).append(" in ").append(options.processes())
+                .append(" process(es) failed");
+            if (null != pinger.failure())
+            {
+                message.append("; ").append(pinger.failure());
+            }
+            if (null != pongerFailure)
+            {
+                message.append("; ").append(pongerFailure);
+            }
+            throw new IllegalStateException(message.toString());
+        }
+    }
+
+    private static Thread start(final SpinningTask task)
+    {
+        final Thread thread = new Thread(task, "rtt-" + task.role());
+        thread.setDaemon(true); // a loop stuck in a provider must not keep the JVM alive
+        thread.start();
+        return thread;
+    }
+
+    private static boolean join(final Thread thread, final long timeoutMs)
+    {
+        try
+        {
+            thread.join(timeoutMs);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the " + thread.getName() + " thread", ex);
+        }
+        return !thread.isAlive();
+    }
+}

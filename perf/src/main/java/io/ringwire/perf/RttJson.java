@@ -1,0 +1,87 @@
+package io.ringwire.perf;
+
+import java.util.Locale;
+
+/**
+ * Formats an {@link RttReport} as one JSON object for tools, times in nanoseconds (integers, except
+ * the mean):
+ *
+ * <pre>
+ * {"benchmark":"rtt","size":32,"messages":N,"warmup":W,"processes":1,"results":[
+ *   {"provider":"shm","p50":..,"p90":..,"p99":..,"p99_9":..,"p99_99":..,"max":..,"mean":..,"count":N,
+ *    "pinger_cpu":0,"ponger_cpu":1}, ...]}
+ * </pre>
+ *
+ * A CPU of -1 means the thread was not pinned.
+ */
+final class RttJson
+{
+    private RttJson()
+    {
+    }
+
+    /**
+     * @param report what was measured.
+     * @return one line of JSON, no trailing newline.
+     */
+    static String format(final RttReport report)
+    {
+        final StringBuilder json = new StringBuilder(256);
+        json.append("{\"benchmark\":\"rtt\"")
+            .append(",\"size\":").append(report.size())
+            .append(",\"messages\":").append(report.messages())
+            .append(",\"warmup\":").append(report.warmup())
+            .append(",\"processes\":").append(report.processes())
+            .append(",\"results\":[");
+        for (int i = 0; i < report.results().size(); i++)
+        {
+            final RttResult result = report.results().get(i);
+            json.append(i == 0 ? "" : ",")
+                .append("{\"provider\":").append(quote(result.provider()))
+                .append(",\"p50\":").append(result.p50())
+                .append(",\"p90\":").append(result.p90())
+                .append(",\"p99\":").append(result.p99())
+                .append(",\"p99_9\":").append(result.p99_9())
+                .append(",\"p99_99\":").append(result.p99_99())
+                .append(",\"max\":").append(result.max())
+                .append(",\"mean\":").append(number(result.mean()))
+                .append(",\"count\":").append(result.count())
+                .append(",\"pinger_cpu\":").append(result.pingerCpu())
+                .append(",\"ponger_cpu\":").append(result.pongerCpu())
+                .append('}');
+        }
+        return json.append("]}").toString();
+    }
+
+    private static String number(final double value)
+    {
+        // JSON has no NaN or infinity; a mean is finite whenever anything was recorded.
+        return Double.isFinite(value) ? String.format(Locale.ROOT, "%.3f", value) : "0";
+    }
+
+    private static String quote(final String text)
+    {
+        final StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            switch (c)
+            {
+                case '"' -> quoted.append("\\\"");
+                case '\\' -> quoted.append("\\\\");
+                default ->
+                {
+                    if (c < 0x20)
+                    {
+                        quoted.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
+                    }
+                    else
+                    {
+                        quoted.append(c);
+                    }
+                }
+            }
+        }
+        return quoted.append('"').toString();
+    }
+}

@@ -1,0 +1,51 @@
+package io.ringwire.perf;
+
+/**
+ * Layout of one ping of the round-trip benchmark, the same on every transport. The ponger echoes
+ * the bytes unchanged, so the pinger finds its own sequence and timestamp in the echo and checks
+ * them before recording the round trip.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                  sequence (64 bits, native order)             |  0
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |        send timestamp (pinger's System.nanoTime, 64 bits)     |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                  zero padding up to --size                    | 16
+ * </pre>
+ *
+ * On the RDMA transports the immediate of each WRITE WITH IMMEDIATE carries
+ * {@link #immediateOf(long) the low 31 bits of the sequence}, or {@link #STOP_IMMEDIATE} to end the run.
+ */
+final class RttMessage
+{
+    /** Offset of the sequence number. */
+    static final int SEQUENCE_OFFSET = 0;
+    /** Offset of the pinger's send timestamp. */
+    static final int TIMESTAMP_OFFSET = 8;
+    /** Smallest message: sequence and timestamp. */
+    static final int MIN_LENGTH = 16;
+    /** Largest message the benchmark accepts. */
+    static final int MAX_LENGTH = 1 << 20;
+    /** Immediate that tells the ponger to echo once more and stop; no sequence maps to it. */
+    static final int STOP_IMMEDIATE = -1;
+
+    private static final long IMMEDIATE_MASK = 0x7FFF_FFFFL;
+
+    private RttMessage()
+    {
+    }
+
+    /**
+     * @param sequence of a ping.
+     * @return the immediate value that carries it (never {@link #STOP_IMMEDIATE}).
+     */
+    static int immediateOf(final long sequence)
+    {
+        return (int)(sequence & IMMEDIATE_MASK);
+    }
+}

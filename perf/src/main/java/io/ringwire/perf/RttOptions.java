@@ -1,0 +1,254 @@
+package io.ringwire.perf;
+
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaProvider;
+import io.ringwire.rdma.RdmaProviders;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Options of {@code ringwire perf rtt}, parsed and checked. Every refusal is a
+ * {@link UsageException} whose message names the option and its allowed values.
+ *
+ * @param providers          transports to measure, in order: {@code shm}, {@code socket}, {@code nio-tcp}.
+ * @param size               bytes per message, both ways.
+ * @param messages           measured round trips per transport.
+ * @param warmup             round trips before measuring, not recorded.
+ * @param processes          1: pinger and ponger threads in this JVM; 2: the ponger in a child JVM.
+ * @param json               print one JSON object instead of the table.
+ * @param allowOversubscribe run even with fewer CPUs than spinning threads.
+ * @param shmDirectory       directory of the shm provider's files.
+ * @param help               print the usage and nothing else.
+ */
+public record RttOptions(
+    List<String> providers,
+    int size,
+    long messages,
+    long warmup,
+    int processes,
+    boolean json,
+    boolean allowOversubscribe,
+    String shmDirectory,
+    boolean help)
+{
+    /** The RDMA provider over shared memory. */
+    public static final String SHM = "shm";
+    /** The RDMA provider over TCP. */
+    public static final String SOCKET = "socket";
+    /** The baseline: a busy-polled non-blocking NIO TCP ping-pong, no RDMA layer. */
+    public static final String NIO_TCP = "nio-tcp";
+    /** Transports {@code --provider} accepts. */
+    public static final List<String> ALLOWED_PROVIDERS = List.of(SHM, SOCKET, NIO_TCP);
+
+    static final int DEFAULT_SIZE = 32;
+    static final long DEFAULT_MESSAGES = 1_000_000;
+    static final long DEFAULT_WARMUP = 100_000;
+    static final long MAX_MESSAGES = 1_000_000_000L;
+
+    /**
+     * Validates the values (the parser already did; this guards direct construction).
+     */
+    public RttOptions
+    {
+        providers = List.copyOf(providers);
+        if (providers.isEmpty())
+        {
+            throw new UsageException("--provider needs at least one of " + String.join(", ", ALLOWED_PROVIDERS));
+        }
+    }
+
+    /**
+     * @return the text {@code --help} prints.
+     */
+    public static String usage()
+    {
+        return """
+            usage: ringwire perf rtt [options]
+
+            Round-trip latency (ping-pong) of WRITE WITH IMMEDIATE between two queue pairs, with a raw
+            NIO TCP ping-pong as baseline; several transports run one after the other and print side by side.
+
+            options:
+              --provider LIST         comma list of shm, socket, nio-tcp (default: all of them; shm only
+                                      when its provider is on the class path)
+              --size BYTES            message size, 16 to 1048576 (default 32)
+              --messages N            measured round trips per transport, 1 to 1000000000 (default 1000000)
+              --warmup N              unrecorded round trips first, 0 to 1000000000 (default 100000)
+              --processes 1|2         1: pinger and ponger threads in one JVM; 2: ponger in a child JVM (default 1)
+              --json                  print one JSON object (values in ns) instead of the table
+              --allow-oversubscribe   run even with fewer online CPUs than the 2 spinning threads (they then
+                                      yield when idle, and latency shows the scheduler, not the transport)
+              --shm-dir DIR           directory of the shm provider's files (default %s)
+              --help                  this text
+
+            exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
+            """.formatted(defaultShmDirectory());
+    }
+
+    /**
+     * @return every transport when the shm provider is present, else socket and nio-tcp.
+     */
+    static List<String> defaultProviders()
+    {
+        for (final RdmaProvider provider : RdmaProviders.all())
+        {
+            if (SHM.equals(provider.name()))
+            {
+                return ALLOWED_PROVIDERS;
+            }
+        }
+        return List.of(SOCKET, NIO_TCP);
+    }
+
+    private static String defaultShmDirectory()
+    {
+        return new RdmaConfig().shmDirectory().toString();
+    }
+
+    /**
+     * Parses {@code rtt}'s arguments ({@code --name value} or {@code --name=value}).
+     *
+     * @param args the arguments after {@code rtt}.
+     * @return the options.
+     * @throws UsageException naming the bad option and its allowed values.
+     */
+    public static RttOptions parse(final String... args)
+    {
+        List<String> providers = defaultProviders();
+        int size = DEFAULT_SIZE;
+        long messages = DEFAULT_MESSAGES;
+        long warmup = DEFAULT_WARMUP;
+        int processes = 1;
+        boolean json = false;
+        boolean allowOversubscribe = false;
+        String shmDirectory = defaultShmDirectory();
+        boolean help = false;
+
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            final int equals = arg.indexOf('=');
+            final String name = arg.startsWith("--") && equals > 0 ? arg.substring(0, equals) : arg;
+            final String inlineValue = arg.startsWith("--") && equals > 0 ? arg.substring(equals + 1) : null;
+            switch (name)
+            {
+                case "--help", "-h" -> help = true;
+                case "--json" -> json = flag(name, inlineValue);
+                case "--allow-oversubscribe" -> allowOversubscribe = flag(name, inlineValue);
+                case "--provider", "--providers" ->
+                    providers = parseProviders(name, value(args, i, name, inlineValue, "a comma list of " +
+                        String.join(", ", ALLOWED_PROVIDERS)));
+                case "--size" -> size = (int)parseNumber(name, value(args, i, name, inlineValue, "bytes"),
+                    RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
+                case "--messages" -> messages = parseNumber(name, value(args, i, name, inlineValue, "a count"),
+                    1, MAX_MESSAGES, "round trips");
+                case "--warmup" -> warmup = parseNumber(name, value(args, i, name, inlineValue, "a count"),
+                    0, MAX_MESSAGES, "round trips");
+                case "--processes" -> processes = parseProcesses(value(args, i, name, inlineValue, "1 or 2"));
+                case "--shm-dir" ->
+                {
+                    shmDirectory = value(args, i, name, inlineValue, "a directory");
+                    if (shmDirectory.isBlank())
+                    {
+                        throw new UsageException("--shm-dir needs a directory, e.g. /dev/shm/ringwire");
+                    }
+                }
+                default -> throw new UsageException("unknown option '" + arg + "'; allowed: --provider, --size, " +
+                    "--messages, --warmup, --processes, --json, --allow-oversubscribe, --shm-dir, --help");
+            }
+            if (null == inlineValue && takesValue(name))
+            {
+                i++;
+            }
+        }
+        return new RttOptions(providers, size, messages, warmup, processes, json, allowOversubscribe, shmDirectory,
+            help);
+    }
+
+    private static boolean takesValue(final String name)
+    {
+        return switch (name)
+        {
+            case "--provider", "--providers", "--size", "--messages", "--warmup", "--processes", "--shm-dir" -> true;
+            default -> false;
+        };
+    }
+
+    private static boolean flag(final String name, final String inlineValue)
+    {
+        if (null != inlineValue)
+        {
+            throw new UsageException(name + " takes no value (got '" + inlineValue + "')");
+        }
+        return true;
+    }
+
+    private static String value(final String[] args, final int index, final String name, final String inlineValue,
+        final String allowed)
+    {
+        if (null != inlineValue)
+        {
+            return inlineValue;
+        }
+        if (index + 1 >= args.length || args[index + 1].startsWith("--"))
+        {
+            throw new UsageException(name + " needs a value: " + allowed);
+        }
+        return args[index + 1];
+    }
+
+    private static List<String> parseProviders(final String name, final String value)
+    {
+        final List<String> providers = new ArrayList<>();
+        for (final String raw : value.split(",", -1))
+        {
+            final String provider = raw.trim().toLowerCase(Locale.ROOT);
+            if (!ALLOWED_PROVIDERS.contains(provider))
+            {
+                throw new UsageException(name + " '" + raw.trim() + "' is not a transport; allowed: " +
+                    String.join(", ", ALLOWED_PROVIDERS) + " (several as a comma list, e.g. shm,socket,nio-tcp)");
+            }
+            if (providers.contains(provider))
+            {
+                throw new UsageException(name + " lists '" + provider + "' twice in '" + value + "'");
+            }
+            providers.add(provider);
+        }
+        return providers;
+    }
+
+    private static int parseProcesses(final String value)
+    {
+        return switch (value.trim())
+        {
+            case "1" -> 1;
+            case "2" -> 2;
+            default -> throw new UsageException("--processes '" + value + "' is not allowed; allowed: 1 (pinger and " +
+                "ponger threads in one JVM) or 2 (ponger in a child JVM)");
+        };
+    }
+
+    private static long parseNumber(final String name, final String value, final long min, final long max,
+        final String unit)
+    {
+        final String digits = value.trim().replace("_", "");
+        final long parsed;
+        try
+        {
+            parsed = Long.parseLong(digits);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(name + " '" + value + "' is not a number; allowed: " + min + " to " + max + " " +
+                unit);
+        }
+        if (parsed < min || parsed > max)
+        {
+            throw new UsageException(name + " " + value + " is out of range; allowed: " + min + " to " + max + " " +
+                unit);
+        }
+        return parsed;
+    }
+}

@@ -1,0 +1,62 @@
+package io.ringwire.perf;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * The round trips of one transport, summarised from its histogram. Times in nanoseconds.
+ *
+ * @param provider               shm, socket or nio-tcp.
+ * @param processes              1 or 2.
+ * @param size                   bytes per message.
+ * @param count                  round trips recorded.
+ * @param p50                    median.
+ * @param p90                    90th percentile.
+ * @param p99                    99th percentile.
+ * @param p99_9                  99.9th percentile.
+ * @param p99_99                 99.99th percentile.
+ * @param max                    largest.
+ * @param mean                   arithmetic mean.
+ * @param pingerCpu              CPU of the pinger, or {@link CpuPlan#UNPINNED}.
+ * @param pongerCpu              CPU of the ponger, or {@link CpuPlan#UNPINNED}.
+ * @param pingerAllocatedBytes   bytes the pinger thread allocated while measuring (0 expected), or
+ *                               {@link ThreadAllocation#UNKNOWN}.
+ */
+public record RttResult(
+    String provider,
+    int processes,
+    int size,
+    long count,
+    long p50,
+    long p90,
+    long p99,
+    long p99_9,
+    long p99_99,
+    long max,
+    double mean,
+    int pingerCpu,
+    int pongerCpu,
+    long pingerAllocatedBytes)
+{
+    /**
+     * Summarises a histogram (percentiles are HdrHistogram's highest equivalent values at 3
+     * significant digits).
+     *
+     * @param provider             transport name.
+     * @param processes            1 or 2.
+     * @param size                 bytes per message.
+     * @param histogram            round trips in ns.
+     * @param pingerCpu            CPU of the pinger, or {@link CpuPlan#UNPINNED}.
+     * @param pongerCpu            CPU of the ponger, or {@link CpuPlan#UNPINNED}.
+     * @param pingerAllocatedBytes bytes allocated while measuring, or {@link ThreadAllocation#UNKNOWN}.
+     * @return the result.
+     */
+    static RttResult of(final String provider, final int processes, final int size, final Histogram histogram,
+        final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes)
+    {
+        return new RttResult(provider, processes, size, histogram.getTotalCount(),
+            histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(90.0),
+            histogram.getValueAtPercentile(99.0), histogram.getValueAtPercentile(99.9),
+            histogram.getValueAtPercentile(99.99), histogram.getMaxValue(), histogram.getMean(),
+            pingerCpu, pongerCpu, pingerAllocatedBytes);
+    }
+}

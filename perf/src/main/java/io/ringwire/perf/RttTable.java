@@ -1,0 +1,110 @@
+package io.ringwire.perf;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Formats an {@link RttReport} as a text table for people: one row per transport, latencies in
+ * microseconds with 3 decimals, and the median relative to the first row.
+ */
+final class RttTable
+{
+    private static final String[] HEADER = {
+        "provider", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", "ratio",
+        "cpus" };
+    private static final String COLUMN_GAP = "  ";
+
+    private RttTable()
+    {
+    }
+
+    /**
+     * @param report what was measured.
+     * @return the table, its title and footnotes, lines ending in '\n'.
+     */
+    static String format(final RttReport report)
+    {
+        final List<String[]> rows = new ArrayList<>();
+        rows.add(HEADER);
+        final double firstP50 = report.results().isEmpty() ? 0 : report.results().getFirst().p50();
+        for (final RttResult result : report.results())
+        {
+            rows.add(new String[] {
+                result.provider(),
+                Integer.toString(result.processes()),
+                Integer.toString(result.size()),
+                Long.toString(result.count()),
+                micros(result.p50()),
+                micros(result.p90()),
+                micros(result.p99()),
+                micros(result.p99_9()),
+                micros(result.p99_99()),
+                micros(result.max()),
+                micros(result.mean()),
+                firstP50 > 0 ? String.format(Locale.ROOT, "%.2fx", result.p50() / firstP50) : "-",
+                cpus(result) });
+        }
+
+        final StringBuilder out = new StringBuilder();
+        out.append("rtt: ").append(report.size()).append("-byte messages, ").append(report.messages())
+            .append(" round trips measured after ").append(report.warmup()).append(" warm-up, ")
+            .append(report.processes() == 1 ? "1 process (pinger and ponger threads)" :
+                "2 processes (ponger in a child JVM)")
+            .append("; latencies in microseconds (us)\n\n");
+        appendAligned(out, rows);
+        out.append('\n');
+        if (!report.results().isEmpty())
+        {
+            out.append("ratio: p50 relative to the first row (").append(report.results().getFirst().provider())
+                .append("); cpus: pinger/ponger CPU, '-' when unpinned\n");
+        }
+        return out.toString();
+    }
+
+    private static void appendAligned(final StringBuilder out, final List<String[]> rows)
+    {
+        final int[] widths = new int[HEADER.length];
+        for (final String[] row : rows)
+        {
+            for (int column = 0; column < row.length; column++)
+            {
+                widths[column] = Math.max(widths[column], row[column].length());
+            }
+        }
+        for (final String[] row : rows)
+        {
+            final StringBuilder line = new StringBuilder();
+            for (int column = 0; column < row.length; column++)
+            {
+                if (column > 0)
+                {
+                    line.append(COLUMN_GAP);
+                }
+                final String padding = " ".repeat(widths[column] - row[column].length());
+                // The provider names read best left-aligned, the numbers right-aligned.
+                line.append(column == 0 ? row[column] + padding : padding + row[column]);
+            }
+            out.append(line.toString().stripTrailing()).append('\n');
+        }
+    }
+
+    /**
+     * @param nanos a duration in ns.
+     * @return it in microseconds with 3 decimals.
+     */
+    static String micros(final double nanos)
+    {
+        return String.format(Locale.ROOT, "%.3f", nanos / 1000.0);
+    }
+
+    private static String cpus(final RttResult result)
+    {
+        return cpu(result.pingerCpu()) + "/" + cpu(result.pongerCpu());
+    }
+
+    private static String cpu(final int cpu)
+    {
+        return cpu == CpuPlan.UNPINNED ? "-" : Integer.toString(cpu);
+    }
+}

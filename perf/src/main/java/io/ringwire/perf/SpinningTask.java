@@ -1,0 +1,135 @@
+package io.ringwire.perf;
+
+import java.io.PrintStream;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One busy-polling side of a ping-pong (pinger or ponger): pins itself, runs its loop, and keeps
+ * the outcome for the control thread. A failure ends the loop with a message instead of an
+ * exception on the hot path.
+ *
+ * <p>Threading: {@link #run()} on the spinning thread; {@link #requestStop()} from any thread; the
+ * results are read by the control thread after joining it (the join orders them).
+ */
+abstract class SpinningTask implements Runnable
+{
+    /** How long either side waits for its peer before giving up. */
+    static final long PEER_SILENCE_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    /** Idle polls between two clock reads: keeps {@code nanoTime} off the busy loop. */
+    static final int CLOCK_CHECK_MASK = 1023;
+
+    private final String role;
+    private final int cpu;
+    private final PrintStream warnings;
+    protected final boolean yieldWhenIdle;
+
+    private volatile boolean stopRequested;
+    private String failure;
+    private int pinnedCpu = CpuPlan.UNPINNED;
+
+    /**
+     * @param role          "pinger" or "ponger", for messages.
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when a poll finds nothing.
+     * @param warnings      where a pinning failure is reported.
+     */
+    SpinningTask(final String role, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings)
+    {
+        this.role = role;
+        this.cpu = cpu;
+        this.yieldWhenIdle = yieldWhenIdle;
+        this.warnings = warnings;
+    }
+
+    @Override
+    public final void run()
+    {
+        if (cpu != CpuPlan.UNPINNED)
+        {
+            final String reason = ThreadPinning.pinCurrentThread(cpu);
+            if (null == reason)
+            {
+                pinnedCpu = cpu;
+            }
+            else
+            {
+                warnings.println("warning: could not pin the " + role + " to cpu " + cpu + " (" + reason +
+                    "); continuing unpinned");
+            }
+        }
+        try
+        {
+            final String outcome = runLoop();
+            if (null != outcome)
+            {
+                failure = role + ": " + outcome;
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            failure = role + ": " + ex;
+        }
+    }
+
+    /**
+     * The loop. Allocation-free between warm-up and the end.
+     *
+     * @return null when it completed, else what went wrong.
+     */
+    protected abstract String runLoop();
+
+    /**
+     * Called when a poll found nothing to do.
+     */
+    protected final void idle()
+    {
+        if (yieldWhenIdle)
+        {
+            Thread.yield();
+        }
+        else
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Asks the loop to end at its next clock check (the peer failed or the run is aborted).
+     */
+    final void requestStop()
+    {
+        stopRequested = true;
+    }
+
+    /**
+     * @return whether {@link #requestStop()} was called.
+     */
+    protected final boolean stopRequested()
+    {
+        return stopRequested;
+    }
+
+    /**
+     * @return null when the loop completed, else the failure.
+     */
+    final String failure()
+    {
+        return failure;
+    }
+
+    /**
+     * @return the CPU the thread was pinned to, or {@link CpuPlan#UNPINNED}.
+     */
+    final int pinnedCpu()
+    {
+        return pinnedCpu;
+    }
+
+    /**
+     * @return "pinger" or "ponger".
+     */
+    final String role()
+    {
+        return role;
+    }
+}

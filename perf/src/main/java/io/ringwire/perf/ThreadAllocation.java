@@ -1,0 +1,30 @@
+package io.ringwire.perf;
+
+import java.lang.management.ManagementFactory;
+
+/**
+ * Bytes allocated by the calling thread, to prove a measured loop allocates nothing (an allocation
+ * on the hot path would show up in the tail as GC pauses).
+ */
+final class ThreadAllocation
+{
+    /** Returned when the JVM cannot count allocations per thread. */
+    static final long UNKNOWN = -1;
+
+    // Looked up once: ManagementFactory.getThreadMXBean() itself allocates on every call.
+    private static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final boolean SUPPORTED = THREADS instanceof com.sun.management.ThreadMXBean threads &&
+        threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled();
+
+    private ThreadAllocation()
+    {
+    }
+
+    /**
+     * @return bytes allocated so far by the calling thread, or {@link #UNKNOWN}.
+     */
+    static long currentThreadAllocatedBytes()
+    {
+        return SUPPORTED ? ((com.sun.management.ThreadMXBean)THREADS).getCurrentThreadAllocatedBytes() : UNKNOWN;
+    }
+}

@@ -1,0 +1,87 @@
+package io.ringwire.perf;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PerfMainTest
+{
+    private final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    private final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+    private final PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
+
+    private String out()
+    {
+        return outBytes.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err()
+    {
+        return errBytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aBadOptionExitsWithCodeTwoAndTheMessageOnStderr()
+    {
+        final int exitCode = PerfMain.run(new String[] { "rtt", "--processes", "7" }, out, err);
+
+        assertEquals(2, exitCode);
+        assertTrue(err().contains("--processes '7' is not allowed; allowed: 1"), err());
+        assertEquals("", out());
+    }
+
+    @Test
+    void anUnknownBenchmarkExitsWithCodeTwoNamingTheAllowedOnes()
+    {
+        assertEquals(2, PerfMain.run(new String[] { "throughput" }, out, err));
+        assertTrue(err().contains("unknown benchmark 'throughput'; allowed: rtt"), err());
+    }
+
+    @Test
+    void helpPrintsTheUsageAndExitsWithZero()
+    {
+        assertEquals(0, PerfMain.run(new String[] { "rtt", "--help" }, out, err));
+        assertTrue(out().startsWith("usage: ringwire perf rtt"), out());
+    }
+
+    @Test
+    void oneCpuIsRefusedWithCodeTwoWithoutAllowOversubscribe()
+    {
+        final int exitCode = PerfMain.rtt(new String[] { "--provider", "nio-tcp", "--messages", "10" }, out, err,
+            List.of(0));
+
+        assertEquals(2, exitCode);
+        assertTrue(err().contains("refusing to run 2 spinning threads"), err());
+        assertTrue(err().contains("--allow-oversubscribe"), err());
+        assertEquals("", out());
+    }
+
+    @Test
+    void oneCpuRunsWithAllowOversubscribeAndSaysSo()
+    {
+        final int exitCode = PerfMain.rtt(new String[] { "--provider", "nio-tcp", "--messages", "200", "--warmup",
+            "100", "--allow-oversubscribe" }, out, err, List.of(0));
+
+        assertEquals(0, exitCode, err());
+        assertTrue(err().contains("warning: 2 spinning threads on 1 online CPU(s)"), err());
+        assertTrue(out().contains("nio-tcp"), out());
+    }
+
+    @Test
+    void anUnavailableProviderIsRefusedBeforeAnythingRuns()
+    {
+        final int exitCode = PerfMain.rtt(
+            new String[] { "--provider", "nio-tcp,shm", "--shm-dir", "/proc/no-such-dir" }, out, err, List.of(0, 1));
+
+        assertEquals(2, exitCode);
+        assertTrue(err().contains("--provider shm"), err());
+        assertTrue(!err().contains("rtt: nio-tcp"), "nothing ran: " + err());
+    }
+}

@@ -1,0 +1,91 @@
+package io.ringwire.perf;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RttOptionsTest
+{
+    @Test
+    void noOptionsGiveTheDocumentedDefaults()
+    {
+        final RttOptions options = RttOptions.parse();
+
+        assertEquals(RttOptions.defaultProviders(), options.providers());
+        assertEquals(32, options.size());
+        assertEquals(1_000_000, options.messages());
+        assertEquals(100_000, options.warmup());
+        assertEquals(1, options.processes());
+        assertFalse(options.json());
+        assertFalse(options.allowOversubscribe());
+        assertFalse(options.help());
+    }
+
+    @Test
+    void everyOptionIsParsedInBothSpellings()
+    {
+        final RttOptions spaced = RttOptions.parse("--provider", "shm,socket,nio-tcp", "--size", "64", "--messages",
+            "2_000", "--warmup", "0", "--processes", "2", "--json", "--allow-oversubscribe", "--shm-dir", "/tmp/x y");
+        final RttOptions joined = RttOptions.parse("--provider=shm,socket,nio-tcp", "--size=64", "--messages=2000",
+            "--warmup=0", "--processes=2", "--json", "--allow-oversubscribe", "--shm-dir=/tmp/x y");
+
+        for (final RttOptions options : List.of(spaced, joined))
+        {
+            assertEquals(List.of("shm", "socket", "nio-tcp"), options.providers());
+            assertEquals(64, options.size());
+            assertEquals(2000, options.messages());
+            assertEquals(0, options.warmup());
+            assertEquals(2, options.processes());
+            assertTrue(options.json());
+            assertTrue(options.allowOversubscribe());
+            assertEquals("/tmp/x y", options.shmDirectory());
+        }
+    }
+
+    @Test
+    void providersKeepTheOrderGivenSoTheFirstIsTheRatioBase()
+    {
+        assertEquals(List.of("nio-tcp", "socket"), RttOptions.parse("--provider", "nio-tcp, socket").providers());
+    }
+
+    @Test
+    void helpIsRecognisedAndTheUsageNamesEveryOption()
+    {
+        assertTrue(RttOptions.parse("--help").help());
+        final String usage = RttOptions.usage();
+        for (final String option : List.of("--provider", "--size", "--messages", "--warmup", "--processes", "--json",
+            "--allow-oversubscribe", "--shm-dir", "--help"))
+        {
+            assertTrue(usage.contains(option), "usage mentions " + option);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} is refused naming {1}")
+    @CsvSource(delimiter = '|', value = {
+        "--bogus                     | unknown option '--bogus'; allowed: --provider",
+        "--provider rdma             | --provider 'rdma' is not a transport; allowed: shm, socket, nio-tcp",
+        "--provider socket,socket    | --provider lists 'socket' twice",
+        "--provider                  | --provider needs a value",
+        "--size 8                    | --size 8 is out of range; allowed: 16 to 1048576 bytes",
+        "--size 2000000              | --size 2000000 is out of range; allowed: 16 to 1048576 bytes",
+        "--size big                  | --size 'big' is not a number; allowed: 16 to 1048576 bytes",
+        "--messages 0                | --messages 0 is out of range; allowed: 1 to 1000000000",
+        "--warmup -1                 | --warmup -1 is out of range; allowed: 0 to 1000000000",
+        "--processes 3               | --processes '3' is not allowed; allowed: 1 (pinger and ponger threads",
+        "--json=yes                  | --json takes no value",
+        "--size --json               | --size needs a value: bytes",
+    })
+    void badOptionsAreRefusedWithAMessageNamingTheOptionAndTheAllowedValues(final String args, final String message)
+    {
+        final UsageException refused = assertThrows(UsageException.class, () -> RttOptions.parse(args.split(" ")));
+
+        assertTrue(refused.getMessage().startsWith(message), "message was: " + refused.getMessage());
+    }
+}

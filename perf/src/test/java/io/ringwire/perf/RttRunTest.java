@@ -1,0 +1,132 @@
+package io.ringwire.perf;
+
+import io.ringwire.rdma.RdmaProviders;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Short real runs of every transport: every message is recorded, the percentiles are positive and
+ * ordered. No latency thresholds: machines are noisy, and targets belong to benchmark runs.
+ */
+class RttRunTest
+{
+    private static final long MESSAGES = 2_000;
+    private static final long WARMUP = 1_000;
+
+    @TempDir
+    Path shmDirectory;
+
+    private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+    private final PrintStream log = new PrintStream(logBytes, true, StandardCharsets.UTF_8);
+
+    private RttResult run(final String provider, final int processes) throws Exception
+    {
+        final RttOptions options = RttOptions.parse("--provider", provider, "--messages", Long.toString(MESSAGES),
+            "--warmup", Long.toString(WARMUP), "--processes", Integer.toString(processes), "--shm-dir",
+            shmDirectory.toString(), "--allow-oversubscribe");
+        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run();
+        assertEquals(1, report.results().size());
+        return report.results().getFirst();
+    }
+
+    private static void assertCompleteAndOrdered(final RttResult result, final String provider, final int processes)
+    {
+        assertEquals(provider, result.provider());
+        assertEquals(processes, result.processes());
+        assertEquals(32, result.size());
+        assertEquals(MESSAGES, result.count(), "every measured round trip is recorded, none of the warm-up");
+        assertTrue(result.p50() > 0, result.toString());
+        assertTrue(result.p50() <= result.p90(), result.toString());
+        assertTrue(result.p90() <= result.p99(), result.toString());
+        assertTrue(result.p99() <= result.p99_9(), result.toString());
+        assertTrue(result.p99_9() <= result.p99_99(), result.toString());
+        assertTrue(result.p99_99() <= result.max(), result.toString());
+        assertTrue(result.mean() > 0 && result.mean() <= result.max(), result.toString());
+    }
+
+    private static boolean shmPresent()
+    {
+        return RdmaProviders.all().stream().anyMatch(p -> p.name().equals(RttOptions.SHM));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "socket", "nio-tcp" })
+    void oneProcessRunRecordsEveryMessageWithPositiveOrderedPercentilesAndAllocatesNothing(final String provider)
+        throws Exception
+    {
+        final RttResult result = run(provider, 1);
+
+        assertCompleteAndOrdered(result, provider, 1);
+        assertEquals(0, result.pingerAllocatedBytes(), "bytes allocated by the pinger thread while measuring");
+    }
+
+    @Tag("system")
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "socket", "nio-tcp" })
+    void twoProcessRunRecordsEveryMessageWithPositiveOrderedPercentiles(final String provider) throws Exception
+    {
+        assertCompleteAndOrdered(run(provider, 2), provider, 2);
+    }
+
+    @Tag("system")
+    @ParameterizedTest(name = "{0} processes")
+    @ValueSource(ints = { 1, 2 })
+    void shmRunRecordsEveryMessageWhenTheProviderIsPresent(final int processes) throws Exception
+    {
+        assumeTrue(shmPresent(), "the shm provider is not on the class path");
+
+        assertCompleteAndOrdered(run(RttOptions.SHM, processes), RttOptions.SHM, processes);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void jsonOfARealRunParsesAndHasEveryFieldForEveryProvider()
+    {
+        final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+
+        final int exitCode = PerfMain.rtt(new String[] { "--provider", "socket,nio-tcp", "--messages",
+            Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json", "--allow-oversubscribe" },
+            out, log, OnlineCpus.read());
+
+        assertEquals(0, exitCode, logBytes.toString(StandardCharsets.UTF_8));
+        final String json = outBytes.toString(StandardCharsets.UTF_8);
+        assertEquals(1, json.lines().count(), "one line of JSON on stdout: " + json);
+        final Map<String, Object> root = (Map<String, Object>)MiniJson.parse(json);
+        assertEquals("rtt", root.get("benchmark"));
+        assertEquals(32.0, root.get("size"));
+        assertEquals((double)MESSAGES, root.get("messages"));
+        assertEquals(1.0, root.get("processes"));
+        final List<Object> results = (List<Object>)root.get("results");
+        assertEquals(List.of("socket", "nio-tcp"),
+            results.stream().map(r -> ((Map<String, Object>)r).get("provider")).toList());
+        for (final Object entry : results)
+        {
+            final Map<String, Object> result = (Map<String, Object>)entry;
+            for (final String field : RttFormatTest.RESULT_FIELDS)
+            {
+                assertTrue(result.containsKey(field), "result has " + field + ": " + json);
+            }
+            assertEquals((double)MESSAGES, result.get("count"));
+            final double p50 = (Double)result.get("p50");
+            assertTrue(p50 > 0, json);
+            assertTrue(p50 <= (Double)result.get("p90") && (Double)result.get("p90") <= (Double)result.get("p99") &&
+                (Double)result.get("p99") <= (Double)result.get("max"), json);
+            assertTrue((Double)result.get("mean") > 0, json);
+        }
+    }
+}
