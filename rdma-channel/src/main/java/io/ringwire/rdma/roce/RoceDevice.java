@@ -1,0 +1,332 @@
+package io.ringwire.rdma.roce;
+
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.DeviceCounters;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.QueuePairEndpoint;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.support.RegionRegistry;
+import io.ringwire.rdma.support.SoftCompletionQueue;
+import io.ringwire.rdma.support.SoftProtectionDomain;
+import org.agrona.CloseHelper;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A RoCEv2 device: one UDP socket (port 4791 by default, any port for tests) that receives every
+ * packet for this device's queue pairs, verifies it and hands it to the queue pair its BTH names.
+ *
+ * <p>What a received packet must pass, in order, before any queue pair sees it: it parses (every
+ * header the opcode needs, pad and ICRC fit; RC opcodes only), its ICRC matches (see {@link Icrc}
+ * for what is verifiable without the IP header), its P_Key matches, its destination queue pair
+ * exists. Each failure is counted and the packet dropped: a corrupted packet is never applied.
+ *
+ * <p>Threading: single-threaded. All queue pairs and completion queues of one device are driven by
+ * one thread at a time (use one device per thread for independent threads). Creating and closing
+ * objects happens on the control thread before and after.
+ */
+final class RoceDevice implements Device
+{
+    static final int MAX_DATAGRAM = 65_536;
+    private static final int DATAGRAMS_PER_POLL = 64;
+
+    private final RdmaConfig config;
+    private final DeviceCounters counters = new DeviceCounters();
+    private final RegionRegistry regions = new RegionRegistry(counters);
+    private final DatagramChannel channel;
+    private final Inet4Address localAddress;
+    private final int localAddressBits;
+    private final int localPort;
+    private final String address;
+    private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(MAX_DATAGRAM);
+    private final UnsafeBuffer receiveView = new UnsafeBuffer(receiveBuffer);
+    private final RocePacket packet = new RocePacket();
+    private final Icrc icrc = new Icrc();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private volatile Int2ObjectHashMap<RoceQueuePair> queuePairs = new Int2ObjectHashMap<>();
+    private int nextQueuePairNumber = ThreadLocalRandom.current().nextInt(0x11, 0x1000);
+    private long lastReceivePollNs = Long.MIN_VALUE;
+    private RoceQueuePair[] acknowledgementsOwed = new RoceQueuePair[8];
+    private int acknowledgementsOwedCount;
+    private boolean closed;
+
+    RoceDevice(final RdmaConfig config)
+    {
+        this.config = config;
+        final InetAddress bind;
+        try
+        {
+            bind = InetAddress.getByName(config.bindHost());
+        }
+        catch (final IOException ex)
+        {
+            throw new RdmaException("roce cannot resolve " + RdmaConfig.BIND_ADDRESS_PROP + " host '" +
+                config.bindHost() + "'", ex);
+        }
+        if (!(bind instanceof Inet4Address ipv4) || bind.isAnyLocalAddress())
+        {
+            throw new RdmaException("roce needs one local IPv4 address in " + RdmaConfig.BIND_ADDRESS_PROP +
+                " (got '" + config.bindHost() + "'): the ICRC covers the source address, so the wildcard address will not do");
+        }
+        localAddress = ipv4;
+        localAddressBits = ipv4.hashCode();
+        DatagramChannel opened = null;
+        try
+        {
+            opened = DatagramChannel.open();
+            opened.setOption(StandardSocketOptions.SO_RCVBUF, 8 * 1024 * 1024);
+            opened.bind(new InetSocketAddress(ipv4, config.bindPort()));
+            opened.configureBlocking(false);
+            localPort = ((InetSocketAddress)opened.getLocalAddress()).getPort();
+        }
+        catch (final IOException ex)
+        {
+            CloseHelper.quietClose(opened);
+            throw new RdmaException("roce cannot bind UDP " + ipv4.getHostAddress() + ":" + config.bindPort() + " (" +
+                ex.getMessage() + "); is another RoCE stack (e.g. the kernel's rxe) using that address and port?", ex);
+        }
+        channel = opened;
+        address = ipv4.getHostAddress() + ":" + localPort;
+    }
+
+    @Override
+    public String name()
+    {
+        return "roce0";
+    }
+
+    @Override
+    public String providerName()
+    {
+        return RoceProvider.NAME;
+    }
+
+    @Override
+    public String address()
+    {
+        return address;
+    }
+
+    @Override
+    public int maxInlineData()
+    {
+        return config.maxInlineData();
+    }
+
+    @Override
+    public int mtu()
+    {
+        return config.mtu();
+    }
+
+    @Override
+    public int maxMessageSize()
+    {
+        return Integer.MAX_VALUE;
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain()
+    {
+        checkOpen();
+        final SoftProtectionDomain domain = new SoftProtectionDomain(regions, this::createQueuePair);
+        resources.add(domain);
+        return domain;
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(final int depth)
+    {
+        checkOpen();
+        final SoftCompletionQueue queue = new SoftCompletionQueue(depth, counters);
+        resources.add(queue);
+        return queue;
+    }
+
+    @Override
+    public DeviceCounters counters()
+    {
+        return counters;
+    }
+
+    RegionRegistry regions()
+    {
+        return regions;
+    }
+
+    RdmaConfig config()
+    {
+        return config;
+    }
+
+    Inet4Address localAddress()
+    {
+        return localAddress;
+    }
+
+    private synchronized QueuePair createQueuePair(final QueuePairConfig queuePairConfig)
+    {
+        checkOpen();
+        int queuePairNumber;
+        do
+        {
+            queuePairNumber = nextQueuePairNumber;
+            nextQueuePairNumber = (nextQueuePairNumber + 1) & QueuePairEndpoint.MASK_24;
+        }
+        while (queuePairNumber < 2 || queuePairs.containsKey(queuePairNumber));
+        final RoceQueuePair queuePair = new RoceQueuePair(this, queuePairNumber, queuePairConfig);
+        final Int2ObjectHashMap<RoceQueuePair> updated = new Int2ObjectHashMap<>(queuePairs);
+        updated.put(queuePairNumber, queuePair);
+        queuePairs = updated;
+        return queuePair;
+    }
+
+    synchronized void removeQueuePair(final RoceQueuePair queuePair)
+    {
+        final Int2ObjectHashMap<RoceQueuePair> updated = new Int2ObjectHashMap<>(queuePairs);
+        updated.remove(queuePair.queuePairNumber());
+        queuePairs = updated;
+    }
+
+    /**
+     * Receives what is waiting (once per progress round, however many queue pairs ask), hands each
+     * verified packet to its queue pair, then sends the acknowledgements the batch earned.
+     *
+     * @param nowNs the progress round's time.
+     * @return packets handled.
+     */
+    int pollReceive(final long nowNs)
+    {
+        if (nowNs == lastReceivePollNs || closed)
+        {
+            return 0;
+        }
+        lastReceivePollNs = nowNs;
+        int handled = 0;
+        for (int i = 0; i < DATAGRAMS_PER_POLL; i++)
+        {
+            receiveBuffer.clear();
+            final SocketAddress from;
+            try
+            {
+                from = channel.receive(receiveBuffer);
+            }
+            catch (final IOException ex)
+            {
+                counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+                continue;
+            }
+            if (null == from)
+            {
+                break;
+            }
+            handled++;
+            onDatagram((InetSocketAddress)from, receiveBuffer.position(), nowNs);
+        }
+        for (int i = 0; i < acknowledgementsOwedCount; i++)
+        {
+            acknowledgementsOwed[i].sendOwedAcknowledgement();
+            acknowledgementsOwed[i] = null;
+        }
+        acknowledgementsOwedCount = 0;
+        return handled;
+    }
+
+    private void onDatagram(final InetSocketAddress from, final int length, final long nowNs)
+    {
+        if (packet.parse(receiveView, 0, length) != RocePacket.VALID)
+        {
+            counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+            return;
+        }
+        if (!(from.getAddress() instanceof Inet4Address source))
+        {
+            counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+            return;
+        }
+        final int received = receiveView.getInt(length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
+        final int computed = icrc.compute(source.hashCode(), localAddressBits, 0, from.getPort(), localPort,
+            receiveBuffer, 0, length);
+        if (computed != received && icrc.solveIpIdentification(computed, received, length) < 0)
+        {
+            counters.increment(DeviceCounters.ICRC_ERRORS);
+            return;
+        }
+        final RoceQueuePair queuePair = queuePairs.get(packet.destinationQp());
+        if (null == queuePair)
+        {
+            counters.increment(DeviceCounters.UNKNOWN_QUEUE_PAIR);
+            return;
+        }
+        if ((packet.partitionKey() & 0x7FFF) != (queuePair.partitionKey() & 0x7FFF))
+        {
+            counters.increment(DeviceCounters.BAD_PARTITION_KEY);
+            return;
+        }
+        queuePair.onPacket(packet, receiveView, nowNs);
+    }
+
+    /**
+     * Asks for {@link RoceQueuePair#sendOwedAcknowledgement()} at the end of the current batch, so
+     * one ACK covers every packet of the batch that asked for one.
+     */
+    void acknowledgeAtEndOfBatch(final RoceQueuePair queuePair)
+    {
+        if (acknowledgementsOwedCount == acknowledgementsOwed.length)
+        {
+            acknowledgementsOwed = java.util.Arrays.copyOf(acknowledgementsOwed, acknowledgementsOwed.length * 2);
+        }
+        acknowledgementsOwed[acknowledgementsOwedCount++] = queuePair;
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("device roce0 at " + address + " is closed");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        for (final RoceQueuePair queuePair : queuePairs.values())
+        {
+            queuePair.close();
+        }
+        closed = true;
+        for (int i = resources.size() - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(resources.get(i));
+        }
+        resources.clear();
+        CloseHelper.quietClose(channel);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RoceDevice{" + address + '}';
+    }
+}

@@ -1,0 +1,17 @@
+package io.ringwire.rdma.contract;
+
+import io.ringwire.rdma.RdmaConfig;
+
+import java.nio.file.Path;
+
+/**
+ * The provider contract on {@code roce}, over loopback UDP.
+ */
+class RoceProviderContractTest extends ProviderContractTest
+{
+    @Override
+    protected RdmaConfig config(final Path tempDir)
+    {
+        return new RdmaConfig().provider("roce").bindAddress("127.0.0.1:0");
+    }
+}
