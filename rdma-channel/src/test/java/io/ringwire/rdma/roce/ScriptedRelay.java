@@ -1,0 +1,222 @@
+package io.ringwire.rdma.roce;
+
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A UDP relay between two roce devices for deterministic fault tests: each queue pair is told the
+ * relay's address as its peer's, the relay forwards every packet, and a script decides per packet
+ * whether to pass, drop, duplicate or hold it (held packets are released later, which reorders).
+ * Forwarding changes the UDP ports, so the relay re-stamps the ICRC, as a RoCE-aware middlebox
+ * would have to. It also records what it saw, for assertions on the wire behaviour.
+ *
+ * <p>Single-threaded: call {@link #pump()} from the test's polling loop.
+ */
+final class ScriptedRelay implements AutoCloseable
+{
+    enum Action
+    {
+        PASS, DROP, DUPLICATE, HOLD
+    }
+
+    /** Decides the fate of one packet. */
+    interface Script
+    {
+        Action decide(boolean towardsResponder, int index, RocePacket packet);
+    }
+
+    /** What the relay saw, in order. */
+    record Seen(boolean towardsResponder, int opcode, int psn, boolean ackRequested, int syndrome, int payloadLength)
+    {
+    }
+
+    private final DatagramChannel requesterSide;
+    private final DatagramChannel responderSide;
+    private final InetSocketAddress requesterDevice;
+    private final InetSocketAddress responderDevice;
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(70_000);
+    private final UnsafeBuffer view = new UnsafeBuffer(buffer);
+    private final RocePacket packet = new RocePacket();
+    private final Icrc icrc = new Icrc();
+    private final List<byte[]> heldTowardsResponder = new ArrayList<>();
+    private final List<byte[]> heldTowardsRequester = new ArrayList<>();
+    final List<Seen> seen = new ArrayList<>();
+    private Script script = (towards, index, p) -> Action.PASS;
+    private int countTowardsResponder;
+    private int countTowardsRequester;
+
+    /**
+     * @param requesterDevice the requester device's "ip:port".
+     * @param responderDevice the responder device's "ip:port".
+     */
+    ScriptedRelay(final String requesterDevice, final String responderDevice)
+    {
+        this.requesterDevice = parse(requesterDevice);
+        this.responderDevice = parse(responderDevice);
+        try
+        {
+            requesterSide = open();
+            responderSide = open();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static DatagramChannel open() throws IOException
+    {
+        final DatagramChannel channel = DatagramChannel.open();
+        channel.setOption(jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+        channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 8 * 1024 * 1024);
+        channel.bind(new InetSocketAddress("127.0.0.1", 0));
+        channel.configureBlocking(false);
+        return channel;
+    }
+
+    private static InetSocketAddress parse(final String address)
+    {
+        final int colon = address.lastIndexOf(':');
+        return new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+    }
+
+    /** @return the address the requester must believe its peer has. */
+    String addressForRequester()
+    {
+        return "127.0.0.1:" + port(requesterSide);
+    }
+
+    /** @return the address the responder must believe its peer has. */
+    String addressForResponder()
+    {
+        return "127.0.0.1:" + port(responderSide);
+    }
+
+    private static int port(final DatagramChannel channel)
+    {
+        try
+        {
+            return ((InetSocketAddress)channel.getLocalAddress()).getPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    void script(final Script script)
+    {
+        this.script = script;
+    }
+
+    /** Sends the held packets, in the order they were held. */
+    void releaseHeld()
+    {
+        for (final byte[] held : heldTowardsResponder)
+        {
+            forward(responderSide, responderDevice, held);
+        }
+        heldTowardsResponder.clear();
+        for (final byte[] held : heldTowardsRequester)
+        {
+            forward(requesterSide, requesterDevice, held);
+        }
+        heldTowardsRequester.clear();
+    }
+
+    int held()
+    {
+        return heldTowardsResponder.size() + heldTowardsRequester.size();
+    }
+
+    /** Forwards what has arrived, applying the script. */
+    void pump()
+    {
+        relay(requesterSide, true);
+        relay(responderSide, false);
+    }
+
+    private void relay(final DatagramChannel from, final boolean towardsResponder)
+    {
+        try
+        {
+            SocketAddress source;
+            while (true)
+            {
+                buffer.clear();
+                source = from.receive(buffer);
+                if (null == source)
+                {
+                    return;
+                }
+                final int length = buffer.position();
+                final byte[] bytes = new byte[length];
+                view.getBytes(0, bytes);
+                if (packet.parse(view, 0, length) != RocePacket.VALID)
+                {
+                    continue;
+                }
+                seen.add(new Seen(towardsResponder, packet.opcode(), packet.psn(), packet.ackRequested(),
+                    packet.syndrome(), packet.payloadLength()));
+                final int index = towardsResponder ? countTowardsResponder++ : countTowardsRequester++;
+                final Action action = script.decide(towardsResponder, index, packet);
+                final DatagramChannel out = towardsResponder ? responderSide : requesterSide;
+                final InetSocketAddress target = towardsResponder ? responderDevice : requesterDevice;
+                switch (action)
+                {
+                    case PASS -> forward(out, target, bytes);
+                    case DUPLICATE ->
+                    {
+                        forward(out, target, bytes);
+                        forward(out, target, bytes);
+                    }
+                    case HOLD -> (towardsResponder ? heldTowardsResponder : heldTowardsRequester).add(bytes);
+                    case DROP ->
+                    {
+                    }
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private void forward(final DatagramChannel out, final InetSocketAddress target, final byte[] bytes)
+    {
+        try
+        {
+            final ByteBuffer copy = ByteBuffer.allocateDirect(bytes.length);
+            copy.put(bytes).flip();
+            final int source = ((Inet4Address)InetAddress.getByName("127.0.0.1")).hashCode();
+            final int destination = ((Inet4Address)target.getAddress()).hashCode();
+            final int crc = icrc.compute(source, destination, 0, port(out), target.getPort(), copy, 0, bytes.length);
+            copy.putInt(bytes.length - Icrc.LENGTH, Integer.reverseBytes(crc));
+            copy.order(ByteOrder.BIG_ENDIAN);
+            out.send(copy, target);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        CloseHelper.quietCloseAll(requesterSide, responderSide);
+    }
+}
