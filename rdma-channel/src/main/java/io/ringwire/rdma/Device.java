@@ -55,6 +55,18 @@ public interface Device extends AutoCloseable
     CompletionQueue createCompletionQueue(int depth);
 
     /**
+     * An agent that makes progress for this device's queue pairs (executes incoming requests,
+     * acknowledges, retransmits, produces completions) while the owning threads are busy elsewhere;
+     * completions still reach the application through its polls. Run it on an agrona
+     * {@code AgentRunner}. Create it before the owning threads start: from then on, their posts and
+     * polls and the agent take turns through one compare-and-set each. Providers whose hardware
+     * progresses by itself return an agent with nothing to do.
+     *
+     * @return the agent.
+     */
+    org.agrona.concurrent.Agent progressAgent();
+
+    /**
      * @return counters the device keeps as responder and requester (rejected accesses, errors).
      */
     DeviceCounters counters();

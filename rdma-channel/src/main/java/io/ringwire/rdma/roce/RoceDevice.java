@@ -11,6 +11,7 @@ import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.support.RegionRegistry;
 import io.ringwire.rdma.support.SoftCompletionQueue;
+import io.ringwire.rdma.support.SoftDeviceProgress;
 import io.ringwire.rdma.support.SoftProtectionDomain;
 import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -49,6 +50,7 @@ final class RoceDevice implements Device
 
     private final RdmaConfig config;
     private final DeviceCounters counters = new DeviceCounters();
+    private final SoftDeviceProgress progress = new SoftDeviceProgress();
     private final RegionRegistry regions = new RegionRegistry(counters);
     private final DatagramChannel channel;
     private final Inet4Address localAddress;
@@ -155,9 +157,23 @@ final class RoceDevice implements Device
     public CompletionQueue createCompletionQueue(final int depth)
     {
         checkOpen();
-        final SoftCompletionQueue queue = new SoftCompletionQueue(depth, counters);
+        final SoftCompletionQueue queue = progress.newCompletionQueue(depth, counters);
         resources.add(queue);
         return queue;
+    }
+
+    @Override
+    public org.agrona.concurrent.Agent progressAgent()
+    {
+        return progress.newAgent("ringwire-roce-progress-" + address());
+    }
+
+    /**
+     * @return the guard shared by this device's queue pairs and completion queues.
+     */
+    io.ringwire.rdma.support.ProgressGuard progressGuard()
+    {
+        return progress.guard();
     }
 
     @Override

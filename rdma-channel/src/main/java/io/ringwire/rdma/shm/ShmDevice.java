@@ -8,6 +8,7 @@ import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.support.RegionRegistry;
 import io.ringwire.rdma.support.SoftCompletionQueue;
+import io.ringwire.rdma.support.SoftDeviceProgress;
 import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -71,6 +72,7 @@ public final class ShmDevice implements Device
     private final Path controlFile;
     private final ShmDeviceControl control;
     private final DeviceCounters counters;
+    private final SoftDeviceProgress progress = new SoftDeviceProgress();
     private final RegionRegistry regions;
     private final ShmRegionTable regionTable;
     private final AtomicInteger nextQueuePairNumber = new AtomicInteger(1);
@@ -266,12 +268,26 @@ public final class ShmDevice implements Device
     public CompletionQueue createCompletionQueue(final int depth)
     {
         checkOpen();
-        final SoftCompletionQueue queue = new SoftCompletionQueue(depth, counters);
+        final SoftCompletionQueue queue = progress.newCompletionQueue(depth, counters);
         synchronized (resources)
         {
             resources.add(queue);
         }
         return queue;
+    }
+
+    @Override
+    public org.agrona.concurrent.Agent progressAgent()
+    {
+        return progress.newAgent("ringwire-shm-progress-" + address());
+    }
+
+    /**
+     * @return the guard shared by this device's queue pairs and completion queues.
+     */
+    io.ringwire.rdma.support.ProgressGuard progressGuard()
+    {
+        return progress.guard();
     }
 
     @Override

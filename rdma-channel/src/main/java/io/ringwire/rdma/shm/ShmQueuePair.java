@@ -84,7 +84,7 @@ public final class ShmQueuePair extends SoftQueuePair
         final QueuePairConfig config)
     {
         super(queuePairNumber, ThreadLocalRandom.current().nextInt() & QueuePairEndpoint.MASK_24, config,
-            device.regions(), device.counters(), device.maxMessageSize(), device.address(), device.mtu());
+            device.regions(), device.counters(), device.maxMessageSize(), device.address(), device.mtu(), device.progressGuard());
         this.device = device;
         this.domain = domain;
         this.waitingSends = new ShmSendQueue(config.maxSendRequests());

@@ -85,7 +85,7 @@ final class SocketQueuePair extends SoftQueuePair
     SocketQueuePair(final SocketDevice device, final int queuePairNumber, final QueuePairConfig config)
     {
         super(queuePairNumber, randomPsn(), config, device.regions(), device.counters(), device.maxMessageSize(),
-            device.address(), device.mtu());
+            device.address(), device.mtu(), device.progressGuard());
         if (config.maxInlineData() > device.maxInlineData())
         {
             throw new IllegalArgumentException("maxInlineData " + config.maxInlineData() +

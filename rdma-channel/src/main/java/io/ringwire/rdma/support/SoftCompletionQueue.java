@@ -12,7 +12,8 @@ import java.util.Arrays;
  *
  * <p>Threading: single-threaded. {@link #push} and {@link #poll} run on the owning thread; attach
  * and detach on the control thread before and after that thread runs (the array is replaced, not
- * mutated, and published through a volatile field).
+ * mutated, and published through a volatile field). With a {@link SoftProgressAgent}, the agent's
+ * thread also pushes; the device's {@link ProgressGuard} then serialises every access.
  */
 public final class SoftCompletionQueue implements CompletionQueue
 {
@@ -25,6 +26,7 @@ public final class SoftCompletionQueue implements CompletionQueue
     private final int[] immediates;
     private final int[] queuePairNumbers;
     private final DeviceCounters counters;
+    private final ProgressGuard guard;
 
     private volatile ProgressSource[] sources = new ProgressSource[0];
     private long head;
@@ -34,8 +36,9 @@ public final class SoftCompletionQueue implements CompletionQueue
     /**
      * @param depth    completions held; rounded up to a power of two.
      * @param counters where overruns are counted.
+     * @param guard    the device's progress guard.
      */
-    public SoftCompletionQueue(final int depth, final DeviceCounters counters)
+    public SoftCompletionQueue(final int depth, final DeviceCounters counters, final ProgressGuard guard)
     {
         if (depth < 1 || depth > (1 << 24))
         {
@@ -50,6 +53,7 @@ public final class SoftCompletionQueue implements CompletionQueue
         this.immediates = new int[capacity];
         this.queuePairNumbers = new int[capacity];
         this.counters = counters;
+        this.guard = guard;
     }
 
     /**
@@ -144,6 +148,28 @@ public final class SoftCompletionQueue implements CompletionQueue
      */
     public int progress()
     {
+        if (guard.isEnabled())
+        {
+            guard.enter();
+            try
+            {
+                return progressUnguarded();
+            }
+            finally
+            {
+                guard.exit();
+            }
+        }
+        return progressUnguarded();
+    }
+
+    /**
+     * Drives the attached sources once; the caller holds the guard or no agent exists.
+     *
+     * @return work done.
+     */
+    int progressUnguarded()
+    {
         final ProgressSource[] current = sources;
         if (current.length == 0)
         {
@@ -161,13 +187,30 @@ public final class SoftCompletionQueue implements CompletionQueue
     @Override
     public int poll(final CompletionHandler handler, final int maxCompletions)
     {
+        if (guard.isEnabled())
+        {
+            guard.enter();
+            try
+            {
+                return pollUnguarded(handler, maxCompletions);
+            }
+            finally
+            {
+                guard.exit();
+            }
+        }
+        return pollUnguarded(handler, maxCompletions);
+    }
+
+    private int pollUnguarded(final CompletionHandler handler, final int maxCompletions)
+    {
         if (closed)
         {
             return 0;
         }
         if (tail - head < maxCompletions)
         {
-            progress();
+            progressUnguarded();
         }
         int count = 0;
         while (count < maxCompletions && head < tail)

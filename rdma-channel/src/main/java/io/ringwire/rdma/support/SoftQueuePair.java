@@ -44,6 +44,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     protected final int maxMessageSize;
     protected final String deviceAddress;
     protected final int mtu;
+    private final ProgressGuard guard;
 
     private volatile QueuePairState state = QueuePairState.RESET;
     protected QueuePairEndpoint remote;
@@ -57,6 +58,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
      * @param maxMessageSize  largest message.
      * @param deviceAddress   the device's address, for the local endpoint.
      * @param mtu             the device's MTU.
+     * @param guard           the device's progress guard.
      */
     protected SoftQueuePair(
         final int queuePairNumber,
@@ -66,7 +68,8 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         final DeviceCounters counters,
         final int maxMessageSize,
         final String deviceAddress,
-        final int mtu)
+        final int mtu,
+        final ProgressGuard guard)
     {
         this.queuePairNumber = queuePairNumber;
         this.startPsn = startPsn;
@@ -79,6 +82,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         this.maxMessageSize = maxMessageSize;
         this.deviceAddress = deviceAddress;
         this.mtu = mtu;
+        this.guard = guard;
     }
 
     private static SoftCompletionQueue asSoft(final Object queue)
@@ -290,6 +294,24 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     private int post(final int kind, final long workRequestId, final MemoryRegion local, final int localOffset,
         final int length, final long remoteAddress, final int rkey, final int immediate, final int flags)
     {
+        if (guard.isEnabled())
+        {
+            guard.enter();
+            try
+            {
+                return postUnguarded(kind, workRequestId, local, localOffset, length, remoteAddress, rkey, immediate, flags);
+            }
+            finally
+            {
+                guard.exit();
+            }
+        }
+        return postUnguarded(kind, workRequestId, local, localOffset, length, remoteAddress, rkey, immediate, flags);
+    }
+
+    private int postUnguarded(final int kind, final long workRequestId, final MemoryRegion local, final int localOffset,
+        final int length, final long remoteAddress, final int rkey, final int immediate, final int flags)
+    {
         final int admitted = admitSend(kind, workRequestId, local, localOffset, length, flags);
         if (admitted != ADMITTED)
         {
@@ -336,6 +358,24 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
 
     @Override
     public final int postReceive(final long workRequestId, final MemoryRegion local, final int localOffset,
+        final int length)
+    {
+        if (guard.isEnabled())
+        {
+            guard.enter();
+            try
+            {
+                return postReceiveUnguarded(workRequestId, local, localOffset, length);
+            }
+            finally
+            {
+                guard.exit();
+            }
+        }
+        return postReceiveUnguarded(workRequestId, local, localOffset, length);
+    }
+
+    private int postReceiveUnguarded(final long workRequestId, final MemoryRegion local, final int localOffset,
         final int length)
     {
         final QueuePairState current = state;

@@ -314,6 +314,43 @@ public abstract class ProviderContractTest
     }
 
     @Test
+    void aProgressAgentExecutesAndAcknowledgesWhileTheOwningThreadsDoNotPoll() throws Exception
+    {
+        final org.agrona.concurrent.AgentRunner requesterAgent = new org.agrona.concurrent.AgentRunner(
+            new org.agrona.concurrent.YieldingIdleStrategy(), Throwable::printStackTrace, null,
+            requester.device.progressAgent());
+        final org.agrona.concurrent.AgentRunner responderAgent = new org.agrona.concurrent.AgentRunner(
+            new org.agrona.concurrent.YieldingIdleStrategy(), Throwable::printStackTrace, null,
+            responder.device.progressAgent());
+        try
+        {
+            assertEquals(PostResult.OK, responder.queuePair.postReceive(1, target, 0, 0));
+            final byte[] payload = fillSource(0, 3000, 21);
+            org.agrona.concurrent.AgentRunner.startOnThread(requesterAgent);
+            org.agrona.concurrent.AgentRunner.startOnThread(responderAgent);
+            assertEquals(PostResult.OK, requester.queuePair.postWriteWithImmediate(
+                2, source, 0, 3000, target.address() + 100, target.rkey(), 7, SendFlags.SIGNALED));
+
+            final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (!java.util.Arrays.equals(payload, targetBytes(100, 3000)))
+            {
+                assertTrue(System.nanoTime() < deadline, "the agent never delivered the write");
+                Thread.onSpinWait();
+            }
+            pollUntil(() -> requester.completions.size() == 1 && responder.completions.size() == 1, TIMEOUT,
+                "completions left for the owning threads", requester, responder);
+            assertEquals(CompletionStatus.SUCCESS, requester.completions.get(0).status());
+            assertEquals(new Completion(1, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS, 3000, 7,
+                responder.queuePair.queuePairNumber()), responder.completions.get(0));
+        }
+        finally
+        {
+            requesterAgent.close();
+            responderAgent.close();
+        }
+    }
+
+    @Test
     void regionsOfAnySizeAreAllocatedPageAlignedAndZeroed()
     {
         for (final int length : new int[]{ 1, 128, 4095, 4096, 4097, 1 << 20 })
