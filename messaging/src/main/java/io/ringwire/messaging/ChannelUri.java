@@ -1,0 +1,161 @@
+package io.ringwire.messaging;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A channel, as a URI in Aeron's style: {@code ringwire:<provider>?endpoint=host:port|key=value...}.
+ * The provider is shm, socket, roce, ibverbs or auto. {@code endpoint} is the subscriber's
+ * connection-manager address: a subscription listens there; a publication connects there, and to
+ * several subscribers at once when it lists several endpoints separated by commas (fan-out).
+ * Optional: {@code interface=ip} the local address the data path binds (default: the address that
+ * routes to the endpoint), {@code ring=bytes} the ring capacity (a power of two).
+ *
+ * <p>Immutable; any thread.
+ */
+public final class ChannelUri
+{
+    private static final String PREFIX = "ringwire:";
+    private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs", "auto");
+    private static final List<String> KEYS = List.of("endpoint", "interface", "ring");
+
+    private final String provider;
+    private final List<InetSocketAddress> endpoints;
+    private final Map<String, String> parameters;
+    private final String text;
+
+    private ChannelUri(final String provider, final List<InetSocketAddress> endpoints,
+        final Map<String, String> parameters, final String text)
+    {
+        this.provider = provider;
+        this.endpoints = endpoints;
+        this.parameters = parameters;
+        this.text = text;
+    }
+
+    /**
+     * Parses and checks a channel.
+     *
+     * @param channel e.g. {@code ringwire:roce?endpoint=10.0.0.1:40123}.
+     * @return the channel.
+     * @throws IllegalArgumentException naming what is wrong and what is allowed.
+     */
+    public static ChannelUri parse(final String channel)
+    {
+        if (null == channel || !channel.startsWith(PREFIX))
+        {
+            throw new IllegalArgumentException("channel '" + channel + "' must start with '" + PREFIX +
+                "', e.g. ringwire:socket?endpoint=127.0.0.1:40123");
+        }
+        final String rest = channel.substring(PREFIX.length());
+        final int question = rest.indexOf('?');
+        final String provider = question < 0 ? rest : rest.substring(0, question);
+        if (!PROVIDERS.contains(provider))
+        {
+            throw new IllegalArgumentException("channel '" + channel + "': unknown provider '" + provider +
+                "'; allowed: " + String.join(", ", PROVIDERS));
+        }
+        final Map<String, String> parameters = new LinkedHashMap<>();
+        if (question >= 0)
+        {
+            for (final String pair : rest.substring(question + 1).split("\\|"))
+            {
+                final int equals = pair.indexOf('=');
+                if (equals <= 0)
+                {
+                    throw new IllegalArgumentException("channel '" + channel + "': '" + pair + "' is not key=value");
+                }
+                final String key = pair.substring(0, equals);
+                if (!KEYS.contains(key))
+                {
+                    throw new IllegalArgumentException("channel '" + channel + "': unknown parameter '" + key +
+                        "'; allowed: " + String.join(", ", KEYS));
+                }
+                parameters.put(key, pair.substring(equals + 1));
+            }
+        }
+        final String endpointText = parameters.get("endpoint");
+        if (null == endpointText || endpointText.isBlank())
+        {
+            throw new IllegalArgumentException("channel '" + channel + "' needs endpoint=host:port");
+        }
+        final List<InetSocketAddress> endpoints = new ArrayList<>();
+        for (final String endpoint : endpointText.split(","))
+        {
+            endpoints.add(parseAddress(channel, endpoint.trim()));
+        }
+        if (parameters.containsKey("ring"))
+        {
+            final long ring = parseLong(channel, "ring", parameters.get("ring"));
+            if (ring < 4096 || ring > (1 << 30) || Long.bitCount(ring) != 1)
+            {
+                throw new IllegalArgumentException("channel '" + channel + "': ring=" + ring +
+                    " must be a power of two from 4096 to 1073741824");
+            }
+        }
+        return new ChannelUri(provider, Collections.unmodifiableList(endpoints), Collections.unmodifiableMap(parameters),
+            channel);
+    }
+
+    private static InetSocketAddress parseAddress(final String channel, final String endpoint)
+    {
+        final int colon = endpoint.lastIndexOf(':');
+        if (colon <= 0)
+        {
+            throw new IllegalArgumentException("channel '" + channel + "': endpoint '" + endpoint + "' must be host:port");
+        }
+        final long port = parseLong(channel, "endpoint port", endpoint.substring(colon + 1));
+        if (port < 0 || port > 65535)
+        {
+            throw new IllegalArgumentException("channel '" + channel + "': port " + port + " out of range 0..65535");
+        }
+        return new InetSocketAddress(endpoint.substring(0, colon).replace("[", "").replace("]", ""), (int)port);
+    }
+
+    private static long parseLong(final String channel, final String what, final String value)
+    {
+        try
+        {
+            return Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("channel '" + channel + "': " + what + " '" + value + "' is not a number", ex);
+        }
+    }
+
+    /**
+     * @return the provider name.
+     */
+    public String provider()
+    {
+        return provider;
+    }
+
+    /**
+     * @return the subscriber endpoints (one for a subscription; one or more for a publication).
+     */
+    public List<InetSocketAddress> endpoints()
+    {
+        return endpoints;
+    }
+
+    /**
+     * @param key a parameter name.
+     * @return its value or null.
+     */
+    public String get(final String key)
+    {
+        return parameters.get(key);
+    }
+
+    @Override
+    public String toString()
+    {
+        return text;
+    }
+}

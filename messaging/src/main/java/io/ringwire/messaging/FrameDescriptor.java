@@ -1,0 +1,86 @@
+package io.ringwire.messaging;
+
+import org.agrona.BitUtil;
+
+import java.nio.ByteOrder;
+
+/**
+ * Layout of a frame in a subscriber's ring (little-endian), 8-byte aligned:
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |              frame length (header + payload, unaligned)       |  0
+ *  +---------------+---------------+-------------------------------+
+ *  |    version    |B|E|  flags    |             type              |  4
+ *  +---------------+---------------+-------------------------------+
+ *  |                          session id                           |  8
+ *  +---------------------------------------------------------------+
+ *  |                          stream id                            | 12
+ *  +---------------------------------------------------------------+
+ *  |           position of this frame in the stream (64)           | 16
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                      payload ...                              | 24
+ * </pre>
+ *
+ * B and E mark the first and last fragment of a message (both set: unfragmented). A frame that does
+ * not fit before the end of the ring is preceded by a PAD frame filling the rest of the ring, as in
+ * Aeron. Each frame, padding included, is written with one RDMA WRITE WITH IMMEDIATE whose
+ * immediate is the frame length, so a receive completion means a whole frame is in place.
+ */
+public final class FrameDescriptor
+{
+    /** Byte order of every header field. */
+    public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    /** Frames start at multiples of this. */
+    public static final int ALIGNMENT = 8;
+    /** Bytes of header before the payload. */
+    public static final int HEADER_LENGTH = 24;
+
+    public static final int FRAME_LENGTH_OFFSET = 0;
+    public static final int VERSION_OFFSET = 4;
+    public static final int FLAGS_OFFSET = 5;
+    public static final int TYPE_OFFSET = 6;
+    public static final int SESSION_ID_OFFSET = 8;
+    public static final int STREAM_ID_OFFSET = 12;
+    public static final int POSITION_OFFSET = 16;
+
+    public static final byte CURRENT_VERSION = 1;
+    /** First fragment of a message. */
+    public static final byte BEGIN_FLAG = (byte)0x80;
+    /** Last fragment of a message. */
+    public static final byte END_FLAG = 0x40;
+    /** An unfragmented message. */
+    public static final byte UNFRAGMENTED = (byte)(BEGIN_FLAG | END_FLAG);
+
+    /** Application data. */
+    public static final short TYPE_DATA = 1;
+    /** Fills the end of the ring; skipped by subscribers. */
+    public static final short TYPE_PAD = 2;
+    /** Keeps an idle publication alive; carries no payload. */
+    public static final short TYPE_HEARTBEAT = 3;
+
+    private FrameDescriptor()
+    {
+    }
+
+    /**
+     * @param frameLength header plus payload.
+     * @return the space the frame takes in the ring.
+     */
+    public static int alignedLength(final int frameLength)
+    {
+        return BitUtil.align(frameLength, ALIGNMENT);
+    }
+
+    /**
+     * @param ringCapacity the ring's length, a power of two.
+     * @return the largest payload of one frame: an eighth of the ring, as Aeron's max frame per term.
+     */
+    public static int maxPayloadLength(final int ringCapacity)
+    {
+        return ringCapacity / 8 - HEADER_LENGTH;
+    }
+}

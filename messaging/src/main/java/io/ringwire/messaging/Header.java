@@ -1,0 +1,51 @@
+package io.ringwire.messaging;
+
+import org.agrona.DirectBuffer;
+
+import static io.ringwire.messaging.FrameDescriptor.*;
+
+/**
+ * Flyweight over the header of the frame a {@link FragmentHandler} is given. Valid only during the
+ * call. Allocation-free.
+ */
+public final class Header
+{
+    private DirectBuffer buffer;
+    private int frameOffset;
+
+    void wrap(final DirectBuffer buffer, final int frameOffset)
+    {
+        this.buffer = buffer;
+        this.frameOffset = frameOffset;
+    }
+
+    /** @return the frame's session id (one per publication connection). */
+    public int sessionId()
+    {
+        return buffer.getInt(frameOffset + SESSION_ID_OFFSET, ORDER);
+    }
+
+    /** @return the stream id. */
+    public int streamId()
+    {
+        return buffer.getInt(frameOffset + STREAM_ID_OFFSET, ORDER);
+    }
+
+    /** @return the stream position of this frame's start. */
+    public long position()
+    {
+        return buffer.getLong(frameOffset + POSITION_OFFSET, ORDER);
+    }
+
+    /** @return BEGIN/END flags. */
+    public byte flags()
+    {
+        return buffer.getByte(frameOffset + FLAGS_OFFSET);
+    }
+
+    /** @return header plus payload bytes. */
+    public int frameLength()
+    {
+        return buffer.getInt(frameOffset + FRAME_LENGTH_OFFSET, ORDER);
+    }
+}

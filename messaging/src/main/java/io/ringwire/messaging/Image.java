@@ -1,0 +1,171 @@
+package io.ringwire.messaging;
+
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.SendFlags;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AtomicBuffer;
+
+import static io.ringwire.messaging.FrameDescriptor.*;
+
+/**
+ * One publication's stream as a subscription sees it: the ring it writes into, the queue pair it
+ * writes through, and where to return credit. Frames are read in place, in the order their receive
+ * completions arrive (which is the order they were written on a reliable connection).
+ *
+ * <p>Threading: the subscription's polling thread.
+ */
+final class Image implements AutoCloseable
+{
+    static final int VALID = 0;
+    static final int PROTOCOL_ERROR = -1;
+
+    final int sessionId;
+    final int streamId;
+    final QueuePair queuePair;
+    private final MemoryRegion ring;
+    private final AtomicBuffer ringBuffer;
+    private final MemoryRegion creditSource;
+    private final AtomicBuffer creditBuffer;
+    private final long remoteCreditAddress;
+    private final int remoteCreditKey;
+    private final int mask;
+    private final int creditInterval;
+    private final int receiveBatch;
+    private final Header header = new Header();
+
+    long position;
+    private long creditSentPosition;
+    private long livenessCounter;
+    private int receivesToRepost;
+    private boolean creditOwed;
+    long lastFrameNs;
+    long lastCreditNs;
+    /** Frames seen; the duty cycle turns a change into {@link #lastFrameNs} without a clock read per frame. */
+    long framesReceived;
+    long framesReceivedAtDuty;
+
+    Image(final int sessionId, final int streamId, final QueuePair queuePair, final MemoryRegion ring,
+        final MemoryRegion creditSource, final long remoteCreditAddress, final int remoteCreditKey,
+        final long initialPosition, final int creditFraction, final int receiveBatch, final long nowNs)
+    {
+        this.sessionId = sessionId;
+        this.streamId = streamId;
+        this.queuePair = queuePair;
+        this.ring = ring;
+        this.ringBuffer = ring.buffer();
+        this.creditSource = creditSource;
+        this.creditBuffer = creditSource.buffer();
+        this.remoteCreditAddress = remoteCreditAddress;
+        this.remoteCreditKey = remoteCreditKey;
+        this.mask = ring.length() - 1;
+        this.creditInterval = ring.length() / creditFraction;
+        this.receiveBatch = receiveBatch;
+        this.position = initialPosition;
+        this.creditSentPosition = initialPosition;
+        this.lastFrameNs = nowNs;
+        this.lastCreditNs = nowNs;
+    }
+
+    /**
+     * Handles the frame a receive completion announced.
+     *
+     * @param frameLength the completion's immediate.
+     * @param handler     gets data frames.
+     * @param counters    the subscription's counters.
+     * @return VALID or PROTOCOL_ERROR (the frame does not match what the stream must hold next).
+     */
+    int onFrame(final int frameLength, final FragmentHandler handler, final SubscriptionCounters counters,
+        final long nowNs)
+    {
+        final int offset = (int)(position & mask);
+        final int aligned = alignedLength(frameLength);
+        if (frameLength < 8 || offset + aligned > ring.length() ||
+            ringBuffer.getInt(offset + FRAME_LENGTH_OFFSET, ORDER) != frameLength)
+        {
+            return PROTOCOL_ERROR;
+        }
+        final short type = ringBuffer.getShort(offset + TYPE_OFFSET, ORDER);
+        if (type != TYPE_PAD)
+        {
+            if (frameLength < HEADER_LENGTH ||
+                ringBuffer.getInt(offset + SESSION_ID_OFFSET, ORDER) != sessionId ||
+                ringBuffer.getInt(offset + STREAM_ID_OFFSET, ORDER) != streamId ||
+                ringBuffer.getLong(offset + POSITION_OFFSET, ORDER) != position)
+            {
+                return PROTOCOL_ERROR;
+            }
+        }
+        framesReceived++;
+        if (type == TYPE_DATA)
+        {
+            header.wrap(ringBuffer, offset);
+            handler.onFragment(ringBuffer, offset + HEADER_LENGTH, frameLength - HEADER_LENGTH, header);
+            counters.fragmentsReceived.incrementRelease();
+            counters.bytesReceived.getAndAddRelease(frameLength - HEADER_LENGTH);
+        }
+        else if (type == TYPE_HEARTBEAT)
+        {
+            counters.heartbeatsReceived.incrementRelease();
+        }
+        else if (type != TYPE_PAD)
+        {
+            return PROTOCOL_ERROR;
+        }
+        position += aligned;
+        if (++receivesToRepost >= receiveBatch / 2)
+        {
+            repostReceives();
+        }
+        if (creditOwed || position - creditSentPosition >= creditInterval)
+        {
+            sendCredit(nowNs, counters);
+        }
+        return VALID;
+    }
+
+    void postInitialReceives()
+    {
+        for (int i = 0; i < receiveBatch; i++)
+        {
+            queuePair.postReceive(i, ring, 0, 0);
+        }
+    }
+
+    private void repostReceives()
+    {
+        while (receivesToRepost > 0 && queuePair.postReceive(0, ring, 0, 0) == PostResult.OK)
+        {
+            receivesToRepost--;
+        }
+    }
+
+    /**
+     * Writes the consumed position and a liveness count into the publication's credit region.
+     */
+    void sendCredit(final long nowNs, final SubscriptionCounters counters)
+    {
+        creditBuffer.putLong(CreditLayout.CONSUMED_POSITION_OFFSET, position);
+        creditBuffer.putLong(CreditLayout.LIVENESS_COUNTER_OFFSET, ++livenessCounter);
+        final int result = queuePair.postWrite(position, creditSource, 0, CreditLayout.LENGTH, remoteCreditAddress,
+            remoteCreditKey, SendFlags.INLINE | ((livenessCounter & 15) == 0 ? SendFlags.SIGNALED : 0));
+        if (result == PostResult.OK)
+        {
+            creditOwed = false;
+            creditSentPosition = position;
+            lastCreditNs = nowNs;
+            counters.creditUpdates.incrementRelease();
+        }
+        else
+        {
+            creditOwed = true; // retried with the next frame or duty cycle
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        CloseHelper.quietCloseAll(queuePair, ring, creditSource);
+    }
+}

@@ -1,0 +1,311 @@
+package io.ringwire.messaging;
+
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.cm.ConnectionManagerConfig;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Typed configuration of publications and subscriptions, like Aeron's {@code Context}: defaults,
+ * overridden by {@code ringwire.*} system properties, overridden again by the setters, checked by
+ * {@link #conclude()} with a message naming the property and the allowed values.
+ *
+ * <p>Threading: build on one thread, conclude, then share read-only.
+ */
+public final class MessagingContext
+{
+    /** Ring capacity in bytes (a power of two); a channel's {@code ring=} parameter overrides it. */
+    public static final String RING_CAPACITY_PROP = "ringwire.messaging.ring.bytes";
+    /** The subscriber sends credit every 1/N of the ring consumed. */
+    public static final String CREDIT_FRACTION_PROP = "ringwire.messaging.credit.fraction";
+    /** Idle publications send a heartbeat frame, and subscribers a credit update, this often. */
+    public static final String HEARTBEAT_INTERVAL_PROP = "ringwire.messaging.heartbeat.interval.ms";
+    /** A peer silent this long is gone: the publication reports NOT_CONNECTED, the image closes. */
+    public static final String LIVENESS_TIMEOUT_PROP = "ringwire.messaging.liveness.timeout.ms";
+    /** A disconnected publication retries its subscribers this often. */
+    public static final String RECONNECT_INTERVAL_PROP = "ringwire.messaging.reconnect.interval.ms";
+    /** Shared secret authenticating connections (both ends must agree). */
+    public static final String SECRET_PROP = "ringwire.messaging.secret";
+    /** Directory of the counters files read by {@code ringwire stat}. */
+    public static final String COUNTERS_DIR_PROP = "ringwire.messaging.counters.dir";
+    /** Every Nth write is signaled, so send queues drain on every provider. */
+    public static final String SIGNAL_INTERVAL_PROP = "ringwire.messaging.signal.interval";
+
+    private String ringCapacity = System.getProperty(RING_CAPACITY_PROP, Integer.toString(1 << 20));
+    private String creditFraction = System.getProperty(CREDIT_FRACTION_PROP, "4");
+    private String heartbeatIntervalMs = System.getProperty(HEARTBEAT_INTERVAL_PROP, "100");
+    private String livenessTimeoutMs = System.getProperty(LIVENESS_TIMEOUT_PROP, "2000");
+    private String reconnectIntervalMs = System.getProperty(RECONNECT_INTERVAL_PROP, "200");
+    private String secret = System.getProperty(SECRET_PROP, "");
+    private String countersDirectory = System.getProperty(COUNTERS_DIR_PROP, "/dev/shm/ringwire-counters");
+    private String signalInterval = System.getProperty(SIGNAL_INTERVAL_PROP, "16");
+    private java.util.function.Consumer<RdmaConfig> rdmaSettings = config -> { };
+
+    private boolean concluded;
+    private int ringCapacityValue;
+    private int creditFractionValue;
+    private long heartbeatIntervalNs;
+    private long livenessTimeoutNs;
+    private long reconnectIntervalNs;
+    private int signalIntervalValue;
+    private ConnectionManagerConfig connectionManagerConfig;
+
+    /**
+     * Checks every value and freezes the context.
+     *
+     * @return this.
+     * @throws IllegalArgumentException naming the property and its allowed values.
+     */
+    public MessagingContext conclude()
+    {
+        ringCapacityValue = (int)parse(RING_CAPACITY_PROP, ringCapacity, 4096, 1 << 30, "a power of two, 4096 to 1073741824");
+        if (Integer.bitCount(ringCapacityValue) != 1)
+        {
+            throw new IllegalArgumentException(RING_CAPACITY_PROP + "=" + ringCapacity + " is not a power of two");
+        }
+        creditFractionValue = (int)parse(CREDIT_FRACTION_PROP, creditFraction, 2, 64, "2 to 64");
+        heartbeatIntervalNs = TimeUnit.MILLISECONDS.toNanos(parse(HEARTBEAT_INTERVAL_PROP, heartbeatIntervalMs, 1, 60_000,
+            "1 to 60000 ms"));
+        livenessTimeoutNs = TimeUnit.MILLISECONDS.toNanos(parse(LIVENESS_TIMEOUT_PROP, livenessTimeoutMs, 2, 3_600_000,
+            "2 to 3600000 ms"));
+        if (livenessTimeoutNs < 2 * heartbeatIntervalNs)
+        {
+            throw new IllegalArgumentException(LIVENESS_TIMEOUT_PROP + "=" + livenessTimeoutMs +
+                " must be at least twice " + HEARTBEAT_INTERVAL_PROP + "=" + heartbeatIntervalMs);
+        }
+        reconnectIntervalNs = TimeUnit.MILLISECONDS.toNanos(parse(RECONNECT_INTERVAL_PROP, reconnectIntervalMs, 1,
+            3_600_000, "1 to 3600000 ms"));
+        signalIntervalValue = (int)parse(SIGNAL_INTERVAL_PROP, signalInterval, 1, 1024, "1 to 1024");
+        if (secret.isEmpty())
+        {
+            throw new IllegalArgumentException(SECRET_PROP + " is not set: publications and subscriptions " +
+                "authenticate each other with a shared secret; set the same value on both ends");
+        }
+        connectionManagerConfig = new ConnectionManagerConfig().secret(secret.getBytes(StandardCharsets.UTF_8))
+            .timeoutMs(Math.max(1000, TimeUnit.NANOSECONDS.toMillis(livenessTimeoutNs))).conclude();
+        concluded = true;
+        return this;
+    }
+
+    private static long parse(final String property, final String value, final long min, final long max,
+        final String allowed)
+    {
+        final long parsed;
+        try
+        {
+            parsed = Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(property + "='" + value + "' is not a number; allowed: " + allowed, ex);
+        }
+        if (parsed < min || parsed > max)
+        {
+            throw new IllegalArgumentException(property + "=" + value + " is out of range; allowed: " + allowed);
+        }
+        return parsed;
+    }
+
+    private void checkMutable()
+    {
+        if (concluded)
+        {
+            throw new IllegalStateException("MessagingContext is concluded");
+        }
+    }
+
+    private void checkConcluded()
+    {
+        if (!concluded)
+        {
+            throw new IllegalStateException("call MessagingContext.conclude() first");
+        }
+    }
+
+    /**
+     * @param settings applied to each device's configuration (shm directory, timeouts, MTU...) before
+     *                 the channel sets the provider and the address.
+     * @return this.
+     */
+    public MessagingContext rdmaSettings(final java.util.function.Consumer<RdmaConfig> settings)
+    {
+        checkMutable();
+        this.rdmaSettings = settings;
+        return this;
+    }
+
+    /**
+     * A fresh device configuration for a channel.
+     *
+     * @param provider    from the channel.
+     * @param bindAddress the local address the data path binds.
+     * @return the concluded configuration.
+     */
+    RdmaConfig newRdmaConfig(final String provider, final String bindAddress)
+    {
+        final RdmaConfig config = new RdmaConfig();
+        rdmaSettings.accept(config);
+        return config.provider(provider).bindAddress(bindAddress).conclude();
+    }
+
+    /**
+     * @param bytes ring capacity, a power of two.
+     * @return this.
+     */
+    public MessagingContext ringCapacity(final int bytes)
+    {
+        checkMutable();
+        this.ringCapacity = Integer.toString(bytes);
+        return this;
+    }
+
+    /**
+     * @return the default ring capacity.
+     */
+    public int ringCapacity()
+    {
+        checkConcluded();
+        return ringCapacityValue;
+    }
+
+    /**
+     * @param fraction credit sent every 1/fraction of the ring.
+     * @return this.
+     */
+    public MessagingContext creditFraction(final int fraction)
+    {
+        checkMutable();
+        this.creditFraction = Integer.toString(fraction);
+        return this;
+    }
+
+    /**
+     * @return the credit fraction.
+     */
+    public int creditFraction()
+    {
+        checkConcluded();
+        return creditFractionValue;
+    }
+
+    /**
+     * @param ms heartbeat interval.
+     * @return this.
+     */
+    public MessagingContext heartbeatIntervalMs(final long ms)
+    {
+        checkMutable();
+        this.heartbeatIntervalMs = Long.toString(ms);
+        return this;
+    }
+
+    /**
+     * @return heartbeat interval in ns.
+     */
+    public long heartbeatIntervalNs()
+    {
+        checkConcluded();
+        return heartbeatIntervalNs;
+    }
+
+    /**
+     * @param ms liveness timeout.
+     * @return this.
+     */
+    public MessagingContext livenessTimeoutMs(final long ms)
+    {
+        checkMutable();
+        this.livenessTimeoutMs = Long.toString(ms);
+        return this;
+    }
+
+    /**
+     * @return liveness timeout in ns.
+     */
+    public long livenessTimeoutNs()
+    {
+        checkConcluded();
+        return livenessTimeoutNs;
+    }
+
+    /**
+     * @param ms reconnect interval.
+     * @return this.
+     */
+    public MessagingContext reconnectIntervalMs(final long ms)
+    {
+        checkMutable();
+        this.reconnectIntervalMs = Long.toString(ms);
+        return this;
+    }
+
+    /**
+     * @return reconnect interval in ns.
+     */
+    public long reconnectIntervalNs()
+    {
+        checkConcluded();
+        return reconnectIntervalNs;
+    }
+
+    /**
+     * @param secret shared secret.
+     * @return this.
+     */
+    public MessagingContext secret(final String secret)
+    {
+        checkMutable();
+        this.secret = secret;
+        return this;
+    }
+
+    /**
+     * @param directory for counters files.
+     * @return this.
+     */
+    public MessagingContext countersDirectory(final String directory)
+    {
+        checkMutable();
+        this.countersDirectory = directory;
+        return this;
+    }
+
+    /**
+     * @return the counters directory.
+     */
+    public Path countersDirectory()
+    {
+        return Path.of(countersDirectory);
+    }
+
+    /**
+     * @param interval every Nth write signaled.
+     * @return this.
+     */
+    public MessagingContext signalInterval(final int interval)
+    {
+        checkMutable();
+        this.signalInterval = Integer.toString(interval);
+        return this;
+    }
+
+    /**
+     * @return the signal interval.
+     */
+    public int signalInterval()
+    {
+        checkConcluded();
+        return signalIntervalValue;
+    }
+
+    /**
+     * @return the connection manager settings derived from this context.
+     */
+    public ConnectionManagerConfig connectionManagerConfig()
+    {
+        checkConcluded();
+        return connectionManagerConfig;
+    }
+}

@@ -1,0 +1,651 @@
+package io.ringwire.messaging;
+
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.CompletionHandler;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.CompletionStatus;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.SendFlags;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static io.ringwire.messaging.FrameDescriptor.*;
+
+/**
+ * Publishes a stream into the rings of one or more subscriptions (fan-out: one queue pair each),
+ * with Aeron's {@code ExclusivePublication} semantics: {@link #offer} and {@link #tryClaim} return
+ * the new stream position, or {@link #NOT_CONNECTED}, {@link #BACK_PRESSURED}, {@link #ADMIN_ACTION},
+ * {@link #CLOSED} or {@link #MAX_POSITION_EXCEEDED}.
+ *
+ * <p>How a frame travels: it is encoded in place into the registered staging region at the offset
+ * it will have in the remote ring, then written there with one RDMA WRITE WITH IMMEDIATE per
+ * subscriber (inline when small, signaled every {@link MessagingContext#signalInterval()}th). The
+ * subscriber writes its consumed position into this publication's credit region with one-sided
+ * writes; {@code offer} reads it locally and returns BACK_PRESSURED rather than overwrite anything
+ * unread. Messages longer than a frame are fragmented (BEGIN/END flags), all fragments admitted
+ * together, so a subscriber never gets part of a message unless the publisher dies mid-way (and a
+ * {@link FragmentAssembler} then never delivers it).
+ *
+ * <p>Threading: one owning thread calls everything, and {@link #doWork()} when it has nothing to
+ * offer (heartbeats, liveness, reconnection, completions; offer calls it too when needed). Offer
+ * and tryClaim allocate nothing and take no locks.
+ */
+public final class Publication implements AutoCloseable
+{
+    /** No subscriber is connected. */
+    public static final long NOT_CONNECTED = -1;
+    /** The slowest subscriber's ring has no room: retry later. */
+    public static final long BACK_PRESSURED = -2;
+    /** The publication did administrative work (e.g. reconnected): retry. */
+    public static final long ADMIN_ACTION = -3;
+    /** The publication is closed. */
+    public static final long CLOSED = -4;
+    /** The stream position would overflow. */
+    public static final long MAX_POSITION_EXCEEDED = -5;
+
+    private static final int DESTINATION_SEND_DEPTH = 4096;
+
+    private final MessagingContext context;
+    private final ChannelUri channel;
+    private final int streamId;
+    private final Device device;
+    private final ProtectionDomain domain;
+    private final CompletionQueue completionQueue;
+    private final QueuePairConfig queuePairConfig;
+    private final MemoryRegion staging;
+    private final AtomicBuffer stagingBuffer;
+    private final int capacity;
+    private final int mask;
+    private final int maxPayloadLength;
+    private final int maxMessageLength;
+    private final int maxInline;
+    private final int signalInterval;
+    private final PublicationDestination[] destinations;
+    private final PublicationCounters counters;
+    private final CompletionHandler completionHandler = this::onCompletion;
+
+    private int sessionId;
+    private long position;
+    private long limitPosition;
+    private int connectedCount;
+    private int postsSinceSignal;
+    private long lastFrameNs;
+    private long nextDutyNs;
+    private int offersSinceDuty;
+    private long framesPublished;
+    private long framesPublishedAtLastDuty;
+    private boolean closed;
+
+    private Publication(final MessagingContext context, final ChannelUri channel, final int streamId)
+    {
+        this.context = context;
+        this.channel = channel;
+        this.streamId = streamId;
+        final List<InetSocketAddress> endpoints = channel.endpoints();
+        this.device = RdmaProviders.open(context.newRdmaConfig(channel.provider(),
+            LocalAddresses.bindAddressFor(channel, endpoints.get(0), false)));
+        try
+        {
+            this.domain = device.allocateProtectionDomain();
+            this.completionQueue = device.createCompletionQueue(DESTINATION_SEND_DEPTH * endpoints.size() + 64);
+            this.capacity = null == channel.get("ring") ? context.ringCapacity() : Integer.parseInt(channel.get("ring"));
+            this.mask = capacity - 1;
+            this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity), device.maxMessageSize() - HEADER_LENGTH);
+            this.maxMessageLength = capacity / 2 - HEADER_LENGTH;
+            this.maxInline = device.maxInlineData();
+            this.signalInterval = context.signalInterval();
+            this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue, DESTINATION_SEND_DEPTH, 16,
+                maxInline);
+            this.staging = domain.allocateRegion(capacity, Access.LOCAL_WRITE);
+            this.stagingBuffer = staging.buffer();
+            this.destinations = new PublicationDestination[endpoints.size()];
+            for (int i = 0; i < destinations.length; i++)
+            {
+                destinations[i] = new PublicationDestination(endpoints.get(i), domain);
+            }
+            this.counters = PublicationCounters.create(context, channel, streamId);
+            this.sessionId = ThreadLocalRandom.current().nextInt();
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(device);
+            throw ex;
+        }
+    }
+
+    /**
+     * Opens a publication and connects it to every subscriber the channel names (those that are
+     * not there yet are retried by {@link #doWork()} every reconnect interval).
+     *
+     * @param context  concluded context.
+     * @param channel  e.g. {@code ringwire:socket?endpoint=127.0.0.1:40123}.
+     * @param streamId the stream.
+     * @return the publication.
+     */
+    public static Publication open(final MessagingContext context, final String channel, final int streamId)
+    {
+        final Publication publication = new Publication(context, ChannelUri.parse(channel), streamId);
+        publication.connectDisconnected(System.nanoTime(), true);
+        return publication;
+    }
+
+    /**
+     * Waits (calling {@link #doWork()}) until a subscriber is connected, for applications that want
+     * to start publishing only then.
+     *
+     * @param timeout how long to wait.
+     * @return true when connected.
+     */
+    public boolean awaitConnected(final java.time.Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (connectedCount == 0 && System.nanoTime() - deadline < 0)
+        {
+            doWork();
+            Thread.onSpinWait();
+        }
+        return connectedCount > 0;
+    }
+
+    // ---------------------------------------------------------------- accessors
+
+    /** @return the stream id. */
+    public int streamId()
+    {
+        return streamId;
+    }
+
+    /** @return the current session id (a new one after every full reconnection). */
+    public int sessionId()
+    {
+        return sessionId;
+    }
+
+    /** @return the stream position: bytes of frames (and padding) written so far. */
+    public long position()
+    {
+        return position;
+    }
+
+    /** @return true when at least one subscriber is connected. */
+    public boolean isConnected()
+    {
+        return connectedCount > 0;
+    }
+
+    /** @return the largest message {@link #offer} takes (half the ring). */
+    public int maxMessageLength()
+    {
+        return maxMessageLength;
+    }
+
+    /** @return the largest payload of one frame (and of a {@link #tryClaim}). */
+    public int maxPayloadLength()
+    {
+        return maxPayloadLength;
+    }
+
+    /** @return the channel. */
+    public String channel()
+    {
+        return channel.toString();
+    }
+
+    /**
+     * @return why the last connection attempt of the first disconnected subscriber failed, or null.
+     */
+    public String lastConnectionError()
+    {
+        for (final PublicationDestination destination : destinations)
+        {
+            if (!destination.connected && null != destination.lastError)
+            {
+                return destination.endpoint + ": " + destination.lastError;
+            }
+        }
+        return null;
+    }
+
+    // ---------------------------------------------------------------- offer
+
+    /**
+     * Publishes a message (fragmenting it when longer than a frame).
+     *
+     * @param buffer holding the message.
+     * @param offset of the message.
+     * @param length of the message, at most {@link #maxMessageLength()}.
+     * @return the new stream position, or a negative status.
+     * @throws IllegalArgumentException when the message is longer than {@link #maxMessageLength()}.
+     */
+    public long offer(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final long status = admit();
+        if (status < 0)
+        {
+            return status;
+        }
+        if (length <= maxPayloadLength)
+        {
+            final int frameLength = HEADER_LENGTH + length;
+            final int ringOffset = (int)(position & mask);
+            final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
+            if (!hasCredit(padding + alignedLength(frameLength)))
+            {
+                return backPressured();
+            }
+            final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
+            writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_DATA, position);
+            stagingBuffer.putBytes(frameOffset + HEADER_LENGTH, buffer, offset, length);
+            return publishFrame(frameOffset, frameLength, length);
+        }
+        return offerFragmented(buffer, offset, length);
+    }
+
+    private long offerFragmented(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length > maxMessageLength)
+        {
+            throw new IllegalArgumentException("message of " + length + " bytes exceeds the maximum of " +
+                maxMessageLength + " (half the ring of " + capacity + " bytes; raise ring= in the channel)");
+        }
+        // Admit the whole message at once: every fragment and every padding frame it will need.
+        long required = 0;
+        long simulated = position;
+        for (int remaining = length; remaining > 0; remaining -= maxPayloadLength)
+        {
+            final int aligned = alignedLength(HEADER_LENGTH + Math.min(remaining, maxPayloadLength));
+            final int ringOffset = (int)(simulated & mask);
+            final int padding = ringOffset + aligned > capacity ? capacity - ringOffset : 0;
+            required += padding + aligned;
+            simulated += padding + aligned;
+        }
+        if (!hasCredit(required))
+        {
+            return backPressured();
+        }
+        long result = position;
+        for (int sent = 0; sent < length; sent += maxPayloadLength)
+        {
+            final int fragment = Math.min(maxPayloadLength, length - sent);
+            final int frameLength = HEADER_LENGTH + fragment;
+            final int ringOffset = (int)(position & mask);
+            final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
+            final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
+            byte flags = 0;
+            flags |= sent == 0 ? BEGIN_FLAG : 0;
+            flags |= sent + fragment == length ? END_FLAG : 0;
+            writeHeader(frameOffset, frameLength, flags, TYPE_DATA, position);
+            stagingBuffer.putBytes(frameOffset + HEADER_LENGTH, buffer, offset + sent, fragment);
+            result = publishFrame(frameOffset, frameLength, sent + fragment == length ? length : 0);
+            if (result < 0)
+            {
+                return result;
+            }
+        }
+        return result;
+    }
+
+    /**
+     * Claims space for one frame so the caller encodes straight into registered memory; then
+     * {@link BufferClaim#commit()} sends it (or {@link BufferClaim#abort()} turns it into padding).
+     *
+     * @param length payload bytes, at most {@link #maxPayloadLength()}.
+     * @param claim  receives the buffer, offset and length to encode into.
+     * @return the stream position after the frame, or a negative status.
+     */
+    public long tryClaim(final int length, final BufferClaim claim)
+    {
+        if (length > maxPayloadLength)
+        {
+            throw new IllegalArgumentException("claim of " + length + " bytes exceeds one frame's payload of " +
+                maxPayloadLength);
+        }
+        final long status = admit();
+        if (status < 0)
+        {
+            return status;
+        }
+        final int frameLength = HEADER_LENGTH + length;
+        final int ringOffset = (int)(position & mask);
+        final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
+        if (!hasCredit(padding + alignedLength(frameLength)))
+        {
+            return backPressured();
+        }
+        final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
+        writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_DATA, position);
+        claim.wrap(this, stagingBuffer, frameOffset, frameLength);
+        return position + alignedLength(frameLength);
+    }
+
+    /** Called by {@link BufferClaim#commit()}. */
+    long commitClaim(final int frameOffset, final int frameLength)
+    {
+        return publishFrame(frameOffset, frameLength, frameLength - HEADER_LENGTH);
+    }
+
+    /** Called by {@link BufferClaim#abort()}: the claimed frame becomes padding. */
+    long abortClaim(final int frameOffset, final int frameLength)
+    {
+        writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_PAD, position);
+        return publishFrame(frameOffset, frameLength, 0);
+    }
+
+    private long admit()
+    {
+        if (closed)
+        {
+            return CLOSED;
+        }
+        if (++offersSinceDuty >= 64 || connectedCount == 0)
+        {
+            offersSinceDuty = 0;
+            doWork();
+            if (connectedCount == 0)
+            {
+                return NOT_CONNECTED;
+            }
+        }
+        if (position > Long.MAX_VALUE - 2L * capacity)
+        {
+            return MAX_POSITION_EXCEEDED;
+        }
+        return 0;
+    }
+
+    private long backPressured()
+    {
+        counters.backPressured.incrementRelease();
+        return connectedCount == 0 ? NOT_CONNECTED : BACK_PRESSURED;
+    }
+
+    /** True when the slowest connected subscriber leaves room for {@code required} bytes. */
+    private boolean hasCredit(final long required)
+    {
+        if (position + required <= limitPosition)
+        {
+            return true;
+        }
+        refreshLimit();
+        if (position + required <= limitPosition)
+        {
+            return true;
+        }
+        completionQueue.poll(completionHandler, 64); // providers that need progress apply credit writes here
+        refreshLimit();
+        return position + required <= limitPosition;
+    }
+
+    private void refreshLimit()
+    {
+        long minimum = Long.MAX_VALUE;
+        for (final PublicationDestination destination : destinations)
+        {
+            if (destination.connected)
+            {
+                minimum = Math.min(minimum, destination.consumedPosition());
+            }
+        }
+        limitPosition = minimum == Long.MAX_VALUE ? position : minimum + capacity;
+    }
+
+    private int writePaddingIfNeeded(final int padding, final int ringOffset)
+    {
+        if (padding == 0)
+        {
+            return ringOffset;
+        }
+        writeHeader(ringOffset, padding, UNFRAGMENTED, TYPE_PAD, position);
+        publishFrame(ringOffset, padding, 0);
+        return 0;
+    }
+
+    private void writeHeader(final int frameOffset, final int frameLength, final byte flags, final short type,
+        final long framePosition)
+    {
+        stagingBuffer.putInt(frameOffset + FRAME_LENGTH_OFFSET, frameLength, ORDER);
+        stagingBuffer.putByte(frameOffset + VERSION_OFFSET, CURRENT_VERSION);
+        stagingBuffer.putByte(frameOffset + FLAGS_OFFSET, flags);
+        stagingBuffer.putShort(frameOffset + TYPE_OFFSET, type, ORDER);
+        if (frameLength >= HEADER_LENGTH)
+        {
+            stagingBuffer.putInt(frameOffset + SESSION_ID_OFFSET, sessionId, ORDER);
+            stagingBuffer.putInt(frameOffset + STREAM_ID_OFFSET, streamId, ORDER);
+            stagingBuffer.putLong(frameOffset + POSITION_OFFSET, framePosition, ORDER);
+        }
+    }
+
+    /**
+     * Writes the frame at {@code frameOffset} of staging into every connected subscriber's ring and
+     * advances the position.
+     */
+    private long publishFrame(final int frameOffset, final int frameLength, final int messageLength)
+    {
+        final boolean signal = ++postsSinceSignal >= signalInterval;
+        if (signal)
+        {
+            postsSinceSignal = 0;
+        }
+        final int flags = (frameLength <= maxInline ? SendFlags.INLINE : 0) | (signal ? SendFlags.SIGNALED : 0);
+        for (final PublicationDestination destination : destinations)
+        {
+            if (!destination.connected)
+            {
+                continue;
+            }
+            int result;
+            int spins = 0;
+            while ((result = destination.queuePair.postWriteWithImmediate(position, staging, frameOffset, frameLength,
+                destination.remoteRingAddress + frameOffset, destination.remoteRingKey, frameLength, flags)) ==
+                PostResult.QUEUE_FULL)
+            {
+                // The frame is admitted (credit checked); the send queue drains as completions are reaped.
+                completionQueue.poll(completionHandler, 64);
+                if (++spins > 1_000_000 || !destination.connected)
+                {
+                    disconnect(destination, "send queue stayed full");
+                    break;
+                }
+            }
+            if (result != PostResult.OK && result != PostResult.QUEUE_FULL)
+            {
+                disconnect(destination, "post failed: " + PostResult.name(result));
+            }
+        }
+        position += alignedLength(frameLength);
+        framesPublished++;
+        if (messageLength > 0)
+        {
+            counters.messagesSent.incrementRelease();
+            counters.bytesSent.getAndAddRelease(messageLength);
+        }
+        return connectedCount > 0 ? position : NOT_CONNECTED;
+    }
+
+    // ---------------------------------------------------------------- duty cycle
+
+    /**
+     * Housekeeping for the owning thread when it has nothing to offer: reaps completions (a failed
+     * one disconnects its subscriber), sends a heartbeat when idle, declares silent subscribers
+     * gone after the liveness timeout, and reconnects disconnected ones every reconnect interval.
+     *
+     * @return work done.
+     */
+    public int doWork()
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        int work = completionQueue.poll(completionHandler, 64);
+        final long nowNs = System.nanoTime();
+        if (connectedCount < destinations.length)
+        {
+            work += connectDisconnected(nowNs, false);
+        }
+        if (nowNs - nextDutyNs < 0)
+        {
+            return work;
+        }
+        nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 10_000_000L);
+        for (final PublicationDestination destination : destinations)
+        {
+            if (!destination.connected)
+            {
+                continue;
+            }
+            final long counter = destination.livenessCounter();
+            if (counter != destination.lastLivenessCounter)
+            {
+                destination.lastLivenessCounter = counter;
+                destination.lastLivenessChangeNs = nowNs;
+            }
+            else if (nowNs - destination.lastLivenessChangeNs > context.livenessTimeoutNs())
+            {
+                disconnect(destination, "subscriber silent for longer than the liveness timeout");
+                work++;
+            }
+        }
+        if (framesPublished != framesPublishedAtLastDuty)
+        {
+            framesPublishedAtLastDuty = framesPublished;
+            lastFrameNs = nowNs;
+        }
+        if (connectedCount > 0 && nowNs - lastFrameNs > context.heartbeatIntervalNs())
+        {
+            work += sendHeartbeat();
+            lastFrameNs = nowNs;
+        }
+        return work;
+    }
+
+    private int sendHeartbeat()
+    {
+        final int ringOffset = (int)(position & mask);
+        final int padding = ringOffset + HEADER_LENGTH > capacity ? capacity - ringOffset : 0;
+        if (!hasCredit(padding + alignedLength(HEADER_LENGTH)))
+        {
+            return 0; // the subscriber has unread frames: it knows we are alive
+        }
+        final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
+        writeHeader(frameOffset, HEADER_LENGTH, UNFRAGMENTED, TYPE_HEARTBEAT, position);
+        publishFrame(frameOffset, HEADER_LENGTH, 0);
+        counters.heartbeatsSent.incrementRelease();
+        return 1;
+    }
+
+    private int connectDisconnected(final long nowNs, final boolean force)
+    {
+        if (connectedCount == destinations.length)
+        {
+            return 0;
+        }
+        int work = 0;
+        for (final PublicationDestination destination : destinations)
+        {
+            if (destination.connected)
+            {
+                continue;
+            }
+            if (destination.isConnecting())
+            {
+                if (destination.completeConnect(nowNs) > 0)
+                {
+                    connectedCount++;
+                    refreshLimit();
+                    counters.connects.incrementRelease();
+                    work++;
+                }
+                continue;
+            }
+            if (!force && nowNs - destination.lastAttemptNs < context.reconnectIntervalNs())
+            {
+                continue;
+            }
+            if (connectedCount == 0 && !anyConnecting())
+            {
+                // Nobody saw the old session: start a new one, as Aeron does for a new publication.
+                sessionId = ThreadLocalRandom.current().nextInt();
+            }
+            final SessionSetup setup = new SessionSetup(streamId, sessionId, capacity, position);
+            if (destination.beginConnect(domain, queuePairConfig, setup, context.connectionManagerConfig(), nowNs))
+            {
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private boolean anyConnecting()
+    {
+        for (final PublicationDestination destination : destinations)
+        {
+            if (destination.isConnecting())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
+        final int immediate, final int queuePairNumber)
+    {
+        if (status == CompletionStatus.SUCCESS)
+        {
+            return;
+        }
+        for (final PublicationDestination destination : destinations)
+        {
+            if (destination.connected && destination.queuePair.queuePairNumber() == queuePairNumber)
+            {
+                counters.errors.incrementRelease();
+                disconnect(destination, "completion " + CompletionStatus.name(status));
+            }
+        }
+    }
+
+    private void disconnect(final PublicationDestination destination, final String reason)
+    {
+        if (destination.connected)
+        {
+            destination.disconnect(reason);
+            connectedCount--;
+            counters.disconnects.incrementRelease();
+            refreshLimit();
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        for (final PublicationDestination destination : destinations)
+        {
+            CloseHelper.quietClose(destination);
+        }
+        CloseHelper.quietClose(counters);
+        CloseHelper.quietClose(device);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Publication{channel=" + channel + ", stream=" + streamId + ", session=" + sessionId + ", position=" +
+            position + ", connected=" + connectedCount + "/" + destinations.length + '}';
+    }
+}

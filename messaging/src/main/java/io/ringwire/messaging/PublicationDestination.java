@@ -1,0 +1,199 @@
+package io.ringwire.messaging;
+
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.cm.Connection;
+import io.ringwire.rdma.cm.ConnectionManager;
+import io.ringwire.rdma.cm.ConnectionManagerConfig;
+import io.ringwire.rdma.cm.RegionAdvertisement;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * One subscriber of a publication: the queue pair to it, where its ring is (address, rkey), and the
+ * credit region it writes its consumed position and liveness counter into.
+ *
+ * <p>Threading: the publication's owning thread (connect happens there too, bounded by the
+ * connection manager's timeout).
+ */
+final class PublicationDestination implements AutoCloseable
+{
+    final InetSocketAddress endpoint;
+    private final MemoryRegion credit;
+    private final AtomicBuffer creditBuffer;
+    QueuePair queuePair;
+    long remoteRingAddress;
+    int remoteRingKey;
+    boolean connected;
+    long lastLivenessCounter = -1;
+    long lastLivenessChangeNs;
+    long lastAttemptNs = Long.MIN_VALUE / 2;
+    String lastError;
+    private Attempt attempt;
+
+    PublicationDestination(final InetSocketAddress endpoint, final ProtectionDomain domain)
+    {
+        this.endpoint = endpoint;
+        this.credit = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        this.creditBuffer = credit.buffer();
+    }
+
+    /**
+     * Starts connecting (or reconnecting) through the subscriber's connection manager: the queue
+     * pair is created here, the handshake runs on a virtual thread (it waits on the network, and
+     * the subscriber may be polled by this very thread), and {@link #completeConnect} adopts the
+     * result on the owning thread.
+     *
+     * @return true when an attempt was started.
+     */
+    boolean beginConnect(final ProtectionDomain domain, final QueuePairConfig queuePairConfig, final SessionSetup setup,
+        final ConnectionManagerConfig cmConfig, final long nowNs)
+    {
+        if (null != attempt)
+        {
+            return false;
+        }
+        lastAttemptNs = nowNs;
+        closeQueuePair();
+        creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, setup.initialPosition());
+        creditBuffer.putLongRelease(CreditLayout.LIVENESS_COUNTER_OFFSET, 0);
+        final QueuePair candidate = domain.createQueuePair(queuePairConfig);
+        candidate.modifyToInit();
+        final Attempt started = new Attempt(candidate, setup);
+        attempt = started;
+        final List<RegionAdvertisement> regions =
+            List.of(new RegionAdvertisement(credit.address(), credit.rkey(), credit.length()));
+        Thread.ofVirtual().name("ringwire-connect-" + endpoint).start(() ->
+        {
+            try
+            {
+                started.connection = ConnectionManager.connect(endpoint, candidate, regions, setup.encode(), cmConfig);
+            }
+            catch (final RuntimeException ex)
+            {
+                started.error = ex.getMessage();
+            }
+            started.done = true;
+        });
+        return true;
+    }
+
+    /**
+     * Adopts a finished connection attempt. Owning thread.
+     *
+     * @return 1 when now connected, 0 when still connecting, -1 when the attempt failed.
+     */
+    int completeConnect(final long nowNs)
+    {
+        final Attempt finished = attempt;
+        if (null == finished || !finished.done)
+        {
+            return 0;
+        }
+        attempt = null;
+        final Connection connection = finished.connection;
+        try
+        {
+            if (null == connection)
+            {
+                throw new RdmaException(finished.error);
+            }
+            final SessionSetup answer = SessionSetup.decode(connection.remoteApplicationData());
+            final SessionSetup setup = finished.setup;
+            if (answer.streamId() != setup.streamId() || answer.sessionId() != setup.sessionId() ||
+                connection.remoteRegions().size() != 1 || connection.remoteRegions().get(0).length() != setup.ringCapacity())
+            {
+                throw new RdmaException("subscriber at " + endpoint + " answered with an unexpected setup " + answer);
+            }
+            remoteRingAddress = connection.remoteRegions().get(0).address();
+            remoteRingKey = connection.remoteRegions().get(0).rkey();
+            queuePair = finished.queuePair;
+            connected = true;
+            lastLivenessCounter = 0;
+            lastLivenessChangeNs = nowNs;
+            lastError = null;
+            return 1;
+        }
+        catch (final RuntimeException ex)
+        {
+            lastError = ex.getMessage();
+            CloseHelper.quietClose(finished.queuePair);
+            return -1;
+        }
+    }
+
+    /** @return true while a connection attempt runs. */
+    boolean isConnecting()
+    {
+        return null != attempt;
+    }
+
+    /** A connection attempt handed to a virtual thread. */
+    private static final class Attempt
+    {
+        final QueuePair queuePair;
+        final SessionSetup setup;
+        Connection connection;
+        String error;
+        volatile boolean done; // written last by the connecting thread: publishes connection and error
+
+        Attempt(final QueuePair queuePair, final SessionSetup setup)
+        {
+            this.queuePair = queuePair;
+            this.setup = setup;
+        }
+    }
+
+    /**
+     * @return the subscriber's consumed position, as last written into our credit region.
+     */
+    long consumedPosition()
+    {
+        return creditBuffer.getLongAcquire(CreditLayout.CONSUMED_POSITION_OFFSET);
+    }
+
+    /**
+     * @return the subscriber's liveness counter.
+     */
+    long livenessCounter()
+    {
+        return creditBuffer.getLongAcquire(CreditLayout.LIVENESS_COUNTER_OFFSET);
+    }
+
+    void disconnect(final String reason)
+    {
+        connected = false;
+        lastError = reason;
+    }
+
+    private void closeQueuePair()
+    {
+        if (null != queuePair)
+        {
+            CloseHelper.quietClose(queuePair);
+            queuePair = null;
+        }
+        connected = false;
+    }
+
+    @Override
+    public void close()
+    {
+        final Attempt pending = attempt;
+        attempt = null;
+        if (null != pending)
+        {
+            pending.queuePair.modifyToError(); // the handshake thread fails fast; its queue pair is closed below
+            CloseHelper.quietClose(pending.queuePair);
+        }
+        closeQueuePair();
+        CloseHelper.quietClose(credit);
+    }
+}

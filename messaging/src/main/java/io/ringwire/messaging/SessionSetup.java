@@ -1,0 +1,65 @@
+package io.ringwire.messaging;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * What a publication and a subscription tell each other in the connection manager's application
+ * data, besides the regions: a magic, a version, the stream id, the session id and the ring
+ * capacity the publication writes with. The publication's REQ advertises its credit region; the
+ * subscription's REP advertises the ring.
+ *
+ * <pre>
+ *   0: int magic "RWMS" | 4: int version | 8: int streamId | 12: int sessionId | 16: int ringCapacity
+ *  20: int reserved     | 24: long initial position (where the subscriber's image starts reading)
+ * </pre>
+ *
+ * @param streamId        the stream.
+ * @param sessionId       the publication's session.
+ * @param ringCapacity    the ring's length in bytes.
+ * @param initialPosition the stream position of the first frame this connection carries.
+ */
+record SessionSetup(int streamId, int sessionId, int ringCapacity, long initialPosition)
+{
+    static final int MAGIC = 0x524D5753;
+    static final int VERSION = 1;
+    static final int LENGTH = 32;
+
+    byte[] encode()
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(MAGIC).putInt(VERSION).putInt(streamId).putInt(sessionId).putInt(ringCapacity).putInt(0)
+            .putLong(initialPosition);
+        return buffer.array();
+    }
+
+    /**
+     * @param data application data from the peer.
+     * @return the setup.
+     * @throws IllegalArgumentException when it is not a RingWire messaging setup of this version.
+     */
+    static SessionSetup decode(final byte[] data)
+    {
+        if (null == data || data.length != LENGTH)
+        {
+            throw new IllegalArgumentException("not a RingWire messaging session setup (" +
+                (null == data ? "none" : data.length + " bytes") + ")");
+        }
+        final ByteBuffer buffer = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
+        if (buffer.getInt() != MAGIC)
+        {
+            throw new IllegalArgumentException("not a RingWire messaging session setup (bad magic)");
+        }
+        final int version = buffer.getInt();
+        if (version != VERSION)
+        {
+            throw new IllegalArgumentException("messaging protocol version " + version + " is not supported (this is " +
+                VERSION + ")");
+        }
+        final int streamId = buffer.getInt();
+        final int sessionId = buffer.getInt();
+        final int ringCapacity = buffer.getInt();
+        buffer.getInt();
+        return new SessionSetup(streamId, sessionId, ringCapacity, buffer.getLong());
+    }
+}

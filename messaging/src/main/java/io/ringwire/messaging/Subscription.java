@@ -1,0 +1,338 @@
+package io.ringwire.messaging;
+
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.CompletionHandler;
+import io.ringwire.rdma.CompletionOpcode;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.CompletionStatus;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.cm.ConnectionListener;
+import io.ringwire.rdma.cm.PendingConnection;
+import io.ringwire.rdma.cm.RegionAdvertisement;
+import org.agrona.CloseHelper;
+import org.agrona.collections.Int2ObjectHashMap;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntConsumer;
+
+/**
+ * Subscribes to a stream: listens on the channel's endpoint for publications (many to one: one
+ * ring and queue pair per publication, one completion queue for all), and hands their frames to a
+ * {@link FragmentHandler} in place, in stream order per publication.
+ *
+ * <p>Each publication connection is an image (session). An image ends when its queue pair fails,
+ * when its publication is silent past the liveness timeout (heartbeats keep idle ones alive), or
+ * when a frame breaks the stream's rules; the unavailable-image handler hears of it, with the
+ * session id, so a {@link FragmentAssembler} can drop a partial message.
+ *
+ * <p>Threading: one polling thread calls {@link #poll}; it also accepts new publications (bounded
+ * by the connection manager's timeout). Steady-state polling allocates nothing and takes no locks.
+ */
+public final class Subscription implements AutoCloseable
+{
+    private static final int RECEIVE_BATCH = 256;
+    /** Polls between housekeeping passes (each reads the clock once). */
+    private static final int DUTY_POLL_INTERVAL = 128;
+    private static final Duration NO_WAIT = Duration.ZERO;
+
+    private final MessagingContext context;
+    private final ChannelUri channel;
+    private final int streamId;
+    private final Device device;
+    private final ProtectionDomain domain;
+    private final CompletionQueue completionQueue;
+    private final ConnectionListener listener;
+    private final SubscriptionCounters counters;
+    private final Int2ObjectHashMap<Image> imagesByQueuePair = new Int2ObjectHashMap<>();
+    private final CompletionHandler completionHandler = this::onCompletion;
+    private Image[] images = new Image[0];
+    private FragmentHandler handler;
+    private IntConsumer availableImageHandler = sessionId -> { };
+    private IntConsumer unavailableImageHandler = sessionId -> { };
+    private long nowNs = System.nanoTime();
+    private long nextDutyNs;
+    private int pollsSinceDuty;
+    private boolean closed;
+
+    private Subscription(final MessagingContext context, final ChannelUri channel, final int streamId)
+    {
+        if (channel.endpoints().size() != 1)
+        {
+            throw new IllegalArgumentException("a subscription listens on exactly one endpoint: " + channel);
+        }
+        this.context = context;
+        this.channel = channel;
+        this.streamId = streamId;
+        final InetSocketAddress endpoint = channel.endpoints().get(0);
+        this.device = RdmaProviders.open(context.newRdmaConfig(channel.provider(),
+            LocalAddresses.bindAddressFor(channel, endpoint, true)));
+        try
+        {
+            this.domain = device.allocateProtectionDomain();
+            this.completionQueue = device.createCompletionQueue(64 * 1024);
+            this.listener = ConnectionListener.bind(endpoint, context.connectionManagerConfig());
+            this.counters = SubscriptionCounters.create(context, channel, streamId);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(device);
+            throw ex;
+        }
+    }
+
+    /**
+     * Opens a subscription listening on the channel's endpoint.
+     *
+     * @param context  concluded context.
+     * @param channel  e.g. {@code ringwire:socket?endpoint=127.0.0.1:40123} (port 0: any free port,
+     *                 see {@link #endpoint()}).
+     * @param streamId the stream; publications of other streams are refused.
+     * @return the subscription.
+     */
+    public static Subscription open(final MessagingContext context, final String channel, final int streamId)
+    {
+        return new Subscription(context, ChannelUri.parse(channel), streamId);
+    }
+
+    /**
+     * @return the address publications connect to (the bound port when the channel said 0).
+     */
+    public InetSocketAddress endpoint()
+    {
+        return listener.localAddress();
+    }
+
+    /** @return the stream id. */
+    public int streamId()
+    {
+        return streamId;
+    }
+
+    /** @return the number of connected publications. */
+    public int imageCount()
+    {
+        return images.length;
+    }
+
+    /**
+     * @param handler told the session id of each new image. Polling thread.
+     * @return this.
+     */
+    public Subscription availableImageHandler(final IntConsumer handler)
+    {
+        this.availableImageHandler = handler;
+        return this;
+    }
+
+    /**
+     * @param handler told the session id of each image that ended. Polling thread.
+     * @return this.
+     */
+    public Subscription unavailableImageHandler(final IntConsumer handler)
+    {
+        this.unavailableImageHandler = handler;
+        return this;
+    }
+
+    /**
+     * Hands up to {@code fragmentLimit} frames to the handler, then, every so often, does the
+     * subscription's housekeeping (accepting publications, heartbeat credits, liveness).
+     *
+     * @param fragmentHandler gets each data fragment in place.
+     * @param fragmentLimit   most completions to handle in this call (padding and heartbeats count).
+     * @return completions handled.
+     */
+    public int poll(final FragmentHandler fragmentHandler, final int fragmentLimit)
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        handler = fragmentHandler;
+        final int handled = completionQueue.poll(completionHandler, fragmentLimit);
+        if (++pollsSinceDuty >= DUTY_POLL_INTERVAL)
+        {
+            pollsSinceDuty = 0;
+            return handled + doWork();
+        }
+        return handled;
+    }
+
+    private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
+        final int immediate, final int queuePairNumber)
+    {
+        final Image image = imagesByQueuePair.get(queuePairNumber);
+        if (null == image)
+        {
+            return;
+        }
+        if (status != CompletionStatus.SUCCESS)
+        {
+            counters.errors.incrementRelease();
+            closeImage(image);
+            return;
+        }
+        if (opcode == CompletionOpcode.RECV_RDMA_WITH_IMM &&
+            image.onFrame(immediate, handler, counters, nowNs) != Image.VALID)
+        {
+            counters.protocolErrors.incrementRelease();
+            closeImage(image);
+        }
+    }
+
+    /**
+     * Housekeeping; {@link #poll} calls it when idle. Accepts waiting publications, sends credit as a
+     * heartbeat to quiet ones, closes images silent past the liveness timeout.
+     *
+     * @return work done.
+     */
+    public int doWork()
+    {
+        nowNs = System.nanoTime();
+        if (nowNs - nextDutyNs < 0)
+        {
+            return 0;
+        }
+        nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 5_000_000L);
+        int work = acceptPublications();
+        final Image[] current = images;
+        for (final Image image : current)
+        {
+            if (image.framesReceived != image.framesReceivedAtDuty)
+            {
+                image.framesReceivedAtDuty = image.framesReceived;
+                image.lastFrameNs = nowNs;
+            }
+            if (nowNs - image.lastFrameNs > context.livenessTimeoutNs())
+            {
+                counters.livenessTimeouts.incrementRelease();
+                closeImage(image);
+                work++;
+            }
+            else if (nowNs - image.lastCreditNs > context.heartbeatIntervalNs())
+            {
+                image.sendCredit(nowNs, counters);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private int acceptPublications()
+    {
+        final PendingConnection pending;
+        try
+        {
+            pending = listener.accept(NO_WAIT);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+        if (null == pending)
+        {
+            return 0;
+        }
+        final SessionSetup setup;
+        try
+        {
+            setup = SessionSetup.decode(pending.remoteApplicationData());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            pending.reject(ex.getMessage());
+            return 1;
+        }
+        if (setup.streamId() != streamId)
+        {
+            pending.reject("no subscription for stream " + setup.streamId() + " here (this one is stream " + streamId + ")");
+            return 1;
+        }
+        final int capacity = setup.ringCapacity();
+        if (capacity < 4096 || capacity > (1 << 30) || Integer.bitCount(capacity) != 1 ||
+            pending.remoteRegions().size() != 1 || pending.remoteRegions().get(0).length() < CreditLayout.LENGTH)
+        {
+            pending.reject("bad session setup: ring " + capacity + " bytes, " + pending.remoteRegions().size() + " regions");
+            return 1;
+        }
+        final MemoryRegion ring = domain.allocateRegion(capacity, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        final MemoryRegion creditSource = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+        final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue, 1024,
+            RECEIVE_BATCH, device.maxInlineData()));
+        final RegionAdvertisement credit = pending.remoteRegions().get(0);
+        final Image image = new Image(setup.sessionId(), streamId, queuePair, ring, creditSource, credit.address(),
+            credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, nowNs);
+        try
+        {
+            queuePair.modifyToInit();
+            image.postInitialReceives();
+            pending.complete(queuePair, List.of(new RegionAdvertisement(ring.address(), ring.rkey(), ring.length())),
+                new SessionSetup(streamId, setup.sessionId(), capacity, setup.initialPosition()).encode());
+        }
+        catch (final RuntimeException ex)
+        {
+            image.close();
+            counters.errors.incrementRelease();
+            return 1;
+        }
+        imagesByQueuePair.put(queuePair.queuePairNumber(), image);
+        final Image[] updated = new Image[images.length + 1];
+        System.arraycopy(images, 0, updated, 0, images.length);
+        updated[images.length] = image;
+        images = updated;
+        counters.imagesOpened.incrementRelease();
+        availableImageHandler.accept(image.sessionId);
+        return 1;
+    }
+
+    private void closeImage(final Image image)
+    {
+        if (null == imagesByQueuePair.remove(image.queuePair.queuePairNumber()))
+        {
+            return;
+        }
+        final List<Image> remaining = new ArrayList<>(images.length);
+        for (final Image other : images)
+        {
+            if (other != image)
+            {
+                remaining.add(other);
+            }
+        }
+        images = remaining.toArray(new Image[0]);
+        image.close();
+        counters.imagesClosed.incrementRelease();
+        unavailableImageHandler.accept(image.sessionId);
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        for (final Image image : images)
+        {
+            image.close();
+        }
+        images = new Image[0];
+        CloseHelper.quietCloseAll(listener, counters, device);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Subscription{channel=" + channel + ", stream=" + streamId + ", images=" + images.length + '}';
+    }
+}

@@ -1,0 +1,57 @@
+package io.ringwire.messaging;
+
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Shared helpers of the messaging tests.
+ */
+final class PubSubTestSupport
+{
+    static final String SECRET = "test-secret";
+
+    private PubSubTestSupport()
+    {
+    }
+
+    static MessagingContext context(final Path directory)
+    {
+        return new MessagingContext().secret(SECRET).countersDirectory(directory.resolve("counters").toString())
+            .heartbeatIntervalMs(50).livenessTimeoutMs(1000).reconnectIntervalMs(50)
+            .rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(1000))
+            .conclude();
+    }
+
+    static MessagingContext context(final Path directory, final java.util.function.Consumer<MessagingContext> settings)
+    {
+        final MessagingContext context = new MessagingContext().secret(SECRET)
+            .countersDirectory(directory.resolve("counters").toString()).heartbeatIntervalMs(50).livenessTimeoutMs(1000)
+            .reconnectIntervalMs(50)
+            .rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(1000));
+        settings.accept(context);
+        return context.conclude();
+    }
+
+    static String channel(final String provider, final int port)
+    {
+        return "ringwire:" + provider + "?endpoint=127.0.0.1:" + port;
+    }
+
+    static void await(final BooleanSupplier condition, final Duration timeout, final String what, final Runnable duty)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail("timed out after " + timeout.toMillis() + " ms waiting for " + what);
+            }
+            duty.run();
+        }
+    }
+
+}
