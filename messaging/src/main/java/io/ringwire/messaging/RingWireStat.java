@@ -1,0 +1,152 @@
+package io.ringwire.messaging;
+
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code ringwire stat}: prints the counters of every running RingWire process, live, like
+ * AeronStat. Reads the counters files in {@value MessagingContext#COUNTERS_DIR_PROP}'s directory
+ * (read-only mappings; it never writes).
+ *
+ * <pre>
+ * usage: ringwire stat [--dir DIR] [--interval MS] [--count N | --once]
+ * </pre>
+ */
+public final class RingWireStat
+{
+    private RingWireStat()
+    {
+    }
+
+    /**
+     * @param args see the class comment.
+     * @throws Exception when interrupted.
+     */
+    public static void main(final String[] args) throws Exception
+    {
+        Path directory = Path.of(System.getProperty(MessagingContext.COUNTERS_DIR_PROP, "/dev/shm/ringwire-counters"));
+        long intervalMs = 1000;
+        long count = Long.MAX_VALUE;
+        for (int i = 0; i < args.length; i++)
+        {
+            switch (args[i])
+            {
+                case "--dir" -> directory = Path.of(args[++i]);
+                case "--interval" -> intervalMs = Long.parseLong(args[++i]);
+                case "--count" -> count = Long.parseLong(args[++i]);
+                case "--once" -> count = 1;
+                case "--help", "-h" ->
+                {
+                    System.out.println("usage: ringwire stat [--dir DIR] [--interval MS] [--count N | --once]");
+                    return;
+                }
+                default ->
+                {
+                    System.err.println("ringwire stat: unknown option '" + args[i] +
+                        "'; allowed: --dir DIR, --interval MS, --count N, --once");
+                    System.exit(2);
+                }
+            }
+        }
+        for (long round = 0; round < count; round++)
+        {
+            if (round > 0)
+            {
+                Thread.sleep(intervalMs);
+            }
+            print(directory, System.out);
+        }
+    }
+
+    /**
+     * Prints one snapshot of every process's counters.
+     *
+     * @param directory counters directory.
+     * @param out       where to print.
+     * @return the number of processes shown.
+     * @throws IOException when the directory cannot be listed.
+     */
+    public static int print(final Path directory, final PrintStream out) throws IOException
+    {
+        out.println(Instant.now() + " counters in " + directory);
+        if (!Files.isDirectory(directory))
+        {
+            out.println("  no RingWire process has run here (directory missing)");
+            return 0;
+        }
+        final List<Path> files = new ArrayList<>();
+        try (var stream = Files.list(directory))
+        {
+            stream.filter(p -> p.getFileName().toString().endsWith(CountersFile.SUFFIX)).sorted().forEach(files::add);
+        }
+        int shown = 0;
+        for (final Path file : files)
+        {
+            if (printFile(file, out))
+            {
+                shown++;
+            }
+        }
+        if (shown == 0)
+        {
+            out.println("  no running RingWire process");
+        }
+        return shown;
+    }
+
+    private static boolean printFile(final Path file, final PrintStream out)
+    {
+        final MappedByteBuffer mapped;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            if (channel.size() < CountersFile.HEADER_LENGTH)
+            {
+                return false;
+            }
+            mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+        }
+        catch (final IOException ex)
+        {
+            return false; // the process ended meanwhile
+        }
+        try
+        {
+            final UnsafeBuffer header = new UnsafeBuffer(mapped, 0, CountersFile.HEADER_LENGTH);
+            if (header.getLongAcquire(CountersFile.MAGIC_OFFSET) != CountersFile.MAGIC)
+            {
+                return false;
+            }
+            final int pid = header.getInt(CountersFile.PID_OFFSET);
+            if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true))
+            {
+                return false;
+            }
+            final int metadataLength = header.getInt(CountersFile.METADATA_LENGTH_OFFSET);
+            final int valuesLength = header.getInt(CountersFile.VALUES_LENGTH_OFFSET);
+            final CountersReader reader = new CountersReader(
+                new UnsafeBuffer(mapped, CountersFile.HEADER_LENGTH, metadataLength),
+                new UnsafeBuffer(mapped, CountersFile.HEADER_LENGTH + metadataLength, valuesLength));
+            out.println("process " + pid + " (started " +
+                Instant.ofEpochMilli(header.getLong(CountersFile.START_TIME_OFFSET)) + ")");
+            reader.forEach((counterId, typeId, keyBuffer, label) ->
+                out.printf("  %4d %,20d  %s%n", counterId, reader.getCounterValue(counterId), label));
+            return true;
+        }
+        finally
+        {
+            IoUtil.unmap(mapped);
+        }
+    }
+}

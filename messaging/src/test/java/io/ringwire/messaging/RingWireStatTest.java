@@ -1,0 +1,88 @@
+package io.ringwire.messaging;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.ringwire.messaging.PubSubTestSupport.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The counters file is what {@code ringwire stat} shows: live values of this process's
+ * publications and subscriptions, and nothing of dead processes.
+ */
+class RingWireStatTest
+{
+    @TempDir
+    Path directory;
+
+    private static long value(final String report, final String label)
+    {
+        final Matcher matcher = Pattern.compile("\\s+\\d+\\s+([\\d,]+)\\s+.*" + Pattern.quote(label)).matcher(report);
+        assertTrue(matcher.find(), "no counter '" + label + "' in:\n" + report);
+        return Long.parseLong(matcher.group(1).replace(",", ""));
+    }
+
+    @Test
+    void statShowsTheLiveCountersOfThisProcess() throws Exception
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel("shm", 0), 3);
+             Publication publication = Publication.open(context, channel("shm", subscription.endpoint().getPort()), 3))
+        {
+            await(publication::isConnected, Duration.ofSeconds(10), "connection", () ->
+            {
+                subscription.poll((b, o, l, h) -> { }, 10);
+                publication.doWork();
+            });
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(100));
+            final int[] received = { 0 };
+            for (int sent = 0; sent < 500; )
+            {
+                if (publication.offer(message, 0, 100) > 0)
+                {
+                    sent++;
+                }
+                subscription.poll((b, o, l, h) -> received[0]++, 10);
+            }
+            await(() -> received[0] == 500, Duration.ofSeconds(10), "delivery",
+                () -> subscription.poll((b, o, l, h) -> received[0]++, 10));
+
+            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            assertEquals(1, RingWireStat.print(context.countersDirectory(), new PrintStream(bytes, true, StandardCharsets.UTF_8)));
+            final String report = bytes.toString(StandardCharsets.UTF_8);
+            assertTrue(report.contains("process " + ProcessHandle.current().pid()), report);
+            assertEquals(500, value(report, "pub stream=3 shm 127.0.0.1:" + subscription.endpoint().getPort() + ": messages sent"));
+            assertEquals(50_000, value(report, ": bytes sent"));
+            assertEquals(500, value(report, "sub stream=3 shm 127.0.0.1:0: fragments received"));
+            assertEquals(1, value(report, "images opened"));
+        }
+        final ByteArrayOutputStream after = new ByteArrayOutputStream();
+        RingWireStat.print(context.countersDirectory(), new PrintStream(after, true, StandardCharsets.UTF_8));
+        assertTrue(after.toString(StandardCharsets.UTF_8).contains("no running RingWire process"),
+            "closing the last publication and subscription removes the file");
+    }
+
+    @Test
+    void statIgnoresFilesOfDeadProcesses() throws Exception
+    {
+        final Path counters = directory.resolve("counters");
+        Files.createDirectories(counters);
+        Files.write(counters.resolve("999999999" + CountersFile.SUFFIX), new byte[4096]);
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        assertEquals(0, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)));
+        assertFalse(bytes.toString(StandardCharsets.UTF_8).contains("process 999999999"));
+    }
+}
