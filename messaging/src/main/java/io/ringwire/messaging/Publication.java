@@ -46,7 +46,7 @@ public final class Publication implements AutoCloseable
     public static final long NOT_CONNECTED = -1;
     /** The slowest subscriber's ring has no room: retry later. */
     public static final long BACK_PRESSURED = -2;
-    /** The publication did administrative work (e.g. reconnected): retry. */
+    /** The publication just reconnected under a new session id: retry the offer. */
     public static final long ADMIN_ACTION = -3;
     /** The publication is closed. */
     public static final long CLOSED = -4;
@@ -78,6 +78,8 @@ public final class Publication implements AutoCloseable
     private long position;
     private long limitPosition;
     private int connectedCount;
+    /** Successful connections over the publication's life (more than one: it reconnected). */
+    private long connections;
     private int postsSinceSignal;
     private long lastFrameNs;
     private long nextDutyNs;
@@ -350,10 +352,15 @@ public final class Publication implements AutoCloseable
         if (++offersSinceDuty >= 64 || connectedCount == 0)
         {
             offersSinceDuty = 0;
+            final int connectedBefore = connectedCount;
             doWork();
             if (connectedCount == 0)
             {
                 return NOT_CONNECTED;
+            }
+            if (connectedBefore == 0 && connections > 1)
+            {
+                return ADMIN_ACTION; // reconnected, under a new session: the caller retries into it
             }
         }
         if (position > Long.MAX_VALUE - 2L * capacity)
@@ -562,6 +569,7 @@ public final class Publication implements AutoCloseable
                 if (destination.completeConnect(nowNs) > 0)
                 {
                     connectedCount++;
+                    connections++;
                     refreshLimit();
                     counters.connects.incrementRelease();
                     work++;
