@@ -41,7 +41,7 @@ public final class RdmaConfig
     private String peerTimeoutMs = System.getProperty(PEER_TIMEOUT_PROP, "2000");
     private String maxInlineData = System.getProperty(MAX_INLINE_PROP, "256");
     private String mtu = System.getProperty(MTU_PROP, "4096");
-    private String ackTimeoutUs = System.getProperty(ACK_TIMEOUT_PROP, "2000");
+    private String ackTimeoutUs = System.getProperty(ACK_TIMEOUT_PROP, "10000");
     private String retryCount = System.getProperty(RETRY_COUNT_PROP, "7");
     private String rnrRetryCount = System.getProperty(RNR_RETRY_COUNT_PROP, "7");
 
