@@ -1,0 +1,39 @@
+package io.ringwire.rdma.doctor;
+
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * Online cores ({@code /sys/devices/system/cpu/online}): each publisher, subscriber or matching
+ * engine agent busy-spins on a core of its own, and the operating system needs one more.
+ */
+public final class CoreCountCheck implements Check
+{
+    /** The check's name in reports. */
+    public static final String NAME = "cores";
+    /** Two spinning agents (one round trip: sender and receiver) plus the OS and housekeeping. */
+    public static final int RECOMMENDED_CORES = 4;
+
+    @Override
+    public Finding run(final Host host)
+    {
+        final String online = host.read("/sys/devices/system/cpu/online").orElse("").trim();
+        if (online.isEmpty())
+        {
+            return new Finding(NAME, Status.INFO, "online cores unknown (/sys/devices/system/cpu/online unreadable)",
+                List.of(), "nothing to change");
+        }
+        final BitSet cpus = CpuList.parse(online);
+        final int count = cpus.cardinality();
+        final String observed = count + " online core" + (count == 1 ? "" : "s") + " (" + online + ")";
+        if (count >= RECOMMENDED_CORES)
+        {
+            return new Finding(NAME, Status.OK, observed, List.of(), "nothing to change");
+        }
+        return new Finding(NAME, Status.WARN, observed + ": fewer than " + RECOMMENDED_CORES + " for spinning agents",
+            List.of("every busy-spinning agent wants a core of its own; with " + count + ", spinners share cores with " +
+                "each other and the OS, and latency follows the scheduler's time slices"),
+            "run on a machine (or VM) with at least " + RECOMMENDED_CORES + " cores, or use at most " +
+                Math.max(1, count - 1) + " spinning thread(s) and a backing-off idle strategy for the rest");
+    }
+}

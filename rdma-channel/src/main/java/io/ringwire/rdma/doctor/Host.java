@@ -1,0 +1,167 @@
+package io.ringwire.rdma.doctor;
+
+import io.ringwire.rdma.ibverbs.IbverbsInventory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * The machine as the checks see it: files under a root directory ({@code /} normally; a fake tree
+ * of {@code proc/} and {@code sys/} in tests), the RDMA devices, and the shared-library cache.
+ * Absolute paths given to {@link #read} are resolved under the root.
+ *
+ * <p>Threading: one thread.
+ */
+public final class Host
+{
+    private final Path root;
+    private final Supplier<IbverbsInventory.Snapshot> rdmaScan;
+    private final Supplier<String> libraryCache;
+    private IbverbsInventory.Snapshot rdma;
+    private String libraries;
+
+    private Host(final Path root, final Supplier<IbverbsInventory.Snapshot> rdmaScan,
+        final Supplier<String> libraryCache)
+    {
+        this.root = root;
+        this.rdmaScan = rdmaScan;
+        this.libraryCache = libraryCache;
+    }
+
+    /**
+     * @return this machine: files from {@code /}, devices through libibverbs, libraries from {@code ldconfig -p}.
+     */
+    public static Host local()
+    {
+        return new Host(Path.of("/"), IbverbsInventory::scan, Host::ldconfig);
+    }
+
+    /**
+     * @param root         where {@code proc/} and {@code sys/} are.
+     * @param rdmaScan     the RDMA devices.
+     * @param libraryCache what {@code ldconfig -p} would print ("" when unknown).
+     * @return a host for tests or for a captured tree.
+     */
+    public static Host of(final Path root, final Supplier<IbverbsInventory.Snapshot> rdmaScan,
+        final Supplier<String> libraryCache)
+    {
+        return new Host(root, rdmaScan, libraryCache);
+    }
+
+    /**
+     * @return the root directory files are read under.
+     */
+    public Path root()
+    {
+        return root;
+    }
+
+    /**
+     * @param absolutePath e.g. "/proc/meminfo".
+     * @return the path under the root.
+     */
+    public Path path(final String absolutePath)
+    {
+        return root.resolve(absolutePath.startsWith("/") ? absolutePath.substring(1) : absolutePath);
+    }
+
+    /**
+     * @param absolutePath e.g. "/proc/self/limits".
+     * @return its text, or empty when absent or unreadable.
+     */
+    public Optional<String> read(final String absolutePath)
+    {
+        try
+        {
+            return Optional.of(Files.readString(path(absolutePath)));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * @param absolutePath a file or directory.
+     * @return whether it exists under the root.
+     */
+    public boolean exists(final String absolutePath)
+    {
+        return Files.exists(path(absolutePath));
+    }
+
+    /**
+     * @param absoluteDirectory e.g. "/sys/devices/system/cpu".
+     * @return the names in it, sorted; empty when absent.
+     */
+    public List<String> list(final String absoluteDirectory)
+    {
+        try (Stream<Path> entries = Files.list(path(absoluteDirectory)))
+        {
+            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return List.of();
+        }
+    }
+
+    /**
+     * @return the RDMA devices (scanned once).
+     */
+    public IbverbsInventory.Snapshot rdma()
+    {
+        if (null == rdma)
+        {
+            rdma = rdmaScan.get();
+        }
+        return rdma;
+    }
+
+    /**
+     * @return the shared-library cache listing (read once), "" when unknown.
+     */
+    public String libraryCache()
+    {
+        if (null == libraries)
+        {
+            libraries = libraryCache.get();
+        }
+        return libraries;
+    }
+
+    private static String ldconfig()
+    {
+        for (final String ldconfig : List.of("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"))
+        {
+            try
+            {
+                final List<String> command = new ArrayList<>(List.of(ldconfig, "-p"));
+                final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+                final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (process.waitFor(10, TimeUnit.SECONDS) && process.exitValue() == 0)
+                {
+                    return output;
+                }
+            }
+            catch (final IOException ex)
+            {
+                // try the next location
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return "";
+            }
+        }
+        return "";
+    }
+}

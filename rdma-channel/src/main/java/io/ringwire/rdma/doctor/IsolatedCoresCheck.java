@@ -1,0 +1,77 @@
+package io.ringwire.rdma.doctor;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * Cores kept free of other work for the spinning agents: {@code /sys/devices/system/cpu/isolated}
+ * and the kernel command line's {@code isolcpus=} (no scheduler load balancing), {@code nohz_full=}
+ * (no timer tick while one task runs) and {@code rcu_nocbs=} (RCU callbacks elsewhere).
+ */
+public final class IsolatedCoresCheck implements Check
+{
+    /** The check's name in reports. */
+    public static final String NAME = "isolated-cores";
+
+    @Override
+    public Finding run(final Host host)
+    {
+        final String cmdline = host.read("/proc/cmdline").orElse("").trim();
+        final BitSet isolated = CpuList.parse(host.read("/sys/devices/system/cpu/isolated").orElse(""));
+        isolated.or(CpuList.parse(parameter(cmdline, "isolcpus")));
+        final BitSet nohzFull = CpuList.parse(host.read("/sys/devices/system/cpu/nohz_full").orElse(""));
+        nohzFull.or(CpuList.parse(parameter(cmdline, "nohz_full")));
+        final BitSet rcuNocbs = CpuList.parse(parameter(cmdline, "rcu_nocbs"));
+        final List<String> details = new ArrayList<>();
+        details.add("isolated (isolcpus): " + CpuList.format(isolated));
+        details.add("tickless (nohz_full): " + CpuList.format(nohzFull));
+        details.add("RCU callbacks offloaded (rcu_nocbs): " + CpuList.format(rcuNocbs));
+        if (isolated.isEmpty() && nohzFull.isEmpty())
+        {
+            final BitSet online = CpuList.parse(host.read("/sys/devices/system/cpu/online").orElse(""));
+            final String example = exampleCores(online);
+            return new Finding(NAME, Status.WARN, "no isolated cores: the scheduler may run anything on the spinning " +
+                "agents' cores", details, "reserve cores for the agents: add isolcpus=" + example + " nohz_full=" +
+                example + " rcu_nocbs=" + example + " to the kernel command line, reboot, and pin the agents there");
+        }
+        final BitSet reserved = (BitSet)isolated.clone();
+        reserved.or(nohzFull);
+        return new Finding(NAME, Status.OK, "cores reserved for spinning agents: " + CpuList.format(reserved), details,
+            "pin RingWire's spinning agents to these cores");
+    }
+
+    /** The last two online cores (one when there are only two), leaving the first for the OS. */
+    private static String exampleCores(final BitSet online)
+    {
+        if (online.cardinality() < 2)
+        {
+            return "1";
+        }
+        final BitSet example = new BitSet();
+        final int last = online.length() - 1;
+        example.set(last);
+        if (online.cardinality() >= 3)
+        {
+            example.set(online.previousSetBit(last - 1));
+        }
+        return CpuList.format(example).replace('-', ',');
+    }
+
+    /**
+     * @param cmdline the kernel command line.
+     * @param name    a parameter name.
+     * @return its value, "" when absent.
+     */
+    static String parameter(final String cmdline, final String name)
+    {
+        for (final String token : cmdline.split("\\s+"))
+        {
+            if (token.startsWith(name + "="))
+            {
+                return token.substring(name.length() + 1);
+            }
+        }
+        return "";
+    }
+}

@@ -1,0 +1,227 @@
+package io.ringwire.rdma.doctor;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code ringwire doctor} on this machine (no RDMA) and on fake {@code /proc} and {@code /sys} trees
+ * that each get one thing wrong.
+ */
+class DoctorTest
+{
+    @TempDir
+    Path tempDir;
+
+    private static void assumeNoRdmaDevice() throws Exception
+    {
+        final Path devices = Path.of("/sys/class/infiniband");
+        boolean none = !Files.isDirectory(devices);
+        if (!none)
+        {
+            try (var list = Files.list(devices))
+            {
+                none = list.findAny().isEmpty();
+            }
+        }
+        assumeTrue(none, "this machine has an RDMA device: the no-device report cannot be observed here");
+    }
+
+    private static void assertEveryCheckProducedAFinding(final DoctorReport report)
+    {
+        assertEquals(Doctor.checks().size(), report.findings().size(), "one finding per check");
+        final Set<String> names = new HashSet<>();
+        for (final Finding finding : report.findings())
+        {
+            assertTrue(names.add(finding.check()), "check names are unique: " + finding.check());
+            assertFalse(finding.summary().isBlank(), finding.check() + " says what it found");
+            assertFalse(finding.advice().isBlank(), finding.check() + " says what to change");
+        }
+    }
+
+    @Test
+    void onThisMachineTheReportSaysNoRdmaDeviceWithTheFixAndRecommendsSocketOrShm() throws Exception
+    {
+        assumeNoRdmaDevice();
+        final DoctorReport report = Doctor.examine(Host.local());
+
+        assertEveryCheckProducedAFinding(report);
+        final Finding rdma = report.finding(RdmaDevicesCheck.NAME);
+        assertEquals(Status.WARN, rdma.status());
+        assertTrue(rdma.summary().startsWith("no RDMA device"), rdma.summary());
+        assertTrue(rdma.advice().contains("modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0"), rdma.advice());
+        assertEquals("socket", report.recommendation().provider());
+        assertEquals("shm", report.recommendation().sameHostProvider());
+        assertFalse(report.ready(), "without RDMA the machine is not ready for the lowest latency");
+
+        final String text = report.toText();
+        assertTrue(text.contains("[WARN] rdma            no RDMA device"), text);
+        assertTrue(text.contains("Recommendation: provider socket between hosts, provider shm between processes on " +
+            "this host"), text);
+        final String json = report.toJson();
+        assertTrue(json.startsWith("{\"ready\":false,\"recommendation\":{\"provider\":\"socket\",\"sameHostProvider\":" +
+            "\"shm\""), json);
+        for (final Finding finding : report.findings())
+        {
+            assertTrue(json.contains("{\"check\":\"" + finding.check() + "\",\"status\":\"" + finding.status() + "\""),
+                finding.check() + " in " + json);
+        }
+    }
+
+    @Test
+    void aWellTunedMachineWithAnActiveRdmaPortIsReadyAndGetsIbverbsWithItsSettings()
+    {
+        final FakeHost fake = new FakeHost(tempDir).rdma(FakeHost.softRoce("ACTIVE"));
+        final DoctorReport report = Doctor.examine(fake.host());
+
+        assertEveryCheckProducedAFinding(report);
+        assertTrue(report.ready(), report.toText());
+        assertEquals("ibverbs", report.recommendation().provider());
+        assertEquals(List.of("-Dringwire.rdma.provider=ibverbs", "-Dringwire.rdma.ibverbs.device=rxe0",
+            "-Dringwire.rdma.ibverbs.port=1", "-Dringwire.rdma.ibverbs.gid.index=1"), report.recommendation().settings());
+        final Finding rdma = report.finding(RdmaDevicesCheck.NAME);
+        assertEquals(Status.INFO, rdma.status(), "Soft-RoCE works but is no faster than UDP");
+        assertTrue(rdma.summary().contains("rxe0 port 1, GID 1 (10.0.0.1:4791), MTU 1024"), rdma.summary());
+    }
+
+    @Test
+    void anRdmaPortThatIsDownIsReportedWithHowToBringItUp()
+    {
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir).rdma(FakeHost.softRoce("DOWN")).host());
+        final Finding rdma = report.finding(RdmaDevicesCheck.NAME);
+        assertEquals(Status.WARN, rdma.status());
+        assertTrue(rdma.summary().contains("rxe0 port 1: DOWN, not ACTIVE: bring up its network interface"),
+            rdma.summary());
+        assertEquals("socket", report.recommendation().provider());
+    }
+
+    @Test
+    void aLowMemlockLimitIsReportedWithHowToRaiseIt()
+    {
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir).memlock("65536").host());
+        final Finding memlock = report.finding(LockedMemoryCheck.NAME);
+        assertEquals(Status.WARN, memlock.status());
+        assertEquals("memlock limit 65536 bytes (64 KiB): too low to register RingWire's rings for RDMA",
+            memlock.summary());
+        assertTrue(memlock.advice().startsWith("raise it: ulimit -l unlimited"), memlock.advice());
+        assertTrue(memlock.advice().contains("LimitMEMLOCK=infinity"), memlock.advice());
+        assertFalse(report.ready());
+    }
+
+    @Test
+    void aLowMemlockLimitIsNotEnforcedForAProcessWithCapIpcLock()
+    {
+        final FakeHost fake = new FakeHost(tempDir).memlock("65536")
+            .write("/proc/self/status", "Name:\tjava\nCapEff:\t000001ffffffffff\n");
+        final Finding memlock = Doctor.examine(fake.host()).finding(LockedMemoryCheck.NAME);
+        assertEquals(Status.OK, memlock.status());
+        assertTrue(memlock.summary().endsWith("not enforced: this process has CAP_IPC_LOCK"), memlock.summary());
+    }
+
+    @Test
+    void isolatedCoresArePresentedAsTheCoresToPinAgentsTo()
+    {
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
+            .write("/sys/devices/system/cpu/isolated", "6-7\n")
+            .write("/proc/cmdline", "root=/dev/sda1 isolcpus=managed_irq,domain,6-7 nohz_full=6-7\n").host());
+        final Finding isolated = report.finding(IsolatedCoresCheck.NAME);
+        assertEquals(Status.OK, isolated.status());
+        assertEquals("cores reserved for spinning agents: 6-7", isolated.summary());
+        assertEquals(List.of("isolated (isolcpus): 6-7", "tickless (nohz_full): 6-7",
+            "RCU callbacks offloaded (rcu_nocbs): none"), isolated.details());
+        assertEquals("pin RingWire's spinning agents to these cores", isolated.advice());
+    }
+
+    @Test
+    void noIsolatedCoresIsReportedWithAKernelCommandLineToAdd()
+    {
+        final Finding isolated = Doctor.examine(new FakeHost(tempDir)
+            .write("/sys/devices/system/cpu/isolated", "\n")
+            .write("/proc/cmdline", "root=/dev/sda1 quiet\n").host()).finding(IsolatedCoresCheck.NAME);
+        assertEquals(Status.WARN, isolated.status());
+        assertTrue(isolated.advice().contains("isolcpus=6,7 nohz_full=6,7 rcu_nocbs=6,7"), isolated.advice());
+    }
+
+    @Test
+    void thePowersaveGovernorIsReportedWithHowToSetPerformance()
+    {
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
+            .write("/sys/devices/system/cpu/cpu2/cpufreq/scaling_governor", "powersave\n")
+            .write("/sys/devices/system/cpu/cpu3/cpufreq/scaling_governor", "powersave\n").host());
+        final Finding governor = report.finding(CpuGovernorCheck.NAME);
+        assertEquals(Status.WARN, governor.status());
+        assertEquals("cores run the powersave governor: the clock drops while agents wait", governor.summary());
+        assertTrue(governor.details().contains("powersave: cpu2 cpu3"), governor.details().toString());
+        assertTrue(governor.advice().startsWith("set the performance governor: cpupower frequency-set -g performance"),
+            governor.advice());
+        assertFalse(report.ready());
+    }
+
+    @Test
+    void fewCoresAndNoHugePagesAreReportedWithWhatToDo()
+    {
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
+            .write("/sys/devices/system/cpu/online", "0-1\n")
+            .write("/proc/meminfo", "HugePages_Total:       0\nHugePages_Free:        0\nHugepagesize:       2048 kB\n")
+            .host());
+        final Finding cores = report.finding(CoreCountCheck.NAME);
+        assertEquals(Status.WARN, cores.status());
+        assertEquals("2 online cores (0-1): fewer than 4 for spinning agents", cores.summary());
+        final Finding hugePages = report.finding(HugePagesCheck.NAME);
+        assertEquals(Status.INFO, hugePages.status());
+        assertTrue(hugePages.advice().contains("vm.nr_hugepages"), hugePages.advice());
+    }
+
+    @Test
+    void anInstalledLibvmaBecomesAHintForProviderSocket()
+    {
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
+            .libraryCache("1234 libs found in cache `/etc/ld.so.cache'\n" +
+                "\tlibvma.so.9 (libc6,x86-64) => /usr/lib/libvma.so.9\n" +
+                "\tlibvma.so (libc6,x86-64) => /usr/lib/libvma.so\n").host());
+        final Finding bypass = report.finding(KernelBypassCheck.NAME);
+        assertEquals("kernel-bypass preload available: libvma", bypass.summary());
+        assertTrue(bypass.advice().contains("LD_PRELOAD=/usr/lib/libvma.so VMA_SPEC=latency"), bypass.advice());
+        assertTrue(report.recommendation().hints().contains(bypass.advice()), report.recommendation().hints().toString());
+    }
+
+    @Test
+    void theCommandLineWritesJsonForAFakeRootAndRefusesUnknownOptions() throws Exception
+    {
+        new FakeHost(tempDir).memlock("65536");
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(0, Doctor.run(new String[]{ "--json", "--root", tempDir.toString() },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        final String json = out.toString(StandardCharsets.UTF_8).trim();
+        assertTrue(json.startsWith("{\"ready\":false,") && json.endsWith("]}"), json);
+        assertTrue(json.contains("\"check\":\"memlock\",\"status\":\"WARN\""), json);
+        assertEquals(1, json.lines().count(), "one JSON object on one line");
+
+        assertEquals(2, Doctor.run(new String[]{ "--bogus" }, new PrintStream(out), new PrintStream(err, true,
+            StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option '--bogus'"));
+    }
+
+    @Test
+    void cpuListsInTheKernelFormatAreParsedAndFormatted()
+    {
+        assertEquals("0-3,8,10-11", CpuList.format(CpuList.parse("0-3,8,10-11")));
+        assertEquals("2-3", CpuList.format(CpuList.parse("domain,managed_irq,2-3")));
+        assertEquals("none", CpuList.format(CpuList.parse("")));
+        assertEquals("0-1,4-5,8-9,12-13", CpuList.format(CpuList.parse("0-15:2/4")));
+    }
+}
