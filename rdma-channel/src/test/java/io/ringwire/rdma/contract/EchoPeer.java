@@ -63,10 +63,11 @@ public final class EchoPeer
             .peerTimeoutMs(Long.parseLong(args[2])).bindAddress("127.0.0.1:0").conclude();
         try (Device device = RdmaProviders.open(config))
         {
-            final MemoryRegion region = device.allocateProtectionDomain()
-                .allocateRegion(REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            // One protection domain for the region and the queue pair: verbs refuses to mix domains.
+            final io.ringwire.rdma.ProtectionDomain domain = device.allocateProtectionDomain();
+            final MemoryRegion region = domain.allocateRegion(REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             final CompletionQueue cq = device.createCompletionQueue(1024);
-            final QueuePair qp = device.allocateProtectionDomain().createQueuePair(
+            final QueuePair qp = domain.createQueuePair(
                 new QueuePairConfig(cq, cq, 64, 64, device.maxInlineData()));
             qp.modifyToInit();
             for (int i = 0; i < 32; i++)
