@@ -422,6 +422,7 @@ final class SocketQueuePair extends SoftQueuePair
     private int applyFrames()
     {
         int applied = 0;
+        boolean pendingFrameDoesNotFit = false;
         while (receiveLimit - receiveParsePosition >= HEADER_LENGTH && state() != QueuePairState.ERROR)
         {
             final int frame = receiveParsePosition;
@@ -435,6 +436,8 @@ final class SocketQueuePair extends SoftQueuePair
             }
             if (receiveLimit - frame < frameLength)
             {
+                // A frame that cannot complete where it starts needs the buffer compacted first.
+                pendingFrameDoesNotFit = frame + frameLength > receiveView.capacity();
                 break;
             }
             final int outcome = applyFrame(frame, payloadLength);
@@ -454,7 +457,7 @@ final class SocketQueuePair extends SoftQueuePair
             receiveParsePosition = 0;
             receiveLimit = 0;
         }
-        else if (receiveParsePosition > receiveView.capacity() / 2)
+        else if (receiveParsePosition > 0 && (pendingFrameDoesNotFit || receiveParsePosition > receiveView.capacity() / 2))
         {
             receiveBuffer.limit(receiveLimit).position(receiveParsePosition);
             receiveBuffer.compact();
