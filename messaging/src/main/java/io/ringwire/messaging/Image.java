@@ -28,6 +28,7 @@ final class Image implements AutoCloseable
     private final AtomicBuffer ringBuffer;
     private final MemoryRegion creditSource;
     private final AtomicBuffer creditBuffer;
+    private final MemoryRegion join;
     private final long remoteCreditAddress;
     private final int remoteCreditKey;
     private final int mask;
@@ -45,9 +46,12 @@ final class Image implements AutoCloseable
     /** Frames seen; the duty cycle turns a change into {@link #lastFrameNs} without a clock read per frame. */
     long framesReceived;
     long framesReceivedAtDuty;
+    /** False until the JOIN message set the start position: frames before it break the protocol. */
+    private boolean joined;
 
     Image(final int sessionId, final int streamId, final QueuePair queuePair, final MemoryRegion ring,
-        final MemoryRegion creditSource, final long remoteCreditAddress, final int remoteCreditKey,
+        final MemoryRegion creditSource, final MemoryRegion join, final long remoteCreditAddress,
+        final int remoteCreditKey,
         final long initialPosition, final int creditFraction, final int receiveBatch, final long nowNs)
     {
         this.sessionId = sessionId;
@@ -57,6 +61,7 @@ final class Image implements AutoCloseable
         this.ringBuffer = ring.buffer();
         this.creditSource = creditSource;
         this.creditBuffer = creditSource.buffer();
+        this.join = join;
         this.remoteCreditAddress = remoteCreditAddress;
         this.remoteCreditKey = remoteCreditKey;
         this.mask = ring.length() - 1;
@@ -79,6 +84,10 @@ final class Image implements AutoCloseable
     int onFrame(final int frameLength, final FragmentHandler handler, final SubscriptionCounters counters,
         final long nowNs)
     {
+        if (!joined)
+        {
+            return PROTOCOL_ERROR;
+        }
         final int offset = (int)(position & mask);
         final int aligned = alignedLength(frameLength);
         if (frameLength < 8 || offset + aligned > ring.length() ||
@@ -125,17 +134,37 @@ final class Image implements AutoCloseable
         return VALID;
     }
 
+    /**
+     * The JOIN message arrived: the stream starts at the position it carries.
+     *
+     * @return VALID, or PROTOCOL_ERROR for a second JOIN.
+     */
+    int onJoin(final int length, final long nowNs, final SubscriptionCounters counters)
+    {
+        if (joined || length != JoinLayout.LENGTH)
+        {
+            return PROTOCOL_ERROR;
+        }
+        joined = true;
+        position = join.buffer().getLong(JoinLayout.POSITION_OFFSET, ORDER);
+        creditSentPosition = position;
+        framesReceived++;
+        receivesToRepost++;
+        sendCredit(nowNs, counters);
+        return VALID;
+    }
+
     void postInitialReceives()
     {
         for (int i = 0; i < receiveBatch; i++)
         {
-            queuePair.postReceive(i, ring, 0, 0);
+            queuePair.postReceive(i, join, 0, JoinLayout.REGION_LENGTH);
         }
     }
 
     private void repostReceives()
     {
-        while (receivesToRepost > 0 && queuePair.postReceive(0, ring, 0, 0) == PostResult.OK)
+        while (receivesToRepost > 0 && queuePair.postReceive(0, join, 0, JoinLayout.REGION_LENGTH) == PostResult.OK)
         {
             receivesToRepost--;
         }
@@ -166,6 +195,6 @@ final class Image implements AutoCloseable
     @Override
     public void close()
     {
-        CloseHelper.quietCloseAll(queuePair, ring, creditSource);
+        CloseHelper.quietCloseAll(queuePair, ring, creditSource, join);
     }
 }

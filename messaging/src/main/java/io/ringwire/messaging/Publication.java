@@ -451,16 +451,18 @@ public final class Publication implements AutoCloseable
                 continue;
             }
             int result;
-            int spins = 0;
+            long giveUpNs = 0;
             while ((result = destination.queuePair.postWriteWithImmediate(position, staging, frameOffset, frameLength,
                 destination.remoteRingAddress + frameOffset, destination.remoteRingKey, frameLength, flags)) ==
                 PostResult.QUEUE_FULL)
             {
                 // The frame is admitted (credit checked); the send queue drains as completions are reaped.
                 completionQueue.poll(completionHandler, 64);
-                if (++spins > 1_000_000 || !destination.connected)
+                final long nowNs = System.nanoTime();
+                giveUpNs = giveUpNs == 0 ? nowNs + context.livenessTimeoutNs() : giveUpNs;
+                if (nowNs - giveUpNs > 0 || !destination.connected)
                 {
-                    disconnect(destination, "send queue stayed full");
+                    disconnect(destination, "send queue stayed full for the liveness timeout");
                     break;
                 }
             }
@@ -566,7 +568,7 @@ public final class Publication implements AutoCloseable
             }
             if (destination.isConnecting())
             {
-                if (destination.completeConnect(nowNs) > 0)
+                if (destination.completeConnect(nowNs) > 0 && destination.join(position))
                 {
                     connectedCount++;
                     connections++;

@@ -28,6 +28,8 @@ final class PublicationDestination implements AutoCloseable
     final InetSocketAddress endpoint;
     private final MemoryRegion credit;
     private final AtomicBuffer creditBuffer;
+    private final MemoryRegion join;
+    private final AtomicBuffer joinBuffer;
     QueuePair queuePair;
     long remoteRingAddress;
     int remoteRingKey;
@@ -43,6 +45,8 @@ final class PublicationDestination implements AutoCloseable
         this.endpoint = endpoint;
         this.credit = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         this.creditBuffer = credit.buffer();
+        this.join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+        this.joinBuffer = join.buffer();
     }
 
     /**
@@ -129,6 +133,27 @@ final class PublicationDestination implements AutoCloseable
         }
     }
 
+    /**
+     * Tells the new subscriber where the stream is now: the first request on a new connection is
+     * an inline SEND of the current position, so the subscriber's image starts exactly where the
+     * next frame will be, however far the stream moved while the handshake ran (fan-out joins).
+     *
+     * @param position the publication's current position.
+     * @return true when sent; false disconnects the destination again.
+     */
+    boolean join(final long position)
+    {
+        creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, position);
+        joinBuffer.putLong(0, position);
+        final int result = queuePair.postSend(position, join, 0, JoinLayout.LENGTH, io.ringwire.rdma.SendFlags.INLINE);
+        if (result != io.ringwire.rdma.PostResult.OK)
+        {
+            disconnect("could not send the join position: " + io.ringwire.rdma.PostResult.name(result));
+            return false;
+        }
+        return true;
+    }
+
     /** @return true while a connection attempt runs. */
     boolean isConnecting()
     {
@@ -194,6 +219,6 @@ final class PublicationDestination implements AutoCloseable
             CloseHelper.quietClose(pending.queuePair);
         }
         closeQueuePair();
-        CloseHelper.quietClose(credit);
+        CloseHelper.quietCloseAll(credit, join);
     }
 }

@@ -180,8 +180,20 @@ public final class Subscription implements AutoCloseable
             closeImage(image);
             return;
         }
-        if (opcode == CompletionOpcode.RECV_RDMA_WITH_IMM &&
-            image.onFrame(immediate, handler, counters, nowNs) != Image.VALID)
+        final int outcome;
+        if (opcode == CompletionOpcode.RECV_RDMA_WITH_IMM)
+        {
+            outcome = image.onFrame(immediate, handler, counters, nowNs);
+        }
+        else if (opcode == CompletionOpcode.RECV)
+        {
+            outcome = image.onJoin(byteLength, nowNs, counters);
+        }
+        else
+        {
+            return; // completions of our own credit writes
+        }
+        if (outcome != Image.VALID)
         {
             counters.protocolErrors.incrementRelease();
             closeImage(image);
@@ -266,10 +278,11 @@ public final class Subscription implements AutoCloseable
         }
         final MemoryRegion ring = domain.allocateRegion(capacity, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         final MemoryRegion creditSource = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+        final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
         final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue, 1024,
             RECEIVE_BATCH, device.maxInlineData()));
         final RegionAdvertisement credit = pending.remoteRegions().get(0);
-        final Image image = new Image(setup.sessionId(), streamId, queuePair, ring, creditSource, credit.address(),
+        final Image image = new Image(setup.sessionId(), streamId, queuePair, ring, creditSource, join, credit.address(),
             credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, nowNs);
         try
         {
