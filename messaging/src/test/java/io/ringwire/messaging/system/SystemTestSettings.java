@@ -1,0 +1,112 @@
+package io.ringwire.messaging.system;
+
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Publication;
+import io.ringwire.messaging.Subscription;
+import io.ringwire.rdma.RdmaConfig;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The messaging settings one system test shares between its own JVM and the child JVMs it starts:
+ * the parent builds a {@link MessagingContext} with the setters, a child gets the same values as
+ * {@code ringwire.*} system properties (which the context's defaults read), so both ends agree on
+ * the secret, the shm directory and the timeouts.
+ *
+ * @param directory           per-test directory holding the shm files and the counters files.
+ * @param heartbeatIntervalMs publications' heartbeat and subscriptions' credit-as-heartbeat interval.
+ * @param livenessTimeoutMs   a peer silent this long is gone.
+ * @param reconnectIntervalMs a disconnected publication retries this often.
+ * @param peerTimeoutMs       the providers' own dead-peer timeout.
+ */
+record SystemTestSettings(Path directory, long heartbeatIntervalMs, long livenessTimeoutMs, long reconnectIntervalMs,
+    long peerTimeoutMs)
+{
+    static final String SECRET = "system-test-secret";
+
+    /**
+     * @param directory the test's temporary directory.
+     * @return the settings most system tests use: 1 s liveness, 50 ms heartbeats and reconnects.
+     */
+    static SystemTestSettings defaults(final Path directory)
+    {
+        return new SystemTestSettings(directory, 50, 1000, 50, 1000);
+    }
+
+    /**
+     * @param directory the test's temporary directory.
+     * @return settings for tests that are not about liveness: 5 s liveness and peer timeouts, so a
+     *         process starved of CPU for a moment on a loaded 2-core machine is not declared dead.
+     */
+    static SystemTestSettings tolerant(final Path directory)
+    {
+        return new SystemTestSettings(directory, 50, 5000, 50, 5000);
+    }
+
+    Path shmDirectory()
+    {
+        return directory.resolve("shm");
+    }
+
+    Path countersDirectory()
+    {
+        return directory.resolve("counters");
+    }
+
+    /**
+     * @return a concluded context for this JVM.
+     */
+    MessagingContext context()
+    {
+        return new MessagingContext().secret(SECRET).countersDirectory(countersDirectory().toString())
+            .heartbeatIntervalMs(heartbeatIntervalMs).livenessTimeoutMs(livenessTimeoutMs)
+            .reconnectIntervalMs(reconnectIntervalMs)
+            .rdmaSettings(config -> config.shmDirectory(shmDirectory().toString()).peerTimeoutMs(peerTimeoutMs))
+            .conclude();
+    }
+
+    /**
+     * @return the same settings as JVM options for a child process.
+     */
+    List<String> systemProperties()
+    {
+        return List.of(
+            "-D" + MessagingContext.SECRET_PROP + "=" + SECRET,
+            "-D" + MessagingContext.COUNTERS_DIR_PROP + "=" + countersDirectory(),
+            "-D" + MessagingContext.HEARTBEAT_INTERVAL_PROP + "=" + heartbeatIntervalMs,
+            "-D" + MessagingContext.LIVENESS_TIMEOUT_PROP + "=" + livenessTimeoutMs,
+            "-D" + MessagingContext.RECONNECT_INTERVAL_PROP + "=" + reconnectIntervalMs,
+            "-D" + RdmaConfig.SHM_DIRECTORY_PROP + "=" + shmDirectory(),
+            "-D" + RdmaConfig.PEER_TIMEOUT_PROP + "=" + peerTimeoutMs);
+    }
+
+    /**
+     * The largest frame payload a publication of this provider and ring has: an eighth of the ring
+     * minus a frame header, or less when the provider's largest message is smaller.
+     *
+     * @param context  a concluded context.
+     * @param provider shm, socket or roce.
+     * @param ring     the ring capacity.
+     * @return {@code Publication.maxPayloadLength()} of such a publication.
+     */
+    static int maxPayloadLength(final MessagingContext context, final String provider, final int ring)
+    {
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), 999);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()) + "|ring=" + ring, 999))
+        {
+            return publication.maxPayloadLength();
+        }
+    }
+
+    /**
+     * @param provider shm, socket or roce.
+     * @param port     the subscriber's port (0 for a subscription: any free port).
+     * @return the channel.
+     */
+    static String channel(final String provider, final int port)
+    {
+        return "ringwire:" + provider + "?endpoint=127.0.0.1:" + port;
+    }
+}
