@@ -1,0 +1,100 @@
+#!/bin/bash
+# rsocket job, INSIDE the lab guest: the socket provider's two-process contract
+# (contract.SocketTwoProcessContractTest) with the whole JVM under rsocket's LD_PRELOAD shim
+# (librdmacm1's librspreload.so), which moves socket calls onto RDMA (rdma_cm + verbs) over rxe.
+# The socket provider binds 127.0.0.1 unless ringwire.rdma.bind says otherwise; rsocket needs an
+# address an RDMA device owns, so JAVA_TOOL_OPTIONS carries -Dringwire.rdma.bind=10.201.0.1:0
+# into the test JVM and the EchoPeer child it starts (the child gets no -D options of its own).
+# The outcome (pass, or the error plus samples of the JVMs' fds, rdma_cm ids and QPs taken during
+# the run; RSOCKET_STRACE=1 adds a strace, very slow under TCG) goes to summary.txt and rsocket-*. Exit code: the test's (1 when the JVM cannot run under
+# the shim: that is a finding, recorded, not hidden).
+set -uo pipefail
+RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MODULE=$(cd "$HERE/../../../.." && pwd)
+RW_VM_DIR=${RINGWIRE_VM_DIR:-$MODULE/target/vm}
+RW_REPO_DIR=$(dirname "$MODULE")
+SUMMARY=$RESULTS/summary.txt
+: > "$SUMMARY"
+. "$HERE/lib-rxe.sh"
+job_start=$(now)
+PRELOAD=${RSOCKET_PRELOAD:-/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so}
+BIND=${RSOCKET_BIND:-$VA_IP}
+
+section "setup"
+setup_rxe0 || { note result "FAILED: rxe0 setup"; exit 1; }
+bounded 30 modprobe rdma_ucm || { note result "FAILED: modprobe rdma_ucm"; exit 1; }
+ulimit -l unlimited
+[ -e "$PRELOAD" ] || { note result "FAILED: no $PRELOAD"; exit 1; }
+note preload "$PRELOAD"
+note bind "$BIND"
+
+section "sanity: rstream over rxe0 (rsockets without the shim)"
+timeout 60 rstream -b "$BIND" -S 64 -C 200 > "$RESULTS/rstream-server.log" 2>&1 &
+srv=$!
+sleep 3
+if timeout 60 rstream -s "$BIND" -S 64 -C 200 > "$RESULTS/rstream-client.log" 2>&1; then
+  note rstream "$(tail -n 1 "$RESULTS/rstream-client.log" | tr -s ' ')"
+else
+  note rstream "failed: $(tail -n 2 "$RESULTS/rstream-client.log" | tr '\n' ' ')"
+fi
+kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
+
+section "java -version under the shim"
+started=$(now)
+LD_PRELOAD=$PRELOAD RDMAV_FORK_SAFE=1 timeout 120 "$JDK/bin/java" -version > "$RESULTS/rsocket-java-version.log" 2>&1
+note java_version_under_preload "exit $? in $(since "$started") s: $(tr '\n' ' ' < "$RESULTS/rsocket-java-version.log" | cut -c1-200)"
+
+section "SocketTwoProcessContractTest under LD_PRELOAD=$PRELOAD"
+# Note: TwoProcessContractTest and its EchoPeer call bindAddress("127.0.0.1:0") themselves, which
+# overrides ringwire.rdma.bind; the run shows what rsocket does with that.
+started=$(now)
+RW_JAVA_OPTS=(-Dringwire.rdma.bind="$BIND:0")
+export JAVA_TOOL_OPTIONS="-Dringwire.rdma.bind=$BIND:0"
+LD_PRELOAD=$PRELOAD RDMAV_FORK_SAFE=1 RW_TEST_TIMEOUT=${RSOCKET_TEST_TIMEOUT:-180} run_tests "$RESULTS/junit" \
+  io.ringwire.rdma.contract.SocketTwoProcessContractTest > "$RESULTS/rsocket-test.log" 2>&1 &
+test_pid=$!
+unset JAVA_TOOL_OPTIONS
+# While it runs: which sockets the JVMs hold (rsocket's own fds are the real socket's number, kept
+# open, plus rdma_cm/uverbs fds) and what rdma_cm ids and queue pairs exist.
+: > "$RESULTS/rsocket-samples.txt"
+while kill -0 "$test_pid" 2>/dev/null; do
+  {
+    echo "--- $(date +%T)"
+    rdma resource show cm_id 2>&1 | head -n 20
+    rdma resource show qp 2>&1 | head -n 20
+    for pid in $(pgrep -f 'VmTestLauncher|EchoPeer'); do
+      echo "pid $pid $(tr '\0' ' ' < /proc/$pid/cmdline | grep -oE 'VmTestLauncher|EchoPeer' | head -n 1):" \
+        "$(ls -l /proc/$pid/fd 2>/dev/null | grep -oE 'socket:\[[0-9]+\]|/dev/infiniband/[a-z_0-9]+|anon_inode:\[[a-z]+\]' | sort | uniq -c | tr -s ' \n' ' ')"
+    done
+    ss -Htanp 2>/dev/null | grep -E 'java' | head -n 10
+  } >> "$RESULTS/rsocket-samples.txt" 2>&1
+  sleep 2
+done
+wait "$test_pid"
+rc=$?
+tail -n 40 "$RESULTS/rsocket-test.log"
+note rsocket_test_exit "$rc"
+note rsocket_test_seconds "$(since "$started")"
+note rsocket_test_summary "$(grep -E 'tests (successful|failed|skipped)' "$RESULTS/rsocket-test.log" | tr -s ' []' ' ' | tr '\n' ';')"
+note rsocket_cm_ids_seen "$(grep -cE 'cm-idn|lqpn|state' "$RESULTS/rsocket-samples.txt")"
+note rsocket_tcp_sockets_seen "$(grep -cE '^(ESTAB|LISTEN)' "$RESULTS/rsocket-samples.txt")"
+
+if [ "$rc" -ne 0 ]; then
+  section "why: the failing calls"
+  grep -m 5 -E 'Exception|Error' "$RESULTS/rsocket-test.log" | cut -c1-400 | tee -a "$RESULTS/rsocket-why.txt"
+  tail -n 30 "$RESULTS/rsocket-samples.txt" | tee -a "$RESULTS/rsocket-why.txt"
+  if [ "${RSOCKET_STRACE:-0}" = 1 ] && command -v strace >/dev/null; then
+    # Very slow under TCG (ptrace on every JVM thread): opt-in.
+    cp=$(test_classpath)
+    JAVA_TOOL_OPTIONS="-Dringwire.rdma.bind=$BIND:0" LD_PRELOAD=$PRELOAD RDMAV_FORK_SAFE=1 \
+      timeout --kill-after=5 "${RSOCKET_STRACE_TIMEOUT:-180}" strace -f -qq -e trace=%network,epoll_ctl,epoll_wait,poll,ppoll \
+      -o "$RESULTS/rsocket-strace.txt" "$JDK/bin/java" "${JVM_FLAGS[@]}" -cp "$cp" VmTestLauncher "$RESULTS/junit-strace" \
+      io.ringwire.rdma.contract.SocketTwoProcessContractTest > "$RESULTS/rsocket-strace-run.log" 2>&1
+    note strace_run_exit "$?"
+    grep -E '= -1 E' "$RESULTS/rsocket-strace.txt" | grep -vE 'EAGAIN|ENOENT|EINPROGRESS' | tail -n 15 | tee -a "$RESULTS/rsocket-why.txt"
+  fi
+fi
+note job_seconds "$(since "$job_start")"
+note result "$([ "$rc" -eq 0 ] && echo passed || echo "FAILED (see rsocket-why.txt)")"
+exit "$rc"
