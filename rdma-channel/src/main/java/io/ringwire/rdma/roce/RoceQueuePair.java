@@ -544,6 +544,7 @@ final class RoceQueuePair extends SoftQueuePair
     @Override
     protected void transportFlushAndDisconnect()
     {
+        responder.completeHeldReceive(io.ringwire.rdma.CompletionStatus.WR_FLUSH_ERROR);
         while (head < tail)
         {
             final int index = (int)(head % depth);

@@ -92,6 +92,11 @@ final class RoceResponder
         }
 
         final int opcode = packet.opcode();
+        if (packet.payloadLength() > queuePair.pathMtu())
+        {
+            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
+            return;
+        }
         final boolean starts = startsMessage(opcode);
         final boolean write = isWrite(opcode);
         if (starts != (messageKind == NO_MESSAGE) ||
@@ -139,15 +144,24 @@ final class RoceResponder
                 refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
                 return false;
             }
-            final long offset = regions.checkRemoteAccess(packet.rkey(), packet.virtualAddress(), dmaLength,
-                Access.REMOTE_WRITE);
-            if (offset < 0)
+            if (dmaLength == 0)
             {
-                refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
-                return false;
+                // IBA: a zero-length RDMA WRITE validates neither R_Key nor VA, and touches no memory.
+                writeRegion = null;
+                writeOffset = 0;
             }
-            writeRegion = regions.byKey(packet.rkey());
-            writeOffset = offset;
+            else
+            {
+                final long offset = regions.checkRemoteAccess(packet.rkey(), packet.virtualAddress(), dmaLength,
+                    Access.REMOTE_WRITE, queuePair.protectionDomainId());
+                if (offset < 0)
+                {
+                    refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
+                    return false;
+                }
+                writeRegion = regions.byKey(packet.rkey());
+                writeOffset = offset;
+            }
             writeRemaining = dmaLength;
             writeTotal = dmaLength;
         }
@@ -213,15 +227,15 @@ final class RoceResponder
         }
         if (!last && payload != queuePair.pathMtu())
         {
+            completeHeldReceive(CompletionStatus.REMOTE_INVALID_REQUEST);
             refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
             return false;
         }
         if (sendReceived + payload > sendCapacity)
         {
             counters.increment(DeviceCounters.RESPONDER_LENGTH_ERROR);
-            queuePair.receiveCompletions().push(sendWorkRequestId, CompletionOpcode.RECV,
-                CompletionStatus.LOCAL_LENGTH_ERROR, sendReceived + payload, 0, queuePair.queuePairNumber());
-            messageKind = NO_MESSAGE;
+            sendReceived += payload;
+            completeHeldReceive(CompletionStatus.LOCAL_LENGTH_ERROR);
             refuse(AETH_NAK_INVALID_REQUEST, -1);
             return false;
         }
@@ -242,6 +256,27 @@ final class RoceResponder
             messageKind = SEND_MESSAGE;
         }
         return true;
+    }
+
+    /**
+     * Completes the receive an unfinished SEND holds (it left the receive queue at SEND FIRST, so the
+     * queue pair's flush would not see it). Idempotent.
+     *
+     * @param status of the receive's completion.
+     */
+    void completeHeldReceive(final int status)
+    {
+        if (messageKind == SEND_MESSAGE || null != sendRegion)
+        {
+            queuePair.receiveCompletions().push(sendWorkRequestId, CompletionOpcode.RECV, status,
+                status == CompletionStatus.WR_FLUSH_ERROR ? 0 : sendReceived, 0, queuePair.queuePairNumber());
+            if (status == CompletionStatus.WR_FLUSH_ERROR)
+            {
+                counters.increment(DeviceCounters.FLUSHED_REQUESTS);
+            }
+            messageKind = NO_MESSAGE;
+            sendRegion = null;
+        }
     }
 
     private void receiverNotReady()

@@ -519,7 +519,8 @@ final class SocketQueuePair extends SoftQueuePair
     {
         final int rkey = receiveView.getInt(frame + RKEY_OFFSET, ORDER);
         final long remoteAddress = receiveView.getLong(frame + REMOTE_ADDRESS_OFFSET, ORDER);
-        final long offset = regions.checkRemoteAccess(rkey, remoteAddress, payloadLength, Access.REMOTE_WRITE);
+        final long offset = regions.checkRemoteAccess(rkey, remoteAddress, payloadLength, Access.REMOTE_WRITE,
+            protectionDomainId());
         if (offset < 0)
         {
             refuse(sequence, CompletionStatus.REMOTE_ACCESS_ERROR);

@@ -22,8 +22,11 @@ public final class RegionRegistry
     public static final int UNKNOWN_RKEY = -1;
     /** {@link #checkRemoteAccess} result: the range is outside the region. */
     public static final int OUT_OF_BOUNDS = -2;
-    /** {@link #checkRemoteAccess} result: the region lacks the required access. */
+    /** {@link #checkRemoteAccess} result: the region lacks the required access, or belongs to another domain. */
     public static final int ACCESS_DENIED = -3;
+    /** A region or queue pair outside any protection domain (no domain check). */
+    public static final int NO_DOMAIN = -1;
+    private int nextProtectionDomainId;
 
     private final DeviceCounters counters;
     private volatile Int2ObjectHashMap<SoftMemoryRegion> regionsByKey = new Int2ObjectHashMap<>();
@@ -49,6 +52,21 @@ public final class RegionRegistry
      */
     public synchronized SoftMemoryRegion register(final ByteBuffer memory, final int access, final Runnable release)
     {
+        return register(memory, access, release, NO_DOMAIN);
+    }
+
+    /**
+     * Registers memory under a fresh key, owned by a protection domain. Control thread.
+     *
+     * @param memory             direct memory; the region covers position to limit.
+     * @param access             {@link Access} flags.
+     * @param release            run after deregistration, or null.
+     * @param protectionDomainId the owning domain, or {@link #NO_DOMAIN}.
+     * @return the region.
+     */
+    public synchronized SoftMemoryRegion register(final ByteBuffer memory, final int access, final Runnable release,
+        final int protectionDomainId)
+    {
         Access.validate(access);
         if (!memory.isDirect())
         {
@@ -66,7 +84,7 @@ public final class RegionRegistry
             nextKey = (nextKey + 1) & 0x7FFF_FFFF;
         }
         while (key == 0 || regionsByKey.containsKey(key));
-        final SoftMemoryRegion region = new SoftMemoryRegion(this, memory, key, access, release);
+        final SoftMemoryRegion region = new SoftMemoryRegion(this, memory, key, access, release, protectionDomainId);
         final Int2ObjectHashMap<SoftMemoryRegion> updated = new Int2ObjectHashMap<>(regionsByKey);
         updated.put(key, region);
         regionsByKey = updated;
@@ -101,13 +119,25 @@ public final class RegionRegistry
      */
     public long checkRemoteAccess(final int rkey, final long remoteAddress, final long length, final int requiredAccess)
     {
+        return checkRemoteAccess(rkey, remoteAddress, length, requiredAccess, NO_DOMAIN);
+    }
+
+    /**
+     * As {@link #checkRemoteAccess(int, long, long, int)}, and the region must belong to the
+     * responding queue pair's protection domain (an rkey of another domain is refused).
+     *
+     * @param protectionDomainId the responding queue pair's domain, or {@link #NO_DOMAIN}.
+     */
+    public long checkRemoteAccess(final int rkey, final long remoteAddress, final long length, final int requiredAccess,
+        final int protectionDomainId)
+    {
         final SoftMemoryRegion region = regionsByKey.get(rkey);
         if (null == region || region.isClosed())
         {
             counters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
             return UNKNOWN_RKEY;
         }
-        if (!Access.allows(region.access(), requiredAccess))
+        if (!Access.allows(region.access(), requiredAccess) || !sameDomain(region.protectionDomainId(), protectionDomainId))
         {
             counters.increment(DeviceCounters.RESPONDER_ACCESS_DENIED);
             return ACCESS_DENIED;
@@ -134,7 +164,20 @@ public final class RegionRegistry
     public boolean checkLocalAccess(final MemoryRegion region, final long offset, final long length,
         final boolean needsLocalWrite)
     {
-        if (!(region instanceof SoftMemoryRegion soft) || soft.isClosed() || regionsByKey.get(soft.lkey()) != soft)
+        return checkLocalAccess(region, offset, length, needsLocalWrite, NO_DOMAIN);
+    }
+
+    /**
+     * As {@link #checkLocalAccess(MemoryRegion, long, long, boolean)}, and the region must belong to
+     * the queue pair's protection domain.
+     *
+     * @param protectionDomainId the queue pair's domain, or {@link #NO_DOMAIN}.
+     */
+    public boolean checkLocalAccess(final MemoryRegion region, final long offset, final long length,
+        final boolean needsLocalWrite, final int protectionDomainId)
+    {
+        if (!(region instanceof SoftMemoryRegion soft) || soft.isClosed() || regionsByKey.get(soft.lkey()) != soft ||
+            !sameDomain(soft.protectionDomainId(), protectionDomainId))
         {
             return false;
         }
@@ -143,5 +186,18 @@ public final class RegionRegistry
             return false;
         }
         return soft.contains(offset, length);
+    }
+
+    private static boolean sameDomain(final int regionDomain, final int queuePairDomain)
+    {
+        return regionDomain == NO_DOMAIN || queuePairDomain == NO_DOMAIN || regionDomain == queuePairDomain;
+    }
+
+    /**
+     * @return a fresh protection domain id for this device.
+     */
+    public synchronized int newProtectionDomainId()
+    {
+        return nextProtectionDomainId++;
     }
 }

@@ -21,11 +21,13 @@ public final class SoftMemoryRegion implements MemoryRegion
     private final int key;
     private final int access;
     private final Runnable release;
+    private final int protectionDomainId;
     private volatile boolean closed;
 
     SoftMemoryRegion(final RegionRegistry registry, final ByteBuffer memory, final int key, final int access,
-        final Runnable release)
+        final Runnable release, final int protectionDomainId)
     {
+        this.protectionDomainId = protectionDomainId;
         this.registry = registry;
         this.memory = memory;
         this.buffer = new UnsafeBuffer(memory, memory.position(), memory.remaining());
@@ -76,6 +78,14 @@ public final class SoftMemoryRegion implements MemoryRegion
     public ByteBuffer memory()
     {
         return memory;
+    }
+
+    /**
+     * @return the owning protection domain's id, or {@link RegionRegistry#NO_DOMAIN}.
+     */
+    public int protectionDomainId()
+    {
+        return protectionDomainId;
     }
 
     /**

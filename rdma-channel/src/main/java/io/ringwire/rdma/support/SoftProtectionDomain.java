@@ -21,6 +21,7 @@ public final class SoftProtectionDomain implements ProtectionDomain
 
     private final RegionRegistry regions;
     private final Function<QueuePairConfig, QueuePair> queuePairFactory;
+    private final int id;
 
     /**
      * @param regions          the device's registry.
@@ -30,6 +31,7 @@ public final class SoftProtectionDomain implements ProtectionDomain
     {
         this.regions = regions;
         this.queuePairFactory = queuePairFactory;
+        this.id = regions.newProtectionDomainId();
     }
 
     @Override
@@ -47,19 +49,24 @@ public final class SoftProtectionDomain implements ProtectionDomain
         }
         final ByteBuffer memory = ByteBuffer.allocateDirect((int)(pages * PAGE_SIZE) + PAGE_SIZE).alignedSlice(PAGE_SIZE);
         memory.limit(length);
-        return regions.register(memory, access, null);
+        return regions.register(memory, access, null, id);
     }
 
     @Override
     public MemoryRegion register(final ByteBuffer buffer, final int access)
     {
-        return regions.register(buffer.slice(), access, null);
+        return regions.register(buffer.slice(), access, null, id);
     }
 
     @Override
     public QueuePair createQueuePair(final QueuePairConfig config)
     {
-        return queuePairFactory.apply(config);
+        final QueuePair queuePair = queuePairFactory.apply(config);
+        if (queuePair instanceof SoftQueuePair soft)
+        {
+            soft.bindProtectionDomain(id);
+        }
+        return queuePair;
     }
 
     @Override

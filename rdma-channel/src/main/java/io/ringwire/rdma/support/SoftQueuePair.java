@@ -45,6 +45,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     protected final String deviceAddress;
     protected final int mtu;
     private final ProgressGuard guard;
+    private int protectionDomainId = RegionRegistry.NO_DOMAIN;
 
     private volatile QueuePairState state = QueuePairState.RESET;
     protected QueuePairEndpoint remote;
@@ -162,6 +163,25 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     {
         return new QueuePairEndpoint(queuePairNumber, startPsn, deviceAddress, mtu,
             QueuePairEndpoint.DEFAULT_PARTITION_KEY);
+    }
+
+    /**
+     * Ties the queue pair to the protection domain that created it: its local and remote accesses
+     * must use regions of that domain. Control thread, before use.
+     *
+     * @param id the domain's id.
+     */
+    public void bindProtectionDomain(final int id)
+    {
+        this.protectionDomainId = id;
+    }
+
+    /**
+     * @return the queue pair's protection domain id, or {@link RegionRegistry#NO_DOMAIN}.
+     */
+    public int protectionDomainId()
+    {
+        return protectionDomainId;
     }
 
     /**
@@ -347,7 +367,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
                 return PostResult.QUEUE_FULL;
             }
         }
-        if (!regions.checkLocalAccess(local, localOffset, length, false))
+        if (!regions.checkLocalAccess(local, localOffset, length, false, protectionDomainId))
         {
             completeSend(workRequestId, completionOpcode(kind), CompletionStatus.LOCAL_PROTECTION_ERROR, length, true);
             enterError();
@@ -394,7 +414,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
             counters.increment(DeviceCounters.FLUSHED_REQUESTS);
             return PostResult.OK;
         }
-        if (!regions.checkLocalAccess(local, localOffset, length, true))
+        if (!regions.checkLocalAccess(local, localOffset, length, true, protectionDomainId))
         {
             receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
                 0, 0, queuePairNumber);
