@@ -1,0 +1,177 @@
+package io.ringwire.rdma.roce;
+
+import jdk.net.ExtendedSocketOptions;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+
+/**
+ * A hand-driven RoCEv2 requester for bad-input tests: a plain UDP socket, unconnected and with
+ * Don't-Fragment set exactly as {@link RoceTransmitter} sends (so Linux sends IP ID 0 and an ICRC
+ * computed with ID 0 verifies), that sends whatever bytes a test builds at one roce device, and
+ * receives what the device's queue pairs answer when they were told this socket is their peer.
+ *
+ * <p>Single-threaded.
+ */
+final class FuzzRequester implements AutoCloseable
+{
+    static final int MAX_DATAGRAM = 9_000;
+    private static final int LOOPBACK = 0x7F00_0001;
+
+    final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(MAX_DATAGRAM);
+    final UnsafeBuffer sendView = new UnsafeBuffer(sendBuffer);
+    final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(70_000);
+    final UnsafeBuffer receiveView = new UnsafeBuffer(receiveBuffer);
+
+    private final DatagramChannel channel;
+    private final InetSocketAddress device;
+    private final int localPort;
+    private final Icrc icrc = new Icrc();
+    private int lastResponsePort;
+
+    /**
+     * @param deviceAddress the roce device to send to, "127.0.0.1:port".
+     */
+    FuzzRequester(final String deviceAddress)
+    {
+        final int colon = deviceAddress.lastIndexOf(':');
+        try
+        {
+            device = new InetSocketAddress(InetAddress.getByName(deviceAddress.substring(0, colon)),
+                Integer.parseInt(deviceAddress.substring(colon + 1)));
+            if (!(device.getAddress() instanceof Inet4Address ipv4) || ipv4.hashCode() != LOOPBACK)
+            {
+                throw new IllegalArgumentException("the bad-input tests run on 127.0.0.1, not " + deviceAddress);
+            }
+            channel = DatagramChannel.open();
+            channel.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 * 1024 * 1024);
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, 4 * 1024 * 1024);
+            channel.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
+            channel.configureBlocking(false);
+            localPort = ((InetSocketAddress)channel.getLocalAddress()).getPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** @return this socket as a roce device address, for a queue pair's remote endpoint. */
+    String address()
+    {
+        return "127.0.0.1:" + localPort;
+    }
+
+    int localPort()
+    {
+        return localPort;
+    }
+
+    int devicePort()
+    {
+        return device.getPort();
+    }
+
+    /** @return the ICRC the device expects for {@code length} bytes of {@link #sendBuffer} from this socket. */
+    int icrcOf(final int length)
+    {
+        return icrc.compute(LOOPBACK, LOOPBACK, 0, localPort, device.getPort(), sendBuffer, 0, length);
+    }
+
+    /** Writes the correct ICRC into the last four of {@code length} bytes of {@link #sendBuffer}. */
+    void stampIcrc(final int length)
+    {
+        sendView.putInt(length - Icrc.LENGTH, icrcOf(length), ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * The device's rule (see {@link Icrc}): the ICRC verifies with IP ID 0, or some 16-bit IP ID
+     * makes it verify. About one corrupted packet in 65536 passes the second test.
+     *
+     * @return true when the device will accept the ICRC of {@code length} bytes of {@link #sendBuffer}.
+     */
+    boolean deviceAcceptsIcrc(final int length)
+    {
+        final int stored = sendView.getInt(length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
+        final int computed = icrcOf(length);
+        return computed == stored || icrc.solveIpIdentification(computed, stored, length) >= 0;
+    }
+
+    /** Sends {@code length} bytes of {@link #sendBuffer} to the device. */
+    void send(final int length)
+    {
+        sendBuffer.limit(length).position(0);
+        try
+        {
+            int spins = 0;
+            // An empty datagram is sent at once, and send() reports its 0 bytes; otherwise 0 means
+            // the socket buffer is full for now.
+            while (channel.send(sendBuffer, device) == 0 && length > 0)
+            {
+                if (++spins > 1_000_000)
+                {
+                    throw new IllegalStateException("the fuzz socket could not send for a million tries");
+                }
+                Thread.onSpinWait();
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("sending " + length + " bytes to " + device, ex);
+        }
+    }
+
+    /**
+     * Receives one answer into {@link #receiveBuffer} (index 0), if one waits.
+     *
+     * @return its length, or -1 when none waits.
+     */
+    int receive()
+    {
+        receiveBuffer.clear();
+        try
+        {
+            final InetSocketAddress from = (InetSocketAddress)channel.receive(receiveBuffer);
+            if (null == from)
+            {
+                return -1;
+            }
+            lastResponsePort = from.getPort();
+            return receiveBuffer.position();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * @return whether the ICRC of the last received answer verifies as sent with IP ID 0 (a roce
+     *         transmitter's promise) from its source port to this socket.
+     */
+    boolean lastResponseIcrcVerifiesWithIdZero(final int length)
+    {
+        final int stored = receiveView.getInt(length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
+        final int saved = receiveBuffer.position();
+        final int computed = icrc.compute(LOOPBACK, LOOPBACK, 0, lastResponsePort, localPort, receiveBuffer, 0,
+            length);
+        receiveBuffer.position(saved);
+        return computed == stored;
+    }
+
+    @Override
+    public void close()
+    {
+        CloseHelper.quietClose(channel);
+    }
+}
