@@ -138,7 +138,7 @@ public final class PerfMain
     {
         for (final String provider : options.providers())
         {
-            if (RttOptions.NIO_TCP.equals(provider))
+            if (RttOptions.isNioBaseline(provider))
             {
                 continue;
             }

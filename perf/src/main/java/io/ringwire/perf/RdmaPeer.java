@@ -5,6 +5,7 @@ import io.ringwire.rdma.CompletionQueue;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.RdmaConfig;
@@ -74,10 +75,13 @@ final class RdmaPeer implements AutoCloseable
                 " provider's largest message of " + device.maxMessageSize() + " bytes");
         }
         this.slotLength = (messageLength + SLOT_ALIGNMENT - 1) & -SLOT_ALIGNMENT;
-        this.region = device.allocateProtectionDomain().allocateRegion(
+        // One domain for the region and the queue pair: verbs lets a queue pair reach only the
+        // regions of its own protection domain.
+        final ProtectionDomain domain = device.allocateProtectionDomain();
+        this.region = domain.allocateRegion(
             (2 * slotLength + PAGE_SIZE - 1) & -PAGE_SIZE, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         this.completionQueue = device.createCompletionQueue(COMPLETION_QUEUE_DEPTH);
-        this.queuePair = device.allocateProtectionDomain().createQueuePair(new QueuePairConfig(
+        this.queuePair = domain.createQueuePair(new QueuePairConfig(
             completionQueue, completionQueue, SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH, device.maxInlineData()));
         this.inlineFlag = messageLength <= device.maxInlineData() ? SendFlags.INLINE : SendFlags.NONE;
         queuePair.modifyToInit();
@@ -94,6 +98,8 @@ final class RdmaPeer implements AutoCloseable
 
     /**
      * Opens a device of the provider and prepares the queue pair up to INIT with receives posted.
+     * Network providers (socket, roce) bind an ephemeral port of 127.0.0.1, named explicitly: roce
+     * needs one IPv4 address (its ICRC covers it), never the wildcard.
      *
      * @param provider      provider name.
      * @param shmDirectory  directory for shm files.

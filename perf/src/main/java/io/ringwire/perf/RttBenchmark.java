@@ -2,6 +2,7 @@ package io.ringwire.perf;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ final class RttBenchmark
 
     /**
      * @return one result per transport, in the order of the options.
-     * @throws IOException           when a nio-tcp connection or the child process cannot be set up.
+     * @throws IOException           when a nio-tcp/nio-udp socket or the child process cannot be set up.
      * @throws IllegalStateException when a run fails; the message says which side and why.
      */
     RttReport run() throws IOException
@@ -68,6 +69,19 @@ final class RttBenchmark
                     new NioPinger(pingerChannel, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
                         options.warmup(), options.messages()),
                     new NioPonger(pongerChannel, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
+            }
+        }
+        if (RttOptions.NIO_UDP.equals(provider))
+        {
+            try (DatagramChannel pingerChannel = NioUdpChannels.open();
+                 DatagramChannel pongerChannel = NioUdpChannels.open())
+            {
+                NioUdpChannels.connect(pingerChannel, NioUdpChannels.port(pongerChannel));
+                NioUdpChannels.connect(pongerChannel, NioUdpChannels.port(pingerChannel));
+                return runThreads(provider,
+                    new NioUdpPinger(pingerChannel, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
+                        options.warmup(), options.messages()),
+                    new NioUdpPonger(pongerChannel, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
             }
         }
         try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size());
@@ -123,6 +137,18 @@ final class RttBenchmark
                 {
                     child.awaitLine(RttPonger.READY, "READY");
                     return runAgainstChild(provider, child, new NioPinger(channel, options.size(),
+                        cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
+                }
+            }
+            if (RttOptions.NIO_UDP.equals(provider))
+            {
+                final int port = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);
+                try (DatagramChannel channel = NioUdpChannels.open())
+                {
+                    child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(channel));
+                    NioUdpChannels.connect(channel, port);
+                    child.awaitLine(RttPonger.READY, "READY");
+                    return runAgainstChild(provider, child, new NioUdpPinger(channel, options.size(),
                         cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
                 }
             }

@@ -33,6 +33,11 @@ final class RttMessage
     static final int MAX_LENGTH = 1 << 20;
     /** Immediate that tells the ponger to echo once more and stop; no sequence maps to it. */
     static final int STOP_IMMEDIATE = -1;
+    /**
+     * Sequence of the last datagram of a {@code nio-udp} run, which the ponger echoes before it
+     * stops (a datagram socket has no end of stream); pings count up from 0.
+     */
+    static final long STOP_SEQUENCE = -1;
 
     private static final long IMMEDIATE_MASK = 0x7FFF_FFFFL;
 

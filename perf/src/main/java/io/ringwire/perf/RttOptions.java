@@ -12,7 +12,8 @@ import java.util.Locale;
  * Options of {@code ringwire perf rtt}, parsed and checked. Every refusal is a
  * {@link UsageException} whose message names the option and its allowed values.
  *
- * @param providers          transports to measure, in order: {@code shm}, {@code socket}, {@code nio-tcp}.
+ * @param providers          transports to measure, in order: the RDMA providers {@code shm}, {@code socket},
+ *                           {@code roce} and the raw NIO baselines {@code nio-tcp}, {@code nio-udp}.
  * @param size               bytes per message, both ways.
  * @param messages           measured round trips per transport.
  * @param warmup             round trips before measuring, not recorded.
@@ -37,10 +38,14 @@ public record RttOptions(
     public static final String SHM = "shm";
     /** The RDMA provider over TCP. */
     public static final String SOCKET = "socket";
-    /** The baseline: a busy-polled non-blocking NIO TCP ping-pong, no RDMA layer. */
+    /** The RDMA provider speaking RoCEv2 over UDP (bound to 127.0.0.1 here). */
+    public static final String ROCE = "roce";
+    /** The baseline for {@code socket}: a busy-polled non-blocking NIO TCP ping-pong, no RDMA layer. */
     public static final String NIO_TCP = "nio-tcp";
+    /** The baseline for {@code roce}: a busy-polled non-blocking NIO UDP ping-pong, one datagram per message. */
+    public static final String NIO_UDP = "nio-udp";
     /** Transports {@code --provider} accepts. */
-    public static final List<String> ALLOWED_PROVIDERS = List.of(SHM, SOCKET, NIO_TCP);
+    public static final List<String> ALLOWED_PROVIDERS = List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP);
 
     static final int DEFAULT_SIZE = 32;
     static final long DEFAULT_MESSAGES = 1_000_000;
@@ -67,13 +72,22 @@ public record RttOptions(
         return """
             usage: ringwire perf rtt [options]
 
-            Round-trip latency (ping-pong) of WRITE WITH IMMEDIATE between two queue pairs, with a raw
-            NIO TCP ping-pong as baseline; several transports run one after the other and print side by side.
+            Round-trip latency (ping-pong) of WRITE WITH IMMEDIATE between two queue pairs, with raw
+            NIO TCP and UDP ping-pongs as baselines; several transports run one after the other and
+            print side by side, all on 127.0.0.1.
+
+            transports:
+              shm                     RDMA provider over shared memory
+              socket                  RDMA provider over TCP (baseline: nio-tcp)
+              roce                    RDMA provider speaking RoCEv2 over UDP (baseline: nio-udp)
+              nio-tcp                 busy-polled non-blocking NIO SocketChannel ping-pong, TCP_NODELAY
+              nio-udp                 busy-polled non-blocking NIO DatagramChannel ping-pong, connected,
+                                      one datagram per message
 
             options:
-              --provider LIST         comma list of shm, socket, nio-tcp (default: all of them; shm only
-                                      when its provider is on the class path)
-              --size BYTES            message size, 16 to 1048576 (default 32)
+              --provider LIST         comma list of shm, socket, roce, nio-tcp, nio-udp (default: all of
+                                      them; an RDMA provider only when it is on the class path)
+              --size BYTES            message size, 16 to 1048576 (default 32; nio-udp: at most 65507)
               --messages N            measured round trips per transport, 1 to 1000000000 (default 1000000)
               --warmup N              unrecorded round trips first, 0 to 1000000000 (default 100000)
               --processes 1|2         1: pinger and ponger threads in one JVM; 2: ponger in a child JVM (default 1)
@@ -88,18 +102,33 @@ public record RttOptions(
     }
 
     /**
-     * @return every transport when the shm provider is present, else socket and nio-tcp.
+     * @return every transport, leaving out RDMA providers that are not on the class path.
      */
     static List<String> defaultProviders()
     {
+        final List<String> present = new ArrayList<>();
         for (final RdmaProvider provider : RdmaProviders.all())
         {
-            if (SHM.equals(provider.name()))
+            present.add(provider.name());
+        }
+        final List<String> providers = new ArrayList<>();
+        for (final String provider : ALLOWED_PROVIDERS)
+        {
+            if (isNioBaseline(provider) || present.contains(provider))
             {
-                return ALLOWED_PROVIDERS;
+                providers.add(provider);
             }
         }
-        return List.of(SOCKET, NIO_TCP);
+        return providers;
+    }
+
+    /**
+     * @param provider a transport name.
+     * @return true for the raw NIO baselines, which need no RDMA provider.
+     */
+    static boolean isNioBaseline(final String provider)
+    {
+        return NIO_TCP.equals(provider) || NIO_UDP.equals(provider);
     }
 
     private static String defaultShmDirectory()
@@ -163,6 +192,11 @@ public record RttOptions(
                 i++;
             }
         }
+        if (size > NioUdpChannels.MAX_DATAGRAM_PAYLOAD && providers.contains(NIO_UDP))
+        {
+            throw new UsageException("--size " + size + " is too large for nio-udp, which sends each message as one " +
+                "datagram; allowed with nio-udp: 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD + " bytes");
+        }
         return new RttOptions(providers, size, messages, warmup, processes, json, allowOversubscribe, shmDirectory,
             help);
     }
@@ -208,7 +242,7 @@ public record RttOptions(
             if (!ALLOWED_PROVIDERS.contains(provider))
             {
                 throw new UsageException(name + " '" + raw.trim() + "' is not a transport; allowed: " +
-                    String.join(", ", ALLOWED_PROVIDERS) + " (several as a comma list, e.g. shm,socket,nio-tcp)");
+                    String.join(", ", ALLOWED_PROVIDERS) + " (several as a comma list, e.g. roce,nio-udp)");
             }
             if (providers.contains(provider))
             {

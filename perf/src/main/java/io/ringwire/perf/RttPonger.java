@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -16,11 +17,13 @@ import java.util.List;
  * <pre>
  * RDMA:    child: ENDPOINT ...      parent: ENDPOINT ...      child: READY     ... child: DONE cpu
  * nio-tcp: child: LISTEN port       (parent connects)         child: READY     ... child: DONE cpu
+ * nio-udp: child: LISTEN port       parent: PEER port         child: READY     ... child: DONE cpu
  * any failure:                                                child: FAILED cpu message
  * </pre>
  *
  * The RDMA run ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the nio-tcp run
- * at the pinger's end of stream. If the parent goes away (its stdin reaches end of file) before
+ * at the pinger's end of stream, the nio-udp run when the {@link RttMessage#STOP_SEQUENCE} datagram
+ * is echoed. If the parent goes away (its stdin reaches end of file) before
  * that, the ponger is stopped (and the child halted if it does not stop), so no spinning orphan is
  * left behind.
  *
@@ -30,8 +33,10 @@ public final class RttPonger
 {
     /** Line: ready to echo. */
     static final String READY = "READY";
-    /** Line: {@code LISTEN port}, where the nio-tcp ponger accepts. */
+    /** Line: {@code LISTEN port}, where the nio-tcp ponger accepts or the nio-udp ponger receives. */
     static final String LISTEN = "LISTEN";
+    /** Line from the parent: {@code PEER port}, the nio-udp pinger's port on 127.0.0.1. */
+    static final String PEER = "PEER";
     /** Line: {@code DONE cpu}, the run ended well; cpu is where the ponger ran (-1: unpinned). */
     static final String DONE = "DONE";
     /** Line: {@code FAILED cpu message}. */
@@ -71,7 +76,9 @@ public final class RttPonger
             final boolean yieldWhenIdle = Boolean.parseBoolean(args[4]);
             exitCode = RttOptions.NIO_TCP.equals(provider) ?
                 runNio(size, cpu, yieldWhenIdle, fromParent, toParent) :
-                runRdma(provider, size, args[2], cpu, yieldWhenIdle, fromParent, toParent);
+                RttOptions.NIO_UDP.equals(provider) ?
+                    runNioUdp(size, cpu, yieldWhenIdle, fromParent, toParent) :
+                    runRdma(provider, size, args[2], cpu, yieldWhenIdle, fromParent, toParent);
         }
         catch (final RuntimeException | IOException ex)
         {
@@ -111,6 +118,26 @@ public final class RttPonger
         try (channel)
         {
             return echo(new NioPonger(channel, size, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+        }
+    }
+
+    private static int runNioUdp(final int size, final int cpu, final boolean yieldWhenIdle,
+        final BufferedReader fromParent, final PrintStream toParent) throws IOException
+    {
+        try (DatagramChannel channel = NioUdpChannels.open())
+        {
+            send(toParent, LISTEN + " " + NioUdpChannels.port(channel));
+            final String line = fromParent.readLine();
+            if (null == line)
+            {
+                return EXIT_PARENT_GONE;
+            }
+            if (!line.startsWith(PEER + " "))
+            {
+                throw new IllegalArgumentException("expected 'PEER port' from the parent, got '" + line + "'");
+            }
+            NioUdpChannels.connect(channel, Integer.parseInt(line.substring(PEER.length() + 1).trim()));
+            return echo(new NioUdpPonger(channel, size, cpu, yieldWhenIdle, System.err), fromParent, toParent);
         }
     }
 

@@ -5,7 +5,7 @@ import org.HdrHistogram.Histogram;
 /**
  * The round trips of one transport, summarised from its histogram. Times in nanoseconds.
  *
- * @param provider               shm, socket or nio-tcp.
+ * @param provider               shm, socket, roce, nio-tcp or nio-udp.
  * @param processes              1 or 2.
  * @param size                   bytes per message.
  * @param count                  round trips recorded.

@@ -14,6 +14,9 @@ final class RttTable
         "provider", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", "ratio",
         "cpus" };
     private static final String COLUMN_GAP = "  ";
+    /** Each RDMA provider and the raw NIO ping-pong over the same kind of socket it is judged against. */
+    private static final List<String[]> BASELINES = List.of(
+        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP });
 
     private RttTable()
     {
@@ -58,8 +61,42 @@ final class RttTable
         {
             out.append("ratio: p50 relative to the first row (").append(report.results().getFirst().provider())
                 .append("); cpus: pinger/ponger CPU, '-' when unpinned\n");
+            appendBaselineRatios(out, report);
         }
         return out.toString();
+    }
+
+    /** "p50 against its baseline: roce 1.07x nio-udp, ..." for each provider measured with its baseline. */
+    private static void appendBaselineRatios(final StringBuilder out, final RttReport report)
+    {
+        final StringBuilder ratios = new StringBuilder();
+        for (final String[] pair : BASELINES)
+        {
+            final RttResult provider = find(report, pair[0]);
+            final RttResult baseline = find(report, pair[1]);
+            if (null != provider && null != baseline && baseline.p50() > 0)
+            {
+                ratios.append(ratios.isEmpty() ? "" : ", ").append(pair[0]).append(' ')
+                    .append(String.format(Locale.ROOT, "%.2fx", (double)provider.p50() / baseline.p50())).append(' ')
+                    .append(pair[1]);
+            }
+        }
+        if (!ratios.isEmpty())
+        {
+            out.append("p50 against its baseline, same run: ").append(ratios).append('\n');
+        }
+    }
+
+    private static RttResult find(final RttReport report, final String provider)
+    {
+        for (final RttResult result : report.results())
+        {
+            if (result.provider().equals(provider))
+            {
+                return result;
+            }
+        }
+        return null;
     }
 
     private static void appendAligned(final StringBuilder out, final List<String[]> rows)

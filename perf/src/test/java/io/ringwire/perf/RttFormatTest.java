@@ -66,6 +66,20 @@ class RttFormatTest
     }
 
     @Test
+    void tableComparesEachRdmaProviderWithItsBaselineWhenBothRan()
+    {
+        final RttReport report = new RttReport(32, 4, 2, 1, List.of(
+            result("nio-udp", 10_000, 10_000, 10_000, 10_000),
+            result("roce", 12_000, 12_000, 12_000, 12_000),
+            result("socket", 30_000, 30_000, 30_000, 30_000)));
+
+        final String table = RttTable.format(report);
+
+        assertTrue(table.contains("p50 against its baseline, same run: roce 1.20x nio-udp\n"), table);
+        assertTrue(!RttTable.format(report()).contains("against its baseline"), "no baseline pair, no line");
+    }
+
+    @Test
     void tableHasARowPerProviderInMicrosecondsWithTheRatioToTheFirst()
     {
         final String table = RttTable.format(report());

@@ -50,6 +50,19 @@ class RttOptionsTest
     }
 
     @Test
+    void roceAndItsUdpBaselineAreTransportsAndUdpTakesMessagesUpToOneDatagram()
+    {
+        final RttOptions options = RttOptions.parse("--provider", "roce,nio-udp", "--size", "65507");
+
+        assertEquals(List.of("roce", "nio-udp"), options.providers());
+        assertEquals(65507, options.size());
+        assertEquals(1 << 20, RttOptions.parse("--provider", "roce", "--size", "1048576").size(),
+            "only nio-udp is bound to one datagram");
+        assertTrue(RttOptions.defaultProviders().containsAll(List.of("socket", "roce", "nio-tcp", "nio-udp")),
+            RttOptions.defaultProviders().toString());
+    }
+
+    @Test
     void providersKeepTheOrderGivenSoTheFirstIsTheRatioBase()
     {
         assertEquals(List.of("nio-tcp", "socket"), RttOptions.parse("--provider", "nio-tcp, socket").providers());
@@ -65,12 +78,17 @@ class RttOptionsTest
         {
             assertTrue(usage.contains(option), "usage mentions " + option);
         }
+        for (final String provider : RttOptions.ALLOWED_PROVIDERS)
+        {
+            assertTrue(usage.contains("  " + provider + " "), "usage describes " + provider);
+        }
     }
 
     @ParameterizedTest(name = "{0} is refused naming {1}")
     @CsvSource(delimiter = '|', value = {
         "--bogus                     | unknown option '--bogus'; allowed: --provider",
-        "--provider rdma             | --provider 'rdma' is not a transport; allowed: shm, socket, nio-tcp",
+        "--provider rdma             | --provider 'rdma' is not a transport; allowed: shm, socket, roce, nio-tcp, nio-udp",
+        "--provider nio-udp --size 65508 | --size 65508 is too large for nio-udp, which sends each message as one datagram",
         "--provider socket,socket    | --provider lists 'socket' twice",
         "--provider                  | --provider needs a value",
         "--size 8                    | --size 8 is out of range; allowed: 16 to 1048576 bytes",

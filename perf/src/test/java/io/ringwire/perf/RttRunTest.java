@@ -64,7 +64,7 @@ class RttRunTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "socket", "nio-tcp" })
+    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp" })
     void oneProcessRunRecordsEveryMessageWithPositiveOrderedPercentilesAndAllocatesNothing(final String provider)
         throws Exception
     {
@@ -76,7 +76,7 @@ class RttRunTest
 
     @Tag("system")
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "socket", "nio-tcp" })
+    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp" })
     void twoProcessRunRecordsEveryMessageWithPositiveOrderedPercentiles(final String provider) throws Exception
     {
         assertCompleteAndOrdered(run(provider, 2), provider, 2);
@@ -99,7 +99,7 @@ class RttRunTest
         final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
         final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
 
-        final int exitCode = PerfMain.rtt(new String[] { "--provider", "socket,nio-tcp", "--messages",
+        final int exitCode = PerfMain.rtt(new String[] { "--provider", "socket,nio-tcp,roce,nio-udp", "--messages",
             Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json", "--allow-oversubscribe" },
             out, log, OnlineCpus.read());
 
@@ -112,7 +112,7 @@ class RttRunTest
         assertEquals((double)MESSAGES, root.get("messages"));
         assertEquals(1.0, root.get("processes"));
         final List<Object> results = (List<Object>)root.get("results");
-        assertEquals(List.of("socket", "nio-tcp"),
+        assertEquals(List.of("socket", "nio-tcp", "roce", "nio-udp"),
             results.stream().map(r -> ((Map<String, Object>)r).get("provider")).toList());
         for (final Object entry : results)
         {

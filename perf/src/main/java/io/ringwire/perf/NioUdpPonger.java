@@ -1,0 +1,130 @@
+package io.ringwire.perf;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+
+/**
+ * The ponger of the {@code nio-udp} baseline: busy-polls {@code read} on its connected,
+ * non-blocking {@link DatagramChannel} and writes every datagram back unchanged. Ends after echoing
+ * the pinger's {@link RttMessage#STOP_SEQUENCE} datagram.
+ *
+ * <p>Threading: the ponger thread only.
+ */
+final class NioUdpPonger extends SpinningTask
+{
+    private final DatagramChannel channel;
+    private final ByteBuffer buffer;
+    private final UnsafeBuffer view;
+    private final int messageLength;
+
+    // Ponger thread only.
+    private long echoed;
+    private int idleSpins;
+    private long echoedAtLastCheck;
+    private long lastActivityNs;
+    private String idleFailure;
+
+    /**
+     * @param channel       connected to the pinger, non-blocking.
+     * @param messageLength bytes per message (one datagram).
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warnings      where a pinning failure is reported.
+     */
+    NioUdpPonger(final DatagramChannel channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
+        final PrintStream warnings)
+    {
+        super("ponger", cpu, yieldWhenIdle, warnings);
+        this.channel = channel;
+        this.messageLength = messageLength;
+        this.buffer = ByteBuffer.allocateDirect(messageLength + 1);
+        this.view = new UnsafeBuffer(buffer);
+    }
+
+    @Override
+    protected String runLoop()
+    {
+        try
+        {
+            while (true)
+            {
+                buffer.clear();
+                int read;
+                while ((read = channel.read(buffer)) == 0)
+                {
+                    if (idleTooLong())
+                    {
+                        return idleFailure;
+                    }
+                }
+                if (read != messageLength)
+                {
+                    return "a ping datagram of " + read + " bytes after " + echoed + " echoes, expected " + messageLength;
+                }
+                final boolean stop = view.getLong(RttMessage.SEQUENCE_OFFSET) == RttMessage.STOP_SEQUENCE;
+                buffer.flip();
+                while (channel.write(buffer) == 0)
+                {
+                    if (idleTooLong())
+                    {
+                        return idleFailure;
+                    }
+                }
+                if (stop)
+                {
+                    return null;
+                }
+                echoed++;
+            }
+        }
+        catch (final IOException ex)
+        {
+            return "I/O error after " + echoed + " echoes: " + ex;
+        }
+    }
+
+    /**
+     * Idles once; every {@link #CLOCK_CHECK_MASK} + 1 idle spins, reads the clock and checks that
+     * echoes still progress and nobody asked to stop.
+     *
+     * @return true, with {@link #idleFailure} set, when the loop must end.
+     */
+    private boolean idleTooLong()
+    {
+        idle();
+        if ((++idleSpins & CLOCK_CHECK_MASK) != 0)
+        {
+            return false;
+        }
+        final long nowNs = System.nanoTime();
+        if (echoed != echoedAtLastCheck || 0 == lastActivityNs)
+        {
+            echoedAtLastCheck = echoed;
+            lastActivityNs = nowNs;
+        }
+        else if (nowNs - lastActivityNs > PEER_SILENCE_TIMEOUT_NS)
+        {
+            idleFailure = "no datagram from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
+                echoed + " echoes";
+            return true;
+        }
+        if (stopRequested())
+        {
+            idleFailure = "stopped because the pinger failed";
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * @return pings echoed (read after the ponger thread ended).
+     */
+    long echoed()
+    {
+        return echoed;
+    }
+}
