@@ -65,6 +65,8 @@ final class RoceDevice implements Device
     private volatile Int2ObjectHashMap<RoceQueuePair> queuePairs = new Int2ObjectHashMap<>();
     private int nextQueuePairNumber = ThreadLocalRandom.current().nextInt(0x11, 0x1000);
     private long lastReceivePollNs = Long.MIN_VALUE;
+    private long completionsProduced;
+    private long completionsSeen;
     private RoceQueuePair[] acknowledgementsOwed = new RoceQueuePair[8];
     private int acknowledgementsOwedCount;
     private boolean closed;
@@ -235,7 +237,10 @@ final class RoceDevice implements Device
             return 0;
         }
         lastReceivePollNs = nowNs;
-        int handled = 0;
+        // ACKs earned by the previous batch go out now, after the application has handled that
+        // batch's completions and perhaps posted its answer: acknowledgements stay off the
+        // request-to-response path (a responder may delay and coalesce ACKs within the timeout).
+        int handled = sendOwedAcknowledgements();
         for (int i = 0; i < DATAGRAMS_PER_POLL; i++)
         {
             receiveBuffer.clear();
@@ -255,14 +260,27 @@ final class RoceDevice implements Device
             }
             handled++;
             onDatagram((InetSocketAddress)from, receiveBuffer.position(), nowNs);
+            if (completionsProduced != completionsSeen)
+            {
+                // Hand the completion to the application now rather than after one more (usually
+                // empty) receive system call; the next poll picks up what else is waiting.
+                completionsSeen = completionsProduced;
+                break;
+            }
         }
-        for (int i = 0; i < acknowledgementsOwedCount; i++)
+        return handled;
+    }
+
+    private int sendOwedAcknowledgements()
+    {
+        final int count = acknowledgementsOwedCount;
+        for (int i = 0; i < count; i++)
         {
             acknowledgementsOwed[i].sendOwedAcknowledgement();
             acknowledgementsOwed[i] = null;
         }
         acknowledgementsOwedCount = 0;
-        return handled;
+        return count;
     }
 
     private void onDatagram(final InetSocketAddress from, final int length, final long nowNs)
@@ -299,9 +317,15 @@ final class RoceDevice implements Device
         queuePair.onPacket(packet, receiveView, nowNs);
     }
 
+    /** Called when a packet produced a completion the application will want to see at once. */
+    void completionProduced()
+    {
+        completionsProduced++;
+    }
+
     /**
-     * Asks for {@link RoceQueuePair#sendOwedAcknowledgement()} at the end of the current batch, so
-     * one ACK covers every packet of the batch that asked for one.
+     * Asks for {@link RoceQueuePair#sendOwedAcknowledgement()} at the start of the next progress
+     * round, so one ACK covers every packet of the batch that asked for one.
      */
     void acknowledgeAtEndOfBatch(final RoceQueuePair queuePair)
     {

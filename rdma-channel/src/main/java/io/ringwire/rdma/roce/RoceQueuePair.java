@@ -519,6 +519,11 @@ final class RoceQueuePair extends SoftQueuePair
         responder.sendOwedAcknowledgement();
     }
 
+    void completionProduced()
+    {
+        device.completionProduced();
+    }
+
     void acknowledgeAtEndOfBatch()
     {
         device.acknowledgeAtEndOfBatch(this);

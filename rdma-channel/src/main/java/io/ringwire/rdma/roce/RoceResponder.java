@@ -196,6 +196,7 @@ final class RoceResponder
                 receives.removeHead();
                 queuePair.receiveCompletions().push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM,
                     CompletionStatus.SUCCESS, writeTotal, packet.immediate(), queuePair.queuePairNumber());
+                queuePair.completionProduced();
             }
         }
         else
@@ -249,6 +250,7 @@ final class RoceResponder
             messageKind = NO_MESSAGE;
             queuePair.receiveCompletions().push(sendWorkRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS,
                 sendReceived, packet.immediate(), queuePair.queuePairNumber());
+            queuePair.completionProduced();
             sendRegion = null;
         }
         else
