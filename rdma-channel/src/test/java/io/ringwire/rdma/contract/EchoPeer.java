@@ -60,7 +60,8 @@ public final class EchoPeer
     public static void main(final String[] args) throws Exception
     {
         final RdmaConfig config = new RdmaConfig().provider(args[0]).shmDirectory(args[1])
-            .peerTimeoutMs(Long.parseLong(args[2])).bindAddress("127.0.0.1:0").conclude();
+            .peerTimeoutMs(Long.parseLong(args[2]))
+            .bindAddress(System.getProperty(RdmaConfig.BIND_ADDRESS_PROP, "127.0.0.1:0")).conclude();
         try (Device device = RdmaProviders.open(config))
         {
             // One protection domain for the region and the queue pair: verbs refuses to mix domains.

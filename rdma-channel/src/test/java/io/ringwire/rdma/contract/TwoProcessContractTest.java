@@ -42,6 +42,8 @@ public abstract class TwoProcessContractTest
 {
     private static final long PEER_TIMEOUT_MS = 500;
     private static final int MESSAGES = 2000;
+    /** Local address both processes bind (an RDMA-reachable one when running under rsocket). */
+    private static final String BIND = System.getProperty(RdmaConfig.BIND_ADDRESS_PROP, "127.0.0.1:0");
 
     @TempDir
     Path tempDir;
@@ -58,6 +60,7 @@ public abstract class TwoProcessContractTest
         command.add("--add-exports");
         command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-D" + RdmaConfig.BIND_ADDRESS_PROP + "=" + BIND);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(EchoPeer.class.getName());
@@ -92,7 +95,7 @@ public abstract class TwoProcessContractTest
     {
         final Process peer = startPeer();
         try (Endpoint local = new Endpoint(new RdmaConfig().provider(provider()).shmDirectory(tempDir.toString())
-            .bindAddress("127.0.0.1:0").peerTimeoutMs(PEER_TIMEOUT_MS).conclude(), 64, 64))
+            .bindAddress(BIND).peerTimeoutMs(PEER_TIMEOUT_MS).conclude(), 64, 64))
         {
             final BufferedReader fromPeer = new BufferedReader(
                 new InputStreamReader(peer.getInputStream(), StandardCharsets.US_ASCII));
