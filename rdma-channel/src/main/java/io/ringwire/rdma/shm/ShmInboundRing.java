@@ -4,8 +4,6 @@ import io.ringwire.rdma.RdmaException;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
@@ -13,9 +11,9 @@ import java.nio.file.Path;
 
 /**
  * A queue pair's inbound ring file, {@code <dir>/<pid>-<dev>-qp-<qpn>.ring}: a small header saying
- * whether the queue pair is alive and who is connected to it, then an agrona
- * {@link OneToOneRingBuffer} whose single producer is the peer queue pair and whose single consumer
- * is the owner (agrona's ring works across processes over a shared mapping).
+ * whether the queue pair is alive and who is connected to it, then the slots of a
+ * {@link ShmRecordRing} whose single producer is the peer queue pair and whose single consumer is the
+ * owner.
  *
  * <p>File layout (native byte order):
  * <pre>
@@ -46,16 +44,13 @@ import java.nio.file.Path;
  *  +---------------------------------------------------------------+
  *  |       Failure status: CompletionStatus for the requester      | 80
  *  +---------------------------------------------------------------+
+ *  |  Consumed slots: ring slots the owner is done with (written   | 88
+ *  |  per progress batch, read by the peer when its ring is full)  |
+ *  +---------------------------------------------------------------+
  *  |                    ... up to HEADER_LENGTH ...                |
  *  +---------------------------------------------------------------+
- *  |  OneToOneRingBuffer: capacity + RingBufferDescriptor.TRAILER  | HEADER_LENGTH
+ *  |       ShmRecordRing slots: capacity bytes, 64-byte slots      | HEADER_LENGTH
  *  +---------------------------------------------------------------+
- * </pre>
- *
- * <p>Records (after agrona's 8-byte record header of length and type):
- * <pre>
- *  SEND (type 1):                 the payload, record length - 8 bytes
- *  WRITE_WITH_IMMEDIATE (type 2): immediate (int, offset 0), byte length of the write (int, offset 4)
  * </pre>
  *
  * <p>Records are numbered from 1 in ring order by both sides. The owner acknowledges how many it has
@@ -70,7 +65,7 @@ final class ShmInboundRing implements AutoCloseable
 {
     /** "RWSHMRNG" in ASCII, read as a little-endian long. */
     static final long MAGIC = 0x474E524D48535752L;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     static final int STATE_CREATING = 0;
     static final int STATE_ACTIVE = 1;
@@ -86,21 +81,14 @@ final class ShmInboundRing implements AutoCloseable
     static final int ACKNOWLEDGED_RECORDS_OFFSET = 64;
     static final int FAILED_RECORD_OFFSET = 72;
     static final int FAILURE_STATUS_OFFSET = 80;
+    static final int CONSUMED_SLOTS_OFFSET = 88;
     static final int HEADER_LENGTH = 2 * BitUtil.CACHE_LINE_LENGTH;
-
-    /** Record type of a SEND; the body is the payload. */
-    static final int SEND_TYPE = 1;
-    /** Record type of the notification of a WRITE WITH IMMEDIATE, appended after the data is in place. */
-    static final int WRITE_WITH_IMMEDIATE_TYPE = 2;
-    static final int IMMEDIATE_OFFSET = 0;
-    static final int BYTE_LENGTH_OFFSET = 4;
-    static final int WRITE_WITH_IMMEDIATE_LENGTH = 8;
 
     private final Path file;
     private final boolean owner;
     private final MappedByteBuffer mapping;
     private final AtomicBuffer header;
-    private final OneToOneRingBuffer records;
+    private final ShmRecordRing records;
 
     private ShmInboundRing(final Path file, final boolean owner, final MappedByteBuffer mapping, final int capacity)
     {
@@ -108,8 +96,8 @@ final class ShmInboundRing implements AutoCloseable
         this.owner = owner;
         this.mapping = mapping;
         this.header = new UnsafeBuffer(mapping, 0, HEADER_LENGTH);
-        this.records = new OneToOneRingBuffer(
-            new UnsafeBuffer(mapping, HEADER_LENGTH, capacity + RingBufferDescriptor.TRAILER_LENGTH));
+        this.records = new ShmRecordRing(new UnsafeBuffer(mapping, HEADER_LENGTH, capacity), header,
+            CONSUMED_SLOTS_OFFSET);
     }
 
     /**
@@ -124,7 +112,7 @@ final class ShmInboundRing implements AutoCloseable
     static ShmInboundRing create(final Path file, final int queuePairNumber, final int capacity)
     {
         final MappedByteBuffer mapping = ShmFiles.createAndMap(
-            file, HEADER_LENGTH + capacity + RingBufferDescriptor.TRAILER_LENGTH);
+            file, HEADER_LENGTH + capacity);
         final ShmInboundRing ring = new ShmInboundRing(file, true, mapping, capacity);
         final AtomicBuffer header = ring.header;
         header.putInt(VERSION_OFFSET, VERSION);
@@ -175,8 +163,8 @@ final class ShmInboundRing implements AutoCloseable
         {
             problem = "the queue pair is in error or closed";
         }
-        else if (!BitUtil.isPowerOfTwo(capacity) ||
-            mapping.capacity() < HEADER_LENGTH + capacity + RingBufferDescriptor.TRAILER_LENGTH)
+        else if (!BitUtil.isPowerOfTwo(capacity) || capacity < 8 * ShmRecordRing.SLOT_LENGTH ||
+            mapping.capacity() < HEADER_LENGTH + capacity)
         {
             problem = "truncated or corrupt (capacity " + capacity + ", " + mapping.capacity() + " bytes)";
         }
@@ -196,7 +184,7 @@ final class ShmInboundRing implements AutoCloseable
     /**
      * @return the records: consumed by the owner, produced by the peer.
      */
-    OneToOneRingBuffer records()
+    ShmRecordRing records()
     {
         return records;
     }
@@ -210,15 +198,16 @@ final class ShmInboundRing implements AutoCloseable
     }
 
     /**
-     * Publishes how many records the owner has consumed. Owner's owning thread; allocation-free.
+     * Publishes how many records the owner has consumed, and the slots it is done with. Owner's
+     * owning thread; allocation-free.
      *
-     * @param records consumed since the ring was created.
+     * @param consumedRecords consumed since the ring was created.
      */
-    void acknowledge(final long records)
+    void acknowledge(final long consumedRecords)
     {
-        // Release: a failure recorded before it, and the consumption of the records (their slots may
-        // be reused), are visible to a peer that reads this count with acquire.
-        header.putLongRelease(ACKNOWLEDGED_RECORDS_OFFSET, records);
+        records.publishConsumed();
+        // Release: a failure recorded before it is visible to a peer that reads this count with acquire.
+        header.putLongRelease(ACKNOWLEDGED_RECORDS_OFFSET, consumedRecords);
     }
 
     /**

@@ -4,7 +4,6 @@ import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
@@ -100,7 +99,7 @@ final class ShmPeer implements AutoCloseable
     /**
      * @return the peer queue pair's inbound records, to produce into.
      */
-    OneToOneRingBuffer records()
+    ShmRecordRing records()
     {
         return ring.records();
     }

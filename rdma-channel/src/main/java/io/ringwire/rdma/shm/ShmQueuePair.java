@@ -1,5 +1,6 @@
 package io.ringwire.rdma.shm;
 
+import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.DeviceCounters;
@@ -10,10 +11,7 @@ import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.SendFlags;
 import io.ringwire.rdma.support.SoftMemoryRegion;
 import io.ringwire.rdma.support.SoftQueuePair;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
-import org.agrona.concurrent.ControlledMessageHandler;
-import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -29,10 +27,19 @@ import java.util.concurrent.TimeUnit;
  *       counts on the peer's counters, completes the request with REMOTE_ACCESS_ERROR (signaled or
  *       not) and moves this queue pair to ERROR, with nothing written. A WRITE is complete when the
  *       post returns.</li>
- *   <li>WRITE WITH IMMEDIATE: as WRITE, then a record (immediate, length) in the peer's inbound ring,
- *       whose commit is the release that orders the data before the notification. When the ring is
- *       full the post returns {@link PostResult#QUEUE_FULL} before anything is copied. Complete when
- *       the post returns (the data is in place; the notification waits in the ring for a receive).</li>
+ *   <li>WRITE WITH IMMEDIATE of at most {@link #CARRY_MAX_LENGTH} bytes: the bytes travel in the
+ *       record itself (a carried write), which the responder checks and puts in place when it consumes
+ *       it, so the data reaches the responder with its notification, in the same cache lines. Larger:
+ *       as WRITE, then a record (immediate, length) in the peer's inbound ring, whose commit is the
+ *       release that orders the data before the notification. When the ring is full the post returns
+ *       {@link PostResult#QUEUE_FULL} before anything is copied. Complete when the post returns (the
+ *       notification waits in the ring for a receive), or, when signaled, once the responder has
+ *       consumed a carried write.</li>
+ *   <li>Order: a WRITE placed by the requester must not land before a carried write posted earlier
+ *       has been put in place, or the older bytes would overwrite the newer. While the responder has
+ *       not consumed every carried write, later writes are carried too, and a write too large to
+ *       carry returns {@link PostResult#QUEUE_FULL} until it has (as a real queue pair's later
+ *       requests wait behind one that waits for a receive).</li>
  *   <li>SEND: a record carrying the payload in the peer's inbound ring ({@link PostResult#QUEUE_FULL}
  *       when it has no room, {@link PostResult#INVALID_ARGUMENT} above {@link #maxSendLength()}). It
  *       stays outstanding until the responder consumes it: SUCCESS, or REMOTE_INVALID_REQUEST when
@@ -41,8 +48,11 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>Responder (in {@link #progress(long)}, from the poll of an attached completion queue): records
- * of the inbound ring consume posted receives in order. With no receive posted (or no room in the
- * receive CQ) a record stays in the ring until there is (receiver not ready, retried forever).
+ * of the inbound ring are executed in order; all but carried WRITEs consume posted receives. With no
+ * receive posted (or no room in the receive CQ) such a record stays in the ring until there is
+ * (receiver not ready, retried forever), and so do the records behind it. A carried write passes the
+ * responder's own checks (rkey of this protection domain, REMOTE_WRITE, bounds) before a byte is
+ * copied; a refusal fails the request with REMOTE_ACCESS_ERROR and moves both sides to ERROR.
  *
  * <p>Liveness: a post to a peer whose queue pair is in error or closed completes with
  * RETRY_EXCEEDED; progress checks the peer at most every {@link #PEER_CHECK_INTERVAL_NS} and, when it
@@ -56,12 +66,21 @@ public final class ShmQueuePair extends SoftQueuePair
 {
     /** Least time between two liveness checks of the peer. */
     public static final long PEER_CHECK_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * Largest WRITE WITH IMMEDIATE whose bytes travel in its ring record: four cache-line slots. A
+     * 32-byte write with its notification is one slot.
+     */
+    public static final int CARRY_MAX_LENGTH = 4 * ShmRecordRing.SLOT_LENGTH - ShmRecordRing.PAYLOAD_OFFSET;
+    /** Requests counted locally before they are added to the shared device counters. */
+    private static final int COUNTER_FLUSH_BATCH = 1024;
+    /** Most inbound records executed in one progress round. */
+    private static final int READ_BATCH = 64;
 
     private final ShmDevice device;
     private final ShmProtectionDomain domain;
     private final ShmInboundRing inboundRing;
-    private final OneToOneRingBuffer inboundRecords;
-    private final ControlledMessageHandler inboundRecordHandler = this::onInboundRecord;
+    private final ShmRecordRing inboundRecords;
+    private final ShmRecordRing.RecordHandler inboundRecordHandler = this::onInboundRecord;
     private final ShmSendQueue waitingSends;
     private final long producerToken;
 
@@ -69,13 +88,17 @@ public final class ShmQueuePair extends SoftQueuePair
     // owning thread afterwards (the volatile state written after transportConnect publishes them).
     private ShmPeer peer;
     private ShmInboundRing peerRing;
-    private OneToOneRingBuffer peerRecords;
+    private ShmRecordRing peerRecords;
     private ShmRemoteRegions peerRegions;
     private int maxSendLength;
 
     // Owning thread only.
     private long appendedRecords;
     private long lastSendRecord;
+    private long pendingRequestsSent;
+    private long pendingRequestsExecuted;
+    private long lastCarriedRecord;
+    private long acknowledgedRecords;
     private long consumedRecords;
     private long publishedAcknowledgement;
     private long nextPeerCheckNs;
@@ -102,7 +125,7 @@ public final class ShmQueuePair extends SoftQueuePair
 
     /**
      * The largest SEND this queue pair can post: a SEND travels as one record of the peer's inbound
-     * ring, and agrona's ring takes records up to an eighth of its capacity. Larger SENDs are refused
+     * ring, which takes records up to an eighth of its capacity. Larger SENDs are refused
      * with {@link PostResult#INVALID_ARGUMENT}. Any thread.
      *
      * @return bytes; 0 before the queue pair is connected (RTR).
@@ -124,7 +147,7 @@ public final class ShmQueuePair extends SoftQueuePair
         peerRing = connected.ring();
         peerRecords = peerRing.records();
         peerRegions = connected.regions();
-        maxSendLength = peerRecords.maxMsgLength();
+        maxSendLength = peerRecords.maxPayloadLength();
     }
 
     @Override
@@ -169,12 +192,16 @@ public final class ShmQueuePair extends SoftQueuePair
         }
 
         final boolean withImmediate = KIND_WRITE_WITH_IMMEDIATE == kind;
+        if ((withImmediate && length <= CARRY_MAX_LENGTH) || carriedWritesPending())
+        {
+            return postCarriedWrite(withImmediate, workRequestId, local, localOffset, length, remoteAddress, rkey,
+                immediate, signaled);
+        }
         int recordIndex = 0;
         if (withImmediate)
         {
             // Claimed before the copy, so a full ring refuses the request with nothing written.
-            recordIndex = peerRecords.tryClaim(
-                ShmInboundRing.WRITE_WITH_IMMEDIATE_TYPE, ShmInboundRing.WRITE_WITH_IMMEDIATE_LENGTH);
+            recordIndex = peerRecords.tryClaim(ShmRecordRing.WRITE_WITH_IMMEDIATE_TYPE, 0);
             if (recordIndex < 0)
             {
                 return PostResult.QUEUE_FULL;
@@ -186,14 +213,14 @@ public final class ShmQueuePair extends SoftQueuePair
         if (withImmediate)
         {
             final AtomicBuffer records = peerRecords.buffer();
-            records.putInt(recordIndex + ShmInboundRing.IMMEDIATE_OFFSET, immediate);
-            records.putInt(recordIndex + ShmInboundRing.BYTE_LENGTH_OFFSET, length);
-            // Commit is a release store of the record length: the bytes copied into the peer's region
-            // and the record body are visible to the responder before it can see the record.
+            records.putInt(recordIndex + ShmRecordRing.IMMEDIATE_OFFSET, immediate);
+            records.putInt(recordIndex + ShmRecordRing.LENGTH_OFFSET, length);
+            // Commit is a release store of the record's sequence: the bytes copied into the peer's
+            // region and the record body are visible to the responder before it can see the record.
             peerRecords.commit(recordIndex);
             appendedRecords++;
         }
-        counters.increment(DeviceCounters.REQUESTS_SENT);
+        pendingRequestsSent++;
         if (waitingSends.isEmpty())
         {
             completeSend(workRequestId, CompletionOpcode.RDMA_WRITE, CompletionStatus.SUCCESS, length, signaled);
@@ -206,20 +233,74 @@ public final class ShmQueuePair extends SoftQueuePair
         return PostResult.OK;
     }
 
-    private int postSend(final long workRequestId, final SoftMemoryRegion local, final int localOffset,
-        final int length, final boolean signaled)
+    /**
+     * @return true while the responder has not consumed every carried write: a write placed now could
+     *         land before one of them. Reads the responder's acknowledgement line only then.
+     */
+    private boolean carriedWritesPending()
     {
-        final int recordIndex = peerRecords.tryClaim(ShmInboundRing.SEND_TYPE, length);
+        if (lastCarriedRecord <= acknowledgedRecords)
+        {
+            return false;
+        }
+        acknowledgedRecords = peerRing.acknowledgedRecords();
+        return lastCarriedRecord > acknowledgedRecords;
+    }
+
+    private int postCarriedWrite(final boolean withImmediate, final long workRequestId, final SoftMemoryRegion local,
+        final int localOffset, final int length, final long remoteAddress, final int rkey, final int immediate,
+        final boolean signaled)
+    {
+        if (length > peerRecords.maxPayloadLength())
+        {
+            // Too large to carry, and it must not overtake the carried writes ahead of it.
+            return PostResult.QUEUE_FULL;
+        }
+        final int recordIndex = peerRecords.tryClaim(withImmediate ?
+            ShmRecordRing.CARRIED_WRITE_WITH_IMMEDIATE_TYPE : ShmRecordRing.CARRIED_WRITE_TYPE, length);
         if (recordIndex < 0)
         {
             return PostResult.QUEUE_FULL;
         }
-        peerRecords.buffer().putBytes(recordIndex, local.buffer(), localOffset, length);
+        final AtomicBuffer records = peerRecords.buffer();
+        records.putInt(recordIndex + ShmRecordRing.LENGTH_OFFSET, length);
+        records.putInt(recordIndex + ShmRecordRing.IMMEDIATE_OFFSET, immediate);
+        records.putInt(recordIndex + ShmRecordRing.RKEY_OFFSET, rkey);
+        records.putLong(recordIndex + ShmRecordRing.REMOTE_ADDRESS_OFFSET, remoteAddress);
+        records.putBytes(recordIndex + ShmRecordRing.PAYLOAD_OFFSET, local.buffer(), localOffset, length);
+        // Release: the record's bytes are visible to the responder before the record is.
+        peerRecords.commit(recordIndex);
+        appendedRecords++;
+        lastCarriedRecord = appendedRecords;
+        pendingRequestsSent++;
+        if (signaled || !waitingSends.isEmpty())
+        {
+            // A visible completion means the bytes are in place: once the responder consumed the record.
+            waitingSends.offer(workRequestId, CompletionOpcode.RDMA_WRITE, length, signaled, appendedRecords, true);
+        }
+        else
+        {
+            completeSend(workRequestId, CompletionOpcode.RDMA_WRITE, CompletionStatus.SUCCESS, length, false);
+        }
+        return PostResult.OK;
+    }
+
+    private int postSend(final long workRequestId, final SoftMemoryRegion local, final int localOffset,
+        final int length, final boolean signaled)
+    {
+        final int recordIndex = peerRecords.tryClaim(ShmRecordRing.SEND_TYPE, length);
+        if (recordIndex < 0)
+        {
+            return PostResult.QUEUE_FULL;
+        }
+        final AtomicBuffer records = peerRecords.buffer();
+        records.putInt(recordIndex + ShmRecordRing.LENGTH_OFFSET, length);
+        records.putBytes(recordIndex + ShmRecordRing.PAYLOAD_OFFSET, local.buffer(), localOffset, length);
         // Release: the payload is visible to the responder before the record is.
         peerRecords.commit(recordIndex);
         appendedRecords++;
         lastSendRecord = appendedRecords;
-        counters.increment(DeviceCounters.REQUESTS_SENT);
+        pendingRequestsSent++;
         // Room is certain: SoftQueuePair admits a request only below maxSendRequests outstanding.
         waitingSends.offer(workRequestId, CompletionOpcode.SEND, length, signaled, appendedRecords, true);
         return PostResult.OK;
@@ -293,6 +374,7 @@ public final class ShmQueuePair extends SoftQueuePair
     @Override
     protected void transportFlushAndDisconnect()
     {
+        flushCounters();
         while (!waitingSends.isEmpty())
         {
             failOldestWaitingSend(CompletionStatus.WR_FLUSH_ERROR);
@@ -303,6 +385,7 @@ public final class ShmQueuePair extends SoftQueuePair
     @Override
     protected void transportClose()
     {
+        flushCounters();
         inboundRing.close();
         if (null != peer)
         {
@@ -332,11 +415,14 @@ public final class ShmQueuePair extends SoftQueuePair
         }
 
         // Records first: requests the peer completed before it went away are still delivered.
-        int work = 0;
-        if (!receiveQueue.isEmpty())
+        int work = inboundRecords.read(inboundRecordHandler, READ_BATCH);
+        if (work > 0)
         {
-            work += inboundRecords.controlledRead(inboundRecordHandler, receiveQueue.size());
             acknowledgeConsumedRecords();
+        }
+        if (0 == work || pendingRequestsSent + pendingRequestsExecuted >= COUNTER_FLUSH_BATCH)
+        {
+            flushCounters(); // when idle (or now and then when never idle): off the path of a request
         }
 
         final boolean checkPeer = nowNs - nextPeerCheckNs >= 0;
@@ -361,6 +447,24 @@ public final class ShmQueuePair extends SoftQueuePair
         return work;
     }
 
+    /**
+     * Adds the requests sent and executed since the last flush to the device counters: two atomic
+     * adds, kept off the path of a request and its completion. Owning thread.
+     */
+    private void flushCounters()
+    {
+        if (0 != pendingRequestsSent)
+        {
+            counters.add(DeviceCounters.REQUESTS_SENT, pendingRequestsSent);
+            pendingRequestsSent = 0;
+        }
+        if (0 != pendingRequestsExecuted)
+        {
+            counters.add(DeviceCounters.REQUESTS_EXECUTED, pendingRequestsExecuted);
+            pendingRequestsExecuted = 0;
+        }
+    }
+
     private void acknowledgeConsumedRecords()
     {
         if (consumedRecords != publishedAcknowledgement)
@@ -370,36 +474,65 @@ public final class ShmQueuePair extends SoftQueuePair
         }
     }
 
-    private ControlledMessageHandler.Action onInboundRecord(
-        final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    private int onInboundRecord(final int type, final AtomicBuffer buffer, final int index, final int length)
     {
+        if (ShmRecordRing.CARRIED_WRITE_TYPE == type)
+        {
+            return applyCarriedWrite(false, buffer, index, length);
+        }
         if (receiveQueue.isEmpty() || receiveCompletionQueue.size() >= receiveCompletionQueue.depth())
         {
             // Receiver not ready (or its CQ is full): leave the record for a later progress.
-            return ControlledMessageHandler.Action.ABORT;
+            return ShmRecordRing.ABORT;
+        }
+        if (ShmRecordRing.CARRIED_WRITE_WITH_IMMEDIATE_TYPE == type)
+        {
+            return applyCarriedWrite(true, buffer, index, length);
         }
         final long workRequestId = receiveQueue.headWorkRequestId();
         consumedRecords++;
-        if (ShmInboundRing.WRITE_WITH_IMMEDIATE_TYPE == type && ShmInboundRing.WRITE_WITH_IMMEDIATE_LENGTH == length)
+        if (ShmRecordRing.WRITE_WITH_IMMEDIATE_TYPE == type)
         {
-            final int immediate = buffer.getInt(index + ShmInboundRing.IMMEDIATE_OFFSET);
-            final int byteLength = buffer.getInt(index + ShmInboundRing.BYTE_LENGTH_OFFSET);
+            final int immediate = buffer.getInt(index + ShmRecordRing.IMMEDIATE_OFFSET);
             receiveQueue.removeHead();
-            counters.increment(DeviceCounters.REQUESTS_EXECUTED);
+            pendingRequestsExecuted++;
             receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
-                byteLength, immediate, queuePairNumber);
-            return ControlledMessageHandler.Action.CONTINUE;
+                length, immediate, queuePairNumber);
+            return ShmRecordRing.CONTINUE;
         }
-        if (ShmInboundRing.SEND_TYPE == type)
+        if (ShmRecordRing.SEND_TYPE == type)
         {
-            return deliverSend(workRequestId, buffer, index, length);
+            return deliverSend(workRequestId, buffer, index + ShmRecordRing.PAYLOAD_OFFSET, length);
         }
         counters.increment(DeviceCounters.RESPONDER_MALFORMED);
         return failRecord(CompletionStatus.REMOTE_INVALID_REQUEST);
     }
 
-    private ControlledMessageHandler.Action deliverSend(
-        final long workRequestId, final MutableDirectBuffer buffer, final int index, final int length)
+    private int applyCarriedWrite(final boolean withImmediate, final AtomicBuffer buffer, final int index,
+        final int length)
+    {
+        consumedRecords++;
+        final int rkey = buffer.getInt(index + ShmRecordRing.RKEY_OFFSET);
+        final long offset = regions.checkRemoteAccess(rkey, buffer.getLong(index + ShmRecordRing.REMOTE_ADDRESS_OFFSET),
+            length, Access.REMOTE_WRITE, protectionDomainId());
+        if (offset < 0)
+        {
+            // Counted by the check. The requester checked too, so this is a region deregistered since.
+            return failRecord(CompletionStatus.REMOTE_ACCESS_ERROR);
+        }
+        regions.byKey(rkey).buffer().putBytes((int)offset, buffer, index + ShmRecordRing.PAYLOAD_OFFSET, length);
+        pendingRequestsExecuted++;
+        if (withImmediate)
+        {
+            final long workRequestId = receiveQueue.headWorkRequestId();
+            receiveQueue.removeHead();
+            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
+                length, buffer.getInt(index + ShmRecordRing.IMMEDIATE_OFFSET), queuePairNumber);
+        }
+        return ShmRecordRing.CONTINUE;
+    }
+
+    private int deliverSend(final long workRequestId, final AtomicBuffer buffer, final int index, final int length)
     {
         final SoftMemoryRegion region = (SoftMemoryRegion)receiveQueue.headRegion();
         if (length > receiveQueue.headLength())
@@ -420,18 +553,18 @@ public final class ShmQueuePair extends SoftQueuePair
         }
         region.buffer().putBytes(receiveQueue.headOffset(), buffer, index, length);
         receiveQueue.removeHead();
-        counters.increment(DeviceCounters.REQUESTS_EXECUTED);
+        pendingRequestsExecuted++;
         receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS, length, 0,
             queuePairNumber);
-        return ControlledMessageHandler.Action.CONTINUE;
+        return ShmRecordRing.CONTINUE;
     }
 
-    private ControlledMessageHandler.Action failRecord(final int requesterStatus)
+    private int failRecord(final int requesterStatus)
     {
         // Published before the ERROR state, so the requester learns why its request failed.
         inboundRing.recordFailure(consumedRecords, requesterStatus);
         acknowledgeConsumedRecords();
         enterError();
-        return ControlledMessageHandler.Action.BREAK;
+        return ShmRecordRing.BREAK;
     }
 }

@@ -281,6 +281,84 @@ final class ShmWriteTest
         assertArrayEquals(new byte[target.length()], contents(target), "not one byte written");
     }
 
+    @Test
+    void aSmallWriteWithImmediateTravelsInItsRecordAndLandsWhenTheResponderConsumesIt()
+    {
+        requester.region.buffer().setMemory(0, 32, (byte)0x5A);
+        assertEquals(PostResult.OK, requester.queuePair.postWriteWithImmediate(1, requester.region, 0, 32,
+            responder.region.address() + 64, responder.region.rkey(), 77, SendFlags.SIGNALED));
+        requester.poll();
+        assertEquals(List.of(), requester.completions,
+            "a signaled carried write completes only once its bytes are in place, after a receive takes it");
+        assertArrayEquals(new byte[ShmSide.REGION_LENGTH], contents(responder.region), "not in place yet");
+
+        assertEquals(PostResult.OK, responder.queuePair.postReceive(5, responder.region, 0, 0));
+        ShmSide.pollUntil(() -> responder.completions.size() == 1 && requester.completions.size() == 1, TIMEOUT,
+            "both completions", requester, responder);
+        assertEquals(new PolledCompletion(5, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS, 32, 77,
+            responder.queuePair.queuePairNumber()), responder.completions.get(0));
+        assertEquals(new PolledCompletion(1, CompletionOpcode.RDMA_WRITE, CompletionStatus.SUCCESS, 32, 0, qpn()),
+            requester.completions.get(0));
+        final byte[] expected = new byte[ShmSide.REGION_LENGTH];
+        java.util.Arrays.fill(expected, 64, 96, (byte)0x5A);
+        assertArrayEquals(expected, contents(responder.region), "exactly [64, 96) written");
+    }
+
+    @Test
+    void aWritePostedBehindAPendingCarriedWriteNeverLandsBeforeIt()
+    {
+        // Carried write "A" waits in the ring for a receive; a later plain write "B" to the same bytes
+        // must not land first, or "A" would overwrite the newer "B" when the receive comes.
+        requester.region.buffer().setMemory(0, 16, (byte)'A');
+        requester.region.buffer().setMemory(1000, 600, (byte)'B');
+        assertEquals(PostResult.OK, requester.queuePair.postWriteWithImmediate(1, requester.region, 0, 16,
+            responder.region.address(), responder.region.rkey(), 1, SendFlags.NONE));
+        assertEquals(PostResult.OK, requester.queuePair.postWrite(2, requester.region, 1000, 600,
+            responder.region.address(), responder.region.rkey(), SendFlags.SIGNALED));
+        requester.poll();
+        assertEquals(0, responder.region.buffer().getByte(0), "the later write waits behind the carried one");
+
+        // Too large to carry (over an eighth of the ring) while a carried write waits: refused for now.
+        final int large = RING_BYTES / 8;
+        assertEquals(PostResult.QUEUE_FULL, requester.queuePair.postWrite(3, requester.region, 0, large,
+            responder.region.address() + 8192, responder.region.rkey(), SendFlags.SIGNALED));
+
+        assertEquals(PostResult.OK, responder.queuePair.postReceive(9, responder.region, 0, 0));
+        ShmSide.pollUntil(() -> requester.completions.size() == 1, TIMEOUT, "the plain write's completion",
+            requester, responder);
+        assertEquals(new PolledCompletion(2, CompletionOpcode.RDMA_WRITE, CompletionStatus.SUCCESS, 600, 0, qpn()),
+            requester.completions.get(0));
+        for (int i = 0; i < 600; i++)
+        {
+            assertEquals('B', responder.region.buffer().getByte(i), "byte " + i + ": the newer write wins");
+        }
+        assertEquals(1, responder.completions.size(), "one receive for the one WRITE WITH IMMEDIATE");
+
+        assertEquals(PostResult.OK, requester.queuePair.postWrite(3, requester.region, 0, large,
+            responder.region.address() + 8192, responder.region.rkey(), SendFlags.SIGNALED),
+            "placed directly again once the responder caught up");
+        requester.poll();
+        assertEquals(2, requester.completions.size());
+    }
+
+    @Test
+    void aCarriedWriteIntoARegionDeregisteredBeforeTheResponderTookItIsRefusedWithNothingWritten()
+    {
+        final MemoryRegion doomed = responder.domain.allocateRegion(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        requester.region.buffer().setMemory(0, 32, (byte)0x33);
+        assertEquals(PostResult.OK, requester.queuePair.postWriteWithImmediate(1, requester.region, 0, 32,
+            doomed.address(), doomed.rkey(), 1, SendFlags.SIGNALED));
+        doomed.close();
+        assertEquals(PostResult.OK, responder.queuePair.postReceive(9, responder.region, 0, 0));
+        ShmSide.pollUntil(() -> requester.completions.size() == 1, TIMEOUT, "the failed write", requester, responder);
+        assertEquals(new PolledCompletion(1, CompletionOpcode.RDMA_WRITE, CompletionStatus.REMOTE_ACCESS_ERROR, 32, 0,
+            qpn()), requester.completions.get(0));
+        assertEquals(QueuePairState.ERROR, requester.queuePair.state());
+        assertEquals(QueuePairState.ERROR, responder.queuePair.state());
+        assertEquals(1, responder.device.counters().get(DeviceCounters.RESPONDER_UNKNOWN_RKEY));
+        assertArrayEquals(new byte[ShmSide.REGION_LENGTH], contents(responder.region), "nothing written anywhere");
+    }
+
     private int qpn()
     {
         return requester.queuePair.queuePairNumber();
