@@ -71,8 +71,10 @@ public final class ShmQueuePair extends SoftQueuePair
      * 32-byte write with its notification is one slot.
      */
     public static final int CARRY_MAX_LENGTH = 4 * ShmRecordRing.SLOT_LENGTH - ShmRecordRing.PAYLOAD_OFFSET;
-    /** Requests counted locally before they are added to the shared device counters. */
-    private static final int COUNTER_FLUSH_BATCH = 1024;
+    /** Idle progress rounds between two reads of the clock. */
+    static final int ROUNDS_PER_CLOCK_READ = 16;
+    /** Busy progress rounds after which the clock is read anyway (a queue pair that is never idle). */
+    static final int MAX_BUSY_ROUNDS = 1024;
     /** Most inbound records executed in one progress round. */
     private static final int READ_BATCH = 64;
 
@@ -102,6 +104,7 @@ public final class ShmQueuePair extends SoftQueuePair
     private long consumedRecords;
     private long publishedAcknowledgement;
     private long nextPeerCheckNs;
+    private int roundsToClockRead;
 
     ShmQueuePair(final ShmDevice device, final ShmProtectionDomain domain, final int queuePairNumber,
         final QueuePairConfig config)
@@ -401,13 +404,17 @@ public final class ShmQueuePair extends SoftQueuePair
      * SENDs, and checks the peer's liveness. Owning thread, from the poll of an attached completion
      * queue; allocation-free in steady state.
      *
-     * @param nowNs System.nanoTime.
+     * <p>This source keeps its own coarse time ({@link #usesClock()} is false): the clock is read for
+     * the heartbeat, the liveness check and the counter flush once every
+     * {@link #ROUNDS_PER_CLOCK_READ} idle rounds (and after {@link #MAX_BUSY_ROUNDS} busy ones), so
+     * a busy-polling thread spends its rounds looking at the ring, not at the clock.
+     *
+     * @param nowNs ignored.
      * @return work done.
      */
     @Override
     public int progress(final long nowNs)
     {
-        device.heartbeat(nowNs);
         final QueuePairState current = state();
         if (current != QueuePairState.READY_TO_RECEIVE && current != QueuePairState.READY_TO_SEND)
         {
@@ -420,29 +427,46 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             acknowledgeConsumedRecords();
         }
-        if (0 == work || pendingRequestsSent + pendingRequestsExecuted >= COUNTER_FLUSH_BATCH)
+        work += completeAcknowledgedSends();
+        if (--roundsToClockRead <= (0 == work ? 0 : -MAX_BUSY_ROUNDS))
         {
-            flushCounters(); // when idle (or now and then when never idle): off the path of a request
+            roundsToClockRead = ROUNDS_PER_CLOCK_READ;
+            work += timedChecks(System.nanoTime());
         }
+        return work;
+    }
 
-        final boolean checkPeer = nowNs - nextPeerCheckNs >= 0;
+    /**
+     * @return false: {@link #progress(long)} reads the clock itself, now and then.
+     */
+    @Override
+    public boolean usesClock()
+    {
+        return false;
+    }
+
+    private int timedChecks(final long nowNs)
+    {
+        flushCounters();
+        device.heartbeat(nowNs);
+        if (nowNs - nextPeerCheckNs < 0)
+        {
+            return 0;
+        }
+        nextPeerCheckNs = nowNs + PEER_CHECK_INTERVAL_NS;
         // The peer's state is read before its acknowledgements: a failure it published before going to
         // ERROR then completes our SEND with its own status rather than as a lost peer.
-        final boolean peerAlive = !checkPeer || peer.isAlive(nowNs);
-        work += completeAcknowledgedSends();
-        if (checkPeer)
+        final boolean peerAlive = peer.isAlive(nowNs);
+        int work = completeAcknowledgedSends();
+        if (!peerAlive && state() != QueuePairState.ERROR)
         {
-            nextPeerCheckNs = nowNs + PEER_CHECK_INTERVAL_NS;
-            if (!peerAlive && state() != QueuePairState.ERROR)
+            counters.increment(DeviceCounters.PEERS_LOST);
+            if (!waitingSends.isEmpty())
             {
-                counters.increment(DeviceCounters.PEERS_LOST);
-                if (!waitingSends.isEmpty())
-                {
-                    failOldestWaitingSend(CompletionStatus.RETRY_EXCEEDED);
-                }
-                enterError();
-                work++;
+                failOldestWaitingSend(CompletionStatus.RETRY_EXCEEDED);
             }
+            enterError();
+            work++;
         }
         return work;
     }

@@ -29,6 +29,8 @@ public final class SoftCompletionQueue implements CompletionQueue
     private final ProgressGuard guard;
 
     private volatile ProgressSource[] sources = new ProgressSource[0];
+    /** Whether an attached source {@link ProgressSource#usesClock() uses the clock}; set before sources. */
+    private volatile boolean clockNeeded;
     private long head;
     private long tail;
     private boolean closed;
@@ -72,7 +74,20 @@ public final class SoftCompletionQueue implements CompletionQueue
         }
         final ProgressSource[] updated = Arrays.copyOf(sources, sources.length + 1);
         updated[sources.length] = source;
+        clockNeeded = needsClock(updated);
         sources = updated;
+    }
+
+    private static boolean needsClock(final ProgressSource[] sources)
+    {
+        for (final ProgressSource source : sources)
+        {
+            if (source.usesClock())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -99,6 +114,7 @@ public final class SoftCompletionQueue implements CompletionQueue
         final ProgressSource[] updated = new ProgressSource[current.length - 1];
         System.arraycopy(current, 0, updated, 0, index);
         System.arraycopy(current, index + 1, updated, index, current.length - index - 1);
+        clockNeeded = needsClock(updated);
         sources = updated;
     }
 
@@ -175,7 +191,7 @@ public final class SoftCompletionQueue implements CompletionQueue
         {
             return 0;
         }
-        final long nowNs = System.nanoTime();
+        final long nowNs = clockNeeded ? System.nanoTime() : 0L;
         int work = 0;
         for (final ProgressSource source : current)
         {
