@@ -7,7 +7,8 @@
 #   IbverbsProviderContractTest, IbverbsDeviceRefusedRequestsTest,
 #   IbverbsConnectionManagerContractTest, IbverbsTwoProcessContractTest (the child JVM opens the
 #   first device, which is rxe0 while it is the only one), IbverbsAllocationContractTest
-#   (-Dringwire.test.allocation.roundTrips=IBV_ROUNDTRIPS, default 20000).
+#   (-Dringwire.test.allocation.roundTrips=IBV_ROUNDTRIPS, default 20000), and
+#   doctor.DoctorOnSoftRoceTest (`ringwire doctor` finds rxe0 and recommends ibverbs).
 # Phase 2, rxe1 on vb and policy routing: the provider contract with the requester on rxe0 and
 #   the responder on rxe1, so every packet crosses the veth (interop.IbverbsCrossDeviceContractTest).
 # Phase 3, same boot: ib_write_lat rxe0 -> rxe1 (the floor) and the ibverbs provider's ping-pong
@@ -42,7 +43,8 @@ RW_TEST_TIMEOUT=${IBV_PHASE1_TIMEOUT:-540} run_tests "$RESULTS/junit" \
   io.ringwire.rdma.ibverbs.IbverbsDeviceRefusedRequestsTest \
   io.ringwire.rdma.ibverbs.IbverbsConnectionManagerContractTest \
   io.ringwire.rdma.ibverbs.IbverbsTwoProcessContractTest \
-  io.ringwire.rdma.ibverbs.IbverbsAllocationContractTest 2>&1 | tee "$RESULTS/phase1.log"
+  io.ringwire.rdma.ibverbs.IbverbsAllocationContractTest \
+  io.ringwire.rdma.doctor.DoctorOnSoftRoceTest 2>&1 | tee "$RESULTS/phase1.log"
 p1=${PIPESTATUS[0]}
 note phase1_exit "$p1"
 note phase1_seconds "$(since "$started")"
