@@ -1,6 +1,5 @@
 package io.ringwire.rdma.shm;
 
-import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.DeviceCounters;
@@ -27,19 +26,10 @@ import java.util.concurrent.TimeUnit;
  *       counts on the peer's counters, completes the request with REMOTE_ACCESS_ERROR (signaled or
  *       not) and moves this queue pair to ERROR, with nothing written. A WRITE is complete when the
  *       post returns.</li>
- *   <li>WRITE WITH IMMEDIATE of at most {@link #CARRY_MAX_LENGTH} bytes: the bytes travel in the
- *       record itself (a carried write), which the responder checks and puts in place when it consumes
- *       it, so the data reaches the responder with its notification, in the same cache lines. Larger:
- *       as WRITE, then a record (immediate, length) in the peer's inbound ring, whose commit is the
- *       release that orders the data before the notification. When the ring is full the post returns
- *       {@link PostResult#QUEUE_FULL} before anything is copied. Complete when the post returns (the
- *       notification waits in the ring for a receive), or, when signaled, once the responder has
- *       consumed a carried write.</li>
- *   <li>Order: a WRITE placed by the requester must not land before a carried write posted earlier
- *       has been put in place, or the older bytes would overwrite the newer. While the responder has
- *       not consumed every carried write, later writes are carried too, and a write too large to
- *       carry returns {@link PostResult#QUEUE_FULL} until it has (as a real queue pair's later
- *       requests wait behind one that waits for a receive).</li>
+ *   <li>WRITE WITH IMMEDIATE: as WRITE, then a record (immediate, length) in the peer's inbound ring,
+ *       whose commit is the release that orders the data before the notification. When the ring is
+ *       full the post returns {@link PostResult#QUEUE_FULL} before anything is copied. Complete when
+ *       the post returns (the data is in place; the notification waits in the ring for a receive).</li>
  *   <li>SEND: a record carrying the payload in the peer's inbound ring ({@link PostResult#QUEUE_FULL}
  *       when it has no room, {@link PostResult#INVALID_ARGUMENT} above {@link #maxSendLength()}). It
  *       stays outstanding until the responder consumes it: SUCCESS, or REMOTE_INVALID_REQUEST when
@@ -48,11 +38,8 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * <p>Responder (in {@link #progress(long)}, from the poll of an attached completion queue): records
- * of the inbound ring are executed in order; all but carried WRITEs consume posted receives. With no
- * receive posted (or no room in the receive CQ) such a record stays in the ring until there is
- * (receiver not ready, retried forever), and so do the records behind it. A carried write passes the
- * responder's own checks (rkey of this protection domain, REMOTE_WRITE, bounds) before a byte is
- * copied; a refusal fails the request with REMOTE_ACCESS_ERROR and moves both sides to ERROR.
+ * of the inbound ring consume posted receives in order. With no receive posted (or no room in the
+ * receive CQ) a record stays in the ring until there is (receiver not ready, retried forever).
  *
  * <p>Liveness: a post to a peer whose queue pair is in error or closed completes with
  * RETRY_EXCEEDED; progress checks the peer at most every {@link #PEER_CHECK_INTERVAL_NS} and, when it
@@ -66,11 +53,6 @@ public final class ShmQueuePair extends SoftQueuePair
 {
     /** Least time between two liveness checks of the peer. */
     public static final long PEER_CHECK_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    /**
-     * Largest WRITE WITH IMMEDIATE whose bytes travel in its ring record: four cache-line slots. A
-     * 32-byte write with its notification is one slot.
-     */
-    public static final int CARRY_MAX_LENGTH = 4 * ShmRecordRing.SLOT_LENGTH - ShmRecordRing.PAYLOAD_OFFSET;
     /** Idle progress rounds between two reads of the clock. */
     static final int ROUNDS_PER_CLOCK_READ = 16;
     /** Busy progress rounds after which the clock is read anyway (a queue pair that is never idle). */
@@ -99,8 +81,6 @@ public final class ShmQueuePair extends SoftQueuePair
     private long lastSendRecord;
     private long pendingRequestsSent;
     private long pendingRequestsExecuted;
-    private long lastCarriedRecord;
-    private long acknowledgedRecords;
     private long consumedRecords;
     private long publishedAcknowledgement;
     private long nextPeerCheckNs;
@@ -195,11 +175,6 @@ public final class ShmQueuePair extends SoftQueuePair
         }
 
         final boolean withImmediate = KIND_WRITE_WITH_IMMEDIATE == kind;
-        if ((withImmediate && length <= CARRY_MAX_LENGTH) || carriedWritesPending())
-        {
-            return postCarriedWrite(withImmediate, workRequestId, local, localOffset, length, remoteAddress, rkey,
-                immediate, signaled);
-        }
         int recordIndex = 0;
         if (withImmediate)
         {
@@ -232,58 +207,6 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             // Complete in posting order, after the SENDs ahead of it.
             waitingSends.offer(workRequestId, CompletionOpcode.RDMA_WRITE, length, signaled, lastSendRecord, false);
-        }
-        return PostResult.OK;
-    }
-
-    /**
-     * @return true while the responder has not consumed every carried write: a write placed now could
-     *         land before one of them. Reads the responder's acknowledgement line only then.
-     */
-    private boolean carriedWritesPending()
-    {
-        if (lastCarriedRecord <= acknowledgedRecords)
-        {
-            return false;
-        }
-        acknowledgedRecords = peerRing.acknowledgedRecords();
-        return lastCarriedRecord > acknowledgedRecords;
-    }
-
-    private int postCarriedWrite(final boolean withImmediate, final long workRequestId, final SoftMemoryRegion local,
-        final int localOffset, final int length, final long remoteAddress, final int rkey, final int immediate,
-        final boolean signaled)
-    {
-        if (length > peerRecords.maxPayloadLength())
-        {
-            // Too large to carry, and it must not overtake the carried writes ahead of it.
-            return PostResult.QUEUE_FULL;
-        }
-        final int recordIndex = peerRecords.tryClaim(withImmediate ?
-            ShmRecordRing.CARRIED_WRITE_WITH_IMMEDIATE_TYPE : ShmRecordRing.CARRIED_WRITE_TYPE, length);
-        if (recordIndex < 0)
-        {
-            return PostResult.QUEUE_FULL;
-        }
-        final AtomicBuffer records = peerRecords.buffer();
-        records.putInt(recordIndex + ShmRecordRing.LENGTH_OFFSET, length);
-        records.putInt(recordIndex + ShmRecordRing.IMMEDIATE_OFFSET, immediate);
-        records.putInt(recordIndex + ShmRecordRing.RKEY_OFFSET, rkey);
-        records.putLong(recordIndex + ShmRecordRing.REMOTE_ADDRESS_OFFSET, remoteAddress);
-        records.putBytes(recordIndex + ShmRecordRing.PAYLOAD_OFFSET, local.buffer(), localOffset, length);
-        // Release: the record's bytes are visible to the responder before the record is.
-        peerRecords.commit(recordIndex);
-        appendedRecords++;
-        lastCarriedRecord = appendedRecords;
-        pendingRequestsSent++;
-        if (signaled || !waitingSends.isEmpty())
-        {
-            // A visible completion means the bytes are in place: once the responder consumed the record.
-            waitingSends.offer(workRequestId, CompletionOpcode.RDMA_WRITE, length, signaled, appendedRecords, true);
-        }
-        else
-        {
-            completeSend(workRequestId, CompletionOpcode.RDMA_WRITE, CompletionStatus.SUCCESS, length, false);
         }
         return PostResult.OK;
     }
@@ -500,18 +423,10 @@ public final class ShmQueuePair extends SoftQueuePair
 
     private int onInboundRecord(final int type, final AtomicBuffer buffer, final int index, final int length)
     {
-        if (ShmRecordRing.CARRIED_WRITE_TYPE == type)
-        {
-            return applyCarriedWrite(false, buffer, index, length);
-        }
         if (receiveQueue.isEmpty() || receiveCompletionQueue.size() >= receiveCompletionQueue.depth())
         {
             // Receiver not ready (or its CQ is full): leave the record for a later progress.
             return ShmRecordRing.ABORT;
-        }
-        if (ShmRecordRing.CARRIED_WRITE_WITH_IMMEDIATE_TYPE == type)
-        {
-            return applyCarriedWrite(true, buffer, index, length);
         }
         final long workRequestId = receiveQueue.headWorkRequestId();
         consumedRecords++;
@@ -530,30 +445,6 @@ public final class ShmQueuePair extends SoftQueuePair
         }
         counters.increment(DeviceCounters.RESPONDER_MALFORMED);
         return failRecord(CompletionStatus.REMOTE_INVALID_REQUEST);
-    }
-
-    private int applyCarriedWrite(final boolean withImmediate, final AtomicBuffer buffer, final int index,
-        final int length)
-    {
-        consumedRecords++;
-        final int rkey = buffer.getInt(index + ShmRecordRing.RKEY_OFFSET);
-        final long offset = regions.checkRemoteAccess(rkey, buffer.getLong(index + ShmRecordRing.REMOTE_ADDRESS_OFFSET),
-            length, Access.REMOTE_WRITE, protectionDomainId());
-        if (offset < 0)
-        {
-            // Counted by the check. The requester checked too, so this is a region deregistered since.
-            return failRecord(CompletionStatus.REMOTE_ACCESS_ERROR);
-        }
-        regions.byKey(rkey).buffer().putBytes((int)offset, buffer, index + ShmRecordRing.PAYLOAD_OFFSET, length);
-        pendingRequestsExecuted++;
-        if (withImmediate)
-        {
-            final long workRequestId = receiveQueue.headWorkRequestId();
-            receiveQueue.removeHead();
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
-                length, buffer.getInt(index + ShmRecordRing.IMMEDIATE_OFFSET), queuePairNumber);
-        }
-        return ShmRecordRing.CONTINUE;
     }
 
     private int deliverSend(final long workRequestId, final AtomicBuffer buffer, final int index, final int length)

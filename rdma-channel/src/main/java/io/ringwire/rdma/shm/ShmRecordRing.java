@@ -39,22 +39,17 @@ import org.agrona.concurrent.AtomicBuffer;
  *  +---------------------------------------------------------------+
  *  |     Slots the record spans (24 bits)          |     Type      |  8
  *  +---------------------------------------------------------------+
- *  |   Length: payload bytes (SEND, carried WRITE), or the WRITE's | 12
+ *  |    Length: payload bytes of a SEND, or the bytes of the WRITE   | 12
  *  +---------------------------------------------------------------+
- *  |                 Immediate (the WITH_IMMEDIATE types)          | 16
+ *  |                 Immediate (WRITE WITH IMMEDIATE)              | 16
  *  +---------------------------------------------------------------+
- *  |                    Rkey (carried WRITEs)                      | 20
+ *  |                          Reserved                             | 20
  *  +---------------------------------------------------------------+
- *  |                Remote address (carried WRITEs)                | 24
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |   Payload, continuing through the record's next slots: the    | 32
- *  |   SEND's bytes, or the bytes a carried WRITE puts at its      |
- *  |   remote address                                              |
+ *  |      SEND payload, continuing through the record's next slots | 24
  *  +---------------------------------------------------------------+
  * </pre>
  * Types: 0 padding, 1 SEND, 2 notification of a WRITE WITH IMMEDIATE whose bytes the requester already
- * put in place, 3 carried WRITE, 4 carried WRITE WITH IMMEDIATE.
+ * put in place.
  *
  * <p>Threading: one object per side. The producer's methods are called by the peer queue pair's
  * owning thread only, the consumer's by the owner's owning thread only.
@@ -67,9 +62,7 @@ final class ShmRecordRing
     static final int TYPE_AND_SLOTS_OFFSET = 8;
     static final int LENGTH_OFFSET = 12;
     static final int IMMEDIATE_OFFSET = 16;
-    static final int RKEY_OFFSET = 20;
-    static final int REMOTE_ADDRESS_OFFSET = 24;
-    static final int PAYLOAD_OFFSET = 32;
+    static final int PAYLOAD_OFFSET = 24;
     private static final int TYPE_MASK = 0xFF;
     private static final int SLOTS_SHIFT = 8;
 
@@ -78,10 +71,6 @@ final class ShmRecordRing
     static final int SEND_TYPE = 1;
     /** Record type of the notification of a WRITE WITH IMMEDIATE, appended after the data is in place. */
     static final int WRITE_WITH_IMMEDIATE_TYPE = 2;
-    /** Record type of an RDMA WRITE whose bytes travel in the record; the responder puts them in place. */
-    static final int CARRIED_WRITE_TYPE = 3;
-    /** Record type of a WRITE WITH IMMEDIATE whose bytes travel in the record. */
-    static final int CARRIED_WRITE_WITH_IMMEDIATE_TYPE = 4;
 
     /** Handler verdict: the record is consumed, go on. */
     static final int CONTINUE = 0;
@@ -250,10 +239,8 @@ final class ShmRecordRing
                 }
                 type = -1;
             }
-            final boolean hasPayload = SEND_TYPE == type || CARRIED_WRITE_TYPE == type ||
-                CARRIED_WRITE_WITH_IMMEDIATE_TYPE == type;
-            if (recordSlots < 1 || recordSlots > toEnd || type > CARRIED_WRITE_WITH_IMMEDIATE_TYPE ||
-                (hasPayload && (length < 0 || length > maxPayloadLength ||
+            if (recordSlots < 1 || recordSlots > toEnd || type > WRITE_WITH_IMMEDIATE_TYPE ||
+                (SEND_TYPE == type && (length < 0 || length > maxPayloadLength ||
                     (PAYLOAD_OFFSET + length + SLOT_LENGTH - 1) / SLOT_LENGTH != recordSlots)))
             {
                 type = -1;
