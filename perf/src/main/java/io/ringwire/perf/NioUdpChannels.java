@@ -1,5 +1,7 @@
 package io.ringwire.perf;
 
+import jdk.net.ExtendedSocketOptions;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -10,7 +12,8 @@ import java.nio.channels.DatagramChannel;
  * Sets up the {@code nio-udp} baseline's sockets the way a latency-minded user would: one IPv4
  * {@link DatagramChannel} per side on 127.0.0.1, connected to the other side (so {@code read} and
  * {@code write} need no address and the kernel filters strangers), non-blocking, busy-polled with no
- * selector. Setup only, off the hot path.
+ * selector; and those of {@code nio-udp-unconnected}, the way the roce provider uses them (see
+ * {@link NioUdpLink}). Setup only, off the hot path.
  */
 final class NioUdpChannels
 {
@@ -53,6 +56,35 @@ final class NioUdpChannels
             channel.close();
             throw new IOException("nio-udp: cannot bind a UDP socket on 127.0.0.1: " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * @return a non-blocking channel bound to an ephemeral port of 127.0.0.1 with Don't-Fragment set,
+     *         as the roce provider sends from (Linux then sends IP ID 0 from an unconnected socket).
+     * @throws IOException when it cannot bind.
+     */
+    static DatagramChannel openDontFragment() throws IOException
+    {
+        final DatagramChannel channel = open();
+        try
+        {
+            channel.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            return channel;
+        }
+        catch (final IOException ex)
+        {
+            channel.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * @param port a port of 127.0.0.1.
+     * @return its socket address.
+     */
+    static InetSocketAddress loopbackAddress(final int port)
+    {
+        return new InetSocketAddress(LOOPBACK, port);
     }
 
     /**

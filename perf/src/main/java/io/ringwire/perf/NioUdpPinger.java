@@ -5,12 +5,11 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
 
 /**
- * The pinger of the {@code nio-udp} baseline: each ping is one datagram ({@code write} of a direct
- * buffer on a connected, non-blocking {@link DatagramChannel}); it then busy-polls {@code read}
- * until the echo datagram is back. Ends the run with a datagram carrying
+ * The pinger of the {@code nio-udp} and {@code nio-udp-unconnected} baselines: each ping is one
+ * datagram (a direct buffer written to a non-blocking {@link NioUdpLink}); it then busy-polls the
+ * link until the echo datagram is back. Ends the run with a datagram carrying
  * {@link RttMessage#STOP_SEQUENCE}, which the ponger echoes before it stops.
  *
  * <p>Loopback UDP does not lose datagrams unless a socket buffer overflows, which one message in
@@ -21,7 +20,7 @@ import java.nio.channels.DatagramChannel;
  */
 final class NioUdpPinger extends Pinger
 {
-    private final DatagramChannel channel;
+    private final NioUdpLink channel;
     private final int messageLength;
     private final ByteBuffer sendBuffer;
     private final UnsafeBuffer sendView;
@@ -29,7 +28,7 @@ final class NioUdpPinger extends Pinger
     private final UnsafeBuffer receiveView;
 
     /**
-     * @param channel       connected to the ponger, non-blocking.
+     * @param channel       to the ponger, non-blocking.
      * @param messageLength bytes per message (one datagram).
      * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
      * @param yieldWhenIdle yield instead of spinning when idle.
@@ -37,7 +36,7 @@ final class NioUdpPinger extends Pinger
      * @param warmup        unrecorded round trips.
      * @param messages      recorded round trips.
      */
-    NioUdpPinger(final DatagramChannel channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
+    NioUdpPinger(final NioUdpLink channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
         final PrintStream warnings, final long warmup, final long messages)
     {
         super(cpu, yieldWhenIdle, warnings, warmup, messages);

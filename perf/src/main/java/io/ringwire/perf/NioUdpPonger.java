@@ -5,18 +5,17 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
 
 /**
- * The ponger of the {@code nio-udp} baseline: busy-polls {@code read} on its connected,
- * non-blocking {@link DatagramChannel} and writes every datagram back unchanged. Ends after echoing
+ * The ponger of the {@code nio-udp} and {@code nio-udp-unconnected} baselines: busy-polls its
+ * non-blocking {@link NioUdpLink} and writes every datagram back unchanged. Ends after echoing
  * the pinger's {@link RttMessage#STOP_SEQUENCE} datagram.
  *
  * <p>Threading: the ponger thread only.
  */
 final class NioUdpPonger extends SpinningTask
 {
-    private final DatagramChannel channel;
+    private final NioUdpLink channel;
     private final ByteBuffer buffer;
     private final UnsafeBuffer view;
     private final int messageLength;
@@ -29,13 +28,13 @@ final class NioUdpPonger extends SpinningTask
     private String idleFailure;
 
     /**
-     * @param channel       connected to the pinger, non-blocking.
+     * @param channel       to the pinger, non-blocking.
      * @param messageLength bytes per message (one datagram).
      * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
      * @param yieldWhenIdle yield instead of spinning when idle.
      * @param warnings      where a pinning failure is reported.
      */
-    NioUdpPonger(final DatagramChannel channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
+    NioUdpPonger(final NioUdpLink channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
         final PrintStream warnings)
     {
         super("ponger", cpu, yieldWhenIdle, warnings);

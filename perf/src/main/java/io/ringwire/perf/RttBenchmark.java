@@ -78,10 +78,22 @@ final class RttBenchmark
             {
                 NioUdpChannels.connect(pingerChannel, NioUdpChannels.port(pongerChannel));
                 NioUdpChannels.connect(pongerChannel, NioUdpChannels.port(pingerChannel));
-                return runThreads(provider,
-                    new NioUdpPinger(pingerChannel, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
-                        options.warmup(), options.messages()),
-                    new NioUdpPonger(pongerChannel, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
+                return runNioUdpThreads(provider, NioUdpLink.connected(pingerChannel),
+                    NioUdpLink.connected(pongerChannel));
+            }
+        }
+        if (RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
+        {
+            try (DatagramChannel pingerReceive = NioUdpChannels.open();
+                 DatagramChannel pingerSend = NioUdpChannels.openDontFragment();
+                 DatagramChannel pongerReceive = NioUdpChannels.open();
+                 DatagramChannel pongerSend = NioUdpChannels.openDontFragment())
+            {
+                return runNioUdpThreads(provider,
+                    NioUdpLink.unconnected(pingerSend, pingerReceive,
+                        NioUdpChannels.loopbackAddress(NioUdpChannels.port(pongerReceive))),
+                    NioUdpLink.unconnected(pongerSend, pongerReceive,
+                        NioUdpChannels.loopbackAddress(NioUdpChannels.port(pingerReceive))));
             }
         }
         try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size());
@@ -96,6 +108,14 @@ final class RttBenchmark
                     options.warmup(), options.messages()),
                 new RdmaPonger(pongSide, pingRemote, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
         }
+    }
+
+    private RttResult runNioUdpThreads(final String provider, final NioUdpLink pingerLink, final NioUdpLink pongerLink)
+    {
+        return runThreads(provider,
+            new NioUdpPinger(pingerLink, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
+                options.warmup(), options.messages()),
+            new NioUdpPonger(pongerLink, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
     }
 
     private RttResult runThreads(final String provider, final Pinger pinger, final SpinningTask ponger)
@@ -148,7 +168,21 @@ final class RttBenchmark
                     child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(channel));
                     NioUdpChannels.connect(channel, port);
                     child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, child, new NioUdpPinger(channel, options.size(),
+                    return runAgainstChild(provider, child, new NioUdpPinger(NioUdpLink.connected(channel),
+                        options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
+                        options.messages()));
+                }
+            }
+            if (RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
+            {
+                final int port = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);
+                try (DatagramChannel receive = NioUdpChannels.open();
+                     DatagramChannel send = NioUdpChannels.openDontFragment())
+                {
+                    child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(receive));
+                    child.awaitLine(RttPonger.READY, "READY");
+                    return runAgainstChild(provider, child, new NioUdpPinger(
+                        NioUdpLink.unconnected(send, receive, NioUdpChannels.loopbackAddress(port)), options.size(),
                         cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
                 }
             }

@@ -13,7 +13,8 @@ import java.util.Locale;
  * {@link UsageException} whose message names the option and its allowed values.
  *
  * @param providers          transports to measure, in order: the RDMA providers {@code shm}, {@code socket},
- *                           {@code roce} and the raw NIO baselines {@code nio-tcp}, {@code nio-udp}.
+ *                           {@code roce} and the raw NIO baselines {@code nio-tcp}, {@code nio-udp},
+ *                           {@code nio-udp-unconnected}.
  * @param size               bytes per message, both ways.
  * @param messages           measured round trips per transport.
  * @param warmup             round trips before measuring, not recorded.
@@ -44,8 +45,14 @@ public record RttOptions(
     public static final String NIO_TCP = "nio-tcp";
     /** The baseline for {@code roce}: a busy-polled non-blocking NIO UDP ping-pong, one datagram per message. */
     public static final String NIO_UDP = "nio-udp";
+    /**
+     * What the roce provider's sockets alone cost: the {@code nio-udp} ping-pong over unconnected
+     * sockets used as roce uses them (see {@link NioUdpLink}).
+     */
+    public static final String NIO_UDP_UNCONNECTED = "nio-udp-unconnected";
     /** Transports {@code --provider} accepts. */
-    public static final List<String> ALLOWED_PROVIDERS = List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP);
+    public static final List<String> ALLOWED_PROVIDERS =
+        List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED);
 
     static final int DEFAULT_SIZE = 32;
     static final long DEFAULT_MESSAGES = 1_000_000;
@@ -83,11 +90,16 @@ public record RttOptions(
               nio-tcp                 busy-polled non-blocking NIO SocketChannel ping-pong, TCP_NODELAY
               nio-udp                 busy-polled non-blocking NIO DatagramChannel ping-pong, connected,
                                       one datagram per message
+              nio-udp-unconnected     nio-udp over sockets used as roce uses them: sent from an unconnected
+                                      socket with Don't-Fragment (send to an address), received on another
+                                      (receive); what roce's sockets alone cost
 
             options:
-              --provider LIST         comma list of shm, socket, roce, nio-tcp, nio-udp (default: all of
-                                      them; an RDMA provider only when it is on the class path)
-              --size BYTES            message size, 16 to 1048576 (default 32; nio-udp: at most 65507)
+              --provider LIST         comma list of shm, socket, roce, nio-tcp, nio-udp, nio-udp-unconnected
+                                      (default: all of them; an RDMA provider only when it is on the class
+                                      path)
+              --size BYTES            message size, 16 to 1048576 (default 32; nio-udp and
+                                      nio-udp-unconnected: at most 65507)
               --messages N            measured round trips per transport, 1 to 1000000000 (default 1000000)
               --warmup N              unrecorded round trips first, 0 to 1000000000 (default 100000)
               --processes 1|2         1: pinger and ponger threads in one JVM; 2: ponger in a child JVM (default 1)
@@ -128,7 +140,7 @@ public record RttOptions(
      */
     static boolean isNioBaseline(final String provider)
     {
-        return NIO_TCP.equals(provider) || NIO_UDP.equals(provider);
+        return NIO_TCP.equals(provider) || NIO_UDP.equals(provider) || NIO_UDP_UNCONNECTED.equals(provider);
     }
 
     private static String defaultShmDirectory()
@@ -192,10 +204,14 @@ public record RttOptions(
                 i++;
             }
         }
-        if (size > NioUdpChannels.MAX_DATAGRAM_PAYLOAD && providers.contains(NIO_UDP))
+        for (final String udp : List.of(NIO_UDP, NIO_UDP_UNCONNECTED))
         {
-            throw new UsageException("--size " + size + " is too large for nio-udp, which sends each message as one " +
-                "datagram; allowed with nio-udp: 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD + " bytes");
+            if (size > NioUdpChannels.MAX_DATAGRAM_PAYLOAD && providers.contains(udp))
+            {
+                throw new UsageException("--size " + size + " is too large for " + udp + ", which sends each message " +
+                    "as one datagram; allowed with " + udp + ": 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD +
+                    " bytes");
+            }
         }
         return new RttOptions(providers, size, messages, warmup, processes, json, allowOversubscribe, shmDirectory,
             help);

@@ -21,9 +21,10 @@ import java.util.List;
  * any failure:                                                child: FAILED cpu message
  * </pre>
  *
- * The RDMA run ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the nio-tcp run
- * at the pinger's end of stream, the nio-udp run when the {@link RttMessage#STOP_SEQUENCE} datagram
- * is echoed. If the parent goes away (its stdin reaches end of file) before
+ * nio-udp-unconnected talks as nio-udp does; each port is where that side receives. The RDMA run
+ * ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the nio-tcp run at the
+ * pinger's end of stream, the UDP runs when the {@link RttMessage#STOP_SEQUENCE} datagram is
+ * echoed. If the parent goes away (its stdin reaches end of file) before
  * that, the ponger is stopped (and the child halted if it does not stop), so no spinning orphan is
  * left behind.
  *
@@ -76,8 +77,8 @@ public final class RttPonger
             final boolean yieldWhenIdle = Boolean.parseBoolean(args[4]);
             exitCode = RttOptions.NIO_TCP.equals(provider) ?
                 runNio(size, cpu, yieldWhenIdle, fromParent, toParent) :
-                RttOptions.NIO_UDP.equals(provider) ?
-                    runNioUdp(size, cpu, yieldWhenIdle, fromParent, toParent) :
+                RttOptions.NIO_UDP.equals(provider) || RttOptions.NIO_UDP_UNCONNECTED.equals(provider) ?
+                    runNioUdp(provider, size, cpu, yieldWhenIdle, fromParent, toParent) :
                     runRdma(provider, size, args[2], cpu, yieldWhenIdle, fromParent, toParent);
         }
         catch (final RuntimeException | IOException ex)
@@ -121,10 +122,12 @@ public final class RttPonger
         }
     }
 
-    private static int runNioUdp(final int size, final int cpu, final boolean yieldWhenIdle,
+    private static int runNioUdp(final String provider, final int size, final int cpu, final boolean yieldWhenIdle,
         final BufferedReader fromParent, final PrintStream toParent) throws IOException
     {
-        try (DatagramChannel channel = NioUdpChannels.open())
+        try (DatagramChannel channel = NioUdpChannels.open();
+             DatagramChannel sendChannel =
+                 RttOptions.NIO_UDP.equals(provider) ? null : NioUdpChannels.openDontFragment())
         {
             send(toParent, LISTEN + " " + NioUdpChannels.port(channel));
             final String line = fromParent.readLine();
@@ -136,8 +139,11 @@ public final class RttPonger
             {
                 throw new IllegalArgumentException("expected 'PEER port' from the parent, got '" + line + "'");
             }
-            NioUdpChannels.connect(channel, Integer.parseInt(line.substring(PEER.length() + 1).trim()));
-            return echo(new NioUdpPonger(channel, size, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+            final int peerPort = Integer.parseInt(line.substring(PEER.length() + 1).trim());
+            final NioUdpLink link = null == sendChannel ?
+                NioUdpLink.connected(NioUdpChannels.connect(channel, peerPort)) :
+                NioUdpLink.unconnected(sendChannel, channel, NioUdpChannels.loopbackAddress(peerPort));
+            return echo(new NioUdpPonger(link, size, cpu, yieldWhenIdle, System.err), fromParent, toParent);
         }
     }
 

@@ -14,9 +14,14 @@ final class RttTable
         "provider", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", "ratio",
         "cpus" };
     private static final String COLUMN_GAP = "  ";
-    /** Each RDMA provider and the raw NIO ping-pong over the same kind of socket it is judged against. */
+    /**
+     * Each RDMA provider and the raw NIO ping-pong over the same kind of socket it is judged against;
+     * then what roce's way of using sockets costs, and roce against a ping-pong using them that way.
+     */
     private static final List<String[]> BASELINES = List.of(
-        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP });
+        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP },
+        new String[] { RttOptions.NIO_UDP_UNCONNECTED, RttOptions.NIO_UDP },
+        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP_UNCONNECTED });
 
     private RttTable()
     {

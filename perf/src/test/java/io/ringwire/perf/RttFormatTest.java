@@ -80,6 +80,20 @@ class RttFormatTest
     }
 
     @Test
+    void tableShowsWhatRocesWayOfUsingSocketsCostsWhenTheUnconnectedBaselineRan()
+    {
+        final RttReport report = new RttReport(32, 4, 2, 1, List.of(
+            result("roce", 13_000, 13_000, 13_000, 13_000),
+            result("nio-udp", 10_000, 10_000, 10_000, 10_000),
+            result("nio-udp-unconnected", 12_000, 12_000, 12_000, 12_000)));
+
+        final String table = RttTable.format(report);
+
+        assertTrue(table.contains("p50 against its baseline, same run: roce 1.30x nio-udp, " +
+            "nio-udp-unconnected 1.20x nio-udp, roce 1.08x nio-udp-unconnected\n"), table);
+    }
+
+    @Test
     void tableHasARowPerProviderInMicrosecondsWithTheRatioToTheFirst()
     {
         final String table = RttTable.format(report());

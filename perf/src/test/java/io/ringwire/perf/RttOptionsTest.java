@@ -89,6 +89,7 @@ class RttOptionsTest
         "--bogus                     | unknown option '--bogus'; allowed: --provider",
         "--provider rdma             | --provider 'rdma' is not a transport; allowed: shm, socket, roce, nio-tcp, nio-udp",
         "--provider nio-udp --size 65508 | --size 65508 is too large for nio-udp, which sends each message as one datagram",
+        "--provider nio-udp-unconnected --size 65508 | --size 65508 is too large for nio-udp-unconnected, which sends each",
         "--provider socket,socket    | --provider lists 'socket' twice",
         "--provider                  | --provider needs a value",
         "--size 8                    | --size 8 is out of range; allowed: 16 to 1048576 bytes",

@@ -64,7 +64,7 @@ class RttRunTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp" })
+    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected" })
     void oneProcessRunRecordsEveryMessageWithPositiveOrderedPercentilesAndAllocatesNothing(final String provider)
         throws Exception
     {
@@ -76,7 +76,7 @@ class RttRunTest
 
     @Tag("system")
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp" })
+    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected" })
     void twoProcessRunRecordsEveryMessageWithPositiveOrderedPercentiles(final String provider) throws Exception
     {
         assertCompleteAndOrdered(run(provider, 2), provider, 2);

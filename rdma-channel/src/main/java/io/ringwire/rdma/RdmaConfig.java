@@ -27,6 +27,14 @@ public final class RdmaConfig
 
     /** Microseconds a requester waits for an ACK before retransmitting (doubles per retry, up to 64x). */
     public static final String ACK_TIMEOUT_PROP = "ringwire.rdma.ack.timeout.us";
+    /**
+     * Microseconds a roce responder may hold an ACK to cover later packets with it, 0 to 100000 (0: every
+     * receive batch that asked for an ACK gets one at once) and at most a quarter of the ack timeout;
+     * by default {@value #DEFAULT_ACK_DELAY_US}, or a quarter of the ack timeout when that is less.
+     */
+    public static final String ACK_DELAY_PROP = "ringwire.rdma.ack.delay.us";
+    /** Default of {@link #ACK_DELAY_PROP} in microseconds. */
+    public static final long DEFAULT_ACK_DELAY_US = 50;
     /** Retransmissions after a timeout before RETRY_EXCEEDED, 0 to 7; 7 retries until the peer timeout. */
     public static final String RETRY_COUNT_PROP = "ringwire.rdma.retry.count";
     /** Retries after a receiver-not-ready NAK before RNR_RETRY_EXCEEDED, 0 to 7; 7 retries forever. */
@@ -42,6 +50,8 @@ public final class RdmaConfig
     private String maxInlineData = System.getProperty(MAX_INLINE_PROP, "256");
     private String mtu = System.getProperty(MTU_PROP, "4096");
     private String ackTimeoutUs = System.getProperty(ACK_TIMEOUT_PROP, "10000");
+    /** Null while neither the property nor the setter chose a delay. */
+    private String ackDelayUs = System.getProperty(ACK_DELAY_PROP);
     private String retryCount = System.getProperty(RETRY_COUNT_PROP, "7");
     private String rnrRetryCount = System.getProperty(RNR_RETRY_COUNT_PROP, "7");
 
@@ -50,6 +60,7 @@ public final class RdmaConfig
     private int maxInlineDataValue;
     private int mtuValue;
     private long ackTimeoutNs;
+    private long ackDelayNs;
     private int retryCountValue;
     private int rnrRetryCountValue;
     private String bindHost;
@@ -79,6 +90,7 @@ public final class RdmaConfig
         }
         ackTimeoutNs = TimeUnit.MICROSECONDS.toNanos(parseLong(ACK_TIMEOUT_PROP, ackTimeoutUs, 10, 10_000_000,
             "10 to 10000000 microseconds"));
+        concludeAckDelay();
         retryCountValue = (int)parseLong(RETRY_COUNT_PROP, retryCount, 0, 7, "0 to 7 (7: retry until the peer timeout)");
         rnrRetryCountValue = (int)parseLong(RNR_RETRY_COUNT_PROP, rnrRetryCount, 0, 7, "0 to 7 (7: retry forever)");
         parseBindAddress();
@@ -88,6 +100,26 @@ public final class RdmaConfig
         }
         concluded = true;
         return this;
+    }
+
+    private void concludeAckDelay()
+    {
+        final long timeoutUs = TimeUnit.NANOSECONDS.toMicros(ackTimeoutNs);
+        if (null == ackDelayUs)
+        {
+            ackDelayNs = TimeUnit.MICROSECONDS.toNanos(Math.min(DEFAULT_ACK_DELAY_US, timeoutUs / 4));
+            return;
+        }
+        final long delayUs = parseLong(ACK_DELAY_PROP, ackDelayUs, 0, 100_000,
+            "0 to 100000 microseconds (0: no delay)");
+        // A requester that retransmits before the delayed ACK can arrive would resend what was executed.
+        if (delayUs * 4 > timeoutUs)
+        {
+            throw new IllegalArgumentException(ACK_DELAY_PROP + "='" + ackDelayUs + "' is too long for " +
+                ACK_TIMEOUT_PROP + "=" + timeoutUs + "; allowed: 0 to " + timeoutUs / 4 +
+                " microseconds (a quarter of the ack timeout), or a longer ack timeout");
+        }
+        ackDelayNs = TimeUnit.MICROSECONDS.toNanos(delayUs);
     }
 
     private void parseBindAddress()
@@ -288,6 +320,29 @@ public final class RdmaConfig
     {
         checkConcluded();
         return ackTimeoutNs;
+    }
+
+    /**
+     * @param microseconds a roce responder may hold an ACK to coalesce it with later ones, 0 to 100000
+     *                     and at most a quarter of the ack timeout; 0 acknowledges every receive
+     *                     batch that asked for an ACK at once. Unset: {@value #DEFAULT_ACK_DELAY_US},
+     *                     or a quarter of the ack timeout when that is less.
+     * @return this.
+     */
+    public RdmaConfig ackDelayUs(final long microseconds)
+    {
+        checkMutable();
+        this.ackDelayUs = Long.toString(microseconds);
+        return this;
+    }
+
+    /**
+     * @return the longest a roce responder holds an ACK, in nanoseconds; 0 for none.
+     */
+    public long ackDelayNs()
+    {
+        checkConcluded();
+        return ackDelayNs;
     }
 
     /**

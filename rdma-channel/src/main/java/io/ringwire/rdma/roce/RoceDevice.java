@@ -224,8 +224,8 @@ final class RoceDevice implements Device
     }
 
     /**
-     * Receives what is waiting (once per progress round, however many queue pairs ask), hands each
-     * verified packet to its queue pair, then sends the acknowledgements the batch earned.
+     * Sends the acknowledgements that are due, then receives what is waiting (once per progress
+     * round, however many queue pairs ask) and hands each verified packet to its queue pair.
      *
      * @param nowNs the progress round's time.
      * @return packets handled.
@@ -237,10 +237,9 @@ final class RoceDevice implements Device
             return 0;
         }
         lastReceivePollNs = nowNs;
-        // ACKs earned by the previous batch go out now, after the application has handled that
-        // batch's completions and perhaps posted its answer: acknowledgements stay off the
-        // request-to-response path (a responder may delay and coalesce ACKs within the timeout).
-        int handled = sendOwedAcknowledgements();
+        // ACKs due go out now, after the application has handled the previous batch's completions
+        // and perhaps posted its answer: acknowledgements stay off the request-to-response path.
+        int handled = releaseAcknowledgements(nowNs);
         for (int i = 0; i < DATAGRAMS_PER_POLL; i++)
         {
             receiveBuffer.clear();
@@ -271,16 +270,31 @@ final class RoceDevice implements Device
         return handled;
     }
 
-    private int sendOwedAcknowledgements()
+    private int releaseAcknowledgements(final long nowNs)
     {
+        int sent = 0;
+        int held = 0;
         final int count = acknowledgementsOwedCount;
         for (int i = 0; i < count; i++)
         {
-            acknowledgementsOwed[i].sendOwedAcknowledgement();
+            final RoceQueuePair queuePair = acknowledgementsOwed[i];
             acknowledgementsOwed[i] = null;
+            final int result = queuePair.releaseAcknowledgement(nowNs);
+            if (result == RoceResponder.ACKNOWLEDGEMENT_HELD)
+            {
+                acknowledgementsOwed[held++] = queuePair;
+            }
+            else
+            {
+                queuePair.acknowledgementListed = false;
+                if (result == RoceResponder.ACKNOWLEDGEMENT_SENT)
+                {
+                    sent++;
+                }
+            }
         }
-        acknowledgementsOwedCount = 0;
-        return count;
+        acknowledgementsOwedCount = held;
+        return sent;
     }
 
     private void onDatagram(final InetSocketAddress from, final int length, final long nowNs)
@@ -324,11 +338,16 @@ final class RoceDevice implements Device
     }
 
     /**
-     * Asks for {@link RoceQueuePair#sendOwedAcknowledgement()} at the start of the next progress
-     * round, so one ACK covers every packet of the batch that asked for one.
+     * Asks for {@link RoceQueuePair#releaseAcknowledgement} at the start of every progress round
+     * until the queue pair owes no ACK, so one ACK covers every packet that asked for one meanwhile.
      */
-    void acknowledgeAtEndOfBatch(final RoceQueuePair queuePair)
+    void acknowledgeLater(final RoceQueuePair queuePair)
     {
+        if (queuePair.acknowledgementListed)
+        {
+            return;
+        }
+        queuePair.acknowledgementListed = true;
         if (acknowledgementsOwedCount == acknowledgementsOwed.length)
         {
             acknowledgementsOwed = java.util.Arrays.copyOf(acknowledgementsOwed, acknowledgementsOwed.length * 2);

@@ -71,6 +71,8 @@ final class RoceQueuePair extends SoftQueuePair
     private int nextPsn;
     private int oldestUnacknowledgedPsn;
     private int packetsSinceAckRequest;
+    private long requestPacketsSent;
+    private long lastPostNs;
 
     private long timerStartNs;
     private long lastAckProgressNs;
@@ -84,6 +86,8 @@ final class RoceQueuePair extends SoftQueuePair
     private int remoteQueuePairNumber;
     private int pathMtu;
     private final int partitionKey = QueuePairEndpoint.DEFAULT_PARTITION_KEY;
+    /** True while the device's list of queue pairs owing an ACK holds this one; written by the device. */
+    boolean acknowledgementListed;
 
     RoceQueuePair(final RoceDevice device, final int queuePairNumber, final QueuePairConfig config)
     {
@@ -116,7 +120,7 @@ final class RoceQueuePair extends SoftQueuePair
         this.inlineData = new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(depth * inlineStride));
         this.nextPsn = startPsn;
         this.oldestUnacknowledgedPsn = startPsn;
-        this.responder = new RoceResponder(this, device.regions(), device.counters());
+        this.responder = new RoceResponder(this, device.regions(), device.counters(), device.config().ackDelayNs());
     }
 
     int partitionKey()
@@ -215,15 +219,19 @@ final class RoceQueuePair extends SoftQueuePair
         firstPsns[index] = nextPsn;
         packetCounts[index] = packets;
         nextPsn = addPsn(nextPsn, packets);
+        final long nowNs = System.nanoTime();
         if (head == tail)
         {
-            final long nowNs = System.nanoTime();
             timerStartNs = nowNs;
             lastAckProgressNs = nowNs;
         }
         tail++;
         counters.increment(DeviceCounters.REQUESTS_SENT);
-        transmit(System.nanoTime());
+        transmit(nowNs);
+        // An ACK owed to the peer goes best right behind this request: the peer reads it after the
+        // request, and neither side's next packet waits for it.
+        responder.acknowledgeWithAnswer(nowNs, nowNs - lastPostNs);
+        lastPostNs = nowNs;
         return PostResult.OK;
     }
 
@@ -249,6 +257,7 @@ final class RoceQueuePair extends SoftQueuePair
                 break;
             }
             sendPacket(index, transmitPacket, psn);
+            requestPacketsSent++;
             sent++;
             if (++transmitPacket == packetCounts[index])
             {
@@ -351,7 +360,7 @@ final class RoceQueuePair extends SoftQueuePair
         }
         else
         {
-            responder.onRequest(packet, buffer);
+            responder.onRequest(packet, buffer, nowNs);
         }
     }
 
@@ -504,7 +513,7 @@ final class RoceQueuePair extends SoftQueuePair
 
     // ---------------------------------------------------------------- responder callbacks
 
-    /** Sends an ACKNOWLEDGE packet now (NAKs) . */
+    /** Sends an ACKNOWLEDGE packet now. */
     void sendAcknowledge(final int psn, final int syndrome, final int messageSequenceNumber)
     {
         final UnsafeBuffer packet = transmitter.packet();
@@ -513,10 +522,38 @@ final class RoceQueuePair extends SoftQueuePair
         transmitter.send(end + Icrc.LENGTH);
     }
 
-    /** Called by the device at the end of a receive batch for queue pairs that owe an ACK. */
-    void sendOwedAcknowledgement()
+    /**
+     * Called by the device at the start of each progress round while this queue pair owes an ACK.
+     *
+     * @param nowNs the progress round's time.
+     * @return {@link RoceResponder#NO_ACKNOWLEDGEMENT}, {@link RoceResponder#ACKNOWLEDGEMENT_SENT}
+     *         or {@link RoceResponder#ACKNOWLEDGEMENT_HELD}.
+     */
+    int releaseAcknowledgement(final long nowNs)
     {
-        responder.sendOwedAcknowledgement();
+        final QueuePairState current = state();
+        if (current != QueuePairState.READY_TO_RECEIVE && current != QueuePairState.READY_TO_SEND)
+        {
+            responder.dropAcknowledgement();
+            return RoceResponder.NO_ACKNOWLEDGEMENT;
+        }
+        return responder.releaseAcknowledgement(nowNs);
+    }
+
+    /**
+     * @return request packets (first transmissions and retransmissions) sent to the peer so far.
+     */
+    long requestPacketsSent()
+    {
+        return requestPacketsSent;
+    }
+
+    /**
+     * @return the responder's current limit of unacknowledged PSNs before an owed ACK goes (tests).
+     */
+    int acknowledgementLimit()
+    {
+        return responder.acknowledgementLimit();
     }
 
     void completionProduced()
@@ -524,9 +561,9 @@ final class RoceQueuePair extends SoftQueuePair
         device.completionProduced();
     }
 
-    void acknowledgeAtEndOfBatch()
+    void acknowledgeLater()
     {
-        device.acknowledgeAtEndOfBatch(this);
+        device.acknowledgeLater(this);
     }
 
     void failFromResponder()

@@ -25,7 +25,8 @@ import static io.ringwire.rdma.roce.RoceWire.*;
  *   <li>a request that needs a receive (SEND, WRITE WITH IMMEDIATE at its end) when none is posted
  *       gets an RNR NAK and is not executed: the requester retries it;</li>
  *   <li>opcode sequence or length violations are an invalid-request NAK, then ERROR;</li>
- *   <li>ACKs are sent only where a packet asked (AckReq), coalesced to one per receive batch.</li>
+ *   <li>ACKs are sent only where a packet asked (AckReq), and coalesced: {@link AckCoalescer}
+ *       decides when an owed ACK goes; NAKs go at once.</li>
  * </ul>
  *
  * <p>Threading: the device's owning thread.
@@ -38,14 +39,21 @@ final class RoceResponder
     /** Timer field of the RNR NAKs sent: 0.01 ms, the shortest wait. */
     private static final int RNR_TIMER = 1;
 
+    /** {@link #releaseAcknowledgement}: no ACK is owed. */
+    static final int NO_ACKNOWLEDGEMENT = 0;
+    /** {@link #releaseAcknowledgement}: the owed ACK was sent. */
+    static final int ACKNOWLEDGEMENT_SENT = 1;
+    /** {@link #releaseAcknowledgement}: an ACK is owed and may wait longer. */
+    static final int ACKNOWLEDGEMENT_HELD = 2;
+
     private final RoceQueuePair queuePair;
     private final RegionRegistry regions;
     private final DeviceCounters counters;
+    private final AckCoalescer acknowledgements;
 
     private int expectedPsn;
     private int messageSequenceNumber;
     private boolean sequenceNakSent;
-    private boolean acknowledgementOwed;
 
     private int messageKind = NO_MESSAGE;
     private SoftMemoryRegion writeRegion;
@@ -58,25 +66,38 @@ final class RoceResponder
     private int sendCapacity;
     private int sendReceived;
 
-    RoceResponder(final RoceQueuePair queuePair, final RegionRegistry regions, final DeviceCounters counters)
+    /**
+     * @param queuePair    the queue pair whose peer's requests this executes.
+     * @param regions      the device's regions.
+     * @param counters     the device's counters.
+     * @param ackDelayNs   longest an owed ACK may wait (see {@link AckCoalescer}).
+     */
+    RoceResponder(final RoceQueuePair queuePair, final RegionRegistry regions, final DeviceCounters counters,
+        final long ackDelayNs)
     {
         this.queuePair = queuePair;
         this.regions = regions;
         this.counters = counters;
+        this.acknowledgements = new AckCoalescer(ackDelayNs);
     }
 
     void connect(final int peerStartPsn)
     {
         expectedPsn = peerStartPsn & PSN_MASK;
+        acknowledgements.connect(expectedPsn);
     }
 
-    void onRequest(final RocePacket packet, final DirectBuffer buffer)
+    void onRequest(final RocePacket packet, final DirectBuffer buffer, final long nowNs)
     {
+        acknowledgements.onRequest(nowNs, queuePair.requestPacketsSent());
         final int distance = psnDistance(packet.psn(), expectedPsn);
         if (distance < 0)
         {
             counters.increment(DeviceCounters.DUPLICATE_REQUESTS);
-            owe();
+            if (acknowledgements.onDuplicate(nowNs))
+            {
+                queuePair.acknowledgeLater();
+            }
             return;
         }
         if (distance > 0)
@@ -87,6 +108,7 @@ final class RoceResponder
                 sequenceNakSent = true;
                 counters.increment(DeviceCounters.SEQUENCE_NAKS_SENT);
                 queuePair.sendAcknowledge(expectedPsn, AETH_NAK_PSN_SEQUENCE_ERROR, messageSequenceNumber);
+                acknowledgements.acknowledgedThrough(addPsn(expectedPsn, -1));
             }
             return;
         }
@@ -117,9 +139,9 @@ final class RoceResponder
             messageSequenceNumber = (messageSequenceNumber + 1) & MSN_MASK;
             counters.increment(DeviceCounters.REQUESTS_EXECUTED);
         }
-        if (packet.ackRequested())
+        if (acknowledgements.onExecuted(packet.ackRequested(), nowNs))
         {
-            owe();
+            queuePair.acknowledgeLater();
         }
     }
 
@@ -285,6 +307,7 @@ final class RoceResponder
     {
         counters.increment(DeviceCounters.RNR_NAKS_SENT);
         queuePair.sendAcknowledge(expectedPsn, AETH_RNR_NAK | RNR_TIMER, messageSequenceNumber);
+        acknowledgements.acknowledgedThrough(addPsn(expectedPsn, -1));
     }
 
     /** NAKs the expected PSN with a fatal syndrome and moves the queue pair to ERROR. */
@@ -294,30 +317,77 @@ final class RoceResponder
         {
             counters.increment(counter);
         }
-        if (acknowledgementOwed)
+        if (acknowledgements.isOwed())
         {
-            sendOwedAcknowledgement();
+            sendAcknowledgement();
         }
         queuePair.sendAcknowledge(expectedPsn, syndrome, messageSequenceNumber);
+        acknowledgements.acknowledgedThrough(addPsn(expectedPsn, -1));
         queuePair.failFromResponder();
     }
 
-    private void owe()
+    /**
+     * Sends the owed ACK if {@link AckCoalescer} says it is due. Called at the start of each
+     * progress round for as long as it returns {@link #ACKNOWLEDGEMENT_HELD}.
+     *
+     * @param nowNs the progress round's time.
+     * @return {@link #NO_ACKNOWLEDGEMENT}, {@link #ACKNOWLEDGEMENT_SENT} or {@link #ACKNOWLEDGEMENT_HELD}.
+     */
+    int releaseAcknowledgement(final long nowNs)
     {
-        if (!acknowledgementOwed)
+        if (!acknowledgements.isOwed())
         {
-            acknowledgementOwed = true;
-            queuePair.acknowledgeAtEndOfBatch();
+            return NO_ACKNOWLEDGEMENT;
+        }
+        if (!acknowledgements.release(nowNs, addPsn(expectedPsn, -1), queuePair.requestPacketsSent()))
+        {
+            return ACKNOWLEDGEMENT_HELD;
+        }
+        sendAcknowledgementPacket();
+        return ACKNOWLEDGEMENT_SENT;
+    }
+
+    /**
+     * The application just sent the peer a request: sends the owed ACK right behind it if the
+     * coalescer would otherwise release it before the next such request, at a moment that suits the
+     * ping-pong less (see {@link AckCoalescer#releaseWithAnswer}).
+     *
+     * @param nowNs            when the request went.
+     * @param answerIntervalNs time since the previous request the application sent the peer.
+     */
+    void acknowledgeWithAnswer(final long nowNs, final long answerIntervalNs)
+    {
+        if (acknowledgements.isOwed() &&
+            acknowledgements.releaseWithAnswer(nowNs, addPsn(expectedPsn, -1), answerIntervalNs))
+        {
+            sendAcknowledgementPacket();
         }
     }
 
-    /** One cumulative ACK of the last executed PSN. */
-    void sendOwedAcknowledgement()
+    /** Sends the owed ACK now, whatever the coalescer would say. */
+    private void sendAcknowledgement()
     {
-        if (acknowledgementOwed)
-        {
-            acknowledgementOwed = false;
-            queuePair.sendAcknowledge(addPsn(expectedPsn, -1), AETH_ACK | AETH_CREDITS_UNLIMITED, messageSequenceNumber);
-        }
+        acknowledgements.acknowledgedThrough(addPsn(expectedPsn, -1));
+        sendAcknowledgementPacket();
+    }
+
+    /** One cumulative ACK of the last executed PSN. */
+    private void sendAcknowledgementPacket()
+    {
+        queuePair.sendAcknowledge(addPsn(expectedPsn, -1), AETH_ACK | AETH_CREDITS_UNLIMITED, messageSequenceNumber);
+    }
+
+    /** Forgets an owed ACK: the queue pair left RTR/RTS and sends nothing more. */
+    void dropAcknowledgement()
+    {
+        acknowledgements.drop();
+    }
+
+    /**
+     * @return the coalescer's current limit of unacknowledged PSNs (for tests).
+     */
+    int acknowledgementLimit()
+    {
+        return acknowledgements.limit();
     }
 }

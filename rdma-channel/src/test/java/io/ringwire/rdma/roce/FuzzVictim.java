@@ -94,7 +94,11 @@ final class FuzzVictim
     final List<Nak> receivedNaks = new ArrayList<>();
     /** Every (PSN of the last executed request, MSN) the responder has held: an ACK must carry one. */
     final Set<Long> acknowledgeableStates = new HashSet<>();
-    boolean acknowledgementOwedOnce;
+    /**
+     * A packet asked for an ACK (or a duplicate arrived) and no sequence or RNR NAK came after it:
+     * a NAK acknowledges every PSN before the one it names, so it stands in for the owed ACK.
+     */
+    boolean acknowledgementOwed;
     int acknowledgementsReceived;
     long executedRequests;
     boolean crossedPsnWrap;
@@ -251,7 +255,7 @@ final class FuzzVictim
             case DUPLICATE ->
             {
                 counters[DeviceCounters.DUPLICATE_REQUESTS]++;
-                acknowledgementOwedOnce = true;
+                acknowledgementOwed = true;
             }
             case AHEAD ->
             {
@@ -261,12 +265,14 @@ final class FuzzVictim
                     sequenceNakSent = true;
                     counters[DeviceCounters.SEQUENCE_NAKS_SENT]++;
                     expectedNaks.add(new Nak(expectedPsn, NAK_SEQUENCE, messageSequenceNumber));
+                    acknowledgementOwed = false;
                 }
             }
             case RECEIVER_NOT_READY ->
             {
                 counters[DeviceCounters.RNR_NAKS_SENT]++;
                 expectedNaks.add(new Nak(expectedPsn, NAK_RNR, messageSequenceNumber));
+                acknowledgementOwed = false;
             }
             case INVALID_REQUEST ->
             {
@@ -359,7 +365,7 @@ final class FuzzVictim
         rememberAcknowledgeableState();
         if (p.ackRequest)
         {
-            acknowledgementOwedOnce = true;
+            acknowledgementOwed = true;
         }
     }
 
