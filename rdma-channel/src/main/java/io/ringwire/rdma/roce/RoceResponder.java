@@ -114,8 +114,12 @@ final class RoceResponder
         }
 
         final int opcode = packet.opcode();
-        if (packet.payloadLength() > queuePair.pathMtu())
+        final int pad = packet.padCount();
+        if (packet.payloadLength() > queuePair.pathMtu() ||
+            ((packet.payloadLength() + pad) & 3) != 0 || (!endsMessage(opcode) && pad != 0))
         {
+            // Too long for the path, or a pad count that does not align the payload to 4 bytes
+            // (FIRST and MIDDLE packets carry none): an invalid request.
             refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
             return;
         }
@@ -248,8 +252,9 @@ final class RoceResponder
             sendReceived = 0;
             receives.removeHead();
         }
-        if (!last && payload != queuePair.pathMtu())
+        if ((!last && payload != queuePair.pathMtu()) || (last && !startsMessage(opcode) && payload == 0))
         {
+            // FIRST and MIDDLE carry exactly the path MTU, a LAST at least one byte (IBA 9.7.5.1.3).
             completeHeldReceive(CompletionStatus.REMOTE_INVALID_REQUEST);
             refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
             return false;

@@ -158,19 +158,13 @@ final class FuzzVictim
         final boolean last = FuzzParsed.endsMessage(opcode);
         final boolean write = FuzzParsed.isWrite(opcode);
         final int payload = p.payloadLength;
-        if (((payload + p.padCount) & 3) != 0 || (!last && p.padCount != 0))
+        if (((payload + p.padCount) & 3) != 0 || (!last && p.padCount != 0) || payload > pathMtu)
         {
-            return deviate("a pad count that does not align the payload to 4 bytes (the provider does not check; " +
-                "rxe refuses such writes as length errors)");
+            return refuse(INVALID_REQUEST);
         }
         if (starts != (messageKind == NO_MESSAGE) || (!starts && (messageKind == WRITE_MESSAGE) != write))
         {
             return refuse(INVALID_REQUEST);
-        }
-        if (last && payload > pathMtu)
-        {
-            return deviate("an ONLY/LAST packet with a payload above the path MTU (IBA: invalid request; " +
-                "the provider executes it)");
         }
         if (write)
         {
@@ -216,7 +210,7 @@ final class FuzzVictim
         }
         if (last && !starts && payload == 0)
         {
-            return deviate("an empty SEND LAST (IBA: invalid request; the provider accepts it)");
+            return refuse(INVALID_REQUEST); // IBA: a LAST carries at least one byte
         }
         final Receive receive = starts ? receives.peekFirst() : sendReceive;
         final int received = starts ? 0 : sendReceived;

@@ -303,4 +303,56 @@ class RoceBadInputTest
             VICTIM_MTU + "-byte path MTU: " + syndrome(answer));
         assertEquals(0, rig.region().buffer().getLong(0), "nothing is written");
     }
+
+    @Test
+    void anEmptySendLastIsRefusedAsAnInvalidRequestAndItsReceiveCompletesWithAnError()
+    {
+        final Rig rig = rig();
+        assertEquals(PostResult.OK, rig.queuePair().postReceive(1, rig.region(), 0, 2 * VICTIM_MTU));
+
+        sendRequest(rig, SEND_FIRST, rig.startPsn(), 0, 0, 0, VICTIM_MTU);
+        sendRequest(rig, SEND_LAST, rig.startPsn() + 1, 0, 0, 0, 0); // IBA: a LAST carries at least one byte
+
+        FuzzParsed answer = awaitAnswer(rig);
+        if (answer.syndrome < 0x20)
+        {
+            answer = awaitAnswer(rig); // the FIRST's ACK, which goes first
+        }
+        assertEquals(AETH_NAK_INVALID_REQUEST, answer.syndrome, syndrome(answer));
+        assertEquals(rig.startPsn() + 1, answer.psn, "the NAK names the empty LAST");
+        assertEquals(QueuePairState.ERROR, rig.queuePair().state());
+        final List<Completion> completions = pollCompletions(rig, Duration.ofMillis(200));
+        assertEquals(1, completions.size(), completions.toString());
+        assertEquals(1L, completions.get(0).workRequestId());
+        assertTrue(completions.get(0).status() != CompletionStatus.SUCCESS, completions.toString());
+    }
+
+    @Test
+    void aPadCountThatDoesNotAlignThePayloadIsRefusedAsAnInvalidRequestWithNothingWritten()
+    {
+        final Rig rig = rig();
+        final FuzzRequester peer = rig.requester();
+        final int payload = 9;
+        final int payloadIndex = RocePacket.writeRequestHeaders(peer.sendView, 0, WRITE_ONLY,
+            QueuePairEndpoint.DEFAULT_PARTITION_KEY, rig.queuePair().queuePairNumber(), true, rig.startPsn(),
+            rig.region().address(), rig.region().rkey(), payload, 0, payload);
+        for (int i = 0; i < payload; i++)
+        {
+            peer.sendView.putByte(payloadIndex + i, (byte)0x5A);
+        }
+        // Pad count 0 for a 9-byte payload: the packet (ICRC included) is sent unaligned.
+        final byte flags = peer.sendView.getByte(BTH_FLAGS_OFFSET);
+        peer.sendView.putByte(BTH_FLAGS_OFFSET, (byte)(flags & ~BTH_PAD_MASK));
+        final int length = payloadIndex + payload + Icrc.LENGTH;
+        peer.stampIcrc(length);
+        peer.send(length);
+
+        final FuzzParsed answer = awaitAnswer(rig);
+        assertEquals(AETH_NAK_INVALID_REQUEST, answer.syndrome, syndrome(answer));
+        assertEquals(QueuePairState.ERROR, rig.queuePair().state());
+        for (int i = 0; i < 16; i++)
+        {
+            assertEquals(0, rig.region().buffer().getByte(i), "byte " + i + " is not written");
+        }
+    }
 }
