@@ -145,6 +145,14 @@ public final class Publication implements AutoCloseable
      * Waits (calling {@link #doWork()}) until a subscriber is connected, for applications that want
      * to start publishing only then.
      *
+     * <p>Only this publication is driven meanwhile. A {@link Subscription} answers connection
+     * requests only from its own poll, so a subscription owned by the waiting thread accepts no
+     * publication until the wait ends. When two sides each publish to the other (ping-pong,
+     * request and response) and both wait here, each waits for a subscription that only the other
+     * would poll, and both connection requests time out. Such a thread drives both instead: it
+     * polls its subscription and calls {@link #doWork()} until {@link #isConnected()} and the
+     * subscription has its image.
+     *
      * @param timeout how long to wait.
      * @return true when connected.
      */

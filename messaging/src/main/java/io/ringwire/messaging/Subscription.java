@@ -34,7 +34,9 @@ import java.util.function.IntConsumer;
  * session id, so a {@link FragmentAssembler} can drop a partial message.
  *
  * <p>Threading: one polling thread calls {@link #poll}; it also accepts new publications (bounded
- * by the connection manager's timeout). Steady-state polling allocates nothing and takes no locks.
+ * by the connection manager's timeout), and only there: a publication connects only while its
+ * subscription is polled (see {@link Publication#awaitConnected}). Steady-state polling allocates
+ * nothing and takes no locks.
  */
 public final class Subscription implements AutoCloseable
 {
