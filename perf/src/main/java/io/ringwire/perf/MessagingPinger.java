@@ -20,11 +20,6 @@ import java.nio.ByteBuffer;
  * it covers claim, encode, commit, both transports, the ponger's decode and re-encode, and the
  * decode here. It is its own fragment handler, so polling allocates nothing.
  *
- * <p>Right after each commit, with nothing to offer until the echo is back, it runs its
- * publication's duty cycle ({@code doWork}: reaping completions and ACKs, heartbeats), as a
- * publishing application does when idle; that work then overlaps the echo's flight instead of
- * piling up for a later offer.
- *
  * <p>Threading: the pinger thread only, after the control thread connected both sides.
  */
 final class MessagingPinger extends Pinger implements FragmentHandler
@@ -120,7 +115,6 @@ final class MessagingPinger extends Pinger implements FragmentHandler
             failureDetail = "commit returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState();
             return false;
         }
-        publication.doWork();
         return true;
     }
 

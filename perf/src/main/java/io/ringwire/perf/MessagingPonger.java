@@ -13,9 +13,7 @@ import java.io.PrintStream;
  * The ponger through messaging: busy-polls its subscription; its handler validates and decodes each
  * {@code LatencyProbe} in place and echoes it at once through its own publication (tryClaim, encode
  * the same sequence, send timestamp and padding with {@code echoTimestampNs} set, commit). Ends
- * after echoing the probe with {@link LatencyProbeCodec#STOP_SEQUENCE}. After each poll that
- * handled something it runs its publication's duty cycle ({@code doWork}), as an idle publisher
- * does, while the next ping is on its way.
+ * after echoing the probe with {@link LatencyProbeCodec#STOP_SEQUENCE}.
  *
  * <p>It measures its own allocation over the pinger's measured window: from the probe whose
  * sequence is the warm-up count to the stop probe.
@@ -66,11 +64,7 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
         int idlePolls = 0;
         while (true)
         {
-            if (subscription.poll(this, MessagingPinger.POLL_BATCH) > 0)
-            {
-                publication.doWork();
-            }
-            else
+            if (subscription.poll(this, MessagingPinger.POLL_BATCH) == 0)
             {
                 idle();
                 if ((++idlePolls & CLOCK_CHECK_MASK) == 0)
