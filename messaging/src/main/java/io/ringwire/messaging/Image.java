@@ -20,10 +20,16 @@ final class Image implements AutoCloseable
 {
     static final int VALID = 0;
     static final int PROTOCOL_ERROR = -1;
+    /**
+     * Consumed receives are posted again in small groups, a sixteenth of the batch at a time: the
+     * same work as one large group, but no single frame pays for reposting half the batch.
+     */
+    private static final int REPOSTS_PER_BATCH = 16;
 
     final int sessionId;
     final int streamId;
     final QueuePair queuePair;
+    final int queuePairNumber;
     private final MemoryRegion ring;
     private final AtomicBuffer ringBuffer;
     private final MemoryRegion creditSource;
@@ -31,9 +37,11 @@ final class Image implements AutoCloseable
     private final MemoryRegion join;
     private final long remoteCreditAddress;
     private final int remoteCreditKey;
+    private final int capacity;
     private final int mask;
     private final int creditInterval;
     private final int receiveBatch;
+    private final int repostThreshold;
     private final Header header = new Header();
 
     long position;
@@ -57,6 +65,7 @@ final class Image implements AutoCloseable
         this.sessionId = sessionId;
         this.streamId = streamId;
         this.queuePair = queuePair;
+        this.queuePairNumber = queuePair.queuePairNumber();
         this.ring = ring;
         this.ringBuffer = ring.buffer();
         this.creditSource = creditSource;
@@ -64,9 +73,11 @@ final class Image implements AutoCloseable
         this.join = join;
         this.remoteCreditAddress = remoteCreditAddress;
         this.remoteCreditKey = remoteCreditKey;
-        this.mask = ring.length() - 1;
-        this.creditInterval = ring.length() / creditFraction;
+        this.capacity = ring.length();
+        this.mask = capacity - 1;
+        this.creditInterval = capacity / creditFraction;
         this.receiveBatch = receiveBatch;
+        this.repostThreshold = Math.max(1, receiveBatch / REPOSTS_PER_BATCH);
         this.position = initialPosition;
         this.creditSentPosition = initialPosition;
         this.lastFrameNs = nowNs;
@@ -90,7 +101,7 @@ final class Image implements AutoCloseable
         }
         final int offset = (int)(position & mask);
         final int aligned = alignedLength(frameLength);
-        if (frameLength < 8 || offset + aligned > ring.length() ||
+        if (frameLength < 8 || offset + aligned > capacity ||
             ringBuffer.getInt(offset + FRAME_LENGTH_OFFSET, ORDER) != frameLength)
         {
             return PROTOCOL_ERROR;
@@ -123,7 +134,7 @@ final class Image implements AutoCloseable
             return PROTOCOL_ERROR;
         }
         position += aligned;
-        if (++receivesToRepost >= receiveBatch / 2)
+        if (++receivesToRepost >= repostThreshold)
         {
             repostReceives();
         }

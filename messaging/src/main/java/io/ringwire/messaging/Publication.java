@@ -37,8 +37,10 @@ import static io.ringwire.messaging.FrameDescriptor.*;
  * {@link FragmentAssembler} then never delivers it).
  *
  * <p>Threading: one owning thread calls everything, and {@link #doWork()} when it has nothing to
- * offer (heartbeats, liveness, reconnection, completions; offer calls it too when needed). Offer
- * and tryClaim allocate nothing and take no locks.
+ * offer (heartbeats, liveness, reconnection, completions). Offers run that duty cycle themselves
+ * every {@value #OFFERS_PER_DUTY} attempts, after their frame has gone out, so no frame waits behind
+ * housekeeping (on roce, for instance, reaping a batch of ACKs takes a system call each). Offer and
+ * tryClaim allocate nothing and take no locks.
  */
 public final class Publication implements AutoCloseable
 {
@@ -54,6 +56,12 @@ public final class Publication implements AutoCloseable
     public static final long MAX_POSITION_EXCEEDED = -5;
 
     private static final int DESTINATION_SEND_DEPTH = 4096;
+    /**
+     * Offer attempts between two duty cycles that the offers run themselves. Small enough that the
+     * completions and ACKs one cycle reaps take less than a round trip on roce (each ACK is a
+     * datagram, one receive call); 64 made every 64th round trip of a ping-pong some 100 us late.
+     */
+    static final int OFFERS_PER_DUTY = 16;
 
     private final MessagingContext context;
     private final ChannelUri channel;
@@ -144,6 +152,14 @@ public final class Publication implements AutoCloseable
     /**
      * Waits (calling {@link #doWork()}) until a subscriber is connected, for applications that want
      * to start publishing only then.
+     *
+     * <p>Only this publication is driven meanwhile. A {@link Subscription} answers connection
+     * requests only from its own poll, so a subscription owned by the waiting thread accepts no
+     * publication until the wait ends. When two sides each publish to the other (ping-pong,
+     * request and response) and both wait here, each waits for a subscription that only the other
+     * would poll, and both connection requests time out. Such a thread drives both instead: it
+     * polls its subscription and calls {@link #doWork()} until {@link #isConnected()} and the
+     * subscription has its image.
      *
      * @param timeout how long to wait.
      * @return true when connected.
@@ -248,7 +264,7 @@ public final class Publication implements AutoCloseable
             final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
             writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_DATA, position);
             stagingBuffer.putBytes(frameOffset + HEADER_LENGTH, buffer, offset, length);
-            return publishFrame(frameOffset, frameLength, length);
+            return dutyAfterOffer(publishFrame(frameOffset, frameLength, length));
         }
         return offerFragmented(buffer, offset, length);
     }
@@ -291,10 +307,10 @@ public final class Publication implements AutoCloseable
             result = publishFrame(frameOffset, frameLength, sent + fragment == length ? length : 0);
             if (result < 0)
             {
-                return result;
+                return dutyAfterOffer(result);
             }
         }
-        return result;
+        return dutyAfterOffer(result);
     }
 
     /**
@@ -333,14 +349,14 @@ public final class Publication implements AutoCloseable
     /** Called by {@link BufferClaim#commit()}. */
     long commitClaim(final int frameOffset, final int frameLength)
     {
-        return publishFrame(frameOffset, frameLength, frameLength - HEADER_LENGTH);
+        return dutyAfterOffer(publishFrame(frameOffset, frameLength, frameLength - HEADER_LENGTH));
     }
 
     /** Called by {@link BufferClaim#abort()}: the claimed frame becomes padding. */
     long abortClaim(final int frameOffset, final int frameLength)
     {
         writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_PAD, position);
-        return publishFrame(frameOffset, frameLength, 0);
+        return dutyAfterOffer(publishFrame(frameOffset, frameLength, 0));
     }
 
     private long admit()
@@ -349,16 +365,14 @@ public final class Publication implements AutoCloseable
         {
             return CLOSED;
         }
-        if (++offersSinceDuty >= 64 || connectedCount == 0)
+        if (connectedCount == 0)
         {
-            offersSinceDuty = 0;
-            final int connectedBefore = connectedCount;
             doWork();
             if (connectedCount == 0)
             {
                 return NOT_CONNECTED;
             }
-            if (connectedBefore == 0 && connections > 1)
+            if (connections > 1)
             {
                 return ADMIN_ACTION; // reconnected, under a new session: the caller retries into it
             }
@@ -370,9 +384,27 @@ public final class Publication implements AutoCloseable
         return 0;
     }
 
+    /**
+     * Counts an offer attempt that got past {@link #admit()} and, every {@link #OFFERS_PER_DUTY}th,
+     * runs the duty cycle: after the frame went out, not before it.
+     *
+     * @param result what the attempt returns.
+     * @return {@code result}.
+     */
+    private long dutyAfterOffer(final long result)
+    {
+        if (++offersSinceDuty >= OFFERS_PER_DUTY)
+        {
+            offersSinceDuty = 0;
+            doWork();
+        }
+        return result;
+    }
+
     private long backPressured()
     {
         counters.backPressured.incrementRelease();
+        dutyAfterOffer(0);
         return connectedCount == 0 ? NOT_CONNECTED : BACK_PRESSURED;
     }
 

@@ -34,7 +34,9 @@ import java.util.function.IntConsumer;
  * session id, so a {@link FragmentAssembler} can drop a partial message.
  *
  * <p>Threading: one polling thread calls {@link #poll}; it also accepts new publications (bounded
- * by the connection manager's timeout). Steady-state polling allocates nothing and takes no locks.
+ * by the connection manager's timeout), and only there: a publication connects only while its
+ * subscription is polled (see {@link Publication#awaitConnected}). Steady-state polling allocates
+ * nothing and takes no locks.
  */
 public final class Subscription implements AutoCloseable
 {
@@ -54,6 +56,8 @@ public final class Subscription implements AutoCloseable
     private final Int2ObjectHashMap<Image> imagesByQueuePair = new Int2ObjectHashMap<>();
     private final CompletionHandler completionHandler = this::onCompletion;
     private Image[] images = new Image[0];
+    /** The image of the last completion: a low-latency subscription mostly hears from one publication. */
+    private Image lastImage;
     private FragmentHandler handler;
     private IntConsumer availableImageHandler = sessionId -> { };
     private IntConsumer unavailableImageHandler = sessionId -> { };
@@ -169,10 +173,15 @@ public final class Subscription implements AutoCloseable
     private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
         final int immediate, final int queuePairNumber)
     {
-        final Image image = imagesByQueuePair.get(queuePairNumber);
-        if (null == image)
+        Image image = lastImage;
+        if (null == image || image.queuePairNumber != queuePairNumber)
         {
-            return;
+            image = imagesByQueuePair.get(queuePairNumber);
+            if (null == image)
+            {
+                return;
+            }
+            lastImage = image;
         }
         if (status != CompletionStatus.SUCCESS)
         {
@@ -309,9 +318,13 @@ public final class Subscription implements AutoCloseable
 
     private void closeImage(final Image image)
     {
-        if (null == imagesByQueuePair.remove(image.queuePair.queuePairNumber()))
+        if (null == imagesByQueuePair.remove(image.queuePairNumber))
         {
             return;
+        }
+        if (lastImage == image)
+        {
+            lastImage = null;
         }
         final List<Image> remaining = new ArrayList<>(images.length);
         for (final Image other : images)
@@ -340,6 +353,7 @@ public final class Subscription implements AutoCloseable
             image.close();
         }
         images = new Image[0];
+        lastImage = null;
         CloseHelper.quietCloseAll(listener, counters, device);
     }
 

@@ -21,9 +21,12 @@ abstract class Pinger extends SpinningTask
     static final long FAILED = -1;
 
     private final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+    /** The warm-up's round trips: recorded the same way, then ignored. */
+    private final Histogram warmupHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
     private final long warmup;
     private final long messages;
     private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
+    private boolean jitCompiledWhileMeasuring;
 
     /** Why the last round trip failed; written on the failure path only. */
     protected String failureDetail;
@@ -46,30 +49,44 @@ abstract class Pinger extends SpinningTask
     @Override
     protected final String runLoop()
     {
-        final long total = warmup + messages;
-        long allocatedBeforeMeasuring = 0;
-        for (long sequence = 0; sequence < total; sequence++)
+        // The warm-up runs the very loop and recording code the measurement runs, into a histogram of
+        // its own: so the JIT has compiled all of it before the window, and crossing into the window
+        // takes no branch never taken before (a deoptimisation there recompiles inside the window,
+        // and HotSpot allocates on the thread whose code it compiles).
+        final String warmupFailure = roundTrips(0, warmup, warmupHistogram);
+        if (null != warmupFailure)
         {
-            if (sequence == warmup)
-            {
-                allocatedBeforeMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
-            }
-            final long roundTripNs = roundTrip(sequence);
-            if (roundTripNs == FAILED)
-            {
-                return "message " + sequence + (sequence < warmup ? " (warm-up)" : "") + ": " + failureDetail;
-            }
-            if (sequence >= warmup)
-            {
-                histogram.recordValue(Math.min(roundTripNs, HIGHEST_TRACKABLE_NS));
-            }
+            return warmupFailure + " (warm-up)";
         }
+        final long compilationBeforeMeasuring = ThreadAllocation.compilationTimeMs();
+        final long allocatedBeforeMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
+        final String failure = roundTrips(warmup, warmup + messages, histogram);
         final long allocatedAfterMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
         if (allocatedAfterMeasuring != ThreadAllocation.UNKNOWN)
         {
             measuredAllocatedBytes = allocatedAfterMeasuring - allocatedBeforeMeasuring;
         }
-        return finish();
+        jitCompiledWhileMeasuring = ThreadAllocation.compilationTimeMs() != compilationBeforeMeasuring;
+        return null != failure ? failure : finish();
+    }
+
+    /**
+     * Round trips {@code from} (inclusive) to {@code to}, each recorded into {@code recorded}.
+     *
+     * @return null, or what failed.
+     */
+    private String roundTrips(final long from, final long to, final Histogram recorded)
+    {
+        for (long sequence = from; sequence < to; sequence++)
+        {
+            final long roundTripNs = roundTrip(sequence);
+            if (roundTripNs == FAILED)
+            {
+                return "message " + sequence + ": " + failureDetail;
+            }
+            recorded.recordValue(Math.min(roundTripNs, HIGHEST_TRACKABLE_NS));
+        }
+        return null;
     }
 
     /**
@@ -120,5 +137,13 @@ abstract class Pinger extends SpinningTask
     final long measuredAllocatedBytes()
     {
         return measuredAllocatedBytes;
+    }
+
+    /**
+     * @return whether the JIT compiled anything (on any thread) while the pinger measured.
+     */
+    final boolean jitCompiledWhileMeasuring()
+    {
+        return jitCompiledWhileMeasuring;
     }
 }

@@ -116,6 +116,26 @@ final class PongerProcess implements AutoCloseable
             throw new IllegalStateException("the ponger process (pid " + process.pid() + ") sent no " + what +
                 " within " + LINE_TIMEOUT_MS + " ms");
         }
+        return check(line, prefix, what);
+    }
+
+    /**
+     * The child's next line if it has sent one, without waiting: for a caller that must keep
+     * working (polling its own side of a connection) while the child gets ready.
+     *
+     * @param prefix the line's first word.
+     * @param what   what the line carries, for messages.
+     * @return the line, or null when the child has sent none yet.
+     * @throws IllegalStateException when the child reports a failure, exits or says something else.
+     */
+    String pollLine(final String prefix, final String what)
+    {
+        final String line = linesFromChild.poll();
+        return null == line ? null : check(line, prefix, what);
+    }
+
+    private String check(final String line, final String prefix, final String what)
+    {
         if (END_OF_OUTPUT.equals(line))
         {
             linesFromChild.add(END_OF_OUTPUT);

@@ -8,10 +8,12 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Runs the round-trip benchmark for each transport of the options, one after the other in this
- * run, with the pinger and the ponger as threads of this JVM or the ponger in a child JVM. Sets up
+ * Runs the round-trip benchmark for each transport of the options, and for an RDMA provider through
+ * each path the options ask for (the bare channel, then messaging), one after the other in this run,
+ * with the pinger and the ponger as threads of this JVM or the ponger in a child JVM. Sets up
  * connections on the control thread, hands them to the spinning threads, and turns the pinger's
  * histogram into an {@link RttResult}.
  *
@@ -23,6 +25,7 @@ final class RttBenchmark
     private static final long PONGER_END_TIMEOUT_MS =
         TimeUnit.NANOSECONDS.toMillis(SpinningTask.PEER_SILENCE_TIMEOUT_NS) + 5_000;
     private static final long JOIN_SLICE_MS = 100;
+    private static final long CONNECT_IDLE_PAUSE_NS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final RttOptions options;
     private final CpuPlan cpuPlan;
@@ -50,14 +53,28 @@ final class RttBenchmark
         final List<RttResult> results = new ArrayList<>();
         for (final String provider : options.providers())
         {
-            log.println("rtt: " + provider + ", " + options.processes() + " process(es): " + options.warmup() +
-                " warm-up + " + options.messages() + " measured round trips of " + options.size() + " bytes");
-            results.add(options.processes() == 1 ? runInOneProcess(provider) : runInTwoProcesses(provider));
+            for (final String api : options.apisOf(provider))
+            {
+                log.println("rtt: " + provider + " (" + api + "), " + options.processes() + " process(es): " +
+                    options.warmup() + " warm-up + " + options.messages() + " measured round trips of " +
+                    sizeOf(api) + " bytes");
+                results.add(options.processes() == 1 ? runInOneProcess(provider, api) :
+                    runInTwoProcesses(provider, api));
+            }
         }
         return new RttReport(options.size(), options.messages(), options.warmup(), options.processes(), results);
     }
 
-    private RttResult runInOneProcess(final String provider) throws IOException
+    /**
+     * @return the bytes per message on a path: a messaging probe is at least
+     *         {@link LatencyProbeCodec#MIN_LENGTH}.
+     */
+    private int sizeOf(final String api)
+    {
+        return RttOptions.API_MESSAGING.equals(api) ? LatencyProbeCodec.messageLength(options.size()) : options.size();
+    }
+
+    private RttResult runInOneProcess(final String provider, final String api) throws IOException
     {
         if (RttOptions.NIO_TCP.equals(provider))
         {
@@ -65,7 +82,7 @@ final class RttBenchmark
                  SocketChannel pingerChannel = NioChannels.connect(NioChannels.port(server));
                  SocketChannel pongerChannel = NioChannels.accept(server))
             {
-                return runThreads(provider,
+                return runThreads(provider, api,
                     new NioPinger(pingerChannel, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
                         options.warmup(), options.messages()),
                     new NioPonger(pongerChannel, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
@@ -96,6 +113,21 @@ final class RttBenchmark
                         NioUdpChannels.loopbackAddress(NioUdpChannels.port(pingerReceive))));
             }
         }
+        if (RttOptions.API_MESSAGING.equals(api))
+        {
+            final String secret = MessagingPeer.newSecret();
+            try (MessagingPeer pingSide = MessagingPeer.open(provider, options.shmDirectory(), secret, options.size());
+                 MessagingPeer pongSide = MessagingPeer.open(provider, options.shmDirectory(), secret, options.size()))
+            {
+                pingSide.connectTo(pongSide.port());
+                pongSide.connectTo(pingSide.port());
+                MessagingPeer.connect(pingSide, pongSide);
+                return runThreads(provider, api,
+                    new MessagingPinger(pingSide, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
+                        options.messages()),
+                    new MessagingPonger(pongSide, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup()));
+            }
+        }
         try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size());
              RdmaPeer pongSide = RdmaPeer.open(provider, options.shmDirectory(), options.size()))
         {
@@ -103,7 +135,7 @@ final class RttBenchmark
             final RemotePeer pongRemote = pongSide.describe();
             pingSide.connect(pongRemote);
             pongSide.connect(pingRemote);
-            return runThreads(provider,
+            return runThreads(provider, api,
                 new RdmaPinger(pingSide, pongRemote, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
                     options.warmup(), options.messages()),
                 new RdmaPonger(pongSide, pingRemote, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
@@ -112,13 +144,14 @@ final class RttBenchmark
 
     private RttResult runNioUdpThreads(final String provider, final NioUdpLink pingerLink, final NioUdpLink pongerLink)
     {
-        return runThreads(provider,
+        return runThreads(provider, RttOptions.API_RAW,
             new NioUdpPinger(pingerLink, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
                 options.warmup(), options.messages()),
             new NioUdpPonger(pongerLink, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
     }
 
-    private RttResult runThreads(final String provider, final Pinger pinger, final SpinningTask ponger)
+    private RttResult runThreads(final String provider, final String api, final Pinger pinger,
+        final SpinningTask ponger)
     {
         final Thread pongerThread = start(ponger);
         final Thread pingerThread = start(pinger);
@@ -140,15 +173,15 @@ final class RttBenchmark
             throw new IllegalStateException(provider + ": the ponger did not end within " + PONGER_END_TIMEOUT_MS +
                 " ms of the pinger" + (null == pinger.failure() ? "" : " (" + pinger.failure() + ")"));
         }
-        failIfEitherFailed(provider, pinger, ponger.failure());
-        return RttResult.of(provider, 1, options.size(), pinger.histogram(), pinger.pinnedCpu(), ponger.pinnedCpu(),
+        failIfEitherFailed(provider, api, pinger, ponger.failure());
+        return RttResult.of(provider, api, 1, sizeOf(api), pinger.histogram(), pinger.pinnedCpu(), ponger.pinnedCpu(),
             pinger.measuredAllocatedBytes());
     }
 
-    private RttResult runInTwoProcesses(final String provider) throws IOException
+    private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
     {
-        try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, options.size(),
-            options.shmDirectory(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle())))
+        try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, api, options.size(),
+            options.shmDirectory(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), options.warmup())))
         {
             if (RttOptions.NIO_TCP.equals(provider))
             {
@@ -156,7 +189,7 @@ final class RttBenchmark
                 try (SocketChannel channel = NioChannels.connect(port))
                 {
                     child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, child, new NioPinger(channel, options.size(),
+                    return runAgainstChild(provider, api, child, new NioPinger(channel, options.size(),
                         cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
                 }
             }
@@ -168,7 +201,7 @@ final class RttBenchmark
                     child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(channel));
                     NioUdpChannels.connect(channel, port);
                     child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, child, new NioUdpPinger(NioUdpLink.connected(channel),
+                    return runAgainstChild(provider, api, child, new NioUdpPinger(NioUdpLink.connected(channel),
                         options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
                         options.messages()));
                 }
@@ -181,10 +214,14 @@ final class RttBenchmark
                 {
                     child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(receive));
                     child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, child, new NioUdpPinger(
+                    return runAgainstChild(provider, api, child, new NioUdpPinger(
                         NioUdpLink.unconnected(send, receive, NioUdpChannels.loopbackAddress(port)), options.size(),
                         cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
                 }
+            }
+            if (RttOptions.API_MESSAGING.equals(api))
+            {
+                return runMessagingAgainstChild(provider, api, child);
             }
             final RemotePeer pongRemote = RemotePeer.parse(child.awaitLine(RemotePeer.PREFIX, "endpoint"));
             try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size()))
@@ -192,13 +229,50 @@ final class RttBenchmark
                 child.sendLine(pingSide.describe().toLine());
                 pingSide.connect(pongRemote);
                 child.awaitLine(RttPonger.READY, "READY");
-                return runAgainstChild(provider, child, new RdmaPinger(pingSide, pongRemote, cpuPlan.pingerCpu(),
+                return runAgainstChild(provider, api, child, new RdmaPinger(pingSide, pongRemote, cpuPlan.pingerCpu(),
                     cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
             }
         }
     }
 
-    private RttResult runAgainstChild(final String provider, final PongerProcess child, final Pinger pinger)
+    /**
+     * Connects both ways with the child's messaging ponger: this side's subscription is polled while
+     * its publication connects and while the child gets ready, since the child's publication is
+     * accepted only by that polling.
+     */
+    private RttResult runMessagingAgainstChild(final String provider, final String api, final PongerProcess child)
+        throws IOException
+    {
+        final String secret = MessagingPeer.newSecret();
+        child.sendLine(RttPonger.SECRET + " " + secret);
+        final int childPort = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);
+        try (MessagingPeer pingSide = MessagingPeer.open(provider, options.shmDirectory(), secret, options.size()))
+        {
+            child.sendLine(RttPonger.PEER + " " + pingSide.port());
+            pingSide.connectTo(childPort);
+            final long deadlineNs = System.nanoTime() + MessagingPeer.CONNECT_TIMEOUT_NS;
+            boolean childReady = false;
+            while (!childReady || !pingSide.isConnected())
+            {
+                if (System.nanoTime() - deadlineNs > 0)
+                {
+                    throw new IllegalStateException(provider + " messaging: not connected both ways with the ponger " +
+                        "process within " + TimeUnit.NANOSECONDS.toSeconds(MessagingPeer.CONNECT_TIMEOUT_NS) + " s (" +
+                        pingSide.connectionState() + (childReady ? "" : "; the ponger process is not ready") + ")");
+                }
+                childReady = childReady || null != child.pollLine(RttPonger.READY, "READY");
+                if (pingSide.driveConnection() == 0)
+                {
+                    LockSupport.parkNanos(CONNECT_IDLE_PAUSE_NS);
+                }
+            }
+            return runAgainstChild(provider, api, child, new MessagingPinger(pingSide, cpuPlan.pingerCpu(),
+                cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
+        }
+    }
+
+    private RttResult runAgainstChild(final String provider, final String api, final PongerProcess child,
+        final Pinger pinger)
     {
         final Thread pingerThread = start(pinger);
         while (!join(pingerThread, JOIN_SLICE_MS))
@@ -228,16 +302,18 @@ final class RttBenchmark
             // The child is killed on close; if it saw what went wrong first, say so too.
             pongerFailure = child.reportedFailure(1_000);
         }
-        failIfEitherFailed(provider, pinger, pongerFailure);
-        return RttResult.of(provider, 2, options.size(), pinger.histogram(), pinger.pinnedCpu(), pongerCpu,
+        failIfEitherFailed(provider, api, pinger, pongerFailure);
+        return RttResult.of(provider, api, 2, sizeOf(api), pinger.histogram(), pinger.pinnedCpu(), pongerCpu,
             pinger.measuredAllocatedBytes());
     }
 
-    private void failIfEitherFailed(final String provider, final Pinger pinger, final String pongerFailure)
+    private void failIfEitherFailed(final String provider, final String api, final Pinger pinger,
+        final String pongerFailure)
     {
         if (null != pinger.failure() || null != pongerFailure)
         {
-            final StringBuilder message = new StringBuilder(provider).append(" in ").append(options.processes())
+            final StringBuilder message = new StringBuilder(provider).append(" (").append(api).append(") in ")
+                .append(options.processes())
                 .append(" process(es) failed");
             if (null != pinger.failure())
             {

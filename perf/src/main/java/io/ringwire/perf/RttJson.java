@@ -1,18 +1,24 @@
 package io.ringwire.perf;
 
+import java.util.List;
 import java.util.Locale;
 
 /**
  * Formats an {@link RttReport} as one JSON object for tools, times in nanoseconds (integers, except
- * the mean):
+ * the mean and the ratios):
  *
  * <pre>
  * {"benchmark":"rtt","size":32,"messages":N,"warmup":W,"processes":1,"results":[
- *   {"provider":"shm","p50":..,"p90":..,"p99":..,"p99_9":..,"p99_99":..,"max":..,"mean":..,"count":N,
- *    "pinger_cpu":0,"ponger_cpu":1}, ...]}
+ *   {"provider":"shm","api":"channel","size":32,"p50":..,"p90":..,"p99":..,"p99_9":..,"p99_99":..,"max":..,
+ *    "mean":..,"count":N,"pinger_cpu":0,"ponger_cpu":1},
+ *   {"provider":"shm","api":"messaging","size":36,...,"channel_p50":..,"overhead_p50":1.071}, ...],
+ *  "overhead":[{"provider":"shm","channel_p50":..,"messaging_p50":..,"overhead_p50":1.071,
+ *    "overhead_p50_ns":..}, ...]}
  * </pre>
  *
- * A CPU of -1 means the thread was not pinned.
+ * {@code api} is channel, messaging, or raw for the NIO baselines. A messaging row whose provider
+ * also ran through the channel carries that channel's p50 and the ratio; {@code overhead} lists
+ * every such provider (empty when none ran both ways). A CPU of -1 means the thread was not pinned.
  */
 final class RttJson
 {
@@ -38,6 +44,8 @@ final class RttJson
             final RttResult result = report.results().get(i);
             json.append(i == 0 ? "" : ",")
                 .append("{\"provider\":").append(quote(result.provider()))
+                .append(",\"api\":").append(quote(result.api()))
+                .append(",\"size\":").append(result.size())
                 .append(",\"p50\":").append(result.p50())
                 .append(",\"p90\":").append(result.p90())
                 .append(",\"p99\":").append(result.p99())
@@ -47,10 +55,50 @@ final class RttJson
                 .append(",\"mean\":").append(number(result.mean()))
                 .append(",\"count\":").append(result.count())
                 .append(",\"pinger_cpu\":").append(result.pingerCpu())
-                .append(",\"ponger_cpu\":").append(result.pongerCpu())
+                .append(",\"ponger_cpu\":").append(result.pongerCpu());
+            final RttOverhead overhead = overheadOf(report, result);
+            if (null != overhead)
+            {
+                json.append(",\"channel_p50\":").append(overhead.channelP50())
+                    .append(",\"overhead_p50\":").append(ratio(overhead.ratio()));
+            }
+            json.append('}');
+        }
+        json.append("],\"overhead\":[");
+        final List<RttOverhead> overheads = report.overheads();
+        for (int i = 0; i < overheads.size(); i++)
+        {
+            final RttOverhead overhead = overheads.get(i);
+            json.append(i == 0 ? "" : ",")
+                .append("{\"provider\":").append(quote(overhead.provider()))
+                .append(",\"channel_p50\":").append(overhead.channelP50())
+                .append(",\"messaging_p50\":").append(overhead.messagingP50())
+                .append(",\"overhead_p50\":").append(ratio(overhead.ratio()))
+                .append(",\"overhead_p50_ns\":").append(overhead.differenceNs())
                 .append('}');
         }
         return json.append("]}").toString();
+    }
+
+    private static RttOverhead overheadOf(final RttReport report, final RttResult result)
+    {
+        if (!RttOptions.API_MESSAGING.equals(result.api()))
+        {
+            return null;
+        }
+        for (final RttOverhead overhead : report.overheads())
+        {
+            if (overhead.provider().equals(result.provider()))
+            {
+                return overhead;
+            }
+        }
+        return null;
+    }
+
+    private static String ratio(final double value)
+    {
+        return Double.isFinite(value) ? String.format(Locale.ROOT, "%.4f", value) : "0";
     }
 
     private static String number(final double value)

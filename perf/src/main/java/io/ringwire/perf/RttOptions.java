@@ -15,6 +15,9 @@ import java.util.Locale;
  * @param providers          transports to measure, in order: the RDMA providers {@code shm}, {@code socket},
  *                           {@code roce} and the raw NIO baselines {@code nio-tcp}, {@code nio-udp},
  *                           {@code nio-udp-unconnected}.
+ * @param api                which path the RDMA providers are measured through: {@link #API_MESSAGING},
+ *                           {@link #API_CHANNEL} or {@link #API_BOTH} (each provider runs the bare
+ *                           channel, then messaging, side by side in this run).
  * @param size               bytes per message, both ways.
  * @param messages           measured round trips per transport.
  * @param warmup             round trips before measuring, not recorded.
@@ -26,6 +29,7 @@ import java.util.Locale;
  */
 public record RttOptions(
     List<String> providers,
+    String api,
     int size,
     long messages,
     long warmup,
@@ -53,6 +57,16 @@ public record RttOptions(
     /** Transports {@code --provider} accepts. */
     public static final List<String> ALLOWED_PROVIDERS =
         List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED);
+    /** Through Publication and Subscription, with SBE {@code LatencyProbe} messages. */
+    public static final String API_MESSAGING = "messaging";
+    /** The bare channel: WRITE WITH IMMEDIATE between two queue pairs. */
+    public static final String API_CHANNEL = "channel";
+    /** The bare channel, then messaging, for each RDMA provider. */
+    public static final String API_BOTH = "both";
+    /** What {@code --api} accepts. */
+    public static final List<String> ALLOWED_APIS = List.of(API_MESSAGING, API_CHANNEL, API_BOTH);
+    /** The api of a raw NIO baseline's row: sockets only, no RingWire layer. */
+    public static final String API_RAW = "raw";
 
     static final int DEFAULT_SIZE = 32;
     static final long DEFAULT_MESSAGES = 1_000_000;
@@ -69,6 +83,24 @@ public record RttOptions(
         {
             throw new UsageException("--provider needs at least one of " + String.join(", ", ALLOWED_PROVIDERS));
         }
+        if (!ALLOWED_APIS.contains(api))
+        {
+            throw new UsageException("--api '" + api + "' is not allowed; allowed: " + String.join(", ", ALLOWED_APIS));
+        }
+    }
+
+    /**
+     * @param provider one of {@link #providers()}.
+     * @return the paths it runs through, in order: {@link #API_RAW} for a NIO baseline; for an RDMA
+     *         provider the channel, messaging, or the channel then messaging.
+     */
+    public List<String> apisOf(final String provider)
+    {
+        if (isNioBaseline(provider))
+        {
+            return List.of(API_RAW);
+        }
+        return API_BOTH.equals(api) ? List.of(API_CHANNEL, API_MESSAGING) : List.of(api);
     }
 
     /**
@@ -79,9 +111,19 @@ public record RttOptions(
         return """
             usage: ringwire perf rtt [options]
 
-            Round-trip latency (ping-pong) of WRITE WITH IMMEDIATE between two queue pairs, with raw
-            NIO TCP and UDP ping-pongs as baselines; several transports run one after the other and
-            print side by side, all on 127.0.0.1.
+            Round-trip latency (ping-pong) per transport, all on 127.0.0.1, one after the other in one
+            run and printed side by side. Each RDMA provider runs through one or both paths (--api):
+              channel     the bare channel: WRITE WITH IMMEDIATE between two queue pairs, 16 bytes of
+                          sequence and timestamp padded to --size
+              messaging   end to end through Publication and Subscription: the pinger claims a frame
+                          (tryClaim), encodes an SBE LatencyProbe into it and commits; the ponger's
+                          handler validates and decodes it and echoes it through its own publication;
+                          the pinger's handler decodes the echo. Timed from before the claim to after
+                          the decode. The probe is at least 36 bytes (SBE header, three fields, the
+                          padding's length), so a smaller --size sends 36
+            With both, the table and the JSON ("overhead", and "overhead_p50" on each messaging row)
+            give messaging's p50 overhead over the channel of the same run. Raw NIO TCP and UDP
+            ping-pongs are the baselines users would pick instead.
 
             transports:
               shm                     RDMA provider over shared memory
@@ -100,7 +142,11 @@ public record RttOptions(
                                       path)
               --size BYTES            message size, 16 to 1048576 (default 32; nio-udp and
                                       nio-udp-unconnected: at most 65507)
-              --messages N            measured round trips per transport, 1 to 1000000000 (default 1000000)
+              --api messaging|channel|both
+                                      the path the RDMA providers are measured through (default both:
+                                      the channel, then messaging; the NIO baselines have only one)
+              --messages N            measured round trips per transport and path, 1 to 1000000000
+                                      (default 1000000)
               --warmup N              unrecorded round trips first, 0 to 1000000000 (default 100000)
               --processes 1|2         1: pinger and ponger threads in one JVM; 2: ponger in a child JVM (default 1)
               --json                  print one JSON object (values in ns) instead of the table
@@ -158,6 +204,7 @@ public record RttOptions(
     public static RttOptions parse(final String... args)
     {
         List<String> providers = defaultProviders();
+        String api = API_BOTH;
         int size = DEFAULT_SIZE;
         long messages = DEFAULT_MESSAGES;
         long warmup = DEFAULT_WARMUP;
@@ -181,6 +228,7 @@ public record RttOptions(
                 case "--provider", "--providers" ->
                     providers = parseProviders(name, value(args, i, name, inlineValue, "a comma list of " +
                         String.join(", ", ALLOWED_PROVIDERS)));
+                case "--api" -> api = parseApi(value(args, i, name, inlineValue, String.join("|", ALLOWED_APIS)));
                 case "--size" -> size = (int)parseNumber(name, value(args, i, name, inlineValue, "bytes"),
                     RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
                 case "--messages" -> messages = parseNumber(name, value(args, i, name, inlineValue, "a count"),
@@ -196,8 +244,8 @@ public record RttOptions(
                         throw new UsageException("--shm-dir needs a directory, e.g. /dev/shm/ringwire");
                     }
                 }
-                default -> throw new UsageException("unknown option '" + arg + "'; allowed: --provider, --size, " +
-                    "--messages, --warmup, --processes, --json, --allow-oversubscribe, --shm-dir, --help");
+                default -> throw new UsageException("unknown option '" + arg + "'; allowed: --provider, --api, " +
+                    "--size, --messages, --warmup, --processes, --json, --allow-oversubscribe, --shm-dir, --help");
             }
             if (null == inlineValue && takesValue(name))
             {
@@ -213,7 +261,7 @@ public record RttOptions(
                     " bytes");
             }
         }
-        return new RttOptions(providers, size, messages, warmup, processes, json, allowOversubscribe, shmDirectory,
+        return new RttOptions(providers, api, size, messages, warmup, processes, json, allowOversubscribe, shmDirectory,
             help);
     }
 
@@ -221,7 +269,8 @@ public record RttOptions(
     {
         return switch (name)
         {
-            case "--provider", "--providers", "--size", "--messages", "--warmup", "--processes", "--shm-dir" -> true;
+            case "--provider", "--providers", "--api", "--size", "--messages", "--warmup", "--processes", "--shm-dir" ->
+                true;
             default -> false;
         };
     }
@@ -267,6 +316,17 @@ public record RttOptions(
             providers.add(provider);
         }
         return providers;
+    }
+
+    private static String parseApi(final String value)
+    {
+        final String api = value.trim().toLowerCase(Locale.ROOT);
+        if (!ALLOWED_APIS.contains(api))
+        {
+            throw new UsageException("--api '" + value + "' is not allowed; allowed: messaging (Publication and " +
+                "Subscription with SBE LatencyProbe messages), channel (bare WRITE WITH IMMEDIATE) or both");
+        }
+        return api;
     }
 
     private static int parseProcesses(final String value)

@@ -9,26 +9,31 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The ponger of {@code ringwire perf rtt --processes 2}, in a child JVM the parent starts
  * ({@link PongerProcess}). Talks to the parent with lines, stdout to the parent, stdin from it:
  *
  * <pre>
- * RDMA:    child: ENDPOINT ...      parent: ENDPOINT ...      child: READY     ... child: DONE cpu
- * nio-tcp: child: LISTEN port       (parent connects)         child: READY     ... child: DONE cpu
- * nio-udp: child: LISTEN port       parent: PEER port         child: READY     ... child: DONE cpu
- * any failure:                                                child: FAILED cpu message
+ * channel:   child: ENDPOINT ...    parent: ENDPOINT ...                         child: READY ... DONE cpu
+ * messaging: parent: SECRET hex     child: LISTEN port    parent: PEER port      child: READY ... DONE cpu
+ * nio-tcp:   child: LISTEN port     (parent connects)                            child: READY ... DONE cpu
+ * nio-udp:   child: LISTEN port     parent: PEER port                            child: READY ... DONE cpu
+ * any failure:                                                                   child: FAILED cpu message
  * </pre>
  *
- * nio-udp-unconnected talks as nio-udp does; each port is where that side receives. The RDMA run
- * ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the nio-tcp run at the
+ * nio-udp-unconnected talks as nio-udp does; each port is where that side receives. The channel run ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the messaging
+ * run when the probe with {@link LatencyProbeCodec#STOP_SEQUENCE} is, the nio-tcp run at the
  * pinger's end of stream, the UDP runs when the {@link RttMessage#STOP_SEQUENCE} datagram is
- * echoed. If the parent goes away (its stdin reaches end of file) before
- * that, the ponger is stopped (and the child halted if it does not stop), so no spinning orphan is
- * left behind.
+ * echoed. For messaging the child says READY once its publication is connected to the parent's
+ * subscription and the parent's publication is an image of its own (it polls its subscription
+ * meanwhile: see {@link MessagingPeer}); the shared secret comes on stdin, not the command line.
+ * If the parent goes away (its stdin reaches end of file) before the run ends, the ponger is stopped
+ * (and the child halted if it does not stop), so no spinning orphan is left behind.
  *
- * <p>Arguments: provider, message size, shm directory, CPU to pin to (-1: none), yield when idle.
+ * <p>Arguments: provider, api (channel, messaging or raw), message size, shm directory, CPU to pin
+ * to (-1: none), yield when idle, warm-up round trips.
  */
 public final class RttPonger
 {
@@ -36,8 +41,13 @@ public final class RttPonger
     static final String READY = "READY";
     /** Line: {@code LISTEN port}, where the nio-tcp ponger accepts or the nio-udp ponger receives. */
     static final String LISTEN = "LISTEN";
-    /** Line from the parent: {@code PEER port}, the nio-udp pinger's port on 127.0.0.1. */
+    /**
+     * Line from the parent: {@code PEER port}, the nio-udp pinger's port, or the port of the
+     * messaging pinger's subscription, on 127.0.0.1.
+     */
     static final String PEER = "PEER";
+    /** First line from the parent in a messaging run: {@code SECRET hex}, the connection manager's secret. */
+    static final String SECRET = "SECRET";
     /** Line: {@code DONE cpu}, the run ended well; cpu is where the ponger ran (-1: unpinned). */
     static final String DONE = "DONE";
     /** Line: {@code FAILED cpu message}. */
@@ -47,6 +57,7 @@ public final class RttPonger
     private static final int EXIT_BAD_ARGUMENTS = 2;
     private static final int EXIT_PARENT_GONE = 3;
     private static final long PARENT_GONE_GRACE_MS = 5_000;
+    private static final long CONNECT_IDLE_PAUSE_NS = 50_000;
 
     private static volatile boolean finished;
 
@@ -55,15 +66,15 @@ public final class RttPonger
     }
 
     /**
-     * @param args provider, size, shm directory, cpu, yield-when-idle.
+     * @param args provider, api, size, shm directory, cpu, yield-when-idle, warm-up.
      */
     public static void main(final String[] args)
     {
         final PrintStream toParent = System.out;
-        if (args.length != 5)
+        if (args.length != 7)
         {
-            System.err.println("usage: RttPonger <provider> <size> <shm directory> <cpu> <yield-when-idle>; " +
-                "started by ringwire perf rtt --processes 2, not by hand");
+            System.err.println("usage: RttPonger <provider> <api> <size> <shm directory> <cpu> <yield-when-idle> " +
+                "<warmup>; started by ringwire perf rtt --processes 2, not by hand");
             System.exit(EXIT_BAD_ARGUMENTS);
         }
         final BufferedReader fromParent =
@@ -72,14 +83,28 @@ public final class RttPonger
         try
         {
             final String provider = args[0];
-            final int size = Integer.parseInt(args[1]);
-            final int cpu = Integer.parseInt(args[3]);
-            final boolean yieldWhenIdle = Boolean.parseBoolean(args[4]);
-            exitCode = RttOptions.NIO_TCP.equals(provider) ?
-                runNio(size, cpu, yieldWhenIdle, fromParent, toParent) :
-                RttOptions.NIO_UDP.equals(provider) || RttOptions.NIO_UDP_UNCONNECTED.equals(provider) ?
-                    runNioUdp(provider, size, cpu, yieldWhenIdle, fromParent, toParent) :
-                    runRdma(provider, size, args[2], cpu, yieldWhenIdle, fromParent, toParent);
+            final String api = args[1];
+            final int size = Integer.parseInt(args[2]);
+            final String shmDirectory = args[3];
+            final int cpu = Integer.parseInt(args[4]);
+            final boolean yieldWhenIdle = Boolean.parseBoolean(args[5]);
+            final long warmup = Long.parseLong(args[6]);
+            if (RttOptions.NIO_TCP.equals(provider))
+            {
+                exitCode = runNio(size, cpu, yieldWhenIdle, fromParent, toParent);
+            }
+            else if (RttOptions.NIO_UDP.equals(provider) || RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
+            {
+                exitCode = runNioUdp(provider, size, cpu, yieldWhenIdle, fromParent, toParent);
+            }
+            else if (RttOptions.API_MESSAGING.equals(api))
+            {
+                exitCode = runMessaging(provider, size, shmDirectory, cpu, yieldWhenIdle, warmup, fromParent, toParent);
+            }
+            else
+            {
+                exitCode = runRdma(provider, size, shmDirectory, cpu, yieldWhenIdle, fromParent, toParent);
+            }
         }
         catch (final RuntimeException | IOException ex)
         {
@@ -104,6 +129,50 @@ public final class RttPonger
             final RemotePeer pinger = RemotePeer.parse(line);
             peer.connect(pinger);
             return echo(new RdmaPonger(peer, pinger, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+        }
+    }
+
+    private static int runMessaging(final String provider, final int size, final String shmDirectory, final int cpu,
+        final boolean yieldWhenIdle, final long warmup, final BufferedReader fromParent, final PrintStream toParent)
+        throws IOException
+    {
+        final String secret = fromParent.readLine();
+        if (null == secret)
+        {
+            return EXIT_PARENT_GONE;
+        }
+        if (!secret.startsWith(SECRET + " "))
+        {
+            throw new IllegalArgumentException("expected 'SECRET hex' from the parent, got another line");
+        }
+        try (MessagingPeer peer = MessagingPeer.open(provider, shmDirectory, secret.substring(SECRET.length() + 1),
+            size))
+        {
+            send(toParent, LISTEN + " " + peer.port());
+            final String line = fromParent.readLine();
+            if (null == line)
+            {
+                return EXIT_PARENT_GONE;
+            }
+            if (!line.startsWith(PEER + " "))
+            {
+                throw new IllegalArgumentException("expected 'PEER port' from the parent, got '" + line + "'");
+            }
+            peer.connectTo(Integer.parseInt(line.substring(PEER.length() + 1).trim()));
+            final long deadlineNs = System.nanoTime() + MessagingPeer.CONNECT_TIMEOUT_NS;
+            while (!peer.isConnected())
+            {
+                if (System.nanoTime() - deadlineNs > 0)
+                {
+                    throw new IllegalStateException("messaging not connected both ways within " +
+                        MessagingPeer.CONNECT_TIMEOUT_NS / 1_000_000_000 + " s: " + peer.connectionState());
+                }
+                if (peer.driveConnection() == 0)
+                {
+                    LockSupport.parkNanos(CONNECT_IDLE_PAUSE_NS);
+                }
+            }
+            return echo(new MessagingPonger(peer, cpu, yieldWhenIdle, System.err, warmup), fromParent, toParent);
         }
     }
 
@@ -216,16 +285,18 @@ public final class RttPonger
 
     /**
      * @param provider      transport.
-     * @param size          bytes per message.
+     * @param api           channel, messaging or raw.
+     * @param size          bytes per message (--size).
      * @param shmDirectory  shm directory.
      * @param cpu           CPU to pin the ponger to, or {@link CpuPlan#UNPINNED}.
      * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warmup        the pinger's warm-up round trips.
      * @return the arguments {@link #main} expects.
      */
-    static List<String> arguments(final String provider, final int size, final String shmDirectory, final int cpu,
-        final boolean yieldWhenIdle)
+    static List<String> arguments(final String provider, final String api, final int size, final String shmDirectory,
+        final int cpu, final boolean yieldWhenIdle, final long warmup)
     {
-        return List.of(provider, Integer.toString(size), shmDirectory, Integer.toString(cpu),
-            Boolean.toString(yieldWhenIdle));
+        return List.of(provider, api, Integer.toString(size), shmDirectory, Integer.toString(cpu),
+            Boolean.toString(yieldWhenIdle), Long.toString(warmup));
     }
 }

@@ -3,11 +3,15 @@ package io.ringwire.perf;
 import org.HdrHistogram.Histogram;
 
 /**
- * The round trips of one transport, summarised from its histogram. Times in nanoseconds.
+ * The round trips of one transport through one path (channel, messaging or raw sockets), summarised
+ * from its histogram. Times in nanoseconds.
  *
  * @param provider               shm, socket, roce, nio-tcp or nio-udp.
+ * @param api                    {@link RttOptions#API_CHANNEL}, {@link RttOptions#API_MESSAGING} or, for the
+ *                               NIO baselines, {@link RttOptions#API_RAW}.
  * @param processes              1 or 2.
- * @param size                   bytes per message.
+ * @param size                   bytes per message on this path (a messaging probe is at least
+ *                               {@link LatencyProbeCodec#MIN_LENGTH}).
  * @param count                  round trips recorded.
  * @param p50                    median.
  * @param p90                    90th percentile.
@@ -23,6 +27,7 @@ import org.HdrHistogram.Histogram;
  */
 public record RttResult(
     String provider,
+    String api,
     int processes,
     int size,
     long count,
@@ -42,6 +47,7 @@ public record RttResult(
      * significant digits).
      *
      * @param provider             transport name.
+     * @param api                  the path measured.
      * @param processes            1 or 2.
      * @param size                 bytes per message.
      * @param histogram            round trips in ns.
@@ -50,10 +56,10 @@ public record RttResult(
      * @param pingerAllocatedBytes bytes allocated while measuring, or {@link ThreadAllocation#UNKNOWN}.
      * @return the result.
      */
-    static RttResult of(final String provider, final int processes, final int size, final Histogram histogram,
-        final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes)
+    static RttResult of(final String provider, final String api, final int processes, final int size,
+        final Histogram histogram, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes)
     {
-        return new RttResult(provider, processes, size, histogram.getTotalCount(),
+        return new RttResult(provider, api, processes, size, histogram.getTotalCount(),
             histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(90.0),
             histogram.getValueAtPercentile(99.0), histogram.getValueAtPercentile(99.9),
             histogram.getValueAtPercentile(99.99), histogram.getMaxValue(), histogram.getMean(),

@@ -5,14 +5,15 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Formats an {@link RttReport} as a text table for people: one row per transport, latencies in
- * microseconds with 3 decimals, and the median relative to the first row.
+ * Formats an {@link RttReport} as a text table for people: one row per transport and path, latencies
+ * in microseconds with 3 decimals, the median relative to the first row, and footnotes comparing each
+ * RDMA provider's messaging path with its bare channel, and its channel with its raw NIO baseline.
  */
 final class RttTable
 {
     private static final String[] HEADER = {
-        "provider", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", "ratio",
-        "cpus" };
+        "provider", "api", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean",
+        "ratio", "cpus" };
     private static final String COLUMN_GAP = "  ";
     /**
      * Each RDMA provider and the raw NIO ping-pong over the same kind of socket it is judged against;
@@ -40,6 +41,7 @@ final class RttTable
         {
             rows.add(new String[] {
                 result.provider(),
+                result.api(),
                 Integer.toString(result.processes()),
                 Integer.toString(result.size()),
                 Long.toString(result.count()),
@@ -64,11 +66,29 @@ final class RttTable
         out.append('\n');
         if (!report.results().isEmpty())
         {
-            out.append("ratio: p50 relative to the first row (").append(report.results().getFirst().provider())
-                .append("); cpus: pinger/ponger CPU, '-' when unpinned\n");
+            final RttResult first = report.results().getFirst();
+            out.append("ratio: p50 relative to the first row (").append(first.provider()).append(' ')
+                .append(first.api()).append("); cpus: pinger/ponger CPU, '-' when unpinned; size: bytes per message ")
+                .append("(a messaging LatencyProbe is at least ").append(LatencyProbeCodec.MIN_LENGTH).append(")\n");
+            appendMessagingOverheads(out, report);
             appendBaselineRatios(out, report);
         }
         return out.toString();
+    }
+
+    /** "messaging over the channel at p50: shm 1.07x (+20 ns), ..." for each provider measured both ways. */
+    private static void appendMessagingOverheads(final StringBuilder out, final RttReport report)
+    {
+        final StringBuilder overheads = new StringBuilder();
+        for (final RttOverhead overhead : report.overheads())
+        {
+            overheads.append(overheads.isEmpty() ? "" : ", ").append(overhead.provider()).append(' ')
+                .append(String.format(Locale.ROOT, "%.2fx (%+d ns)", overhead.ratio(), overhead.differenceNs()));
+        }
+        if (!overheads.isEmpty())
+        {
+            out.append("messaging over the channel at p50, same run: ").append(overheads).append('\n');
+        }
     }
 
     /** "p50 against its baseline: roce 1.07x nio-udp, ..." for each provider measured with its baseline. */
@@ -77,8 +97,9 @@ final class RttTable
         final StringBuilder ratios = new StringBuilder();
         for (final String[] pair : BASELINES)
         {
-            final RttResult provider = find(report, pair[0]);
-            final RttResult baseline = find(report, pair[1]);
+            final RttResult provider = report.find(pair[0],
+                RttOptions.isNioBaseline(pair[0]) ? RttOptions.API_RAW : RttOptions.API_CHANNEL);
+            final RttResult baseline = report.find(pair[1], RttOptions.API_RAW);
             if (null != provider && null != baseline && baseline.p50() > 0)
             {
                 ratios.append(ratios.isEmpty() ? "" : ", ").append(pair[0]).append(' ')
@@ -88,20 +109,9 @@ final class RttTable
         }
         if (!ratios.isEmpty())
         {
-            out.append("p50 against its baseline, same run: ").append(ratios).append('\n');
+            out.append("p50 against its raw baseline (RDMA providers over the channel), same run: ").append(ratios)
+                .append('\n');
         }
-    }
-
-    private static RttResult find(final RttReport report, final String provider)
-    {
-        for (final RttResult result : report.results())
-        {
-            if (result.provider().equals(provider))
-            {
-                return result;
-            }
-        }
-        return null;
     }
 
     private static void appendAligned(final StringBuilder out, final List<String[]> rows)
@@ -124,8 +134,8 @@ final class RttTable
                     line.append(COLUMN_GAP);
                 }
                 final String padding = " ".repeat(widths[column] - row[column].length());
-                // The provider names read best left-aligned, the numbers right-aligned.
-                line.append(column == 0 ? row[column] + padding : padding + row[column]);
+                // The provider and api names read best left-aligned, the numbers right-aligned.
+                line.append(column <= 1 ? row[column] + padding : padding + row[column]);
             }
             out.append(line.toString().stripTrailing()).append('\n');
         }

@@ -13,24 +13,38 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RttFormatTest
 {
     static final List<String> RESULT_FIELDS = List.of(
-        "provider", "p50", "p90", "p99", "p99_9", "p99_99", "max", "mean", "count");
-    static final List<String> INTEGER_FIELDS = List.of("p50", "p90", "p99", "p99_9", "p99_99", "max", "count");
+        "provider", "api", "size", "p50", "p90", "p99", "p99_9", "p99_99", "max", "mean", "count");
+    static final List<String> INTEGER_FIELDS = List.of("size", "p50", "p90", "p99", "p99_9", "p99_99", "max", "count");
+    static final List<String> OVERHEAD_FIELDS = List.of(
+        "provider", "channel_p50", "messaging_p50", "overhead_p50", "overhead_p50_ns");
 
-    private static RttResult result(final String provider, final long... roundTripsNs)
+    private static RttResult result(final String provider, final String api, final long... roundTripsNs)
     {
         final Histogram histogram = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
         for (final long roundTripNs : roundTripsNs)
         {
             histogram.recordValue(roundTripNs);
         }
-        return RttResult.of(provider, 1, 32, histogram, 0, 1, 0);
+        final int size = RttOptions.API_MESSAGING.equals(api) ? LatencyProbeCodec.MIN_LENGTH : 32;
+        return RttResult.of(provider, api, 1, size, histogram, 0, 1, 0);
     }
 
     private static RttReport report()
     {
         return new RttReport(32, 4, 2, 1, List.of(
-            result("shm", 1_000, 2_000, 3_000, 4_000),
-            result("nio-tcp", 10_000, 20_000, 30_000, 40_000)));
+            result("shm", RttOptions.API_CHANNEL, 1_000, 2_000, 3_000, 4_000),
+            result("nio-tcp", RttOptions.API_RAW, 10_000, 20_000, 30_000, 40_000)));
+    }
+
+    /** shm and socket each through the channel and messaging, nio-tcp raw. */
+    private static RttReport bothWaysReport()
+    {
+        return new RttReport(32, 4, 2, 1, List.of(
+            result("shm", RttOptions.API_CHANNEL, 1_000, 1_000, 1_000, 1_000),
+            result("shm", RttOptions.API_MESSAGING, 1_100, 1_100, 1_100, 1_100),
+            result("socket", RttOptions.API_CHANNEL, 20_000, 20_000, 20_000, 20_000),
+            result("socket", RttOptions.API_MESSAGING, 21_000, 21_000, 21_000, 21_000),
+            result("nio-tcp", RttOptions.API_RAW, 16_000, 16_000, 16_000, 16_000)));
     }
 
     @Test
@@ -52,6 +66,8 @@ class RttFormatTest
             assertTrue(shm.containsKey(field), "result has " + field + ": " + json);
         }
         assertEquals("shm", shm.get("provider"));
+        assertEquals("channel", shm.get("api"));
+        assertEquals(32.0, shm.get("size"));
         assertEquals(4.0, shm.get("count"));
         assertEquals(2500.0, (Double)shm.get("mean"), 5.0);
         for (final String field : INTEGER_FIELDS)
@@ -63,33 +79,87 @@ class RttFormatTest
         assertEquals(2000.0, (Double)shm.get("p50"), 2.0);
         assertEquals(4000.0, (Double)shm.get("max"), 4.0);
         assertEquals("nio-tcp", ((Map<String, Object>)results.get(1)).get("provider"));
+        assertEquals("raw", ((Map<String, Object>)results.get(1)).get("api"));
+        assertEquals(List.of(), root.get("overhead"), "nothing ran both ways");
+        assertTrue(!shm.containsKey("overhead_p50"), "a channel row carries no overhead: " + json);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void jsonGivesMessagingsP50OverheadOverTheChannelPerProviderInTheRowAndInOneList()
+    {
+        final String json = RttJson.format(bothWaysReport());
+
+        final Map<String, Object> root = (Map<String, Object>)MiniJson.parse(json);
+        final List<Object> results = (List<Object>)root.get("results");
+        assertEquals(5, results.size());
+        final Map<String, Object> shmMessaging = (Map<String, Object>)results.get(1);
+        assertEquals("messaging", shmMessaging.get("api"));
+        assertEquals(36.0, shmMessaging.get("size"));
+        assertEquals(1000.0, (Double)shmMessaging.get("channel_p50"), 1.0);
+        assertEquals(1.1, (Double)shmMessaging.get("overhead_p50"), 0.002);
+        final List<Object> overheads = (List<Object>)root.get("overhead");
+        assertEquals(2, overheads.size(), json);
+        final Map<String, Object> shm = (Map<String, Object>)overheads.get(0);
+        final Map<String, Object> socket = (Map<String, Object>)overheads.get(1);
+        for (final String field : OVERHEAD_FIELDS)
+        {
+            assertTrue(shm.containsKey(field), "overhead has " + field + ": " + json);
+        }
+        assertEquals("shm", shm.get("provider"));
+        assertEquals(1000.0, (Double)shm.get("channel_p50"), 1.0);
+        assertEquals(1100.0, (Double)shm.get("messaging_p50"), 1.1);
+        assertEquals(1.1, (Double)shm.get("overhead_p50"), 0.002);
+        assertEquals(100.0, (Double)shm.get("overhead_p50_ns"), 2.0);
+        assertEquals("socket", socket.get("provider"));
+        assertEquals(1.05, (Double)socket.get("overhead_p50"), 0.002);
+        assertEquals(1000.0, (Double)socket.get("overhead_p50_ns"), 25.0);
+    }
+
+    @Test
+    void tableHasAnApiColumnAndSaysMessagingsOverheadOverTheChannelPerProvider()
+    {
+        final String table = RttTable.format(bothWaysReport());
+
+        final List<String> lines = table.lines().toList();
+        assertTrue(lines.stream().anyMatch(l -> l.matches("shm +channel +1 +32 .*")), table);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("shm +messaging +1 +36 .*")), table);
+        assertTrue(lines.stream().anyMatch(l -> l.matches("nio-tcp +raw +1 +32 .*")), table);
+        assertTrue(table.contains("messaging over the channel at p50, same run: shm 1.10x (+100 ns), socket 1.05x (+"),
+            table);
+        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel), same run: " +
+            "socket 1.25x nio-tcp\n"), table);
+        assertTrue(!RttTable.format(report()).contains("messaging over the channel"), "not both ways, no line");
     }
 
     @Test
     void tableComparesEachRdmaProviderWithItsBaselineWhenBothRan()
     {
         final RttReport report = new RttReport(32, 4, 2, 1, List.of(
-            result("nio-udp", 10_000, 10_000, 10_000, 10_000),
-            result("roce", 12_000, 12_000, 12_000, 12_000),
-            result("socket", 30_000, 30_000, 30_000, 30_000)));
+            result("nio-udp", RttOptions.API_RAW, 10_000, 10_000, 10_000, 10_000),
+            result("roce", RttOptions.API_CHANNEL, 12_000, 12_000, 12_000, 12_000),
+            result("roce", RttOptions.API_MESSAGING, 13_000, 13_000, 13_000, 13_000),
+            result("socket", RttOptions.API_CHANNEL, 30_000, 30_000, 30_000, 30_000)));
 
         final String table = RttTable.format(report);
 
-        assertTrue(table.contains("p50 against its baseline, same run: roce 1.20x nio-udp\n"), table);
-        assertTrue(!RttTable.format(report()).contains("against its baseline"), "no baseline pair, no line");
+        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel), same run: " +
+            "roce 1.20x nio-udp\n"), table);
+        assertTrue(!RttTable.format(report()).contains("against its raw baseline"), "no baseline pair, no line");
     }
 
     @Test
     void tableShowsWhatRocesWayOfUsingSocketsCostsWhenTheUnconnectedBaselineRan()
     {
         final RttReport report = new RttReport(32, 4, 2, 1, List.of(
-            result("roce", 13_000, 13_000, 13_000, 13_000),
-            result("nio-udp", 10_000, 10_000, 10_000, 10_000),
-            result("nio-udp-unconnected", 12_000, 12_000, 12_000, 12_000)));
+            result("roce", RttOptions.API_CHANNEL, 13_000, 13_000, 13_000, 13_000),
+            result("nio-udp", RttOptions.API_RAW, 10_000, 10_000, 10_000, 10_000),
+            result("nio-udp-unconnected", RttOptions.API_RAW, 12_000, 12_000, 12_000, 12_000)));
 
         final String table = RttTable.format(report);
 
-        assertTrue(table.contains("p50 against its baseline, same run: roce 1.30x nio-udp, " +
+        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel), same run: " +
+            "roce 1.30x nio-udp, " +
             "nio-udp-unconnected 1.20x nio-udp, roce 1.08x nio-udp-unconnected\n"), table);
     }
 
@@ -100,7 +170,8 @@ class RttFormatTest
 
         final List<String> lines = table.lines().toList();
         final String header = lines.stream().filter(l -> l.startsWith("provider")).findFirst().orElseThrow();
-        for (final String column : List.of("processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99",
+        for (final String column : List.of("api", "processes", "size", "messages", "p50", "p90", "p99", "p99.9",
+            "p99.99",
             "max", "mean", "ratio"))
         {
             assertTrue(header.contains(column), "header has " + column + ": " + header);
@@ -109,7 +180,7 @@ class RttFormatTest
         final String nio = lines.stream().filter(l -> l.startsWith("nio-tcp ")).findFirst().orElseThrow();
         assertTrue(shm.contains(" 2.001 ") || shm.contains(" 2.000 "), "p50 in us with 3 decimals: " + shm);
         assertTrue(shm.contains(" 1.00x "), shm);
-        final String nioRatio = nio.split(" +")[11];
+        final String nioRatio = nio.split(" +")[12];
         assertTrue(nioRatio.endsWith("x"), nio);
         assertEquals(10.0, Double.parseDouble(nioRatio.substring(0, nioRatio.length() - 1)), 0.02, nio);
         assertTrue(nio.endsWith("0/1"), "cpus column: " + nio);

@@ -19,6 +19,7 @@ class RttOptionsTest
         final RttOptions options = RttOptions.parse();
 
         assertEquals(RttOptions.defaultProviders(), options.providers());
+        assertEquals("both", options.api());
         assertEquals(32, options.size());
         assertEquals(1_000_000, options.messages());
         assertEquals(100_000, options.warmup());
@@ -31,14 +32,16 @@ class RttOptionsTest
     @Test
     void everyOptionIsParsedInBothSpellings()
     {
-        final RttOptions spaced = RttOptions.parse("--provider", "shm,socket,nio-tcp", "--size", "64", "--messages",
-            "2_000", "--warmup", "0", "--processes", "2", "--json", "--allow-oversubscribe", "--shm-dir", "/tmp/x y");
-        final RttOptions joined = RttOptions.parse("--provider=shm,socket,nio-tcp", "--size=64", "--messages=2000",
-            "--warmup=0", "--processes=2", "--json", "--allow-oversubscribe", "--shm-dir=/tmp/x y");
+        final RttOptions spaced = RttOptions.parse("--provider", "shm,socket,nio-tcp", "--api", "messaging", "--size",
+            "64", "--messages", "2_000", "--warmup", "0", "--processes", "2", "--json", "--allow-oversubscribe",
+            "--shm-dir", "/tmp/x y");
+        final RttOptions joined = RttOptions.parse("--provider=shm,socket,nio-tcp", "--api=messaging", "--size=64",
+            "--messages=2000", "--warmup=0", "--processes=2", "--json", "--allow-oversubscribe", "--shm-dir=/tmp/x y");
 
         for (final RttOptions options : List.of(spaced, joined))
         {
             assertEquals(List.of("shm", "socket", "nio-tcp"), options.providers());
+            assertEquals("messaging", options.api());
             assertEquals(64, options.size());
             assertEquals(2000, options.messages());
             assertEquals(0, options.warmup());
@@ -63,6 +66,20 @@ class RttOptionsTest
     }
 
     @Test
+    void bothRunsEachRdmaProviderThroughTheChannelThenMessagingAndABaselineRawOnly()
+    {
+        final RttOptions both = RttOptions.parse("--provider", "shm,nio-udp");
+        final RttOptions messaging = RttOptions.parse("--provider", "shm,nio-udp", "--api", "MESSAGING");
+        final RttOptions channel = RttOptions.parse("--provider", "shm,nio-udp", "--api", "channel");
+
+        assertEquals(List.of("channel", "messaging"), both.apisOf("shm"));
+        assertEquals(List.of("raw"), both.apisOf("nio-udp"));
+        assertEquals(List.of("messaging"), messaging.apisOf("shm"));
+        assertEquals(List.of("raw"), messaging.apisOf("nio-udp"));
+        assertEquals(List.of("channel"), channel.apisOf("shm"));
+    }
+
+    @Test
     void providersKeepTheOrderGivenSoTheFirstIsTheRatioBase()
     {
         assertEquals(List.of("nio-tcp", "socket"), RttOptions.parse("--provider", "nio-tcp, socket").providers());
@@ -73,7 +90,8 @@ class RttOptionsTest
     {
         assertTrue(RttOptions.parse("--help").help());
         final String usage = RttOptions.usage();
-        for (final String option : List.of("--provider", "--size", "--messages", "--warmup", "--processes", "--json",
+        for (final String option : List.of("--provider", "--api", "--size", "--messages", "--warmup", "--processes",
+            "--json",
             "--allow-oversubscribe", "--shm-dir", "--help"))
         {
             assertTrue(usage.contains(option), "usage mentions " + option);
@@ -82,11 +100,17 @@ class RttOptionsTest
         {
             assertTrue(usage.contains("  " + provider + " "), "usage describes " + provider);
         }
+        for (final String api : List.of("channel", "messaging"))
+        {
+            assertTrue(usage.contains("  " + api + " "), "usage describes " + api);
+        }
     }
 
     @ParameterizedTest(name = "{0} is refused naming {1}")
     @CsvSource(delimiter = '|', value = {
-        "--bogus                     | unknown option '--bogus'; allowed: --provider",
+        "--bogus                     | unknown option '--bogus'; allowed: --provider, --api",
+        "--api sbe                   | --api 'sbe' is not allowed; allowed: messaging (Publication and Subscription",
+        "--api                       | --api needs a value: messaging|channel|both",
         "--provider rdma             | --provider 'rdma' is not a transport; allowed: shm, socket, roce, nio-tcp, nio-udp",
         "--provider nio-udp --size 65508 | --size 65508 is too large for nio-udp, which sends each message as one datagram",
         "--provider nio-udp-unconnected --size 65508 | --size 65508 is too large for nio-udp-unconnected, which sends each",

@@ -19,8 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Short real runs of every transport: every message is recorded, the percentiles are positive and
- * ordered. No latency thresholds: machines are noisy, and targets belong to benchmark runs.
+ * Short real runs of every transport, through the bare channel and through messaging: every message
+ * is recorded, the percentiles are positive and ordered. No latency thresholds: machines are noisy,
+ * and targets belong to benchmark runs.
  */
 class RttRunTest
 {
@@ -33,21 +34,23 @@ class RttRunTest
     private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
     private final PrintStream log = new PrintStream(logBytes, true, StandardCharsets.UTF_8);
 
-    private RttResult run(final String provider, final int processes) throws Exception
+    private RttResult run(final String provider, final String api, final int processes) throws Exception
     {
-        final RttOptions options = RttOptions.parse("--provider", provider, "--messages", Long.toString(MESSAGES),
-            "--warmup", Long.toString(WARMUP), "--processes", Integer.toString(processes), "--shm-dir",
-            shmDirectory.toString(), "--allow-oversubscribe");
+        final RttOptions options = RttOptions.parse("--provider", provider, "--api", api, "--messages",
+            Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--processes", Integer.toString(processes),
+            "--shm-dir", shmDirectory.toString(), "--allow-oversubscribe");
         final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run();
         assertEquals(1, report.results().size());
         return report.results().getFirst();
     }
 
-    private static void assertCompleteAndOrdered(final RttResult result, final String provider, final int processes)
+    private static void assertCompleteAndOrdered(final RttResult result, final String provider, final String api,
+        final int processes)
     {
         assertEquals(provider, result.provider());
+        assertEquals(RttOptions.isNioBaseline(provider) ? RttOptions.API_RAW : api, result.api());
         assertEquals(processes, result.processes());
-        assertEquals(32, result.size());
+        assertEquals(RttOptions.API_MESSAGING.equals(result.api()) ? LatencyProbeCodec.MIN_LENGTH : 32, result.size());
         assertEquals(MESSAGES, result.count(), "every measured round trip is recorded, none of the warm-up");
         assertTrue(result.p50() > 0, result.toString());
         assertTrue(result.p50() <= result.p90(), result.toString());
@@ -68,9 +71,9 @@ class RttRunTest
     void oneProcessRunRecordsEveryMessageWithPositiveOrderedPercentilesAndAllocatesNothing(final String provider)
         throws Exception
     {
-        final RttResult result = run(provider, 1);
+        final RttResult result = run(provider, RttOptions.API_CHANNEL, 1);
 
-        assertCompleteAndOrdered(result, provider, 1);
+        assertCompleteAndOrdered(result, provider, RttOptions.API_CHANNEL, 1);
         assertEquals(0, result.pingerAllocatedBytes(), "bytes allocated by the pinger thread while measuring");
     }
 
@@ -79,7 +82,7 @@ class RttRunTest
     @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected" })
     void twoProcessRunRecordsEveryMessageWithPositiveOrderedPercentiles(final String provider) throws Exception
     {
-        assertCompleteAndOrdered(run(provider, 2), provider, 2);
+        assertCompleteAndOrdered(run(provider, RttOptions.API_CHANNEL, 2), provider, RttOptions.API_CHANNEL, 2);
     }
 
     @Tag("system")
@@ -89,7 +92,50 @@ class RttRunTest
     {
         assumeTrue(shmPresent(), "the shm provider is not on the class path");
 
-        assertCompleteAndOrdered(run(RttOptions.SHM, processes), RttOptions.SHM, processes);
+        assertCompleteAndOrdered(run(RttOptions.SHM, RttOptions.API_CHANNEL, processes), RttOptions.SHM,
+            RttOptions.API_CHANNEL, processes);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "shm", "socket", "roce" })
+    void oneProcessMessagingRunRecordsEveryProbeWithPositiveOrderedPercentiles(final String provider)
+        throws Exception
+    {
+        assumeTrue(!RttOptions.SHM.equals(provider) || shmPresent(), "the shm provider is not on the class path");
+
+        assertCompleteAndOrdered(run(provider, RttOptions.API_MESSAGING, 1), provider, RttOptions.API_MESSAGING, 1);
+    }
+
+    @Tag("system")
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "shm", "socket", "roce" })
+    void twoProcessMessagingRunRecordsEveryProbeWithPositiveOrderedPercentiles(final String provider)
+        throws Exception
+    {
+        assumeTrue(!RttOptions.SHM.equals(provider) || shmPresent(), "the shm provider is not on the class path");
+
+        assertCompleteAndOrdered(run(provider, RttOptions.API_MESSAGING, 2), provider, RttOptions.API_MESSAGING, 2);
+    }
+
+    @Test
+    void bothApisRunTheChannelThenMessagingForEachRdmaProviderAndTheBaselineOnce() throws Exception
+    {
+        final RttOptions options = RttOptions.parse("--provider", "socket,nio-tcp", "--messages",
+            Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--shm-dir", shmDirectory.toString(),
+            "--allow-oversubscribe");
+
+        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run();
+
+        assertEquals(List.of("socket/channel", "socket/messaging", "nio-tcp/raw"),
+            report.results().stream().map(r -> r.provider() + "/" + r.api()).toList());
+        for (final RttResult result : report.results())
+        {
+            assertCompleteAndOrdered(result, result.provider(), result.api(), 1);
+        }
+        assertEquals(1, report.overheads().size());
+        assertEquals(report.find("socket", RttOptions.API_MESSAGING).p50(),
+            report.overheads().getFirst().messagingP50());
+        assertEquals(report.find("socket", RttOptions.API_CHANNEL).p50(), report.overheads().getFirst().channelP50());
     }
 
     @Test
@@ -102,6 +148,8 @@ class RttRunTest
         final int exitCode = PerfMain.rtt(new String[] { "--provider", "socket,nio-tcp,roce,nio-udp", "--messages",
             Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json", "--allow-oversubscribe" },
             out, log, OnlineCpus.read());
+        final List<String> rows = List.of("socket/channel", "socket/messaging", "nio-tcp/raw", "roce/channel",
+            "roce/messaging", "nio-udp/raw");
 
         assertEquals(0, exitCode, logBytes.toString(StandardCharsets.UTF_8));
         final String json = outBytes.toString(StandardCharsets.UTF_8);
@@ -112,8 +160,8 @@ class RttRunTest
         assertEquals((double)MESSAGES, root.get("messages"));
         assertEquals(1.0, root.get("processes"));
         final List<Object> results = (List<Object>)root.get("results");
-        assertEquals(List.of("socket", "nio-tcp", "roce", "nio-udp"),
-            results.stream().map(r -> ((Map<String, Object>)r).get("provider")).toList());
+        assertEquals(rows, results.stream()
+            .map(r -> ((Map<String, Object>)r).get("provider") + "/" + ((Map<String, Object>)r).get("api")).toList());
         for (final Object entry : results)
         {
             final Map<String, Object> result = (Map<String, Object>)entry;
@@ -127,6 +175,19 @@ class RttRunTest
             assertTrue(p50 <= (Double)result.get("p90") && (Double)result.get("p90") <= (Double)result.get("p99") &&
                 (Double)result.get("p99") <= (Double)result.get("max"), json);
             assertTrue((Double)result.get("mean") > 0, json);
+        }
+        final List<Object> overheads = (List<Object>)root.get("overhead");
+        assertEquals(List.of("socket", "roce"), overheads.stream().map(o -> ((Map<String, Object>)o).get("provider"))
+            .toList(), json);
+        for (final Object entry : overheads)
+        {
+            final Map<String, Object> overhead = (Map<String, Object>)entry;
+            for (final String field : RttFormatTest.OVERHEAD_FIELDS)
+            {
+                assertTrue(overhead.containsKey(field), "overhead has " + field + ": " + json);
+            }
+            assertEquals((Double)overhead.get("messaging_p50") / (Double)overhead.get("channel_p50"),
+                (Double)overhead.get("overhead_p50"), 0.001, json);
         }
     }
 }

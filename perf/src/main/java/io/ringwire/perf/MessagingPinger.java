@@ -1,0 +1,176 @@
+package io.ringwire.perf;
+
+import io.ringwire.messaging.BufferClaim;
+import io.ringwire.messaging.FragmentHandler;
+import io.ringwire.messaging.Header;
+import io.ringwire.messaging.Publication;
+import io.ringwire.messaging.Subscription;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+
+/**
+ * The pinger through messaging, end to end: for each round trip it reads the clock, claims a frame
+ * of its publication ({@code tryClaim}: the frame lies in registered memory and is sent as it lies),
+ * encodes a {@code LatencyProbe} into it (sequence, that timestamp, zero padding up to the size) and
+ * commits; then polls its subscription until its handler has validated and decoded the echo, and
+ * reads the clock again. The round trip is the second reading minus the decoded send timestamp, so
+ * it covers claim, encode, commit, both transports, the ponger's decode and re-encode, and the
+ * decode here. It is its own fragment handler, so polling allocates nothing.
+ *
+ * <p>Threading: the pinger thread only, after the control thread connected both sides.
+ */
+final class MessagingPinger extends Pinger implements FragmentHandler
+{
+    /** Completions handled per poll. */
+    static final int POLL_BATCH = 16;
+
+    private final MessagingPeer peer;
+    private final Publication publication;
+    private final Subscription subscription;
+    private final BufferClaim claim = new BufferClaim();
+    private final LatencyProbeCodec codec = new LatencyProbeCodec();
+    private final UnsafeBuffer zeroPadding;
+    private final int messageLength;
+    private final int paddingLength;
+
+    // Written by the fragment handler, which runs on the pinger thread inside poll.
+    private long echoes;
+    private long echoedSequence;
+    private long echoedSendNs;
+    private int echoedLength;
+    private long roundTripNs;
+    private int refusedEcho;
+
+    /**
+     * @param peer          this side, connected both ways.
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warnings      where a pinning failure is reported.
+     * @param warmup        unrecorded round trips.
+     * @param messages      recorded round trips.
+     */
+    MessagingPinger(final MessagingPeer peer, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings,
+        final long warmup, final long messages)
+    {
+        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        this.peer = peer;
+        this.publication = peer.publication;
+        this.subscription = peer.subscription;
+        this.messageLength = peer.messageLength;
+        this.paddingLength = LatencyProbeCodec.paddingLength(messageLength);
+        this.zeroPadding = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
+    }
+
+    @Override
+    protected long roundTrip(final long sequence)
+    {
+        final long sendNs = System.nanoTime();
+        if (!send(sequence, sendNs) || !awaitEcho(sendNs) ||
+            !echoMatches(sequence, sendNs, echoedSequence, echoedSendNs))
+        {
+            return FAILED;
+        }
+        return roundTripNs;
+    }
+
+    @Override
+    protected String finish()
+    {
+        final long nowNs = System.nanoTime();
+        if (!send(LatencyProbeCodec.STOP_SEQUENCE, nowNs) || !awaitEcho(nowNs) ||
+            !echoMatches(LatencyProbeCodec.STOP_SEQUENCE, nowNs, echoedSequence, echoedSendNs))
+        {
+            return "stopping the ponger: " + failureDetail;
+        }
+        return null;
+    }
+
+    private boolean send(final long sequence, final long sendNs)
+    {
+        long result;
+        int refusals = 0;
+        while ((result = publication.tryClaim(messageLength, claim)) < 0)
+        {
+            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
+            {
+                failureDetail = "tryClaim returned " + MessagingPeer.statusName(result) + "; " +
+                    peer.connectionState();
+                return false;
+            }
+            if ((++refusals & CLOCK_CHECK_MASK) == 0 && System.nanoTime() - sendNs > PEER_SILENCE_TIMEOUT_NS)
+            {
+                failureDetail = "the publication stayed " + MessagingPeer.statusName(result) + " for " +
+                    PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
+                return false;
+            }
+            idle();
+        }
+        codec.encode(claim.buffer(), claim.offset(), sequence, sendNs, 0, zeroPadding, 0, paddingLength);
+        result = claim.commit();
+        if (result < 0)
+        {
+            failureDetail = "commit returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState();
+            return false;
+        }
+        return true;
+    }
+
+    private boolean awaitEcho(final long startNs)
+    {
+        final long expectedEchoes = echoes + 1;
+        int idlePolls = 0;
+        while (echoes < expectedEchoes)
+        {
+            if (subscription.poll(this, POLL_BATCH) == 0)
+            {
+                idle();
+                if ((++idlePolls & CLOCK_CHECK_MASK) == 0)
+                {
+                    publication.doWork(); // heartbeats and liveness while an echo is slow
+                    if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
+                    {
+                        failureDetail = "no echo within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms (" +
+                            peer.connectionState() + ")";
+                        return false;
+                    }
+                    if (stopRequested())
+                    {
+                        failureDetail = "stopped because the ponger failed";
+                        return false;
+                    }
+                }
+            }
+        }
+        if (refusedEcho < 0)
+        {
+            failureDetail = "echo refused: " + LatencyProbeCodec.describe(refusedEcho);
+            return false;
+        }
+        if (echoedLength != messageLength)
+        {
+            failureDetail = "echo of " + echoedLength + " bytes, expected " + messageLength;
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        final int decoded = codec.decode(buffer, offset, length);
+        final long receivedNs = System.nanoTime();
+        echoes++;
+        if (decoded < 0)
+        {
+            refusedEcho = decoded;
+            return;
+        }
+        echoedSequence = codec.sequence();
+        echoedSendNs = codec.sendTimestampNs();
+        echoedLength = length;
+        roundTripNs = receivedNs - echoedSendNs;
+    }
+}

@@ -1,0 +1,101 @@
+package io.ringwire.perf;
+
+import io.ringwire.rdma.RdmaProviders;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The messaging ping-pong's hot path allocates nothing: a pinger and a ponger thread in this JVM,
+ * each owning a publication and a subscription, exchange {@code LatencyProbe}s (tryClaim, encode,
+ * commit; poll, validate, decode, echo), and each thread's allocated bytes over the measured round
+ * trips are counted by the JVM ({@code com.sun.management.ThreadMXBean}).
+ *
+ * <p>As the channel and messaging zero-allocation tests do, a window in which the JIT compiled is
+ * not steady state: HotSpot then allocates once, a few hundred bytes, on the thread whose code it
+ * recompiles (it resolves String constants there). Only that is excused: at most 2 KiB, and only
+ * when the JIT compiled during the window.
+ */
+class MessagingZeroAllocationTest
+{
+    private static final long WARMUP = 200_000;
+    private static final long MEASURED = 300_000;
+    private static final long JIT_EXCUSE_BYTES = 2048;
+
+    @TempDir
+    Path shmDirectory;
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "shm", "socket", "roce" })
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void pingerAndPongerThreadsAllocateNothingOverTheMeasuredRoundTrips(final String provider) throws Exception
+    {
+        assumeTrue(RdmaProviders.all().stream().anyMatch(p -> p.name().equals(provider)),
+            provider + " is not on the class path");
+        assumeTrue(ThreadAllocation.currentThreadAllocatedBytes() != ThreadAllocation.UNKNOWN,
+            "this JVM does not count per-thread allocation");
+        final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+        final PrintStream log = new PrintStream(logBytes, true, StandardCharsets.UTF_8);
+        final String secret = MessagingPeer.newSecret();
+        try (MessagingPeer pingSide = MessagingPeer.open(provider, shmDirectory.toString(), secret, 32);
+             MessagingPeer pongSide = MessagingPeer.open(provider, shmDirectory.toString(), secret, 32))
+        {
+            pingSide.connectTo(pongSide.port());
+            pongSide.connectTo(pingSide.port());
+            MessagingPeer.connect(pingSide, pongSide);
+            final MessagingPinger pinger = new MessagingPinger(pingSide, CpuPlan.UNPINNED, true, log, WARMUP, MEASURED);
+            final MessagingPonger ponger = new MessagingPonger(pongSide, CpuPlan.UNPINNED, true, log, WARMUP);
+            final Thread pongerThread = new Thread(ponger, "zero-alloc-ponger");
+            final Thread pingerThread = new Thread(pinger, "zero-alloc-pinger");
+            pongerThread.start();
+            pingerThread.start();
+            pingerThread.join(TimeUnit.SECONDS.toMillis(200));
+            if (pingerThread.isAlive())
+            {
+                pinger.requestStop();
+            }
+            pongerThread.join(TimeUnit.SECONDS.toMillis(20));
+            if (pongerThread.isAlive())
+            {
+                ponger.requestStop();
+            }
+            pingerThread.join(TimeUnit.SECONDS.toMillis(20));
+            pongerThread.join(TimeUnit.SECONDS.toMillis(20));
+
+            assertNull(pinger.failure(), "pinger: " + logBytes.toString(StandardCharsets.UTF_8));
+            assertNull(ponger.failure(), "ponger: " + logBytes.toString(StandardCharsets.UTF_8));
+            assertEquals(MEASURED, pinger.histogram().getTotalCount(), "every measured round trip recorded");
+            assertEquals(WARMUP + MEASURED + 1, ponger.echoed(), "every probe and the stop probe echoed");
+            assertSteadyStateAllocationFree(provider, "pinger", pinger.measuredAllocatedBytes(),
+                pinger.jitCompiledWhileMeasuring());
+            assertSteadyStateAllocationFree(provider, "ponger", ponger.measuredAllocatedBytes(),
+                ponger.jitCompiledWhileMeasuring());
+        }
+    }
+
+    private static void assertSteadyStateAllocationFree(final String provider, final String role, final long allocated,
+        final boolean jitCompiled)
+    {
+        assertTrue(allocated != ThreadAllocation.UNKNOWN, role + " measured nothing");
+        if (allocated > 0 && jitCompiled)
+        {
+            System.out.println("[" + provider + "] " + role + " thread: " + allocated + " bytes while the JIT " +
+                "compiled during the window (excused up to " + JIT_EXCUSE_BYTES + ")");
+        }
+        assertTrue(allocated == 0 || (jitCompiled && allocated <= JIT_EXCUSE_BYTES),
+            "bytes allocated by the " + role + " thread over " + MEASURED + " round trips over " + provider + ": " +
+            allocated + " (JIT compiled during the window: " + jitCompiled + ")");
+    }
+}
