@@ -126,7 +126,8 @@ final class MessagingPeer implements AutoCloseable
 
     /**
      * One connection step: polls the subscription (which accepts the other side's publication) and
-     * does the publication's duty work (which adopts its own finished handshake).
+     * does the publication's duty work (which adopts its own finished handshake). Fragments polled
+     * here are dropped: neither side sends a probe before both sides are connected.
      *
      * @return work done.
      */
