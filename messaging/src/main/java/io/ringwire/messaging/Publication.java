@@ -688,6 +688,7 @@ public final class Publication implements AutoCloseable
     public String toString()
     {
         return "Publication{channel=" + channel + ", stream=" + streamId + ", session=" + sessionId + ", position=" +
-            position + ", connected=" + connectedCount + "/" + destinations.length + '}';
+            position + ", connected=" + connectedCount + "/" + destinations.length +
+            (connectedCount < destinations.length ? ", lastError=" + lastConnectionError() : "") + '}';
     }
 }

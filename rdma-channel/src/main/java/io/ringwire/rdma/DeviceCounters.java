@@ -58,13 +58,21 @@ public final class DeviceCounters
     public static final int RNR_NAKS_SENT = 19;
     /** Retransmit timer expiries on requesters. */
     public static final int RETRANSMIT_TIMEOUTS = 20;
+    /**
+     * Well-formed requests for an operation this responder does not execute (RDMA READ, atomics):
+     * refused with an invalid-request NAK, which ends the requester's queue pair in error.
+     */
+    public static final int RESPONDER_REFUSED_OPERATION = 21;
+    /** Acknowledgement packets (ACKs and NAKs of every kind) sent by responders. */
+    public static final int ACKNOWLEDGEMENTS_SENT = 22;
 
     private static final String[] NAMES = {
         "responder unknown rkey", "responder out of bounds", "responder access denied",
         "responder malformed", "responder length error", "error completions", "flushed requests",
         "peers lost", "completion queue overruns", "requests sent", "requests executed", "retransmits",
         "icrc errors", "unknown queue pair", "bad partition key", "duplicate requests", "sequence naks sent",
-        "out of order dropped", "naks received", "rnr naks sent", "retransmit timeouts" };
+        "out of order dropped", "naks received", "rnr naks sent", "retransmit timeouts",
+        "responder refused operation", "acknowledgements sent" };
 
     /** Number of counters. */
     public static final int COUNT = NAMES.length;

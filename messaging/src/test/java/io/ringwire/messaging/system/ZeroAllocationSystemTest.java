@@ -62,6 +62,8 @@ class ZeroAllocationSystemTest
     private volatile long receivedSoFar;
     private volatile boolean pollerWindowDone;
     private volatile boolean publisherWindowDone;
+    /** Set once the publishing thread offers no more: the subscription stays open (and polled) until then. */
+    private volatile boolean publisherStopped;
     private volatile long publisherAllocated = -1;
     private volatile long pollerAllocated = -1;
     private volatile long publisherElapsedNs;
@@ -213,9 +215,11 @@ class ZeroAllocationSystemTest
             }
             pollerAllocated = THREADS.getCurrentThreadAllocatedBytes() - before;
             pollerWindowDone = true;
-            while (!publisherWindowDone && null == publisherFailure.get() && check(verifier, deadline))
+            while (!publisherStopped && null == publisherFailure.get() && check(verifier, deadline))
             {
-                subscription.poll(assembler, 256); // until the publisher has measured its window too
+                // Until the publisher has measured its window too and stopped offering: closing the
+                // subscription earlier would make an offer racing with the close see NOT_CONNECTED.
+                subscription.poll(assembler, 256);
             }
         }
         catch (final RuntimeException | AssertionError ex)
@@ -336,6 +340,7 @@ class ZeroAllocationSystemTest
         finally
         {
             publisherWindowDone = true;
+            publisherStopped = true;
         }
     }
 }

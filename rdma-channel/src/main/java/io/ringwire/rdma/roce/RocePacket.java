@@ -20,7 +20,10 @@ final class RocePacket
     static final int VALID = 0;
     /** Shorter than a BTH plus ICRC, or shorter than the opcode's headers plus pad. */
     static final int TRUNCATED = -1;
-    /** Opcode is not an RC SEND, RDMA WRITE or ACKNOWLEDGE. */
+    /**
+     * Opcode is not an RC SEND, RDMA WRITE, ACKNOWLEDGE, or an RDMA READ request or atomic (which
+     * parse, so that the responder can refuse them).
+     */
     static final int UNSUPPORTED_OPCODE = -2;
     /** Transport header version is not 0. */
     static final int BAD_VERSION = -3;
@@ -87,7 +90,7 @@ final class RocePacket
         immediate = 0;
         syndrome = 0;
         messageSequenceNumber = 0;
-        if (hasReth(opcode))
+        if (hasReth(opcode) || opcode == READ_REQUEST)
         {
             virtualAddress = buffer.getLong(position + RETH_VA_OFFSET, NETWORK);
             rkey = buffer.getInt(position + RETH_RKEY_OFFSET, NETWORK);
@@ -105,6 +108,10 @@ final class RocePacket
             syndrome = aeth >>> 24;
             messageSequenceNumber = aeth & MSN_MASK;
             position += AETH_LENGTH;
+        }
+        if (opcode == COMPARE_SWAP || opcode == FETCH_ADD)
+        {
+            position += ATOMIC_ETH_LENGTH;
         }
         payloadOffset = position;
         payloadLength = payload;

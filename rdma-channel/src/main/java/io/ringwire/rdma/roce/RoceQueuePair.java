@@ -520,6 +520,7 @@ final class RoceQueuePair extends SoftQueuePair
         final int end = RocePacket.writeAcknowledge(packet, 0, partitionKey, remoteQueuePairNumber, psn, syndrome,
             messageSequenceNumber);
         transmitter.send(end + Icrc.LENGTH);
+        counters.increment(DeviceCounters.ACKNOWLEDGEMENTS_SENT);
     }
 
     /**

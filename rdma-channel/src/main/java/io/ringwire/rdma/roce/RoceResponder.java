@@ -114,6 +114,13 @@ final class RoceResponder
         }
 
         final int opcode = packet.opcode();
+        if (isRefusedOperation(opcode))
+        {
+            // RDMA READ and the atomics: no region here enables them (the API offers neither), so
+            // the request is invalid for this queue pair, and says so rather than going silent.
+            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_REFUSED_OPERATION);
+            return;
+        }
         final int pad = packet.padCount();
         if (packet.payloadLength() > queuePair.pathMtu() ||
             ((packet.payloadLength() + pad) & 3) != 0 || (!endsMessage(opcode) && pad != 0))

@@ -61,6 +61,14 @@ final class RoceWire
     static final int WRITE_ONLY = 0x0A;
     static final int WRITE_ONLY_WITH_IMMEDIATE = 0x0B;
     static final int ACKNOWLEDGE = 0x11;
+    /** RC RDMA READ Request: BTH + RETH, no payload. Parsed so it can be refused, never executed. */
+    static final int READ_REQUEST = 0x0C;
+    /** RC CmpSwap: BTH + AtomicETH. Parsed so it can be refused, never executed. */
+    static final int COMPARE_SWAP = 0x13;
+    /** RC FetchAdd: BTH + AtomicETH. Parsed so it can be refused, never executed. */
+    static final int FETCH_ADD = 0x14;
+    /** AtomicETH: VA (8), R_Key (4), swap or add data (8), compare data (8). */
+    static final int ATOMIC_ETH_LENGTH = 28;
 
     // AETH syndromes.
     static final int AETH_ACK = 0x00;
@@ -90,6 +98,16 @@ final class RoceWire
     static boolean isSupportedRequest(final int opcode)
     {
         return opcode >= SEND_FIRST && opcode <= WRITE_ONLY_WITH_IMMEDIATE;
+    }
+
+    /**
+     * @return true for the RC requests a peer may send but this stack does not execute (RDMA READ
+     *         and the atomics): the responder refuses them with an invalid-request NAK, as a
+     *         responder does for an operation its queue pair does not enable.
+     */
+    static boolean isRefusedOperation(final int opcode)
+    {
+        return opcode == READ_REQUEST || opcode == COMPARE_SWAP || opcode == FETCH_ADD;
     }
 
     static boolean isWrite(final int opcode)
@@ -129,6 +147,14 @@ final class RoceWire
         if (opcode == ACKNOWLEDGE)
         {
             return AETH_LENGTH;
+        }
+        if (opcode == READ_REQUEST)
+        {
+            return RETH_LENGTH;
+        }
+        if (opcode == COMPARE_SWAP || opcode == FETCH_ADD)
+        {
+            return ATOMIC_ETH_LENGTH;
         }
         if (!isSupportedRequest(opcode))
         {
@@ -183,6 +209,9 @@ final class RoceWire
             case WRITE_ONLY -> "RDMA_WRITE_ONLY";
             case WRITE_ONLY_WITH_IMMEDIATE -> "RDMA_WRITE_ONLY_WITH_IMMEDIATE";
             case ACKNOWLEDGE -> "ACKNOWLEDGE";
+            case READ_REQUEST -> "RDMA_READ_REQUEST";
+            case COMPARE_SWAP -> "COMPARE_SWAP";
+            case FETCH_ADD -> "FETCH_ADD";
             default -> "UNSUPPORTED(0x" + Integer.toHexString(opcode) + ")";
         };
     }

@@ -55,7 +55,8 @@ final class ShmDeviceControl
 {
     /** "RWSHMCTL" in ASCII, read as a little-endian long. */
     static final long MAGIC = 0x4C54434D48535752L;
-    static final int VERSION = 1;
+    /** 2: two more device counters (their slots moved nothing, but an old peer would not count them). */
+    static final int VERSION = 2;
 
     static final int STATE_CREATING = 0;
     static final int STATE_OPEN = 1;

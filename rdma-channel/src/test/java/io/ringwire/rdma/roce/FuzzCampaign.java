@@ -422,7 +422,7 @@ final class FuzzCampaign implements AutoCloseable
         DeviceCounters.BAD_PARTITION_KEY, DeviceCounters.RESPONDER_UNKNOWN_RKEY, DeviceCounters.RESPONDER_ACCESS_DENIED,
         DeviceCounters.RESPONDER_OUT_OF_BOUNDS, DeviceCounters.RESPONDER_LENGTH_ERROR, DeviceCounters.RNR_NAKS_SENT,
         DeviceCounters.FLUSHED_REQUESTS, DeviceCounters.ERROR_COMPLETIONS, DeviceCounters.COMPLETION_QUEUE_OVERRUNS,
-        DeviceCounters.PEERS_LOST };
+        DeviceCounters.PEERS_LOST, DeviceCounters.RESPONDER_REFUSED_OPERATION };
     /** Counters the healthy pair adds to only when it had to retransmit (loss or a stalled thread). */
     private static final int[] TRAFFIC_COUNTERS = {
         DeviceCounters.DUPLICATE_REQUESTS, DeviceCounters.OUT_OF_ORDER_DROPPED, DeviceCounters.SEQUENCE_NAKS_SENT };
@@ -614,7 +614,7 @@ final class FuzzCampaign implements AutoCloseable
             DeviceCounters.UNKNOWN_QUEUE_PAIR, DeviceCounters.BAD_PARTITION_KEY, DeviceCounters.OUT_OF_ORDER_DROPPED,
             DeviceCounters.DUPLICATE_REQUESTS, DeviceCounters.RNR_NAKS_SENT, DeviceCounters.RESPONDER_UNKNOWN_RKEY,
             DeviceCounters.RESPONDER_ACCESS_DENIED, DeviceCounters.RESPONDER_OUT_OF_BOUNDS,
-            DeviceCounters.RESPONDER_LENGTH_ERROR })
+            DeviceCounters.RESPONDER_LENGTH_ERROR, DeviceCounters.RESPONDER_REFUSED_OPERATION })
         {
             assertTrue(model.counters[counter] > 0, "the fuzzing exercised '" + DeviceCounters.name(counter) + "'");
         }

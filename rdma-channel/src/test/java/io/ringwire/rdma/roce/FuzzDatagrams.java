@@ -216,6 +216,10 @@ final class FuzzDatagrams
 
     private int requestFor(final FuzzVictim victim, final int destinationQp, final int psn, final int pkey)
     {
+        if (pick(4))
+        {
+            return refusedOperation(destinationQp, psn, pkey);
+        }
         final int mtu = victim.pathMtu;
         final int opcode = opcodeFor(victim);
         final int payload = payloadFor(victim, opcode, mtu);
@@ -231,6 +235,30 @@ final class FuzzDatagrams
         }
         return request(opcode, pkey, destinationQp, random.nextInt(10) < 7, psn, virtualAddress, rkey, dma,
             random.nextInt(), payload);
+    }
+
+    /**
+     * An RDMA READ request or an atomic, which the responder refuses. Its RETH or AtomicETH travels
+     * as the payload of {@link RocePacket#writeRequestHeaders} (which writes only SEND and WRITE
+     * headers): random fields, half the time naming the target region, which must stay untouched.
+     */
+    private int refusedOperation(final int destinationQp, final int psn, final int pkey)
+    {
+        final int opcode = switch (random.nextInt(3))
+        {
+            case 0 -> READ_REQUEST;
+            case 1 -> COMPARE_SWAP;
+            default -> FETCH_ADD;
+        };
+        final int header = opcode == READ_REQUEST ? RETH_LENGTH : ATOMIC_ETH_LENGTH;
+        final int length = request(opcode, pkey, destinationQp, pick(70), psn, 0, 0, 0, 0, header);
+        if (pick(50))
+        {
+            buffer.putLong(BTH_LENGTH, memory.target.address() + random.nextInt(64), ByteOrder.BIG_ENDIAN);
+            buffer.putInt(BTH_LENGTH + 8, memory.target.rkey(), ByteOrder.BIG_ENDIAN);
+            requester.stampIcrc(length);
+        }
+        return length;
     }
 
     private int opcodeFor(final FuzzVictim victim)

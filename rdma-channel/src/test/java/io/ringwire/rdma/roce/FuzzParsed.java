@@ -16,6 +16,9 @@ final class FuzzParsed
     static final int BTH_LENGTH = 12;
     static final int ICRC_LENGTH = 4;
     static final int ACKNOWLEDGE = 0x11;
+    static final int READ_REQUEST = 0x0C;
+    static final int COMPARE_SWAP = 0x13;
+    static final int FETCH_ADD = 0x14;
 
     int length;
     int opcode;
@@ -32,6 +35,12 @@ final class FuzzParsed
     int messageSequenceNumber;
     int payloadOffset;
     int payloadLength;
+
+    /** @return true for RDMA READ and the atomics: well formed, but refused by the responder. */
+    static boolean isRefusedOperation(final int opcode)
+    {
+        return opcode == READ_REQUEST || opcode == COMPARE_SWAP || opcode == FETCH_ADD;
+    }
 
     static boolean isRequest(final int opcode)
     {
@@ -92,6 +101,14 @@ final class FuzzParsed
         {
             extension = (hasReth(opcode) ? 16 : 0) + (hasImmediate(opcode) ? 4 : 0);
         }
+        else if (opcode == READ_REQUEST)
+        {
+            extension = 16; // RETH
+        }
+        else if (opcode == COMPARE_SWAP || opcode == FETCH_ADD)
+        {
+            extension = 28; // AtomicETH
+        }
         else
         {
             return false;
@@ -113,7 +130,7 @@ final class FuzzParsed
         syndrome = 0;
         messageSequenceNumber = 0;
         int position = BTH_LENGTH;
-        if (hasReth(opcode))
+        if (hasReth(opcode) || opcode == READ_REQUEST)
         {
             virtualAddress = buffer.getLong(position, ByteOrder.BIG_ENDIAN);
             rkey = buffer.getInt(position + 8, ByteOrder.BIG_ENDIAN);
@@ -131,6 +148,10 @@ final class FuzzParsed
             syndrome = aeth >>> 24;
             messageSequenceNumber = aeth & 0xFF_FFFF;
             position += 4;
+        }
+        if (opcode == COMPARE_SWAP || opcode == FETCH_ADD)
+        {
+            position += 28;
         }
         payloadOffset = position;
         return true;

@@ -37,13 +37,15 @@ final class FuzzVictim
     static final int ACCESS_ERROR = 6;
     static final int LENGTH_ERROR = 7;
     static final int EXECUTE = 8;
+    /** An RDMA READ request or an atomic, in order: refused with an invalid-request NAK. */
+    static final int REFUSED_OPERATION = 9;
     /** The packet would hit a provider deviation a separate test pins down; the generator avoids it. */
-    static final int KNOWN_DEVIATION = 9;
+    static final int KNOWN_DEVIATION = 10;
 
     static final String[] DECISION_NAMES = {
         "dropped (queue pair in ERROR)", "ACK ignored (nothing outstanding)", "duplicate (re-ACKed)",
         "ahead of expected PSN (dropped)", "RNR NAK", "invalid-request NAK -> ERROR", "remote-access NAK -> ERROR",
-        "receive too small -> ERROR", "executed" };
+        "receive too small -> ERROR", "executed", "READ/atomic refused (invalid-request NAK) -> ERROR" };
 
     static final int NAK_SEQUENCE = 0x60;
     static final int NAK_RNR = 0x21;
@@ -154,6 +156,10 @@ final class FuzzVictim
             return AHEAD;
         }
         final int opcode = p.opcode;
+        if (FuzzParsed.isRefusedOperation(opcode))
+        {
+            return refuse(REFUSED_OPERATION);
+        }
         final boolean starts = FuzzParsed.startsMessage(opcode);
         final boolean last = FuzzParsed.endsMessage(opcode);
         final boolean write = FuzzParsed.isWrite(opcode);
@@ -273,6 +279,11 @@ final class FuzzVictim
                 counters[DeviceCounters.RESPONDER_MALFORMED]++;
                 fail(NAK_INVALID_REQUEST, "invalid request " + RoceWire.opcodeName(p.opcode), counters, completions,
                     batch);
+            }
+            case REFUSED_OPERATION ->
+            {
+                counters[DeviceCounters.RESPONDER_REFUSED_OPERATION]++;
+                fail(NAK_INVALID_REQUEST, "refused " + RoceWire.opcodeName(p.opcode), counters, completions, batch);
             }
             case ACCESS_ERROR ->
             {

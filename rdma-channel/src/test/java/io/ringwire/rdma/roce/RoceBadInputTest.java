@@ -5,6 +5,7 @@ import io.ringwire.rdma.Completion;
 import io.ringwire.rdma.CompletionQueue;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.Device;
+import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.ProtectionDomain;
@@ -18,6 +19,8 @@ import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -353,6 +356,54 @@ class RoceBadInputTest
         for (int i = 0; i < 16; i++)
         {
             assertEquals(0, rig.region().buffer().getByte(i), "byte " + i + " is not written");
+        }
+    }
+
+    /**
+     * RDMA READ and the atomics are not offered by this stack: a peer that sends one anyway (a real
+     * RoCE stack can) gets an invalid-request NAK naming the packet, the queue pair goes to ERROR
+     * and the refusal is counted, rather than the request vanishing until the peer's retry runs out.
+     * The header names a registered region and a valid rkey: still nothing is read or written.
+     */
+    @ParameterizedTest(name = "opcode 0x{0}")
+    @ValueSource(ints = { READ_REQUEST, COMPARE_SWAP, FETCH_ADD })
+    void anRdmaReadOrAtomicRequestIsRefusedWithAnInvalidRequestNakAndCounted(final int opcode)
+    {
+        final Rig rig = rig();
+        final FuzzRequester peer = rig.requester();
+        rig.region().buffer().setMemory(0, 64, (byte)0x33);
+        final int header = opcode == READ_REQUEST ? RETH_LENGTH : ATOMIC_ETH_LENGTH;
+        // writeRequestHeaders writes only SEND and WRITE headers: the RETH / AtomicETH goes as its payload.
+        final int index = RocePacket.writeRequestHeaders(peer.sendView, 0, opcode,
+            QueuePairEndpoint.DEFAULT_PARTITION_KEY, rig.queuePair().queuePairNumber(), true, rig.startPsn(), 0, 0, 0, 0,
+            header);
+        peer.sendView.setMemory(index, header, (byte)0);
+        peer.sendView.putLong(index, rig.region().address(), java.nio.ByteOrder.BIG_ENDIAN);
+        peer.sendView.putInt(index + 8, rig.region().rkey(), java.nio.ByteOrder.BIG_ENDIAN);
+        if (opcode == READ_REQUEST)
+        {
+            peer.sendView.putInt(index + 12, 64, java.nio.ByteOrder.BIG_ENDIAN);
+        }
+        else
+        {
+            peer.sendView.putLong(index + 12, 0x1111_2222_3333_4444L, java.nio.ByteOrder.BIG_ENDIAN);
+        }
+        final int length = RocePacket.finish(peer.sendView, 0, index + header);
+        peer.stampIcrc(length);
+        final RocePacket parsed = new RocePacket();
+        assertEquals(RocePacket.VALID, parsed.parse(peer.sendView, 0, length), "a well-formed " + opcodeName(opcode));
+        assertEquals(opcode == READ_REQUEST ? rig.region().rkey() : 0, parsed.rkey());
+        peer.send(length);
+
+        final FuzzParsed answer = awaitAnswer(rig);
+        assertEquals(AETH_NAK_INVALID_REQUEST, answer.syndrome, opcodeName(opcode) + ": " + syndrome(answer));
+        assertEquals(rig.startPsn(), answer.psn, "the NAK names the refused request");
+        assertEquals(QueuePairState.ERROR, rig.queuePair().state());
+        assertEquals(1, rig.device().counters().get(DeviceCounters.RESPONDER_REFUSED_OPERATION));
+        assertEquals(0, rig.device().counters().get(DeviceCounters.REQUESTS_EXECUTED));
+        for (int i = 0; i < 64; i++)
+        {
+            assertEquals((byte)0x33, rig.region().buffer().getByte(i), "byte " + i + " is untouched");
         }
     }
 }

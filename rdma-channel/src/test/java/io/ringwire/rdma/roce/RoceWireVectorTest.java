@@ -191,8 +191,15 @@ class RoceWireVectorTest
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
         assertEquals(RocePacket.TRUNCATED, packet.parse(buffer, 0, BTH_LENGTH + Icrc.LENGTH - 1));
-        buffer.putByte(0, (byte)0x0C); // RDMA READ REQUEST: not supported
+        buffer.putByte(0, (byte)0x0D); // RDMA READ RESPONSE FIRST: this stack never reads, so never expects one
         assertEquals(RocePacket.UNSUPPORTED_OPCODE, packet.parse(buffer, 0, 64));
+        buffer.putByte(0, (byte)0x64); // UC SEND FIRST: RC only
+        assertEquals(RocePacket.UNSUPPORTED_OPCODE, packet.parse(buffer, 0, 64));
+        buffer.putByte(0, (byte)READ_REQUEST); // parses (BTH + RETH), so that the responder can refuse it
+        assertEquals(RocePacket.VALID, packet.parse(buffer, 0, BTH_LENGTH + RETH_LENGTH + Icrc.LENGTH));
+        assertEquals(RocePacket.TRUNCATED, packet.parse(buffer, 0, BTH_LENGTH + RETH_LENGTH + Icrc.LENGTH - 1));
+        buffer.putByte(0, (byte)FETCH_ADD); // BTH + AtomicETH
+        assertEquals(RocePacket.TRUNCATED, packet.parse(buffer, 0, BTH_LENGTH + ATOMIC_ETH_LENGTH + Icrc.LENGTH - 1));
         buffer.putByte(0, (byte)WRITE_ONLY);
         assertEquals(RocePacket.TRUNCATED, packet.parse(buffer, 0, BTH_LENGTH + RETH_LENGTH + Icrc.LENGTH - 1),
             "RETH does not fit");
