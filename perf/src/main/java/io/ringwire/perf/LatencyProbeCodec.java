@@ -20,7 +20,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * </pre>
  *
  * The pinger sends echoTimestampNs 0 and zero padding; the ponger echoes sequence, send timestamp
- * and padding unchanged and sets echoTimestampNs. A probe with sequence {@link #STOP_SEQUENCE} ends
+ * and padding unchanged, and leaves echoTimestampNs 0 (it reads no clock, like the bare channel's
+ * ponger it is compared with). A probe with sequence {@link #STOP_SEQUENCE} ends
  * the run after it is echoed.
  *
  * <p>Decoding validates first with {@link MessageValidator}, as every receiver of the schema does.
@@ -75,7 +76,7 @@ final class LatencyProbeCodec
      * @param offset          where the message starts.
      * @param sequence        the probe's sequence.
      * @param sendTimestampNs the pinger's clock before it claimed the frame.
-     * @param echoTimestampNs the ponger's clock when it echoed, or 0 on the way out.
+     * @param echoTimestampNs the echo's timestamp (0 on both ways in the benchmark).
      * @param paddingSource   the padding bytes.
      * @param paddingOffset   where they start.
      * @param paddingLength   how many.

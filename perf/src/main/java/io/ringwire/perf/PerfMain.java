@@ -138,7 +138,7 @@ public final class PerfMain
     {
         for (final String provider : options.providers())
         {
-            if (RttOptions.isNioBaseline(provider))
+            if (RttOptions.isRawBaseline(provider))
             {
                 continue;
             }

@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -76,6 +77,16 @@ final class RttBenchmark
 
     private RttResult runInOneProcess(final String provider, final String api) throws IOException
     {
+        if (RttOptions.BARE.equals(provider))
+        {
+            try (BareLines lines = BareLines.inProcess(options.size()))
+            {
+                return runThreads(provider, api,
+                    new BarePinger(lines, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
+                        options.messages()),
+                    new BarePonger(lines, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
+            }
+        }
         if (RttOptions.NIO_TCP.equals(provider))
         {
             try (ServerSocketChannel server = NioChannels.listen();
@@ -183,6 +194,17 @@ final class RttBenchmark
         try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, api, options.size(),
             options.shmDirectory(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), options.warmup())))
         {
+            if (RttOptions.BARE.equals(provider))
+            {
+                final String line = child.awaitLine(RttPonger.LISTEN, "the shared file");
+                try (BareLines lines = BareLines.map(Path.of(line.substring(RttPonger.LISTEN.length() + 1)),
+                    options.size()))
+                {
+                    child.awaitLine(RttPonger.READY, "READY");
+                    return runAgainstChild(provider, api, child, new BarePinger(lines, cpuPlan.pingerCpu(),
+                        cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
+                }
+            }
             if (RttOptions.NIO_TCP.equals(provider))
             {
                 final int port = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);

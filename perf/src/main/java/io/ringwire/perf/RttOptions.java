@@ -13,8 +13,8 @@ import java.util.Locale;
  * {@link UsageException} whose message names the option and its allowed values.
  *
  * @param providers          transports to measure, in order: the RDMA providers {@code shm}, {@code socket},
- *                           {@code roce} and the raw NIO baselines {@code nio-tcp}, {@code nio-udp},
- *                           {@code nio-udp-unconnected}.
+ *                           {@code roce}, the raw NIO baselines {@code nio-tcp}, {@code nio-udp},
+ *                           {@code nio-udp-unconnected}, and the shared-memory floor {@code bare}.
  * @param api                which path the RDMA providers are measured through: {@link #API_MESSAGING},
  *                           {@link #API_CHANNEL} or {@link #API_BOTH} (each provider runs the bare
  *                           channel, then messaging, side by side in this run).
@@ -54,9 +54,14 @@ public record RttOptions(
      * sockets used as roce uses them (see {@link NioUdpLink}).
      */
     public static final String NIO_UDP_UNCONNECTED = "nio-udp-unconnected";
+    /**
+     * The floor under {@code shm}: a bare cache-line ping-pong through shared memory (a mapped file
+     * across processes), no queue pair, ring or completion in between (see {@link BareLines}).
+     */
+    public static final String BARE = "bare";
     /** Transports {@code --provider} accepts. */
     public static final List<String> ALLOWED_PROVIDERS =
-        List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED);
+        List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED, BARE);
     /** Through Publication and Subscription, with SBE {@code LatencyProbe} messages. */
     public static final String API_MESSAGING = "messaging";
     /** The bare channel: WRITE WITH IMMEDIATE between two queue pairs. */
@@ -91,12 +96,12 @@ public record RttOptions(
 
     /**
      * @param provider one of {@link #providers()}.
-     * @return the paths it runs through, in order: {@link #API_RAW} for a NIO baseline; for an RDMA
+     * @return the paths it runs through, in order: {@link #API_RAW} for a raw baseline; for an RDMA
      *         provider the channel, messaging, or the channel then messaging.
      */
     public List<String> apisOf(final String provider)
     {
-        if (isNioBaseline(provider))
+        if (isRawBaseline(provider))
         {
             return List.of(API_RAW);
         }
@@ -135,9 +140,13 @@ public record RttOptions(
               nio-udp-unconnected     nio-udp over sockets used as roce uses them: sent from an unconnected
                                       socket with Don't-Fragment (send to an address), received on another
                                       (receive); what roce's sockets alone cost
+              bare                    cache-line ping-pong through shared memory (a mapped file with
+                                      --processes 2): the message's bytes, then its sequence with release
+                                      order, spun on by the other side; the floor under shm
 
             options:
-              --provider LIST         comma list of shm, socket, roce, nio-tcp, nio-udp, nio-udp-unconnected
+              --provider LIST         comma list of shm, socket, roce, nio-tcp, nio-udp, nio-udp-unconnected,
+                                      bare
                                       (default: all of them; an RDMA provider only when it is on the class
                                       path)
               --size BYTES            message size, 16 to 1048576 (default 32; nio-udp and
@@ -172,7 +181,7 @@ public record RttOptions(
         final List<String> providers = new ArrayList<>();
         for (final String provider : ALLOWED_PROVIDERS)
         {
-            if (isNioBaseline(provider) || present.contains(provider))
+            if (isRawBaseline(provider) || present.contains(provider))
             {
                 providers.add(provider);
             }
@@ -182,11 +191,12 @@ public record RttOptions(
 
     /**
      * @param provider a transport name.
-     * @return true for the raw NIO baselines, which need no RDMA provider.
+     * @return true for the raw baselines (NIO and bare), which need no RDMA provider.
      */
-    static boolean isNioBaseline(final String provider)
+    static boolean isRawBaseline(final String provider)
     {
-        return NIO_TCP.equals(provider) || NIO_UDP.equals(provider) || NIO_UDP_UNCONNECTED.equals(provider);
+        return NIO_TCP.equals(provider) || NIO_UDP.equals(provider) || NIO_UDP_UNCONNECTED.equals(provider) ||
+            BARE.equals(provider);
     }
 
     private static String defaultShmDirectory()

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
@@ -20,12 +21,14 @@ import java.util.concurrent.locks.LockSupport;
  * messaging: parent: SECRET hex     child: LISTEN port    parent: PEER port      child: READY ... DONE cpu
  * nio-tcp:   child: LISTEN port     (parent connects)                            child: READY ... DONE cpu
  * nio-udp:   child: LISTEN port     parent: PEER port                            child: READY ... DONE cpu
+ * bare:      child: LISTEN file     (parent maps the file)                       child: READY ... DONE cpu
  * any failure:                                                                   child: FAILED cpu message
  * </pre>
  *
  * nio-udp-unconnected talks as nio-udp does; each port is where that side receives. The channel run ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the messaging
  * run when the probe with {@link LatencyProbeCodec#STOP_SEQUENCE} is, the nio-tcp run at the
- * pinger's end of stream, the UDP runs when the {@link RttMessage#STOP_SEQUENCE} datagram is
+ * pinger's end of stream, the bare run when {@link BareLines#STOP_SEQUENCE} is echoed (the child
+ * created the mapped file and deletes it), the UDP runs when the {@link RttMessage#STOP_SEQUENCE} datagram is
  * echoed. For messaging the child says READY once its publication is connected to the parent's
  * subscription and the parent's publication is an image of its own (it polls its subscription
  * meanwhile: see {@link MessagingPeer}); the shared secret comes on stdin, not the command line.
@@ -89,7 +92,11 @@ public final class RttPonger
             final int cpu = Integer.parseInt(args[4]);
             final boolean yieldWhenIdle = Boolean.parseBoolean(args[5]);
             final long warmup = Long.parseLong(args[6]);
-            if (RttOptions.NIO_TCP.equals(provider))
+            if (RttOptions.BARE.equals(provider))
+            {
+                exitCode = runBare(size, shmDirectory, cpu, yieldWhenIdle, fromParent, toParent);
+            }
+            else if (RttOptions.NIO_TCP.equals(provider))
             {
                 exitCode = runNio(size, cpu, yieldWhenIdle, fromParent, toParent);
             }
@@ -173,6 +180,16 @@ public final class RttPonger
                 }
             }
             return echo(new MessagingPonger(peer, cpu, yieldWhenIdle, System.err, warmup), fromParent, toParent);
+        }
+    }
+
+    private static int runBare(final int size, final String shmDirectory, final int cpu, final boolean yieldWhenIdle,
+        final BufferedReader fromParent, final PrintStream toParent) throws IOException
+    {
+        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size))
+        {
+            send(toParent, LISTEN + " " + lines.file());
+            return echo(new BarePonger(lines, cpu, yieldWhenIdle, System.err), fromParent, toParent);
         }
     }
 

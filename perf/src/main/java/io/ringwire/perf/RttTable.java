@@ -22,7 +22,8 @@ final class RttTable
     private static final List<String[]> BASELINES = List.of(
         new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP },
         new String[] { RttOptions.NIO_UDP_UNCONNECTED, RttOptions.NIO_UDP },
-        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP_UNCONNECTED });
+        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP_UNCONNECTED },
+        new String[] { RttOptions.SHM, RttOptions.BARE });
 
     private RttTable()
     {
@@ -98,7 +99,7 @@ final class RttTable
         for (final String[] pair : BASELINES)
         {
             final RttResult provider = report.find(pair[0],
-                RttOptions.isNioBaseline(pair[0]) ? RttOptions.API_RAW : RttOptions.API_CHANNEL);
+                RttOptions.isRawBaseline(pair[0]) ? RttOptions.API_RAW : RttOptions.API_CHANNEL);
             final RttResult baseline = report.find(pair[1], RttOptions.API_RAW);
             if (null != provider && null != baseline && baseline.p50() > 0)
             {

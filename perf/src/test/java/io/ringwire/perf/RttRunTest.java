@@ -48,7 +48,7 @@ class RttRunTest
         final int processes)
     {
         assertEquals(provider, result.provider());
-        assertEquals(RttOptions.isNioBaseline(provider) ? RttOptions.API_RAW : api, result.api());
+        assertEquals(RttOptions.isRawBaseline(provider) ? RttOptions.API_RAW : api, result.api());
         assertEquals(processes, result.processes());
         assertEquals(RttOptions.API_MESSAGING.equals(result.api()) ? LatencyProbeCodec.MIN_LENGTH : 32, result.size());
         assertEquals(MESSAGES, result.count(), "every measured round trip is recorded, none of the warm-up");
@@ -67,7 +67,7 @@ class RttRunTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected" })
+    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected", "bare" })
     void oneProcessRunRecordsEveryMessageWithPositiveOrderedPercentilesAndAllocatesNothing(final String provider)
         throws Exception
     {
@@ -79,10 +79,23 @@ class RttRunTest
 
     @Tag("system")
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected" })
+    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected", "bare" })
     void twoProcessRunRecordsEveryMessageWithPositiveOrderedPercentiles(final String provider) throws Exception
     {
         assertCompleteAndOrdered(run(provider, RttOptions.API_CHANNEL, 2), provider, RttOptions.API_CHANNEL, 2);
+    }
+
+    @Tag("system")
+    @Test
+    void bareTwoProcessRunMapsTheChildsFileAndLeavesNoFileBehind() throws Exception
+    {
+        assertCompleteAndOrdered(run(RttOptions.BARE, RttOptions.API_CHANNEL, 2), RttOptions.BARE,
+            RttOptions.API_CHANNEL, 2);
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(shmDirectory))
+        {
+            assertEquals(List.of(), files.filter(f -> f.getFileName().toString().startsWith("rtt-bare-")).toList(),
+                "the ponger process deletes the file it created");
+        }
     }
 
     @Tag("system")

@@ -1,0 +1,93 @@
+package io.ringwire.perf;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+
+/**
+ * The pinger of the {@code bare} baseline: the floor under {@code shm}. Writes each ping's bytes into
+ * the ping slot of {@link BareLines}, then its sequence with release order, and spins on the echo
+ * slot until the ponger has written the same sequence back: the cache-line ping-pong that any
+ * shared-memory transport is built on, with no queue pair, ring or completion in between.
+ *
+ * <p>Threading: the pinger thread only.
+ */
+final class BarePinger extends Pinger
+{
+    private final UnsafeBuffer lines;
+    private final int pingOffset;
+    private final int echoOffset;
+    private final int payloadLength;
+    private final UnsafeBuffer payload;
+
+    /**
+     * @param lines         the slots (shared with the ponger).
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warnings      where a pinning failure is reported.
+     * @param warmup        unrecorded round trips.
+     * @param messages      recorded round trips.
+     */
+    BarePinger(final BareLines lines, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings,
+        final long warmup, final long messages)
+    {
+        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        this.lines = lines.buffer();
+        this.pingOffset = lines.pingOffset();
+        this.echoOffset = lines.echoOffset();
+        this.payloadLength = Math.max(0, lines.messageLength() - Long.BYTES);
+        this.payload = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, payloadLength)));
+    }
+
+    @Override
+    protected long roundTrip(final long sequence)
+    {
+        final long sentNs = System.nanoTime();
+        send(sequence);
+        if (!awaitEcho(sequence, sentNs))
+        {
+            return FAILED;
+        }
+        return System.nanoTime() - sentNs;
+    }
+
+    @Override
+    protected String finish()
+    {
+        send(BareLines.STOP_SEQUENCE);
+        return awaitEcho(BareLines.STOP_SEQUENCE, System.nanoTime()) ? null : "stopping the ponger: " + failureDetail;
+    }
+
+    private void send(final long sequence)
+    {
+        if (payloadLength > 0)
+        {
+            lines.putBytes(pingOffset + Long.BYTES, payload, 0, payloadLength);
+        }
+        lines.putLongRelease(pingOffset + BareLines.SEQUENCE_OFFSET, sequence);
+    }
+
+    private boolean awaitEcho(final long sequence, final long startNs)
+    {
+        int spins = 0;
+        while (lines.getLongAcquire(echoOffset + BareLines.SEQUENCE_OFFSET) != sequence)
+        {
+            idle();
+            if ((++spins & CLOCK_CHECK_MASK) == 0)
+            {
+                if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
+                {
+                    failureDetail = "no echo within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
+                    return false;
+                }
+                if (stopRequested())
+                {
+                    failureDetail = "stopped because the ponger failed";
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+}
