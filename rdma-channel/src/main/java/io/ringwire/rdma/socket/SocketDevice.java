@@ -181,7 +181,9 @@ final class SocketDevice implements Device
 
     /**
      * Accepts connections from peers and hands each, once its hello arrived, to the queue pair it
-     * names. Non-blocking; called only by queue pairs still waiting for their connection.
+     * names. A hello for a queue pair that is not at RTR yet waits (up to the peer timeout) until it
+     * is: any waiting queue pair of this device may read it first. Non-blocking; called only by queue
+     * pairs still waiting for their connection.
      *
      * @param nowNs current time.
      */
@@ -214,9 +216,17 @@ final class SocketDevice implements Device
             {
                 continue;
             }
-            it.remove();
             final SocketQueuePair target = state == PendingHello.COMPLETE ? queuePairs.get(pending.destinationQpn()) : null;
-            if (null == target || !target.adoptIncoming(pending.channel, pending.sourceQpn()))
+            final int adopted = null == target ? SocketQueuePair.REFUSED :
+                target.adoptIncoming(pending.channel, pending.sourceQpn());
+            if (adopted == SocketQueuePair.NOT_YET && nowNs - pending.acceptedNs < config.peerTimeoutNs())
+            {
+                // The peer reached RTR first (the passive side connects before it sends REP) and its
+                // hello is here before our queue pair's RTR: keep it for that queue pair.
+                continue;
+            }
+            it.remove();
+            if (adopted != SocketQueuePair.ADOPTED)
             {
                 counters.increment(DeviceCounters.RESPONDER_MALFORMED);
                 CloseHelper.quietClose(pending.channel);

@@ -40,6 +40,13 @@ import static io.ringwire.rdma.socket.SocketFrame.*;
  */
 final class SocketQueuePair extends SoftQueuePair
 {
+    /** {@link #adoptIncoming} result: the connection is this queue pair's now. */
+    static final int ADOPTED = 0;
+    /** {@link #adoptIncoming} result: not at RTR yet; the device keeps the connection for later. */
+    static final int NOT_YET = 1;
+    /** {@link #adoptIncoming} result: not for this queue pair (close it). */
+    static final int REFUSED = 2;
+
     private static final int NOT_CONNECTED = 0;
     private static final int CONNECTED = 1;
 
@@ -186,17 +193,22 @@ final class SocketQueuePair extends SoftQueuePair
      *
      * @param incoming  the accepted channel, hello consumed.
      * @param sourceQpn the queue pair number its hello names as sender.
-     * @return true when this queue pair takes it.
+     * @return {@link #ADOPTED}, {@link #NOT_YET} (not at RTR: ask again once it is) or {@link #REFUSED}.
      */
-    boolean adoptIncoming(final SocketChannel incoming, final int sourceQpn)
+    int adoptIncoming(final SocketChannel incoming, final int sourceQpn)
     {
-        if (!awaitingIncoming || sourceQpn != expectedSourceQpn || null != adoptedChannel ||
-            state() == QueuePairState.ERROR)
+        final QueuePairState current = state();
+        if (current == QueuePairState.RESET || current == QueuePairState.INIT)
         {
-            return false;
+            return NOT_YET;
+        }
+        if (!awaitingIncoming || sourceQpn != expectedSourceQpn || null != adoptedChannel ||
+            current == QueuePairState.ERROR)
+        {
+            return REFUSED;
         }
         adoptedChannel = incoming;
-        return true;
+        return ADOPTED;
     }
 
     // ---------------------------------------------------------------- requester
