@@ -41,31 +41,15 @@ final class BarePonger extends SpinningTask
     {
         // Not read from the slot: the pinger may have written its first ping before this thread runs.
         long last = BareLines.NO_SEQUENCE;
-        long echoedAtLastCheck = 0;
-        long lastActivityNs = System.nanoTime();
-        int idleSpins = 0;
         while (true)
         {
             final long sequence = lines.getLongAcquire(pingOffset + BareLines.SEQUENCE_OFFSET);
             if (sequence == last)
             {
-                idle();
-                if ((++idleSpins & CLOCK_CHECK_MASK) == 0)
+                final String failure = idleAndWatch(echoed, "ping");
+                if (null != failure)
                 {
-                    final long nowNs = System.nanoTime();
-                    if (echoed != echoedAtLastCheck)
-                    {
-                        echoedAtLastCheck = echoed;
-                        lastActivityNs = nowNs;
-                    }
-                    else if (nowNs - lastActivityNs > PEER_SILENCE_TIMEOUT_NS)
-                    {
-                        return "no ping for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " + echoed + " echoes";
-                    }
-                    if (stopRequested())
-                    {
-                        return "stopped because the pinger failed";
-                    }
+                    return failure;
                 }
                 continue;
             }

@@ -56,35 +56,30 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
         this.warmup = warmup;
     }
 
+    /** Heartbeats and liveness while the pinger is quiet. */
+    @Override
+    protected void onWatch()
+    {
+        publication.doWork();
+    }
+
+    @Override
+    protected String watchDetail()
+    {
+        return " (" + peer.connectionState() + ")";
+    }
+
     @Override
     protected String runLoop()
     {
-        long receivedAtLastCheck = 0;
-        long lastActivityNs = System.nanoTime();
-        int idlePolls = 0;
         while (true)
         {
             if (subscription.poll(this, MessagingPinger.POLL_BATCH) == 0)
             {
-                idle();
-                if ((++idlePolls & CLOCK_CHECK_MASK) == 0)
+                final String failure = idleAndWatch(received, "probe");
+                if (null != failure)
                 {
-                    publication.doWork(); // heartbeats and liveness while the pinger is quiet
-                    final long nowNs = System.nanoTime();
-                    if (received != receivedAtLastCheck)
-                    {
-                        receivedAtLastCheck = received;
-                        lastActivityNs = nowNs;
-                    }
-                    else if (nowNs - lastActivityNs > PEER_SILENCE_TIMEOUT_NS)
-                    {
-                        return "no probe from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
-                            received + " probes (" + peer.connectionState() + ")";
-                    }
-                    if (stopRequested())
-                    {
-                        return "stopped because the pinger failed";
-                    }
+                    return failure;
                 }
             }
             if (null != error)

@@ -18,9 +18,6 @@ final class NioPonger extends SpinningTask
 
     // Ponger thread only.
     private long echoed;
-    private int idleSpins;
-    private long echoedAtLastCheck;
-    private long lastActivityNs;
     private String idleFailure;
 
     /**
@@ -77,37 +74,14 @@ final class NioPonger extends SpinningTask
     }
 
     /**
-     * Idles once; every {@link #CLOCK_CHECK_MASK} + 1 idle spins, reads the clock and checks that
-     * echoes still progress and nobody asked to stop. The clock is read only while idle, so a busy
-     * ponger pays nothing for the timeout.
+     * {@link #idleAndWatch}, keeping its answer in {@link #idleFailure}.
      *
-     * @return true, with {@link #idleFailure} set, when the loop must end.
+     * @return true when the loop must end.
      */
     private boolean idleTooLong()
     {
-        idle();
-        if ((++idleSpins & CLOCK_CHECK_MASK) != 0)
-        {
-            return false;
-        }
-        final long nowNs = System.nanoTime();
-        if (echoed != echoedAtLastCheck || 0 == lastActivityNs)
-        {
-            echoedAtLastCheck = echoed;
-            lastActivityNs = nowNs;
-        }
-        else if (nowNs - lastActivityNs > PEER_SILENCE_TIMEOUT_NS)
-        {
-            idleFailure = "no complete message from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 +
-                " ms after " + echoed + " echoes";
-            return true;
-        }
-        if (stopRequested())
-        {
-            idleFailure = "stopped because the pinger failed";
-            return true;
-        }
-        return false;
+        idleFailure = idleAndWatch(echoed, "complete message");
+        return null != idleFailure;
     }
 
     /**

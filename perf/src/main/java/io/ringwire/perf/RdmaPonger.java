@@ -60,34 +60,22 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
     }
 
     @Override
+    protected String watchDetail()
+    {
+        return " (queue pair " + queuePair.state() + ")";
+    }
+
+    @Override
     protected String runLoop()
     {
-        long receivedAtLastCheck = 0;
-        long lastActivityNs = System.nanoTime();
-        int idlePolls = 0;
         while (true)
         {
             if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0)
             {
-                idle();
-                if ((++idlePolls & CLOCK_CHECK_MASK) == 0)
+                final String failure = idleAndWatch(received, "message");
+                if (null != failure)
                 {
-                    // The clock is read only while idle, so a busy ponger pays nothing for the timeout.
-                    final long nowNs = System.nanoTime();
-                    if (received != receivedAtLastCheck)
-                    {
-                        receivedAtLastCheck = received;
-                        lastActivityNs = nowNs;
-                    }
-                    else if (nowNs - lastActivityNs > PEER_SILENCE_TIMEOUT_NS)
-                    {
-                        return "no message from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
-                            received + " messages (queue pair " + queuePair.state() + ")";
-                    }
-                    if (stopRequested())
-                    {
-                        return "stopped because the pinger failed";
-                    }
+                    return failure;
                 }
             }
             if (null != error)

@@ -27,6 +27,11 @@ abstract class SpinningTask implements Runnable
     private String failure;
     private int pinnedCpu = CpuPlan.UNPINNED;
 
+    // idleAndWatch's state: the spinning thread only.
+    private int idleRounds;
+    private long progressAtLastCheck = -1;
+    private long lastProgressNs;
+
     /**
      * @param role          "pinger" or "ponger", for messages.
      * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
@@ -77,6 +82,48 @@ abstract class SpinningTask implements Runnable
      * @return null when it completed, else what went wrong.
      */
     protected abstract String runLoop();
+
+    /**
+     * Idles once and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds, reads the clock: the loop must
+     * end when the pinger made no progress for {@link #PEER_SILENCE_TIMEOUT_NS} or a stop was
+     * requested. The clock is read only while idle, so a busy loop pays nothing for the timeout.
+     *
+     * @param progress messages handled so far.
+     * @param what     what the pinger sends, for the message ("probe", "datagram", ...).
+     * @return null to go on, else why the loop must end.
+     */
+    protected final String idleAndWatch(final long progress, final String what)
+    {
+        idle();
+        if ((++idleRounds & CLOCK_CHECK_MASK) != 0)
+        {
+            return null;
+        }
+        onWatch();
+        final long nowNs = System.nanoTime();
+        if (progress != progressAtLastCheck)
+        {
+            progressAtLastCheck = progress;
+            lastProgressNs = nowNs;
+        }
+        else if (nowNs - lastProgressNs > PEER_SILENCE_TIMEOUT_NS)
+        {
+            return "no " + what + " from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
+                progress + " echoes" + watchDetail();
+        }
+        return stopRequested() ? "stopped because the pinger failed" : null;
+    }
+
+    /** Housekeeping a quiet loop owes, run when {@link #idleAndWatch} reads the clock; none by default. */
+    protected void onWatch()
+    {
+    }
+
+    /** @return what {@link #idleAndWatch}'s silence message adds (the connection's state); empty by default. */
+    protected String watchDetail()
+    {
+        return "";
+    }
 
     /**
      * Called when a poll found nothing to do.
