@@ -48,6 +48,11 @@ class ZeroAllocationSystemTest
     private static final Duration JIT_QUIET = Duration.ofNanos(JIT_QUIET_NS);
     private static final int MEASURED = 1_000_000;
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(260);
+    /**
+     * Recompilations a window with JIT activity may see on one thread (on a loaded 2-core machine
+     * tiered compilation goes on for longer; seen on CI-like load: 1120 B, then 56 B, on the roce poller).
+     */
+    private static final int JIT_ALLOCATIONS_EXCUSED = 3;
 
     @TempDir
     Path directory;
@@ -98,18 +103,22 @@ class ZeroAllocationSystemTest
             "(%.0f msg/s): publisher thread allocated %d bytes, polling thread %d bytes%n", provider, warmedUpWith,
             TimeUnit.NANOSECONDS.toMillis(warmUpNs), JIT_QUIET.toMillis(), MEASURED, MEASURED * 1e9 / publisherElapsedNs,
             publisherAllocated, pollerAllocated);
-        // A window in which the JIT compiled was not steady state: HotSpot allocates once (about 1 KiB,
-        // resolving String constants) on a thread whose code it recompiles. Only that is excused.
+        // A window in which the JIT compiled was not steady state: HotSpot allocates on a thread whose
+        // code it recompiles (it resolves the String constants of the compiled method's class there:
+        // about 1 KiB for a class with many, a few dozen bytes for one). Only that is excused: at most
+        // JIT_ALLOCATIONS_EXCUSED such allocations, 2 KiB in all; a window without JIT activity must
+        // allocate nothing at all.
         final long jitExcuse = jitRanDuringWindow ? 2048 : 0;
+        final int allocationsExcused = jitRanDuringWindow ? JIT_ALLOCATIONS_EXCUSED : 0;
         if (jitRanDuringWindow && (publisherAllocated > 0 || pollerAllocated > 0))
         {
             System.out.printf("[%s] the JIT compiled during the measured window; one-off allocation excused: " +
                 "publisher %s, poller %s%n", provider, publisherTrace, pollerTrace);
         }
-        assertTrue(publisherAllocated <= jitExcuse && publisherTrace.count <= 1,
+        assertTrue(publisherAllocated <= jitExcuse && publisherTrace.count <= allocationsExcused,
             "bytes allocated by the publishing thread in steady state, " + publisherTrace + "; polling thread: " +
             pollerAllocated + " bytes, " + pollerTrace + "; JIT ran during the window: " + jitRanDuringWindow);
-        assertTrue(pollerAllocated <= jitExcuse && pollerTrace.count <= 1,
+        assertTrue(pollerAllocated <= jitExcuse && pollerTrace.count <= allocationsExcused,
             "bytes allocated by the polling thread in steady state, " + pollerTrace + "; JIT ran during the window: " +
             jitRanDuringWindow);
     }
