@@ -70,22 +70,11 @@ final class BarePinger extends Pinger
 
     private boolean awaitEcho(final long sequence, final long startNs)
     {
-        int spins = 0;
         while (lines.getLongAcquire(echoOffset + BareLines.SEQUENCE_OFFSET) != sequence)
         {
-            idle();
-            if ((++spins & CLOCK_CHECK_MASK) == 0)
+            if (idleWhileWaiting(startNs, "no echo"))
             {
-                if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
-                {
-                    failureDetail = "no echo within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
-                    return false;
-                }
-                if (stopRequested())
-                {
-                    failureDetail = "stopped because the ponger failed";
-                    return false;
-                }
+                return false;
             }
         }
         return true;

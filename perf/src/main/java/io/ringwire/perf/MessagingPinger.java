@@ -64,6 +64,19 @@ final class MessagingPinger extends Pinger implements FragmentHandler
         this.zeroPadding = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
     }
 
+    /** Heartbeats and liveness while an echo is slow. */
+    @Override
+    protected void onWatch()
+    {
+        publication.doWork();
+    }
+
+    @Override
+    protected String watchDetail()
+    {
+        return " (" + peer.connectionState() + ")";
+    }
+
     @Override
     protected long roundTrip(final long sequence)
     {
@@ -121,27 +134,11 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     private boolean awaitEcho(final long startNs)
     {
         final long expectedEchoes = echoes + 1;
-        int idlePolls = 0;
         while (echoes < expectedEchoes)
         {
-            if (subscription.poll(this, POLL_BATCH) == 0)
+            if (subscription.poll(this, POLL_BATCH) == 0 && idleWhileWaiting(startNs, "no echo"))
             {
-                idle();
-                if ((++idlePolls & CLOCK_CHECK_MASK) == 0)
-                {
-                    publication.doWork(); // heartbeats and liveness while an echo is slow
-                    if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
-                    {
-                        failureDetail = "no echo within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms (" +
-                            peer.connectionState() + ")";
-                        return false;
-                    }
-                    if (stopRequested())
-                    {
-                        failureDetail = "stopped because the ponger failed";
-                        return false;
-                    }
-                }
+                return false;
             }
         }
         if (refusedEcho < 0)

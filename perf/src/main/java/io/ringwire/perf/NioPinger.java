@@ -74,16 +74,11 @@ final class NioPinger extends Pinger
     private boolean writeFully(final long startNs) throws IOException
     {
         sendBuffer.clear();
-        int idleSpins = 0;
         while (sendBuffer.hasRemaining())
         {
-            if (channel.write(sendBuffer) == 0)
+            if (channel.write(sendBuffer) == 0 && idleWhileWaiting(startNs, "the ponger took no bytes"))
             {
-                idle();
-                if ((++idleSpins & CLOCK_CHECK_MASK) == 0 && timedOut(startNs, "the ponger took no bytes"))
-                {
-                    return false;
-                }
+                return false;
             }
         }
         return true;
@@ -92,7 +87,6 @@ final class NioPinger extends Pinger
     private boolean readFully(final long startNs) throws IOException
     {
         receiveBuffer.clear();
-        int idleSpins = 0;
         while (receiveBuffer.hasRemaining())
         {
             final int read = channel.read(receiveBuffer);
@@ -101,31 +95,12 @@ final class NioPinger extends Pinger
                 failureDetail = "the ponger closed the connection";
                 return false;
             }
-            if (read == 0)
+            if (read == 0 && idleWhileWaiting(startNs, "no echo"))
             {
-                idle();
-                if ((++idleSpins & CLOCK_CHECK_MASK) == 0 && timedOut(startNs, "no echo"))
-                {
-                    return false;
-                }
+                return false;
             }
         }
         return true;
-    }
-
-    private boolean timedOut(final long startNs, final String what)
-    {
-        if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
-        {
-            failureDetail = what + " within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
-            return true;
-        }
-        if (stopRequested())
-        {
-            failureDetail = "stopped because the ponger failed";
-            return true;
-        }
-        return false;
     }
 
     @Override

@@ -79,12 +79,10 @@ final class NioUdpPinger extends Pinger
     private boolean send(final long startNs) throws IOException
     {
         sendBuffer.clear();
-        int idleSpins = 0;
         // A datagram goes whole or not at all: 0 means the socket buffer is full for now.
         while (channel.write(sendBuffer) == 0)
         {
-            idle();
-            if ((++idleSpins & CLOCK_CHECK_MASK) == 0 && timedOut(startNs, "the socket took no datagram"))
+            if (idleWhileWaiting(startNs, "the socket took no datagram"))
             {
                 return false;
             }
@@ -95,12 +93,10 @@ final class NioUdpPinger extends Pinger
     private boolean receive(final long startNs) throws IOException
     {
         receiveBuffer.clear();
-        int idleSpins = 0;
         int read;
         while ((read = channel.read(receiveBuffer)) == 0)
         {
-            idle();
-            if ((++idleSpins & CLOCK_CHECK_MASK) == 0 && timedOut(startNs, "no echo"))
+            if (idleWhileWaiting(startNs, "no echo"))
             {
                 return false;
             }
@@ -111,21 +107,6 @@ final class NioUdpPinger extends Pinger
             return false;
         }
         return true;
-    }
-
-    private boolean timedOut(final long startNs, final String what)
-    {
-        if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
-        {
-            failureDetail = what + " within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
-            return true;
-        }
-        if (stopRequested())
-        {
-            failureDetail = "stopped because the ponger failed";
-            return true;
-        }
-        return false;
     }
 
     @Override

@@ -30,6 +30,8 @@ abstract class Pinger extends SpinningTask
 
     /** Why the last round trip failed; written on the failure path only. */
     protected String failureDetail;
+    /** {@link #idleWhileWaiting}'s count of idle rounds: the pinger thread only. */
+    private int waitRounds;
 
     /**
      * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
@@ -104,6 +106,37 @@ abstract class Pinger extends SpinningTask
      * @return null when done, else what went wrong.
      */
     protected abstract String finish();
+
+    /**
+     * Idles once while waiting for the ponger and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds,
+     * runs {@link #onWatch()} and reads the clock: gives up when {@code startNs} is more than
+     * {@link #PEER_SILENCE_TIMEOUT_NS} ago or a stop was requested. The clock is read only while
+     * idle, so a busy loop pays nothing for the timeout.
+     *
+     * @param startNs when the wait began.
+     * @param what    what did not happen, for {@link #failureDetail} ("no echo", ...).
+     * @return true, with {@link #failureDetail} set, when the wait must end.
+     */
+    protected final boolean idleWhileWaiting(final long startNs, final String what)
+    {
+        idle();
+        if ((++waitRounds & CLOCK_CHECK_MASK) != 0)
+        {
+            return false;
+        }
+        onWatch();
+        if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
+        {
+            failureDetail = what + " within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms" + watchDetail();
+            return true;
+        }
+        if (stopRequested())
+        {
+            failureDetail = "stopped because the ponger failed";
+            return true;
+        }
+        return false;
+    }
 
     /**
      * Checks that an echo carries the ping's sequence and timestamp; sets {@link #failureDetail}

@@ -67,6 +67,12 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     }
 
     @Override
+    protected String watchDetail()
+    {
+        return " (queue pair " + queuePair.state() + ")";
+    }
+
+    @Override
     protected long roundTrip(final long sequence)
     {
         final int outbound = peer.outboundOffset();
@@ -131,26 +137,11 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     private boolean awaitEcho(final int immediate, final long startNs)
     {
         final long expectedEchoes = echoes + 1;
-        int idlePolls = 0;
         while (echoes < expectedEchoes)
         {
-            if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0)
+            if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0 && idleWhileWaiting(startNs, "no echo"))
             {
-                idle();
-                if ((++idlePolls & CLOCK_CHECK_MASK) == 0)
-                {
-                    if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
-                    {
-                        failureDetail = "no echo within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms (queue pair " +
-                            queuePair.state() + ")";
-                        return false;
-                    }
-                    if (stopRequested())
-                    {
-                        failureDetail = "stopped because the ponger failed";
-                        return false;
-                    }
-                }
+                return false;
             }
             if (errorStatus != CompletionStatus.SUCCESS)
             {

@@ -114,12 +114,15 @@ abstract class SpinningTask implements Runnable
         return stopRequested() ? "stopped because the pinger failed" : null;
     }
 
-    /** Housekeeping a quiet loop owes, run when {@link #idleAndWatch} reads the clock; none by default. */
+    /**
+     * Housekeeping a quiet loop owes, run when {@link #idleAndWatch} (or the pinger's
+     * {@code idleWhileWaiting}) reads the clock; none by default.
+     */
     protected void onWatch()
     {
     }
 
-    /** @return what {@link #idleAndWatch}'s silence message adds (the connection's state); empty by default. */
+    /** @return what a silence or timeout message adds (the connection's state); empty by default. */
     protected String watchDetail()
     {
         return "";
