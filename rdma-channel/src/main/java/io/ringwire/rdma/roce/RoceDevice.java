@@ -22,6 +22,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -94,7 +95,7 @@ final class RoceDevice implements Device
         DatagramChannel opened = null;
         try
         {
-            opened = DatagramChannel.open();
+            opened = DatagramChannel.open(StandardProtocolFamily.INET); // IPv4 only: no v4-mapped IPv6 layer
             opened.setOption(StandardSocketOptions.SO_RCVBUF, 8 * 1024 * 1024);
             opened.bind(new InetSocketAddress(ipv4, config.bindPort()));
             opened.configureBlocking(false);

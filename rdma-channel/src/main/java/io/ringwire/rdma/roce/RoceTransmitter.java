@@ -8,6 +8,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -50,7 +51,7 @@ final class RoceTransmitter implements AutoCloseable
         DatagramChannel opened = null;
         try
         {
-            opened = DatagramChannel.open();
+            opened = DatagramChannel.open(StandardProtocolFamily.INET); // IPv4 only: no v4-mapped IPv6 layer
             opened.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
             opened.setOption(StandardSocketOptions.SO_SNDBUF, 4 * 1024 * 1024);
             try
