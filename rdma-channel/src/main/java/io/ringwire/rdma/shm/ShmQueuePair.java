@@ -345,7 +345,7 @@ public final class ShmQueuePair extends SoftQueuePair
         }
 
         // Records first: requests the peer completed before it went away are still delivered.
-        int work = inboundRecords.read(inboundRecordHandler, READ_BATCH);
+        int work = inboundRecords.hasRecord() ? inboundRecords.read(inboundRecordHandler, READ_BATCH) : 0;
         if (work > 0)
         {
             acknowledgeConsumedRecords();

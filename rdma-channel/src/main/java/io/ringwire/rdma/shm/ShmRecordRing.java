@@ -205,6 +205,15 @@ final class ShmRecordRing
     // ---------------------------------------------------------------- consumer
 
     /**
+     * @return true when the next record is there to {@link #read}: one acquire load, small enough to
+     *         inline into a busy poll that mostly finds nothing. Consumer.
+     */
+    boolean hasRecord()
+    {
+        return slots.getLongAcquire((int)(consumedSlots & mask) * SLOT_LENGTH + SEQUENCE_OFFSET) == nextConsumedSequence;
+    }
+
+    /**
      * Hands records to the handler in order until it aborts or breaks, or the limit is reached.
      * A record whose header is inconsistent (span beyond the end of the ring, or a length that does
      * not fit its span) is handed over with type -1, which the handler must treat as malformed.

@@ -27,6 +27,8 @@ final class ShmRemoteRegions implements AutoCloseable
     private final ShmRegionTable table;
     private final DeviceCounters responderCounters;
     private final Int2ObjectHashMap<ShmRemoteRegion> regionsByRkey = new Int2ObjectHashMap<>();
+    /** The region the last write went to: a stream of writes to one ring skips the map lookup. */
+    private ShmRemoteRegion lastRegion;
     private UnsafeBuffer allowedBuffer;
 
     /**
@@ -91,11 +93,13 @@ final class ShmRemoteRegions implements AutoCloseable
 
     private ShmRemoteRegion validRegion(final int rkey)
     {
-        final ShmRemoteRegion cached = regionsByRkey.get(rkey);
+        final ShmRemoteRegion last = lastRegion;
+        final ShmRemoteRegion cached = null != last && last.rkey == rkey ? last : regionsByRkey.get(rkey);
         if (null != cached)
         {
             if (table.generation(cached.slot) == cached.generation)
             {
+                lastRegion = cached;
                 return cached;
             }
             evict(cached); // deregistered since it was cached
@@ -133,6 +137,10 @@ final class ShmRemoteRegions implements AutoCloseable
 
     private void evict(final ShmRemoteRegion region)
     {
+        if (lastRegion == region)
+        {
+            lastRegion = null;
+        }
         regionsByRkey.remove(region.rkey);
         region.unmap();
     }
@@ -148,6 +156,7 @@ final class ShmRemoteRegions implements AutoCloseable
             region.unmap();
         }
         regionsByRkey.clear();
+        lastRegion = null;
         allowedBuffer = null;
     }
 }

@@ -176,7 +176,9 @@ public final class RegionRegistry
     public boolean checkLocalAccess(final MemoryRegion region, final long offset, final long length,
         final boolean needsLocalWrite, final int protectionDomainId)
     {
-        if (!(region instanceof SoftMemoryRegion soft) || soft.isClosed() || regionsByKey.get(soft.lkey()) != soft ||
+        // Registered with this registry and not closed is the same as being in regionsByKey (a region
+        // is put there before anyone holds it and closes before it is removed), without the lookup.
+        if (!(region instanceof SoftMemoryRegion soft) || !soft.isRegisteredWith(this) ||
             !sameDomain(soft.protectionDomainId(), protectionDomainId))
         {
             return false;

@@ -97,6 +97,15 @@ public final class SoftMemoryRegion implements MemoryRegion
     }
 
     /**
+     * @param registry a device's registry.
+     * @return true while this region is registered there: created by it and not yet deregistered.
+     */
+    boolean isRegisteredWith(final RegionRegistry registry)
+    {
+        return this.registry == registry && !closed;
+    }
+
+    /**
      * Whether {@code [offset, offset + length)} lies inside the region, overflow-safe.
      *
      * @param offset from the region's start.
