@@ -228,12 +228,12 @@ final class ShmRecordRing
         int consumed = 0;
         while (consumed < limit)
         {
-            final int slot = (int)(consumedSlots & mask);
-            final int index = slot * SLOT_LENGTH;
-            if (slots.getLongAcquire(index + SEQUENCE_OFFSET) != nextConsumedSequence)
+            if (!hasRecord())
             {
                 break;
             }
+            final int slot = (int)(consumedSlots & mask);
+            final int index = slot * SLOT_LENGTH;
             final int typeAndSlots = slots.getInt(index + TYPE_AND_SLOTS_OFFSET);
             int type = typeAndSlots & TYPE_MASK;
             final int recordSlots = typeAndSlots >>> SLOTS_SHIFT;
