@@ -449,7 +449,7 @@ public final class ShmQueuePair extends SoftQueuePair
 
     private int deliverSend(final long workRequestId, final AtomicBuffer buffer, final int index, final int length)
     {
-        final SoftMemoryRegion region = (SoftMemoryRegion)receiveQueue.headRegion();
+        final SoftMemoryRegion region = receiveQueue.headRegion();
         if (length > receiveQueue.headLength())
         {
             receiveQueue.removeHead();

@@ -1,18 +1,24 @@
 package io.ringwire.rdma.support;
 
-import io.ringwire.rdma.MemoryRegion;
-
 /**
  * Posted receives of one queue pair, consumed in posting order, held in parallel arrays so posting
  * and consuming allocate nothing.
+ *
+ * <p>Built for the cost of a post: slots are a power of two (a mask, not a division), the region
+ * array holds the final {@link SoftMemoryRegion} type (an interface-typed array makes every store
+ * search the value's interfaces), and a slot's region is only written when it changes and never
+ * cleared (a reference store into a long-lived array costs a GC write barrier with a fence; a
+ * consumed slot keeps naming its region until reused, which keeps at most the small region object,
+ * never its memory, reachable).
  *
  * <p>Threading: the queue pair's owning thread only.
  */
 public final class ReceiveQueue
 {
     private final int capacity;
+    private final int mask;
     private final long[] workRequestIds;
-    private final MemoryRegion[] regions;
+    private final SoftMemoryRegion[] regions;
     private final int[] offsets;
     private final int[] lengths;
     private long head;
@@ -24,10 +30,13 @@ public final class ReceiveQueue
     public ReceiveQueue(final int capacity)
     {
         this.capacity = capacity;
-        this.workRequestIds = new long[capacity];
-        this.regions = new MemoryRegion[capacity];
-        this.offsets = new int[capacity];
-        this.lengths = new int[capacity];
+        // Slots are a power of two so the hot path indexes with a mask, not a division.
+        final int slots = 1 << (32 - Integer.numberOfLeadingZeros(Math.max(1, capacity) - 1));
+        this.mask = slots - 1;
+        this.workRequestIds = new long[slots];
+        this.regions = new SoftMemoryRegion[slots];
+        this.offsets = new int[slots];
+        this.lengths = new int[slots];
     }
 
     /**
@@ -37,15 +46,18 @@ public final class ReceiveQueue
      * @param length        capacity of the buffer.
      * @return false when full.
      */
-    public boolean offer(final long workRequestId, final MemoryRegion region, final int offset, final int length)
+    public boolean offer(final long workRequestId, final SoftMemoryRegion region, final int offset, final int length)
     {
         if (tail - head >= capacity)
         {
             return false;
         }
-        final int index = (int)(tail % capacity);
+        final int index = (int)tail & mask;
         workRequestIds[index] = workRequestId;
-        regions[index] = region;
+        if (regions[index] != region)
+        {
+            regions[index] = region;
+        }
         offsets[index] = offset;
         lengths[index] = length;
         tail++;
@@ -73,15 +85,15 @@ public final class ReceiveQueue
      */
     public long headWorkRequestId()
     {
-        return workRequestIds[(int)(head % capacity)];
+        return workRequestIds[(int)head & mask];
     }
 
     /**
      * @return the oldest receive's region; only when not empty.
      */
-    public MemoryRegion headRegion()
+    public SoftMemoryRegion headRegion()
     {
-        return regions[(int)(head % capacity)];
+        return regions[(int)head & mask];
     }
 
     /**
@@ -89,7 +101,7 @@ public final class ReceiveQueue
      */
     public int headOffset()
     {
-        return offsets[(int)(head % capacity)];
+        return offsets[(int)head & mask];
     }
 
     /**
@@ -97,7 +109,7 @@ public final class ReceiveQueue
      */
     public int headLength()
     {
-        return lengths[(int)(head % capacity)];
+        return lengths[(int)head & mask];
     }
 
     /**
@@ -105,7 +117,6 @@ public final class ReceiveQueue
      */
     public void removeHead()
     {
-        regions[(int)(head % capacity)] = null;
         head++;
     }
 }

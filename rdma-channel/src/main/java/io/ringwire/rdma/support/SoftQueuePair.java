@@ -421,7 +421,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
             enterError();
             return PostResult.OK;
         }
-        if (!receiveQueue.offer(workRequestId, local, localOffset, length))
+        if (!receiveQueue.offer(workRequestId, (SoftMemoryRegion)local, localOffset, length))
         {
             return PostResult.QUEUE_FULL;
         }
