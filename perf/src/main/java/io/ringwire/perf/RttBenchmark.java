@@ -1,5 +1,7 @@
 package io.ringwire.perf;
 
+import io.aeron.driver.MediaDriver;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.channels.DatagramChannel;
@@ -85,6 +87,20 @@ final class RttBenchmark
                     new BarePinger(lines, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
                         options.messages()),
                     new BarePonger(lines, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
+            }
+        }
+        if (RttOptions.AERON_IPC.equals(provider))
+        {
+            try (MediaDriver driver = AeronIpcSide.launchDriver(AeronIpcSide.directory(options.shmDirectory()));
+                 AeronIpcSide pingSide = AeronIpcSide.open(driver, true, options.size());
+                 AeronIpcSide pongSide = AeronIpcSide.open(driver, false, options.size()))
+            {
+                pingSide.awaitConnected();
+                pongSide.awaitConnected();
+                return runThreads(provider, api,
+                    new AeronIpcPinger(pingSide, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
+                        options.warmup(), options.messages()),
+                    new AeronIpcPonger(pongSide, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
             }
         }
         if (RttOptions.NIO_TCP.equals(provider))
@@ -203,6 +219,18 @@ final class RttBenchmark
                     child.awaitLine(RttPonger.READY, "READY");
                     return runAgainstChild(provider, api, child, new BarePinger(lines, cpuPlan.pingerCpu(),
                         cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
+                }
+            }
+            if (RttOptions.AERON_IPC.equals(provider))
+            {
+                final String line = child.awaitLine(RttPonger.LISTEN, "the Aeron directory");
+                try (AeronIpcSide pingSide = AeronIpcSide.open(Path.of(line.substring(RttPonger.LISTEN.length() + 1)),
+                    true, options.size()))
+                {
+                    pingSide.awaitConnected();
+                    child.awaitLine(RttPonger.READY, "READY");
+                    return runAgainstChild(provider, api, child, new AeronIpcPinger(pingSide, options.size(),
+                        cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
                 }
             }
             if (RttOptions.NIO_TCP.equals(provider))

@@ -14,7 +14,8 @@ import java.util.Locale;
  *
  * @param providers          transports to measure, in order: the RDMA providers {@code shm}, {@code socket},
  *                           {@code roce}, the raw NIO baselines {@code nio-tcp}, {@code nio-udp},
- *                           {@code nio-udp-unconnected}, and the shared-memory floor {@code bare}.
+ *                           {@code nio-udp-unconnected}, the shared-memory floor {@code bare}, and
+ *                           Aeron's IPC ping-pong {@code aeron-ipc}.
  * @param api                which path the RDMA providers are measured through: {@link #API_MESSAGING},
  *                           {@link #API_CHANNEL} or {@link #API_BOTH} (each provider runs the bare
  *                           channel, then messaging, side by side in this run).
@@ -59,9 +60,14 @@ public record RttOptions(
      * across processes), no queue pair, ring or completion in between (see {@link BareLines}).
      */
     public static final String BARE = "bare";
+    /**
+     * The peer an application would pick instead of {@code shm}: Aeron's ping-pong over
+     * {@code aeron:ipc} (see {@link AeronIpcSide}).
+     */
+    public static final String AERON_IPC = "aeron-ipc";
     /** Transports {@code --provider} accepts. */
     public static final List<String> ALLOWED_PROVIDERS =
-        List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED, BARE);
+        List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED, BARE, AERON_IPC);
     /** Through Publication and Subscription, with SBE {@code LatencyProbe} messages. */
     public static final String API_MESSAGING = "messaging";
     /** The bare channel: WRITE WITH IMMEDIATE between two queue pairs. */
@@ -128,7 +134,7 @@ public record RttOptions(
                           padding's length), so a smaller --size sends 36
             With both, the table and the JSON ("overhead", and "overhead_p50" on each messaging row)
             give messaging's p50 overhead over the channel of the same run. Raw NIO TCP and UDP
-            ping-pongs are the baselines users would pick instead.
+            ping-pongs and Aeron IPC are the baselines users would pick instead.
 
             transports:
               shm                     RDMA provider over shared memory
@@ -143,10 +149,13 @@ public record RttOptions(
               bare                    cache-line ping-pong through shared memory (a mapped file with
                                       --processes 2): the message's bytes, then its sequence with release
                                       order, spun on by the other side; the floor under shm
+              aeron-ipc               Aeron's ping-pong over aeron:ipc (exclusive publications, busy-polled
+                                      subscriptions, an embedded media driver idling off the data path):
+                                      the peer an application would pick instead of shm
 
             options:
               --provider LIST         comma list of shm, socket, roce, nio-tcp, nio-udp, nio-udp-unconnected,
-                                      bare
+                                      bare, aeron-ipc
                                       (default: all of them; an RDMA provider only when it is on the class
                                       path)
               --size BYTES            message size, 16 to 1048576 (default 32; nio-udp and
@@ -191,12 +200,12 @@ public record RttOptions(
 
     /**
      * @param provider a transport name.
-     * @return true for the raw baselines (NIO and bare), which need no RDMA provider.
+     * @return true for the raw baselines (NIO, bare and Aeron), which need no RDMA provider.
      */
     static boolean isRawBaseline(final String provider)
     {
         return NIO_TCP.equals(provider) || NIO_UDP.equals(provider) || NIO_UDP_UNCONNECTED.equals(provider) ||
-            BARE.equals(provider);
+            BARE.equals(provider) || AERON_IPC.equals(provider);
     }
 
     private static String defaultShmDirectory()

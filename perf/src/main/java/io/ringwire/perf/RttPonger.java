@@ -1,5 +1,7 @@
 package io.ringwire.perf;
 
+import io.aeron.driver.MediaDriver;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -22,6 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  * nio-tcp:   child: LISTEN port     (parent connects)                            child: READY ... DONE cpu
  * nio-udp:   child: LISTEN port     parent: PEER port                            child: READY ... DONE cpu
  * bare:      child: LISTEN file     (parent maps the file)                       child: READY ... DONE cpu
+ * aeron-ipc: child: LISTEN dir      (parent connects to the child's driver)      child: READY ... DONE cpu
  * any failure:                                                                   child: FAILED cpu message
  * </pre>
  *
@@ -92,7 +95,11 @@ public final class RttPonger
             final int cpu = Integer.parseInt(args[4]);
             final boolean yieldWhenIdle = Boolean.parseBoolean(args[5]);
             final long warmup = Long.parseLong(args[6]);
-            if (RttOptions.BARE.equals(provider))
+            if (RttOptions.AERON_IPC.equals(provider))
+            {
+                exitCode = runAeronIpc(size, shmDirectory, cpu, yieldWhenIdle, fromParent, toParent);
+            }
+            else if (RttOptions.BARE.equals(provider))
             {
                 exitCode = runBare(size, shmDirectory, cpu, yieldWhenIdle, fromParent, toParent);
             }
@@ -190,6 +197,22 @@ public final class RttPonger
         {
             send(toParent, LISTEN + " " + lines.file());
             return echo(new BarePonger(lines, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+        }
+    }
+
+    /**
+     * Runs the media driver here (this process outlives the pinger's client by the whole run), says
+     * where it is, and echoes once the pinger's client is connected both ways.
+     */
+    private static int runAeronIpc(final int size, final String shmDirectory, final int cpu,
+        final boolean yieldWhenIdle, final BufferedReader fromParent, final PrintStream toParent)
+    {
+        try (MediaDriver driver = AeronIpcSide.launchDriver(AeronIpcSide.directory(shmDirectory));
+             AeronIpcSide side = AeronIpcSide.open(driver, false, size))
+        {
+            send(toParent, LISTEN + " " + driver.aeronDirectoryName());
+            side.awaitConnected();
+            return echo(new AeronIpcPonger(side, size, cpu, yieldWhenIdle, System.err), fromParent, toParent);
         }
     }
 

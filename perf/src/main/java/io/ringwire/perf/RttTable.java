@@ -16,14 +16,17 @@ final class RttTable
         "ratio", "cpus" };
     private static final String COLUMN_GAP = "  ";
     /**
-     * Each RDMA provider and the raw NIO ping-pong over the same kind of socket it is judged against;
-     * then what roce's way of using sockets costs, and roce against a ping-pong using them that way.
+     * Each RDMA provider's channel and the raw ping-pong over the same medium it is judged against;
+     * then what roce's way of using sockets costs, roce against a ping-pong using them that way, and
+     * shm's messaging against Aeron's IPC messaging (an optional third element names the provider's
+     * path; the channel when absent).
      */
     private static final List<String[]> BASELINES = List.of(
         new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP },
         new String[] { RttOptions.NIO_UDP_UNCONNECTED, RttOptions.NIO_UDP },
         new String[] { RttOptions.ROCE, RttOptions.NIO_UDP_UNCONNECTED },
-        new String[] { RttOptions.SHM, RttOptions.BARE });
+        new String[] { RttOptions.SHM, RttOptions.BARE },
+        new String[] { RttOptions.SHM, RttOptions.AERON_IPC, RttOptions.API_MESSAGING });
 
     private RttTable()
     {
@@ -98,19 +101,22 @@ final class RttTable
         final StringBuilder ratios = new StringBuilder();
         for (final String[] pair : BASELINES)
         {
-            final RttResult provider = report.find(pair[0],
-                RttOptions.isRawBaseline(pair[0]) ? RttOptions.API_RAW : RttOptions.API_CHANNEL);
+            final String api = pair.length > 2 ? pair[2] :
+                RttOptions.isRawBaseline(pair[0]) ? RttOptions.API_RAW : RttOptions.API_CHANNEL;
+            final RttResult provider = report.find(pair[0], api);
             final RttResult baseline = report.find(pair[1], RttOptions.API_RAW);
             if (null != provider && null != baseline && baseline.p50() > 0)
             {
-                ratios.append(ratios.isEmpty() ? "" : ", ").append(pair[0]).append(' ')
+                ratios.append(ratios.isEmpty() ? "" : ", ").append(pair[0])
+                    .append(RttOptions.API_MESSAGING.equals(api) ? " messaging " : " ")
                     .append(String.format(Locale.ROOT, "%.2fx", (double)provider.p50() / baseline.p50())).append(' ')
                     .append(pair[1]);
             }
         }
         if (!ratios.isEmpty())
         {
-            out.append("p50 against its raw baseline (RDMA providers over the channel), same run: ").append(ratios)
+            out.append("p50 against its raw baseline (RDMA providers over the channel unless named), same run: ")
+                .append(ratios)
                 .append('\n');
         }
     }

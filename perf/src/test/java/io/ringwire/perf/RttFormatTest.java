@@ -127,7 +127,7 @@ class RttFormatTest
         assertTrue(lines.stream().anyMatch(l -> l.matches("nio-tcp +raw +1 +32 .*")), table);
         assertTrue(table.contains("messaging over the channel at p50, same run: shm 1.10x (+100 ns), socket 1.05x (+"),
             table);
-        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel), same run: " +
+        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel unless named), same run: " +
             "socket 1.25x nio-tcp\n"), table);
         assertTrue(!RttTable.format(report()).contains("messaging over the channel"), "not both ways, no line");
     }
@@ -143,7 +143,7 @@ class RttFormatTest
 
         final String table = RttTable.format(report);
 
-        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel), same run: " +
+        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel unless named), same run: " +
             "roce 1.20x nio-udp\n"), table);
         assertTrue(!RttTable.format(report()).contains("against its raw baseline"), "no baseline pair, no line");
     }
@@ -158,9 +158,23 @@ class RttFormatTest
 
         final String table = RttTable.format(report);
 
-        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel), same run: " +
+        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel unless named), same run: " +
             "roce 1.30x nio-udp, " +
             "nio-udp-unconnected 1.20x nio-udp, roce 1.08x nio-udp-unconnected\n"), table);
+    }
+
+    @Test
+    void tableComparesShmMessagingWithAeronIpcWhenBothRan()
+    {
+        final RttReport report = new RttReport(32, 4, 2, 1, List.of(
+            result("shm", RttOptions.API_CHANNEL, 250, 250, 250, 250),
+            result("shm", RttOptions.API_MESSAGING, 300, 300, 300, 300),
+            result("aeron-ipc", RttOptions.API_RAW, 200, 200, 200, 200)));
+
+        final String table = RttTable.format(report);
+
+        assertTrue(table.contains("p50 against its raw baseline (RDMA providers over the channel unless named), " +
+            "same run: shm messaging 1.50x aeron-ipc\n"), table);
     }
 
     @Test

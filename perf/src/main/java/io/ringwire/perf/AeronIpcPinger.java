@@ -1,0 +1,133 @@
+package io.ringwire.perf;
+
+import io.aeron.ExclusivePublication;
+import io.aeron.FragmentAssembler;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.logbuffer.FragmentHandler;
+import io.aeron.logbuffer.Header;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.PrintStream;
+
+/**
+ * The pinger of the {@code aeron-ipc} baseline: offers each ping on its exclusive IPC publication,
+ * then busy-polls its subscription until the echo is back, and checks the echo's sequence and
+ * timestamp. Ends the run with a ping carrying {@link RttMessage#STOP_SEQUENCE}, which the ponger
+ * echoes before it stops. It is its own fragment handler, so polling allocates nothing.
+ *
+ * <p>Threading: the pinger thread only.
+ */
+final class AeronIpcPinger extends Pinger implements FragmentHandler
+{
+    private static final int FRAGMENT_LIMIT = 16;
+
+    private final ExclusivePublication publication;
+    private final Subscription subscription;
+    private final int messageLength;
+    /** Reassembles a message longer than Aeron's MTU; allocation-free once its buffer has grown. */
+    private final FragmentAssembler assembler = new FragmentAssembler(this);
+    private final UnsafeBuffer message;
+
+    // Written by the fragment handler, which runs on the pinger thread inside poll.
+    private long echoes;
+    private long echoedSequence;
+    private long echoedSentNs;
+    private int echoedLength;
+
+    /**
+     * @param side          the pinger's publication and subscription, connected.
+     * @param messageLength bytes per message.
+     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
+     * @param yieldWhenIdle yield instead of spinning when idle.
+     * @param warnings      where a pinning failure is reported.
+     * @param warmup        unrecorded round trips.
+     * @param messages      recorded round trips.
+     */
+    AeronIpcPinger(final AeronIpcSide side, final int messageLength, final int cpu, final boolean yieldWhenIdle,
+        final PrintStream warnings, final long warmup, final long messages)
+    {
+        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        this.publication = side.publication;
+        this.subscription = side.subscription;
+        this.messageLength = messageLength;
+        this.message = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            BitUtil.align(messageLength, BitUtil.CACHE_LINE_LENGTH), BitUtil.CACHE_LINE_LENGTH));
+    }
+
+    @Override
+    protected long roundTrip(final long sequence)
+    {
+        message.putLong(RttMessage.SEQUENCE_OFFSET, sequence);
+        final long sentNs = System.nanoTime();
+        message.putLong(RttMessage.TIMESTAMP_OFFSET, sentNs);
+        if (!send(sentNs) || !awaitEcho(sentNs))
+        {
+            return FAILED;
+        }
+        final long receivedNs = System.nanoTime();
+        if (!echoMatches(sequence, sentNs, echoedSequence, echoedSentNs))
+        {
+            return FAILED;
+        }
+        return receivedNs - sentNs;
+    }
+
+    @Override
+    protected String finish()
+    {
+        message.putLong(RttMessage.SEQUENCE_OFFSET, RttMessage.STOP_SEQUENCE);
+        final long nowNs = System.nanoTime();
+        message.putLong(RttMessage.TIMESTAMP_OFFSET, nowNs);
+        return send(nowNs) && awaitEcho(nowNs) ? null : "stopping the ponger: " + failureDetail;
+    }
+
+    private boolean send(final long startNs)
+    {
+        long result;
+        while ((result = publication.offer(message, 0, messageLength)) < 0)
+        {
+            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
+            {
+                failureDetail = "offer failed: " + Publication.errorString(result);
+                return false;
+            }
+            // NOT_CONNECTED, BACK_PRESSURED, ADMIN_ACTION: transient, until the peer timeout.
+            if (idleWhileWaiting(startNs, "the publication took no ping (" + Publication.errorString(result) + ")"))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean awaitEcho(final long startNs)
+    {
+        final long expectedEchoes = echoes + 1;
+        while (echoes < expectedEchoes)
+        {
+            if (subscription.poll(assembler, FRAGMENT_LIMIT) == 0 && idleWhileWaiting(startNs, "no echo"))
+            {
+                return false;
+            }
+        }
+        if (echoedLength != messageLength)
+        {
+            failureDetail = "an echo of " + echoedLength + " bytes, expected " + messageLength;
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        echoedLength = length;
+        echoedSequence = buffer.getLong(offset + RttMessage.SEQUENCE_OFFSET);
+        echoedSentNs = buffer.getLong(offset + RttMessage.TIMESTAMP_OFFSET);
+        echoes++;
+    }
+}
