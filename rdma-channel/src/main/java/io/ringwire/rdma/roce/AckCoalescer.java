@@ -28,13 +28,19 @@ import static io.ringwire.rdma.roce.RoceWire.psnDistance;
  *
  * <p>A requester that needs the ACK to go on (a send queue full of requests that complete only when
  * acknowledged, or an application waiting for a signaled completion) would wait the whole delay
- * each time. That shows when the timer released an ACK and: this queue pair had sent the requester
- * nothing since its last packet (so the ACK was all the requester could be waiting for from us), the
- * requester had been quiet for at least half the delay, and its next packet came within the delay
- * after the ACK. The PSNs that ACK covered then become the limit, so the next run of that length is
- * acknowledged as soon as it is complete, and the requester waits for the delay once, not at every
- * run. The learned limit is forgotten after {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs, since the
- * requester may have changed its pattern; relearning costs one delay.
+ * each time. Such a requester stalls: the timer releases an ACK when this queue pair had sent the
+ * requester nothing since its last packet (so the ACK was all the requester could be waiting for
+ * from us) and the requester had been quiet for at least half the delay, and its next packet comes
+ * within the delay after the ACK. After {@link #STALLS_TO_LEARN} such stalls in a row (no timer
+ * release in between found the requester busy, no ACK went by count or behind an answer), the
+ * fewest PSNs those ACKs covered become the limit, so the next run of that length is acknowledged as
+ * soon as it is complete, and the requester waits for the delay twice, not at every run. One stall
+ * is not enough: a requester that was not waiting but paused (a JIT or GC pause, a descheduled
+ * thread) and then resumed looks the same once, and a limit learned from it would cost an ACK
+ * datagram per message for the next {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs (seen in a messaging
+ * ping-pong, whose answers go through another queue pair: 0.8 ACKs per message instead of 0.2, and
+ * twice the p99). The learned limit is forgotten after {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs,
+ * since the requester may have changed its pattern; relearning costs two delays.
  *
  * <p>When this queue pair answered (a ping-pong), the requester is taken to wait for the answer, not
  * for the ACK: timing cannot tell the two apart on a busy machine (a ping-pong peer that is
@@ -50,6 +56,8 @@ final class AckCoalescer
     static final int MAX_UNACKNOWLEDGED_PSNS = 16;
     /** PSNs executed after which a limit learned from a waiting requester is forgotten. */
     static final int LEARNED_LIMIT_LIFETIME_PSNS = 1024;
+    /** Stalls in a row that show a requester waiting for the ACK. */
+    static final int STALLS_TO_LEARN = 2;
 
     private final long delayNs;
 
@@ -65,6 +73,8 @@ final class AckCoalescer
     private boolean watchingForResume;
     private long timerReleaseNs;
     private int psnsCoveredByTimerRelease;
+    private int stallsInARow;
+    private int shortestStalledRun;
 
     /**
      * @param delayNs longest an owed ACK waits; 0 sends every owed ACK at the next progress round.
@@ -95,9 +105,19 @@ final class AckCoalescer
             watchingForResume = false;
             if (nowNs - timerReleaseNs <= delayNs)
             {
-                // The requester was quiet until the delayed ACK reached it: it was waiting for it.
-                limit = Math.max(1, Math.min(limit, psnsCoveredByTimerRelease));
-                psnsSinceLimitLearned = 0;
+                // The requester was quiet until the delayed ACK reached it: it stalled on it.
+                shortestStalledRun = stallsInARow == 0 ?
+                    psnsCoveredByTimerRelease : Math.min(shortestStalledRun, psnsCoveredByTimerRelease);
+                if (++stallsInARow >= STALLS_TO_LEARN)
+                {
+                    limit = Math.max(1, Math.min(limit, shortestStalledRun));
+                    psnsSinceLimitLearned = 0;
+                    stallsInARow = 0;
+                }
+            }
+            else
+            {
+                stallsInARow = 0;
             }
         }
         lastRequestNs = nowNs;
@@ -180,6 +200,14 @@ final class AckCoalescer
                 timerReleaseNs = nowNs;
                 psnsCoveredByTimerRelease = unacknowledged;
             }
+            else
+            {
+                stallsInARow = 0; // busy until the timer: not waiting for this ACK
+            }
+        }
+        else
+        {
+            stallsInARow = 0; // by count or at once: no stall
         }
         owed = false;
         urgent = false;
@@ -211,6 +239,7 @@ final class AckCoalescer
         {
             return false;
         }
+        stallsInARow = 0; // the requester hears from us: whatever it waited for, it was not only this ACK
         owed = false;
         urgent = false;
         acknowledgedPsn = lastExecutedPsn;

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static io.ringwire.rdma.roce.AckCoalescer.LEARNED_LIMIT_LIFETIME_PSNS;
 import static io.ringwire.rdma.roce.AckCoalescer.MAX_UNACKNOWLEDGED_PSNS;
+import static io.ringwire.rdma.roce.AckCoalescer.STALLS_TO_LEARN;
 import static io.ringwire.rdma.roce.RoceWire.PSN_MASK;
 import static io.ringwire.rdma.roce.RoceWire.addPsn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -143,18 +144,27 @@ class AckCoalescerTest
         assertEquals(MAX_UNACKNOWLEDGED_PSNS, releasedAfterExecuting(100), "sixteen counted from the NAK");
     }
 
-    @Test
-    void aRequesterThatWaitsForTheAckIsAcknowledgedAfterItsRunFromThenOn()
+    /** A run of {@code packets}, then the requester waits until the timer releases the ACK. */
+    private void stallAfterRun(final int packets)
     {
-        // A requester with a send queue of 4 sends 4 and waits: the timer releases the ACK ...
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < packets; i++)
         {
             execute(true);
         }
         nowNs += DELAY_NS;
-        assertTrue(release());
-        // ... and its next packet follows right after: it was waiting for that ACK.
-        nowNs += 5_000;
+        assertTrue(release(), "the timer");
+        nowNs += 5_000; // the requester's next packet comes right after the ACK
+    }
+
+    @Test
+    void aRequesterThatWaitsForTheAckIsAcknowledgedAfterItsRunFromThenOn()
+    {
+        // A requester with a send queue of 4 sends 4 and waits: the timer releases the ACK, and its
+        // next packet follows right after. Twice in a row: it is waiting for that ACK.
+        for (int stall = 0; stall < STALLS_TO_LEARN; stall++)
+        {
+            stallAfterRun(4);
+        }
         assertEquals(4, releasedAfterExecuting(4), "the next run of 4 is acknowledged when complete");
         assertEquals(4, coalescer.limit());
         assertEquals(4, releasedAfterExecuting(4));
@@ -165,6 +175,30 @@ class AckCoalescerTest
             execute(false);
         }
         assertEquals(MAX_UNACKNOWLEDGED_PSNS, coalescer.limit());
+    }
+
+    @Test
+    void oneStallIsAPauseNotARequesterWaitingForTheAck()
+    {
+        stallAfterRun(2);
+        assertEquals(MAX_UNACKNOWLEDGED_PSNS, coalescer.limit(), "nothing learned from one stall");
+        assertEquals(MAX_UNACKNOWLEDGED_PSNS, releasedAfterExecuting(100), "ACKs still go by count");
+    }
+
+    @Test
+    void stallsAreCountedInARowOnlyAndABusyTimerReleaseBreaksTheRow()
+    {
+        stallAfterRun(2);
+        // The timer finds the requester busy: it sent until the ACK went, so it was not waiting.
+        execute(true);
+        nowNs += DELAY_NS - 1_000;
+        execute(true);
+        nowNs += 1_000;
+        assertTrue(release(), "the timer");
+        nowNs += 1_000;
+        stallAfterRun(2);
+        execute(true); // resumes right after: the second stall
+        assertEquals(MAX_UNACKNOWLEDGED_PSNS, coalescer.limit(), "two stalls, but not in a row");
     }
 
     @Test
