@@ -29,7 +29,8 @@ import static io.ringwire.rdma.socket.SocketFrame.*;
  * buffer and writes it at once (TCP_NODELAY); requests stay outstanding until the responder's
  * cumulative ACK, which is when signaled requests complete. As responder it reads frames during
  * progress, checks each against its device's regions before touching a byte, applies it, produces
- * the receive completion, and ACKs or NAKs.
+ * the receive completion, and NAKs at once or ACKs in the next progress round, after the application
+ * has seen the completions (see {@link #acknowledgementDue()}).
  *
  * <p>Who connects: of the two queue pairs, the one whose (device address, queue pair number) sorts
  * lower connects to the other's device listener and sends a hello naming both queue pair numbers;
@@ -75,7 +76,12 @@ final class SocketQueuePair extends SoftQueuePair
     // Responder.
     private long expectedSequence;
     private long lastExecutedSequence = -1;
+    /** The last sequence an ACK of ours covered. */
+    private long acknowledgedSequence = -1;
+    /** A request executed here asked for an ACK (AckReq). */
     private boolean ackOwed;
+    /** This queue pair wrote a frame to the peer after the last request it executed. */
+    private boolean sentSinceLastExecuted;
 
     private int sendWritePosition;
     private int sendFlushPosition;
@@ -256,6 +262,7 @@ final class SocketQueuePair extends SoftQueuePair
             sendView.putBytes(frame + HEADER_LENGTH, local.buffer(), localOffset, length);
         }
         sendWritePosition += frameLength;
+        sentSinceLastExecuted = true; // its TCP segment acknowledges what this side has read
 
         final int index = (int)(nextSequence % outstandingWorkRequestIds.length);
         outstandingWorkRequestIds[index] = workRequestId;
@@ -362,17 +369,36 @@ final class SocketQueuePair extends SoftQueuePair
             return 0;
         }
         int work = flushSend();
-        work += receive();
-        if (ackOwed && state() != QueuePairState.ERROR)
+        if (acknowledgementDue())
         {
             appendAcknowledgement(OPCODE_ACK, lastExecutedSequence, 0);
             work += flushSend();
         }
+        work += receive();
         if (outstandingSends() > 0 && nowNs - timerStartNs > peerTimeoutNs && state() != QueuePairState.ERROR)
         {
             peerLost();
         }
         return work;
+    }
+
+    /**
+     * Whether an ACK goes now, at the start of a progress round: the requests it covers were executed
+     * in an earlier round, so the application has had their completions and sent its answer, and the
+     * ACK never delays that answer. It goes when a request asked for one (AckReq), and also when this
+     * queue pair wrote nothing to the peer since its last executed request: on such a one-way
+     * connection (a messaging subscriber's, whose answers leave through another queue pair) the
+     * kernel would otherwise acknowledge the requests' TCP segments itself, with a pure ACK sent
+     * from our read of the next request, on that request's path (Linux acknowledges at once a read
+     * that drains small pushed segments on a connection that does not look interactive). Riding on
+     * this frame, the TCP acknowledgement costs the next request nothing, and the connection looks
+     * interactive. Where this queue pair answers on the same connection (a ping-pong over one queue
+     * pair), the answer carries the TCP acknowledgement and no ACK frame is sent unless asked for.
+     */
+    private boolean acknowledgementDue()
+    {
+        return lastExecutedSequence != acknowledgedSequence && (ackOwed || !sentSinceLastExecuted) &&
+            state() != QueuePairState.ERROR;
     }
 
     private boolean adoptConnection(final long nowNs)
@@ -513,6 +539,7 @@ final class SocketQueuePair extends SoftQueuePair
                 {
                     expectedSequence++;
                     lastExecutedSequence = sequence;
+                    sentSinceLastExecuted = false;
                     counters.increment(DeviceCounters.REQUESTS_EXECUTED);
                     if ((receiveView.getByte(frame + FLAGS_OFFSET) & FLAG_ACK_REQUESTED) != 0)
                     {
@@ -603,9 +630,12 @@ final class SocketQueuePair extends SoftQueuePair
         sendView.putLong(frame + SEQUENCE_OFFSET, sequence, ORDER);
         sendView.putInt(frame + IMMEDIATE_OFFSET, status, ORDER);
         sendWritePosition += HEADER_LENGTH;
+        sentSinceLastExecuted = true;
+        counters.increment(DeviceCounters.ACKNOWLEDGEMENTS_SENT);
         if (opcode == OPCODE_ACK)
         {
             ackOwed = false;
+            acknowledgedSequence = sequence;
         }
     }
 
