@@ -1,6 +1,9 @@
 package io.ringwire.rdma.roce;
 
+import org.agrona.concurrent.UnsafeBuffer;
+
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32;
 
 /**
@@ -73,8 +76,13 @@ final class Icrc
     }
 
     private final CRC32 crc = new CRC32();
-    private final byte[] prefix = new byte[PREFIX_LENGTH];
-    private final byte[] maskedByte = { (byte)0xFF };
+    /**
+     * The CRC's whole input laid out in one buffer (the prefix, then a copy of BTH .. pad with the
+     * masked byte set), so the intrinsic runs once per packet: four calls over the pieces cost more
+     * in call and setup than the CRC of a small packet itself.
+     */
+    private final ByteBuffer input = ByteBuffer.allocateDirect(PREFIX_LENGTH + MAX_SOLVABLE_PAYLOAD);
+    private final UnsafeBuffer inputView = new UnsafeBuffer(input);
     private final int[] eliminationRows = new int[16];
     private final int[] eliminationIds = new int[16];
 
@@ -106,15 +114,32 @@ final class Icrc
         final int offset,
         final int udpPayloadLength)
     {
+        final int covered = udpPayloadLength - LENGTH;
         fillPrefix(sourceAddress, destinationAddress, ipIdentification, sourcePort, destinationPort, udpPayloadLength);
+        if (covered > MAX_SOLVABLE_PAYLOAD)
+        {
+            return computeInPieces(udpPayload, offset, covered);
+        }
+        inputView.putBytes(PREFIX_LENGTH, udpPayload, offset, covered);
+        inputView.putByte(PREFIX_LENGTH + BTH_MASKED_BYTE, (byte)0xFF);
         crc.reset();
-        crc.update(prefix, 0, PREFIX_LENGTH);
+        input.limit(PREFIX_LENGTH + covered).position(0);
+        crc.update(input);
+        return (int)crc.getValue();
+    }
+
+    /** The CRC of a packet longer than {@link #input} holds, its prefix already there: piece by piece. */
+    private int computeInPieces(final ByteBuffer udpPayload, final int offset, final int covered)
+    {
+        crc.reset();
+        input.limit(PREFIX_LENGTH).position(0);
+        crc.update(input);
         final int savedPosition = udpPayload.position();
         final int savedLimit = udpPayload.limit();
         udpPayload.limit(offset + BTH_MASKED_BYTE).position(offset);
         crc.update(udpPayload);
-        crc.update(maskedByte, 0, 1);
-        udpPayload.limit(offset + udpPayloadLength - LENGTH).position(offset + BTH_MASKED_BYTE + 1);
+        crc.update(0xFF);
+        udpPayload.limit(offset + covered).position(offset + BTH_MASKED_BYTE + 1);
         crc.update(udpPayload);
         udpPayload.limit(savedLimit).position(savedPosition);
         return (int)crc.getValue();
@@ -128,29 +153,24 @@ final class Icrc
         final int destinationPort,
         final int udpPayloadLength)
     {
-        for (int i = 0; i < 8; i++)
-        {
-            prefix[i] = (byte)0xFF;
-        }
+        inputView.putLong(0, -1L);
         final int ip = 8;
         final int totalLength = IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + udpPayloadLength;
-        prefix[ip] = 0x45;
-        prefix[ip + 1] = (byte)0xFF; // TOS masked
+        inputView.putByte(ip, (byte)0x45);
+        inputView.putByte(ip + 1, (byte)0xFF); // TOS masked
         putShort(ip + 2, totalLength);
         putShort(ip + 4, ipIdentification);
         putShort(ip + 6, IP_FLAGS_DONT_FRAGMENT);
-        prefix[ip + 8] = (byte)0xFF; // TTL masked
-        prefix[ip + 9] = 17;
-        prefix[ip + 10] = (byte)0xFF; // header checksum masked
-        prefix[ip + 11] = (byte)0xFF;
+        inputView.putByte(ip + 8, (byte)0xFF); // TTL masked
+        inputView.putByte(ip + 9, (byte)17);
+        inputView.putShort(ip + 10, (short)0xFFFF); // header checksum masked
         putInt(ip + 12, sourceAddress);
         putInt(ip + 16, destinationAddress);
         final int udp = ip + IPV4_HEADER_LENGTH;
         putShort(udp, sourcePort);
         putShort(udp + 2, destinationPort);
         putShort(udp + 4, UDP_HEADER_LENGTH + udpPayloadLength);
-        prefix[udp + 6] = (byte)0xFF; // UDP checksum masked
-        prefix[udp + 7] = (byte)0xFF;
+        inputView.putShort(udp + 6, (short)0xFFFF); // UDP checksum masked
     }
 
     /**
@@ -216,15 +236,11 @@ final class Icrc
 
     private void putShort(final int index, final int value)
     {
-        prefix[index] = (byte)(value >>> 8);
-        prefix[index + 1] = (byte)value;
+        inputView.putShort(index, (short)value, ByteOrder.BIG_ENDIAN);
     }
 
     private void putInt(final int index, final int value)
     {
-        prefix[index] = (byte)(value >>> 24);
-        prefix[index + 1] = (byte)(value >>> 16);
-        prefix[index + 2] = (byte)(value >>> 8);
-        prefix[index + 3] = (byte)value;
+        inputView.putInt(index, value, ByteOrder.BIG_ENDIAN);
     }
 }
