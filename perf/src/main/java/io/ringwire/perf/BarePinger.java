@@ -6,20 +6,27 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
 /**
- * The pinger of the {@code bare} baseline: the floor under {@code shm}. Writes each ping's bytes into
- * the ping slot of {@link BareLines}, then its sequence with release order, and spins on the echo
- * slot until the ponger has written the same sequence back: the cache-line ping-pong that any
- * shared-memory transport is built on, with no queue pair, ring or completion in between.
+ * The pinger of the {@code bare} and {@code bare-notified} baselines: the floors under {@code shm}.
+ * Writes each ping's bytes into the ping slot of {@link BareLines} and publishes it (its sequence
+ * with release order, or a notification line after it), then spins until the echo is published:
+ * the cache-line ping-pong that any shared-memory transport is built on, with no queue pair,
+ * check or completion in between.
  *
  * <p>Threading: the pinger thread only.
  */
 final class BarePinger extends Pinger
 {
+    private final BareLines memory;
     private final UnsafeBuffer lines;
     private final int pingOffset;
     private final int echoOffset;
     private final int payloadLength;
     private final UnsafeBuffer payload;
+
+    // Pinger thread only.
+    private long sent;
+    private long received;
+    private long lastEchoSequence = BareLines.NO_SEQUENCE;
 
     /**
      * @param lines         the slots (shared with the ponger).
@@ -33,6 +40,7 @@ final class BarePinger extends Pinger
         final long warmup, final long messages)
     {
         super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        this.memory = lines;
         this.lines = lines.buffer();
         this.pingOffset = lines.pingOffset();
         this.echoOffset = lines.echoOffset();
@@ -65,17 +73,24 @@ final class BarePinger extends Pinger
         {
             lines.putBytes(pingOffset + Long.BYTES, payload, 0, payloadLength);
         }
-        lines.putLongRelease(pingOffset + BareLines.SEQUENCE_OFFSET, sequence);
+        memory.publish(pingOffset, sent++, sequence);
     }
 
     private boolean awaitEcho(final long sequence, final long startNs)
     {
-        while (lines.getLongAcquire(echoOffset + BareLines.SEQUENCE_OFFSET) != sequence)
+        while (!memory.arrived(echoOffset, received, lastEchoSequence))
         {
             if (idleWhileWaiting(startNs, "no echo"))
             {
                 return false;
             }
+        }
+        received++;
+        lastEchoSequence = lines.getLong(echoOffset + BareLines.SEQUENCE_OFFSET);
+        if (lastEchoSequence != sequence)
+        {
+            failureDetail = "echo carries sequence " + lastEchoSequence + ", expected " + sequence;
+            return false;
         }
         return true;
     }

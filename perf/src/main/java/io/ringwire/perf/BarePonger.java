@@ -5,14 +5,16 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.PrintStream;
 
 /**
- * The ponger of the {@code bare} baseline: spins on the ping slot of {@link BareLines}; for each new
- * sequence copies the ping's bytes into the echo slot, then writes the sequence there with release
- * order. Ends after echoing {@link BareLines#STOP_SEQUENCE}.
+ * The ponger of the {@code bare} and {@code bare-notified} baselines: spins on the ping slot (or
+ * the ping's notification ring) of {@link BareLines}; for each new ping copies its bytes into the
+ * echo slot and publishes the echo ({@link BareLines#publish}). Ends after echoing
+ * {@link BareLines#STOP_SEQUENCE}.
  *
  * <p>Threading: the ponger thread only.
  */
 final class BarePonger extends SpinningTask
 {
+    private final BareLines memory;
     private final UnsafeBuffer lines;
     private final int pingOffset;
     private final int echoOffset;
@@ -30,6 +32,7 @@ final class BarePonger extends SpinningTask
     BarePonger(final BareLines lines, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings)
     {
         super("ponger", cpu, yieldWhenIdle, warnings);
+        this.memory = lines;
         this.lines = lines.buffer();
         this.pingOffset = lines.pingOffset();
         this.echoOffset = lines.echoOffset();
@@ -43,8 +46,7 @@ final class BarePonger extends SpinningTask
         long last = BareLines.NO_SEQUENCE;
         while (true)
         {
-            final long sequence = lines.getLongAcquire(pingOffset + BareLines.SEQUENCE_OFFSET);
-            if (sequence == last)
+            if (!memory.arrived(pingOffset, echoed, last))
             {
                 final String failure = idleAndWatch(echoed, "ping");
                 if (null != failure)
@@ -53,11 +55,12 @@ final class BarePonger extends SpinningTask
                 }
                 continue;
             }
+            final long sequence = lines.getLong(pingOffset + BareLines.SEQUENCE_OFFSET);
             if (payloadLength > 0)
             {
                 lines.putBytes(echoOffset + Long.BYTES, lines, pingOffset + Long.BYTES, payloadLength);
             }
-            lines.putLongRelease(echoOffset + BareLines.SEQUENCE_OFFSET, sequence);
+            memory.publish(echoOffset, echoed, sequence);
             last = sequence;
             echoed++;
             if (sequence == BareLines.STOP_SEQUENCE)

@@ -79,9 +79,9 @@ final class RttBenchmark
 
     private RttResult runInOneProcess(final String provider, final String api) throws IOException
     {
-        if (RttOptions.BARE.equals(provider))
+        if (RttOptions.isBare(provider))
         {
-            try (BareLines lines = BareLines.inProcess(options.size()))
+            try (BareLines lines = BareLines.inProcess(options.size(), RttOptions.BARE_NOTIFIED.equals(provider)))
             {
                 return runThreads(provider, api,
                     new BarePinger(lines, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
@@ -210,11 +210,11 @@ final class RttBenchmark
         try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, api, options.size(),
             options.shmDirectory(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), options.warmup())))
         {
-            if (RttOptions.BARE.equals(provider))
+            if (RttOptions.isBare(provider))
             {
                 final String line = child.awaitLine(RttPonger.LISTEN, "the shared file");
                 try (BareLines lines = BareLines.map(Path.of(line.substring(RttPonger.LISTEN.length() + 1)),
-                    options.size()))
+                    options.size(), RttOptions.BARE_NOTIFIED.equals(provider)))
                 {
                     child.awaitLine(RttPonger.READY, "READY");
                     return runAgainstChild(provider, api, child, new BarePinger(lines, cpuPlan.pingerCpu(),

@@ -14,7 +14,8 @@ import java.util.Locale;
  *
  * @param providers          transports to measure, in order: the RDMA providers {@code shm}, {@code socket},
  *                           {@code roce}, the raw NIO baselines {@code nio-tcp}, {@code nio-udp},
- *                           {@code nio-udp-unconnected}, the shared-memory floor {@code bare}, and
+ *                           {@code nio-udp-unconnected}, the shared-memory floors {@code bare} and
+ *                           {@code bare-notified}, and
  *                           Aeron's IPC ping-pong {@code aeron-ipc}.
  * @param api                which path the RDMA providers are measured through: {@link #API_MESSAGING},
  *                           {@link #API_CHANNEL} or {@link #API_BOTH} (each provider runs the bare
@@ -61,13 +62,19 @@ public record RttOptions(
      */
     public static final String BARE = "bare";
     /**
+     * The floor under {@code shm}'s channel: {@code bare} with the message placed first and a
+     * notification in a separate line after it, as a WRITE WITH IMMEDIATE places data and then a
+     * completion (see {@link BareLines}).
+     */
+    public static final String BARE_NOTIFIED = "bare-notified";
+    /**
      * The peer an application would pick instead of {@code shm}: Aeron's ping-pong over
      * {@code aeron:ipc} (see {@link AeronIpcSide}).
      */
     public static final String AERON_IPC = "aeron-ipc";
     /** Transports {@code --provider} accepts. */
     public static final List<String> ALLOWED_PROVIDERS =
-        List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED, BARE, AERON_IPC);
+        List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED, BARE, BARE_NOTIFIED, AERON_IPC);
     /** Through Publication and Subscription, with SBE {@code LatencyProbe} messages. */
     public static final String API_MESSAGING = "messaging";
     /** The bare channel: WRITE WITH IMMEDIATE between two queue pairs. */
@@ -149,13 +156,16 @@ public record RttOptions(
               bare                    cache-line ping-pong through shared memory (a mapped file with
                                       --processes 2): the message's bytes, then its sequence with release
                                       order, spun on by the other side; the floor under shm
+              bare-notified           bare with the bytes placed first and then a notification in another
+                                      line (a ring of 64), spun on before the bytes are read: the shape of
+                                      a WRITE WITH IMMEDIATE with nothing around it, the floor of shm's channel
               aeron-ipc               Aeron's ping-pong over aeron:ipc (exclusive publications, busy-polled
                                       subscriptions, an embedded media driver idling off the data path):
                                       the peer an application would pick instead of shm
 
             options:
               --provider LIST         comma list of shm, socket, roce, nio-tcp, nio-udp, nio-udp-unconnected,
-                                      bare, aeron-ipc
+                                      bare, bare-notified, aeron-ipc
                                       (default: all of them; an RDMA provider only when it is on the class
                                       path)
               --size BYTES            message size, 16 to 1048576 (default 32; nio-udp and
@@ -205,7 +215,16 @@ public record RttOptions(
     static boolean isRawBaseline(final String provider)
     {
         return NIO_TCP.equals(provider) || NIO_UDP.equals(provider) || NIO_UDP_UNCONNECTED.equals(provider) ||
-            BARE.equals(provider) || AERON_IPC.equals(provider);
+            isBare(provider) || AERON_IPC.equals(provider);
+    }
+
+    /**
+     * @param provider a transport name.
+     * @return true for the shared-memory floors, {@code bare} and {@code bare-notified}.
+     */
+    static boolean isBare(final String provider)
+    {
+        return BARE.equals(provider) || BARE_NOTIFIED.equals(provider);
     }
 
     private static String defaultShmDirectory()

@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
  * messaging: parent: SECRET hex     child: LISTEN port    parent: PEER port      child: READY ... DONE cpu
  * nio-tcp:   child: LISTEN port     (parent connects)                            child: READY ... DONE cpu
  * nio-udp:   child: LISTEN port     parent: PEER port                            child: READY ... DONE cpu
- * bare:      child: LISTEN file     (parent maps the file)                       child: READY ... DONE cpu
+ * bare(-notified): child: LISTEN file (parent maps the file)                     child: READY ... DONE cpu
  * aeron-ipc: child: LISTEN dir      (parent connects to the child's driver)      child: READY ... DONE cpu
  * any failure:                                                                   child: FAILED cpu message
  * </pre>
@@ -99,9 +99,10 @@ public final class RttPonger
             {
                 exitCode = runAeronIpc(size, shmDirectory, cpu, yieldWhenIdle, fromParent, toParent);
             }
-            else if (RttOptions.BARE.equals(provider))
+            else if (RttOptions.isBare(provider))
             {
-                exitCode = runBare(size, shmDirectory, cpu, yieldWhenIdle, fromParent, toParent);
+                exitCode = runBare(size, shmDirectory, RttOptions.BARE_NOTIFIED.equals(provider), cpu, yieldWhenIdle,
+                    fromParent, toParent);
             }
             else if (RttOptions.NIO_TCP.equals(provider))
             {
@@ -190,10 +191,10 @@ public final class RttPonger
         }
     }
 
-    private static int runBare(final int size, final String shmDirectory, final int cpu, final boolean yieldWhenIdle,
-        final BufferedReader fromParent, final PrintStream toParent) throws IOException
+    private static int runBare(final int size, final String shmDirectory, final boolean notified, final int cpu,
+        final boolean yieldWhenIdle, final BufferedReader fromParent, final PrintStream toParent) throws IOException
     {
-        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size))
+        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size, notified))
         {
             send(toParent, LISTEN + " " + lines.file());
             return echo(new BarePonger(lines, cpu, yieldWhenIdle, System.err), fromParent, toParent);

@@ -25,7 +25,7 @@ final class RttTable
         new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP },
         new String[] { RttOptions.NIO_UDP_UNCONNECTED, RttOptions.NIO_UDP },
         new String[] { RttOptions.ROCE, RttOptions.NIO_UDP_UNCONNECTED },
-        new String[] { RttOptions.SHM, RttOptions.BARE },
+        new String[] { RttOptions.SHM, RttOptions.BARE }, new String[] { RttOptions.SHM, RttOptions.BARE_NOTIFIED },
         new String[] { RttOptions.SHM, RttOptions.AERON_IPC, RttOptions.API_MESSAGING });
 
     private RttTable()

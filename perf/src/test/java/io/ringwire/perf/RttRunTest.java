@@ -67,7 +67,7 @@ class RttRunTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected", "bare", "aeron-ipc" })
+    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected", "bare", "bare-notified", "aeron-ipc" })
     void oneProcessRunRecordsEveryMessageWithPositiveOrderedPercentilesAndAllocatesNothing(final String provider)
         throws Exception
     {
@@ -79,7 +79,7 @@ class RttRunTest
 
     @Tag("system")
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected", "bare", "aeron-ipc" })
+    @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected", "bare", "bare-notified", "aeron-ipc" })
     void twoProcessRunRecordsEveryMessageWithPositiveOrderedPercentiles(final String provider) throws Exception
     {
         assertCompleteAndOrdered(run(provider, RttOptions.API_CHANNEL, 2), provider, RttOptions.API_CHANNEL, 2);
