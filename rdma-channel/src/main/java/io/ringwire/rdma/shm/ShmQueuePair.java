@@ -8,6 +8,7 @@ import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.SendFlags;
+import io.ringwire.rdma.support.DirectCopy;
 import io.ringwire.rdma.support.SoftMemoryRegion;
 import io.ringwire.rdma.support.SoftQueuePair;
 import org.agrona.concurrent.AtomicBuffer;
@@ -85,6 +86,11 @@ public final class ShmQueuePair extends SoftQueuePair
     private long publishedAcknowledgement;
     private long nextPeerCheckNs;
     private int roundsToClockRead;
+    /**
+     * True while {@link #progress} runs: a completion handler it calls may post, and a post into a
+     * full send queue drives progress, which must not read a record the outer read has not finished.
+     */
+    private boolean progressing;
 
     ShmQueuePair(final ShmDevice device, final ShmProtectionDomain domain, final int queuePairNumber,
         final QueuePairConfig config)
@@ -186,13 +192,13 @@ public final class ShmQueuePair extends SoftQueuePair
             }
         }
 
-        peerRegions.allowedBuffer().putBytes((int)remoteOffset, local.buffer(), localOffset, length);
+        // Both ranges are checked (the local one on admission, the remote one just above).
+        DirectCopy.copy(local.buffer().addressOffset() + localOffset,
+            peerRegions.allowedBuffer().addressOffset() + remoteOffset, length);
 
         if (withImmediate)
         {
-            final AtomicBuffer records = peerRecords.buffer();
-            records.putInt(recordIndex + ShmRecordRing.IMMEDIATE_OFFSET, immediate);
-            records.putInt(recordIndex + ShmRecordRing.LENGTH_OFFSET, length);
+            peerRecords.putLengthAndImmediate(recordIndex, length, immediate);
             // Commit is a release store of the record's sequence: the bytes copied into the peer's
             // region and the record body are visible to the responder before it can see the record.
             peerRecords.commit(recordIndex);
@@ -339,11 +345,35 @@ public final class ShmQueuePair extends SoftQueuePair
     public int progress(final long nowNs)
     {
         final QueuePairState current = state();
-        if (current != QueuePairState.READY_TO_RECEIVE && current != QueuePairState.READY_TO_SEND)
+        if (progressing || (current != QueuePairState.READY_TO_RECEIVE && current != QueuePairState.READY_TO_SEND))
         {
             return 0;
         }
+        progressing = true;
+        try
+        {
+            return progressRecordsAndTimers();
+        }
+        finally
+        {
+            progressing = false;
+        }
+    }
 
+    /**
+     * @return true: a completion handed to the poll's handler from inside {@link #progress(long)}
+     *         finds the record it came from fully executed (the receive consumed, the completion's
+     *         fields copied out), the handler's posts write only into the peer's ring, and a progress
+     *         they start (a full send queue) does not re-enter this one (see {@link #progressing}).
+     */
+    @Override
+    public boolean allowsDirectDelivery()
+    {
+        return true;
+    }
+
+    private int progressRecordsAndTimers()
+    {
         // Records first: requests the peer completed before it went away are still delivered.
         int work = inboundRecords.hasRecord() ? inboundRecords.read(inboundRecordHandler, READ_BATCH) : 0;
         if (work > 0)

@@ -29,4 +29,19 @@ public interface ProgressSource
     {
         return true;
     }
+
+    /**
+     * Whether a completion this source produces may be handed to the poll's handler at once, from
+     * inside {@link #progress(long)}, rather than after it returned (see {@link SoftCompletionQueue}).
+     * The handler may then post to this source's queue pairs (or close nothing) while this source is
+     * in the middle of its progress, so a source says true only when every state its progress is
+     * working on is consistent at the moment it produces a completion, and when a progress the
+     * handler's posts start (a full send queue drives progress) cannot re-enter it.
+     *
+     * @return false unless the source is built for it; constant for the source's life.
+     */
+    default boolean allowsDirectDelivery()
+    {
+        return false;
+    }
 }
