@@ -76,6 +76,51 @@ public final class FrameDescriptor
     }
 
     /**
+     * The header's first 8 bytes as one little-endian word (frame length, version, flags, type), so
+     * a header is written, and checked, in three 8-byte accesses rather than one per field.
+     *
+     * @param frameLength header plus payload.
+     * @param version     the frame format version.
+     * @param flags       BEGIN/END flags.
+     * @param type        the frame type.
+     * @return the word at {@link #FRAME_LENGTH_OFFSET}.
+     */
+    public static long lengthWord(final int frameLength, final byte version, final byte flags, final short type)
+    {
+        return (frameLength & 0xFFFF_FFFFL) | (version & 0xFFL) << 32 | (flags & 0xFFL) << 40 | (type & 0xFFFFL) << 48;
+    }
+
+    /**
+     * @param lengthWord a {@link #lengthWord}.
+     * @return its frame length.
+     */
+    public static int frameLength(final long lengthWord)
+    {
+        return (int)lengthWord;
+    }
+
+    /**
+     * @param lengthWord a {@link #lengthWord}.
+     * @return its frame type.
+     */
+    public static short type(final long lengthWord)
+    {
+        return (short)(lengthWord >>> 48);
+    }
+
+    /**
+     * The header's second 8 bytes (session id, stream id) as one little-endian word.
+     *
+     * @param sessionId the publication's session.
+     * @param streamId  the stream.
+     * @return the word at {@link #SESSION_ID_OFFSET}.
+     */
+    public static long sessionStreamWord(final int sessionId, final int streamId)
+    {
+        return (sessionId & 0xFFFF_FFFFL) | (long)streamId << 32;
+    }
+
+    /**
      * @param ringCapacity the ring's length, a power of two.
      * @return the largest payload of one frame: an eighth of the ring, as Aeron's max frame per term.
      */

@@ -19,6 +19,12 @@ public final class Header
         this.frameOffset = frameOffset;
     }
 
+    /** Moves to another frame of the buffer already wrapped. */
+    void frameOffset(final int frameOffset)
+    {
+        this.frameOffset = frameOffset;
+    }
+
     /** @return the frame's session id (one per publication connection). */
     public int sessionId()
     {

@@ -43,6 +43,8 @@ final class Image implements AutoCloseable
     private final int receiveBatch;
     private final int repostThreshold;
     private final Header header = new Header();
+    /** The session and stream every frame of this image carries, as its header holds them. */
+    private final long sessionStreamWord;
 
     long position;
     private long creditSentPosition;
@@ -78,6 +80,8 @@ final class Image implements AutoCloseable
         this.creditInterval = capacity / creditFraction;
         this.receiveBatch = receiveBatch;
         this.repostThreshold = Math.max(1, receiveBatch / REPOSTS_PER_BATCH);
+        this.sessionStreamWord = FrameDescriptor.sessionStreamWord(sessionId, streamId);
+        this.header.wrap(ringBuffer, 0);
         this.position = initialPosition;
         this.creditSentPosition = initialPosition;
         this.lastFrameNs = nowNs;
@@ -101,26 +105,23 @@ final class Image implements AutoCloseable
         }
         final int offset = (int)(position & mask);
         final int aligned = alignedLength(frameLength);
-        if (frameLength < 8 || offset + aligned > capacity ||
-            ringBuffer.getInt(offset + FRAME_LENGTH_OFFSET, ORDER) != frameLength)
+        if (frameLength < 8 || offset + aligned > capacity)
         {
             return PROTOCOL_ERROR;
         }
-        final short type = ringBuffer.getShort(offset + TYPE_OFFSET, ORDER);
-        if (type != TYPE_PAD)
+        final long lengthWord = ringBuffer.getLong(offset + FRAME_LENGTH_OFFSET, ORDER);
+        final short type = FrameDescriptor.type(lengthWord);
+        if (FrameDescriptor.frameLength(lengthWord) != frameLength ||
+            (type != TYPE_PAD && (frameLength < HEADER_LENGTH ||
+                ringBuffer.getLong(offset + SESSION_ID_OFFSET, ORDER) != sessionStreamWord ||
+                ringBuffer.getLong(offset + POSITION_OFFSET, ORDER) != position)))
         {
-            if (frameLength < HEADER_LENGTH ||
-                ringBuffer.getInt(offset + SESSION_ID_OFFSET, ORDER) != sessionId ||
-                ringBuffer.getInt(offset + STREAM_ID_OFFSET, ORDER) != streamId ||
-                ringBuffer.getLong(offset + POSITION_OFFSET, ORDER) != position)
-            {
-                return PROTOCOL_ERROR;
-            }
+            return PROTOCOL_ERROR;
         }
         framesReceived++;
         if (type == TYPE_DATA)
         {
-            header.wrap(ringBuffer, offset);
+            header.frameOffset(offset);
             handler.onFragment(ringBuffer, offset + HEADER_LENGTH, frameLength - HEADER_LENGTH, header);
             counters.fragmentsReceived.incrementRelease();
             counters.bytesReceived.getAndAddRelease(frameLength - HEADER_LENGTH);

@@ -452,14 +452,11 @@ public final class Publication implements AutoCloseable
     private void writeHeader(final int frameOffset, final int frameLength, final byte flags, final short type,
         final long framePosition)
     {
-        stagingBuffer.putInt(frameOffset + FRAME_LENGTH_OFFSET, frameLength, ORDER);
-        stagingBuffer.putByte(frameOffset + VERSION_OFFSET, CURRENT_VERSION);
-        stagingBuffer.putByte(frameOffset + FLAGS_OFFSET, flags);
-        stagingBuffer.putShort(frameOffset + TYPE_OFFSET, type, ORDER);
+        stagingBuffer.putLong(frameOffset + FRAME_LENGTH_OFFSET,
+            lengthWord(frameLength, CURRENT_VERSION, flags, type), ORDER);
         if (frameLength >= HEADER_LENGTH)
         {
-            stagingBuffer.putInt(frameOffset + SESSION_ID_OFFSET, sessionId, ORDER);
-            stagingBuffer.putInt(frameOffset + STREAM_ID_OFFSET, streamId, ORDER);
+            stagingBuffer.putLong(frameOffset + SESSION_ID_OFFSET, sessionStreamWord(sessionId, streamId), ORDER);
             stagingBuffer.putLong(frameOffset + POSITION_OFFSET, framePosition, ORDER);
         }
     }
