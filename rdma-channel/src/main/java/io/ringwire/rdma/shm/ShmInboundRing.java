@@ -2,6 +2,7 @@ package io.ringwire.rdma.shm;
 
 import io.ringwire.rdma.RdmaException;
 import org.agrona.BitUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -88,6 +89,8 @@ final class ShmInboundRing implements AutoCloseable
     private final boolean owner;
     private final MappedByteBuffer mapping;
     private final AtomicBuffer header;
+    /** The header's address, for the per-request state read and per-batch acknowledgement (fixed offsets). */
+    private final long headerAddress;
     private final ShmRecordRing records;
 
     private ShmInboundRing(final Path file, final boolean owner, final MappedByteBuffer mapping, final int capacity)
@@ -96,6 +99,7 @@ final class ShmInboundRing implements AutoCloseable
         this.owner = owner;
         this.mapping = mapping;
         this.header = new UnsafeBuffer(mapping, 0, HEADER_LENGTH);
+        this.headerAddress = header.addressOffset();
         this.records = new ShmRecordRing(new UnsafeBuffer(mapping, HEADER_LENGTH, capacity), header,
             CONSUMED_SLOTS_OFFSET);
     }
@@ -194,7 +198,7 @@ final class ShmInboundRing implements AutoCloseable
      */
     int state()
     {
-        return header.getIntAcquire(STATE_OFFSET);
+        return UnsafeApi.getIntAcquire(null, headerAddress + STATE_OFFSET);
     }
 
     /**
@@ -207,7 +211,7 @@ final class ShmInboundRing implements AutoCloseable
     {
         records.publishConsumed();
         // Release: a failure recorded before it is visible to a peer that reads this count with acquire.
-        header.putLongRelease(ACKNOWLEDGED_RECORDS_OFFSET, consumedRecords);
+        UnsafeApi.putLongRelease(null, headerAddress + ACKNOWLEDGED_RECORDS_OFFSET, consumedRecords);
     }
 
     /**

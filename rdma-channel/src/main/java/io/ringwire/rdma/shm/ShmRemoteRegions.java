@@ -79,7 +79,10 @@ final class ShmRemoteRegions implements AutoCloseable
             responderCounters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
             return RegionRegistry.UNKNOWN_RKEY;
         }
-        allowedBuffer = region.buffer;
+        if (allowedBuffer != region.buffer)
+        {
+            allowedBuffer = region.buffer; // written only when it changes: a stream of writes to one ring stores nothing
+        }
         return offset;
     }
 
@@ -99,7 +102,10 @@ final class ShmRemoteRegions implements AutoCloseable
         {
             if (table.generation(cached.slot) == cached.generation)
             {
-                lastRegion = cached;
+                if (last != cached)
+                {
+                    lastRegion = cached;
+                }
                 return cached;
             }
             evict(cached); // deregistered since it was cached
