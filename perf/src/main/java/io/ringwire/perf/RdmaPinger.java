@@ -16,7 +16,8 @@ import java.io.PrintStream;
  * The pinger over an RDMA provider: writes each ping with WRITE WITH IMMEDIATE (inline when it fits,
  * unsignaled except every {@link RdmaPeer#SIGNAL_INTERVAL}th) into the ponger's inbound slot, then
  * busy-polls its completion queue until the echo's RECV_RDMA_WITH_IMM arrives; the echoed bytes are
- * then in its own inbound slot. It is its own completion handler, so polling allocates nothing.
+ * then in its own inbound slot. The round trip ends when its completion handler has the echo, where
+ * the messaging pinger's ends too. It is its own completion handler, so polling allocates nothing.
  *
  * <p>Threading: the pinger thread only, after the control thread connected the peer.
  */
@@ -37,6 +38,7 @@ final class RdmaPinger extends Pinger implements CompletionHandler
 
     // Written by the completion handler, which runs on the pinger thread inside poll.
     private long echoes;
+    private long echoReceivedNs;
     private int lastEchoImmediate;
     private int lastEchoLength;
     private int errorStatus = CompletionStatus.SUCCESS;
@@ -84,14 +86,13 @@ final class RdmaPinger extends Pinger implements CompletionHandler
         {
             return FAILED;
         }
-        final long receivedNs = System.nanoTime();
         final int inbound = peer.inboundOffset();
         if (!echoMatches(sequence, sentNs, buffer.getLong(inbound + RttMessage.SEQUENCE_OFFSET),
             buffer.getLong(inbound + RttMessage.TIMESTAMP_OFFSET)))
         {
             return FAILED;
         }
-        return receivedNs - sentNs;
+        return echoReceivedNs - sentNs;
     }
 
     @Override
@@ -181,6 +182,9 @@ final class RdmaPinger extends Pinger implements CompletionHandler
         }
         if (opcode == CompletionOpcode.RECV_RDMA_WITH_IMM)
         {
+            // The application has the echo now (its bytes are in the inbound slot): the round trip
+            // ends here, as the messaging pinger's ends in its handler after the decode.
+            echoReceivedNs = System.nanoTime();
             lastEchoImmediate = immediate;
             lastEchoLength = byteLength;
             echoes++;

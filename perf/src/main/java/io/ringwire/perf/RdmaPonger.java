@@ -17,8 +17,9 @@ import java.io.PrintStream;
  * inbound slot with the same length and immediate (WRITE WITH IMMEDIATE, inline when it fits).
  * Ends after echoing {@link RttMessage#STOP_IMMEDIATE}.
  *
- * <p>The handler only notes the echo to send; the loop posts it after {@code poll} returns, so a
- * full send queue can be drained by polling again (a handler must not poll its own queue).
+ * <p>The handler posts the echo at once, as an application answers in its completion handler; only
+ * when the send queue is full does it leave the echo to the loop, which posts it after {@code poll}
+ * returns and polls again to drain the queue (a handler must not poll its own queue).
  *
  * <p>Threading: the ponger thread only, after the control thread connected the peer.
  */
@@ -89,24 +90,20 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
                 {
                     return failure;
                 }
-                if (stopReceived)
-                {
-                    return null;
-                }
+            }
+            if (stopReceived && !echoPending)
+            {
+                return null;
             }
         }
     }
 
     private String echo()
     {
-        final long workRequestId = echoed;
-        final int flags = peer.inlineFlag |
-            ((workRequestId & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
         int result;
         int fullPolls = 0;
         long fullSinceNs = 0;
-        while ((result = queuePair.postWriteWithImmediate(workRequestId, region, peer.inboundOffset(), pendingLength,
-            remoteSlotAddress, rkey, pendingImmediate, flags)) == PostResult.QUEUE_FULL)
+        while ((result = postEcho()) == PostResult.QUEUE_FULL)
         {
             // Only completions of earlier echoes can come now (the pinger waits for this one), and
             // they retire send-queue entries.
@@ -159,15 +156,40 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
             error = "a ping arrived before the previous one was echoed: the pinger does not wait for echoes";
         }
         received++;
-        echoPending = true;
         pendingImmediate = immediate;
         pendingLength = byteLength;
         stopReceived = immediate == RttMessage.STOP_IMMEDIATE;
+        // Answer at once, as an application answers in its handler (the messaging ponger does): only
+        // a full send queue leaves the echo to the loop, which can poll to drain it.
+        echoPending = postEcho() == PostResult.QUEUE_FULL;
+        if (!echoPending)
+        {
+            echoed++;
+        }
         final int result = queuePair.postReceive(workRequestId, region, 0, 0);
         if (result != PostResult.OK && null == error)
         {
             error = "posting receive " + workRequestId + " again was refused: " + PostResult.name(result);
         }
+    }
+
+    /**
+     * Posts the pending echo once.
+     *
+     * @return the post's result; anything but OK or QUEUE_FULL is recorded as the error.
+     */
+    private int postEcho()
+    {
+        final long workRequestId = echoed;
+        final int flags = peer.inlineFlag |
+            ((workRequestId & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
+        final int result = queuePair.postWriteWithImmediate(workRequestId, region, peer.inboundOffset(), pendingLength,
+            remoteSlotAddress, rkey, pendingImmediate, flags);
+        if (result != PostResult.OK && result != PostResult.QUEUE_FULL && null == error)
+        {
+            error = "echo of message " + received + " refused: " + PostResult.name(result);
+        }
+        return result;
     }
 
     /**
