@@ -451,7 +451,8 @@ public final class ShmQueuePair extends SoftQueuePair
         }
     }
 
-    private int onInboundRecord(final int type, final AtomicBuffer buffer, final int index, final int length)
+    private int onInboundRecord(final int type, final AtomicBuffer buffer, final int index, final int length,
+        final int immediate)
     {
         if (receiveQueue.isEmpty() || receiveCompletionQueue.size() >= receiveCompletionQueue.depth())
         {
@@ -462,7 +463,6 @@ public final class ShmQueuePair extends SoftQueuePair
         consumedRecords++;
         if (ShmRecordRing.WRITE_WITH_IMMEDIATE_TYPE == type)
         {
-            final int immediate = buffer.getInt(index + ShmRecordRing.IMMEDIATE_OFFSET);
             receiveQueue.removeHead();
             pendingRequestsExecuted++;
             receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,

@@ -88,13 +88,14 @@ final class ShmRecordRing
     interface RecordHandler
     {
         /**
-         * @param type   one of the record types but padding; -1 for a malformed record.
-         * @param buffer the ring.
-         * @param index  byte index of the record's first slot.
-         * @param length the record's length field.
+         * @param type      one of the record types but padding; -1 for a malformed record.
+         * @param buffer    the ring.
+         * @param index     byte index of the record's first slot.
+         * @param length    the record's length field.
+         * @param immediate the record's immediate field (meaningful for WRITE WITH IMMEDIATE).
          * @return CONTINUE, ABORT or BREAK.
          */
-        int onRecord(int type, AtomicBuffer buffer, int index, int length);
+        int onRecord(int type, AtomicBuffer buffer, int index, int length, int immediate);
     }
 
     private final AtomicBuffer slots;
@@ -283,7 +284,8 @@ final class ShmRecordRing
             {
                 type = -1;
             }
-            final int verdict = handler.onRecord(type, slots, index, length);
+            final int verdict = handler.onRecord(type, slots, index, length,
+                UnsafeApi.getInt(null, slotsAddress + index + IMMEDIATE_OFFSET));
             if (ABORT == verdict)
             {
                 break;

@@ -1,5 +1,6 @@
 package io.ringwire.rdma.shm;
 
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.lang.invoke.VarHandle;
@@ -56,6 +57,7 @@ final class ShmRegionTable
     static final int NO_FILE = -1;
 
     private final AtomicBuffer buffer;
+    private final long tableAddress;
     private final int capacity;
     private final boolean[] reserved;
     private int nextGeneration = 1;
@@ -68,6 +70,7 @@ final class ShmRegionTable
     ShmRegionTable(final AtomicBuffer buffer, final int capacity, final boolean owner)
     {
         this.buffer = buffer;
+        this.tableAddress = buffer.addressOffset();
         this.capacity = capacity;
         this.reserved = owner ? new boolean[capacity] : null;
     }
@@ -153,7 +156,8 @@ final class ShmRegionTable
      */
     int generation(final int slot)
     {
-        return buffer.getIntAcquire(slot * SLOT_LENGTH + GENERATION_OFFSET);
+        // Per request, for a slot find() returned: inside the table, so no bounds check per read.
+        return UnsafeApi.getIntAcquire(null, tableAddress + (long)slot * SLOT_LENGTH + GENERATION_OFFSET);
     }
 
     /**

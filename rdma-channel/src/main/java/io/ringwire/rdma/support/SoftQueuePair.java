@@ -45,6 +45,9 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     protected final String deviceAddress;
     protected final int mtu;
     private final ProgressGuard guard;
+    /** From the config, read on every post. */
+    private final int maxSendRequests;
+    private final int maxInlineData;
     private int protectionDomainId = RegionRegistry.NO_DOMAIN;
 
     private volatile QueuePairState state = QueuePairState.RESET;
@@ -84,6 +87,8 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         this.deviceAddress = deviceAddress;
         this.mtu = mtu;
         this.guard = guard;
+        this.maxSendRequests = config.maxSendRequests();
+        this.maxInlineData = config.maxInlineData();
     }
 
     private static SoftCompletionQueue asSoft(final Object queue)
@@ -354,15 +359,14 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         {
             return PostResult.INVALID_STATE;
         }
-        if (length < 0 || length > maxMessageSize ||
-            (SendFlags.isInline(flags) && length > config.maxInlineData()))
+        if (length < 0 || length > maxMessageSize || (SendFlags.isInline(flags) && length > maxInlineData))
         {
             return PostResult.INVALID_ARGUMENT;
         }
-        if (outstandingSends() >= config.maxSendRequests())
+        if (outstandingSends() >= maxSendRequests)
         {
             progress(System.nanoTime());
-            if (outstandingSends() >= config.maxSendRequests())
+            if (outstandingSends() >= maxSendRequests)
             {
                 return PostResult.QUEUE_FULL;
             }

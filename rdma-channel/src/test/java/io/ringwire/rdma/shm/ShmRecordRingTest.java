@@ -28,7 +28,7 @@ class ShmRecordRingTest
     private final ShmRecordRing consumer = new ShmRecordRing(slots, acknowledgements, 8);
     private final List<String> seen = new ArrayList<>();
 
-    private final ShmRecordRing.RecordHandler recorder = (type, buffer, index, length) ->
+    private final ShmRecordRing.RecordHandler recorder = (type, buffer, index, length, immediate) ->
     {
         if (ShmRecordRing.SEND_TYPE == type)
         {
@@ -141,8 +141,8 @@ class ShmRecordRingTest
     {
         assertTrue(notify(1, 1));
         assertTrue(notify(2, 2));
-        assertEquals(0, consumer.read((type, buffer, index, length) -> ShmRecordRing.ABORT, 10));
-        assertEquals(1, consumer.read((type, buffer, index, length) -> ShmRecordRing.BREAK, 10));
+        assertEquals(0, consumer.read((type, buffer, index, length, immediate) -> ShmRecordRing.ABORT, 10));
+        assertEquals(1, consumer.read((type, buffer, index, length, immediate) -> ShmRecordRing.BREAK, 10));
         assertEquals(1, consumer.read(recorder, 10));
         assertEquals(List.of("IMM 2/2"), seen);
     }
@@ -196,7 +196,7 @@ class ShmRecordRingTest
         final int[] next = {0};
         final CRC32 expectedCrc = new CRC32();
         final CRC32 actualCrc = new CRC32();
-        final ShmRecordRing.RecordHandler checker = (type, buffer, index, length) ->
+        final ShmRecordRing.RecordHandler checker = (type, buffer, index, length, immediate) ->
         {
             final int expectedLength = expected.nextInt(4) == 0 ?
                 expected.nextInt(expectedPayload.length + 1) : expected.nextInt(40);
