@@ -44,6 +44,7 @@ public final class PerfMain
 
             benchmarks:
               rtt     round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
+              path    the CPU a hop costs, both ends on one thread (no cross-core traffic); path --help
             """;
     }
 
@@ -66,6 +67,7 @@ public final class PerfMain
         return switch (args[0])
         {
             case "rtt" -> rtt(rest, out, err, OnlineCpus.read());
+            case "path" -> path(rest, out, err);
             case "help", "--help", "-h" ->
             {
                 out.print(usage());
@@ -73,7 +75,7 @@ public final class PerfMain
             }
             default ->
             {
-                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt");
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, path");
                 err.print(usage());
                 yield UsageException.EXIT_CODE;
             }
@@ -126,6 +128,43 @@ public final class PerfMain
         catch (final IOException | RuntimeException ex)
         {
             err.println("ringwire perf rtt: failed: " + (null == ex.getMessage() ? ex.toString() : ex.getMessage()));
+            return EXIT_FAILED;
+        }
+    }
+
+    /**
+     * Runs {@code path}.
+     *
+     * @param args its options.
+     * @param out  where the table or JSON goes.
+     * @param err  where progress and errors go.
+     * @return the exit code.
+     */
+    static int path(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        try
+        {
+            final PathOptions options = PathOptions.parse(args);
+            if (options.help())
+            {
+                out.print(PathOptions.usage());
+                return 0;
+            }
+            final List<PathBenchmark.Result> results = new PathBenchmark(options, err).run();
+            out.print(options.json() ? PathBenchmark.json(results) + System.lineSeparator() :
+                PathBenchmark.table(results));
+            out.flush();
+            return 0;
+        }
+        catch (final UsageException ex)
+        {
+            err.println("ringwire perf path: " + ex.getMessage());
+            err.println("(ringwire perf path --help lists the options)");
+            return UsageException.EXIT_CODE;
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("ringwire perf path: failed: " + (null == ex.getMessage() ? ex.toString() : ex.getMessage()));
             return EXIT_FAILED;
         }
     }

@@ -227,7 +227,7 @@ public record RttOptions(
         return BARE.equals(provider) || BARE_NOTIFIED.equals(provider);
     }
 
-    private static String defaultShmDirectory()
+    static String defaultShmDirectory()
     {
         return new RdmaConfig().shmDirectory().toString();
     }
@@ -313,7 +313,7 @@ public record RttOptions(
         };
     }
 
-    private static boolean flag(final String name, final String inlineValue)
+    static boolean flag(final String name, final String inlineValue)
     {
         if (null != inlineValue)
         {
@@ -322,7 +322,7 @@ public record RttOptions(
         return true;
     }
 
-    private static String value(final String[] args, final int index, final String name, final String inlineValue,
+    static String value(final String[] args, final int index, final String name, final String inlineValue,
         final String allowed)
     {
         if (null != inlineValue)
@@ -356,7 +356,7 @@ public record RttOptions(
         return providers;
     }
 
-    private static String parseApi(final String value)
+    static String parseApi(final String value)
     {
         final String api = value.trim().toLowerCase(Locale.ROOT);
         if (!ALLOWED_APIS.contains(api))
@@ -378,7 +378,7 @@ public record RttOptions(
         };
     }
 
-    private static long parseNumber(final String name, final String value, final long min, final long max,
+    static long parseNumber(final String name, final String value, final long min, final long max,
         final String unit)
     {
         final String digits = value.trim().replace("_", "");

@@ -1,0 +1,184 @@
+package io.ringwire.perf;
+
+import io.ringwire.messaging.BufferClaim;
+import io.ringwire.messaging.FragmentHandler;
+import io.ringwire.messaging.Header;
+import io.ringwire.messaging.Publication;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Messaging's hops on one thread: an SBE {@code LatencyProbe} claimed, encoded and committed into
+ * one side's publication, validated and decoded in the other side's fragment handler, which answers
+ * with the echo from inside the handler, as the two-thread ping-pong ({@link MessagingPinger},
+ * {@link MessagingPonger}) does. While a side waits, the other is polled too when it has nothing.
+ *
+ * <p>Threading: one thread.
+ */
+final class PathMessagingHops implements PathHops
+{
+    private static final long HOP_TIMEOUT_NS = 10_000_000_000L;
+
+    private final MessagingPeer pinger;
+    private final MessagingPeer ponger;
+    private final LatencyProbeCodec codec = new LatencyProbeCodec();
+    private final BufferClaim claim = new BufferClaim();
+    private final UnsafeBuffer padding;
+    private final int paddingLength;
+    private final FragmentHandler pingerHandler = this::onEcho;
+    private final FragmentHandler pongerHandler = this::onPing;
+
+    // This thread only.
+    private long idleRounds;
+    private long waitStartNs;
+    private long pings;
+    private long echoes;
+    private String failure;
+
+    private PathMessagingHops(final MessagingPeer pinger, final MessagingPeer ponger)
+    {
+        this.pinger = pinger;
+        this.ponger = ponger;
+        this.paddingLength = LatencyProbeCodec.paddingLength(pinger.messageLength);
+        this.padding = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
+    }
+
+    /**
+     * @param provider     shm, socket or roce.
+     * @param shmDirectory the shm provider's directory.
+     * @param size         the size asked for (a probe is at least {@link LatencyProbeCodec#MIN_LENGTH}).
+     * @return both sides, connected both ways.
+     */
+    static PathMessagingHops open(final String provider, final String shmDirectory, final int size)
+    {
+        final String secret = MessagingPeer.newSecret();
+        final MessagingPeer pinger = MessagingPeer.open(provider, shmDirectory, secret, size);
+        MessagingPeer ponger = null;
+        try
+        {
+            ponger = MessagingPeer.open(provider, shmDirectory, secret, size);
+            pinger.connectTo(ponger.port());
+            ponger.connectTo(pinger.port());
+            MessagingPeer.connect(pinger, ponger);
+            return new PathMessagingHops(pinger, ponger);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(ponger, pinger);
+            throw ex;
+        }
+    }
+
+    @Override
+    public void roundTrips(final long roundTrips)
+    {
+        for (long i = 0; i < roundTrips; i++)
+        {
+            send(pinger.publication, ponger, pongerHandler, pings);
+            idleRounds = 0;
+            final long expectedPings = pings + 1;
+            while (pings < expectedPings)
+            {
+                if (ponger.subscription.poll(pongerHandler, MessagingPinger.POLL_BATCH) == 0)
+                {
+                    idle(pinger, pingerHandler, "ping");
+                }
+                failIfFailed();
+            }
+            idleRounds = 0;
+            final long expectedEchoes = echoes + 1;
+            while (echoes < expectedEchoes)
+            {
+                if (pinger.subscription.poll(pingerHandler, MessagingPinger.POLL_BATCH) == 0)
+                {
+                    idle(ponger, pongerHandler, "echo");
+                }
+                failIfFailed();
+            }
+        }
+    }
+
+    /** Polls the other side (it may have to progress for this one to) and, now and then, checks the time. */
+    private void idle(final MessagingPeer other, final FragmentHandler handler, final String what)
+    {
+        other.subscription.poll(handler, MessagingPinger.POLL_BATCH);
+        if (++idleRounds == 1)
+        {
+            waitStartNs = System.nanoTime();
+        }
+        else if ((idleRounds & 0x3FF) == 0 && System.nanoTime() - waitStartNs > HOP_TIMEOUT_NS)
+        {
+            throw new IllegalStateException("perf path: no " + what + " within 10 s over " + pinger.provider +
+                " messaging (pinger: " + pinger.connectionState() + "; ponger: " + ponger.connectionState() + ")");
+        }
+    }
+
+    private void failIfFailed()
+    {
+        if (null != failure)
+        {
+            throw new IllegalStateException("perf path over " + pinger.provider + " messaging: " + failure);
+        }
+    }
+
+    /**
+     * Claims, encodes and commits a probe; while back-pressured, polls the receiving side, whose
+     * subscription returns the credit (never the subscription whose handler may be calling this).
+     */
+    private void send(final Publication publication, final MessagingPeer receiver, final FragmentHandler receiverHandler,
+        final long sequence)
+    {
+        long result;
+        while ((result = publication.tryClaim(pinger.messageLength, claim)) < 0)
+        {
+            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
+            {
+                failure = "tryClaim returned " + MessagingPeer.statusName(result);
+                return;
+            }
+            receiver.subscription.poll(receiverHandler, MessagingPinger.POLL_BATCH);
+        }
+        codec.encode(claim.buffer(), claim.offset(), sequence, 0, 0, padding, 0, paddingLength);
+        result = claim.commit();
+        if (result < 0 && null == failure)
+        {
+            failure = "commit returned " + MessagingPeer.statusName(result);
+        }
+    }
+
+    private void onPing(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        if (decode(buffer, offset, length))
+        {
+            pings++;
+            send(ponger.publication, pinger, pingerHandler, codec.sequence());
+        }
+    }
+
+    private void onEcho(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        if (decode(buffer, offset, length))
+        {
+            echoes++;
+        }
+    }
+
+    private boolean decode(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int decoded = codec.decode(buffer, offset, length);
+        if (decoded < 0 && null == failure)
+        {
+            failure = "probe refused: " + LatencyProbeCodec.describe(decoded);
+        }
+        return decoded >= 0;
+    }
+
+    @Override
+    public void close()
+    {
+        CloseHelper.quietCloseAll(ponger, pinger);
+    }
+}
