@@ -82,6 +82,10 @@ final class SocketQueuePair extends SoftQueuePair
     private boolean ackOwed;
     /** This queue pair wrote a frame to the peer after the last request it executed. */
     private boolean sentSinceLastExecuted;
+    /** When the oldest executed request no ACK has covered yet was executed. */
+    private long firstUnacknowledgedExecutedNs;
+    /** The time of the progress round under way. */
+    private long roundNs;
 
     private int sendWritePosition;
     private int sendFlushPosition;
@@ -368,8 +372,9 @@ final class SocketQueuePair extends SoftQueuePair
         {
             return 0;
         }
+        roundNs = nowNs;
         int work = flushSend();
-        if (acknowledgementDue())
+        if (acknowledgementDue(nowNs))
         {
             appendAcknowledgement(OPCODE_ACK, lastExecutedSequence, 0);
             work += flushSend();
@@ -394,11 +399,18 @@ final class SocketQueuePair extends SoftQueuePair
      * this frame, the TCP acknowledgement costs the next request nothing, and the connection looks
      * interactive. Where this queue pair answers on the same connection (a ping-pong over one queue
      * pair), the answer carries the TCP acknowledgement and no ACK frame is sent unless asked for.
+     *
+     * <p>Whatever was asked, executed requests are acknowledged within a quarter of the peer timeout:
+     * the requester's timer runs on ACKs, and a requester that asks for one only every few requests
+     * would otherwise declare a live but slow peer lost (a JVM warming up in an emulated guest took
+     * longer than the peer timeout for its first sixteen echoes).
+     *
+     * @param nowNs the progress round's time.
      */
-    private boolean acknowledgementDue()
+    private boolean acknowledgementDue(final long nowNs)
     {
-        return lastExecutedSequence != acknowledgedSequence && (ackOwed || !sentSinceLastExecuted) &&
-            state() != QueuePairState.ERROR;
+        return lastExecutedSequence != acknowledgedSequence && state() != QueuePairState.ERROR &&
+            (ackOwed || !sentSinceLastExecuted || nowNs - firstUnacknowledgedExecutedNs > peerTimeoutNs / 4);
     }
 
     private boolean adoptConnection(final long nowNs)
@@ -537,6 +549,10 @@ final class SocketQueuePair extends SoftQueuePair
                     applySend(frame, payloadLength, sequence) : applyWrite(frame, payloadLength, sequence, opcode);
                 if (outcome == APPLIED)
                 {
+                    if (lastExecutedSequence == acknowledgedSequence)
+                    {
+                        firstUnacknowledgedExecutedNs = roundNs; // the first not yet acknowledged
+                    }
                     expectedSequence++;
                     lastExecutedSequence = sequence;
                     sentSinceLastExecuted = false;

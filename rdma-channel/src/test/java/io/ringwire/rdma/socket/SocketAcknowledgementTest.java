@@ -40,6 +40,8 @@ class SocketAcknowledgementTest
 {
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
     private static final int REQUESTS = 20;
+    /** Long enough that no ACK goes by the time bound while a test exchanges its requests. */
+    private static final long PEER_TIMEOUT_MS = 10_000;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private End requester;
@@ -53,8 +55,8 @@ class SocketAcknowledgementTest
     @BeforeEach
     void connect()
     {
-        requester = open();
-        responder = open();
+        requester = open(PEER_TIMEOUT_MS);
+        responder = open(PEER_TIMEOUT_MS);
         for (int i = 0; i < REQUESTS; i++)
         {
             assertEquals(PostResult.OK, responder.queuePair().postReceive(i, responder.region(), 0, 0));
@@ -75,10 +77,10 @@ class SocketAcknowledgementTest
         }
     }
 
-    private End open()
+    private End open(final long peerTimeoutMs)
     {
         final Device device = RdmaProviders.open(new RdmaConfig().provider("socket").bindAddress("127.0.0.1:0")
-            .peerTimeoutMs(10_000).conclude());
+            .peerTimeoutMs(peerTimeoutMs).conclude());
         resources.add(device);
         final ProtectionDomain domain = device.allocateProtectionDomain();
         final MemoryRegion region = domain.allocateRegion(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
@@ -140,6 +142,35 @@ class SocketAcknowledgementTest
             pollOnce(responder);
             assertEquals(i + 1, acknowledgementsSent(responder), "request " + i + " acknowledged in the next round");
         }
+    }
+
+    @Test
+    void anExecutedRequestIsAcknowledgedWithinAQuarterOfThePeerTimeoutEvenWhenNothingAskedAndItWasAnswered()
+    {
+        close();
+        resources.clear();
+        final long peerTimeoutMs = 400;
+        requester = open(peerTimeoutMs);
+        responder = open(peerTimeoutMs);
+        assertEquals(PostResult.OK, responder.queuePair().postReceive(0, responder.region(), 0, 0));
+        assertEquals(PostResult.OK, requester.queuePair().postReceive(0, requester.region(), 0, 0));
+        requester.queuePair().modifyToReadyToReceive(responder.queuePair().localEndpoint());
+        responder.queuePair().modifyToReadyToReceive(requester.queuePair().localEndpoint());
+        requester.queuePair().modifyToReadyToSend();
+        responder.queuePair().modifyToReadyToSend();
+
+        write(requester, responder, 0);
+        drive(() -> immediates == 1, "the request");
+        write(responder, requester, 0); // answered on the same connection: no ACK for the TCP's sake
+        drive(() -> immediates == 2, "the answer");
+        assertEquals(0, acknowledgementsSent(responder), "nothing asked, and the answer carries TCP's ACK");
+
+        final long startNs = System.nanoTime();
+        drive(() -> acknowledgementsSent(responder) == 1, "the ACK the time bound sends");
+        final long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+        assertTrue(waitedMs < peerTimeoutMs / 2, "acknowledged after " + waitedMs + " ms");
+        assertEquals(1, acknowledgementsSent(responder));
+        assertEquals(0, requester.device().counters().get(DeviceCounters.PEERS_LOST), "the requester's timer was fed");
     }
 
     @Test
