@@ -10,16 +10,12 @@ import org.agrona.CloseHelper;
 /**
  * The channel's hops on one thread: a WRITE WITH IMMEDIATE from one queue pair into the other's
  * inbound slot, and the echo back, each receive reposted and the echo posted in the completion
- * handler, as the two-thread ping-pong ({@link RdmaPinger}, {@link RdmaPonger}) does. While a side
- * waits, the other is polled too when it has nothing, so a provider that needs both ends driven
- * (socket adopting its connection, roce's ACKs) progresses.
+ * handler, as the two-thread ping-pong ({@link RdmaPinger}, {@link RdmaPonger}) does.
  *
  * <p>Threading: one thread.
  */
-final class PathChannelHops implements PathHops
+final class PathChannelHops extends PathHops
 {
-    private static final long HOP_TIMEOUT_NS = 10_000_000_000L;
-
     private final RdmaPeer pinger;
     private final RdmaPeer ponger;
     private final RemotePeer pingerRemote;
@@ -28,12 +24,7 @@ final class PathChannelHops implements PathHops
     private final CompletionHandler pongerHandler = this::onPongerCompletion;
 
     // This thread only.
-    private long idleRounds;
-    private long waitStartNs;
-    private long pings;
-    private long echoes;
     private long posted;
-    private String failure;
 
     private PathChannelHops(final RdmaPeer pinger, final RdmaPeer ponger)
     {
@@ -69,56 +60,28 @@ final class PathChannelHops implements PathHops
     }
 
     @Override
-    public void roundTrips(final long roundTrips)
+    protected void sendPing()
     {
-        for (long i = 0; i < roundTrips; i++)
-        {
-            pinger.region.buffer().putLong(pinger.outboundOffset() + RttMessage.SEQUENCE_OFFSET, pings);
-            post(pinger, pinger.outboundOffset(), pongerRemote, RttMessage.immediateOf(pings));
-            idleRounds = 0;
-            final long expectedPings = pings + 1;
-            while (pings < expectedPings)
-            {
-                if (ponger.completionQueue.poll(pongerHandler, RdmaPeer.POLL_BATCH) == 0)
-                {
-                    idle(pinger, pingerHandler, "ping");
-                }
-                failIfFailed();
-            }
-            idleRounds = 0;
-            final long expectedEchoes = echoes + 1;
-            while (echoes < expectedEchoes)
-            {
-                if (pinger.completionQueue.poll(pingerHandler, RdmaPeer.POLL_BATCH) == 0)
-                {
-                    idle(ponger, pongerHandler, "echo");
-                }
-                failIfFailed();
-            }
-        }
+        pinger.region.buffer().putLong(pinger.outboundOffset() + RttMessage.SEQUENCE_OFFSET, pings);
+        post(pinger, pinger.outboundOffset(), pongerRemote, RttMessage.immediateOf(pings));
     }
 
-    /** Polls the other side (it may have to progress for this one to) and, now and then, checks the time. */
-    private void idle(final RdmaPeer other, final CompletionHandler handler, final String what)
+    @Override
+    protected int pollPonger()
     {
-        other.completionQueue.poll(handler, RdmaPeer.POLL_BATCH);
-        if (++idleRounds == 1)
-        {
-            waitStartNs = System.nanoTime();
-        }
-        else if ((idleRounds & 0x3FF) == 0 && System.nanoTime() - waitStartNs > HOP_TIMEOUT_NS)
-        {
-            throw new IllegalStateException("perf path: no " + what + " within 10 s over " +
-                pinger.device.providerName() + " (pinger " + pinger.queuePair + ", ponger " + ponger.queuePair + ")");
-        }
+        return ponger.completionQueue.poll(pongerHandler, RdmaPeer.POLL_BATCH);
     }
 
-    private void failIfFailed()
+    @Override
+    protected int pollPinger()
     {
-        if (null != failure)
-        {
-            throw new IllegalStateException("perf path over " + pinger.device.providerName() + ": " + failure);
-        }
+        return pinger.completionQueue.poll(pingerHandler, RdmaPeer.POLL_BATCH);
+    }
+
+    @Override
+    protected String describe()
+    {
+        return pinger.device.providerName() + " (pinger " + pinger.queuePair + ", ponger " + ponger.queuePair + ")";
     }
 
     private void post(final RdmaPeer from, final int offset, final RemotePeer to, final int immediate)

@@ -2,22 +2,102 @@ package io.ringwire.perf;
 
 /**
  * Both ends of a ping-pong driven by one thread, for {@code ringwire perf path}: each round trip is
- * two hops, a message each way, and nothing crosses cores.
+ * two hops, a message each way, and nothing crosses cores. Subclasses send the ping and poll each
+ * side (their handlers count {@link #pings} and {@link #echoes} and answer); this class waits for
+ * each hop, polling the other side too when the awaited one has nothing, so a provider that needs
+ * both ends driven (socket adopting its connection, roce's ACKs) progresses.
  *
  * <p>Threading: created, run and closed on one thread.
  */
-interface PathHops extends AutoCloseable
+abstract class PathHops implements AutoCloseable
 {
+    private static final long HOP_TIMEOUT_NS = 10_000_000_000L;
+
+    /** Pings the ponger's handler has had; this thread only. */
+    protected long pings;
+    /** Echoes the pinger's handler has had. */
+    protected long echoes;
+    /** The first thing that went wrong (set by the handlers), or null. */
+    protected String failure;
+    private long idleRounds;
+    private long waitStartNs;
+
+    /** Posts (or offers) the next ping. */
+    protected abstract void sendPing();
+
+    /** @return work the ponger's side found (its handler answers each ping). */
+    protected abstract int pollPonger();
+
+    /** @return work the pinger's side found. */
+    protected abstract int pollPinger();
+
+    /** @return the transport and both sides' state, for a failure. */
+    protected abstract String describe();
+
     /**
      * Runs round trips, allocation-free in steady state.
      *
      * @param roundTrips how many (two hops each).
      * @throws IllegalStateException when a completion fails, a post is refused or a message goes
-     *                               missing (the benchmark ends: numbers without every message are
-     *                               no numbers).
+     *                               missing (numbers without every message are no numbers).
      */
-    void roundTrips(long roundTrips);
+    final void roundTrips(final long roundTrips)
+    {
+        for (long i = 0; i < roundTrips; i++)
+        {
+            sendPing();
+            final long expectedPings = pings + 1;
+            idleRounds = 0;
+            while (pings < expectedPings)
+            {
+                if (pollPonger() == 0)
+                {
+                    idle(false, "ping");
+                }
+                failIfFailed();
+            }
+            final long expectedEchoes = echoes + 1;
+            idleRounds = 0;
+            while (echoes < expectedEchoes)
+            {
+                if (pollPinger() == 0)
+                {
+                    idle(true, "echo");
+                }
+                failIfFailed();
+            }
+        }
+    }
+
+    /** Polls the other side (it may have to progress for this one to) and, now and then, checks the time. */
+    private void idle(final boolean pollPonger, final String what)
+    {
+        if (pollPonger)
+        {
+            pollPonger();
+        }
+        else
+        {
+            pollPinger();
+        }
+        if (++idleRounds == 1)
+        {
+            waitStartNs = System.nanoTime();
+        }
+        else if ((idleRounds & 0x3FF) == 0 && System.nanoTime() - waitStartNs > HOP_TIMEOUT_NS)
+        {
+            throw new IllegalStateException("perf path: no " + what + " within 10 s over " + describe());
+        }
+    }
+
+    private void failIfFailed()
+    {
+        if (null != failure)
+        {
+            throw new IllegalStateException("perf path over " + describe() + ": " + failure);
+        }
+    }
 
     @Override
-    void close();
+    public abstract void close();
 }

@@ -14,14 +14,12 @@ import java.nio.ByteBuffer;
  * Messaging's hops on one thread: an SBE {@code LatencyProbe} claimed, encoded and committed into
  * one side's publication, validated and decoded in the other side's fragment handler, which answers
  * with the echo from inside the handler, as the two-thread ping-pong ({@link MessagingPinger},
- * {@link MessagingPonger}) does. While a side waits, the other is polled too when it has nothing.
+ * {@link MessagingPonger}) does.
  *
  * <p>Threading: one thread.
  */
-final class PathMessagingHops implements PathHops
+final class PathMessagingHops extends PathHops
 {
-    private static final long HOP_TIMEOUT_NS = 10_000_000_000L;
-
     private final MessagingPeer pinger;
     private final MessagingPeer ponger;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
@@ -30,13 +28,6 @@ final class PathMessagingHops implements PathHops
     private final int paddingLength;
     private final FragmentHandler pingerHandler = this::onEcho;
     private final FragmentHandler pongerHandler = this::onPing;
-
-    // This thread only.
-    private long idleRounds;
-    private long waitStartNs;
-    private long pings;
-    private long echoes;
-    private String failure;
 
     private PathMessagingHops(final MessagingPeer pinger, final MessagingPeer ponger)
     {
@@ -73,55 +64,28 @@ final class PathMessagingHops implements PathHops
     }
 
     @Override
-    public void roundTrips(final long roundTrips)
+    protected void sendPing()
     {
-        for (long i = 0; i < roundTrips; i++)
-        {
-            send(pinger.publication, ponger, pongerHandler, pings);
-            idleRounds = 0;
-            final long expectedPings = pings + 1;
-            while (pings < expectedPings)
-            {
-                if (ponger.subscription.poll(pongerHandler, MessagingPinger.POLL_BATCH) == 0)
-                {
-                    idle(pinger, pingerHandler, "ping");
-                }
-                failIfFailed();
-            }
-            idleRounds = 0;
-            final long expectedEchoes = echoes + 1;
-            while (echoes < expectedEchoes)
-            {
-                if (pinger.subscription.poll(pingerHandler, MessagingPinger.POLL_BATCH) == 0)
-                {
-                    idle(ponger, pongerHandler, "echo");
-                }
-                failIfFailed();
-            }
-        }
+        send(pinger.publication, ponger, pongerHandler, pings);
     }
 
-    /** Polls the other side (it may have to progress for this one to) and, now and then, checks the time. */
-    private void idle(final MessagingPeer other, final FragmentHandler handler, final String what)
+    @Override
+    protected int pollPonger()
     {
-        other.subscription.poll(handler, MessagingPinger.POLL_BATCH);
-        if (++idleRounds == 1)
-        {
-            waitStartNs = System.nanoTime();
-        }
-        else if ((idleRounds & 0x3FF) == 0 && System.nanoTime() - waitStartNs > HOP_TIMEOUT_NS)
-        {
-            throw new IllegalStateException("perf path: no " + what + " within 10 s over " + pinger.provider +
-                " messaging (pinger: " + pinger.connectionState() + "; ponger: " + ponger.connectionState() + ")");
-        }
+        return ponger.subscription.poll(pongerHandler, MessagingPinger.POLL_BATCH);
     }
 
-    private void failIfFailed()
+    @Override
+    protected int pollPinger()
     {
-        if (null != failure)
-        {
-            throw new IllegalStateException("perf path over " + pinger.provider + " messaging: " + failure);
-        }
+        return pinger.subscription.poll(pingerHandler, MessagingPinger.POLL_BATCH);
+    }
+
+    @Override
+    protected String describe()
+    {
+        return pinger.provider + " messaging (pinger: " + pinger.connectionState() + "; ponger: " +
+            ponger.connectionState() + ")";
     }
 
     /**
