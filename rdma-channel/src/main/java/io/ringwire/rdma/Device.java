@@ -40,6 +40,14 @@ public interface Device extends AutoCloseable
     int maxMessageSize();
 
     /**
+     * @return the deepest completion queue {@link #createCompletionQueue(int)} accepts (a device
+     *         attribute, {@code max_cqe}, on real hardware: 32767 on Soft-RoCE, millions on a
+     *         ConnectX). A user sharing one queue among many queue pairs sizes it, and limits how
+     *         many it attaches, by this.
+     */
+    int maxCompletionQueueDepth();
+
+    /**
      * Allocates a protection domain.
      *
      * @return a new protection domain.

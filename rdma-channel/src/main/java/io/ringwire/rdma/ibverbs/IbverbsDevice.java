@@ -296,6 +296,12 @@ final class IbverbsDevice implements Device
     }
 
     @Override
+    public int maxCompletionQueueDepth()
+    {
+        return attributes.maxCompletionQueueDepth();
+    }
+
+    @Override
     public int maxMessageSize()
     {
         return maxMessageSize;

@@ -142,6 +142,12 @@ final class RoceDevice implements Device
     }
 
     @Override
+    public int maxCompletionQueueDepth()
+    {
+        return SoftCompletionQueue.MAX_DEPTH;
+    }
+
+    @Override
     public int maxMessageSize()
     {
         return Integer.MAX_VALUE;

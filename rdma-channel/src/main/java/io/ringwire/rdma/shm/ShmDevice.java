@@ -236,6 +236,12 @@ public final class ShmDevice implements Device
      *         peer's inbound ring: see {@link ShmQueuePair#maxSendLength()}.
      */
     @Override
+    public int maxCompletionQueueDepth()
+    {
+        return SoftCompletionQueue.MAX_DEPTH;
+    }
+
+    @Override
     public int maxMessageSize()
     {
         return MAX_WRITE_LENGTH;

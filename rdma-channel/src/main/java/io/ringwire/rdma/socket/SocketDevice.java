@@ -101,6 +101,12 @@ final class SocketDevice implements Device
     }
 
     @Override
+    public int maxCompletionQueueDepth()
+    {
+        return SoftCompletionQueue.MAX_DEPTH;
+    }
+
+    @Override
     public int maxMessageSize()
     {
         return SEND_STAGING_CAPACITY - SocketFrame.HEADER_LENGTH;

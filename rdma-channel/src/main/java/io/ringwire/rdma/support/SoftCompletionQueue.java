@@ -23,6 +23,9 @@ import java.util.Arrays;
  */
 public final class SoftCompletionQueue implements CompletionQueue
 {
+    /** The deepest queue the software providers create: 2^24 completions. */
+    public static final int MAX_DEPTH = 1 << 24;
+
     private final int capacity;
     private final int mask;
     private final long[] workRequestIds;
@@ -58,9 +61,9 @@ public final class SoftCompletionQueue implements CompletionQueue
      */
     public SoftCompletionQueue(final int depth, final DeviceCounters counters, final ProgressGuard guard)
     {
-        if (depth < 1 || depth > (1 << 24))
+        if (depth < 1 || depth > MAX_DEPTH)
         {
-            throw new IllegalArgumentException("completion queue depth must be 1 to 16777216: " + depth);
+            throw new IllegalArgumentException("completion queue depth must be 1 to " + MAX_DEPTH + ": " + depth);
         }
         this.capacity = Integer.highestOneBit(depth - 1 == 0 ? 1 : depth - 1) << 1;
         this.mask = capacity - 1;

@@ -25,6 +25,7 @@ import static io.ringwire.rdma.Endpoint.pollFor;
 import static io.ringwire.rdma.Endpoint.pollUntil;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -414,6 +415,16 @@ public abstract class ProviderContractTest
             pollFor(Duration.ofMillis(5), requester);
         }
         assertEquals(QueuePairState.ERROR, requester.queuePair.state());
+    }
+
+    @Test
+    void aCompletionQueueDeeperThanTheDeviceAllowsIsRefusedWithTheLimit()
+    {
+        final int max = requester.device.maxCompletionQueueDepth();
+        assertTrue(max >= Endpoint.RECEIVE_DEPTH, "max completion queue depth " + max);
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+            () -> requester.device.createCompletionQueue(max + 1));
+        assertTrue(refused.getMessage().contains(Integer.toString(max)), refused.getMessage());
     }
 
     @Test
