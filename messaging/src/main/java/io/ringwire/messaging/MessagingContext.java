@@ -32,6 +32,11 @@ public final class MessagingContext
     public static final String COUNTERS_DIR_PROP = "ringwire.messaging.counters.dir";
     /** Every Nth write is signaled, so send queues drain on every provider. */
     public static final String SIGNAL_INTERVAL_PROP = "ringwire.messaging.signal.interval";
+    /**
+     * How many publications one subscription takes at once; the subscription sizes its shared
+     * completion queue for them, and takes fewer when the device's queues are smaller.
+     */
+    public static final String MAX_PUBLICATIONS_PROP = "ringwire.messaging.subscription.max.publications";
 
     private String ringCapacity = System.getProperty(RING_CAPACITY_PROP, Integer.toString(1 << 20));
     private String creditFraction = System.getProperty(CREDIT_FRACTION_PROP, "4");
@@ -41,6 +46,7 @@ public final class MessagingContext
     private String secret = System.getProperty(SECRET_PROP, "");
     private String countersDirectory = System.getProperty(COUNTERS_DIR_PROP, "/dev/shm/ringwire-counters");
     private String signalInterval = System.getProperty(SIGNAL_INTERVAL_PROP, "16");
+    private String maxPublications = System.getProperty(MAX_PUBLICATIONS_PROP, "32");
     private java.util.function.Consumer<RdmaConfig> rdmaSettings = config -> { };
 
     private boolean concluded;
@@ -50,6 +56,7 @@ public final class MessagingContext
     private long livenessTimeoutNs;
     private long reconnectIntervalNs;
     private int signalIntervalValue;
+    private int maxPublicationsValue;
     private ConnectionManagerConfig connectionManagerConfig;
 
     /**
@@ -78,6 +85,7 @@ public final class MessagingContext
         reconnectIntervalNs = TimeUnit.MILLISECONDS.toNanos(parse(RECONNECT_INTERVAL_PROP, reconnectIntervalMs, 1,
             3_600_000, "1 to 3600000 ms"));
         signalIntervalValue = (int)parse(SIGNAL_INTERVAL_PROP, signalInterval, 1, 1024, "1 to 1024");
+        maxPublicationsValue = (int)parse(MAX_PUBLICATIONS_PROP, maxPublications, 1, 4096, "1 to 4096");
         if (secret.isEmpty())
         {
             throw new IllegalArgumentException(SECRET_PROP + " is not set: publications and subscriptions " +
@@ -298,6 +306,27 @@ public final class MessagingContext
     {
         checkConcluded();
         return signalIntervalValue;
+    }
+
+    /**
+     * @param publications how many publications one subscription takes at once (1 to 4096).
+     * @return this.
+     */
+    public MessagingContext maxPublicationsPerSubscription(final int publications)
+    {
+        checkMutable();
+        this.maxPublications = Integer.toString(publications);
+        return this;
+    }
+
+    /**
+     * @return how many publications one subscription takes at once, at most (the device may allow
+     *         fewer: {@link Subscription#maxPublications()}).
+     */
+    public int maxPublicationsPerSubscription()
+    {
+        checkConcluded();
+        return maxPublicationsValue;
     }
 
     /**

@@ -55,7 +55,14 @@ public final class Publication implements AutoCloseable
     /** The stream position would overflow. */
     public static final long MAX_POSITION_EXCEEDED = -5;
 
+    /** Writes one destination's queue pair may have outstanding, where the device allows it. */
     private static final int DESTINATION_SEND_DEPTH = 4096;
+    /** The fewest: a device that cannot hold this many per destination refuses the publication. */
+    private static final int MIN_DESTINATION_SEND_DEPTH = 256;
+    /** Receives a destination's queue pair posts (the subscriber sends none: a spare few). */
+    private static final int DESTINATION_RECEIVE_DEPTH = 16;
+    /** Spare completion-queue entries besides the destinations'. */
+    private static final int COMPLETION_QUEUE_SPARE = 64;
     /**
      * Offer attempts between two duty cycles that the offers run themselves. Small enough that the
      * completions and ACKs one cycle reaps take less than a round trip on roce (each ACK is a
@@ -107,15 +114,29 @@ public final class Publication implements AutoCloseable
         try
         {
             this.domain = device.allocateProtectionDomain();
-            this.completionQueue = device.createCompletionQueue(DESTINATION_SEND_DEPTH * endpoints.size() + 64);
+            // Each destination's queue pair may put its whole send and receive queues on the shared
+            // completion queue at once (a queue pair going to ERROR flushes every request, signaled or
+            // not), so the send depth shrinks to what the device's deepest completion queue holds.
+            final int sendDepth = Math.min(DESTINATION_SEND_DEPTH,
+                (device.maxCompletionQueueDepth() - COMPLETION_QUEUE_SPARE) / endpoints.size() -
+                DESTINATION_RECEIVE_DEPTH);
+            if (sendDepth < MIN_DESTINATION_SEND_DEPTH)
+            {
+                throw new IllegalArgumentException("a publication to " + endpoints.size() + " endpoints needs a " +
+                    "completion queue of " + ((MIN_DESTINATION_SEND_DEPTH + DESTINATION_RECEIVE_DEPTH) *
+                    endpoints.size() + COMPLETION_QUEUE_SPARE) + " entries at least; " + device.name() + " allows " +
+                    device.maxCompletionQueueDepth() + ": publish to fewer endpoints from one publication");
+            }
+            this.completionQueue = device.createCompletionQueue(
+                (sendDepth + DESTINATION_RECEIVE_DEPTH) * endpoints.size() + COMPLETION_QUEUE_SPARE);
             this.capacity = null == channel.get("ring") ? context.ringCapacity() : Integer.parseInt(channel.get("ring"));
             this.mask = capacity - 1;
             this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity), device.maxMessageSize() - HEADER_LENGTH);
             this.maxMessageLength = capacity / 2 - HEADER_LENGTH;
             this.maxInline = device.maxInlineData();
             this.signalInterval = context.signalInterval();
-            this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue, DESTINATION_SEND_DEPTH, 16,
-                maxInline);
+            this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue, sendDepth,
+                DESTINATION_RECEIVE_DEPTH, maxInline);
             this.staging = domain.allocateRegion(capacity, Access.LOCAL_WRITE);
             this.stagingBuffer = staging.buffer();
             this.destinations = new PublicationDestination[endpoints.size()];

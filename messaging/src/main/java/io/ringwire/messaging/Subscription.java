@@ -41,6 +41,13 @@ import java.util.function.IntConsumer;
 public final class Subscription implements AutoCloseable
 {
     private static final int RECEIVE_BATCH = 256;
+    /** Credit and join writes an image may have outstanding. */
+    private static final int IMAGE_SEND_DEPTH = 1024;
+    /**
+     * Completions one image can put on the shared completion queue at once: a queue pair going to
+     * ERROR flushes every outstanding request, signaled or not, so both queues count whole.
+     */
+    private static final int IMAGE_COMPLETIONS = IMAGE_SEND_DEPTH + RECEIVE_BATCH;
     /** Polls between housekeeping passes (each reads the clock once). */
     private static final int DUTY_POLL_INTERVAL = 128;
     private static final Duration NO_WAIT = Duration.ZERO;
@@ -51,6 +58,7 @@ public final class Subscription implements AutoCloseable
     private final Device device;
     private final ProtectionDomain domain;
     private final CompletionQueue completionQueue;
+    private final int maxImages;
     private final ConnectionListener listener;
     private final SubscriptionCounters counters;
     private final Int2ObjectHashMap<Image> imagesByQueuePair = new Int2ObjectHashMap<>();
@@ -81,7 +89,16 @@ public final class Subscription implements AutoCloseable
         try
         {
             this.domain = device.allocateProtectionDomain();
-            this.completionQueue = device.createCompletionQueue(64 * 1024);
+            final long wanted = (long)context.maxPublicationsPerSubscription() * IMAGE_COMPLETIONS;
+            this.completionQueue = device.createCompletionQueue((int)Math.min(wanted, device.maxCompletionQueueDepth()));
+            this.maxImages = Math.min(context.maxPublicationsPerSubscription(),
+                completionQueue.depth() / IMAGE_COMPLETIONS);
+            if (maxImages < 1)
+            {
+                throw new IllegalStateException(device.name() + "'s completion queues hold at most " +
+                    device.maxCompletionQueueDepth() + " completions, fewer than one publication needs (" +
+                    IMAGE_COMPLETIONS + ")");
+            }
             this.listener = ConnectionListener.bind(endpoint, context.connectionManagerConfig());
             this.counters = SubscriptionCounters.create(context, channel, streamId);
         }
@@ -118,6 +135,18 @@ public final class Subscription implements AutoCloseable
     public int streamId()
     {
         return streamId;
+    }
+
+    /**
+     * @return how many publications this subscription takes at once: the context's
+     *         {@link MessagingContext#maxPublicationsPerSubscription()}, or fewer when the device's
+     *         completion queues cannot hold what that many may complete at once. Further ones are
+     *         refused with the reason (their publications report NOT_CONNECTED and retry) and
+     *         counted as "publications refused".
+     */
+    public int maxPublications()
+    {
+        return maxImages;
     }
 
     /** @return the number of connected publications. */
@@ -278,6 +307,15 @@ public final class Subscription implements AutoCloseable
             pending.reject("no subscription for stream " + setup.streamId() + " here (this one is stream " + streamId + ")");
             return 1;
         }
+        if (images.length >= maxImages)
+        {
+            counters.imagesRefused.incrementRelease();
+            pending.reject("subscription full: it has " + images.length + " publications, its most (" +
+                MessagingContext.MAX_PUBLICATIONS_PROP + "=" + context.maxPublicationsPerSubscription() +
+                ", and its completion queue on " + device.name() + " holds " + completionQueue.depth() +
+                " completions, " + IMAGE_COMPLETIONS + " per publication)");
+            return 1;
+        }
         final int capacity = setup.ringCapacity();
         if (capacity < 4096 || capacity > (1 << 30) || Integer.bitCount(capacity) != 1 ||
             pending.remoteRegions().size() != 1 || pending.remoteRegions().get(0).length() < CreditLayout.LENGTH)
@@ -288,8 +326,8 @@ public final class Subscription implements AutoCloseable
         final MemoryRegion ring = domain.allocateRegion(capacity, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         final MemoryRegion creditSource = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE);
         final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
-        final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue, 1024,
-            RECEIVE_BATCH, device.maxInlineData()));
+        final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue,
+            IMAGE_SEND_DEPTH, RECEIVE_BATCH, device.maxInlineData()));
         final RegionAdvertisement credit = pending.remoteRegions().get(0);
         final Image image = new Image(setup.sessionId(), streamId, queuePair, ring, creditSource, join, credit.address(),
             credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, nowNs);

@@ -14,6 +14,7 @@ final class SubscriptionCounters implements AutoCloseable
     final AtomicCounter heartbeatsReceived;
     final AtomicCounter imagesOpened;
     final AtomicCounter imagesClosed;
+    final AtomicCounter imagesRefused;
     final AtomicCounter livenessTimeouts;
     final AtomicCounter protocolErrors;
     final AtomicCounter errors;
@@ -27,6 +28,7 @@ final class SubscriptionCounters implements AutoCloseable
         heartbeatsReceived = file.newCounter(prefix + "heartbeats received");
         imagesOpened = file.newCounter(prefix + "images opened");
         imagesClosed = file.newCounter(prefix + "images closed");
+        imagesRefused = file.newCounter(prefix + "publications refused");
         livenessTimeouts = file.newCounter(prefix + "liveness timeouts");
         protocolErrors = file.newCounter(prefix + "protocol errors");
         errors = file.newCounter(prefix + "error completions");
@@ -42,7 +44,7 @@ final class SubscriptionCounters implements AutoCloseable
     public void close()
     {
         for (final AtomicCounter counter : new AtomicCounter[]{ fragmentsReceived, bytesReceived, creditUpdates,
-            heartbeatsReceived, imagesOpened, imagesClosed, livenessTimeouts, protocolErrors, errors })
+            heartbeatsReceived, imagesOpened, imagesClosed, imagesRefused, livenessTimeouts, protocolErrors, errors })
         {
             file.free(counter);
         }
