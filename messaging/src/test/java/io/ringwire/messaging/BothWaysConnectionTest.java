@@ -4,7 +4,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -36,7 +36,7 @@ class BothWaysConnectionTest
     Path directory;
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void aSubscriptionAnswersNoConnectionRequestWhileItsThreadWaitsInAwaitConnected(final String provider)
     {
         final MessagingContext context = context(directory);
@@ -58,7 +58,7 @@ class BothWaysConnectionTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void twoThreadsEachOwningAPublicationAndASubscriptionConnectBothWaysWhenEachDrivesBoth(final String provider)
         throws InterruptedException

@@ -3,7 +3,7 @@ package io.ringwire.messaging;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -25,7 +25,7 @@ class PublicationSubscriptionTest
     Path directory;
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void messagesOfMixedSizesArriveInOrderByteExactAcrossRingWraps(final String provider)
     {
         final MessagingContext context = context(directory);

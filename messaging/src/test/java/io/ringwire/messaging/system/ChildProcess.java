@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,6 +71,7 @@ final class ChildProcess implements AutoCloseable
         command.add(java);
         command.addAll(JVM_FLAGS);
         command.addAll(settings.systemProperties());
+        command.addAll(deviceProperties());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass.getName());
@@ -84,6 +86,32 @@ final class ChildProcess implements AutoCloseable
         {
             throw new UncheckedIOException("cannot start child " + name + ": " + command, ex);
         }
+    }
+
+    /**
+     * What this JVM was told about the RDMA device and the JIT that a child must be told the same:
+     * the {@code ringwire.rdma.ibverbs.*} properties (which device, port and GID the VM lab's
+     * ibverbs runs use) and a {@code -XX:TieredStopAtLevel} option (the lab's emulated CPU runs C1
+     * only).
+     */
+    private static List<String> deviceProperties()
+    {
+        final List<String> options = new ArrayList<>();
+        for (final String name : System.getProperties().stringPropertyNames())
+        {
+            if (name.startsWith("ringwire.rdma.ibverbs."))
+            {
+                options.add("-D" + name + "=" + System.getProperty(name));
+            }
+        }
+        for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (argument.startsWith("-XX:TieredStopAtLevel="))
+            {
+                options.add(argument);
+            }
+        }
+        return options;
     }
 
     private void readStdout()

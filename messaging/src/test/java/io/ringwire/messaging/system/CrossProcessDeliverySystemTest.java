@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +28,7 @@ class CrossProcessDeliverySystemTest
     Path directory;
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aMillionMessagesOfMixedSizesArriveInOrderByteExactInAnotherProcess(final String provider)
     {

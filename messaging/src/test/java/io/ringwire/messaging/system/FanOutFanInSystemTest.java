@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +34,7 @@ class FanOutFanInSystemTest
     Path directory;
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void everySubscriberOfAFannedOutPublicationGetsEveryMessageInOrder(final String provider)
     {
@@ -89,7 +89,7 @@ class FanOutFanInSystemTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void messagesOfThreePublisherProcessesAllArriveInEachPublishersOrder(final String provider)
     {

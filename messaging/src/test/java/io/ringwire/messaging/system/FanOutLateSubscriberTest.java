@@ -8,7 +8,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -35,7 +35,7 @@ class FanOutLateSubscriberTest
     Path directory;
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aSubscriberThatCompletesItsConnectionLateReceivesWhatIsPublishedAfterwards(final String provider)
     {

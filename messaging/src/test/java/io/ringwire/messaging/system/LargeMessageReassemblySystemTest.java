@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -41,7 +41,7 @@ class LargeMessageReassemblySystemTest
     Path directory;
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void messagesUpTo16MiBReassembleExactlyInOneProcess(final String provider) throws InterruptedException
     {
@@ -145,7 +145,7 @@ class LargeMessageReassemblySystemTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void messagesUpTo16MiBReassembleExactlyInAnotherProcess(final String provider)
     {

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -44,7 +44,7 @@ class SubscriberRestartSystemTest
     private int encoded = -1;
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aKilledSubscriberIsReportedNotConnectedWithinTheLivenessTimeoutAndARestartedOneIsReconnected(
         final String provider)

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -74,7 +74,7 @@ class ZeroAllocationSystemTest
     private volatile long publisherElapsedNs;
 
     @ParameterizedTest
-    @ValueSource(strings = { "shm", "socket", "roce" })
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void publishingAndPollingThreadsAllocateNothingInSteadyState(final String provider) throws InterruptedException
     {

@@ -1,0 +1,65 @@
+#!/bin/bash
+# Messaging over the ibverbs provider against kernel Soft-RoCE: runs INSIDE the lab guest
+# (rdma-channel/src/test/vm/softroce-lab.sh run <this> RESULTS_DIR; mvn -Pvm in messaging does
+# that). The host build wrote the messaging test classpath and the JUnit launcher to
+# messaging/target/vm (RINGWIRE_VM_DIR overrides).
+#
+# rxe0 on the veth end va; every queue pair of every process is on rxe0, which loops their packets
+# back in the driver (the kernel's RoCEv2 stack end to end: rkeys, PSNs, ACKs, retries). The tests
+# run with -Dringwire.test.providers=ibverbs (io.ringwire.messaging.TestProviders) and hand the
+# device properties on to their child processes: publication/subscription in one process, both
+# directions, the subscription's limit on publications (rxe's completion queues hold 32767), and the system tests across processes (a million messages, slow subscriber, fan-out
+# and fan-in, late subscriber, 16 MiB messages, restart, publisher killed mid-message, zero
+# allocation). A file RESULTS_DIR/tests.txt, written before the run, names a subset (class names,
+# blank-separated; the guest gets no environment from the host).
+# JUnit XML goes to $RINGWIRE_VM_RESULTS/junit, the log and summary.txt next to it.
+# Exit code non-zero when any test failed or the device could not be set up.
+set -uo pipefail
+RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MODULE=$(cd "$HERE/../../../.." && pwd)
+RW_VM_DIR=${RINGWIRE_VM_DIR:-$MODULE/target/vm}
+RW_REPO_DIR=$(dirname "$MODULE")
+SUMMARY=$RESULTS/summary.txt
+: > "$SUMMARY"
+. "$RW_REPO_DIR/rdma-channel/src/test/vm/jobs/lib-rxe.sh"
+job_start=$(now)
+
+DEFAULT_TESTS="io.ringwire.messaging.PublicationSubscriptionTest
+  io.ringwire.messaging.SubscriptionCapacityTest
+  io.ringwire.messaging.BothWaysConnectionTest
+  io.ringwire.messaging.system.CrossProcessDeliverySystemTest
+  io.ringwire.messaging.system.SlowSubscriberSystemTest
+  io.ringwire.messaging.system.FanOutFanInSystemTest
+  io.ringwire.messaging.system.FanOutLateSubscriberTest
+  io.ringwire.messaging.system.LargeMessageReassemblySystemTest
+  io.ringwire.messaging.system.SubscriberRestartSystemTest
+  io.ringwire.messaging.system.PublisherKilledMidMessageSystemTest
+  io.ringwire.messaging.system.ZeroAllocationSystemTest"
+selected=$DEFAULT_TESTS
+[ -s "$RESULTS/tests.txt" ] && selected=$(cat "$RESULTS/tests.txt")
+read -r -a TESTS <<< "$(echo $selected)"
+
+section "setup rxe0"
+setup_rxe0 || { note result "FAILED: rxe0 setup"; exit 1; }
+ulimit -l unlimited
+install_icrc_probe || note icrc_probe "could not be installed"
+note rxe0_counters_before "$(rxe_counters rxe0)"
+
+section "messaging tests on ibverbs (rxe0)"
+started=$(now)
+RW_JAVA_OPTS=(-Dringwire.test.providers=ibverbs -Dringwire.rdma.ibverbs.device=rxe0
+  -Dringwire.rdma.ibverbs.gid.index=1)
+RW_TEST_TIMEOUT=${MESSAGING_TIMEOUT:-1300} run_tests "$RESULTS/junit" "${TESTS[@]}" 2>&1 | tee "$RESULTS/messaging.log"
+rc=${PIPESTATUS[0]}
+note messaging_exit "$rc"
+note messaging_seconds "$(since "$started")"
+note messaging_summary "$(grep -E 'tests (successful|failed|skipped)' "$RESULTS/messaging.log" | tr -s ' []' ' ' | tr '\n' ';')"
+grep -E '^\[ibverbs\]' "$RESULTS/messaging.log" > "$RESULTS/figures.txt"
+
+section "rxe counters"
+note rxe0_counters_after "$(rxe_counters rxe0)"
+note icrc_failures "$(icrc_failures)"
+note job_seconds "$(since "$job_start")"
+note result "$([ "$rc" -eq 0 ] && echo passed || echo FAILED)"
+exit "$rc"
