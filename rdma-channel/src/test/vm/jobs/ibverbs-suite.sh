@@ -77,19 +77,7 @@ section "phase 3: ib_write_lat floor vs the ibverbs provider's ping-pong, rxe0 -
 if [ "${IBV_SKIP_PERF:-0}" != 1 ] && [ -d /sys/class/infiniband/rxe1 ]; then
   PERF_ITERATIONS=${IBV_PERF_ITERATIONS:-5000}
   started=$(now)
-  lat_row=""
-  for attempt in 1 2 3; do
-    port=$((18600 + attempt))
-    timeout --kill-after=5 120 ib_write_lat -d rxe1 -x 1 -F -n "$PERF_ITERATIONS" -p "$port" > "$RESULTS/ib_write_lat-server.log" 2>&1 &
-    srv=$!
-    deadline=$((SECONDS + 30))
-    until ss -Hltn "sport = :$port" | grep -q . || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.1; done
-    timeout --kill-after=5 120 ib_write_lat -d rxe0 -x 1 -F -n "$PERF_ITERATIONS" -p "$port" "$VB_IP" > "$RESULTS/ib_write_lat-client.log" 2>&1
-    wait "$srv"
-    lat_row=$(awk '$1 ~ /^[0-9]+$/ && NF >= 9 { print; exit }' "$RESULTS/ib_write_lat-client.log")
-    echo "$lat_row" | awk '{ exit ($5 ~ /^[0-9.]+$/) ? 0 : 1 }' && break
-    echo "ib_write_lat attempt $attempt gave no usable row (clock calibration on TCG?): retrying"
-  done
+  lat_row=$(ib_write_lat_row rxe1 rxe0 "$VB_IP" 2 "$PERF_ITERATIONS" 18600)
   cat "$RESULTS/ib_write_lat-client.log"
   note ib_write_lat_row "$(echo "$lat_row" | awk '{ $1 = $1; print }')"
   lat_typ=$(echo "$lat_row" | awk '{ print $5 }') lat_avg=$(echo "$lat_row" | awk '{ print $6 }')

@@ -80,6 +80,33 @@ rxe_counters() {
   echo "${out% }"
 }
 
+# perftest's ib_write_lat: server on device $1, client on device $2 reaching it at $3, $4-byte
+# messages, $5 iterations, ports above $6; logs ib_write_lat-{server,client}.log in $RESULTS.
+# Prints the client's result row ("#bytes #iterations t_min t_max t_typical t_avg ...", half
+# round trips in usec); returns 1 when none of three attempts gave one (its clock calibration
+# fails now and then under TCG).
+ib_write_lat_row() {
+  local server_dev=$1 client_dev=$2 address=$3 size=$4 iterations=$5 port_base=$6 attempt port srv row deadline
+  for attempt in 1 2 3; do
+    port=$((port_base + attempt))
+    timeout --kill-after=5 120 ib_write_lat -d "$server_dev" -x 1 -F -s "$size" -n "$iterations" -p "$port" \
+      > "$RESULTS/ib_write_lat-server.log" 2>&1 &
+    srv=$!
+    deadline=$((SECONDS + 30))
+    until ss -Hltn "sport = :$port" | grep -q . || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.1; done
+    timeout --kill-after=5 120 ib_write_lat -d "$client_dev" -x 1 -F -s "$size" -n "$iterations" -p "$port" "$address" \
+      > "$RESULTS/ib_write_lat-client.log" 2>&1
+    wait "$srv"
+    row=$(awk '$1 ~ /^[0-9]+$/ && NF >= 9 { print; exit }' "$RESULTS/ib_write_lat-client.log")
+    if echo "$row" | awk '{ exit ($5 ~ /^[0-9.]+$/) ? 0 : 1 }'; then
+      echo "$row"
+      return 0
+    fi
+    echo "ib_write_lat attempt $attempt gave no usable row (clock calibration on TCG?): retrying" >&2
+  done
+  return 1
+}
+
 # Runs the launcher on test classes $2.. writing XML into $1, bounded by RW_TEST_TIMEOUT seconds.
 # Extra JVM -D options come from RW_JAVA_OPTS (an array).
 run_tests() {

@@ -59,7 +59,7 @@ final class MessagingPeer implements AutoCloseable
     /**
      * Opens this side's subscription.
      *
-     * @param provider     shm, socket or roce.
+     * @param provider     shm, socket, roce or ibverbs.
      * @param shmDirectory the shm provider's directory.
      * @param secret       shared by both sides ({@link #newSecret()}).
      * @param size         the size asked for; probes are {@link LatencyProbeCodec#messageLength(int)}.
@@ -86,7 +86,7 @@ final class MessagingPeer implements AutoCloseable
     }
 
     /**
-     * @param provider      shm, socket or roce.
+     * @param provider      shm, socket, roce or ibverbs.
      * @param port          the subscription's port (0: any).
      * @param messageLength probe length.
      * @return the channel, with a ring large enough for one probe per frame.

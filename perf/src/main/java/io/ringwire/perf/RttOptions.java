@@ -47,6 +47,11 @@ public record RttOptions(
     public static final String SOCKET = "socket";
     /** The RDMA provider speaking RoCEv2 over UDP (bound to 127.0.0.1 here). */
     public static final String ROCE = "roce";
+    /**
+     * The RDMA provider over a real device through libibverbs (a ConnectX NIC, or Soft-RoCE as in
+     * the VM lab); in the default list only where a device is present.
+     */
+    public static final String IBVERBS = "ibverbs";
     /** The baseline for {@code socket}: a busy-polled non-blocking NIO TCP ping-pong, no RDMA layer. */
     public static final String NIO_TCP = "nio-tcp";
     /** The baseline for {@code roce}: a busy-polled non-blocking NIO UDP ping-pong, one datagram per message. */
@@ -74,7 +79,7 @@ public record RttOptions(
     public static final String AERON_IPC = "aeron-ipc";
     /** Transports {@code --provider} accepts. */
     public static final List<String> ALLOWED_PROVIDERS =
-        List.of(SHM, SOCKET, ROCE, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED, BARE, BARE_NOTIFIED, AERON_IPC);
+        List.of(SHM, SOCKET, ROCE, IBVERBS, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED, BARE, BARE_NOTIFIED, AERON_IPC);
     /** Through Publication and Subscription, with SBE {@code LatencyProbe} messages. */
     public static final String API_MESSAGING = "messaging";
     /** The bare channel: WRITE WITH IMMEDIATE between two queue pairs. */
@@ -147,6 +152,9 @@ public record RttOptions(
               shm                     RDMA provider over shared memory
               socket                  RDMA provider over TCP (baseline: nio-tcp)
               roce                    RDMA provider speaking RoCEv2 over UDP (baseline: nio-udp)
+              ibverbs                 RDMA provider on a real device through libibverbs (a NIC or Soft-RoCE;
+                                      -Dringwire.rdma.ibverbs.device / .gid.index pick it; its floor is
+                                      perftest's ib_write_lat)
               nio-tcp                 busy-polled non-blocking NIO SocketChannel ping-pong, TCP_NODELAY
               nio-udp                 busy-polled non-blocking NIO DatagramChannel ping-pong, connected,
                                       one datagram per message
@@ -164,10 +172,10 @@ public record RttOptions(
                                       the peer an application would pick instead of shm
 
             options:
-              --provider LIST         comma list of shm, socket, roce, nio-tcp, nio-udp, nio-udp-unconnected,
-                                      bare, bare-notified, aeron-ipc
+              --provider LIST         comma list of shm, socket, roce, ibverbs, nio-tcp, nio-udp,
+                                      nio-udp-unconnected, bare, bare-notified, aeron-ipc
                                       (default: all of them; an RDMA provider only when it is on the class
-                                      path)
+                                      path and can open here: ibverbs needs a device)
               --size BYTES            message size, 16 to 1048576 (default 32; nio-udp and
                                       nio-udp-unconnected: at most 65507)
               --api messaging|channel|both
@@ -188,14 +196,18 @@ public record RttOptions(
     }
 
     /**
-     * @return every transport, leaving out RDMA providers that are not on the class path.
+     * @return every transport, leaving out RDMA providers that are not on the class path or cannot
+     *         open here (ibverbs without an RDMA device).
      */
     static List<String> defaultProviders()
     {
         final List<String> present = new ArrayList<>();
         for (final RdmaProvider provider : RdmaProviders.all())
         {
-            present.add(provider.name());
+            if (null == provider.unavailableReason(new RdmaConfig().provider(provider.name())))
+            {
+                present.add(provider.name());
+            }
         }
         final List<String> providers = new ArrayList<>();
         for (final String provider : ALLOWED_PROVIDERS)

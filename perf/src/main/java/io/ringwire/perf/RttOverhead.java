@@ -5,7 +5,7 @@ package io.ringwire.perf;
  * median round trip through Publication and Subscription with SBE encoding and decoding, against the
  * median WRITE WITH IMMEDIATE ping-pong between two queue pairs.
  *
- * @param provider     shm, socket or roce.
+ * @param provider     shm, socket, roce or ibverbs.
  * @param channelP50   the channel's median round trip, ns.
  * @param messagingP50 messaging's median round trip, ns.
  */

@@ -6,7 +6,7 @@ import org.HdrHistogram.Histogram;
  * The round trips of one transport through one path (channel, messaging or raw sockets), summarised
  * from its histogram. Times in nanoseconds.
  *
- * @param provider               shm, socket, roce, nio-tcp or nio-udp.
+ * @param provider               an RDMA provider (shm, socket, roce, ibverbs) or a raw baseline.
  * @param api                    {@link RttOptions#API_CHANNEL}, {@link RttOptions#API_MESSAGING} or, for the
  *                               NIO baselines, {@link RttOptions#API_RAW}.
  * @param processes              1 or 2.

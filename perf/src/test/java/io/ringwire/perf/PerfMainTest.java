@@ -1,5 +1,7 @@
 package io.ringwire.perf;
 
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaProviders;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -9,6 +11,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class PerfMainTest
 {
@@ -83,5 +86,18 @@ class PerfMainTest
         assertEquals(2, exitCode);
         assertTrue(err().contains("--provider shm"), err());
         assertTrue(!err().contains("rtt: nio-tcp"), "nothing ran: " + err());
+    }
+
+    @Test
+    void ibverbsWithoutAnRdmaDeviceIsRefusedWithTheProvidersReason()
+    {
+        final String reason = RdmaProviders.byName("ibverbs").unavailableReason(new RdmaConfig().provider("ibverbs"));
+        assumeTrue(null != reason, "this machine has an RDMA device");
+
+        final int exitCode = PerfMain.rtt(new String[] { "--provider", "ibverbs" }, out, err, List.of(0, 1));
+
+        assertEquals(2, exitCode);
+        assertTrue(err().contains("--provider ibverbs is unavailable here: " + reason), err());
+        assertEquals("", out());
     }
 }

@@ -1,5 +1,7 @@
 package io.ringwire.perf;
 
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaProviders;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -66,6 +68,16 @@ class RttOptionsTest
     }
 
     @Test
+    void ibverbsIsATransportAndInTheDefaultListExactlyWhenItsProviderCanOpenADeviceHere()
+    {
+        assertEquals(List.of("ibverbs"), RttOptions.parse("--provider", "ibverbs").providers());
+        final String reason = RdmaProviders.byName("ibverbs").unavailableReason(new RdmaConfig().provider("ibverbs"));
+
+        assertEquals(null == reason, RttOptions.defaultProviders().contains("ibverbs"),
+            "default " + RttOptions.defaultProviders() + ", ibverbs unavailable because: " + reason);
+    }
+
+    @Test
     void bothRunsEachRdmaProviderThroughTheChannelThenMessagingAndABaselineRawOnly()
     {
         final RttOptions both = RttOptions.parse("--provider", "shm,nio-udp");
@@ -111,7 +123,7 @@ class RttOptionsTest
         "--bogus                     | unknown option '--bogus'; allowed: --provider, --api",
         "--api sbe                   | --api 'sbe' is not allowed; allowed: messaging (Publication and Subscription",
         "--api                       | --api needs a value: messaging|channel|both",
-        "--provider rdma             | --provider 'rdma' is not a transport; allowed: shm, socket, roce, nio-tcp, nio-udp",
+        "--provider rdma             | --provider 'rdma' is not a transport; allowed: shm, socket, roce, ibverbs, nio-tcp, nio-udp",
         "--provider nio-udp --size 65508 | --size 65508 is too large for nio-udp, which sends each message as one datagram",
         "--provider nio-udp-unconnected --size 65508 | --size 65508 is too large for nio-udp-unconnected, which sends each",
         "--provider socket,socket    | --provider lists 'socket' twice",
