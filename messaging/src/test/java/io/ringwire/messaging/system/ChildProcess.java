@@ -1,5 +1,7 @@
 package io.ringwire.messaging.system;
 
+import io.ringwire.rdma.RdmaConfig;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -91,15 +93,16 @@ final class ChildProcess implements AutoCloseable
     /**
      * What this JVM was told about the RDMA device and the JIT that a child must be told the same:
      * the {@code ringwire.rdma.ibverbs.*} properties (which device, port and GID the VM lab's
-     * ibverbs runs use) and a {@code -XX:TieredStopAtLevel} option (the lab's emulated CPU runs C1
-     * only).
+     * ibverbs runs use), the retry count and ACK timeout (the lab's fast retransmission) and a
+     * {@code -XX:TieredStopAtLevel} option (the lab's emulated CPU runs C1 only).
      */
     private static List<String> deviceProperties()
     {
         final List<String> options = new ArrayList<>();
         for (final String name : System.getProperties().stringPropertyNames())
         {
-            if (name.startsWith("ringwire.rdma.ibverbs."))
+            if (name.startsWith("ringwire.rdma.ibverbs.") || name.equals(RdmaConfig.RETRY_COUNT_PROP) ||
+                name.equals(RdmaConfig.ACK_TIMEOUT_PROP))
             {
                 options.add("-D" + name + "=" + System.getProperty(name));
             }
