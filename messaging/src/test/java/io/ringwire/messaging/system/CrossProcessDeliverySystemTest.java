@@ -16,13 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A publisher process and a subscriber process: a million messages of seeded mixed sizes arrive
- * in order and byte-exact, on every provider.
+ * in order and byte-exact, on every provider (a quarter of them in the Soft-RoCE lab:
+ * {@link SystemTestSettings#VOLUME_PROP}).
  */
 @Tag("system")
 class CrossProcessDeliverySystemTest
 {
     private static final long SEED = 0x5EED_0001L;
-    private static final int MESSAGES = 1_000_000;
+    private static final int MESSAGES = SystemTestSettings.volume(1_000_000);
 
     @TempDir
     Path directory;

@@ -28,7 +28,7 @@ class FanOutFanInSystemTest
 {
     private static final long SEED = 0x5EED_0003L;
     private static final int FAN = 3;
-    private static final int MESSAGES = 100_000;
+    private static final int MESSAGES = SystemTestSettings.volume(100_000);
 
     @TempDir
     Path directory;
