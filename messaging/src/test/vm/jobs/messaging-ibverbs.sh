@@ -14,6 +14,9 @@
 # on request, see below). A file RESULTS_DIR/tests.txt, written before the run, names a subset
 # (class names, blank-separated; the guest gets no environment from the host).
 # JUnit XML goes to $RINGWIRE_VM_RESULTS/junit, the log and summary.txt next to it.
+# A JVM crash leaves its hs_err file there too (once: a SIGSEGV in agrona's putLong from the test
+# JVM in the in-process 16 MiB test; ibverbs frees a closed region's memory, which the software
+# providers leave to the GC, so a write after close crashes here and nowhere else).
 # Exit code non-zero when any test failed or the device could not be set up.
 set -uo pipefail
 RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
@@ -63,7 +66,7 @@ started=$(now)
 # limits of 150 s and 90 s made for real machines (one CI run missed the fan-out's by 3%).
 RW_JAVA_OPTS=(-Dringwire.test.providers=ibverbs -Dringwire.rdma.ibverbs.device=rxe0
   -Dringwire.rdma.ibverbs.gid.index=1 -Dringwire.rdma.retry.count=6 -Dringwire.rdma.ack.timeout.us=100000
-  -Dringwire.test.volume=0.25)
+  -Dringwire.test.volume=0.25 "-XX:ErrorFile=$RESULTS/hs_err_pid%p.log")
 RW_TEST_TIMEOUT=${MESSAGING_TIMEOUT:-1300} run_tests "$RESULTS/junit" "${TESTS[@]}" 2>&1 | tee "$RESULTS/messaging.log"
 rc=${PIPESTATUS[0]}
 note messaging_exit "$rc"
