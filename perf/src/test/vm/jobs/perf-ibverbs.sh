@@ -27,7 +27,8 @@ SUMMARY=$RESULTS/summary.txt
 job_start=$(now)
 rc=0
 MESSAGES=100000 WARMUP=200000 SIZE=32
-PERF_FLAGS=()
+# A crashing JVM's hs_err file stays in the results (the ponger inherits the option).
+PERF_FLAGS=("-XX:ErrorFile=$RESULTS/hs_err_pid%p.log")
 for flag in "${JVM_FLAGS[@]}"; do
   [[ $flag == -XX:TieredStopAtLevel=* ]] || PERF_FLAGS+=("$flag")
 done
