@@ -108,9 +108,8 @@ public record PathOptions(
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
-            final int equals = arg.indexOf('=');
-            final String name = arg.startsWith("--") && equals > 0 ? arg.substring(0, equals) : arg;
-            final String inlineValue = arg.startsWith("--") && equals > 0 ? arg.substring(equals + 1) : null;
+            final String name = RttOptions.optionName(arg);
+            final String inlineValue = RttOptions.inlineValue(arg);
             final boolean takesValue;
             switch (name)
             {

@@ -267,9 +267,8 @@ public record RttOptions(
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
-            final int equals = arg.indexOf('=');
-            final String name = arg.startsWith("--") && equals > 0 ? arg.substring(0, equals) : arg;
-            final String inlineValue = arg.startsWith("--") && equals > 0 ? arg.substring(equals + 1) : null;
+            final String name = optionName(arg);
+            final String inlineValue = inlineValue(arg);
             switch (name)
             {
                 case "--help", "-h" -> help = true;
@@ -313,6 +312,27 @@ public record RttOptions(
         }
         return new RttOptions(providers, api, size, messages, warmup, processes, json, allowOversubscribe, shmDirectory,
             help);
+    }
+
+    /**
+     * @param arg a command-line argument.
+     * @return its option name: {@code --size} of {@code --size=32} or of {@code --size}; any other
+     *         argument as it is.
+     */
+    static String optionName(final String arg)
+    {
+        final int equals = arg.indexOf('=');
+        return arg.startsWith("--") && equals > 0 ? arg.substring(0, equals) : arg;
+    }
+
+    /**
+     * @param arg a command-line argument.
+     * @return the value after '=' of {@code --name=value}, or null when the argument has none.
+     */
+    static String inlineValue(final String arg)
+    {
+        final int equals = arg.indexOf('=');
+        return arg.startsWith("--") && equals > 0 ? arg.substring(equals + 1) : null;
     }
 
     private static boolean takesValue(final String name)
