@@ -20,7 +20,16 @@
 # Environment: RINGWIRE_VM_CACHE (initramfs dir), RINGWIRE_VM_KERNEL (guest kernel version, default
 # the newest /boot/vmlinuz-*), RINGWIRE_VM_SMP (default 2), RINGWIRE_VM_MEM (MiB, default 2048),
 # RINGWIRE_VM_VERBOSE=1 (stream the guest console while it runs), RINGWIRE_VM_QEMU_ARGS (extra qemu
-# arguments, split on blanks), RINGWIRE_VM_APPEND (extra guest kernel arguments).
+# arguments, split on blanks), RINGWIRE_VM_APPEND (extra guest kernel arguments),
+# RINGWIRE_VM_TCG_THREAD (multi, the default: one host thread per vCPU; single: all vCPUs on one),
+# RINGWIRE_VM_CONFINE_JVMS=0 (do not confine each guest JVM to one vCPU; see below).
+#
+# JVMs in the guest: multi-threaded TCG does not keep code coherent when one vCPU rewrites
+# instructions that another translates, and HotSpot rewrites the entry of every compiled method it
+# retires; a JVM with threads on both vCPUs then dies now and then with SIGSEGV or SIGILL at a
+# C1-compiled method's entry (jobs/jit-patching.sh shows it without any RDMA). `run` therefore
+# builds jvm-one-cpu.so (gcc, into the cache) and the guest preloads it into every process: each
+# JVM runs on one vCPU, a JVM's child JVM on the next one.
 set -euo pipefail
 
 CACHE_DIR=${RINGWIRE_VM_CACHE:-/var/cache/ringwire-vm}
@@ -30,7 +39,7 @@ MEM_MIB=${RINGWIRE_VM_MEM:-2048}
 # Debian packages: the guest kernel and its modules, qemu, static busybox for the initramfs, and
 # the RDMA user space the jobs use (the guest runs the host's binaries over 9p). ibverbs-providers
 # carries the rxe provider (librxe) and is only a Recommends of libibverbs1, so it is named here.
-PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static rdma-core ibverbs-utils ibverbs-providers
+PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static gcc rdma-core ibverbs-utils ibverbs-providers
   perftest libibverbs-dev librdmacm1 rdmacm-utils iproute2 kmod cpio xz-utils zstd tcpdump)
 
 # The guest's virtio-9p and overlayfs stack, in load order (dependencies are added if a kernel
@@ -161,10 +170,11 @@ fail() {
   while :; do sleep 10; done
 }
 
-JOB="" RESULTS="" DEADLINE=""
+JOB="" RESULTS="" DEADLINE="" PRELOAD=""
 for arg in $(cat /proc/cmdline); do
   case "$arg" in
     ringwire.job=*) JOB=${arg#*=} ;;
+    ringwire.preload=*) PRELOAD=${arg#*=} ;;
     ringwire.results=*) RESULTS=${arg#*=} ;;
     ringwire.deadline=*) DEADLINE=${arg#*=} ;;
   esac
@@ -189,7 +199,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "/newroot$RESU
   || fail "cannot mount the results share at $RESULTS"
 cp /stage2 /newroot/run/ringwire-vm/stage2
 chmod 0755 /newroot/run/ringwire-vm/stage2
-printf 'JOB=%s\nRESULTS=%s\nDEADLINE=%s\n' "$JOB" "$RESULTS" "$DEADLINE" > /newroot/run/ringwire-vm/env
+printf 'JOB=%s\nRESULTS=%s\nDEADLINE=%s\nPRELOAD=%s\n' "$JOB" "$RESULTS" "$DEADLINE" "$PRELOAD" > /newroot/run/ringwire-vm/env
 # Everything busybox can do happens here: under TCG each exec of a dynamically linked host
 # binary over 9p costs about half a second.
 mkdir -p /dev/pts /dev/shm
@@ -214,6 +224,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 exec </dev/null >/dev/console 2>&1
 . /run/ringwire-vm/env
+# jvm-one-cpu.so (see its source): every JVM of the job on one vCPU.
+[ -n "$PRELOAD" ] && export LD_PRELOAD=$PRELOAD
 poweroff_now() {
   sync
   echo o > /proc/sysrq-trigger
@@ -294,6 +306,23 @@ build_initramfs() {
   extract_vmlinux "$version"
 }
 
+# Builds jvm-one-cpu.so (every guest JVM on one vCPU: see jvm-one-cpu.c) into the cache when it is
+# missing or older than its source, and prints its path. The guest sees the host's files, so the
+# host's gcc builds it.
+build_jvm_one_cpu() {
+  local src out
+  src="$(dirname "$(realpath "${BASH_SOURCE[0]}")")/jvm-one-cpu.c"
+  out="$CACHE_DIR/jvm-one-cpu.so"
+  if [ ! -f "$out" ] || [ "$src" -nt "$out" ]; then
+    command -v gcc >/dev/null || die "gcc missing: it builds $out (apt-get install gcc), or set RINGWIRE_VM_CONFINE_JVMS=0"
+    mkdir -p "$CACHE_DIR"
+    timeout 120 gcc -O2 -Wall -Werror -shared -fPIC -o "$out.tmp" "$src" >&2 || die "building $out failed"
+    mv "$out.tmp" "$out"
+    log "built $out"
+  fi
+  echo "$out"
+}
+
 prepare() {
   local start
   start=$(now)
@@ -333,6 +362,8 @@ run() {
     build_initramfs "$version"
   fi
   kernel=$(kernel_image "$version")
+  local preload=""
+  [ "${RINGWIRE_VM_CONFINE_JVMS:-1}" = 0 ] || preload=$(build_jvm_one_cpu)
 
   rm -f "$results"/{console.log,job.log,exit-code,guest-uptime-at-job-start,timing.txt}
   # The guest must have the job's exit code written by then; the rest is for powering off.
@@ -345,10 +376,10 @@ run() {
   # RINGWIRE_VM_QEMU_ARGS is split on blanks on purpose.
   # shellcheck disable=SC2086
   timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 \
-    -accel tcg,thread=multi -cpu max -smp "$SMP" -m "$MEM_MIB" \
+    -accel tcg,thread="${RINGWIRE_VM_TCG_THREAD:-multi}" -cpu max -smp "$SMP" -m "$MEM_MIB" \
     -nographic -no-reboot -nic none \
     -kernel "$kernel" -initrd "$initramfs" \
-    -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off ${RINGWIRE_VM_APPEND:-} ringwire.job=$job ringwire.results=$results ringwire.deadline=$deadline" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off ${RINGWIRE_VM_APPEND:-} ringwire.job=$job ringwire.results=$results ringwire.deadline=$deadline${preload:+ ringwire.preload=$preload}" \
     -fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
     -fsdev local,id=results,path="$results",security_model=none,multidevs=remap \

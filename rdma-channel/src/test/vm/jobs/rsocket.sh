@@ -27,13 +27,16 @@ SUMMARY=$RESULTS/summary.txt
 . "$HERE/lib-rxe.sh"
 job_start=$(now)
 PRELOAD=${RSOCKET_PRELOAD:-/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so}
+# The lab's own preload (jvm-one-cpu.so: each JVM on one vCPU) stays, after rsocket's.
+RSOCKET_LIB=$PRELOAD
+PRELOAD="$PRELOAD${LD_PRELOAD:+ $LD_PRELOAD}"
 BIND=${RSOCKET_BIND:-$VA_IP}
 
 section "setup"
 setup_rxe0 || { note result "FAILED: rxe0 setup"; exit 1; }
 bounded 30 modprobe rdma_ucm || { note result "FAILED: modprobe rdma_ucm"; exit 1; }
 ulimit -l unlimited
-[ -e "$PRELOAD" ] || { note result "FAILED: no $PRELOAD"; exit 1; }
+[ -e "$RSOCKET_LIB" ] || { note result "FAILED: no $RSOCKET_LIB"; exit 1; }
 note preload "$PRELOAD"
 note bind "$BIND"
 
