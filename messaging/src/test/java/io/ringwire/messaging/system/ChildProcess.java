@@ -102,7 +102,7 @@ final class ChildProcess implements AutoCloseable
         for (final String name : System.getProperties().stringPropertyNames())
         {
             if (name.startsWith("ringwire.rdma.ibverbs.") || name.equals(RdmaConfig.RETRY_COUNT_PROP) ||
-                name.equals(RdmaConfig.ACK_TIMEOUT_PROP))
+                name.equals(RdmaConfig.ACK_TIMEOUT_PROP) || name.equals(SystemTestSettings.WAIT_SCALE_PROP))
             {
                 options.add("-D" + name + "=" + System.getProperty(name));
             }
@@ -151,8 +151,9 @@ final class ChildProcess implements AutoCloseable
      * @param timeout bound.
      * @return the line.
      */
-    String awaitLine(final String prefix, final Duration timeout)
+    String awaitLine(final String prefix, final Duration wait)
     {
+        final Duration timeout = SystemTestSettings.patient(wait);
         final long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (transcript)
         {
@@ -262,8 +263,9 @@ final class ChildProcess implements AutoCloseable
      * @param timeout bound.
      * @return its exit code.
      */
-    int exit(final Duration timeout)
+    int exit(final Duration wait)
     {
+        final Duration timeout = SystemTestSettings.patient(wait);
         send("exit");
         try
         {

@@ -63,9 +63,11 @@ public final class PublisherProcess
         final IdleStrategy idle = idleStrategy(arguments);
         try (Publication publication = Publication.open(context, channel, stream))
         {
-            if (!publication.awaitConnected(Duration.ofSeconds(20)))
+            final Duration connectWait = SystemTestSettings.patient(Duration.ofSeconds(20));
+            if (!publication.awaitConnected(connectWait))
             {
-                say("RESULT fail not connected within 20 s: " + publication.lastConnectionError());
+                say("RESULT fail not connected within " + connectWait.toSeconds() + " s: " +
+                    publication.lastConnectionError());
                 return;
             }
             say("CONNECTED session=" + publication.sessionId() + " maxPayload=" + publication.maxPayloadLength());

@@ -32,6 +32,28 @@ record SystemTestSettings(Path directory, long heartbeatIntervalMs, long livenes
     static final String VOLUME_PROP = "ringwire.test.volume";
 
     /**
+     * How much longer than on a real machine the system tests wait for child processes (default 1).
+     * The Soft-RoCE lab sets 3: its emulated CPU starts a JVM in several seconds, and with each JVM
+     * kept on one vCPU there, a publisher starting next to three subscribers once took more than the
+     * 30 s its CONNECTED line may take here (another run of the same test: about 15 s).
+     */
+    static final String WAIT_SCALE_PROP = "ringwire.test.wait.scale";
+
+    /**
+     * @param wait how long a test waits for a child on a real machine.
+     * @return that wait scaled by {@value #WAIT_SCALE_PROP}.
+     */
+    static java.time.Duration patient(final java.time.Duration wait)
+    {
+        final double scale = Double.parseDouble(System.getProperty(WAIT_SCALE_PROP, "1"));
+        if (!(scale >= 1 && scale <= 20))
+        {
+            throw new IllegalArgumentException(WAIT_SCALE_PROP + " must be in [1, 20]: " + scale);
+        }
+        return java.time.Duration.ofNanos((long)(wait.toNanos() * scale));
+    }
+
+    /**
      * @param count the messages a test sends on a real machine.
      * @return that count scaled by {@value #VOLUME_PROP}, at least 1000.
      */
