@@ -54,7 +54,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>Threading: transitions on the control thread, posts on the owning thread (which polls the
  * attached completion queues); {@link #state()} from any thread. The state field is written by the
  * control thread, the polling thread and {@link #state()} callers, only ever towards ERROR after RTS,
- * and is volatile.
+ * and is volatile. The transitions, {@link #state()} and {@link #close()} hold this object's monitor
+ * (none is on the hot path): a close on one thread waits for a transition another thread is making
+ * (a publication closing while its connection handshake runs on another thread), and a transition
+ * after the close fails on the closed check instead of handing libibverbs a destroyed queue pair.
  */
 @SuppressWarnings("restricted")
 final class IbverbsQueuePair implements QueuePair
@@ -195,7 +198,7 @@ final class IbverbsQueuePair implements QueuePair
      * path), because the NIC moves a queue pair to ERROR by itself when a request fails.
      */
     @Override
-    public QueuePairState state()
+    public synchronized QueuePairState state()
     {
         final QueuePairState tracked = state;
         if (closed || tracked == QueuePairState.RESET || tracked == QueuePairState.ERROR)
@@ -226,7 +229,7 @@ final class IbverbsQueuePair implements QueuePair
     }
 
     @Override
-    public void modifyToInit()
+    public synchronized void modifyToInit()
     {
         requireState(QueuePairState.RESET, "INIT");
         transition("INIT", () -> QueuePairTransitions.toInit(verbs, qp, device.port()));
@@ -234,7 +237,7 @@ final class IbverbsQueuePair implements QueuePair
     }
 
     @Override
-    public void modifyToReadyToReceive(final QueuePairEndpoint remote)
+    public synchronized void modifyToReadyToReceive(final QueuePairEndpoint remote)
     {
         Objects.requireNonNull(remote, "remote");
         requireState(QueuePairState.INIT, "RTR");
@@ -252,7 +255,7 @@ final class IbverbsQueuePair implements QueuePair
     }
 
     @Override
-    public void modifyToReadyToSend()
+    public synchronized void modifyToReadyToSend()
     {
         requireState(QueuePairState.READY_TO_RECEIVE, "RTS");
         final RdmaConfig config = device.config();
@@ -263,7 +266,7 @@ final class IbverbsQueuePair implements QueuePair
     }
 
     @Override
-    public void modifyToError()
+    public synchronized void modifyToError()
     {
         if (closed)
         {
@@ -486,7 +489,7 @@ final class IbverbsQueuePair implements QueuePair
      * flushes, call {@link #modifyToError()} and poll them before closing.
      */
     @Override
-    public void close()
+    public synchronized void close()
     {
         if (closed)
         {
