@@ -129,6 +129,28 @@ void fake_set_memlock(long bytes) { memlock_limit = bytes; }
 void fake_set_no_device(int value) { no_device = value; }
 uint32_t fake_last_imm_host_order(void) { return last_imm_host_order; }
 
+/*
+ * Calls that named a queue pair already destroyed: ibv_modify_qp and ibv_query_qp check the
+ * pointer against the live ones (without dereferencing it) and fail with EINVAL instead of using
+ * freed memory. A real driver would dereference it: fake_stale_qp_calls() must stay 0.
+ */
+static int stale_qp_calls;
+int fake_stale_qp_calls(void) { return stale_qp_calls; }
+
+/* Under the NIC lock: whether ibqp is a live queue pair (compares pointers only). */
+static int live_qp(const struct ibv_qp *ibqp)
+{
+    for (int i = 0; i < MAX_QPS; i++)
+    {
+        if (NULL != qps[i] && &qps[i]->qp == ibqp)
+        {
+            return 1;
+        }
+    }
+    stale_qp_calls++;
+    return 0;
+}
+
 static struct fake_qp *qp_by_number(uint32_t qpn)
 {
     struct fake_qp *qp = qps[qpn % MAX_QPS];
@@ -691,6 +713,12 @@ int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
     struct fake_qp *qp = (struct fake_qp *)ibqp;
     int rc = 0;
     lock_nic();
+    if (!live_qp(ibqp))
+    {
+        unlock_nic();
+        errno = EINVAL;
+        return EINVAL;
+    }
     int from = qp->state;
     int to = (mask & IBV_QP_STATE) ? (int)attr->qp_state : from;
     if (to == IBV_QPS_ERR)
@@ -749,6 +777,12 @@ int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask, struct
     (void)init;
     struct fake_qp *qp = (struct fake_qp *)ibqp;
     lock_nic();
+    if (!live_qp(ibqp))
+    {
+        unlock_nic();
+        errno = EINVAL;
+        return EINVAL;
+    }
     attr->qp_state = (enum ibv_qp_state)qp->state;
     unlock_nic();
     return 0;

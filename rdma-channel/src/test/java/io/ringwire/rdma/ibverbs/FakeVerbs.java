@@ -50,6 +50,7 @@ final class FakeVerbs
     private static MethodHandle qpAttr;
     private static MethodHandle qpDgid;
     private static MethodHandle lastImmediate;
+    private static MethodHandle staleQueuePairCalls;
 
     private FakeVerbs()
     {
@@ -78,6 +79,8 @@ final class FakeVerbs
             qpDgid = linker.downcallHandle(lookup.find("fake_qp_dgid").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
             lastImmediate = linker.downcallHandle(lookup.find("fake_last_imm_host_order").orElseThrow(),
+                FunctionDescriptor.of(JAVA_INT));
+            staleQueuePairCalls = linker.downcallHandle(lookup.find("fake_stale_qp_calls").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT));
             library = built;
         }
@@ -130,6 +133,16 @@ final class FakeVerbs
             }
             return out.toArray(JAVA_BYTE);
         }
+    }
+
+    /**
+     * @return how many ibv_modify_qp/ibv_query_qp calls named a queue pair already destroyed (a
+     *         real driver would have used freed memory).
+     */
+    static int staleQueuePairCalls() throws Throwable
+    {
+        library();
+        return (int)staleQueuePairCalls.invokeExact();
     }
 
     /**

@@ -89,6 +89,55 @@ class IbverbsFakeDeviceTest
             completions.add(new Completion(id, opcode, status, length, imm, qpn)), 64);
     }
 
+    /**
+     * A publication closes a queue pair on its own thread while the connection handshake may be
+     * moving it on another: the close must wait for a transition in progress, and what comes after
+     * the close must fail on the closed check, never hand libibverbs a destroyed queue pair (the
+     * fake counts calls naming one: a real driver would use freed memory).
+     */
+    @Test
+    void aCloseOnOneThreadNeverDestroysTheQueuePairUnderACallOnAnother() throws Throwable
+    {
+        final int staleBefore = FakeVerbs.staleQueuePairCalls();
+        final java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int round = 0; round < 500; round++)
+        {
+            final IbverbsQueuePair queuePair = (IbverbsQueuePair)domain.createQueuePair(
+                new QueuePairConfig(completionQueue, completionQueue, 16, 16, 64));
+            queuePair.modifyToInit();
+            final java.util.concurrent.CountDownLatch asking = new java.util.concurrent.CountDownLatch(1);
+            final java.util.concurrent.atomic.AtomicReference<Throwable> unexpected =
+                new java.util.concurrent.atomic.AtomicReference<>();
+            final Thread asker = new Thread(() ->
+            {
+                asking.countDown();
+                try
+                {
+                    while (!queuePair.isClosed())
+                    {
+                        queuePair.state(); // in INIT: ibv_query_qp each time
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    unexpected.set(ex);
+                }
+            });
+            asker.start();
+            asking.await();
+            for (int spin = random.nextInt(20_000); spin > 0; spin--)
+            {
+                Thread.onSpinWait();
+            }
+            queuePair.close();
+            asker.join();
+            assertNull(unexpected.get(), () -> "round: " + unexpected.get());
+            assertThrows(IllegalStateException.class, () -> queuePair.modifyToReadyToReceive(responder.localEndpoint()),
+                "a transition after the close fails on the closed check");
+        }
+        assertEquals(staleBefore, FakeVerbs.staleQueuePairCalls(), "calls that named a destroyed queue pair");
+    }
+
     @Test
     void theDeviceReportsItsGidAsAnAddressAndThePortsLimits() throws Exception
     {
