@@ -21,7 +21,9 @@
  * A thread the application pins elsewhere (perf pins its pinger to the last-but-one online CPU and
  * its ponger to the last: with two vCPUs that is 0 and 1, as here) leaves the confinement.
  *
- * RINGWIRE_JVM_CPU_LOG=1 prints the choice on stderr.
+ * RINGWIRE_JVM_ONE_CPU=0 leaves a JVM (and the JVMs it starts) unconfined, for a run that needs
+ * two spinning threads in one JVM on two vCPUs and accepts the hazard; RINGWIRE_JVM_CPU_LOG=1
+ * prints the choice on stderr.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -70,7 +72,8 @@ __attribute__((constructor)) static void ringwire_jvm_one_cpu(void)
     exe[n] = '\0';
     const char *name = strrchr(exe, '/');
     name = NULL == name ? exe : name + 1;
-    if (0 != strcmp(name, "java"))
+    const char *enabled = getenv("RINGWIRE_JVM_ONE_CPU");
+    if (0 != strcmp(name, "java") || (NULL != enabled && 0 == strcmp(enabled, "0")))
     {
         return;
     }
