@@ -42,6 +42,8 @@ final class Image implements AutoCloseable
     private final int creditInterval;
     private final int receiveBatch;
     private final int repostThreshold;
+    /** Receives reposted since the last credit write that make one worth sending on their own. */
+    private final int receiveCreditInterval;
     private final Header header = new Header();
     /** The session and stream every frame of this image carries, as its header holds them. */
     private final long sessionStreamWord;
@@ -50,6 +52,9 @@ final class Image implements AutoCloseable
     private long creditSentPosition;
     private long livenessCounter;
     private int receivesToRepost;
+    /** Receives posted on this connection so far (the initial batch included), as credited. */
+    private long receivesPosted;
+    private long receivesCredited;
     private boolean creditOwed;
     long lastFrameNs;
     long lastCreditNs;
@@ -80,6 +85,7 @@ final class Image implements AutoCloseable
         this.creditInterval = capacity / creditFraction;
         this.receiveBatch = receiveBatch;
         this.repostThreshold = Math.max(1, receiveBatch / REPOSTS_PER_BATCH);
+        this.receiveCreditInterval = Math.max(1, receiveBatch / 4);
         this.sessionStreamWord = FrameDescriptor.sessionStreamWord(sessionId, streamId);
         this.header.wrap(ringBuffer, 0);
         this.position = initialPosition;
@@ -139,7 +145,8 @@ final class Image implements AutoCloseable
         {
             repostReceives();
         }
-        if (creditOwed || position - creditSentPosition >= creditInterval)
+        if (creditOwed || position - creditSentPosition >= creditInterval ||
+            receivesPosted - receivesCredited >= receiveCreditInterval)
         {
             sendCredit(nowNs, counters);
         }
@@ -166,12 +173,25 @@ final class Image implements AutoCloseable
         return VALID;
     }
 
+    /**
+     * Posts the first batch, before the connection completes: the publication counts on exactly
+     * {@link CreditLayout#INITIAL_RECEIVES} of them.
+     *
+     * @throws IllegalStateException when the queue pair took fewer.
+     */
     void postInitialReceives()
     {
         for (int i = 0; i < receiveBatch; i++)
         {
-            queuePair.postReceive(i, join, 0, JoinLayout.REGION_LENGTH);
+            final int result = queuePair.postReceive(i, join, 0, JoinLayout.REGION_LENGTH);
+            if (result != PostResult.OK)
+            {
+                throw new IllegalStateException("posting receive " + i + " of the first " + receiveBatch + " failed: " +
+                    PostResult.name(result));
+            }
         }
+        receivesPosted = receiveBatch;
+        receivesCredited = receiveBatch;
     }
 
     private void repostReceives()
@@ -179,22 +199,26 @@ final class Image implements AutoCloseable
         while (receivesToRepost > 0 && queuePair.postReceive(0, join, 0, JoinLayout.REGION_LENGTH) == PostResult.OK)
         {
             receivesToRepost--;
+            receivesPosted++;
         }
     }
 
     /**
-     * Writes the consumed position and a liveness count into the publication's credit region.
+     * Writes the consumed position, a liveness count and the receives posted so far into the
+     * publication's credit region.
      */
     void sendCredit(final long nowNs, final SubscriptionCounters counters)
     {
         creditBuffer.putLong(CreditLayout.CONSUMED_POSITION_OFFSET, position);
         creditBuffer.putLong(CreditLayout.LIVENESS_COUNTER_OFFSET, ++livenessCounter);
+        creditBuffer.putLong(CreditLayout.RECEIVES_POSTED_OFFSET, receivesPosted);
         final int result = queuePair.postWrite(position, creditSource, 0, CreditLayout.LENGTH, remoteCreditAddress,
             remoteCreditKey, SendFlags.INLINE | ((livenessCounter & 15) == 0 ? SendFlags.SIGNALED : 0));
         if (result == PostResult.OK)
         {
             creditOwed = false;
             creditSentPosition = position;
+            receivesCredited = receivesPosted;
             lastCreditNs = nowNs;
             counters.creditUpdates.incrementRelease();
         }

@@ -92,6 +92,8 @@ public final class Publication implements AutoCloseable
     private int sessionId;
     private long position;
     private long limitPosition;
+    /** Frames every connected subscriber has a posted receive for (see {@link CreditLayout}). */
+    private long receiveHeadroom;
     private int connectedCount;
     /** Successful connections over the publication's life (more than one: it reconnected). */
     private long connections;
@@ -278,7 +280,7 @@ public final class Publication implements AutoCloseable
             final int frameLength = HEADER_LENGTH + length;
             final int ringOffset = (int)(position & mask);
             final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
-            if (!hasCredit(padding + alignedLength(frameLength)))
+            if (!hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2))
             {
                 return backPressured();
             }
@@ -299,6 +301,7 @@ public final class Publication implements AutoCloseable
         }
         // Admit the whole message at once: every fragment and every padding frame it will need.
         long required = 0;
+        int frames = 0;
         long simulated = position;
         for (int remaining = length; remaining > 0; remaining -= maxPayloadLength)
         {
@@ -306,9 +309,10 @@ public final class Publication implements AutoCloseable
             final int ringOffset = (int)(simulated & mask);
             final int padding = ringOffset + aligned > capacity ? capacity - ringOffset : 0;
             required += padding + aligned;
+            frames += padding == 0 ? 1 : 2;
             simulated += padding + aligned;
         }
-        if (!hasCredit(required))
+        if (!hasCredit(required, frames))
         {
             return backPressured();
         }
@@ -357,7 +361,7 @@ public final class Publication implements AutoCloseable
         final int frameLength = HEADER_LENGTH + length;
         final int ringOffset = (int)(position & mask);
         final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
-        if (!hasCredit(padding + alignedLength(frameLength)))
+        if (!hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2))
         {
             return backPressured();
         }
@@ -429,34 +433,40 @@ public final class Publication implements AutoCloseable
         return connectedCount == 0 ? NOT_CONNECTED : BACK_PRESSURED;
     }
 
-    /** True when the slowest connected subscriber leaves room for {@code required} bytes. */
-    private boolean hasCredit(final long required)
+    /**
+     * True when every connected subscriber leaves room for {@code required} bytes in its ring and has
+     * a receive posted for each of {@code frames} frames.
+     */
+    private boolean hasCredit(final long required, final int frames)
     {
-        if (position + required <= limitPosition)
+        if (position + required <= limitPosition && frames <= receiveHeadroom)
         {
             return true;
         }
         refreshLimit();
-        if (position + required <= limitPosition)
+        if (position + required <= limitPosition && frames <= receiveHeadroom)
         {
             return true;
         }
         completionQueue.poll(completionHandler, 64); // providers that need progress apply credit writes here
         refreshLimit();
-        return position + required <= limitPosition;
+        return position + required <= limitPosition && frames <= receiveHeadroom;
     }
 
     private void refreshLimit()
     {
         long minimum = Long.MAX_VALUE;
+        long headroom = Long.MAX_VALUE;
         for (final PublicationDestination destination : destinations)
         {
             if (destination.connected)
             {
                 minimum = Math.min(minimum, destination.consumedPosition());
+                headroom = Math.min(headroom, destination.receiveHeadroom());
             }
         }
         limitPosition = minimum == Long.MAX_VALUE ? position : minimum + capacity;
+        receiveHeadroom = headroom == Long.MAX_VALUE ? 0 : headroom;
     }
 
     private int writePaddingIfNeeded(final int padding, final int ringOffset)
@@ -516,11 +526,16 @@ public final class Publication implements AutoCloseable
                     break;
                 }
             }
-            if (result != PostResult.OK && result != PostResult.QUEUE_FULL)
+            if (result == PostResult.OK)
+            {
+                destination.receiveConsumingRequests++;
+            }
+            else if (result != PostResult.QUEUE_FULL)
             {
                 disconnect(destination, "post failed: " + PostResult.name(result));
             }
         }
+        receiveHeadroom--;
         position += alignedLength(frameLength);
         framesPublished++;
         if (messageLength > 0)
@@ -592,7 +607,7 @@ public final class Publication implements AutoCloseable
     {
         final int ringOffset = (int)(position & mask);
         final int padding = ringOffset + HEADER_LENGTH > capacity ? capacity - ringOffset : 0;
-        if (!hasCredit(padding + alignedLength(HEADER_LENGTH)))
+        if (!hasCredit(padding + alignedLength(HEADER_LENGTH), padding == 0 ? 1 : 2))
         {
             return 0; // the subscriber has unread frames: it knows we are alive
         }

@@ -34,6 +34,8 @@ final class PublicationDestination implements AutoCloseable
     long remoteRingAddress;
     int remoteRingKey;
     boolean connected;
+    /** Requests sent on this connection that consume a receive at the subscriber (JOIN, every frame). */
+    long receiveConsumingRequests;
     long lastLivenessCounter = -1;
     long lastLivenessChangeNs;
     long lastAttemptNs = Long.MIN_VALUE / 2;
@@ -68,6 +70,8 @@ final class PublicationDestination implements AutoCloseable
         closeQueuePair();
         creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, setup.initialPosition());
         creditBuffer.putLongRelease(CreditLayout.LIVENESS_COUNTER_OFFSET, 0);
+        creditBuffer.putLongRelease(CreditLayout.RECEIVES_POSTED_OFFSET, CreditLayout.INITIAL_RECEIVES);
+        receiveConsumingRequests = 0;
         final QueuePair candidate = domain.createQueuePair(queuePairConfig);
         candidate.modifyToInit();
         final Attempt started = new Attempt(candidate, setup);
@@ -151,6 +155,7 @@ final class PublicationDestination implements AutoCloseable
             disconnect("could not send the join position: " + io.ringwire.rdma.PostResult.name(result));
             return false;
         }
+        receiveConsumingRequests = 1;
         return true;
     }
 
@@ -182,6 +187,15 @@ final class PublicationDestination implements AutoCloseable
     long consumedPosition()
     {
         return creditBuffer.getLongAcquire(CreditLayout.CONSUMED_POSITION_OFFSET);
+    }
+
+    /**
+     * @return how many more frames the subscriber has receives posted for: the receives it last
+     *         credited less the requests sent that consume one.
+     */
+    long receiveHeadroom()
+    {
+        return creditBuffer.getLongAcquire(CreditLayout.RECEIVES_POSTED_OFFSET) - receiveConsumingRequests;
     }
 
     /**

@@ -40,7 +40,7 @@ import java.util.function.IntConsumer;
  */
 public final class Subscription implements AutoCloseable
 {
-    private static final int RECEIVE_BATCH = 256;
+    private static final int RECEIVE_BATCH = CreditLayout.INITIAL_RECEIVES;
     /** Credit and join writes an image may have outstanding. */
     private static final int IMAGE_SEND_DEPTH = 1024;
     /**
