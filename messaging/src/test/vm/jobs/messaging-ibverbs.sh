@@ -31,6 +31,7 @@ job_start=$(now)
 
 DEFAULT_TESTS="io.ringwire.messaging.PublicationSubscriptionTest
   io.ringwire.messaging.SubscriptionCapacityTest
+  io.ringwire.messaging.ReceiveCreditTest
   io.ringwire.messaging.BothWaysConnectionTest
   io.ringwire.messaging.system.CrossProcessDeliverySystemTest
   io.ringwire.messaging.system.SlowSubscriberSystemTest
