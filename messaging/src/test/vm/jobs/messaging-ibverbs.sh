@@ -19,14 +19,8 @@
 # providers leave to the GC, so a write after close crashes here and nowhere else).
 # Exit code non-zero when any test failed or the device could not be set up.
 set -uo pipefail
-RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MODULE=$(cd "$HERE/../../../.." && pwd)
-RW_VM_DIR=${RINGWIRE_VM_DIR:-$MODULE/target/vm}
-RW_REPO_DIR=$(dirname "$MODULE")
-SUMMARY=$RESULTS/summary.txt
-: > "$SUMMARY"
-. "$RW_REPO_DIR/rdma-channel/src/test/vm/jobs/lib-rxe.sh"
+# RESULTS, SUMMARY, HERE, MODULE (messaging), RW_VM_DIR, RW_REPO_DIR
+. "$(dirname "${BASH_SOURCE[0]}")/../../../../../rdma-channel/src/test/vm/jobs/lib-rxe.sh"
 job_start=$(now)
 
 DEFAULT_TESTS="io.ringwire.messaging.PublicationSubscriptionTest

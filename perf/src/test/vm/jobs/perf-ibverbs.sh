@@ -16,14 +16,8 @@
 # Writes rtt.txt, rtt.json, ib_write_lat-*.log and summary.txt. Exit code non-zero when a run
 # failed or printed no result; never because of a figure.
 set -uo pipefail
-RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MODULE=$(cd "$HERE/../../../.." && pwd)
-RW_REPO_DIR=$(dirname "$MODULE")
-RW_VM_DIR=$MODULE/target/vm
-SUMMARY=$RESULTS/summary.txt
-: > "$SUMMARY"
-. "$RW_REPO_DIR/rdma-channel/src/test/vm/jobs/lib-rxe.sh"
+# RESULTS, SUMMARY, HERE, MODULE (perf), RW_VM_DIR, RW_REPO_DIR
+. "$(dirname "${BASH_SOURCE[0]}")/../../../../../rdma-channel/src/test/vm/jobs/lib-rxe.sh"
 job_start=$(now)
 rc=0
 MESSAGES=100000 WARMUP=200000 SIZE=32

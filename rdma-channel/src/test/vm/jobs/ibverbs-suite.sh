@@ -17,14 +17,7 @@
 # JUnit XML goes to $RINGWIRE_VM_RESULTS/junit, per-phase logs and summary.txt next to it.
 # Exit code non-zero when any test failed or a phase could not run.
 set -uo pipefail
-RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MODULE=$(cd "$HERE/../../../.." && pwd)
-RW_VM_DIR=${RINGWIRE_VM_DIR:-$MODULE/target/vm}
-RW_REPO_DIR=$(dirname "$MODULE")
-SUMMARY=$RESULTS/summary.txt
-: > "$SUMMARY"
-. "$HERE/lib-rxe.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-rxe.sh"   # RESULTS, SUMMARY, HERE, MODULE, RW_VM_DIR, RW_REPO_DIR
 rc=0
 job_start=$(now)
 

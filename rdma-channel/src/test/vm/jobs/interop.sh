@@ -12,14 +12,7 @@
 # in interop-report.txt, summary.txt next to them. A packet capture of the first 200 packets on
 # va goes to interop.pcap when tcpdump is present.
 set -uo pipefail
-RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MODULE=$(cd "$HERE/../../../.." && pwd)
-RW_VM_DIR=${RINGWIRE_VM_DIR:-$MODULE/target/vm}
-RW_REPO_DIR=$(dirname "$MODULE")
-SUMMARY=$RESULTS/summary.txt
-: > "$SUMMARY"
-. "$HERE/lib-rxe.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-rxe.sh"   # RESULTS, SUMMARY, HERE, MODULE, RW_VM_DIR, RW_REPO_DIR
 NS=rocens
 job_start=$(now)
 

@@ -12,14 +12,7 @@
 #      not judged: it shows the hazard the confinement exists for is still there.
 # A crashing JVM's hs_err file is kept in the results.
 set -uo pipefail
-RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MODULE=$(cd "$HERE/../../../.." && pwd)
-RW_VM_DIR=${RINGWIRE_VM_DIR:-$MODULE/target/vm}
-RW_REPO_DIR=$(dirname "$MODULE")
-SUMMARY=$RESULTS/summary.txt
-: > "$SUMMARY"
-. "$HERE/lib-rxe.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-rxe.sh"   # RESULTS, SUMMARY, HERE, MODULE, RW_VM_DIR, RW_REPO_DIR
 SECONDS_CONFINED=${JIT_CHURN_SECONDS:-60}
 SECONDS_CONTROL=${JIT_CONTROL_SECONDS:-30}
 cp=$(test_classpath) || { note result "FAILED: no test classpath"; exit 1; }

@@ -3,8 +3,17 @@
 # routing, the ICRC-failure kretprobe, rxe counters and the JVM command line for the host-built
 # test classes. See rxe-smoke.sh for the why of each step (and DESIGN.md section 5).
 #
-# Needs: RESULTS (the results dir), RW_VM_DIR (rdma-channel/target/vm on the host: classpath.txt
-# and launcher/ written by the vm profile), optionally SUMMARY.
+# Sourced first thing by a job at <module>/src/test/vm/jobs/<job>.sh, it sets what every job uses:
+# RESULTS (the results share), SUMMARY (RESULTS/summary.txt, emptied), HERE (the job's directory),
+# MODULE (the job's module), RW_VM_DIR (MODULE/target/vm, or RINGWIRE_VM_DIR: classpath.txt and
+# launcher/ written by the vm profile) and RW_REPO_DIR (the repository).
+RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
+HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
+MODULE=$(cd "$HERE/../../../.." && pwd)
+RW_VM_DIR=${RINGWIRE_VM_DIR:-$MODULE/target/vm}
+RW_REPO_DIR=$(dirname "$MODULE")
+SUMMARY=$RESULTS/summary.txt
+: > "$SUMMARY"
 
 JDK=${RINGWIRE_VM_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 VA_IP=10.201.0.1 VB_IP=10.201.0.2

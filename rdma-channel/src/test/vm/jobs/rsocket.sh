@@ -17,14 +17,7 @@
 # (RSOCKET_ATTEMPTS); a first failure stays in rsocket-test-1.log and the summary. Exit code: the
 # last run's (1 when the JVM cannot run under the shim: that is a finding, recorded, not hidden).
 set -uo pipefail
-RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MODULE=$(cd "$HERE/../../../.." && pwd)
-RW_VM_DIR=${RINGWIRE_VM_DIR:-$MODULE/target/vm}
-RW_REPO_DIR=$(dirname "$MODULE")
-SUMMARY=$RESULTS/summary.txt
-: > "$SUMMARY"
-. "$HERE/lib-rxe.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-rxe.sh"   # RESULTS, SUMMARY, HERE, MODULE, RW_VM_DIR, RW_REPO_DIR
 job_start=$(now)
 PRELOAD=${RSOCKET_PRELOAD:-/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so}
 # The lab's own preload (jvm-one-cpu.so: each JVM on one vCPU) stays, after rsocket's.
