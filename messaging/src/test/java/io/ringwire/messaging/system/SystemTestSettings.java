@@ -6,6 +6,7 @@ import io.ringwire.messaging.Subscription;
 import io.ringwire.rdma.RdmaConfig;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -43,14 +44,14 @@ record SystemTestSettings(Path directory, long heartbeatIntervalMs, long livenes
      * @param wait how long a test waits for a child on a real machine.
      * @return that wait scaled by {@value #WAIT_SCALE_PROP}.
      */
-    static java.time.Duration patient(final java.time.Duration wait)
+    static Duration patient(final Duration wait)
     {
         final double scale = Double.parseDouble(System.getProperty(WAIT_SCALE_PROP, "1"));
         if (!(scale >= 1 && scale <= 20))
         {
             throw new IllegalArgumentException(WAIT_SCALE_PROP + " must be in [1, 20]: " + scale);
         }
-        return java.time.Duration.ofNanos((long)(wait.toNanos() * scale));
+        return Duration.ofNanos((long)(wait.toNanos() * scale));
     }
 
     /**

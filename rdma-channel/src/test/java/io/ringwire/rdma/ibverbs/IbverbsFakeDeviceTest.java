@@ -21,6 +21,9 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -99,15 +102,15 @@ class IbverbsFakeDeviceTest
     void aCloseOnOneThreadNeverDestroysTheQueuePairUnderACallOnAnother() throws Throwable
     {
         final int staleBefore = FakeVerbs.staleQueuePairCalls();
-        final java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        final ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int round = 0; round < 500; round++)
         {
             final IbverbsQueuePair queuePair = (IbverbsQueuePair)domain.createQueuePair(
                 new QueuePairConfig(completionQueue, completionQueue, 16, 16, 64));
             queuePair.modifyToInit();
-            final java.util.concurrent.CountDownLatch asking = new java.util.concurrent.CountDownLatch(1);
-            final java.util.concurrent.atomic.AtomicReference<Throwable> unexpected =
-                new java.util.concurrent.atomic.AtomicReference<>();
+            final CountDownLatch asking = new CountDownLatch(1);
+            final AtomicReference<Throwable> unexpected =
+                new AtomicReference<>();
             final Thread asker = new Thread(() ->
             {
                 asking.countDown();
