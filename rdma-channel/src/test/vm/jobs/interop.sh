@@ -46,7 +46,8 @@ note interop_seconds "$(since "$started")"
 note interop_summary "$(grep -E 'tests (successful|failed|skipped)' "$RESULTS/interop.log" | tr -s ' []' ' ' | tr '\n' ';')"
 if [ -n "$pcap_pid" ]; then
   kill "$pcap_pid" 2>/dev/null; wait "$pcap_pid" 2>/dev/null
-  # rxe's packets carry a non-zero IP ID (the roce side's ICRC check must solve it); roce sends ID 0 with DF.
+  # Both sides number their IP IDs (rxe per destination; roce per connected socket, ID 0 only with
+  # ringwire.rdma.roce.connected.send=false): rxe checks the real header, so its ICRC drops prove roce's count.
   note pcap_ip_ids "$(timeout 60 tcpdump -nn -v -r "$RESULTS/interop.pcap" 2>/dev/null | paste - - \
     | awk '{ for (i = 1; i <= NF; i++) { if ($i == "id") id = $(i + 1); if ($i == ">") src = $(i - 1) }
              split(src, a, "."); k = a[1] "." a[2] "." a[3] "." a[4] (id == "0," ? " id=0" : " id!=0"); n[k]++ }

@@ -40,6 +40,13 @@ public final class RdmaConfig
     /** Retries after a receiver-not-ready NAK before RNR_RETRY_EXCEEDED, 0 to 7; 7 retries forever. */
     public static final String RNR_RETRY_COUNT_PROP = "ringwire.rdma.rnr.retry.count";
 
+    /**
+     * roce: send from connected UDP sockets whose IPv4 IDs are learnt from the kernel (true, the
+     * default; faster, and where they cannot be learnt it falls back by itself), or from unconnected
+     * sockets that send IP ID 0 (false).
+     */
+    public static final String ROCE_CONNECTED_SEND_PROP = "ringwire.rdma.roce.connected.send";
+
     /** Names accepted for {@link #provider(String)}. */
     public static final String ALLOWED_PROVIDERS = "shm, socket, roce, ibverbs, auto";
 
@@ -54,6 +61,7 @@ public final class RdmaConfig
     private String ackDelayUs = System.getProperty(ACK_DELAY_PROP);
     private String retryCount = System.getProperty(RETRY_COUNT_PROP, "7");
     private String rnrRetryCount = System.getProperty(RNR_RETRY_COUNT_PROP, "7");
+    private String roceConnectedSend = System.getProperty(ROCE_CONNECTED_SEND_PROP, "true");
 
     private boolean concluded;
     private long peerTimeoutNs;
@@ -63,6 +71,7 @@ public final class RdmaConfig
     private long ackDelayNs;
     private int retryCountValue;
     private int rnrRetryCountValue;
+    private boolean roceConnectedSendValue;
     private String bindHost;
     private int bindPort;
 
@@ -93,6 +102,13 @@ public final class RdmaConfig
         concludeAckDelay();
         retryCountValue = (int)parseLong(RETRY_COUNT_PROP, retryCount, 0, 7, "0 to 7 (7: retry until the peer timeout)");
         rnrRetryCountValue = (int)parseLong(RNR_RETRY_COUNT_PROP, rnrRetryCount, 0, 7, "0 to 7 (7: retry forever)");
+        final String connectedSend = roceConnectedSend.trim();
+        if (!"true".equals(connectedSend) && !"false".equals(connectedSend))
+        {
+            throw new IllegalArgumentException(ROCE_CONNECTED_SEND_PROP + "='" + roceConnectedSend +
+                "' is not allowed; allowed: true or false");
+        }
+        roceConnectedSendValue = Boolean.parseBoolean(connectedSend);
         parseBindAddress();
         if (shmDirectory.isBlank())
         {
@@ -383,5 +399,25 @@ public final class RdmaConfig
     {
         checkConcluded();
         return rnrRetryCountValue;
+    }
+
+    /**
+     * @param connectedSend see {@link #ROCE_CONNECTED_SEND_PROP}.
+     * @return this.
+     */
+    public RdmaConfig roceConnectedSend(final boolean connectedSend)
+    {
+        checkMutable();
+        this.roceConnectedSend = Boolean.toString(connectedSend);
+        return this;
+    }
+
+    /**
+     * @return whether roce sends from connected sockets where it can.
+     */
+    public boolean roceConnectedSend()
+    {
+        checkConcluded();
+        return roceConnectedSendValue;
     }
 }

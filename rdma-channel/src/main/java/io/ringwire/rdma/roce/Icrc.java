@@ -12,12 +12,12 @@ import java.util.zip.CRC32;
  * header with its checksum set to 0xFFFF, the BTH with byte 4 (FECN/BECN/reserved) set to 0xFF,
  * then the rest of the headers, payload and pad. Stored little-endian after the pad.
  *
- * <p>The ICRC covers the IPv4 Identification field, which a UDP socket never sees on receive. This
- * stack sends from unconnected sockets with Don't-Fragment set, which Linux sends with IP ID 0, so
- * a packet from another RingWire endpoint is verified over all 32 bits assuming ID 0. A packet from
- * a stack that numbers its datagrams (the kernel's rxe does) fails that check; because the CRC is
- * affine in the ID bits, {@link #solveIpIdentification} then finds the one 16-bit ID (if any) that
- * makes the ICRC match. That still rejects all but 2^-16 of corrupted packets, and the ID it finds
+ * <p>The ICRC covers the IPv4 Identification field, which a UDP socket never sees on receive.
+ * Senders number their datagrams (the kernel's rxe does; RingWire's connected sockets do) or send ID
+ * 0 (RingWire's unconnected sockets). Because the CRC is affine in the ID bits, a receiver can check
+ * a packet against the ID it expects ({@link #identificationDifference}), and otherwise
+ * {@link #solveIpIdentification} finds the one 16-bit ID (if any) that makes the ICRC match. A
+ * receiver that accepts any solvable ID rejects all but 2^-16 of corrupted packets; the ID it finds
  * equals the real one on every captured rxe packet (tested).
  *
  * <p>Threading: one instance per thread (it holds a {@link CRC32} and scratch memory). No allocation
@@ -171,6 +171,31 @@ final class Icrc
         putShort(udp + 2, destinationPort);
         putShort(udp + 4, UDP_HEADER_LENGTH + udpPayloadLength);
         inputView.putShort(udp + 6, (short)0xFFFF); // UDP checksum masked
+    }
+
+    /**
+     * What a given IPv4 Identification changes in the ICRC against ID 0: {@code compute(.., id, ..)}
+     * equals {@code compute(.., 0, ..) ^ identificationDifference(id, length)}. Lets a receiver
+     * check a packet against the ID it expects from that sender without a second CRC pass.
+     *
+     * @param ipIdentification the ID, 0..65535.
+     * @param udpPayloadLength bytes from the BTH through the ICRC.
+     * @return the difference; 0 for ID 0 or a length the solver does not cover.
+     */
+    static int identificationDifference(final int ipIdentification, final int udpPayloadLength)
+    {
+        final int bytesAfterId = PREFIX_LENGTH - IP_ID_OFFSET - 2 + udpPayloadLength - LENGTH;
+        if (bytesAfterId < 0 || bytesAfterId >= ID_BIT_EFFECT.length)
+        {
+            return 0;
+        }
+        final int[] effect = ID_BIT_EFFECT[bytesAfterId];
+        int difference = 0;
+        for (int bits = ipIdentification & 0xFFFF; bits != 0; bits &= bits - 1)
+        {
+            difference ^= effect[Integer.numberOfTrailingZeros(bits)];
+        }
+        return difference;
     }
 
     /**

@@ -319,12 +319,25 @@ final class RoceDevice implements Device
         final int received = receiveView.getInt(length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
         final int computed = icrc.compute(source.hashCode(), localAddressBits, 0, from.getPort(), localPort,
             receiveBuffer, 0, length);
-        if (computed != received && icrc.solveIpIdentification(computed, received, length) < 0)
+        final RoceQueuePair queuePair = queuePairs.get(packet.destinationQp());
+        // One sender's datagrams reach one queue pair, numbered one by one or all ID 0: check the ID
+        // it should carry (no second CRC pass), then ID 0, then solve for one (its first packet, a
+        // loss, a re-learnt ID).
+        final int expectedId = null == queuePair ? 0 : queuePair.expectedIpIdentification;
+        final int ipIdentification;
+        if ((computed ^ received) == Icrc.identificationDifference(expectedId, length))
+        {
+            ipIdentification = expectedId;
+        }
+        else if (computed == received)
+        {
+            ipIdentification = 0;
+        }
+        else if ((ipIdentification = icrc.solveIpIdentification(computed, received, length)) < 0)
         {
             counters.increment(DeviceCounters.ICRC_ERRORS);
             return;
         }
-        final RoceQueuePair queuePair = queuePairs.get(packet.destinationQp());
         if (null == queuePair)
         {
             counters.increment(DeviceCounters.UNKNOWN_QUEUE_PAIR);
@@ -335,6 +348,7 @@ final class RoceDevice implements Device
             counters.increment(DeviceCounters.BAD_PARTITION_KEY);
             return;
         }
+        queuePair.expectedIpIdentification = 0 == ipIdentification ? 0 : (ipIdentification + 1) & 0xFFFF;
         queuePair.onPacket(packet, receiveView, nowNs);
     }
 

@@ -83,6 +83,11 @@ final class RoceQueuePair extends SoftQueuePair
     private boolean rnrWaiting;
 
     private RoceTransmitter transmitter;
+    /**
+     * The IPv4 Identification the peer's next datagram should carry (its last one plus one; 0 when
+     * it sends ID 0). Read and written by the device's receive path on the owning thread.
+     */
+    int expectedIpIdentification;
     private int remoteQueuePairNumber;
     private int pathMtu;
     private final int partitionKey = QueuePairEndpoint.DEFAULT_PARTITION_KEY;
@@ -158,7 +163,7 @@ final class RoceQueuePair extends SoftQueuePair
         remoteQueuePairNumber = remote.queuePairNumber();
         transmitter = new RoceTransmitter(device.localAddress(), peer,
             RoceWire.sourcePort(queuePairNumber, remoteQueuePairNumber),
-            BTH_LENGTH + RETH_LENGTH + IMMDT_LENGTH + pathMtu + 3 + Icrc.LENGTH);
+            BTH_LENGTH + RETH_LENGTH + IMMDT_LENGTH + pathMtu + 3 + Icrc.LENGTH, device.config().roceConnectedSend());
         responder.connect(remote.startPsn());
         retriesLeft = retryCount;
         rnrRetriesLeft = rnrRetryCount;

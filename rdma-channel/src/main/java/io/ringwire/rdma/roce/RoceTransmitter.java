@@ -1,11 +1,13 @@
 package io.ringwire.rdma.roce;
 
+import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import jdk.net.ExtendedSocketOptions;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -13,20 +15,41 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Sends one queue pair's packets: builds them in a direct buffer, stamps the ICRC and sends the
- * datagram from a UDP socket bound to the flow-entropy source port.
+ * datagram from a UDP socket bound to the flow-entropy source port, with Don't-Fragment set.
  *
- * <p>The socket is unconnected with Don't-Fragment set: Linux then sends IP ID 0, which makes the
- * ICRC (it covers the IP ID) computable here and verifiable by a receiver that cannot see the IP
- * header. A connected socket would number its datagrams.
+ * <p>The ICRC covers the IPv4 Identification, which the kernel picks. Two ways to know it:
+ * <ul>
+ *   <li>connected (the default where it works): a {@link ConnectedUdpSocket}, whose IDs count up
+ *       from a start learnt from the kernel once; a send skips the route lookup an unconnected
+ *       one pays, which on this host is most of the gap between roce and a NIO UDP ping-pong;</li>
+ *   <li>unconnected ({@link RdmaConfig#ROCE_CONNECTED_SEND_PROP}{@code =false}, or where the
+ *       connected socket cannot learn its IDs: not Linux, a sockets shim): Linux sends ID 0.</li>
+ * </ul>
  *
  * <p>Threading: the queue pair's owning thread.
  */
 final class RoceTransmitter implements AutoCloseable
 {
+    /** How long the kernel gets to loop the identification probe back. */
+    private static final long PROBE_TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final System.Logger LOG = System.getLogger(RoceTransmitter.class.getName());
+
+    /** The unconnected socket, or null when {@link #connected} sends. */
     private final DatagramChannel channel;
+    /** The connected socket, or null. */
+    private final ConnectedUdpSocket connected;
+    /** Where the connected socket's identification probes go (bound, never read), or null. */
+    private final DatagramChannel probeSink;
+    private final int probeSinkPort;
+    private final MemorySegment packetSegment;
+    /** The IPv4 Identification of the next datagram (always 0 unconnected). */
+    private int nextIpIdentification;
+    /** A send failed in a way that may have used an ID: learn it again before the next send. */
+    private boolean relearnIpIdentification;
     private final InetSocketAddress peer;
     private final int localAddress;
     private final int peerAddress;
@@ -41,13 +64,86 @@ final class RoceTransmitter implements AutoCloseable
      * @param peer           the peer device's address and UDP port.
      * @param sourcePort     the flow-entropy port to send from (falls back to any port if taken).
      * @param maxPacket      largest packet, BTH through ICRC.
+     * @param tryConnected   send from a connected socket if its IP IDs can be learnt here.
      */
-    RoceTransmitter(final Inet4Address local, final InetSocketAddress peer, final int sourcePort, final int maxPacket)
+    RoceTransmitter(
+        final Inet4Address local,
+        final InetSocketAddress peer,
+        final int sourcePort,
+        final int maxPacket,
+        final boolean tryConnected)
     {
         if (!(peer.getAddress() instanceof Inet4Address peerIpv4))
         {
             throw new RdmaException("roce supports IPv4 peers only; got " + peer);
         }
+        this.peer = peer;
+        this.localAddress = local.hashCode(); // Inet4Address.hashCode() is the address as an int
+        this.peerAddress = peerIpv4.hashCode();
+        this.destinationPort = peer.getPort();
+        this.packetBuffer = ByteBuffer.allocateDirect(maxPacket);
+        this.packet = new UnsafeBuffer(packetBuffer);
+        this.packetSegment = MemorySegment.ofBuffer(packetBuffer);
+        final ConnectedSending opened = tryConnected ? openConnected(local, sourcePort) : null;
+        if (null != opened)
+        {
+            this.connected = opened.socket();
+            this.probeSink = opened.sink();
+            this.probeSinkPort = opened.sinkPort();
+            this.nextIpIdentification = opened.firstIpIdentification();
+            this.sourcePort = opened.socket().localPort();
+            this.channel = null;
+            return;
+        }
+        this.connected = null;
+        this.probeSink = null;
+        this.probeSinkPort = 0;
+        this.channel = openUnconnected(local, sourcePort);
+        this.sourcePort = localPort(channel);
+    }
+
+    /** A connected socket, its probe sink and its first learnt ID. */
+    private record ConnectedSending(ConnectedUdpSocket socket, DatagramChannel sink, int sinkPort, int firstIpIdentification)
+    {
+    }
+
+    private ConnectedSending openConnected(final Inet4Address local, final int sourcePort)
+    {
+        ConnectedUdpSocket socket = null;
+        DatagramChannel sink = null;
+        try
+        {
+            socket = ConnectedUdpSocket.open(localAddress, sourcePort, peerAddress, destinationPort);
+            sink = DatagramChannel.open(StandardProtocolFamily.INET);
+            sink.setOption(StandardSocketOptions.SO_RCVBUF, 4096); // probes pile up and are dropped
+            sink.bind(new InetSocketAddress(local, 0));
+            final int sinkPort = localPort(sink);
+            final int first = socket.learnIpIdentification(localAddress, sinkPort, PROBE_TIMEOUT_NS);
+            return new ConnectedSending(socket, sink, sinkPort, first);
+        }
+        catch (final ConnectedUdpSocket.Unavailable | IOException | RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(socket, sink);
+            LOG.log(System.Logger.Level.INFO, "roce sends from an unconnected socket (IP ID 0), slower: a connected " +
+                "socket's IP IDs cannot be learnt here: " + ex.getMessage());
+            return null;
+        }
+    }
+
+    private static int localPort(final DatagramChannel channel)
+    {
+        try
+        {
+            return ((InetSocketAddress)channel.getLocalAddress()).getPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new RdmaException("roce cannot read a UDP socket's port: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static DatagramChannel openUnconnected(final Inet4Address local, final int sourcePort)
+    {
         DatagramChannel opened = null;
         try
         {
@@ -63,20 +159,13 @@ final class RoceTransmitter implements AutoCloseable
                 opened.bind(new InetSocketAddress(local, 0)); // entropy is a hint for ECMP, not a requirement
             }
             opened.configureBlocking(false);
-            this.sourcePort = ((InetSocketAddress)opened.getLocalAddress()).getPort();
+            return opened;
         }
         catch (final IOException ex)
         {
             CloseHelper.quietClose(opened);
             throw new RdmaException("roce cannot open a UDP socket on " + local.getHostAddress() + ": " + ex.getMessage(), ex);
         }
-        this.channel = opened;
-        this.peer = peer;
-        this.localAddress = local.hashCode(); // Inet4Address.hashCode() is the address as an int
-        this.peerAddress = peerIpv4.hashCode();
-        this.destinationPort = peer.getPort();
-        this.packetBuffer = ByteBuffer.allocateDirect(maxPacket);
-        this.packet = new UnsafeBuffer(packetBuffer);
     }
 
     /**
@@ -96,6 +185,10 @@ final class RoceTransmitter implements AutoCloseable
      */
     boolean send(final int length)
     {
+        if (null != connected)
+        {
+            return sendConnected(length);
+        }
         final int crc = icrc.compute(localAddress, peerAddress, 0, sourcePort, destinationPort, packetBuffer, 0, length);
         packet.putInt(length - Icrc.LENGTH, crc, ByteOrder.LITTLE_ENDIAN);
         packetBuffer.limit(length).position(0);
@@ -109,6 +202,75 @@ final class RoceTransmitter implements AutoCloseable
         }
     }
 
+    private boolean sendConnected(final int length)
+    {
+        if (relearnIpIdentification && !relearn())
+        {
+            return false;
+        }
+        final int id = nextIpIdentification;
+        final int crc = icrc.compute(localAddress, peerAddress, id, sourcePort, destinationPort, packetBuffer, 0, length);
+        packet.putInt(length - Icrc.LENGTH, crc, ByteOrder.LITTLE_ENDIAN);
+        final long sent = connected.send(packetSegment, length);
+        if (sent >= 0)
+        {
+            nextIpIdentification = (id + 1) & 0xFFFF;
+            return true;
+        }
+        // EAGAIN: refused before the packet was built, no ID used. Anything else (a netfilter drop,
+        // ECONNREFUSED from a peer's ICMP) may have used one: count it as lost and learn the ID again.
+        relearnIpIdentification = sent != -ConnectedUdpSocket.EAGAIN;
+        return false;
+    }
+
+    private boolean relearn()
+    {
+        try
+        {
+            nextIpIdentification = connected.learnIpIdentification(localAddress, probeSinkPort, PROBE_TIMEOUT_NS);
+            relearnIpIdentification = false;
+            return true;
+        }
+        catch (final ConnectedUdpSocket.Unavailable ex)
+        {
+            return false; // the packet counts as lost; the next send tries again
+        }
+    }
+
+    /**
+     * @return true when packets leave from a connected socket with learnt IP IDs.
+     */
+    boolean isConnected()
+    {
+        return null != connected;
+    }
+
+    /**
+     * @return the IPv4 Identification the next packet will carry (0 on an unconnected socket).
+     */
+    int nextIpIdentification()
+    {
+        return nextIpIdentification;
+    }
+
+    /**
+     * Asks the kernel which IP ID the connected socket's next datagram gets: sends a probe and
+     * returns the ID the kernel gave it, which a test compares with {@link #nextIpIdentification()}
+     * read before. The probe uses that ID; the transmitter moves on past it.
+     *
+     * @return the ID the kernel gave the probe, or -1 unconnected.
+     * @throws ConnectedUdpSocket.Unavailable when the probe is not looped back.
+     */
+    int probeKernelIpIdentification() throws ConnectedUdpSocket.Unavailable
+    {
+        if (null == connected)
+        {
+            return -1;
+        }
+        nextIpIdentification = connected.learnIpIdentification(localAddress, probeSinkPort, PROBE_TIMEOUT_NS);
+        return (nextIpIdentification - 1) & 0xFFFF;
+    }
+
     /**
      * @return the UDP source port packets leave from.
      */
@@ -120,6 +282,6 @@ final class RoceTransmitter implements AutoCloseable
     @Override
     public void close()
     {
-        CloseHelper.quietClose(channel);
+        CloseHelper.quietCloseAll(channel, connected, probeSink);
     }
 }

@@ -59,6 +59,14 @@ public abstract class TwoProcessContractTest
      */
     protected abstract String provider();
 
+    /**
+     * @return extra {@code -Dname=value} options for the peer process only.
+     */
+    protected List<String> peerOptions()
+    {
+        return List.of();
+    }
+
     private Process startPeer() throws Exception
     {
         final List<String> command = new ArrayList<>();
@@ -67,6 +75,7 @@ public abstract class TwoProcessContractTest
         command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("-D" + RdmaConfig.BIND_ADDRESS_PROP + "=" + BIND);
+        command.addAll(peerOptions());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(EchoPeer.class.getName());

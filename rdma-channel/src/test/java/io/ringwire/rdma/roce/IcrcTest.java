@@ -57,6 +57,21 @@ class IcrcTest
     }
 
     @Test
+    void anExpectedIdentificationIsCheckedWithoutASecondCrcPass() throws Exception
+    {
+        for (final Pcap.Packet p : allPackets())
+        {
+            final int withIdZero = icrc.compute(p.sourceAddress(), p.destinationAddress(), 0,
+                p.sourcePort(), p.destinationPort(), p.udpPayload(), 0, p.length());
+            assertEquals(storedIcrc(p) ^ withIdZero, Icrc.identificationDifference(p.ipIdentification(), p.length()),
+                "the real ID's difference turns the ID-0 ICRC into the stored one");
+            assertNotEquals(storedIcrc(p) ^ withIdZero,
+                Icrc.identificationDifference((p.ipIdentification() + 1) & 0xFFFF, p.length()),
+                "the next ID's does not");
+        }
+    }
+
+    @Test
     void aCorruptedPayloadByteMakesTheIcrcUnsolvable() throws Exception
     {
         int rejected = 0;
