@@ -38,6 +38,8 @@ DEFAULT_TESTS="io.ringwire.messaging.PublicationSubscriptionTest
 # in the default list: its steady state needs 500k messages and a quiet JIT within 130 s, and one CI
 # run of this guest delivered only 141k in that time (cause not found). The ibverbs provider's own
 # post and poll path is proven allocation-free on rxe by ibverbs-suite's IbverbsAllocationContractTest.
+# With every JVM confined to one vCPU it passed again (0 and 0 bytes; warm-up 500k messages in 79 s,
+# then 1M at 6.7k msg/s: 230 s of the test's fixed 300 s limit, too close to run on every CI boot).
 # Name it in tests.txt to run it.
 selected=$DEFAULT_TESTS
 [ -s "$RESULTS/tests.txt" ] && selected=$(cat "$RESULTS/tests.txt")

@@ -26,6 +26,9 @@ class RoceTransmitterTest
     private static final int PACKET = 64;
     private static final Inet4Address LOOPBACK = loopback();
 
+    private final Icrc icrc = new Icrc();
+    private final ByteBuffer datagram = ByteBuffer.allocateDirect(2048);
+
     private static Inet4Address loopback()
     {
         try
@@ -50,6 +53,11 @@ class RoceTransmitterTest
     private static int port(final DatagramChannel channel) throws Exception
     {
         return ((InetSocketAddress)channel.getLocalAddress()).getPort();
+    }
+
+    private static RoceTransmitter transmitterTo(final int port, final int sourcePort, final boolean tryConnected)
+    {
+        return new RoceTransmitter(LOOPBACK, new InetSocketAddress(LOOPBACK, port), sourcePort, 1024, tryConnected);
     }
 
     private static void fill(final RoceTransmitter transmitter, final int sequence)
@@ -85,11 +93,7 @@ class RoceTransmitterTest
     @Test
     void aConnectedTransmitterStampsEachPacketWithTheIdentificationTheKernelGivesIt() throws Exception
     {
-        final Icrc icrc = new Icrc();
-        final ByteBuffer datagram = ByteBuffer.allocateDirect(2048);
-        try (DatagramChannel receiver = receiver();
-            RoceTransmitter transmitter = new RoceTransmitter(LOOPBACK, new InetSocketAddress(LOOPBACK, port(receiver)),
-                0, 1024, true))
+        try (DatagramChannel receiver = receiver(); RoceTransmitter transmitter = transmitterTo(port(receiver), 0, true))
         {
             assertTrue(transmitter.isConnected(), "Linux loops transmit timestamps back: the connected socket is used");
             final int first = transmitter.nextIpIdentification();
@@ -117,8 +121,7 @@ class RoceTransmitterTest
         {
             closedPort = port(gone);
         }
-        try (RoceTransmitter transmitter = new RoceTransmitter(LOOPBACK, new InetSocketAddress(LOOPBACK, closedPort),
-            0, 1024, true))
+        try (RoceTransmitter transmitter = transmitterTo(closedPort, 0, true))
         {
             assertTrue(transmitter.isConnected());
             int refused = 0;
@@ -146,11 +149,7 @@ class RoceTransmitterTest
     @Test
     void anUnconnectedTransmitterSendsIdentificationZero() throws Exception
     {
-        final Icrc icrc = new Icrc();
-        final ByteBuffer datagram = ByteBuffer.allocateDirect(2048);
-        try (DatagramChannel receiver = receiver();
-            RoceTransmitter transmitter = new RoceTransmitter(LOOPBACK, new InetSocketAddress(LOOPBACK, port(receiver)),
-                0, 1024, false))
+        try (DatagramChannel receiver = receiver(); RoceTransmitter transmitter = transmitterTo(port(receiver), 0, false))
         {
             assertFalse(transmitter.isConnected());
             for (int i = 0; i < 100; i++)
@@ -173,10 +172,8 @@ class RoceTransmitterTest
             free = port(probe);
         }
         try (DatagramChannel receiver = receiver();
-            RoceTransmitter transmitter = new RoceTransmitter(LOOPBACK, new InetSocketAddress(LOOPBACK, port(receiver)),
-                free, 1024, true);
-            RoceTransmitter second = new RoceTransmitter(LOOPBACK, new InetSocketAddress(LOOPBACK, port(receiver)),
-                free, 1024, true))
+            RoceTransmitter transmitter = transmitterTo(port(receiver), free, true);
+            RoceTransmitter second = transmitterTo(port(receiver), free, true))
         {
             assertEquals(free, transmitter.sourcePort());
             assertNotNull(second);
