@@ -435,22 +435,37 @@ public final class Publication implements AutoCloseable
 
     /**
      * True when every connected subscriber leaves room for {@code required} bytes in its ring and has
-     * a receive posted for each of {@code frames} frames.
+     * a receive posted for each of {@code frames} frames, and every connected queue pair can post the
+     * frames now. Once admitted, a message's frames are posted without waiting: an offer returns
+     * BACK_PRESSURED rather than spin on a full send queue or send window (roce: 128 PSNs a
+     * subscriber that is not polling does not acknowledge).
      */
     private boolean hasCredit(final long required, final int frames)
     {
-        if (position + required <= limitPosition && frames <= receiveHeadroom)
+        if (position + required <= limitPosition && frames <= receiveHeadroom && canPost(required, frames))
         {
             return true;
         }
         refreshLimit();
-        if (position + required <= limitPosition && frames <= receiveHeadroom)
+        if (position + required <= limitPosition && frames <= receiveHeadroom && canPost(required, frames))
         {
             return true;
         }
         completionQueue.poll(completionHandler, 64); // providers that need progress apply credit writes here
         refreshLimit();
-        return position + required <= limitPosition && frames <= receiveHeadroom;
+        return position + required <= limitPosition && frames <= receiveHeadroom && canPost(required, frames);
+    }
+
+    private boolean canPost(final long required, final int frames)
+    {
+        for (final PublicationDestination destination : destinations)
+        {
+            if (destination.connected && !destination.queuePair.canPostSends(frames, required))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void refreshLimit()

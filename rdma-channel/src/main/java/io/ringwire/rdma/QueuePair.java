@@ -114,6 +114,21 @@ public interface QueuePair extends AutoCloseable
     int postSend(long workRequestId, MemoryRegion local, int localOffset, int length, int flags);
 
     /**
+     * Whether {@code requests} send-queue requests carrying {@code bytes} in all can be posted now
+     * without {@link PostResult#QUEUE_FULL}: room in the send queue and, where the transport keeps
+     * one, in its window of unacknowledged packets (roce: 128 PSNs). Also true when nothing is
+     * outstanding, so a request larger than the whole window still goes (in pieces, as the window
+     * opens). A caller that must post several requests as one unit (a message's frames) asks first
+     * and refuses the unit instead of waiting between its requests. Owning thread; makes no
+     * progress; allocation-free.
+     *
+     * @param requests send-queue requests.
+     * @param bytes    their lengths added up.
+     * @return true when posting them now will not meet QUEUE_FULL.
+     */
+    boolean canPostSends(int requests, long bytes);
+
+    /**
      * Posts a receive buffer. Receives are consumed in posting order by incoming SENDs and WRITE WITH
      * IMMEDIATEs.
      *

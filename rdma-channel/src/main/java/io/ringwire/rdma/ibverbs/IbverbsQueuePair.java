@@ -358,6 +358,12 @@ final class IbverbsQueuePair implements QueuePair
     }
 
     @Override
+    public boolean canPostSends(final int requests, final long bytes)
+    {
+        return sendRing.hasRoomFor(requests); // the NIC keeps its own packet window: only the send queue can refuse
+    }
+
+    @Override
     public int postSend(final long workRequestId, final MemoryRegion local, final int localOffset, final int length,
         final int flags)
     {

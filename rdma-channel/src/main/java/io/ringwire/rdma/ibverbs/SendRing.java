@@ -58,6 +58,16 @@ final class SendRing
     }
 
     /**
+     * @param requests requests about to be posted.
+     * @return true when they fit now, or when nothing is outstanding.
+     */
+    boolean hasRoomFor(final int requests)
+    {
+        final long outstanding = posted - completed;
+        return 0 == outstanding || depth - outstanding >= requests;
+    }
+
+    /**
      * @return requests posted and not yet known complete.
      */
     int outstanding()

@@ -197,6 +197,18 @@ final class RoceQueuePair extends SoftQueuePair
     }
 
     @Override
+    protected boolean transportCanSend(final int requests, final long bytes)
+    {
+        if (0 == pathMtu)
+        {
+            return true; // not connected: the post reports its state
+        }
+        // Each request takes ceil(length / MTU) PSNs (at least one): at most its share of the bytes plus one.
+        final long packets = requests + bytes / pathMtu;
+        return psnDistance(nextPsn, oldestUnacknowledgedPsn) + packets <= MAX_UNACKNOWLEDGED_PSNS;
+    }
+
+    @Override
     protected int transportPost(final int kind, final long workRequestId, final SoftMemoryRegion local,
         final int localOffset, final int length, final long remoteAddress, final int rkey, final int immediate,
         final int flags)

@@ -122,6 +122,25 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     protected abstract int outstandingSends();
 
     /**
+     * The transport's own limit for {@link #canPostSends} beyond the send queue (optional hook).
+     *
+     * @param requests send requests about to be posted.
+     * @param bytes    their lengths added up.
+     * @return true when the transport will take them now.
+     */
+    protected boolean transportCanSend(final int requests, final long bytes)
+    {
+        return true;
+    }
+
+    @Override
+    public boolean canPostSends(final int requests, final long bytes)
+    {
+        final int outstanding = outstandingSends();
+        return 0 == outstanding || (maxSendRequests - outstanding >= requests && transportCanSend(requests, bytes));
+    }
+
+    /**
      * Hands an admitted send request (state, lengths, local range already checked) to the transport.
      *
      * @param kind          KIND_WRITE, KIND_WRITE_WITH_IMMEDIATE or KIND_SEND.

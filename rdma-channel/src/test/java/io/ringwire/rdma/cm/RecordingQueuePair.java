@@ -133,6 +133,12 @@ final class RecordingQueuePair implements QueuePair
     }
 
     @Override
+    public boolean canPostSends(final int requests, final long bytes)
+    {
+        throw new UnsupportedOperationException("RecordingQueuePair only observes the connection manager");
+    }
+
+    @Override
     public int postSend(final long workRequestId, final MemoryRegion local, final int localOffset, final int length,
         final int flags)
     {
