@@ -442,22 +442,27 @@ public final class Publication implements AutoCloseable
      */
     private boolean hasCredit(final long required, final int frames)
     {
-        if (position + required <= limitPosition && frames <= receiveHeadroom && canPost(required, frames))
+        if (admits(required, frames))
         {
             return true;
         }
         refreshLimit();
-        if (position + required <= limitPosition && frames <= receiveHeadroom && canPost(required, frames))
+        if (admits(required, frames))
         {
             return true;
         }
         completionQueue.poll(completionHandler, 64); // providers that need progress apply credit writes here
         refreshLimit();
-        return position + required <= limitPosition && frames <= receiveHeadroom && canPost(required, frames);
+        return admits(required, frames);
     }
 
-    private boolean canPost(final long required, final int frames)
+    /** The admission test against the credit last read: ring bytes, posted receives, send room. */
+    private boolean admits(final long required, final int frames)
     {
+        if (position + required > limitPosition || frames > receiveHeadroom)
+        {
+            return false;
+        }
         for (final PublicationDestination destination : destinations)
         {
             if (destination.connected && !destination.queuePair.canPostSends(frames, required))
