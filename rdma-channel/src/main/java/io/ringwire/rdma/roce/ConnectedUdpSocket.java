@@ -156,7 +156,9 @@ final class ConnectedUdpSocket implements AutoCloseable
     private ConnectedUdpSocket(final int fd)
     {
         this.fd = fd;
-        callState = arena.allocate(CALL_STATE);
+        // Passed to every send: memory of a shared arena would be acquired and released by each call
+        // (two atomic updates), an automatic arena's is not; the GC frees it with this object.
+        callState = Arena.ofAuto().allocate(CALL_STATE);
         scratch = arena.allocate(SOCKADDR_IN_LENGTH + 8, 8);
         message = arena.allocate(MSGHDR_LENGTH, 8);
         ioVector = arena.allocate(16, 8);

@@ -1,5 +1,6 @@
 package io.ringwire.rdma.roce;
 
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
@@ -75,11 +76,21 @@ final class Icrc
         }
     }
 
+    /**
+     * Bytes a packet buffer keeps free in front of the BTH for {@link #computeInPlace}: the ICRC's
+     * prefix (8 bytes of 0xFF, then the masked IPv4 and UDP headers) is laid out there once per flow,
+     * so that the CRC runs once over prefix and packet where they lie, with nothing copied.
+     */
+    static final int HEADROOM = PREFIX_LENGTH;
+    private static final int IP_TOTAL_LENGTH_OFFSET = 8 + 2;
+    private static final int UDP_OFFSET = 8 + IPV4_HEADER_LENGTH;
+    private static final int UDP_LENGTH_OFFSET = UDP_OFFSET + 4;
+
     private final CRC32 crc = new CRC32();
     /**
-     * The CRC's whole input laid out in one buffer (the prefix, then a copy of BTH .. pad with the
-     * masked byte set), so the intrinsic runs once per packet: four calls over the pieces cost more
-     * in call and setup than the CRC of a small packet itself.
+     * Where {@link #compute} lays out the CRC's whole input (the prefix, then a copy of BTH .. pad)
+     * for packets whose buffer has no {@link #HEADROOM}, so the intrinsic still runs once per packet:
+     * four calls over the pieces cost more in call and setup than the CRC of a small packet itself.
      */
     private final ByteBuffer input = ByteBuffer.allocateDirect(PREFIX_LENGTH + MAX_SOLVABLE_PAYLOAD);
     private final UnsafeBuffer inputView = new UnsafeBuffer(input);
@@ -115,17 +126,99 @@ final class Icrc
         final int udpPayloadLength)
     {
         final int covered = udpPayloadLength - LENGTH;
-        fillPrefix(sourceAddress, destinationAddress, ipIdentification, sourcePort, destinationPort, udpPayloadLength);
+        writePrefix(inputView, sourceAddress, destinationAddress, sourcePort, destinationPort);
         if (covered > MAX_SOLVABLE_PAYLOAD)
         {
+            setLengthsAndIdentification(inputView, ipIdentification, udpPayloadLength);
             return computeInPieces(udpPayload, offset, covered);
         }
         inputView.putBytes(PREFIX_LENGTH, udpPayload, offset, covered);
-        inputView.putByte(PREFIX_LENGTH + BTH_MASKED_BYTE, (byte)0xFF);
+        return computeInPlace(input, inputView, ipIdentification, udpPayloadLength);
+    }
+
+    /**
+     * Lays out the fields of the ICRC's prefix that one flow keeps (addresses, ports, the masked
+     * fields) in {@code frame[0, HEADROOM)}, in front of where the BTH goes; the lengths and the ID
+     * are set per packet by {@link #computeInPlace}.
+     *
+     * @param frame              a buffer whose BTH starts at {@link #HEADROOM}.
+     * @param sourceAddress      IPv4 source, as an int (network order read big-endian).
+     * @param destinationAddress IPv4 destination.
+     * @param sourcePort         UDP source port.
+     * @param destinationPort    UDP destination port.
+     */
+    static void writePrefix(
+        final MutableDirectBuffer frame,
+        final int sourceAddress,
+        final int destinationAddress,
+        final int sourcePort,
+        final int destinationPort)
+    {
+        frame.putLong(0, -1L);
+        final int ip = 8;
+        frame.putByte(ip, (byte)0x45);
+        frame.putByte(ip + 1, (byte)0xFF); // TOS masked
+        frame.putShort(ip + 6, (short)IP_FLAGS_DONT_FRAGMENT, ByteOrder.BIG_ENDIAN);
+        frame.putByte(ip + 8, (byte)0xFF); // TTL masked
+        frame.putByte(ip + 9, (byte)17);
+        frame.putShort(ip + 10, (short)0xFFFF); // header checksum masked
+        frame.putInt(ip + 16, destinationAddress, ByteOrder.BIG_ENDIAN);
+        frame.putShort(UDP_OFFSET + 2, (short)destinationPort, ByteOrder.BIG_ENDIAN);
+        frame.putShort(UDP_OFFSET + 6, (short)0xFFFF); // UDP checksum masked
+        setSource(frame, sourceAddress, sourcePort);
+    }
+
+    /**
+     * Sets the source of a prefix laid out by {@link #writePrefix}: a receiver's packets come from
+     * many senders.
+     *
+     * @param frame         the buffer.
+     * @param sourceAddress IPv4 source, as an int (network order read big-endian).
+     * @param sourcePort    UDP source port.
+     */
+    static void setSource(final MutableDirectBuffer frame, final int sourceAddress, final int sourcePort)
+    {
+        frame.putInt(8 + 12, sourceAddress, ByteOrder.BIG_ENDIAN);
+        frame.putShort(UDP_OFFSET, (short)sourcePort, ByteOrder.BIG_ENDIAN);
+    }
+
+    /**
+     * Computes the ICRC of the packet at {@code frame[HEADROOM, ..)} whose prefix
+     * {@link #writePrefix} laid out in front of it: sets the lengths and the ID there, runs the CRC
+     * once over prefix and packet with BTH byte 4 masked (restored after), and leaves
+     * {@code frame}'s position and limit changed.
+     *
+     * @param frame            the buffer, direct.
+     * @param frameView        a view of all of {@code frame}.
+     * @param ipIdentification the IPv4 Identification field.
+     * @param udpPayloadLength bytes from the BTH through the ICRC; at most the buffer's capacity
+     *                         less {@link #HEADROOM}.
+     * @return the ICRC as the int whose little-endian bytes are stored on the wire.
+     */
+    int computeInPlace(
+        final ByteBuffer frame,
+        final MutableDirectBuffer frameView,
+        final int ipIdentification,
+        final int udpPayloadLength)
+    {
+        setLengthsAndIdentification(frameView, ipIdentification, udpPayloadLength);
+        final int masked = HEADROOM + BTH_MASKED_BYTE;
+        final byte kept = frameView.getByte(masked);
+        frameView.putByte(masked, (byte)0xFF);
         crc.reset();
-        input.limit(PREFIX_LENGTH + covered).position(0);
-        crc.update(input);
+        frame.limit(HEADROOM + udpPayloadLength - LENGTH).position(0);
+        crc.update(frame);
+        frameView.putByte(masked, kept);
         return (int)crc.getValue();
+    }
+
+    private static void setLengthsAndIdentification(
+        final MutableDirectBuffer frame, final int ipIdentification, final int udpPayloadLength)
+    {
+        frame.putShort(IP_TOTAL_LENGTH_OFFSET, (short)(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + udpPayloadLength),
+            ByteOrder.BIG_ENDIAN);
+        frame.putShort(IP_ID_OFFSET, (short)ipIdentification, ByteOrder.BIG_ENDIAN);
+        frame.putShort(UDP_LENGTH_OFFSET, (short)(UDP_HEADER_LENGTH + udpPayloadLength), ByteOrder.BIG_ENDIAN);
     }
 
     /** The CRC of a packet longer than {@link #input} holds, its prefix already there: piece by piece. */
@@ -143,34 +236,6 @@ final class Icrc
         crc.update(udpPayload);
         udpPayload.limit(savedLimit).position(savedPosition);
         return (int)crc.getValue();
-    }
-
-    private void fillPrefix(
-        final int sourceAddress,
-        final int destinationAddress,
-        final int ipIdentification,
-        final int sourcePort,
-        final int destinationPort,
-        final int udpPayloadLength)
-    {
-        inputView.putLong(0, -1L);
-        final int ip = 8;
-        final int totalLength = IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + udpPayloadLength;
-        inputView.putByte(ip, (byte)0x45);
-        inputView.putByte(ip + 1, (byte)0xFF); // TOS masked
-        putShort(ip + 2, totalLength);
-        putShort(ip + 4, ipIdentification);
-        putShort(ip + 6, IP_FLAGS_DONT_FRAGMENT);
-        inputView.putByte(ip + 8, (byte)0xFF); // TTL masked
-        inputView.putByte(ip + 9, (byte)17);
-        inputView.putShort(ip + 10, (short)0xFFFF); // header checksum masked
-        putInt(ip + 12, sourceAddress);
-        putInt(ip + 16, destinationAddress);
-        final int udp = ip + IPV4_HEADER_LENGTH;
-        putShort(udp, sourcePort);
-        putShort(udp + 2, destinationPort);
-        putShort(udp + 4, UDP_HEADER_LENGTH + udpPayloadLength);
-        inputView.putShort(udp + 6, (short)0xFFFF); // UDP checksum masked
     }
 
     /**
@@ -257,15 +322,5 @@ final class Icrc
             }
         }
         return delta == 0 ? solution & 0xFFFF : -1;
-    }
-
-    private void putShort(final int index, final int value)
-    {
-        inputView.putShort(index, (short)value, ByteOrder.BIG_ENDIAN);
-    }
-
-    private void putInt(final int index, final int value)
-    {
-        inputView.putInt(index, value, ByteOrder.BIG_ENDIAN);
     }
 }

@@ -58,7 +58,8 @@ final class RoceDevice implements Device
     private final int localAddressBits;
     private final int localPort;
     private final String address;
-    private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(MAX_DATAGRAM);
+    /** Datagrams are received at {@link Icrc#HEADROOM}, the ICRC's prefix laid out in front. */
+    private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(Icrc.HEADROOM + MAX_DATAGRAM);
     private final UnsafeBuffer receiveView = new UnsafeBuffer(receiveBuffer);
     private final RocePacket packet = new RocePacket();
     private final Icrc icrc = new Icrc();
@@ -109,6 +110,7 @@ final class RoceDevice implements Device
         }
         channel = opened;
         address = ipv4.getHostAddress() + ":" + localPort;
+        Icrc.writePrefix(receiveView, 0, localAddressBits, 0, localPort);
     }
 
     @Override
@@ -249,7 +251,7 @@ final class RoceDevice implements Device
         int handled = releaseAcknowledgements(nowNs);
         for (int i = 0; i < DATAGRAMS_PER_POLL; i++)
         {
-            receiveBuffer.clear();
+            receiveBuffer.clear().position(Icrc.HEADROOM);
             final SocketAddress from;
             try
             {
@@ -265,7 +267,7 @@ final class RoceDevice implements Device
                 break;
             }
             handled++;
-            onDatagram((InetSocketAddress)from, receiveBuffer.position(), nowNs);
+            onDatagram((InetSocketAddress)from, receiveBuffer.position() - Icrc.HEADROOM, nowNs);
             if (completionsProduced != completionsSeen)
             {
                 // Hand the completion to the application now rather than after one more (usually
@@ -306,7 +308,7 @@ final class RoceDevice implements Device
 
     private void onDatagram(final InetSocketAddress from, final int length, final long nowNs)
     {
-        if (packet.parse(receiveView, 0, length) != RocePacket.VALID)
+        if (packet.parse(receiveView, Icrc.HEADROOM, length) != RocePacket.VALID)
         {
             counters.increment(DeviceCounters.RESPONDER_MALFORMED);
             return;
@@ -316,9 +318,9 @@ final class RoceDevice implements Device
             counters.increment(DeviceCounters.RESPONDER_MALFORMED);
             return;
         }
-        final int received = receiveView.getInt(length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
-        final int computed = icrc.compute(source.hashCode(), localAddressBits, 0, from.getPort(), localPort,
-            receiveBuffer, 0, length);
+        final int received = receiveView.getInt(Icrc.HEADROOM + length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
+        Icrc.setSource(receiveView, source.hashCode(), from.getPort());
+        final int computed = icrc.computeInPlace(receiveBuffer, receiveView, 0, length);
         final RoceQueuePair queuePair = queuePairs.get(packet.destinationQp());
         // One sender's datagrams reach one queue pair, numbered one by one or all ID 0: check the ID
         // it should carry (no second CRC pass), then ID 0, then solve for one (its first packet, a

@@ -55,7 +55,10 @@ final class RoceTransmitter implements AutoCloseable
     private final int peerAddress;
     private final int sourcePort;
     private final int destinationPort;
-    private final ByteBuffer packetBuffer;
+    /** The datagram at {@link Icrc#HEADROOM}, the ICRC's prefix in front of it. */
+    private final ByteBuffer frame;
+    private final UnsafeBuffer frameView;
+    /** The datagram's part of {@link #frame}, from its BTH. */
     private final UnsafeBuffer packet;
     private final Icrc icrc = new Icrc();
 
@@ -81,9 +84,10 @@ final class RoceTransmitter implements AutoCloseable
         this.localAddress = local.hashCode(); // Inet4Address.hashCode() is the address as an int
         this.peerAddress = peerIpv4.hashCode();
         this.destinationPort = peer.getPort();
-        this.packetBuffer = ByteBuffer.allocateDirect(maxPacket);
-        this.packet = new UnsafeBuffer(packetBuffer);
-        this.packetSegment = MemorySegment.ofBuffer(packetBuffer);
+        this.frame = ByteBuffer.allocateDirect(Icrc.HEADROOM + maxPacket);
+        this.frameView = new UnsafeBuffer(frame);
+        this.packet = new UnsafeBuffer(frame, Icrc.HEADROOM, maxPacket);
+        this.packetSegment = MemorySegment.ofBuffer(frame).asSlice(Icrc.HEADROOM);
         final ConnectedSending opened = tryConnected ? openConnected(local, sourcePort) : null;
         if (null != opened)
         {
@@ -93,13 +97,16 @@ final class RoceTransmitter implements AutoCloseable
             this.nextIpIdentification = opened.firstIpIdentification();
             this.sourcePort = opened.socket().localPort();
             this.channel = null;
-            return;
         }
-        this.connected = null;
-        this.probeSink = null;
-        this.probeSinkPort = 0;
-        this.channel = openUnconnected(local, sourcePort);
-        this.sourcePort = localPort(channel);
+        else
+        {
+            this.connected = null;
+            this.probeSink = null;
+            this.probeSinkPort = 0;
+            this.channel = openUnconnected(local, sourcePort);
+            this.sourcePort = localPort(channel);
+        }
+        Icrc.writePrefix(frameView, localAddress, peerAddress, this.sourcePort, destinationPort);
     }
 
     /** A connected socket, its probe sink and its first learnt ID. */
@@ -189,12 +196,11 @@ final class RoceTransmitter implements AutoCloseable
         {
             return sendConnected(length);
         }
-        final int crc = icrc.compute(localAddress, peerAddress, 0, sourcePort, destinationPort, packetBuffer, 0, length);
-        packet.putInt(length - Icrc.LENGTH, crc, ByteOrder.LITTLE_ENDIAN);
-        packetBuffer.limit(length).position(0);
+        packet.putInt(length - Icrc.LENGTH, icrc.computeInPlace(frame, frameView, 0, length), ByteOrder.LITTLE_ENDIAN);
+        frame.limit(Icrc.HEADROOM + length).position(Icrc.HEADROOM);
         try
         {
-            return channel.send(packetBuffer, peer) > 0;
+            return channel.send(frame, peer) > 0;
         }
         catch (final IOException ex)
         {
@@ -209,8 +215,7 @@ final class RoceTransmitter implements AutoCloseable
             return false;
         }
         final int id = nextIpIdentification;
-        final int crc = icrc.compute(localAddress, peerAddress, id, sourcePort, destinationPort, packetBuffer, 0, length);
-        packet.putInt(length - Icrc.LENGTH, crc, ByteOrder.LITTLE_ENDIAN);
+        packet.putInt(length - Icrc.LENGTH, icrc.computeInPlace(frame, frameView, id, length), ByteOrder.LITTLE_ENDIAN);
         final long sent = connected.send(packetSegment, length);
         if (sent >= 0)
         {

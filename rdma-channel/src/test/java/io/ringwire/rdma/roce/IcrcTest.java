@@ -45,6 +45,31 @@ class IcrcTest
     }
 
     @Test
+    void theIcrcOverAPrefixLaidOutInFrontOfThePacketMatchesRxeAndLeavesThePacketAsItWas() throws Exception
+    {
+        int checked = 0;
+        for (final Pcap.Packet p : allPackets())
+        {
+            final java.nio.ByteBuffer frame = java.nio.ByteBuffer.allocateDirect(Icrc.HEADROOM + p.length());
+            final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(frame);
+            // A receiver lays the prefix out once with its own address and port, then sets each sender.
+            Icrc.writePrefix(view, 0x0A0B0C0D, p.destinationAddress(), 1234, p.destinationPort());
+            Icrc.setSource(view, p.sourceAddress(), p.sourcePort());
+            view.putBytes(Icrc.HEADROOM, p.udpPayload(), 0, p.length());
+            final byte[] before = new byte[p.length()];
+            view.getBytes(Icrc.HEADROOM, before);
+
+            assertEquals(storedIcrc(p), icrc.computeInPlace(frame, view, p.ipIdentification(), p.length()),
+                "packet " + checked);
+            final byte[] after = new byte[p.length()];
+            view.getBytes(Icrc.HEADROOM, after);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(before, after, "BTH byte 4 is masked only for the CRC");
+            checked++;
+        }
+        assertEquals(320, checked);
+    }
+
+    @Test
     void theIpIdentificationAUdpSocketCannotSeeIsRecoveredFromTheIcrc() throws Exception
     {
         for (final Pcap.Packet p : allPackets())
