@@ -114,8 +114,16 @@ public final class PerfMain
                 err.println("rtt: pinger on cpu " + cpuPlan.pingerCpu() + ", ponger on cpu " + cpuPlan.pongerCpu() +
                     " (" + cpuPlan.onlineCpuCount() + " online)");
             }
-            final RttReport report = new RttBenchmark(options, cpuPlan, err).run();
-            out.print(options.json() ? RttJson.format(report) + System.lineSeparator() : RttTable.format(report));
+            final RttRounds rounds = new RttBenchmark(options, cpuPlan, err).run();
+            if (rounds.rounds().size() == 1)
+            {
+                final RttReport report = rounds.rounds().getFirst();
+                out.print(options.json() ? RttJson.format(report) + System.lineSeparator() : RttTable.format(report));
+            }
+            else
+            {
+                out.print(options.json() ? RttJson.format(rounds) + System.lineSeparator() : RttTable.format(rounds));
+            }
             out.flush();
             return 0;
         }

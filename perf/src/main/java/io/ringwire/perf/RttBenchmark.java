@@ -47,20 +47,32 @@ final class RttBenchmark
     }
 
     /**
-     * @return one result per transport, in the order of the options.
+     * @return one report per round ({@code --rounds}), each with one result per transport and path in
+     *         the order of the options.
      * @throws IOException           when a nio-tcp/nio-udp socket or the child process cannot be set up.
      * @throws IllegalStateException when a run fails; the message says which side and why.
      */
-    RttReport run() throws IOException
+    RttRounds run() throws IOException
+    {
+        final List<RttReport> rounds = new ArrayList<>();
+        for (int round = 1; round <= options.rounds(); round++)
+        {
+            rounds.add(runRound(round));
+        }
+        return new RttRounds(rounds);
+    }
+
+    private RttReport runRound(final int round) throws IOException
     {
         final List<RttResult> results = new ArrayList<>();
+        final String of = options.rounds() > 1 ? " [round " + round + " of " + options.rounds() + "]" : "";
         for (final String provider : options.providers())
         {
             for (final String api : options.apisOf(provider))
             {
                 log.println("rtt: " + provider + " (" + api + "), " + options.processes() + " process(es): " +
                     options.warmup() + " warm-up + " + options.messages() + " measured round trips of " +
-                    sizeOf(api) + " bytes");
+                    sizeOf(api) + " bytes" + of);
                 results.add(options.processes() == 1 ? runInOneProcess(provider, api) :
                     runInTwoProcesses(provider, api));
             }

@@ -19,6 +19,14 @@ import java.util.Locale;
  * {@code api} is channel, messaging, or raw for the NIO baselines. A messaging row whose provider
  * also ran through the channel carries that channel's p50 and the ratio; {@code overhead} lists
  * every such provider (empty when none ran both ways). A CPU of -1 means the thread was not pinned.
+ *
+ * <p>A run of several rounds is one object holding each round's object and every ratio's median:
+ *
+ * <pre>
+ * {"benchmark":"rtt","rounds":[{...round 1 as above...}, ...],
+ *  "ratios":[{"label":"roce / nio-udp","median":1.1302,"lowest":..,"highest":..,"values":[..]}, ...],
+ *  "p50_medians":[{"provider":"roce","api":"channel","p50":..}, ...]}
+ * </pre>
  */
 final class RttJson
 {
@@ -75,6 +83,48 @@ final class RttJson
                 .append(",\"messaging_p50\":").append(overhead.messagingP50())
                 .append(",\"overhead_p50\":").append(ratio(overhead.ratio()))
                 .append(",\"overhead_p50_ns\":").append(overhead.differenceNs())
+                .append('}');
+        }
+        return json.append("]}").toString();
+    }
+
+    /**
+     * @param rounds what each round measured.
+     * @return one line of JSON, no trailing newline.
+     */
+    static String format(final RttRounds rounds)
+    {
+        final StringBuilder json = new StringBuilder(1024).append("{\"benchmark\":\"rtt\",\"rounds\":[");
+        for (int i = 0; i < rounds.rounds().size(); i++)
+        {
+            json.append(i == 0 ? "" : ",").append(format(rounds.rounds().get(i)));
+        }
+        json.append("],\"ratios\":[");
+        final List<RttRounds.Summary> summaries = rounds.ratioSummaries();
+        for (int i = 0; i < summaries.size(); i++)
+        {
+            final RttRounds.Summary summary = summaries.get(i);
+            json.append(i == 0 ? "" : ",")
+                .append("{\"label\":").append(quote(summary.label()))
+                .append(",\"median\":").append(ratio(summary.median()))
+                .append(",\"lowest\":").append(ratio(summary.lowest()))
+                .append(",\"highest\":").append(ratio(summary.highest()))
+                .append(",\"values\":[");
+            for (int v = 0; v < summary.values().length; v++)
+            {
+                json.append(v == 0 ? "" : ",").append(ratio(summary.values()[v]));
+            }
+            json.append("]}");
+        }
+        json.append("],\"p50_medians\":[");
+        final List<RttRounds.RowMedian> medians = rounds.rowMedians();
+        for (int i = 0; i < medians.size(); i++)
+        {
+            final RttRounds.RowMedian row = medians.get(i);
+            json.append(i == 0 ? "" : ",")
+                .append("{\"provider\":").append(quote(row.provider()))
+                .append(",\"api\":").append(quote(row.api()))
+                .append(",\"p50\":").append(number(row.p50()))
                 .append('}');
         }
         return json.append("]}").toString();

@@ -24,6 +24,8 @@ import java.util.Locale;
  * @param messages           measured round trips per transport.
  * @param warmup             round trips before measuring, not recorded.
  * @param processes          1: pinger and ponger threads in this JVM; 2: the ponger in a child JVM.
+ * @param rounds             times the whole list of transports runs, one round after the other, so
+ *                           that each ratio is read once per round and summarised by its median.
  * @param json               print one JSON object instead of the table.
  * @param allowOversubscribe run even with fewer CPUs than spinning threads.
  * @param shmDirectory       directory of the shm provider's files.
@@ -36,6 +38,7 @@ public record RttOptions(
     long messages,
     long warmup,
     int processes,
+    int rounds,
     boolean json,
     boolean allowOversubscribe,
     String shmDirectory,
@@ -95,6 +98,8 @@ public record RttOptions(
     static final long DEFAULT_MESSAGES = 1_000_000;
     static final long DEFAULT_WARMUP = 100_000;
     static final long MAX_MESSAGES = 1_000_000_000L;
+    /** Most rounds {@code --rounds} takes. */
+    static final int MAX_ROUNDS = 100;
 
     /**
      * Validates the values (the parser already did; this guards direct construction).
@@ -185,6 +190,10 @@ public record RttOptions(
                                       (default 1000000)
               --warmup N              unrecorded round trips first, 0 to 1000000000 (default 100000)
               --processes 1|2         1: pinger and ponger threads in one JVM; 2: ponger in a child JVM (default 1)
+              --rounds N              run the whole list N times, 1 to %d (default 1): every ratio is then
+                                      read once per round, side by side with its baseline, and the summary
+                                      gives each one's median over the rounds, which a host moving between
+                                      fast and slow phases during a run does not sway the way it sways one
               --json                  print one JSON object (values in ns) instead of the table
               --allow-oversubscribe   run even with fewer online CPUs than the 2 spinning threads (they then
                                       yield when idle, and latency shows the scheduler, not the transport)
@@ -192,7 +201,7 @@ public record RttOptions(
               --help                  this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
-            """.formatted(defaultShmDirectory());
+            """.formatted(MAX_ROUNDS, defaultShmDirectory());
     }
 
     /**
@@ -259,6 +268,7 @@ public record RttOptions(
         long messages = DEFAULT_MESSAGES;
         long warmup = DEFAULT_WARMUP;
         int processes = 1;
+        int rounds = 1;
         boolean json = false;
         boolean allowOversubscribe = false;
         String shmDirectory = defaultShmDirectory();
@@ -285,6 +295,8 @@ public record RttOptions(
                 case "--warmup" -> warmup = parseNumber(name, value(args, i, name, inlineValue, "a count"),
                     0, MAX_MESSAGES, "round trips");
                 case "--processes" -> processes = parseProcesses(value(args, i, name, inlineValue, "1 or 2"));
+                case "--rounds" -> rounds = (int)parseNumber(name, value(args, i, name, inlineValue, "a count"),
+                    1, MAX_ROUNDS, "rounds");
                 case "--shm-dir" ->
                 {
                     shmDirectory = value(args, i, name, inlineValue, "a directory");
@@ -294,7 +306,7 @@ public record RttOptions(
                     }
                 }
                 default -> throw new UsageException("unknown option '" + arg + "'; allowed: --provider, --api, " +
-                    "--size, --messages, --warmup, --processes, --json, --allow-oversubscribe, --shm-dir, --help");
+                    "--size, --messages, --warmup, --processes, --rounds, --json, --allow-oversubscribe, --shm-dir, --help");
             }
             if (null == inlineValue && takesValue(name))
             {
@@ -310,8 +322,8 @@ public record RttOptions(
                     " bytes");
             }
         }
-        return new RttOptions(providers, api, size, messages, warmup, processes, json, allowOversubscribe, shmDirectory,
-            help);
+        return new RttOptions(providers, api, size, messages, warmup, processes, rounds, json, allowOversubscribe,
+            shmDirectory, help);
     }
 
     /**
@@ -339,7 +351,8 @@ public record RttOptions(
     {
         return switch (name)
         {
-            case "--provider", "--providers", "--api", "--size", "--messages", "--warmup", "--processes", "--shm-dir" ->
+            case "--provider", "--providers", "--api", "--size", "--messages", "--warmup", "--processes", "--rounds",
+                "--shm-dir" ->
                 true;
             default -> false;
         };

@@ -16,6 +16,19 @@ import java.util.List;
 public record RttReport(int size, long messages, long warmup, int processes, List<RttResult> results)
 {
     /**
+     * Each RDMA provider's channel and the raw ping-pong over the same medium it is judged against;
+     * then what roce's way of using sockets costs, roce against a ping-pong using them that way, and
+     * shm's messaging against Aeron's IPC messaging (an optional third element names the provider's
+     * path; the channel when absent).
+     */
+    private static final List<String[]> BASELINES = List.of(
+        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP },
+        new String[] { RttOptions.NIO_UDP_UNCONNECTED, RttOptions.NIO_UDP },
+        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP_UNCONNECTED },
+        new String[] { RttOptions.SHM, RttOptions.BARE }, new String[] { RttOptions.SHM, RttOptions.BARE_NOTIFIED },
+        new String[] { RttOptions.SHM, RttOptions.AERON_IPC, RttOptions.API_MESSAGING });
+
+    /**
      * Copies the list.
      */
     public RttReport
@@ -43,6 +56,43 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
             }
         }
         return overheads;
+    }
+
+    /**
+     * @return each provider's p50 against the raw baseline it is judged by, for every such pair that
+     *         ran (RDMA providers over the channel unless the pair names messaging).
+     */
+    public List<RttRatio> baselineRatios()
+    {
+        final List<RttRatio> ratios = new ArrayList<>();
+        for (final String[] pair : BASELINES)
+        {
+            final String api = pair.length > 2 ? pair[2] :
+                RttOptions.isRawBaseline(pair[0]) ? RttOptions.API_RAW : RttOptions.API_CHANNEL;
+            final RttResult provider = find(pair[0], api);
+            final RttResult baseline = find(pair[1], RttOptions.API_RAW);
+            if (null != provider && null != baseline && baseline.p50() > 0)
+            {
+                ratios.add(new RttRatio(pair[0], api, pair[1], (double)provider.p50() / baseline.p50()));
+            }
+        }
+        return ratios;
+    }
+
+    /**
+     * @return every ratio this run read: messaging over the channel, then each provider against its
+     *         raw baseline.
+     */
+    public List<RttRatio> ratios()
+    {
+        final List<RttRatio> ratios = new ArrayList<>();
+        for (final RttOverhead overhead : overheads())
+        {
+            ratios.add(new RttRatio(overhead.provider(), RttOptions.API_MESSAGING, RttOptions.API_CHANNEL,
+                overhead.ratio()));
+        }
+        ratios.addAll(baselineRatios());
+        return ratios;
     }
 
     /**

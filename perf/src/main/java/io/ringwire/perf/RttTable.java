@@ -15,19 +15,6 @@ final class RttTable
         "provider", "api", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean",
         "ratio", "cpus" };
     private static final String COLUMN_GAP = "  ";
-    /**
-     * Each RDMA provider's channel and the raw ping-pong over the same medium it is judged against;
-     * then what roce's way of using sockets costs, roce against a ping-pong using them that way, and
-     * shm's messaging against Aeron's IPC messaging (an optional third element names the provider's
-     * path; the channel when absent).
-     */
-    private static final List<String[]> BASELINES = List.of(
-        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP },
-        new String[] { RttOptions.NIO_UDP_UNCONNECTED, RttOptions.NIO_UDP },
-        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP_UNCONNECTED },
-        new String[] { RttOptions.SHM, RttOptions.BARE }, new String[] { RttOptions.SHM, RttOptions.BARE_NOTIFIED },
-        new String[] { RttOptions.SHM, RttOptions.AERON_IPC, RttOptions.API_MESSAGING });
-
     private RttTable()
     {
     }
@@ -99,19 +86,12 @@ final class RttTable
     private static void appendBaselineRatios(final StringBuilder out, final RttReport report)
     {
         final StringBuilder ratios = new StringBuilder();
-        for (final String[] pair : BASELINES)
+        for (final RttRatio ratio : report.baselineRatios())
         {
-            final String api = pair.length > 2 ? pair[2] :
-                RttOptions.isRawBaseline(pair[0]) ? RttOptions.API_RAW : RttOptions.API_CHANNEL;
-            final RttResult provider = report.find(pair[0], api);
-            final RttResult baseline = report.find(pair[1], RttOptions.API_RAW);
-            if (null != provider && null != baseline && baseline.p50() > 0)
-            {
-                ratios.append(ratios.isEmpty() ? "" : ", ").append(pair[0])
-                    .append(RttOptions.API_MESSAGING.equals(api) ? " messaging " : " ")
-                    .append(String.format(Locale.ROOT, "%.2fx", (double)provider.p50() / baseline.p50())).append(' ')
-                    .append(pair[1]);
-            }
+            ratios.append(ratios.isEmpty() ? "" : ", ").append(ratio.provider())
+                .append(RttOptions.API_MESSAGING.equals(ratio.api()) ? " messaging " : " ")
+                .append(String.format(Locale.ROOT, "%.2fx", ratio.ratio())).append(' ')
+                .append(ratio.baseline());
         }
         if (!ratios.isEmpty())
         {
@@ -119,6 +99,57 @@ final class RttTable
                 .append(ratios)
                 .append('\n');
         }
+    }
+
+    /**
+     * Formats a run of several rounds: each round's table under its number, then every ratio's
+     * median over the rounds with its range and each round's reading, and each row's median p50.
+     *
+     * @param rounds what each round measured.
+     * @return the text, lines ending in '\n'.
+     */
+    static String format(final RttRounds rounds)
+    {
+        final StringBuilder out = new StringBuilder();
+        final List<RttReport> reports = rounds.rounds();
+        for (int round = 0; round < reports.size(); round++)
+        {
+            out.append("round ").append(round + 1).append(" of ").append(reports.size()).append(": ")
+                .append(format(reports.get(round))).append('\n');
+        }
+        final List<RttRounds.Summary> summaries = rounds.ratioSummaries();
+        if (!summaries.isEmpty())
+        {
+            out.append("p50 ratios over ").append(reports.size())
+                .append(" rounds, each read within its round: median (lowest-highest: every round)\n");
+            int width = 0;
+            for (final RttRounds.Summary summary : summaries)
+            {
+                width = Math.max(width, summary.label().length());
+            }
+            for (final RttRounds.Summary summary : summaries)
+            {
+                out.append("  ").append(summary.label()).append(" ".repeat(width - summary.label().length()))
+                    .append(String.format(Locale.ROOT, "  %.2fx (%.2f-%.2f:", summary.median(), summary.lowest(),
+                        summary.highest()));
+                for (final double value : summary.values())
+                {
+                    out.append(String.format(Locale.ROOT, " %.2f", value));
+                }
+                out.append(")\n");
+            }
+        }
+        final StringBuilder medians = new StringBuilder();
+        for (final RttRounds.RowMedian row : rounds.rowMedians())
+        {
+            medians.append(medians.isEmpty() ? "" : ", ").append(row.provider()).append(' ').append(row.api())
+                .append(' ').append(micros(row.p50()));
+        }
+        if (!medians.isEmpty())
+        {
+            out.append("p50 median over the rounds, us: ").append(medians).append('\n');
+        }
+        return out.toString();
     }
 
     private static void appendAligned(final StringBuilder out, final List<String[]> rows)

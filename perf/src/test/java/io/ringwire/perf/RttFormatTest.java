@@ -199,4 +199,61 @@ class RttFormatTest
         assertEquals(10.0, Double.parseDouble(nioRatio.substring(0, nioRatio.length() - 1)), 0.02, nio);
         assertTrue(nio.endsWith("0/1"), "cpus column: " + nio);
     }
+
+    private static RttReport roceRound(final long roceNs, final long udpNs)
+    {
+        return new RttReport(32, 4, 2, 2, List.of(
+            result("roce", RttOptions.API_CHANNEL, roceNs, roceNs, roceNs, roceNs),
+            result("nio-udp", RttOptions.API_RAW, udpNs, udpNs, udpNs, udpNs)));
+    }
+
+    @Test
+    void aRatioOverRoundsIsTheMedianOfItsReadingInEachRoundNotTheRatioOfMedianP50s()
+    {
+        // Round 2 ran in a slow phase for nio-udp only: its one reading is low, the median is not.
+        final RttRounds rounds = new RttRounds(List.of(roceRound(6_400, 5_600), roceRound(6_400, 8_000),
+            roceRound(6_300, 5_600), roceRound(6_500, 5_700)));
+
+        final List<RttRounds.Summary> summaries = rounds.ratioSummaries();
+        assertEquals(1, summaries.size());
+        final RttRounds.Summary summary = summaries.getFirst();
+        assertEquals("roce / nio-udp", summary.label());
+        assertEquals(4, summary.values().length);
+        // Each p50 is the histogram's value, within its 3 significant digits of the recorded one.
+        final double[] expected = { 6_400.0 / 5_600, 6_400.0 / 8_000, 6_300.0 / 5_600, 6_500.0 / 5_700 };
+        for (int i = 0; i < expected.length; i++)
+        {
+            assertEquals(expected[i], summary.values()[i], 0.005);
+        }
+        // Sorted: 0.80, 1.125, 1.140, 1.143; the ratio of the median p50s would read 6400/5650 = 1.133.
+        assertEquals((expected[2] + expected[3]) / 2, summary.median(), 0.005, "the mean of the middle two of four");
+        assertEquals(expected[1], summary.lowest(), 0.005);
+        assertEquals(expected[0], summary.highest(), 0.005);
+        assertEquals(2.0, RttRounds.median(new double[] { 3, 1, 2 }), "odd count: the middle one");
+        assertEquals(List.of("roce channel", "nio-udp raw"),
+            rounds.rowMedians().stream().map(row -> row.provider() + " " + row.api()).toList());
+        assertEquals(6_400, rounds.rowMedians().getFirst().p50(), 10);
+    }
+
+    @Test
+    void theTableOfARunOfRoundsHasEachRoundThenEachRatiosMedianAndRange()
+    {
+        final String table = RttTable.format(new RttRounds(List.of(roceRound(6_400, 5_600), roceRound(6_400, 8_000),
+            roceRound(6_300, 5_600))));
+
+        assertTrue(table.contains("round 1 of 3: rtt:"), table);
+        assertTrue(table.contains("round 3 of 3: rtt:"), table);
+        assertTrue(table.contains("p50 ratios over 3 rounds"), table);
+        // Readings 1.14, 0.80 and 1.13 (p50s within the histogram's precision): the median is the 1.13.
+        assertTrue(table.matches("(?s).*\\n  roce / nio-udp  1\\.1[23]x \\(0\\.80-1\\.14: 1\\.14 0\\.80 1\\.1[23]\\)\\n.*"), table);
+        assertTrue(table.contains("p50 median over the rounds, us: roce channel 6.4"), table);
+    }
+
+    @Test
+    void messagingOverTheChannelIsOneOfARoundsRatios()
+    {
+        final List<String> labels = bothWaysReport().ratios().stream().map(RttRatio::label).toList();
+
+        assertEquals(List.of("shm messaging / channel", "socket messaging / channel", "socket / nio-tcp"), labels);
+    }
 }

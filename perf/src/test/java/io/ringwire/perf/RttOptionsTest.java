@@ -26,6 +26,7 @@ class RttOptionsTest
         assertEquals(1_000_000, options.messages());
         assertEquals(100_000, options.warmup());
         assertEquals(1, options.processes());
+        assertEquals(1, options.rounds());
         assertFalse(options.json());
         assertFalse(options.allowOversubscribe());
         assertFalse(options.help());
@@ -35,10 +36,11 @@ class RttOptionsTest
     void everyOptionIsParsedInBothSpellings()
     {
         final RttOptions spaced = RttOptions.parse("--provider", "shm,socket,nio-tcp", "--api", "messaging", "--size",
-            "64", "--messages", "2_000", "--warmup", "0", "--processes", "2", "--json", "--allow-oversubscribe",
-            "--shm-dir", "/tmp/x y");
+            "64", "--messages", "2_000", "--warmup", "0", "--processes", "2", "--rounds", "5", "--json",
+            "--allow-oversubscribe", "--shm-dir", "/tmp/x y");
         final RttOptions joined = RttOptions.parse("--provider=shm,socket,nio-tcp", "--api=messaging", "--size=64",
-            "--messages=2000", "--warmup=0", "--processes=2", "--json", "--allow-oversubscribe", "--shm-dir=/tmp/x y");
+            "--messages=2000", "--warmup=0", "--processes=2", "--rounds=5", "--json", "--allow-oversubscribe",
+            "--shm-dir=/tmp/x y");
 
         for (final RttOptions options : List.of(spaced, joined))
         {
@@ -48,6 +50,7 @@ class RttOptionsTest
             assertEquals(2000, options.messages());
             assertEquals(0, options.warmup());
             assertEquals(2, options.processes());
+            assertEquals(5, options.rounds());
             assertTrue(options.json());
             assertTrue(options.allowOversubscribe());
             assertEquals("/tmp/x y", options.shmDirectory());
@@ -103,7 +106,7 @@ class RttOptionsTest
         assertTrue(RttOptions.parse("--help").help());
         final String usage = RttOptions.usage();
         for (final String option : List.of("--provider", "--api", "--size", "--messages", "--warmup", "--processes",
-            "--json",
+            "--rounds", "--json",
             "--allow-oversubscribe", "--shm-dir", "--help"))
         {
             assertTrue(usage.contains(option), "usage mentions " + option);
@@ -133,6 +136,8 @@ class RttOptionsTest
         "--size big                  | --size 'big' is not a number; allowed: 16 to 1048576 bytes",
         "--messages 0                | --messages 0 is out of range; allowed: 1 to 1000000000",
         "--warmup -1                 | --warmup -1 is out of range; allowed: 0 to 1000000000",
+        "--rounds 0                  | --rounds 0 is out of range; allowed: 1 to 100 rounds",
+        "--rounds 101                | --rounds 101 is out of range; allowed: 1 to 100 rounds",
         "--processes 3               | --processes '3' is not allowed; allowed: 1 (pinger and ponger threads",
         "--json=yes                  | --json takes no value",
         "--size --json               | --size needs a value: bytes",

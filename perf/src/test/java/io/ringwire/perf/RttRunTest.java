@@ -39,7 +39,8 @@ class RttRunTest
         final RttOptions options = RttOptions.parse("--provider", provider, "--api", api, "--messages",
             Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--processes", Integer.toString(processes),
             "--shm-dir", shmDirectory.toString(), "--allow-oversubscribe");
-        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run();
+        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run()
+            .rounds().getFirst();
         assertEquals(1, report.results().size());
         return report.results().getFirst();
     }
@@ -137,7 +138,8 @@ class RttRunTest
             Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--shm-dir", shmDirectory.toString(),
             "--allow-oversubscribe");
 
-        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run();
+        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run()
+            .rounds().getFirst();
 
         assertEquals(List.of("socket/channel", "socket/messaging", "nio-tcp/raw"),
             report.results().stream().map(r -> r.provider() + "/" + r.api()).toList());
@@ -202,5 +204,49 @@ class RttRunTest
             assertEquals((Double)overhead.get("messaging_p50") / (Double)overhead.get("channel_p50"),
                 (Double)overhead.get("overhead_p50"), 0.001, json);
         }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void roundsRunTheWholeListInTurnAndEachRatioIsReadWithinEveryRoundAndSummarisedByItsMedian()
+    {
+        final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+
+        final int exitCode = PerfMain.rtt(new String[] { "--provider", "roce,nio-udp", "--api", "channel",
+            "--rounds", "3", "--messages", Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json",
+            "--allow-oversubscribe" }, out, log, OnlineCpus.read());
+
+        final String logText = logBytes.toString(StandardCharsets.UTF_8);
+        assertEquals(0, exitCode, logText);
+        // Interleaved: roce, nio-udp, roce, nio-udp, ... not roce three times first.
+        final List<String> started = logText.lines().filter(line -> line.startsWith("rtt: ") && line.contains("[round "))
+            .map(line -> line.substring(5, line.indexOf(' ', 5)) + " " + line.substring(line.indexOf("[round ")))
+            .toList();
+        assertEquals(List.of("roce [round 1 of 3]", "nio-udp [round 1 of 3]", "roce [round 2 of 3]",
+            "nio-udp [round 2 of 3]", "roce [round 3 of 3]", "nio-udp [round 3 of 3]"), started);
+        final String json = outBytes.toString(StandardCharsets.UTF_8);
+        assertEquals(1, json.lines().count(), "one line of JSON on stdout: " + json);
+        final Map<String, Object> root = (Map<String, Object>)MiniJson.parse(json);
+        final List<Object> rounds = (List<Object>)root.get("rounds");
+        assertEquals(3, rounds.size(), json);
+        final double[] readings = new double[3];
+        for (int i = 0; i < 3; i++)
+        {
+            final List<Object> results = (List<Object>)((Map<String, Object>)rounds.get(i)).get("results");
+            final double roce = (Double)((Map<String, Object>)results.get(0)).get("p50");
+            final double udp = (Double)((Map<String, Object>)results.get(1)).get("p50");
+            readings[i] = roce / udp;
+        }
+        final List<Object> ratios = (List<Object>)root.get("ratios");
+        final Map<String, Object> roceOverUdp = ratios.stream().map(r -> (Map<String, Object>)r)
+            .filter(r -> "roce / nio-udp".equals(r.get("label"))).findFirst().orElseThrow();
+        final List<Object> values = (List<Object>)roceOverUdp.get("values");
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(readings[i], (Double)values.get(i), 0.0001, json);
+        }
+        assertEquals(RttRounds.median(readings), (Double)roceOverUdp.get("median"), 0.0001, json);
+        assertEquals(2, ((List<Object>)root.get("p50_medians")).size(), json);
     }
 }
