@@ -83,8 +83,7 @@ public record RttRounds(List<RttReport> rounds)
             }
         }
         final List<Summary> summaries = new ArrayList<>();
-        byLabel.forEach((label, values) ->
-            summaries.add(new Summary(label, values.stream().mapToDouble(Double::doubleValue).toArray())));
+        byLabel.forEach((label, values) -> summaries.add(new Summary(label, toArray(values))));
         return summaries;
     }
 
@@ -93,21 +92,27 @@ public record RttRounds(List<RttReport> rounds)
      */
     public List<RowMedian> rowMedians()
     {
-        final Map<String, RowMedian> keys = new LinkedHashMap<>();
-        final Map<String, List<Double>> p50s = new LinkedHashMap<>();
+        final Map<String, List<RttResult>> byRow = new LinkedHashMap<>();
         for (final RttReport report : rounds)
         {
             for (final RttResult result : report.results())
             {
-                final String key = result.provider() + ' ' + result.api();
-                keys.putIfAbsent(key, new RowMedian(result.provider(), result.api(), 0));
-                p50s.computeIfAbsent(key, k -> new ArrayList<>()).add((double)result.p50());
+                byRow.computeIfAbsent(result.provider() + ' ' + result.api(), row -> new ArrayList<>()).add(result);
             }
         }
         final List<RowMedian> medians = new ArrayList<>();
-        keys.forEach((key, row) -> medians.add(new RowMedian(row.provider(), row.api(),
-            median(p50s.get(key).stream().mapToDouble(Double::doubleValue).toArray()))));
+        for (final List<RttResult> row : byRow.values())
+        {
+            final RttResult first = row.getFirst();
+            medians.add(new RowMedian(first.provider(), first.api(),
+                median(toArray(row.stream().map(result -> (double)result.p50()).toList()))));
+        }
         return medians;
+    }
+
+    private static double[] toArray(final List<Double> values)
+    {
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     /**
