@@ -52,9 +52,7 @@ final class RoceTransmitter implements AutoCloseable
     private boolean relearnIpIdentification;
     private final InetSocketAddress peer;
     private final int localAddress;
-    private final int peerAddress;
     private final int sourcePort;
-    private final int destinationPort;
     /** The datagram at {@link Icrc#HEADROOM}, the ICRC's prefix in front of it. */
     private final ByteBuffer frame;
     private final UnsafeBuffer frameView;
@@ -82,13 +80,13 @@ final class RoceTransmitter implements AutoCloseable
         }
         this.peer = peer;
         this.localAddress = local.hashCode(); // Inet4Address.hashCode() is the address as an int
-        this.peerAddress = peerIpv4.hashCode();
-        this.destinationPort = peer.getPort();
+        final int peerAddress = peerIpv4.hashCode();
+        final int destinationPort = peer.getPort();
         this.frame = ByteBuffer.allocateDirect(Icrc.HEADROOM + maxPacket);
         this.frameView = new UnsafeBuffer(frame);
         this.packet = new UnsafeBuffer(frame, Icrc.HEADROOM, maxPacket);
         this.packetSegment = MemorySegment.ofBuffer(frame).asSlice(Icrc.HEADROOM);
-        final ConnectedSending opened = tryConnected ? openConnected(local, sourcePort) : null;
+        final ConnectedSending opened = tryConnected ? openConnected(local, sourcePort, peerAddress, destinationPort) : null;
         if (null != opened)
         {
             this.connected = opened.socket();
@@ -114,7 +112,8 @@ final class RoceTransmitter implements AutoCloseable
     {
     }
 
-    private ConnectedSending openConnected(final Inet4Address local, final int sourcePort)
+    private ConnectedSending openConnected(
+        final Inet4Address local, final int sourcePort, final int peerAddress, final int destinationPort)
     {
         ConnectedUdpSocket socket = null;
         DatagramChannel sink = null;
