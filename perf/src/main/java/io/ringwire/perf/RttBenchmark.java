@@ -214,7 +214,7 @@ final class RttBenchmark
         }
         failIfEitherFailed(provider, api, pinger, ponger.failure());
         return RttResult.of(provider, api, 1, sizeOf(api), pinger.histogram(), pinger.pinnedCpu(), ponger.pinnedCpu(),
-            pinger.measuredAllocatedBytes());
+            pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring());
     }
 
     private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
@@ -366,7 +366,7 @@ final class RttBenchmark
         }
         failIfEitherFailed(provider, api, pinger, pongerFailure);
         return RttResult.of(provider, api, 2, sizeOf(api), pinger.histogram(), pinger.pinnedCpu(), pongerCpu,
-            pinger.measuredAllocatedBytes());
+            pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring());
     }
 
     private void failIfEitherFailed(final String provider, final String api, final Pinger pinger,

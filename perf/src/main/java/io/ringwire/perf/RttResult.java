@@ -24,6 +24,8 @@ import org.HdrHistogram.Histogram;
  * @param pongerCpu              CPU of the ponger, or {@link CpuPlan#UNPINNED}.
  * @param pingerAllocatedBytes   bytes the pinger thread allocated while measuring (0 expected), or
  *                               {@link ThreadAllocation#UNKNOWN}.
+ * @param pingerJitCompiled      whether the JIT compiled anything while the pinger measured (so a
+ *                               few hundred allocated bytes may be HotSpot's, not the loop's).
  */
 public record RttResult(
     String provider,
@@ -40,7 +42,8 @@ public record RttResult(
     double mean,
     int pingerCpu,
     int pongerCpu,
-    long pingerAllocatedBytes)
+    long pingerAllocatedBytes,
+    boolean pingerJitCompiled)
 {
     /**
      * Summarises a histogram (percentiles are HdrHistogram's highest equivalent values at 3
@@ -54,15 +57,17 @@ public record RttResult(
      * @param pingerCpu            CPU of the pinger, or {@link CpuPlan#UNPINNED}.
      * @param pongerCpu            CPU of the ponger, or {@link CpuPlan#UNPINNED}.
      * @param pingerAllocatedBytes bytes allocated while measuring, or {@link ThreadAllocation#UNKNOWN}.
+     * @param pingerJitCompiled    whether the JIT compiled while the pinger measured.
      * @return the result.
      */
     static RttResult of(final String provider, final String api, final int processes, final int size,
-        final Histogram histogram, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes)
+        final Histogram histogram, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes,
+        final boolean pingerJitCompiled)
     {
         return new RttResult(provider, api, processes, size, histogram.getTotalCount(),
             histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(90.0),
             histogram.getValueAtPercentile(99.0), histogram.getValueAtPercentile(99.9),
             histogram.getValueAtPercentile(99.99), histogram.getMaxValue(), histogram.getMean(),
-            pingerCpu, pongerCpu, pingerAllocatedBytes);
+            pingerCpu, pongerCpu, pingerAllocatedBytes, pingerJitCompiled);
     }
 }

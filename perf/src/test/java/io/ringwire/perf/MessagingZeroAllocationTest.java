@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -23,16 +22,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * commit; poll, validate, decode, echo), and each thread's allocated bytes over the measured round
  * trips are counted by the JVM ({@code com.sun.management.ThreadMXBean}).
  *
- * <p>As the channel and messaging zero-allocation tests do, a window in which the JIT compiled is
- * not steady state: HotSpot then allocates once, a few hundred bytes, on the thread whose code it
- * recompiles (it resolves String constants there). Only that is excused: at most 2 KiB, and only
- * when the JIT compiled during the window.
+ * <p>As the channel and messaging zero-allocation tests do, it excuses only what
+ * {@link SteadyStateAllocation} does: HotSpot's few hundred bytes in a window in which the JIT compiled.
  */
 class MessagingZeroAllocationTest
 {
     private static final long WARMUP = 200_000;
     private static final long MEASURED = 300_000;
-    private static final long JIT_EXCUSE_BYTES = 2048;
 
     @TempDir
     Path shmDirectory;
@@ -78,24 +74,10 @@ class MessagingZeroAllocationTest
             assertNull(ponger.failure(), "ponger: " + logBytes.toString(StandardCharsets.UTF_8));
             assertEquals(MEASURED, pinger.histogram().getTotalCount(), "every measured round trip recorded");
             assertEquals(WARMUP + MEASURED + 1, ponger.echoed(), "every probe and the stop probe echoed");
-            assertSteadyStateAllocationFree(provider, "pinger", pinger.measuredAllocatedBytes(),
-                pinger.jitCompiledWhileMeasuring());
-            assertSteadyStateAllocationFree(provider, "ponger", ponger.measuredAllocatedBytes(),
-                ponger.jitCompiledWhileMeasuring());
+            SteadyStateAllocation.assertAllocationFree("[" + provider + "] pinger thread over " + MEASURED +
+                " round trips", pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring());
+            SteadyStateAllocation.assertAllocationFree("[" + provider + "] ponger thread over " + MEASURED +
+                " round trips", ponger.measuredAllocatedBytes(), ponger.jitCompiledWhileMeasuring());
         }
-    }
-
-    private static void assertSteadyStateAllocationFree(final String provider, final String role, final long allocated,
-        final boolean jitCompiled)
-    {
-        assertTrue(allocated != ThreadAllocation.UNKNOWN, role + " measured nothing");
-        if (allocated > 0 && jitCompiled)
-        {
-            System.out.println("[" + provider + "] " + role + " thread: " + allocated + " bytes while the JIT " +
-                "compiled during the window (excused up to " + JIT_EXCUSE_BYTES + ")");
-        }
-        assertTrue(allocated == 0 || (jitCompiled && allocated <= JIT_EXCUSE_BYTES),
-            "bytes allocated by the " + role + " thread over " + MEASURED + " round trips over " + provider + ": " +
-            allocated + " (JIT compiled during the window: " + jitCompiled + ")");
     }
 }

@@ -26,7 +26,7 @@ class RttFormatTest
             histogram.recordValue(roundTripNs);
         }
         final int size = RttOptions.API_MESSAGING.equals(api) ? LatencyProbeCodec.MIN_LENGTH : 32;
-        return RttResult.of(provider, api, 1, size, histogram, 0, 1, 0);
+        return RttResult.of(provider, api, 1, size, histogram, 0, 1, 0, false);
     }
 
     private static RttReport report()
