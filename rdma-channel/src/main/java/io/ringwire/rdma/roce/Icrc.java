@@ -1,7 +1,6 @@
 package io.ringwire.rdma.roce;
 
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,7 +20,7 @@ import java.util.zip.CRC32;
  * receiver that accepts any solvable ID rejects all but 2^-16 of corrupted packets; the ID it finds
  * equals the real one on every captured rxe packet (tested).
  *
- * <p>Threading: one instance per thread (it holds a {@link CRC32} and scratch memory). No allocation
+ * <p>Threading: one instance per thread (it holds a {@link CRC32} and scratch arrays). No allocation
  * after construction.
  */
 final class Icrc
@@ -87,53 +86,12 @@ final class Icrc
     private static final int UDP_LENGTH_OFFSET = UDP_OFFSET + 4;
 
     private final CRC32 crc = new CRC32();
-    /**
-     * Where {@link #compute} lays out the CRC's whole input (the prefix, then a copy of BTH .. pad)
-     * for packets whose buffer has no {@link #HEADROOM}, so the intrinsic still runs once per packet:
-     * four calls over the pieces cost more in call and setup than the CRC of a small packet itself.
-     */
-    private final ByteBuffer input = ByteBuffer.allocateDirect(PREFIX_LENGTH + MAX_SOLVABLE_PAYLOAD);
-    private final UnsafeBuffer inputView = new UnsafeBuffer(input);
     private final int[] eliminationRows = new int[16];
     private final int[] eliminationIds = new int[16];
 
     private static int step(final int register, final int value)
     {
         return (register >>> 8) ^ TABLE[(register ^ value) & 0xFF];
-    }
-
-    /**
-     * Computes the ICRC of a RoCEv2 packet sent over IPv4.
-     *
-     * @param sourceAddress      IPv4 source, as an int (network order read big-endian).
-     * @param destinationAddress IPv4 destination.
-     * @param ipIdentification   the IPv4 Identification field.
-     * @param sourcePort         UDP source port.
-     * @param destinationPort    UDP destination port.
-     * @param udpPayload         buffer holding BTH .. ICRC (the ICRC itself is not read).
-     * @param offset             index of the BTH in {@code udpPayload}.
-     * @param udpPayloadLength   bytes from the BTH through the ICRC, inclusive.
-     * @return the ICRC as the int whose little-endian bytes are stored on the wire.
-     */
-    int compute(
-        final int sourceAddress,
-        final int destinationAddress,
-        final int ipIdentification,
-        final int sourcePort,
-        final int destinationPort,
-        final ByteBuffer udpPayload,
-        final int offset,
-        final int udpPayloadLength)
-    {
-        final int covered = udpPayloadLength - LENGTH;
-        writePrefix(inputView, sourceAddress, destinationAddress, sourcePort, destinationPort);
-        if (covered > MAX_SOLVABLE_PAYLOAD)
-        {
-            setLengthsAndIdentification(inputView, ipIdentification, udpPayloadLength);
-            return computeInPieces(udpPayload, offset, covered);
-        }
-        inputView.putBytes(PREFIX_LENGTH, udpPayload, offset, covered);
-        return computeInPlace(input, inputView, ipIdentification, udpPayloadLength);
     }
 
     /**
@@ -221,26 +179,9 @@ final class Icrc
         frame.putShort(UDP_LENGTH_OFFSET, (short)(UDP_HEADER_LENGTH + udpPayloadLength), ByteOrder.BIG_ENDIAN);
     }
 
-    /** The CRC of a packet longer than {@link #input} holds, its prefix already there: piece by piece. */
-    private int computeInPieces(final ByteBuffer udpPayload, final int offset, final int covered)
-    {
-        crc.reset();
-        input.limit(PREFIX_LENGTH).position(0);
-        crc.update(input);
-        final int savedPosition = udpPayload.position();
-        final int savedLimit = udpPayload.limit();
-        udpPayload.limit(offset + BTH_MASKED_BYTE).position(offset);
-        crc.update(udpPayload);
-        crc.update(0xFF);
-        udpPayload.limit(offset + covered).position(offset + BTH_MASKED_BYTE + 1);
-        crc.update(udpPayload);
-        udpPayload.limit(savedLimit).position(savedPosition);
-        return (int)crc.getValue();
-    }
-
     /**
-     * What a given IPv4 Identification changes in the ICRC against ID 0: {@code compute(.., id, ..)}
-     * equals {@code compute(.., 0, ..) ^ identificationDifference(id, length)}. Lets a receiver
+     * What a given IPv4 Identification changes in the ICRC against ID 0: {@code computeInPlace(.., id, ..)}
+     * equals {@code computeInPlace(.., 0, ..) ^ identificationDifference(id, length)}. Lets a receiver
      * check a packet against the ID it expects from that sender without a second CRC pass.
      *
      * @param ipIdentification the ID, 0..65535.
@@ -265,9 +206,9 @@ final class Icrc
 
     /**
      * Finds the IPv4 Identification that makes a received packet's ICRC match, for senders that do
-     * not send ID 0. Call after {@link #compute} with ID 0 did not match.
+     * not send ID 0. Call after {@link #computeInPlace} with ID 0 did not match.
      *
-     * @param computedWithIdZero the ICRC {@link #compute} returned with ID 0.
+     * @param computedWithIdZero the ICRC {@link #computeInPlace} returned with ID 0.
      * @param received           the ICRC read from the packet.
      * @param udpPayloadLength   bytes from the BTH through the ICRC.
      * @return the ID (0..65535) when one exists, else -1: the packet is corrupt.

@@ -85,7 +85,7 @@ final class FuzzRequester implements AutoCloseable
     /** @return the ICRC the device expects for {@code length} bytes of {@link #sendBuffer} from this socket. */
     int icrcOf(final int length)
     {
-        return icrc.compute(LOOPBACK, LOOPBACK, 0, localPort, device.getPort(), sendBuffer, 0, length);
+        return IcrcReference.compute(icrc, LOOPBACK, LOOPBACK, 0, localPort, device.getPort(), sendBuffer, 0, length);
     }
 
     /** Writes the correct ICRC into the last four of {@code length} bytes of {@link #sendBuffer}. */
@@ -163,7 +163,7 @@ final class FuzzRequester implements AutoCloseable
     {
         final int stored = receiveView.getInt(length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
         final int saved = receiveBuffer.position();
-        final int computed = icrc.compute(LOOPBACK, LOOPBACK, 0, lastResponsePort, localPort, receiveBuffer, 0,
+        final int computed = IcrcReference.compute(icrc, LOOPBACK, LOOPBACK, 0, lastResponsePort, localPort, receiveBuffer, 0,
             length);
         receiveBuffer.position(saved);
         // ID 0 from an unconnected transmitter; a connected one numbers its datagrams from a random

@@ -409,7 +409,7 @@ class RoceReliabilityTest
             final int port = ((java.net.InetSocketAddress)channel.getLocalAddress()).getPort();
             final String[] device = responder.device.address().split(":");
             final int loopback = 0x7F000001;
-            buffer.putInt(length - 4, icrc.compute(loopback, loopback, 0, port,
+            buffer.putInt(length - 4, IcrcReference.compute(icrc, loopback, loopback, 0, port,
                 Integer.parseInt(device[1]), memory, 0, length), java.nio.ByteOrder.LITTLE_ENDIAN);
             memory.limit(length).position(0);
             channel.send(memory, new java.net.InetSocketAddress(device[0], Integer.parseInt(device[1])));

@@ -73,7 +73,7 @@ class RoceTransmitterTest
         final Icrc icrc, final ByteBuffer datagram, final int length, final int sourcePort, final int destinationPort)
     {
         final int local = LOOPBACK.hashCode();
-        final int withIdZero = icrc.compute(local, local, 0, sourcePort, destinationPort, datagram, 0, length);
+        final int withIdZero = IcrcReference.compute(icrc, local, local, 0, sourcePort, destinationPort, datagram, 0, length);
         final int stored = datagram.order(ByteOrder.LITTLE_ENDIAN).getInt(length - Icrc.LENGTH);
         return withIdZero == stored ? 0 : icrc.solveIpIdentification(withIdZero, stored, length);
     }

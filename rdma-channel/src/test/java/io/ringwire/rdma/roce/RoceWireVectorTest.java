@@ -122,7 +122,7 @@ class RoceWireVectorTest
                     end = RocePacket.finish(ours, 0, payloadIndex + fields.payloadLength());
                 }
                 assertEquals(captured.length(), end, "length of packet " + compared);
-                final int crc = icrc.compute(captured.sourceAddress(), captured.destinationAddress(),
+                final int crc = IcrcReference.compute(icrc, captured.sourceAddress(), captured.destinationAddress(),
                     captured.ipIdentification(), captured.sourcePort(), captured.destinationPort(), memory, 0, end);
                 ours.putInt(end - Icrc.LENGTH, crc, ByteOrder.LITTLE_ENDIAN);
                 assertArrayEquals(bytes(captured.udpPayload()), bytes(memory), "packet " + compared + " of " + file);
@@ -154,7 +154,7 @@ class RoceWireVectorTest
             }
             final int length = RocePacket.finish(buffer, 0, payloadIndex + payloadLength);
             assertEquals(0, length % 4, "padded to 4 bytes");
-            buffer.putInt(length - Icrc.LENGTH, icrc.compute(source, destination, 0, 0xC123, DEFAULT_UDP_PORT, memory, 0,
+            buffer.putInt(length - Icrc.LENGTH, IcrcReference.compute(icrc, source, destination, 0, 0xC123, DEFAULT_UDP_PORT, memory, 0,
                 length), ByteOrder.LITTLE_ENDIAN);
 
             assertEquals(RocePacket.VALID, packet.parse(buffer, 0, length), opcodeName(opcode));
@@ -172,7 +172,7 @@ class RoceWireVectorTest
                 assertEquals((byte)(i * 7), buffer.getByte(packet.payloadOffset() + i));
             }
             assertEquals(buffer.getInt(length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN),
-                icrc.compute(source, destination, 0, 0xC123, DEFAULT_UDP_PORT, memory, 0, length), "ICRC verifies");
+                IcrcReference.compute(icrc, source, destination, 0, 0xC123, DEFAULT_UDP_PORT, memory, 0, length), "ICRC verifies");
         }
 
         final ByteBuffer memory = ByteBuffer.allocateDirect(64);

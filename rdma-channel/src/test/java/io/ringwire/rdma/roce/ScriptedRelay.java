@@ -203,7 +203,7 @@ final class ScriptedRelay implements AutoCloseable
             copy.put(bytes).flip();
             final int source = ((Inet4Address)InetAddress.getByName("127.0.0.1")).hashCode();
             final int destination = ((Inet4Address)target.getAddress()).hashCode();
-            final int crc = icrc.compute(source, destination, 0, port(out), target.getPort(), copy, 0, bytes.length);
+            final int crc = IcrcReference.compute(icrc, source, destination, 0, port(out), target.getPort(), copy, 0, bytes.length);
             copy.putInt(bytes.length - Icrc.LENGTH, Integer.reverseBytes(crc));
             copy.order(ByteOrder.BIG_ENDIAN);
             out.send(copy, target);
