@@ -15,18 +15,24 @@ import java.util.List;
  */
 public record RttReport(int size, long messages, long warmup, int processes, List<RttResult> results)
 {
+    /** A path and the raw baseline it is judged against. */
+    private record Baseline(String provider, String api, String baseline)
+    {
+    }
+
     /**
      * Each RDMA provider's channel and the raw ping-pong over the same medium it is judged against;
      * then what roce's way of using sockets costs, roce against a ping-pong using them that way, and
-     * shm's messaging against Aeron's IPC messaging (an optional third element names the provider's
-     * path; the channel when absent).
+     * shm's messaging against Aeron's IPC messaging.
      */
-    private static final List<String[]> BASELINES = List.of(
-        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP }, new String[] { RttOptions.SOCKET, RttOptions.NIO_TCP },
-        new String[] { RttOptions.NIO_UDP_UNCONNECTED, RttOptions.NIO_UDP },
-        new String[] { RttOptions.ROCE, RttOptions.NIO_UDP_UNCONNECTED },
-        new String[] { RttOptions.SHM, RttOptions.BARE }, new String[] { RttOptions.SHM, RttOptions.BARE_NOTIFIED },
-        new String[] { RttOptions.SHM, RttOptions.AERON_IPC, RttOptions.API_MESSAGING });
+    private static final List<Baseline> BASELINES = List.of(
+        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP),
+        new Baseline(RttOptions.SOCKET, RttOptions.API_CHANNEL, RttOptions.NIO_TCP),
+        new Baseline(RttOptions.NIO_UDP_UNCONNECTED, RttOptions.API_RAW, RttOptions.NIO_UDP),
+        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP_UNCONNECTED),
+        new Baseline(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.BARE),
+        new Baseline(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.BARE_NOTIFIED),
+        new Baseline(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC));
 
     /**
      * Copies the list.
@@ -65,15 +71,14 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
     public List<RttRatio> baselineRatios()
     {
         final List<RttRatio> ratios = new ArrayList<>();
-        for (final String[] pair : BASELINES)
+        for (final Baseline pair : BASELINES)
         {
-            final String api = pair.length > 2 ? pair[2] :
-                RttOptions.isRawBaseline(pair[0]) ? RttOptions.API_RAW : RttOptions.API_CHANNEL;
-            final RttResult provider = find(pair[0], api);
-            final RttResult baseline = find(pair[1], RttOptions.API_RAW);
+            final RttResult provider = find(pair.provider(), pair.api());
+            final RttResult baseline = find(pair.baseline(), RttOptions.API_RAW);
             if (null != provider && null != baseline && baseline.p50() > 0)
             {
-                ratios.add(new RttRatio(pair[0], api, pair[1], (double)provider.p50() / baseline.p50()));
+                ratios.add(new RttRatio(pair.provider(), pair.api(), pair.baseline(),
+                    (double)provider.p50() / baseline.p50()));
             }
         }
         return ratios;
