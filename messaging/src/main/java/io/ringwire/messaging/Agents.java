@@ -10,27 +10,31 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
+import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs the application's agents (a matching engine's loop, a gateway's publication duty cycle) on
  * agrona {@link AgentRunner}s, each pinned to its own core with OpenHFT affinity, with the idle
- * strategy the configuration names. Busy-spinning is the default for the hot path; when more
- * threads would spin than the machine has CPUs, it says so and backs off instead of starving them.
+ * strategy the context names ({@link MessagingContext#IDLE_PROP}, busy-spinning by default, for the
+ * hot path). Each agent takes the first core of the context's list ({@link MessagingContext#CORES_PROP})
+ * that no running agent of this process has; with none listed, or none left (a warning), it is not
+ * pinned.
  *
- * <p>Configuration: {@value #CORES_PROP} (e.g. "2,3"; agents take the listed cores in order, none
- * pinned when empty) and {@value #IDLE_PROP} (busy, yield, backoff or sleep).
+ * <p>When more threads would spin (busy or yield) than the machine has online CPUs, the agent that
+ * would be one too many gets a warning naming the numbers and a backoff idle strategy instead, so
+ * it does not starve the others. An agent holds its core and its spinning slot until its
+ * {@link RunningAgent} is closed.
+ *
+ * <p>Threading: any thread.
  */
 public final class Agents
 {
-    /** Cores to pin agents to, in order. */
-    public static final String CORES_PROP = "ringwire.messaging.cores";
-    /** Idle strategy of agents: busy, yield, backoff, sleep. */
-    public static final String IDLE_PROP = "ringwire.messaging.idle";
-
     private static final System.Logger LOG = System.getLogger(Agents.class.getName());
     private static final AtomicInteger SPINNING = new AtomicInteger();
-    private static final AtomicInteger NEXT_CORE = new AtomicInteger();
+    /** Cores of running agents; guarded by itself. */
+    private static final BitSet TAKEN_CORES = new BitSet();
 
     private Agents()
     {
@@ -39,6 +43,7 @@ public final class Agents
     /**
      * @param name busy, yield, backoff or sleep.
      * @return a new idle strategy.
+     * @throws IllegalArgumentException naming {@link MessagingContext#IDLE_PROP} for another name.
      */
     public static IdleStrategy idleStrategy(final String name)
     {
@@ -48,52 +53,101 @@ public final class Agents
             case "yield" -> new YieldingIdleStrategy();
             case "backoff" -> new BackoffIdleStrategy();
             case "sleep" -> new SleepingMillisIdleStrategy(1);
-            default -> throw new IllegalArgumentException(IDLE_PROP + "='" + name +
+            default -> throw new IllegalArgumentException(MessagingContext.IDLE_PROP + "='" + name +
                 "' is not an idle strategy; allowed: busy, yield, backoff, sleep");
         };
     }
 
     /**
-     * Starts an agent on its own thread with the configured idle strategy and the next configured
-     * core. If spinning agents would outnumber the online CPUs, logs a warning naming the numbers
-     * and uses a backoff idle strategy for this one.
+     * @return threads spinning in agents started here and not closed yet.
+     */
+    public static int spinningAgents()
+    {
+        return SPINNING.get();
+    }
+
+    /**
+     * Starts an agent on its own thread with the context's idle strategy, pinned to the next core of
+     * the context's list (if any), backing off with a warning when it would spin one thread too
+     * many.
      *
+     * @param context      concluded context: idle strategy and cores.
      * @param agent        to run.
      * @param errorHandler for exceptions escaping the agent.
-     * @return the started runner; close it to stop the agent.
+     * @return the running agent; close it to stop the agent.
      */
-    public static AgentRunner start(final Agent agent, final ErrorHandler errorHandler)
+    public static RunningAgent start(final MessagingContext context, final Agent agent, final ErrorHandler errorHandler)
     {
-        final String idleName = System.getProperty(IDLE_PROP, "busy");
+        final String idleName = context.idleStrategy();
+        final int[] cores = context.cores();
+        final int core = takeCore(cores);
         IdleStrategy idle = idleStrategy(idleName);
-        final boolean spinning = "busy".equals(idleName) || "yield".equals(idleName);
+        boolean spinning = "busy".equals(idleName) || "yield".equals(idleName);
+        if (cores.length > 0 && core < 0)
+        {
+            LOG.log(System.Logger.Level.WARNING, "agent " + agent.roleName() + " is not pinned: every core " +
+                MessagingContext.CORES_PROP + " lists (" + cores.length + ") has a running agent already");
+        }
+        boolean backedOff = false;
         if (spinning)
         {
             final int spinners = SPINNING.incrementAndGet();
             final int cpus = OnlineCpus.count();
             if (spinners > cpus)
             {
-                LOG.log(System.Logger.Level.WARNING, "agent " + agent.roleName() + " would be spinning thread " +
-                    spinners + " on a machine with " + cpus + " online CPUs: backing off instead of starving the others");
+                SPINNING.decrementAndGet();
+                spinning = false;
+                backedOff = true;
                 idle = new BackoffIdleStrategy();
+                LOG.log(System.Logger.Level.WARNING, "agent " + agent.roleName() + " backs off instead of " +
+                    idleName + "-spinning: it would be spinning thread " + spinners + " on a machine with " + cpus +
+                    " online CPUs, and would starve the others");
             }
         }
-        final int core = nextCore();
-        final Agent pinned = core < 0 ? agent : new PinnedAgent(agent, core);
-        final AgentRunner runner = new AgentRunner(idle, errorHandler, null, pinned);
-        AgentRunner.startOnThread(runner);
-        return runner;
+        final Agent runnable = core < 0 ? agent : new PinnedAgent(agent, core);
+        final AgentRunner runner = new AgentRunner(idle, errorHandler, null, runnable);
+        final RunningAgent running = new RunningAgent(runner, idle, core, backedOff, spinning);
+        try
+        {
+            AgentRunner.startOnThread(runner);
+        }
+        catch (final RuntimeException ex)
+        {
+            running.close();
+            throw ex;
+        }
+        return running;
     }
 
-    private static int nextCore()
+    /**
+     * @param cores the configured list.
+     * @return the first listed core no running agent has (now taken), or -1.
+     */
+    private static int takeCore(final int[] cores)
     {
-        final String cores = System.getProperty(CORES_PROP, "").trim();
-        if (cores.isEmpty())
+        synchronized (TAKEN_CORES)
         {
+            for (final int core : cores)
+            {
+                if (!TAKEN_CORES.get(core))
+                {
+                    TAKEN_CORES.set(core);
+                    return core;
+                }
+            }
             return -1;
         }
-        final String[] list = cores.split(",");
-        return Integer.parseInt(list[NEXT_CORE.getAndIncrement() % list.length].trim());
+    }
+
+    private static void releaseCore(final int core)
+    {
+        if (core >= 0)
+        {
+            synchronized (TAKEN_CORES)
+            {
+                TAKEN_CORES.clear(core);
+            }
+        }
     }
 
     /**
@@ -106,7 +160,7 @@ public final class Agents
     {
         try
         {
-            final java.util.BitSet set = new java.util.BitSet();
+            final BitSet set = new BitSet();
             set.set(core);
             Affinity.setAffinity(set);
             return Affinity.getAffinity().equals(set);
@@ -116,6 +170,68 @@ public final class Agents
             LOG.log(System.Logger.Level.WARNING, "cannot pin thread " + Thread.currentThread().getName() +
                 " to core " + core + ": " + ex);
             return false;
+        }
+    }
+
+    /**
+     * An agent started by {@link #start}: what it was given, and the handle that stops it.
+     */
+    public static final class RunningAgent implements AutoCloseable
+    {
+        private final AgentRunner runner;
+        private final IdleStrategy idleStrategy;
+        private final int core;
+        private final boolean backedOff;
+        private final boolean spinning;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        private RunningAgent(final AgentRunner runner, final IdleStrategy idleStrategy, final int core,
+            final boolean backedOff, final boolean spinning)
+        {
+            this.runner = runner;
+            this.idleStrategy = idleStrategy;
+            this.core = core;
+            this.backedOff = backedOff;
+            this.spinning = spinning;
+        }
+
+        /** @return the runner (its thread, whether it is closed). */
+        public AgentRunner runner()
+        {
+            return runner;
+        }
+
+        /** @return the idle strategy the agent runs with. */
+        public IdleStrategy idleStrategy()
+        {
+            return idleStrategy;
+        }
+
+        /** @return the core its thread is pinned to, or -1 when not pinned. */
+        public int core()
+        {
+            return core;
+        }
+
+        /** @return true when it was to spin but backs off instead (see {@link Agents}). */
+        public boolean backedOff()
+        {
+            return backedOff;
+        }
+
+        /** Stops the agent (its onClose runs on its thread) and frees its spinning slot and core. */
+        @Override
+        public void close()
+        {
+            runner.close();
+            if (released.compareAndSet(false, true))
+            {
+                if (spinning)
+                {
+                    SPINNING.decrementAndGet();
+                }
+                releaseCore(core);
+            }
         }
     }
 

@@ -37,6 +37,13 @@ public final class MessagingContext
      * completion queue for them, and takes fewer when the device's queues are smaller.
      */
     public static final String MAX_PUBLICATIONS_PROP = "ringwire.messaging.subscription.max.publications";
+    /** Idle strategy of the agents {@link Agents} starts: busy, yield, backoff or sleep. */
+    public static final String IDLE_PROP = "ringwire.messaging.idle";
+    /**
+     * Cores the agents {@link Agents} starts are pinned to, in order (e.g. "2,3"); empty: none
+     * pinned. Each must be an online CPU.
+     */
+    public static final String CORES_PROP = "ringwire.messaging.cores";
 
     private String ringCapacity = System.getProperty(RING_CAPACITY_PROP, Integer.toString(1 << 20));
     private String creditFraction = System.getProperty(CREDIT_FRACTION_PROP, "4");
@@ -47,6 +54,8 @@ public final class MessagingContext
     private String countersDirectory = System.getProperty(COUNTERS_DIR_PROP, "/dev/shm/ringwire-counters");
     private String signalInterval = System.getProperty(SIGNAL_INTERVAL_PROP, "16");
     private String maxPublications = System.getProperty(MAX_PUBLICATIONS_PROP, "32");
+    private String idleStrategy = System.getProperty(IDLE_PROP, "busy");
+    private String cores = System.getProperty(CORES_PROP, "");
     private java.util.function.Consumer<RdmaConfig> rdmaSettings = config -> { };
 
     private boolean concluded;
@@ -57,6 +66,7 @@ public final class MessagingContext
     private long reconnectIntervalNs;
     private int signalIntervalValue;
     private int maxPublicationsValue;
+    private int[] coresValue;
     private ConnectionManagerConfig connectionManagerConfig;
 
     /**
@@ -86,6 +96,8 @@ public final class MessagingContext
             3_600_000, "1 to 3600000 ms"));
         signalIntervalValue = (int)parse(SIGNAL_INTERVAL_PROP, signalInterval, 1, 1024, "1 to 1024");
         maxPublicationsValue = (int)parse(MAX_PUBLICATIONS_PROP, maxPublications, 1, 4096, "1 to 4096");
+        Agents.idleStrategy(idleStrategy); // refuses an unknown name, naming the property
+        coresValue = parseCores(cores);
         if (secret.isEmpty())
         {
             throw new IllegalArgumentException(SECRET_PROP + " is not set: publications and subscriptions " +
@@ -112,6 +124,27 @@ public final class MessagingContext
         if (parsed < min || parsed > max)
         {
             throw new IllegalArgumentException(property + "=" + value + " is out of range; allowed: " + allowed);
+        }
+        return parsed;
+    }
+
+    private static int[] parseCores(final String list)
+    {
+        if (list.isBlank())
+        {
+            return new int[0];
+        }
+        final String[] parts = list.split(",");
+        final int[] parsed = new int[parts.length];
+        for (int i = 0; i < parts.length; i++)
+        {
+            final int core = (int)parse(CORES_PROP, parts[i], 0, 4095, "a comma list of online CPU numbers, e.g. 2,3");
+            if (!OnlineCpus.isOnline(core))
+            {
+                throw new IllegalArgumentException(CORES_PROP + "=" + list + " names CPU " + core +
+                    ", which is not online here (online: " + OnlineCpus.list() + ")");
+            }
+            parsed[i] = core;
         }
         return parsed;
     }
@@ -336,5 +369,45 @@ public final class MessagingContext
     {
         checkConcluded();
         return connectionManagerConfig;
+    }
+
+    /**
+     * @param name idle strategy of the agents {@link Agents} starts: busy, yield, backoff or sleep.
+     * @return this.
+     */
+    public MessagingContext idleStrategy(final String name)
+    {
+        checkMutable();
+        this.idleStrategy = name;
+        return this;
+    }
+
+    /**
+     * @return the agents' idle strategy name.
+     */
+    public String idleStrategy()
+    {
+        checkConcluded();
+        return idleStrategy;
+    }
+
+    /**
+     * @param list cores to pin agents to, in order (e.g. "2,3"); empty for none.
+     * @return this.
+     */
+    public MessagingContext cores(final String list)
+    {
+        checkMutable();
+        this.cores = list;
+        return this;
+    }
+
+    /**
+     * @return the cores agents are pinned to, in order (empty: none pinned); a copy.
+     */
+    public int[] cores()
+    {
+        checkConcluded();
+        return coresValue.clone();
     }
 }

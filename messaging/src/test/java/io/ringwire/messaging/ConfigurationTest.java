@@ -74,7 +74,7 @@ class ConfigurationTest
     @Test
     void unknownIdleStrategiesAreRefused()
     {
-        assertRefused(() -> Agents.idleStrategy("nap"), Agents.IDLE_PROP, "busy, yield, backoff, sleep");
+        assertRefused(() -> Agents.idleStrategy("nap"), MessagingContext.IDLE_PROP, "busy, yield, backoff, sleep");
     }
 
     @Test
