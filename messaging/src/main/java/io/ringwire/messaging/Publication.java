@@ -242,6 +242,12 @@ public final class Publication implements AutoCloseable
         return channel.toString();
     }
 
+    /** @return this publication's counters (tests read them). */
+    PublicationCounters counters()
+    {
+        return counters;
+    }
+
     /**
      * @return why the last connection attempt of the first disconnected subscriber failed, or null.
      */

@@ -149,6 +149,12 @@ public final class Subscription implements AutoCloseable
         return maxImages;
     }
 
+    /** @return this subscription's counters (tests read them). */
+    SubscriptionCounters counters()
+    {
+        return counters;
+    }
+
     /** @return the number of connected publications. */
     public int imageCount()
     {

@@ -1,0 +1,253 @@
+package io.ringwire.messaging;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.ringwire.messaging.PubSubTestSupport.await;
+import static io.ringwire.messaging.PubSubTestSupport.channel;
+import static io.ringwire.messaging.PubSubTestSupport.context;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A publication's life on every provider, in one process: zero-copy claims (commit and abort), idle
+ * heartbeats, a reconnection under a new session the subscriber sees as one image ending and
+ * another starting, and CLOSED.
+ */
+class PublicationLifecycleTest
+{
+    private static final int STREAM = 11;
+    private static final FragmentHandler IGNORE = (buffer, offset, length, header) -> { };
+
+    @TempDir
+    Path directory;
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void claimedFramesArriveByteExactAndAbortedOnesNeverArriveAcrossRingWraps(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0) + "|ring=16384", STREAM);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()) + "|ring=16384", STREAM))
+        {
+            connect(subscription, publication);
+            assertThrows(IllegalArgumentException.class,
+                () -> publication.tryClaim(publication.maxPayloadLength() + 1, new BufferClaim()));
+
+            final BufferClaim claim = new BufferClaim();
+            final List<Integer> committed = new ArrayList<>();
+            final int[] received = { 0 };
+            final String[] failure = { null };
+            final FragmentHandler checker = (buffer, offset, length, header) ->
+            {
+                final int sequence = buffer.getInt(offset);
+                if (received[0] >= committed.size() || sequence != committed.get(received[0]) ||
+                    length != lengthOf(sequence) || header.sessionId() != publication.sessionId())
+                {
+                    failure[0] = "fragment " + received[0] + ": sequence " + sequence + ", " + length + " bytes";
+                }
+                for (int i = 4; i < length && null == failure[0]; i++)
+                {
+                    if (buffer.getByte(offset + i) != (byte)(sequence + i))
+                    {
+                        failure[0] = "message " + sequence + " differs at byte " + i;
+                    }
+                }
+                received[0]++;
+            };
+            final int claims = 3000; // about 30 wraps of the 16 KiB ring
+            int attempted = 0;
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (attempted < claims || received[0] < committed.size())
+            {
+                assertTrue(System.nanoTime() < deadline, "stalled: " + received[0] + " of " + committed.size());
+                if (attempted < claims)
+                {
+                    final int length = lengthOf(attempted);
+                    final long result = publication.tryClaim(length, claim);
+                    if (result > 0)
+                    {
+                        assertEquals(length, claim.length());
+                        claim.buffer().putInt(claim.offset(), attempted);
+                        for (int i = 4; i < length; i++)
+                        {
+                            claim.buffer().putByte(claim.offset() + i, (byte)(attempted + i));
+                        }
+                        if (attempted % 7 == 3)
+                        {
+                            assertEquals(result, claim.abort(), "an aborted claim still moves the position");
+                        }
+                        else
+                        {
+                            committed.add(attempted);
+                            assertEquals(result, claim.commit(), "commit returns the position tryClaim promised");
+                        }
+                        assertEquals(result, publication.position());
+                        attempted++;
+                    }
+                    else
+                    {
+                        assertEquals(Publication.BACK_PRESSURED, result);
+                    }
+                }
+                subscription.poll(checker, 50);
+            }
+            assertNull(failure[0]);
+            assertEquals(committed.size(), received[0]);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void anIdleConnectionStaysUpOnHeartbeatsForManyLivenessTimeouts(final String provider)
+    {
+        final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(25)
+            .livenessTimeoutMs(500));
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()), STREAM))
+        {
+            final List<String> events = new ArrayList<>();
+            subscription.availableImageHandler(session -> events.add("image " + session))
+                .unavailableImageHandler(session -> events.add("gone " + session));
+            connect(subscription, publication);
+            final int session = publication.sessionId();
+            final long heartbeatsSent = publication.counters().heartbeatsSent.get();
+            final long heartbeatsReceived = subscription.counters().heartbeatsReceived.get();
+            final long credits = subscription.counters().creditUpdates.get();
+
+            final long idleUntil = System.nanoTime() + Duration.ofMillis(2500).toNanos(); // 5 liveness timeouts
+            while (System.nanoTime() < idleUntil)
+            {
+                subscription.poll(IGNORE, 10);
+                publication.doWork();
+                assertTrue(publication.isConnected(), "publication lost its subscriber while idle");
+            }
+            assertEquals(1, subscription.imageCount());
+            assertEquals(session, publication.sessionId());
+            assertEquals(List.of("image " + session), events, "no image ended or started");
+            assertTrue(publication.counters().heartbeatsSent.get() - heartbeatsSent >= 10,
+                "heartbeats sent: " + (publication.counters().heartbeatsSent.get() - heartbeatsSent));
+            assertTrue(subscription.counters().heartbeatsReceived.get() - heartbeatsReceived >= 10,
+                "heartbeats received: " + (subscription.counters().heartbeatsReceived.get() - heartbeatsReceived));
+            assertTrue(subscription.counters().creditUpdates.get() - credits >= 10,
+                "credit updates (the subscriber's side of liveness): " +
+                (subscription.counters().creditUpdates.get() - credits));
+            assertEquals(0, subscription.counters().livenessTimeouts.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aPublicationThatWentSilentReconnectsUnderANewSessionSeenAsANewImage(final String provider)
+    {
+        final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
+            .livenessTimeoutMs(300).reconnectIntervalMs(20));
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()), STREAM))
+        {
+            final List<String> events = new ArrayList<>();
+            subscription.availableImageHandler(session -> events.add("image " + session))
+                .unavailableImageHandler(session -> events.add("gone " + session));
+            final List<String> delivered = new ArrayList<>();
+            final FragmentHandler recorder = (buffer, offset, length, header) ->
+                delivered.add(header.sessionId() + ":" + buffer.getInt(offset));
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+            connect(subscription, publication);
+            final int firstSession = publication.sessionId();
+            message.putInt(0, 1);
+            assertTrue(publication.offer(message, 0, 64) > 0);
+            await(() -> delivered.size() == 1, Duration.ofSeconds(10), "first message", () -> subscription.poll(recorder, 10));
+
+            // The publication's thread stalls (no heartbeats) past the liveness timeout: the
+            // subscriber ends the image; the publication finds the subscriber gone when it resumes.
+            final long stallUntil = System.nanoTime() + Duration.ofMillis(900).toNanos();
+            while (System.nanoTime() < stallUntil)
+            {
+                subscription.poll(recorder, 10);
+            }
+            assertEquals(List.of("image " + firstSession, "gone " + firstSession), events);
+            assertEquals(1, subscription.counters().livenessTimeouts.get());
+
+            // Resumed, the publication's duty cycle finds the subscriber silent for longer than the
+            // liveness timeout and lets it go (it starts reconnecting, which the subscription,
+            // not polled here, does not answer yet).
+            await(() -> !publication.isConnected(), Duration.ofSeconds(10), "the publication to notice",
+                publication::doWork);
+
+            // Offers say NOT_CONNECTED until the reconnection completes inside one of them, which
+            // says ADMIN_ACTION (retry: the stream continues under a new session), then succeed.
+            final List<Long> results = new ArrayList<>();
+            message.putInt(0, 2);
+            long result = 0;
+            final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (result <= 0)
+            {
+                assertTrue(System.nanoTime() < deadline, "no reconnection: " + publication + ", offers " + results);
+                result = publication.offer(message, 0, 64);
+                if (results.isEmpty() || results.get(results.size() - 1) != result)
+                {
+                    results.add(result);
+                }
+                subscription.poll(recorder, 10);
+            }
+            assertEquals(List.of(Publication.NOT_CONNECTED, Publication.ADMIN_ACTION, result), results);
+            final int secondSession = publication.sessionId();
+            assertNotEquals(firstSession, secondSession);
+            await(() -> delivered.size() == 2, Duration.ofSeconds(10), "message after reconnecting",
+                () -> subscription.poll(recorder, 10));
+            assertEquals(List.of(firstSession + ":1", secondSession + ":2"), delivered);
+            assertEquals(List.of("image " + firstSession, "gone " + firstSession, "image " + secondSession), events);
+            assertEquals(1, subscription.imageCount());
+            assertTrue(publication.counters().disconnects.get() >= 1);
+            assertEquals(2, publication.counters().connects.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aClosedPublicationReturnsClosed(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM))
+        {
+            final Publication publication = Publication.open(context,
+                channel(provider, subscription.endpoint().getPort()), STREAM);
+            connect(subscription, publication);
+            publication.close();
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+            assertEquals(Publication.CLOSED, publication.offer(message, 0, 64));
+            assertEquals(Publication.CLOSED, publication.tryClaim(16, new BufferClaim()));
+            assertEquals(0, publication.doWork());
+            publication.close(); // twice is fine
+        }
+    }
+
+    private static int lengthOf(final int sequence)
+    {
+        return 8 + (sequence * 37) % 500;
+    }
+
+    private static void connect(final Subscription subscription, final Publication publication)
+    {
+        await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
+            () ->
+            {
+                subscription.poll(IGNORE, 10);
+                publication.doWork();
+            });
+    }
+}
