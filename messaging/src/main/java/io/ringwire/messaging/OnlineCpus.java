@@ -3,10 +3,11 @@ package io.ringwire.messaging;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.BitSet;
 
 /**
- * Counts the machine's online CPUs from {@code /sys/devices/system/cpu/online}: after a thread is
- * pinned, {@link Runtime#availableProcessors()} reports only its own affinity set.
+ * The machine's online CPUs from {@code /sys/devices/system/cpu/online}: after a thread is pinned,
+ * {@link Runtime#availableProcessors()} reports only its own affinity set.
  */
 public final class OnlineCpus
 {
@@ -19,34 +20,29 @@ public final class OnlineCpus
      */
     public static int count()
     {
-        try
-        {
-            return parse(Files.readString(Path.of("/sys/devices/system/cpu/online")).trim());
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            return Runtime.getRuntime().availableProcessors();
-        }
+        return online().cardinality();
     }
 
     /**
-     * @param list a kernel CPU list such as "0-3,6".
-     * @return how many CPUs it names.
+     * @param cpu a CPU number.
+     * @return true when the kernel lists it as online.
      */
-    public static int parse(final String list)
+    public static boolean isOnline(final int cpu)
     {
-        int count = 0;
-        for (final String part : list.split(","))
+        return cpu >= 0 && online().get(cpu);
+    }
+
+    /** The online CPUs; CPUs 0 to availableProcessors - 1 when the kernel's list is unreadable. */
+    private static BitSet online()
+    {
+        try
         {
-            if (part.isBlank())
-            {
-                continue;
-            }
-            final int dash = part.indexOf('-');
-            count += dash < 0 ? 1 : Integer.parseInt(part.substring(dash + 1).trim()) -
-                Integer.parseInt(part.substring(0, dash).trim()) + 1;
+            return cpus(list());
         }
-        return count;
+        catch (final NumberFormatException ex)
+        {
+            return cpus("0-" + (Runtime.getRuntime().availableProcessors() - 1));
+        }
     }
 
     /**
@@ -66,21 +62,22 @@ public final class OnlineCpus
     }
 
     /**
-     * @param cpu a CPU number.
-     * @return true when the kernel lists it as online.
+     * @param list a kernel CPU list such as "0-3,6".
+     * @return how many CPUs it names.
      */
-    public static boolean isOnline(final int cpu)
+    public static int parse(final String list)
     {
-        return contains(list(), cpu);
+        return cpus(list).cardinality();
     }
 
     /**
      * @param list a kernel CPU list such as "0-3,6".
-     * @param cpu  a CPU number.
-     * @return true when the list names it.
+     * @return the CPUs it names.
+     * @throws NumberFormatException when it is not such a list.
      */
-    public static boolean contains(final String list, final int cpu)
+    public static BitSet cpus(final String list)
     {
+        final BitSet cpus = new BitSet();
         for (final String part : list.split(","))
         {
             if (part.isBlank())
@@ -90,11 +87,8 @@ public final class OnlineCpus
             final int dash = part.indexOf('-');
             final int first = Integer.parseInt((dash < 0 ? part : part.substring(0, dash)).trim());
             final int last = dash < 0 ? first : Integer.parseInt(part.substring(dash + 1).trim());
-            if (cpu >= first && cpu <= last)
-            {
-                return true;
-            }
+            cpus.set(first, last + 1);
         }
-        return false;
+        return cpus;
     }
 }

@@ -119,9 +119,7 @@ class PublicationLifecycleTest
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()), STREAM))
         {
-            final List<String> events = new ArrayList<>();
-            subscription.availableImageHandler(session -> events.add("image " + session))
-                .unavailableImageHandler(session -> events.add("gone " + session));
+            final List<String> events = recordImages(subscription);
             connect(subscription, publication);
             final int session = publication.sessionId();
             final long heartbeatsSent = publication.counters().heartbeatsSent.get();
@@ -159,9 +157,7 @@ class PublicationLifecycleTest
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()), STREAM))
         {
-            final List<String> events = new ArrayList<>();
-            subscription.availableImageHandler(session -> events.add("image " + session))
-                .unavailableImageHandler(session -> events.add("gone " + session));
+            final List<String> events = recordImages(subscription);
             final List<String> delivered = new ArrayList<>();
             final FragmentHandler recorder = (buffer, offset, length, header) ->
                 delivered.add(header.sessionId() + ":" + buffer.getInt(offset));
@@ -234,6 +230,15 @@ class PublicationLifecycleTest
             assertEquals(0, publication.doWork());
             publication.close(); // twice is fine
         }
+    }
+
+    /** @return "image S" and "gone S" for every image that starts and ends, in order. */
+    private static List<String> recordImages(final Subscription subscription)
+    {
+        final List<String> events = new ArrayList<>();
+        subscription.availableImageHandler(session -> events.add("image " + session))
+            .unavailableImageHandler(session -> events.add("gone " + session));
+        return events;
     }
 
     private static int lengthOf(final int sequence)
