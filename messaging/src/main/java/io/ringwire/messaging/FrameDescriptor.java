@@ -101,6 +101,15 @@ public final class FrameDescriptor
 
     /**
      * @param lengthWord a {@link #lengthWord}.
+     * @return its BEGIN/END flags.
+     */
+    public static byte flags(final long lengthWord)
+    {
+        return (byte)(lengthWord >>> 40);
+    }
+
+    /**
+     * @param lengthWord a {@link #lengthWord}.
      * @return its frame type.
      */
     public static short type(final long lengthWord)

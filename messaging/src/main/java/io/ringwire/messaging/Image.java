@@ -130,6 +130,10 @@ final class Image implements AutoCloseable
             header.frameOffset(offset);
             handler.onFragment(ringBuffer, offset + HEADER_LENGTH, frameLength - HEADER_LENGTH, header);
             counters.fragmentsReceived.incrementRelease();
+            if ((FrameDescriptor.flags(lengthWord) & END_FLAG) != 0)
+            {
+                counters.messagesReceived.incrementRelease(); // an unfragmented message, or a message's last fragment
+            }
             counters.bytesReceived.getAndAddRelease(frameLength - HEADER_LENGTH);
         }
         else if (type == TYPE_HEARTBEAT)

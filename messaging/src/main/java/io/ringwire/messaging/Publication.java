@@ -105,8 +105,10 @@ public final class Publication implements AutoCloseable
     private long framesPublishedAtLastDuty;
     private boolean closed;
 
-    private Publication(final MessagingContext context, final ChannelUri channel, final int streamId)
+    private Publication(final MessagingContext context, final ChannelUri channel, final int streamId,
+        final long initialPosition)
     {
+        this.position = initialPosition;
         this.context = context;
         this.channel = channel;
         this.streamId = streamId;
@@ -167,7 +169,28 @@ public final class Publication implements AutoCloseable
      */
     public static Publication open(final MessagingContext context, final String channel, final int streamId)
     {
-        final Publication publication = new Publication(context, ChannelUri.parse(channel), streamId);
+        return open(context, channel, streamId, 0);
+    }
+
+    /**
+     * Opens a publication whose stream starts at {@code initialPosition} rather than 0: for tests
+     * of what happens near the end of the position space.
+     *
+     * @param context         concluded context.
+     * @param channel         the channel.
+     * @param streamId        the stream.
+     * @param initialPosition a non-negative multiple of {@link FrameDescriptor#ALIGNMENT}.
+     * @return the publication.
+     */
+    static Publication open(final MessagingContext context, final String channel, final int streamId,
+        final long initialPosition)
+    {
+        if (initialPosition < 0 || (initialPosition & (ALIGNMENT - 1)) != 0)
+        {
+            throw new IllegalArgumentException("initial position " + initialPosition + " is not a non-negative multiple of " +
+                ALIGNMENT);
+        }
+        final Publication publication = new Publication(context, ChannelUri.parse(channel), streamId, initialPosition);
         publication.connectDisconnected(System.nanoTime(), true);
         return publication;
     }
@@ -548,6 +571,7 @@ public final class Publication implements AutoCloseable
                 giveUpNs = giveUpNs == 0 ? nowNs + context.livenessTimeoutNs() : giveUpNs;
                 if (nowNs - giveUpNs > 0 || !destination.connected)
                 {
+                    counters.sendFailures.incrementRelease();
                     disconnect(destination, "send queue stayed full for the liveness timeout");
                     break;
                 }
@@ -558,6 +582,7 @@ public final class Publication implements AutoCloseable
             }
             else if (result != PostResult.QUEUE_FULL)
             {
+                counters.sendFailures.incrementRelease();
                 disconnect(destination, "post failed: " + PostResult.name(result));
             }
         }
@@ -612,6 +637,7 @@ public final class Publication implements AutoCloseable
             }
             else if (nowNs - destination.lastLivenessChangeNs > context.livenessTimeoutNs())
             {
+                counters.livenessTimeouts.incrementRelease();
                 disconnect(destination, "subscriber silent for longer than the liveness timeout");
                 work++;
             }

@@ -15,6 +15,8 @@ final class PublicationCounters implements AutoCloseable
     final AtomicCounter connects;
     final AtomicCounter disconnects;
     final AtomicCounter errors;
+    final AtomicCounter livenessTimeouts;
+    final AtomicCounter sendFailures;
 
     private PublicationCounters(final CountersFile file, final String prefix)
     {
@@ -26,6 +28,8 @@ final class PublicationCounters implements AutoCloseable
         connects = file.newCounter(prefix + "connects");
         disconnects = file.newCounter(prefix + "disconnects");
         errors = file.newCounter(prefix + "error completions");
+        livenessTimeouts = file.newCounter(prefix + "liveness timeouts");
+        sendFailures = file.newCounter(prefix + "send failures");
     }
 
     static PublicationCounters create(final MessagingContext context, final ChannelUri channel, final int streamId)
@@ -38,7 +42,8 @@ final class PublicationCounters implements AutoCloseable
     public void close()
     {
         for (final AtomicCounter counter : new AtomicCounter[]{
-            messagesSent, bytesSent, backPressured, heartbeatsSent, connects, disconnects, errors })
+            messagesSent, bytesSent, backPressured, heartbeatsSent, connects, disconnects, errors, livenessTimeouts,
+            sendFailures })
         {
             file.free(counter);
         }

@@ -8,6 +8,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 final class SubscriptionCounters implements AutoCloseable
 {
     private final CountersFile file;
+    final AtomicCounter messagesReceived;
     final AtomicCounter fragmentsReceived;
     final AtomicCounter bytesReceived;
     final AtomicCounter creditUpdates;
@@ -22,6 +23,7 @@ final class SubscriptionCounters implements AutoCloseable
     private SubscriptionCounters(final CountersFile file, final String prefix)
     {
         this.file = file;
+        messagesReceived = file.newCounter(prefix + "messages received");
         fragmentsReceived = file.newCounter(prefix + "fragments received");
         bytesReceived = file.newCounter(prefix + "bytes received");
         creditUpdates = file.newCounter(prefix + "credit updates sent");
@@ -43,7 +45,7 @@ final class SubscriptionCounters implements AutoCloseable
     @Override
     public void close()
     {
-        for (final AtomicCounter counter : new AtomicCounter[]{ fragmentsReceived, bytesReceived, creditUpdates,
+        for (final AtomicCounter counter : new AtomicCounter[]{ messagesReceived, fragmentsReceived, bytesReceived, creditUpdates,
             heartbeatsReceived, imagesOpened, imagesClosed, imagesRefused, livenessTimeouts, protocolErrors, errors })
         {
             file.free(counter);

@@ -208,8 +208,58 @@ class PublicationLifecycleTest
             assertEquals(List.of(firstSession + ":1", secondSession + ":2"), delivered);
             assertEquals(List.of("image " + firstSession, "gone " + firstSession, "image " + secondSession), events);
             assertEquals(1, subscription.imageCount());
+            // Let go once: as silent (shm, roce), or on the error completion of a closed connection (socket).
+            assertEquals(1, publication.counters().livenessTimeouts.get() + publication.counters().errors.get(),
+                "liveness timeouts " + publication.counters().livenessTimeouts.get() + ", error completions " +
+                publication.counters().errors.get());
+            assertEquals(0, publication.counters().sendFailures.get());
             assertTrue(publication.counters().disconnects.get() >= 1);
             assertEquals(2, publication.counters().connects.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void offersNearTheEndOfThePositionSpaceArriveThenReturnMaxPositionExceeded(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        final int ring = 16384;
+        final long limit = Long.MAX_VALUE - 2L * ring; // the last position an offer may start from
+        final long start = (limit & -FrameDescriptor.ALIGNMENT) - 100 * 64;
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0) + "|ring=" + ring, STREAM);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()) + "|ring=" + ring, STREAM, start))
+        {
+            connect(subscription, publication);
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
+            final int frame = FrameDescriptor.alignedLength(FrameDescriptor.HEADER_LENGTH + 32);
+            final List<Long> offeredAt = new ArrayList<>();
+            final List<Long> receivedAt = new ArrayList<>();
+            final FragmentHandler recorder = (buffer, offset, length, header) -> receivedAt.add(header.position());
+            long result;
+            long positionBefore = publication.position();
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while ((result = publication.offer(message, 0, 32)) != Publication.MAX_POSITION_EXCEEDED)
+            {
+                assertTrue(System.nanoTime() < deadline, "never refused: " + publication);
+                if (result > 0)
+                {
+                    assertTrue(positionBefore <= limit, "accepted an offer at " + positionBefore + ", limit " + limit);
+                    positionBefore = result;
+                    offeredAt.add(result - frame); // where the frame starts (after any padding)
+                }
+                else
+                {
+                    assertEquals(Publication.BACK_PRESSURED, result);
+                }
+                subscription.poll(recorder, 10);
+            }
+            assertTrue(publication.position() > limit, "refused at " + publication.position() + ", limit " + limit);
+            assertEquals(Publication.MAX_POSITION_EXCEEDED, publication.tryClaim(16, new BufferClaim()));
+            assertTrue(offeredAt.size() >= 100, offeredAt.size() + " offers between " + start + " and " + limit);
+            await(() -> receivedAt.size() == offeredAt.size(), Duration.ofSeconds(10), "delivery",
+                () -> subscription.poll(recorder, 10));
+            assertEquals(offeredAt, receivedAt, "every frame arrived, at the position it was offered at");
         }
     }
 

@@ -59,14 +59,24 @@ class RingWireStatTest
             }
             await(() -> received[0] == 500, Duration.ofSeconds(10), "delivery",
                 () -> subscription.poll((b, o, l, h) -> received[0]++, 10));
+            // One message of three fragments: three fragments, one message.
+            final int large = 2 * publication.maxPayloadLength() + 1000;
+            final UnsafeBuffer largeMessage = new UnsafeBuffer(ByteBuffer.allocateDirect(large));
+            await(() -> publication.offer(largeMessage, 0, large) > 0, Duration.ofSeconds(10), "the large offer",
+                () -> subscription.poll((b, o, l, h) -> { }, 10));
+            final int[] assembled = { 0 };
+            final FragmentAssembler assembler = new FragmentAssembler((b, o, l, h) -> assembled[0] += l == large ? 1 : 100);
+            await(() -> assembled[0] == 1, Duration.ofSeconds(10), "the large message", () -> subscription.poll(assembler, 10));
 
             final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             assertEquals(1, RingWireStat.print(context.countersDirectory(), new PrintStream(bytes, true, StandardCharsets.UTF_8)));
             final String report = bytes.toString(StandardCharsets.UTF_8);
             assertTrue(report.contains("process " + ProcessHandle.current().pid()), report);
-            assertEquals(500, value(report, "pub stream=3 shm 127.0.0.1:" + subscription.endpoint().getPort() + ": messages sent"));
-            assertEquals(50_000, value(report, ": bytes sent"));
-            assertEquals(500, value(report, "sub stream=3 shm 127.0.0.1:0: fragments received"));
+            assertEquals(501, value(report, "pub stream=3 shm 127.0.0.1:" + subscription.endpoint().getPort() + ": messages sent"));
+            assertEquals(50_000 + large, value(report, ": bytes sent"));
+            assertEquals(501, value(report, "sub stream=3 shm 127.0.0.1:0: messages received"));
+            assertEquals(503, value(report, "sub stream=3 shm 127.0.0.1:0: fragments received"));
+            assertEquals(50_000 + large, value(report, ": bytes received"));
             assertEquals(1, value(report, "images opened"));
         }
         final ByteArrayOutputStream after = new ByteArrayOutputStream();
