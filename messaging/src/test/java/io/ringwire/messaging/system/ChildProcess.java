@@ -117,6 +117,15 @@ final class ChildProcess implements AutoCloseable
         return options;
     }
 
+    /** @return every line the child printed so far. */
+    List<String> lines()
+    {
+        synchronized (transcript)
+        {
+            return List.copyOf(transcript);
+        }
+    }
+
     private void readStdout()
     {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
