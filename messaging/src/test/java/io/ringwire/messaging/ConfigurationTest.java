@@ -55,6 +55,51 @@ class ConfigurationTest
     }
 
     @Test
+    void everyRingwirePropertySetsItsValueAndSettersOverrideIt()
+    {
+        final java.util.Map<String, String> properties = java.util.Map.of(
+            MessagingContext.RING_CAPACITY_PROP, "65536",
+            MessagingContext.CREDIT_FRACTION_PROP, "8",
+            MessagingContext.HEARTBEAT_INTERVAL_PROP, "30",
+            MessagingContext.LIVENESS_TIMEOUT_PROP, "900",
+            MessagingContext.RECONNECT_INTERVAL_PROP, "70",
+            MessagingContext.SECRET_PROP, "from-a-property",
+            MessagingContext.COUNTERS_DIR_PROP, "/tmp/ringwire-test-counters",
+            MessagingContext.SIGNAL_INTERVAL_PROP, "32",
+            MessagingContext.MAX_PUBLICATIONS_PROP, "5",
+            MessagingContext.IDLE_PROP, "yield");
+        properties.forEach(System::setProperty);
+        final MessagingContext context;
+        final MessagingContext overridden;
+        try
+        {
+            context = new MessagingContext().conclude();
+            overridden = new MessagingContext().ringCapacity(8192).livenessTimeoutMs(5000).conclude();
+        }
+        finally
+        {
+            properties.keySet().forEach(System::clearProperty);
+        }
+        assertEquals(65536, context.ringCapacity());
+        assertEquals(8, context.creditFraction());
+        assertEquals(30_000_000L, context.heartbeatIntervalNs());
+        assertEquals(900_000_000L, context.livenessTimeoutNs());
+        assertEquals(70_000_000L, context.reconnectIntervalNs());
+        assertEquals(java.nio.file.Path.of("/tmp/ringwire-test-counters"), context.countersDirectory());
+        assertEquals(32, context.signalInterval());
+        assertEquals(5, context.maxPublicationsPerSubscription());
+        assertEquals("yield", context.idleStrategy());
+        assertEquals(8192, overridden.ringCapacity());
+        assertEquals(5_000_000_000L, overridden.livenessTimeoutNs());
+        assertEquals(8, overridden.creditFraction(), "what the setters leave comes from the properties");
+        final MessagingContext defaults = new MessagingContext().secret("s").conclude();
+        assertEquals(1 << 20, defaults.ringCapacity());
+        assertEquals(2_000_000_000L, defaults.livenessTimeoutNs());
+        assertEquals("busy", defaults.idleStrategy());
+        assertEquals(0, defaults.cores().length);
+    }
+
+    @Test
     void sessionSetupRoundTripsAndRefusesOtherData()
     {
         final SessionSetup setup = new SessionSetup(7, -123, 1 << 20, 4096);
