@@ -19,6 +19,11 @@ import java.util.function.LongSupplier;
  * which the JIT still compiled excuses at most {@link #JIT_ALLOCATIONS_EXCUSED} such allocations,
  * 2 KiB in all ({@link #allocationFree()}); a window without JIT activity must allocate nothing.
  *
+ * <p>A test measures two windows in a row and reports the second: the first takes the code that
+ * runs only at a window's start and end through its first execution (a deoptimization where the
+ * compiled loop never took that branch, and the recompilation that follows, which allocate on the
+ * thread), so the reported window runs the measured loop as it runs from then on.
+ *
  * <p>Threading: {@link #awaitSteadyState} on a watching thread; the rest on the measured thread,
  * except the results, read after it finished.
  */
@@ -115,9 +120,10 @@ final class AllocationWindow
         return steady;
     }
 
-    /** Starts the window on the measured thread. */
+    /** Starts (or restarts) the window on the measured thread. */
     void start()
     {
+        count = 0;
         compilationAtStartMs = COMPILATION.getTotalCompilationTime();
         before = THREADS.getCurrentThreadAllocatedBytes();
         last = before;

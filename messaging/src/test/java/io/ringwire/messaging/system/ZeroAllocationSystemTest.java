@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The hot path allocates nothing, across two processes: a publisher process's offering thread
  * ({@link AllocatingPublisherProcess}) offering messages of mixed sizes (retrying back-pressure),
  * and this process's polling thread receiving, reassembling and verifying them, each allocate
- * exactly zero bytes over {@link #MEASURED} messages once its own JVM is in steady state, measured
+ * exactly zero bytes over {@link #MEASURED} messages once its own JVM is in steady state (the second
+ * of two such windows in a row), measured
  * by the JVM's per-thread allocation counter (see {@link AllocationWindow} for what steady state
  * is, and the one-off JIT allocation a window with compilation in it may excuse).
  */
@@ -109,14 +110,17 @@ class ZeroAllocationSystemTest
                 subscription.poll(assembler, 256);
                 receivedSoFar = verifier.received();
             }
-            final long measuredFrom = verifier.received();
-            pollerWindow.start();
-            while (verifier.received() - measuredFrom < MEASURED && check(verifier, deadline))
+            for (int window = 0; window < 2; window++) // the second is reported (see AllocationWindow)
             {
-                subscription.poll(assembler, 256);
-                pollerWindow.sample(verifier.received());
+                final long measuredFrom = verifier.received();
+                pollerWindow.start();
+                while (verifier.received() - measuredFrom < MEASURED && check(verifier, deadline))
+                {
+                    subscription.poll(assembler, 256);
+                    pollerWindow.sample(verifier.received());
+                }
+                pollerWindow.finish();
             }
-            pollerWindow.finish();
             while (!publisherWindowDone && check(verifier, deadline))
             {
                 // Until the publisher process has measured its window: closing the subscription
