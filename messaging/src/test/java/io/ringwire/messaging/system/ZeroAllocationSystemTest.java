@@ -45,8 +45,10 @@ class ZeroAllocationSystemTest
     private final AtomicReference<String> pollerFailure = new AtomicReference<>();
     private final AllocationWindow pollerWindow = new AllocationWindow();
     private volatile long receivedSoFar;
-    /** Set once the publisher process has measured its window: until then the poller keeps polling. */
-    private volatile boolean publisherWindowDone;
+    /** Set once the polling thread has measured its windows. */
+    private final java.util.concurrent.CountDownLatch pollerWindowsDone = new java.util.concurrent.CountDownLatch(1);
+    /** Set once the publisher process offers no more: until then the poller keeps polling. */
+    private volatile boolean publisherStopped;
 
     @ParameterizedTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
@@ -75,11 +77,14 @@ class ZeroAllocationSystemTest
                 () -> null != pollerFailure.get());
             assertNull(pollerFailure.get(), "poller");
             window = publisher.awaitLine("WINDOW", Duration.ofNanos(TIMEOUT_NS));
-            publisherWindowDone = true;
-            poller.join(TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS));
-            assertFalse(poller.isAlive(), "polling thread still running after the time limit");
+            assertTrue(pollerWindowsDone.await(TIMEOUT_NS, TimeUnit.NANOSECONDS), "polling thread's windows");
+            // The publisher stops offering before the subscription closes: an offer racing with the
+            // close would see NOT_CONNECTED.
             publisher.send("exit");
             publisher.awaitLine("DONE", Duration.ofSeconds(30));
+            publisherStopped = true;
+            poller.join(TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS));
+            assertFalse(poller.isAlive(), "polling thread still running after the time limit");
             assertNull(pollerFailure.get(), "poller");
             assertTrue(warmUpNs >= 0, "this process: no steady state within " +
                 TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NS / 2) + " s (the JIT never stayed quiet for " +
@@ -121,16 +126,21 @@ class ZeroAllocationSystemTest
                 }
                 pollerWindow.finish();
             }
-            while (!publisherWindowDone && check(verifier, deadline))
+            pollerWindowsDone.countDown();
+            while (!publisherStopped && check(verifier, deadline))
             {
-                // Until the publisher process has measured its window: closing the subscription
-                // earlier would leave its offers back-pressured or not connected.
+                // Until the publisher process has measured its window and stopped offering: closing
+                // the subscription earlier would leave its offers back-pressured or not connected.
                 subscription.poll(assembler, 256);
             }
         }
         catch (final RuntimeException | AssertionError ex)
         {
             pollerFailure.set(ex.toString());
+        }
+        finally
+        {
+            pollerWindowsDone.countDown(); // also when it failed: the test thread then reports why
         }
     }
 
