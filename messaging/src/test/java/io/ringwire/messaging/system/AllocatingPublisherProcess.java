@@ -2,9 +2,7 @@ package io.ringwire.messaging.system;
 
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
-import org.agrona.concurrent.UnsafeBuffer;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -43,8 +41,7 @@ public final class AllocatingPublisherProcess
         final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(required(arguments, "timeoutMs")));
         watchStdin();
 
-        final MessageLengths lengths = MessageLengths.named("mixed", seed);
-        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8192));
+        final SequencedOffers offers = new SequencedOffers(MessageLengths.named("mixed", seed), seed, 0, 8192);
         final AllocationWindow window = new AllocationWindow();
         final long[] warmUpNs = { 0 };
         final MessagingContext context = new MessagingContext().conclude();
@@ -68,26 +65,19 @@ public final class AllocatingPublisherProcess
             int windows = 0;
             long measuredFrom = 0;
             long windowStartNs = 0;
-            int encoded = -1;
-            int sequence = 0;
             while (!exitRequested())
             {
-                if (!measuring && window.steady() && encoded != sequence)
+                if (!measuring && window.steady() && offers.firstAttempt())
                 {
                     measuring = true;
-                    measuredFrom = sequence;
+                    measuredFrom = offers.sequence();
                     window.start();
                 }
-                final int length = lengths.lengthOf(0, sequence);
-                if (encoded != sequence)
-                {
-                    TestMessages.encode(message, 0, length, seed, 0, sequence);
-                    encoded = sequence;
-                }
-                final long result = publication.offer(message, 0, length);
+                final long result = offers.offerNext(publication);
+                final int sequence = offers.sequence();
                 if (result > 0)
                 {
-                    sent = ++sequence;
+                    sent = sequence;
                 }
                 else if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
                 {
@@ -128,7 +118,7 @@ public final class AllocatingPublisherProcess
                     Thread.yield();
                 }
             }
-            say("DONE sent=" + sequence);
+            say("DONE sent=" + offers.sequence());
         }
     }
 }

@@ -3,9 +3,7 @@ package io.ringwire.messaging.system;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.UnsafeBuffer;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -80,30 +78,21 @@ public final class PublisherProcess
             {
                 maxLength = Math.max(maxLength, lengths.lengthOf(source, sequence));
             }
-            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(maxLength, 64)));
+            final SequencedOffers offers = new SequencedOffers(lengths, seed, source, Math.max(maxLength, 64));
             long backPressured = 0;
             long notConnected = 0;
             long adminAction = 0;
             final long startNs = System.nanoTime();
             final long deadline = startNs + timeoutNs;
-            int sequence = 0;
-            int encoded = -1;
-            while (sequence < count && !exitRequested())
+            while (offers.sequence() < count && !exitRequested())
             {
-                final int length = lengths.lengthOf(source, sequence);
-                if (encoded != sequence)
+                if (announce && offers.firstAttempt())
                 {
-                    TestMessages.encode(message, 0, length, seed, source, sequence);
-                    encoded = sequence;
-                    if (announce)
-                    {
-                        say("SENDING seq=" + sequence + " length=" + length);
-                    }
+                    say("SENDING seq=" + offers.sequence() + " length=" + offers.nextLength());
                 }
-                final long result = publication.offer(message, 0, length);
+                final long result = offers.offerNext(publication);
                 if (result > 0)
                 {
-                    sequence++;
                     idle.reset();
                     final long pauseEnd = System.nanoTime() + pauseNs;
                     while (pauseNs > 0 && System.nanoTime() - pauseEnd < 0 && !exitRequested())
@@ -120,7 +109,7 @@ public final class PublisherProcess
                 {
                     if (0 == notConnected++)
                     {
-                        say("DISCONNECTED seq=" + sequence + " reason=" + publication.lastConnectionError());
+                        say("DISCONNECTED seq=" + offers.sequence() + " reason=" + publication.lastConnectionError());
                     }
                 }
                 else if (result == Publication.ADMIN_ACTION)
@@ -129,18 +118,18 @@ public final class PublisherProcess
                 }
                 else
                 {
-                    say("RESULT fail offer of message " + sequence + " returned " + result);
+                    say("RESULT fail offer of message " + offers.sequence() + " returned " + result);
                     return;
                 }
                 if (System.nanoTime() - deadline > 0)
                 {
-                    say("RESULT fail only " + sequence + " of " + count + " messages offered within " +
+                    say("RESULT fail only " + offers.sequence() + " of " + count + " messages offered within " +
                         TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms; " + publication);
                     return;
                 }
                 idle.idle(0);
             }
-            say("DONE sent=" + sequence + " backPressured=" + backPressured + " notConnected=" + notConnected +
+            say("DONE sent=" + offers.sequence() + " backPressured=" + backPressured + " notConnected=" + notConnected +
                 " adminAction=" + adminAction + " elapsedMs=" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs) +
                 " session=" + publication.sessionId());
             while (!exitRequested())

@@ -2,14 +2,12 @@ package io.ringwire.messaging.system;
 
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -42,10 +40,7 @@ class SubscriberRestartSystemTest
     @TempDir
     Path directory;
 
-    private final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8192));
-    private final MessageLengths lengths = MessageLengths.named("mixed", SEED);
-    private int sequence;
-    private int encoded = -1;
+    private final SequencedOffers offers = new SequencedOffers(MessageLengths.named("mixed", SEED), SEED, 0, 8192);
 
     @ParameterizedTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
@@ -89,7 +84,7 @@ class SubscriberRestartSystemTest
                 {
                     assertEquals(port, longValue(second.awaitLine("READY", Duration.ofSeconds(30)), "port"));
                     final long restartedNs = System.nanoTime();
-                    final int sequenceBeforeReconnect = sequence;
+                    final int sequenceBeforeReconnect = offers.sequence();
                     final String[] result = { null };
                     offerUntil(publication, () -> null != (result[0] = second.pollLine("RESULT")), Duration.ofSeconds(60),
                         "the restarted subscriber to receive 2000 messages", second);
@@ -119,18 +114,8 @@ class SubscriberRestartSystemTest
     /** Offers the next message once; true when it went out. */
     private long offerNext(final Publication publication)
     {
-        final int length = lengths.lengthOf(0, sequence);
-        if (encoded != sequence)
-        {
-            TestMessages.encode(message, 0, length, SEED, 0, sequence);
-            encoded = sequence;
-        }
-        final long result = publication.offer(message, 0, length);
-        if (result > 0)
-        {
-            sequence++;
-        }
-        else if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION &&
+        final long result = offers.offerNext(publication);
+        if (result <= 0 && result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION &&
             result != Publication.NOT_CONNECTED)
         {
             fail("offer returned " + result);
