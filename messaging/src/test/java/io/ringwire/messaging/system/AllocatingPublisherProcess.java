@@ -53,8 +53,9 @@ public final class AllocatingPublisherProcess
                 return;
             }
             say("CONNECTED session=" + publication.sessionId());
+            final Thread offering = Thread.currentThread();
             final Thread watcher = new Thread(
-                () -> warmUpNs[0] = window.awaitSteadyState(() -> sent, warmUp, timeoutNs / 2, () -> failed),
+                () -> warmUpNs[0] = window.awaitSteadyState(offering, () -> sent, warmUp, timeoutNs / 2, () -> failed),
                 "steady-state-watcher");
             watcher.setDaemon(true);
             watcher.start();

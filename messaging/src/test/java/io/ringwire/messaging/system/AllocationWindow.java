@@ -13,7 +13,11 @@ import java.util.function.LongSupplier;
  * per-thread counter moved), and {@link #finish()} at the end.
  *
  * <p>Steady state ({@link #awaitSteadyState}) is this JVM's: at least a warm-up count of messages,
- * and then no JIT compilation for {@link #JIT_QUIET_NS}. Before that, HotSpot itself allocates on
+ * and then, for {@link #JIT_QUIET_NS}, no JIT compilation and no allocation on the measured thread.
+ * The second condition waits out code the JIT has left without escape analysis for a while (seen:
+ * a roce subscriber's ACK send, whose FFM call allocates its 40-byte errno capture slice until C2
+ * inlines it, running so through a whole window on one CI-like run); a thread that allocates on
+ * every message never gets there, and the test fails for want of a steady state. Before that, HotSpot itself allocates on
  * the thread that asks for a C2 compilation (it resolves the String constants of the method's
  * class there: a one-off ~700 bytes at random points of a count-based warm-up). A window during
  * which the JIT still compiled excuses at most {@link #JIT_ALLOCATIONS_EXCUSED} such allocations,
@@ -65,22 +69,25 @@ final class AllocationWindow
     }
 
     /**
-     * Waits until {@code progress} reaches {@code warmUp} and the JIT has compiled nothing for
-     * {@link #JIT_QUIET_NS}, then marks the state steady. Samples the JVM's compilation time every
-     * 50 ms (a sampling interval, not a synchronisation).
+     * Waits until {@code progress} reaches {@code warmUp} and then, for {@link #JIT_QUIET_NS}, the
+     * JIT has compiled nothing and {@code measured} has allocated nothing; then marks the state
+     * steady. Samples the JVM's compilation time and the thread's allocation counter every 50 ms (a
+     * sampling interval, not a synchronisation).
      *
+     * @param measured  the thread whose allocation is measured.
      * @param progress  messages so far.
      * @param warmUp    messages before measuring may start.
      * @param timeoutNs how long to wait.
      * @param stop      true when the measured side gave up.
-     * @return how long it took, or -1 when the JIT never settled in time (then marked steady anyway,
+     * @return how long it took, or -1 when the JIT or the thread never settled in time (then marked steady anyway,
      *         so the measured thread finishes and the test reports it).
      */
-    long awaitSteadyState(final LongSupplier progress, final long warmUp, final long timeoutNs,
+    long awaitSteadyState(final Thread measured, final LongSupplier progress, final long warmUp, final long timeoutNs,
         final java.util.function.BooleanSupplier stop)
     {
         final long startNs = System.nanoTime();
         long compilationMs = COMPILATION.getTotalCompilationTime();
+        long allocatedBytes = THREADS.getThreadAllocatedBytes(measured.threadId());
         long quietSinceNs = startNs;
         try
         {
@@ -96,9 +103,11 @@ final class AllocationWindow
                     return nowNs - startNs;
                 }
                 final long compiledMs = COMPILATION.getTotalCompilationTime();
-                if (compiledMs != compilationMs)
+                final long allocated = THREADS.getThreadAllocatedBytes(measured.threadId());
+                if (compiledMs != compilationMs || allocated != allocatedBytes)
                 {
                     compilationMs = compiledMs;
+                    allocatedBytes = allocated;
                     quietSinceNs = nowNs;
                 }
                 else if (progress.getAsLong() >= warmUp && nowNs - quietSinceNs >= JIT_QUIET_NS)
