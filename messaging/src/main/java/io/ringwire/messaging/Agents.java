@@ -1,5 +1,7 @@
 package io.ringwire.messaging;
 
+import io.ringwire.rdma.config.Settings;
+import io.ringwire.rdma.host.OnlineCpus;
 import net.openhft.affinity.Affinity;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
@@ -11,6 +13,7 @@ import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
 import java.util.BitSet;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -31,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Agents
 {
+    private static final List<String> IDLE_STRATEGIES = List.of("busy", "yield", "backoff", "sleep");
     private static final System.Logger LOG = System.getLogger(Agents.class.getName());
     private static final AtomicInteger SPINNING = new AtomicInteger();
     /** Cores of running agents; guarded by itself. */
@@ -47,14 +51,12 @@ public final class Agents
      */
     public static IdleStrategy idleStrategy(final String name)
     {
-        return switch (name)
+        return switch (Settings.oneOf(MessagingContext.IDLE_PROP, name, IDLE_STRATEGIES))
         {
             case "busy" -> new BusySpinIdleStrategy();
             case "yield" -> new YieldingIdleStrategy();
             case "backoff" -> new BackoffIdleStrategy();
-            case "sleep" -> new SleepingMillisIdleStrategy(1);
-            default -> throw new IllegalArgumentException(MessagingContext.IDLE_PROP + "='" + name +
-                "' is not an idle strategy; allowed: busy, yield, backoff, sleep");
+            default -> new SleepingMillisIdleStrategy(1);
         };
     }
 

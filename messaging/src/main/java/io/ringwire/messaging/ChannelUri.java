@@ -1,5 +1,8 @@
 package io.ringwire.messaging;
 
+import io.ringwire.rdma.config.EndpointAddress;
+import io.ringwire.rdma.config.Settings;
+
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -84,49 +87,27 @@ public final class ChannelUri
             throw new IllegalArgumentException("channel '" + channel + "' needs endpoint=host:port");
         }
         final List<InetSocketAddress> endpoints = new ArrayList<>();
-        for (final String endpoint : endpointText.split(","))
+        try
         {
-            endpoints.add(parseAddress(channel, endpoint.trim()));
-        }
-        if (parameters.containsKey("ring"))
-        {
-            final long ring = parseLong(channel, "ring", parameters.get("ring"));
-            if (ring < 4096 || ring > (1 << 30) || Long.bitCount(ring) != 1)
+            for (final String endpoint : endpointText.split(","))
             {
-                throw new IllegalArgumentException("channel '" + channel + "': ring=" + ring +
-                    " must be a power of two from 4096 to 1073741824");
+                final EndpointAddress address = EndpointAddress.parse("endpoint", endpoint, false);
+                endpoints.add(new InetSocketAddress(address.host(), address.port()));
             }
+            if (parameters.containsKey("ring"))
+            {
+                Settings.parsePowerOfTwo("ring", parameters.get("ring"), 4096, 1 << 30);
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("channel '" + channel + "': " + ex.getMessage(), ex);
         }
         return new ChannelUri(provider, Collections.unmodifiableList(endpoints), Collections.unmodifiableMap(parameters),
             channel);
     }
 
-    private static InetSocketAddress parseAddress(final String channel, final String endpoint)
-    {
-        final int colon = endpoint.lastIndexOf(':');
-        if (colon <= 0)
-        {
-            throw new IllegalArgumentException("channel '" + channel + "': endpoint '" + endpoint + "' must be host:port");
-        }
-        final long port = parseLong(channel, "endpoint port", endpoint.substring(colon + 1));
-        if (port < 0 || port > 65535)
-        {
-            throw new IllegalArgumentException("channel '" + channel + "': port " + port + " out of range 0..65535");
-        }
-        return new InetSocketAddress(endpoint.substring(0, colon).replace("[", "").replace("]", ""), (int)port);
-    }
 
-    private static long parseLong(final String channel, final String what, final String value)
-    {
-        try
-        {
-            return Long.parseLong(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("channel '" + channel + "': " + what + " '" + value + "' is not a number", ex);
-        }
-    }
 
     /**
      * @return the provider name.

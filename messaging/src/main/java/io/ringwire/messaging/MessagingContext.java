@@ -1,7 +1,9 @@
 package io.ringwire.messaging;
 
+import io.ringwire.rdma.host.OnlineCpus;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.cm.ConnectionManagerConfig;
+import io.ringwire.rdma.config.Settings;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -45,17 +47,17 @@ public final class MessagingContext
      */
     public static final String CORES_PROP = "ringwire.messaging.cores";
 
-    private String ringCapacity = System.getProperty(RING_CAPACITY_PROP, Integer.toString(1 << 20));
-    private String creditFraction = System.getProperty(CREDIT_FRACTION_PROP, "4");
-    private String heartbeatIntervalMs = System.getProperty(HEARTBEAT_INTERVAL_PROP, "100");
-    private String livenessTimeoutMs = System.getProperty(LIVENESS_TIMEOUT_PROP, "2000");
-    private String reconnectIntervalMs = System.getProperty(RECONNECT_INTERVAL_PROP, "200");
-    private String secret = System.getProperty(SECRET_PROP, "");
-    private String countersDirectory = System.getProperty(COUNTERS_DIR_PROP, "/dev/shm/ringwire-counters");
-    private String signalInterval = System.getProperty(SIGNAL_INTERVAL_PROP, "16");
-    private String maxPublications = System.getProperty(MAX_PUBLICATIONS_PROP, "32");
-    private String idleStrategy = System.getProperty(IDLE_PROP, "busy");
-    private String cores = System.getProperty(CORES_PROP, "");
+    private String ringCapacity = Settings.property(RING_CAPACITY_PROP, Integer.toString(1 << 20));
+    private String creditFraction = Settings.property(CREDIT_FRACTION_PROP, "4");
+    private String heartbeatIntervalMs = Settings.property(HEARTBEAT_INTERVAL_PROP, "100");
+    private String livenessTimeoutMs = Settings.property(LIVENESS_TIMEOUT_PROP, "2000");
+    private String reconnectIntervalMs = Settings.property(RECONNECT_INTERVAL_PROP, "200");
+    private String secret = Settings.property(SECRET_PROP, "");
+    private String countersDirectory = Settings.property(COUNTERS_DIR_PROP, "/dev/shm/ringwire-counters");
+    private String signalInterval = Settings.property(SIGNAL_INTERVAL_PROP, "16");
+    private String maxPublications = Settings.property(MAX_PUBLICATIONS_PROP, "32");
+    private String idleStrategy = Settings.property(IDLE_PROP, "busy");
+    private String cores = Settings.property(CORES_PROP, "");
     private java.util.function.Consumer<RdmaConfig> rdmaSettings = config -> { };
 
     private boolean concluded;
@@ -77,25 +79,21 @@ public final class MessagingContext
      */
     public MessagingContext conclude()
     {
-        ringCapacityValue = (int)parse(RING_CAPACITY_PROP, ringCapacity, 4096, 1 << 30, "a power of two, 4096 to 1073741824");
-        if (Integer.bitCount(ringCapacityValue) != 1)
-        {
-            throw new IllegalArgumentException(RING_CAPACITY_PROP + "=" + ringCapacity + " is not a power of two");
-        }
-        creditFractionValue = (int)parse(CREDIT_FRACTION_PROP, creditFraction, 2, 64, "2 to 64");
-        heartbeatIntervalNs = TimeUnit.MILLISECONDS.toNanos(parse(HEARTBEAT_INTERVAL_PROP, heartbeatIntervalMs, 1, 60_000,
-            "1 to 60000 ms"));
-        livenessTimeoutNs = TimeUnit.MILLISECONDS.toNanos(parse(LIVENESS_TIMEOUT_PROP, livenessTimeoutMs, 2, 3_600_000,
-            "2 to 3600000 ms"));
+        ringCapacityValue = Settings.parsePowerOfTwo(RING_CAPACITY_PROP, ringCapacity, 4096, 1 << 30);
+        creditFractionValue = Settings.parseInt(CREDIT_FRACTION_PROP, creditFraction, 2, 64, "2 to 64");
+        heartbeatIntervalNs = TimeUnit.MILLISECONDS.toNanos(Settings.parseLong(HEARTBEAT_INTERVAL_PROP,
+            heartbeatIntervalMs, 1, 60_000, "1 to 60000 ms"));
+        livenessTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Settings.parseLong(LIVENESS_TIMEOUT_PROP, livenessTimeoutMs,
+            2, 3_600_000, "2 to 3600000 ms"));
         if (livenessTimeoutNs < 2 * heartbeatIntervalNs)
         {
-            throw new IllegalArgumentException(LIVENESS_TIMEOUT_PROP + "=" + livenessTimeoutMs +
-                " must be at least twice " + HEARTBEAT_INTERVAL_PROP + "=" + heartbeatIntervalMs);
+            throw Settings.invalid(LIVENESS_TIMEOUT_PROP, livenessTimeoutMs, "is shorter than twice " +
+                HEARTBEAT_INTERVAL_PROP + "=" + heartbeatIntervalMs, "at least twice the heartbeat interval");
         }
-        reconnectIntervalNs = TimeUnit.MILLISECONDS.toNanos(parse(RECONNECT_INTERVAL_PROP, reconnectIntervalMs, 1,
-            3_600_000, "1 to 3600000 ms"));
-        signalIntervalValue = (int)parse(SIGNAL_INTERVAL_PROP, signalInterval, 1, 1024, "1 to 1024");
-        maxPublicationsValue = (int)parse(MAX_PUBLICATIONS_PROP, maxPublications, 1, 4096, "1 to 4096");
+        reconnectIntervalNs = TimeUnit.MILLISECONDS.toNanos(Settings.parseLong(RECONNECT_INTERVAL_PROP,
+            reconnectIntervalMs, 1, 3_600_000, "1 to 3600000 ms"));
+        signalIntervalValue = Settings.parseInt(SIGNAL_INTERVAL_PROP, signalInterval, 1, 1024, "1 to 1024");
+        maxPublicationsValue = Settings.parseInt(MAX_PUBLICATIONS_PROP, maxPublications, 1, 4096, "1 to 4096");
         Agents.idleStrategy(idleStrategy); // refuses an unknown name, naming the property
         coresValue = parseCores(cores);
         if (secret.isEmpty())
@@ -109,24 +107,6 @@ public final class MessagingContext
         return this;
     }
 
-    private static long parse(final String property, final String value, final long min, final long max,
-        final String allowed)
-    {
-        final long parsed;
-        try
-        {
-            parsed = Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(property + "='" + value + "' is not a number; allowed: " + allowed, ex);
-        }
-        if (parsed < min || parsed > max)
-        {
-            throw new IllegalArgumentException(property + "=" + value + " is out of range; allowed: " + allowed);
-        }
-        return parsed;
-    }
 
     private static int[] parseCores(final String list)
     {
@@ -134,17 +114,14 @@ public final class MessagingContext
         {
             return new int[0];
         }
-        final String[] parts = list.split(",");
-        final int[] parsed = new int[parts.length];
-        for (int i = 0; i < parts.length; i++)
+        final String allowed = "a comma list of online CPU numbers, e.g. 2,3 (online here: " + OnlineCpus.list() + ")";
+        final int[] parsed = Settings.parseIntList(CORES_PROP, list, 0, 4095, allowed);
+        for (final int core : parsed)
         {
-            final int core = (int)parse(CORES_PROP, parts[i], 0, 4095, "a comma list of online CPU numbers, e.g. 2,3");
             if (!OnlineCpus.isOnline(core))
             {
-                throw new IllegalArgumentException(CORES_PROP + "=" + list + " names CPU " + core +
-                    ", which is not online here (online: " + OnlineCpus.list() + ")");
+                throw Settings.invalid(CORES_PROP, list, "names CPU " + core + ", which is not online here", allowed);
             }
-            parsed[i] = core;
         }
         return parsed;
     }

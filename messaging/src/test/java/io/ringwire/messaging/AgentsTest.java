@@ -1,5 +1,6 @@
 package io.ringwire.messaging;
 
+import io.ringwire.rdma.host.OnlineCpus;
 import net.openhft.affinity.Affinity;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BackoffIdleStrategy;

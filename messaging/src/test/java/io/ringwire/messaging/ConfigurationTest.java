@@ -108,15 +108,6 @@ class ConfigurationTest
     }
 
     @Test
-    void onlineCpuListsAreCounted()
-    {
-        assertEquals(1, OnlineCpus.parse("0"));
-        assertEquals(4, OnlineCpus.parse("0-3"));
-        assertEquals(6, OnlineCpus.parse("0-3,6,8"));
-        assertTrue(OnlineCpus.count() >= 1);
-    }
-
-    @Test
     void unknownIdleStrategiesAreRefused()
     {
         assertRefused(() -> Agents.idleStrategy("nap"), MessagingContext.IDLE_PROP, "busy, yield, backoff, sleep");

@@ -1,5 +1,7 @@
 package io.ringwire.perf;
 
+import io.ringwire.rdma.host.OnlineCpus;
+
 import java.util.List;
 
 /**

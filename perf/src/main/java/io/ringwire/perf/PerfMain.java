@@ -1,5 +1,6 @@
 package io.ringwire.perf;
 
+import io.ringwire.rdma.host.OnlineCpus;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProvider;
@@ -66,7 +67,7 @@ public final class PerfMain
         final String[] rest = Arrays.copyOfRange(args, 1, args.length);
         return switch (args[0])
         {
-            case "rtt" -> rtt(rest, out, err, OnlineCpus.read());
+            case "rtt" -> rtt(rest, out, err, OnlineCpus.asList());
             case "path" -> path(rest, out, err);
             case "help", "--help", "-h" ->
             {

@@ -3,6 +3,7 @@ package io.ringwire.perf;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaProvider;
 import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.config.Settings;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -406,8 +407,8 @@ public record RttOptions(
         final String api = value.trim().toLowerCase(Locale.ROOT);
         if (!ALLOWED_APIS.contains(api))
         {
-            throw new UsageException("--api '" + value + "' is not allowed; allowed: messaging (Publication and " +
-                "Subscription with SBE LatencyProbe messages), channel (bare WRITE WITH IMMEDIATE) or both");
+            throw new UsageException(Settings.invalid("--api", value, "is not allowed", "messaging (Publication and " +
+                "Subscription with SBE LatencyProbe messages), channel (bare WRITE WITH IMMEDIATE) or both").getMessage());
         }
         return api;
     }
@@ -418,30 +419,21 @@ public record RttOptions(
         {
             case "1" -> 1;
             case "2" -> 2;
-            default -> throw new UsageException("--processes '" + value + "' is not allowed; allowed: 1 (pinger and " +
-                "ponger threads in one JVM) or 2 (ponger in a child JVM)");
+            default -> throw new UsageException(Settings.invalid("--processes", value, "is not allowed", "1 (pinger " +
+                "and ponger threads in one JVM) or 2 (ponger in a child JVM)").getMessage());
         };
     }
 
     static long parseNumber(final String name, final String value, final long min, final long max,
         final String unit)
     {
-        final String digits = value.trim().replace("_", "");
-        final long parsed;
         try
         {
-            parsed = Long.parseLong(digits);
+            return Settings.parseLong(name, value, min, max, min + " to " + max + " " + unit);
         }
-        catch (final NumberFormatException ex)
+        catch (final IllegalArgumentException ex)
         {
-            throw new UsageException(name + " '" + value + "' is not a number; allowed: " + min + " to " + max + " " +
-                unit);
+            throw new UsageException(ex.getMessage());
         }
-        if (parsed < min || parsed > max)
-        {
-            throw new UsageException(name + " " + value + " is out of range; allowed: " + min + " to " + max + " " +
-                unit);
-        }
-        return parsed;
     }
 }

@@ -12,23 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CpuPlanTest
 {
     @Test
-    void kernelCpuListsAreParsedIntoAscendingCpus()
-    {
-        assertEquals(List.of(0, 1), OnlineCpus.parse("0-1\n"));
-        assertEquals(List.of(0, 2, 3, 4, 7), OnlineCpus.parse("0,2-4,7"));
-        assertEquals(List.of(5), OnlineCpus.parse("5"));
-        assertEquals(List.of(), OnlineCpus.parse("\n"));
-        assertThrows(IllegalArgumentException.class, () -> OnlineCpus.parse("0-x"));
-        assertThrows(IllegalArgumentException.class, () -> OnlineCpus.parse("3-1"));
-    }
-
-    @Test
-    void theRunningMachineHasAtLeastOneOnlineCpu()
-    {
-        assertFalse(OnlineCpus.read().isEmpty());
-    }
-
-    @Test
     void pingerAndPongerArePinnedToTheLastTwoDistinctCpus()
     {
         final CpuPlan plan = CpuPlan.decide(List.of(0, 1, 2, 3), false);

@@ -46,13 +46,13 @@ class PathTest
         assertTrue(assertThrows(UsageException.class, () -> PathOptions.parse("--provider", "nio-tcp")).getMessage()
             .contains("allowed: shm, socket, roce"));
         assertTrue(assertThrows(UsageException.class, () -> PathOptions.parse("--hops", "10")).getMessage()
-            .contains("--hops 10 is out of range; allowed: 1000 to"));
+            .contains("--hops='10' is out of range; allowed: 1000 to"));
         assertTrue(assertThrows(UsageException.class, () -> PathOptions.parse("--size=8")).getMessage()
-            .contains("--size 8 is out of range"));
+            .contains("--size='8' is out of range"));
         assertTrue(assertThrows(UsageException.class, () -> PathOptions.parse("--bogus")).getMessage()
             .contains("unknown option '--bogus'"));
         assertEquals(2, PerfMain.run(new String[] { "path", "--repetitions", "0" }, out, err));
-        assertTrue(errBytes.toString(StandardCharsets.UTF_8).contains("ringwire perf path: --repetitions 0"));
+        assertTrue(errBytes.toString(StandardCharsets.UTF_8).contains("ringwire perf path: --repetitions='0'"));
     }
 
     @Test

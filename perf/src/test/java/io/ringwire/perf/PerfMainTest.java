@@ -36,7 +36,7 @@ class PerfMainTest
         final int exitCode = PerfMain.run(new String[] { "rtt", "--processes", "7" }, out, err);
 
         assertEquals(2, exitCode);
-        assertTrue(err().contains("--processes '7' is not allowed; allowed: 1"), err());
+        assertTrue(err().contains("--processes='7' is not allowed; allowed: 1"), err());
         assertEquals("", out());
     }
 

@@ -1,5 +1,6 @@
 package io.ringwire.perf;
 
+import io.ringwire.rdma.host.OnlineCpus;
 import io.ringwire.rdma.RdmaProviders;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -52,7 +53,7 @@ class RttRunTest
         final RttOptions options = RttOptions.parse("--provider", provider, "--api", api, "--messages",
             Long.toString(messages), "--warmup", Long.toString(warmup), "--processes", Integer.toString(processes),
             "--shm-dir", shmDirectory.toString(), "--allow-oversubscribe");
-        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run()
+        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.asList(), true), log).run()
             .rounds().getFirst();
         assertEquals(1, report.results().size());
         return report.results().getFirst();
@@ -158,7 +159,7 @@ class RttRunTest
             Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--shm-dir", shmDirectory.toString(),
             "--allow-oversubscribe");
 
-        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.read(), true), log).run()
+        final RttReport report = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.asList(), true), log).run()
             .rounds().getFirst();
 
         assertEquals(List.of("socket/channel", "socket/messaging", "nio-tcp/raw"),
@@ -182,7 +183,7 @@ class RttRunTest
 
         final int exitCode = PerfMain.rtt(new String[] { "--provider", "socket,nio-tcp,roce,nio-udp", "--messages",
             Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json", "--allow-oversubscribe" },
-            out, log, OnlineCpus.read());
+            out, log, OnlineCpus.asList());
         final List<String> rows = List.of("socket/channel", "socket/messaging", "nio-tcp/raw", "roce/channel",
             "roce/messaging", "nio-udp/raw");
 
@@ -235,7 +236,7 @@ class RttRunTest
 
         final int exitCode = PerfMain.rtt(new String[] { "--provider", "roce,nio-udp", "--api", "channel",
             "--rounds", "3", "--messages", Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json",
-            "--allow-oversubscribe" }, out, log, OnlineCpus.read());
+            "--allow-oversubscribe" }, out, log, OnlineCpus.asList());
 
         final String logText = logBytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, exitCode, logText);

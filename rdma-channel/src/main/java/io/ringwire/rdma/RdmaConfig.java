@@ -1,6 +1,10 @@
 package io.ringwire.rdma;
 
+import io.ringwire.rdma.config.EndpointAddress;
+import io.ringwire.rdma.config.Settings;
+
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,19 +53,20 @@ public final class RdmaConfig
 
     /** Names accepted for {@link #provider(String)}. */
     public static final String ALLOWED_PROVIDERS = "shm, socket, roce, ibverbs, auto";
+    private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs", "auto");
 
-    private String provider = System.getProperty(PROVIDER_PROP, "shm");
-    private String shmDirectory = System.getProperty(SHM_DIRECTORY_PROP, "/dev/shm/ringwire");
-    private String bindAddress = System.getProperty(BIND_ADDRESS_PROP, "127.0.0.1:0");
-    private String peerTimeoutMs = System.getProperty(PEER_TIMEOUT_PROP, "2000");
-    private String maxInlineData = System.getProperty(MAX_INLINE_PROP, "256");
-    private String mtu = System.getProperty(MTU_PROP, "4096");
-    private String ackTimeoutUs = System.getProperty(ACK_TIMEOUT_PROP, "10000");
+    private String provider = Settings.property(PROVIDER_PROP, "shm");
+    private String shmDirectory = Settings.property(SHM_DIRECTORY_PROP, "/dev/shm/ringwire");
+    private String bindAddress = Settings.property(BIND_ADDRESS_PROP, "127.0.0.1:0");
+    private String peerTimeoutMs = Settings.property(PEER_TIMEOUT_PROP, "2000");
+    private String maxInlineData = Settings.property(MAX_INLINE_PROP, "256");
+    private String mtu = Settings.property(MTU_PROP, "4096");
+    private String ackTimeoutUs = Settings.property(ACK_TIMEOUT_PROP, "10000");
     /** Null while neither the property nor the setter chose a delay. */
-    private String ackDelayUs = System.getProperty(ACK_DELAY_PROP);
-    private String retryCount = System.getProperty(RETRY_COUNT_PROP, "7");
-    private String rnrRetryCount = System.getProperty(RNR_RETRY_COUNT_PROP, "7");
-    private String roceConnectedSend = System.getProperty(ROCE_CONNECTED_SEND_PROP, "true");
+    private String ackDelayUs = Settings.property(ACK_DELAY_PROP, null);
+    private String retryCount = Settings.property(RETRY_COUNT_PROP, "7");
+    private String rnrRetryCount = Settings.property(RNR_RETRY_COUNT_PROP, "7");
+    private String roceConnectedSend = Settings.property(ROCE_CONNECTED_SEND_PROP, "true");
 
     private boolean concluded;
     private long peerTimeoutNs;
@@ -83,33 +88,24 @@ public final class RdmaConfig
      */
     public RdmaConfig conclude()
     {
-        if (!(" " + ALLOWED_PROVIDERS.replace(",", "") + " ").contains(" " + provider + " "))
-        {
-            throw new IllegalArgumentException(PROVIDER_PROP + "='" + provider + "' is not a provider; allowed: " +
-                ALLOWED_PROVIDERS);
-        }
-        final long timeoutMs = parseLong(PEER_TIMEOUT_PROP, peerTimeoutMs, 1, TimeUnit.HOURS.toMillis(1),
-            "1 to 3600000 milliseconds");
-        peerTimeoutNs = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        maxInlineDataValue = (int)parseLong(MAX_INLINE_PROP, maxInlineData, 0, 4096, "0 to 4096 bytes");
-        mtuValue = (int)parseLong(MTU_PROP, mtu, 256, 4096, "256, 512, 1024, 2048 or 4096");
+        provider = Settings.oneOf(PROVIDER_PROP, provider, PROVIDERS);
+        peerTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Settings.parseLong(PEER_TIMEOUT_PROP, peerTimeoutMs, 1,
+            TimeUnit.HOURS.toMillis(1), "1 to 3600000 milliseconds"));
+        maxInlineDataValue = Settings.parseInt(MAX_INLINE_PROP, maxInlineData, 0, 4096, "0 to 4096 bytes");
+        mtuValue = Settings.parseInt(MTU_PROP, mtu, 256, 4096, "256, 512, 1024, 2048 or 4096");
         if (Integer.bitCount(mtuValue) != 1)
         {
-            throw new IllegalArgumentException(MTU_PROP + "='" + mtu + "' is not allowed; allowed: 256, 512, 1024, 2048 or 4096");
+            throw Settings.invalid(MTU_PROP, mtu, "is not allowed", "256, 512, 1024, 2048 or 4096");
         }
-        ackTimeoutNs = TimeUnit.MICROSECONDS.toNanos(parseLong(ACK_TIMEOUT_PROP, ackTimeoutUs, 10, 10_000_000,
-            "10 to 10000000 microseconds"));
+        ackTimeoutNs = TimeUnit.MICROSECONDS.toNanos(Settings.parseLong(ACK_TIMEOUT_PROP, ackTimeoutUs, 10,
+            10_000_000, "10 to 10000000 microseconds"));
         concludeAckDelay();
-        retryCountValue = (int)parseLong(RETRY_COUNT_PROP, retryCount, 0, 7, "0 to 7 (7: retry until the peer timeout)");
-        rnrRetryCountValue = (int)parseLong(RNR_RETRY_COUNT_PROP, rnrRetryCount, 0, 7, "0 to 7 (7: retry forever)");
-        final String connectedSend = roceConnectedSend.trim();
-        if (!"true".equals(connectedSend) && !"false".equals(connectedSend))
-        {
-            throw new IllegalArgumentException(ROCE_CONNECTED_SEND_PROP + "='" + roceConnectedSend +
-                "' is not allowed; allowed: true or false");
-        }
-        roceConnectedSendValue = Boolean.parseBoolean(connectedSend);
-        parseBindAddress();
+        retryCountValue = Settings.parseInt(RETRY_COUNT_PROP, retryCount, 0, 7, "0 to 7 (7: retry until the peer timeout)");
+        rnrRetryCountValue = Settings.parseInt(RNR_RETRY_COUNT_PROP, rnrRetryCount, 0, 7, "0 to 7 (7: retry forever)");
+        roceConnectedSendValue = Settings.parseBoolean(ROCE_CONNECTED_SEND_PROP, roceConnectedSend);
+        final EndpointAddress bind = EndpointAddress.parse(BIND_ADDRESS_PROP, bindAddress, true);
+        bindHost = bind.host();
+        bindPort = bind.port();
         if (shmDirectory.isBlank())
         {
             throw new IllegalArgumentException(SHM_DIRECTORY_PROP + " must name a directory, e.g. /dev/shm/ringwire");
@@ -126,54 +122,18 @@ public final class RdmaConfig
             ackDelayNs = TimeUnit.MICROSECONDS.toNanos(Math.min(DEFAULT_ACK_DELAY_US, timeoutUs / 4));
             return;
         }
-        final long delayUs = parseLong(ACK_DELAY_PROP, ackDelayUs, 0, 100_000,
+        final long delayUs = Settings.parseLong(ACK_DELAY_PROP, ackDelayUs, 0, 100_000,
             "0 to 100000 microseconds (0: no delay)");
         // A requester that retransmits before the delayed ACK can arrive would resend what was executed.
         if (delayUs * 4 > timeoutUs)
         {
-            throw new IllegalArgumentException(ACK_DELAY_PROP + "='" + ackDelayUs + "' is too long for " +
-                ACK_TIMEOUT_PROP + "=" + timeoutUs + "; allowed: 0 to " + timeoutUs / 4 +
-                " microseconds (a quarter of the ack timeout), or a longer ack timeout");
+            throw Settings.invalid(ACK_DELAY_PROP, ackDelayUs, "is too long for " + ACK_TIMEOUT_PROP + "=" + timeoutUs,
+                "0 to " + timeoutUs / 4 + " microseconds (a quarter of the ack timeout), or a longer ack timeout");
         }
         ackDelayNs = TimeUnit.MICROSECONDS.toNanos(delayUs);
     }
 
-    private void parseBindAddress()
-    {
-        final String value = bindAddress.trim();
-        final int colon = value.lastIndexOf(':');
-        final boolean hasPort = colon > 0 && value.indexOf(':') == colon; // IPv6 literals need [host]:port
-        String host = hasPort ? value.substring(0, colon) : value;
-        if (host.startsWith("[") && host.endsWith("]"))
-        {
-            host = host.substring(1, host.length() - 1);
-        }
-        if (host.isEmpty())
-        {
-            throw new IllegalArgumentException(BIND_ADDRESS_PROP + "='" + bindAddress + "': expected host or host:port");
-        }
-        bindHost = host;
-        bindPort = hasPort ? (int)parseLong(BIND_ADDRESS_PROP, value.substring(colon + 1), 0, 65535, "a port 0 to 65535") : 0;
-    }
 
-    private static long parseLong(final String property, final String value, final long min, final long max,
-        final String allowed)
-    {
-        final long parsed;
-        try
-        {
-            parsed = Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(property + "='" + value + "' is not a number; allowed: " + allowed, ex);
-        }
-        if (parsed < min || parsed > max)
-        {
-            throw new IllegalArgumentException(property + "='" + value + "' is out of range; allowed: " + allowed);
-        }
-        return parsed;
-    }
 
     private void checkMutable()
     {

@@ -1,5 +1,7 @@
 package io.ringwire.rdma.cm;
 
+import io.ringwire.rdma.config.Settings;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -46,11 +48,11 @@ public final class ConnectionManagerConfig
     private static final long MAX_TIMEOUT_MS = TimeUnit.HOURS.toMillis(1);
     private static final int MAX_PENDING_LIMIT = 65_536;
 
-    private byte[] secret = System.getProperty(SECRET_PROP, "").getBytes(StandardCharsets.UTF_8);
-    private String protocolVersion = System.getProperty(PROTOCOL_VERSION_PROP,
+    private byte[] secret = Settings.property(SECRET_PROP, "").getBytes(StandardCharsets.UTF_8);
+    private String protocolVersion = Settings.property(PROTOCOL_VERSION_PROP,
         Integer.toString(ConnectionManager.PROTOCOL_VERSION));
-    private String timeoutMs = System.getProperty(TIMEOUT_PROP, Long.toString(DEFAULT_TIMEOUT_MS));
-    private String maxPending = System.getProperty(MAX_PENDING_PROP, Integer.toString(DEFAULT_MAX_PENDING));
+    private String timeoutMs = Settings.property(TIMEOUT_PROP, Long.toString(DEFAULT_TIMEOUT_MS));
+    private String maxPending = Settings.property(MAX_PENDING_PROP, Integer.toString(DEFAULT_MAX_PENDING));
 
     private int protocolVersionValue;
     private long timeoutMsValue;
@@ -77,34 +79,16 @@ public final class ConnectionManagerConfig
                 "every message with a shared secret; set the same secret on both sides with -D" + SECRET_PROP +
                 "=... or ConnectionManagerConfig.secret(bytes)");
         }
-        protocolVersionValue = (int)parseLong(PROTOCOL_VERSION_PROP, protocolVersion, 1, 0xFFFF, "1 to 65535");
-        timeoutMsValue = parseLong(TIMEOUT_PROP, timeoutMs, 1, MAX_TIMEOUT_MS, "1 to " + MAX_TIMEOUT_MS +
+        protocolVersionValue = Settings.parseInt(PROTOCOL_VERSION_PROP, protocolVersion, 1, 0xFFFF, "1 to 65535");
+        timeoutMsValue = Settings.parseLong(TIMEOUT_PROP, timeoutMs, 1, MAX_TIMEOUT_MS, "1 to " + MAX_TIMEOUT_MS +
             " milliseconds");
-        maxPendingValue = (int)parseLong(MAX_PENDING_PROP, maxPending, 1, MAX_PENDING_LIMIT, "1 to " +
+        maxPendingValue = Settings.parseInt(MAX_PENDING_PROP, maxPending, 1, MAX_PENDING_LIMIT, "1 to " +
             MAX_PENDING_LIMIT);
         authenticator = new FrameAuthenticator(secret);
         concluded = true;
         return this;
     }
 
-    private static long parseLong(final String property, final String value, final long min, final long max,
-        final String allowed)
-    {
-        final long parsed;
-        try
-        {
-            parsed = Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(property + "='" + value + "' is not a number; allowed: " + allowed, ex);
-        }
-        if (parsed < min || parsed > max)
-        {
-            throw new IllegalArgumentException(property + "='" + value + "' is out of range; allowed: " + allowed);
-        }
-        return parsed;
-    }
 
     private void checkMutable()
     {

@@ -1,5 +1,7 @@
 package io.ringwire.rdma.doctor;
 
+import io.ringwire.rdma.host.CpuList;
+
 import java.util.BitSet;
 import java.util.List;
 
@@ -23,7 +25,7 @@ public final class CoreCountCheck implements Check
             return new Finding(NAME, Status.INFO, "online cores unknown (/sys/devices/system/cpu/online unreadable)",
                 List.of(), "nothing to change");
         }
-        final BitSet cpus = CpuList.parse(online);
+        final BitSet cpus = CpuList.parseLenient(online);
         final int count = cpus.cardinality();
         final String observed = count + " online core" + (count == 1 ? "" : "s") + " (" + online + ")";
         if (count >= RECOMMENDED_CORES)

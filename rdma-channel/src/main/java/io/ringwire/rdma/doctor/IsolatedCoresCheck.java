@@ -1,5 +1,7 @@
 package io.ringwire.rdma.doctor;
 
+import io.ringwire.rdma.host.CpuList;
+
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -18,18 +20,18 @@ public final class IsolatedCoresCheck implements Check
     public Finding run(final Host host)
     {
         final String cmdline = host.read("/proc/cmdline").orElse("").trim();
-        final BitSet isolated = CpuList.parse(host.read("/sys/devices/system/cpu/isolated").orElse(""));
-        isolated.or(CpuList.parse(parameter(cmdline, "isolcpus")));
-        final BitSet nohzFull = CpuList.parse(host.read("/sys/devices/system/cpu/nohz_full").orElse(""));
-        nohzFull.or(CpuList.parse(parameter(cmdline, "nohz_full")));
-        final BitSet rcuNocbs = CpuList.parse(parameter(cmdline, "rcu_nocbs"));
+        final BitSet isolated = CpuList.parseLenient(host.read("/sys/devices/system/cpu/isolated").orElse(""));
+        isolated.or(CpuList.parseLenient(parameter(cmdline, "isolcpus")));
+        final BitSet nohzFull = CpuList.parseLenient(host.read("/sys/devices/system/cpu/nohz_full").orElse(""));
+        nohzFull.or(CpuList.parseLenient(parameter(cmdline, "nohz_full")));
+        final BitSet rcuNocbs = CpuList.parseLenient(parameter(cmdline, "rcu_nocbs"));
         final List<String> details = new ArrayList<>();
         details.add("isolated (isolcpus): " + CpuList.format(isolated));
         details.add("tickless (nohz_full): " + CpuList.format(nohzFull));
         details.add("RCU callbacks offloaded (rcu_nocbs): " + CpuList.format(rcuNocbs));
         if (isolated.isEmpty() && nohzFull.isEmpty())
         {
-            final BitSet online = CpuList.parse(host.read("/sys/devices/system/cpu/online").orElse(""));
+            final BitSet online = CpuList.parseLenient(host.read("/sys/devices/system/cpu/online").orElse(""));
             final String example = exampleCores(online);
             return new Finding(NAME, Status.WARN, "no isolated cores: the scheduler may run anything on the spinning " +
                 "agents' cores", details, "reserve cores for the agents: add isolcpus=" + example + " nohz_full=" +

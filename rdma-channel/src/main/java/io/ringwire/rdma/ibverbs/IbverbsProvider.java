@@ -4,6 +4,7 @@ import io.ringwire.rdma.Device;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProvider;
+import io.ringwire.rdma.config.Settings;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,7 +70,7 @@ public final class IbverbsProvider implements RdmaProvider
 
     private String library()
     {
-        return null != library ? library : System.getProperty(LIBRARY_PROP, Verbs.DEFAULT_LIBRARY);
+        return null != library ? library : Settings.property(LIBRARY_PROP, Verbs.DEFAULT_LIBRARY);
     }
 
     @Override

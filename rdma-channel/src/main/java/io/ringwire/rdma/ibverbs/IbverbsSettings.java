@@ -1,5 +1,7 @@
 package io.ringwire.rdma.ibverbs;
 
+import io.ringwire.rdma.config.Settings;
+
 /**
  * The provider-local configuration of {@code ibverbs}, read from system properties (the shared
  * {@link io.ringwire.rdma.RdmaConfig} carries what every provider understands; these three only mean
@@ -20,31 +22,15 @@ record IbverbsSettings(String deviceName, int port, int gidIndex)
      */
     static IbverbsSettings fromSystemProperties()
     {
-        final String device = System.getProperty(IbverbsProvider.DEVICE_PROP, "").trim();
-        final int port = parse(IbverbsProvider.PORT_PROP, "1", 1, 255, "a port number 1 to 255 (ibv_devinfo lists them)");
-        final int gidIndex = parse(IbverbsProvider.GID_INDEX_PROP, "1", 0, 255,
+        final String device = Settings.property(IbverbsProvider.DEVICE_PROP, "").trim();
+        final int port = Settings.parseInt(IbverbsProvider.PORT_PROP, Settings.property(IbverbsProvider.PORT_PROP, "1"),
+            1, 255, "a port number 1 to 255 (ibv_devinfo lists them)");
+        final int gidIndex = Settings.parseInt(IbverbsProvider.GID_INDEX_PROP,
+            Settings.property(IbverbsProvider.GID_INDEX_PROP, "1"), 0, 255,
             "a GID table index 0 to 255 (show_gids, or ls /sys/class/infiniband/<dev>/ports/<port>/gids)");
         return new IbverbsSettings(device, port, gidIndex);
     }
 
-    private static int parse(final String property, final String defaultValue, final int min, final int max,
-        final String allowed)
-    {
-        final String value = System.getProperty(property, defaultValue).trim();
-        try
-        {
-            final int parsed = Integer.parseInt(value);
-            if (parsed >= min && parsed <= max)
-            {
-                return parsed;
-            }
-        }
-        catch (final NumberFormatException ignored)
-        {
-            // fall through to the message naming the property
-        }
-        throw new IllegalArgumentException(property + "='" + value + "' is not allowed; allowed: " + allowed);
-    }
 
     /**
      * @return the device name for messages: the configured one, or "the first device".

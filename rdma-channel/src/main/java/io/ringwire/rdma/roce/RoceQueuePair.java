@@ -8,14 +8,13 @@ import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.SendFlags;
+import io.ringwire.rdma.config.EndpointAddress;
 import io.ringwire.rdma.support.SoftMemoryRegion;
 import io.ringwire.rdma.support.SoftQueuePair;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static io.ringwire.rdma.roce.RoceWire.*;
@@ -158,7 +157,15 @@ final class RoceQueuePair extends SoftQueuePair
             throw new RdmaException("peer P_Key 0x" + Integer.toHexString(remote.partitionKey()) +
                 " does not match ours 0x" + Integer.toHexString(partitionKey));
         }
-        final InetSocketAddress peer = parseAddress(remote.address());
+        final InetSocketAddress peer;
+        try
+        {
+            peer = EndpointAddress.resolve("roce device address", remote.address());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new RdmaException(ex.getMessage(), ex);
+        }
         pathMtu = Math.min(mtu, remote.mtu());
         remoteQueuePairNumber = remote.queuePairNumber();
         transmitter = new RoceTransmitter(device.localAddress(), peer,
@@ -170,23 +177,6 @@ final class RoceQueuePair extends SoftQueuePair
         currentTimeoutNs = baseTimeoutNs;
     }
 
-    private static InetSocketAddress parseAddress(final String address)
-    {
-        final int colon = address.lastIndexOf(':');
-        if (colon <= 0)
-        {
-            throw new RdmaException("'" + address + "' is not a roce device address (expected ipv4:port)");
-        }
-        try
-        {
-            return new InetSocketAddress(InetAddress.getByName(address.substring(0, colon)),
-                Integer.parseInt(address.substring(colon + 1)));
-        }
-        catch (final UnknownHostException | NumberFormatException ex)
-        {
-            throw new RdmaException("'" + address + "' is not a roce device address (expected ipv4:port)", ex);
-        }
-    }
 
     // ---------------------------------------------------------------- posting
 

@@ -6,10 +6,10 @@ import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.config.Settings;
 import io.ringwire.rdma.support.RegionRegistry;
 import io.ringwire.rdma.support.SoftCompletionQueue;
 import io.ringwire.rdma.support.SoftDeviceProgress;
-import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -126,7 +126,8 @@ public final class ShmDevice implements Device
      */
     static ShmDevice open(final RdmaConfig config, final int inboundRingCapacity)
     {
-        checkRingCapacity(Integer.toString(inboundRingCapacity), inboundRingCapacity);
+        Settings.parsePowerOfTwo(INBOUND_RING_BYTES_PROP, Integer.toString(inboundRingCapacity), MIN_INBOUND_RING_BYTES,
+            MAX_INBOUND_RING_BYTES);
         config.peerTimeoutNs(); // fails fast, naming the fix, when the configuration is not concluded
         final int deviceId = NEXT_DEVICE_ID.getAndIncrement();
         // Registered before the sweep and before any file exists, so no sweep deletes this device's files.
@@ -144,29 +145,11 @@ public final class ShmDevice implements Device
 
     static int inboundRingBytesFromProperty()
     {
-        final String value = System.getProperty(INBOUND_RING_BYTES_PROP, Integer.toString(DEFAULT_INBOUND_RING_BYTES));
-        final int capacity;
-        try
-        {
-            capacity = Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(INBOUND_RING_BYTES_PROP + "='" + value + "' is not a number; allowed: " +
-                "a power of two from " + MIN_INBOUND_RING_BYTES + " to " + MAX_INBOUND_RING_BYTES, ex);
-        }
-        checkRingCapacity(value, capacity);
-        return capacity;
+        return Settings.parsePowerOfTwo(INBOUND_RING_BYTES_PROP,
+            Settings.property(INBOUND_RING_BYTES_PROP, Integer.toString(DEFAULT_INBOUND_RING_BYTES)),
+            MIN_INBOUND_RING_BYTES, MAX_INBOUND_RING_BYTES);
     }
 
-    private static void checkRingCapacity(final String value, final int capacity)
-    {
-        if (capacity < MIN_INBOUND_RING_BYTES || capacity > MAX_INBOUND_RING_BYTES || !BitUtil.isPowerOfTwo(capacity))
-        {
-            throw new IllegalArgumentException(INBOUND_RING_BYTES_PROP + "='" + value + "' is not allowed; allowed: " +
-                "a power of two from " + MIN_INBOUND_RING_BYTES + " to " + MAX_INBOUND_RING_BYTES);
-        }
-    }
 
     private static void createDirectory(final Path directory)
     {

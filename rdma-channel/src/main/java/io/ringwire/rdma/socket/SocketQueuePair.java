@@ -11,6 +11,7 @@ import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.SendFlags;
+import io.ringwire.rdma.config.EndpointAddress;
 import io.ringwire.rdma.support.SoftMemoryRegion;
 import io.ringwire.rdma.support.SoftQueuePair;
 import org.agrona.CloseHelper;
@@ -151,7 +152,15 @@ final class SocketQueuePair extends SoftQueuePair
 
     private void connectTo(final QueuePairEndpoint remote)
     {
-        final InetSocketAddress peer = parseAddress(remote.address());
+        final InetSocketAddress peer;
+        try
+        {
+            peer = EndpointAddress.resolve("socket device address", remote.address());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new RdmaException(ex.getMessage(), ex);
+        }
         SocketChannel connecting = null;
         try
         {
@@ -180,23 +189,6 @@ final class SocketQueuePair extends SoftQueuePair
         }
     }
 
-    private static InetSocketAddress parseAddress(final String address)
-    {
-        final int colon = address.lastIndexOf(':');
-        if (colon <= 0)
-        {
-            throw new RdmaException("'" + address + "' is not a socket device address (expected ip:port)");
-        }
-        final String host = address.substring(0, colon).replace("[", "").replace("]", "");
-        try
-        {
-            return new InetSocketAddress(host, Integer.parseInt(address.substring(colon + 1)));
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new RdmaException("'" + address + "' is not a socket device address (expected ip:port)", ex);
-        }
-    }
 
     /**
      * Offered an accepted connection by the device. Any thread.

@@ -215,13 +215,4 @@ class DoctorTest
             StandardCharsets.UTF_8)));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option '--bogus'"));
     }
-
-    @Test
-    void cpuListsInTheKernelFormatAreParsedAndFormatted()
-    {
-        assertEquals("0-3,8,10-11", CpuList.format(CpuList.parse("0-3,8,10-11")));
-        assertEquals("2-3", CpuList.format(CpuList.parse("domain,managed_irq,2-3")));
-        assertEquals("none", CpuList.format(CpuList.parse("")));
-        assertEquals("0-1,4-5,8-9,12-13", CpuList.format(CpuList.parse("0-15:2/4")));
-    }
 }

@@ -115,7 +115,7 @@ class IbverbsProviderTest
         try
         {
             final String reason = new IbverbsProvider().unavailableReason(config("ibverbs"));
-            assertTrue(reason.startsWith(IbverbsProvider.PORT_PROP + "='0' is not allowed; allowed: a port number 1 to 255"),
+            assertTrue(reason.startsWith(IbverbsProvider.PORT_PROP + "='0' is out of range; allowed: a port number 1 to 255"),
                 reason);
         }
         finally
