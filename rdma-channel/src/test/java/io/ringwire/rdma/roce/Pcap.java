@@ -1,6 +1,8 @@
 package io.ringwire.rdma.roce;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -37,15 +39,25 @@ final class Pcap
     {
     }
 
+    /**
+     * @param name a capture in the test resources' {@code roce} folder (its README says what each is).
+     * @return its path.
+     */
     static Path testData(final String name)
     {
-        final String repo = System.getProperty("ringwire.repo.dir", "..");
-        Path path = Path.of(repo).resolve("../shared/testdata/roce").resolve(name);
-        if (!Files.exists(path))
+        final URL resource = Pcap.class.getResource("/roce/" + name);
+        if (null == resource)
         {
-            path = Path.of("../../shared/testdata/roce").resolve(name);
+            throw new IllegalStateException("test resource roce/" + name + " is missing from the test classpath");
         }
-        return path;
+        try
+        {
+            return Path.of(resource.toURI());
+        }
+        catch (final URISyntaxException ex)
+        {
+            throw new IllegalStateException(resource + " is not a file", ex);
+        }
     }
 
     static List<Packet> read(final Path file) throws IOException
