@@ -10,8 +10,9 @@
 #      channel ping-pong, then Publication/Subscription with SBE LatencyProbes, and the table's
 #      messaging-over-channel overhead.
 # Unlike the other lab jobs, the JVMs run with C2: the emulated CPU inflates Java work many times,
-# and with C1 code messaging read 1.30x the channel where C2 code reads 1.01x. C2 needs a long
-# warm-up here (its compiles are slow under TCG): 200000 round trips per row, then 100000 timed.
+# and C1 code would make messaging's overhead over the channel look far larger than it is. C2
+# needs a long warm-up here (its compiles are slow under TCG): 200000 round trips per row, then
+# 100000 timed.
 # Compare the rows with each other and with ib_write_lat, not with a real machine.
 # Writes rtt.txt, rtt.json, ib_write_lat-*.log and summary.txt. Exit code non-zero when a run
 # failed or printed no result; never because of a figure.
