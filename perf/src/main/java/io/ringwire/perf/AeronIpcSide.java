@@ -23,8 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * its conductor is off the IPC data path (an IPC publication writes the subscriber's log buffer
  * directly), so it runs SHARED and sleeps 1 ms when idle instead of spinning, which would take a
  * core from the pinger or the ponger on a 2-CPU machine (a backoff strategy's microsecond parks
- * wake it thousands of times a second on their cores, which shows at p99). The clients' conductors use Aeron's default
- * sleeping idle strategy; all of this is what an Aeron IPC user runs.
+ * would wake it on their cores so often that the spinners' tails carry its wake-ups). The clients'
+ * conductors use Aeron's default sleeping idle strategy; all of this is what an Aeron IPC user runs.
  *
  * <p>Threading: created and closed on the control thread; the publication and subscription are
  * then used by one spinning thread.

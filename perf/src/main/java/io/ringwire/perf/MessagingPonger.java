@@ -136,8 +136,8 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
             }
         }
         final DirectBuffer padding = codec.padding();
-        // echoTimestampNs stays 0: a clock read costs 25-150 ns on these machines, and the bare
-        // channel's ponger, the baseline this path is compared with, reads none.
+        // echoTimestampNs stays 0: the bare channel's ponger, the baseline this path is compared
+        // with, reads no clock, so a clock read here would count against messaging alone.
         codec.encode(claim.buffer(), claim.offset(), sequence, codec.sendTimestampNs(), 0, padding, 0,
             padding.capacity());
         result = claim.commit();

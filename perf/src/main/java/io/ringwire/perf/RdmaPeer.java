@@ -49,11 +49,7 @@ final class RdmaPeer implements AutoCloseable
     static final long PEER_TIMEOUT_MS = TimeUnit.NANOSECONDS.toMillis(SpinningTask.PEER_SILENCE_TIMEOUT_NS);
 
     private static final int SLOT_ALIGNMENT = 64;
-    /**
-     * Regions are whole pages: besides matching what real hardware pins, the socket provider's
-     * allocateRegion (as of this writing) loses the region when asked for less than a page at an
-     * unaligned address (its alignedSlice rounds the limit down as well).
-     */
+    /** Regions are whole pages, the unit real hardware pins. */
     private static final int PAGE_SIZE = 4096;
 
     final Device device;

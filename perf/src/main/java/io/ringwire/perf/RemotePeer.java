@@ -6,9 +6,8 @@ import io.ringwire.rdma.QueuePairEndpoint;
  * What one side of an RDMA ping-pong tells the other: its queue pair's endpoint and where to write
  * (the inbound slot's address, rkey and length). Crosses process boundaries as one line,
  * {@code ENDPOINT qpn psn mtu pkey slotAddress rkey slotLength address}, as the contract tests'
- * echo peer does until the benchmark moves to the connection manager. The device address comes
- * last and runs to the end of the line, since an shm address holds a directory, which may contain
- * spaces.
+ * echo peer does. The device address comes last and runs to the end of the line, since an shm
+ * address holds a directory, which may contain spaces.
  *
  * @param endpoint    the queue pair's endpoint.
  * @param slotAddress virtual address of the inbound slot in the peer's region.
