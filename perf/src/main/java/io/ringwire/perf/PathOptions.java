@@ -111,8 +111,8 @@ public record PathOptions(
                 case "--hops" -> hops = option.number("a count", 1_000, 1_000_000_000L, "hops");
                 case "--repetitions" -> repetitions = option.intNumber("a count", 1, 100, "repetitions");
                 case "--shm-dir" -> shmDirectory = option.value("a directory");
-                default -> throw option.unknown("--provider, --api, --size, --hops, --repetitions, --json, --shm-dir, " +
-                    "--help");
+                default -> throw option.unknown(
+                    "--provider, --api, --size, --hops, --repetitions, --json, --shm-dir, --help");
             }
         }
         return new PathOptions(providers, api, size, hops, repetitions, json, shmDirectory, option.helpAsked());

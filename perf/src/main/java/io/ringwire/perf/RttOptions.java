@@ -279,7 +279,8 @@ public record RttOptions(
                 case "--provider", "--providers" -> providers = option.names(ALLOWED_PROVIDERS, "is not a transport",
                     "roce,nio-udp");
                 case "--api" -> api = readApi(option);
-                case "--size" -> size = option.intNumber("bytes", RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
+                case "--size" ->
+                    size = option.intNumber("bytes", RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
                 case "--messages" -> messages = option.number("a count", 1, MAX_MESSAGES, "round trips");
                 case "--warmup" -> warmup = option.number("a count", 0, MAX_MESSAGES, "round trips");
                 case "--processes" -> processes = parseProcesses(option.value("1 or 2"));
