@@ -11,7 +11,6 @@ import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.PrintStream;
 
 /**
  * The pinger of the {@code aeron-ipc} baseline: offers each ping on its exclusive IPC publication,
@@ -41,16 +40,14 @@ final class AeronIpcPinger extends Pinger implements FragmentHandler
     /**
      * @param side          the pinger's publication and subscription, connected.
      * @param messageLength bytes per message.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      * @param warmup        unrecorded round trips.
      * @param messages      recorded round trips.
      */
-    AeronIpcPinger(final AeronIpcSide side, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings, final long warmup, final long messages)
+    AeronIpcPinger(final AeronIpcSide side, final int messageLength, final ThreadPlan plan,
+        final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(plan, warmup, messages);
         this.publication = side.publication;
         this.subscription = side.subscription;
         this.messageLength = messageLength;

@@ -11,7 +11,6 @@ import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.PrintStream;
 
 /**
  * The ponger of the {@code aeron-ipc} baseline: busy-polls its IPC subscription and offers every
@@ -41,14 +40,11 @@ final class AeronIpcPonger extends SpinningTask implements FragmentHandler
     /**
      * @param side          the ponger's publication and subscription, connected.
      * @param messageLength bytes per message.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      */
-    AeronIpcPonger(final AeronIpcSide side, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings)
+    AeronIpcPonger(final AeronIpcSide side, final int messageLength, final ThreadPlan plan)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super("ponger", plan);
         this.publication = side.publication;
         this.subscription = side.subscription;
         this.messageLength = messageLength;

@@ -2,7 +2,6 @@ package io.ringwire.perf;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
 /**
@@ -29,17 +28,14 @@ final class BarePinger extends Pinger
     private long lastEchoSequence = BareLines.NO_SEQUENCE;
 
     /**
-     * @param lines         the slots (shared with the ponger).
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
-     * @param warmup        unrecorded round trips.
-     * @param messages      recorded round trips.
+     * @param lines    the slots (shared with the ponger).
+     * @param plan     where the thread runs and how it idles.
+     * @param warmup   unrecorded round trips.
+     * @param messages recorded round trips.
      */
-    BarePinger(final BareLines lines, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings,
-        final long warmup, final long messages)
+    BarePinger(final BareLines lines, final ThreadPlan plan, final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(plan, warmup, messages);
         this.memory = lines;
         this.lines = lines.buffer();
         this.pingOffset = lines.pingOffset();

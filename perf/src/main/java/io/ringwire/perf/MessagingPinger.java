@@ -8,7 +8,6 @@ import io.ringwire.messaging.Subscription;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
 /**
@@ -45,17 +44,14 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     private int refusedEcho;
 
     /**
-     * @param peer          this side, connected both ways.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
-     * @param warmup        unrecorded round trips.
-     * @param messages      recorded round trips.
+     * @param peer     this side, connected both ways.
+     * @param plan     where the thread runs and how it idles.
+     * @param warmup   unrecorded round trips.
+     * @param messages recorded round trips.
      */
-    MessagingPinger(final MessagingPeer peer, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings,
-        final long warmup, final long messages)
+    MessagingPinger(final MessagingPeer peer, final ThreadPlan plan, final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(plan, warmup, messages);
         this.peer = peer;
         this.publication = peer.publication;
         this.subscription = peer.subscription;

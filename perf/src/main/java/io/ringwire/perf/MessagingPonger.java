@@ -7,7 +7,6 @@ import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.DirectBuffer;
 
-import java.io.PrintStream;
 
 /**
  * The ponger through messaging: busy-polls its subscription; its handler validates and decodes each
@@ -40,16 +39,13 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
     private boolean jitCompiledWhileMeasuring;
 
     /**
-     * @param peer          this side, connected both ways.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
-     * @param warmup        the pinger's unrecorded round trips (where the allocation window starts).
+     * @param peer   this side, connected both ways.
+     * @param plan   where the thread runs and how it idles.
+     * @param warmup the pinger's unrecorded round trips (where the allocation window starts).
      */
-    MessagingPonger(final MessagingPeer peer, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings,
-        final long warmup)
+    MessagingPonger(final MessagingPeer peer, final ThreadPlan plan, final long warmup)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super("ponger", plan);
         this.peer = peer;
         this.publication = peer.publication;
         this.subscription = peer.subscription;

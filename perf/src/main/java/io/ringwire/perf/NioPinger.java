@@ -3,7 +3,6 @@ package io.ringwire.perf;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
@@ -26,16 +25,14 @@ final class NioPinger extends Pinger
     /**
      * @param channel       connected to the ponger, non-blocking.
      * @param messageLength bytes per message.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      * @param warmup        unrecorded round trips.
      * @param messages      recorded round trips.
      */
-    NioPinger(final SocketChannel channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings, final long warmup, final long messages)
+    NioPinger(final SocketChannel channel, final int messageLength, final ThreadPlan plan,
+        final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(plan, warmup, messages);
         this.channel = channel;
         this.messageLength = messageLength;
         this.sendBuffer = ByteBuffer.allocateDirect(messageLength);

@@ -1,7 +1,6 @@
 package io.ringwire.perf;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
@@ -23,14 +22,11 @@ final class NioPonger extends SpinningTask
     /**
      * @param channel       connected to the pinger, non-blocking.
      * @param messageLength bytes per message.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      */
-    NioPonger(final SocketChannel channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings)
+    NioPonger(final SocketChannel channel, final int messageLength, final ThreadPlan plan)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super("ponger", plan);
         this.channel = channel;
         this.buffer = ByteBuffer.allocateDirect(messageLength);
     }

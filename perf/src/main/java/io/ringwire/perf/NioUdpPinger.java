@@ -3,7 +3,6 @@ package io.ringwire.perf;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
 /**
@@ -30,16 +29,14 @@ final class NioUdpPinger extends Pinger
     /**
      * @param channel       to the ponger, non-blocking.
      * @param messageLength bytes per message (one datagram).
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      * @param warmup        unrecorded round trips.
      * @param messages      recorded round trips.
      */
-    NioUdpPinger(final NioUdpLink channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings, final long warmup, final long messages)
+    NioUdpPinger(final NioUdpLink channel, final int messageLength, final ThreadPlan plan,
+        final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(plan, warmup, messages);
         this.channel = channel;
         this.messageLength = messageLength;
         this.sendBuffer = ByteBuffer.allocateDirect(messageLength);

@@ -3,7 +3,6 @@ package io.ringwire.perf;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
 /**
@@ -27,14 +26,11 @@ final class NioUdpPonger extends SpinningTask
     /**
      * @param channel       to the pinger, non-blocking.
      * @param messageLength bytes per message (one datagram).
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      */
-    NioUdpPonger(final NioUdpLink channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings)
+    NioUdpPonger(final NioUdpLink channel, final int messageLength, final ThreadPlan plan)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super("ponger", plan);
         this.channel = channel;
         this.messageLength = messageLength;
         this.buffer = ByteBuffer.allocateDirect(messageLength + 1);

@@ -2,7 +2,6 @@ package io.ringwire.perf;
 
 import org.HdrHistogram.Histogram;
 
-import java.io.PrintStream;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,16 +33,13 @@ abstract class Pinger extends SpinningTask
     private int waitRounds;
 
     /**
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
-     * @param warmup        unrecorded round trips first.
-     * @param messages      recorded round trips.
+     * @param plan     where the thread runs and how it idles.
+     * @param warmup   unrecorded round trips first.
+     * @param messages recorded round trips.
      */
-    Pinger(final int cpu, final boolean yieldWhenIdle, final PrintStream warnings, final long warmup,
-        final long messages)
+    Pinger(final ThreadPlan plan, final long warmup, final long messages)
     {
-        super("pinger", cpu, yieldWhenIdle, warnings);
+        super("pinger", plan);
         this.warmup = warmup;
         this.messages = messages;
     }

@@ -10,7 +10,6 @@ import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.SendFlags;
 import org.agrona.concurrent.AtomicBuffer;
 
-import java.io.PrintStream;
 
 /**
  * The pinger over an RDMA provider: writes each ping with WRITE WITH IMMEDIATE (inline when it fits,
@@ -46,18 +45,16 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     private long errorWorkRequestId;
 
     /**
-     * @param peer          this side, connected.
-     * @param remote        the ponger's side.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
-     * @param warmup        unrecorded round trips.
-     * @param messages      recorded round trips.
+     * @param peer     this side, connected.
+     * @param remote   the ponger's side.
+     * @param plan     where the thread runs and how it idles.
+     * @param warmup   unrecorded round trips.
+     * @param messages recorded round trips.
      */
-    RdmaPinger(final RdmaPeer peer, final RemotePeer remote, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings, final long warmup, final long messages)
+    RdmaPinger(final RdmaPeer peer, final RemotePeer remote, final ThreadPlan plan,
+        final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(plan, warmup, messages);
         this.peer = peer;
         this.queuePair = peer.queuePair;
         this.completionQueue = peer.completionQueue;

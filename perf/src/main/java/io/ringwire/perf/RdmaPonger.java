@@ -9,7 +9,6 @@ import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.SendFlags;
 
-import java.io.PrintStream;
 
 /**
  * The ponger over an RDMA provider: busy-polls its completion queue and, for each
@@ -42,16 +41,13 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
     private String error;
 
     /**
-     * @param peer          this side, connected.
-     * @param remote        the pinger's side.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param peer   this side, connected.
+     * @param remote the pinger's side.
+     * @param plan   where the thread runs and how it idles.
      */
-    RdmaPonger(final RdmaPeer peer, final RemotePeer remote, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings)
+    RdmaPonger(final RdmaPeer peer, final RemotePeer remote, final ThreadPlan plan)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super("ponger", plan);
         this.peer = peer;
         this.queuePair = peer.queuePair;
         this.completionQueue = peer.completionQueue;

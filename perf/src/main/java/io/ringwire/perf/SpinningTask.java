@@ -33,17 +33,15 @@ abstract class SpinningTask implements Runnable
     private long lastProgressNs;
 
     /**
-     * @param role          "pinger" or "ponger", for messages.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when a poll finds nothing.
-     * @param warnings      where a pinning failure is reported.
+     * @param role "pinger" or "ponger", for messages.
+     * @param plan where the thread runs and how it idles.
      */
-    SpinningTask(final String role, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings)
+    SpinningTask(final String role, final ThreadPlan plan)
     {
         this.role = role;
-        this.cpu = cpu;
-        this.yieldWhenIdle = yieldWhenIdle;
-        this.warnings = warnings;
+        this.cpu = plan.cpu();
+        this.yieldWhenIdle = plan.yieldWhenIdle();
+        this.warnings = plan.warnings();
     }
 
     @Override
