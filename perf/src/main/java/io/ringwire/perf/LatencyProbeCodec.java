@@ -9,6 +9,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
+
 /**
  * The SBE {@code LatencyProbe} (template 90 of the trading schema) as the messaging ping-pong sends
  * it, encoded straight into a publication's claimed frame and decoded in place from a subscription's
@@ -67,6 +69,15 @@ final class LatencyProbeCodec
     static int paddingLength(final int messageLength)
     {
         return messageLength - MIN_LENGTH;
+    }
+
+    /**
+     * @param paddingLength bytes of padding a probe carries.
+     * @return that many zero bytes, to send as its padding.
+     */
+    static DirectBuffer zeroPadding(final int paddingLength)
+    {
+        return new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
     }
 
     /**

@@ -1,14 +1,10 @@
 package io.ringwire.perf;
 
-import io.ringwire.messaging.BufferClaim;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-
-import java.nio.ByteBuffer;
 
 /**
  * The pinger through messaging, end to end: for each round trip it reads the clock, claims a frame
@@ -29,9 +25,9 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     private final MessagingPeer peer;
     private final Publication publication;
     private final Subscription subscription;
-    private final BufferClaim claim = new BufferClaim();
+    private final ProbeSender sender;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
-    private final UnsafeBuffer zeroPadding;
+    private final DirectBuffer zeroPadding;
     private final int messageLength;
     private final int paddingLength;
 
@@ -57,7 +53,8 @@ final class MessagingPinger extends Pinger implements FragmentHandler
         this.subscription = peer.subscription;
         this.messageLength = peer.messageLength;
         this.paddingLength = LatencyProbeCodec.paddingLength(messageLength);
-        this.zeroPadding = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
+        this.zeroPadding = LatencyProbeCodec.zeroPadding(paddingLength);
+        this.sender = new ProbeSender(peer, this);
     }
 
     /** Heartbeats and liveness while an echo is slow. */
@@ -99,29 +96,10 @@ final class MessagingPinger extends Pinger implements FragmentHandler
 
     private boolean send(final long sequence, final long sendNs)
     {
-        long result;
-        int refusals = 0;
-        while ((result = publication.tryClaim(messageLength, claim)) < 0)
+        final String failure = sender.send(messageLength, sequence, sendNs, zeroPadding, paddingLength, sendNs);
+        if (null != failure)
         {
-            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
-            {
-                failureDetail = "tryClaim returned " + MessagingPeer.statusName(result) + "; " +
-                    peer.connectionState();
-                return false;
-            }
-            if ((++refusals & CLOCK_CHECK_MASK) == 0 && System.nanoTime() - sendNs > PEER_SILENCE_TIMEOUT_NS)
-            {
-                failureDetail = "the publication stayed " + MessagingPeer.statusName(result) + " for " +
-                    PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
-                return false;
-            }
-            idle();
-        }
-        codec.encode(claim.buffer(), claim.offset(), sequence, sendNs, 0, zeroPadding, 0, paddingLength);
-        result = claim.commit();
-        if (result < 0)
-        {
-            failureDetail = "commit returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState();
+            failureDetail = failure;
             return false;
         }
         return true;

@@ -1,6 +1,5 @@
 package io.ringwire.perf;
 
-import io.ringwire.messaging.BufferClaim;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.Publication;
@@ -25,7 +24,7 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
     private final MessagingPeer peer;
     private final Publication publication;
     private final Subscription subscription;
-    private final BufferClaim claim = new BufferClaim();
+    private final ProbeSender sender;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
     private final long warmup;
 
@@ -33,10 +32,6 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
     private long received;
     private boolean stopReceived;
     private String error;
-    private long allocatedAtWindowStart = ThreadAllocation.UNKNOWN;
-    private long compilationAtWindowStart;
-    private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
-    private boolean jitCompiledWhileMeasuring;
 
     /**
      * @param peer   this side, connected both ways.
@@ -50,6 +45,7 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
         this.publication = peer.publication;
         this.subscription = peer.subscription;
         this.warmup = warmup;
+        this.sender = new ProbeSender(peer, null);
     }
 
     /** Heartbeats and liveness while the pinger is quiet. */
@@ -101,60 +97,24 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
         final long sequence = codec.sequence();
         if (sequence == warmup)
         {
-            compilationAtWindowStart = ThreadAllocation.compilationTimeMs();
-            allocatedAtWindowStart = ThreadAllocation.currentThreadAllocatedBytes();
+            startMeasuring();
         }
         else if (sequence == LatencyProbeCodec.STOP_SEQUENCE)
         {
-            endAllocationWindow();
-        }
-        long result;
-        int refusals = 0;
-        long refusedSinceNs = 0;
-        while ((result = publication.tryClaim(length, claim)) < 0)
-        {
-            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
-            {
-                error = "echo of probe " + sequence + ": tryClaim returned " + MessagingPeer.statusName(result) + "; " +
-                    peer.connectionState();
-                return;
-            }
-            if ((++refusals & CLOCK_CHECK_MASK) == 0)
-            {
-                final long nowNs = System.nanoTime();
-                refusedSinceNs = 0 == refusedSinceNs ? nowNs : refusedSinceNs;
-                if (nowNs - refusedSinceNs > PEER_SILENCE_TIMEOUT_NS)
-                {
-                    error = "echo of probe " + sequence + ": the publication stayed " +
-                        MessagingPeer.statusName(result) + " for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
-                    return;
-                }
-            }
+            stopMeasuring();
         }
         final DirectBuffer padding = codec.padding();
         // echoTimestampNs stays 0: the bare channel's ponger, the baseline this path is compared
         // with, reads no clock, so a clock read here would count against messaging alone.
-        codec.encode(claim.buffer(), claim.offset(), sequence, codec.sendTimestampNs(), 0, padding, 0,
-            padding.capacity());
-        result = claim.commit();
-        if (result < 0)
+        final String failure = sender.send(length, sequence, codec.sendTimestampNs(), padding, padding.capacity(),
+            ProbeSender.CLOCK_NOT_READ);
+        if (null != failure)
         {
-            error = "echo of probe " + sequence + ": commit returned " + MessagingPeer.statusName(result) + "; " +
-                peer.connectionState();
+            error = "echo of probe " + sequence + ": " + failure;
             return;
         }
         received++;
         stopReceived = sequence == LatencyProbeCodec.STOP_SEQUENCE;
-    }
-
-    private void endAllocationWindow()
-    {
-        final long allocatedNow = ThreadAllocation.currentThreadAllocatedBytes();
-        if (allocatedAtWindowStart != ThreadAllocation.UNKNOWN && allocatedNow != ThreadAllocation.UNKNOWN)
-        {
-            measuredAllocatedBytes = allocatedNow - allocatedAtWindowStart;
-            jitCompiledWhileMeasuring = ThreadAllocation.compilationTimeMs() != compilationAtWindowStart;
-        }
     }
 
     /**
@@ -163,22 +123,5 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
     long echoed()
     {
         return received;
-    }
-
-    /**
-     * @return bytes the ponger thread allocated over the pinger's measured window, or
-     *         {@link ThreadAllocation#UNKNOWN} (read after the ponger thread ended).
-     */
-    long measuredAllocatedBytes()
-    {
-        return measuredAllocatedBytes;
-    }
-
-    /**
-     * @return whether the JIT compiled anything during that window (read after the thread ended).
-     */
-    boolean jitCompiledWhileMeasuring()
-    {
-        return jitCompiledWhileMeasuring;
     }
 }

@@ -6,9 +6,6 @@ import io.ringwire.messaging.Header;
 import io.ringwire.messaging.Publication;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-
-import java.nio.ByteBuffer;
 
 /**
  * Messaging's hops on one thread: an SBE {@code LatencyProbe} claimed, encoded and committed into
@@ -24,7 +21,7 @@ final class PathMessagingHops extends PathHops
     private final MessagingPeer ponger;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
     private final BufferClaim claim = new BufferClaim();
-    private final UnsafeBuffer padding;
+    private final DirectBuffer padding;
     private final int paddingLength;
     private final FragmentHandler pingerHandler = this::onEcho;
     private final FragmentHandler pongerHandler = this::onPing;
@@ -34,7 +31,7 @@ final class PathMessagingHops extends PathHops
         this.pinger = pinger;
         this.ponger = ponger;
         this.paddingLength = LatencyProbeCodec.paddingLength(pinger.messageLength);
-        this.padding = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
+        this.padding = LatencyProbeCodec.zeroPadding(paddingLength);
     }
 
     /**

@@ -24,8 +24,6 @@ abstract class Pinger extends SpinningTask
     private final Histogram warmupHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
     private final long warmup;
     private final long messages;
-    private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
-    private boolean jitCompiledWhileMeasuring;
 
     /** Why the last round trip failed; written on the failure path only. */
     protected String failureDetail;
@@ -56,15 +54,9 @@ abstract class Pinger extends SpinningTask
         {
             return warmupFailure + " (warm-up)";
         }
-        final long compilationBeforeMeasuring = ThreadAllocation.compilationTimeMs();
-        final long allocatedBeforeMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
+        startMeasuring();
         final String failure = roundTrips(warmup, warmup + messages, histogram);
-        final long allocatedAfterMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
-        if (allocatedAfterMeasuring != ThreadAllocation.UNKNOWN)
-        {
-            measuredAllocatedBytes = allocatedAfterMeasuring - allocatedBeforeMeasuring;
-        }
-        jitCompiledWhileMeasuring = ThreadAllocation.compilationTimeMs() != compilationBeforeMeasuring;
+        stopMeasuring();
         return null != failure ? failure : finish();
     }
 
@@ -158,21 +150,5 @@ abstract class Pinger extends SpinningTask
     final Histogram histogram()
     {
         return histogram;
-    }
-
-    /**
-     * @return bytes the pinger thread allocated while measuring, or {@link ThreadAllocation#UNKNOWN}.
-     */
-    final long measuredAllocatedBytes()
-    {
-        return measuredAllocatedBytes;
-    }
-
-    /**
-     * @return whether the JIT compiled anything (on any thread) while the pinger measured.
-     */
-    final boolean jitCompiledWhileMeasuring()
-    {
-        return jitCompiledWhileMeasuring;
     }
 }

@@ -27,6 +27,12 @@ abstract class SpinningTask implements Runnable
     private String failure;
     private int pinnedCpu = CpuPlan.UNPINNED;
 
+    // The measured window: written by the spinning thread, read after the join.
+    private long compilationAtWindowStart;
+    private long allocatedAtWindowStart = ThreadAllocation.UNKNOWN;
+    private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
+    private boolean jitCompiledWhileMeasuring;
+
     // idleAndWatch's state: the spinning thread only.
     private int idleRounds;
     private long progressAtLastCheck = -1;
@@ -113,6 +119,29 @@ abstract class SpinningTask implements Runnable
     }
 
     /**
+     * Opens the measured window: from here to {@link #stopMeasuring()}, what this thread allocates
+     * and whether the JIT compiles are kept for the control thread.
+     */
+    protected final void startMeasuring()
+    {
+        compilationAtWindowStart = ThreadAllocation.compilationTimeMs();
+        allocatedAtWindowStart = ThreadAllocation.currentThreadAllocatedBytes();
+    }
+
+    /**
+     * Closes the window {@link #startMeasuring()} opened.
+     */
+    protected final void stopMeasuring()
+    {
+        final long allocatedNow = ThreadAllocation.currentThreadAllocatedBytes();
+        if (allocatedAtWindowStart != ThreadAllocation.UNKNOWN && allocatedNow != ThreadAllocation.UNKNOWN)
+        {
+            measuredAllocatedBytes = allocatedNow - allocatedAtWindowStart;
+        }
+        jitCompiledWhileMeasuring = ThreadAllocation.compilationTimeMs() != compilationAtWindowStart;
+    }
+
+    /**
      * Housekeeping a quiet loop owes, run when {@link #idleAndWatch} (or the pinger's
      * {@code idleWhileWaiting}) reads the clock; none by default.
      */
@@ -171,6 +200,22 @@ abstract class SpinningTask implements Runnable
     final int pinnedCpu()
     {
         return pinnedCpu;
+    }
+
+    /**
+     * @return bytes the thread allocated in its measured window, or {@link ThreadAllocation#UNKNOWN}.
+     */
+    final long measuredAllocatedBytes()
+    {
+        return measuredAllocatedBytes;
+    }
+
+    /**
+     * @return whether the JIT compiled anything (on any thread) during the measured window.
+     */
+    final boolean jitCompiledWhileMeasuring()
+    {
+        return jitCompiledWhileMeasuring;
     }
 
     /**
