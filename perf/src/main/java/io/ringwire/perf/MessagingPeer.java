@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * by one spinning thread, which takes it over through {@code Thread.start}; closed after that thread
  * ended.
  */
-final class MessagingPeer implements AutoCloseable
+final class MessagingPeer implements AutoCloseable, WatchedConnection
 {
     /** The stream the probes travel on, both ways. */
     static final int STREAM_ID = 90;
@@ -162,6 +162,21 @@ final class MessagingPeer implements AutoCloseable
             case (int)Publication.MAX_POSITION_EXCEEDED -> "MAX_POSITION_EXCEEDED";
             default -> Long.toString(status);
         };
+    }
+
+    /**
+     * Heartbeats and liveness while the other side is quiet.
+     */
+    @Override
+    public void onWatch()
+    {
+        publication.doWork();
+    }
+
+    @Override
+    public String watchDetail()
+    {
+        return " (" + connectionState() + ")";
     }
 
     /**

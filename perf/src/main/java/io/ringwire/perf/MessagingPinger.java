@@ -2,7 +2,6 @@ package io.ringwire.perf;
 
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
-import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.DirectBuffer;
 
@@ -23,7 +22,6 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     static final int POLL_BATCH = 16;
 
     private final MessagingPeer peer;
-    private final Publication publication;
     private final Subscription subscription;
     private final ProbeSender sender;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
@@ -47,27 +45,13 @@ final class MessagingPinger extends Pinger implements FragmentHandler
      */
     MessagingPinger(final MessagingPeer peer, final ThreadPlan plan, final long warmup, final long messages)
     {
-        super(plan, warmup, messages);
+        super(plan, peer, warmup, messages);
         this.peer = peer;
-        this.publication = peer.publication;
         this.subscription = peer.subscription;
         this.messageLength = peer.messageLength;
         this.paddingLength = LatencyProbeCodec.paddingLength(messageLength);
         this.zeroPadding = LatencyProbeCodec.zeroPadding(paddingLength);
         this.sender = new ProbeSender(peer, this);
-    }
-
-    /** Heartbeats and liveness while an echo is slow. */
-    @Override
-    protected void onWatch()
-    {
-        publication.doWork();
-    }
-
-    @Override
-    protected String watchDetail()
-    {
-        return " (" + peer.connectionState() + ")";
     }
 
     @Override

@@ -2,10 +2,8 @@ package io.ringwire.perf;
 
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
-import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.DirectBuffer;
-
 
 /**
  * The ponger through messaging: busy-polls its subscription; its handler validates and decodes each
@@ -22,7 +20,6 @@ import org.agrona.DirectBuffer;
 final class MessagingPonger extends SpinningTask implements FragmentHandler
 {
     private final MessagingPeer peer;
-    private final Publication publication;
     private final Subscription subscription;
     private final ProbeSender sender;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
@@ -40,25 +37,11 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
      */
     MessagingPonger(final MessagingPeer peer, final ThreadPlan plan, final long warmup)
     {
-        super("ponger", plan);
+        super("ponger", plan, peer);
         this.peer = peer;
-        this.publication = peer.publication;
         this.subscription = peer.subscription;
         this.warmup = warmup;
         this.sender = new ProbeSender(peer, null);
-    }
-
-    /** Heartbeats and liveness while the pinger is quiet. */
-    @Override
-    protected void onWatch()
-    {
-        publication.doWork();
-    }
-
-    @Override
-    protected String watchDetail()
-    {
-        return " (" + peer.connectionState() + ")";
     }
 
     @Override

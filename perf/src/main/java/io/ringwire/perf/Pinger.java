@@ -27,17 +27,28 @@ abstract class Pinger extends SpinningTask
 
     /** Why the last round trip failed; written on the failure path only. */
     protected String failureDetail;
-    /** {@link #idleWhileWaiting}'s count of idle rounds: the pinger thread only. */
-    private int waitRounds;
 
     /**
+     * For a pinger with no connection to watch.
+     *
      * @param plan     where the thread runs and how it idles.
      * @param warmup   unrecorded round trips first.
      * @param messages recorded round trips.
      */
     Pinger(final ThreadPlan plan, final long warmup, final long messages)
     {
-        super("pinger", plan);
+        this(plan, WatchedConnection.NONE, warmup, messages);
+    }
+
+    /**
+     * @param plan     where the thread runs and how it idles.
+     * @param watched  the connection to watch while waiting for an echo.
+     * @param warmup   unrecorded round trips first.
+     * @param messages recorded round trips.
+     */
+    Pinger(final ThreadPlan plan, final WatchedConnection watched, final long warmup, final long messages)
+    {
+        super("pinger", plan, watched);
         this.warmup = warmup;
         this.messages = messages;
     }
@@ -96,10 +107,9 @@ abstract class Pinger extends SpinningTask
     protected abstract String finish();
 
     /**
-     * Idles once while waiting for the ponger and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds,
-     * runs {@link #onWatch()} and reads the clock: gives up when {@code startNs} is more than
-     * {@link #PEER_SILENCE_TIMEOUT_NS} ago or a stop was requested. The clock is read only while
-     * idle, so a busy loop pays nothing for the timeout.
+     * Idles once while waiting for the ponger and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds
+     * ({@link #idleUntilCheck()}), reads the clock: gives up when {@code startNs} is more than
+     * {@link #PEER_SILENCE_TIMEOUT_NS} ago or a stop was requested.
      *
      * @param startNs when the wait began.
      * @param what    what did not happen, for {@link #failureDetail} ("no echo", ...).
@@ -107,12 +117,10 @@ abstract class Pinger extends SpinningTask
      */
     protected final boolean idleWhileWaiting(final long startNs, final String what)
     {
-        idle();
-        if ((++waitRounds & CLOCK_CHECK_MASK) != 0)
+        if (!idleUntilCheck())
         {
             return false;
         }
-        onWatch();
         if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
         {
             failureDetail = what + " within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms" + watchDetail();

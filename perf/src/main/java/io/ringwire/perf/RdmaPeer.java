@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Threading: created, connected and closed on the control thread; used by one spinning thread in
  * between. Close only after that thread stopped polling.
  */
-final class RdmaPeer implements AutoCloseable
+final class RdmaPeer implements AutoCloseable, WatchedConnection
 {
     /** Send queue depth; writes are unsignaled except every {@link #SIGNAL_INTERVAL}th. */
     static final int SEND_QUEUE_DEPTH = 64;
@@ -142,6 +142,12 @@ final class RdmaPeer implements AutoCloseable
         }
         queuePair.modifyToReadyToReceive(remote.endpoint());
         queuePair.modifyToReadyToSend();
+    }
+
+    @Override
+    public String watchDetail()
+    {
+        return " (queue pair " + queuePair.state() + ")";
     }
 
     /**

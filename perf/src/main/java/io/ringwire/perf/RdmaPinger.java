@@ -10,7 +10,6 @@ import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.SendFlags;
 import org.agrona.concurrent.AtomicBuffer;
 
-
 /**
  * The pinger over an RDMA provider: writes each ping with WRITE WITH IMMEDIATE (inline when it fits,
  * unsignaled except every {@link RdmaPeer#SIGNAL_INTERVAL}th) into the ponger's inbound slot, then
@@ -54,7 +53,7 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     RdmaPinger(final RdmaPeer peer, final RemotePeer remote, final ThreadPlan plan,
         final long warmup, final long messages)
     {
-        super(plan, warmup, messages);
+        super(plan, peer, warmup, messages);
         this.peer = peer;
         this.queuePair = peer.queuePair;
         this.completionQueue = peer.completionQueue;
@@ -63,12 +62,6 @@ final class RdmaPinger extends Pinger implements CompletionHandler
         this.remoteSlotAddress = remote.slotAddress();
         this.rkey = remote.rkey();
         this.messageLength = peer.messageLength;
-    }
-
-    @Override
-    protected String watchDetail()
-    {
-        return " (queue pair " + queuePair.state() + ")";
     }
 
     @Override

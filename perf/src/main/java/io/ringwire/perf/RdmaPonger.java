@@ -9,7 +9,6 @@ import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.SendFlags;
 
-
 /**
  * The ponger over an RDMA provider: busy-polls its completion queue and, for each
  * RECV_RDMA_WITH_IMM, writes the bytes that just landed in its inbound slot back into the pinger's
@@ -47,19 +46,13 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
      */
     RdmaPonger(final RdmaPeer peer, final RemotePeer remote, final ThreadPlan plan)
     {
-        super("ponger", plan);
+        super("ponger", plan, peer);
         this.peer = peer;
         this.queuePair = peer.queuePair;
         this.completionQueue = peer.completionQueue;
         this.region = peer.region;
         this.remoteSlotAddress = remote.slotAddress();
         this.rkey = remote.rkey();
-    }
-
-    @Override
-    protected String watchDetail()
-    {
-        return " (queue pair " + queuePair.state() + ")";
     }
 
     @Override

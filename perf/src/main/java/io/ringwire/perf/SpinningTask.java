@@ -21,6 +21,7 @@ abstract class SpinningTask implements Runnable
     private final String role;
     private final int cpu;
     private final PrintStream warnings;
+    private final WatchedConnection watched;
     protected final boolean yieldWhenIdle;
 
     private volatile boolean stopRequested;
@@ -33,21 +34,34 @@ abstract class SpinningTask implements Runnable
     private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
     private boolean jitCompiledWhileMeasuring;
 
-    // idleAndWatch's state: the spinning thread only.
+    // idleUntilCheck's and idleAndWatch's state: the spinning thread only.
     private int idleRounds;
     private long progressAtLastCheck = -1;
     private long lastProgressNs;
 
     /**
+     * For a loop with no connection to watch.
+     *
      * @param role "pinger" or "ponger", for messages.
      * @param plan where the thread runs and how it idles.
      */
     SpinningTask(final String role, final ThreadPlan plan)
     {
+        this(role, plan, WatchedConnection.NONE);
+    }
+
+    /**
+     * @param role    "pinger" or "ponger", for messages.
+     * @param plan    where the thread runs and how it idles.
+     * @param watched the connection the loop watches at its clock checks.
+     */
+    SpinningTask(final String role, final ThreadPlan plan, final WatchedConnection watched)
+    {
         this.role = role;
         this.cpu = plan.cpu();
         this.yieldWhenIdle = plan.yieldWhenIdle();
         this.warnings = plan.warnings();
+        this.watched = watched;
     }
 
     @Override
@@ -90,7 +104,7 @@ abstract class SpinningTask implements Runnable
     /**
      * Idles once and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds, reads the clock: the loop must
      * end when the pinger made no progress for {@link #PEER_SILENCE_TIMEOUT_NS} or a stop was
-     * requested. The clock is read only while idle, so a busy loop pays nothing for the timeout.
+     * requested.
      *
      * @param progress messages handled so far.
      * @param what     what the pinger sends, for the message ("probe", "datagram", ...).
@@ -98,12 +112,10 @@ abstract class SpinningTask implements Runnable
      */
     protected final String idleAndWatch(final long progress, final String what)
     {
-        idle();
-        if ((++idleRounds & CLOCK_CHECK_MASK) != 0)
+        if (!idleUntilCheck())
         {
             return null;
         }
-        onWatch();
         final long nowNs = System.nanoTime();
         if (progress != progressAtLastCheck)
         {
@@ -116,6 +128,32 @@ abstract class SpinningTask implements Runnable
                 progress + " echoes" + watchDetail();
         }
         return stopRequested() ? "stopped because the pinger failed" : null;
+    }
+
+    /**
+     * Idles once and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds, does the watched
+     * connection's housekeeping: the caller then checks its timeout. The clock is read only then,
+     * while idle, so a busy loop pays nothing for the timeout.
+     *
+     * @return true when the caller is due to read the clock.
+     */
+    protected final boolean idleUntilCheck()
+    {
+        idle();
+        if ((++idleRounds & CLOCK_CHECK_MASK) != 0)
+        {
+            return false;
+        }
+        watched.onWatch();
+        return true;
+    }
+
+    /**
+     * @return what a silence or timeout message adds: the watched connection's state, if any.
+     */
+    protected final String watchDetail()
+    {
+        return watched.watchDetail();
     }
 
     /**
@@ -139,20 +177,6 @@ abstract class SpinningTask implements Runnable
             measuredAllocatedBytes = allocatedNow - allocatedAtWindowStart;
         }
         jitCompiledWhileMeasuring = ThreadAllocation.compilationTimeMs() != compilationAtWindowStart;
-    }
-
-    /**
-     * Housekeeping a quiet loop owes, run when {@link #idleAndWatch} (or the pinger's
-     * {@code idleWhileWaiting}) reads the clock; none by default.
-     */
-    protected void onWatch()
-    {
-    }
-
-    /** @return what a silence or timeout message adds (the connection's state); empty by default. */
-    protected String watchDetail()
-    {
-        return "";
     }
 
     /**
