@@ -4,7 +4,6 @@ import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.PostResult;
-import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 
 /**
@@ -86,10 +85,8 @@ final class PathChannelHops extends PathHops
 
     private void post(final RdmaPeer from, final int offset, final RemotePeer to, final int immediate)
     {
-        final int flags = from.inlineFlag |
-            ((posted & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
         final int result = from.queuePair.postWriteWithImmediate(posted, from.region, offset, from.messageLength,
-            to.slotAddress(), to.rkey(), immediate, flags);
+            to.slotAddress(), to.rkey(), immediate, from.sendFlags(posted));
         posted++;
         if (result != PostResult.OK && null == failure)
         {
@@ -123,8 +120,7 @@ final class PathChannelHops extends PathHops
         {
             if (null == failure)
             {
-                failure = "completion " + CompletionOpcode.name(opcode) + " of work request " + workRequestId +
-                    " failed with " + CompletionStatus.name(status);
+                failure = RdmaPeer.describeFailedCompletion(opcode, workRequestId, status);
             }
             return false;
         }
@@ -132,10 +128,10 @@ final class PathChannelHops extends PathHops
         {
             return false; // a signaled write completed: it only retires send-queue entries
         }
-        final int result = peer.queuePair.postReceive(workRequestId, peer.region, 0, 0);
+        final int result = peer.repostReceive(workRequestId);
         if (result != PostResult.OK && null == failure)
         {
-            failure = "posting receive " + workRequestId + " again was refused: " + PostResult.name(result);
+            failure = RdmaPeer.describeRefusedRepost(workRequestId, result);
         }
         return true;
     }

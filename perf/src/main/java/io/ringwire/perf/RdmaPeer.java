@@ -1,7 +1,9 @@
 package io.ringwire.perf;
 
 import io.ringwire.rdma.Access;
+import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
@@ -59,7 +61,7 @@ final class RdmaPeer implements AutoCloseable, WatchedConnection
     final int slotLength;
     final int messageLength;
     /** {@link SendFlags#INLINE} when the message fits the device's inline limit, else none. */
-    final int inlineFlag;
+    private final int inlineFlag;
 
     private RdmaPeer(final Device device, final int messageLength)
     {
@@ -142,6 +144,45 @@ final class RdmaPeer implements AutoCloseable, WatchedConnection
         }
         queuePair.modifyToReadyToReceive(remote.endpoint());
         queuePair.modifyToReadyToSend();
+    }
+
+    /**
+     * @param workRequestId a write's work request id, counting up.
+     * @return its send flags: inline when the message fits, signaled once every
+     *         {@link #SIGNAL_INTERVAL} writes.
+     */
+    int sendFlags(final long workRequestId)
+    {
+        return inlineFlag |
+            ((workRequestId & (SIGNAL_INTERVAL - 1)) == SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : SendFlags.NONE);
+    }
+
+    /**
+     * Posts a consumed receive again, so {@link #RECEIVES_POSTED} stay posted.
+     *
+     * @param workRequestId the receive's work request id, as its completion carried it.
+     * @return the {@link PostResult}.
+     */
+    int repostReceive(final long workRequestId)
+    {
+        return queuePair.postReceive(workRequestId, region, 0, 0);
+    }
+
+    /**
+     * @return why a completion failed, for a failure message.
+     */
+    static String describeFailedCompletion(final int opcode, final long workRequestId, final int status)
+    {
+        return "completion " + CompletionOpcode.name(opcode) + " of work request " + workRequestId + " failed with " +
+            CompletionStatus.name(status);
+    }
+
+    /**
+     * @return why a consumed receive is not posted again, for a failure message.
+     */
+    static String describeRefusedRepost(final long workRequestId, final int result)
+    {
+        return "posting receive " + workRequestId + " again was refused: " + PostResult.name(result);
     }
 
     @Override

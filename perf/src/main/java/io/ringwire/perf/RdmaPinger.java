@@ -7,7 +7,6 @@ import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
-import io.ringwire.rdma.SendFlags;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -99,8 +98,7 @@ final class RdmaPinger extends Pinger implements CompletionHandler
 
     private boolean post(final long workRequestId, final int immediate, final long startNs)
     {
-        final int flags = peer.inlineFlag |
-            ((workRequestId & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
+        final int flags = peer.sendFlags(workRequestId);
         int result;
         int fullPolls = 0;
         while ((result = queuePair.postWriteWithImmediate(workRequestId, region, peer.outboundOffset(), messageLength,
@@ -152,12 +150,10 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     {
         if (errorStatus == RECEIVE_REPOST_REFUSED)
         {
-            failureDetail = "posting receive " + errorWorkRequestId + " again was refused: " +
-                PostResult.name(errorOpcode);
+            failureDetail = RdmaPeer.describeRefusedRepost(errorWorkRequestId, errorOpcode);
             return false;
         }
-        failureDetail = "completion " + CompletionOpcode.name(errorOpcode) + " of work request " + errorWorkRequestId +
-            " failed with " + CompletionStatus.name(errorStatus);
+        failureDetail = RdmaPeer.describeFailedCompletion(errorOpcode, errorWorkRequestId, errorStatus);
         return false;
     }
 
@@ -178,7 +174,7 @@ final class RdmaPinger extends Pinger implements CompletionHandler
             lastEchoImmediate = immediate;
             lastEchoLength = byteLength;
             echoes++;
-            final int result = queuePair.postReceive(workRequestId, region, 0, 0);
+            final int result = peer.repostReceive(workRequestId);
             if (result != PostResult.OK)
             {
                 recordError(workRequestId, result, RECEIVE_REPOST_REFUSED);

@@ -7,7 +7,6 @@ import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
-import io.ringwire.rdma.SendFlags;
 
 /**
  * The ponger over an RDMA provider: busy-polls its completion queue and, for each
@@ -131,8 +130,7 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
         {
             if (null == error)
             {
-                error = "completion " + CompletionOpcode.name(opcode) + " of work request " + workRequestId +
-                    " failed with " + CompletionStatus.name(status);
+                error = RdmaPeer.describeFailedCompletion(opcode, workRequestId, status);
             }
             return;
         }
@@ -155,10 +153,10 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
         {
             echoed++;
         }
-        final int result = queuePair.postReceive(workRequestId, region, 0, 0);
+        final int result = peer.repostReceive(workRequestId);
         if (result != PostResult.OK && null == error)
         {
-            error = "posting receive " + workRequestId + " again was refused: " + PostResult.name(result);
+            error = RdmaPeer.describeRefusedRepost(workRequestId, result);
         }
     }
 
@@ -170,10 +168,8 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
     private int postEcho()
     {
         final long workRequestId = echoed;
-        final int flags = peer.inlineFlag |
-            ((workRequestId & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
         final int result = queuePair.postWriteWithImmediate(workRequestId, region, peer.inboundOffset(), pendingLength,
-            remoteSlotAddress, rkey, pendingImmediate, flags);
+            remoteSlotAddress, rkey, pendingImmediate, peer.sendFlags(workRequestId));
         if (result != PostResult.OK && result != PostResult.QUEUE_FULL && null == error)
         {
             error = "echo of message " + received + " refused: " + PostResult.name(result);
