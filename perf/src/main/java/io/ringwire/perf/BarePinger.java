@@ -59,8 +59,7 @@ final class BarePinger extends Pinger
     @Override
     protected String finish()
     {
-        send(BareLines.STOP_SEQUENCE);
-        return awaitEcho(BareLines.STOP_SEQUENCE, System.nanoTime()) ? null : "stopping the ponger: " + failureDetail;
+        return stopWith(BareLines.STOP_SEQUENCE);
     }
 
     private void send(final long sequence)

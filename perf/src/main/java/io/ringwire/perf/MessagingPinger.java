@@ -69,13 +69,7 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     @Override
     protected String finish()
     {
-        final long nowNs = System.nanoTime();
-        if (!send(LatencyProbeCodec.STOP_SEQUENCE, nowNs) || !awaitEcho(nowNs) ||
-            !echoMatches(LatencyProbeCodec.STOP_SEQUENCE, nowNs, echoedSequence, echoedSendNs))
-        {
-            return "stopping the ponger: " + failureDetail;
-        }
-        return null;
+        return stopWith(LatencyProbeCodec.STOP_SEQUENCE);
     }
 
     private boolean send(final long sequence, final long sendNs)
@@ -104,12 +98,7 @@ final class MessagingPinger extends Pinger implements FragmentHandler
             failureDetail = "echo refused: " + LatencyProbeCodec.describe(refusedEcho);
             return false;
         }
-        if (echoedLength != messageLength)
-        {
-            failureDetail = "echo of " + echoedLength + " bytes, expected " + messageLength;
-            return false;
-        }
-        return true;
+        return echoLengthMatches("echo", echoedLength, messageLength);
     }
 
     @Override

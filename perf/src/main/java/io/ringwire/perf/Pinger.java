@@ -2,6 +2,7 @@ package io.ringwire.perf;
 
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -78,14 +79,22 @@ abstract class Pinger extends SpinningTask
      */
     private String roundTrips(final long from, final long to, final Histogram recorded)
     {
-        for (long sequence = from; sequence < to; sequence++)
+        long sequence = from;
+        try
         {
-            final long roundTripNs = roundTrip(sequence);
-            if (roundTripNs == FAILED)
+            for (; sequence < to; sequence++)
             {
-                return "message " + sequence + ": " + failureDetail;
+                final long roundTripNs = roundTrip(sequence);
+                if (roundTripNs == FAILED)
+                {
+                    return "message " + sequence + ": " + failureDetail;
+                }
+                recorded.recordValue(Math.min(roundTripNs, HIGHEST_TRACKABLE_NS));
             }
-            recorded.recordValue(Math.min(roundTripNs, HIGHEST_TRACKABLE_NS));
+        }
+        catch (final IOException ex)
+        {
+            return "message " + sequence + ": I/O error: " + ex;
         }
         return null;
     }
@@ -96,8 +105,9 @@ abstract class Pinger extends SpinningTask
      *
      * @param sequence 0, 1, 2, ...
      * @return the round trip in ns, or {@link #FAILED} with {@link #failureDetail} set.
+     * @throws IOException when a socket of a raw baseline fails.
      */
-    protected abstract long roundTrip(long sequence);
+    protected abstract long roundTrip(long sequence) throws IOException;
 
     /**
      * Tells the ponger the run is over, after the last round trip.
@@ -105,6 +115,25 @@ abstract class Pinger extends SpinningTask
      * @return null when done, else what went wrong.
      */
     protected abstract String finish();
+
+    /**
+     * Ends the run as most transports do: one more round trip, carrying the sequence the ponger
+     * echoes once more before it stops.
+     *
+     * @param stopSequence the transport's stop sequence.
+     * @return null when the ponger echoed it, else what went wrong.
+     */
+    protected final String stopWith(final long stopSequence)
+    {
+        try
+        {
+            return roundTrip(stopSequence) == FAILED ? "stopping the ponger: " + failureDetail : null;
+        }
+        catch (final IOException ex)
+        {
+            return "stopping the ponger: " + ex;
+        }
+    }
 
     /**
      * Idles once while waiting for the ponger and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds
@@ -149,6 +178,24 @@ abstract class Pinger extends SpinningTask
         }
         failureDetail = "echo carries sequence " + echoedSequence + " and timestamp " + echoedSentNs +
             ", expected " + sequence + " and " + sentNs;
+        return false;
+    }
+
+    /**
+     * Checks an echo's length; sets {@link #failureDetail} when it is not the message's.
+     *
+     * @param echo     what the echo is, for the message ("an echo datagram").
+     * @param length   its length.
+     * @param expected the message's length.
+     * @return true when they are the same.
+     */
+    protected final boolean echoLengthMatches(final String echo, final int length, final int expected)
+    {
+        if (length == expected)
+        {
+            return true;
+        }
+        failureDetail = echo + " of " + length + " bytes, expected " + expected;
         return false;
     }
 

@@ -66,10 +66,7 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     @Override
     protected long roundTrip(final long sequence)
     {
-        final int outbound = peer.outboundOffset();
-        buffer.putLong(outbound + RttMessage.SEQUENCE_OFFSET, sequence);
-        final long sentNs = System.nanoTime();
-        buffer.putLong(outbound + RttMessage.TIMESTAMP_OFFSET, sentNs);
+        final long sentNs = RttMessage.stamp(buffer, peer.outboundOffset(), sequence);
         final int immediate = RttMessage.immediateOf(sequence);
         if (!post(sequence, immediate, sentNs) || !awaitEcho(immediate, sentNs))
         {
