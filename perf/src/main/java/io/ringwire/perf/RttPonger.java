@@ -32,7 +32,8 @@ import java.util.List;
  * run ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the messaging run when the
  * probe with {@link LatencyProbeCodec#STOP_SEQUENCE} is, the nio-tcp run at the pinger's end of
  * stream, the bare run when {@link BareLines#STOP_SEQUENCE} is echoed (the child created the mapped
- * file and deletes it), the UDP runs when the {@link RttMessage#STOP_SEQUENCE} datagram is echoed. For messaging the child says READY once its publication is connected to the parent's
+ * file and deletes it), the UDP runs when the {@link RttMessage#STOP_SEQUENCE} datagram is echoed.
+ * For messaging the child says READY once its publication is connected to the parent's
  * subscription and the parent's publication is an image of its own (it polls its subscription
  * meanwhile: see {@link MessagingPeer}); the shared secret comes on stdin, not the command line.
  * If the parent goes away (its stdin reaches end of file) before the run ends, the ponger is stopped
