@@ -6,8 +6,6 @@ import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
-import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -22,8 +20,6 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class AeronIpcPonger extends SpinningTask implements FragmentHandler
 {
-    private static final int FRAGMENT_LIMIT = 16;
-
     private final ExclusivePublication publication;
     private final Subscription subscription;
     private final int messageLength;
@@ -48,8 +44,7 @@ final class AeronIpcPonger extends SpinningTask implements FragmentHandler
         this.publication = side.publication;
         this.subscription = side.subscription;
         this.messageLength = messageLength;
-        this.echo = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            BitUtil.align(messageLength, BitUtil.CACHE_LINE_LENGTH), BitUtil.CACHE_LINE_LENGTH));
+        this.echo = AeronIpcSide.messageBuffer(messageLength);
     }
 
     @Override
@@ -57,12 +52,11 @@ final class AeronIpcPonger extends SpinningTask implements FragmentHandler
     {
         while (true)
         {
-            if (subscription.poll(assembler, FRAGMENT_LIMIT) == 0)
+            if (subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT) == 0)
             {
-                final String failure = idleAndWatch(received, "ping");
-                if (null != failure)
+                if (idleTooLong(received, "ping"))
                 {
-                    return failure;
+                    return idleFailure();
                 }
                 continue;
             }
@@ -81,11 +75,10 @@ final class AeronIpcPonger extends SpinningTask implements FragmentHandler
                 {
                     return "echo of ping " + received + " failed: " + Publication.errorString(result);
                 }
-                final String failure = idleAndWatch(received, "ping");
-                if (null != failure)
+                if (idleTooLong(received, "ping"))
                 {
                     return "the echo publication refused ping " + received + " (" + Publication.errorString(result) +
-                        "): " + failure;
+                        "): " + idleFailure();
                 }
             }
             pendingLength = -1;

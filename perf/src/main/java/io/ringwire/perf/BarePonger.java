@@ -45,10 +45,9 @@ final class BarePonger extends SpinningTask
         {
             if (!memory.arrived(pingOffset, echoed, last))
             {
-                final String failure = idleAndWatch(echoed, "ping");
-                if (null != failure)
+                if (idleTooLong(echoed, "ping"))
                 {
-                    return failure;
+                    return idleFailure();
                 }
                 continue;
             }

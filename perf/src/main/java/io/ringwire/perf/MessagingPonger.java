@@ -49,13 +49,9 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
     {
         while (true)
         {
-            if (subscription.poll(this, MessagingPinger.POLL_BATCH) == 0)
+            if (subscription.poll(this, MessagingPinger.POLL_BATCH) == 0 && idleTooLong(received, "probe"))
             {
-                final String failure = idleAndWatch(received, "probe");
-                if (null != failure)
-                {
-                    return failure;
-                }
+                return idleFailure();
             }
             if (null != error)
             {

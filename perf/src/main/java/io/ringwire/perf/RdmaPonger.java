@@ -59,13 +59,9 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
     {
         while (true)
         {
-            if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0)
+            if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0 && idleTooLong(received, "message"))
             {
-                final String failure = idleAndWatch(received, "message");
-                if (null != failure)
-                {
-                    return failure;
-                }
+                return idleFailure();
             }
             if (null != error)
             {

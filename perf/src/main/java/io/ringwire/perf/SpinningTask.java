@@ -34,7 +34,8 @@ abstract class SpinningTask implements Runnable
     private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
     private boolean jitCompiledWhileMeasuring;
 
-    // idleUntilCheck's and idleAndWatch's state: the spinning thread only.
+    // idleUntilCheck's and idleTooLong's state: the spinning thread only.
+    private String idleFailure;
     private int idleRounds;
     private long progressAtLastCheck = -1;
     private long lastProgressNs;
@@ -108,13 +109,13 @@ abstract class SpinningTask implements Runnable
      *
      * @param progress messages handled so far.
      * @param what     what the pinger sends, for the message ("probe", "datagram", ...).
-     * @return null to go on, else why the loop must end.
+     * @return true when the loop must end; {@link #idleFailure()} says why.
      */
-    protected final String idleAndWatch(final long progress, final String what)
+    protected final boolean idleTooLong(final long progress, final String what)
     {
         if (!idleUntilCheck())
         {
-            return null;
+            return false;
         }
         final long nowNs = System.nanoTime();
         if (progress != progressAtLastCheck)
@@ -124,10 +125,24 @@ abstract class SpinningTask implements Runnable
         }
         else if (nowNs - lastProgressNs > PEER_SILENCE_TIMEOUT_NS)
         {
-            return "no " + what + " from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
+            idleFailure = "no " + what + " from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
                 progress + " echoes" + watchDetail();
+            return true;
         }
-        return stopRequested() ? "stopped because the pinger failed" : null;
+        if (stopRequested())
+        {
+            idleFailure = "stopped because the pinger failed";
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * @return why {@link #idleTooLong} ended the loop.
+     */
+    protected final String idleFailure()
+    {
+        return idleFailure;
     }
 
     /**
