@@ -4,7 +4,6 @@ import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.PostResult;
-import org.agrona.CloseHelper;
 
 /**
  * The channel's hops on one thread: a WRITE WITH IMMEDIATE from one queue pair into the other's
@@ -13,10 +12,8 @@ import org.agrona.CloseHelper;
  *
  * <p>Threading: one thread.
  */
-final class PathChannelHops extends PathHops
+final class PathChannelHops extends PathHops<RdmaPeer>
 {
-    private final RdmaPeer pinger;
-    private final RdmaPeer ponger;
     private final RemotePeer pingerRemote;
     private final RemotePeer pongerRemote;
     private final CompletionHandler pingerHandler = this::onPingerCompletion;
@@ -27,8 +24,7 @@ final class PathChannelHops extends PathHops
 
     private PathChannelHops(final RdmaPeer pinger, final RdmaPeer ponger)
     {
-        this.pinger = pinger;
-        this.ponger = ponger;
+        super(pinger, ponger);
         this.pingerRemote = pinger.describe();
         this.pongerRemote = ponger.describe();
     }
@@ -41,21 +37,13 @@ final class PathChannelHops extends PathHops
      */
     static PathChannelHops open(final String provider, final String shmDirectory, final int size)
     {
-        final RdmaPeer pinger = RdmaPeer.open(provider, shmDirectory, size);
-        RdmaPeer ponger = null;
-        try
+        return openBoth(() -> RdmaPeer.open(provider, shmDirectory, size), (pinger, ponger) ->
         {
-            ponger = RdmaPeer.open(provider, shmDirectory, size);
             final PathChannelHops hops = new PathChannelHops(pinger, ponger);
             pinger.connect(hops.pongerRemote);
             ponger.connect(hops.pingerRemote);
             return hops;
-        }
-        catch (final RuntimeException ex)
-        {
-            CloseHelper.quietCloseAll(ponger, pinger);
-            throw ex;
-        }
+        });
     }
 
     @Override
@@ -134,11 +122,5 @@ final class PathChannelHops extends PathHops
             failure = RdmaPeer.describeRefusedRepost(workRequestId, result);
         }
         return true;
-    }
-
-    @Override
-    public void close()
-    {
-        CloseHelper.quietCloseAll(ponger, pinger);
     }
 }

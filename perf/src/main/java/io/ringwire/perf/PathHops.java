@@ -1,5 +1,10 @@
 package io.ringwire.perf;
 
+import org.agrona.CloseHelper;
+
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
 /**
  * Both ends of a ping-pong driven by one thread, for {@code ringwire perf path}: each round trip is
  * two hops, a message each way, and nothing crosses cores. Subclasses send the ping and poll each
@@ -8,10 +13,17 @@ package io.ringwire.perf;
  * both ends driven (socket adopting its connection, roce's ACKs) progresses.
  *
  * <p>Threading: created, run and closed on one thread.
+ *
+ * @param <S> the kind of side: an RDMA queue pair's or a messaging side.
  */
-abstract class PathHops implements AutoCloseable
+abstract class PathHops<S extends AutoCloseable> implements AutoCloseable
 {
     private static final long HOP_TIMEOUT_NS = 10_000_000_000L;
+
+    /** The side that pings. */
+    protected final S pinger;
+    /** The side that echoes. */
+    protected final S ponger;
 
     /** Pings the ponger's handler has had; this thread only. */
     protected long pings;
@@ -21,6 +33,42 @@ abstract class PathHops implements AutoCloseable
     protected String failure;
     private long idleRounds;
     private long waitStartNs;
+
+    /**
+     * @param pinger the side that pings, connected to the other.
+     * @param ponger the side that echoes.
+     */
+    PathHops(final S pinger, final S ponger)
+    {
+        this.pinger = pinger;
+        this.ponger = ponger;
+    }
+
+    /**
+     * Opens both sides and joins them into hops, closing both when anything fails.
+     *
+     * @param side    opens one side.
+     * @param connect connects the pinger's side and the ponger's and makes the hops.
+     * @param <S>     the kind of side.
+     * @param <H>     the kind of hops.
+     * @return the hops, owning both sides.
+     */
+    static <S extends AutoCloseable, H extends PathHops<S>> H openBoth(final Supplier<S> side,
+        final BiFunction<S, S, H> connect)
+    {
+        final S pinger = side.get();
+        S ponger = null;
+        try
+        {
+            ponger = side.get();
+            return connect.apply(pinger, ponger);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(ponger, pinger);
+            throw ex;
+        }
+    }
 
     /** Posts (or offers) the next ping. */
     protected abstract void sendPing();
@@ -99,5 +147,8 @@ abstract class PathHops implements AutoCloseable
     }
 
     @Override
-    public abstract void close();
+    public final void close()
+    {
+        CloseHelper.quietCloseAll(ponger, pinger);
+    }
 }

@@ -4,7 +4,6 @@ import io.ringwire.messaging.BufferClaim;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.Publication;
-import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 
 /**
@@ -15,10 +14,8 @@ import org.agrona.DirectBuffer;
  *
  * <p>Threading: one thread.
  */
-final class PathMessagingHops extends PathHops
+final class PathMessagingHops extends PathHops<MessagingPeer>
 {
-    private final MessagingPeer pinger;
-    private final MessagingPeer ponger;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
     private final BufferClaim claim = new BufferClaim();
     private final DirectBuffer padding;
@@ -28,8 +25,7 @@ final class PathMessagingHops extends PathHops
 
     private PathMessagingHops(final MessagingPeer pinger, final MessagingPeer ponger)
     {
-        this.pinger = pinger;
-        this.ponger = ponger;
+        super(pinger, ponger);
         this.paddingLength = LatencyProbeCodec.paddingLength(pinger.messageLength);
         this.padding = LatencyProbeCodec.zeroPadding(paddingLength);
     }
@@ -43,21 +39,13 @@ final class PathMessagingHops extends PathHops
     static PathMessagingHops open(final String provider, final String shmDirectory, final int size)
     {
         final String secret = MessagingPeer.newSecret();
-        final MessagingPeer pinger = MessagingPeer.open(provider, shmDirectory, secret, size);
-        MessagingPeer ponger = null;
-        try
+        return openBoth(() -> MessagingPeer.open(provider, shmDirectory, secret, size), (pinger, ponger) ->
         {
-            ponger = MessagingPeer.open(provider, shmDirectory, secret, size);
             pinger.connectTo(ponger.port());
             ponger.connectTo(pinger.port());
             MessagingPeer.connect(pinger, ponger);
             return new PathMessagingHops(pinger, ponger);
-        }
-        catch (final RuntimeException ex)
-        {
-            CloseHelper.quietCloseAll(ponger, pinger);
-            throw ex;
-        }
+        });
     }
 
     @Override
@@ -135,11 +123,5 @@ final class PathMessagingHops extends PathHops
             failure = "probe refused: " + LatencyProbeCodec.describe(decoded);
         }
         return decoded >= 0;
-    }
-
-    @Override
-    public void close()
-    {
-        CloseHelper.quietCloseAll(ponger, pinger);
     }
 }
