@@ -7,8 +7,9 @@ import java.nio.ByteBuffer;
 /**
  * What the pingers of the raw NIO baselines ({@link NioPinger} over TCP, {@link NioUdpPinger} over
  * UDP) share: a direct buffer each way, the ping stamped into one and the echo checked in the
- * other. Each subclass moves the bytes its own way; its {@code roundTrip} composes these final
- * helpers with its own private I/O, so a round trip makes no call it did not make before.
+ * other. Each subclass moves the bytes its own way, in private methods its {@code roundTrip} calls
+ * along with these final ones: sharing the round trip itself would put a virtual call for the I/O
+ * inside the timed loop.
  *
  * <p>Threading: the pinger thread only.
  */
@@ -53,7 +54,7 @@ abstract class AbstractNioPinger extends Pinger
     }
 
     /**
-     * Reads the clock and checks the echo now in the receive buffer.
+     * Reads the clock and checks the echo the receive buffer holds.
      *
      * @param sequence the ping's sequence.
      * @param sentNs   its send timestamp.

@@ -91,6 +91,8 @@ abstract class PathHops<S extends AutoCloseable> implements AutoCloseable
      */
     final void roundTrips(final long roundTrips)
     {
+        // The two waits are written out, one per side, so that neither picks its side's poll and
+        // counter with a branch inside the timed loop.
         for (long i = 0; i < roundTrips; i++)
         {
             sendPing();
