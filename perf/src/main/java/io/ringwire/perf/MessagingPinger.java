@@ -21,7 +21,6 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     /** Completions handled per poll. */
     static final int POLL_BATCH = 16;
 
-    private final MessagingPeer peer;
     private final Subscription subscription;
     private final ProbeSender sender;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
@@ -46,7 +45,6 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     MessagingPinger(final MessagingPeer peer, final ThreadPlan plan, final long warmup, final long messages)
     {
         super(plan, peer, warmup, messages);
-        this.peer = peer;
         this.subscription = peer.subscription;
         this.messageLength = peer.messageLength;
         this.paddingLength = LatencyProbeCodec.paddingLength(messageLength);

@@ -8,7 +8,7 @@ import org.agrona.DirectBuffer;
 /**
  * The ponger through messaging: busy-polls its subscription; its handler validates and decodes each
  * {@code LatencyProbe} in place and echoes it at once through its own publication (tryClaim, encode
- * the same sequence, send timestamp and padding with {@code echoTimestampNs} set, commit). Ends
+ * the same sequence, send timestamp and padding, {@code echoTimestampNs} left 0, commit). Ends
  * after echoing the probe with {@link LatencyProbeCodec#STOP_SEQUENCE}.
  *
  * <p>It measures its own allocation over the pinger's measured window: from the probe whose
@@ -19,7 +19,6 @@ import org.agrona.DirectBuffer;
  */
 final class MessagingPonger extends SpinningTask implements FragmentHandler
 {
-    private final MessagingPeer peer;
     private final Subscription subscription;
     private final ProbeSender sender;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
@@ -38,7 +37,6 @@ final class MessagingPonger extends SpinningTask implements FragmentHandler
     MessagingPonger(final MessagingPeer peer, final ThreadPlan plan, final long warmup)
     {
         super("ponger", plan, peer);
-        this.peer = peer;
         this.subscription = peer.subscription;
         this.warmup = warmup;
         this.sender = new ProbeSender(peer, null);
