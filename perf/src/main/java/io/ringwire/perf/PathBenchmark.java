@@ -58,7 +58,7 @@ final class PathBenchmark
                     LatencyProbeCodec.messageLength(options.size()) : options.size();
                 log.println("path: " + provider + " (" + api + "), " + options.repetitions() + " x " + options.hops() +
                     " hops of " + size + " bytes on one thread");
-                try (PathHops<?> hops = RttOptions.API_MESSAGING.equals(api) ?
+                try (PathHops hops = RttOptions.API_MESSAGING.equals(api) ?
                     PathMessagingHops.open(provider, options.shmDirectory(), options.size()) :
                     PathChannelHops.open(provider, options.shmDirectory(), options.size()))
                 {
@@ -69,7 +69,7 @@ final class PathBenchmark
         return results;
     }
 
-    private Result measure(final String provider, final String api, final int size, final PathHops<?> hops)
+    private Result measure(final String provider, final String api, final int size, final PathHops hops)
     {
         final long roundTrips = Math.max(1, options.hops() / 2);
         hops.roundTrips(roundTrips); // warm-up

@@ -12,8 +12,10 @@ import io.ringwire.rdma.PostResult;
  *
  * <p>Threading: one thread.
  */
-final class PathChannelHops extends PathHops<RdmaPeer>
+final class PathChannelHops extends PathHops
 {
+    private final RdmaPeer pinger;
+    private final RdmaPeer ponger;
     private final RemotePeer pingerRemote;
     private final RemotePeer pongerRemote;
     private final CompletionHandler pingerHandler = this::onPingerCompletion;
@@ -25,6 +27,8 @@ final class PathChannelHops extends PathHops<RdmaPeer>
     private PathChannelHops(final RdmaPeer pinger, final RdmaPeer ponger)
     {
         super(pinger, ponger);
+        this.pinger = pinger;
+        this.ponger = ponger;
         this.pingerRemote = pinger.describe();
         this.pongerRemote = ponger.describe();
     }

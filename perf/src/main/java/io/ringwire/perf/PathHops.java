@@ -12,18 +12,17 @@ import java.util.function.Supplier;
  * each hop, polling the other side too when the awaited one has nothing, so a provider that needs
  * both ends driven (socket adopting its connection, roce's ACKs) progresses.
  *
- * <p>Threading: created, run and closed on one thread.
+ * <p>Both sides are closed with the hops. Subclasses keep their own typed references to them, so
+ * the timed loop reads them without a cast.
  *
- * @param <S> the kind of side: an RDMA queue pair's or a messaging side.
+ * <p>Threading: created, run and closed on one thread.
  */
-abstract class PathHops<S extends AutoCloseable> implements AutoCloseable
+abstract class PathHops implements AutoCloseable
 {
     private static final long HOP_TIMEOUT_NS = 10_000_000_000L;
 
-    /** The side that pings. */
-    protected final S pinger;
-    /** The side that echoes. */
-    protected final S ponger;
+    private final AutoCloseable pingerSide;
+    private final AutoCloseable pongerSide;
 
     /** Pings the ponger's handler has had; this thread only. */
     protected long pings;
@@ -38,10 +37,10 @@ abstract class PathHops<S extends AutoCloseable> implements AutoCloseable
      * @param pinger the side that pings, connected to the other.
      * @param ponger the side that echoes.
      */
-    PathHops(final S pinger, final S ponger)
+    PathHops(final AutoCloseable pinger, final AutoCloseable ponger)
     {
-        this.pinger = pinger;
-        this.ponger = ponger;
+        this.pingerSide = pinger;
+        this.pongerSide = ponger;
     }
 
     /**
@@ -53,7 +52,7 @@ abstract class PathHops<S extends AutoCloseable> implements AutoCloseable
      * @param <H>     the kind of hops.
      * @return the hops, owning both sides.
      */
-    static <S extends AutoCloseable, H extends PathHops<S>> H openBoth(final Supplier<S> side,
+    static <S extends AutoCloseable, H extends PathHops> H openBoth(final Supplier<S> side,
         final BiFunction<S, S, H> connect)
     {
         final S pinger = side.get();
@@ -151,6 +150,6 @@ abstract class PathHops<S extends AutoCloseable> implements AutoCloseable
     @Override
     public final void close()
     {
-        CloseHelper.quietCloseAll(ponger, pinger);
+        CloseHelper.quietCloseAll(pongerSide, pingerSide);
     }
 }

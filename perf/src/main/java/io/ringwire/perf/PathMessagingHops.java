@@ -14,8 +14,10 @@ import org.agrona.DirectBuffer;
  *
  * <p>Threading: one thread.
  */
-final class PathMessagingHops extends PathHops<MessagingPeer>
+final class PathMessagingHops extends PathHops
 {
+    private final MessagingPeer pinger;
+    private final MessagingPeer ponger;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
     private final BufferClaim claim = new BufferClaim();
     private final DirectBuffer padding;
@@ -26,6 +28,8 @@ final class PathMessagingHops extends PathHops<MessagingPeer>
     private PathMessagingHops(final MessagingPeer pinger, final MessagingPeer ponger)
     {
         super(pinger, ponger);
+        this.pinger = pinger;
+        this.ponger = ponger;
         this.paddingLength = LatencyProbeCodec.paddingLength(pinger.messageLength);
         this.padding = LatencyProbeCodec.zeroPadding(paddingLength);
     }
