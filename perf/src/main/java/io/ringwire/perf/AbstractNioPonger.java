@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 /**
  * What the pongers of the raw NIO baselines ({@link NioPonger} over TCP, {@link NioUdpPonger} over
  * UDP) share: one direct buffer the ping is read into and echoed from, the count of echoes and the
- * report of a socket's failure. Each subclass
- * echoes in its own loop ({@link #echoLoop()}, entered once per run).
+ * report of a socket's failure. Each subclass echoes in its own loop ({@link #echoLoop()}, entered
+ * once per run, so no call is added per message).
  *
  * <p>Threading: the ponger thread only.
  */

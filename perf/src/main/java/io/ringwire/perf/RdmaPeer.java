@@ -169,7 +169,10 @@ final class RdmaPeer implements AutoCloseable, WatchedConnection
     }
 
     /**
-     * @return why a completion failed, for a failure message.
+     * @param opcode        the completion's opcode.
+     * @param workRequestId its work request id.
+     * @param status        its status, not SUCCESS.
+     * @return why it failed, for a failure message.
      */
     static String describeFailedCompletion(final int opcode, final long workRequestId, final int status)
     {
@@ -178,7 +181,9 @@ final class RdmaPeer implements AutoCloseable, WatchedConnection
     }
 
     /**
-     * @return why a consumed receive is not posted again, for a failure message.
+     * @param workRequestId the receive's work request id.
+     * @param result        the refused post's result.
+     * @return why the consumed receive is not posted again, for a failure message.
      */
     static String describeRefusedRepost(final long workRequestId, final int result)
     {
