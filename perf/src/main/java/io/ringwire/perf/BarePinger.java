@@ -40,7 +40,7 @@ final class BarePinger extends Pinger
         this.lines = lines.buffer();
         this.pingOffset = lines.pingOffset();
         this.echoOffset = lines.echoOffset();
-        this.payloadLength = Math.max(0, lines.messageLength() - Long.BYTES);
+        this.payloadLength = lines.payloadLength();
         this.payload = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, payloadLength)));
     }
 

@@ -33,7 +33,7 @@ final class BarePonger extends SpinningTask
         this.lines = lines.buffer();
         this.pingOffset = lines.pingOffset();
         this.echoOffset = lines.echoOffset();
-        this.payloadLength = Math.max(0, lines.messageLength() - Long.BYTES);
+        this.payloadLength = lines.payloadLength();
     }
 
     @Override

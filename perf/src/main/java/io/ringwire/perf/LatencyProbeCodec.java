@@ -63,6 +63,16 @@ final class LatencyProbeCodec
     }
 
     /**
+     * @param api  the path ({@link RttOptions#API_MESSAGING}, the channel or a raw baseline).
+     * @param size the size asked for (--size).
+     * @return the bytes per message on that path: a messaging probe is at least {@link #MIN_LENGTH}.
+     */
+    static int messageLength(final String api, final int size)
+    {
+        return RttOptions.API_MESSAGING.equals(api) ? messageLength(size) : size;
+    }
+
+    /**
      * @param messageLength a probe's length.
      * @return the padding bytes that make it that long.
      */

@@ -54,8 +54,7 @@ final class PathBenchmark
         {
             for (final String api : options.apis())
             {
-                final int size = RttOptions.API_MESSAGING.equals(api) ?
-                    LatencyProbeCodec.messageLength(options.size()) : options.size();
+                final int size = LatencyProbeCodec.messageLength(api, options.size());
                 log.println("path: " + provider + " (" + api + "), " + options.repetitions() + " x " + options.hops() +
                     " hops of " + size + " bytes on one thread");
                 try (PathHops hops = RttOptions.API_MESSAGING.equals(api) ?

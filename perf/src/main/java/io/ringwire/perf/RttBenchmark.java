@@ -82,13 +82,9 @@ final class RttBenchmark
         return new RttReport(options.size(), options.messages(), options.warmup(), options.processes(), results);
     }
 
-    /**
-     * @return the bytes per message on a path: a messaging probe is at least
-     *         {@link LatencyProbeCodec#MIN_LENGTH}.
-     */
     private int sizeOf(final String api)
     {
-        return RttOptions.API_MESSAGING.equals(api) ? LatencyProbeCodec.messageLength(options.size()) : options.size();
+        return LatencyProbeCodec.messageLength(api, options.size());
     }
 
     private RttResult runInOneProcess(final String provider, final String api) throws IOException
