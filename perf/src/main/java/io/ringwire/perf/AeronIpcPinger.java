@@ -6,12 +6,9 @@ import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
-import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.PrintStream;
 
 /**
  * The pinger of the {@code aeron-ipc} baseline: offers each ping on its exclusive IPC publication,
@@ -23,8 +20,6 @@ import java.io.PrintStream;
  */
 final class AeronIpcPinger extends Pinger implements FragmentHandler
 {
-    private static final int FRAGMENT_LIMIT = 16;
-
     private final ExclusivePublication publication;
     private final Subscription subscription;
     private final int messageLength;
@@ -41,29 +36,24 @@ final class AeronIpcPinger extends Pinger implements FragmentHandler
     /**
      * @param side          the pinger's publication and subscription, connected.
      * @param messageLength bytes per message.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      * @param warmup        unrecorded round trips.
      * @param messages      recorded round trips.
      */
-    AeronIpcPinger(final AeronIpcSide side, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings, final long warmup, final long messages)
+    AeronIpcPinger(final AeronIpcSide side, final int messageLength, final ThreadPlan plan,
+        final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(plan, warmup, messages);
         this.publication = side.publication;
         this.subscription = side.subscription;
         this.messageLength = messageLength;
-        this.message = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            BitUtil.align(messageLength, BitUtil.CACHE_LINE_LENGTH), BitUtil.CACHE_LINE_LENGTH));
+        this.message = AeronIpcSide.messageBuffer(messageLength);
     }
 
     @Override
     protected long roundTrip(final long sequence)
     {
-        message.putLong(RttMessage.SEQUENCE_OFFSET, sequence);
-        final long sentNs = System.nanoTime();
-        message.putLong(RttMessage.TIMESTAMP_OFFSET, sentNs);
+        final long sentNs = RttMessage.stamp(message, 0, sequence);
         if (!send(sentNs) || !awaitEcho(sentNs))
         {
             return FAILED;
@@ -79,10 +69,7 @@ final class AeronIpcPinger extends Pinger implements FragmentHandler
     @Override
     protected String finish()
     {
-        message.putLong(RttMessage.SEQUENCE_OFFSET, RttMessage.STOP_SEQUENCE);
-        final long nowNs = System.nanoTime();
-        message.putLong(RttMessage.TIMESTAMP_OFFSET, nowNs);
-        return send(nowNs) && awaitEcho(nowNs) ? null : "stopping the ponger: " + failureDetail;
+        return stopWith(RttMessage.STOP_SEQUENCE);
     }
 
     private boolean send(final long startNs)
@@ -109,17 +96,12 @@ final class AeronIpcPinger extends Pinger implements FragmentHandler
         final long expectedEchoes = echoes + 1;
         while (echoes < expectedEchoes)
         {
-            if (subscription.poll(assembler, FRAGMENT_LIMIT) == 0 && idleWhileWaiting(startNs, "no echo"))
+            if (subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT) == 0 && idleWhileWaiting(startNs, "no echo"))
             {
                 return false;
             }
         }
-        if (echoedLength != messageLength)
-        {
-            failureDetail = "an echo of " + echoedLength + " bytes, expected " + messageLength;
-            return false;
-        }
-        return true;
+        return echoLengthMatches("an echo", echoedLength, messageLength);
     }
 
     @Override

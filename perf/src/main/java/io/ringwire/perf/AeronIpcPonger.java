@@ -6,12 +6,9 @@ import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
-import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.PrintStream;
 
 /**
  * The ponger of the {@code aeron-ipc} baseline: busy-polls its IPC subscription and offers every
@@ -23,8 +20,6 @@ import java.io.PrintStream;
  */
 final class AeronIpcPonger extends SpinningTask implements FragmentHandler
 {
-    private static final int FRAGMENT_LIMIT = 16;
-
     private final ExclusivePublication publication;
     private final Subscription subscription;
     private final int messageLength;
@@ -41,19 +36,15 @@ final class AeronIpcPonger extends SpinningTask implements FragmentHandler
     /**
      * @param side          the ponger's publication and subscription, connected.
      * @param messageLength bytes per message.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      */
-    AeronIpcPonger(final AeronIpcSide side, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings)
+    AeronIpcPonger(final AeronIpcSide side, final int messageLength, final ThreadPlan plan)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super("ponger", plan);
         this.publication = side.publication;
         this.subscription = side.subscription;
         this.messageLength = messageLength;
-        this.echo = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            BitUtil.align(messageLength, BitUtil.CACHE_LINE_LENGTH), BitUtil.CACHE_LINE_LENGTH));
+        this.echo = AeronIpcSide.messageBuffer(messageLength);
     }
 
     @Override
@@ -61,12 +52,11 @@ final class AeronIpcPonger extends SpinningTask implements FragmentHandler
     {
         while (true)
         {
-            if (subscription.poll(assembler, FRAGMENT_LIMIT) == 0)
+            if (subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT) == 0)
             {
-                final String failure = idleAndWatch(received, "ping");
-                if (null != failure)
+                if (idleTooLong(received, "ping"))
                 {
-                    return failure;
+                    return idleFailure();
                 }
                 continue;
             }
@@ -85,11 +75,10 @@ final class AeronIpcPonger extends SpinningTask implements FragmentHandler
                 {
                     return "echo of ping " + received + " failed: " + Publication.errorString(result);
                 }
-                final String failure = idleAndWatch(received, "ping");
-                if (null != failure)
+                if (idleTooLong(received, "ping"))
                 {
                     return "the echo publication refused ping " + received + " (" + Publication.errorString(result) +
-                        "): " + failure;
+                        "): " + idleFailure();
                 }
             }
             pendingLength = -1;

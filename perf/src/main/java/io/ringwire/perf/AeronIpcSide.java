@@ -6,8 +6,10 @@ import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -23,8 +25,8 @@ import java.util.concurrent.locks.LockSupport;
  * its conductor is off the IPC data path (an IPC publication writes the subscriber's log buffer
  * directly), so it runs SHARED and sleeps 1 ms when idle instead of spinning, which would take a
  * core from the pinger or the ponger on a 2-CPU machine (a backoff strategy's microsecond parks
- * wake it thousands of times a second on their cores, which shows at p99). The clients' conductors use Aeron's default
- * sleeping idle strategy; all of this is what an Aeron IPC user runs.
+ * would wake it on their cores so often that the spinners' tails carry its wake-ups). The clients'
+ * conductors use Aeron's default sleeping idle strategy; all of this is what an Aeron IPC user runs.
  *
  * <p>Threading: created and closed on the control thread; the publication and subscription are
  * then used by one spinning thread.
@@ -45,6 +47,8 @@ final class AeronIpcSide implements AutoCloseable
     private static final int MIN_TERM_LENGTH = 4 * 1024 * 1024;
     /** Large messages: at least this many fit in the half term a publication may run ahead. */
     private static final int MESSAGES_PER_HALF_TERM = 16;
+    /** Fragments handled per poll. */
+    static final int FRAGMENT_LIMIT = 16;
     /** Bytes of Aeron's frame header. */
     private static final int FRAME_HEADER_LENGTH = 32;
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
@@ -100,6 +104,17 @@ final class AeronIpcSide implements AutoCloseable
         final int termLength = Math.max(MIN_TERM_LENGTH,
             BitUtil.findNextPositivePowerOfTwo(MESSAGES_PER_HALF_TERM * 2 * (messageLength + FRAME_HEADER_LENGTH)));
         return CHANNEL + "?term-length=" + termLength;
+    }
+
+    /**
+     * @param messageLength bytes per message.
+     * @return a buffer for one message, cache-line aligned, for the pinger's pings or the ponger's
+     *         echoes.
+     */
+    static UnsafeBuffer messageBuffer(final int messageLength)
+    {
+        return new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            BitUtil.align(messageLength, BitUtil.CACHE_LINE_LENGTH), BitUtil.CACHE_LINE_LENGTH));
     }
 
     /**

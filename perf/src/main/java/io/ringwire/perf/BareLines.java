@@ -187,10 +187,10 @@ final class BareLines implements AutoCloseable
         return buffer;
     }
 
-    /** @return bytes per message. */
-    int messageLength()
+    /** @return bytes of a message after its sequence, copied before the sequence is published. */
+    int payloadLength()
     {
-        return messageLength;
+        return Math.max(0, messageLength - Long.BYTES);
     }
 
     /** @return the offset of the ping slot. */

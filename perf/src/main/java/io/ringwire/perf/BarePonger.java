@@ -2,7 +2,6 @@ package io.ringwire.perf;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.PrintStream;
 
 /**
  * The ponger of the {@code bare} and {@code bare-notified} baselines: spins on the ping slot (or
@@ -24,19 +23,17 @@ final class BarePonger extends SpinningTask
     private long echoed;
 
     /**
-     * @param lines         the slots (shared with the pinger).
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param lines the slots (shared with the pinger).
+     * @param plan  where the thread runs and how it idles.
      */
-    BarePonger(final BareLines lines, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings)
+    BarePonger(final BareLines lines, final ThreadPlan plan)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super("ponger", plan);
         this.memory = lines;
         this.lines = lines.buffer();
         this.pingOffset = lines.pingOffset();
         this.echoOffset = lines.echoOffset();
-        this.payloadLength = Math.max(0, lines.messageLength() - Long.BYTES);
+        this.payloadLength = lines.payloadLength();
     }
 
     @Override
@@ -48,10 +45,9 @@ final class BarePonger extends SpinningTask
         {
             if (!memory.arrived(pingOffset, echoed, last))
             {
-                final String failure = idleAndWatch(echoed, "ping");
-                if (null != failure)
+                if (idleTooLong(echoed, "ping"))
                 {
-                    return failure;
+                    return idleFailure();
                 }
                 continue;
             }

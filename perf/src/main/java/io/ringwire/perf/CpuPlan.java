@@ -2,6 +2,7 @@ package io.ringwire.perf;
 
 import io.ringwire.rdma.host.OnlineCpus;
 
+import java.io.PrintStream;
 import java.util.List;
 
 /**
@@ -45,6 +46,24 @@ record CpuPlan(int pingerCpu, int pongerCpu, boolean yieldWhenIdle, int onlineCp
                 "--allow-oversubscribe to run anyway (the loops then yield when idle).");
         }
         return new CpuPlan(UNPINNED, UNPINNED, true, count);
+    }
+
+    /**
+     * @param warnings where a pinning failure is reported.
+     * @return how the pinger's thread runs.
+     */
+    ThreadPlan pinger(final PrintStream warnings)
+    {
+        return new ThreadPlan(pingerCpu, yieldWhenIdle, warnings);
+    }
+
+    /**
+     * @param warnings where a pinning failure is reported.
+     * @return how the ponger's thread runs.
+     */
+    ThreadPlan ponger(final PrintStream warnings)
+    {
+        return new ThreadPlan(pongerCpu, yieldWhenIdle, warnings);
     }
 
     /**

@@ -9,6 +9,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
+
 /**
  * The SBE {@code LatencyProbe} (template 90 of the trading schema) as the messaging ping-pong sends
  * it, encoded straight into a publication's claimed frame and decoded in place from a subscription's
@@ -61,12 +63,31 @@ final class LatencyProbeCodec
     }
 
     /**
+     * @param api  the path ({@link RttOptions#API_MESSAGING}, the channel or a raw baseline).
+     * @param size the size asked for (--size).
+     * @return the bytes per message on that path: a messaging probe is at least {@link #MIN_LENGTH}.
+     */
+    static int messageLength(final String api, final int size)
+    {
+        return RttOptions.API_MESSAGING.equals(api) ? messageLength(size) : size;
+    }
+
+    /**
      * @param messageLength a probe's length.
      * @return the padding bytes that make it that long.
      */
     static int paddingLength(final int messageLength)
     {
         return messageLength - MIN_LENGTH;
+    }
+
+    /**
+     * @param paddingLength bytes of padding a probe carries.
+     * @return that many zero bytes, to send as its padding.
+     */
+    static DirectBuffer zeroPadding(final int paddingLength)
+    {
+        return new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
     }
 
     /**

@@ -12,6 +12,9 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * One side of the messaging ping-pong: a {@link Subscription} on 127.0.0.1 (any free port) that the
@@ -30,7 +33,7 @@ import java.util.concurrent.locks.LockSupport;
  * by one spinning thread, which takes it over through {@code Thread.start}; closed after that thread
  * ended.
  */
-final class MessagingPeer implements AutoCloseable
+final class MessagingPeer implements AutoCloseable, WatchedConnection
 {
     /** The stream the probes travel on, both ways. */
     static final int STREAM_ID = 90;
@@ -162,6 +165,21 @@ final class MessagingPeer implements AutoCloseable
     }
 
     /**
+     * Heartbeats and liveness while the other side is quiet.
+     */
+    @Override
+    public void onWatch()
+    {
+        publication.doWork();
+    }
+
+    @Override
+    public String watchDetail()
+    {
+        return " (" + connectionState() + ")";
+    }
+
+    /**
      * @return what this side still waits for, or its state, for a failure message.
      */
     String connectionState()
@@ -180,16 +198,34 @@ final class MessagingPeer implements AutoCloseable
      */
     static void connect(final MessagingPeer pingSide, final MessagingPeer pongSide)
     {
+        driveUntil(() -> pingSide.driveConnection() + pongSide.driveConnection(),
+            () -> pingSide.isConnected() && pongSide.isConnected(),
+            () -> pingSide.provider + " messaging: not connected both ways within " +
+                TimeUnit.NANOSECONDS.toSeconds(CONNECT_TIMEOUT_NS) + " s: pinger side " +
+                pingSide.connectionState() + "; ponger side " + pongSide.connectionState());
+    }
+
+    /**
+     * Runs connection steps until {@code connected} holds, pausing briefly after a step that found
+     * nothing to do; for every way a side connects (both sides in one process, or one side with the
+     * other in another process).
+     *
+     * @param step      one connection step ({@link #driveConnection()}, of one side or both).
+     * @param connected whether the connection is complete.
+     * @param timedOut  what is still missing, for the failure.
+     * @throws IllegalStateException with {@code timedOut}'s message when {@link #CONNECT_TIMEOUT_NS}
+     *                               passes first.
+     */
+    static void driveUntil(final IntSupplier step, final BooleanSupplier connected, final Supplier<String> timedOut)
+    {
         final long deadlineNs = System.nanoTime() + CONNECT_TIMEOUT_NS;
-        while (!pingSide.isConnected() || !pongSide.isConnected())
+        while (!connected.getAsBoolean())
         {
             if (System.nanoTime() - deadlineNs > 0)
             {
-                throw new IllegalStateException(pingSide.provider + " messaging: not connected both ways within " +
-                    TimeUnit.NANOSECONDS.toSeconds(CONNECT_TIMEOUT_NS) + " s: pinger side " +
-                    pingSide.connectionState() + "; ponger side " + pongSide.connectionState());
+                throw new IllegalStateException(timedOut.get());
             }
-            if (pingSide.driveConnection() + pongSide.driveConnection() == 0)
+            if (step.getAsInt() == 0)
             {
                 LockSupport.parkNanos(IDLE_CONNECT_PAUSE_NS);
             }

@@ -1,15 +1,9 @@
 package io.ringwire.perf;
 
-import io.ringwire.messaging.BufferClaim;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
-import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-
-import java.io.PrintStream;
-import java.nio.ByteBuffer;
 
 /**
  * The pinger through messaging, end to end: for each round trip it reads the clock, claims a frame
@@ -27,12 +21,10 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     /** Completions handled per poll. */
     static final int POLL_BATCH = 16;
 
-    private final MessagingPeer peer;
-    private final Publication publication;
     private final Subscription subscription;
-    private final BufferClaim claim = new BufferClaim();
+    private final ProbeSender sender;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
-    private final UnsafeBuffer zeroPadding;
+    private final DirectBuffer zeroPadding;
     private final int messageLength;
     private final int paddingLength;
 
@@ -45,36 +37,19 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     private int refusedEcho;
 
     /**
-     * @param peer          this side, connected both ways.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
-     * @param warmup        unrecorded round trips.
-     * @param messages      recorded round trips.
+     * @param peer     this side, connected both ways.
+     * @param plan     where the thread runs and how it idles.
+     * @param warmup   unrecorded round trips.
+     * @param messages recorded round trips.
      */
-    MessagingPinger(final MessagingPeer peer, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings,
-        final long warmup, final long messages)
+    MessagingPinger(final MessagingPeer peer, final ThreadPlan plan, final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
-        this.peer = peer;
-        this.publication = peer.publication;
+        super(plan, peer, warmup, messages);
         this.subscription = peer.subscription;
         this.messageLength = peer.messageLength;
         this.paddingLength = LatencyProbeCodec.paddingLength(messageLength);
-        this.zeroPadding = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
-    }
-
-    /** Heartbeats and liveness while an echo is slow. */
-    @Override
-    protected void onWatch()
-    {
-        publication.doWork();
-    }
-
-    @Override
-    protected String watchDetail()
-    {
-        return " (" + peer.connectionState() + ")";
+        this.zeroPadding = LatencyProbeCodec.zeroPadding(paddingLength);
+        this.sender = new ProbeSender(peer, this);
     }
 
     @Override
@@ -92,40 +67,15 @@ final class MessagingPinger extends Pinger implements FragmentHandler
     @Override
     protected String finish()
     {
-        final long nowNs = System.nanoTime();
-        if (!send(LatencyProbeCodec.STOP_SEQUENCE, nowNs) || !awaitEcho(nowNs) ||
-            !echoMatches(LatencyProbeCodec.STOP_SEQUENCE, nowNs, echoedSequence, echoedSendNs))
-        {
-            return "stopping the ponger: " + failureDetail;
-        }
-        return null;
+        return stopWith(LatencyProbeCodec.STOP_SEQUENCE);
     }
 
     private boolean send(final long sequence, final long sendNs)
     {
-        long result;
-        int refusals = 0;
-        while ((result = publication.tryClaim(messageLength, claim)) < 0)
+        final String failure = sender.send(messageLength, sequence, sendNs, zeroPadding, paddingLength, sendNs);
+        if (null != failure)
         {
-            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
-            {
-                failureDetail = "tryClaim returned " + MessagingPeer.statusName(result) + "; " +
-                    peer.connectionState();
-                return false;
-            }
-            if ((++refusals & CLOCK_CHECK_MASK) == 0 && System.nanoTime() - sendNs > PEER_SILENCE_TIMEOUT_NS)
-            {
-                failureDetail = "the publication stayed " + MessagingPeer.statusName(result) + " for " +
-                    PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
-                return false;
-            }
-            idle();
-        }
-        codec.encode(claim.buffer(), claim.offset(), sequence, sendNs, 0, zeroPadding, 0, paddingLength);
-        result = claim.commit();
-        if (result < 0)
-        {
-            failureDetail = "commit returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState();
+            failureDetail = failure;
             return false;
         }
         return true;
@@ -146,12 +96,7 @@ final class MessagingPinger extends Pinger implements FragmentHandler
             failureDetail = "echo refused: " + LatencyProbeCodec.describe(refusedEcho);
             return false;
         }
-        if (echoedLength != messageLength)
-        {
-            failureDetail = "echo of " + echoedLength + " bytes, expected " + messageLength;
-            return false;
-        }
-        return true;
+        return echoLengthMatches("echo", echoedLength, messageLength);
     }
 
     @Override

@@ -1,10 +1,6 @@
 package io.ringwire.perf;
 
-import org.agrona.concurrent.UnsafeBuffer;
-
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -14,61 +10,29 @@ import java.nio.channels.SocketChannel;
  *
  * <p>Threading: the pinger thread only.
  */
-final class NioPinger extends Pinger
+final class NioPinger extends AbstractNioPinger
 {
     private final SocketChannel channel;
-    private final int messageLength;
-    private final ByteBuffer sendBuffer;
-    private final UnsafeBuffer sendView;
-    private final ByteBuffer receiveBuffer;
-    private final UnsafeBuffer receiveView;
 
     /**
      * @param channel       connected to the ponger, non-blocking.
      * @param messageLength bytes per message.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      * @param warmup        unrecorded round trips.
      * @param messages      recorded round trips.
      */
-    NioPinger(final SocketChannel channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings, final long warmup, final long messages)
+    NioPinger(final SocketChannel channel, final int messageLength, final ThreadPlan plan,
+        final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(messageLength, messageLength, plan, warmup, messages);
         this.channel = channel;
-        this.messageLength = messageLength;
-        this.sendBuffer = ByteBuffer.allocateDirect(messageLength);
-        this.sendView = new UnsafeBuffer(sendBuffer);
-        this.receiveBuffer = ByteBuffer.allocateDirect(messageLength);
-        this.receiveView = new UnsafeBuffer(receiveBuffer);
     }
 
     @Override
-    protected long roundTrip(final long sequence)
+    protected long roundTrip(final long sequence) throws IOException
     {
-        sendView.putLong(RttMessage.SEQUENCE_OFFSET, sequence);
-        final long sentNs = System.nanoTime();
-        sendView.putLong(RttMessage.TIMESTAMP_OFFSET, sentNs);
-        try
-        {
-            if (!writeFully(sentNs) || !readFully(sentNs))
-            {
-                return FAILED;
-            }
-        }
-        catch (final IOException ex)
-        {
-            failureDetail = "I/O error: " + ex;
-            return FAILED;
-        }
-        final long receivedNs = System.nanoTime();
-        if (!echoMatches(sequence, sentNs, receiveView.getLong(RttMessage.SEQUENCE_OFFSET),
-            receiveView.getLong(RttMessage.TIMESTAMP_OFFSET)))
-        {
-            return FAILED;
-        }
-        return receivedNs - sentNs;
+        final long sentNs = stampPing(sequence);
+        return writeFully(sentNs) && readFully(sentNs) ? echoRoundTrip(sequence, sentNs) : FAILED;
     }
 
     private boolean writeFully(final long startNs) throws IOException

@@ -1,8 +1,6 @@
 package io.ringwire.perf;
 
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -11,84 +9,49 @@ import java.nio.channels.SocketChannel;
  *
  * <p>Threading: the ponger thread only.
  */
-final class NioPonger extends SpinningTask
+final class NioPonger extends AbstractNioPonger
 {
     private final SocketChannel channel;
-    private final ByteBuffer buffer;
-
-    // Ponger thread only.
-    private long echoed;
-    private String idleFailure;
 
     /**
      * @param channel       connected to the pinger, non-blocking.
      * @param messageLength bytes per message.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      */
-    NioPonger(final SocketChannel channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings)
+    NioPonger(final SocketChannel channel, final int messageLength, final ThreadPlan plan)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super(messageLength, plan);
         this.channel = channel;
-        this.buffer = ByteBuffer.allocateDirect(messageLength);
     }
 
     @Override
-    protected String runLoop()
+    protected String echoLoop() throws IOException
     {
-        try
+        while (true)
         {
-            while (true)
+            buffer.clear();
+            while (buffer.hasRemaining())
             {
-                buffer.clear();
-                while (buffer.hasRemaining())
+                final int read = channel.read(buffer);
+                if (read < 0)
                 {
-                    final int read = channel.read(buffer);
-                    if (read < 0)
-                    {
-                        return buffer.position() == 0 ? null :
-                            "the pinger closed the connection in the middle of message " + echoed;
-                    }
-                    if (read == 0 && idleTooLong())
-                    {
-                        return idleFailure;
-                    }
+                    return buffer.position() == 0 ? null :
+                        "the pinger closed the connection in the middle of message " + echoed;
                 }
-                buffer.flip();
-                while (buffer.hasRemaining())
+                if (read == 0 && idleTooLong(echoed, "complete message"))
                 {
-                    if (channel.write(buffer) == 0 && idleTooLong())
-                    {
-                        return idleFailure;
-                    }
+                    return idleFailure();
                 }
-                echoed++;
             }
+            buffer.flip();
+            while (buffer.hasRemaining())
+            {
+                if (channel.write(buffer) == 0 && idleTooLong(echoed, "complete message"))
+                {
+                    return idleFailure();
+                }
+            }
+            echoed++;
         }
-        catch (final IOException ex)
-        {
-            return "I/O error after " + echoed + " echoes: " + ex;
-        }
-    }
-
-    /**
-     * {@link #idleAndWatch}, keeping its answer in {@link #idleFailure}.
-     *
-     * @return true when the loop must end.
-     */
-    private boolean idleTooLong()
-    {
-        idleFailure = idleAndWatch(echoed, "complete message");
-        return null != idleFailure;
-    }
-
-    /**
-     * @return pings echoed (read after the ponger thread ended).
-     */
-    long echoed()
-    {
-        return echoed;
     }
 }

@@ -1,10 +1,6 @@
 package io.ringwire.perf;
 
-import org.agrona.concurrent.UnsafeBuffer;
-
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.ByteBuffer;
 
 /**
  * The pinger of the {@code nio-udp} and {@code nio-udp-unconnected} baselines: each ping is one
@@ -18,62 +14,30 @@ import java.nio.ByteBuffer;
  *
  * <p>Threading: the pinger thread only.
  */
-final class NioUdpPinger extends Pinger
+final class NioUdpPinger extends AbstractNioPinger
 {
     private final NioUdpLink channel;
-    private final int messageLength;
-    private final ByteBuffer sendBuffer;
-    private final UnsafeBuffer sendView;
-    private final ByteBuffer receiveBuffer;
-    private final UnsafeBuffer receiveView;
 
     /**
      * @param channel       to the ponger, non-blocking.
      * @param messageLength bytes per message (one datagram).
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param plan          where the thread runs and how it idles.
      * @param warmup        unrecorded round trips.
      * @param messages      recorded round trips.
      */
-    NioUdpPinger(final NioUdpLink channel, final int messageLength, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings, final long warmup, final long messages)
+    NioUdpPinger(final NioUdpLink channel, final int messageLength, final ThreadPlan plan,
+        final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
-        this.channel = channel;
-        this.messageLength = messageLength;
-        this.sendBuffer = ByteBuffer.allocateDirect(messageLength);
-        this.sendView = new UnsafeBuffer(sendBuffer);
         // One byte more than a message, so a longer datagram shows as such instead of being truncated.
-        this.receiveBuffer = ByteBuffer.allocateDirect(messageLength + 1);
-        this.receiveView = new UnsafeBuffer(receiveBuffer);
+        super(messageLength, messageLength + 1, plan, warmup, messages);
+        this.channel = channel;
     }
 
     @Override
-    protected long roundTrip(final long sequence)
+    protected long roundTrip(final long sequence) throws IOException
     {
-        sendView.putLong(RttMessage.SEQUENCE_OFFSET, sequence);
-        final long sentNs = System.nanoTime();
-        sendView.putLong(RttMessage.TIMESTAMP_OFFSET, sentNs);
-        try
-        {
-            if (!send(sentNs) || !receive(sentNs))
-            {
-                return FAILED;
-            }
-        }
-        catch (final IOException ex)
-        {
-            failureDetail = "I/O error: " + ex;
-            return FAILED;
-        }
-        final long receivedNs = System.nanoTime();
-        if (!echoMatches(sequence, sentNs, receiveView.getLong(RttMessage.SEQUENCE_OFFSET),
-            receiveView.getLong(RttMessage.TIMESTAMP_OFFSET)))
-        {
-            return FAILED;
-        }
-        return receivedNs - sentNs;
+        final long sentNs = stampPing(sequence);
+        return send(sentNs) && receive(sentNs) ? echoRoundTrip(sequence, sentNs) : FAILED;
     }
 
     private boolean send(final long startNs) throws IOException
@@ -101,31 +65,12 @@ final class NioUdpPinger extends Pinger
                 return false;
             }
         }
-        if (read != messageLength)
-        {
-            failureDetail = "an echo datagram of " + read + " bytes, expected " + messageLength;
-            return false;
-        }
-        return true;
+        return echoLengthMatches("an echo datagram", read, messageLength);
     }
 
     @Override
     protected String finish()
     {
-        sendView.putLong(RttMessage.SEQUENCE_OFFSET, RttMessage.STOP_SEQUENCE);
-        final long nowNs = System.nanoTime();
-        sendView.putLong(RttMessage.TIMESTAMP_OFFSET, nowNs);
-        try
-        {
-            if (!send(nowNs) || !receive(nowNs))
-            {
-                return "stopping the ponger: " + failureDetail;
-            }
-        }
-        catch (final IOException ex)
-        {
-            return "stopping the ponger: " + ex;
-        }
-        return null;
+        return stopWith(RttMessage.STOP_SEQUENCE);
     }
 }

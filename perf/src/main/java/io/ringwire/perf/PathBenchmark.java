@@ -54,8 +54,7 @@ final class PathBenchmark
         {
             for (final String api : options.apis())
             {
-                final int size = RttOptions.API_MESSAGING.equals(api) ?
-                    LatencyProbeCodec.messageLength(options.size()) : options.size();
+                final int size = LatencyProbeCodec.messageLength(api, options.size());
                 log.println("path: " + provider + " (" + api + "), " + options.repetitions() + " x " + options.hops() +
                     " hops of " + size + " bytes on one thread");
                 try (PathHops hops = RttOptions.API_MESSAGING.equals(api) ?
@@ -109,15 +108,12 @@ final class PathBenchmark
      */
     static String json(final List<Result> results)
     {
-        final StringBuilder json = new StringBuilder("{\"benchmark\":\"path\",\"results\":[");
-        for (int i = 0; i < results.size(); i++)
-        {
-            final Result result = results.get(i);
-            json.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
-                "{\"provider\":\"%s\",\"api\":\"%s\",\"size\":%d,\"hops\":%d,\"repetitions\":%d," +
-                "\"median_ns_per_hop\":%.1f,\"lowest_ns_per_hop\":%.1f}", result.provider(), result.api(),
-                result.size(), result.hops(), result.repetitions(), result.medianNs(), result.lowestNs()));
-        }
-        return json.append("]}").toString();
+        final StringBuilder json = new StringBuilder("{\"benchmark\":\"path\",\"results\":");
+        JsonText.appendArray(json, results, (out, result) -> out.append(String.format(Locale.ROOT,
+            "{\"provider\":%s,\"api\":%s,\"size\":%d,\"hops\":%d,\"repetitions\":%d," +
+            "\"median_ns_per_hop\":%.1f,\"lowest_ns_per_hop\":%.1f}", JsonText.quote(result.provider()),
+            JsonText.quote(result.api()), result.size(), result.hops(), result.repetitions(), result.medianNs(),
+            result.lowestNs())));
+        return json.append('}').toString();
     }
 }

@@ -4,8 +4,6 @@ import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.PostResult;
-import io.ringwire.rdma.SendFlags;
-import org.agrona.CloseHelper;
 
 /**
  * The channel's hops on one thread: a WRITE WITH IMMEDIATE from one queue pair into the other's
@@ -28,6 +26,7 @@ final class PathChannelHops extends PathHops
 
     private PathChannelHops(final RdmaPeer pinger, final RdmaPeer ponger)
     {
+        super(pinger, ponger);
         this.pinger = pinger;
         this.ponger = ponger;
         this.pingerRemote = pinger.describe();
@@ -42,21 +41,13 @@ final class PathChannelHops extends PathHops
      */
     static PathChannelHops open(final String provider, final String shmDirectory, final int size)
     {
-        final RdmaPeer pinger = RdmaPeer.open(provider, shmDirectory, size);
-        RdmaPeer ponger = null;
-        try
+        return openBoth(() -> RdmaPeer.open(provider, shmDirectory, size), (pinger, ponger) ->
         {
-            ponger = RdmaPeer.open(provider, shmDirectory, size);
             final PathChannelHops hops = new PathChannelHops(pinger, ponger);
             pinger.connect(hops.pongerRemote);
             ponger.connect(hops.pingerRemote);
             return hops;
-        }
-        catch (final RuntimeException ex)
-        {
-            CloseHelper.quietCloseAll(ponger, pinger);
-            throw ex;
-        }
+        });
     }
 
     @Override
@@ -86,10 +77,8 @@ final class PathChannelHops extends PathHops
 
     private void post(final RdmaPeer from, final int offset, final RemotePeer to, final int immediate)
     {
-        final int flags = from.inlineFlag |
-            ((posted & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
         final int result = from.queuePair.postWriteWithImmediate(posted, from.region, offset, from.messageLength,
-            to.slotAddress(), to.rkey(), immediate, flags);
+            to.slotAddress(), to.rkey(), immediate, from.sendFlags(posted));
         posted++;
         if (result != PostResult.OK && null == failure)
         {
@@ -123,8 +112,7 @@ final class PathChannelHops extends PathHops
         {
             if (null == failure)
             {
-                failure = "completion " + CompletionOpcode.name(opcode) + " of work request " + workRequestId +
-                    " failed with " + CompletionStatus.name(status);
+                failure = RdmaPeer.describeFailedCompletion(opcode, workRequestId, status);
             }
             return false;
         }
@@ -132,17 +120,11 @@ final class PathChannelHops extends PathHops
         {
             return false; // a signaled write completed: it only retires send-queue entries
         }
-        final int result = peer.queuePair.postReceive(workRequestId, peer.region, 0, 0);
+        final int result = peer.repostReceive(workRequestId);
         if (result != PostResult.OK && null == failure)
         {
-            failure = "posting receive " + workRequestId + " again was refused: " + PostResult.name(result);
+            failure = RdmaPeer.describeRefusedRepost(workRequestId, result);
         }
         return true;
-    }
-
-    @Override
-    public void close()
-    {
-        CloseHelper.quietCloseAll(ponger, pinger);
     }
 }

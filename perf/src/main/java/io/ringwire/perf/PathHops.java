@@ -1,5 +1,10 @@
 package io.ringwire.perf;
 
+import org.agrona.CloseHelper;
+
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
 /**
  * Both ends of a ping-pong driven by one thread, for {@code ringwire perf path}: each round trip is
  * two hops, a message each way, and nothing crosses cores. Subclasses send the ping and poll each
@@ -7,11 +12,17 @@ package io.ringwire.perf;
  * each hop, polling the other side too when the awaited one has nothing, so a provider that needs
  * both ends driven (socket adopting its connection, roce's ACKs) progresses.
  *
+ * <p>Both sides are closed with the hops. Subclasses keep their own typed references to them, so
+ * the timed loop reads them without a cast.
+ *
  * <p>Threading: created, run and closed on one thread.
  */
 abstract class PathHops implements AutoCloseable
 {
     private static final long HOP_TIMEOUT_NS = 10_000_000_000L;
+
+    private final AutoCloseable pingerSide;
+    private final AutoCloseable pongerSide;
 
     /** Pings the ponger's handler has had; this thread only. */
     protected long pings;
@@ -21,6 +32,42 @@ abstract class PathHops implements AutoCloseable
     protected String failure;
     private long idleRounds;
     private long waitStartNs;
+
+    /**
+     * @param pinger the side that pings, connected to the other.
+     * @param ponger the side that echoes.
+     */
+    PathHops(final AutoCloseable pinger, final AutoCloseable ponger)
+    {
+        this.pingerSide = pinger;
+        this.pongerSide = ponger;
+    }
+
+    /**
+     * Opens both sides and joins them into hops, closing both when anything fails.
+     *
+     * @param side    opens one side.
+     * @param connect connects the pinger's side and the ponger's and makes the hops.
+     * @param <S>     the kind of side.
+     * @param <H>     the kind of hops.
+     * @return the hops, owning both sides.
+     */
+    static <S extends AutoCloseable, H extends PathHops> H openBoth(final Supplier<S> side,
+        final BiFunction<S, S, H> connect)
+    {
+        final S pinger = side.get();
+        S ponger = null;
+        try
+        {
+            ponger = side.get();
+            return connect.apply(pinger, ponger);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(ponger, pinger);
+            throw ex;
+        }
+    }
 
     /** Posts (or offers) the next ping. */
     protected abstract void sendPing();
@@ -43,6 +90,8 @@ abstract class PathHops implements AutoCloseable
      */
     final void roundTrips(final long roundTrips)
     {
+        // The two waits are written out, one per side, so that neither picks its side's poll and
+        // counter with a branch inside the timed loop.
         for (long i = 0; i < roundTrips; i++)
         {
             sendPing();
@@ -99,5 +148,8 @@ abstract class PathHops implements AutoCloseable
     }
 
     @Override
-    public abstract void close();
+    public final void close()
+    {
+        CloseHelper.quietCloseAll(pongerSide, pingerSide);
+    }
 }

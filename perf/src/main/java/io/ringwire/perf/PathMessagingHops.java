@@ -4,11 +4,7 @@ import io.ringwire.messaging.BufferClaim;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.Publication;
-import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
-
-import java.nio.ByteBuffer;
 
 /**
  * Messaging's hops on one thread: an SBE {@code LatencyProbe} claimed, encoded and committed into
@@ -24,17 +20,18 @@ final class PathMessagingHops extends PathHops
     private final MessagingPeer ponger;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
     private final BufferClaim claim = new BufferClaim();
-    private final UnsafeBuffer padding;
+    private final DirectBuffer padding;
     private final int paddingLength;
     private final FragmentHandler pingerHandler = this::onEcho;
     private final FragmentHandler pongerHandler = this::onPing;
 
     private PathMessagingHops(final MessagingPeer pinger, final MessagingPeer ponger)
     {
+        super(pinger, ponger);
         this.pinger = pinger;
         this.ponger = ponger;
         this.paddingLength = LatencyProbeCodec.paddingLength(pinger.messageLength);
-        this.padding = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(1, paddingLength)));
+        this.padding = LatencyProbeCodec.zeroPadding(paddingLength);
     }
 
     /**
@@ -46,21 +43,13 @@ final class PathMessagingHops extends PathHops
     static PathMessagingHops open(final String provider, final String shmDirectory, final int size)
     {
         final String secret = MessagingPeer.newSecret();
-        final MessagingPeer pinger = MessagingPeer.open(provider, shmDirectory, secret, size);
-        MessagingPeer ponger = null;
-        try
+        return openBoth(() -> MessagingPeer.open(provider, shmDirectory, secret, size), (pinger, ponger) ->
         {
-            ponger = MessagingPeer.open(provider, shmDirectory, secret, size);
             pinger.connectTo(ponger.port());
             ponger.connectTo(pinger.port());
             MessagingPeer.connect(pinger, ponger);
             return new PathMessagingHops(pinger, ponger);
-        }
-        catch (final RuntimeException ex)
-        {
-            CloseHelper.quietCloseAll(ponger, pinger);
-            throw ex;
-        }
+        });
     }
 
     @Override
@@ -138,11 +127,5 @@ final class PathMessagingHops extends PathHops
             failure = "probe refused: " + LatencyProbeCodec.describe(decoded);
         }
         return decoded >= 0;
-    }
-
-    @Override
-    public void close()
-    {
-        CloseHelper.quietCloseAll(ponger, pinger);
     }
 }

@@ -1,8 +1,6 @@
 package io.ringwire.perf;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Options of {@code ringwire perf path}, parsed and checked; every refusal is a
@@ -38,11 +36,7 @@ public record PathOptions(
      */
     public PathOptions
     {
-        providers = List.copyOf(providers);
-        if (providers.isEmpty())
-        {
-            throw new UsageException("--provider needs at least one of " + String.join(", ", ALLOWED_PROVIDERS));
-        }
+        providers = OptionReader.atLeastOne("--provider", providers, ALLOWED_PROVIDERS);
     }
 
     /**
@@ -104,83 +98,23 @@ public record PathOptions(
         int repetitions = DEFAULT_REPETITIONS;
         boolean json = false;
         String shmDirectory = RttOptions.defaultShmDirectory();
-        boolean help = false;
-        for (int i = 0; i < args.length; i++)
+        final OptionReader option = new OptionReader(args);
+        while (option.next())
         {
-            final String arg = args[i];
-            final String name = RttOptions.optionName(arg);
-            final String inlineValue = RttOptions.inlineValue(arg);
-            final boolean takesValue;
-            switch (name)
+            switch (option.name())
             {
-                case "--help", "-h" ->
-                {
-                    help = true;
-                    takesValue = false;
-                }
-                case "--json" ->
-                {
-                    json = RttOptions.flag(name, inlineValue);
-                    takesValue = false;
-                }
-                case "--provider", "--providers" ->
-                {
-                    providers = parseProviders(RttOptions.value(args, i, name, inlineValue, "a comma list of " +
-                        String.join(", ", ALLOWED_PROVIDERS)));
-                    takesValue = true;
-                }
-                case "--api" ->
-                {
-                    api = RttOptions.parseApi(RttOptions.value(args, i, name, inlineValue, "messaging|channel|both"));
-                    takesValue = true;
-                }
-                case "--size" ->
-                {
-                    size = (int)RttOptions.parseNumber(name, RttOptions.value(args, i, name, inlineValue, "bytes"),
-                        RttMessage.MIN_LENGTH, 4096, "bytes");
-                    takesValue = true;
-                }
-                case "--hops" ->
-                {
-                    hops = RttOptions.parseNumber(name, RttOptions.value(args, i, name, inlineValue, "a count"),
-                        1_000, 1_000_000_000L, "hops");
-                    takesValue = true;
-                }
-                case "--repetitions" ->
-                {
-                    repetitions = (int)RttOptions.parseNumber(name,
-                        RttOptions.value(args, i, name, inlineValue, "a count"), 1, 100, "repetitions");
-                    takesValue = true;
-                }
-                case "--shm-dir" ->
-                {
-                    shmDirectory = RttOptions.value(args, i, name, inlineValue, "a directory");
-                    takesValue = true;
-                }
-                default -> throw new UsageException("unknown option '" + arg + "'; allowed: --provider, --api, " +
-                    "--size, --hops, --repetitions, --json, --shm-dir, --help");
-            }
-            if (null == inlineValue && takesValue)
-            {
-                i++;
+                case "--json" -> json = option.flag();
+                case "--provider", "--providers" -> providers = option.names(ALLOWED_PROVIDERS, "is not allowed",
+                    "shm,roce");
+                case "--api" -> api = RttOptions.readApi(option);
+                case "--size" -> size = option.intNumber("bytes", RttMessage.MIN_LENGTH, 4096, "bytes");
+                case "--hops" -> hops = option.number("a count", 1_000, 1_000_000_000L, "hops");
+                case "--repetitions" -> repetitions = option.intNumber("a count", 1, 100, "repetitions");
+                case "--shm-dir" -> shmDirectory = option.value("a directory");
+                default -> throw option.unknown(
+                    "--provider, --api, --size, --hops, --repetitions, --json, --shm-dir, --help");
             }
         }
-        return new PathOptions(providers, api, size, hops, repetitions, json, shmDirectory, help);
-    }
-
-    private static List<String> parseProviders(final String value)
-    {
-        final List<String> providers = new ArrayList<>();
-        for (final String raw : value.split(",", -1))
-        {
-            final String provider = raw.trim().toLowerCase(Locale.ROOT);
-            if (!ALLOWED_PROVIDERS.contains(provider) || providers.contains(provider))
-            {
-                throw new UsageException("--provider '" + raw.trim() + "' is not allowed or listed twice; allowed: " +
-                    String.join(", ", ALLOWED_PROVIDERS));
-            }
-            providers.add(provider);
-        }
-        return providers;
+        return new PathOptions(providers, api, size, hops, repetitions, json, shmDirectory, option.helpAsked());
     }
 }

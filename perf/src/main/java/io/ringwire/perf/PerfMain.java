@@ -94,13 +94,13 @@ public final class PerfMain
      */
     static int rtt(final String[] args, final PrintStream out, final PrintStream err, final List<Integer> onlineCpus)
     {
-        try
+        return exitCodeOf("rtt", err, () ->
         {
             final RttOptions options = RttOptions.parse(args);
             if (options.help())
             {
                 out.print(RttOptions.usage());
-                return 0;
+                return;
             }
             final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
             checkProvidersAvailable(options);
@@ -126,19 +126,7 @@ public final class PerfMain
                 out.print(options.json() ? RttJson.format(rounds) + System.lineSeparator() : RttTable.format(rounds));
             }
             out.flush();
-            return 0;
-        }
-        catch (final UsageException ex)
-        {
-            err.println("ringwire perf rtt: " + ex.getMessage());
-            err.println("(ringwire perf rtt --help lists the options)");
-            return UsageException.EXIT_CODE;
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            err.println("ringwire perf rtt: failed: " + (null == ex.getMessage() ? ex.toString() : ex.getMessage()));
-            return EXIT_FAILED;
-        }
+        });
     }
 
     /**
@@ -151,29 +139,55 @@ public final class PerfMain
      */
     static int path(final String[] args, final PrintStream out, final PrintStream err)
     {
-        try
+        return exitCodeOf("path", err, () ->
         {
             final PathOptions options = PathOptions.parse(args);
             if (options.help())
             {
                 out.print(PathOptions.usage());
-                return 0;
+                return;
             }
             final List<PathBenchmark.Result> results = new PathBenchmark(options, err).run();
             out.print(options.json() ? PathBenchmark.json(results) + System.lineSeparator() :
                 PathBenchmark.table(results));
             out.flush();
+        });
+    }
+
+    /** A benchmark's run, from its options to its printed result. */
+    @FunctionalInterface
+    private interface Benchmark
+    {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs a benchmark and reports how it ended, the same way for each: a refused command line on
+     * {@code err} with a pointer to the usage, exit code {@link UsageException#EXIT_CODE}; a failure
+     * on {@code err}, exit code {@link #EXIT_FAILED}.
+     *
+     * @param name      the benchmark, for messages.
+     * @param err       where refusals and failures go.
+     * @param benchmark the run.
+     * @return the exit code: 0 when it ran.
+     */
+    private static int exitCodeOf(final String name, final PrintStream err, final Benchmark benchmark)
+    {
+        try
+        {
+            benchmark.run();
             return 0;
         }
         catch (final UsageException ex)
         {
-            err.println("ringwire perf path: " + ex.getMessage());
-            err.println("(ringwire perf path --help lists the options)");
+            err.println("ringwire perf " + name + ": " + ex.getMessage());
+            err.println("(ringwire perf " + name + " --help lists the options)");
             return UsageException.EXIT_CODE;
         }
-        catch (final RuntimeException ex)
+        catch (final IOException | RuntimeException ex)
         {
-            err.println("ringwire perf path: failed: " + (null == ex.getMessage() ? ex.toString() : ex.getMessage()));
+            err.println("ringwire perf " + name + ": failed: " +
+                (null == ex.getMessage() ? ex.toString() : ex.getMessage()));
             return EXIT_FAILED;
         }
     }

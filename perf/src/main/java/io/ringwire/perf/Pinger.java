@@ -2,7 +2,7 @@ package io.ringwire.perf;
 
 import org.HdrHistogram.Histogram;
 
-import java.io.PrintStream;
+import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,25 +25,31 @@ abstract class Pinger extends SpinningTask
     private final Histogram warmupHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
     private final long warmup;
     private final long messages;
-    private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
-    private boolean jitCompiledWhileMeasuring;
 
     /** Why the last round trip failed; written on the failure path only. */
     protected String failureDetail;
-    /** {@link #idleWhileWaiting}'s count of idle rounds: the pinger thread only. */
-    private int waitRounds;
 
     /**
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
-     * @param warmup        unrecorded round trips first.
-     * @param messages      recorded round trips.
+     * For a pinger with no connection to watch.
+     *
+     * @param plan     where the thread runs and how it idles.
+     * @param warmup   unrecorded round trips first.
+     * @param messages recorded round trips.
      */
-    Pinger(final int cpu, final boolean yieldWhenIdle, final PrintStream warnings, final long warmup,
-        final long messages)
+    Pinger(final ThreadPlan plan, final long warmup, final long messages)
     {
-        super("pinger", cpu, yieldWhenIdle, warnings);
+        this(plan, WatchedConnection.NONE, warmup, messages);
+    }
+
+    /**
+     * @param plan     where the thread runs and how it idles.
+     * @param watched  the connection to watch while waiting for an echo.
+     * @param warmup   unrecorded round trips first.
+     * @param messages recorded round trips.
+     */
+    Pinger(final ThreadPlan plan, final WatchedConnection watched, final long warmup, final long messages)
+    {
+        super("pinger", plan, watched);
         this.warmup = warmup;
         this.messages = messages;
     }
@@ -60,15 +66,9 @@ abstract class Pinger extends SpinningTask
         {
             return warmupFailure + " (warm-up)";
         }
-        final long compilationBeforeMeasuring = ThreadAllocation.compilationTimeMs();
-        final long allocatedBeforeMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
+        startMeasuring();
         final String failure = roundTrips(warmup, warmup + messages, histogram);
-        final long allocatedAfterMeasuring = ThreadAllocation.currentThreadAllocatedBytes();
-        if (allocatedAfterMeasuring != ThreadAllocation.UNKNOWN)
-        {
-            measuredAllocatedBytes = allocatedAfterMeasuring - allocatedBeforeMeasuring;
-        }
-        jitCompiledWhileMeasuring = ThreadAllocation.compilationTimeMs() != compilationBeforeMeasuring;
+        stopMeasuring();
         return null != failure ? failure : finish();
     }
 
@@ -79,14 +79,22 @@ abstract class Pinger extends SpinningTask
      */
     private String roundTrips(final long from, final long to, final Histogram recorded)
     {
-        for (long sequence = from; sequence < to; sequence++)
+        long sequence = from;
+        try
         {
-            final long roundTripNs = roundTrip(sequence);
-            if (roundTripNs == FAILED)
+            for (; sequence < to; sequence++)
             {
-                return "message " + sequence + ": " + failureDetail;
+                final long roundTripNs = roundTrip(sequence);
+                if (roundTripNs == FAILED)
+                {
+                    return "message " + sequence + ": " + failureDetail;
+                }
+                recorded.recordValue(Math.min(roundTripNs, HIGHEST_TRACKABLE_NS));
             }
-            recorded.recordValue(Math.min(roundTripNs, HIGHEST_TRACKABLE_NS));
+        }
+        catch (final IOException ex)
+        {
+            return "message " + sequence + ": I/O error: " + ex;
         }
         return null;
     }
@@ -97,8 +105,9 @@ abstract class Pinger extends SpinningTask
      *
      * @param sequence 0, 1, 2, ...
      * @return the round trip in ns, or {@link #FAILED} with {@link #failureDetail} set.
+     * @throws IOException when a socket of a raw baseline fails.
      */
-    protected abstract long roundTrip(long sequence);
+    protected abstract long roundTrip(long sequence) throws IOException;
 
     /**
      * Tells the ponger the run is over, after the last round trip.
@@ -108,10 +117,28 @@ abstract class Pinger extends SpinningTask
     protected abstract String finish();
 
     /**
-     * Idles once while waiting for the ponger and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds,
-     * runs {@link #onWatch()} and reads the clock: gives up when {@code startNs} is more than
-     * {@link #PEER_SILENCE_TIMEOUT_NS} ago or a stop was requested. The clock is read only while
-     * idle, so a busy loop pays nothing for the timeout.
+     * Ends the run as most transports do: one more round trip, carrying the sequence the ponger
+     * echoes once more before it stops.
+     *
+     * @param stopSequence the transport's stop sequence.
+     * @return null when the ponger echoed it, else what went wrong.
+     */
+    protected final String stopWith(final long stopSequence)
+    {
+        try
+        {
+            return roundTrip(stopSequence) == FAILED ? "stopping the ponger: " + failureDetail : null;
+        }
+        catch (final IOException ex)
+        {
+            return "stopping the ponger: " + ex;
+        }
+    }
+
+    /**
+     * Idles once while waiting for the ponger and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds
+     * ({@link #idleUntilCheck()}), reads the clock: gives up when {@code startNs} is more than
+     * {@link #PEER_SILENCE_TIMEOUT_NS} ago or a stop was requested.
      *
      * @param startNs when the wait began.
      * @param what    what did not happen, for {@link #failureDetail} ("no echo", ...).
@@ -119,12 +146,10 @@ abstract class Pinger extends SpinningTask
      */
     protected final boolean idleWhileWaiting(final long startNs, final String what)
     {
-        idle();
-        if ((++waitRounds & CLOCK_CHECK_MASK) != 0)
+        if (!idleUntilCheck())
         {
             return false;
         }
-        onWatch();
         if (System.nanoTime() - startNs > PEER_SILENCE_TIMEOUT_NS)
         {
             failureDetail = what + " within " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms" + watchDetail();
@@ -157,26 +182,28 @@ abstract class Pinger extends SpinningTask
     }
 
     /**
+     * Checks an echo's length; sets {@link #failureDetail} when it is not the message's.
+     *
+     * @param echo     what the echo is, for the message ("an echo datagram").
+     * @param length   its length.
+     * @param expected the message's length.
+     * @return true when they are the same.
+     */
+    protected final boolean echoLengthMatches(final String echo, final int length, final int expected)
+    {
+        if (length == expected)
+        {
+            return true;
+        }
+        failureDetail = echo + " of " + length + " bytes, expected " + expected;
+        return false;
+    }
+
+    /**
      * @return the recorded round trips (read after the pinger thread ended).
      */
     final Histogram histogram()
     {
         return histogram;
-    }
-
-    /**
-     * @return bytes the pinger thread allocated while measuring, or {@link ThreadAllocation#UNKNOWN}.
-     */
-    final long measuredAllocatedBytes()
-    {
-        return measuredAllocatedBytes;
-    }
-
-    /**
-     * @return whether the JIT compiled anything (on any thread) while the pinger measured.
-     */
-    final boolean jitCompiledWhileMeasuring()
-    {
-        return jitCompiledWhileMeasuring;
     }
 }

@@ -1,5 +1,7 @@
 package io.ringwire.perf;
 
+import io.ringwire.rdma.config.Settings;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -32,6 +34,8 @@ final class PongerProcess implements AutoCloseable
     private final Process process;
     private final Writer toChild;
     private final BlockingQueue<String> linesFromChild = new LinkedBlockingQueue<>();
+    /** Whether the child said READY; the control thread only. */
+    private boolean ready;
 
     private PongerProcess(final Process process)
     {
@@ -120,18 +124,71 @@ final class PongerProcess implements AutoCloseable
     }
 
     /**
-     * The child's next line if it has sent one, without waiting: for a caller that must keep
-     * working (polling its own side of a connection) while the child gets ready.
+     * Waits for the child's {@code prefix value} line.
      *
      * @param prefix the line's first word.
-     * @param what   what the line carries, for messages.
-     * @return the line, or null when the child has sent none yet.
+     * @param what   what the value is, for messages.
+     * @return the value: the rest of the line.
+     * @throws IllegalStateException as {@link #awaitLine} does, or when the line has no value.
+     */
+    String awaitValue(final String prefix, final String what)
+    {
+        final String line = awaitLine(prefix, what);
+        if (line.length() <= prefix.length() + 1)
+        {
+            throw new IllegalStateException("the ponger process sent '" + line + "' without its " + what);
+        }
+        return line.substring(prefix.length() + 1);
+    }
+
+    /**
+     * @return the port the child's {@code LISTEN port} line names.
+     * @throws IllegalStateException as {@link #awaitLine} does.
+     */
+    int awaitListeningPort()
+    {
+        return RttPonger.port(awaitValue(RttPonger.LISTEN, "listening port"));
+    }
+
+    /**
+     * Waits for the child's {@code DONE cpu} line.
+     *
+     * @return the CPU the child's ponger ran on, or {@link CpuPlan#UNPINNED}.
+     * @throws IllegalStateException as {@link #awaitLine} does.
+     */
+    int awaitDone()
+    {
+        return Settings.parseInt(RttPonger.DONE, awaitValue(RttPonger.DONE, "DONE"), CpuPlan.UNPINNED,
+            Integer.MAX_VALUE, "a CPU, or " + CpuPlan.UNPINNED + " for none");
+    }
+
+    /**
+     * Waits for the child's {@code READY} line.
+     *
+     * @throws IllegalStateException as {@link #awaitLine} does.
+     */
+    void awaitReady()
+    {
+        awaitLine(RttPonger.READY, "READY");
+        ready = true;
+    }
+
+    /**
+     * Whether the child said {@code READY}, without waiting: for a caller that must keep working
+     * (polling its own side of a connection) while the child gets ready.
+     *
+     * @return true once the child has said it.
      * @throws IllegalStateException when the child reports a failure, exits or says something else.
      */
-    String pollLine(final String prefix, final String what)
+    boolean pollReady()
     {
-        final String line = linesFromChild.poll();
-        return null == line ? null : check(line, prefix, what);
+        final String line = ready ? null : linesFromChild.poll();
+        if (null != line)
+        {
+            check(line, RttPonger.READY, "READY");
+            ready = true;
+        }
+        return ready;
     }
 
     private String check(final String line, final String prefix, final String what)

@@ -1,7 +1,9 @@
 package io.ringwire.perf;
 
 import io.ringwire.rdma.Access;
+import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
@@ -28,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Threading: created, connected and closed on the control thread; used by one spinning thread in
  * between. Close only after that thread stopped polling.
  */
-final class RdmaPeer implements AutoCloseable
+final class RdmaPeer implements AutoCloseable, WatchedConnection
 {
     /** Send queue depth; writes are unsignaled except every {@link #SIGNAL_INTERVAL}th. */
     static final int SEND_QUEUE_DEPTH = 64;
@@ -49,11 +51,7 @@ final class RdmaPeer implements AutoCloseable
     static final long PEER_TIMEOUT_MS = TimeUnit.NANOSECONDS.toMillis(SpinningTask.PEER_SILENCE_TIMEOUT_NS);
 
     private static final int SLOT_ALIGNMENT = 64;
-    /**
-     * Regions are whole pages: besides matching what real hardware pins, the socket provider's
-     * allocateRegion (as of this writing) loses the region when asked for less than a page at an
-     * unaligned address (its alignedSlice rounds the limit down as well).
-     */
+    /** Regions are whole pages, the unit real hardware pins. */
     private static final int PAGE_SIZE = 4096;
 
     final Device device;
@@ -63,7 +61,7 @@ final class RdmaPeer implements AutoCloseable
     final int slotLength;
     final int messageLength;
     /** {@link SendFlags#INLINE} when the message fits the device's inline limit, else none. */
-    final int inlineFlag;
+    private final int inlineFlag;
 
     private RdmaPeer(final Device device, final int messageLength)
     {
@@ -146,6 +144,56 @@ final class RdmaPeer implements AutoCloseable
         }
         queuePair.modifyToReadyToReceive(remote.endpoint());
         queuePair.modifyToReadyToSend();
+    }
+
+    /**
+     * @param workRequestId a write's work request id, counting up.
+     * @return its send flags: inline when the message fits, signaled once every
+     *         {@link #SIGNAL_INTERVAL} writes.
+     */
+    int sendFlags(final long workRequestId)
+    {
+        return inlineFlag |
+            ((workRequestId & (SIGNAL_INTERVAL - 1)) == SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : SendFlags.NONE);
+    }
+
+    /**
+     * Posts a consumed receive again, so {@link #RECEIVES_POSTED} stay posted.
+     *
+     * @param workRequestId the receive's work request id, as its completion carried it.
+     * @return the {@link PostResult}.
+     */
+    int repostReceive(final long workRequestId)
+    {
+        return queuePair.postReceive(workRequestId, region, 0, 0);
+    }
+
+    /**
+     * @param opcode        the completion's opcode.
+     * @param workRequestId its work request id.
+     * @param status        its status, not SUCCESS.
+     * @return why it failed, for a failure message.
+     */
+    static String describeFailedCompletion(final int opcode, final long workRequestId, final int status)
+    {
+        return "completion " + CompletionOpcode.name(opcode) + " of work request " + workRequestId + " failed with " +
+            CompletionStatus.name(status);
+    }
+
+    /**
+     * @param workRequestId the receive's work request id.
+     * @param result        the refused post's result.
+     * @return why the consumed receive is not posted again, for a failure message.
+     */
+    static String describeRefusedRepost(final long workRequestId, final int result)
+    {
+        return "posting receive " + workRequestId + " again was refused: " + PostResult.name(result);
+    }
+
+    @Override
+    public String watchDetail()
+    {
+        return " (queue pair " + queuePair.state() + ")";
     }
 
     /**

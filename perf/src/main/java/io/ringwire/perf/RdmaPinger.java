@@ -7,10 +7,7 @@ import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
-import io.ringwire.rdma.SendFlags;
 import org.agrona.concurrent.AtomicBuffer;
-
-import java.io.PrintStream;
 
 /**
  * The pinger over an RDMA provider: writes each ping with WRITE WITH IMMEDIATE (inline when it fits,
@@ -46,18 +43,16 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     private long errorWorkRequestId;
 
     /**
-     * @param peer          this side, connected.
-     * @param remote        the ponger's side.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
-     * @param warmup        unrecorded round trips.
-     * @param messages      recorded round trips.
+     * @param peer     this side, connected.
+     * @param remote   the ponger's side.
+     * @param plan     where the thread runs and how it idles.
+     * @param warmup   unrecorded round trips.
+     * @param messages recorded round trips.
      */
-    RdmaPinger(final RdmaPeer peer, final RemotePeer remote, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings, final long warmup, final long messages)
+    RdmaPinger(final RdmaPeer peer, final RemotePeer remote, final ThreadPlan plan,
+        final long warmup, final long messages)
     {
-        super(cpu, yieldWhenIdle, warnings, warmup, messages);
+        super(plan, peer, warmup, messages);
         this.peer = peer;
         this.queuePair = peer.queuePair;
         this.completionQueue = peer.completionQueue;
@@ -69,18 +64,9 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     }
 
     @Override
-    protected String watchDetail()
-    {
-        return " (queue pair " + queuePair.state() + ")";
-    }
-
-    @Override
     protected long roundTrip(final long sequence)
     {
-        final int outbound = peer.outboundOffset();
-        buffer.putLong(outbound + RttMessage.SEQUENCE_OFFSET, sequence);
-        final long sentNs = System.nanoTime();
-        buffer.putLong(outbound + RttMessage.TIMESTAMP_OFFSET, sentNs);
+        final long sentNs = RttMessage.stamp(buffer, peer.outboundOffset(), sequence);
         final int immediate = RttMessage.immediateOf(sequence);
         if (!post(sequence, immediate, sentNs) || !awaitEcho(immediate, sentNs))
         {
@@ -109,8 +95,7 @@ final class RdmaPinger extends Pinger implements CompletionHandler
 
     private boolean post(final long workRequestId, final int immediate, final long startNs)
     {
-        final int flags = peer.inlineFlag |
-            ((workRequestId & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
+        final int flags = peer.sendFlags(workRequestId);
         int result;
         int fullPolls = 0;
         while ((result = queuePair.postWriteWithImmediate(workRequestId, region, peer.outboundOffset(), messageLength,
@@ -162,12 +147,10 @@ final class RdmaPinger extends Pinger implements CompletionHandler
     {
         if (errorStatus == RECEIVE_REPOST_REFUSED)
         {
-            failureDetail = "posting receive " + errorWorkRequestId + " again was refused: " +
-                PostResult.name(errorOpcode);
+            failureDetail = RdmaPeer.describeRefusedRepost(errorWorkRequestId, errorOpcode);
             return false;
         }
-        failureDetail = "completion " + CompletionOpcode.name(errorOpcode) + " of work request " + errorWorkRequestId +
-            " failed with " + CompletionStatus.name(errorStatus);
+        failureDetail = RdmaPeer.describeFailedCompletion(errorOpcode, errorWorkRequestId, errorStatus);
         return false;
     }
 
@@ -188,7 +171,7 @@ final class RdmaPinger extends Pinger implements CompletionHandler
             lastEchoImmediate = immediate;
             lastEchoLength = byteLength;
             echoes++;
-            final int result = queuePair.postReceive(workRequestId, region, 0, 0);
+            final int result = peer.repostReceive(workRequestId);
             if (result != PostResult.OK)
             {
                 recordError(workRequestId, result, RECEIVE_REPOST_REFUSED);

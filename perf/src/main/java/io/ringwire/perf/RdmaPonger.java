@@ -7,9 +7,6 @@ import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
-import io.ringwire.rdma.SendFlags;
-
-import java.io.PrintStream;
 
 /**
  * The ponger over an RDMA provider: busy-polls its completion queue and, for each
@@ -42,16 +39,13 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
     private String error;
 
     /**
-     * @param peer          this side, connected.
-     * @param remote        the pinger's side.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when idle.
-     * @param warnings      where a pinning failure is reported.
+     * @param peer   this side, connected.
+     * @param remote the pinger's side.
+     * @param plan   where the thread runs and how it idles.
      */
-    RdmaPonger(final RdmaPeer peer, final RemotePeer remote, final int cpu, final boolean yieldWhenIdle,
-        final PrintStream warnings)
+    RdmaPonger(final RdmaPeer peer, final RemotePeer remote, final ThreadPlan plan)
     {
-        super("ponger", cpu, yieldWhenIdle, warnings);
+        super("ponger", plan, peer);
         this.peer = peer;
         this.queuePair = peer.queuePair;
         this.completionQueue = peer.completionQueue;
@@ -61,23 +55,13 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
     }
 
     @Override
-    protected String watchDetail()
-    {
-        return " (queue pair " + queuePair.state() + ")";
-    }
-
-    @Override
     protected String runLoop()
     {
         while (true)
         {
-            if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0)
+            if (completionQueue.poll(this, RdmaPeer.POLL_BATCH) == 0 && idleTooLong(received, "message"))
             {
-                final String failure = idleAndWatch(received, "message");
-                if (null != failure)
-                {
-                    return failure;
-                }
+                return idleFailure();
             }
             if (null != error)
             {
@@ -142,8 +126,7 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
         {
             if (null == error)
             {
-                error = "completion " + CompletionOpcode.name(opcode) + " of work request " + workRequestId +
-                    " failed with " + CompletionStatus.name(status);
+                error = RdmaPeer.describeFailedCompletion(opcode, workRequestId, status);
             }
             return;
         }
@@ -166,10 +149,10 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
         {
             echoed++;
         }
-        final int result = queuePair.postReceive(workRequestId, region, 0, 0);
+        final int result = peer.repostReceive(workRequestId);
         if (result != PostResult.OK && null == error)
         {
-            error = "posting receive " + workRequestId + " again was refused: " + PostResult.name(result);
+            error = RdmaPeer.describeRefusedRepost(workRequestId, result);
         }
     }
 
@@ -181,10 +164,8 @@ final class RdmaPonger extends SpinningTask implements CompletionHandler
     private int postEcho()
     {
         final long workRequestId = echoed;
-        final int flags = peer.inlineFlag |
-            ((workRequestId & (RdmaPeer.SIGNAL_INTERVAL - 1)) == RdmaPeer.SIGNAL_INTERVAL - 1 ? SendFlags.SIGNALED : 0);
         final int result = queuePair.postWriteWithImmediate(workRequestId, region, peer.inboundOffset(), pendingLength,
-            remoteSlotAddress, rkey, pendingImmediate, flags);
+            remoteSlotAddress, rkey, pendingImmediate, peer.sendFlags(workRequestId));
         if (result != PostResult.OK && result != PostResult.QUEUE_FULL && null == error)
         {
             error = "echo of message " + received + " refused: " + PostResult.name(result);

@@ -1,14 +1,14 @@
 package io.ringwire.perf;
 
 import io.ringwire.rdma.QueuePairEndpoint;
+import io.ringwire.rdma.config.Settings;
 
 /**
  * What one side of an RDMA ping-pong tells the other: its queue pair's endpoint and where to write
  * (the inbound slot's address, rkey and length). Crosses process boundaries as one line,
  * {@code ENDPOINT qpn psn mtu pkey slotAddress rkey slotLength address}, as the contract tests'
- * echo peer does until the benchmark moves to the connection manager. The device address comes
- * last and runs to the end of the line, since an shm address holds a directory, which may contain
- * spaces.
+ * echo peer does. The device address comes last and runs to the end of the line, since an shm
+ * address holds a directory, which may contain spaces.
  *
  * @param endpoint    the queue pair's endpoint.
  * @param slotAddress virtual address of the inbound slot in the peer's region.
@@ -43,13 +43,19 @@ record RemotePeer(QueuePairEndpoint endpoint, long slotAddress, int rkey, int sl
         }
         try
         {
-            return new RemotePeer(new QueuePairEndpoint(Integer.parseInt(fields[1]), Integer.parseInt(fields[2]),
-                fields[8], Integer.parseInt(fields[3]), Integer.parseInt(fields[4])), Long.parseLong(fields[5]),
-                Integer.parseInt(fields[6]), Integer.parseInt(fields[7]));
+            return new RemotePeer(new QueuePairEndpoint(intField("qpn", fields[1]), intField("psn", fields[2]),
+                fields[8], intField("mtu", fields[3]), intField("pkey", fields[4])),
+                Settings.parseLong("slotAddress", fields[5], Long.MIN_VALUE, Long.MAX_VALUE, "a whole number"),
+                intField("rkey", fields[6]), intField("slotLength", fields[7]));
         }
-        catch (final NumberFormatException ex)
+        catch (final IllegalArgumentException ex)
         {
             throw new IllegalArgumentException("not an endpoint line: '" + line + "'", ex);
         }
+    }
+
+    private static int intField(final String name, final String value)
+    {
+        return Settings.parseInt(name, value, Integer.MIN_VALUE, Integer.MAX_VALUE, "a whole number");
     }
 }

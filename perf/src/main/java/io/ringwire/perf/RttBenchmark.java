@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Runs the round-trip benchmark for each transport of the options, and for an RDMA provider through
@@ -28,11 +27,12 @@ final class RttBenchmark
     private static final long PONGER_END_TIMEOUT_MS =
         TimeUnit.NANOSECONDS.toMillis(SpinningTask.PEER_SILENCE_TIMEOUT_NS) + 5_000;
     private static final long JOIN_SLICE_MS = 100;
-    private static final long CONNECT_IDLE_PAUSE_NS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final RttOptions options;
     private final CpuPlan cpuPlan;
     private final PrintStream log;
+    private final ThreadPlan pingerPlan;
+    private final ThreadPlan pongerPlan;
 
     /**
      * @param options what to run.
@@ -44,6 +44,8 @@ final class RttBenchmark
         this.options = options;
         this.cpuPlan = cpuPlan;
         this.log = log;
+        this.pingerPlan = cpuPlan.pinger(log);
+        this.pongerPlan = cpuPlan.ponger(log);
     }
 
     /**
@@ -80,93 +82,122 @@ final class RttBenchmark
         return new RttReport(options.size(), options.messages(), options.warmup(), options.processes(), results);
     }
 
-    /**
-     * @return the bytes per message on a path: a messaging probe is at least
-     *         {@link LatencyProbeCodec#MIN_LENGTH}.
-     */
     private int sizeOf(final String api)
     {
-        return RttOptions.API_MESSAGING.equals(api) ? LatencyProbeCodec.messageLength(options.size()) : options.size();
+        return LatencyProbeCodec.messageLength(api, options.size());
     }
 
     private RttResult runInOneProcess(final String provider, final String api) throws IOException
     {
         if (RttOptions.isBare(provider))
         {
-            try (BareLines lines = BareLines.inProcess(options.size(), RttOptions.BARE_NOTIFIED.equals(provider)))
-            {
-                return runThreads(provider, api,
-                    new BarePinger(lines, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
-                        options.messages()),
-                    new BarePonger(lines, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
-            }
+            return runBareInOneProcess(provider, api);
         }
         if (RttOptions.AERON_IPC.equals(provider))
         {
-            try (MediaDriver driver = AeronIpcSide.launchDriver(AeronIpcSide.directory(options.shmDirectory()));
-                 AeronIpcSide pingSide = AeronIpcSide.open(driver, true, options.size());
-                 AeronIpcSide pongSide = AeronIpcSide.open(driver, false, options.size()))
-            {
-                pingSide.awaitConnected();
-                pongSide.awaitConnected();
-                return runThreads(provider, api,
-                    new AeronIpcPinger(pingSide, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
-                        options.warmup(), options.messages()),
-                    new AeronIpcPonger(pongSide, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
-            }
+            return runAeronIpcInOneProcess(provider, api);
         }
         if (RttOptions.NIO_TCP.equals(provider))
         {
-            try (ServerSocketChannel server = NioChannels.listen();
-                 SocketChannel pingerChannel = NioChannels.connect(NioChannels.port(server));
-                 SocketChannel pongerChannel = NioChannels.accept(server))
-            {
-                return runThreads(provider, api,
-                    new NioPinger(pingerChannel, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
-                        options.warmup(), options.messages()),
-                    new NioPonger(pongerChannel, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
-            }
+            return runNioTcpInOneProcess(provider, api);
         }
         if (RttOptions.NIO_UDP.equals(provider))
         {
-            try (DatagramChannel pingerChannel = NioUdpChannels.open();
-                 DatagramChannel pongerChannel = NioUdpChannels.open())
-            {
-                NioUdpChannels.connect(pingerChannel, NioUdpChannels.port(pongerChannel));
-                NioUdpChannels.connect(pongerChannel, NioUdpChannels.port(pingerChannel));
-                return runNioUdpThreads(provider, NioUdpLink.connected(pingerChannel),
-                    NioUdpLink.connected(pongerChannel));
-            }
+            return runNioUdpInOneProcess(provider);
         }
         if (RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
         {
-            try (DatagramChannel pingerReceive = NioUdpChannels.open();
-                 DatagramChannel pingerSend = NioUdpChannels.openDontFragment();
-                 DatagramChannel pongerReceive = NioUdpChannels.open();
-                 DatagramChannel pongerSend = NioUdpChannels.openDontFragment())
-            {
-                return runNioUdpThreads(provider,
-                    NioUdpLink.unconnected(pingerSend, pingerReceive,
-                        NioUdpChannels.loopbackAddress(NioUdpChannels.port(pongerReceive))),
-                    NioUdpLink.unconnected(pongerSend, pongerReceive,
-                        NioUdpChannels.loopbackAddress(NioUdpChannels.port(pingerReceive))));
-            }
+            return runNioUdpUnconnectedInOneProcess(provider);
         }
-        if (RttOptions.API_MESSAGING.equals(api))
+        return RttOptions.API_MESSAGING.equals(api) ? runMessagingInOneProcess(provider, api) :
+            runChannelInOneProcess(provider, api);
+    }
+
+    private RttResult runBareInOneProcess(final String provider, final String api)
+    {
+        try (BareLines lines = BareLines.inProcess(options.size(), RttOptions.BARE_NOTIFIED.equals(provider)))
         {
-            final String secret = MessagingPeer.newSecret();
-            try (MessagingPeer pingSide = MessagingPeer.open(provider, options.shmDirectory(), secret, options.size());
-                 MessagingPeer pongSide = MessagingPeer.open(provider, options.shmDirectory(), secret, options.size()))
-            {
-                pingSide.connectTo(pongSide.port());
-                pongSide.connectTo(pingSide.port());
-                MessagingPeer.connect(pingSide, pongSide);
-                return runThreads(provider, api,
-                    new MessagingPinger(pingSide, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
-                        options.messages()),
-                    new MessagingPonger(pongSide, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup()));
-            }
+            return runThreads(provider, api, new BarePinger(lines, pingerPlan, options.warmup(), options.messages()),
+                new BarePonger(lines, pongerPlan));
         }
+    }
+
+    private RttResult runAeronIpcInOneProcess(final String provider, final String api)
+    {
+        try (MediaDriver driver = AeronIpcSide.launchDriver(AeronIpcSide.directory(options.shmDirectory()));
+             AeronIpcSide pingSide = AeronIpcSide.open(driver, true, options.size());
+             AeronIpcSide pongSide = AeronIpcSide.open(driver, false, options.size()))
+        {
+            pingSide.awaitConnected();
+            pongSide.awaitConnected();
+            return runThreads(provider, api,
+                new AeronIpcPinger(pingSide, options.size(), pingerPlan, options.warmup(), options.messages()),
+                new AeronIpcPonger(pongSide, options.size(), pongerPlan));
+        }
+    }
+
+    private RttResult runNioTcpInOneProcess(final String provider, final String api) throws IOException
+    {
+        try (ServerSocketChannel server = NioChannels.listen();
+             SocketChannel pingerChannel = NioChannels.connect(NioChannels.port(server));
+             SocketChannel pongerChannel = NioChannels.accept(server))
+        {
+            return runThreads(provider, api,
+                new NioPinger(pingerChannel, options.size(), pingerPlan, options.warmup(), options.messages()),
+                new NioPonger(pongerChannel, options.size(), pongerPlan));
+        }
+    }
+
+    private RttResult runNioUdpInOneProcess(final String provider) throws IOException
+    {
+        try (DatagramChannel pingerChannel = NioUdpChannels.open();
+             DatagramChannel pongerChannel = NioUdpChannels.open())
+        {
+            NioUdpChannels.connect(pingerChannel, NioUdpChannels.port(pongerChannel));
+            NioUdpChannels.connect(pongerChannel, NioUdpChannels.port(pingerChannel));
+            return runNioUdpThreads(provider, NioUdpLink.connected(pingerChannel), NioUdpLink.connected(pongerChannel));
+        }
+    }
+
+    private RttResult runNioUdpUnconnectedInOneProcess(final String provider) throws IOException
+    {
+        try (DatagramChannel pingerReceive = NioUdpChannels.open();
+             DatagramChannel pingerSend = NioUdpChannels.openDontFragment();
+             DatagramChannel pongerReceive = NioUdpChannels.open();
+             DatagramChannel pongerSend = NioUdpChannels.openDontFragment())
+        {
+            return runNioUdpThreads(provider,
+                NioUdpLink.unconnected(pingerSend, pingerReceive,
+                    NioUdpChannels.loopbackAddress(NioUdpChannels.port(pongerReceive))),
+                NioUdpLink.unconnected(pongerSend, pongerReceive,
+                    NioUdpChannels.loopbackAddress(NioUdpChannels.port(pingerReceive))));
+        }
+    }
+
+    private RttResult runNioUdpThreads(final String provider, final NioUdpLink pingerLink, final NioUdpLink pongerLink)
+    {
+        return runThreads(provider, RttOptions.API_RAW,
+            new NioUdpPinger(pingerLink, options.size(), pingerPlan, options.warmup(), options.messages()),
+            new NioUdpPonger(pongerLink, options.size(), pongerPlan));
+    }
+
+    private RttResult runMessagingInOneProcess(final String provider, final String api)
+    {
+        final String secret = MessagingPeer.newSecret();
+        try (MessagingPeer pingSide = MessagingPeer.open(provider, options.shmDirectory(), secret, options.size());
+             MessagingPeer pongSide = MessagingPeer.open(provider, options.shmDirectory(), secret, options.size()))
+        {
+            pingSide.connectTo(pongSide.port());
+            pongSide.connectTo(pingSide.port());
+            MessagingPeer.connect(pingSide, pongSide);
+            return runThreads(provider, api,
+                new MessagingPinger(pingSide, pingerPlan, options.warmup(), options.messages()),
+                new MessagingPonger(pongSide, pongerPlan, options.warmup()));
+        }
+    }
+
+    private RttResult runChannelInOneProcess(final String provider, final String api)
+    {
         try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size());
              RdmaPeer pongSide = RdmaPeer.open(provider, options.shmDirectory(), options.size()))
         {
@@ -175,18 +206,9 @@ final class RttBenchmark
             pingSide.connect(pongRemote);
             pongSide.connect(pingRemote);
             return runThreads(provider, api,
-                new RdmaPinger(pingSide, pongRemote, cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
-                    options.warmup(), options.messages()),
-                new RdmaPonger(pongSide, pingRemote, cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
+                new RdmaPinger(pingSide, pongRemote, pingerPlan, options.warmup(), options.messages()),
+                new RdmaPonger(pongSide, pingRemote, pongerPlan));
         }
-    }
-
-    private RttResult runNioUdpThreads(final String provider, final NioUdpLink pingerLink, final NioUdpLink pongerLink)
-    {
-        return runThreads(provider, RttOptions.API_RAW,
-            new NioUdpPinger(pingerLink, options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log,
-                options.warmup(), options.messages()),
-            new NioUdpPonger(pongerLink, options.size(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), log));
     }
 
     private RttResult runThreads(final String provider, final String api, final Pinger pinger,
@@ -224,76 +246,90 @@ final class RttBenchmark
         {
             if (RttOptions.isBare(provider))
             {
-                final String line = child.awaitLine(RttPonger.LISTEN, "the shared file");
-                try (BareLines lines = BareLines.map(Path.of(line.substring(RttPonger.LISTEN.length() + 1)),
-                    options.size(), RttOptions.BARE_NOTIFIED.equals(provider)))
-                {
-                    child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, api, child, new BarePinger(lines, cpuPlan.pingerCpu(),
-                        cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
-                }
+                return runBareAgainstChild(provider, api, child);
             }
             if (RttOptions.AERON_IPC.equals(provider))
             {
-                final String line = child.awaitLine(RttPonger.LISTEN, "the Aeron directory");
-                try (AeronIpcSide pingSide = AeronIpcSide.open(Path.of(line.substring(RttPonger.LISTEN.length() + 1)),
-                    true, options.size()))
-                {
-                    pingSide.awaitConnected();
-                    child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, api, child, new AeronIpcPinger(pingSide, options.size(),
-                        cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
-                }
+                return runAeronIpcAgainstChild(provider, api, child);
             }
             if (RttOptions.NIO_TCP.equals(provider))
             {
-                final int port = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);
-                try (SocketChannel channel = NioChannels.connect(port))
-                {
-                    child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, api, child, new NioPinger(channel, options.size(),
-                        cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
-                }
+                return runNioTcpAgainstChild(provider, api, child);
             }
             if (RttOptions.NIO_UDP.equals(provider))
             {
-                final int port = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);
-                try (DatagramChannel channel = NioUdpChannels.open())
-                {
-                    child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(channel));
-                    NioUdpChannels.connect(channel, port);
-                    child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, api, child, new NioUdpPinger(NioUdpLink.connected(channel),
-                        options.size(), cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(),
-                        options.messages()));
-                }
+                return runNioUdpAgainstChild(provider, api, child);
             }
             if (RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
             {
-                final int port = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);
-                try (DatagramChannel receive = NioUdpChannels.open();
-                     DatagramChannel send = NioUdpChannels.openDontFragment())
-                {
-                    child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(receive));
-                    child.awaitLine(RttPonger.READY, "READY");
-                    return runAgainstChild(provider, api, child, new NioUdpPinger(
-                        NioUdpLink.unconnected(send, receive, NioUdpChannels.loopbackAddress(port)), options.size(),
-                        cpuPlan.pingerCpu(), cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
-                }
+                return runNioUdpUnconnectedAgainstChild(provider, api, child);
             }
-            if (RttOptions.API_MESSAGING.equals(api))
-            {
-                return runMessagingAgainstChild(provider, api, child);
-            }
-            final RemotePeer pongRemote = RemotePeer.parse(child.awaitLine(RemotePeer.PREFIX, "endpoint"));
-            try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size()))
-            {
-                child.sendLine(pingSide.describe().toLine());
-                pingSide.connect(pongRemote);
-                child.awaitLine(RttPonger.READY, "READY");
-                return runAgainstChild(provider, api, child, new RdmaPinger(pingSide, pongRemote, cpuPlan.pingerCpu(),
-                    cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
-            }
+            return RttOptions.API_MESSAGING.equals(api) ? runMessagingAgainstChild(provider, api, child) :
+                runChannelAgainstChild(provider, api, child);
+        }
+    }
+
+    private RttResult runBareAgainstChild(final String provider, final String api, final PongerProcess child)
+        throws IOException
+    {
+        try (BareLines lines = BareLines.map(Path.of(child.awaitValue(RttPonger.LISTEN, "the shared file")),
+            options.size(), RttOptions.BARE_NOTIFIED.equals(provider)))
+        {
+            child.awaitReady();
+            return runAgainstChild(provider, api, child,
+                new BarePinger(lines, pingerPlan, options.warmup(), options.messages()));
+        }
+    }
+
+    private RttResult runAeronIpcAgainstChild(final String provider, final String api, final PongerProcess child)
+    {
+        try (AeronIpcSide pingSide = AeronIpcSide.open(
+            Path.of(child.awaitValue(RttPonger.LISTEN, "the Aeron directory")), true, options.size()))
+        {
+            pingSide.awaitConnected();
+            child.awaitReady();
+            return runAgainstChild(provider, api, child,
+                new AeronIpcPinger(pingSide, options.size(), pingerPlan, options.warmup(), options.messages()));
+        }
+    }
+
+    private RttResult runNioTcpAgainstChild(final String provider, final String api, final PongerProcess child)
+        throws IOException
+    {
+        try (SocketChannel channel = NioChannels.connect(child.awaitListeningPort()))
+        {
+            child.awaitReady();
+            return runAgainstChild(provider, api, child,
+                new NioPinger(channel, options.size(), pingerPlan, options.warmup(), options.messages()));
+        }
+    }
+
+    private RttResult runNioUdpAgainstChild(final String provider, final String api, final PongerProcess child)
+        throws IOException
+    {
+        final int port = child.awaitListeningPort();
+        try (DatagramChannel channel = NioUdpChannels.open())
+        {
+            child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(channel));
+            NioUdpChannels.connect(channel, port);
+            child.awaitReady();
+            return runAgainstChild(provider, api, child, new NioUdpPinger(NioUdpLink.connected(channel),
+                options.size(), pingerPlan, options.warmup(), options.messages()));
+        }
+    }
+
+    private RttResult runNioUdpUnconnectedAgainstChild(final String provider, final String api,
+        final PongerProcess child) throws IOException
+    {
+        final int port = child.awaitListeningPort();
+        try (DatagramChannel receive = NioUdpChannels.open();
+             DatagramChannel send = NioUdpChannels.openDontFragment())
+        {
+            child.sendLine(RttPonger.PEER + " " + NioUdpChannels.port(receive));
+            child.awaitReady();
+            return runAgainstChild(provider, api, child, new NioUdpPinger(
+                NioUdpLink.unconnected(send, receive, NioUdpChannels.loopbackAddress(port)), options.size(),
+                pingerPlan, options.warmup(), options.messages()));
         }
     }
 
@@ -307,29 +343,31 @@ final class RttBenchmark
     {
         final String secret = MessagingPeer.newSecret();
         child.sendLine(RttPonger.SECRET + " " + secret);
-        final int childPort = Integer.parseInt(child.awaitLine(RttPonger.LISTEN, "listening port").split(" ")[1]);
+        final int childPort = child.awaitListeningPort();
         try (MessagingPeer pingSide = MessagingPeer.open(provider, options.shmDirectory(), secret, options.size()))
         {
             child.sendLine(RttPonger.PEER + " " + pingSide.port());
             pingSide.connectTo(childPort);
-            final long deadlineNs = System.nanoTime() + MessagingPeer.CONNECT_TIMEOUT_NS;
-            boolean childReady = false;
-            while (!childReady || !pingSide.isConnected())
-            {
-                if (System.nanoTime() - deadlineNs > 0)
-                {
-                    throw new IllegalStateException(provider + " messaging: not connected both ways with the ponger " +
-                        "process within " + TimeUnit.NANOSECONDS.toSeconds(MessagingPeer.CONNECT_TIMEOUT_NS) + " s (" +
-                        pingSide.connectionState() + (childReady ? "" : "; the ponger process is not ready") + ")");
-                }
-                childReady = childReady || null != child.pollLine(RttPonger.READY, "READY");
-                if (pingSide.driveConnection() == 0)
-                {
-                    LockSupport.parkNanos(CONNECT_IDLE_PAUSE_NS);
-                }
-            }
-            return runAgainstChild(provider, api, child, new MessagingPinger(pingSide, cpuPlan.pingerCpu(),
-                cpuPlan.yieldWhenIdle(), log, options.warmup(), options.messages()));
+            MessagingPeer.driveUntil(pingSide::driveConnection, () -> child.pollReady() && pingSide.isConnected(),
+                () -> provider + " messaging: not connected both ways with the ponger process within " +
+                    TimeUnit.NANOSECONDS.toSeconds(MessagingPeer.CONNECT_TIMEOUT_NS) + " s (" +
+                    pingSide.connectionState() + (child.pollReady() ? "" : "; the ponger process is not ready") + ")");
+            return runAgainstChild(provider, api, child,
+                new MessagingPinger(pingSide, pingerPlan, options.warmup(), options.messages()));
+        }
+    }
+
+    private RttResult runChannelAgainstChild(final String provider, final String api, final PongerProcess child)
+        throws IOException
+    {
+        final RemotePeer pongRemote = RemotePeer.parse(child.awaitLine(RemotePeer.PREFIX, "endpoint"));
+        try (RdmaPeer pingSide = RdmaPeer.open(provider, options.shmDirectory(), options.size()))
+        {
+            child.sendLine(pingSide.describe().toLine());
+            pingSide.connect(pongRemote);
+            child.awaitReady();
+            return runAgainstChild(provider, api, child,
+                new RdmaPinger(pingSide, pongRemote, pingerPlan, options.warmup(), options.messages()));
         }
     }
 
@@ -351,7 +389,7 @@ final class RttBenchmark
             String failure = null;
             try
             {
-                pongerCpu = Integer.parseInt(child.awaitLine(RttPonger.DONE, "DONE").split(" ")[1]);
+                pongerCpu = child.awaitDone();
             }
             catch (final IllegalStateException ex)
             {

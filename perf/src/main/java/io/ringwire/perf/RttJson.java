@@ -1,6 +1,6 @@
 package io.ringwire.perf;
 
-import java.util.List;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -46,46 +46,41 @@ final class RttJson
             .append(",\"messages\":").append(report.messages())
             .append(",\"warmup\":").append(report.warmup())
             .append(",\"processes\":").append(report.processes())
-            .append(",\"results\":[");
-        for (int i = 0; i < report.results().size(); i++)
+            .append(",\"results\":");
+        JsonText.appendArray(json, report.results(), (out, result) -> appendResult(out, report, result));
+        json.append(",\"overhead\":");
+        JsonText.appendArray(json, report.overheads(), (out, overhead) -> out
+            .append("{\"provider\":").append(JsonText.quote(overhead.provider()))
+            .append(",\"channel_p50\":").append(overhead.channelP50())
+            .append(",\"messaging_p50\":").append(overhead.messagingP50())
+            .append(",\"overhead_p50\":").append(ratio(overhead.ratio()))
+            .append(",\"overhead_p50_ns\":").append(overhead.differenceNs())
+            .append('}'));
+        return json.append('}').toString();
+    }
+
+    private static void appendResult(final StringBuilder json, final RttReport report, final RttResult result)
+    {
+        json.append("{\"provider\":").append(JsonText.quote(result.provider()))
+            .append(",\"api\":").append(JsonText.quote(result.api()))
+            .append(",\"size\":").append(result.size())
+            .append(",\"p50\":").append(result.p50())
+            .append(",\"p90\":").append(result.p90())
+            .append(",\"p99\":").append(result.p99())
+            .append(",\"p99_9\":").append(result.p99_9())
+            .append(",\"p99_99\":").append(result.p99_99())
+            .append(",\"max\":").append(result.max())
+            .append(",\"mean\":").append(number(result.mean()))
+            .append(",\"count\":").append(result.count())
+            .append(",\"pinger_cpu\":").append(result.pingerCpu())
+            .append(",\"ponger_cpu\":").append(result.pongerCpu());
+        final RttOverhead overhead = overheadOf(report, result);
+        if (null != overhead)
         {
-            final RttResult result = report.results().get(i);
-            json.append(i == 0 ? "" : ",")
-                .append("{\"provider\":").append(quote(result.provider()))
-                .append(",\"api\":").append(quote(result.api()))
-                .append(",\"size\":").append(result.size())
-                .append(",\"p50\":").append(result.p50())
-                .append(",\"p90\":").append(result.p90())
-                .append(",\"p99\":").append(result.p99())
-                .append(",\"p99_9\":").append(result.p99_9())
-                .append(",\"p99_99\":").append(result.p99_99())
-                .append(",\"max\":").append(result.max())
-                .append(",\"mean\":").append(number(result.mean()))
-                .append(",\"count\":").append(result.count())
-                .append(",\"pinger_cpu\":").append(result.pingerCpu())
-                .append(",\"ponger_cpu\":").append(result.pongerCpu());
-            final RttOverhead overhead = overheadOf(report, result);
-            if (null != overhead)
-            {
-                json.append(",\"channel_p50\":").append(overhead.channelP50())
-                    .append(",\"overhead_p50\":").append(ratio(overhead.ratio()));
-            }
-            json.append('}');
+            json.append(",\"channel_p50\":").append(overhead.channelP50())
+                .append(",\"overhead_p50\":").append(ratio(overhead.ratio()));
         }
-        json.append("],\"overhead\":[");
-        final List<RttOverhead> overheads = report.overheads();
-        for (int i = 0; i < overheads.size(); i++)
-        {
-            final RttOverhead overhead = overheads.get(i);
-            json.append(i == 0 ? "" : ",")
-                .append("{\"provider\":").append(quote(overhead.provider()))
-                .append(",\"channel_p50\":").append(overhead.channelP50())
-                .append(",\"messaging_p50\":").append(overhead.messagingP50())
-                .append(",\"overhead_p50\":").append(ratio(overhead.ratio()))
-                .append(",\"overhead_p50_ns\":").append(overhead.differenceNs())
-                .append('}');
-        }
-        return json.append("]}").toString();
+        json.append('}');
     }
 
     /**
@@ -94,40 +89,27 @@ final class RttJson
      */
     static String format(final RttRounds rounds)
     {
-        final StringBuilder json = new StringBuilder(1024).append("{\"benchmark\":\"rtt\",\"rounds\":[");
-        for (int i = 0; i < rounds.rounds().size(); i++)
+        final StringBuilder json = new StringBuilder(1024).append("{\"benchmark\":\"rtt\",\"rounds\":");
+        JsonText.appendArray(json, rounds.rounds(), (out, report) -> out.append(format(report)));
+        json.append(",\"ratios\":");
+        JsonText.appendArray(json, rounds.ratioSummaries(), (out, summary) ->
         {
-            json.append(i == 0 ? "" : ",").append(format(rounds.rounds().get(i)));
-        }
-        json.append("],\"ratios\":[");
-        final List<RttRounds.Summary> summaries = rounds.ratioSummaries();
-        for (int i = 0; i < summaries.size(); i++)
-        {
-            final RttRounds.Summary summary = summaries.get(i);
-            json.append(i == 0 ? "" : ",")
-                .append("{\"label\":").append(quote(summary.label()))
+            out.append("{\"label\":").append(JsonText.quote(summary.label()))
                 .append(",\"median\":").append(ratio(summary.median()))
                 .append(",\"lowest\":").append(ratio(summary.lowest()))
                 .append(",\"highest\":").append(ratio(summary.highest()))
-                .append(",\"values\":[");
-            for (int v = 0; v < summary.values().length; v++)
-            {
-                json.append(v == 0 ? "" : ",").append(ratio(summary.values()[v]));
-            }
-            json.append("]}");
-        }
-        json.append("],\"p50_medians\":[");
-        final List<RttRounds.RowMedian> medians = rounds.rowMedians();
-        for (int i = 0; i < medians.size(); i++)
-        {
-            final RttRounds.RowMedian row = medians.get(i);
-            json.append(i == 0 ? "" : ",")
-                .append("{\"provider\":").append(quote(row.provider()))
-                .append(",\"api\":").append(quote(row.api()))
-                .append(",\"p50\":").append(number(row.p50()))
-                .append('}');
-        }
-        return json.append("]}").toString();
+                .append(",\"values\":");
+            JsonText.appendArray(out, Arrays.stream(summary.values()).boxed().toList(),
+                (values, value) -> values.append(ratio(value)));
+            out.append('}');
+        });
+        json.append(",\"p50_medians\":");
+        JsonText.appendArray(json, rounds.rowMedians(), (out, row) -> out
+            .append("{\"provider\":").append(JsonText.quote(row.provider()))
+            .append(",\"api\":").append(JsonText.quote(row.api()))
+            .append(",\"p50\":").append(number(row.p50()))
+            .append('}'));
+        return json.append('}').toString();
     }
 
     private static RttOverhead overheadOf(final RttReport report, final RttResult result)
@@ -155,31 +137,5 @@ final class RttJson
     {
         // JSON has no NaN or infinity; a mean is finite whenever anything was recorded.
         return Double.isFinite(value) ? String.format(Locale.ROOT, "%.3f", value) : "0";
-    }
-
-    private static String quote(final String text)
-    {
-        final StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++)
-        {
-            final char c = text.charAt(i);
-            switch (c)
-            {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        quoted.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        quoted.append(c);
-                    }
-                }
-            }
-        }
-        return quoted.append('"').toString();
     }
 }

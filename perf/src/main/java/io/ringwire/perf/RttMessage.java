@@ -1,5 +1,7 @@
 package io.ringwire.perf;
 
+import org.agrona.MutableDirectBuffer;
+
 /**
  * Layout of one ping of the round-trip benchmark, the same on every transport. The ponger echoes
  * the bytes unchanged, so the pinger finds its own sequence and timestamp in the echo and checks
@@ -43,6 +45,22 @@ final class RttMessage
 
     private RttMessage()
     {
+    }
+
+    /**
+     * Writes a ping's sequence and, read just before it goes, its send timestamp.
+     *
+     * @param buffer   holding the ping.
+     * @param offset   where the ping starts.
+     * @param sequence the ping's sequence.
+     * @return the send timestamp written.
+     */
+    static long stamp(final MutableDirectBuffer buffer, final int offset, final long sequence)
+    {
+        buffer.putLong(offset + SEQUENCE_OFFSET, sequence);
+        final long sentNs = System.nanoTime();
+        buffer.putLong(offset + TIMESTAMP_OFFSET, sentNs);
+        return sentNs;
     }
 
     /**

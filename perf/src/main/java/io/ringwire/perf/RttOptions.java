@@ -107,11 +107,7 @@ public record RttOptions(
      */
     public RttOptions
     {
-        providers = List.copyOf(providers);
-        if (providers.isEmpty())
-        {
-            throw new UsageException("--provider needs at least one of " + String.join(", ", ALLOWED_PROVIDERS));
-        }
+        providers = OptionReader.atLeastOne("--provider", providers, ALLOWED_PROVIDERS);
         if (!ALLOWED_APIS.contains(api))
         {
             throw new UsageException("--api '" + api + "' is not allowed; allowed: " + String.join(", ", ALLOWED_APIS));
@@ -273,45 +269,32 @@ public record RttOptions(
         boolean json = false;
         boolean allowOversubscribe = false;
         String shmDirectory = defaultShmDirectory();
-        boolean help = false;
-
-        for (int i = 0; i < args.length; i++)
+        final OptionReader option = new OptionReader(args);
+        while (option.next())
         {
-            final String arg = args[i];
-            final String name = optionName(arg);
-            final String inlineValue = inlineValue(arg);
-            switch (name)
+            switch (option.name())
             {
-                case "--help", "-h" -> help = true;
-                case "--json" -> json = flag(name, inlineValue);
-                case "--allow-oversubscribe" -> allowOversubscribe = flag(name, inlineValue);
-                case "--provider", "--providers" ->
-                    providers = parseProviders(name, value(args, i, name, inlineValue, "a comma list of " +
-                        String.join(", ", ALLOWED_PROVIDERS)));
-                case "--api" -> api = parseApi(value(args, i, name, inlineValue, String.join("|", ALLOWED_APIS)));
-                case "--size" -> size = (int)parseNumber(name, value(args, i, name, inlineValue, "bytes"),
-                    RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
-                case "--messages" -> messages = parseNumber(name, value(args, i, name, inlineValue, "a count"),
-                    1, MAX_MESSAGES, "round trips");
-                case "--warmup" -> warmup = parseNumber(name, value(args, i, name, inlineValue, "a count"),
-                    0, MAX_MESSAGES, "round trips");
-                case "--processes" -> processes = parseProcesses(value(args, i, name, inlineValue, "1 or 2"));
-                case "--rounds" -> rounds = (int)parseNumber(name, value(args, i, name, inlineValue, "a count"),
-                    1, MAX_ROUNDS, "rounds");
+                case "--json" -> json = option.flag();
+                case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
+                case "--provider", "--providers" -> providers = option.names(ALLOWED_PROVIDERS, "is not a transport",
+                    "roce,nio-udp");
+                case "--api" -> api = readApi(option);
+                case "--size" ->
+                    size = option.intNumber("bytes", RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
+                case "--messages" -> messages = option.number("a count", 1, MAX_MESSAGES, "round trips");
+                case "--warmup" -> warmup = option.number("a count", 0, MAX_MESSAGES, "round trips");
+                case "--processes" -> processes = parseProcesses(option.value("1 or 2"));
+                case "--rounds" -> rounds = option.intNumber("a count", 1, MAX_ROUNDS, "rounds");
                 case "--shm-dir" ->
                 {
-                    shmDirectory = value(args, i, name, inlineValue, "a directory");
+                    shmDirectory = option.value("a directory");
                     if (shmDirectory.isBlank())
                     {
                         throw new UsageException("--shm-dir needs a directory, e.g. /dev/shm/ringwire");
                     }
                 }
-                default -> throw new UsageException("unknown option '" + arg + "'; allowed: --provider, --api, " +
-                    "--size, --messages, --warmup, --processes, --rounds, --json, --allow-oversubscribe, --shm-dir, --help");
-            }
-            if (null == inlineValue && takesValue(name))
-            {
-                i++;
+                default -> throw option.unknown("--provider, --api, --size, --messages, --warmup, --processes, " +
+                    "--rounds, --json, --allow-oversubscribe, --shm-dir, --help");
             }
         }
         for (final String udp : List.of(NIO_UDP, NIO_UDP_UNCONNECTED))
@@ -324,86 +307,19 @@ public record RttOptions(
             }
         }
         return new RttOptions(providers, api, size, messages, warmup, processes, rounds, json, allowOversubscribe,
-            shmDirectory, help);
+            shmDirectory, option.helpAsked());
     }
 
     /**
-     * @param arg a command-line argument.
-     * @return its option name: {@code --size} of {@code --size=32} or of {@code --size}; any other
-     *         argument as it is.
+     * Reads {@code --api}'s value, for {@code rtt} and {@code path}.
+     *
+     * @param option at {@code --api}.
+     * @return {@link #API_MESSAGING}, {@link #API_CHANNEL} or {@link #API_BOTH}.
+     * @throws UsageException when the value is none of them.
      */
-    static String optionName(final String arg)
+    static String readApi(final OptionReader option)
     {
-        final int equals = arg.indexOf('=');
-        return arg.startsWith("--") && equals > 0 ? arg.substring(0, equals) : arg;
-    }
-
-    /**
-     * @param arg a command-line argument.
-     * @return the value after '=' of {@code --name=value}, or null when the argument has none.
-     */
-    static String inlineValue(final String arg)
-    {
-        final int equals = arg.indexOf('=');
-        return arg.startsWith("--") && equals > 0 ? arg.substring(equals + 1) : null;
-    }
-
-    private static boolean takesValue(final String name)
-    {
-        return switch (name)
-        {
-            case "--provider", "--providers", "--api", "--size", "--messages", "--warmup", "--processes", "--rounds",
-                "--shm-dir" ->
-                true;
-            default -> false;
-        };
-    }
-
-    static boolean flag(final String name, final String inlineValue)
-    {
-        if (null != inlineValue)
-        {
-            throw new UsageException(name + " takes no value (got '" + inlineValue + "')");
-        }
-        return true;
-    }
-
-    static String value(final String[] args, final int index, final String name, final String inlineValue,
-        final String allowed)
-    {
-        if (null != inlineValue)
-        {
-            return inlineValue;
-        }
-        if (index + 1 >= args.length || args[index + 1].startsWith("--"))
-        {
-            throw new UsageException(name + " needs a value: " + allowed);
-        }
-        return args[index + 1];
-    }
-
-    private static List<String> parseProviders(final String name, final String value)
-    {
-        final List<String> providers = new ArrayList<>();
-        for (final String raw : value.split(",", -1))
-        {
-            final String provider = raw.trim().toLowerCase(Locale.ROOT);
-            if (!ALLOWED_PROVIDERS.contains(provider))
-            {
-                throw new UsageException(name + " '" + raw.trim() + "' is not a transport; allowed: " +
-                    String.join(", ", ALLOWED_PROVIDERS) + " (several as a comma list, e.g. roce,nio-udp)");
-            }
-            if (providers.contains(provider))
-            {
-                throw new UsageException(name + " lists '" + provider + "' twice in '" + value + "'");
-            }
-            providers.add(provider);
-        }
-        return providers;
-    }
-
-    static String parseApi(final String value)
-    {
+        final String value = option.value(String.join("|", ALLOWED_APIS));
         final String api = value.trim().toLowerCase(Locale.ROOT);
         if (!ALLOWED_APIS.contains(api))
         {
@@ -422,18 +338,5 @@ public record RttOptions(
             default -> throw new UsageException(Settings.invalid("--processes", value, "is not allowed", "1 (pinger " +
                 "and ponger threads in one JVM) or 2 (ponger in a child JVM)").getMessage());
         };
-    }
-
-    static long parseNumber(final String name, final String value, final long min, final long max,
-        final String unit)
-    {
-        try
-        {
-            return Settings.parseLong(name, value, min, max, min + " to " + max + " " + unit);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new UsageException(ex.getMessage());
-        }
     }
 }

@@ -1,6 +1,7 @@
 package io.ringwire.perf;
 
 import io.aeron.driver.MediaDriver;
+import io.ringwire.rdma.config.Settings;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -9,10 +10,9 @@ import java.io.PrintStream;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The ponger of {@code ringwire perf rtt --processes 2}, in a child JVM the parent starts
@@ -28,11 +28,12 @@ import java.util.concurrent.locks.LockSupport;
  * any failure:                                                                   child: FAILED cpu message
  * </pre>
  *
- * nio-udp-unconnected talks as nio-udp does; each port is where that side receives. The channel run ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the messaging
- * run when the probe with {@link LatencyProbeCodec#STOP_SEQUENCE} is, the nio-tcp run at the
- * pinger's end of stream, the bare run when {@link BareLines#STOP_SEQUENCE} is echoed (the child
- * created the mapped file and deletes it), the UDP runs when the {@link RttMessage#STOP_SEQUENCE} datagram is
- * echoed. For messaging the child says READY once its publication is connected to the parent's
+ * nio-udp-unconnected talks as nio-udp does; each port is where that side receives. The channel
+ * run ends when the pinger's {@link RttMessage#STOP_IMMEDIATE} is echoed, the messaging run when the
+ * probe with {@link LatencyProbeCodec#STOP_SEQUENCE} is, the nio-tcp run at the pinger's end of
+ * stream, the bare run when {@link BareLines#STOP_SEQUENCE} is echoed (the child created the mapped
+ * file and deletes it), the UDP runs when the {@link RttMessage#STOP_SEQUENCE} datagram is echoed.
+ * For messaging the child says READY once its publication is connected to the parent's
  * subscription and the parent's publication is an image of its own (it polls its subscription
  * meanwhile: see {@link MessagingPeer}); the shared secret comes on stdin, not the command line.
  * If the parent goes away (its stdin reaches end of file) before the run ends, the ponger is stopped
@@ -58,17 +59,37 @@ public final class RttPonger
     static final String DONE = "DONE";
     /** Line: {@code FAILED cpu message}. */
     static final String FAILED = "FAILED";
+    /** Largest TCP or UDP port. */
+    static final int MAX_PORT = 65_535;
 
     private static final int EXIT_FAILED = 1;
     private static final int EXIT_BAD_ARGUMENTS = 2;
     private static final int EXIT_PARENT_GONE = 3;
     private static final long PARENT_GONE_GRACE_MS = 5_000;
-    private static final long CONNECT_IDLE_PAUSE_NS = 50_000;
 
     private static volatile boolean finished;
 
-    private RttPonger()
+    private final String provider;
+    private final String api;
+    private final int size;
+    private final String shmDirectory;
+    private final ThreadPlan plan;
+    private final long warmup;
+    private final BufferedReader fromParent;
+    private final PrintStream toParent;
+
+    private RttPonger(final String[] args, final BufferedReader fromParent, final PrintStream toParent)
     {
+        this.provider = args[0];
+        this.api = args[1];
+        this.size = Settings.parseInt("size", args[2], RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
+        this.shmDirectory = args[3];
+        this.plan = new ThreadPlan(Settings.parseInt("cpu", args[4], CpuPlan.UNPINNED, Integer.MAX_VALUE,
+            "a CPU, or " + CpuPlan.UNPINNED + " for none"), Settings.parseBoolean("yield-when-idle", args[5]),
+            System.err);
+        this.warmup = Settings.parseLong("warmup", args[6], 0, RttOptions.MAX_MESSAGES, "round trips");
+        this.fromParent = fromParent;
+        this.toParent = toParent;
     }
 
     /**
@@ -88,38 +109,7 @@ public final class RttPonger
         int exitCode;
         try
         {
-            final String provider = args[0];
-            final String api = args[1];
-            final int size = Integer.parseInt(args[2]);
-            final String shmDirectory = args[3];
-            final int cpu = Integer.parseInt(args[4]);
-            final boolean yieldWhenIdle = Boolean.parseBoolean(args[5]);
-            final long warmup = Long.parseLong(args[6]);
-            if (RttOptions.AERON_IPC.equals(provider))
-            {
-                exitCode = runAeronIpc(size, shmDirectory, cpu, yieldWhenIdle, fromParent, toParent);
-            }
-            else if (RttOptions.isBare(provider))
-            {
-                exitCode = runBare(size, shmDirectory, RttOptions.BARE_NOTIFIED.equals(provider), cpu, yieldWhenIdle,
-                    fromParent, toParent);
-            }
-            else if (RttOptions.NIO_TCP.equals(provider))
-            {
-                exitCode = runNio(size, cpu, yieldWhenIdle, fromParent, toParent);
-            }
-            else if (RttOptions.NIO_UDP.equals(provider) || RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
-            {
-                exitCode = runNioUdp(provider, size, cpu, yieldWhenIdle, fromParent, toParent);
-            }
-            else if (RttOptions.API_MESSAGING.equals(api))
-            {
-                exitCode = runMessaging(provider, size, shmDirectory, cpu, yieldWhenIdle, warmup, fromParent, toParent);
-            }
-            else
-            {
-                exitCode = runRdma(provider, size, shmDirectory, cpu, yieldWhenIdle, fromParent, toParent);
-            }
+            exitCode = new RttPonger(args, fromParent, toParent).run();
         }
         catch (final RuntimeException | IOException ex)
         {
@@ -130,8 +120,28 @@ public final class RttPonger
         System.exit(exitCode);
     }
 
-    private static int runRdma(final String provider, final int size, final String shmDirectory, final int cpu,
-        final boolean yieldWhenIdle, final BufferedReader fromParent, final PrintStream toParent) throws IOException
+    private int run() throws IOException
+    {
+        if (RttOptions.AERON_IPC.equals(provider))
+        {
+            return runAeronIpc();
+        }
+        if (RttOptions.isBare(provider))
+        {
+            return runBare();
+        }
+        if (RttOptions.NIO_TCP.equals(provider))
+        {
+            return runNio();
+        }
+        if (RttOptions.NIO_UDP.equals(provider) || RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
+        {
+            return runNioUdp();
+        }
+        return RttOptions.API_MESSAGING.equals(api) ? runMessaging() : runRdma();
+    }
+
+    private int runRdma() throws IOException
     {
         try (RdmaPeer peer = RdmaPeer.open(provider, shmDirectory, size))
         {
@@ -143,61 +153,39 @@ public final class RttPonger
             }
             final RemotePeer pinger = RemotePeer.parse(line);
             peer.connect(pinger);
-            return echo(new RdmaPonger(peer, pinger, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+            return echo(new RdmaPonger(peer, pinger, plan));
         }
     }
 
-    private static int runMessaging(final String provider, final int size, final String shmDirectory, final int cpu,
-        final boolean yieldWhenIdle, final long warmup, final BufferedReader fromParent, final PrintStream toParent)
-        throws IOException
+    private int runMessaging() throws IOException
     {
-        final String secret = fromParent.readLine();
+        final String secret = readFromParent(SECRET, "SECRET hex");
         if (null == secret)
         {
             return EXIT_PARENT_GONE;
         }
-        if (!secret.startsWith(SECRET + " "))
-        {
-            throw new IllegalArgumentException("expected 'SECRET hex' from the parent, got another line");
-        }
-        try (MessagingPeer peer = MessagingPeer.open(provider, shmDirectory, secret.substring(SECRET.length() + 1),
-            size))
+        try (MessagingPeer peer = MessagingPeer.open(provider, shmDirectory, secret, size))
         {
             send(toParent, LISTEN + " " + peer.port());
-            final String line = fromParent.readLine();
-            if (null == line)
+            final String peerPort = readFromParent(PEER, "PEER port");
+            if (null == peerPort)
             {
                 return EXIT_PARENT_GONE;
             }
-            if (!line.startsWith(PEER + " "))
-            {
-                throw new IllegalArgumentException("expected 'PEER port' from the parent, got '" + line + "'");
-            }
-            peer.connectTo(Integer.parseInt(line.substring(PEER.length() + 1).trim()));
-            final long deadlineNs = System.nanoTime() + MessagingPeer.CONNECT_TIMEOUT_NS;
-            while (!peer.isConnected())
-            {
-                if (System.nanoTime() - deadlineNs > 0)
-                {
-                    throw new IllegalStateException("messaging not connected both ways within " +
-                        MessagingPeer.CONNECT_TIMEOUT_NS / 1_000_000_000 + " s: " + peer.connectionState());
-                }
-                if (peer.driveConnection() == 0)
-                {
-                    LockSupport.parkNanos(CONNECT_IDLE_PAUSE_NS);
-                }
-            }
-            return echo(new MessagingPonger(peer, cpu, yieldWhenIdle, System.err, warmup), fromParent, toParent);
+            peer.connectTo(port(peerPort));
+            MessagingPeer.driveUntil(peer::driveConnection, peer::isConnected, () ->
+                "messaging not connected both ways within " + MessagingPeer.CONNECT_TIMEOUT_NS / 1_000_000_000 +
+                " s: " + peer.connectionState());
+            return echo(new MessagingPonger(peer, plan, warmup));
         }
     }
 
-    private static int runBare(final int size, final String shmDirectory, final boolean notified, final int cpu,
-        final boolean yieldWhenIdle, final BufferedReader fromParent, final PrintStream toParent) throws IOException
+    private int runBare() throws IOException
     {
-        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size, notified))
+        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size, RttOptions.BARE_NOTIFIED.equals(provider)))
         {
             send(toParent, LISTEN + " " + lines.file());
-            return echo(new BarePonger(lines, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+            return echo(new BarePonger(lines, plan));
         }
     }
 
@@ -205,20 +193,18 @@ public final class RttPonger
      * Runs the media driver here (this process outlives the pinger's client by the whole run), says
      * where it is, and echoes once the pinger's client is connected both ways.
      */
-    private static int runAeronIpc(final int size, final String shmDirectory, final int cpu,
-        final boolean yieldWhenIdle, final BufferedReader fromParent, final PrintStream toParent)
+    private int runAeronIpc()
     {
         try (MediaDriver driver = AeronIpcSide.launchDriver(AeronIpcSide.directory(shmDirectory));
              AeronIpcSide side = AeronIpcSide.open(driver, false, size))
         {
             send(toParent, LISTEN + " " + driver.aeronDirectoryName());
             side.awaitConnected();
-            return echo(new AeronIpcPonger(side, size, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+            return echo(new AeronIpcPonger(side, size, plan));
         }
     }
 
-    private static int runNio(final int size, final int cpu, final boolean yieldWhenIdle,
-        final BufferedReader fromParent, final PrintStream toParent) throws IOException
+    private int runNio() throws IOException
     {
         final SocketChannel channel;
         try (ServerSocketChannel server = NioChannels.listen())
@@ -228,36 +214,58 @@ public final class RttPonger
         }
         try (channel)
         {
-            return echo(new NioPonger(channel, size, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+            return echo(new NioPonger(channel, size, plan));
         }
     }
 
-    private static int runNioUdp(final String provider, final int size, final int cpu, final boolean yieldWhenIdle,
-        final BufferedReader fromParent, final PrintStream toParent) throws IOException
+    private int runNioUdp() throws IOException
     {
         try (DatagramChannel channel = NioUdpChannels.open();
              DatagramChannel sendChannel =
                  RttOptions.NIO_UDP.equals(provider) ? null : NioUdpChannels.openDontFragment())
         {
             send(toParent, LISTEN + " " + NioUdpChannels.port(channel));
-            final String line = fromParent.readLine();
-            if (null == line)
+            final String peerPortValue = readFromParent(PEER, "PEER port");
+            if (null == peerPortValue)
             {
                 return EXIT_PARENT_GONE;
             }
-            if (!line.startsWith(PEER + " "))
-            {
-                throw new IllegalArgumentException("expected 'PEER port' from the parent, got '" + line + "'");
-            }
-            final int peerPort = Integer.parseInt(line.substring(PEER.length() + 1).trim());
+            final int peerPort = port(peerPortValue);
             final NioUdpLink link = null == sendChannel ?
                 NioUdpLink.connected(NioUdpChannels.connect(channel, peerPort)) :
                 NioUdpLink.unconnected(sendChannel, channel, NioUdpChannels.loopbackAddress(peerPort));
-            return echo(new NioUdpPonger(link, size, cpu, yieldWhenIdle, System.err), fromParent, toParent);
+            return echo(new NioUdpPonger(link, size, plan));
         }
     }
 
-    private static int echo(final SpinningTask ponger, final BufferedReader fromParent, final PrintStream toParent)
+    /**
+     * @param prefix   the line's first word.
+     * @param expected the line's form, for the refusal of another one.
+     * @return the rest of the parent's next line, or null when the parent went away.
+     * @throws IllegalArgumentException when the line does not start with {@code prefix}; it is quoted
+     *                                  unless a secret was expected.
+     */
+    private String readFromParent(final String prefix, final String expected) throws IOException
+    {
+        final String line = fromParent.readLine();
+        if (null != line && !line.startsWith(prefix + " "))
+        {
+            throw new IllegalArgumentException("expected '" + expected + "' from the parent, got " +
+                (SECRET.equals(prefix) ? "another line" : "'" + line + "'"));
+        }
+        return null == line ? null : line.substring(prefix.length() + 1);
+    }
+
+    /**
+     * @param value a port as the other side sent it.
+     * @return the port.
+     */
+    static int port(final String value)
+    {
+        return Settings.parseInt("port", value, 0, MAX_PORT, "0 to " + MAX_PORT);
+    }
+
+    private int echo(final SpinningTask ponger)
     {
         watchParent(fromParent, ponger);
         send(toParent, READY);

@@ -21,29 +21,48 @@ abstract class SpinningTask implements Runnable
     private final String role;
     private final int cpu;
     private final PrintStream warnings;
+    private final WatchedConnection watched;
     protected final boolean yieldWhenIdle;
 
     private volatile boolean stopRequested;
     private String failure;
     private int pinnedCpu = CpuPlan.UNPINNED;
 
-    // idleAndWatch's state: the spinning thread only.
+    // The measured window: written by the spinning thread, read after the join.
+    private long compilationAtWindowStart;
+    private long allocatedAtWindowStart = ThreadAllocation.UNKNOWN;
+    private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
+    private boolean jitCompiledWhileMeasuring;
+
+    // idleUntilCheck's and idleTooLong's state: the spinning thread only.
+    private String idleFailure;
     private int idleRounds;
     private long progressAtLastCheck = -1;
     private long lastProgressNs;
 
     /**
-     * @param role          "pinger" or "ponger", for messages.
-     * @param cpu           CPU to pin to, or {@link CpuPlan#UNPINNED}.
-     * @param yieldWhenIdle yield instead of spinning when a poll finds nothing.
-     * @param warnings      where a pinning failure is reported.
+     * For a loop with no connection to watch.
+     *
+     * @param role "pinger" or "ponger", for messages.
+     * @param plan where the thread runs and how it idles.
      */
-    SpinningTask(final String role, final int cpu, final boolean yieldWhenIdle, final PrintStream warnings)
+    SpinningTask(final String role, final ThreadPlan plan)
+    {
+        this(role, plan, WatchedConnection.NONE);
+    }
+
+    /**
+     * @param role    "pinger" or "ponger", for messages.
+     * @param plan    where the thread runs and how it idles.
+     * @param watched the connection the loop watches at its clock checks.
+     */
+    SpinningTask(final String role, final ThreadPlan plan, final WatchedConnection watched)
     {
         this.role = role;
-        this.cpu = cpu;
-        this.yieldWhenIdle = yieldWhenIdle;
-        this.warnings = warnings;
+        this.cpu = plan.cpu();
+        this.yieldWhenIdle = plan.yieldWhenIdle();
+        this.warnings = plan.warnings();
+        this.watched = watched;
     }
 
     @Override
@@ -86,20 +105,18 @@ abstract class SpinningTask implements Runnable
     /**
      * Idles once and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds, reads the clock: the loop must
      * end when the pinger made no progress for {@link #PEER_SILENCE_TIMEOUT_NS} or a stop was
-     * requested. The clock is read only while idle, so a busy loop pays nothing for the timeout.
+     * requested.
      *
      * @param progress messages handled so far.
      * @param what     what the pinger sends, for the message ("probe", "datagram", ...).
-     * @return null to go on, else why the loop must end.
+     * @return true when the loop must end; {@link #idleFailure()} says why.
      */
-    protected final String idleAndWatch(final long progress, final String what)
+    protected final boolean idleTooLong(final long progress, final String what)
     {
-        idle();
-        if ((++idleRounds & CLOCK_CHECK_MASK) != 0)
+        if (!idleUntilCheck())
         {
-            return null;
+            return false;
         }
-        onWatch();
         final long nowNs = System.nanoTime();
         if (progress != progressAtLastCheck)
         {
@@ -108,24 +125,73 @@ abstract class SpinningTask implements Runnable
         }
         else if (nowNs - lastProgressNs > PEER_SILENCE_TIMEOUT_NS)
         {
-            return "no " + what + " from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
+            idleFailure = "no " + what + " from the pinger for " + PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms after " +
                 progress + " echoes" + watchDetail();
+            return true;
         }
-        return stopRequested() ? "stopped because the pinger failed" : null;
+        if (stopRequested())
+        {
+            idleFailure = "stopped because the pinger failed";
+            return true;
+        }
+        return false;
     }
 
     /**
-     * Housekeeping a quiet loop owes, run when {@link #idleAndWatch} (or the pinger's
-     * {@code idleWhileWaiting}) reads the clock; none by default.
+     * @return why {@link #idleTooLong} ended the loop.
      */
-    protected void onWatch()
+    protected final String idleFailure()
     {
+        return idleFailure;
     }
 
-    /** @return what a silence or timeout message adds (the connection's state); empty by default. */
-    protected String watchDetail()
+    /**
+     * Idles once and, every {@link #CLOCK_CHECK_MASK} + 1 idle rounds, does the watched
+     * connection's housekeeping: the caller then checks its timeout. The clock is read only then,
+     * while idle, so a busy loop pays nothing for the timeout.
+     *
+     * @return true when the caller is due to read the clock.
+     */
+    protected final boolean idleUntilCheck()
     {
-        return "";
+        idle();
+        if ((++idleRounds & CLOCK_CHECK_MASK) != 0)
+        {
+            return false;
+        }
+        watched.onWatch();
+        return true;
+    }
+
+    /**
+     * @return what a silence or timeout message adds: the watched connection's state, if any.
+     */
+    protected final String watchDetail()
+    {
+        return watched.watchDetail();
+    }
+
+    /**
+     * Opens the measured window: from here to {@link #stopMeasuring()}, what this thread allocates
+     * and whether the JIT compiles are kept for the control thread.
+     */
+    protected final void startMeasuring()
+    {
+        compilationAtWindowStart = ThreadAllocation.compilationTimeMs();
+        allocatedAtWindowStart = ThreadAllocation.currentThreadAllocatedBytes();
+    }
+
+    /**
+     * Closes the window {@link #startMeasuring()} opened.
+     */
+    protected final void stopMeasuring()
+    {
+        final long allocatedNow = ThreadAllocation.currentThreadAllocatedBytes();
+        if (allocatedAtWindowStart != ThreadAllocation.UNKNOWN && allocatedNow != ThreadAllocation.UNKNOWN)
+        {
+            measuredAllocatedBytes = allocatedNow - allocatedAtWindowStart;
+        }
+        jitCompiledWhileMeasuring = ThreadAllocation.compilationTimeMs() != compilationAtWindowStart;
     }
 
     /**
@@ -173,6 +239,22 @@ abstract class SpinningTask implements Runnable
     final int pinnedCpu()
     {
         return pinnedCpu;
+    }
+
+    /**
+     * @return bytes the thread allocated in its measured window, or {@link ThreadAllocation#UNKNOWN}.
+     */
+    final long measuredAllocatedBytes()
+    {
+        return measuredAllocatedBytes;
+    }
+
+    /**
+     * @return whether the JIT compiled anything (on any thread) during the measured window.
+     */
+    final boolean jitCompiledWhileMeasuring()
+    {
+        return jitCompiledWhileMeasuring;
     }
 
     /**

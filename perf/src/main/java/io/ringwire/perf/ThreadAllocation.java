@@ -5,9 +5,9 @@ import java.lang.management.ManagementFactory;
 /**
  * Bytes allocated by the calling thread, to prove a measured loop allocates nothing (an allocation
  * on the hot path would show up in the tail as GC pauses), and the JIT's total compilation time, to
- * tell whether it compiled during a measured window: HotSpot then allocates once, a few hundred
- * bytes, on the thread whose code it recompiles (it resolves String constants there), which the
- * zero-allocation tests excuse as the other modules' do.
+ * tell whether it compiled during a measured window: HotSpot then allocates a little, once, on the
+ * thread whose code it recompiles (it resolves String constants there), which the zero-allocation
+ * tests excuse as the other modules' do.
  */
 final class ThreadAllocation
 {

@@ -51,8 +51,9 @@ class MessagingZeroAllocationTest
             pingSide.connectTo(pongSide.port());
             pongSide.connectTo(pingSide.port());
             MessagingPeer.connect(pingSide, pongSide);
-            final MessagingPinger pinger = new MessagingPinger(pingSide, CpuPlan.UNPINNED, true, log, WARMUP, MEASURED);
-            final MessagingPonger ponger = new MessagingPonger(pongSide, CpuPlan.UNPINNED, true, log, WARMUP);
+            final ThreadPlan unpinned = new ThreadPlan(CpuPlan.UNPINNED, true, log);
+            final MessagingPinger pinger = new MessagingPinger(pingSide, unpinned, WARMUP, MEASURED);
+            final MessagingPonger ponger = new MessagingPonger(pongSide, unpinned, WARMUP);
             final Thread pongerThread = new Thread(ponger, "zero-alloc-ponger");
             final Thread pingerThread = new Thread(pinger, "zero-alloc-pinger");
             pongerThread.start();
