@@ -1,5 +1,6 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.FrameDescriptor;
 import org.agrona.MutableDirectBuffer;
 
 /**

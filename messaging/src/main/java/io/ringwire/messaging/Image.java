@@ -1,5 +1,8 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.FrameDescriptor;
+import io.ringwire.messaging.protocol.JoinLayout;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
@@ -7,7 +10,7 @@ import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AtomicBuffer;
 
-import static io.ringwire.messaging.FrameDescriptor.*;
+import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
 /**
  * One publication's stream as a subscription sees it: the ring it writes into, the queue pair it

@@ -1,5 +1,8 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.FrameDescriptor;
+import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;
@@ -19,7 +22,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
-import static io.ringwire.messaging.FrameDescriptor.*;
+import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
 /**
  * Publishes a stream into the rings of one or more subscriptions (fan-out: one queue pair each),

@@ -1,5 +1,8 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.ProtectionDomain;
