@@ -3,6 +3,7 @@ package io.ringwire.messaging;
 import io.ringwire.messaging.protocol.CreditLayout;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.status.SubscriptionCounters;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;

@@ -3,6 +3,7 @@ package io.ringwire.messaging;
 import io.ringwire.messaging.protocol.CreditLayout;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.SessionSetup;
+import io.ringwire.messaging.status.PublicationCounters;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;
