@@ -12,7 +12,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 public final class PublicationCounters implements AutoCloseable
 {
-    private final CountersFile file;
+    private final CounterSet set;
     /** Messages sent (a fragmented message counts once, with its last fragment). */
     public final AtomicCounter messagesSent;
     /** Payload bytes of the messages sent. */
@@ -32,18 +32,18 @@ public final class PublicationCounters implements AutoCloseable
     /** Frames a queue pair refused to post, each of which disconnects its subscriber. */
     public final AtomicCounter sendFailures;
 
-    private PublicationCounters(final CountersFile file, final String prefix)
+    private PublicationCounters(final CounterSet set)
     {
-        this.file = file;
-        messagesSent = file.newCounter(prefix + "messages sent");
-        bytesSent = file.newCounter(prefix + "bytes sent");
-        backPressured = file.newCounter(prefix + "back pressured");
-        heartbeatsSent = file.newCounter(prefix + "heartbeats sent");
-        connects = file.newCounter(prefix + "connects");
-        disconnects = file.newCounter(prefix + "disconnects");
-        errors = file.newCounter(prefix + "error completions");
-        livenessTimeouts = file.newCounter(prefix + "liveness timeouts");
-        sendFailures = file.newCounter(prefix + "send failures");
+        this.set = set;
+        messagesSent = set.newCounter("messages sent");
+        bytesSent = set.newCounter("bytes sent");
+        backPressured = set.newCounter("back pressured");
+        heartbeatsSent = set.newCounter("heartbeats sent");
+        connects = set.newCounter("connects");
+        disconnects = set.newCounter("disconnects");
+        errors = set.newCounter("error completions");
+        livenessTimeouts = set.newCounter("liveness timeouts");
+        sendFailures = set.newCounter("send failures");
     }
 
     /**
@@ -58,20 +58,13 @@ public final class PublicationCounters implements AutoCloseable
     public static PublicationCounters create(final MessagingContext context, final ChannelUri channel,
         final int streamId)
     {
-        return new PublicationCounters(CountersFile.acquire(context.countersDirectory()),
-            "pub stream=" + streamId + " " + channel.provider() + " " + channel.get("endpoint") + ": ");
+        return new PublicationCounters(new CounterSet(context, channel, "pub", streamId));
     }
 
     /** Frees the counters (control path). */
     @Override
     public void close()
     {
-        for (final AtomicCounter counter : new AtomicCounter[]{
-            messagesSent, bytesSent, backPressured, heartbeatsSent, connects, disconnects, errors, livenessTimeouts,
-            sendFailures })
-        {
-            file.free(counter);
-        }
-        CountersFile.release(file);
+        set.close();
     }
 }

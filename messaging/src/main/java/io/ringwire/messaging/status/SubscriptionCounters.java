@@ -12,7 +12,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 public final class SubscriptionCounters implements AutoCloseable
 {
-    private final CountersFile file;
+    private final CounterSet set;
     /** Whole messages received: unfragmented ones and last fragments. */
     public final AtomicCounter messagesReceived;
     /** Data frames handed to the fragment handler. */
@@ -36,20 +36,20 @@ public final class SubscriptionCounters implements AutoCloseable
     /** Failed completions, each of which closes its image. */
     public final AtomicCounter errors;
 
-    private SubscriptionCounters(final CountersFile file, final String prefix)
+    private SubscriptionCounters(final CounterSet set)
     {
-        this.file = file;
-        messagesReceived = file.newCounter(prefix + "messages received");
-        fragmentsReceived = file.newCounter(prefix + "fragments received");
-        bytesReceived = file.newCounter(prefix + "bytes received");
-        creditUpdates = file.newCounter(prefix + "credit updates sent");
-        heartbeatsReceived = file.newCounter(prefix + "heartbeats received");
-        imagesOpened = file.newCounter(prefix + "images opened");
-        imagesClosed = file.newCounter(prefix + "images closed");
-        imagesRefused = file.newCounter(prefix + "publications refused");
-        livenessTimeouts = file.newCounter(prefix + "liveness timeouts");
-        protocolErrors = file.newCounter(prefix + "protocol errors");
-        errors = file.newCounter(prefix + "error completions");
+        this.set = set;
+        messagesReceived = set.newCounter("messages received");
+        fragmentsReceived = set.newCounter("fragments received");
+        bytesReceived = set.newCounter("bytes received");
+        creditUpdates = set.newCounter("credit updates sent");
+        heartbeatsReceived = set.newCounter("heartbeats received");
+        imagesOpened = set.newCounter("images opened");
+        imagesClosed = set.newCounter("images closed");
+        imagesRefused = set.newCounter("publications refused");
+        livenessTimeouts = set.newCounter("liveness timeouts");
+        protocolErrors = set.newCounter("protocol errors");
+        errors = set.newCounter("error completions");
     }
 
     /**
@@ -64,19 +64,13 @@ public final class SubscriptionCounters implements AutoCloseable
     public static SubscriptionCounters create(final MessagingContext context, final ChannelUri channel,
         final int streamId)
     {
-        return new SubscriptionCounters(CountersFile.acquire(context.countersDirectory()),
-            "sub stream=" + streamId + " " + channel.provider() + " " + channel.get("endpoint") + ": ");
+        return new SubscriptionCounters(new CounterSet(context, channel, "sub", streamId));
     }
 
     /** Frees the counters (control path). */
     @Override
     public void close()
     {
-        for (final AtomicCounter counter : new AtomicCounter[]{ messagesReceived, fragmentsReceived, bytesReceived, creditUpdates,
-            heartbeatsReceived, imagesOpened, imagesClosed, imagesRefused, livenessTimeouts, protocolErrors, errors })
-        {
-            file.free(counter);
-        }
-        CountersFile.release(file);
+        set.close();
     }
 }
