@@ -1,6 +1,7 @@
 package io.ringwire.messaging;
 
 import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.FrameAppender;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.messaging.status.PublicationCounters;
@@ -17,7 +18,6 @@ import io.ringwire.rdma.RdmaProviders;
 import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.AtomicBuffer;
 
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -82,9 +82,8 @@ public final class Publication implements AutoCloseable
     private final CompletionQueue completionQueue;
     private final QueuePairConfig queuePairConfig;
     private final MemoryRegion staging;
-    private final AtomicBuffer stagingBuffer;
+    private final FrameAppender appender;
     private final int capacity;
-    private final int mask;
     private final int maxPayloadLength;
     private final int maxMessageLength;
     private final int maxInline;
@@ -138,7 +137,6 @@ public final class Publication implements AutoCloseable
             this.completionQueue = device.createCompletionQueue(
                 (sendDepth + DESTINATION_RECEIVE_DEPTH) * endpoints.size() + COMPLETION_QUEUE_SPARE);
             this.capacity = null == channel.get("ring") ? context.ringCapacity() : Integer.parseInt(channel.get("ring"));
-            this.mask = capacity - 1;
             this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity), device.maxMessageSize() - HEADER_LENGTH);
             this.maxMessageLength = capacity / 2 - HEADER_LENGTH;
             this.maxInline = device.maxInlineData();
@@ -146,7 +144,7 @@ public final class Publication implements AutoCloseable
             this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue, sendDepth,
                 DESTINATION_RECEIVE_DEPTH, maxInline);
             this.staging = domain.allocateRegion(capacity, Access.LOCAL_WRITE);
-            this.stagingBuffer = staging.buffer();
+            this.appender = new FrameAppender(staging.buffer());
             this.destinations = new PublicationDestination[endpoints.size()];
             for (int i = 0; i < destinations.length; i++)
             {
@@ -311,15 +309,12 @@ public final class Publication implements AutoCloseable
         if (length <= maxPayloadLength)
         {
             final int frameLength = HEADER_LENGTH + length;
-            final int ringOffset = (int)(position & mask);
-            final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
-            if (!hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2))
+            if (!hasCreditForFrame(frameLength))
             {
                 return backPressured();
             }
-            final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
-            writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_DATA, position);
-            stagingBuffer.putBytes(frameOffset + HEADER_LENGTH, buffer, offset, length);
+            final int frameOffset = publishPadding(
+                appender.appendData(position, UNFRAGMENTED, buffer, offset, length, sessionStreamWord()));
             return dutyAfterOffer(publishFrame(frameOffset, frameLength, length));
         }
         return offerFragmented(buffer, offset, length);
@@ -332,41 +327,20 @@ public final class Publication implements AutoCloseable
             throw new IllegalArgumentException("message of " + length + " bytes exceeds the maximum of " +
                 maxMessageLength + " (half the ring of " + capacity + " bytes; raise ring= in the channel)");
         }
-        // Admit the whole message at once: every fragment and every padding frame it will need.
-        long required = 0;
-        int frames = 0;
-        long simulated = position;
-        for (int remaining = length; remaining > 0; remaining -= maxPayloadLength)
-        {
-            final int aligned = alignedLength(HEADER_LENGTH + Math.min(remaining, maxPayloadLength));
-            final int ringOffset = (int)(simulated & mask);
-            final int padding = ringOffset + aligned > capacity ? capacity - ringOffset : 0;
-            required += padding + aligned;
-            frames += padding == 0 ? 1 : 2;
-            simulated += padding + aligned;
-        }
-        if (!hasCredit(required, frames))
+        if (!hasCreditForMessage(length))
         {
             return backPressured();
         }
+        final long sessionStreamWord = sessionStreamWord();
         long result = position;
-        for (int sent = 0; sent < length; sent += maxPayloadLength)
+        for (int sent = 0; sent < length && result >= 0; sent += maxPayloadLength)
         {
             final int fragment = Math.min(maxPayloadLength, length - sent);
-            final int frameLength = HEADER_LENGTH + fragment;
-            final int ringOffset = (int)(position & mask);
-            final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
-            final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
-            byte flags = 0;
-            flags |= sent == 0 ? BEGIN_FLAG : 0;
-            flags |= sent + fragment == length ? END_FLAG : 0;
-            writeHeader(frameOffset, frameLength, flags, TYPE_DATA, position);
-            stagingBuffer.putBytes(frameOffset + HEADER_LENGTH, buffer, offset + sent, fragment);
-            result = publishFrame(frameOffset, frameLength, sent + fragment == length ? length : 0);
-            if (result < 0)
-            {
-                return dutyAfterOffer(result);
-            }
+            final boolean last = sent + fragment == length;
+            final byte flags = (byte)((sent == 0 ? BEGIN_FLAG : 0) | (last ? END_FLAG : 0));
+            final int frameOffset = publishPadding(
+                appender.appendData(position, flags, buffer, offset + sent, fragment, sessionStreamWord));
+            result = publishFrame(frameOffset, HEADER_LENGTH + fragment, last ? length : 0);
         }
         return dutyAfterOffer(result);
     }
@@ -392,15 +366,13 @@ public final class Publication implements AutoCloseable
             return status;
         }
         final int frameLength = HEADER_LENGTH + length;
-        final int ringOffset = (int)(position & mask);
-        final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
-        if (!hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2))
+        if (!hasCreditForFrame(frameLength))
         {
             return backPressured();
         }
-        final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
-        writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_DATA, position);
-        claim.wrap(this, stagingBuffer, frameOffset, frameLength);
+        final int frameOffset = publishPadding(
+            appender.claim(position, frameLength, UNFRAGMENTED, TYPE_DATA, sessionStreamWord()));
+        claim.wrap(this, appender.buffer(), frameOffset, frameLength);
         return position + alignedLength(frameLength);
     }
 
@@ -410,10 +382,10 @@ public final class Publication implements AutoCloseable
         return dutyAfterOffer(publishFrame(frameOffset, frameLength, frameLength - HEADER_LENGTH));
     }
 
-    /** Called by {@link BufferClaim#abort()}: the claimed frame becomes padding. */
+    /** Called by {@link BufferClaim#abort()}: the claimed frame, which starts at the position, becomes padding. */
     long abortClaim(final int frameOffset, final int frameLength)
     {
-        writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_PAD, position);
+        appender.abort(position, frameLength, sessionStreamWord());
         return dutyAfterOffer(publishFrame(frameOffset, frameLength, 0));
     }
 
@@ -522,27 +494,49 @@ public final class Publication implements AutoCloseable
         receiveHeadroom = headroom == Long.MAX_VALUE ? 0 : headroom;
     }
 
-    private int writePaddingIfNeeded(final int padding, final int ringOffset)
+    /**
+     * Credit for one frame at the position, and for the PAD frame it needs before it where it does
+     * not fit before the end of the ring.
+     */
+    private boolean hasCreditForFrame(final int frameLength)
     {
-        if (padding == 0)
-        {
-            return ringOffset;
-        }
-        writeHeader(ringOffset, padding, UNFRAGMENTED, TYPE_PAD, position);
-        publishFrame(ringOffset, padding, 0);
-        return 0;
+        final int padding = appender.padding(position, frameLength);
+        return hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2);
     }
 
-    private void writeHeader(final int frameOffset, final int frameLength, final byte flags, final short type,
-        final long framePosition)
+    /** Credit for a whole fragmented message at once: every fragment and every PAD frame it will need. */
+    private boolean hasCreditForMessage(final int length)
     {
-        stagingBuffer.putLong(frameOffset + FRAME_LENGTH_OFFSET,
-            lengthWord(frameLength, CURRENT_VERSION, flags, type), ORDER);
-        if (frameLength >= HEADER_LENGTH)
+        long end = position;
+        int frames = 0;
+        for (int remaining = length; remaining > 0; remaining -= maxPayloadLength)
         {
-            stagingBuffer.putLong(frameOffset + SESSION_ID_OFFSET, sessionStreamWord(sessionId, streamId), ORDER);
-            stagingBuffer.putLong(frameOffset + POSITION_OFFSET, framePosition, ORDER);
+            final int frameLength = HEADER_LENGTH + Math.min(remaining, maxPayloadLength);
+            final int padding = appender.padding(end, frameLength);
+            frames += padding == 0 ? 1 : 2;
+            end += padding + alignedLength(frameLength);
         }
+        return hasCredit(end - position, frames);
+    }
+
+    /**
+     * Publishes the PAD frame the appender wrote in front of a frame it placed at
+     * {@code framePosition}, if it wrote one.
+     *
+     * @return the frame's offset in the ring.
+     */
+    private int publishPadding(final long framePosition)
+    {
+        if (framePosition != position)
+        {
+            publishFrame(appender.offset(position), (int)(framePosition - position), 0);
+        }
+        return appender.offset(framePosition);
+    }
+
+    private long sessionStreamWord()
+    {
+        return FrameDescriptor.sessionStreamWord(sessionId, streamId);
     }
 
     /**
@@ -661,15 +655,11 @@ public final class Publication implements AutoCloseable
 
     private int sendHeartbeat()
     {
-        final int ringOffset = (int)(position & mask);
-        final int padding = ringOffset + HEADER_LENGTH > capacity ? capacity - ringOffset : 0;
-        if (!hasCredit(padding + alignedLength(HEADER_LENGTH), padding == 0 ? 1 : 2))
+        if (!hasCreditForFrame(HEADER_LENGTH))
         {
             return 0; // the subscriber has unread frames: it knows we are alive
         }
-        final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
-        writeHeader(frameOffset, HEADER_LENGTH, UNFRAGMENTED, TYPE_HEARTBEAT, position);
-        publishFrame(frameOffset, HEADER_LENGTH, 0);
+        publishFrame(publishPadding(appender.appendHeartbeat(position, sessionStreamWord())), HEADER_LENGTH, 0);
         counters.heartbeatsSent.incrementRelease();
         return 1;
     }
