@@ -111,6 +111,15 @@ public final class FrameDescriptor
 
     /**
      * @param lengthWord a {@link #lengthWord}.
+     * @return its frame format version.
+     */
+    public static byte version(final long lengthWord)
+    {
+        return (byte)(lengthWord >>> 32);
+    }
+
+    /**
+     * @param lengthWord a {@link #lengthWord}.
      * @return its BEGIN/END flags.
      */
     public static byte flags(final long lengthWord)
