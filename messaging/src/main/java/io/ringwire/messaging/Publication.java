@@ -3,25 +3,21 @@ package io.ringwire.messaging;
 import io.ringwire.messaging.protocol.CreditLayout;
 import io.ringwire.messaging.protocol.FrameAppender;
 import io.ringwire.messaging.protocol.FrameDescriptor;
-import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.messaging.status.PublicationCounters;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;
-import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
-import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.ProtectionDomain;
-import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.RdmaProviders;
 import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
 import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
@@ -59,14 +55,6 @@ public final class Publication implements AutoCloseable
     /** The stream position would overflow. */
     public static final long MAX_POSITION_EXCEEDED = -5;
 
-    /** Writes one destination's queue pair may have outstanding, where the device allows it. */
-    private static final int DESTINATION_SEND_DEPTH = 4096;
-    /** The fewest: a device that cannot hold this many per destination refuses the publication. */
-    private static final int MIN_DESTINATION_SEND_DEPTH = 256;
-    /** Receives a destination's queue pair posts (the subscriber sends none: a spare few). */
-    private static final int DESTINATION_RECEIVE_DEPTH = 16;
-    /** Spare completion-queue entries besides the destinations'. */
-    private static final int COMPLETION_QUEUE_SPARE = 64;
     /**
      * Offer attempts between two duty cycles that the offers run themselves. Small enough that the
      * completions and ACKs one cycle reaps take less than a round trip on roce (each ACK is a
@@ -78,9 +66,7 @@ public final class Publication implements AutoCloseable
     private final ChannelUri channel;
     private final int streamId;
     private final Device device;
-    private final ProtectionDomain domain;
     private final CompletionQueue completionQueue;
-    private final QueuePairConfig queuePairConfig;
     private final MemoryRegion staging;
     private final FrameAppender appender;
     private final int capacity;
@@ -88,18 +74,16 @@ public final class Publication implements AutoCloseable
     private final int maxMessageLength;
     private final int maxInline;
     private final int signalInterval;
-    private final PublicationDestination[] destinations;
     private final PublicationCounters counters;
-    private final CompletionHandler completionHandler = this::onCompletion;
+    private final PublicationDestinations destinations;
+    /** {@link PublicationDestinations#all}, which the posting loop walks. */
+    private final PublicationDestination[] destinationArray;
+    private final CompletionHandler completionHandler;
 
-    private int sessionId;
     private long position;
     private long limitPosition;
     /** Frames every connected subscriber has a posted receive for (see {@link CreditLayout}). */
     private long receiveHeadroom;
-    private int connectedCount;
-    /** Successful connections over the publication's life (more than one: it reconnected). */
-    private long connections;
     private int postsSinceSignal;
     private long lastFrameNs;
     private long nextDutyNs;
@@ -118,44 +102,28 @@ public final class Publication implements AutoCloseable
         final List<InetSocketAddress> endpoints = channel.endpoints();
         this.device = RdmaProviders.open(context.newRdmaConfig(channel.provider(),
             LocalAddresses.bindAddressFor(channel, endpoints.get(0), false)));
+        PublicationCounters created = null;
         try
         {
-            this.domain = device.allocateProtectionDomain();
-            // Each destination's queue pair may put its whole send and receive queues on the shared
-            // completion queue at once (a queue pair going to ERROR flushes every request, signaled or
-            // not), so the send depth shrinks to what the device's deepest completion queue holds.
-            final int sendDepth = Math.min(DESTINATION_SEND_DEPTH,
-                (device.maxCompletionQueueDepth() - COMPLETION_QUEUE_SPARE) / endpoints.size() -
-                DESTINATION_RECEIVE_DEPTH);
-            if (sendDepth < MIN_DESTINATION_SEND_DEPTH)
-            {
-                throw new IllegalArgumentException("a publication to " + endpoints.size() + " endpoints needs a " +
-                    "completion queue of " + ((MIN_DESTINATION_SEND_DEPTH + DESTINATION_RECEIVE_DEPTH) *
-                    endpoints.size() + COMPLETION_QUEUE_SPARE) + " entries at least; " + device.name() + " allows " +
-                    device.maxCompletionQueueDepth() + ": publish to fewer endpoints from one publication");
-            }
+            final ProtectionDomain domain = device.allocateProtectionDomain();
             this.completionQueue = device.createCompletionQueue(
-                (sendDepth + DESTINATION_RECEIVE_DEPTH) * endpoints.size() + COMPLETION_QUEUE_SPARE);
+                PublicationDestinations.completionQueueDepth(device, endpoints.size()));
             this.capacity = null == channel.get("ring") ? context.ringCapacity() : Integer.parseInt(channel.get("ring"));
             this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity), device.maxMessageSize() - HEADER_LENGTH);
             this.maxMessageLength = capacity / 2 - HEADER_LENGTH;
             this.maxInline = device.maxInlineData();
             this.signalInterval = context.signalInterval();
-            this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue, sendDepth,
-                DESTINATION_RECEIVE_DEPTH, maxInline);
             this.staging = domain.allocateRegion(capacity, Access.LOCAL_WRITE);
             this.appender = new FrameAppender(staging.buffer());
-            this.destinations = new PublicationDestination[endpoints.size()];
-            for (int i = 0; i < destinations.length; i++)
-            {
-                destinations[i] = new PublicationDestination(endpoints.get(i), domain);
-            }
-            this.counters = PublicationCounters.create(context, channel, streamId);
-            this.sessionId = ThreadLocalRandom.current().nextInt();
+            this.counters = created = PublicationCounters.create(context, channel, streamId);
+            this.destinations = new PublicationDestinations(context, endpoints, device, domain, completionQueue,
+                counters, streamId, capacity, this::refreshLimit);
+            this.destinationArray = destinations.all;
+            this.completionHandler = destinations.completionHandler;
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietClose(device);
+            CloseHelper.quietCloseAll(created, device);
             throw ex;
         }
     }
@@ -193,7 +161,7 @@ public final class Publication implements AutoCloseable
                 ALIGNMENT);
         }
         final Publication publication = new Publication(context, ChannelUri.parse(channel), streamId, initialPosition);
-        publication.connectDisconnected(System.nanoTime(), true);
+        publication.destinations.connectDisconnected(System.nanoTime(), true, publication.position);
         return publication;
     }
 
@@ -212,15 +180,15 @@ public final class Publication implements AutoCloseable
      * @param timeout how long to wait.
      * @return true when connected.
      */
-    public boolean awaitConnected(final java.time.Duration timeout)
+    public boolean awaitConnected(final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
-        while (connectedCount == 0 && System.nanoTime() - deadline < 0)
+        while (!destinations.isConnected() && System.nanoTime() - deadline < 0)
         {
             doWork();
             Thread.onSpinWait();
         }
-        return connectedCount > 0;
+        return destinations.isConnected();
     }
 
     // ---------------------------------------------------------------- accessors
@@ -234,7 +202,7 @@ public final class Publication implements AutoCloseable
     /** @return the current session id (a new one after every full reconnection). */
     public int sessionId()
     {
-        return sessionId;
+        return destinations.sessionId();
     }
 
     /** @return the stream position: bytes of frames (and padding) written so far. */
@@ -246,7 +214,7 @@ public final class Publication implements AutoCloseable
     /** @return true when at least one subscriber is connected. */
     public boolean isConnected()
     {
-        return connectedCount > 0;
+        return destinations.isConnected();
     }
 
     /** @return the largest message {@link #offer} takes (half the ring). */
@@ -278,14 +246,7 @@ public final class Publication implements AutoCloseable
      */
     public String lastConnectionError()
     {
-        for (final PublicationDestination destination : destinations)
-        {
-            if (!destination.connected && null != destination.lastError)
-            {
-                return destination.endpoint + ": " + destination.lastError;
-            }
-        }
-        return null;
+        return destinations.lastConnectionError();
     }
 
     // ---------------------------------------------------------------- offer
@@ -395,14 +356,14 @@ public final class Publication implements AutoCloseable
         {
             return CLOSED;
         }
-        if (connectedCount == 0)
+        if (!destinations.isConnected())
         {
             doWork();
-            if (connectedCount == 0)
+            if (!destinations.isConnected())
             {
                 return NOT_CONNECTED;
             }
-            if (connections > 1)
+            if (destinations.connections() > 1)
             {
                 return ADMIN_ACTION; // reconnected, under a new session: the caller retries into it
             }
@@ -435,7 +396,7 @@ public final class Publication implements AutoCloseable
     {
         counters.backPressured.incrementRelease();
         dutyAfterOffer(0);
-        return connectedCount == 0 ? NOT_CONNECTED : BACK_PRESSURED;
+        return destinations.isConnected() ? BACK_PRESSURED : NOT_CONNECTED;
     }
 
     /**
@@ -464,33 +425,16 @@ public final class Publication implements AutoCloseable
     /** The admission test against the credit last read: ring bytes, posted receives, send room. */
     private boolean admits(final long required, final int frames)
     {
-        if (position + required > limitPosition || frames > receiveHeadroom)
-        {
-            return false;
-        }
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.connected && !destination.queuePair.canPostSends(frames, required))
-            {
-                return false;
-            }
-        }
-        return true;
+        return position + required <= limitPosition && frames <= receiveHeadroom &&
+            destinations.canPostSends(frames, required);
     }
 
+    /** Reads the connected subscribers' credit again; with none connected, nothing is admitted. */
     private void refreshLimit()
     {
-        long minimum = Long.MAX_VALUE;
-        long headroom = Long.MAX_VALUE;
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.connected)
-            {
-                minimum = Math.min(minimum, destination.consumedPosition());
-                headroom = Math.min(headroom, destination.receiveHeadroom());
-            }
-        }
-        limitPosition = minimum == Long.MAX_VALUE ? position : minimum + capacity;
+        final long slowest = destinations.slowestConsumedPosition();
+        final long headroom = destinations.leastReceiveHeadroom();
+        limitPosition = slowest == Long.MAX_VALUE ? position : slowest + capacity;
         receiveHeadroom = headroom == Long.MAX_VALUE ? 0 : headroom;
     }
 
@@ -536,7 +480,7 @@ public final class Publication implements AutoCloseable
 
     private long sessionStreamWord()
     {
-        return FrameDescriptor.sessionStreamWord(sessionId, streamId);
+        return FrameDescriptor.sessionStreamWord(destinations.sessionId(), streamId);
     }
 
     /**
@@ -551,37 +495,11 @@ public final class Publication implements AutoCloseable
             postsSinceSignal = 0;
         }
         final int flags = (frameLength <= maxInline ? SendFlags.INLINE : 0) | (signal ? SendFlags.SIGNALED : 0);
-        for (final PublicationDestination destination : destinations)
+        for (final PublicationDestination destination : destinationArray)
         {
-            if (!destination.connected)
+            if (destination.connected)
             {
-                continue;
-            }
-            int result;
-            long giveUpNs = 0;
-            while ((result = destination.queuePair.postWriteWithImmediate(position, staging, frameOffset, frameLength,
-                destination.remoteRingAddress + frameOffset, destination.remoteRingKey, frameLength, flags)) ==
-                PostResult.QUEUE_FULL)
-            {
-                // The frame is admitted (credit checked); the send queue drains as completions are reaped.
-                completionQueue.poll(completionHandler, 64);
-                final long nowNs = System.nanoTime();
-                giveUpNs = giveUpNs == 0 ? nowNs + context.livenessTimeoutNs() : giveUpNs;
-                if (nowNs - giveUpNs > 0 || !destination.connected)
-                {
-                    counters.sendFailures.incrementRelease();
-                    disconnect(destination, "send queue stayed full for the liveness timeout");
-                    break;
-                }
-            }
-            if (result == PostResult.OK)
-            {
-                destination.receiveConsumingRequests++;
-            }
-            else if (result != PostResult.QUEUE_FULL)
-            {
-                counters.sendFailures.incrementRelease();
-                disconnect(destination, "post failed: " + PostResult.name(result));
+                destinations.post(destination, position, staging, frameOffset, frameLength, flags);
             }
         }
         receiveHeadroom--;
@@ -592,7 +510,7 @@ public final class Publication implements AutoCloseable
             counters.messagesSent.incrementRelease();
             counters.bytesSent.getAndAddRelease(messageLength);
         }
-        return connectedCount > 0 ? position : NOT_CONNECTED;
+        return destinations.isConnected() ? position : NOT_CONNECTED;
     }
 
     // ---------------------------------------------------------------- duty cycle
@@ -612,40 +530,19 @@ public final class Publication implements AutoCloseable
         }
         int work = completionQueue.poll(completionHandler, 64);
         final long nowNs = System.nanoTime();
-        if (connectedCount < destinations.length)
-        {
-            work += connectDisconnected(nowNs, false);
-        }
+        work += destinations.connectDisconnected(nowNs, false, position);
         if (nowNs - nextDutyNs < 0)
         {
             return work;
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 10_000_000L);
-        for (final PublicationDestination destination : destinations)
-        {
-            if (!destination.connected)
-            {
-                continue;
-            }
-            final long counter = destination.livenessCounter();
-            if (counter != destination.lastLivenessCounter)
-            {
-                destination.lastLivenessCounter = counter;
-                destination.lastLivenessChangeNs = nowNs;
-            }
-            else if (nowNs - destination.lastLivenessChangeNs > context.livenessTimeoutNs())
-            {
-                counters.livenessTimeouts.incrementRelease();
-                disconnect(destination, "subscriber silent for longer than the liveness timeout");
-                work++;
-            }
-        }
+        work += destinations.disconnectSilent(nowNs);
         if (framesPublished != framesPublishedAtLastDuty)
         {
             framesPublishedAtLastDuty = framesPublished;
             lastFrameNs = nowNs;
         }
-        if (connectedCount > 0 && nowNs - lastFrameNs > context.heartbeatIntervalNs())
+        if (destinations.isConnected() && nowNs - lastFrameNs > context.heartbeatIntervalNs())
         {
             work += sendHeartbeat();
             lastFrameNs = nowNs;
@@ -664,89 +561,6 @@ public final class Publication implements AutoCloseable
         return 1;
     }
 
-    private int connectDisconnected(final long nowNs, final boolean force)
-    {
-        if (connectedCount == destinations.length)
-        {
-            return 0;
-        }
-        int work = 0;
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.connected)
-            {
-                continue;
-            }
-            if (destination.isConnecting())
-            {
-                if (destination.completeConnect(nowNs) > 0 && destination.join(position))
-                {
-                    connectedCount++;
-                    connections++;
-                    refreshLimit();
-                    counters.connects.incrementRelease();
-                    work++;
-                }
-                continue;
-            }
-            if (!force && nowNs - destination.lastAttemptNs < context.reconnectIntervalNs())
-            {
-                continue;
-            }
-            if (connectedCount == 0 && !anyConnecting())
-            {
-                // Nobody saw the old session: start a new one, as Aeron does for a new publication.
-                sessionId = ThreadLocalRandom.current().nextInt();
-            }
-            final SessionSetup setup = new SessionSetup(streamId, sessionId, capacity, position);
-            if (destination.beginConnect(domain, queuePairConfig, setup, context.connectionManagerConfig(), nowNs))
-            {
-                work++;
-            }
-        }
-        return work;
-    }
-
-    private boolean anyConnecting()
-    {
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.isConnecting())
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
-        final int immediate, final int queuePairNumber)
-    {
-        if (status == CompletionStatus.SUCCESS)
-        {
-            return;
-        }
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.connected && destination.queuePair.queuePairNumber() == queuePairNumber)
-            {
-                counters.errors.incrementRelease();
-                disconnect(destination, "completion " + CompletionStatus.name(status));
-            }
-        }
-    }
-
-    private void disconnect(final PublicationDestination destination, final String reason)
-    {
-        if (destination.connected)
-        {
-            destination.disconnect(reason);
-            connectedCount--;
-            counters.disconnects.incrementRelease();
-            refreshLimit();
-        }
-    }
-
     @Override
     public void close()
     {
@@ -755,19 +569,13 @@ public final class Publication implements AutoCloseable
             return;
         }
         closed = true;
-        for (final PublicationDestination destination : destinations)
-        {
-            CloseHelper.quietClose(destination);
-        }
-        CloseHelper.quietClose(counters);
-        CloseHelper.quietClose(device);
+        CloseHelper.quietCloseAll(destinations, counters, device);
     }
 
     @Override
     public String toString()
     {
-        return "Publication{channel=" + channel + ", stream=" + streamId + ", session=" + sessionId + ", position=" +
-            position + ", connected=" + connectedCount + "/" + destinations.length +
-            (connectedCount < destinations.length ? ", lastError=" + lastConnectionError() : "") + '}';
+        return "Publication{channel=" + channel + ", stream=" + streamId + ", session=" + destinations.sessionId() +
+            ", position=" + position + ", connected=" + destinations + '}';
     }
 }
