@@ -51,13 +51,7 @@ public final class BufferClaim
      */
     public long commit()
     {
-        final Publication owner = publication;
-        publication = null;
-        if (null == owner)
-        {
-            throw new IllegalStateException("nothing claimed, or already committed or aborted");
-        }
-        return owner.commitClaim(frameOffset, frameLength);
+        return release().commitClaim(frameOffset, frameLength);
     }
 
     /**
@@ -67,12 +61,23 @@ public final class BufferClaim
      */
     public long abort()
     {
+        return release().abortClaim(frameOffset, frameLength);
+    }
+
+    /**
+     * Ends the claim: a claim is committed or aborted once.
+     *
+     * @return the publication that made it.
+     * @throws IllegalStateException when there is no claim to end.
+     */
+    private Publication release()
+    {
         final Publication owner = publication;
         publication = null;
         if (null == owner)
         {
             throw new IllegalStateException("nothing claimed, or already committed or aborted");
         }
-        return owner.abortClaim(frameOffset, frameLength);
+        return owner;
     }
 }

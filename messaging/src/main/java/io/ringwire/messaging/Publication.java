@@ -76,7 +76,7 @@ public final class Publication implements AutoCloseable
     private final int signalInterval;
     private final PublicationCounters counters;
     private final PublicationDestinations destinations;
-    /** {@link PublicationDestinations#all}, which the posting loop walks. */
+    /** {@link PublicationDestinations#all}, which the posting and credit loops walk. */
     private final PublicationDestination[] destinationArray;
     private final CompletionHandler completionHandler;
 
@@ -432,8 +432,16 @@ public final class Publication implements AutoCloseable
     /** Reads the connected subscribers' credit again; with none connected, nothing is admitted. */
     private void refreshLimit()
     {
-        final long slowest = destinations.slowestConsumedPosition();
-        final long headroom = destinations.leastReceiveHeadroom();
+        long slowest = Long.MAX_VALUE;
+        long headroom = Long.MAX_VALUE;
+        for (final PublicationDestination destination : destinationArray)
+        {
+            if (destination.connected)
+            {
+                slowest = Math.min(slowest, destination.consumedPosition());
+                headroom = Math.min(headroom, destination.receiveHeadroom());
+            }
+        }
         limitPosition = slowest == Long.MAX_VALUE ? position : slowest + capacity;
         receiveHeadroom = headroom == Long.MAX_VALUE ? 0 : headroom;
     }

@@ -196,40 +196,6 @@ final class PublicationDestinations implements AutoCloseable
     }
 
     /**
-     * @return the lowest consumed position of the connected subscribers, or {@link Long#MAX_VALUE}
-     *         when none is connected.
-     */
-    long slowestConsumedPosition()
-    {
-        long slowest = Long.MAX_VALUE;
-        for (final PublicationDestination destination : all)
-        {
-            if (destination.connected)
-            {
-                slowest = Math.min(slowest, destination.consumedPosition());
-            }
-        }
-        return slowest;
-    }
-
-    /**
-     * @return the fewest frames a connected subscriber has receives posted for, or
-     *         {@link Long#MAX_VALUE} when none is connected.
-     */
-    long leastReceiveHeadroom()
-    {
-        long least = Long.MAX_VALUE;
-        for (final PublicationDestination destination : all)
-        {
-            if (destination.connected)
-            {
-                least = Math.min(least, destination.receiveHeadroom());
-            }
-        }
-        return least;
-    }
-
-    /**
      * @param frames frames to post.
      * @param bytes  their bytes.
      * @return true when every connected queue pair can post them now (send queue room, and on roce
