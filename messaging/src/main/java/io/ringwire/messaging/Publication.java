@@ -56,9 +56,10 @@ public final class Publication implements AutoCloseable
     public static final long MAX_POSITION_EXCEEDED = -5;
 
     /**
-     * Offer attempts between two duty cycles that the offers run themselves. Small enough that the
-     * completions and ACKs one cycle reaps take less than a round trip on roce (each ACK is a
-     * datagram, one receive call); 64 made every 64th round trip of a ping-pong some 100 us late.
+     * Offer attempts between two duty cycles that the offers run themselves. Small, so one cycle
+     * finds few completions and ACKs to reap (on roce each ACK is a datagram that takes a receive call)
+     * and the offer that runs it returns well within a round trip; the longer the interval, the more
+     * a single offer reaps for all the others.
      */
     static final int OFFERS_PER_DUTY = 16;
 

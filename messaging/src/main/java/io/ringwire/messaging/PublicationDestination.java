@@ -101,7 +101,7 @@ final class PublicationDestination implements AutoCloseable
     /**
      * Adopts a finished connection attempt. Owning thread.
      *
-     * @return 1 when now connected, 0 when still connecting, -1 when the attempt failed.
+     * @return 1 when connected, 0 when still connecting, -1 when the attempt failed.
      */
     int completeConnect(final long nowNs)
     {
