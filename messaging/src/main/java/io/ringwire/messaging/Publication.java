@@ -338,17 +338,17 @@ public final class Publication implements AutoCloseable
         return position + alignedLength(frameLength);
     }
 
-    /** Called by {@link BufferClaim#commit()}. */
-    long commitClaim(final int frameOffset, final int frameLength)
+    /** Called by {@link BufferClaim#commit()}: the claimed frame starts at the position. */
+    long commitClaim(final int frameLength)
     {
-        return dutyAfterOffer(publishFrame(frameOffset, frameLength, frameLength - HEADER_LENGTH));
+        return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, frameLength - HEADER_LENGTH));
     }
 
-    /** Called by {@link BufferClaim#abort()}: the claimed frame, which starts at the position, becomes padding. */
-    long abortClaim(final int frameOffset, final int frameLength)
+    /** Called by {@link BufferClaim#abort()}: the claimed frame, at the position, becomes padding. */
+    long abortClaim(final int frameLength)
     {
         appender.abort(position, frameLength, sessionStreamWord());
-        return dutyAfterOffer(publishFrame(frameOffset, frameLength, 0));
+        return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, 0));
     }
 
     private long admit()
