@@ -20,9 +20,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * A publication's subscribers, one {@link PublicationDestination} per endpoint of its channel, and
  * which of them are connected: connecting and reconnecting them (under a new session once nobody
  * holds the old one), joining each at the publication's position, declaring silent ones gone after
- * the liveness timeout, disconnecting one whose completion failed, and saying why the last attempt
- * failed. The publication posts frames to the connected ones and reads their credit; it is told of
- * every connection and disconnection, since either changes what the connected ones allow.
+ * the liveness timeout, disconnecting one whose completion or post failed or whose send queue
+ * stays full, and saying why the last attempt failed. The publication decides what goes out and
+ * hands each frame to {@link #post} for every connected destination, and reads their credit; it
+ * is told of every connection and disconnection, since either changes what the connected ones
+ * allow.
  *
  * <p>Threading: the publication's owning thread.
  */
