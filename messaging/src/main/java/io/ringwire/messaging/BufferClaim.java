@@ -1,46 +1,48 @@
 package io.ringwire.messaging;
 
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import static io.ringwire.messaging.protocol.FrameDescriptor.HEADER_LENGTH;
 
 /**
  * A frame claimed with {@link Publication#tryClaim}: encode the message (e.g. with an SBE encoder)
  * into {@link #buffer()} from {@link #offset()} for {@link #length()} bytes — that is registered
- * memory, sent as it lies — then {@link #commit()} (or {@link #abort()}). Reusable; allocation-free.
+ * memory, sent as it lies — then {@link #commit()} (or {@link #abort()}). As Aeron's, the buffer is a
+ * view of the claimed frame alone, its header first, so the payload starts at the header's length
+ * and an encoder that runs past the claim meets the view's bounds rather than the next frame.
+ * Reusable; allocation-free.
  *
  * <p>Threading: the publication's owning thread.
  */
 public final class BufferClaim
 {
+    private final UnsafeBuffer frame = new UnsafeBuffer(0, 0);
     private Publication publication;
-    private MutableDirectBuffer buffer;
-    private int frameOffset;
-    private int frameLength;
 
-    void wrap(final Publication publication, final MutableDirectBuffer buffer, final int frameOffset,
-        final int frameLength)
+    void wrap(final Publication publication, final DirectBuffer ring, final int frameOffset, final int frameLength)
     {
         this.publication = publication;
-        this.buffer = buffer;
-        this.frameOffset = frameOffset;
-        this.frameLength = frameLength;
+        frame.wrap(ring, frameOffset, frameLength);
     }
 
-    /** @return the buffer to encode into. */
+    /** @return the claimed frame to encode into. */
     public MutableDirectBuffer buffer()
     {
-        return buffer;
+        return frame;
     }
 
-    /** @return where the payload starts in {@link #buffer()}. */
+    /** @return where the payload starts in {@link #buffer()}: after the frame's header. */
     public int offset()
     {
-        return frameOffset + FrameDescriptor.HEADER_LENGTH;
+        return HEADER_LENGTH;
     }
 
     /** @return the payload length claimed. */
     public int length()
     {
-        return frameLength - FrameDescriptor.HEADER_LENGTH;
+        return frame.capacity() - HEADER_LENGTH;
     }
 
     /**
@@ -50,13 +52,7 @@ public final class BufferClaim
      */
     public long commit()
     {
-        final Publication owner = publication;
-        publication = null;
-        if (null == owner)
-        {
-            throw new IllegalStateException("nothing claimed, or already committed or aborted");
-        }
-        return owner.commitClaim(frameOffset, frameLength);
+        return release().commitClaim(frame.capacity());
     }
 
     /**
@@ -66,12 +62,23 @@ public final class BufferClaim
      */
     public long abort()
     {
+        return release().abortClaim(frame.capacity());
+    }
+
+    /**
+     * Ends the claim: a claim is committed or aborted once.
+     *
+     * @return the publication that made it.
+     * @throws IllegalStateException when there is no claim to end.
+     */
+    private Publication release()
+    {
         final Publication owner = publication;
         publication = null;
         if (null == owner)
         {
             throw new IllegalStateException("nothing claimed, or already committed or aborted");
         }
-        return owner.abortClaim(frameOffset, frameLength);
+        return owner;
     }
 }

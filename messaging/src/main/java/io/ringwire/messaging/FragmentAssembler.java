@@ -4,8 +4,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 
-import static io.ringwire.messaging.FrameDescriptor.BEGIN_FLAG;
-import static io.ringwire.messaging.FrameDescriptor.END_FLAG;
+import static io.ringwire.messaging.protocol.FrameDescriptor.BEGIN_FLAG;
+import static io.ringwire.messaging.protocol.FrameDescriptor.END_FLAG;
 
 /**
  * Reassembles fragmented messages per session and hands the delegate whole messages only (an

@@ -2,7 +2,7 @@ package io.ringwire.messaging;
 
 import org.agrona.DirectBuffer;
 
-import static io.ringwire.messaging.FrameDescriptor.*;
+import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
 /**
  * Flyweight over the header of the frame a {@link FragmentHandler} is given. Valid only during the

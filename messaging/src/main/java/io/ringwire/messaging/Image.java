@@ -1,5 +1,10 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.FrameDescriptor;
+import io.ringwire.messaging.protocol.FrameReader;
+import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.status.SubscriptionCounters;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
@@ -7,7 +12,7 @@ import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AtomicBuffer;
 
-import static io.ringwire.messaging.FrameDescriptor.*;
+import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
 /**
  * One publication's stream as a subscription sees it: the ring it writes into, the queue pair it
@@ -32,21 +37,19 @@ final class Image implements AutoCloseable
     final int queuePairNumber;
     private final MemoryRegion ring;
     private final AtomicBuffer ringBuffer;
+    /** Checks each frame against what the stream must hold next: this image's session and position. */
+    private final FrameReader reader;
     private final MemoryRegion creditSource;
     private final AtomicBuffer creditBuffer;
     private final MemoryRegion join;
     private final long remoteCreditAddress;
     private final int remoteCreditKey;
-    private final int capacity;
-    private final int mask;
     private final int creditInterval;
     private final int receiveBatch;
     private final int repostThreshold;
     /** Receives reposted since the last credit write that make one worth sending on their own. */
     private final int receiveCreditInterval;
     private final Header header = new Header();
-    /** The session and stream every frame of this image carries, as its header holds them. */
-    private final long sessionStreamWord;
 
     long position;
     private long creditSentPosition;
@@ -80,13 +83,11 @@ final class Image implements AutoCloseable
         this.join = join;
         this.remoteCreditAddress = remoteCreditAddress;
         this.remoteCreditKey = remoteCreditKey;
-        this.capacity = ring.length();
-        this.mask = capacity - 1;
-        this.creditInterval = capacity / creditFraction;
+        this.reader = new FrameReader(ringBuffer, FrameDescriptor.sessionStreamWord(sessionId, streamId));
+        this.creditInterval = ring.length() / creditFraction;
         this.receiveBatch = receiveBatch;
         this.repostThreshold = Math.max(1, receiveBatch / REPOSTS_PER_BATCH);
         this.receiveCreditInterval = Math.max(1, receiveBatch / 4);
-        this.sessionStreamWord = FrameDescriptor.sessionStreamWord(sessionId, streamId);
         this.header.wrap(ringBuffer, 0);
         this.position = initialPosition;
         this.creditSentPosition = initialPosition;
@@ -100,7 +101,7 @@ final class Image implements AutoCloseable
      * @param frameLength the completion's immediate.
      * @param handler     gets data frames.
      * @param counters    the subscription's counters.
-     * @return VALID or PROTOCOL_ERROR (the frame does not match what the stream must hold next).
+     * @return VALID or PROTOCOL_ERROR (a frame before the JOIN, or one {@link FrameReader} refuses).
      */
     int onFrame(final int frameLength, final FragmentHandler handler, final SubscriptionCounters counters,
         final long nowNs)
@@ -109,42 +110,29 @@ final class Image implements AutoCloseable
         {
             return PROTOCOL_ERROR;
         }
-        final int offset = (int)(position & mask);
-        final int aligned = alignedLength(frameLength);
-        if (frameLength < 8 || offset + aligned > capacity)
-        {
-            return PROTOCOL_ERROR;
-        }
-        final long lengthWord = ringBuffer.getLong(offset + FRAME_LENGTH_OFFSET, ORDER);
-        final short type = FrameDescriptor.type(lengthWord);
-        if (FrameDescriptor.frameLength(lengthWord) != frameLength ||
-            (type != TYPE_PAD && (frameLength < HEADER_LENGTH ||
-                ringBuffer.getLong(offset + SESSION_ID_OFFSET, ORDER) != sessionStreamWord ||
-                ringBuffer.getLong(offset + POSITION_OFFSET, ORDER) != position)))
+        final int frame = reader.read(position, frameLength);
+        if (frame < 0)
         {
             return PROTOCOL_ERROR;
         }
         framesReceived++;
-        if (type == TYPE_DATA)
+        if (frame == FrameReader.DATA)
         {
+            final int offset = reader.offset(position);
             header.frameOffset(offset);
             handler.onFragment(ringBuffer, offset + HEADER_LENGTH, frameLength - HEADER_LENGTH, header);
             counters.fragmentsReceived.incrementRelease();
-            if ((FrameDescriptor.flags(lengthWord) & END_FLAG) != 0)
+            if ((ringBuffer.getByte(offset + FLAGS_OFFSET) & END_FLAG) != 0)
             {
                 counters.messagesReceived.incrementRelease(); // an unfragmented message, or a message's last fragment
             }
             counters.bytesReceived.getAndAddRelease(frameLength - HEADER_LENGTH);
         }
-        else if (type == TYPE_HEARTBEAT)
+        else if (frame == FrameReader.HEARTBEAT)
         {
             counters.heartbeatsReceived.incrementRelease();
         }
-        else if (type != TYPE_PAD)
-        {
-            return PROTOCOL_ERROR;
-        }
-        position += aligned;
+        position += alignedLength(frameLength);
         if (++receivesToRepost >= repostThreshold)
         {
             repostReceives();

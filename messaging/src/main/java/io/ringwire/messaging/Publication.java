@@ -1,25 +1,25 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.FrameAppender;
+import io.ringwire.messaging.protocol.FrameDescriptor;
+import io.ringwire.messaging.status.PublicationCounters;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;
-import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
-import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.ProtectionDomain;
-import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.RdmaProviders;
 import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.AtomicBuffer;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
-import static io.ringwire.messaging.FrameDescriptor.*;
+import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
 /**
  * Publishes a stream into the rings of one or more subscriptions (fan-out: one queue pair each),
@@ -55,18 +55,11 @@ public final class Publication implements AutoCloseable
     /** The stream position would overflow. */
     public static final long MAX_POSITION_EXCEEDED = -5;
 
-    /** Writes one destination's queue pair may have outstanding, where the device allows it. */
-    private static final int DESTINATION_SEND_DEPTH = 4096;
-    /** The fewest: a device that cannot hold this many per destination refuses the publication. */
-    private static final int MIN_DESTINATION_SEND_DEPTH = 256;
-    /** Receives a destination's queue pair posts (the subscriber sends none: a spare few). */
-    private static final int DESTINATION_RECEIVE_DEPTH = 16;
-    /** Spare completion-queue entries besides the destinations'. */
-    private static final int COMPLETION_QUEUE_SPARE = 64;
     /**
-     * Offer attempts between two duty cycles that the offers run themselves. Small enough that the
-     * completions and ACKs one cycle reaps take less than a round trip on roce (each ACK is a
-     * datagram, one receive call); 64 made every 64th round trip of a ping-pong some 100 us late.
+     * Offer attempts between two duty cycles that the offers run themselves. Small, so one cycle
+     * finds few completions and ACKs to reap (on roce each ACK is a datagram that takes a receive call)
+     * and the offer that runs it returns well within a round trip; the longer the interval, the more
+     * a single offer reaps for all the others.
      */
     static final int OFFERS_PER_DUTY = 16;
 
@@ -74,29 +67,24 @@ public final class Publication implements AutoCloseable
     private final ChannelUri channel;
     private final int streamId;
     private final Device device;
-    private final ProtectionDomain domain;
     private final CompletionQueue completionQueue;
-    private final QueuePairConfig queuePairConfig;
     private final MemoryRegion staging;
-    private final AtomicBuffer stagingBuffer;
+    private final FrameAppender appender;
     private final int capacity;
-    private final int mask;
     private final int maxPayloadLength;
     private final int maxMessageLength;
     private final int maxInline;
     private final int signalInterval;
-    private final PublicationDestination[] destinations;
     private final PublicationCounters counters;
-    private final CompletionHandler completionHandler = this::onCompletion;
+    private final PublicationDestinations destinations;
+    /** {@link PublicationDestinations#all}, which the posting and credit loops walk. */
+    private final PublicationDestination[] destinationArray;
+    private final CompletionHandler completionHandler;
 
-    private int sessionId;
     private long position;
     private long limitPosition;
     /** Frames every connected subscriber has a posted receive for (see {@link CreditLayout}). */
     private long receiveHeadroom;
-    private int connectedCount;
-    /** Successful connections over the publication's life (more than one: it reconnected). */
-    private long connections;
     private int postsSinceSignal;
     private long lastFrameNs;
     private long nextDutyNs;
@@ -115,45 +103,28 @@ public final class Publication implements AutoCloseable
         final List<InetSocketAddress> endpoints = channel.endpoints();
         this.device = RdmaProviders.open(context.newRdmaConfig(channel.provider(),
             LocalAddresses.bindAddressFor(channel, endpoints.get(0), false)));
+        PublicationCounters created = null;
         try
         {
-            this.domain = device.allocateProtectionDomain();
-            // Each destination's queue pair may put its whole send and receive queues on the shared
-            // completion queue at once (a queue pair going to ERROR flushes every request, signaled or
-            // not), so the send depth shrinks to what the device's deepest completion queue holds.
-            final int sendDepth = Math.min(DESTINATION_SEND_DEPTH,
-                (device.maxCompletionQueueDepth() - COMPLETION_QUEUE_SPARE) / endpoints.size() -
-                DESTINATION_RECEIVE_DEPTH);
-            if (sendDepth < MIN_DESTINATION_SEND_DEPTH)
-            {
-                throw new IllegalArgumentException("a publication to " + endpoints.size() + " endpoints needs a " +
-                    "completion queue of " + ((MIN_DESTINATION_SEND_DEPTH + DESTINATION_RECEIVE_DEPTH) *
-                    endpoints.size() + COMPLETION_QUEUE_SPARE) + " entries at least; " + device.name() + " allows " +
-                    device.maxCompletionQueueDepth() + ": publish to fewer endpoints from one publication");
-            }
+            final ProtectionDomain domain = device.allocateProtectionDomain();
             this.completionQueue = device.createCompletionQueue(
-                (sendDepth + DESTINATION_RECEIVE_DEPTH) * endpoints.size() + COMPLETION_QUEUE_SPARE);
+                PublicationDestinations.completionQueueDepth(device, endpoints.size()));
             this.capacity = null == channel.get("ring") ? context.ringCapacity() : Integer.parseInt(channel.get("ring"));
-            this.mask = capacity - 1;
             this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity), device.maxMessageSize() - HEADER_LENGTH);
             this.maxMessageLength = capacity / 2 - HEADER_LENGTH;
             this.maxInline = device.maxInlineData();
             this.signalInterval = context.signalInterval();
-            this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue, sendDepth,
-                DESTINATION_RECEIVE_DEPTH, maxInline);
             this.staging = domain.allocateRegion(capacity, Access.LOCAL_WRITE);
-            this.stagingBuffer = staging.buffer();
-            this.destinations = new PublicationDestination[endpoints.size()];
-            for (int i = 0; i < destinations.length; i++)
-            {
-                destinations[i] = new PublicationDestination(endpoints.get(i), domain);
-            }
-            this.counters = PublicationCounters.create(context, channel, streamId);
-            this.sessionId = ThreadLocalRandom.current().nextInt();
+            this.appender = new FrameAppender(staging.buffer());
+            this.counters = created = PublicationCounters.create(context, channel, streamId);
+            this.destinations = new PublicationDestinations(context, endpoints, device, domain, completionQueue,
+                counters, streamId, capacity, this::refreshLimit);
+            this.destinationArray = destinations.all;
+            this.completionHandler = destinations.completionHandler;
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietClose(device);
+            CloseHelper.quietCloseAll(created, device);
             throw ex;
         }
     }
@@ -191,7 +162,7 @@ public final class Publication implements AutoCloseable
                 ALIGNMENT);
         }
         final Publication publication = new Publication(context, ChannelUri.parse(channel), streamId, initialPosition);
-        publication.connectDisconnected(System.nanoTime(), true);
+        publication.destinations.connectDisconnected(System.nanoTime(), true, publication.position);
         return publication;
     }
 
@@ -210,15 +181,15 @@ public final class Publication implements AutoCloseable
      * @param timeout how long to wait.
      * @return true when connected.
      */
-    public boolean awaitConnected(final java.time.Duration timeout)
+    public boolean awaitConnected(final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
-        while (connectedCount == 0 && System.nanoTime() - deadline < 0)
+        while (!destinations.isConnected() && System.nanoTime() - deadline < 0)
         {
             doWork();
             Thread.onSpinWait();
         }
-        return connectedCount > 0;
+        return destinations.isConnected();
     }
 
     // ---------------------------------------------------------------- accessors
@@ -232,7 +203,7 @@ public final class Publication implements AutoCloseable
     /** @return the current session id (a new one after every full reconnection). */
     public int sessionId()
     {
-        return sessionId;
+        return destinations.sessionId();
     }
 
     /** @return the stream position: bytes of frames (and padding) written so far. */
@@ -244,7 +215,7 @@ public final class Publication implements AutoCloseable
     /** @return true when at least one subscriber is connected. */
     public boolean isConnected()
     {
-        return connectedCount > 0;
+        return destinations.isConnected();
     }
 
     /** @return the largest message {@link #offer} takes (half the ring). */
@@ -276,14 +247,7 @@ public final class Publication implements AutoCloseable
      */
     public String lastConnectionError()
     {
-        for (final PublicationDestination destination : destinations)
-        {
-            if (!destination.connected && null != destination.lastError)
-            {
-                return destination.endpoint + ": " + destination.lastError;
-            }
-        }
-        return null;
+        return destinations.lastConnectionError();
     }
 
     // ---------------------------------------------------------------- offer
@@ -307,15 +271,12 @@ public final class Publication implements AutoCloseable
         if (length <= maxPayloadLength)
         {
             final int frameLength = HEADER_LENGTH + length;
-            final int ringOffset = (int)(position & mask);
-            final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
-            if (!hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2))
+            if (!hasCreditForFrame(frameLength))
             {
                 return backPressured();
             }
-            final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
-            writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_DATA, position);
-            stagingBuffer.putBytes(frameOffset + HEADER_LENGTH, buffer, offset, length);
+            final int frameOffset = publishPadding(
+                appender.appendData(position, UNFRAGMENTED, buffer, offset, length, sessionStreamWord()));
             return dutyAfterOffer(publishFrame(frameOffset, frameLength, length));
         }
         return offerFragmented(buffer, offset, length);
@@ -328,41 +289,20 @@ public final class Publication implements AutoCloseable
             throw new IllegalArgumentException("message of " + length + " bytes exceeds the maximum of " +
                 maxMessageLength + " (half the ring of " + capacity + " bytes; raise ring= in the channel)");
         }
-        // Admit the whole message at once: every fragment and every padding frame it will need.
-        long required = 0;
-        int frames = 0;
-        long simulated = position;
-        for (int remaining = length; remaining > 0; remaining -= maxPayloadLength)
-        {
-            final int aligned = alignedLength(HEADER_LENGTH + Math.min(remaining, maxPayloadLength));
-            final int ringOffset = (int)(simulated & mask);
-            final int padding = ringOffset + aligned > capacity ? capacity - ringOffset : 0;
-            required += padding + aligned;
-            frames += padding == 0 ? 1 : 2;
-            simulated += padding + aligned;
-        }
-        if (!hasCredit(required, frames))
+        if (!hasCreditForMessage(length))
         {
             return backPressured();
         }
+        final long sessionStreamWord = sessionStreamWord();
         long result = position;
-        for (int sent = 0; sent < length; sent += maxPayloadLength)
+        for (int sent = 0; sent < length && result >= 0; sent += maxPayloadLength)
         {
             final int fragment = Math.min(maxPayloadLength, length - sent);
-            final int frameLength = HEADER_LENGTH + fragment;
-            final int ringOffset = (int)(position & mask);
-            final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
-            final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
-            byte flags = 0;
-            flags |= sent == 0 ? BEGIN_FLAG : 0;
-            flags |= sent + fragment == length ? END_FLAG : 0;
-            writeHeader(frameOffset, frameLength, flags, TYPE_DATA, position);
-            stagingBuffer.putBytes(frameOffset + HEADER_LENGTH, buffer, offset + sent, fragment);
-            result = publishFrame(frameOffset, frameLength, sent + fragment == length ? length : 0);
-            if (result < 0)
-            {
-                return dutyAfterOffer(result);
-            }
+            final boolean last = sent + fragment == length;
+            final byte flags = (byte)((sent == 0 ? BEGIN_FLAG : 0) | (last ? END_FLAG : 0));
+            final int frameOffset = publishPadding(
+                appender.appendData(position, flags, buffer, offset + sent, fragment, sessionStreamWord));
+            result = publishFrame(frameOffset, HEADER_LENGTH + fragment, last ? length : 0);
         }
         return dutyAfterOffer(result);
     }
@@ -388,29 +328,27 @@ public final class Publication implements AutoCloseable
             return status;
         }
         final int frameLength = HEADER_LENGTH + length;
-        final int ringOffset = (int)(position & mask);
-        final int padding = ringOffset + alignedLength(frameLength) > capacity ? capacity - ringOffset : 0;
-        if (!hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2))
+        if (!hasCreditForFrame(frameLength))
         {
             return backPressured();
         }
-        final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
-        writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_DATA, position);
-        claim.wrap(this, stagingBuffer, frameOffset, frameLength);
+        final int frameOffset = publishPadding(
+            appender.claim(position, frameLength, UNFRAGMENTED, TYPE_DATA, sessionStreamWord()));
+        claim.wrap(this, appender.buffer(), frameOffset, frameLength);
         return position + alignedLength(frameLength);
     }
 
-    /** Called by {@link BufferClaim#commit()}. */
-    long commitClaim(final int frameOffset, final int frameLength)
+    /** Called by {@link BufferClaim#commit()}: the claimed frame starts at the position. */
+    long commitClaim(final int frameLength)
     {
-        return dutyAfterOffer(publishFrame(frameOffset, frameLength, frameLength - HEADER_LENGTH));
+        return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, frameLength - HEADER_LENGTH));
     }
 
-    /** Called by {@link BufferClaim#abort()}: the claimed frame becomes padding. */
-    long abortClaim(final int frameOffset, final int frameLength)
+    /** Called by {@link BufferClaim#abort()}: the claimed frame, at the position, becomes padding. */
+    long abortClaim(final int frameLength)
     {
-        writeHeader(frameOffset, frameLength, UNFRAGMENTED, TYPE_PAD, position);
-        return dutyAfterOffer(publishFrame(frameOffset, frameLength, 0));
+        appender.abort(position, frameLength, sessionStreamWord());
+        return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, 0));
     }
 
     private long admit()
@@ -419,14 +357,14 @@ public final class Publication implements AutoCloseable
         {
             return CLOSED;
         }
-        if (connectedCount == 0)
+        if (!destinations.isConnected())
         {
             doWork();
-            if (connectedCount == 0)
+            if (!destinations.isConnected())
             {
                 return NOT_CONNECTED;
             }
-            if (connections > 1)
+            if (destinations.connections() > 1)
             {
                 return ADMIN_ACTION; // reconnected, under a new session: the caller retries into it
             }
@@ -459,7 +397,7 @@ public final class Publication implements AutoCloseable
     {
         counters.backPressured.incrementRelease();
         dutyAfterOffer(0);
-        return connectedCount == 0 ? NOT_CONNECTED : BACK_PRESSURED;
+        return destinations.isConnected() ? BACK_PRESSURED : NOT_CONNECTED;
     }
 
     /**
@@ -488,57 +426,70 @@ public final class Publication implements AutoCloseable
     /** The admission test against the credit last read: ring bytes, posted receives, send room. */
     private boolean admits(final long required, final int frames)
     {
-        if (position + required > limitPosition || frames > receiveHeadroom)
-        {
-            return false;
-        }
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.connected && !destination.queuePair.canPostSends(frames, required))
-            {
-                return false;
-            }
-        }
-        return true;
+        return position + required <= limitPosition && frames <= receiveHeadroom &&
+            destinations.canPostSends(frames, required);
     }
 
+    /** Reads the connected subscribers' credit again; with none connected, nothing is admitted. */
     private void refreshLimit()
     {
-        long minimum = Long.MAX_VALUE;
+        long slowest = Long.MAX_VALUE;
         long headroom = Long.MAX_VALUE;
-        for (final PublicationDestination destination : destinations)
+        for (final PublicationDestination destination : destinationArray)
         {
             if (destination.connected)
             {
-                minimum = Math.min(minimum, destination.consumedPosition());
+                slowest = Math.min(slowest, destination.consumedPosition());
                 headroom = Math.min(headroom, destination.receiveHeadroom());
             }
         }
-        limitPosition = minimum == Long.MAX_VALUE ? position : minimum + capacity;
+        limitPosition = slowest == Long.MAX_VALUE ? position : slowest + capacity;
         receiveHeadroom = headroom == Long.MAX_VALUE ? 0 : headroom;
     }
 
-    private int writePaddingIfNeeded(final int padding, final int ringOffset)
+    /**
+     * Credit for one frame at the position, and for the PAD frame it needs before it where it does
+     * not fit before the end of the ring.
+     */
+    private boolean hasCreditForFrame(final int frameLength)
     {
-        if (padding == 0)
-        {
-            return ringOffset;
-        }
-        writeHeader(ringOffset, padding, UNFRAGMENTED, TYPE_PAD, position);
-        publishFrame(ringOffset, padding, 0);
-        return 0;
+        final int padding = appender.padding(position, frameLength);
+        return hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2);
     }
 
-    private void writeHeader(final int frameOffset, final int frameLength, final byte flags, final short type,
-        final long framePosition)
+    /** Credit for a whole fragmented message at once: every fragment and every PAD frame it will need. */
+    private boolean hasCreditForMessage(final int length)
     {
-        stagingBuffer.putLong(frameOffset + FRAME_LENGTH_OFFSET,
-            lengthWord(frameLength, CURRENT_VERSION, flags, type), ORDER);
-        if (frameLength >= HEADER_LENGTH)
+        long end = position;
+        int frames = 0;
+        for (int remaining = length; remaining > 0; remaining -= maxPayloadLength)
         {
-            stagingBuffer.putLong(frameOffset + SESSION_ID_OFFSET, sessionStreamWord(sessionId, streamId), ORDER);
-            stagingBuffer.putLong(frameOffset + POSITION_OFFSET, framePosition, ORDER);
+            final int frameLength = HEADER_LENGTH + Math.min(remaining, maxPayloadLength);
+            final int padding = appender.padding(end, frameLength);
+            frames += padding == 0 ? 1 : 2;
+            end += padding + alignedLength(frameLength);
         }
+        return hasCredit(end - position, frames);
+    }
+
+    /**
+     * Publishes the PAD frame the appender wrote in front of a frame it placed at
+     * {@code framePosition}, if it wrote one.
+     *
+     * @return the frame's offset in the ring.
+     */
+    private int publishPadding(final long framePosition)
+    {
+        if (framePosition != position)
+        {
+            publishFrame(appender.offset(position), (int)(framePosition - position), 0);
+        }
+        return appender.offset(framePosition);
+    }
+
+    private long sessionStreamWord()
+    {
+        return FrameDescriptor.sessionStreamWord(destinations.sessionId(), streamId);
     }
 
     /**
@@ -553,37 +504,11 @@ public final class Publication implements AutoCloseable
             postsSinceSignal = 0;
         }
         final int flags = (frameLength <= maxInline ? SendFlags.INLINE : 0) | (signal ? SendFlags.SIGNALED : 0);
-        for (final PublicationDestination destination : destinations)
+        for (final PublicationDestination destination : destinationArray)
         {
-            if (!destination.connected)
+            if (destination.connected)
             {
-                continue;
-            }
-            int result;
-            long giveUpNs = 0;
-            while ((result = destination.queuePair.postWriteWithImmediate(position, staging, frameOffset, frameLength,
-                destination.remoteRingAddress + frameOffset, destination.remoteRingKey, frameLength, flags)) ==
-                PostResult.QUEUE_FULL)
-            {
-                // The frame is admitted (credit checked); the send queue drains as completions are reaped.
-                completionQueue.poll(completionHandler, 64);
-                final long nowNs = System.nanoTime();
-                giveUpNs = giveUpNs == 0 ? nowNs + context.livenessTimeoutNs() : giveUpNs;
-                if (nowNs - giveUpNs > 0 || !destination.connected)
-                {
-                    counters.sendFailures.incrementRelease();
-                    disconnect(destination, "send queue stayed full for the liveness timeout");
-                    break;
-                }
-            }
-            if (result == PostResult.OK)
-            {
-                destination.receiveConsumingRequests++;
-            }
-            else if (result != PostResult.QUEUE_FULL)
-            {
-                counters.sendFailures.incrementRelease();
-                disconnect(destination, "post failed: " + PostResult.name(result));
+                destinations.post(destination, position, staging, frameOffset, frameLength, flags);
             }
         }
         receiveHeadroom--;
@@ -594,7 +519,7 @@ public final class Publication implements AutoCloseable
             counters.messagesSent.incrementRelease();
             counters.bytesSent.getAndAddRelease(messageLength);
         }
-        return connectedCount > 0 ? position : NOT_CONNECTED;
+        return destinations.isConnected() ? position : NOT_CONNECTED;
     }
 
     // ---------------------------------------------------------------- duty cycle
@@ -614,40 +539,19 @@ public final class Publication implements AutoCloseable
         }
         int work = completionQueue.poll(completionHandler, 64);
         final long nowNs = System.nanoTime();
-        if (connectedCount < destinations.length)
-        {
-            work += connectDisconnected(nowNs, false);
-        }
+        work += destinations.connectDisconnected(nowNs, false, position);
         if (nowNs - nextDutyNs < 0)
         {
             return work;
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 10_000_000L);
-        for (final PublicationDestination destination : destinations)
-        {
-            if (!destination.connected)
-            {
-                continue;
-            }
-            final long counter = destination.livenessCounter();
-            if (counter != destination.lastLivenessCounter)
-            {
-                destination.lastLivenessCounter = counter;
-                destination.lastLivenessChangeNs = nowNs;
-            }
-            else if (nowNs - destination.lastLivenessChangeNs > context.livenessTimeoutNs())
-            {
-                counters.livenessTimeouts.incrementRelease();
-                disconnect(destination, "subscriber silent for longer than the liveness timeout");
-                work++;
-            }
-        }
+        work += destinations.disconnectSilent(nowNs);
         if (framesPublished != framesPublishedAtLastDuty)
         {
             framesPublishedAtLastDuty = framesPublished;
             lastFrameNs = nowNs;
         }
-        if (connectedCount > 0 && nowNs - lastFrameNs > context.heartbeatIntervalNs())
+        if (destinations.isConnected() && nowNs - lastFrameNs > context.heartbeatIntervalNs())
         {
             work += sendHeartbeat();
             lastFrameNs = nowNs;
@@ -657,100 +561,13 @@ public final class Publication implements AutoCloseable
 
     private int sendHeartbeat()
     {
-        final int ringOffset = (int)(position & mask);
-        final int padding = ringOffset + HEADER_LENGTH > capacity ? capacity - ringOffset : 0;
-        if (!hasCredit(padding + alignedLength(HEADER_LENGTH), padding == 0 ? 1 : 2))
+        if (!hasCreditForFrame(HEADER_LENGTH))
         {
             return 0; // the subscriber has unread frames: it knows we are alive
         }
-        final int frameOffset = writePaddingIfNeeded(padding, ringOffset);
-        writeHeader(frameOffset, HEADER_LENGTH, UNFRAGMENTED, TYPE_HEARTBEAT, position);
-        publishFrame(frameOffset, HEADER_LENGTH, 0);
+        publishFrame(publishPadding(appender.appendHeartbeat(position, sessionStreamWord())), HEADER_LENGTH, 0);
         counters.heartbeatsSent.incrementRelease();
         return 1;
-    }
-
-    private int connectDisconnected(final long nowNs, final boolean force)
-    {
-        if (connectedCount == destinations.length)
-        {
-            return 0;
-        }
-        int work = 0;
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.connected)
-            {
-                continue;
-            }
-            if (destination.isConnecting())
-            {
-                if (destination.completeConnect(nowNs) > 0 && destination.join(position))
-                {
-                    connectedCount++;
-                    connections++;
-                    refreshLimit();
-                    counters.connects.incrementRelease();
-                    work++;
-                }
-                continue;
-            }
-            if (!force && nowNs - destination.lastAttemptNs < context.reconnectIntervalNs())
-            {
-                continue;
-            }
-            if (connectedCount == 0 && !anyConnecting())
-            {
-                // Nobody saw the old session: start a new one, as Aeron does for a new publication.
-                sessionId = ThreadLocalRandom.current().nextInt();
-            }
-            final SessionSetup setup = new SessionSetup(streamId, sessionId, capacity, position);
-            if (destination.beginConnect(domain, queuePairConfig, setup, context.connectionManagerConfig(), nowNs))
-            {
-                work++;
-            }
-        }
-        return work;
-    }
-
-    private boolean anyConnecting()
-    {
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.isConnecting())
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
-        final int immediate, final int queuePairNumber)
-    {
-        if (status == CompletionStatus.SUCCESS)
-        {
-            return;
-        }
-        for (final PublicationDestination destination : destinations)
-        {
-            if (destination.connected && destination.queuePair.queuePairNumber() == queuePairNumber)
-            {
-                counters.errors.incrementRelease();
-                disconnect(destination, "completion " + CompletionStatus.name(status));
-            }
-        }
-    }
-
-    private void disconnect(final PublicationDestination destination, final String reason)
-    {
-        if (destination.connected)
-        {
-            destination.disconnect(reason);
-            connectedCount--;
-            counters.disconnects.incrementRelease();
-            refreshLimit();
-        }
     }
 
     @Override
@@ -761,19 +578,13 @@ public final class Publication implements AutoCloseable
             return;
         }
         closed = true;
-        for (final PublicationDestination destination : destinations)
-        {
-            CloseHelper.quietClose(destination);
-        }
-        CloseHelper.quietClose(counters);
-        CloseHelper.quietClose(device);
+        CloseHelper.quietCloseAll(destinations, counters, device);
     }
 
     @Override
     public String toString()
     {
-        return "Publication{channel=" + channel + ", stream=" + streamId + ", session=" + sessionId + ", position=" +
-            position + ", connected=" + connectedCount + "/" + destinations.length +
-            (connectedCount < destinations.length ? ", lastError=" + lastConnectionError() : "") + '}';
+        return "Publication{channel=" + channel + ", stream=" + streamId + ", session=" + destinations.sessionId() +
+            ", position=" + position + ", connected=" + destinations + '}';
     }
 }

@@ -1,11 +1,16 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.SendFlags;
 import io.ringwire.rdma.cm.Connection;
 import io.ringwire.rdma.cm.ConnectionManager;
 import io.ringwire.rdma.cm.ConnectionManagerConfig;
@@ -31,13 +36,13 @@ final class PublicationDestination implements AutoCloseable
     private final MemoryRegion join;
     private final AtomicBuffer joinBuffer;
     QueuePair queuePair;
-    long remoteRingAddress;
-    int remoteRingKey;
+    private long remoteRingAddress;
+    private int remoteRingKey;
     boolean connected;
     /** Requests sent on this connection that consume a receive at the subscriber (JOIN, every frame). */
-    long receiveConsumingRequests;
-    long lastLivenessCounter = -1;
-    long lastLivenessChangeNs;
+    private long receiveConsumingRequests;
+    private long lastLivenessCounter = -1;
+    private long lastLivenessChangeNs;
     long lastAttemptNs = Long.MIN_VALUE / 2;
     String lastError;
     private Attempt attempt;
@@ -96,7 +101,7 @@ final class PublicationDestination implements AutoCloseable
     /**
      * Adopts a finished connection attempt. Owning thread.
      *
-     * @return 1 when now connected, 0 when still connecting, -1 when the attempt failed.
+     * @return 1 when connected, 0 when still connecting, -1 when the attempt failed.
      */
     int completeConnect(final long nowNs)
     {
@@ -149,10 +154,10 @@ final class PublicationDestination implements AutoCloseable
     {
         creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, position);
         joinBuffer.putLong(0, position);
-        final int result = queuePair.postSend(position, join, 0, JoinLayout.LENGTH, io.ringwire.rdma.SendFlags.INLINE);
-        if (result != io.ringwire.rdma.PostResult.OK)
+        final int result = queuePair.postSend(position, join, 0, JoinLayout.LENGTH, SendFlags.INLINE);
+        if (result != PostResult.OK)
         {
-            disconnect("could not send the join position: " + io.ringwire.rdma.PostResult.name(result));
+            disconnect("could not send the join position: " + PostResult.name(result));
             return false;
         }
         receiveConsumingRequests = 1;
@@ -199,11 +204,45 @@ final class PublicationDestination implements AutoCloseable
     }
 
     /**
-     * @return the subscriber's liveness counter.
+     * Notes whether the subscriber's liveness counter moved since the last look.
+     *
+     * @param nowNs     the time now.
+     * @param timeoutNs the liveness timeout.
+     * @return true when the counter has not moved for longer than the timeout.
      */
-    long livenessCounter()
+    boolean isSilent(final long nowNs, final long timeoutNs)
     {
-        return creditBuffer.getLongAcquire(CreditLayout.LIVENESS_COUNTER_OFFSET);
+        final long counter = creditBuffer.getLongAcquire(CreditLayout.LIVENESS_COUNTER_OFFSET);
+        if (counter != lastLivenessCounter)
+        {
+            lastLivenessCounter = counter;
+            lastLivenessChangeNs = nowNs;
+            return false;
+        }
+        return nowNs - lastLivenessChangeNs > timeoutNs;
+    }
+
+    /**
+     * Writes a frame of the staging region into the same offset of the subscriber's ring, with one
+     * WRITE WITH IMMEDIATE whose immediate is the frame length.
+     *
+     * @param position    the frame's stream position (the work request id).
+     * @param staging     the publication's staging region.
+     * @param frameOffset where the frame lies, in staging and in the ring.
+     * @param frameLength header plus payload.
+     * @param flags       {@link SendFlags}.
+     * @return the {@link PostResult}.
+     */
+    int postFrame(final long position, final MemoryRegion staging, final int frameOffset, final int frameLength,
+        final int flags)
+    {
+        final int result = queuePair.postWriteWithImmediate(position, staging, frameOffset, frameLength,
+            remoteRingAddress + frameOffset, remoteRingKey, frameLength, flags);
+        if (result == PostResult.OK)
+        {
+            receiveConsumingRequests++;
+        }
+        return result;
     }
 
     void disconnect(final String reason)

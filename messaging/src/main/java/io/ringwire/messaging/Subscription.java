@@ -1,5 +1,9 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.protocol.SessionSetup;
+import io.ringwire.messaging.status.SubscriptionCounters;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionOpcode;
@@ -308,27 +312,49 @@ public final class Subscription implements AutoCloseable
             pending.reject(ex.getMessage());
             return 1;
         }
+        final String refusal = refusal(setup, pending);
+        if (null != refusal)
+        {
+            pending.reject(refusal);
+        }
+        else
+        {
+            openImage(setup, pending);
+        }
+        return 1;
+    }
+
+    /**
+     * @return why this subscription refuses a publication with this setup (another stream, no room
+     *         for another image, a ring or credit region it cannot use), or null to take it.
+     */
+    private String refusal(final SessionSetup setup, final PendingConnection pending)
+    {
         if (setup.streamId() != streamId)
         {
-            pending.reject("no subscription for stream " + setup.streamId() + " here (this one is stream " + streamId + ")");
-            return 1;
+            return "no subscription for stream " + setup.streamId() + " here (this one is stream " + streamId + ")";
         }
         if (images.length >= maxImages)
         {
             counters.imagesRefused.incrementRelease();
-            pending.reject("subscription full: it has " + images.length + " publications, its most (" +
+            return "subscription full: it has " + images.length + " publications, its most (" +
                 MessagingContext.MAX_PUBLICATIONS_PROP + "=" + context.maxPublicationsPerSubscription() +
                 ", and its completion queue on " + device.name() + " holds " + completionQueue.depth() +
-                " completions, " + IMAGE_COMPLETIONS + " per publication)");
-            return 1;
+                " completions, " + IMAGE_COMPLETIONS + " per publication)";
         }
         final int capacity = setup.ringCapacity();
         if (capacity < 4096 || capacity > (1 << 30) || Integer.bitCount(capacity) != 1 ||
             pending.remoteRegions().size() != 1 || pending.remoteRegions().get(0).length() < CreditLayout.LENGTH)
         {
-            pending.reject("bad session setup: ring " + capacity + " bytes, " + pending.remoteRegions().size() + " regions");
-            return 1;
+            return "bad session setup: ring " + capacity + " bytes, " + pending.remoteRegions().size() + " regions";
         }
+        return null;
+    }
+
+    /** Gives an accepted publication its ring, queue pair and image, and completes its connection. */
+    private void openImage(final SessionSetup setup, final PendingConnection pending)
+    {
+        final int capacity = setup.ringCapacity();
         final MemoryRegion ring = domain.allocateRegion(capacity, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         final MemoryRegion creditSource = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE);
         final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
@@ -348,7 +374,7 @@ public final class Subscription implements AutoCloseable
         {
             image.close();
             counters.errors.incrementRelease();
-            return 1;
+            return;
         }
         imagesByQueuePair.put(queuePair.queuePairNumber(), image);
         final Image[] updated = new Image[images.length + 1];
@@ -357,7 +383,6 @@ public final class Subscription implements AutoCloseable
         images = updated;
         counters.imagesOpened.incrementRelease();
         availableImageHandler.accept(image.sessionId);
-        return 1;
     }
 
     private void closeImage(final Image image)

@@ -100,14 +100,6 @@ class ConfigurationTest
     }
 
     @Test
-    void sessionSetupRoundTripsAndRefusesOtherData()
-    {
-        final SessionSetup setup = new SessionSetup(7, -123, 1 << 20, 4096);
-        assertEquals(setup, SessionSetup.decode(setup.encode()));
-        assertRefused(() -> SessionSetup.decode(new byte[3]), "not a RingWire messaging session setup");
-    }
-
-    @Test
     void unknownIdleStrategiesAreRefused()
     {
         assertRefused(() -> Agents.idleStrategy("nap"), MessagingContext.IDLE_PROP, "busy, yield, backoff, sleep");

@@ -1,6 +1,5 @@
 package io.ringwire.messaging;
 
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
@@ -8,17 +7,18 @@ import java.util.function.BooleanSupplier;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Shared helpers of the messaging tests.
+ * Shared helpers of the messaging tests (of every test package).
  */
-final class PubSubTestSupport
+public final class PubSubTestSupport
 {
-    static final String SECRET = "test-secret";
+    /** The secret every test context authenticates with. */
+    public static final String SECRET = "test-secret";
 
     private PubSubTestSupport()
     {
     }
 
-    static MessagingContext context(final Path directory)
+    public static MessagingContext context(final Path directory)
     {
         return new MessagingContext().secret(SECRET).countersDirectory(directory.resolve("counters").toString())
             .heartbeatIntervalMs(50).livenessTimeoutMs(1000).reconnectIntervalMs(50)
@@ -26,7 +26,7 @@ final class PubSubTestSupport
             .conclude();
     }
 
-    static MessagingContext context(final Path directory, final java.util.function.Consumer<MessagingContext> settings)
+    public static MessagingContext context(final Path directory, final java.util.function.Consumer<MessagingContext> settings)
     {
         final MessagingContext context = new MessagingContext().secret(SECRET)
             .countersDirectory(directory.resolve("counters").toString()).heartbeatIntervalMs(50).livenessTimeoutMs(1000)
@@ -36,12 +36,12 @@ final class PubSubTestSupport
         return context.conclude();
     }
 
-    static String channel(final String provider, final int port)
+    public static String channel(final String provider, final int port)
     {
         return "ringwire:" + provider + "?endpoint=127.0.0.1:" + port;
     }
 
-    static void await(final BooleanSupplier condition, final Duration timeout, final String what, final Runnable duty)
+    public static void await(final BooleanSupplier condition, final Duration timeout, final String what, final Runnable duty)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean())

@@ -1,5 +1,6 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.status.RingWireStat;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.RdmaProviders;
 import org.junit.jupiter.api.Test;

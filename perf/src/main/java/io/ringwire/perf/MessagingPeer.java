@@ -1,10 +1,10 @@
 package io.ringwire.perf;
 
 import io.ringwire.messaging.FragmentHandler;
-import io.ringwire.messaging.FrameDescriptor;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
+import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.rdma.RdmaException;
 import org.agrona.CloseHelper;
 

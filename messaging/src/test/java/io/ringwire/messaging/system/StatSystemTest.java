@@ -1,6 +1,6 @@
 package io.ringwire.messaging.system;
 
-import io.ringwire.messaging.RingWireStat;
+import io.ringwire.messaging.status.RingWireStat;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

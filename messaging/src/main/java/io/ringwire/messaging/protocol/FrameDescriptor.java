@@ -1,4 +1,4 @@
-package io.ringwire.messaging;
+package io.ringwire.messaging.protocol;
 
 import org.agrona.BitUtil;
 
@@ -29,6 +29,8 @@ import java.nio.ByteOrder;
  * not fit before the end of the ring is preceded by a PAD frame filling the rest of the ring, as in
  * Aeron. Each frame, padding included, is written with one RDMA WRITE WITH IMMEDIATE whose
  * immediate is the frame length, so a receive completion means a whole frame is in place.
+ *
+ * <p>Constants and pure functions only: usable from any thread.
  */
 public final class FrameDescriptor
 {
@@ -39,14 +41,22 @@ public final class FrameDescriptor
     /** Bytes of header before the payload. */
     public static final int HEADER_LENGTH = 24;
 
+    /** Offset of the frame length (header plus payload, unaligned). */
     public static final int FRAME_LENGTH_OFFSET = 0;
+    /** Offset of the frame format version byte. */
     public static final int VERSION_OFFSET = 4;
+    /** Offset of the BEGIN/END flags byte. */
     public static final int FLAGS_OFFSET = 5;
+    /** Offset of the frame type. */
     public static final int TYPE_OFFSET = 6;
+    /** Offset of the publication's session id. */
     public static final int SESSION_ID_OFFSET = 8;
+    /** Offset of the stream id. */
     public static final int STREAM_ID_OFFSET = 12;
+    /** Offset of the frame's stream position. */
     public static final int POSITION_OFFSET = 16;
 
+    /** The frame format version every frame is written with, and the only one a reader accepts. */
     public static final byte CURRENT_VERSION = 1;
     /** First fragment of a message. */
     public static final byte BEGIN_FLAG = (byte)0x80;
@@ -97,6 +107,15 @@ public final class FrameDescriptor
     public static int frameLength(final long lengthWord)
     {
         return (int)lengthWord;
+    }
+
+    /**
+     * @param lengthWord a {@link #lengthWord}.
+     * @return its frame format version.
+     */
+    public static byte version(final long lengthWord)
+    {
+        return (byte)(lengthWord >>> 32);
     }
 
     /**

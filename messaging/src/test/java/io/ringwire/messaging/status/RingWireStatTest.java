@@ -1,5 +1,9 @@
-package io.ringwire.messaging;
+package io.ringwire.messaging.status;
 
+import io.ringwire.messaging.FragmentAssembler;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Publication;
+import io.ringwire.messaging.Subscription;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,4 @@
-package io.ringwire.messaging;
+package io.ringwire.messaging.protocol;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,18 +14,26 @@ import java.nio.ByteOrder;
  *  20: int reserved     | 24: long initial position (where the subscriber's image starts reading)
  * </pre>
  *
+ * <p>Threading: an immutable value; encoding and decoding allocate (connection setup only).
+ *
  * @param streamId        the stream.
  * @param sessionId       the publication's session.
  * @param ringCapacity    the ring's length in bytes.
  * @param initialPosition the stream position of the first frame this connection carries.
  */
-record SessionSetup(int streamId, int sessionId, int ringCapacity, long initialPosition)
+public record SessionSetup(int streamId, int sessionId, int ringCapacity, long initialPosition)
 {
-    static final int MAGIC = 0x524D5753;
-    static final int VERSION = 1;
-    static final int LENGTH = 32;
+    /** "RWMS" as a little-endian int: the first field of every setup. */
+    public static final int MAGIC = 0x524D5753;
+    /** The messaging protocol version this build speaks; a peer of another version is refused. */
+    public static final int VERSION = 1;
+    /** Bytes of an encoded setup. */
+    public static final int LENGTH = 32;
 
-    byte[] encode()
+    /**
+     * @return this setup in the layout above, {@link #LENGTH} bytes.
+     */
+    public byte[] encode()
     {
         final ByteBuffer buffer = ByteBuffer.allocate(LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         buffer.putInt(MAGIC).putInt(VERSION).putInt(streamId).putInt(sessionId).putInt(ringCapacity).putInt(0)
@@ -38,7 +46,7 @@ record SessionSetup(int streamId, int sessionId, int ringCapacity, long initialP
      * @return the setup.
      * @throws IllegalArgumentException when it is not a RingWire messaging setup of this version.
      */
-    static SessionSetup decode(final byte[] data)
+    public static SessionSetup decode(final byte[] data)
     {
         if (null == data || data.length != LENGTH)
         {

@@ -1,5 +1,6 @@
-package io.ringwire.messaging;
+package io.ringwire.messaging.status;
 
+import io.ringwire.messaging.MessagingContext;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;

@@ -1,4 +1,4 @@
-package io.ringwire.messaging;
+package io.ringwire.messaging.protocol;
 
 /**
  * The publication's credit region, written only by the subscriber with one-sided RDMA WRITEs and
@@ -19,16 +19,20 @@ package io.ringwire.messaging;
  * total, counting from {@link #INITIAL_RECEIVES} (posted before the connection completes), and
  * backs off otherwise, as it does when the ring is full.
  */
-final class CreditLayout
+public final class CreditLayout
 {
-    static final int CONSUMED_POSITION_OFFSET = 0;
-    static final int LIVENESS_COUNTER_OFFSET = 8;
-    static final int RECEIVES_POSTED_OFFSET = 16;
-    static final int LENGTH = 24;
+    /** Offset of the subscriber's consumed stream position. */
+    public static final int CONSUMED_POSITION_OFFSET = 0;
+    /** Offset of the subscriber's liveness counter. */
+    public static final int LIVENESS_COUNTER_OFFSET = 8;
+    /** Offset of the count of receives the subscriber has posted on this connection. */
+    public static final int RECEIVES_POSTED_OFFSET = 16;
+    /** Bytes of one credit write. */
+    public static final int LENGTH = 24;
     /** Receives a subscription posts for a new publication before it completes the connection. */
-    static final int INITIAL_RECEIVES = 256;
+    public static final int INITIAL_RECEIVES = 256;
     /** Registered regions are at least this big. */
-    static final int REGION_LENGTH = 64;
+    public static final int REGION_LENGTH = 64;
 
     private CreditLayout()
     {

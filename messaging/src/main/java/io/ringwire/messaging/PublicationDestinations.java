@@ -1,0 +1,355 @@
+package io.ringwire.messaging;
+
+import io.ringwire.messaging.protocol.SessionSetup;
+import io.ringwire.messaging.status.PublicationCounters;
+import io.ringwire.rdma.CompletionHandler;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.CompletionStatus;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePairConfig;
+import org.agrona.CloseHelper;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A publication's subscribers, one {@link PublicationDestination} per endpoint of its channel, and
+ * which of them are connected: connecting and reconnecting them (under a new session once nobody
+ * holds the old one), joining each at the publication's position, declaring silent ones gone after
+ * the liveness timeout, disconnecting one whose completion or post failed or whose send queue
+ * stays full, and saying why the last attempt failed. The publication decides what goes out and
+ * hands each frame to {@link #post} for every connected destination, and reads their credit; it
+ * is told of every connection and disconnection, since either changes what the connected ones
+ * allow.
+ *
+ * <p>Threading: the publication's owning thread.
+ */
+final class PublicationDestinations implements AutoCloseable
+{
+    /** Writes one destination's queue pair may have outstanding, where the device allows it. */
+    private static final int SEND_DEPTH = 4096;
+    /** The fewest: a device that cannot hold this many per destination refuses the publication. */
+    private static final int MIN_SEND_DEPTH = 256;
+    /** Receives a destination's queue pair posts (the subscriber sends none: a spare few). */
+    private static final int RECEIVE_DEPTH = 16;
+    /** Spare completion-queue entries besides the destinations'. */
+    private static final int COMPLETION_QUEUE_SPARE = 64;
+
+    /** Every destination, connected or not, in the order of the channel's endpoints. */
+    final PublicationDestination[] all;
+    /** Disconnects the destination whose queue pair a failed completion came from. */
+    final CompletionHandler completionHandler = this::onCompletion;
+    private final MessagingContext context;
+    private final CompletionQueue completionQueue;
+    private final ProtectionDomain domain;
+    private final QueuePairConfig queuePairConfig;
+    private final PublicationCounters counters;
+    /** The publication's reaction to a destination connecting or disconnecting. */
+    private final Runnable onConnectionChange;
+    private final int streamId;
+    private final int ringCapacity;
+    private int sessionId = ThreadLocalRandom.current().nextInt();
+    private int connectedCount;
+    /** Successful connections over the publication's life (more than one: it reconnected). */
+    private long connections;
+
+    /**
+     * @param context            the publication's context (timeouts, intervals, connection manager).
+     * @param endpoints          the subscribers' endpoints.
+     * @param device             the publication's device.
+     * @param domain             where queue pairs and the destinations' regions come from.
+     * @param completionQueue    every destination's queue pair completes here, of
+     *                           {@link #completionQueueDepth} at least.
+     * @param counters           the publication's counters (connects, disconnects, failures).
+     * @param streamId           the stream.
+     * @param ringCapacity       the ring the publication writes with.
+     * @param onConnectionChange run after each connection and disconnection.
+     */
+    PublicationDestinations(final MessagingContext context, final List<InetSocketAddress> endpoints,
+        final Device device, final ProtectionDomain domain, final CompletionQueue completionQueue,
+        final PublicationCounters counters, final int streamId, final int ringCapacity,
+        final Runnable onConnectionChange)
+    {
+        this.context = context;
+        this.completionQueue = completionQueue;
+        this.domain = domain;
+        this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue,
+            sendDepth(device, endpoints.size()), RECEIVE_DEPTH, device.maxInlineData());
+        this.counters = counters;
+        this.streamId = streamId;
+        this.ringCapacity = ringCapacity;
+        this.onConnectionChange = onConnectionChange;
+        this.all = new PublicationDestination[endpoints.size()];
+        for (int i = 0; i < all.length; i++)
+        {
+            all[i] = new PublicationDestination(endpoints.get(i), domain);
+        }
+    }
+
+    /**
+     * Each destination's queue pair may put its whole send and receive queues on the shared
+     * completion queue at once (a queue pair going to ERROR flushes every request, signaled or not),
+     * so the completion queue holds them all, and the send depth shrinks to what the device's
+     * deepest completion queue holds.
+     *
+     * @param device    the publication's device.
+     * @param endpoints how many destinations.
+     * @return the depth the publication's completion queue needs.
+     * @throws IllegalArgumentException when even the smallest send depth does not fit.
+     */
+    static int completionQueueDepth(final Device device, final int endpoints)
+    {
+        return (sendDepth(device, endpoints) + RECEIVE_DEPTH) * endpoints + COMPLETION_QUEUE_SPARE;
+    }
+
+    private static int sendDepth(final Device device, final int endpoints)
+    {
+        final int sendDepth = Math.min(SEND_DEPTH,
+            (device.maxCompletionQueueDepth() - COMPLETION_QUEUE_SPARE) / endpoints - RECEIVE_DEPTH);
+        if (sendDepth < MIN_SEND_DEPTH)
+        {
+            throw new IllegalArgumentException("a publication to " + endpoints + " endpoints needs a completion queue " +
+                "of " + ((MIN_SEND_DEPTH + RECEIVE_DEPTH) * endpoints + COMPLETION_QUEUE_SPARE) + " entries at least; " +
+                device.name() + " allows " + device.maxCompletionQueueDepth() +
+                ": publish to fewer endpoints from one publication");
+        }
+        return sendDepth;
+    }
+
+    /** @return the current session id (a new one after every full reconnection). */
+    int sessionId()
+    {
+        return sessionId;
+    }
+
+    /** @return true when at least one destination is connected. */
+    boolean isConnected()
+    {
+        return connectedCount > 0;
+    }
+
+    /** @return true when every destination is connected. */
+    boolean allConnected()
+    {
+        return connectedCount == all.length;
+    }
+
+    /** @return connections made over the publication's life; more than one means it reconnected. */
+    long connections()
+    {
+        return connections;
+    }
+
+    /**
+     * Moves every disconnected destination on: adopts finished connection attempts (joining each
+     * new subscriber at {@code position}), and starts a new attempt where the reconnect interval has
+     * passed since the last one, or at once when {@code force}.
+     *
+     * @param nowNs    the time now.
+     * @param force    true to attempt without waiting for the reconnect interval.
+     * @param position the publication's position: where a new subscriber starts.
+     * @return attempts started and connections made.
+     */
+    int connectDisconnected(final long nowNs, final boolean force, final long position)
+    {
+        if (allConnected())
+        {
+            return 0;
+        }
+        int work = 0;
+        for (final PublicationDestination destination : all)
+        {
+            if (destination.connected)
+            {
+                continue;
+            }
+            if (destination.isConnecting())
+            {
+                if (destination.completeConnect(nowNs) > 0 && destination.join(position))
+                {
+                    connectedCount++;
+                    connections++;
+                    onConnectionChange.run();
+                    counters.connects.incrementRelease();
+                    work++;
+                }
+                continue;
+            }
+            if (!force && nowNs - destination.lastAttemptNs < context.reconnectIntervalNs())
+            {
+                continue;
+            }
+            if (connectedCount == 0 && !anyConnecting())
+            {
+                // Nobody saw the old session: start a new one, as Aeron does for a new publication.
+                sessionId = ThreadLocalRandom.current().nextInt();
+            }
+            final SessionSetup setup = new SessionSetup(streamId, sessionId, ringCapacity, position);
+            if (destination.beginConnect(domain, queuePairConfig, setup, context.connectionManagerConfig(), nowNs))
+            {
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /**
+     * @param frames frames to post.
+     * @param bytes  their bytes.
+     * @return true when every connected queue pair can post them now (send queue room, and on roce
+     *         the send window).
+     */
+    boolean canPostSends(final int frames, final long bytes)
+    {
+        for (final PublicationDestination destination : all)
+        {
+            if (destination.connected && !destination.queuePair.canPostSends(frames, bytes))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Posts an admitted frame to one connected destination. Its send queue drains as completions are
+     * reaped, so a full one is waited on; one that stays full for the liveness timeout, or a post
+     * that fails, disconnects the destination.
+     *
+     * @param destination one of {@link #all}, connected.
+     * @param position    the frame's stream position.
+     * @param staging     the publication's staging region.
+     * @param frameOffset where the frame lies, in staging and in the ring.
+     * @param frameLength header plus payload.
+     * @param flags       {@link io.ringwire.rdma.SendFlags}.
+     */
+    void post(final PublicationDestination destination, final long position, final MemoryRegion staging,
+        final int frameOffset, final int frameLength, final int flags)
+    {
+        int result;
+        long giveUpNs = 0;
+        while ((result = destination.postFrame(position, staging, frameOffset, frameLength, flags)) ==
+            PostResult.QUEUE_FULL)
+        {
+            completionQueue.poll(completionHandler, 64);
+            final long nowNs = System.nanoTime();
+            giveUpNs = giveUpNs == 0 ? nowNs + context.livenessTimeoutNs() : giveUpNs;
+            if (nowNs - giveUpNs > 0 || !destination.connected)
+            {
+                counters.sendFailures.incrementRelease();
+                disconnect(destination, "send queue stayed full for the liveness timeout");
+                return;
+            }
+        }
+        if (result != PostResult.OK)
+        {
+            counters.sendFailures.incrementRelease();
+            disconnect(destination, "post failed: " + PostResult.name(result));
+        }
+    }
+
+    /**
+     * Declares connected destinations whose liveness counter has not moved for the liveness timeout
+     * gone.
+     *
+     * @param nowNs the time now.
+     * @return destinations disconnected.
+     */
+    int disconnectSilent(final long nowNs)
+    {
+        int work = 0;
+        for (final PublicationDestination destination : all)
+        {
+            if (destination.connected && destination.isSilent(nowNs, context.livenessTimeoutNs()))
+            {
+                counters.livenessTimeouts.incrementRelease();
+                disconnect(destination, "subscriber silent for longer than the liveness timeout");
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Disconnects a connected destination (it is reconnected later); nothing when it is not
+     * connected.
+     *
+     * @param destination one of {@link #all}.
+     * @param reason      what {@link #lastConnectionError()} reports.
+     */
+    void disconnect(final PublicationDestination destination, final String reason)
+    {
+        if (destination.connected)
+        {
+            destination.disconnect(reason);
+            connectedCount--;
+            counters.disconnects.incrementRelease();
+            onConnectionChange.run();
+        }
+    }
+
+    /**
+     * @return why the last connection attempt of the first disconnected subscriber failed, or null.
+     */
+    String lastConnectionError()
+    {
+        for (final PublicationDestination destination : all)
+        {
+            if (!destination.connected && null != destination.lastError)
+            {
+                return destination.endpoint + ": " + destination.lastError;
+            }
+        }
+        return null;
+    }
+
+    private boolean anyConnecting()
+    {
+        for (final PublicationDestination destination : all)
+        {
+            if (destination.isConnecting())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
+        final int immediate, final int queuePairNumber)
+    {
+        if (status == CompletionStatus.SUCCESS)
+        {
+            return;
+        }
+        for (final PublicationDestination destination : all)
+        {
+            if (destination.connected && destination.queuePair.queuePairNumber() == queuePairNumber)
+            {
+                counters.errors.incrementRelease();
+                disconnect(destination, "completion " + CompletionStatus.name(status));
+            }
+        }
+    }
+
+    /** @return connected destinations of all, and why the first disconnected one is, if any is. */
+    @Override
+    public String toString()
+    {
+        return connectedCount + "/" + all.length + (allConnected() ? "" : ", lastError=" + lastConnectionError());
+    }
+
+    /** Closes every destination: its queue pair, any attempt under way, its regions. */
+    @Override
+    public void close()
+    {
+        for (final PublicationDestination destination : all)
+        {
+            CloseHelper.quietClose(destination);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package io.ringwire.messaging.protocol;
+
+import org.agrona.BitUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import static io.ringwire.messaging.protocol.FrameDescriptor.*;
+
+/**
+ * Lays frames out in a ring as {@link FrameDescriptor} describes them, as Aeron's
+ * {@code ExclusiveTermAppender} does in a term: over a plain buffer whose capacity is the ring's, at
+ * the offset a stream position maps to. It knows nothing of how a frame then travels.
+ *
+ * <p>The caller owns the stream position: each append takes the position the ring is written up
+ * to and returns the position its frame starts at. Where a frame does not fit before the end of the
+ * ring, a PAD frame fills the rest of the ring and the frame starts at offset 0, so a returned
+ * position greater than the one given means a PAD frame of the difference lies in between; the
+ * position after the frame is the returned one plus {@link FrameDescriptor#alignedLength} of the
+ * frame.
+ *
+ * <p>Threading: one writing thread. Allocation-free.
+ */
+public final class FrameAppender
+{
+    private final MutableDirectBuffer buffer;
+    private final int capacity;
+    private final int mask;
+
+    /**
+     * @param buffer the ring: its capacity, a power of two of at least 8 headers, is the ring's.
+     * @throws IllegalArgumentException when the capacity is not such a power of two.
+     */
+    public FrameAppender(final MutableDirectBuffer buffer)
+    {
+        final int capacity = buffer.capacity();
+        if (!BitUtil.isPowerOfTwo(capacity) || maxPayloadLength(capacity) < 0)
+        {
+            throw new IllegalArgumentException("a ring of " + capacity + " bytes is not a power of two of at least " +
+                8 * HEADER_LENGTH);
+        }
+        this.buffer = buffer;
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+    }
+
+    /** @return the ring the frames are written into. */
+    public MutableDirectBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /** @return the ring's length in bytes. */
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /**
+     * @param position a stream position.
+     * @return where it lies in the ring.
+     */
+    public int offset(final long position)
+    {
+        return (int)position & mask;
+    }
+
+    /**
+     * The padding rule: a frame that does not fit before the end of the ring is preceded by a PAD
+     * frame filling the rest of it.
+     *
+     * @param position    where the ring is written up to.
+     * @param frameLength header plus payload of the frame to append.
+     * @return the length of the PAD frame the frame needs before it, or 0 when it fits.
+     */
+    public int padding(final long position, final int frameLength)
+    {
+        final int offset = offset(position);
+        return offset + alignedLength(frameLength) > capacity ? capacity - offset : 0;
+    }
+
+    /**
+     * Claims a frame: writes any PAD frame the {@link #padding} rule needs, then the frame's header
+     * (the payload is the caller's to write, after the header).
+     *
+     * @param position          where the ring is written up to.
+     * @param frameLength       header plus payload, at least {@link FrameDescriptor#HEADER_LENGTH}.
+     * @param flags             BEGIN/END flags.
+     * @param type              the frame type.
+     * @param sessionStreamWord the publication's {@link FrameDescriptor#sessionStreamWord}.
+     * @return the position the frame starts at: {@code position}, or the end of the ring after a PAD
+     *         frame.
+     */
+    public long claim(final long position, final int frameLength, final byte flags, final short type,
+        final long sessionStreamWord)
+    {
+        final int padding = padding(position, frameLength);
+        if (padding != 0)
+        {
+            writeHeader(position, padding, UNFRAGMENTED, TYPE_PAD, sessionStreamWord);
+        }
+        final long framePosition = position + padding;
+        writeHeader(framePosition, frameLength, flags, type, sessionStreamWord);
+        return framePosition;
+    }
+
+    /**
+     * Appends a data frame (a whole message, or one fragment of one) with its payload copied in.
+     *
+     * @param position          where the ring is written up to.
+     * @param flags             BEGIN/END flags.
+     * @param source            holding the payload.
+     * @param sourceOffset      of the payload.
+     * @param length            of the payload, at most {@link FrameDescriptor#maxPayloadLength}.
+     * @param sessionStreamWord the publication's {@link FrameDescriptor#sessionStreamWord}.
+     * @return the position the frame starts at (see {@link #claim}).
+     */
+    public long appendData(final long position, final byte flags, final DirectBuffer source, final int sourceOffset,
+        final int length, final long sessionStreamWord)
+    {
+        final long framePosition = claim(position, HEADER_LENGTH + length, flags, TYPE_DATA, sessionStreamWord);
+        buffer.putBytes(offset(framePosition) + HEADER_LENGTH, source, sourceOffset, length);
+        return framePosition;
+    }
+
+    /**
+     * Appends a heartbeat: a header alone.
+     *
+     * @param position          where the ring is written up to.
+     * @param sessionStreamWord the publication's {@link FrameDescriptor#sessionStreamWord}.
+     * @return the position the frame starts at (see {@link #claim}).
+     */
+    public long appendHeartbeat(final long position, final long sessionStreamWord)
+    {
+        return claim(position, HEADER_LENGTH, UNFRAGMENTED, TYPE_HEARTBEAT, sessionStreamWord);
+    }
+
+    /**
+     * Turns a claimed frame into a PAD frame of the same length, which subscribers skip.
+     *
+     * @param framePosition     where the claimed frame starts, as {@link #claim} returned it.
+     * @param frameLength       the claimed frame's length.
+     * @param sessionStreamWord the publication's {@link FrameDescriptor#sessionStreamWord}.
+     */
+    public void abort(final long framePosition, final int frameLength, final long sessionStreamWord)
+    {
+        writeHeader(framePosition, frameLength, UNFRAGMENTED, TYPE_PAD, sessionStreamWord);
+    }
+
+    /**
+     * Writes a header of the current version at the offset of {@code framePosition}: the length word
+     * always, the session, stream and position where the frame is long enough to hold them (a PAD
+     * frame at the very end of the ring may be 8 or 16 bytes long).
+     */
+    private void writeHeader(final long framePosition, final int frameLength, final byte flags, final short type,
+        final long sessionStreamWord)
+    {
+        final int frameOffset = offset(framePosition);
+        buffer.putLong(frameOffset + FRAME_LENGTH_OFFSET, lengthWord(frameLength, CURRENT_VERSION, flags, type), ORDER);
+        if (frameLength >= HEADER_LENGTH)
+        {
+            buffer.putLong(frameOffset + SESSION_ID_OFFSET, sessionStreamWord, ORDER);
+            buffer.putLong(frameOffset + POSITION_OFFSET, framePosition, ORDER);
+        }
+    }
+}
