@@ -126,6 +126,16 @@ public final class ChannelUri
     }
 
     /**
+     * @param defaultCapacity the context's ring capacity.
+     * @return the channel's {@code ring=} capacity (checked when parsed), or {@code defaultCapacity}.
+     */
+    public int ringCapacity(final int defaultCapacity)
+    {
+        final String ring = parameters.get("ring");
+        return null == ring ? defaultCapacity : Settings.parsePowerOfTwo("ring", ring, 4096, 1 << 30);
+    }
+
+    /**
      * @param key a parameter name.
      * @return its value or null.
      */

@@ -32,6 +32,8 @@ public final class MessagingContext
     public static final String SECRET_PROP = "ringwire.messaging.secret";
     /** Directory of the counters files read by {@code ringwire stat}. */
     public static final String COUNTERS_DIR_PROP = "ringwire.messaging.counters.dir";
+    /** Default of {@link #COUNTERS_DIR_PROP}: tmpfs, so counters cost no disk I/O. */
+    public static final String DEFAULT_COUNTERS_DIR = "/dev/shm/ringwire-counters";
     /** Every Nth write is signaled, so send queues drain on every provider. */
     public static final String SIGNAL_INTERVAL_PROP = "ringwire.messaging.signal.interval";
     /**
@@ -53,7 +55,7 @@ public final class MessagingContext
     private String livenessTimeoutMs = Settings.property(LIVENESS_TIMEOUT_PROP, "2000");
     private String reconnectIntervalMs = Settings.property(RECONNECT_INTERVAL_PROP, "200");
     private String secret = Settings.property(SECRET_PROP, "");
-    private String countersDirectory = Settings.property(COUNTERS_DIR_PROP, "/dev/shm/ringwire-counters");
+    private String countersDirectory = Settings.property(COUNTERS_DIR_PROP, DEFAULT_COUNTERS_DIR);
     private String signalInterval = Settings.property(SIGNAL_INTERVAL_PROP, "16");
     private String maxPublications = Settings.property(MAX_PUBLICATIONS_PROP, "32");
     private String idleStrategy = Settings.property(IDLE_PROP, "busy");

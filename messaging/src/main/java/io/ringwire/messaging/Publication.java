@@ -109,7 +109,7 @@ public final class Publication implements AutoCloseable
             final ProtectionDomain domain = device.allocateProtectionDomain();
             this.completionQueue = device.createCompletionQueue(
                 PublicationDestinations.completionQueueDepth(device, endpoints.size()));
-            this.capacity = null == channel.get("ring") ? context.ringCapacity() : Integer.parseInt(channel.get("ring"));
+            this.capacity = channel.ringCapacity(context.ringCapacity());
             this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity), device.maxMessageSize() - HEADER_LENGTH);
             this.maxMessageLength = capacity / 2 - HEADER_LENGTH;
             this.maxInline = device.maxInlineData();

@@ -1,6 +1,7 @@
 package io.ringwire.messaging.status;
 
 import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.config.Settings;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
@@ -27,8 +28,19 @@ import java.util.List;
  */
 public final class RingWireStat
 {
+    private static final String USAGE = "usage: ringwire stat [--dir DIR] [--interval MS] [--count N | --once]";
+
     private RingWireStat()
     {
+    }
+
+    private static String value(final String[] args, final int index, final String option, final String what)
+    {
+        if (index >= args.length)
+        {
+            throw new IllegalArgumentException(option + " needs a value: " + what);
+        }
+        return args[index];
     }
 
     /**
@@ -37,29 +49,36 @@ public final class RingWireStat
      */
     public static void main(final String[] args) throws Exception
     {
-        Path directory = Path.of(System.getProperty(MessagingContext.COUNTERS_DIR_PROP, "/dev/shm/ringwire-counters"));
+        Path directory = Path.of(Settings.property(MessagingContext.COUNTERS_DIR_PROP, MessagingContext.DEFAULT_COUNTERS_DIR));
         long intervalMs = 1000;
         long count = Long.MAX_VALUE;
-        for (int i = 0; i < args.length; i++)
+        try
         {
-            switch (args[i])
+            for (int i = 0; i < args.length; i++)
             {
-                case "--dir" -> directory = Path.of(args[++i]);
-                case "--interval" -> intervalMs = Long.parseLong(args[++i]);
-                case "--count" -> count = Long.parseLong(args[++i]);
-                case "--once" -> count = 1;
-                case "--help", "-h" ->
+                switch (args[i])
                 {
-                    System.out.println("usage: ringwire stat [--dir DIR] [--interval MS] [--count N | --once]");
-                    return;
-                }
-                default ->
-                {
-                    System.err.println("ringwire stat: unknown option '" + args[i] +
+                    case "--dir" -> directory = Path.of(value(args, ++i, "--dir", "a directory"));
+                    case "--interval" -> intervalMs = Settings.parseLong("--interval", value(args, ++i, "--interval",
+                        "milliseconds"), 1, 3_600_000, "1 to 3600000 milliseconds");
+                    case "--count" -> count = Settings.parseLong("--count", value(args, ++i, "--count", "a count"), 1,
+                        Long.MAX_VALUE, "1 or more snapshots");
+                    case "--once" -> count = 1;
+                    case "--help", "-h" ->
+                    {
+                        System.out.println(USAGE);
+                        return;
+                    }
+                    default -> throw new IllegalArgumentException("unknown option '" + args[i] +
                         "'; allowed: --dir DIR, --interval MS, --count N, --once");
-                    System.exit(2);
                 }
             }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("ringwire stat: " + ex.getMessage());
+            System.err.println(USAGE);
+            System.exit(2);
         }
         for (long round = 0; round < count; round++)
         {
