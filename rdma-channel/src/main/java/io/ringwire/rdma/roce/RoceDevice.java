@@ -9,10 +9,10 @@ import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.support.RegionRegistry;
-import io.ringwire.rdma.support.SoftCompletionQueue;
-import io.ringwire.rdma.support.SoftDeviceProgress;
-import io.ringwire.rdma.support.SoftProtectionDomain;
+import io.ringwire.rdma.soft.RegionRegistry;
+import io.ringwire.rdma.soft.SoftCompletionQueue;
+import io.ringwire.rdma.soft.SoftDeviceProgress;
+import io.ringwire.rdma.soft.SoftProtectionDomain;
 import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -182,7 +182,7 @@ final class RoceDevice implements Device
     /**
      * @return the guard shared by this device's queue pairs and completion queues.
      */
-    io.ringwire.rdma.support.ProgressGuard progressGuard()
+    io.ringwire.rdma.soft.ProgressGuard progressGuard()
     {
         return progress.guard();
     }

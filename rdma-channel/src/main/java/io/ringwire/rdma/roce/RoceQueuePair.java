@@ -9,8 +9,8 @@ import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.SendFlags;
 import io.ringwire.rdma.config.EndpointAddress;
-import io.ringwire.rdma.support.SoftMemoryRegion;
-import io.ringwire.rdma.support.SoftQueuePair;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
+import io.ringwire.rdma.soft.SoftQueuePair;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -579,12 +579,12 @@ final class RoceQueuePair extends SoftQueuePair
         enterError();
     }
 
-    io.ringwire.rdma.support.ReceiveQueue receives()
+    io.ringwire.rdma.soft.ReceiveQueue receives()
     {
         return receiveQueue;
     }
 
-    io.ringwire.rdma.support.SoftCompletionQueue receiveCompletions()
+    io.ringwire.rdma.soft.SoftCompletionQueue receiveCompletions()
     {
         return receiveCompletionQueue;
     }

@@ -5,9 +5,9 @@ import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.MemoryRegion;
-import io.ringwire.rdma.support.ReceiveQueue;
-import io.ringwire.rdma.support.RegionRegistry;
-import io.ringwire.rdma.support.SoftMemoryRegion;
+import io.ringwire.rdma.soft.ReceiveQueue;
+import io.ringwire.rdma.soft.RegionRegistry;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
 import org.agrona.DirectBuffer;
 
 import static io.ringwire.rdma.roce.RoceWire.*;

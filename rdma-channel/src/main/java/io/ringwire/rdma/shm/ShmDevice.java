@@ -7,9 +7,9 @@ import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.config.Settings;
-import io.ringwire.rdma.support.RegionRegistry;
-import io.ringwire.rdma.support.SoftCompletionQueue;
-import io.ringwire.rdma.support.SoftDeviceProgress;
+import io.ringwire.rdma.soft.RegionRegistry;
+import io.ringwire.rdma.soft.SoftCompletionQueue;
+import io.ringwire.rdma.soft.SoftDeviceProgress;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -274,7 +274,7 @@ public final class ShmDevice implements Device
     /**
      * @return the guard shared by this device's queue pairs and completion queues.
      */
-    io.ringwire.rdma.support.ProgressGuard progressGuard()
+    io.ringwire.rdma.soft.ProgressGuard progressGuard()
     {
         return progress.guard();
     }

@@ -7,7 +7,7 @@ import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.support.SoftMemoryRegion;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
 import org.agrona.CloseHelper;
 
 import java.nio.ByteBuffer;

@@ -8,9 +8,9 @@ import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.SendFlags;
-import io.ringwire.rdma.support.DirectCopy;
-import io.ringwire.rdma.support.SoftMemoryRegion;
-import io.ringwire.rdma.support.SoftQueuePair;
+import io.ringwire.rdma.soft.DirectCopy;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
+import io.ringwire.rdma.soft.SoftQueuePair;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.util.concurrent.ThreadLocalRandom;

@@ -8,10 +8,10 @@ import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.support.RegionRegistry;
-import io.ringwire.rdma.support.SoftCompletionQueue;
-import io.ringwire.rdma.support.SoftDeviceProgress;
-import io.ringwire.rdma.support.SoftProtectionDomain;
+import io.ringwire.rdma.soft.RegionRegistry;
+import io.ringwire.rdma.soft.SoftCompletionQueue;
+import io.ringwire.rdma.soft.SoftDeviceProgress;
+import io.ringwire.rdma.soft.SoftProtectionDomain;
 import org.agrona.CloseHelper;
 
 import java.io.IOException;
@@ -145,7 +145,7 @@ final class SocketDevice implements Device
     /**
      * @return the guard shared by this device's queue pairs and completion queues.
      */
-    io.ringwire.rdma.support.ProgressGuard progressGuard()
+    io.ringwire.rdma.soft.ProgressGuard progressGuard()
     {
         return progress.guard();
     }

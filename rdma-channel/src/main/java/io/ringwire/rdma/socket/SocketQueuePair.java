@@ -12,8 +12,8 @@ import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.SendFlags;
 import io.ringwire.rdma.config.EndpointAddress;
-import io.ringwire.rdma.support.SoftMemoryRegion;
-import io.ringwire.rdma.support.SoftQueuePair;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
+import io.ringwire.rdma.soft.SoftQueuePair;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -1,4 +1,4 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 /**
  * Something that moves work forward when its owning thread polls: a queue pair reading its

@@ -1,4 +1,4 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;

@@ -4,4 +4,4 @@
  * checks, and the queue-pair state machine with its receive queue and flush rules. Provider
  * packages depend on this package and on the API, never on each other.
  */
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
