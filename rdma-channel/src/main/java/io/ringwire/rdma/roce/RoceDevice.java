@@ -50,6 +50,7 @@ final class RoceDevice implements Device
     private static final int DATAGRAMS_PER_POLL = 64;
 
     private final RdmaConfig config;
+    private final RoceSettings settings;
     private final DeviceCounters counters = new DeviceCounters();
     private final SoftDeviceProgress progress = new SoftDeviceProgress();
     private final RegionRegistry regions = new RegionRegistry(counters);
@@ -73,9 +74,10 @@ final class RoceDevice implements Device
     private int acknowledgementsOwedCount;
     private boolean closed;
 
-    RoceDevice(final RdmaConfig config)
+    RoceDevice(final RdmaConfig config, final RoceSettings settings)
     {
         this.config = config;
+        this.settings = settings;
         final InetAddress bind;
         try
         {
@@ -201,6 +203,11 @@ final class RoceDevice implements Device
     RdmaConfig config()
     {
         return config;
+    }
+
+    RoceSettings settings()
+    {
+        return settings;
     }
 
     Inet4Address localAddress()

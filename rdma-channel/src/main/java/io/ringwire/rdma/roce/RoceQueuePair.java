@@ -170,7 +170,7 @@ final class RoceQueuePair extends SoftQueuePair
         remoteQueuePairNumber = remote.queuePairNumber();
         transmitter = new RoceTransmitter(device.localAddress(), peer,
             RoceWire.sourcePort(queuePairNumber, remoteQueuePairNumber),
-            BTH_LENGTH + RETH_LENGTH + IMMDT_LENGTH + pathMtu + 3 + Icrc.LENGTH, device.config().roceConnectedSend());
+            BTH_LENGTH + RETH_LENGTH + IMMDT_LENGTH + pathMtu + 3 + Icrc.LENGTH, device.settings().connectedSend());
         responder.connect(remote.startPsn());
         retriesLeft = retryCount;
         rnrRetriesLeft = rnrRetryCount;

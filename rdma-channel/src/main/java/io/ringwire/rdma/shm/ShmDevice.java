@@ -6,7 +6,6 @@ import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.config.Settings;
 import io.ringwire.rdma.soft.RegionRegistry;
 import io.ringwire.rdma.soft.SoftCompletionQueue;
 import io.ringwire.rdma.soft.SoftDeviceProgress;
@@ -43,14 +42,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ShmDevice implements Device
 {
-    /** Bytes of each queue pair's inbound ring: a power of two, 4096 to 1073741824; default 1 MiB. */
-    public static final String INBOUND_RING_BYTES_PROP = "ringwire.rdma.shm.ring.bytes";
-    /** Default inbound ring capacity. */
-    public static final int DEFAULT_INBOUND_RING_BYTES = 1 << 20;
-    /** Least inbound ring capacity. */
-    public static final int MIN_INBOUND_RING_BYTES = 4096;
-    /** Largest inbound ring capacity. */
-    public static final int MAX_INBOUND_RING_BYTES = 1 << 30;
     /** Largest RDMA WRITE, and the largest region. */
     public static final int MAX_WRITE_LENGTH = 1 << 30;
     /** Regions (allocated or registered) one device can publish. */
@@ -68,7 +59,7 @@ public final class ShmDevice implements Device
     private final int deviceId;
     private final ShmAddress shmAddress;
     private final String address;
-    private final int inboundRingCapacity;
+    private final ShmSettings settings;
     private final Path controlFile;
     private final ShmDeviceControl control;
     private final DeviceCounters counters;
@@ -80,10 +71,10 @@ public final class ShmDevice implements Device
     private final List<AutoCloseable> resources = new ArrayList<>();
     private volatile boolean closed;
 
-    private ShmDevice(final RdmaConfig config, final int inboundRingCapacity, final int deviceId)
+    private ShmDevice(final RdmaConfig config, final ShmSettings settings, final int deviceId)
     {
         this.config = config;
-        this.inboundRingCapacity = inboundRingCapacity;
+        this.settings = settings;
         this.deviceId = deviceId;
         this.directory = config.shmDirectory().toAbsolutePath().normalize();
         this.pid = ShmProcesses.currentPid();
@@ -105,16 +96,16 @@ public final class ShmDevice implements Device
     }
 
     /**
-     * Opens a device with the inbound ring size of {@link #INBOUND_RING_BYTES_PROP}.
+     * Opens a device with the inbound ring size of {@link ShmProvider#INBOUND_RING_BYTES_PROP}.
      *
      * @param config concluded configuration.
      * @return the open device.
      * @throws RdmaException            when the directory or control file cannot be created.
-     * @throws IllegalArgumentException when {@link #INBOUND_RING_BYTES_PROP} is invalid.
+     * @throws IllegalArgumentException when {@link ShmProvider#INBOUND_RING_BYTES_PROP} is invalid.
      */
     static ShmDevice open(final RdmaConfig config)
     {
-        return open(config, inboundRingBytesFromProperty());
+        return open(config, ShmSettings.fromSystemProperties());
     }
 
     /**
@@ -126,28 +117,24 @@ public final class ShmDevice implements Device
      */
     static ShmDevice open(final RdmaConfig config, final int inboundRingCapacity)
     {
-        Settings.parsePowerOfTwo(INBOUND_RING_BYTES_PROP, Integer.toString(inboundRingCapacity), MIN_INBOUND_RING_BYTES,
-            MAX_INBOUND_RING_BYTES);
+        return open(config, new ShmSettings(inboundRingCapacity));
+    }
+
+    private static ShmDevice open(final RdmaConfig config, final ShmSettings settings)
+    {
         config.peerTimeoutNs(); // fails fast, naming the fix, when the configuration is not concluded
         final int deviceId = NEXT_DEVICE_ID.getAndIncrement();
         // Registered before the sweep and before any file exists, so no sweep deletes this device's files.
         OPEN_DEVICE_IDS.add(deviceId);
         try
         {
-            return new ShmDevice(config, inboundRingCapacity, deviceId);
+            return new ShmDevice(config, settings, deviceId);
         }
         catch (final RuntimeException ex)
         {
             OPEN_DEVICE_IDS.remove(deviceId);
             throw ex;
         }
-    }
-
-    static int inboundRingBytesFromProperty()
-    {
-        return Settings.parsePowerOfTwo(INBOUND_RING_BYTES_PROP,
-            Settings.property(INBOUND_RING_BYTES_PROP, Integer.toString(DEFAULT_INBOUND_RING_BYTES)),
-            MIN_INBOUND_RING_BYTES, MAX_INBOUND_RING_BYTES);
     }
 
 
@@ -234,11 +221,11 @@ public final class ShmDevice implements Device
      * The size of the inbound ring of each queue pair this device creates, which bounds the SENDs and
      * WRITE WITH IMMEDIATE notifications a peer can have waiting for receives.
      *
-     * @return bytes of the ring ({@link #INBOUND_RING_BYTES_PROP}).
+     * @return bytes of the ring ({@link ShmProvider#INBOUND_RING_BYTES_PROP}).
      */
     public int inboundRingCapacity()
     {
-        return inboundRingCapacity;
+        return settings.inboundRingBytes();
     }
 
     @Override

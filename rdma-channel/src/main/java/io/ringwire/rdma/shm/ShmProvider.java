@@ -13,12 +13,20 @@ import java.nio.file.Path;
  * The {@code shm} provider: processes (or devices) on one host, through memory-mapped files in
  * {@link RdmaConfig#shmDirectory()}. Available wherever that directory can be created and written.
  *
+ * <p>Configuration, beyond {@link RdmaConfig} (whose shm directory it uses):
+ * <ul>
+ *   <li>{@value #INBOUND_RING_BYTES_PROP}: bytes of each queue pair's inbound ring, a power of two,
+ *       4096 to 1073741824 (default 1 MiB).</li>
+ * </ul>
+ *
  * <p>Threading: any thread; each {@link #open} returns an independent device.
  */
 public final class ShmProvider implements RdmaProvider
 {
     /** The provider's name in configuration. */
     public static final String NAME = "shm";
+    /** Bytes of each queue pair's inbound ring: a power of two, 4096 to 1073741824; default 1 MiB. */
+    public static final String INBOUND_RING_BYTES_PROP = "ringwire.rdma.shm.ring.bytes";
 
     /**
      * For {@link java.util.ServiceLoader}.
@@ -65,11 +73,12 @@ public final class ShmProvider implements RdmaProvider
 
     /**
      * Opens a device: removes stale files of dead processes, then creates this device's control file.
-     * The inbound ring size of its queue pairs comes from {@link ShmDevice#INBOUND_RING_BYTES_PROP}.
+     * The inbound ring size of its queue pairs comes from {@link #INBOUND_RING_BYTES_PROP}.
      *
      * @param config concluded configuration.
      * @return the open device.
-     * @throws RdmaException when the directory or control file cannot be created.
+     * @throws RdmaException            when the directory or control file cannot be created.
+     * @throws IllegalArgumentException when {@link #INBOUND_RING_BYTES_PROP} is invalid.
      */
     @Override
     public Device open(final RdmaConfig config)
