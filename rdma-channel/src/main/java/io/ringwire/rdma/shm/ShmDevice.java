@@ -80,7 +80,7 @@ public final class ShmDevice implements Device
         this.pid = ShmProcesses.currentPid();
         this.shmAddress = new ShmAddress(directory, pid, deviceId);
         this.address = shmAddress.format();
-        createDirectory(directory);
+        ShmFiles.createDirectory(directory);
         sweepStaleFiles(directory, pid);
 
         this.controlFile = shmAddress.controlFile();
@@ -137,19 +137,6 @@ public final class ShmDevice implements Device
         }
     }
 
-
-    private static void createDirectory(final Path directory)
-    {
-        try
-        {
-            Files.createDirectories(directory);
-        }
-        catch (final IOException ex)
-        {
-            throw new RdmaException("cannot create shm directory " + directory + " (" + ex + "); set " +
-                RdmaConfig.SHM_DIRECTORY_PROP + " to a writable directory, ideally on tmpfs such as /dev/shm", ex);
-        }
-    }
 
     private static void sweepStaleFiles(final Path directory, final long pid)
     {

@@ -5,7 +5,6 @@ import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProvider;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -56,12 +55,11 @@ public final class ShmProvider implements RdmaProvider
         final Path directory = config.shmDirectory();
         try
         {
-            Files.createDirectories(directory);
+            ShmFiles.createDirectory(directory);
         }
-        catch (final IOException | SecurityException ex)
+        catch (final RdmaException ex)
         {
-            return "cannot create shm directory " + directory + " (" + ex + "); set " + RdmaConfig.SHM_DIRECTORY_PROP +
-                " to a writable directory, ideally on tmpfs such as /dev/shm";
+            return ex.getMessage();
         }
         if (!Files.isDirectory(directory) || !Files.isWritable(directory))
         {
