@@ -95,13 +95,7 @@ final class RoceQueuePair extends SoftQueuePair
 
     RoceQueuePair(final RoceDevice device, final int queuePairNumber, final QueuePairConfig config)
     {
-        super(queuePairNumber, ThreadLocalRandom.current().nextInt(PSN_MASK + 1), config, device.regions(),
-            device.counters(), device.maxMessageSize(), device.address(), device.mtu(), device.progressGuard());
-        if (config.maxInlineData() > device.maxInlineData())
-        {
-            throw new IllegalArgumentException("maxInlineData " + config.maxInlineData() + " exceeds the device's " +
-                device.maxInlineData());
-        }
+        super(device, queuePairNumber, ThreadLocalRandom.current().nextInt(PSN_MASK + 1), config);
         this.device = device;
         this.baseTimeoutNs = device.config().ackTimeoutNs();
         this.peerTimeoutNs = device.config().peerTimeoutNs();

@@ -135,7 +135,12 @@ final class RoceTransmitter implements AutoCloseable
         }
     }
 
-    private static int localPort(final DatagramChannel channel)
+    /**
+     * @param channel a bound UDP socket.
+     * @return its port.
+     * @throws RdmaException when the socket cannot say (it is closed).
+     */
+    static int localPort(final DatagramChannel channel)
     {
         try
         {

@@ -3,7 +3,7 @@ package io.ringwire.rdma.shm;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.RdmaProvider;
+import io.ringwire.rdma.soft.SoftProvider;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +20,7 @@ import java.nio.file.Path;
  *
  * <p>Threading: any thread; each {@link #open} returns an independent device.
  */
-public final class ShmProvider implements RdmaProvider
+public final class ShmProvider extends SoftProvider
 {
     /** The provider's name in configuration. */
     public static final String NAME = "shm";
@@ -32,15 +32,7 @@ public final class ShmProvider implements RdmaProvider
      */
     public ShmProvider()
     {
-    }
-
-    /**
-     * @return "shm".
-     */
-    @Override
-    public String name()
-    {
-        return NAME;
+        super(NAME);
     }
 
     /**

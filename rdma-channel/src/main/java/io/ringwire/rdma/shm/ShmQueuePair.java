@@ -95,8 +95,7 @@ public final class ShmQueuePair extends SoftQueuePair
     ShmQueuePair(final ShmDevice device, final ShmProtectionDomain domain, final int queuePairNumber,
         final QueuePairConfig config)
     {
-        super(queuePairNumber, ThreadLocalRandom.current().nextInt() & QueuePairEndpoint.MASK_24, config,
-            device.regions(), device.counters(), device.maxMessageSize(), device.address(), device.mtu(), device.progressGuard());
+        super(device, queuePairNumber, ThreadLocalRandom.current().nextInt() & QueuePairEndpoint.MASK_24, config);
         this.device = device;
         this.domain = domain;
         this.waitingSends = new ShmSendQueue(config.maxSendRequests());

@@ -102,13 +102,7 @@ final class SocketQueuePair extends SoftQueuePair
 
     SocketQueuePair(final SocketDevice device, final int queuePairNumber, final QueuePairConfig config)
     {
-        super(queuePairNumber, randomPsn(), config, device.regions(), device.counters(), device.maxMessageSize(),
-            device.address(), device.mtu(), device.progressGuard());
-        if (config.maxInlineData() > device.maxInlineData())
-        {
-            throw new IllegalArgumentException("maxInlineData " + config.maxInlineData() +
-                " exceeds the device's " + device.maxInlineData() + " (" + io.ringwire.rdma.RdmaConfig.MAX_INLINE_PROP + ")");
-        }
+        super(device, queuePairNumber, randomPsn(), config);
         this.device = device;
         this.peerTimeoutNs = device.config().peerTimeoutNs();
         this.sendBuffer = ByteBuffer.allocateDirect(device.sendStagingCapacity());

@@ -59,7 +59,7 @@ public final class SoftCompletionQueue implements CompletionQueue
      * @param counters where overruns are counted.
      * @param guard    the device's progress guard.
      */
-    public SoftCompletionQueue(final int depth, final DeviceCounters counters, final ProgressGuard guard)
+    SoftCompletionQueue(final int depth, final DeviceCounters counters, final ProgressGuard guard)
     {
         if (depth < 1 || depth > MAX_DEPTH)
         {
@@ -82,7 +82,7 @@ public final class SoftCompletionQueue implements CompletionQueue
      *
      * @param source to attach.
      */
-    public synchronized void attach(final ProgressSource source)
+    synchronized void attach(final ProgressSource source)
     {
         for (final ProgressSource existing : sources)
         {
@@ -127,7 +127,7 @@ public final class SoftCompletionQueue implements CompletionQueue
      *
      * @param source to detach.
      */
-    public synchronized void detach(final ProgressSource source)
+    synchronized void detach(final ProgressSource source)
     {
         final ProgressSource[] current = sources;
         int index = -1;
@@ -210,28 +210,6 @@ public final class SoftCompletionQueue implements CompletionQueue
             counters.increment(DeviceCounters.ERROR_COMPLETIONS);
         }
         return true;
-    }
-
-    /**
-     * Drives the attached sources once without draining. Owning thread.
-     *
-     * @return work done.
-     */
-    public int progress()
-    {
-        if (guard.isEnabled())
-        {
-            guard.enter();
-            try
-            {
-                return progressUnguarded();
-            }
-            finally
-            {
-                guard.exit();
-            }
-        }
-        return progressUnguarded();
     }
 
     /**

@@ -9,6 +9,7 @@ import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
+import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.SendFlags;
 
 import java.util.Objects;
@@ -54,39 +55,33 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     protected QueuePairEndpoint remote;
 
     /**
+     * @param device          the device that creates it.
      * @param queuePairNumber unique on the device, 24 bits.
      * @param startPsn        first PSN this side sends.
-     * @param config          completion queues and depths; the queues must be {@link SoftCompletionQueue}s.
-     * @param regions         the device's registry.
-     * @param counters        the device's counters.
-     * @param maxMessageSize  largest message.
-     * @param deviceAddress   the device's address, for the local endpoint.
-     * @param mtu             the device's MTU.
-     * @param guard           the device's progress guard.
+     * @param config          completion queues and depths; the queues must be {@link SoftCompletionQueue}s,
+     *                        maxInlineData at most the device's.
+     * @throws IllegalArgumentException when the configuration does not fit the device.
      */
-    protected SoftQueuePair(
-        final int queuePairNumber,
-        final int startPsn,
-        final QueuePairConfig config,
-        final RegionRegistry regions,
-        final DeviceCounters counters,
-        final int maxMessageSize,
-        final String deviceAddress,
-        final int mtu,
-        final ProgressGuard guard)
+    protected SoftQueuePair(final SoftDevice device, final int queuePairNumber, final int startPsn,
+        final QueuePairConfig config)
     {
         this.queuePairNumber = queuePairNumber;
         this.startPsn = startPsn;
         this.config = config;
         this.sendCompletionQueue = asSoft(config.sendCompletionQueue());
         this.receiveCompletionQueue = asSoft(config.receiveCompletionQueue());
-        this.regions = regions;
-        this.counters = counters;
+        if (config.maxInlineData() > device.maxInlineData())
+        {
+            throw new IllegalArgumentException("maxInlineData " + config.maxInlineData() + " exceeds the device's " +
+                device.maxInlineData() + " (" + RdmaConfig.MAX_INLINE_PROP + ")");
+        }
+        this.regions = device.regions();
+        this.counters = device.counters();
         this.receiveQueue = new ReceiveQueue(config.maxReceiveRequests());
-        this.maxMessageSize = maxMessageSize;
-        this.deviceAddress = deviceAddress;
-        this.mtu = mtu;
-        this.guard = guard;
+        this.maxMessageSize = device.maxMessageSize();
+        this.deviceAddress = device.address();
+        this.mtu = device.mtu();
+        this.guard = device.progressGuard();
         this.maxSendRequests = config.maxSendRequests();
         this.maxInlineData = config.maxInlineData();
     }
@@ -195,7 +190,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
      *
      * @param id the domain's id.
      */
-    public void bindProtectionDomain(final int id)
+    void bindProtectionDomain(final int id)
     {
         this.protectionDomainId = id;
     }
