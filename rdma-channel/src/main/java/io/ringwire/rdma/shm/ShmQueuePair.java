@@ -98,7 +98,7 @@ public final class ShmQueuePair extends SoftQueuePair
         super(device, queuePairNumber, ThreadLocalRandom.current().nextInt() & QueuePairEndpoint.MASK_24, config);
         this.device = device;
         this.domain = domain;
-        this.waitingSends = new ShmSendQueue(config.maxSendRequests());
+        this.waitingSends = new ShmSendQueue(sendQueue, config.maxSendRequests());
         this.inboundRing = ShmInboundRing.create(
             device.shmAddress().ringFile(queuePairNumber), queuePairNumber, device.inboundRingCapacity());
         this.inboundRecords = inboundRing.records();
@@ -136,12 +136,6 @@ public final class ShmQueuePair extends SoftQueuePair
         peerRecords = peerRing.records();
         peerRegions = connected.regions();
         maxSendLength = peerRecords.maxPayloadLength();
-    }
-
-    @Override
-    protected int outstandingSends()
-    {
-        return waitingSends.size();
     }
 
     @Override
@@ -211,7 +205,7 @@ public final class ShmQueuePair extends SoftQueuePair
         else
         {
             // Complete in posting order, after the SENDs ahead of it.
-            waitingSends.offer(workRequestId, CompletionOpcode.RDMA_WRITE, length, signaled, lastSendRecord, false);
+            waitingSends.offer(workRequestId, kind, length, signaled, lastSendRecord, false);
         }
         return PostResult.OK;
     }
@@ -233,7 +227,7 @@ public final class ShmQueuePair extends SoftQueuePair
         lastSendRecord = appendedRecords;
         pendingRequestsSent++;
         // Room is certain: SoftQueuePair admits a request only below maxSendRequests outstanding.
-        waitingSends.offer(workRequestId, CompletionOpcode.SEND, length, signaled, appendedRecords, true);
+        waitingSends.offer(workRequestId, KIND_SEND, length, signaled, appendedRecords, true);
         return PostResult.OK;
     }
 
@@ -253,20 +247,11 @@ public final class ShmQueuePair extends SoftQueuePair
                 enterError();
                 return PostResult.OK;
             }
-            failOldestWaitingSend(CompletionStatus.RETRY_EXCEEDED);
+            completeOldestSend(CompletionStatus.RETRY_EXCEEDED, true);
             enterError();
         }
         completeSend(workRequestId, completionOpcode(kind), CompletionStatus.WR_FLUSH_ERROR, length, true);
         return PostResult.OK;
-    }
-
-    private void failOldestWaitingSend(final int status)
-    {
-        final long workRequestId = waitingSends.headWorkRequestId();
-        final int opcode = waitingSends.headOpcode();
-        final int length = waitingSends.headLength();
-        waitingSends.removeHead();
-        completeSend(workRequestId, opcode, status, length, true);
     }
 
     /**
@@ -287,29 +272,20 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             if (waitingSends.headIsSend() && waitingSends.headAcknowledgeSequence() == peerRing.failedRecord())
             {
-                failOldestWaitingSend(peerRing.failureStatus());
+                completeOldestSend(peerRing.failureStatus(), true);
                 enterError();
                 return completed + 1;
             }
-            final long workRequestId = waitingSends.headWorkRequestId();
-            final int opcode = waitingSends.headOpcode();
-            final int length = waitingSends.headLength();
-            final boolean signaled = waitingSends.headSignaled();
-            waitingSends.removeHead();
-            completeSend(workRequestId, opcode, CompletionStatus.SUCCESS, length, signaled);
+            completeOldestSend(CompletionStatus.SUCCESS, false);
             completed++;
         }
         return completed;
     }
 
     @Override
-    protected void transportFlushAndDisconnect()
+    protected void transportDisconnect()
     {
         flushCounters();
-        while (!waitingSends.isEmpty())
-        {
-            failOldestWaitingSend(CompletionStatus.WR_FLUSH_ERROR);
-        }
         inboundRing.markError(); // the peer sees the connection broken
     }
 
@@ -415,7 +391,7 @@ public final class ShmQueuePair extends SoftQueuePair
             counters.increment(DeviceCounters.PEERS_LOST);
             if (!waitingSends.isEmpty())
             {
-                failOldestWaitingSend(CompletionStatus.RETRY_EXCEEDED);
+                completeOldestSend(CompletionStatus.RETRY_EXCEEDED, true);
             }
             enterError();
             work++;
@@ -464,8 +440,8 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             receiveQueue.removeHead();
             pendingRequestsExecuted++;
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
-                length, immediate, queuePairNumber);
+            completeReceive(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
+                length, immediate);
             return ShmRecordRing.CONTINUE;
         }
         if (ShmRecordRing.SEND_TYPE == type)
@@ -483,23 +459,22 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             receiveQueue.removeHead();
             counters.increment(DeviceCounters.RESPONDER_LENGTH_ERROR);
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_LENGTH_ERROR,
-                length, 0, queuePairNumber);
+            completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_LENGTH_ERROR,
+                length, 0);
             return failRecord(CompletionStatus.REMOTE_INVALID_REQUEST);
         }
         if (region.isClosed())
         {
             // Deregistered after the receive was posted: its memory is gone.
             receiveQueue.removeHead();
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
-                0, 0, queuePairNumber);
+            completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
+                0, 0);
             return failRecord(CompletionStatus.REMOTE_OPERATIONAL_ERROR);
         }
         region.buffer().putBytes(receiveQueue.headOffset(), buffer, index, length);
         receiveQueue.removeHead();
         pendingRequestsExecuted++;
-        receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS, length, 0,
-            queuePairNumber);
+        completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS, length, 0);
         return ShmRecordRing.CONTINUE;
     }
 

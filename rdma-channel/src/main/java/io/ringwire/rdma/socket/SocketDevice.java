@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A socket device: one listening TCP socket where peers' queue pairs connect, plus the regions and
  * queue pairs created from it. Its address is the listener's "ip:port". What every software device
  * shares comes from {@link SoftDevice}; this class adds the listener, which accepts the passive
- * side's connections and hands each to the queue pair its hello names.
+ * side's connections and hands each to the queue pair its hello names (see {@link SocketConnector}).
  *
  * <p>Threading: created and closed on the control thread. {@link #pollIncoming(long)} is called by
  * the owning threads of queue pairs waiting for their peer to connect, so it is synchronized; it
@@ -139,16 +139,16 @@ final class SocketDevice extends SoftDevice
                 continue;
             }
             final SocketQueuePair target = state == PendingHello.COMPLETE ? queuePairs.get(pending.destinationQpn()) : null;
-            final int adopted = null == target ? SocketQueuePair.REFUSED :
+            final SocketConnector.Offer adopted = null == target ? SocketConnector.Offer.REFUSED :
                 target.adoptIncoming(pending.channel, pending.sourceQpn());
-            if (adopted == SocketQueuePair.NOT_YET && nowNs - pending.acceptedNs < config().peerTimeoutNs())
+            if (adopted == SocketConnector.Offer.NOT_YET && nowNs - pending.acceptedNs < config().peerTimeoutNs())
             {
                 // The peer reached RTR first (the passive side connects before it sends REP) and its
                 // hello is here before our queue pair's RTR: keep it for that queue pair.
                 continue;
             }
             it.remove();
-            if (adopted != SocketQueuePair.ADOPTED)
+            if (adopted != SocketConnector.Offer.ADOPTED)
             {
                 counters().increment(DeviceCounters.RESPONDER_MALFORMED);
                 CloseHelper.quietClose(pending.channel);

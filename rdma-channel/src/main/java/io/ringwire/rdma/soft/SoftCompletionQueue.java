@@ -162,7 +162,7 @@ public final class SoftCompletionQueue implements CompletionQueue
      * @param queuePairNumber the request's queue pair.
      * @return false when the queue was full: the completion is lost and counted as an overrun.
      */
-    public boolean push(
+    boolean push(
         final long workRequestId,
         final int opcode,
         final int status,
