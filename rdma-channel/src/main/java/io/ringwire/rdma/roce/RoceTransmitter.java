@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>connected (the default where it works): a {@link ConnectedUdpSocket}, whose IDs count up
  *       from a start learnt from the kernel once; a send skips the route lookup an unconnected
- *       one pays, which on this host is most of the gap between roce and a NIO UDP ping-pong;</li>
+ *       one pays on every datagram;</li>
  *   <li>unconnected ({@link RoceProvider#CONNECTED_SEND_PROP}{@code =false}, or where the
  *       connected socket cannot learn its IDs: not Linux, a sockets shim): Linux sends ID 0.</li>
  * </ul>

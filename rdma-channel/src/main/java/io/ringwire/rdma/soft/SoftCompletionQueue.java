@@ -14,7 +14,7 @@ import java.util.Arrays;
  * produced, in order, without passing through the ring (up to its limit; the rest, and whatever the
  * handler's own posts complete, is queued and drained behind them). The application's answer to a
  * message then leaves before the source's bookkeeping and its look at the next slot, which the
- * message's round trip otherwise waits for (shm: 10-20 ns a hop).
+ * message's round trip otherwise waits for at every hop.
  *
  * <p>Threading: single-threaded. {@link #push} and {@link #poll} run on the owning thread; attach
  * and detach on the control thread before and after that thread runs (the array is replaced, not
