@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Soft-RoCE test lab: a throwaway qemu (TCG) guest running Debian's own kernel, which has rdma_rxe,
 # so that RingWire can be tested against the kernel's real RoCEv2 stack on machines whose kernel
-# has no RDMA. DESIGN.md section 5 describes the recipe and why each part is there.
+# has no RDMA. docs/softroce-lab.md describes the recipe and why each part is there.
 #
 #   softroce-lab.sh prepare
 #       Installs the Debian packages the lab needs (apt-get update once, only when something is

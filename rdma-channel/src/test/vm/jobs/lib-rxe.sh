@@ -1,7 +1,7 @@
 #!/bin/bash
 # Shared by the lab jobs (sourced, runs INSIDE the guest): the veth pair, rxe devices, policy
 # routing, the ICRC-failure kretprobe, rxe counters and the JVM command line for the host-built
-# test classes. See rxe-smoke.sh for the why of each step (and DESIGN.md section 5).
+# test classes. See rxe-smoke.sh for the why of each step (and docs/softroce-lab.md).
 #
 # Sourced first thing by a job at <module>/src/test/vm/jobs/<job>.sh, it sets what every job uses:
 # RESULTS (the results share), SUMMARY (RESULTS/summary.txt, emptied), HERE (the job's directory),

@@ -174,9 +174,9 @@ result=passed
 
 section "ICRC probe: hand-made RoCEv2 packets to rxe0, one good ICRC and one bad"
 # Two UD SEND ONLY packets to QP1 (the GSI QP every port has; it passes rxe's header checks) from
-# a plain UDP socket with DF set, so the IP ID is 0 and the ICRC is computable as DESIGN.md
-# section 4 says. rxe counts the good one in rcvd_pkts and drops the bad one without a counter or
-# a log line, so a kretprobe on rxe_icrc_check counts the failures.
+# a plain UDP socket with DF set, so the IP ID is 0 and the ICRC is computable as the roce section
+# of docs/architecture.md says. rxe counts the good one in rcvd_pkts and drops the bad one without
+# a counter or a log line, so a kretprobe on rxe_icrc_check counts the failures.
 tracing=/sys/kernel/tracing
 [ -d "$tracing/events" ] || mount -t tracefs tracefs "$tracing"
 icrc_event=$tracing/events/kprobes/rxe_icrc_fail

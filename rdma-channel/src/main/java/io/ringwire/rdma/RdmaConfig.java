@@ -44,13 +44,6 @@ public final class RdmaConfig
     /** Retries after a receiver-not-ready NAK before RNR_RETRY_EXCEEDED, 0 to 7; 7 retries forever. */
     public static final String RNR_RETRY_COUNT_PROP = "ringwire.rdma.rnr.retry.count";
 
-    /**
-     * roce: send from connected UDP sockets whose IPv4 IDs are learnt from the kernel (true, the
-     * default; faster, and where they cannot be learnt it falls back by itself), or from unconnected
-     * sockets that send IP ID 0 (false).
-     */
-    public static final String ROCE_CONNECTED_SEND_PROP = "ringwire.rdma.roce.connected.send";
-
     /** Names accepted for {@link #provider(String)}. */
     public static final String ALLOWED_PROVIDERS = "shm, socket, roce, ibverbs, auto";
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs", "auto");
@@ -66,7 +59,6 @@ public final class RdmaConfig
     private String ackDelayUs = Settings.property(ACK_DELAY_PROP, null);
     private String retryCount = Settings.property(RETRY_COUNT_PROP, "7");
     private String rnrRetryCount = Settings.property(RNR_RETRY_COUNT_PROP, "7");
-    private String roceConnectedSend = Settings.property(ROCE_CONNECTED_SEND_PROP, "true");
 
     private boolean concluded;
     private long peerTimeoutNs;
@@ -76,7 +68,6 @@ public final class RdmaConfig
     private long ackDelayNs;
     private int retryCountValue;
     private int rnrRetryCountValue;
-    private boolean roceConnectedSendValue;
     private String bindHost;
     private int bindPort;
 
@@ -102,7 +93,6 @@ public final class RdmaConfig
         concludeAckDelay();
         retryCountValue = Settings.parseInt(RETRY_COUNT_PROP, retryCount, 0, 7, "0 to 7 (7: retry until the peer timeout)");
         rnrRetryCountValue = Settings.parseInt(RNR_RETRY_COUNT_PROP, rnrRetryCount, 0, 7, "0 to 7 (7: retry forever)");
-        roceConnectedSendValue = Settings.parseBoolean(ROCE_CONNECTED_SEND_PROP, roceConnectedSend);
         final EndpointAddress bind = EndpointAddress.parse(BIND_ADDRESS_PROP, bindAddress, true);
         bindHost = bind.host();
         bindPort = bind.port();
@@ -359,25 +349,5 @@ public final class RdmaConfig
     {
         checkConcluded();
         return rnrRetryCountValue;
-    }
-
-    /**
-     * @param connectedSend see {@link #ROCE_CONNECTED_SEND_PROP}.
-     * @return this.
-     */
-    public RdmaConfig roceConnectedSend(final boolean connectedSend)
-    {
-        checkMutable();
-        this.roceConnectedSend = Boolean.toString(connectedSend);
-        return this;
-    }
-
-    /**
-     * @return whether roce sends from connected sockets where it can.
-     */
-    public boolean roceConnectedSend()
-    {
-        checkConcluded();
-        return roceConnectedSendValue;
     }
 }

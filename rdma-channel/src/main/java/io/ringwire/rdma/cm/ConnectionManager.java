@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -221,17 +220,13 @@ public final class ConnectionManager
 
         try
         {
-            if (frame.type() == MessageType.REJ)
+            final ConnectionRejectedException rejected = channel.rejection(frame, "REQ");
+            if (null != rejected)
             {
-                final RejectMessage reject = WireFormat.decodeReject(frame.body());
-                throw new ConnectionRejectedException(channel.remoteAddress(), "REQ", reject.reason(), reject.text());
+                throw rejected;
             }
             final ConnectMessage reply = WireFormat.decodeConnect(MessageType.REP, frame.body());
-            if (!Arrays.equals(reply.echoedNonce(), requestNonce))
-            {
-                throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, "the REP does not answer this " +
-                    "REQ (it echoes another nonce): a replayed or misrouted REP");
-            }
+            WireFormat.requireAnswer(MessageType.REP, reply.echoedNonce(), MessageType.REQ, requestNonce);
             return reply;
         }
         catch (final ProtocolViolationException ex)

@@ -141,6 +141,24 @@ final class ManagementChannel implements AutoCloseable
     }
 
     /**
+     * The peer's refusal, when a frame read with {@code rejectAllowed} is a REJ.
+     *
+     * @param frame what {@link #readFrame} returned.
+     * @param step  the message the REJ answers, e.g. "REQ", for the exception's message.
+     * @return the refusal to throw, or null when the frame is not a REJ.
+     * @throws ProtocolViolationException MALFORMED when the REJ cannot be decoded.
+     */
+    ConnectionRejectedException rejection(final Frame frame, final String step) throws ProtocolViolationException
+    {
+        if (frame.type() != MessageType.REJ)
+        {
+            return null;
+        }
+        final RejectMessage reject = WireFormat.decodeReject(frame.body());
+        return new ConnectionRejectedException(remoteAddress, step, reject.reason(), reject.text());
+    }
+
+    /**
      * Writes one signed frame.
      *
      * @throws IOException when the connection failed.

@@ -8,7 +8,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -166,19 +165,14 @@ public final class PendingConnection
             channel.write(MessageType.REP,
                 WireFormat.encodeConnect(replyNonce, request.nonce(), localEndpoint, localRegions, applicationData));
             frame = channel.readFrame(MessageType.RTU, true, channel.stepDeadline());
-            if (frame.type() == MessageType.REJ)
+            final ConnectionRejectedException rejected = channel.rejection(frame, "REP");
+            if (null != rejected)
             {
-                final RejectMessage reject = WireFormat.decodeReject(frame.body());
-                final ConnectionRejectedException rejected = new ConnectionRejectedException(channel.remoteAddress(),
-                    "REP", reject.reason(), reject.text());
                 ConnectionManager.moveToError(queuePair, rejected);
                 throw rejected;
             }
-            if (!Arrays.equals(WireFormat.decodeReadyToUse(frame.body()), replyNonce))
-            {
-                throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, "the RTU does not answer this " +
-                    "REP (it echoes another nonce): a replayed or misrouted RTU");
-            }
+            WireFormat.requireAnswer(MessageType.RTU, WireFormat.decodeReadyToUse(frame.body()), MessageType.REP,
+                replyNonce);
         }
         catch (final SocketTimeoutException ex)
         {

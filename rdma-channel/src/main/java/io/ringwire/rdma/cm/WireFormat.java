@@ -66,12 +66,13 @@ final class WireFormat
 {
     /** "RWCM". */
     static final int MAGIC = 0x5257_434D;
+    // Each field starts where the one before it ends, as the layout above draws them.
     static final int MAGIC_OFFSET = 0;
-    static final int TYPE_OFFSET = 4;
-    static final int RESERVED_OFFSET = 5;
-    static final int VERSION_OFFSET = 6;
-    static final int BODY_LENGTH_OFFSET = 8;
-    static final int HEADER_LENGTH = 12;
+    static final int TYPE_OFFSET = MAGIC_OFFSET + Integer.BYTES;
+    static final int RESERVED_OFFSET = TYPE_OFFSET + Byte.BYTES;
+    static final int VERSION_OFFSET = RESERVED_OFFSET + Byte.BYTES;
+    static final int BODY_LENGTH_OFFSET = VERSION_OFFSET + Short.BYTES;
+    static final int HEADER_LENGTH = BODY_LENGTH_OFFSET + Integer.BYTES;
     static final int TAG_LENGTH = FrameAuthenticator.MAC_LENGTH;
 
     static final int NONCE_OFFSET = 0;
@@ -79,19 +80,19 @@ final class WireFormat
     static final int BODY_PREFIX_LENGTH = ECHOED_NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH;
 
     static final int QUEUE_PAIR_NUMBER_OFFSET = BODY_PREFIX_LENGTH;
-    static final int START_PSN_OFFSET = 36;
-    static final int MTU_OFFSET = 40;
-    static final int PARTITION_KEY_OFFSET = 44;
-    static final int ADDRESS_LENGTH_OFFSET = 46;
-    static final int ADDRESS_OFFSET = 48;
+    static final int START_PSN_OFFSET = QUEUE_PAIR_NUMBER_OFFSET + Integer.BYTES;
+    static final int MTU_OFFSET = START_PSN_OFFSET + Integer.BYTES;
+    static final int PARTITION_KEY_OFFSET = MTU_OFFSET + Integer.BYTES;
+    static final int ADDRESS_LENGTH_OFFSET = PARTITION_KEY_OFFSET + Short.BYTES;
+    static final int ADDRESS_OFFSET = ADDRESS_LENGTH_OFFSET + Short.BYTES;
     /** Bytes of a u16 count or length field in the variable part. */
     static final int COUNT_LENGTH = Short.BYTES;
     /** Bytes of one advertised region: address u64, rkey u32, length u32. */
     static final int REGION_LENGTH = Long.BYTES + Integer.BYTES + Integer.BYTES;
 
     static final int REASON_CODE_OFFSET = BODY_PREFIX_LENGTH;
-    static final int REASON_TEXT_LENGTH_OFFSET = 34;
-    static final int REASON_TEXT_OFFSET = 36;
+    static final int REASON_TEXT_LENGTH_OFFSET = REASON_CODE_OFFSET + Short.BYTES;
+    static final int REASON_TEXT_OFFSET = REASON_TEXT_LENGTH_OFFSET + Short.BYTES;
     static final int MAX_REASON_TEXT_LENGTH = 512;
 
     /** Largest body accepted; the largest REQ or REP is about 3.1 KiB. */
@@ -270,12 +271,8 @@ final class WireFormat
         }
 
         require(body, COUNT_LENGTH, type + " application data length");
-        final int applicationDataLength = body.getShort() & 0xFFFF;
-        checkLimit(applicationDataLength, ConnectionManager.MAX_APPLICATION_DATA_LENGTH,
-            type + " application data length");
-        require(body, applicationDataLength, type + " application data");
-        final byte[] applicationData = new byte[applicationDataLength];
-        body.get(applicationData);
+        final byte[] applicationData = getBytes(body, body.getShort() & 0xFFFF,
+            ConnectionManager.MAX_APPLICATION_DATA_LENGTH, type + " application data");
         requireEnd(body, type);
 
         final QueuePairEndpoint endpoint;
@@ -344,11 +341,8 @@ final class WireFormat
         require(body, REASON_TEXT_OFFSET, "REJ fixed fields");
         final int code = body.getShort(REASON_CODE_OFFSET) & 0xFFFF;
         final int textLength = body.getShort(REASON_TEXT_LENGTH_OFFSET) & 0xFFFF;
-        checkLimit(textLength, MAX_REASON_TEXT_LENGTH, "REJ text length");
         body.position(REASON_TEXT_OFFSET);
-        require(body, textLength, "REJ text");
-        final byte[] utf8 = new byte[textLength];
-        body.get(utf8);
+        final byte[] utf8 = getBytes(body, textLength, MAX_REASON_TEXT_LENGTH, "REJ text");
         requireEnd(body, MessageType.REJ);
         // Lenient decoding: the text is only shown, and a REJ is not authenticated.
         final String text = sanitise(new String(utf8, StandardCharsets.UTF_8));
@@ -358,6 +352,25 @@ final class WireFormat
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /**
+     * Checks that a message answers the one this side sent: it must echo that message's nonce.
+     *
+     * @param answer      the message read, e.g. REP.
+     * @param echoedNonce the nonce it echoes.
+     * @param question    the message this side sent, e.g. REQ.
+     * @param nonce       that message's nonce.
+     * @throws ProtocolViolationException BAD_AUTHENTICATION when it echoes another nonce.
+     */
+    static void requireAnswer(final MessageType answer, final byte[] echoedNonce, final MessageType question,
+        final byte[] nonce) throws ProtocolViolationException
+    {
+        if (!Arrays.equals(echoedNonce, nonce))
+        {
+            throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, "the " + answer + " does not answer " +
+                "this " + question + " (it echoes another nonce): a replayed or misrouted " + answer);
+        }
+    }
 
     /**
      * @return zeros, the echoed nonce of a message that answers nothing (or nothing readable).
@@ -433,6 +446,22 @@ final class WireFormat
         {
             throw malformed(field + " is not valid UTF-8");
         }
+    }
+
+    /**
+     * Reads a field of {@code length} bytes at the body's position, after checking its length against
+     * the limit and what the body holds.
+     *
+     * @param field names the field in messages; its length field is "{@code field} length".
+     */
+    private static byte[] getBytes(final ByteBuffer body, final int length, final int limit, final String field)
+        throws ProtocolViolationException
+    {
+        checkLimit(length, limit, field + " length");
+        require(body, length, field);
+        final byte[] bytes = new byte[length];
+        body.get(bytes);
+        return bytes;
     }
 
     private static void require(final ByteBuffer body, final int length, final String field)

@@ -471,27 +471,8 @@ final class IbverbsDevice implements Device
             return;
         }
         closed = true;
-        RuntimeException failure = null;
-        for (final IbverbsProtectionDomain domain : List.copyOf(domains))
-        {
-            failure = Closer.close(domain, failure);
-        }
-        for (final IbverbsCompletionQueue queue : List.copyOf(completionQueues))
-        {
-            failure = Closer.close(queue, failure);
-        }
-        try
-        {
-            verbs.closeDevice(context);
-        }
-        catch (final VerbsCallException ex)
-        {
-            failure = Closer.add(failure, new RdmaException("ibv_close_device(" + name + "): " + ex.getMessage(), ex));
-        }
-        if (null != failure)
-        {
-            throw failure;
-        }
+        Closer.throwIfAny(Closer.closeParent(domains, completionQueues, () -> verbs.closeDevice(context),
+            "ibv_close_device(" + name + ")", ""));
     }
 
     @Override

@@ -184,28 +184,9 @@ final class IbverbsProtectionDomain implements ProtectionDomain
             return;
         }
         closed = true;
-        RuntimeException failure = null;
-        for (final IbverbsQueuePair queuePair : List.copyOf(queuePairs))
-        {
-            failure = Closer.close(queuePair, failure);
-        }
-        for (final IbverbsMemoryRegion region : List.copyOf(regions))
-        {
-            failure = Closer.close(region, failure);
-        }
-        try
-        {
-            device.verbs().deallocPd(pd);
-        }
-        catch (final VerbsCallException ex)
-        {
-            failure = Closer.add(failure, new RdmaException("ibv_dealloc_pd on " + device.name() + ": " + ex.getMessage() +
-                " (a queue pair or region of this domain is still alive)", ex));
-        }
+        final RuntimeException failure = Closer.closeParent(queuePairs, regions, () -> device.verbs().deallocPd(pd),
+            "ibv_dealloc_pd on " + device.name(), " (a queue pair or region of this domain is still alive)");
         device.forget(this);
-        if (null != failure)
-        {
-            throw failure;
-        }
+        Closer.throwIfAny(failure);
     }
 }

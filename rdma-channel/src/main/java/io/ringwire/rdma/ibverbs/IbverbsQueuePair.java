@@ -410,18 +410,8 @@ final class IbverbsQueuePair implements QueuePair
         wr.set(JAVA_INT, SEND_WR_IMM_DATA, Integer.reverseBytes(immediate)); // __be32: network byte order
         wr.set(JAVA_LONG, SEND_WR_REMOTE_ADDR, remoteAddress);
         wr.set(JAVA_INT, SEND_WR_RKEY, rkey);
-        sendSge.set(JAVA_LONG, SGE_ADDR, region.address() + localOffset);
-        sendSge.set(JAVA_INT, SGE_LENGTH, length);
-        sendSge.set(JAVA_INT, SGE_LKEY, region.lkey());
-        final int result;
-        try
-        {
-            result = (int)VerbsOps.POST_SEND.invokeExact(postSend, qp, sendWr, badSendWr);
-        }
-        catch (final Throwable ex)
-        {
-            throw new IllegalStateException("post_send downcall failed", ex);
-        }
+        setScatterGather(sendSge, region, localOffset, length);
+        final int result = VerbsOps.post(postSend, qp, sendWr, badSendWr);
         if (result != 0)
         {
             return postResult(result);
@@ -454,24 +444,22 @@ final class IbverbsQueuePair implements QueuePair
         }
         recvWr.set(JAVA_LONG, RECV_WR_WR_ID, receiveRing.nextNativeWorkRequestId());
         recvWr.set(JAVA_INT, RECV_WR_NUM_SGE, length == 0 ? 0 : 1);
-        recvSge.set(JAVA_LONG, SGE_ADDR, region.address() + localOffset);
-        recvSge.set(JAVA_INT, SGE_LENGTH, length);
-        recvSge.set(JAVA_INT, SGE_LKEY, region.lkey());
-        final int result;
-        try
-        {
-            result = (int)VerbsOps.POST_RECV.invokeExact(postRecv, qp, recvWr, badRecvWr);
-        }
-        catch (final Throwable ex)
-        {
-            throw new IllegalStateException("post_recv downcall failed", ex);
-        }
+        setScatterGather(recvSge, region, localOffset, length);
+        final int result = VerbsOps.post(postRecv, qp, recvWr, badRecvWr);
         if (result != 0)
         {
             return postResult(result);
         }
         receiveRing.record(workRequestId);
         return PostResult.OK;
+    }
+
+    private static void setScatterGather(final MemorySegment sge, final IbverbsMemoryRegion region, final int localOffset,
+        final int length)
+    {
+        sge.set(JAVA_LONG, SGE_ADDR, region.address() + localOffset);
+        sge.set(JAVA_INT, SGE_LENGTH, length);
+        sge.set(JAVA_INT, SGE_LKEY, region.lkey());
     }
 
     /**

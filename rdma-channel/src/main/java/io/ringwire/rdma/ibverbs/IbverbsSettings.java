@@ -30,13 +30,4 @@ record IbverbsSettings(String deviceName, int port, int gidIndex)
             "a GID table index 0 to 255 (show_gids, or ls /sys/class/infiniband/<dev>/ports/<port>/gids)");
         return new IbverbsSettings(device, port, gidIndex);
     }
-
-
-    /**
-     * @return the device name for messages: the configured one, or "the first device".
-     */
-    String describeDevice()
-    {
-        return deviceName.isEmpty() ? "the first device" : "device '" + deviceName + "'";
-    }
 }

@@ -12,22 +12,16 @@ final class VerbsCallException extends RuntimeException
     @Serial
     private static final long serialVersionUID = 1L;
 
-    private final String function;
     private final int errno;
 
+    /**
+     * @param function the libibverbs function, e.g. "ibv_reg_mr", for the message.
+     * @param errno    the errno value it reported.
+     */
     VerbsCallException(final String function, final int errno)
     {
         super(function + " failed: " + Errno.describe(errno));
-        this.function = function;
         this.errno = errno;
-    }
-
-    /**
-     * @return the libibverbs function, e.g. "ibv_reg_mr".
-     */
-    String function()
-    {
-        return function;
     }
 
     /**

@@ -33,12 +33,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 @SuppressWarnings("restricted")
 final class VerbsOps
 {
-    /** {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)}. */
-    static final MethodHandle POST_SEND = Linker.nativeLinker().downcallHandle(
-        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Linker.Option.critical(false));
-
-    /** {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}. */
-    static final MethodHandle POST_RECV = Linker.nativeLinker().downcallHandle(
+    /**
+     * {@code int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)} and
+     * {@code int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}: one
+     * signature, so one handle calls either (the target address is its first argument).
+     */
+    private static final MethodHandle POST = Linker.nativeLinker().downcallHandle(
         FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), Linker.Option.critical(false));
 
     /** {@code int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *)}. */
@@ -67,6 +67,28 @@ final class VerbsOps
             throw new RdmaException("the libibverbs driver of " + device + " left post_send, post_recv or poll_cq " +
                 "empty in ibv_context.ops: its provider library (ibverbs-providers) does not match libibverbs; " +
                 "reinstall rdma-core/ibverbs-providers of one version");
+        }
+    }
+
+    /**
+     * Calls the driver's {@code post_send} or {@code post_recv}. Allocation-free.
+     *
+     * @param function    {@link #postSend()} or {@link #postRecv()}.
+     * @param qp          the {@code struct ibv_qp *}.
+     * @param workRequest the send or receive work request.
+     * @param badRequest  where the driver names a refused request.
+     * @return 0, or the errno value the driver returned.
+     */
+    static int post(final MemorySegment function, final MemorySegment qp, final MemorySegment workRequest,
+        final MemorySegment badRequest)
+    {
+        try
+        {
+            return (int)POST.invokeExact(function, qp, workRequest, badRequest);
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException("post downcall failed", ex);
         }
     }
 

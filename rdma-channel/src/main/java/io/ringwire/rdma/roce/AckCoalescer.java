@@ -12,8 +12,7 @@ import static io.ringwire.rdma.roce.RoceWire.psnDistance;
  * <ul>
  *   <li>{@link #MAX_UNACKNOWLEDGED_PSNS} PSNs are executed and unacknowledged, well inside the
  *       requester's window of {@value RoceWire#MAX_UNACKNOWLEDGED_PSNS} PSNs and its AckReq
- *       interval of {@value RoceWire#ACK_REQUEST_INTERVAL} packets (fewer once a stall was seen,
- *       below);</li>
+ *       interval of {@value RoceWire#ACK_REQUEST_INTERVAL} packets (fewer after stalls, below);</li>
  *   <li>the delay ({@code ringwire.rdma.ack.delay.us}, 50 us by default) has passed since the first
  *       packet it covers asked for it; when this queue pair sends the requester a request of its
  *       own, an ACK that would fall due before the next one goes right behind it instead
@@ -37,10 +36,11 @@ import static io.ringwire.rdma.roce.RoceWire.psnDistance;
  * soon as it is complete, and the requester waits for the delay twice, not at every run. One stall
  * is not enough: a requester that was not waiting but paused (a JIT or GC pause, a descheduled
  * thread) and then resumed looks the same once, and a limit learned from it would cost an ACK
- * datagram per message for the next {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs (seen in a messaging
- * ping-pong, whose answers go through another queue pair: 0.8 ACKs per message instead of 0.2, and
- * twice the p99). The learned limit is forgotten after {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs,
- * since the requester may have changed its pattern; relearning costs two delays.
+ * datagram per message for the next {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs (a ping-pong whose
+ * answers go through another queue pair would then pay a system call on each side for every
+ * message, where one ACK covers several). The learned limit is forgotten after
+ * {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs, since the requester may have changed its pattern;
+ * relearning costs two delays.
  *
  * <p>When this queue pair answered (a ping-pong), the requester is taken to wait for the answer, not
  * for the ACK: timing cannot tell the two apart on a busy machine (a ping-pong peer that is

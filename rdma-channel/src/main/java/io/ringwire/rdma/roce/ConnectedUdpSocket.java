@@ -22,8 +22,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * foreign function API, that knows the IPv4 Identification of the next datagram it sends.
  *
  * <p>Why: the RoCEv2 ICRC covers the IP ID. An unconnected socket with Don't-Fragment sends ID 0,
- * so its ICRC is computable, but each send then looks up a route: on this host that alone makes a
- * UDP ping-pong 1.14-1.16x slower than one over connected sockets. A connected socket numbers its
+ * so its ICRC is computable, but each send then looks up a route, a large share of a small
+ * datagram's send that a connected socket pays once, when it connects. A connected socket numbers its
  * datagrams from a random start the kernel keeps to itself, one per datagram sent (Linux
  * {@code ip_select_ident_segs}: the socket's {@code inet_id}). {@link #learnIpIdentification} reads
  * that counter once: it sends an empty probe datagram to a sink socket with a software transmit
@@ -34,8 +34,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * one (a netfilter drop after the ID was taken returns {@code EPERM}), so the caller learns again.
  *
  * <p>The JDK's {@code DatagramChannel} cannot reach a socket's error queue, hence libc. Linux only;
- * {@link #open} returns null with the reason elsewhere, and under shims (libvma, rsocket) that
- * do not loop transmit timestamps back, and the provider keeps its unconnected sockets.
+ * {@link #open} and {@link #learnIpIdentification} throw {@link Unavailable} with the reason
+ * elsewhere, and under shims (libvma, rsocket) that do not loop transmit timestamps back, and the
+ * provider keeps its unconnected sockets.
  *
  * <p>Threading: confined to the owning thread after construction (its scratch memory is shared
  * arena memory so that the constructing and owning threads may differ). {@link #send} allocates

@@ -1,7 +1,5 @@
 package io.ringwire.rdma.roce;
 
-import io.ringwire.rdma.CompletionQueue;
-import io.ringwire.rdma.Device;
 import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
@@ -9,73 +7,60 @@ import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.support.RegionRegistry;
-import io.ringwire.rdma.support.SoftCompletionQueue;
-import io.ringwire.rdma.support.SoftDeviceProgress;
-import io.ringwire.rdma.support.SoftProtectionDomain;
+import io.ringwire.rdma.soft.CopyOnWriteIntMap;
+import io.ringwire.rdma.soft.SoftDevice;
+import io.ringwire.rdma.soft.SoftProtectionDomain;
 import org.agrona.CloseHelper;
-import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A RoCEv2 device: one UDP socket (port 4791 by default, any port for tests) that receives every
- * packet for this device's queue pairs, verifies it and hands it to the queue pair its BTH names.
+ * packet for this device's queue pairs; {@link RoceReceiver} verifies each and hands it to the queue
+ * pair its BTH names.
  *
- * <p>What a received packet must pass, in order, before any queue pair sees it: it parses (every
- * header the opcode needs, pad and ICRC fit; RC opcodes only), its ICRC matches (see {@link Icrc}
- * for what is verifiable without the IP header), its P_Key matches, its destination queue pair
- * exists. Each failure is counted and the packet dropped: a corrupted packet is never applied.
+ * <p>What every software device shares comes from {@link SoftDevice}; this class adds the socket,
+ * its queue pairs by number, and the list of those that owe their peer an ACK, which each progress
+ * round releases before it receives.
  *
  * <p>Threading: single-threaded. All queue pairs and completion queues of one device are driven by
  * one thread at a time (use one device per thread for independent threads). Creating and closing
  * objects happens on the control thread before and after.
  */
-final class RoceDevice implements Device
+final class RoceDevice extends SoftDevice
 {
-    static final int MAX_DATAGRAM = 65_536;
-    private static final int DATAGRAMS_PER_POLL = 64;
-
-    private final RdmaConfig config;
-    private final DeviceCounters counters = new DeviceCounters();
-    private final SoftDeviceProgress progress = new SoftDeviceProgress();
-    private final RegionRegistry regions = new RegionRegistry(counters);
+    private final RoceSettings settings;
     private final DatagramChannel channel;
     private final Inet4Address localAddress;
-    private final int localAddressBits;
-    private final int localPort;
     private final String address;
-    /** Datagrams are received at {@link Icrc#HEADROOM}, the ICRC's prefix laid out in front. */
-    private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(Icrc.HEADROOM + MAX_DATAGRAM);
-    private final UnsafeBuffer receiveView = new UnsafeBuffer(receiveBuffer);
-    private final RocePacket packet = new RocePacket();
-    private final Icrc icrc = new Icrc();
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private volatile Int2ObjectHashMap<RoceQueuePair> queuePairs = new Int2ObjectHashMap<>();
+    private final CopyOnWriteIntMap<RoceQueuePair> queuePairs = new CopyOnWriteIntMap<>();
+    private final RoceReceiver receiver;
     private int nextQueuePairNumber = ThreadLocalRandom.current().nextInt(0x11, 0x1000);
     private long lastReceivePollNs = Long.MIN_VALUE;
-    private long completionsProduced;
-    private long completionsSeen;
     private RoceQueuePair[] acknowledgementsOwed = new RoceQueuePair[8];
     private int acknowledgementsOwedCount;
-    private boolean closed;
 
-    RoceDevice(final RdmaConfig config)
+    RoceDevice(final RdmaConfig config, final RoceSettings settings)
     {
-        this.config = config;
+        super(config, RoceProvider.NAME, new DeviceCounters());
+        this.settings = settings;
+        this.localAddress = localIpv4(config);
+        this.channel = bind(localAddress, config.bindPort());
+        final int localPort = RoceTransmitter.localPort(channel);
+        this.address = localAddress.getHostAddress() + ":" + localPort;
+        this.receiver = new RoceReceiver(channel, localAddress, localPort, queuePairs, counters());
+    }
+
+    private static Inet4Address localIpv4(final RdmaConfig config)
+    {
         final InetAddress bind;
         try
         {
@@ -91,38 +76,26 @@ final class RoceDevice implements Device
             throw new RdmaException("roce needs one local IPv4 address in " + RdmaConfig.BIND_ADDRESS_PROP +
                 " (got '" + config.bindHost() + "'): the ICRC covers the source address, so the wildcard address will not do");
         }
-        localAddress = ipv4;
-        localAddressBits = ipv4.hashCode();
+        return ipv4;
+    }
+
+    private static DatagramChannel bind(final Inet4Address ipv4, final int port)
+    {
         DatagramChannel opened = null;
         try
         {
             opened = DatagramChannel.open(StandardProtocolFamily.INET); // IPv4 only: no v4-mapped IPv6 layer
             opened.setOption(StandardSocketOptions.SO_RCVBUF, 8 * 1024 * 1024);
-            opened.bind(new InetSocketAddress(ipv4, config.bindPort()));
+            opened.bind(new InetSocketAddress(ipv4, port));
             opened.configureBlocking(false);
-            localPort = ((InetSocketAddress)opened.getLocalAddress()).getPort();
+            return opened;
         }
         catch (final IOException ex)
         {
             CloseHelper.quietClose(opened);
-            throw new RdmaException("roce cannot bind UDP " + ipv4.getHostAddress() + ":" + config.bindPort() + " (" +
+            throw new RdmaException("roce cannot bind UDP " + ipv4.getHostAddress() + ":" + port + " (" +
                 ex.getMessage() + "); is another RoCE stack (e.g. the kernel's rxe) using that address and port?", ex);
         }
-        channel = opened;
-        address = ipv4.getHostAddress() + ":" + localPort;
-        Icrc.writePrefix(receiveView, 0, localAddressBits, 0, localPort);
-    }
-
-    @Override
-    public String name()
-    {
-        return "roce0";
-    }
-
-    @Override
-    public String providerName()
-    {
-        return RoceProvider.NAME;
     }
 
     @Override
@@ -131,24 +104,9 @@ final class RoceDevice implements Device
         return address;
     }
 
-    @Override
-    public int maxInlineData()
-    {
-        return config.maxInlineData();
-    }
-
-    @Override
-    public int mtu()
-    {
-        return config.mtu();
-    }
-
-    @Override
-    public int maxCompletionQueueDepth()
-    {
-        return SoftCompletionQueue.MAX_DEPTH;
-    }
-
+    /**
+     * @return {@link Integer#MAX_VALUE}: messages are segmented at the path MTU.
+     */
     @Override
     public int maxMessageSize()
     {
@@ -156,51 +114,14 @@ final class RoceDevice implements Device
     }
 
     @Override
-    public ProtectionDomain allocateProtectionDomain()
+    protected ProtectionDomain newProtectionDomain()
     {
-        checkOpen();
-        final SoftProtectionDomain domain = new SoftProtectionDomain(regions, this::createQueuePair);
-        resources.add(domain);
-        return domain;
+        return new SoftProtectionDomain(regions(), this::createQueuePair);
     }
 
-    @Override
-    public CompletionQueue createCompletionQueue(final int depth)
+    RoceSettings settings()
     {
-        checkOpen();
-        final SoftCompletionQueue queue = progress.newCompletionQueue(depth, counters);
-        resources.add(queue);
-        return queue;
-    }
-
-    @Override
-    public org.agrona.concurrent.Agent progressAgent()
-    {
-        return progress.newAgent("ringwire-roce-progress-" + address());
-    }
-
-    /**
-     * @return the guard shared by this device's queue pairs and completion queues.
-     */
-    io.ringwire.rdma.support.ProgressGuard progressGuard()
-    {
-        return progress.guard();
-    }
-
-    @Override
-    public DeviceCounters counters()
-    {
-        return counters;
-    }
-
-    RegionRegistry regions()
-    {
-        return regions;
-    }
-
-    RdmaConfig config()
-    {
-        return config;
+        return settings;
     }
 
     Inet4Address localAddress()
@@ -219,17 +140,13 @@ final class RoceDevice implements Device
         }
         while (queuePairNumber < 2 || queuePairs.containsKey(queuePairNumber));
         final RoceQueuePair queuePair = new RoceQueuePair(this, queuePairNumber, queuePairConfig);
-        final Int2ObjectHashMap<RoceQueuePair> updated = new Int2ObjectHashMap<>(queuePairs);
-        updated.put(queuePairNumber, queuePair);
-        queuePairs = updated;
+        queuePairs.put(queuePairNumber, queuePair);
         return queuePair;
     }
 
-    synchronized void removeQueuePair(final RoceQueuePair queuePair)
+    void removeQueuePair(final RoceQueuePair queuePair)
     {
-        final Int2ObjectHashMap<RoceQueuePair> updated = new Int2ObjectHashMap<>(queuePairs);
-        updated.remove(queuePair.queuePairNumber());
-        queuePairs = updated;
+        queuePairs.remove(queuePair.queuePairNumber());
     }
 
     /**
@@ -241,42 +158,15 @@ final class RoceDevice implements Device
      */
     int pollReceive(final long nowNs)
     {
-        if (nowNs == lastReceivePollNs || closed)
+        if (nowNs == lastReceivePollNs || isClosed())
         {
             return 0;
         }
         lastReceivePollNs = nowNs;
         // ACKs due go out now, after the application has handled the previous batch's completions
         // and perhaps posted its answer: acknowledgements stay off the request-to-response path.
-        int handled = releaseAcknowledgements(nowNs);
-        for (int i = 0; i < DATAGRAMS_PER_POLL; i++)
-        {
-            receiveBuffer.clear().position(Icrc.HEADROOM);
-            final SocketAddress from;
-            try
-            {
-                from = channel.receive(receiveBuffer);
-            }
-            catch (final IOException ex)
-            {
-                counters.increment(DeviceCounters.RESPONDER_MALFORMED);
-                continue;
-            }
-            if (null == from)
-            {
-                break;
-            }
-            handled++;
-            onDatagram((InetSocketAddress)from, receiveBuffer.position() - Icrc.HEADROOM, nowNs);
-            if (completionsProduced != completionsSeen)
-            {
-                // Hand the completion to the application now rather than after one more (usually
-                // empty) receive system call; the next poll picks up what else is waiting.
-                completionsSeen = completionsProduced;
-                break;
-            }
-        }
-        return handled;
+        final int sent = releaseAcknowledgements(nowNs);
+        return sent + receiver.receive(nowNs);
     }
 
     private int releaseAcknowledgements(final long nowNs)
@@ -306,58 +196,10 @@ final class RoceDevice implements Device
         return sent;
     }
 
-    private void onDatagram(final InetSocketAddress from, final int length, final long nowNs)
-    {
-        if (packet.parse(receiveView, Icrc.HEADROOM, length) != RocePacket.VALID)
-        {
-            counters.increment(DeviceCounters.RESPONDER_MALFORMED);
-            return;
-        }
-        if (!(from.getAddress() instanceof Inet4Address source))
-        {
-            counters.increment(DeviceCounters.RESPONDER_MALFORMED);
-            return;
-        }
-        final int received = receiveView.getInt(Icrc.HEADROOM + length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
-        Icrc.setSource(receiveView, source.hashCode(), from.getPort());
-        final int computed = icrc.computeInPlace(receiveBuffer, receiveView, 0, length);
-        final RoceQueuePair queuePair = queuePairs.get(packet.destinationQp());
-        // One sender's datagrams reach one queue pair, numbered one by one or all ID 0: check the ID
-        // it should carry (no second CRC pass), then ID 0, then solve for one (its first packet, a
-        // loss, a re-learnt ID).
-        final int expectedId = null == queuePair ? 0 : queuePair.expectedIpIdentification;
-        final int ipIdentification;
-        if ((computed ^ received) == Icrc.identificationDifference(expectedId, length))
-        {
-            ipIdentification = expectedId;
-        }
-        else if (computed == received)
-        {
-            ipIdentification = 0;
-        }
-        else if ((ipIdentification = icrc.solveIpIdentification(computed, received, length)) < 0)
-        {
-            counters.increment(DeviceCounters.ICRC_ERRORS);
-            return;
-        }
-        if (null == queuePair)
-        {
-            counters.increment(DeviceCounters.UNKNOWN_QUEUE_PAIR);
-            return;
-        }
-        if ((packet.partitionKey() & 0x7FFF) != (queuePair.partitionKey() & 0x7FFF))
-        {
-            counters.increment(DeviceCounters.BAD_PARTITION_KEY);
-            return;
-        }
-        queuePair.expectedIpIdentification = 0 == ipIdentification ? 0 : (ipIdentification + 1) & 0xFFFF;
-        queuePair.onPacket(packet, receiveView, nowNs);
-    }
-
     /** Called when a packet produced a completion the application will want to see at once. */
     void completionProduced()
     {
-        completionsProduced++;
+        receiver.completionProduced();
     }
 
     /**
@@ -373,42 +215,23 @@ final class RoceDevice implements Device
         queuePair.acknowledgementListed = true;
         if (acknowledgementsOwedCount == acknowledgementsOwed.length)
         {
-            acknowledgementsOwed = java.util.Arrays.copyOf(acknowledgementsOwed, acknowledgementsOwed.length * 2);
+            acknowledgementsOwed = Arrays.copyOf(acknowledgementsOwed, acknowledgementsOwed.length * 2);
         }
         acknowledgementsOwed[acknowledgementsOwedCount++] = queuePair;
     }
 
-    private void checkOpen()
-    {
-        if (closed)
-        {
-            throw new IllegalStateException("device roce0 at " + address + " is closed");
-        }
-    }
-
     @Override
-    public void close()
+    protected void closeQueuePairs()
     {
-        if (closed)
-        {
-            return;
-        }
         for (final RoceQueuePair queuePair : queuePairs.values())
         {
             queuePair.close();
         }
-        closed = true;
-        for (int i = resources.size() - 1; i >= 0; i--)
-        {
-            CloseHelper.quietClose(resources.get(i));
-        }
-        resources.clear();
-        CloseHelper.quietClose(channel);
     }
 
     @Override
-    public String toString()
+    protected void closeTransport()
     {
-        return "RoceDevice{" + address + '}';
+        CloseHelper.quietClose(channel);
     }
 }

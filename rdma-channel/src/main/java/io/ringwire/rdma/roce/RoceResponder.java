@@ -5,9 +5,9 @@ import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.MemoryRegion;
-import io.ringwire.rdma.support.ReceiveQueue;
-import io.ringwire.rdma.support.RegionRegistry;
-import io.ringwire.rdma.support.SoftMemoryRegion;
+import io.ringwire.rdma.soft.ReceiveQueue;
+import io.ringwire.rdma.soft.RegionRegistry;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
 import org.agrona.DirectBuffer;
 
 import static io.ringwire.rdma.roce.RoceWire.*;
@@ -90,55 +90,12 @@ final class RoceResponder
     void onRequest(final RocePacket packet, final DirectBuffer buffer, final long nowNs)
     {
         acknowledgements.onRequest(nowNs, queuePair.requestPacketsSent());
-        final int distance = psnDistance(packet.psn(), expectedPsn);
-        if (distance < 0)
+        if (!isExpected(packet.psn(), nowNs) || !isValid(packet))
         {
-            counters.increment(DeviceCounters.DUPLICATE_REQUESTS);
-            if (acknowledgements.onDuplicate(nowNs))
-            {
-                queuePair.acknowledgeLater();
-            }
             return;
         }
-        if (distance > 0)
-        {
-            counters.increment(DeviceCounters.OUT_OF_ORDER_DROPPED);
-            if (!sequenceNakSent)
-            {
-                sequenceNakSent = true;
-                counters.increment(DeviceCounters.SEQUENCE_NAKS_SENT);
-                queuePair.sendAcknowledge(expectedPsn, AETH_NAK_PSN_SEQUENCE_ERROR, messageSequenceNumber);
-                acknowledgements.acknowledgedThrough(addPsn(expectedPsn, -1));
-            }
-            return;
-        }
-
         final int opcode = packet.opcode();
-        if (isRefusedOperation(opcode))
-        {
-            // RDMA READ and the atomics: no region here enables them (the API offers neither), so
-            // the request is invalid for this queue pair, and says so rather than going silent.
-            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_REFUSED_OPERATION);
-            return;
-        }
-        final int pad = packet.padCount();
-        if (packet.payloadLength() > queuePair.pathMtu() ||
-            ((packet.payloadLength() + pad) & 3) != 0 || (!endsMessage(opcode) && pad != 0))
-        {
-            // Too long for the path, or a pad count that does not align the payload to 4 bytes
-            // (FIRST and MIDDLE packets carry none): an invalid request.
-            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
-            return;
-        }
-        final boolean starts = startsMessage(opcode);
-        final boolean write = isWrite(opcode);
-        if (starts != (messageKind == NO_MESSAGE) ||
-            (!starts && (messageKind == WRITE_MESSAGE) != write))
-        {
-            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
-            return;
-        }
-        final boolean executed = write ? onWrite(packet, buffer) : onSend(packet, buffer);
+        final boolean executed = isWrite(opcode) ? onWrite(packet, buffer) : onSend(packet, buffer);
         if (!executed)
         {
             return;
@@ -156,6 +113,75 @@ final class RoceResponder
         }
     }
 
+    /**
+     * Answers a PSN other than the expected one: a duplicate with an ACK, a gap with one sequence
+     * NAK per gap.
+     *
+     * @return true when the PSN is the expected one.
+     */
+    private boolean isExpected(final int psn, final long nowNs)
+    {
+        final int distance = psnDistance(psn, expectedPsn);
+        if (distance < 0)
+        {
+            counters.increment(DeviceCounters.DUPLICATE_REQUESTS);
+            if (acknowledgements.onDuplicate(nowNs))
+            {
+                queuePair.acknowledgeLater();
+            }
+            return false;
+        }
+        if (distance > 0)
+        {
+            counters.increment(DeviceCounters.OUT_OF_ORDER_DROPPED);
+            if (!sequenceNakSent)
+            {
+                sequenceNakSent = true;
+                counters.increment(DeviceCounters.SEQUENCE_NAKS_SENT);
+                queuePair.sendAcknowledge(expectedPsn, AETH_NAK_PSN_SEQUENCE_ERROR, messageSequenceNumber);
+                acknowledgements.acknowledgedThrough(addPsn(expectedPsn, -1));
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Refuses, with an invalid-request NAK, a request this queue pair cannot execute: an operation
+     * it does not offer, a payload the path or the pad count does not allow, or an opcode out of
+     * sequence with the message under way.
+     *
+     * @return true when the request may be executed.
+     */
+    private boolean isValid(final RocePacket packet)
+    {
+        final int opcode = packet.opcode();
+        if (isRefusedOperation(opcode))
+        {
+            // RDMA READ and the atomics: no region here enables them (the API offers neither), so
+            // the request is invalid for this queue pair, and says so rather than going silent.
+            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_REFUSED_OPERATION);
+            return false;
+        }
+        final int pad = packet.padCount();
+        if (packet.payloadLength() > queuePair.pathMtu() ||
+            ((packet.payloadLength() + pad) & 3) != 0 || (!endsMessage(opcode) && pad != 0))
+        {
+            // Too long for the path, or a pad count that does not align the payload to 4 bytes
+            // (FIRST and MIDDLE packets carry none): an invalid request.
+            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
+            return false;
+        }
+        final boolean starts = startsMessage(opcode);
+        if (starts != (messageKind == NO_MESSAGE) ||
+            (!starts && (messageKind == WRITE_MESSAGE) != isWrite(opcode)))
+        {
+            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
+            return false;
+        }
+        return true;
+    }
+
     private boolean onWrite(final RocePacket packet, final DirectBuffer buffer)
     {
         final int opcode = packet.opcode();
@@ -168,50 +194,9 @@ final class RoceResponder
             receiverNotReady();
             return false;
         }
-        if (startsMessage(opcode))
+        if (!(startsMessage(opcode) ? startWrite(packet, last, mtu) : continueWrite(payload, last, mtu)))
         {
-            final int dmaLength = packet.dmaLength();
-            final boolean lengthOk = last ? payload == dmaLength : payload == mtu && dmaLength > mtu;
-            if (dmaLength < 0 || !lengthOk)
-            {
-                refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
-                return false;
-            }
-            if (dmaLength == 0)
-            {
-                // IBA: a zero-length RDMA WRITE validates neither R_Key nor VA, and touches no memory.
-                writeRegion = null;
-                writeOffset = 0;
-            }
-            else
-            {
-                final long offset = regions.checkRemoteAccess(packet.rkey(), packet.virtualAddress(), dmaLength,
-                    Access.REMOTE_WRITE, queuePair.protectionDomainId());
-                if (offset < 0)
-                {
-                    refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
-                    return false;
-                }
-                writeRegion = regions.byKey(packet.rkey());
-                writeOffset = offset;
-            }
-            writeRemaining = dmaLength;
-            writeTotal = dmaLength;
-        }
-        else
-        {
-            final boolean lengthOk = last ? payload == writeRemaining && payload > 0 : payload == mtu && writeRemaining > mtu;
-            if (!lengthOk)
-            {
-                refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
-                return false;
-            }
-            if (writeRegion.isClosed())
-            {
-                counters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
-                refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
-                return false;
-            }
+            return false;
         }
         if (payload > 0)
         {
@@ -227,14 +212,75 @@ final class RoceResponder
             {
                 final long workRequestId = receives.headWorkRequestId();
                 receives.removeHead();
-                queuePair.receiveCompletions().push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM,
-                    CompletionStatus.SUCCESS, writeTotal, packet.immediate(), queuePair.queuePairNumber());
+                queuePair.completeReceive(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM,
+                    CompletionStatus.SUCCESS, writeTotal, packet.immediate());
                 queuePair.completionProduced();
             }
         }
         else
         {
             messageKind = WRITE_MESSAGE;
+        }
+        return true;
+    }
+
+    /**
+     * Checks the FIRST or ONLY packet of a WRITE: its lengths, then (unless it writes nothing) the
+     * rkey, range and access of the whole DMA length, before a byte is written.
+     *
+     * @return true when the write may go on; false after a NAK.
+     */
+    private boolean startWrite(final RocePacket packet, final boolean last, final int mtu)
+    {
+        final int payload = packet.payloadLength();
+        final int dmaLength = packet.dmaLength();
+        final boolean lengthOk = last ? payload == dmaLength : payload == mtu && dmaLength > mtu;
+        if (dmaLength < 0 || !lengthOk)
+        {
+            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
+            return false;
+        }
+        if (dmaLength == 0)
+        {
+            // IBA: a zero-length RDMA WRITE validates neither R_Key nor VA, and touches no memory.
+            writeRegion = null;
+            writeOffset = 0;
+        }
+        else
+        {
+            final long offset = regions.checkRemoteAccess(packet.rkey(), packet.virtualAddress(), dmaLength,
+                Access.REMOTE_WRITE, queuePair.protectionDomainId());
+            if (offset < 0)
+            {
+                refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
+                return false;
+            }
+            writeRegion = regions.byKey(packet.rkey());
+            writeOffset = offset;
+        }
+        writeRemaining = dmaLength;
+        writeTotal = dmaLength;
+        return true;
+    }
+
+    /**
+     * Checks a MIDDLE or LAST packet of a WRITE: its length, and that the region is still there.
+     *
+     * @return true when the write may go on; false after a NAK.
+     */
+    private boolean continueWrite(final int payload, final boolean last, final int mtu)
+    {
+        final boolean lengthOk = last ? payload == writeRemaining && payload > 0 : payload == mtu && writeRemaining > mtu;
+        if (!lengthOk)
+        {
+            refuse(AETH_NAK_INVALID_REQUEST, DeviceCounters.RESPONDER_MALFORMED);
+            return false;
+        }
+        if (writeRegion.isClosed())
+        {
+            counters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
+            refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
+            return false;
         }
         return true;
     }
@@ -282,8 +328,8 @@ final class RoceResponder
         if (last)
         {
             messageKind = NO_MESSAGE;
-            queuePair.receiveCompletions().push(sendWorkRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS,
-                sendReceived, packet.immediate(), queuePair.queuePairNumber());
+            queuePair.completeReceive(sendWorkRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS,
+                sendReceived, packet.immediate());
             queuePair.completionProduced();
             sendRegion = null;
         }
@@ -304,8 +350,8 @@ final class RoceResponder
     {
         if (messageKind == SEND_MESSAGE || null != sendRegion)
         {
-            queuePair.receiveCompletions().push(sendWorkRequestId, CompletionOpcode.RECV, status,
-                status == CompletionStatus.WR_FLUSH_ERROR ? 0 : sendReceived, 0, queuePair.queuePairNumber());
+            queuePair.completeReceive(sendWorkRequestId, CompletionOpcode.RECV, status,
+                status == CompletionStatus.WR_FLUSH_ERROR ? 0 : sendReceived, 0);
             if (status == CompletionStatus.WR_FLUSH_ERROR)
             {
                 counters.increment(DeviceCounters.FLUSHED_REQUESTS);
@@ -335,7 +381,7 @@ final class RoceResponder
         }
         queuePair.sendAcknowledge(expectedPsn, syndrome, messageSequenceNumber);
         acknowledgements.acknowledgedThrough(addPsn(expectedPsn, -1));
-        queuePair.failFromResponder();
+        queuePair.fail();
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.ringwire.rdma.roce;
 
-import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import jdk.net.ExtendedSocketOptions;
 import org.agrona.CloseHelper;
@@ -25,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>connected (the default where it works): a {@link ConnectedUdpSocket}, whose IDs count up
  *       from a start learnt from the kernel once; a send skips the route lookup an unconnected
- *       one pays, which on this host is most of the gap between roce and a NIO UDP ping-pong;</li>
- *   <li>unconnected ({@link RdmaConfig#ROCE_CONNECTED_SEND_PROP}{@code =false}, or where the
+ *       one pays on every datagram;</li>
+ *   <li>unconnected ({@link RoceProvider#CONNECTED_SEND_PROP}{@code =false}, or where the
  *       connected socket cannot learn its IDs: not Linux, a sockets shim): Linux sends ID 0.</li>
  * </ul>
  *
@@ -136,7 +135,12 @@ final class RoceTransmitter implements AutoCloseable
         }
     }
 
-    private static int localPort(final DatagramChannel channel)
+    /**
+     * @param channel a bound UDP socket.
+     * @return its port.
+     * @throws RdmaException when the socket cannot say (it is closed).
+     */
+    static int localPort(final DatagramChannel channel)
     {
         try
         {

@@ -1,16 +1,10 @@
 package io.ringwire.rdma.shm;
 
-import io.ringwire.rdma.CompletionQueue;
-import io.ringwire.rdma.Device;
 import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.config.Settings;
-import io.ringwire.rdma.support.RegionRegistry;
-import io.ringwire.rdma.support.SoftCompletionQueue;
-import io.ringwire.rdma.support.SoftDeviceProgress;
-import org.agrona.CloseHelper;
+import io.ringwire.rdma.soft.SoftDevice;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
@@ -18,8 +12,6 @@ import java.nio.MappedByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An shm device ("shm0"): a control file in the shm directory through which peers on the same host
- * find this device's regions, count its refusals and watch its heartbeat.
+ * find this device's regions, count its refusals and watch its heartbeat. What every software device
+ * shares comes from {@link SoftDevice}; this class adds the files.
  *
  * <p>Its {@link #address()} is {@code <directory>|pid=<pid>|dev=<id>}: several devices per process
  * work, in one process or in several. Limits: RDMA WRITEs may carry up to {@link #MAX_WRITE_LENGTH}
@@ -41,16 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Threading: created, used to create objects, and closed by one control thread. The heartbeat is
  * refreshed by the owning threads of its queue pairs while they poll.
  */
-public final class ShmDevice implements Device
+public final class ShmDevice extends SoftDevice
 {
-    /** Bytes of each queue pair's inbound ring: a power of two, 4096 to 1073741824; default 1 MiB. */
-    public static final String INBOUND_RING_BYTES_PROP = "ringwire.rdma.shm.ring.bytes";
-    /** Default inbound ring capacity. */
-    public static final int DEFAULT_INBOUND_RING_BYTES = 1 << 20;
-    /** Least inbound ring capacity. */
-    public static final int MIN_INBOUND_RING_BYTES = 4096;
-    /** Largest inbound ring capacity. */
-    public static final int MAX_INBOUND_RING_BYTES = 1 << 30;
     /** Largest RDMA WRITE, and the largest region. */
     public static final int MAX_WRITE_LENGTH = 1 << 30;
     /** Regions (allocated or registered) one device can publish. */
@@ -62,59 +47,38 @@ public final class ShmDevice implements Device
     private static final AtomicInteger NEXT_DEVICE_ID = new AtomicInteger(1);
     private static final Set<Integer> OPEN_DEVICE_IDS = ConcurrentHashMap.newKeySet();
 
-    private final RdmaConfig config;
-    private final Path directory;
-    private final long pid;
+    private final ShmSettings settings;
     private final int deviceId;
     private final ShmAddress shmAddress;
     private final String address;
-    private final int inboundRingCapacity;
-    private final Path controlFile;
     private final ShmDeviceControl control;
-    private final DeviceCounters counters;
-    private final SoftDeviceProgress progress = new SoftDeviceProgress();
-    private final RegionRegistry regions;
     private final ShmRegionTable regionTable;
     private final AtomicInteger nextQueuePairNumber = new AtomicInteger(1);
     private final AtomicInteger nextRegionFileNumber = new AtomicInteger(1);
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private volatile boolean closed;
 
-    private ShmDevice(final RdmaConfig config, final int inboundRingCapacity, final int deviceId)
+    private ShmDevice(final RdmaConfig config, final ShmSettings settings, final ShmAddress shmAddress,
+        final ShmDeviceControl control)
     {
-        this.config = config;
-        this.inboundRingCapacity = inboundRingCapacity;
-        this.deviceId = deviceId;
-        this.directory = config.shmDirectory().toAbsolutePath().normalize();
-        this.pid = ShmProcesses.currentPid();
-        this.shmAddress = new ShmAddress(directory, pid, deviceId);
+        super(config, ShmProvider.NAME, new DeviceCounters(control.countersBuffer()));
+        this.settings = settings;
+        this.deviceId = shmAddress.deviceId();
+        this.shmAddress = shmAddress;
         this.address = shmAddress.format();
-        createDirectory(directory);
-        sweepStaleFiles(directory, pid);
-
-        this.controlFile = shmAddress.controlFile();
-        final MappedByteBuffer controlMapping = ShmFiles.createAndMap(controlFile,
-            ShmDeviceControl.fileLength(REGION_TABLE_CAPACITY));
-        // The control file stays mapped until the device and its counters are unreachable (no explicit
-        // unmap): counters() must stay readable after close.
-        this.control = new ShmDeviceControl(new UnsafeBuffer(controlMapping));
-        control.initialise(pid, ShmProcesses.startTime(pid), deviceId, REGION_TABLE_CAPACITY, System.nanoTime());
-        this.counters = new DeviceCounters(control.countersBuffer());
-        this.regions = new RegionRegistry(counters);
+        this.control = control;
         this.regionTable = new ShmRegionTable(control.regionTableBuffer(), REGION_TABLE_CAPACITY, true);
     }
 
     /**
-     * Opens a device with the inbound ring size of {@link #INBOUND_RING_BYTES_PROP}.
+     * Opens a device with the inbound ring size of {@link ShmProvider#INBOUND_RING_BYTES_PROP}.
      *
      * @param config concluded configuration.
      * @return the open device.
      * @throws RdmaException            when the directory or control file cannot be created.
-     * @throws IllegalArgumentException when {@link #INBOUND_RING_BYTES_PROP} is invalid.
+     * @throws IllegalArgumentException when {@link ShmProvider#INBOUND_RING_BYTES_PROP} is invalid.
      */
     static ShmDevice open(final RdmaConfig config)
     {
-        return open(config, inboundRingBytesFromProperty());
+        return open(config, ShmSettings.fromSystemProperties());
     }
 
     /**
@@ -126,41 +90,34 @@ public final class ShmDevice implements Device
      */
     static ShmDevice open(final RdmaConfig config, final int inboundRingCapacity)
     {
-        Settings.parsePowerOfTwo(INBOUND_RING_BYTES_PROP, Integer.toString(inboundRingCapacity), MIN_INBOUND_RING_BYTES,
-            MAX_INBOUND_RING_BYTES);
+        return open(config, new ShmSettings(inboundRingCapacity));
+    }
+
+    private static ShmDevice open(final RdmaConfig config, final ShmSettings settings)
+    {
         config.peerTimeoutNs(); // fails fast, naming the fix, when the configuration is not concluded
         final int deviceId = NEXT_DEVICE_ID.getAndIncrement();
         // Registered before the sweep and before any file exists, so no sweep deletes this device's files.
         OPEN_DEVICE_IDS.add(deviceId);
         try
         {
-            return new ShmDevice(config, inboundRingCapacity, deviceId);
+            final Path directory = config.shmDirectory().toAbsolutePath().normalize();
+            final long pid = ShmProcesses.currentPid();
+            ShmFiles.createDirectory(directory);
+            sweepStaleFiles(directory, pid);
+            final ShmAddress shmAddress = new ShmAddress(directory, pid, deviceId);
+            final MappedByteBuffer controlMapping = ShmFiles.createAndMap(shmAddress.controlFile(),
+                ShmDeviceControl.fileLength(REGION_TABLE_CAPACITY));
+            // The control file stays mapped until the device and its counters are unreachable (no explicit
+            // unmap): counters() must stay readable after close.
+            final ShmDeviceControl control = new ShmDeviceControl(new UnsafeBuffer(controlMapping));
+            control.initialise(pid, ShmProcesses.startTime(pid), deviceId, REGION_TABLE_CAPACITY, System.nanoTime());
+            return new ShmDevice(config, settings, shmAddress, control);
         }
         catch (final RuntimeException ex)
         {
             OPEN_DEVICE_IDS.remove(deviceId);
             throw ex;
-        }
-    }
-
-    static int inboundRingBytesFromProperty()
-    {
-        return Settings.parsePowerOfTwo(INBOUND_RING_BYTES_PROP,
-            Settings.property(INBOUND_RING_BYTES_PROP, Integer.toString(DEFAULT_INBOUND_RING_BYTES)),
-            MIN_INBOUND_RING_BYTES, MAX_INBOUND_RING_BYTES);
-    }
-
-
-    private static void createDirectory(final Path directory)
-    {
-        try
-        {
-            Files.createDirectories(directory);
-        }
-        catch (final IOException ex)
-        {
-            throw new RdmaException("cannot create shm directory " + directory + " (" + ex + "); set " +
-                RdmaConfig.SHM_DIRECTORY_PROP + " to a writable directory, ideally on tmpfs such as /dev/shm", ex);
         }
     }
 
@@ -181,18 +138,6 @@ public final class ShmDevice implements Device
         }
     }
 
-    @Override
-    public String name()
-    {
-        return "shm0";
-    }
-
-    @Override
-    public String providerName()
-    {
-        return ShmProvider.NAME;
-    }
-
     /**
      * @return {@code <directory>|pid=<pid>|dev=<id>}.
      */
@@ -202,28 +147,10 @@ public final class ShmDevice implements Device
         return address;
     }
 
-    @Override
-    public int maxInlineData()
-    {
-        return config.maxInlineData();
-    }
-
-    @Override
-    public int mtu()
-    {
-        return config.mtu();
-    }
-
     /**
      * @return {@link #MAX_WRITE_LENGTH}, the largest RDMA WRITE. SENDs are limited further by the
      *         peer's inbound ring: see {@link ShmQueuePair#maxSendLength()}.
      */
-    @Override
-    public int maxCompletionQueueDepth()
-    {
-        return SoftCompletionQueue.MAX_DEPTH;
-    }
-
     @Override
     public int maxMessageSize()
     {
@@ -234,65 +161,17 @@ public final class ShmDevice implements Device
      * The size of the inbound ring of each queue pair this device creates, which bounds the SENDs and
      * WRITE WITH IMMEDIATE notifications a peer can have waiting for receives.
      *
-     * @return bytes of the ring ({@link #INBOUND_RING_BYTES_PROP}).
+     * @return bytes of the ring ({@link ShmProvider#INBOUND_RING_BYTES_PROP}).
      */
     public int inboundRingCapacity()
     {
-        return inboundRingCapacity;
+        return settings.inboundRingBytes();
     }
 
     @Override
-    public ProtectionDomain allocateProtectionDomain()
+    protected ProtectionDomain newProtectionDomain()
     {
-        checkOpen();
-        final ShmProtectionDomain domain = new ShmProtectionDomain(this);
-        synchronized (resources)
-        {
-            resources.add(domain);
-        }
-        return domain;
-    }
-
-    @Override
-    public CompletionQueue createCompletionQueue(final int depth)
-    {
-        checkOpen();
-        final SoftCompletionQueue queue = progress.newCompletionQueue(depth, counters);
-        synchronized (resources)
-        {
-            resources.add(queue);
-        }
-        return queue;
-    }
-
-    @Override
-    public org.agrona.concurrent.Agent progressAgent()
-    {
-        return progress.newAgent("ringwire-shm-progress-" + address());
-    }
-
-    /**
-     * @return the guard shared by this device's queue pairs and completion queues.
-     */
-    io.ringwire.rdma.support.ProgressGuard progressGuard()
-    {
-        return progress.guard();
-    }
-
-    @Override
-    public DeviceCounters counters()
-    {
-        return counters;
-    }
-
-    RdmaConfig config()
-    {
-        return config;
-    }
-
-    RegionRegistry regions()
-    {
-        return regions;
+        return new ShmProtectionDomain(this);
     }
 
     ShmRegionTable regionTable()
@@ -303,11 +182,6 @@ public final class ShmDevice implements Device
     ShmAddress shmAddress()
     {
         return shmAddress;
-    }
-
-    Path directory()
-    {
-        return directory;
     }
 
     int nextQueuePairNumber()
@@ -331,43 +205,23 @@ public final class ShmDevice implements Device
         control.heartbeat(nowNs, HEARTBEAT_INTERVAL_NS);
     }
 
-    void checkOpen()
-    {
-        if (closed)
-        {
-            throw new IllegalStateException("shm device " + address + " is closed");
-        }
-    }
-
     /**
-     * Closes every protection domain (with their queue pairs and regions) and completion queue, marks
-     * the device closed for its peers, and deletes every file it created. Idempotent.
+     * Marks the device closed for its peers, and deletes every file it created (the control file last:
+     * it says the device's other files are live).
      */
     @Override
-    public void close()
+    protected void closeTransport()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        synchronized (resources)
-        {
-            for (int i = resources.size() - 1; i >= 0; i--)
-            {
-                CloseHelper.quietClose(resources.get(i));
-            }
-            resources.clear();
-        }
         control.markClosed();
         deleteRemainingFiles();
-        ShmFiles.deleteQuietly(controlFile); // last: a control file says the device's other files are live
+        ShmFiles.deleteQuietly(shmAddress.controlFile());
         OPEN_DEVICE_IDS.remove(deviceId);
     }
 
     private void deleteRemainingFiles()
     {
-        final String prefix = pid + "-" + deviceId + "-";
+        final Path directory = shmAddress.directory();
+        final String prefix = shmAddress.pid() + "-" + deviceId + "-";
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory, prefix + "*"))
         {
             for (final Path entry : entries)
@@ -382,11 +236,5 @@ public final class ShmDevice implements Device
         {
             LOGGER.log(System.Logger.Level.WARNING, "cannot list " + directory + " to delete the files of " + address, ex);
         }
-    }
-
-    @Override
-    public String toString()
-    {
-        return "ShmDevice{" + address + '}';
     }
 }

@@ -166,16 +166,26 @@ final class ShmDeviceControl
         buffer.putIntRelease(STATE_OFFSET, STATE_CLOSED);
     }
 
+    /**
+     * @return the pid of the process that owns the device.
+     */
     long ownerPid()
     {
         return buffer.getLong(OWNER_PID_OFFSET);
     }
 
+    /**
+     * @return the owner's start time, as {@link ShmProcesses#startTime} read it: with the pid, it
+     *         tells the owner from a later process that reuses its pid.
+     */
     long ownerStartTime()
     {
         return buffer.getLong(OWNER_START_TIME_OFFSET);
     }
 
+    /**
+     * @return slots of the device's region table.
+     */
     int regionTableCapacity()
     {
         return buffer.getInt(REGION_TABLE_CAPACITY_OFFSET);

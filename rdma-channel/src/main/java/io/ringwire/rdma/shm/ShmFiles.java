@@ -46,6 +46,25 @@ final class ShmFiles
     }
 
     /**
+     * Creates the shm directory, and its parents, unless it exists.
+     *
+     * @param directory the directory.
+     * @throws RdmaException naming the directory and the property that chooses it, when it cannot be created.
+     */
+    static void createDirectory(final Path directory)
+    {
+        try
+        {
+            Files.createDirectories(directory);
+        }
+        catch (final IOException | SecurityException ex)
+        {
+            throw new RdmaException("cannot create shm directory " + directory + " (" + ex + "); set " +
+                RdmaConfig.SHM_DIRECTORY_PROP + " to a writable directory, ideally on tmpfs such as /dev/shm", ex);
+        }
+    }
+
+    /**
      * Creates a new zero-filled file of {@code length} bytes and maps it shared, read-write.
      *
      * @param file   must not exist.
@@ -78,15 +97,7 @@ final class ShmFiles
      */
     static MappedByteBuffer mapExisting(final Path file, final long minLength) throws IOException
     {
-        try (FileChannel channel = FileChannel.open(file, READ, WRITE))
-        {
-            final long size = channel.size();
-            if (size < minLength)
-            {
-                throw new IOException(file + " has " + size + " bytes, expected at least " + minLength);
-            }
-            return channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
-        }
+        return mapExisting(file, minLength, false);
     }
 
     /**
@@ -99,14 +110,20 @@ final class ShmFiles
      */
     static MappedByteBuffer mapExistingRange(final Path file, final int length) throws IOException
     {
+        return mapExisting(file, length, true);
+    }
+
+    private static MappedByteBuffer mapExisting(final Path file, final long minLength, final boolean onlyMinLength)
+        throws IOException
+    {
         try (FileChannel channel = FileChannel.open(file, READ, WRITE))
         {
             final long size = channel.size();
-            if (size < length)
+            if (size < minLength)
             {
-                throw new IOException(file + " has " + size + " bytes, expected at least " + length);
+                throw new IOException(file + " has " + size + " bytes, expected at least " + minLength);
             }
-            return channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+            return channel.map(FileChannel.MapMode.READ_WRITE, 0, onlyMinLength ? minLength : size);
         }
     }
 

@@ -5,9 +5,8 @@ import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
-import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.support.SoftMemoryRegion;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
 import org.agrona.CloseHelper;
 
 import java.nio.ByteBuffer;
@@ -132,16 +131,12 @@ final class ShmProtectionDomain implements ProtectionDomain
      *
      * @param config completion queues of this device, depths, and maxInlineData up to the device's.
      * @return the queue pair, in RESET.
+     * @throws IllegalArgumentException when the configuration does not fit the device.
      */
     @Override
     public synchronized QueuePair createQueuePair(final QueuePairConfig config)
     {
         checkOpen();
-        if (config.maxInlineData() > device.maxInlineData())
-        {
-            throw new IllegalArgumentException("maxInlineData " + config.maxInlineData() + " exceeds the device's " +
-                device.maxInlineData() + " (" + RdmaConfig.MAX_INLINE_PROP + ")");
-        }
         final ShmQueuePair queuePair = new ShmQueuePair(device, this, device.nextQueuePairNumber(), config);
         queuePairs.add(queuePair);
         return queuePair;

@@ -3,9 +3,8 @@ package io.ringwire.rdma.shm;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.RdmaProvider;
+import io.ringwire.rdma.soft.SoftProvider;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -13,27 +12,27 @@ import java.nio.file.Path;
  * The {@code shm} provider: processes (or devices) on one host, through memory-mapped files in
  * {@link RdmaConfig#shmDirectory()}. Available wherever that directory can be created and written.
  *
+ * <p>Configuration, beyond {@link RdmaConfig} (whose shm directory it uses):
+ * <ul>
+ *   <li>{@value #INBOUND_RING_BYTES_PROP}: bytes of each queue pair's inbound ring, a power of two,
+ *       4096 to 1073741824 (default 1 MiB).</li>
+ * </ul>
+ *
  * <p>Threading: any thread; each {@link #open} returns an independent device.
  */
-public final class ShmProvider implements RdmaProvider
+public final class ShmProvider extends SoftProvider
 {
     /** The provider's name in configuration. */
     public static final String NAME = "shm";
+    /** Bytes of each queue pair's inbound ring: a power of two, 4096 to 1073741824; default 1 MiB. */
+    public static final String INBOUND_RING_BYTES_PROP = "ringwire.rdma.shm.ring.bytes";
 
     /**
      * For {@link java.util.ServiceLoader}.
      */
     public ShmProvider()
     {
-    }
-
-    /**
-     * @return "shm".
-     */
-    @Override
-    public String name()
-    {
-        return NAME;
+        super(NAME);
     }
 
     /**
@@ -48,12 +47,11 @@ public final class ShmProvider implements RdmaProvider
         final Path directory = config.shmDirectory();
         try
         {
-            Files.createDirectories(directory);
+            ShmFiles.createDirectory(directory);
         }
-        catch (final IOException | SecurityException ex)
+        catch (final RdmaException ex)
         {
-            return "cannot create shm directory " + directory + " (" + ex + "); set " + RdmaConfig.SHM_DIRECTORY_PROP +
-                " to a writable directory, ideally on tmpfs such as /dev/shm";
+            return ex.getMessage();
         }
         if (!Files.isDirectory(directory) || !Files.isWritable(directory))
         {
@@ -65,11 +63,12 @@ public final class ShmProvider implements RdmaProvider
 
     /**
      * Opens a device: removes stale files of dead processes, then creates this device's control file.
-     * The inbound ring size of its queue pairs comes from {@link ShmDevice#INBOUND_RING_BYTES_PROP}.
+     * The inbound ring size of its queue pairs comes from {@link #INBOUND_RING_BYTES_PROP}.
      *
      * @param config concluded configuration.
      * @return the open device.
-     * @throws RdmaException when the directory or control file cannot be created.
+     * @throws RdmaException            when the directory or control file cannot be created.
+     * @throws IllegalArgumentException when {@link #INBOUND_RING_BYTES_PROP} is invalid.
      */
     @Override
     public Device open(final RdmaConfig config)

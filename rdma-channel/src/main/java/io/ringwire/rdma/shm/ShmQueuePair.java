@@ -8,9 +8,9 @@ import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.SendFlags;
-import io.ringwire.rdma.support.DirectCopy;
-import io.ringwire.rdma.support.SoftMemoryRegion;
-import io.ringwire.rdma.support.SoftQueuePair;
+import io.ringwire.rdma.soft.DirectCopy;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
+import io.ringwire.rdma.soft.SoftQueuePair;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.util.concurrent.ThreadLocalRandom;
@@ -95,11 +95,10 @@ public final class ShmQueuePair extends SoftQueuePair
     ShmQueuePair(final ShmDevice device, final ShmProtectionDomain domain, final int queuePairNumber,
         final QueuePairConfig config)
     {
-        super(queuePairNumber, ThreadLocalRandom.current().nextInt() & QueuePairEndpoint.MASK_24, config,
-            device.regions(), device.counters(), device.maxMessageSize(), device.address(), device.mtu(), device.progressGuard());
+        super(device, queuePairNumber, ThreadLocalRandom.current().nextInt() & QueuePairEndpoint.MASK_24, config);
         this.device = device;
         this.domain = domain;
-        this.waitingSends = new ShmSendQueue(config.maxSendRequests());
+        this.waitingSends = new ShmSendQueue(sendQueue, config.maxSendRequests());
         this.inboundRing = ShmInboundRing.create(
             device.shmAddress().ringFile(queuePairNumber), queuePairNumber, device.inboundRingCapacity());
         this.inboundRecords = inboundRing.records();
@@ -137,12 +136,6 @@ public final class ShmQueuePair extends SoftQueuePair
         peerRecords = peerRing.records();
         peerRegions = connected.regions();
         maxSendLength = peerRecords.maxPayloadLength();
-    }
-
-    @Override
-    protected int outstandingSends()
-    {
-        return waitingSends.size();
     }
 
     @Override
@@ -212,7 +205,7 @@ public final class ShmQueuePair extends SoftQueuePair
         else
         {
             // Complete in posting order, after the SENDs ahead of it.
-            waitingSends.offer(workRequestId, CompletionOpcode.RDMA_WRITE, length, signaled, lastSendRecord, false);
+            waitingSends.offer(workRequestId, kind, length, signaled, lastSendRecord, false);
         }
         return PostResult.OK;
     }
@@ -234,7 +227,7 @@ public final class ShmQueuePair extends SoftQueuePair
         lastSendRecord = appendedRecords;
         pendingRequestsSent++;
         // Room is certain: SoftQueuePair admits a request only below maxSendRequests outstanding.
-        waitingSends.offer(workRequestId, CompletionOpcode.SEND, length, signaled, appendedRecords, true);
+        waitingSends.offer(workRequestId, KIND_SEND, length, signaled, appendedRecords, true);
         return PostResult.OK;
     }
 
@@ -254,20 +247,11 @@ public final class ShmQueuePair extends SoftQueuePair
                 enterError();
                 return PostResult.OK;
             }
-            failOldestWaitingSend(CompletionStatus.RETRY_EXCEEDED);
+            completeOldestSend(CompletionStatus.RETRY_EXCEEDED, true);
             enterError();
         }
         completeSend(workRequestId, completionOpcode(kind), CompletionStatus.WR_FLUSH_ERROR, length, true);
         return PostResult.OK;
-    }
-
-    private void failOldestWaitingSend(final int status)
-    {
-        final long workRequestId = waitingSends.headWorkRequestId();
-        final int opcode = waitingSends.headOpcode();
-        final int length = waitingSends.headLength();
-        waitingSends.removeHead();
-        completeSend(workRequestId, opcode, status, length, true);
     }
 
     /**
@@ -288,29 +272,20 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             if (waitingSends.headIsSend() && waitingSends.headAcknowledgeSequence() == peerRing.failedRecord())
             {
-                failOldestWaitingSend(peerRing.failureStatus());
+                completeOldestSend(peerRing.failureStatus(), true);
                 enterError();
                 return completed + 1;
             }
-            final long workRequestId = waitingSends.headWorkRequestId();
-            final int opcode = waitingSends.headOpcode();
-            final int length = waitingSends.headLength();
-            final boolean signaled = waitingSends.headSignaled();
-            waitingSends.removeHead();
-            completeSend(workRequestId, opcode, CompletionStatus.SUCCESS, length, signaled);
+            completeOldestSend(CompletionStatus.SUCCESS, false);
             completed++;
         }
         return completed;
     }
 
     @Override
-    protected void transportFlushAndDisconnect()
+    protected void transportDisconnect()
     {
         flushCounters();
-        while (!waitingSends.isEmpty())
-        {
-            failOldestWaitingSend(CompletionStatus.WR_FLUSH_ERROR);
-        }
         inboundRing.markError(); // the peer sees the connection broken
     }
 
@@ -416,7 +391,7 @@ public final class ShmQueuePair extends SoftQueuePair
             counters.increment(DeviceCounters.PEERS_LOST);
             if (!waitingSends.isEmpty())
             {
-                failOldestWaitingSend(CompletionStatus.RETRY_EXCEEDED);
+                completeOldestSend(CompletionStatus.RETRY_EXCEEDED, true);
             }
             enterError();
             work++;
@@ -465,8 +440,8 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             receiveQueue.removeHead();
             pendingRequestsExecuted++;
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
-                length, immediate, queuePairNumber);
+            completeReceive(workRequestId, CompletionOpcode.RECV_RDMA_WITH_IMM, CompletionStatus.SUCCESS,
+                length, immediate);
             return ShmRecordRing.CONTINUE;
         }
         if (ShmRecordRing.SEND_TYPE == type)
@@ -484,23 +459,22 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             receiveQueue.removeHead();
             counters.increment(DeviceCounters.RESPONDER_LENGTH_ERROR);
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_LENGTH_ERROR,
-                length, 0, queuePairNumber);
+            completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_LENGTH_ERROR,
+                length, 0);
             return failRecord(CompletionStatus.REMOTE_INVALID_REQUEST);
         }
         if (region.isClosed())
         {
             // Deregistered after the receive was posted: its memory is gone.
             receiveQueue.removeHead();
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
-                0, 0, queuePairNumber);
+            completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
+                0, 0);
             return failRecord(CompletionStatus.REMOTE_OPERATIONAL_ERROR);
         }
         region.buffer().putBytes(receiveQueue.headOffset(), buffer, index, length);
         receiveQueue.removeHead();
         pendingRequestsExecuted++;
-        receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS, length, 0,
-            queuePairNumber);
+        completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.SUCCESS, length, 0);
         return ShmRecordRing.CONTINUE;
     }
 

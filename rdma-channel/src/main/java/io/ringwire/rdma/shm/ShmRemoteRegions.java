@@ -2,7 +2,7 @@ package io.ringwire.rdma.shm;
 
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.DeviceCounters;
-import io.ringwire.rdma.support.RegionRegistry;
+import io.ringwire.rdma.soft.RegionRegistry;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 

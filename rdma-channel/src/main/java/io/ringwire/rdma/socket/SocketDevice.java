@@ -1,17 +1,14 @@
 package io.ringwire.rdma.socket;
 
-import io.ringwire.rdma.CompletionQueue;
-import io.ringwire.rdma.Device;
 import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
-import io.ringwire.rdma.support.RegionRegistry;
-import io.ringwire.rdma.support.SoftCompletionQueue;
-import io.ringwire.rdma.support.SoftDeviceProgress;
-import io.ringwire.rdma.support.SoftProtectionDomain;
+import io.ringwire.rdma.soft.CopyOnWriteIntMap;
+import io.ringwire.rdma.soft.SoftDevice;
+import io.ringwire.rdma.soft.SoftProtectionDomain;
 import org.agrona.CloseHelper;
 
 import java.io.IOException;
@@ -23,38 +20,32 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A socket device: one listening TCP socket where peers' queue pairs connect, plus the regions and
- * queue pairs created from it. Its address is the listener's "ip:port".
+ * queue pairs created from it. Its address is the listener's "ip:port". What every software device
+ * shares comes from {@link SoftDevice}; this class adds the listener, which accepts the passive
+ * side's connections and hands each to the queue pair its hello names (see {@link SocketConnector}).
  *
  * <p>Threading: created and closed on the control thread. {@link #pollIncoming(long)} is called by
  * the owning threads of queue pairs waiting for their peer to connect, so it is synchronized; it
  * runs only during connection setup, never in steady state.
  */
-final class SocketDevice implements Device
+final class SocketDevice extends SoftDevice
 {
     private static final int SEND_STAGING_CAPACITY = 4 * 1024 * 1024;
 
-    private final RdmaConfig config;
-    private final DeviceCounters counters = new DeviceCounters();
-    private final SoftDeviceProgress progress = new SoftDeviceProgress();
-    private final RegionRegistry regions = new RegionRegistry(counters);
     private final ServerSocketChannel listener;
     private final String address;
-    private final Map<Integer, SocketQueuePair> queuePairs = new ConcurrentHashMap<>();
+    private final CopyOnWriteIntMap<SocketQueuePair> queuePairs = new CopyOnWriteIntMap<>();
     private final List<PendingHello> pendingHellos = new ArrayList<>();
-    private final List<AutoCloseable> resources = new ArrayList<>();
     private final AtomicInteger nextQueuePairNumber = new AtomicInteger(ThreadLocalRandom.current().nextInt(0x10, 0x1000));
-    private volatile boolean closed;
 
     SocketDevice(final RdmaConfig config)
     {
-        this.config = config;
+        super(config, SocketProvider.NAME, new DeviceCounters());
         try
         {
             listener = ServerSocketChannel.open();
@@ -71,41 +62,14 @@ final class SocketDevice implements Device
     }
 
     @Override
-    public String name()
-    {
-        return "socket0";
-    }
-
-    @Override
-    public String providerName()
-    {
-        return SocketProvider.NAME;
-    }
-
-    @Override
     public String address()
     {
         return address;
     }
 
-    @Override
-    public int maxInlineData()
-    {
-        return config.maxInlineData();
-    }
-
-    @Override
-    public int mtu()
-    {
-        return config.mtu();
-    }
-
-    @Override
-    public int maxCompletionQueueDepth()
-    {
-        return SoftCompletionQueue.MAX_DEPTH;
-    }
-
+    /**
+     * @return the staging buffer's capacity less a frame header: the largest message.
+     */
     @Override
     public int maxMessageSize()
     {
@@ -113,57 +77,9 @@ final class SocketDevice implements Device
     }
 
     @Override
-    public ProtectionDomain allocateProtectionDomain()
+    protected ProtectionDomain newProtectionDomain()
     {
-        checkOpen();
-        final SoftProtectionDomain domain = new SoftProtectionDomain(regions, this::createQueuePair);
-        synchronized (resources)
-        {
-            resources.add(domain);
-        }
-        return domain;
-    }
-
-    @Override
-    public CompletionQueue createCompletionQueue(final int depth)
-    {
-        checkOpen();
-        final SoftCompletionQueue queue = progress.newCompletionQueue(depth, counters);
-        synchronized (resources)
-        {
-            resources.add(queue);
-        }
-        return queue;
-    }
-
-    @Override
-    public org.agrona.concurrent.Agent progressAgent()
-    {
-        return progress.newAgent("ringwire-socket-progress-" + address());
-    }
-
-    /**
-     * @return the guard shared by this device's queue pairs and completion queues.
-     */
-    io.ringwire.rdma.support.ProgressGuard progressGuard()
-    {
-        return progress.guard();
-    }
-
-    @Override
-    public DeviceCounters counters()
-    {
-        return counters;
-    }
-
-    RegionRegistry regions()
-    {
-        return regions;
-    }
-
-    RdmaConfig config()
-    {
-        return config;
+        return new SoftProtectionDomain(regions(), this::createQueuePair);
     }
 
     int sendStagingCapacity()
@@ -171,7 +87,7 @@ final class SocketDevice implements Device
         return SEND_STAGING_CAPACITY;
     }
 
-    QueuePair createQueuePair(final QueuePairConfig queuePairConfig)
+    private QueuePair createQueuePair(final QueuePairConfig queuePairConfig)
     {
         checkOpen();
         final int queuePairNumber = nextQueuePairNumber.getAndIncrement() & 0xFF_FFFF;
@@ -195,7 +111,7 @@ final class SocketDevice implements Device
      */
     synchronized void pollIncoming(final long nowNs)
     {
-        if (closed)
+        if (isClosed())
         {
             return;
         }
@@ -211,75 +127,53 @@ final class SocketDevice implements Device
         }
         catch (final IOException ex)
         {
-            counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+            counters().increment(DeviceCounters.RESPONDER_MALFORMED);
         }
 
         for (final Iterator<PendingHello> it = pendingHellos.iterator(); it.hasNext(); )
         {
             final PendingHello pending = it.next();
             final int state = pending.read();
-            if (state == PendingHello.INCOMPLETE && nowNs - pending.acceptedNs < config.peerTimeoutNs())
+            if (state == PendingHello.INCOMPLETE && nowNs - pending.acceptedNs < config().peerTimeoutNs())
             {
                 continue;
             }
             final SocketQueuePair target = state == PendingHello.COMPLETE ? queuePairs.get(pending.destinationQpn()) : null;
-            final int adopted = null == target ? SocketQueuePair.REFUSED :
+            final SocketConnector.Offer adopted = null == target ? SocketConnector.Offer.REFUSED :
                 target.adoptIncoming(pending.channel, pending.sourceQpn());
-            if (adopted == SocketQueuePair.NOT_YET && nowNs - pending.acceptedNs < config.peerTimeoutNs())
+            if (adopted == SocketConnector.Offer.NOT_YET && nowNs - pending.acceptedNs < config().peerTimeoutNs())
             {
                 // The peer reached RTR first (the passive side connects before it sends REP) and its
                 // hello is here before our queue pair's RTR: keep it for that queue pair.
                 continue;
             }
             it.remove();
-            if (adopted != SocketQueuePair.ADOPTED)
+            if (adopted != SocketConnector.Offer.ADOPTED)
             {
-                counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+                counters().increment(DeviceCounters.RESPONDER_MALFORMED);
                 CloseHelper.quietClose(pending.channel);
             }
         }
     }
 
-    private void checkOpen()
-    {
-        if (closed)
-        {
-            throw new IllegalStateException("device " + name() + " at " + address + " is closed");
-        }
-    }
-
     @Override
-    public void close()
+    protected void closeQueuePairs()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
         for (final SocketQueuePair queuePair : queuePairs.values())
         {
             queuePair.close();
         }
-        synchronized (resources)
-        {
-            for (int i = resources.size() - 1; i >= 0; i--)
-            {
-                CloseHelper.quietClose(resources.get(i));
-            }
-            resources.clear();
-        }
+    }
+
+    @Override
+    protected void closeTransport()
+    {
         synchronized (this)
         {
             pendingHellos.forEach(p -> CloseHelper.quietClose(p.channel));
             pendingHellos.clear();
         }
         CloseHelper.quietClose(listener);
-    }
-
-    @Override
-    public String toString()
-    {
-        return "SocketDevice{" + address + '}';
     }
 
     /** An accepted connection whose hello has not fully arrived. Setup path only. */

@@ -1,5 +1,9 @@
 package io.ringwire.rdma.socket;
 
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
@@ -72,8 +76,75 @@ final class SocketFrame
     {
     }
 
-    static boolean isRequest(final byte opcode)
+    /**
+     * Writes a request's header; its payload follows at {@code frame + HEADER_LENGTH}. Allocation-free.
+     *
+     * @param buffer        where the frame goes.
+     * @param frame         index of the frame's first byte.
+     * @param opcode        OPCODE_WRITE, OPCODE_WRITE_WITH_IMMEDIATE or OPCODE_SEND.
+     * @param ackRequested  whether the responder must acknowledge it.
+     * @param sequence      the request's sequence number.
+     * @param remoteAddress destination (writes).
+     * @param rkey          destination key (writes).
+     * @param immediate     immediate (WRITE_WITH_IMMEDIATE).
+     * @param payloadLength bytes of payload.
+     */
+    static void writeRequest(final MutableDirectBuffer buffer, final int frame, final byte opcode,
+        final boolean ackRequested, final long sequence, final long remoteAddress, final int rkey, final int immediate,
+        final int payloadLength)
     {
-        return opcode == OPCODE_WRITE || opcode == OPCODE_WRITE_WITH_IMMEDIATE || opcode == OPCODE_SEND;
+        buffer.putInt(frame + FRAME_LENGTH_OFFSET, HEADER_LENGTH + payloadLength, ORDER);
+        buffer.putByte(frame + OPCODE_OFFSET, opcode);
+        buffer.putByte(frame + FLAGS_OFFSET, ackRequested ? FLAG_ACK_REQUESTED : 0);
+        buffer.putShort(frame + FLAGS_OFFSET + 1, (short)0);
+        buffer.putLong(frame + SEQUENCE_OFFSET, sequence, ORDER);
+        buffer.putLong(frame + REMOTE_ADDRESS_OFFSET, remoteAddress, ORDER);
+        buffer.putInt(frame + RKEY_OFFSET, rkey, ORDER);
+        buffer.putInt(frame + IMMEDIATE_OFFSET, immediate, ORDER);
+        buffer.putInt(frame + PAYLOAD_LENGTH_OFFSET, payloadLength, ORDER);
+        buffer.putInt(frame + PAYLOAD_LENGTH_OFFSET + 4, 0, ORDER);
+    }
+
+    /**
+     * Writes an ACK or NAK, a header without payload. Allocation-free.
+     *
+     * @param buffer   where the frame goes.
+     * @param frame    index of the frame's first byte.
+     * @param opcode   OPCODE_ACK or OPCODE_NAK.
+     * @param sequence the last executed request (ACK) or the refused one (NAK).
+     * @param status   the requester's completion status (NAK), else 0.
+     */
+    static void writeAcknowledgement(final MutableDirectBuffer buffer, final int frame, final byte opcode,
+        final long sequence, final int status)
+    {
+        buffer.setMemory(frame, HEADER_LENGTH, (byte)0);
+        buffer.putInt(frame + FRAME_LENGTH_OFFSET, HEADER_LENGTH, ORDER);
+        buffer.putByte(frame + OPCODE_OFFSET, opcode);
+        buffer.putLong(frame + SEQUENCE_OFFSET, sequence, ORDER);
+        buffer.putInt(frame + IMMEDIATE_OFFSET, status, ORDER);
+    }
+
+    /**
+     * @param buffer holding a frame.
+     * @param frame  index of its first byte.
+     * @return its sequence number.
+     */
+    static long sequence(final DirectBuffer buffer, final int frame)
+    {
+        return buffer.getLong(frame + SEQUENCE_OFFSET, ORDER);
+    }
+
+    /**
+     * @param destinationQpn the queue pair the connection is for.
+     * @param sourceQpn      the queue pair that connects.
+     * @return the hello, ready to write.
+     */
+    static ByteBuffer hello(final int destinationQpn, final int sourceQpn)
+    {
+        final ByteBuffer hello = ByteBuffer.allocate(HELLO_LENGTH).order(ORDER);
+        hello.putInt(HELLO_MAGIC_OFFSET, HELLO_MAGIC)
+            .putInt(HELLO_DESTINATION_QPN_OFFSET, destinationQpn)
+            .putInt(HELLO_SOURCE_QPN_OFFSET, sourceQpn);
+        return hello;
     }
 }

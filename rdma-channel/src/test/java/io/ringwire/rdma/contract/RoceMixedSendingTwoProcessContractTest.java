@@ -1,6 +1,6 @@
 package io.ringwire.rdma.contract;
 
-import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.roce.RoceProvider;
 
 import java.util.List;
 
@@ -20,6 +20,6 @@ class RoceMixedSendingTwoProcessContractTest extends TwoProcessContractTest
     @Override
     protected List<String> peerOptions()
     {
-        return List.of("-D" + RdmaConfig.ROCE_CONNECTED_SEND_PROP + "=false");
+        return List.of("-D" + RoceProvider.CONNECTED_SEND_PROP + "=false");
     }
 }

@@ -88,7 +88,7 @@ final class FuzzMemory
     }
 
     /**
-     * The responder's access check as the spec (and DESIGN.md section 3) puts it: the rkey names a
+     * The responder's access check as the spec (and docs/architecture.md) puts it: the rkey names a
      * live region of the queue pair's protection domain, the region allows REMOTE_WRITE, and
      * {@code [va, va + length)} lies inside it. Keys are looked up in the order of the checks.
      *

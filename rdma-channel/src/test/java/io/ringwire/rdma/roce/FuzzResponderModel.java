@@ -11,10 +11,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What the fuzzed device must do with each datagram, in the order the device checks (DESIGN.md
- * section 4 and {@link RoceDevice}'s contract): parse, ICRC, destination queue pair, P_Key, then the
- * queue pair's responder ({@link FuzzVictim}). Keeps the counters and the victims' completions the
- * device must show.
+ * What the fuzzed device must do with each datagram, in the order the device checks (the roce
+ * section of docs/architecture.md and {@link RoceReceiver}'s contract): parse, ICRC, destination
+ * queue pair, P_Key, then the queue pair's responder ({@link FuzzVictim}). Keeps the counters and
+ * the victims' completions the device must show.
  *
  * <p>{@link #classify} is pure; {@link #apply} commits it.
  */

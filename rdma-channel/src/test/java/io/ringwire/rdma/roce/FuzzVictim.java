@@ -15,7 +15,7 @@ import java.util.Set;
 
 /**
  * One fuzzed queue pair and the model of its responder, written from IBA vol. 1 ch. 9.7 (and the
- * responder rules of DESIGN.md section 4): what each request that reaches it must do to its PSN
+ * roce responder rules of docs/architecture.md): what each request that reaches it must do to its PSN
  * state, its receives, the memory, the counters, the completions and the NAKs it answers with.
  *
  * <p>{@link #decide} is pure (the generator uses it to steer clear of known provider deviations);

@@ -1,4 +1,4 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
@@ -9,6 +9,7 @@ import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
+import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.SendFlags;
 
 import java.util.Objects;
@@ -24,12 +25,12 @@ import java.util.Objects;
  */
 public abstract class SoftQueuePair implements QueuePair, ProgressSource
 {
-    /** Work request kinds handed to the transport. */
-    protected static final int KIND_WRITE = 0;
+    /** Work request kind handed to the transport: RDMA WRITE. */
+    public static final int KIND_WRITE = 0;
     /** RDMA WRITE WITH IMMEDIATE. */
-    protected static final int KIND_WRITE_WITH_IMMEDIATE = 1;
+    public static final int KIND_WRITE_WITH_IMMEDIATE = 1;
     /** SEND. */
-    protected static final int KIND_SEND = 2;
+    public static final int KIND_SEND = 2;
 
     private static final int ADMITTED = 1;
 
@@ -41,6 +42,8 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     protected final RegionRegistry regions;
     protected final DeviceCounters counters;
     protected final ReceiveQueue receiveQueue;
+    /** Send requests posted and not yet complete; the transport adds them, {@link #completeOldestSend} completes them. */
+    protected final SendQueue sendQueue;
     protected final int maxMessageSize;
     protected final String deviceAddress;
     protected final int mtu;
@@ -54,39 +57,34 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     protected QueuePairEndpoint remote;
 
     /**
+     * @param device          the device that creates it.
      * @param queuePairNumber unique on the device, 24 bits.
      * @param startPsn        first PSN this side sends.
-     * @param config          completion queues and depths; the queues must be {@link SoftCompletionQueue}s.
-     * @param regions         the device's registry.
-     * @param counters        the device's counters.
-     * @param maxMessageSize  largest message.
-     * @param deviceAddress   the device's address, for the local endpoint.
-     * @param mtu             the device's MTU.
-     * @param guard           the device's progress guard.
+     * @param config          completion queues and depths; the queues must be {@link SoftCompletionQueue}s,
+     *                        maxInlineData at most the device's.
+     * @throws IllegalArgumentException when the configuration does not fit the device.
      */
-    protected SoftQueuePair(
-        final int queuePairNumber,
-        final int startPsn,
-        final QueuePairConfig config,
-        final RegionRegistry regions,
-        final DeviceCounters counters,
-        final int maxMessageSize,
-        final String deviceAddress,
-        final int mtu,
-        final ProgressGuard guard)
+    protected SoftQueuePair(final SoftDevice device, final int queuePairNumber, final int startPsn,
+        final QueuePairConfig config)
     {
         this.queuePairNumber = queuePairNumber;
         this.startPsn = startPsn;
         this.config = config;
         this.sendCompletionQueue = asSoft(config.sendCompletionQueue());
         this.receiveCompletionQueue = asSoft(config.receiveCompletionQueue());
-        this.regions = regions;
-        this.counters = counters;
+        if (config.maxInlineData() > device.maxInlineData())
+        {
+            throw new IllegalArgumentException("maxInlineData " + config.maxInlineData() + " exceeds the device's " +
+                device.maxInlineData() + " (" + RdmaConfig.MAX_INLINE_PROP + ")");
+        }
+        this.regions = device.regions();
+        this.counters = device.counters();
         this.receiveQueue = new ReceiveQueue(config.maxReceiveRequests());
-        this.maxMessageSize = maxMessageSize;
-        this.deviceAddress = deviceAddress;
-        this.mtu = mtu;
-        this.guard = guard;
+        this.sendQueue = new SendQueue(config.maxSendRequests());
+        this.maxMessageSize = device.maxMessageSize();
+        this.deviceAddress = device.address();
+        this.mtu = device.mtu();
+        this.guard = device.progressGuard();
         this.maxSendRequests = config.maxSendRequests();
         this.maxInlineData = config.maxInlineData();
     }
@@ -119,7 +117,10 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     /**
      * @return send requests posted and not yet completed.
      */
-    protected abstract int outstandingSends();
+    protected final int outstandingSends()
+    {
+        return sendQueue.size();
+    }
 
     /**
      * The transport's own limit for {@link #canPostSends} beyond the send queue (optional hook).
@@ -158,10 +159,11 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         int length, long remoteAddress, int rkey, int immediate, int flags);
 
     /**
-     * Completes every outstanding send with a flush status (via {@link #completeSend}) and releases
-     * the connection. Called once when the queue pair enters ERROR, on the thread that saw the error.
+     * Releases the connection (and anything of the transport's own that a flush must complete).
+     * Called once when the queue pair enters ERROR, on the thread that saw the error, before the
+     * outstanding sends and the posted receives are flushed.
      */
-    protected abstract void transportFlushAndDisconnect();
+    protected abstract void transportDisconnect();
 
     /**
      * Releases what the transport holds. Called once by {@link #close()} after the flush.
@@ -195,7 +197,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
      *
      * @param id the domain's id.
      */
-    public void bindProtectionDomain(final int id)
+    void bindProtectionDomain(final int id)
     {
         this.protectionDomainId = id;
     }
@@ -259,7 +261,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     }
 
     /**
-     * Moves to ERROR (once): flushes outstanding sends and posted receives. Runs on the owning thread
+     * Moves to ERROR (once): disconnects, then flushes outstanding sends and posted receives. Runs on the owning thread
      * (from a post or progress), or on the control thread only while no owning thread drives the
      * queue pair: the flush touches the owning thread's state.
      */
@@ -270,11 +272,15 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
             return;
         }
         state = QueuePairState.ERROR;
-        transportFlushAndDisconnect();
+        transportDisconnect();
+        while (!sendQueue.isEmpty())
+        {
+            completeOldestSend(CompletionStatus.WR_FLUSH_ERROR, true);
+        }
         while (!receiveQueue.isEmpty())
         {
-            receiveCompletionQueue.push(receiveQueue.headWorkRequestId(), CompletionOpcode.RECV,
-                CompletionStatus.WR_FLUSH_ERROR, 0, 0, queuePairNumber);
+            completeReceive(receiveQueue.headWorkRequestId(), CompletionOpcode.RECV,
+                CompletionStatus.WR_FLUSH_ERROR, 0, 0);
             receiveQueue.removeHead();
             counters.increment(DeviceCounters.FLUSHED_REQUESTS);
         }
@@ -300,6 +306,41 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         {
             counters.increment(DeviceCounters.FLUSHED_REQUESTS);
         }
+    }
+
+    /**
+     * Completes the oldest request of the {@link #sendQueue} and removes it (first, so a completion
+     * handler that posts from inside the completion sees it gone).
+     *
+     * @param status         CompletionStatus.
+     * @param alwaysSignaled true to deliver the completion even when the request was unsignaled (any
+     *                       status but SUCCESS is delivered anyway).
+     */
+    protected final void completeOldestSend(final int status, final boolean alwaysSignaled)
+    {
+        final int index = sendQueue.index(sendQueue.head());
+        final long workRequestId = sendQueue.workRequestId(index);
+        final int kind = sendQueue.kind(index);
+        final int length = sendQueue.length(index);
+        final boolean signaled = alwaysSignaled || sendQueue.isSignaled(index);
+        sendQueue.removeHead();
+        completeSend(workRequestId, completionOpcode(kind), status, length, signaled);
+    }
+
+    /**
+     * Delivers a receive completion to the queue pair's receive completion queue. Owning thread;
+     * for the transport's responder. Allocation-free.
+     *
+     * @param workRequestId of the receive.
+     * @param opcode        CompletionOpcode.RECV or RECV_RDMA_WITH_IMM.
+     * @param status        CompletionStatus.
+     * @param length        bytes received.
+     * @param immediate     the immediate, or 0.
+     */
+    public final void completeReceive(final long workRequestId, final int opcode, final int status, final int length,
+        final int immediate)
+    {
+        receiveCompletionQueue.push(workRequestId, opcode, status, length, immediate, queuePairNumber);
     }
 
     /**
@@ -432,15 +473,14 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         }
         if (current == QueuePairState.ERROR)
         {
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.WR_FLUSH_ERROR, 0, 0,
-                queuePairNumber);
+            completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.WR_FLUSH_ERROR, 0, 0);
             counters.increment(DeviceCounters.FLUSHED_REQUESTS);
             return PostResult.OK;
         }
         if (!regions.checkLocalAccess(local, localOffset, length, true, protectionDomainId))
         {
-            receiveCompletionQueue.push(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
-                0, 0, queuePairNumber);
+            completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
+                0, 0);
             enterError();
             return PostResult.OK;
         }

@@ -1,4 +1,4 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -12,7 +12,7 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Reentrant on the owning thread: a completion handler may post from inside a poll.
  */
-public final class ProgressGuard
+final class ProgressGuard
 {
     private static final VarHandle OWNER;
 
@@ -36,7 +36,7 @@ public final class ProgressGuard
     /**
      * @return true once an agent shares the device's progress.
      */
-    public boolean isEnabled()
+    boolean isEnabled()
     {
         return enabled;
     }
@@ -44,7 +44,7 @@ public final class ProgressGuard
     /**
      * Switches serialisation on. Call before the agent starts.
      */
-    public void enable()
+    void enable()
     {
         enabled = true;
     }
@@ -53,7 +53,7 @@ public final class ProgressGuard
      * Waits until this thread holds the guard (spinning: the holder only ever holds it for one
      * progress pass).
      */
-    public void enter()
+    void enter()
     {
         final Thread current = Thread.currentThread();
         if (OWNER.getAcquire(this) == current)
@@ -73,7 +73,7 @@ public final class ProgressGuard
      *
      * @return true when this thread now holds it.
      */
-    public boolean tryEnter()
+    boolean tryEnter()
     {
         final Thread current = Thread.currentThread();
         if (OWNER.getAcquire(this) == current)
@@ -92,7 +92,7 @@ public final class ProgressGuard
     /**
      * Leaves the guard (the outermost exit releases it).
      */
-    public void exit()
+    void exit()
     {
         if (--depth == 0)
         {

@@ -1,4 +1,4 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.ProtectionDomain;

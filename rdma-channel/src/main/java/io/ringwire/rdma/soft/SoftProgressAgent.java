@@ -1,8 +1,6 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 import org.agrona.concurrent.Agent;
-
-import java.util.function.Supplier;
 
 /**
  * Makes progress for a software device (acknowledges, retransmits, executes incoming requests,
@@ -11,23 +9,21 @@ import java.util.function.Supplier;
  * Run it on an agrona {@code AgentRunner}; it shares the device with the owning threads through
  * the device's {@link ProgressGuard}, and skips a duty cycle when an owning thread is inside.
  */
-public final class SoftProgressAgent implements Agent
+final class SoftProgressAgent implements Agent
 {
     private final String roleName;
     private final ProgressGuard guard;
-    private final Supplier<SoftCompletionQueue[]> completionQueues;
+    private final SoftDevice device;
 
     /**
-     * @param roleName         for the agent runner's thread.
-     * @param guard            the device's guard, already enabled.
-     * @param completionQueues the device's completion queues, read every duty cycle.
+     * @param roleName for the agent runner's thread.
+     * @param device   whose completion queues it drives, its guard already enabled.
      */
-    public SoftProgressAgent(final String roleName, final ProgressGuard guard,
-        final Supplier<SoftCompletionQueue[]> completionQueues)
+    SoftProgressAgent(final String roleName, final SoftDevice device)
     {
         this.roleName = roleName;
-        this.guard = guard;
-        this.completionQueues = completionQueues;
+        this.guard = device.progressGuard();
+        this.device = device;
     }
 
     @Override
@@ -40,7 +36,7 @@ public final class SoftProgressAgent implements Agent
         try
         {
             int work = 0;
-            for (final SoftCompletionQueue queue : completionQueues.get())
+            for (final SoftCompletionQueue queue : device.completionQueues())
             {
                 work += queue.progressUnguarded();
             }

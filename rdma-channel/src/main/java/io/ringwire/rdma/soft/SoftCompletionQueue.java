@@ -1,4 +1,4 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;
@@ -14,7 +14,7 @@ import java.util.Arrays;
  * produced, in order, without passing through the ring (up to its limit; the rest, and whatever the
  * handler's own posts complete, is queued and drained behind them). The application's answer to a
  * message then leaves before the source's bookkeeping and its look at the next slot, which the
- * message's round trip otherwise waits for (shm: 10-20 ns a hop).
+ * message's round trip otherwise waits for at every hop.
  *
  * <p>Threading: single-threaded. {@link #push} and {@link #poll} run on the owning thread; attach
  * and detach on the control thread before and after that thread runs (the array is replaced, not
@@ -59,7 +59,7 @@ public final class SoftCompletionQueue implements CompletionQueue
      * @param counters where overruns are counted.
      * @param guard    the device's progress guard.
      */
-    public SoftCompletionQueue(final int depth, final DeviceCounters counters, final ProgressGuard guard)
+    SoftCompletionQueue(final int depth, final DeviceCounters counters, final ProgressGuard guard)
     {
         if (depth < 1 || depth > MAX_DEPTH)
         {
@@ -82,7 +82,7 @@ public final class SoftCompletionQueue implements CompletionQueue
      *
      * @param source to attach.
      */
-    public synchronized void attach(final ProgressSource source)
+    synchronized void attach(final ProgressSource source)
     {
         for (final ProgressSource existing : sources)
         {
@@ -127,7 +127,7 @@ public final class SoftCompletionQueue implements CompletionQueue
      *
      * @param source to detach.
      */
-    public synchronized void detach(final ProgressSource source)
+    synchronized void detach(final ProgressSource source)
     {
         final ProgressSource[] current = sources;
         int index = -1;
@@ -162,7 +162,7 @@ public final class SoftCompletionQueue implements CompletionQueue
      * @param queuePairNumber the request's queue pair.
      * @return false when the queue was full: the completion is lost and counted as an overrun.
      */
-    public boolean push(
+    boolean push(
         final long workRequestId,
         final int opcode,
         final int status,
@@ -210,28 +210,6 @@ public final class SoftCompletionQueue implements CompletionQueue
             counters.increment(DeviceCounters.ERROR_COMPLETIONS);
         }
         return true;
-    }
-
-    /**
-     * Drives the attached sources once without draining. Owning thread.
-     *
-     * @return work done.
-     */
-    public int progress()
-    {
-        if (guard.isEnabled())
-        {
-            guard.enter();
-            try
-            {
-                return progressUnguarded();
-            }
-            finally
-            {
-                guard.exit();
-            }
-        }
-        return progressUnguarded();
     }
 
     /**

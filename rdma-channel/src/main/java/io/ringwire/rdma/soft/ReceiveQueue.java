@@ -1,4 +1,4 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 /**
  * Posted receives of one queue pair, consumed in posting order, held in parallel arrays so posting

@@ -1,7 +1,6 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 import io.ringwire.rdma.MemoryRegion;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
@@ -16,7 +15,7 @@ import java.nio.ByteBuffer;
 public final class SoftMemoryRegion implements MemoryRegion
 {
     private final RegionRegistry registry;
-    private final ByteBuffer memory;
+    /** Over the registered memory, which it keeps reachable while the region is. */
     private final UnsafeBuffer buffer;
     private final int key;
     private final int access;
@@ -29,7 +28,6 @@ public final class SoftMemoryRegion implements MemoryRegion
     {
         this.protectionDomainId = protectionDomainId;
         this.registry = registry;
-        this.memory = memory;
         this.buffer = new UnsafeBuffer(memory, memory.position(), memory.remaining());
         this.key = key;
         this.access = access;
@@ -66,24 +64,19 @@ public final class SoftMemoryRegion implements MemoryRegion
         return access;
     }
 
+    /**
+     * @return the region's buffer, as its concrete type so transports can keep it in typed arrays.
+     */
     @Override
-    public AtomicBuffer buffer()
+    public UnsafeBuffer buffer()
     {
         return buffer;
     }
 
     /**
-     * @return the memory behind the region (for providers that hand it to channels).
-     */
-    public ByteBuffer memory()
-    {
-        return memory;
-    }
-
-    /**
      * @return the owning protection domain's id, or {@link RegionRegistry#NO_DOMAIN}.
      */
-    public int protectionDomainId()
+    int protectionDomainId()
     {
         return protectionDomainId;
     }

@@ -1,10 +1,9 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.RdmaException;
-import org.agrona.collections.Int2ObjectHashMap;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.ThreadLocalRandom;
@@ -12,9 +11,8 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The keys of a device's registered regions and the responder's access checks on them.
  *
- * <p>Threading: register and remove on the control thread; the map is copied on each change and
- * published through a volatile field, so lookups from owning threads take no lock and allocate
- * nothing.
+ * <p>Threading: register and remove on the control thread; lookups from owning threads take no
+ * lock and allocate nothing (see {@link CopyOnWriteIntMap}).
  */
 public final class RegionRegistry
 {
@@ -29,7 +27,7 @@ public final class RegionRegistry
     private int nextProtectionDomainId;
 
     private final DeviceCounters counters;
-    private volatile Int2ObjectHashMap<SoftMemoryRegion> regionsByKey = new Int2ObjectHashMap<>();
+    private final CopyOnWriteIntMap<SoftMemoryRegion> regionsByKey = new CopyOnWriteIntMap<>();
     private int nextKey;
 
     /**
@@ -85,17 +83,13 @@ public final class RegionRegistry
         }
         while (key == 0 || regionsByKey.containsKey(key));
         final SoftMemoryRegion region = new SoftMemoryRegion(this, memory, key, access, release, protectionDomainId);
-        final Int2ObjectHashMap<SoftMemoryRegion> updated = new Int2ObjectHashMap<>(regionsByKey);
-        updated.put(key, region);
-        regionsByKey = updated;
+        regionsByKey.put(key, region);
         return region;
     }
 
     synchronized void remove(final SoftMemoryRegion region)
     {
-        final Int2ObjectHashMap<SoftMemoryRegion> updated = new Int2ObjectHashMap<>(regionsByKey);
-        updated.remove(region.rkey());
-        regionsByKey = updated;
+        regionsByKey.remove(region.rkey());
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.ringwire.rdma.support;
+package io.ringwire.rdma.soft;
 
 /**
  * Something that moves work forward when its owning thread polls: a queue pair reading its
@@ -18,9 +18,9 @@ public interface ProgressSource
     int progress(long nowNs);
 
     /**
-     * Whether {@link #progress(long)} needs the caller to read the clock. Reading it is not free
-     * (about 20 ns on bare metal, over 100 ns in some virtual machines, where the TSC read traps), and
-     * the caller's busy-poll loop pays it on every round, before it can see new work: a source that
+     * Whether {@link #progress(long)} needs the caller to read the clock. A clock read costs more
+     * than a poll of an empty ring (far more in a virtual machine whose TSC read traps), and the
+     * caller's busy-poll loop pays it on every round, before it can see new work: a source that
      * keeps its own coarse time says false and reads the clock only when it is idle.
      *
      * @return true unless the source reads the clock itself; constant for the source's life.

@@ -1,7 +1,0 @@
-/**
- * Building blocks shared by the software providers (shm, socket, roce): an in-process completion
- * queue that drives progress, memory regions and their key registry with the responder's access
- * checks, and the queue-pair state machine with its receive queue and flush rules. Provider
- * packages depend on this package and on the API, never on each other.
- */
-package io.ringwire.rdma.support;
