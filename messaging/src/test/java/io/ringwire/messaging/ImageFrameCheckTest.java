@@ -1,0 +1,117 @@
+package io.ringwire.messaging;
+
+import io.ringwire.messaging.protocol.FrameAppender;
+import io.ringwire.messaging.protocol.FrameDescriptor;
+import io.ringwire.messaging.protocol.FrameReader;
+import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.status.SubscriptionCounters;
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaProviders;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+
+import static io.ringwire.messaging.protocol.FrameDescriptor.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An image folds {@link FrameReader}'s rules into one test per header word on its hot path; it must
+ * accept exactly the frames the reader accepts, and deliver exactly the data frames among them.
+ */
+class ImageFrameCheckTest
+{
+    private static final int CAPACITY = 4096;
+    private static final int SESSION = 0x1234_5678;
+    private static final int STREAM = 9;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void theImageAcceptsExactlyWhatTheFrameReaderAcceptsForSeededValidAndDamagedFrames()
+    {
+        final MessagingContext context = new MessagingContext().secret("s")
+            .countersDirectory(directory.resolve("counters").toString()).conclude();
+        final RdmaConfig config = new RdmaConfig().provider("shm").shmDirectory(directory.resolve("shm").toString())
+            .conclude();
+        try (Device device = RdmaProviders.open(config);
+            SubscriptionCounters counters = SubscriptionCounters.create(context,
+                ChannelUri.parse("ringwire:shm?endpoint=127.0.0.1:1"), STREAM))
+        {
+            final ProtectionDomain domain = device.allocateProtectionDomain();
+            final CompletionQueue completions = device.createCompletionQueue(1024);
+            final MemoryRegion ring = domain.allocateRegion(CAPACITY, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            final MemoryRegion credit = domain.allocateRegion(64, Access.LOCAL_WRITE);
+            final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+            final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
+            final long start = 7L * CAPACITY + 256;
+            final Image image = new Image(SESSION, STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, 0);
+            join.buffer().putLong(JoinLayout.POSITION_OFFSET, start, ORDER);
+            assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, counters));
+
+            final FrameAppender appender = new FrameAppender(ring.buffer());
+            final FrameReader reader = new FrameReader(ring.buffer(), FrameDescriptor.sessionStreamWord(SESSION, STREAM));
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[CAPACITY]);
+            final long[] delivered = new long[1];
+            final FragmentHandler handler = (buffer, offset, length, header) -> delivered[0]++;
+            final SplittableRandom random = new SplittableRandom(20261126L);
+            int accepted = 0;
+            int refused = 0;
+            for (int i = 0; i < 20_000; i++)
+            {
+                final long position = image.position;
+                final int length = random.nextInt(0, 200);
+                final int kind = random.nextInt(3);
+                final long framePosition = kind == 0 ?
+                    appender.appendData(position, UNFRAGMENTED, payload, 0, length,
+                        FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
+                    kind == 1 ? appender.appendHeartbeat(position, FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
+                    appender.claim(position, HEADER_LENGTH + length, UNFRAGMENTED, TYPE_PAD,
+                        FrameDescriptor.sessionStreamWord(SESSION, STREAM));
+                int immediate = framePosition != position ? (int)(framePosition - position) :
+                    kind == 1 ? HEADER_LENGTH : HEADER_LENGTH + length;
+                if (random.nextInt(4) == 0)
+                {
+                    // Damage one header byte, or the immediate, of the frame the image must read next.
+                    if (random.nextBoolean())
+                    {
+                        final int at = (int)(position & (CAPACITY - 1)) + random.nextInt(Math.min(HEADER_LENGTH,
+                            CAPACITY - (int)(position & (CAPACITY - 1))));
+                        ring.buffer().putByte(at, (byte)(ring.buffer().getByte(at) ^ (1 << random.nextInt(8))));
+                    }
+                    else
+                    {
+                        immediate += random.nextInt(-16, 17);
+                    }
+                }
+                final int expected = reader.read(position, immediate);
+                final long deliveredBefore = delivered[0];
+                final int outcome = image.onFrame(immediate, handler, counters, 0);
+                assertEquals(expected >= 0, outcome == Image.VALID, "case " + i + ": reader said " + expected);
+                assertEquals(expected == FrameReader.DATA ? 1 : 0, delivered[0] - deliveredBefore, "case " + i);
+                if (outcome == Image.VALID)
+                {
+                    accepted++;
+                    assertEquals(position + alignedLength(immediate), image.position, "case " + i);
+                }
+                else
+                {
+                    refused++;
+                    assertEquals(position, image.position, "a refused frame leaves the position, case " + i);
+                }
+            }
+            assertTrue(accepted > 10_000 && refused > 1_000, accepted + " accepted, " + refused + " refused");
+        }
+    }
+}
