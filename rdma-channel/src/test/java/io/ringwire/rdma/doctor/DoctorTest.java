@@ -1,13 +1,12 @@
 package io.ringwire.rdma.doctor;
 
 import io.ringwire.rdma.ibverbs.IbverbsInventory;
+import io.ringwire.rdma.ibverbs.Libibverbs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.SymbolLookup;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,20 +54,6 @@ class DoctorTest
         }
     }
 
-    /** Whether libibverbs loads here, found independently of the code under test. */
-    private static boolean libibverbsLoads()
-    {
-        try (Arena arena = Arena.ofConfined())
-        {
-            SymbolLookup.libraryLookup("libibverbs.so.1", arena);
-            return true;
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            return false;
-        }
-    }
-
     /**
      * What doctor says on this machine follows from its state: with libibverbs and no device, how to
      * load Soft-RoCE; without libibverbs, what to install. Either way socket and shm are recommended.
@@ -82,7 +67,7 @@ class DoctorTest
         assertEveryCheckProducedAFinding(report);
         final Finding rdma = report.finding(RdmaDevicesCheck.NAME);
         assertEquals(Status.WARN, rdma.status());
-        if (libibverbsLoads())
+        if (Libibverbs.loads())
         {
             assertTrue(rdma.summary().startsWith("no RDMA device"), rdma.summary());
             assertTrue(rdma.advice().contains("modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0"),

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -58,9 +59,22 @@ class IbverbsProviderTest
     }
 
     @Test
+    void withoutLibibverbsTheProviderIsUnavailableAndNamesThePackages() throws Exception
+    {
+        assumeFalse(Libibverbs.loads(), "libibverbs is installed here: its absence cannot be observed");
+        final String reason = new IbverbsProvider().unavailableReason(config("ibverbs"));
+        assertTrue(reason.startsWith("libibverbs.so.1 not found: apt-get install libibverbs1"), reason);
+        assertTrue(reason.contains("or use provider socket"), reason);
+        final RdmaException ex = assertThrows(RdmaException.class, () -> RdmaProviders.open(config("ibverbs")));
+        assertTrue(ex.getMessage().startsWith("provider 'ibverbs' is unavailable: libibverbs.so.1 not found"),
+            ex.getMessage());
+    }
+
+    @Test
     void withoutADeviceTheProviderIsUnavailableAndSaysHowToGetOne() throws Exception
     {
         assumeNoRdmaDevice();
+        assumeTrue(Libibverbs.loads(), "no libibverbs here: the no-device report cannot be observed");
         final String reason = new IbverbsProvider().unavailableReason(config("ibverbs"));
         assertTrue(reason.startsWith("no RDMA device: "), reason);
         assertTrue(reason.contains("modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0"), reason);
@@ -75,6 +89,7 @@ class IbverbsProviderTest
     void openingTheIbverbsProviderWithoutADeviceThrowsAnExceptionNamingTheFix() throws Exception
     {
         assumeNoRdmaDevice();
+        assumeTrue(Libibverbs.loads(), "no libibverbs here: the no-device report cannot be observed");
         final RdmaException ex = assertThrows(RdmaException.class, () -> RdmaProviders.open(config("ibverbs")));
         assertTrue(ex.getMessage().startsWith("provider 'ibverbs' is unavailable: no RDMA device: "), ex.getMessage());
         assertTrue(ex.getMessage().contains("modprobe rdma_rxe"), ex.getMessage());
