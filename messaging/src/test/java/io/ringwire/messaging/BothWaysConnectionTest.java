@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * publication and subscription owned by one thread. A subscription answers a publication's
  * connection request only from its own poll: a thread waiting in {@link Publication#awaitConnected}
  * does not poll its subscription, so when both sides wait there, each waits for a subscription
- * only the other would poll, and both requests time out (what a first messaging ping-pong in
- * {@code perf} ran into). Driving both, poll and doWork, connects both ways.
+ * only the other would poll, and both requests time out. Driving both, poll and doWork, connects
+ * both ways.
  */
 class BothWaysConnectionTest
 {

@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * meet a queue pair with no receive (an RNR NAK on a NIC: the requester waits and retries, and the
  * stream stalls). On every provider, in one process. On roce the subscriber's responder runs only
  * inside its polls, so the publisher meets its own 128-PSN send window first: there the offer must
- * say BACK_PRESSURED at once, not spin on the full window inside the offer until the liveness
- * timeout disconnects the subscriber (as it did).
+ * say BACK_PRESSURED at once, not spin on the full window inside the offer, where the liveness
+ * timeout would disconnect the subscriber.
  */
 class ReceiveCreditTest
 {

@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A subscription shares one completion queue among its publications' queue pairs, so it takes only
  * as many as that queue can hold the completions of (a queue pair in error flushes all it has
  * posted): the context's limit, lowered to what the device's deepest queue holds (Soft-RoCE's
- * max_cqe is 32767, which a fixed 64 Ki queue exceeded: every ibverbs subscription failed).
+ * max_cqe is 32767, below a fixed 64 Ki queue, so without the lowering no ibverbs subscription
+ * opens on rxe).
  */
 class SubscriptionCapacityTest
 {

@@ -32,8 +32,8 @@ class SubscriberRestartSystemTest
     private static final long SEED = 0x5EED_0005L;
     /**
      * The allowance on top of the liveness timeout for the duty cycle to run (every 10 ms at most)
-     * and the JVM to be scheduled; scaled for slow guests. Seen: shm and roce 1000 ms (the liveness
-     * timeout), socket 13 ms and ibverbs on rxe 870 ms (error completions).
+     * and the JVM to be scheduled; scaled for slow guests. shm and roce learn of the kill only from
+     * the liveness timeout; socket and ibverbs usually sooner, from error completions.
      */
     private static final long DETECTION_ALLOWANCE_MS = SystemTestSettings.patient(Duration.ofMillis(250)).toMillis();
 

@@ -27,16 +27,17 @@ record SystemTestSettings(Path directory, long heartbeatIntervalMs, long livenes
     static final String SECRET = "system-test-secret";
     /**
      * A fraction of the message counts the volume tests send (default 1: all of them). The Soft-RoCE
-     * lab sets 0.25: its emulated CPU moves 10-15k messages a second, and less on a busy host (one CI
-     * run took 106 s for what another took 53 s), against time limits made for real machines.
+     * lab sets 0.25: its emulated CPU moves messages many times more slowly than a real one, and
+     * more slowly and unevenly still on a busy host, against time limits made for real machines
+     * (docs/softroce-lab.md).
      */
     static final String VOLUME_PROP = "ringwire.test.volume";
 
     /**
      * How much longer than on a real machine the system tests wait for child processes (default 1).
      * The Soft-RoCE lab sets 3: its emulated CPU starts a JVM in several seconds, and with each JVM
-     * kept on one vCPU there, a publisher starting next to three subscribers once took more than the
-     * 30 s its CONNECTED line may take here (another run of the same test: about 15 s).
+     * kept on one vCPU there, a publisher starting next to three subscribers can take longer than
+     * the 30 s the fan-out test gives its CONNECTED line before scaling.
      */
     static final String WAIT_SCALE_PROP = "ringwire.test.wait.scale";
 
