@@ -89,8 +89,8 @@ kernel_image() {
 }
 
 # Extracts the uncompressed ELF vmlinux from /boot/vmlinuz-$1 into the cache. Under TCG the
-# kernel's own xz decompressor takes 4-5 s of every boot; qemu boots an ELF vmlinux directly
-# through its PVH entry point (CONFIG_PVH), so that time goes to prepare, once.
+# kernel's own xz decompressor costs seconds of every boot (docs/softroce-lab.md); qemu boots an ELF
+# vmlinux directly through its PVH entry point (CONFIG_PVH), so that time goes to prepare, once.
 extract_vmlinux() {
   local version=$1 config=/boot/config-$1 magic tool offset out tmp
   out=$(vmlinux_path "$version")
@@ -201,7 +201,7 @@ cp /stage2 /newroot/run/ringwire-vm/stage2
 chmod 0755 /newroot/run/ringwire-vm/stage2
 printf 'JOB=%s\nRESULTS=%s\nDEADLINE=%s\nPRELOAD=%s\n' "$JOB" "$RESULTS" "$DEADLINE" "$PRELOAD" > /newroot/run/ringwire-vm/env
 # Everything busybox can do happens here: under TCG each exec of a dynamically linked host
-# binary over 9p costs about half a second.
+# binary over 9p is many times dearer than a busybox builtin (docs/softroce-lab.md).
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm

@@ -81,7 +81,8 @@ if [ "${IBV_SKIP_PERF:-0}" != 1 ] && [ -d /sys/class/infiniband/rxe1 ]; then
   cp=$(test_classpath)
   # Its pinger and responder are two spinning threads of one JVM: confined to one vCPU (the lab's
   # jvm-one-cpu.so) each round trip would wait for the scheduler, so this short run stays on both
-  # vCPUs and accepts the emulator's JIT-patching hazard (see jvm-one-cpu.c); it never crashed in CI.
+  # vCPUs and accepts the emulator's JIT-patching hazard (see jvm-one-cpu.c; docs/softroce-lab.md
+  # has the record of this run under it).
   # perf's lab job measures the two-process ping-pong with each JVM confined.
   RINGWIRE_JVM_ONE_CPU=0 timeout --kill-after=5 "${IBV_PINGPONG_TIMEOUT:-240}" "$JDK/bin/java" "${JVM_FLAGS[@]}" -Dringwire.rdma.ibverbs.gid.index=1 \
     -cp "$cp" io.ringwire.rdma.interop.IbverbsPingPong "$PERF_ITERATIONS" "${IBV_PERF_WARMUP:-3000}" rxe0 rxe1 2>&1 | tee "$RESULTS/pingpong.log"

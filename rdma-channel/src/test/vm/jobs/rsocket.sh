@@ -52,9 +52,9 @@ note java_version_under_preload "exit $? in $(since "$started") s: $(tr '\n' ' '
 section "SocketTwoProcessContractTest under LD_PRELOAD=$PRELOAD"
 started=$(now)
 # The socket provider's ACKs come from the JVMs, not from a NIC or the kernel as with ibverbs, so
-# a pause of either JVM stops them; under TCG with a busy host a JIT or GC pause passes the
-# contract test's 500 ms peer timeout (seen on CI: RETRY_EXCEEDED at echo 1 and at echo 475, both
-# sides). The peer timeout is raised here, for this emulated guest only.
+# a pause of either JVM stops them; under TCG with a busy host a JIT or GC pause can outlast the
+# contract test's 500 ms peer timeout, and both sides then report RETRY_EXCEEDED, as they must for a
+# silent peer (docs/softroce-lab.md). The peer timeout is raised here, for this emulated guest only.
 PEER_TIMEOUT_MS=${RSOCKET_PEER_TIMEOUT_MS:-3000}
 note peer_timeout_ms "$PEER_TIMEOUT_MS"
 RW_JAVA_OPTS=(-Dringwire.rdma.bind="$BIND:0" -Djava.net.preferIPv4Stack=true -Dringwire.test.peerTimeoutMs="$PEER_TIMEOUT_MS")
@@ -63,8 +63,8 @@ TEST_TIMEOUT=${RSOCKET_TEST_TIMEOUT:-180}
 # One run of the test, log in $1. While it runs: which sockets the JVMs hold (rsocket's own fds are
 # the real socket's number, kept open, plus rdma_cm/uverbs fds) and what rdma_cm ids and queue
 # pairs exist. A test JVM still running 25 s before its bound gets a SIGQUIT: its thread dump
-# lands in the log, so a hang says where it hangs (seen once on CI: the peer killed, the test JVM
-# silent until the bound, its rdma_cm id left in DISCONNECT).
+# lands in the log, so a hang says where it hangs (such as a test JVM that falls silent after
+# killing its peer, its rdma_cm id left in DISCONNECT: docs/softroce-lab.md).
 run_attempt() {
   local log=$1 attempt_start=$SECONDS dumped=0 pid
   export JAVA_TOOL_OPTIONS="-Dringwire.rdma.bind=$BIND:0 -Djava.net.preferIPv4Stack=true -Dringwire.test.peerTimeoutMs=$PEER_TIMEOUT_MS"

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The roce issue's fault test on a real network path: two network namespaces joined by a veth pair
+ * roce's fault test on a real network path: two network namespaces joined by a veth pair
  * ({@code faults/netns-lab.sh}), the kernel injecting loss 2%, duplication 1%, reordering 5% and
  * corruption 0.5% in both directions plus a 200 ms blackout half-way. A sender JVM in one namespace
  * ({@link StreamSender}) streams 100,000 messages of seeded sizes from 32 B to 64 KiB as RDMA WRITE
@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Provider: {@value #PROVIDER_PROP} (default {@code roce}), or {@link #requestedProvider()} of a
  * subclass. If that provider is not on the class path the test fails, unless
  * {@value #FALLBACK_PROP} names one to use instead (e.g. {@code socket}, to check the lab and the
- * stream before {@code roce} exists; TCP hides the faults from its counters). For {@code roce} the
+ * stream without {@code roce}; TCP hides the faults from its counters). For {@code roce} the
  * device counters must show the faults were handled: retransmits, duplicates, NAKs (received or
  * sequence NAKs sent) and ICRC errors all above zero. For every provider the kernel's counters must
  * show each fault fired on the data path.

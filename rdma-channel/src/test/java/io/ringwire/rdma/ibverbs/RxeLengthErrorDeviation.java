@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 /**
  * Disables the contract's too-long-SEND test when the device is kernel Soft-RoCE (rxe): the IBA has
  * the responder complete the receive with LOCAL_LENGTH_ERROR and NAK the requester, which completes
- * with REMOTE_INVALID_REQUEST; rxe in Linux 6.1 (seen in the VM lab) completes the receive with
+ * with REMOTE_INVALID_REQUEST; rxe in Linux 6.1 (the VM lab's kernel) completes the receive with
  * IBV_WC_LOC_QP_OP_ERR and the send with IBV_WC_REM_OP_ERR, the statuses it also gives a malformed
  * receive (its copy_data fails with EINVAL for both), so the provider cannot tell which happened.
  * Real NICs follow the IBA. {@link IbverbsRefusedRequestsTest} checks what holds on rxe too: both

@@ -32,10 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Bad input at a live roce responder (the issue's "bad input" requirement): 100,000 seeded random
- * and mutated datagrams from a plain UDP socket, interleaved on one thread with a healthy
- * ping-pong through the same device ({@link FuzzCampaign} says how), and one test per place where
- * the provider was found to deviate from the spec.
+ * Bad input at a live roce responder: 100,000 seeded random and mutated datagrams from a plain UDP
+ * socket, interleaved on one thread with a healthy ping-pong through the same device
+ * ({@link FuzzCampaign} says how), and one test per place where the provider deviates from the
+ * spec.
  *
  * <p>The campaign's model ({@link FuzzResponderModel}, {@link FuzzVictim}) is written from the
  * RoCEv2/IBA rules and predicts, datagram by datagram, what the device must do: which counter each

@@ -30,8 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the connection manager's passive side reaches RTR (and so connects) before it sends REP: the
  * hello of a queue pair can reach the other device before that device's queue pair is at RTR. When
  * another queue pair of that device is waiting for its own connection meanwhile, it reads that hello
- * first. The hello must then wait for its queue pair, not be closed: closing it left a messaging
- * subscriber with a connection that never came up until the peer timeout (a fan-out test on CI).
+ * first. The hello must then wait for its queue pair, not be closed: a closed hello leaves its
+ * queue pair (a messaging subscriber's, say, in a fan-out) without a connection until the peer
+ * timeout.
  */
 class SocketConnectionOrderTest
 {

@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * tier 3, then at tier 4, and retires the tier-3 code, which rewrites its entry instruction.
  *
  * <p>In the lab's multi-threaded TCG guest a JVM doing this with its threads on both vCPUs dies
- * within seconds (SIGSEGV or SIGILL at the entry of a C1-compiled method, as two lab runs of
- * messaging over ibverbs did); confined to one vCPU it runs to the end. Prints
- * {@code churn_rounds=N churn_calls=M} when it does.
+ * within seconds (SIGSEGV or SIGILL at the entry of a C1-compiled method, the crash
+ * docs/softroce-lab.md records from lab JVMs running RingWire); confined to one vCPU it runs to the
+ * end. Prints {@code churn_rounds=N churn_calls=M} when it does.
  *
  * <p>Arguments: seconds to run, calling threads, milliseconds per round.
  */
