@@ -210,7 +210,7 @@ class RttFormatTest
     @Test
     void aRatioOverRoundsIsTheMedianOfItsReadingInEachRoundNotTheRatioOfMedianP50s()
     {
-        // Round 2 ran in a slow phase for nio-udp only: its one reading is low, the median is not.
+        // In round 2 nio-udp alone is in a slow phase: that round's reading is low, the median is not.
         final RttRounds rounds = new RttRounds(List.of(roceRound(6_400, 5_600), roceRound(6_400, 8_000),
             roceRound(6_300, 5_600), roceRound(6_500, 5_700)));
 
