@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Checks every struct layout of {@link VerbsLayouts} against the C compiler's view of the installed
  * {@code <infiniband/verbs.h>}: compiles {@code src/test/c/ibverbs_layout.c} with gcc, runs it, and
  * compares each {@code sizeof} and each member's {@code offsetof} and {@code sizeof} it prints with the
- * Java layout. Needs gcc and libibverbs-dev; without them it fails and says so (CI installs both),
- * because a layout that was never checked is the bug this test exists to catch.
+ * Java layout. Needs gcc and libibverbs-dev. A layout that was never checked is the bug this test
+ * exists to catch, so without them it fails under {@code ./ringwire test} (which installs both);
+ * under a plain {@code mvn verify} it is skipped with what to install ({@link NativeTestBuild}).
  */
 class IbverbsLayoutTest
 {
