@@ -136,7 +136,7 @@ class SubscriptionCapacityTest
             () -> context(directory, settings -> settings.maxPublicationsPerSubscription(0)));
         final IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
             () -> context(directory, settings -> settings.maxPublicationsPerSubscription(4097)));
-        assertTrue(tooMany.getMessage().contains(MessagingContext.MAX_PUBLICATIONS_PROP + "=4097 is out of range"),
+        assertTrue(tooMany.getMessage().contains(MessagingContext.MAX_PUBLICATIONS_PROP + "='4097' is out of range"),
             tooMany.getMessage());
         assertEquals(32, context(directory).maxPublicationsPerSubscription());
         for (final String provider : TestProviders.names())
