@@ -4,7 +4,7 @@
 #   netns-lab.sh [--lab ID] up                      create the lab, print its facts as KEY=VALUE lines
 #   netns-lab.sh  --lab ID  down                    remove it (always safe; kills what still runs inside)
 #   netns-lab.sh  --lab ID  faults on [KINDS]       KINDS: all (default) or a comma list of
-#                                                   loss,dup,corrupt,reorder
+#                                                   loss,dup,corrupt,reorder,icrcblind
 #   netns-lab.sh  --lab ID  faults off
 #   netns-lab.sh  --lab ID  blackout MS             drop everything, both directions, for MS ms
 #   netns-lab.sh  --lab ID  stats                   per-namespace fault counters, KEY=VALUE lines
@@ -34,6 +34,12 @@
 #     ("none" in IPv4) so the receiving kernel delivers it and the application has to notice
 #     (RoCE: its ICRC). Over veth the checksum is usually left to offload (CHECKSUM_PARTIAL) and
 #     never verified anyway; zeroing it makes the rule independent of that.
+#   - icrcblind (UDP only, never part of "all"): XOR 0x0f into the byte at transport offset 101 (bit
+#     808), with the UDP checksum set to 0 in the same rule. This error is exactly what a different
+#     IPv4 Identification would do to the ICRC, whatever the packet's length and content: the ICRC is
+#     affine in the ID bits, so a receiver that solves for the ID finds one that matches. Only a
+#     receiver that checks the ID the packet really carried, or accepts only IDs it predicted, drops
+#     it. Short datagrams (ACKs, small writes) are left alone, and not counted, by the rule.
 #   - reordering: there is no netem here, so an HTB root qdisc has a fast default class (1:10) and a
 #     slow class (1:20) whose every packet costs REORDER_DELAY_US of tokens (mpu = 9000 bytes at the
 #     matching rate). A token bucket sends the first packet after idle at once, so a selected packet
@@ -49,7 +55,8 @@
 #     bounds it can prove: at least MS (commit confirmed to flush sent), at most that plus the time
 #     of the two transactions (a few ms; more on a heavily loaded machine).
 #
-# Environment: LOSS_PERMILLE (20), DUP_PERMILLE (10), CORRUPT_PERMILLE (5), REORDER_PERMILLE (50),
+# Environment: LOSS_PERMILLE (20), DUP_PERMILLE (10), CORRUPT_PERMILLE (5), ICRC_BLIND_PERMILLE (20),
+# REORDER_PERMILLE (50),
 # REORDER_DELAY_US (200), FAULT_PROTO (all|udp), LAB_MTU (9000: RoCE path MTU 4096 plus headers).
 # Needs root, iproute2 (ip, tc) and nftables (nft). Every external command is bounded by `timeout`.
 set -euo pipefail
@@ -63,6 +70,7 @@ readonly SLOW_MPU=9000
 LOSS_PERMILLE=${LOSS_PERMILLE:-20}
 DUP_PERMILLE=${DUP_PERMILLE:-10}
 CORRUPT_PERMILLE=${CORRUPT_PERMILLE:-5}
+ICRC_BLIND_PERMILLE=${ICRC_BLIND_PERMILLE:-20}
 REORDER_PERMILLE=${REORDER_PERMILLE:-50}
 REORDER_DELAY_US=${REORDER_DELAY_US:-200}
 FAULT_PROTO=${FAULT_PROTO:-all}
@@ -127,6 +135,7 @@ table netdev ringwire_faults {
   counter f_loss {}
   counter f_dup {}
   counter f_corrupt {}
+  counter f_icrcblind {}
   counter f_reorder {}
   counter ballast_dropped {}
   counter blackout_out {}
@@ -170,7 +179,7 @@ cmd_faults() {
   case "$mode" in
     on) faults_on "$kinds" ;;
     off) faults_off ;;
-    *) die "usage: faults on [all|loss,dup,corrupt,reorder] | faults off" ;;
+    *) die "usage: faults on [all|loss,dup,corrupt,reorder,icrcblind] | faults off" ;;
   esac
 }
 
@@ -180,7 +189,10 @@ faults_on() {
   KINDS=$1
   local k
   for k in ${KINDS//,/ }; do
-    case "$k" in all|loss|dup|corrupt|reorder) ;; *) die "unknown fault '$k': all, loss, dup, corrupt, reorder" ;; esac
+    case "$k" in
+      all|loss|dup|corrupt|reorder|icrcblind) ;;
+      *) die "unknown fault '$k': all, loss, dup, corrupt, reorder, icrcblind" ;;
+    esac
   done
   local match
   case "$FAULT_PROTO" in
@@ -203,6 +215,7 @@ faults_on() {
       want dup && echo "add rule netdev ringwire_faults faults $match numgen random mod 1000 < $DUP_PERMILLE counter name \"f_dup\" meta mark set $DUP_MARK dup to \"$dev\" meta mark set 0"
       # The counter comes last: a datagram too short to mangle leaves the rule before it (not counted).
       want corrupt && echo "add rule netdev ringwire_faults faults meta l4proto udp numgen random mod 1000 < $CORRUPT_PERMILLE @th,160,8 set @th,160,8 ^ 0xff udp checksum set 0 counter name \"f_corrupt\""
+      [[ ",$KINDS," == *",icrcblind,"* ]] && echo "add rule netdev ringwire_faults faults meta l4proto udp numgen random mod 1000 < $ICRC_BLIND_PERMILLE @th,808,8 set @th,808,8 ^ 0x0f udp checksum set 0 counter name \"f_icrcblind\""
       want reorder && echo "add rule netdev ringwire_faults faults $match numgen random mod 1000 < $REORDER_PERMILLE counter name \"f_reorder\" meta priority set 1:20 meta mark set $BALLAST_MARK dup to \"$dev\" meta mark set 0"
       true
     } | in_ns "$ns" nft -f -
@@ -288,7 +301,7 @@ cmd_stats() {
   local side ns dev name line
   for side in a b; do
     if [ "$side" = a ]; then ns=$NS_A dev=$DEV_A; else ns=$NS_B dev=$DEV_B; fi
-    for name in f_loss f_dup f_corrupt f_reorder ballast_dropped blackout_out blackout_in; do
+    for name in f_loss f_dup f_corrupt f_icrcblind f_reorder ballast_dropped blackout_out blackout_in; do
       line=$(in_ns "$ns" nft list counter netdev ringwire_faults "$name" | grep -o 'packets [0-9]*' | head -n 1)
       printf '%s_%s=%s\n' "$side" "${name#f_}" "${line#packets }"
     done

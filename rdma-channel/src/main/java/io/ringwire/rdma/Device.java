@@ -48,6 +48,20 @@ public interface Device extends AutoCloseable
     int maxCompletionQueueDepth();
 
     /**
+     * Whether every byte this device delivers has passed a check at least as strong as the link's
+     * own CRC: memory copies (shm), TCP over a checked link (socket), a NIC's ICRC (ibverbs). The
+     * pure-Java roce provider answers true only where it verifies each packet's ICRC against the IP
+     * header the packet really carried; where it has to predict the header's IP Identification it
+     * answers false, and messaging then checksums its frames end to end.
+     *
+     * @return true when the transport alone keeps corrupted bytes out.
+     */
+    default boolean verifiesIntegrity()
+    {
+        return true;
+    }
+
+    /**
      * Allocates a protection domain.
      *
      * @return a new protection domain.

@@ -65,6 +65,22 @@ public final class DeviceCounters
     public static final int RESPONDER_REFUSED_OPERATION = 21;
     /** Acknowledgement packets (ACKs and NAKs of every kind) sent by responders. */
     public static final int ACKNOWLEDGEMENTS_SENT = 22;
+    /**
+     * ACKs and NAKs dropped for a PSN outside the requester's outstanding window, as the IBA's
+     * requester (and rxe's completer) treats them: stale duplicates, or forged.
+     */
+    public static final int GHOST_ACKNOWLEDGEMENTS = 23;
+    /**
+     * Packets dropped because they came from another address, or (once learnt) another UDP source
+     * port, than the queue pair's peer.
+     */
+    public static final int FOREIGN_PACKETS = 24;
+    /**
+     * roce without a view of the IP header: packets whose ICRC matched only an IP Identification
+     * solved out of the packet itself, not one predicted before it arrived. Dropped (the reliable
+     * connection resends them); each teaches the ID its successor must carry.
+     */
+    public static final int ICRC_UNVERIFIED = 25;
 
     private static final String[] NAMES = {
         "responder unknown rkey", "responder out of bounds", "responder access denied",
@@ -72,7 +88,8 @@ public final class DeviceCounters
         "peers lost", "completion queue overruns", "requests sent", "requests executed", "retransmits",
         "icrc errors", "unknown queue pair", "bad partition key", "duplicate requests", "sequence naks sent",
         "out of order dropped", "naks received", "rnr naks sent", "retransmit timeouts",
-        "responder refused operation", "acknowledgements sent" };
+        "responder refused operation", "acknowledgements sent", "ghost acknowledgements", "foreign packets",
+        "icrc unverified" };
 
     /** Number of counters. */
     public static final int COUNT = NAMES.length;

@@ -1,18 +1,14 @@
 package io.ringwire.rdma.roce;
 
+import io.ringwire.rdma.roce.LibcSockets.Unavailable;
+
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static io.ringwire.rdma.roce.LibcSockets.*;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -29,9 +25,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * that counter once: it sends an empty probe datagram to a sink socket with a software transmit
  * timestamp requested without {@code SOF_TIMESTAMPING_OPT_TSONLY}, and the kernel loops the packet,
  * headers and all, back on the socket's error queue; the probe's ID plus one is the next one.
- * After that the sender counts: a send that returns a byte count used one ID; {@code EAGAIN} used
- * none (the kernel refuses before it builds the packet); any other error may or may not have used
- * one (a netfilter drop after the ID was taken returns {@code EPERM}), so the caller learns again.
+ * After that the sender counts: a send that returns a byte count used one ID. A failed send may or
+ * may not have used one ({@code EAGAIN} refuses before the packet is built, a netfilter drop after
+ * the ID was taken returns {@code EPERM}), and reading errno per send costs an allocation, so the
+ * caller learns again after any failure.
  *
  * <p>The JDK's {@code DatagramChannel} cannot reach a socket's error queue, hence libc. Linux only;
  * {@link #open} and {@link #learnIpIdentification} throw {@link Unavailable} with the reason
@@ -42,27 +39,16 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * arena memory so that the constructing and owning threads may differ). {@link #send} allocates
  * nothing.
  */
-@SuppressWarnings("restricted")
 final class ConnectedUdpSocket implements AutoCloseable
 {
-    private static final int AF_INET = 2;
-    private static final int SOCK_DGRAM = 2;
-    private static final int SOCK_NONBLOCK = 0x800;
-    private static final int SOCK_CLOEXEC = 0x80000;
-    private static final int SOL_SOCKET = 1;
     private static final int SO_SNDBUF = 7;
     private static final int SO_TIMESTAMPING = 37;
     private static final int SOF_TIMESTAMPING_TX_SOFTWARE = 1 << 1;
     private static final int SOF_TIMESTAMPING_TX_SCHED = 1 << 8;
     private static final int SOF_TIMESTAMPING_SOFTWARE = 1 << 4;
-    private static final int IPPROTO_IP = 0;
     private static final int IP_MTU_DISCOVER = 10;
     private static final int IP_PMTUDISC_DO = 2;
-    private static final int MSG_DONTWAIT = 0x40;
     private static final int MSG_ERRQUEUE = 0x2000;
-    /** errno of a full socket buffer: nothing was built, no ID used. */
-    static final int EAGAIN = 11;
-    private static final int ECONNREFUSED = 111;
 
     private static final int SOCKADDR_IN_LENGTH = 16;
     /** struct msghdr on LP64 Linux: name, namelen (padded), iov, iovlen, control, controllen, flags. */
@@ -74,10 +60,9 @@ final class ConnectedUdpSocket implements AutoCloseable
     private static final int ERROR_QUEUE_BYTES = 512;
     private static final int CONTROL_BYTES = 256;
     private static final int IPV4_AND_UDP_HEADERS = 28;
+    /** {@link #learnIpIdentification}'s answer when the probe could not be sent. */
+    static final int PROBE_NOT_SENT = -1;
 
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(groupElement("errno"));
-    private static final Functions LIBC = Functions.load();
 
     private final int fd;
     private int localPort;
@@ -90,76 +75,12 @@ final class ConnectedUdpSocket implements AutoCloseable
     private final MemorySegment control;
     private boolean closed;
 
-    /** The libc functions, or why they are not there. */
-    private record Functions(
-        MethodHandle socket, MethodHandle setsockopt, MethodHandle bind, MethodHandle connect,
-        MethodHandle getsockname, MethodHandle send, MethodHandle sendto, MethodHandle recvmsg,
-        MethodHandle close, String unavailable)
-    {
-        static Functions load()
-        {
-            if (!System.getProperty("os.name", "").startsWith("Linux") || ADDRESS.byteSize() != 8)
-            {
-                return unavailable("not 64-bit Linux");
-            }
-            try
-            {
-                final Linker linker = Linker.nativeLinker();
-                final SymbolLookup libc = linker.defaultLookup();
-                final Linker.Option errno = Linker.Option.captureCallState("errno");
-                // send is short and never blocks (MSG_DONTWAIT): no thread state transition for it.
-                return new Functions(
-                    handle(linker, libc, "socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), errno),
-                    handle(linker, libc, "setsockopt",
-                        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), errno),
-                    handle(linker, libc, "send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
-                        errno, Linker.Option.critical(false)),
-                    handle(linker, libc, "sendto",
-                        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
-                    null);
-            }
-            catch (final RuntimeException ex)
-            {
-                return unavailable("libc sockets not callable: " + ex.getMessage());
-            }
-        }
-
-        private static Functions unavailable(final String reason)
-        {
-            return new Functions(null, null, null, null, null, null, null, null, null, reason);
-        }
-
-        private static MethodHandle handle(
-            final Linker linker, final SymbolLookup libc, final String name, final FunctionDescriptor descriptor,
-            final Linker.Option... options)
-        {
-            return linker.downcallHandle(
-                libc.find(name).orElseThrow(() -> new IllegalStateException("no " + name + " in libc")), descriptor, options);
-        }
-    }
-
-    /** Thrown by the set-up steps; the provider falls back on it. */
-    static final class Unavailable extends Exception
-    {
-        private static final long serialVersionUID = 1L;
-
-        Unavailable(final String message)
-        {
-            super(message, null, false, false);
-        }
-    }
-
     private ConnectedUdpSocket(final int fd)
     {
         this.fd = fd;
         // Passed to every send: memory of a shared arena would be acquired and released by each call
         // (two atomic updates), an automatic arena's is not; the GC frees it with this object.
-        callState = Arena.ofAuto().allocate(CALL_STATE);
+        callState = Arena.ofAuto().allocate(LibcSockets.CALL_STATE);
         scratch = arena.allocate(SOCKADDR_IN_LENGTH + 8, 8);
         message = arena.allocate(MSGHDR_LENGTH, 8);
         ioVector = arena.allocate(16, 8);
@@ -181,28 +102,7 @@ final class ConnectedUdpSocket implements AutoCloseable
     static ConnectedUdpSocket open(final int localAddress, final int sourcePort, final int peerAddress, final int peerPort)
         throws Unavailable
     {
-        if (null != LIBC.unavailable())
-        {
-            throw new Unavailable(LIBC.unavailable());
-        }
-        final int fd;
-        try (Arena setup = Arena.ofConfined())
-        {
-            final MemorySegment state = setup.allocate(CALL_STATE);
-            fd = (int)LIBC.socket().invokeExact(state, AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-            if (fd < 0)
-            {
-                throw new Unavailable("socket() failed: errno " + errno(state));
-            }
-        }
-        catch (final Unavailable ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new Unavailable("libc socket() not callable: " + ex);
-        }
+        final int fd = LibcSockets.openSocket(SOCK_DGRAM, 0);
         final ConnectedUdpSocket socket = new ConnectedUdpSocket(fd);
         try
         {
@@ -236,15 +136,13 @@ final class ConnectedUdpSocket implements AutoCloseable
      *
      * @param datagram native memory holding the datagram from index 0.
      * @param length   bytes to send.
-     * @return the bytes sent (one IP ID used), or minus the errno ({@code -EAGAIN}: the send buffer
-     *         is full and no ID was used; anything else: the ID may have been used).
+     * @return the bytes sent (one IP ID used), or -1 (the ID may or may not have been used).
      */
     long send(final MemorySegment datagram, final int length)
     {
         try
         {
-            final long sent = (long)LIBC.send().invokeExact(callState, fd, datagram, (long)length, MSG_DONTWAIT);
-            return sent >= 0 ? sent : -errno(callState);
+            return (long)LibcSockets.LIBC.send().invokeExact(fd, datagram, (long)length, MSG_DONTWAIT);
         }
         catch (final Throwable ex)
         {
@@ -260,7 +158,8 @@ final class ConnectedUdpSocket implements AutoCloseable
      * @param sinkAddress IPv4 address of a bound UDP socket on this host.
      * @param sinkPort    its port.
      * @param timeoutNs   how long to wait for the looped packet.
-     * @return the next ID (0..65535).
+     * @return the next ID (0..65535), or {@link #PROBE_NOT_SENT} when the probe could not be sent
+     *         (a full send buffer): allocation-free, so a back-pressured sender may keep trying.
      * @throws Unavailable when the kernel does not loop the packet back (a shim, a sysctl, no
      *                     timestamping): the caller falls back to unconnected sends.
      */
@@ -271,14 +170,10 @@ final class ConnectedUdpSocket implements AutoCloseable
             "SO_TIMESTAMPING");
         try
         {
-            long sent = sendProbe(sinkAddress, sinkPort);
-            if (sent < 0 && errno(callState) == ECONNREFUSED)
+            // A first failure may only report (and clear) an ICMP error from the peer: try once more.
+            if (sendProbe(sinkAddress, sinkPort) < 0 && sendProbe(sinkAddress, sinkPort) < 0)
             {
-                sent = sendProbe(sinkAddress, sinkPort); // that reported (and cleared) an ICMP error from the peer
-            }
-            if (sent < 0)
-            {
-                throw new Unavailable("the identification probe was not sent: errno " + errno(callState));
+                return PROBE_NOT_SENT;
             }
             final long deadline = System.nanoTime() + timeoutNs;
             while (true)
@@ -323,7 +218,7 @@ final class ConnectedUdpSocket implements AutoCloseable
     {
         try
         {
-            return (long)LIBC.sendto().invokeExact(callState, fd, errorQueueData, 0L, MSG_DONTWAIT,
+            return (long)LibcSockets.LIBC.sendto().invokeExact(fd, errorQueueData, 0L, MSG_DONTWAIT,
                 socketAddress(sinkAddress, sinkPort), SOCKADDR_IN_LENGTH);
         }
         catch (final Throwable ex)
@@ -344,7 +239,7 @@ final class ConnectedUdpSocket implements AutoCloseable
         message.set(JAVA_LONG, MSGHDR_CONTROLLEN, CONTROL_BYTES);
         try
         {
-            final long length = (long)LIBC.recvmsg().invokeExact(callState, fd, message, MSG_ERRQUEUE | MSG_DONTWAIT);
+            final long length = (long)LibcSockets.LIBC.recvmsg().invokeExact(fd, message, MSG_ERRQUEUE | MSG_DONTWAIT);
             return length >= 0 ? length : -1;
         }
         catch (final Throwable ex)
@@ -363,28 +258,14 @@ final class ConnectedUdpSocket implements AutoCloseable
 
     private void setOption(final int level, final int name, final int value, final String what) throws Unavailable
     {
-        final MemorySegment option = scratch.asSlice(SOCKADDR_IN_LENGTH, 4);
-        option.set(JAVA_INT, 0, value);
-        final int result;
-        try
-        {
-            result = (int)LIBC.setsockopt().invokeExact(callState, fd, level, name, option, 4);
-        }
-        catch (final Throwable ex)
-        {
-            throw new Unavailable("libc setsockopt() failed to run: " + ex);
-        }
-        if (result != 0)
-        {
-            throw new Unavailable("setsockopt(" + what + ") failed: errno " + errno(callState));
-        }
+        LibcSockets.setIntOption(fd, callState, scratch.asSlice(SOCKADDR_IN_LENGTH, 4), level, name, value, what);
     }
 
     private boolean bindTo(final int address, final int port) throws Unavailable
     {
         try
         {
-            return (int)LIBC.bind().invokeExact(callState, fd, socketAddress(address, port), SOCKADDR_IN_LENGTH) == 0;
+            return (int)LibcSockets.LIBC.bind().invokeExact(callState, fd, socketAddress(address, port), SOCKADDR_IN_LENGTH) == 0;
         }
         catch (final Throwable ex)
         {
@@ -397,7 +278,7 @@ final class ConnectedUdpSocket implements AutoCloseable
         final int result;
         try
         {
-            result = (int)LIBC.connect().invokeExact(callState, fd, socketAddress(address, port), SOCKADDR_IN_LENGTH);
+            result = (int)LibcSockets.LIBC.connect().invokeExact(callState, fd, socketAddress(address, port), SOCKADDR_IN_LENGTH);
         }
         catch (final Throwable ex)
         {
@@ -417,7 +298,7 @@ final class ConnectedUdpSocket implements AutoCloseable
         final int result;
         try
         {
-            result = (int)LIBC.getsockname().invokeExact(callState, fd, address, length);
+            result = (int)LibcSockets.LIBC.getsockname().invokeExact(callState, fd, address, length);
         }
         catch (final Throwable ex)
         {
@@ -430,19 +311,9 @@ final class ConnectedUdpSocket implements AutoCloseable
         return address.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2) & 0xFFFF;
     }
 
-    private static int errno(final MemorySegment state)
-    {
-        return (int)ERRNO.get(state, 0L);
-    }
-
     private MemorySegment socketAddress(final int address, final int port)
     {
-        final MemorySegment socketAddress = scratch.asSlice(0, SOCKADDR_IN_LENGTH);
-        socketAddress.fill((byte)0);
-        socketAddress.set(ValueLayout.JAVA_SHORT, 0, (short)AF_INET);
-        socketAddress.set(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 2, (short)port);
-        socketAddress.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 4, address);
-        return socketAddress;
+        return LibcSockets.socketAddress(scratch.asSlice(0, SOCKADDR_IN_LENGTH), address, port);
     }
 
     @Override
@@ -453,14 +324,7 @@ final class ConnectedUdpSocket implements AutoCloseable
             return;
         }
         closed = true;
-        try
-        {
-            final int ignored = (int)LIBC.close().invokeExact(fd);
-        }
-        catch (final Throwable ex)
-        {
-            // nothing more to do with a descriptor that will not close
-        }
+        LibcSockets.closeDescriptor(fd);
         arena.close();
     }
 }

@@ -127,6 +127,22 @@ final class Icrc
     }
 
     /**
+     * Masks the fields the ICRC leaves out (TOS, TTL and header checksum of the IPv4 header, the UDP
+     * checksum) in real headers received in the prefix's place, in front of the BTH, as a raw
+     * socket delivers them; the 8 bytes of ones before them stay as {@link #writePrefix} laid them.
+     *
+     * @param frame a buffer whose BTH starts at {@link #HEADROOM}, real IPv4 and UDP headers before it.
+     */
+    static void maskVariantFields(final MutableDirectBuffer frame)
+    {
+        final int ip = 8;
+        frame.putByte(ip + 1, (byte)0xFF); // TOS
+        frame.putByte(ip + 8, (byte)0xFF); // TTL
+        frame.putShort(ip + 10, (short)0xFFFF); // header checksum
+        frame.putShort(UDP_OFFSET + 6, (short)0xFFFF); // UDP checksum
+    }
+
+    /**
      * Sets the source of a prefix laid out by {@link #writePrefix}: a receiver's packets come from
      * many senders.
      *

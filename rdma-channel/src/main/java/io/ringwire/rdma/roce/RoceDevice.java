@@ -37,12 +37,14 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class RoceDevice extends SoftDevice
 {
+    private static final System.Logger LOGGER = System.getLogger(RoceDevice.class.getName());
     private final RoceSettings settings;
     private final DatagramChannel channel;
     private final Inet4Address localAddress;
     private final String address;
     private final CopyOnWriteIntMap<RoceQueuePair> queuePairs = new CopyOnWriteIntMap<>();
     private final RoceReceiver receiver;
+    private final RawUdpReceiver raw;
     private int nextQueuePairNumber = ThreadLocalRandom.current().nextInt(0x11, 0x1000);
     private long lastReceivePollNs = Long.MIN_VALUE;
     private RoceQueuePair[] acknowledgementsOwed = new RoceQueuePair[8];
@@ -56,7 +58,65 @@ final class RoceDevice extends SoftDevice
         this.channel = bind(localAddress, config.bindPort());
         final int localPort = RoceTransmitter.localPort(channel);
         this.address = localAddress.getHostAddress() + ":" + localPort;
-        this.receiver = new RoceReceiver(channel, localAddress, localPort, queuePairs, counters());
+        try
+        {
+            this.raw = openRawReceiver(settings, localAddress, localPort);
+            if (null != raw)
+            {
+                // Its copy of every datagram is never read: the smallest queue the kernel allows drops them.
+                channel.setOption(StandardSocketOptions.SO_RCVBUF, 1);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            CloseHelper.quietClose(channel);
+            throw ex instanceof RuntimeException runtime ? runtime :
+                new RdmaException("roce cannot configure its UDP socket: " + ex.getMessage(), ex);
+        }
+        this.receiver = new RoceReceiver(channel, raw, localAddress, localPort, queuePairs, counters());
+    }
+
+    /**
+     * The raw receiver {@link RoceProvider#ICRC_CHECK_PROP} asks for: one where it says raw (or auto
+     * and the process may open raw sockets), none where it says predicted.
+     *
+     * @throws RdmaException when it says raw and no raw socket can be opened.
+     */
+    private static RawUdpReceiver openRawReceiver(final RoceSettings settings, final Inet4Address local,
+        final int port)
+    {
+        if (RoceSettings.ICRC_PREDICTED.equals(settings.icrcCheck()))
+        {
+            return null;
+        }
+        try
+        {
+            return RawUdpReceiver.open(local.hashCode(), port);
+        }
+        catch (final LibcSockets.Unavailable ex)
+        {
+            if (RoceSettings.ICRC_RAW.equals(settings.icrcCheck()))
+            {
+                throw new RdmaException(RoceProvider.ICRC_CHECK_PROP + "=raw needs a raw IP socket, which this " +
+                    "process cannot open (" + ex.getMessage() + (ex.errno == LibcSockets.EPERM ? ": grant " +
+                    "CAP_NET_RAW, e.g. setcap cap_net_raw+ep on the java binary" : "") + "); or set it to auto or " +
+                    "predicted", ex);
+            }
+            LOGGER.log(System.Logger.Level.INFO, "roce on " + local.getHostAddress() + ":" + port + " predicts the " +
+                "IP IDs its ICRC check covers (no raw socket: " + ex.getMessage() + "); messaging checksums its " +
+                "frames end to end");
+            return null;
+        }
+    }
+
+    /**
+     * @return true when every packet's ICRC is checked against the IP ID it carried (raw receive);
+     *         false where the receiver predicts IDs.
+     */
+    @Override
+    public boolean verifiesIntegrity()
+    {
+        return receiver.verifiesCarriedIdentification();
     }
 
     private static Inet4Address localIpv4(final RdmaConfig config)
@@ -232,6 +292,6 @@ final class RoceDevice extends SoftDevice
     @Override
     protected void closeTransport()
     {
-        CloseHelper.quietClose(channel);
+        CloseHelper.quietCloseAll(raw, channel);
     }
 }

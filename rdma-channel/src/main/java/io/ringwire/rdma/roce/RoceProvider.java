@@ -14,6 +14,13 @@ import io.ringwire.rdma.soft.SoftProvider;
  *   <li>{@value #CONNECTED_SEND_PROP}: {@code true} (the default) sends from connected UDP sockets
  *       whose IPv4 IDs are learnt from the kernel, which is faster and falls back by itself where
  *       they cannot be learnt; {@code false} sends from unconnected sockets, with IP ID 0.</li>
+ *   <li>{@value #ICRC_CHECK_PROP}: how the receiver knows the IPv4 Identification each packet's ICRC
+ *       covers, which a UDP socket never sees. {@code raw} reads every packet's IPv4 header through a
+ *       raw socket (needs CAP_NET_RAW) and verifies the ICRC against the ID the packet carried;
+ *       {@code predicted} accepts only IDs predicted before the packet arrived (see
+ *       {@code RoceReceiver}), and the device then says it does not verify integrity, so messaging
+ *       checksums its frames; {@code auto} (the default) is raw where the process may open raw
+ *       sockets, else predicted.</li>
  * </ul>
  *
  * <p>Threading: any thread; each {@link #open} returns an independent device.
@@ -24,6 +31,8 @@ public final class RoceProvider extends SoftProvider
     public static final String NAME = "roce";
     /** Send from connected UDP sockets with learnt IP IDs (true, the default) or unconnected ones (false). */
     public static final String CONNECTED_SEND_PROP = "ringwire.rdma.roce.connected.send";
+    /** How the ICRC's IP Identification is known: auto (the default), raw or predicted. */
+    public static final String ICRC_CHECK_PROP = "ringwire.rdma.roce.icrc";
 
     /**
      * For {@link java.util.ServiceLoader}.

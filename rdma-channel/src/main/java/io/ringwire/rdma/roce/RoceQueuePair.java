@@ -41,7 +41,16 @@ final class RoceQueuePair extends SoftQueuePair
      * it sends ID 0). Read and written by the device's receive path on the owning thread.
      */
     int expectedIpIdentification;
+    /**
+     * The IPv4 Identification the peer's next datagram carries if its last, unverified one showed
+     * the ID it really has; -1 for none. Receive path, owning thread.
+     */
+    int candidateIpIdentification = -1;
     private int remoteQueuePairNumber;
+    /** The peer's IPv4 address as an int; packets from anywhere else are foreign. Owning thread. */
+    private int peerAddress;
+    /** The UDP port the peer sends from, learnt from its first packet; 0 until then. Owning thread. */
+    private int peerSourcePort;
     private int pathMtu;
     private final int partitionKey = QueuePairEndpoint.DEFAULT_PARTITION_KEY;
     /** True while the device's list of queue pairs owing an ACK holds this one; written by the device. */
@@ -96,11 +105,23 @@ final class RoceQueuePair extends SoftQueuePair
         }
         pathMtu = Math.min(mtu, remote.mtu());
         remoteQueuePairNumber = remote.queuePairNumber();
+        peerAddress = peer.getAddress().hashCode();
+        peerSourcePort = 0;
+        expectedIpIdentification = 0;
+        candidateIpIdentification = -1;
         transmitter = new RoceTransmitter(device.localAddress(), peer,
             RoceWire.sourcePort(queuePairNumber, remoteQueuePairNumber),
             BTH_LENGTH + RETH_LENGTH + IMMDT_LENGTH + pathMtu + 3 + Icrc.LENGTH, device.settings().connectedSend());
         responder.connect(remote.startPsn());
         requester.connect();
+        if (!device.verifiesIntegrity())
+        {
+            // A device that predicts IP IDs takes its peer to do the same (the same provider, the same
+            // privileges): an ACK of nothing yet (the PSN before the peer's first), harmless to any RoCE
+            // requester, lets the peer learn this flow's ID sequence before a packet that matters, such
+            // as a NAK that ends the connection and is never resent.
+            sendAcknowledge(addPsn(remote.startPsn(), -1), AETH_ACK | AETH_CREDITS_UNLIMITED, 0);
+        }
     }
 
     // ---------------------------------------------------------------- posting
@@ -130,6 +151,33 @@ final class RoceQueuePair extends SoftQueuePair
     }
 
     // ---------------------------------------------------------------- acknowledgements
+
+    /**
+     * Whether a verified packet comes from this queue pair's peer: its address, and the source port
+     * of the peer's first packet (a RoCE stack sends every packet of a queue pair from one port, its
+     * flow entropy). The first packet from the peer's address teaches the port.
+     *
+     * @param sourceAddress the packet's IPv4 source, as an int.
+     * @param sourcePort    its UDP source port.
+     * @param learn         whether a verified packet may teach the port (an unverified one may not).
+     * @return false for a packet from anyone else.
+     */
+    boolean isFromPeer(final int sourceAddress, final int sourcePort, final boolean learn)
+    {
+        if (sourceAddress != peerAddress)
+        {
+            return false;
+        }
+        if (0 == peerSourcePort)
+        {
+            if (learn)
+            {
+                peerSourcePort = sourcePort;
+            }
+            return true;
+        }
+        return sourcePort == peerSourcePort;
+    }
 
     void onPacket(final RocePacket packet, final DirectBuffer buffer, final long nowNs)
     {

@@ -294,9 +294,10 @@ final class RoceRequester
     {
         final int psn = packet.psn();
         final int syndrome = packet.syndrome();
-        if (sendQueue.isEmpty() || psnDistance(psn, nextPsn) >= 0)
+        if (isGhost(psn, syndrome))
         {
-            return; // nothing outstanding, or an ACK for a PSN never sent: stale or bogus
+            counters.increment(DeviceCounters.GHOST_ACKNOWLEDGEMENTS);
+            return;
         }
         switch (syndrome & AETH_KIND_MASK)
         {
@@ -325,6 +326,25 @@ final class RoceRequester
                 onNak(psn, syndrome, nowNs);
                 break;
         }
+    }
+
+    /**
+     * True for an ACK or NAK that answers nothing outstanding: its PSN lies outside the window from
+     * the oldest unacknowledged PSN (one before it for an ACK, which may repeat the last one: a
+     * duplicate ACK, always valid) to the last PSN sent. The IBA's requester drops such a packet;
+     * acting on it would let any packet with the right queue pair number complete or fail requests
+     * it never saw.
+     */
+    private boolean isGhost(final int psn, final int syndrome)
+    {
+        final boolean acknowledge = (syndrome & AETH_KIND_MASK) == AETH_KIND_ACK;
+        final int lastAcknowledged = addPsn(oldestUnacknowledgedPsn, -1);
+        if (sendQueue.isEmpty())
+        {
+            return !(acknowledge && psn == lastAcknowledged);
+        }
+        final int windowStart = acknowledge ? lastAcknowledged : oldestUnacknowledgedPsn;
+        return psnDistance(psn, windowStart) < 0 || psnDistance(psn, nextPsn) >= 0;
     }
 
     private void onNak(final int psn, final int syndrome, final long nowNs)

@@ -124,9 +124,13 @@ final class RoceTransmitter implements AutoCloseable
             sink.bind(new InetSocketAddress(local, 0));
             final int sinkPort = localPort(sink);
             final int first = socket.learnIpIdentification(localAddress, sinkPort, PROBE_TIMEOUT_NS);
+            if (first == ConnectedUdpSocket.PROBE_NOT_SENT)
+            {
+                throw new LibcSockets.Unavailable("the identification probe was not sent");
+            }
             return new ConnectedSending(socket, sink, sinkPort, first);
         }
-        catch (final ConnectedUdpSocket.Unavailable | IOException | RuntimeException ex)
+        catch (final LibcSockets.Unavailable | IOException | RuntimeException ex)
         {
             CloseHelper.quietCloseAll(socket, sink);
             LOG.log(System.Logger.Level.INFO, "roce sends from an unconnected socket (IP ID 0), slower: a connected " +
@@ -225,9 +229,8 @@ final class RoceTransmitter implements AutoCloseable
             nextIpIdentification = (id + 1) & 0xFFFF;
             return true;
         }
-        // EAGAIN: refused before the packet was built, no ID used. Anything else (a netfilter drop,
-        // ECONNREFUSED from a peer's ICMP) may have used one: count it as lost and learn the ID again.
-        relearnIpIdentification = sent != -ConnectedUdpSocket.EAGAIN;
+        // The packet counts as lost; it may have used an ID, so learn the next one again.
+        relearnIpIdentification = true;
         return false;
     }
 
@@ -235,11 +238,16 @@ final class RoceTransmitter implements AutoCloseable
     {
         try
         {
-            nextIpIdentification = connected.learnIpIdentification(localAddress, probeSinkPort, PROBE_TIMEOUT_NS);
+            final int next = connected.learnIpIdentification(localAddress, probeSinkPort, PROBE_TIMEOUT_NS);
+            if (next == ConnectedUdpSocket.PROBE_NOT_SENT)
+            {
+                return false; // the send buffer is still full: the packet counts as lost, the next send tries again
+            }
+            nextIpIdentification = next;
             relearnIpIdentification = false;
             return true;
         }
-        catch (final ConnectedUdpSocket.Unavailable ex)
+        catch (final LibcSockets.Unavailable ex)
         {
             return false; // the packet counts as lost; the next send tries again
         }
@@ -267,15 +275,20 @@ final class RoceTransmitter implements AutoCloseable
      * read before. The probe uses that ID; the transmitter moves on past it.
      *
      * @return the ID the kernel gave the probe, or -1 unconnected.
-     * @throws ConnectedUdpSocket.Unavailable when the probe is not looped back.
+     * @throws LibcSockets.Unavailable when the probe is not looped back.
      */
-    int probeKernelIpIdentification() throws ConnectedUdpSocket.Unavailable
+    int probeKernelIpIdentification() throws LibcSockets.Unavailable
     {
         if (null == connected)
         {
             return -1;
         }
-        nextIpIdentification = connected.learnIpIdentification(localAddress, probeSinkPort, PROBE_TIMEOUT_NS);
+        final int next = connected.learnIpIdentification(localAddress, probeSinkPort, PROBE_TIMEOUT_NS);
+        if (next == ConnectedUdpSocket.PROBE_NOT_SENT)
+        {
+            throw new LibcSockets.Unavailable("the identification probe was not sent");
+        }
+        nextIpIdentification = next;
         return (nextIpIdentification - 1) & 0xFFFF;
     }
 

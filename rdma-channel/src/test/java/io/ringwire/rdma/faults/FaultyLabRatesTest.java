@@ -194,7 +194,7 @@ class FaultyLabRatesTest
             {
                 final String to = NetnsLab.A.equals(from) ? NetnsLab.B : NetnsLab.A;
                 final LabProcess receiver = LabProcess.start("probe-receiver-" + to, lab.javaCommand(to,
-                    UdpFaultProbe.class, List.of("mode=receive", "bind=" + lab.address(to), "port=" + PORT,
+                    UdpFaultProbe.class, List.of(), List.of("mode=receive", "bind=" + lab.address(to), "port=" + PORT,
                         "count=" + DATAGRAMS, "quietMs=2000", "lifetimeMs=60000")));
                 receivers.add(receiver);
                 receiver.awaitLine(Duration.ofSeconds(30), "READY");
@@ -202,7 +202,7 @@ class FaultyLabRatesTest
             for (final String from : fromSides)
             {
                 final String to = NetnsLab.A.equals(from) ? NetnsLab.B : NetnsLab.A;
-                senders.add(LabProcess.start("probe-sender-" + from, lab.javaCommand(from, UdpFaultProbe.class,
+                senders.add(LabProcess.start("probe-sender-" + from, lab.javaCommand(from, UdpFaultProbe.class, List.of(),
                     List.of("mode=send", "bind=" + lab.address(from), "to=" + lab.address(to), "port=" + PORT,
                         "count=" + DATAGRAMS, "size=" + SIZE, "rate=" + RATE, "lifetimeMs=60000"))));
             }

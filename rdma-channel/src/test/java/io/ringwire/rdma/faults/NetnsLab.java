@@ -239,7 +239,8 @@ final class NetnsLab implements AutoCloseable
      * java binary and class path, the flags agrona needs, and every {@code ringwire.rdma.*} system
      * property of this JVM (so a run can tune the provider from the Maven command line).
      */
-    List<String> javaCommand(final String side, final Class<?> mainClass, final List<String> args)
+    List<String> javaCommand(final String side, final Class<?> mainClass, final List<String> jvmOptions,
+        final List<String> args)
     {
         final List<String> command = new ArrayList<>(List.of(findTool("ip").toString(), "netns", "exec", namespace(side),
             ProcessHandle.current().info().command().orElse("java"),
@@ -250,6 +251,7 @@ final class NetnsLab implements AutoCloseable
             .filter(name -> name.startsWith("ringwire.rdma."))
             .sorted()
             .forEach(name -> command.add("-D" + name + "=" + System.getProperty(name)));
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass.getName());

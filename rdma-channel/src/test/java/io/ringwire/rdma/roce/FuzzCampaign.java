@@ -137,7 +137,7 @@ final class FuzzCampaign implements AutoCloseable
 
         memory.addOtherDomainKey(markerRegion.rkey());
         memory.addOtherDomainKey(healthy.fuzzedRegionRkey());
-        model = new FuzzResponderModel(memory);
+        model = new FuzzResponderModel(memory, responderDevice.verifiesIntegrity());
         model.protectedQueuePairs.add(healthy.fuzzedQueuePairNumber());
         model.protectedQueuePairs.add(marker.queuePairNumber());
         datagrams = new FuzzDatagrams(random, requester, memory);
@@ -422,10 +422,14 @@ final class FuzzCampaign implements AutoCloseable
         DeviceCounters.BAD_PARTITION_KEY, DeviceCounters.RESPONDER_UNKNOWN_RKEY, DeviceCounters.RESPONDER_ACCESS_DENIED,
         DeviceCounters.RESPONDER_OUT_OF_BOUNDS, DeviceCounters.RESPONDER_LENGTH_ERROR, DeviceCounters.RNR_NAKS_SENT,
         DeviceCounters.FLUSHED_REQUESTS, DeviceCounters.ERROR_COMPLETIONS, DeviceCounters.COMPLETION_QUEUE_OVERRUNS,
-        DeviceCounters.PEERS_LOST, DeviceCounters.RESPONDER_REFUSED_OPERATION };
-    /** Counters the healthy pair adds to only when it had to retransmit (loss or a stalled thread). */
+        DeviceCounters.PEERS_LOST, DeviceCounters.RESPONDER_REFUSED_OPERATION, DeviceCounters.FOREIGN_PACKETS };
+    /**
+     * Counters the healthy pair adds to only when it had to retransmit (loss or a stalled thread),
+     * or, on a device that predicts IP IDs, when it drops a connection's first packet as unverified.
+     */
     private static final int[] TRAFFIC_COUNTERS = {
-        DeviceCounters.DUPLICATE_REQUESTS, DeviceCounters.OUT_OF_ORDER_DROPPED, DeviceCounters.SEQUENCE_NAKS_SENT };
+        DeviceCounters.DUPLICATE_REQUESTS, DeviceCounters.OUT_OF_ORDER_DROPPED, DeviceCounters.SEQUENCE_NAKS_SENT,
+        DeviceCounters.GHOST_ACKNOWLEDGEMENTS, DeviceCounters.ICRC_UNVERIFIED };
 
     private boolean healthyTrafficWasClean()
     {
@@ -471,7 +475,7 @@ final class FuzzCampaign implements AutoCloseable
         final DeviceCounters other = requesterDevice.counters();
         for (final int counter : new int[] { DeviceCounters.ERROR_COMPLETIONS, DeviceCounters.PEERS_LOST,
             DeviceCounters.ICRC_ERRORS, DeviceCounters.RESPONDER_MALFORMED, DeviceCounters.UNKNOWN_QUEUE_PAIR,
-            DeviceCounters.COMPLETION_QUEUE_OVERRUNS })
+            DeviceCounters.COMPLETION_QUEUE_OVERRUNS, DeviceCounters.FOREIGN_PACKETS })
         {
             assertEquals(0, other.get(counter), "healthy peer device counter '" + DeviceCounters.name(counter) + "'");
         }

@@ -94,17 +94,27 @@ final class FuzzRequester implements AutoCloseable
         sendView.putInt(length - Icrc.LENGTH, icrcOf(length), ByteOrder.LITTLE_ENDIAN);
     }
 
+    /** {@link #icrcCheck}: the ICRC verifies with IP ID 0, the ID this socket's datagrams carry. */
+    static final int ICRC_INTACT = 0;
+    /** {@link #icrcCheck}: only some other 16-bit IP ID makes it verify (one corrupted packet in 65536). */
+    static final int ICRC_SOLVABLE = 1;
+    /** {@link #icrcCheck}: no IP ID makes it verify. */
+    static final int ICRC_BROKEN = 2;
+
     /**
-     * The device's rule (see {@link Icrc}): the ICRC verifies with IP ID 0, or some 16-bit IP ID
-     * makes it verify. About one corrupted packet in 65536 passes the second test.
-     *
-     * @return true when the device will accept the ICRC of {@code length} bytes of {@link #sendBuffer}.
+     * @return {@link #ICRC_INTACT}, {@link #ICRC_SOLVABLE} or {@link #ICRC_BROKEN} for the ICRC of
+     *         {@code length} bytes of {@link #sendBuffer}; a device that sees the IP header takes only
+     *         the first, one that predicts IDs treats the second as unverified (see {@link RoceReceiver}).
      */
-    boolean deviceAcceptsIcrc(final int length)
+    int icrcCheck(final int length)
     {
         final int stored = sendView.getInt(length - Icrc.LENGTH, ByteOrder.LITTLE_ENDIAN);
         final int computed = icrcOf(length);
-        return computed == stored || icrc.solveIpIdentification(computed, stored, length) >= 0;
+        if (computed == stored)
+        {
+            return ICRC_INTACT;
+        }
+        return icrc.solveIpIdentification(computed, stored, length) >= 0 ? ICRC_SOLVABLE : ICRC_BROKEN;
     }
 
     /** Sends {@code length} bytes of {@link #sendBuffer} to the device. */

@@ -14,7 +14,10 @@ import java.util.Set;
  * What the fuzzed device must do with each datagram, in the order the device checks (the roce
  * section of docs/architecture.md and {@link RoceReceiver}'s contract): parse, ICRC, destination
  * queue pair, P_Key, then the queue pair's responder ({@link FuzzVictim}). Keeps the counters and
- * the victims' completions the device must show.
+ * the victims' completions the device must show. The ICRC rule follows the device: one that sees
+ * each packet's IP header takes only an ICRC that verifies with the ID the fuzz socket's datagrams
+ * carry (0); one that predicts IDs drops a packet that only some other ID verifies as unverified,
+ * once it has found the queue pair (which the fuzz socket is the peer of).
  *
  * <p>{@link #classify} is pure; {@link #apply} commits it.
  */
@@ -27,8 +30,11 @@ final class FuzzResponderModel
     static final int TO_VICTIM = 4;
     /** Would reach the healthy or the marker queue pair: never sent. */
     static final int PROTECTED = 5;
+    /** Dropped as unverified by a device that predicts IP IDs (its ICRC matches only a solved ID). */
+    static final int ICRC_UNVERIFIED = 6;
     static final String[] VERDICT_NAMES = {
-        "malformed", "ICRC error", "unknown queue pair", "bad P_Key", "reached a victim queue pair" };
+        "malformed", "ICRC error", "unknown queue pair", "bad P_Key", "reached a victim queue pair",
+        "protected (never sent)", "ICRC unverified" };
 
     private static final int FULL_PARTITION_KEY_LOW_BITS = 0x7FFF;
 
@@ -42,12 +48,16 @@ final class FuzzResponderModel
 
     FuzzVictim lastVictim;
     int lastDecision;
-    /** Corrupted datagrams whose ICRC the device's IP-ID solver accepted. */
+    /** Corrupted datagrams that did not count as ICRC errors: their ICRC verified with some IP ID. */
     long corruptedButAccepted;
 
-    FuzzResponderModel(final FuzzMemory memory)
+    /** Whether the device checks the ICRC against the IP ID each packet carried. */
+    private final boolean carriedIdChecked;
+
+    FuzzResponderModel(final FuzzMemory memory, final boolean carriedIdChecked)
     {
         this.memory = memory;
+        this.carriedIdChecked = carriedIdChecked;
     }
 
     /**
@@ -63,7 +73,8 @@ final class FuzzResponderModel
         {
             return MALFORMED;
         }
-        if (!requester.deviceAcceptsIcrc(length))
+        final int icrc = requester.icrcCheck(length);
+        if (icrc == FuzzRequester.ICRC_BROKEN || (icrc == FuzzRequester.ICRC_SOLVABLE && carriedIdChecked))
         {
             return ICRC_ERROR;
         }
@@ -80,6 +91,10 @@ final class FuzzResponderModel
         {
             return BAD_PARTITION_KEY;
         }
+        if (icrc == FuzzRequester.ICRC_SOLVABLE)
+        {
+            return ICRC_UNVERIFIED;
+        }
         lastVictim = victim;
         lastDecision = victim.decide(parsed, memory);
         return TO_VICTIM;
@@ -94,13 +109,15 @@ final class FuzzResponderModel
             case ICRC_ERROR -> counters[DeviceCounters.ICRC_ERRORS]++;
             case UNKNOWN_QUEUE_PAIR -> counters[DeviceCounters.UNKNOWN_QUEUE_PAIR]++;
             case BAD_PARTITION_KEY -> counters[DeviceCounters.BAD_PARTITION_KEY]++;
+            case ICRC_UNVERIFIED -> counters[DeviceCounters.ICRC_UNVERIFIED]++;
             case TO_VICTIM -> lastVictim.apply(lastDecision, parsed, requester.sendView, memory, counters,
                 pendingCompletions, batch);
             default -> throw new IllegalArgumentException("verdict " + verdict + " is never sent");
         }
-        if (verdict >= UNKNOWN_QUEUE_PAIR && !icrcIntact)
+        if ((verdict == UNKNOWN_QUEUE_PAIR || verdict == BAD_PARTITION_KEY || verdict == TO_VICTIM ||
+            verdict == ICRC_UNVERIFIED) && !icrcIntact)
         {
-            corruptedButAccepted++;
+            corruptedButAccepted++; // not counted as an ICRC error
         }
     }
 }

@@ -249,9 +249,10 @@ final class FuzzVictim
     {
         switch (decision)
         {
-            case DROPPED_IN_ERROR, ACK_IGNORED ->
+            case DROPPED_IN_ERROR ->
             {
             }
+            case ACK_IGNORED -> counters[DeviceCounters.GHOST_ACKNOWLEDGEMENTS]++;
             case DUPLICATE ->
             {
                 counters[DeviceCounters.DUPLICATE_REQUESTS]++;

@@ -13,6 +13,7 @@ import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.List;
@@ -35,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Delays are long where a test must not see the timer, so that a slow machine cannot change what
  * the wire shows.
  */
+@ExtendWith(RawIcrcOnly.class)
 class RoceAckCoalescingTest
 {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);

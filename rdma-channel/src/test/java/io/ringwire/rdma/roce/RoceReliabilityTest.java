@@ -14,6 +14,7 @@ import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The requester's and responder's reliability rules, exercised deterministically: every packet
  * crosses a {@link ScriptedRelay} that drops, duplicates or holds exactly the packets a test names.
  */
+@ExtendWith(RawIcrcOnly.class)
 class RoceReliabilityTest
 {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);

@@ -1,0 +1,146 @@
+package io.ringwire.rdma.roce;
+
+import io.ringwire.rdma.roce.LibcSockets.Unavailable;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static io.ringwire.rdma.roce.LibcSockets.*;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * Receives one roce device's datagrams with their IPv4 and UDP headers, through a raw IP socket
+ * (needs CAP_NET_RAW), so that the receiver verifies the ICRC against the IP Identification each
+ * packet really carried. A socket filter in the kernel passes only UDP datagrams addressed to the
+ * device's address and port, so the socket sees nothing else.
+ *
+ * <p>Each datagram arrives from its IPv4 header on: {@value #IPV4_HEADER_LENGTH} bytes (a header
+ * with options is the receiver's to refuse), the UDP header, then the RoCE packet from its BTH.
+ * The kernel hands raw sockets reassembled datagrams only, and a copy of every datagram also goes
+ * to the device's UDP socket, which owns the port and is not read.
+ *
+ * <p>Threading: the device's owning thread after construction. {@link #receive} allocates nothing.
+ */
+final class RawUdpReceiver implements AutoCloseable
+{
+    /** Bytes of an IPv4 header without options. */
+    static final int IPV4_HEADER_LENGTH = 20;
+    /** Bytes of the UDP header. */
+    static final int UDP_HEADER_LENGTH = 8;
+    private static final int SO_ATTACH_FILTER = 26;
+    /** struct sock_fprog on LP64: u16 length, padding, pointer to the instructions. */
+    private static final int FILTER_PROGRAM_LENGTH = 16;
+    private static final int BPF_INSTRUCTION_LENGTH = 8;
+
+    private final int fd;
+    private boolean closed;
+
+    private RawUdpReceiver(final int fd)
+    {
+        this.fd = fd;
+    }
+
+    /**
+     * Opens a raw socket that receives the UDP datagrams sent to {@code localAddress:port}.
+     *
+     * @param localAddress the device's IPv4 address, as an int (network order read big-endian).
+     * @param port         the device's UDP port.
+     * @return the receiver.
+     * @throws Unavailable when the process may not open raw sockets (errno EPERM: no CAP_NET_RAW),
+     *                     or the platform has no such sockets; the device then predicts IP IDs.
+     */
+    static RawUdpReceiver open(final int localAddress, final int port) throws Unavailable
+    {
+        final int fd = openSocket(SOCK_RAW, IPPROTO_UDP);
+        final RawUdpReceiver receiver = new RawUdpReceiver(fd);
+        try
+        {
+            receiver.attachFilter(localAddress, port);
+            receiver.drain(); // datagrams for anyone that queued before the filter was in place
+            return receiver;
+        }
+        catch (final Unavailable | RuntimeException ex)
+        {
+            receiver.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * The classic BPF program the kernel runs on each IPv4/UDP datagram before it queues it here:
+     * accept when the destination address is the device's and the UDP destination port its port.
+     * Loads are relative to the IPv4 header and in network order.
+     */
+    private void attachFilter(final int localAddress, final int port) throws Unavailable
+    {
+        final int[][] program = {
+            { 0x20, 0, 0, 16 },            // ld  [16]              destination address
+            { 0x15, 0, 4, localAddress },  // jeq #address, next, drop
+            { 0xB1, 0, 0, 0 },             // ldxb 4*([0]&0xf)     header length
+            { 0x48, 0, 0, 2 },             // ldh [x + 2]           UDP destination port
+            { 0x15, 0, 1, port },          // jeq #port, next, drop
+            { 0x06, 0, 0, 0xFFFF },        // ret #65535            accept the whole datagram
+            { 0x06, 0, 0, 0 },             // ret #0                drop
+        };
+        try (Arena setup = Arena.ofConfined())
+        {
+            final MemorySegment instructions = setup.allocate((long)BPF_INSTRUCTION_LENGTH * program.length, 8);
+            for (int i = 0; i < program.length; i++)
+            {
+                final long at = (long)BPF_INSTRUCTION_LENGTH * i;
+                instructions.set(JAVA_SHORT, at, (short)program[i][0]);
+                instructions.set(JAVA_BYTE, at + 2, (byte)program[i][1]);
+                instructions.set(JAVA_BYTE, at + 3, (byte)program[i][2]);
+                instructions.set(JAVA_INT, at + 4, program[i][3]);
+            }
+            final MemorySegment filter = setup.allocate(FILTER_PROGRAM_LENGTH, 8);
+            filter.set(JAVA_SHORT, 0, (short)program.length);
+            filter.set(ADDRESS, 8, instructions);
+            setOption(fd, setup.allocate(CALL_STATE), filter, SOL_SOCKET, SO_ATTACH_FILTER, "SO_ATTACH_FILTER");
+        }
+    }
+
+    private void drain()
+    {
+        try (Arena setup = Arena.ofConfined())
+        {
+            final MemorySegment discard = setup.allocate(2048);
+            while (receive(discard, discard.byteSize()) >= 0)
+            {
+                // dropped: it arrived before the filter
+            }
+        }
+    }
+
+    /**
+     * Receives one datagram without blocking. Allocation-free.
+     *
+     * @param target   where the datagram goes, from its IPv4 header on.
+     * @param capacity bytes available there.
+     * @return bytes received, or -1 when nothing is waiting (or the receive failed).
+     */
+    long receive(final MemorySegment target, final long capacity)
+    {
+        try
+        {
+            return (long)LIBC.recv().invokeExact(fd, target, capacity, MSG_DONTWAIT);
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException("libc recv() failed to run", ex);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            closeDescriptor(fd);
+        }
+    }
+}
