@@ -5,11 +5,13 @@ import io.ringwire.rdma.RdmaException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,10 +27,14 @@ import java.util.concurrent.locks.LockSupport;
  * with {@link PendingConnection#complete} or {@link PendingConnection#reject}.
  *
  * <p>Robustness: a daemon thread accepts TCP connections and hands each to its own virtual thread,
- * which reads the REQ against the step timeout; so a peer that connects and says nothing, or
- * trickles bytes, holds only that virtual thread and only until the timeout, while other peers
- * connect. At most {@link ConnectionManagerConfig#maxPendingHandshakes()} handshakes run at once
- * (from TCP accept until complete, reject or failure); further connections are closed at once.
+ * which sends the connection's CHALLENGE and reads the REQ against the step timeout; so a peer that
+ * connects and says nothing, or trickles bytes, holds only that virtual thread and only until the
+ * timeout, while other peers connect. At most {@link ConnectionManagerConfig#maxPendingHandshakes()}
+ * handshakes run at once (from TCP accept until complete, reject or failure), and at most
+ * {@link ConnectionManagerConfig#maxPendingPerSource()} from one source address, so a flood of
+ * silent connections from one host leaves room for everyone else; further connections are closed
+ * at once and counted. A REQ that does not echo its own connection's challenge (recorded elsewhere
+ * and replayed) is refused as {@link RejectReason#STALE_REQUEST} before anything is revealed.
  * Every refusal (bad authentication, unsupported version, malformed frame, timeout, at capacity) is
  * counted in {@link #counters()} and logged at WARNING with the remote socket address; the peer gets
  * a REJ with the reason. No exception from a peer's bytes ever escapes the listener's threads.
@@ -47,6 +53,8 @@ public final class ConnectionListener implements AutoCloseable
     /** Pause after an unexpected accept failure (e.g. out of file descriptors), so the loop does not spin. */
     private static final long ACCEPT_RETRY_PAUSE_NS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final Duration ACCEPT_THREAD_JOIN_TIMEOUT = Duration.ofSeconds(1);
+    /** TCP connections the kernel queues for the accept loop (the system's somaxconn caps it). */
+    private static final int ACCEPT_BACKLOG = 4096;
     /** Queued in place of a request when the listener closes, to wake blocked accept calls. */
     private static final Queued CLOSED = new Queued(null);
 
@@ -56,6 +64,10 @@ public final class ConnectionListener implements AutoCloseable
     private final ConnectionManagerCounters counters = new ConnectionManagerCounters();
     private final LinkedBlockingQueue<Queued> requests = new LinkedBlockingQueue<>();
     private final Semaphore handshakePermits;
+    /** Handshakes each source address holds; an entry lives while its count is above zero. */
+    private final ConcurrentHashMap<InetAddress, Integer> pendingBySource = new ConcurrentHashMap<>();
+    /** A flood is refused at the rate it arrives: its warnings are not, so they are rate-limited. */
+    private final RefusalLog refusalLog = new RefusalLog(LOGGER);
     private final Set<ManagementChannel> openChannels = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptThread;
@@ -98,7 +110,9 @@ public final class ConnectionListener implements AutoCloseable
         {
             serverSocket = new ServerSocket();
             serverSocket.setReuseAddress(true);
-            serverSocket.bind(address, config.maxPendingHandshakes());
+            // A backlog beyond the handshake limit: refusing a flood takes the accept loop a moment per
+            // connection, and a genuine peer's connect must not be dropped from the queue meanwhile.
+            serverSocket.bind(address, Math.max(ACCEPT_BACKLOG, config.maxPendingHandshakes()));
         }
         catch (final IOException ex)
         {
@@ -230,13 +244,23 @@ public final class ConnectionListener implements AutoCloseable
 
     private void admit(final Socket socket)
     {
+        final InetAddress source = socket.getInetAddress();
         if (!handshakePermits.tryAcquire())
         {
             counters.incrementRefusedAtCapacity();
-            LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " refused the management connection " +
-                "from " + socket.getRemoteSocketAddress() + ": " + config.maxPendingHandshakes() + " handshakes are " +
-                "already pending (" + ConnectionManagerConfig.MAX_PENDING_PROP + "); accept requests faster or " +
-                "raise the limit");
+            refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
+                "from " + source.getHostAddress() + ": " + config.maxPendingHandshakes() + " handshakes are already " +
+                "pending (" + ConnectionManagerConfig.MAX_PENDING_PROP + "); accept requests faster or raise the limit");
+            ConnectionManager.closeQuietly(socket);
+            return;
+        }
+        if (!reserveForSource(source))
+        {
+            handshakePermits.release();
+            counters.incrementRefusedPerSource();
+            refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
+                "from " + source.getHostAddress() + ": that address already holds " + config.maxPendingPerSource() +
+                " pending handshakes (" + ConnectionManagerConfig.MAX_PENDING_PER_SOURCE_PROP + ")");
             ConnectionManager.closeQuietly(socket);
             return;
         }
@@ -249,6 +273,7 @@ public final class ConnectionListener implements AutoCloseable
         {
             ConnectionManager.closeQuietly(socket);
             handshakePermits.release();
+            releaseForSource(source);
             return; // the peer is already gone
         }
         openChannels.add(channel);
@@ -262,18 +287,46 @@ public final class ConnectionListener implements AutoCloseable
             .start(() -> readRequest(channel));
     }
 
+    /** Takes a handshake slot for the source address, unless it holds its limit already. */
+    private boolean reserveForSource(final InetAddress source)
+    {
+        final int limit = config.maxPendingPerSource();
+        final boolean[] reserved = new boolean[1];
+        pendingBySource.compute(source, (address, held) ->
+        {
+            final int count = null == held ? 0 : held;
+            reserved[0] = count < limit;
+            return reserved[0] ? count + 1 : held;
+        });
+        return reserved[0];
+    }
+
+    private void releaseForSource(final InetAddress source)
+    {
+        pendingBySource.computeIfPresent(source, (address, held) -> held > 1 ? held - 1 : null);
+    }
+
     /**
-     * Runs on the handshake's virtual thread: reads, verifies and queues one REQ, or refuses it.
+     * Runs on the handshake's virtual thread: challenges the peer, then reads, verifies and queues
+     * one REQ that answers the challenge, or refuses it.
      */
     private void readRequest(final ManagementChannel channel)
     {
         try
         {
+            final byte[] challenge = FrameAuthenticator.newNonce();
+            channel.write(MessageType.CHALLENGE, WireFormat.encodeChallenge(challenge));
             final Frame frame = channel.readFrame(MessageType.REQ, false, channel.stepDeadline());
             final ConnectMessage request;
             try
             {
                 request = WireFormat.decodeConnect(MessageType.REQ, frame.body());
+                if (!Arrays.equals(request.echoedNonce(), challenge))
+                {
+                    throw new ProtocolViolationException(RejectReason.STALE_REQUEST, "the REQ does not answer this " +
+                        "connection's challenge: it was recorded from another connection and replayed, or its " +
+                        "sender speaks a protocol without challenges");
+                }
             }
             catch (final ProtocolViolationException ex)
             {
@@ -372,6 +425,7 @@ public final class ConnectionListener implements AutoCloseable
     {
         openChannels.remove(channel);
         handshakePermits.release();
+        releaseForSource(channel.remoteAddress().getAddress());
     }
 
     /**

@@ -19,8 +19,10 @@ import java.util.Objects;
  *
  * <pre>
  *   active                                   passive
+ *                                  &lt;-------  CHALLENGE (a fresh nonce)
  *   QP in INIT
- *   REQ (endpoint, regions, data)  -------&gt;  verify; queue for accept(); application looks
+ *   REQ (echoes the challenge,     -------&gt;  verify, and that it answers this connection's
+ *        endpoint, regions, data)            challenge; queue for accept(); application looks
  *                                            QP INIT -&gt; RTR with the active endpoint
  *   verify                         &lt;-------  REP (endpoint, regions, data)     or REJ (reason)
  *   QP INIT -&gt; RTR -&gt; RTS
@@ -37,7 +39,7 @@ import java.util.Objects;
 public final class ConnectionManager
 {
     /** The protocol version this implementation speaks. */
-    public static final int PROTOCOL_VERSION = 1;
+    public static final int PROTOCOL_VERSION = 2;
     /** Most regions one side may advertise. */
     public static final int MAX_REGIONS = 64;
     /** Largest application payload in bytes. */
@@ -142,11 +144,12 @@ public final class ConnectionManager
         final QueuePairEndpoint localEndpoint, final List<RegionAdvertisement> localRegions,
         final byte[] applicationData)
     {
+        final byte[] challenge = readChallenge(channel, queuePair);
         final byte[] requestNonce = FrameAuthenticator.newNonce();
         try
         {
             channel.write(MessageType.REQ,
-                WireFormat.encodeConnect(requestNonce, WireFormat.noNonce(), localEndpoint, localRegions, applicationData));
+                WireFormat.encodeConnect(requestNonce, challenge, localEndpoint, localRegions, applicationData));
         }
         catch (final IOException ex)
         {
@@ -184,6 +187,47 @@ public final class ConnectionManager
                 "waiting for RTU)", ex);
         }
         return new Connection(queuePair, reply, channel.remoteAddress());
+    }
+
+    /**
+     * Waits for the listener's CHALLENGE (or a REJ) and verifies it. Leaves the queue pair alone.
+     *
+     * @return the nonce the REQ must echo.
+     */
+    private static byte[] readChallenge(final ManagementChannel channel, final QueuePair queuePair)
+    {
+        final String peer = String.valueOf(channel.remoteAddress());
+        final String leftInInit = "; " + describe(queuePair) + " left in INIT";
+        try
+        {
+            final Frame frame = channel.readFrame(MessageType.CHALLENGE, true, channel.stepDeadline());
+            final ConnectionRejectedException rejected = channel.rejection(frame, "connect");
+            if (null != rejected)
+            {
+                throw rejected;
+            }
+            return WireFormat.decodeChallenge(frame.body());
+        }
+        catch (final SocketTimeoutException ex)
+        {
+            throw new RdmaException("timed out after " + channel.stepTimeoutMs() + " ms waiting for the CHALLENGE " +
+                "from " + peer + " (step CHALLENGE): is that a RingWire connection listener of this protocol version " +
+                "(" + PROTOCOL_VERSION + ")? check " + ConnectionManagerConfig.TIMEOUT_PROP + leftInInit, ex);
+        }
+        catch (final IOException ex)
+        {
+            final String what = ex instanceof EOFException ? "closed the management connection" :
+                "reset the management connection (" + ex.getMessage() + ")";
+            throw new RdmaException(peer + " " + what + " before sending its CHALLENGE (step CHALLENGE): the " +
+                "listener may be at its limit of pending handshakes (" + ConnectionManagerConfig.MAX_PENDING_PROP +
+                ", " + ConnectionManagerConfig.MAX_PENDING_PER_SOURCE_PROP + ") or shutting down" + leftInInit, ex);
+        }
+        catch (final ProtocolViolationException ex)
+        {
+            channel.rejectAndClose(WireFormat.noNonce(), ex.reason(), ex.getMessage());
+            throw new RdmaException("refused the CHALLENGE from " + peer + " (step CHALLENGE): " + ex.reason() + ": " +
+                ex.getMessage() + "; " + ex.reason().advice() + leftInInit, ex);
+        }
     }
 
     /**

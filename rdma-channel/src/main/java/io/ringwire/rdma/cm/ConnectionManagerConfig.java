@@ -24,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@value #MAX_PENDING_PROP}: how many handshakes a listener runs at once (reading a REQ,
  *       waiting for the application, waiting for RTU), default {@value #DEFAULT_MAX_PENDING};
  *       further management connections are closed at once and counted.</li>
+ *   <li>{@value #MAX_PENDING_PER_SOURCE_PROP}: how many of those one source address may hold,
+ *       default {@value #DEFAULT_MAX_PENDING_PER_SOURCE}, so that a flood of silent connections from
+ *       one host cannot keep everyone else out; further connections from it are closed at once and
+ *       counted.</li>
  * </ul>
  *
  * <p>Threading: build it on one thread, conclude it, then share it read-only (concluding publishes
@@ -39,11 +43,15 @@ public final class ConnectionManagerConfig
     public static final String TIMEOUT_PROP = "ringwire.cm.timeout.ms";
     /** Handshakes a listener runs at once, 1 to 65536. */
     public static final String MAX_PENDING_PROP = "ringwire.cm.max.pending";
+    /** Handshakes one source address may hold at once, 1 to 65536 (at most the total). */
+    public static final String MAX_PENDING_PER_SOURCE_PROP = "ringwire.cm.max.pending.per.source";
 
     /** Default of {@link #TIMEOUT_PROP}. */
     public static final long DEFAULT_TIMEOUT_MS = 5000;
     /** Default of {@link #MAX_PENDING_PROP}. */
     public static final int DEFAULT_MAX_PENDING = 64;
+    /** Default of {@link #MAX_PENDING_PER_SOURCE_PROP}. */
+    public static final int DEFAULT_MAX_PENDING_PER_SOURCE = 16;
 
     private static final long MAX_TIMEOUT_MS = TimeUnit.HOURS.toMillis(1);
     private static final int MAX_PENDING_LIMIT = 65_536;
@@ -53,10 +61,13 @@ public final class ConnectionManagerConfig
         Integer.toString(ConnectionManager.PROTOCOL_VERSION));
     private String timeoutMs = Settings.property(TIMEOUT_PROP, Long.toString(DEFAULT_TIMEOUT_MS));
     private String maxPending = Settings.property(MAX_PENDING_PROP, Integer.toString(DEFAULT_MAX_PENDING));
+    private String maxPendingPerSource = Settings.property(MAX_PENDING_PER_SOURCE_PROP,
+        Integer.toString(DEFAULT_MAX_PENDING_PER_SOURCE));
 
     private int protocolVersionValue;
     private long timeoutMsValue;
     private int maxPendingValue;
+    private int maxPendingPerSourceValue;
     private FrameAuthenticator authenticator;
     // Written last by conclude(): a thread that sees it true sees every value above.
     private volatile boolean concluded;
@@ -84,6 +95,9 @@ public final class ConnectionManagerConfig
             " milliseconds");
         maxPendingValue = Settings.parseInt(MAX_PENDING_PROP, maxPending, 1, MAX_PENDING_LIMIT, "1 to " +
             MAX_PENDING_LIMIT);
+        // Never more per source than in all: a single peer may still use the whole listener.
+        maxPendingPerSourceValue = Math.min(maxPendingValue, Settings.parseInt(MAX_PENDING_PER_SOURCE_PROP,
+            maxPendingPerSource, 1, MAX_PENDING_LIMIT, "1 to " + MAX_PENDING_LIMIT));
         authenticator = new FrameAuthenticator(secret);
         concluded = true;
         return this;
@@ -158,6 +172,29 @@ public final class ConnectionManagerConfig
     }
 
     /**
+     * @param maxPending handshakes one source address may hold at once, 1 to 65536 (capped at
+     *                   {@link #maxPendingHandshakes()}).
+     * @return this.
+     * @throws IllegalStateException when already concluded.
+     */
+    public ConnectionManagerConfig maxPendingPerSource(final int maxPending)
+    {
+        checkMutable();
+        this.maxPendingPerSource = Integer.toString(maxPending);
+        return this;
+    }
+
+    /**
+     * @return how many handshakes one source address may hold at once.
+     * @throws IllegalStateException unless concluded.
+     */
+    public int maxPendingPerSource()
+    {
+        checkConcluded();
+        return maxPendingPerSourceValue;
+    }
+
+    /**
      * @return the protocol version.
      * @throws IllegalStateException unless concluded.
      */
@@ -213,6 +250,7 @@ public final class ConnectionManagerConfig
     public String toString()
     {
         return "ConnectionManagerConfig{protocolVersion=" + protocolVersion + ", timeoutMs=" + timeoutMs +
-            ", maxPendingHandshakes=" + maxPending + ", secret=" + (secret.length == 0 ? "unset" : "set") + '}';
+            ", maxPendingHandshakes=" + maxPending + ", maxPendingPerSource=" + maxPendingPerSource +
+            ", secret=" + (secret.length == 0 ? "unset" : "set") + '}';
     }
 }

@@ -19,6 +19,8 @@ public final class ConnectionManagerCounters
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong timedOut = new AtomicLong();
     private final AtomicLong refusedAtCapacity = new AtomicLong();
+    private final AtomicLong refusedPerSource = new AtomicLong();
+    private final AtomicLong rejectedStale = new AtomicLong();
 
     ConnectionManagerCounters()
     {
@@ -91,6 +93,29 @@ public final class ConnectionManagerCounters
         return refusedAtCapacity.get();
     }
 
+    /**
+     * @return management connections closed at once because their source address already held
+     *         {@link ConnectionManagerConfig#maxPendingPerSource()} handshakes.
+     */
+    public long refusedPerSource()
+    {
+        return refusedPerSource.get();
+    }
+
+    /**
+     * @return requests refused as {@link RejectReason#STALE_REQUEST}: replayed, or without the
+     *         challenge of their connection.
+     */
+    public long rejectedStale()
+    {
+        return rejectedStale.get();
+    }
+
+    void incrementRefusedPerSource()
+    {
+        refusedPerSource.incrementAndGet();
+    }
+
     void incrementAccepted()
     {
         accepted.incrementAndGet();
@@ -119,6 +144,7 @@ public final class ConnectionManagerCounters
             case MALFORMED -> malformed.incrementAndGet();
             case REJECTED_BY_APPLICATION -> rejectedByApplication.incrementAndGet();
             case TIMEOUT -> timedOut.incrementAndGet();
+            case STALE_REQUEST -> rejectedStale.incrementAndGet();
             case QUEUE_PAIR_FAILED ->
             {
             }
@@ -131,6 +157,7 @@ public final class ConnectionManagerCounters
         return "ConnectionManagerCounters{accepted=" + accepted() + ", completed=" + completed() +
             ", rejectedBadAuthentication=" + rejectedBadAuthentication() + ", rejectedBadVersion=" +
             rejectedBadVersion() + ", rejectedByApplication=" + rejectedByApplication() + ", malformed=" +
-            malformed() + ", timedOut=" + timedOut() + ", refusedAtCapacity=" + refusedAtCapacity() + '}';
+            malformed() + ", timedOut=" + timedOut() + ", refusedAtCapacity=" + refusedAtCapacity() +
+            ", refusedPerSource=" + refusedPerSource() + ", rejectedStale=" + rejectedStale() + '}';
     }
 }

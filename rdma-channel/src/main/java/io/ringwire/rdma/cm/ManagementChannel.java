@@ -118,7 +118,7 @@ final class ManagementChannel implements AutoCloseable
         final int frameVersion = WireFormat.version(header);
         final Frame frame = new Frame(type, frameVersion, signed,
             Arrays.copyOfRange(signed, WireFormat.HEADER_LENGTH, signed.length), tag);
-        if (type == MessageType.REJ && rejectAllowed)
+        if ((type == MessageType.REJ && rejectAllowed) || (type == MessageType.CHALLENGE && expected == type))
         {
             return frame;
         }

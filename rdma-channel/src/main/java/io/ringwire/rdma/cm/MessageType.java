@@ -12,7 +12,12 @@ enum MessageType
     /** Active to passive: ready to use; the active queue pair is in RTS. */
     RTU(3),
     /** Either way, instead of the expected message: the handshake is refused, with a reason. */
-    REJ(4);
+    REJ(4),
+    /**
+     * Passive to active, first on every management connection: a fresh nonce the REQ must echo, so
+     * a REQ recorded from another connection is refused before anything is revealed.
+     */
+    CHALLENGE(5);
 
     final int code;
 

@@ -22,7 +22,13 @@ public enum RejectReason
         "); check the network and that the passive application calls accept and complete promptly"),
     /** The peer could not move its queue pair to the connected state with the endpoint it was given. */
     QUEUE_PAIR_FAILED(6, "the peer could not connect its queue pair to the endpoint it was given; see its " +
-        "reason and its logs");
+        "reason and its logs"),
+    /**
+     * The REQ does not echo this connection's challenge: it was recorded from another connection and
+     * replayed, or the active side speaks a protocol without challenges.
+     */
+    STALE_REQUEST(7, "a REQ must answer the challenge of its own management connection; a replayed request " +
+        "is refused before the listener reveals anything");
 
     private final int code;
     private final String advice;

@@ -22,14 +22,15 @@ import java.util.Objects;
  *   | magic   | type | reserved | version | body length | body      | tag      |
  *   | u32     | u8   | u8 = 0   | u16     | u32 = n     | n bytes   | 32 bytes |
  *   +---------+------+----------+---------+-------------+-----------+----------+
- *   magic: "RWCM" = 0x5257434D;  type: 1 REQ, 2 REP, 3 RTU, 4 REJ;
+ *   magic: "RWCM" = 0x5257434D;  type: 1 REQ, 2 REP, 3 RTU, 4 REJ, 5 CHALLENGE;
  *   n: 32 to MAX_BODY_LENGTH (4096), checked before anything is allocated for the body;
  *   tag: HMAC-SHA256(secret, header and body).
  *
  * Body prefix, every type
  *   0    nonce           16 bytes, fresh random per message
  *   16   echoed nonce    16 bytes, the nonce of the message this one answers:
- *                        REQ zeros, REP the REQ's, RTU the REP's, REJ the refused one's (or zeros)
+ *                        CHALLENGE zeros, REQ the CHALLENGE's, REP the REQ's, RTU the REP's,
+ *                        REJ the refused one's (or zeros)
  *
  * REQ and REP body, after the prefix
  *   32          queue pair number           u32 (24 bits used)
@@ -43,7 +44,7 @@ import java.util.Objects;
  *   50+a+16r    application data length d   u16, at most 1024
  *   52+a+16r    application data            d bytes; the body ends exactly here
  *
- * RTU body: the prefix only.
+ * CHALLENGE and RTU bodies: the prefix only.
  *
  * REJ body, after the prefix
  *   32   reason code      u16 (RejectReason)
@@ -51,14 +52,18 @@ import java.util.Objects;
  *   36   text             t bytes, UTF-8; the body ends exactly here
  * </pre>
  *
- * <p>Why the nonces: REP echoes the REQ's nonce and RTU the REP's, under the tag, so each side
- * knows the answer it verifies is fresh and answers its own message; a recorded REQ replayed by
- * someone without the secret can never be followed by a valid RTU.
+ * <p>Why the nonces: the passive side opens every management connection with a CHALLENGE, the REQ
+ * echoes its nonce, the REP the REQ's and the RTU the REP's, all under the tag, so each side knows
+ * the message it verifies is fresh and answers its own. A REQ recorded from one connection and
+ * replayed on another by someone without the secret echoes the wrong challenge and is refused
+ * before the REP reveals anything (endpoint, regions, rkeys).
  *
- * <p>Compatibility: the header, the prefix and the REJ body are frozen across protocol versions,
- * so a peer speaking another version can always be told so; a REJ is read without checking its
- * version or tag (a peer with the wrong secret must still learn why it was refused). Every other
- * body is decoded only after its version and tag have been checked.
+ * <p>Compatibility: the header, the prefix and the CHALLENGE and REJ bodies are frozen across
+ * protocol versions, so a peer speaking another version can always be told so. A REJ is read
+ * without checking its version or tag (a peer with the wrong secret must still learn why it was
+ * refused), and so is a CHALLENGE: it only carries a nonce, and the active side answers it with its
+ * REQ so that the listener, which checks the REQ, can refuse a wrong secret or version with the
+ * reason. Every other body is decoded only after its version and tag have been checked.
  *
  * <p>Threading: stateless.
  */
@@ -305,11 +310,37 @@ final class WireFormat
      */
     static byte[] decodeReadyToUse(final byte[] bytes) throws ProtocolViolationException
     {
+        return echoedNonce(requirePrefixOnly(MessageType.RTU, bytes));
+    }
+
+    // ---------------------------------------------------------------- CHALLENGE
+
+    /**
+     * @param challenge a fresh nonce the REQ must echo.
+     * @return a CHALLENGE body.
+     */
+    static byte[] encodeChallenge(final byte[] challenge)
+    {
+        return encodeReadyToUse(challenge, noNonce());
+    }
+
+    /**
+     * @return the challenge nonce a CHALLENGE carries.
+     * @throws ProtocolViolationException MALFORMED when the body is not a prefix alone.
+     */
+    static byte[] decodeChallenge(final byte[] bytes) throws ProtocolViolationException
+    {
+        return nonce(requirePrefixOnly(MessageType.CHALLENGE, bytes));
+    }
+
+    private static byte[] requirePrefixOnly(final MessageType type, final byte[] bytes)
+        throws ProtocolViolationException
+    {
         if (bytes.length != BODY_PREFIX_LENGTH)
         {
-            throw malformed("RTU body is " + bytes.length + " bytes, expected " + BODY_PREFIX_LENGTH);
+            throw malformed(type + " body is " + bytes.length + " bytes, expected " + BODY_PREFIX_LENGTH);
         }
-        return echoedNonce(bytes);
+        return bytes;
     }
 
     // ---------------------------------------------------------------- REJ

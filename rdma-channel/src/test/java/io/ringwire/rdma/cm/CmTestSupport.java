@@ -146,14 +146,14 @@ final class CmTestSupport
     }
 
     /**
-     * @return a signed REQ frame for {@code endpoint}, as a well-behaved active side would send it.
+     * @return a signed REQ frame for {@code endpoint} answering {@code challenge}, as a well-behaved
+     *         active side would send it.
      */
-    static byte[] requestFrame(final ConnectionManagerConfig config, final byte[] nonce, final QueuePairEndpoint endpoint,
-        final byte[] applicationData)
+    static byte[] requestFrame(final ConnectionManagerConfig config, final byte[] nonce, final byte[] challenge,
+        final QueuePairEndpoint endpoint, final byte[] applicationData)
     {
         return WireFormat.encodeFrame(MessageType.REQ, config.protocolVersion(),
-            WireFormat.encodeConnect(nonce, WireFormat.noNonce(), endpoint, List.of(), applicationData),
-            config.authenticator());
+            WireFormat.encodeConnect(nonce, challenge, endpoint, List.of(), applicationData), config.authenticator());
     }
 
     /**
@@ -163,6 +163,7 @@ final class CmTestSupport
     {
         private final Socket socket;
         private final ManagementChannel channel;
+        private byte[] challenge;
 
         RawPeer(final Socket socket, final ConnectionManagerConfig config) throws IOException
         {
@@ -170,9 +171,34 @@ final class CmTestSupport
             this.channel = new ManagementChannel(socket, config, closed -> { });
         }
 
-        static RawPeer connect(final InetSocketAddress address, final ConnectionManagerConfig config) throws IOException
+        /**
+         * Connects and reads the listener's CHALLENGE, as every active side does first.
+         */
+        static RawPeer connect(final InetSocketAddress address, final ConnectionManagerConfig config) throws Exception
         {
-            return new RawPeer(new Socket(address.getAddress(), address.getPort()), config);
+            final RawPeer peer = new RawPeer(new Socket(address.getAddress(), address.getPort()), config);
+            peer.challenge = WireFormat.decodeChallenge(peer.readFrame(MessageType.CHALLENGE).body());
+            return peer;
+        }
+
+        /**
+         * @return the nonce this connection's REQ must echo.
+         */
+        byte[] challenge()
+        {
+            return challenge.clone();
+        }
+
+        /**
+         * Plays a passive side's first move: sends a CHALLENGE with a fresh nonce.
+         *
+         * @return the nonce the peer's REQ must echo.
+         */
+        byte[] sendChallenge() throws IOException
+        {
+            challenge = FrameAuthenticator.newNonce();
+            channel.write(MessageType.CHALLENGE, WireFormat.encodeChallenge(challenge));
+            return challenge();
         }
 
         void send(final byte[] bytes) throws IOException

@@ -4,6 +4,11 @@ import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaException;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -12,7 +17,10 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static io.ringwire.rdma.cm.CmTestSupport.RawPeer;
 import static io.ringwire.rdma.cm.CmTestSupport.SHORT_TIMEOUT_MS;
@@ -90,7 +98,8 @@ final class ConnectionListenerRobustnessTest
     void truncatedFrameIsRejectedAsMalformedAndCountedAndTheListenerKeepsServing() throws Exception
     {
         final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
-        final byte[] request = requestFrame(config, new byte[16], activeQueuePair().localEndpoint(), new byte[10]);
+        final byte[] request = requestFrame(config, new byte[16], new byte[16], activeQueuePair().localEndpoint(),
+            new byte[10]);
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
         {
             final RejectMessage reject =
@@ -131,7 +140,7 @@ final class ConnectionListenerRobustnessTest
     void tamperedRequestFailsAuthenticationIsCountedAndNeverAccepted() throws Exception
     {
         final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
-        final byte[] request = requestFrame(config, new byte[16], activeQueuePair().localEndpoint(),
+        final byte[] request = requestFrame(config, new byte[16], new byte[16], activeQueuePair().localEndpoint(),
             "stream=7".getBytes(StandardCharsets.UTF_8));
         request[request.length - WireFormat.TAG_LENGTH - 1] ^= 0x01; // last byte of the application data
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
@@ -179,7 +188,8 @@ final class ConnectionListenerRobustnessTest
             RawPeer waiting = RawPeer.connect(listener.localAddress(), config))
         {
             final long start = System.nanoTime();
-            waiting.send(requestFrame(config, new byte[16], activeQueuePair().localEndpoint(), new byte[0]));
+            waiting.send(requestFrame(config, new byte[16], waiting.challenge(), activeQueuePair().localEndpoint(),
+                new byte[0]));
 
             assertEquals(RejectReason.TIMEOUT, waiting.readReject().reason());
             final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -199,7 +209,8 @@ final class ConnectionListenerRobustnessTest
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
             RawPeer waiting = RawPeer.connect(listener.localAddress(), config))
         {
-            waiting.send(requestFrame(config, new byte[16], activeQueuePair().localEndpoint(), new byte[0]));
+            waiting.send(requestFrame(config, new byte[16], waiting.challenge(), activeQueuePair().localEndpoint(),
+                new byte[0]));
             final PendingConnection pending = listener.accept(WAIT_LIMIT);
             assertNotNull(pending, "no request within " + WAIT_LIMIT);
 
@@ -240,6 +251,120 @@ final class ConnectionListenerRobustnessTest
             final RdmaException refused = assertThrows(RdmaException.class, () ->
                 ConnectionManager.connect(listener.localAddress(), activeQueuePair(), List.of(), new byte[0], config));
             assertTrue(refused.getMessage().contains("step connect"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void aRequestReplayedOnAnotherConnectionIsRefusedAsStaleAndCountedBeforeAnythingIsRevealed() throws Exception
+    {
+        final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
+            RawPeer legitimate = RawPeer.connect(listener.localAddress(), config))
+        {
+            // A genuine REQ, as an eavesdropper would record it off the wire.
+            final byte[] recorded = requestFrame(config, FrameAuthenticator.newNonce(), legitimate.challenge(),
+                activeQueuePair().localEndpoint(), "stream=7".getBytes(StandardCharsets.UTF_8));
+            legitimate.send(recorded);
+            final PendingConnection genuine = listener.accept(WAIT_LIMIT);
+            assertNotNull(genuine, "the genuine request is accepted");
+            genuine.reject("not this time");
+
+            try (RawPeer replayer = RawPeer.connect(listener.localAddress(), config))
+            {
+                replayer.send(recorded);
+                final Frame answer = replayer.readFrame(MessageType.REJ);
+                assertEquals(MessageType.REJ, answer.type(), "a replay gets a REJ, never a REP with endpoint and rkeys");
+                assertEquals(RejectReason.STALE_REQUEST, WireFormat.decodeReject(answer.body()).reason());
+            }
+            assertEquals(1, listener.counters().rejectedStale());
+            assertNull(listener.accept(Duration.ofMillis(100)), "a replayed request must never reach accept");
+            assertEquals(1, listener.counters().accepted(), "only the genuine request was accepted");
+            assertHandshakeSucceeds(listener, config);
+        }
+    }
+
+    @Test
+    void aFloodOfSilentConnectionsFromOneAddressLeavesRoomForAPeerFromAnother() throws Exception
+    {
+        // The defaults: 64 handshakes at once, 16 from one source address.
+        final ConnectionManagerConfig config = new ConnectionManagerConfig().secret(CmTestSupport.SECRET)
+            .timeoutMs(2000).conclude();
+        assertEquals(ConnectionManagerConfig.DEFAULT_MAX_PENDING, config.maxPendingHandshakes());
+        assertEquals(ConnectionManagerConfig.DEFAULT_MAX_PENDING_PER_SOURCE, config.maxPendingPerSource());
+        final InetAddress flooder = InetAddress.getByName("127.0.0.2");
+        // Platform threads, as another process's would be: the flood must not also take the carrier
+        // threads the listener's handshakes run on, which an attacker elsewhere could not.
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
+            ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofPlatform().daemon().factory()))
+        {
+            final AtomicBoolean flooding = new AtomicBoolean(true);
+            final AtomicLong opened = new AtomicLong();
+            try
+            {
+                for (int i = 0; i < 70; i++)
+                {
+                    // Each flooder reconnects as soon as its connection is closed, and says nothing.
+                    executor.submit(() ->
+                    {
+                        while (flooding.get())
+                        {
+                            try (Socket socket = new Socket())
+                            {
+                                socket.bind(new InetSocketAddress(flooder, 0));
+                                socket.connect(listener.localAddress(), 1000);
+                                opened.incrementAndGet();
+                                socket.setSoTimeout(200);
+                                holdSilently(socket, flooding);
+                            }
+                            catch (final IOException ex)
+                            {
+                                // refused or reset: reconnect
+                            }
+                        }
+                        return null;
+                    });
+                }
+                final long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
+                while (listener.counters().refusedPerSource() == 0 && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(10);
+                }
+                assertTrue(listener.counters().refusedPerSource() > 0, "the flood never reached its per-source limit: " +
+                    opened.get() + " opened, " + listener.counters());
+
+                final long start = System.nanoTime();
+                assertHandshakeSucceeds(listener, config);
+                final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                flooding.set(false);
+
+                assertTrue(tookMs < 2000, "a peer from another address connected only after " + tookMs + " ms");
+                assertTrue(opened.get() > 16, "the flood opened " + opened.get() + " connections");
+                assertEquals(1, listener.counters().completed());
+            }
+            finally
+            {
+                flooding.set(false);
+            }
+        }
+    }
+
+    /** Holds a connection without a word (reading and ignoring the CHALLENGE) until the peer closes it. */
+    private static void holdSilently(final Socket socket, final AtomicBoolean holding) throws IOException
+    {
+        final byte[] ignored = new byte[256];
+        while (holding.get())
+        {
+            try
+            {
+                if (socket.getInputStream().read(ignored) < 0)
+                {
+                    return;
+                }
+            }
+            catch (final SocketTimeoutException ex)
+            {
+                // still silent, still held
+            }
         }
     }
 

@@ -165,7 +165,7 @@ final class ConnectionManagerTest
     }
 
     @Test
-    void listenerThatNeverAnswersFailsConnectWithinTheTimeoutNamingTheRepStep() throws Exception
+    void listenerThatNeverAnswersFailsConnectWithinTheTimeoutNamingTheChallengeStep() throws Exception
     {
         final RecordingQueuePair active = activeQueuePair();
         // The kernel completes TCP connects into the backlog; nobody ever reads or answers.
@@ -177,11 +177,47 @@ final class ConnectionManagerTest
                 config(SHORT_TIMEOUT_MS)));
             final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
+            assertTrue(failure.getMessage().contains("waiting for the CHALLENGE"), failure.getMessage());
+            assertTrue(failure.getMessage().contains("step CHALLENGE"), failure.getMessage());
+            assertTrue(elapsedMs >= SHORT_TIMEOUT_MS - 20 && elapsedMs < SHORT_TIMEOUT_MS + 2000,
+                "failed after " + elapsedMs + " ms, timeout " + SHORT_TIMEOUT_MS + " ms");
+            assertEquals(UNTOUCHED, active.transitions(), "no REP was verified, so the queue pair stays in INIT");
+        }
+    }
+
+    @Test
+    void listenerThatChallengesButNeverAnswersTheRequestFailsConnectNamingTheRepStep() throws Exception
+    {
+        final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
+        final RecordingQueuePair active = activeQueuePair();
+        try (ServerSocket fakeListener = new ServerSocket(0, 1, loopbackAnyPort().getAddress());
+            ExecutorService executor = newExecutor())
+        {
+            final CompletableFuture<Frame> fakePassive = inBackground(executor, () ->
+            {
+                try (Socket socket = fakeListener.accept(); RawPeer peer = new RawPeer(socket, config))
+                {
+                    peer.sendChallenge();
+                    final Frame request = peer.readFrame(MessageType.REQ);
+                    Thread.sleep(SHORT_TIMEOUT_MS + 500); // answers nothing
+                    return request;
+                }
+                catch (final Exception ex)
+                {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            final long start = System.nanoTime();
+            final RdmaException failure = assertThrows(RdmaException.class, () -> ConnectionManager.connect(
+                (InetSocketAddress)fakeListener.getLocalSocketAddress(), active, List.of(), new byte[0], config));
+            final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
             assertTrue(failure.getMessage().contains("waiting for REP"), failure.getMessage());
             assertTrue(failure.getMessage().contains("step REP"), failure.getMessage());
             assertTrue(elapsedMs >= SHORT_TIMEOUT_MS - 20 && elapsedMs < SHORT_TIMEOUT_MS + 2000,
                 "failed after " + elapsedMs + " ms, timeout " + SHORT_TIMEOUT_MS + " ms");
             assertEquals(UNTOUCHED, active.transitions(), "no REP was verified, so the queue pair stays in INIT");
+            assertEquals(MessageType.REQ, await(fakePassive, "the fake passive side").type());
         }
     }
 
@@ -194,7 +230,7 @@ final class ConnectionManagerTest
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
             RawPeer mute = RawPeer.connect(listener.localAddress(), config))
         {
-            mute.send(requestFrame(config, new byte[16], activeEndpoint, new byte[0]));
+            mute.send(requestFrame(config, new byte[16], mute.challenge(), activeEndpoint, new byte[0]));
             final PendingConnection pending = listener.accept(WAIT_LIMIT);
             assertNotNull(pending, "no request within " + WAIT_LIMIT);
 
@@ -248,6 +284,7 @@ final class ConnectionManagerTest
             {
                 try (Socket socket = fakeListener.accept(); RawPeer peer = new RawPeer(socket, config))
                 {
+                    peer.sendChallenge();
                     final Frame request = peer.readFrame(MessageType.REQ);
                     final byte[] echoed = echoWrongNonce ? new byte[16] : WireFormat.nonce(request.body());
                     peer.send(WireFormat.encodeFrame(MessageType.REP, ConnectionManager.PROTOCOL_VERSION,
