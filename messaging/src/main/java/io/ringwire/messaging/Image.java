@@ -1,6 +1,7 @@
 package io.ringwire.messaging;
 
 import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.FrameChecksum;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.FrameReader;
 import io.ringwire.messaging.protocol.JoinLayout;
@@ -43,6 +44,10 @@ final class Image implements AutoCloseable
     private final AtomicBuffer ringBuffer;
     /** Checks each frame against what the stream must hold next: this image's session and position. */
     private final FrameReader reader;
+    /** Verifies checksummed frames; non-null when the subscription requires every data frame to carry one. */
+    private final FrameChecksum checksum;
+    /** Verifies checksummed frames this image did not ask for. */
+    private FrameChecksum unaskedChecksum;
     private final int capacity;
     private final int mask;
     /** The session and stream every frame of this image carries, as its header holds them. */
@@ -72,14 +77,19 @@ final class Image implements AutoCloseable
     /** Frames seen; the duty cycle turns a change into {@link #lastFrameNs} without a clock read per frame. */
     long framesReceived;
     long framesReceivedAtDuty;
+    private boolean closed;
+    /** True once the subscription polls it for liveness and the application knows of it. Polling thread. */
+    boolean available;
     /** False until the JOIN message set the start position: frames before it break the protocol. */
     private boolean joined;
 
     Image(final int sessionId, final int streamId, final QueuePair queuePair, final MemoryRegion ring,
         final MemoryRegion creditSource, final MemoryRegion join, final long remoteCreditAddress,
         final int remoteCreditKey,
-        final long initialPosition, final int creditFraction, final int receiveBatch, final long nowNs)
+        final long initialPosition, final int creditFraction, final int receiveBatch, final boolean checksums,
+        final long nowNs)
     {
+        this.checksum = checksums ? new FrameChecksum(ring.buffer()) : null;
         this.sessionId = sessionId;
         this.streamId = streamId;
         this.queuePair = queuePair;
@@ -92,7 +102,7 @@ final class Image implements AutoCloseable
         this.remoteCreditAddress = remoteCreditAddress;
         this.remoteCreditKey = remoteCreditKey;
         this.sessionStreamWord = FrameDescriptor.sessionStreamWord(sessionId, streamId);
-        this.reader = new FrameReader(ringBuffer, sessionStreamWord);
+        this.reader = new FrameReader(ringBuffer, sessionStreamWord, checksums);
         this.capacity = ring.length();
         this.mask = capacity - 1;
         this.creditInterval = ring.length() / creditFraction;
@@ -140,17 +150,32 @@ final class Image implements AutoCloseable
             ringBuffer.getLong(offset + SESSION_ID_OFFSET, ORDER) == sessionStreamWord &&
             ringBuffer.getLong(offset + POSITION_OFFSET, ORDER) == position)
         {
+            final byte flags = FrameDescriptor.flags(lengthWord);
+            int payloadLength = frameLength - HEADER_LENGTH;
+            if ((flags & CHECKSUM_FLAG) != 0)
+            {
+                if (!checksumHolds(offset, frameLength, counters))
+                {
+                    return PROTOCOL_ERROR;
+                }
+                payloadLength -= CHECKSUM_LENGTH;
+            }
+            else if (null != checksum && frameLength >= HEADER_LENGTH + CHECKSUM_LENGTH)
+            {
+                counters.checksumErrors.incrementRelease(); // this subscription asked for checksums
+                return PROTOCOL_ERROR;
+            }
             framesReceived++;
             if (type == TYPE_DATA)
             {
                 header.frameOffset(offset);
-                handler.onFragment(ringBuffer, offset + HEADER_LENGTH, frameLength - HEADER_LENGTH, header);
+                handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
                 counters.fragmentsReceived.incrementRelease();
-                if ((FrameDescriptor.flags(lengthWord) & END_FLAG) != 0)
+                if ((flags & END_FLAG) != 0)
                 {
                     counters.messagesReceived.incrementRelease(); // an unfragmented message or a last fragment
                 }
-                counters.bytesReceived.getAndAddRelease(frameLength - HEADER_LENGTH);
+                counters.bytesReceived.getAndAddRelease(payloadLength);
             }
             else if (type == TYPE_HEARTBEAT)
             {
@@ -176,6 +201,32 @@ final class Image implements AutoCloseable
             sendCredit(nowNs, counters);
         }
         return VALID;
+    }
+
+    /**
+     * Verifies a checksummed frame's CRC32C (whether or not this image asked for checksums: a
+     * publication that fans out to several subscribers signs for all once one asks).
+     *
+     * @return true when it holds; false, counted, when the frame is too short for it or it differs.
+     */
+    private boolean checksumHolds(final int offset, final int frameLength, final SubscriptionCounters counters)
+    {
+        final FrameChecksum verifier = null != checksum ? checksum : lazyChecksum();
+        if (frameLength >= HEADER_LENGTH + CHECKSUM_LENGTH && verifier.verify(offset, frameLength))
+        {
+            return true;
+        }
+        counters.checksumErrors.incrementRelease();
+        return false;
+    }
+
+    private FrameChecksum lazyChecksum()
+    {
+        if (null == unaskedChecksum)
+        {
+            unaskedChecksum = new FrameChecksum(ringBuffer); // once per image, off the usual path
+        }
+        return unaskedChecksum;
     }
 
     /**
@@ -256,6 +307,10 @@ final class Image implements AutoCloseable
     @Override
     public void close()
     {
-        CloseHelper.quietCloseAll(queuePair, ring, creditSource, join);
+        if (!closed)
+        {
+            closed = true; // its memory is unmapped on close: a second close must not touch it
+            CloseHelper.quietCloseAll(queuePair, ring, creditSource, join);
+        }
     }
 }

@@ -7,6 +7,7 @@ import io.ringwire.rdma.config.Settings;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,6 +49,14 @@ public final class MessagingContext
      * pinned. Each must be an online CPU.
      */
     public static final String CORES_PROP = "ringwire.messaging.cores";
+    /**
+     * End-to-end CRC32C in every data frame (see {@code FrameDescriptor.CHECKSUM_FLAG}): {@code auto}
+     * (the default) asks for it where the subscription's transport does not verify every byte
+     * itself (roce without a view of the IP header), {@code on} always, {@code off} never. The
+     * subscription decides and tells each publication in the handshake.
+     */
+    public static final String CHECKSUM_PROP = "ringwire.messaging.checksum";
+    private static final List<String> CHECKSUM_MODES = List.of("auto", "on", "off");
 
     private String ringCapacity = Settings.property(RING_CAPACITY_PROP, Integer.toString(1 << 20));
     private String creditFraction = Settings.property(CREDIT_FRACTION_PROP, "4");
@@ -60,6 +69,7 @@ public final class MessagingContext
     private String maxPublications = Settings.property(MAX_PUBLICATIONS_PROP, "32");
     private String idleStrategy = Settings.property(IDLE_PROP, "busy");
     private String cores = Settings.property(CORES_PROP, "");
+    private String checksum = Settings.property(CHECKSUM_PROP, "auto");
     private java.util.function.Consumer<RdmaConfig> rdmaSettings = config -> { };
 
     private boolean concluded;
@@ -98,6 +108,7 @@ public final class MessagingContext
         maxPublicationsValue = Settings.parseInt(MAX_PUBLICATIONS_PROP, maxPublications, 1, 4096, "1 to 4096");
         Agents.idleStrategy(idleStrategy); // refuses an unknown name, naming the property
         coresValue = parseCores(cores);
+        checksum = Settings.oneOf(CHECKSUM_PROP, checksum, CHECKSUM_MODES);
         if (secret.isEmpty())
         {
             throw new IllegalArgumentException(SECRET_PROP + " is not set: publications and subscriptions " +
@@ -126,6 +137,28 @@ public final class MessagingContext
             }
         }
         return parsed;
+    }
+
+    /**
+     * @param mode auto, on or off (see {@link #CHECKSUM_PROP}).
+     * @return this.
+     */
+    public MessagingContext checksum(final String mode)
+    {
+        checkMutable();
+        this.checksum = mode;
+        return this;
+    }
+
+    /**
+     * @param transportVerifiesIntegrity whether the subscription's device keeps corrupted bytes out
+     *                                   by itself ({@code Device.verifiesIntegrity()}).
+     * @return whether a subscription on such a device asks publications to checksum every data frame.
+     */
+    public boolean frameChecksums(final boolean transportVerifiesIntegrity)
+    {
+        checkConcluded();
+        return "on".equals(checksum) || ("auto".equals(checksum) && !transportVerifiesIntegrity);
     }
 
     private void checkMutable()

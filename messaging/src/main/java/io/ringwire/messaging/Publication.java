@@ -3,6 +3,7 @@ package io.ringwire.messaging;
 import io.ringwire.messaging.protocol.CreditLayout;
 import io.ringwire.messaging.protocol.FrameAppender;
 import io.ringwire.messaging.protocol.FrameDescriptor;
+import io.ringwire.messaging.protocol.FrameSigner;
 import io.ringwire.messaging.status.PublicationCounters;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionHandler;
@@ -70,6 +71,10 @@ public final class Publication implements AutoCloseable
     private final CompletionQueue completionQueue;
     private final MemoryRegion staging;
     private final FrameAppender appender;
+    /** Checksums while a connected subscriber wants them. */
+    private final FrameSigner signer;
+    /** The trailer the frame of the open claim was laid out with. */
+    private int claimedTrailerLength;
     private final int capacity;
     private final int maxPayloadLength;
     private final int maxMessageLength;
@@ -110,15 +115,17 @@ public final class Publication implements AutoCloseable
             this.completionQueue = device.createCompletionQueue(
                 PublicationDestinations.completionQueueDepth(device, endpoints.size()));
             this.capacity = channel.ringCapacity(context.ringCapacity());
-            this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity), device.maxMessageSize() - HEADER_LENGTH);
+            this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity),
+                device.maxMessageSize() - HEADER_LENGTH - CHECKSUM_LENGTH);
             this.maxMessageLength = capacity / 2 - HEADER_LENGTH;
             this.maxInline = device.maxInlineData();
             this.signalInterval = context.signalInterval();
             this.staging = domain.allocateRegion(capacity, Access.LOCAL_WRITE);
             this.appender = new FrameAppender(staging.buffer());
+            this.signer = new FrameSigner(staging.buffer());
             this.counters = created = PublicationCounters.create(context, channel, streamId);
             this.destinations = new PublicationDestinations(context, endpoints, device, domain, completionQueue,
-                counters, streamId, capacity, this::refreshLimit);
+                counters, streamId, capacity, this::onConnectionChange);
             this.destinationArray = destinations.all;
             this.completionHandler = destinations.completionHandler;
         }
@@ -270,13 +277,14 @@ public final class Publication implements AutoCloseable
         }
         if (length <= maxPayloadLength)
         {
-            final int frameLength = HEADER_LENGTH + length;
+            final int trailerLength = signer.trailerLength();
+            final int frameLength = HEADER_LENGTH + length + trailerLength;
             if (!hasCreditForFrame(frameLength))
             {
                 return backPressured();
             }
-            final int frameOffset = publishPadding(
-                appender.appendData(position, UNFRAGMENTED, buffer, offset, length, sessionStreamWord()));
+            final int frameOffset = publishPadding(appender.appendData(position, (byte)(UNFRAGMENTED | signer.flag()),
+                buffer, offset, length, trailerLength, sessionStreamWord()));
             return dutyAfterOffer(publishFrame(frameOffset, frameLength, length));
         }
         return offerFragmented(buffer, offset, length);
@@ -299,10 +307,10 @@ public final class Publication implements AutoCloseable
         {
             final int fragment = Math.min(maxPayloadLength, length - sent);
             final boolean last = sent + fragment == length;
-            final byte flags = (byte)((sent == 0 ? BEGIN_FLAG : 0) | (last ? END_FLAG : 0));
-            final int frameOffset = publishPadding(
-                appender.appendData(position, flags, buffer, offset + sent, fragment, sessionStreamWord));
-            result = publishFrame(frameOffset, HEADER_LENGTH + fragment, last ? length : 0);
+            final byte flags = (byte)((sent == 0 ? BEGIN_FLAG : 0) | (last ? END_FLAG : 0) | signer.flag());
+            final int frameOffset = publishPadding(appender.appendData(position, flags, buffer, offset + sent, fragment,
+                signer.trailerLength(), sessionStreamWord));
+            result = publishFrame(frameOffset, HEADER_LENGTH + fragment + signer.trailerLength(), last ? length : 0);
         }
         return dutyAfterOffer(result);
     }
@@ -327,26 +335,31 @@ public final class Publication implements AutoCloseable
         {
             return status;
         }
-        final int frameLength = HEADER_LENGTH + length;
+        final int trailerLength = signer.trailerLength();
+        final int frameLength = HEADER_LENGTH + length + trailerLength;
         if (!hasCreditForFrame(frameLength))
         {
             return backPressured();
         }
-        final int frameOffset = publishPadding(
-            appender.claim(position, frameLength, UNFRAGMENTED, TYPE_DATA, sessionStreamWord()));
-        claim.wrap(this, appender.buffer(), frameOffset, frameLength);
+        final int frameOffset = publishPadding(appender.claim(position, frameLength, (byte)(UNFRAGMENTED | signer.flag()),
+            TYPE_DATA, sessionStreamWord()));
+        claimedTrailerLength = trailerLength;
+        claim.wrap(this, appender.buffer(), frameOffset, frameLength - trailerLength);
         return position + alignedLength(frameLength);
     }
 
-    /** Called by {@link BufferClaim#commit()}: the claimed frame starts at the position. */
-    long commitClaim(final int frameLength)
+    /** Called by {@link BufferClaim#commit()}: the claimed frame, header and payload, starts at the position. */
+    long commitClaim(final int claimedLength)
     {
-        return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, frameLength - HEADER_LENGTH));
+        final int frameLength = claimedLength + claimedTrailerLength;
+        return dutyAfterOffer(publishFrame(appender.offset(position), frameLength,
+            frameLength - HEADER_LENGTH - claimedTrailerLength));
     }
 
     /** Called by {@link BufferClaim#abort()}: the claimed frame, at the position, becomes padding. */
-    long abortClaim(final int frameLength)
+    long abortClaim(final int claimedLength)
     {
+        final int frameLength = claimedLength + claimedTrailerLength;
         appender.abort(position, frameLength, sessionStreamWord());
         return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, 0));
     }
@@ -430,21 +443,19 @@ public final class Publication implements AutoCloseable
             destinations.canPostSends(frames, required);
     }
 
+    /** After a subscriber connected or went: its credit, and whether frames carry checksums. */
+    private void onConnectionChange()
+    {
+        refreshLimit();
+        signer.checksums(destinations.checksumsWanted());
+    }
+
     /** Reads the connected subscribers' credit again; with none connected, nothing is admitted. */
     private void refreshLimit()
     {
-        long slowest = Long.MAX_VALUE;
-        long headroom = Long.MAX_VALUE;
-        for (final PublicationDestination destination : destinationArray)
-        {
-            if (destination.connected)
-            {
-                slowest = Math.min(slowest, destination.consumedPosition());
-                headroom = Math.min(headroom, destination.receiveHeadroom());
-            }
-        }
+        final long slowest = destinations.slowestConsumedPosition();
         limitPosition = slowest == Long.MAX_VALUE ? position : slowest + capacity;
-        receiveHeadroom = headroom == Long.MAX_VALUE ? 0 : headroom;
+        receiveHeadroom = destinations.receiveHeadroom();
     }
 
     /**
@@ -464,7 +475,7 @@ public final class Publication implements AutoCloseable
         int frames = 0;
         for (int remaining = length; remaining > 0; remaining -= maxPayloadLength)
         {
-            final int frameLength = HEADER_LENGTH + Math.min(remaining, maxPayloadLength);
+            final int frameLength = HEADER_LENGTH + Math.min(remaining, maxPayloadLength) + signer.trailerLength();
             final int padding = appender.padding(end, frameLength);
             frames += padding == 0 ? 1 : 2;
             end += padding + alignedLength(frameLength);
@@ -498,6 +509,7 @@ public final class Publication implements AutoCloseable
      */
     private long publishFrame(final int frameOffset, final int frameLength, final int messageLength)
     {
+        signer.sign(frameOffset, frameLength);
         final boolean signal = ++postsSinceSignal >= signalInterval;
         if (signal)
         {
@@ -561,11 +573,13 @@ public final class Publication implements AutoCloseable
 
     private int sendHeartbeat()
     {
-        if (!hasCreditForFrame(HEADER_LENGTH))
+        final int frameLength = HEADER_LENGTH + signer.trailerLength();
+        if (!hasCreditForFrame(frameLength))
         {
             return 0; // the subscriber has unread frames: it knows we are alive
         }
-        publishFrame(publishPadding(appender.appendHeartbeat(position, sessionStreamWord())), HEADER_LENGTH, 0);
+        publishFrame(publishPadding(appender.claim(position, frameLength, (byte)(UNFRAGMENTED | signer.flag()),
+            TYPE_HEARTBEAT, sessionStreamWord())), frameLength, 0);
         counters.heartbeatsSent.incrementRelease();
         return 1;
     }

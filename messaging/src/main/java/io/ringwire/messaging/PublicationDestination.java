@@ -39,6 +39,8 @@ final class PublicationDestination implements AutoCloseable
     private long remoteRingAddress;
     private int remoteRingKey;
     boolean connected;
+    /** The connected subscriber wants every data frame checksummed (its answer's setup said so). */
+    boolean frameChecksums;
     /** Requests sent on this connection that consume a receive at the subscriber (JOIN, every frame). */
     private long receiveConsumingRequests;
     private long lastLivenessCounter = -1;
@@ -127,6 +129,7 @@ final class PublicationDestination implements AutoCloseable
             }
             remoteRingAddress = connection.remoteRegions().get(0).address();
             remoteRingKey = connection.remoteRegions().get(0).rkey();
+            frameChecksums = answer.frameChecksums();
             queuePair = finished.queuePair;
             connected = true;
             lastLivenessCounter = 0;

@@ -126,6 +126,42 @@ final class PublicationDestinations implements AutoCloseable
         return sessionId;
     }
 
+    /** @return the slowest connected subscriber's consumed position, or Long.MAX_VALUE with none connected. */
+    long slowestConsumedPosition()
+    {
+        long slowest = Long.MAX_VALUE;
+        for (final PublicationDestination destination : all)
+        {
+            slowest = destination.connected ? Math.min(slowest, destination.consumedPosition()) : slowest;
+        }
+        return slowest;
+    }
+
+    /** @return frames every connected subscriber has a receive posted for; 0 with none connected. */
+    long receiveHeadroom()
+    {
+        long headroom = Long.MAX_VALUE;
+        for (final PublicationDestination destination : all)
+        {
+            headroom = destination.connected ? Math.min(headroom, destination.receiveHeadroom()) : headroom;
+        }
+        return headroom == Long.MAX_VALUE ? 0 : headroom;
+    }
+
+    /**
+     * @return whether a connected subscriber wants checksummed frames (every subscriber then gets
+     *         them; each verifies what it gets).
+     */
+    boolean checksumsWanted()
+    {
+        boolean wanted = false;
+        for (final PublicationDestination destination : all)
+        {
+            wanted |= destination.connected && destination.frameChecksums;
+        }
+        return wanted;
+    }
+
     /** @return true when at least one destination is connected. */
     boolean isConnected()
     {

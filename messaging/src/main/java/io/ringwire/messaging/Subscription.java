@@ -16,6 +16,7 @@ import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.RdmaProviders;
 import io.ringwire.rdma.cm.ConnectionListener;
+import io.ringwire.rdma.cm.ConnectionManagerCounters;
 import io.ringwire.rdma.cm.PendingConnection;
 import io.ringwire.rdma.cm.RegionAdvertisement;
 import org.agrona.CloseHelper;
@@ -37,10 +38,12 @@ import java.util.function.IntConsumer;
  * when a frame breaks the stream's rules; the unavailable-image handler hears of it, with the
  * session id, so a {@link FragmentAssembler} can drop a partial message.
  *
- * <p>Threading: one polling thread calls {@link #poll}; it also accepts new publications (bounded
- * by the connection manager's timeout), and only there: a publication connects only while its
- * subscription is polled (see {@link Publication#awaitConnected}). Steady-state polling allocates
- * nothing and takes no locks.
+ * <p>Threading: one polling thread calls {@link #poll}. Its housekeeping takes new publications'
+ * requests from the connection listener and gives each its ring, queue pair and image without
+ * waiting on the network: the rest of the handshake (the REP, the wait for the RTU) runs on a
+ * virtual thread of its own, so a peer that never finishes its handshake costs the polling thread
+ * nothing. A publication connects only while its subscription is polled (see
+ * {@link Publication#awaitConnected}). Steady-state polling allocates nothing and takes no locks.
  */
 public final class Subscription implements AutoCloseable
 {
@@ -64,10 +67,14 @@ public final class Subscription implements AutoCloseable
     private final CompletionQueue completionQueue;
     private final int maxImages;
     private final ConnectionListener listener;
+    /** Whether this subscription asks its publications for a CRC32C in every data frame. */
+    private final boolean frameChecksums;
     private final SubscriptionCounters counters;
     private final Int2ObjectHashMap<Image> imagesByQueuePair = new Int2ObjectHashMap<>();
     private final CompletionHandler completionHandler = this::onCompletion;
     private Image[] images = new Image[0];
+    /** Images whose handshake runs on a virtual thread; the polling thread adopts or drops each. */
+    private final ArrayList<Handshake> handshakes = new ArrayList<>();
     /** The image of the last completion: a low-latency subscription mostly hears from one publication. */
     private Image lastImage;
     private FragmentHandler handler;
@@ -103,6 +110,7 @@ public final class Subscription implements AutoCloseable
                     device.maxCompletionQueueDepth() + " completions, fewer than one publication needs (" +
                     IMAGE_COMPLETIONS + ")");
             }
+            this.frameChecksums = context.frameChecksums(device.verifiesIntegrity());
             this.listener = ConnectionListener.bind(endpoint, context.connectionManagerConfig());
             this.counters = SubscriptionCounters.create(context, channel, streamId);
         }
@@ -153,10 +161,26 @@ public final class Subscription implements AutoCloseable
         return maxImages;
     }
 
+    /**
+     * @return whether every data frame to this subscription carries a CRC32C it verifies: decided
+     *         when it opens from {@link MessagingContext#CHECKSUM_PROP} and whether the device
+     *         verifies integrity itself, and told to each publication as it connects.
+     */
+    public boolean frameChecksums()
+    {
+        return frameChecksums;
+    }
+
     /** @return this subscription's counters (tests read them). */
     SubscriptionCounters counters()
     {
         return counters;
+    }
+
+    /** @return its connection listener's counters (tests read them). */
+    ConnectionManagerCounters listenerCounters()
+    {
+        return listener.counters();
     }
 
     /** @return the number of connected publications. */
@@ -220,6 +244,14 @@ public final class Subscription implements AutoCloseable
             {
                 return;
             }
+            if (!image.available)
+            {
+                if (status != CompletionStatus.SUCCESS)
+                {
+                    return; // its queue pair flushed: the handshake failed, and adoptHandshakes closes it
+                }
+                makeAvailable(image); // its publication is sending: the handshake completed on its side
+            }
             lastImage = image;
         }
         if (status != CompletionStatus.SUCCESS)
@@ -262,7 +294,7 @@ public final class Subscription implements AutoCloseable
             return 0;
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 5_000_000L);
-        int work = acceptPublications();
+        int work = acceptPublications() + adoptHandshakes();
         final Image[] current = images;
         for (final Image image : current)
         {
@@ -334,7 +366,7 @@ public final class Subscription implements AutoCloseable
         {
             return "no subscription for stream " + setup.streamId() + " here (this one is stream " + streamId + ")";
         }
-        if (images.length >= maxImages)
+        if (images.length + unavailableHandshakes() >= maxImages)
         {
             counters.imagesRefused.incrementRelease();
             return "subscription full: it has " + images.length + " publications, its most (" +
@@ -351,7 +383,12 @@ public final class Subscription implements AutoCloseable
         return null;
     }
 
-    /** Gives an accepted publication its ring, queue pair and image, and completes its connection. */
+    /**
+     * Gives an accepted publication its ring, queue pair and image, and completes its connection on
+     * a virtual thread: the REP and the wait for the RTU never hold the polling thread. The image
+     * receives from now on (its JOIN may come before the handshake thread is done); it becomes
+     * available at its first completion or when the handshake succeeds, whichever comes first.
+     */
     private void openImage(final SessionSetup setup, final PendingConnection pending)
     {
         final int capacity = setup.ringCapacity();
@@ -362,27 +399,108 @@ public final class Subscription implements AutoCloseable
             IMAGE_SEND_DEPTH, RECEIVE_BATCH, device.maxInlineData()));
         final RegionAdvertisement credit = pending.remoteRegions().get(0);
         final Image image = new Image(setup.sessionId(), streamId, queuePair, ring, creditSource, join, credit.address(),
-            credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, nowNs);
+            credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, frameChecksums, nowNs);
         try
         {
             queuePair.modifyToInit();
             image.postInitialReceives();
-            pending.complete(queuePair, List.of(new RegionAdvertisement(ring.address(), ring.rkey(), ring.length())),
-                new SessionSetup(streamId, setup.sessionId(), capacity, setup.initialPosition()).encode());
         }
         catch (final RuntimeException ex)
         {
+            pending.reject("the subscription could not prepare its queue pair: " + ex.getMessage());
             image.close();
             counters.errors.incrementRelease();
             return;
         }
         imagesByQueuePair.put(queuePair.queuePairNumber(), image);
+        final Handshake handshake = new Handshake(image);
+        handshakes.add(handshake);
+        final List<RegionAdvertisement> regions =
+            List.of(new RegionAdvertisement(ring.address(), ring.rkey(), ring.length()));
+        final byte[] reply = new SessionSetup(streamId, setup.sessionId(), capacity, setup.initialPosition(),
+            frameChecksums ? SessionSetup.FRAME_CHECKSUMS : 0).encode();
+        Thread.ofVirtual().name("ringwire-accept-" + pending.remoteManagementAddress()).start(() ->
+        {
+            try
+            {
+                pending.complete(queuePair, regions, reply);
+            }
+            catch (final RuntimeException ex)
+            {
+                handshake.error = ex.getMessage();
+            }
+            handshake.done = true;
+        });
+    }
+
+    /** @return images still handshaking that are not yet among the available ones. */
+    private int unavailableHandshakes()
+    {
+        int count = 0;
+        for (int i = 0; i < handshakes.size(); i++)
+        {
+            count += handshakes.get(i).image.available ? 0 : 1;
+        }
+        return count;
+    }
+
+    /** Adopts the images whose handshake ended: available on success, closed on failure. */
+    private int adoptHandshakes()
+    {
+        int work = 0;
+        for (int i = handshakes.size() - 1; i >= 0; i--)
+        {
+            final Handshake handshake = handshakes.get(i);
+            if (!handshake.done)
+            {
+                continue;
+            }
+            handshakes.remove(i);
+            work++;
+            if (null == handshake.error)
+            {
+                makeAvailable(handshake.image);
+            }
+            else
+            {
+                counters.errors.incrementRelease();
+                closeImage(handshake.image);
+            }
+        }
+        return work;
+    }
+
+    /** Adds an image to those polled for liveness and credit, and tells the application. */
+    private void makeAvailable(final Image image)
+    {
+        if (image.available)
+        {
+            return;
+        }
+        image.available = true;
+        image.lastFrameNs = nowNs;
         final Image[] updated = new Image[images.length + 1];
         System.arraycopy(images, 0, updated, 0, images.length);
         updated[images.length] = image;
         images = updated;
         counters.imagesOpened.incrementRelease();
         availableImageHandler.accept(image.sessionId);
+    }
+
+    /**
+     * An image's handshake on its virtual thread: {@code done} is written last, publishing
+     * {@code error} to the polling thread.
+     */
+    private static final class Handshake
+    {
+        final Image image;
+        String error;
+        volatile boolean done;
+
+        Handshake(final Image image)
+        {
+            this.image = image;
+        }
     }
 
     private void closeImage(final Image image)
@@ -394,6 +512,11 @@ public final class Subscription implements AutoCloseable
         if (lastImage == image)
         {
             lastImage = null;
+        }
+        if (!image.available)
+        {
+            image.close(); // never available: the application never heard of it
+            return;
         }
         final List<Image> remaining = new ArrayList<>(images.length);
         for (final Image other : images)
@@ -421,6 +544,14 @@ public final class Subscription implements AutoCloseable
         {
             image.close();
         }
+        for (final Handshake handshake : handshakes)
+        {
+            if (!handshake.image.available)
+            {
+                handshake.image.close(); // an available one is among the images, closed above
+            }
+        }
+        handshakes.clear();
         images = new Image[0];
         lastImage = null;
         CloseHelper.quietCloseAll(listener, counters, device);

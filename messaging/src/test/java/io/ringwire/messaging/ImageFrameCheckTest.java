@@ -56,7 +56,7 @@ class ImageFrameCheckTest
             final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
             final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
             final long start = 7L * CAPACITY + 256;
-            final Image image = new Image(SESSION, STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, 0);
+            final Image image = new Image(SESSION, STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, false, 0);
             join.buffer().putLong(JoinLayout.POSITION_OFFSET, start, ORDER);
             assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, counters));
 
@@ -74,7 +74,7 @@ class ImageFrameCheckTest
                 final int length = random.nextInt(0, 200);
                 final int kind = random.nextInt(3);
                 final long framePosition = kind == 0 ?
-                    appender.appendData(position, UNFRAGMENTED, payload, 0, length,
+                    appender.appendData(position, UNFRAGMENTED, payload, 0, length, 0,
                         FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
                     kind == 1 ? appender.appendHeartbeat(position, FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
                     appender.claim(position, HEADER_LENGTH + length, UNFRAGMENTED, TYPE_PAD,

@@ -111,13 +111,17 @@ public final class FrameAppender
      * @param source            holding the payload.
      * @param sourceOffset      of the payload.
      * @param length            of the payload, at most {@link FrameDescriptor#maxPayloadLength}.
+     * @param trailerLength     bytes after the payload the frame holds for its checksum:
+     *                          {@link FrameDescriptor#CHECKSUM_LENGTH} when {@code flags} carry
+     *                          {@link FrameDescriptor#CHECKSUM_FLAG}, else 0 (the caller signs it).
      * @param sessionStreamWord the publication's {@link FrameDescriptor#sessionStreamWord}.
      * @return the position the frame starts at (see {@link #claim}).
      */
     public long appendData(final long position, final byte flags, final DirectBuffer source, final int sourceOffset,
-        final int length, final long sessionStreamWord)
+        final int length, final int trailerLength, final long sessionStreamWord)
     {
-        final long framePosition = claim(position, HEADER_LENGTH + length, flags, TYPE_DATA, sessionStreamWord);
+        final long framePosition = claim(position, HEADER_LENGTH + length + trailerLength, flags, TYPE_DATA,
+            sessionStreamWord);
         buffer.putBytes(offset(framePosition) + HEADER_LENGTH, source, sourceOffset, length);
         return framePosition;
     }

@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  *  |              frame length (header + payload, unaligned)       |  0
  *  +---------------+---------------+-------------------------------+
- *  |    version    |B|E|  flags    |             type              |  4
+ *  |    version    |B|E|C| flags   |             type              |  4
  *  +---------------+---------------+-------------------------------+
  *  |                          session id                           |  8
  *  +---------------------------------------------------------------+
@@ -23,9 +23,14 @@ import java.nio.ByteOrder;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                      payload ...                              | 24
+ *  +---------------------------------------------------------------+
+ *  |       CRC32C of header and payload (only with flag C)         |
  * </pre>
  *
- * B and E mark the first and last fragment of a message (both set: unfragmented). A frame that does
+ * B and E mark the first and last fragment of a message (both set: unfragmented). C
+ * ({@link #CHECKSUM_FLAG}) marks a data frame that ends in a CRC32C of everything before it, header
+ * included, counted in the frame length: an end-to-end check for transports that do not verify
+ * every byte themselves (see {@link FrameChecksum}). A frame that does
  * not fit before the end of the ring is preceded by a PAD frame filling the rest of the ring, as in
  * Aeron. Each frame, padding included, is written with one RDMA WRITE WITH IMMEDIATE whose
  * immediate is the frame length, so a receive completion means a whole frame is in place.
@@ -64,6 +69,10 @@ public final class FrameDescriptor
     public static final byte END_FLAG = 0x40;
     /** An unfragmented message. */
     public static final byte UNFRAGMENTED = (byte)(BEGIN_FLAG | END_FLAG);
+    /** A data frame whose last {@link #CHECKSUM_LENGTH} bytes are a CRC32C of the rest of it. */
+    public static final byte CHECKSUM_FLAG = 0x20;
+    /** Bytes of the CRC32C trailer of a checksummed frame. */
+    public static final int CHECKSUM_LENGTH = 4;
 
     /** Application data. */
     public static final short TYPE_DATA = 1;
@@ -150,10 +159,12 @@ public final class FrameDescriptor
 
     /**
      * @param ringCapacity the ring's length, a power of two.
-     * @return the largest payload of one frame: an eighth of the ring, as Aeron's max frame per term.
+     * @return the largest payload of one frame: an eighth of the ring, as Aeron's max frame per term,
+     *         less the header and room for a checksum trailer, so that the limit does not change
+     *         with whether a subscriber asks for checksums.
      */
     public static int maxPayloadLength(final int ringCapacity)
     {
-        return ringCapacity / 8 - HEADER_LENGTH;
+        return ringCapacity / 8 - HEADER_LENGTH - CHECKSUM_LENGTH;
     }
 }

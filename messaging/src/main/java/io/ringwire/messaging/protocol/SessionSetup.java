@@ -11,8 +11,12 @@ import java.nio.ByteOrder;
  *
  * <pre>
  *   0: int magic "RWMS" | 4: int version | 8: int streamId | 12: int sessionId | 16: int ringCapacity
- *  20: int reserved     | 24: long initial position (where the subscriber's image starts reading)
+ *  20: int flags        | 24: long initial position (where the subscriber's image starts reading)
  * </pre>
+ *
+ * <p>Flags: {@link #FRAME_CHECKSUMS}, set by a subscription in its answer when it wants every data
+ * frame checksummed end to end (its transport does not verify integrity by itself). Bits a
+ * receiver does not know are ignored, and a sender of an older build sends none.
  *
  * <p>Threading: an immutable value; encoding and decoding allocate (connection setup only).
  *
@@ -20,9 +24,13 @@ import java.nio.ByteOrder;
  * @param sessionId       the publication's session.
  * @param ringCapacity    the ring's length in bytes.
  * @param initialPosition the stream position of the first frame this connection carries.
+ * @param flags           {@link #FRAME_CHECKSUMS} or 0.
  */
-public record SessionSetup(int streamId, int sessionId, int ringCapacity, long initialPosition)
+public record SessionSetup(int streamId, int sessionId, int ringCapacity, long initialPosition, int flags)
 {
+    /** The subscription wants a CRC32C in every data frame (see {@link FrameDescriptor#CHECKSUM_FLAG}). */
+    public static final int FRAME_CHECKSUMS = 1;
+
     /** "RWMS" as a little-endian int: the first field of every setup. */
     public static final int MAGIC = 0x524D5753;
     /** The messaging protocol version this build speaks; a peer of another version is refused. */
@@ -31,12 +39,33 @@ public record SessionSetup(int streamId, int sessionId, int ringCapacity, long i
     public static final int LENGTH = 32;
 
     /**
+     * A setup without flags.
+     *
+     * @param streamId        the stream.
+     * @param sessionId       the publication's session.
+     * @param ringCapacity    the ring's length in bytes.
+     * @param initialPosition the stream position of the first frame this connection carries.
+     */
+    public SessionSetup(final int streamId, final int sessionId, final int ringCapacity, final long initialPosition)
+    {
+        this(streamId, sessionId, ringCapacity, initialPosition, 0);
+    }
+
+    /**
+     * @return whether the subscription wants every data frame checksummed.
+     */
+    public boolean frameChecksums()
+    {
+        return (flags & FRAME_CHECKSUMS) != 0;
+    }
+
+    /**
      * @return this setup in the layout above, {@link #LENGTH} bytes.
      */
     public byte[] encode()
     {
         final ByteBuffer buffer = ByteBuffer.allocate(LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        buffer.putInt(MAGIC).putInt(VERSION).putInt(streamId).putInt(sessionId).putInt(ringCapacity).putInt(0)
+        buffer.putInt(MAGIC).putInt(VERSION).putInt(streamId).putInt(sessionId).putInt(ringCapacity).putInt(flags)
             .putLong(initialPosition);
         return buffer.array();
     }
@@ -67,7 +96,7 @@ public record SessionSetup(int streamId, int sessionId, int ringCapacity, long i
         final int streamId = buffer.getInt();
         final int sessionId = buffer.getInt();
         final int ringCapacity = buffer.getInt();
-        buffer.getInt();
-        return new SessionSetup(streamId, sessionId, ringCapacity, buffer.getLong());
+        final int flags = buffer.getInt();
+        return new SessionSetup(streamId, sessionId, ringCapacity, buffer.getLong(), flags);
     }
 }

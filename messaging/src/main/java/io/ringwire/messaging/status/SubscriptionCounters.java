@@ -35,6 +35,8 @@ public final class SubscriptionCounters implements AutoCloseable
     public final AtomicCounter protocolErrors;
     /** Failed completions, each of which closes its image. */
     public final AtomicCounter errors;
+    /** Data frames whose CRC32C did not hold, or that lacked one this subscription asked for; each closes its image. */
+    public final AtomicCounter checksumErrors;
 
     private SubscriptionCounters(final CounterSet set)
     {
@@ -50,6 +52,7 @@ public final class SubscriptionCounters implements AutoCloseable
         livenessTimeouts = set.newCounter("liveness timeouts");
         protocolErrors = set.newCounter("protocol errors");
         errors = set.newCounter("error completions");
+        checksumErrors = set.newCounter("checksum errors");
     }
 
     /**

@@ -52,7 +52,7 @@ class FrameAppenderTest
                 final long position = LAP + offset;
                 assertEquals(0, appender.padding(position, frameLength));
                 final long framePosition = appender.appendData(position, UNFRAGMENTED, source, 3,
-                    frameLength - HEADER_LENGTH, WORD);
+                    frameLength - HEADER_LENGTH, 0, WORD);
                 assertEquals(position, framePosition, "frame of " + frameLength + " at " + offset);
                 assertHeader(offset, frameLength, UNFRAGMENTED, TYPE_DATA, position);
                 assertPayload(offset, 3, frameLength - HEADER_LENGTH);
@@ -73,7 +73,7 @@ class FrameAppenderTest
                 final int padding = CAPACITY - offset;
                 assertEquals(padding, appender.padding(position, frameLength));
                 final long framePosition = appender.appendData(position, UNFRAGMENTED, source, 0,
-                    frameLength - HEADER_LENGTH, WORD);
+                    frameLength - HEADER_LENGTH, 0, WORD);
                 assertEquals(LAP + CAPACITY, framePosition, "frame of " + frameLength + " at " + offset);
                 assertEquals(lengthWord(padding, CURRENT_VERSION, UNFRAGMENTED, TYPE_PAD),
                     buffer.getLong(offset + FRAME_LENGTH_OFFSET, ORDER));
@@ -94,7 +94,7 @@ class FrameAppenderTest
         final int frameLength = HEADER_LENGTH + 40;
         final int offset = CAPACITY - frameLength;
         assertEquals(0, appender.padding(LAP + offset, frameLength));
-        assertEquals(LAP + offset, appender.appendData(LAP + offset, UNFRAGMENTED, source, 0, 40, WORD));
+        assertEquals(LAP + offset, appender.appendData(LAP + offset, UNFRAGMENTED, source, 0, 40, 0, WORD));
         assertHeader(offset, frameLength, UNFRAGMENTED, TYPE_DATA, LAP + offset);
         assertPayload(offset, 0, 40);
         assertUnwrittenBefore(offset);
@@ -137,7 +137,7 @@ class FrameAppenderTest
         final long[] framePositions = new long[flags.length];
         for (int i = 0; i < flags.length; i++)
         {
-            framePositions[i] = appender.appendData(position, flags[i], source, i * fragment, fragment, WORD);
+            framePositions[i] = appender.appendData(position, flags[i], source, i * fragment, fragment, 0, WORD);
             position = framePositions[i] + alignedLength(frameLength);
         }
         assertEquals(LAP + CAPACITY - 2 * alignedLength(frameLength) - 64, framePositions[0]);
@@ -180,7 +180,7 @@ class FrameAppenderTest
     @Test
     void everyFrameIsWrittenWithTheCurrentVersion()
     {
-        appender.appendData(LAP + CAPACITY - 8, BEGIN_FLAG, source, 0, 10, WORD);
+        appender.appendData(LAP + CAPACITY - 8, BEGIN_FLAG, source, 0, 10, 0, WORD);
         assertEquals(CURRENT_VERSION, buffer.getByte(CAPACITY - 8 + VERSION_OFFSET), "pad frame");
         assertEquals(CURRENT_VERSION, buffer.getByte(VERSION_OFFSET), "data frame");
     }

@@ -31,7 +31,7 @@ class FrameReaderTest
             for (int offset = 0; offset < CAPACITY; offset += ALIGNMENT)
             {
                 final long position = LAP + offset;
-                final long framePosition = appender.appendData(position, UNFRAGMENTED, payload, 0, length, WORD);
+                final long framePosition = appender.appendData(position, UNFRAGMENTED, payload, 0, length, 0, WORD);
                 if (framePosition != position)
                 {
                     assertEquals(FrameReader.PAD, reader.read(position, (int)(framePosition - position)),
@@ -59,7 +59,7 @@ class FrameReaderTest
         long position = LAP + CAPACITY - 200;
         for (final byte flags : new byte[] { BEGIN_FLAG, 0, END_FLAG })
         {
-            final long framePosition = appender.appendData(position, flags, payload, 0, 100, WORD);
+            final long framePosition = appender.appendData(position, flags, payload, 0, 100, 0, WORD);
             assertEquals(FrameReader.DATA, reader.read(framePosition, HEADER_LENGTH + 100));
             assertEquals(flags, ring.getByte(reader.offset(framePosition) + FLAGS_OFFSET));
             position = framePosition + alignedLength(HEADER_LENGTH + 100);
@@ -78,7 +78,7 @@ class FrameReaderTest
     @Test
     void aFramePastTheEndOfTheRingIsABadLength()
     {
-        appender.appendData(LAP + CAPACITY - 64, UNFRAGMENTED, payload, 0, 40, WORD);
+        appender.appendData(LAP + CAPACITY - 64, UNFRAGMENTED, payload, 0, 40, 0, WORD);
         assertEquals(FrameReader.DATA, reader.read(LAP + CAPACITY - 64, HEADER_LENGTH + 40), "ends at the end");
         ring.putInt(CAPACITY - 64, HEADER_LENGTH + 41, ORDER);
         assertEquals(FrameReader.BAD_LENGTH, reader.read(LAP + CAPACITY - 64, HEADER_LENGTH + 41), "aligned past it");
@@ -89,7 +89,7 @@ class FrameReaderTest
     @Test
     void aLengthWordOtherThanTheImmediateIsABadLength()
     {
-        appender.appendData(LAP, UNFRAGMENTED, payload, 0, 40, WORD);
+        appender.appendData(LAP, UNFRAGMENTED, payload, 0, 40, 0, WORD);
         assertEquals(FrameReader.BAD_LENGTH, reader.read(LAP, HEADER_LENGTH + 48));
         assertEquals(FrameReader.BAD_LENGTH, reader.read(LAP, HEADER_LENGTH + 39));
     }
@@ -132,7 +132,7 @@ class FrameReaderTest
     @Test
     void aFrameOfAnotherSessionOrStreamIsABadSession()
     {
-        appender.appendData(LAP, UNFRAGMENTED, payload, 0, 8, sessionStreamWord(-78, 5));
+        appender.appendData(LAP, UNFRAGMENTED, payload, 0, 8, 0, sessionStreamWord(-78, 5));
         assertEquals(FrameReader.BAD_SESSION, reader.read(LAP, HEADER_LENGTH + 8), "another session");
         appender.appendHeartbeat(LAP, sessionStreamWord(-77, 6));
         assertEquals(FrameReader.BAD_SESSION, reader.read(LAP, HEADER_LENGTH), "another stream");
@@ -141,7 +141,7 @@ class FrameReaderTest
     @Test
     void aFrameThatSaysItStartsElsewhereIsABadPosition()
     {
-        appender.appendData(LAP + 64, UNFRAGMENTED, payload, 0, 8, WORD);
+        appender.appendData(LAP + 64, UNFRAGMENTED, payload, 0, 8, 0, WORD);
         assertEquals(FrameReader.BAD_POSITION, reader.read(LAP + 64 + CAPACITY, HEADER_LENGTH + 8),
             "the same ring offset a lap later");
         ring.putLong(64 + POSITION_OFFSET, LAP + 72, ORDER);

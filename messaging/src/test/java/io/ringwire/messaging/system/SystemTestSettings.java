@@ -103,11 +103,18 @@ record SystemTestSettings(Path directory, long heartbeatIntervalMs, long livenes
      */
     MessagingContext context()
     {
+        return unconcludedContext().conclude();
+    }
+
+    /**
+     * @return this JVM's context, for a test to set more on before it concludes it.
+     */
+    MessagingContext unconcludedContext()
+    {
         return new MessagingContext().secret(SECRET).countersDirectory(countersDirectory().toString())
             .heartbeatIntervalMs(heartbeatIntervalMs).livenessTimeoutMs(livenessTimeoutMs)
             .reconnectIntervalMs(reconnectIntervalMs)
-            .rdmaSettings(config -> config.shmDirectory(shmDirectory().toString()).peerTimeoutMs(peerTimeoutMs))
-            .conclude();
+            .rdmaSettings(config -> config.shmDirectory(shmDirectory().toString()).peerTimeoutMs(peerTimeoutMs));
     }
 
     /**

@@ -3,17 +3,21 @@ package io.ringwire.messaging.system;
 import io.ringwire.messaging.FragmentAssembler;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Subscription;
+import io.ringwire.messaging.TestProviders;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import static io.ringwire.messaging.system.ChildProcess.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -28,7 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * exactly zero bytes over {@link #MEASURED} messages once its own JVM is in steady state (the second
  * of two such windows in a row), measured
  * by the JVM's per-thread allocation counter (see {@link AllocationWindow} for what steady state
- * is, and the one-off JIT allocation a window with compilation in it may excuse).
+ * is, and the one-off JIT allocation a window with compilation in it may excuse). Each provider
+ * runs with its default frame checksums, and the first also with a CRC32C in every frame
+ * ({@code checksum=on}): signing and verifying allocate nothing either.
  */
 @Tag("system")
 class ZeroAllocationSystemTest
@@ -50,15 +56,23 @@ class ZeroAllocationSystemTest
     /** Set once the publisher process offers no more: until then the poller keeps polling. */
     private volatile boolean publisherStopped;
 
-    @ParameterizedTest
-    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    static Stream<Arguments> providersAndChecksums()
+    {
+        final List<String> providers = TestProviders.names();
+        return Stream.concat(providers.stream().map(provider -> Arguments.of(provider, "auto")),
+            Stream.of(Arguments.of(providers.getFirst(), "on")));
+    }
+
+    @ParameterizedTest(name = "{0} checksum={1}")
+    @MethodSource("providersAndChecksums")
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void publishingAndPollingThreadsInTwoProcessesAllocateNothingInSteadyState(final String provider)
+    void publishingAndPollingThreadsInTwoProcessesAllocateNothingInSteadyState(final String provider, final String checksum)
         throws InterruptedException
     {
         final SystemTestSettings settings = SystemTestSettings.tolerant(directory);
-        final MessagingContext context = settings.context();
-        final Thread poller = new Thread(() -> poll(context, provider), "zero-alloc-poller");
+        // The subscription decides whether frames carry a checksum and tells the publisher at connect.
+        final MessagingContext context = settings.unconcludedContext().checksum(checksum).conclude();
+        final Thread poller = new Thread(() -> poll(context, provider, checksum), "zero-alloc-poller");
         poller.start();
         final long portDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (0 == port.get() && null == pollerFailure.get() && System.nanoTime() < portDeadline)
@@ -90,8 +104,8 @@ class ZeroAllocationSystemTest
                 TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NS / 2) + " s (the JIT or the polling thread's allocation " +
                 "never stayed quiet for " +
                 TimeUnit.NANOSECONDS.toMillis(AllocationWindow.JIT_QUIET_NS) + " ms after " + WARM_UP + " messages)");
-            System.out.printf("[%s] polling thread (this process): warm-up %d ms, then over %d messages %s; " +
-                "publishing thread (child process): %s%n", provider, TimeUnit.NANOSECONDS.toMillis(warmUpNs), MEASURED,
+            System.out.printf("[%s checksum=%s] polling thread (this process): warm-up %d ms, then over %d messages %s; " +
+                "publishing thread (child process): %s%n", provider, checksum, TimeUnit.NANOSECONDS.toMillis(warmUpNs), MEASURED,
                 pollerWindow, window);
         }
         assertEquals("true", value(window, "steady"), "publisher process: no steady state: " + window);
@@ -102,13 +116,17 @@ class ZeroAllocationSystemTest
     }
 
     /** The polling thread: receives and verifies, measures its window, then polls until the publisher measured its own. */
-    private void poll(final MessagingContext context, final String provider)
+    private void poll(final MessagingContext context, final String provider, final String checksum)
     {
         final MessageVerifier verifier = new MessageVerifier(SEED, MessageLengths.named("mixed", SEED), 1, false);
         final FragmentAssembler assembler = new FragmentAssembler(verifier);
         try (Subscription subscription = Subscription.open(context, SystemTestSettings.channel(provider, 0), 1))
         {
             subscription.unavailableImageHandler(assembler::freeSessionBuffer);
+            if ("on".equals(checksum) && !subscription.frameChecksums())
+            {
+                throw new IllegalStateException("checksum=on, yet the subscription does not ask for checksums");
+            }
             port.set(subscription.endpoint().getPort());
             final long deadline = System.nanoTime() + TIMEOUT_NS;
             while (!pollerWindow.steady() && check(verifier, deadline))

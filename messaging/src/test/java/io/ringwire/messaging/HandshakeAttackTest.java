@@ -1,0 +1,420 @@
+package io.ringwire.messaging;
+
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.SessionSetup;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.QueuePairEndpoint;
+import io.ringwire.rdma.QueuePairState;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.cm.ConnectionManager;
+import io.ringwire.rdma.cm.RegionAdvertisement;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static io.ringwire.messaging.PubSubTestSupport.await;
+import static io.ringwire.messaging.PubSubTestSupport.channel;
+import static io.ringwire.messaging.PubSubTestSupport.context;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A subscription under attack on its connection listener keeps its live streams: a REQ recorded
+ * from a genuine publication's handshake and replayed is refused before anything is revealed, and a
+ * peer that holds the secret but stalls in the middle of its handshake never stalls the polling
+ * thread. Either way the concurrent stream loses nothing and its publication never reconnects.
+ */
+class HandshakeAttackTest
+{
+    private static final int STREAM = 31;
+    private static final int MESSAGES_BEFORE = 2_000;
+    private static final int MESSAGES_AFTER = 20_000;
+
+    @TempDir
+    Path directory;
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aReplayedRequestIsRefusedAndCountedAndTheLiveStreamLosesNothingAndDoesNotReconnect(final String provider)
+        throws Exception
+    {
+        final MessagingContext context = shortLivenessContext();
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+            RecordingRelay relay = new RecordingRelay(subscription.endpoint());
+            Publication publication = Publication.open(context, channel(provider, relay.port()), STREAM))
+        {
+            final Stream stream = new Stream(publication, subscription);
+            stream.connect();
+            stream.send(MESSAGES_BEFORE);
+
+            final byte[] request = relay.firstFrameFromClient();
+            final int answer = replay(subscription.endpoint(), request);
+            assertEquals(4, answer, "the replayed REQ is answered with REJ (type 4), never with a REP");
+            stream.send(MESSAGES_AFTER);
+
+            assertEquals(1, subscription.listenerCounters().rejectedStale(), "the replay is counted");
+            stream.assertNothingLostAndNoReconnect();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aPeerThatStallsInItsHandshakeNeverStallsThePollingThread(final String provider) throws Exception
+    {
+        final MessagingContext context = shortLivenessContext();
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+            Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                STREAM))
+        {
+            final Stream stream = new Stream(publication, subscription);
+            stream.connect();
+            stream.send(MESSAGES_BEFORE);
+
+            // Holds the secret, sends a valid REQ, then stalls for three liveness timeouts before its RTU.
+            final Device attackerDevice = RdmaProviders.open(context.newRdmaConfig(provider, "127.0.0.1:0"));
+            final QueuePair attackerQueuePair = attackerDevice.allocateProtectionDomain().createQueuePair(
+                new QueuePairConfig(attackerDevice.createCompletionQueue(64), attackerDevice.createCompletionQueue(64),
+                    16, 16, 0));
+            attackerQueuePair.modifyToInit();
+            final StallingQueuePair stalling = new StallingQueuePair(attackerQueuePair,
+                3 * context.livenessTimeoutNs() / 1_000_000);
+            final CompletableFuture<Void> attacker = CompletableFuture.runAsync(() ->
+            {
+                try
+                {
+                    ConnectionManager.connect(subscription.endpoint(), stalling,
+                        List.of(new RegionAdvertisement(0x10000, 7, CreditLayout.REGION_LENGTH)),
+                        new SessionSetup(STREAM, 99, 1 << 16, 0).encode(), context.connectionManagerConfig());
+                }
+                catch (final RdmaException expected)
+                {
+                    // the stall ends in a failed handshake
+                }
+            }, command -> Thread.ofVirtual().start(command));
+            await(stalling.stalling::get, Duration.ofSeconds(10), "the attacker's REP", stream::pollBoth);
+
+            final long stalledUntil = System.nanoTime() + 3 * context.livenessTimeoutNs();
+            while (System.nanoTime() < stalledUntil)
+            {
+                stream.send(200);
+            }
+            attacker.get();
+            attackerDevice.close();
+            stream.send(MESSAGES_AFTER);
+            stream.assertNothingLostAndNoReconnect();
+        }
+    }
+
+    /**
+     * A liveness timeout shorter than a handshake step (the connection manager allows at least a
+     * second), so that a polling thread held by a handshake loses its live streams.
+     */
+    private MessagingContext shortLivenessContext()
+    {
+        return context(directory, settings -> settings.livenessTimeoutMs(500));
+    }
+
+    /** Sends a recorded REQ on a connection of its own; returns the type of the answer. */
+    private static int replay(final InetSocketAddress listener, final byte[] request) throws IOException
+    {
+        try (Socket socket = new Socket(listener.getAddress(), listener.getPort()))
+        {
+            socket.setSoTimeout(5_000);
+            final InputStream input = socket.getInputStream();
+            readFrame(input); // this connection's CHALLENGE, which the recording cannot answer
+            socket.getOutputStream().write(request);
+            return readFrame(input)[4] & 0xFF;
+        }
+    }
+
+    /** Reads one connection-manager frame: 12-byte header with the body length at 8, body, 32-byte tag. */
+    private static byte[] readFrame(final InputStream input) throws IOException
+    {
+        final byte[] header = input.readNBytes(12);
+        final int bodyLength = ByteBuffer.wrap(header).getInt(8);
+        final byte[] rest = input.readNBytes(bodyLength + 32);
+        final byte[] frame = Arrays.copyOf(header, 12 + rest.length);
+        System.arraycopy(rest, 0, frame, 12, rest.length);
+        return frame;
+    }
+
+    /** One publication's numbered messages into one subscription, both driven by the test thread. */
+    private static final class Stream
+    {
+        private final Publication publication;
+        private final Subscription subscription;
+        private final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
+        private final FragmentHandler handler;
+        private long sent;
+        private long received;
+        private long outOfOrder;
+
+        Stream(final Publication publication, final Subscription subscription)
+        {
+            this.publication = publication;
+            this.subscription = subscription;
+            this.handler = (buffer, offset, length, header) ->
+            {
+                if (buffer.getLong(offset) != received)
+                {
+                    outOfOrder++;
+                }
+                received++;
+            };
+        }
+
+        void connect()
+        {
+            await(() -> publication.isConnected() && subscription.imageCount() == 1, Duration.ofSeconds(10),
+                "the publication's connection", this::pollBoth);
+        }
+
+        void pollBoth()
+        {
+            subscription.poll(handler, 10);
+            publication.doWork();
+        }
+
+        void send(final int count)
+        {
+            final long target = sent + count;
+            while (sent < target)
+            {
+                message.putLong(0, sent);
+                final long result = publication.offer(message, 0, message.capacity());
+                if (result > 0)
+                {
+                    sent++;
+                }
+                else
+                {
+                    assertTrue(result == Publication.BACK_PRESSURED, "offer " + sent + " returned " + result);
+                }
+                subscription.poll(handler, 10);
+            }
+            await(() -> received == sent, Duration.ofSeconds(10), "every message sent so far", this::pollBoth);
+        }
+
+        void assertNothingLostAndNoReconnect()
+        {
+            assertEquals(sent, received, "messages delivered");
+            assertEquals(0, outOfOrder, "messages out of order or lost");
+            assertEquals(1, publication.counters().connects.get(), "the publication connected once");
+            assertEquals(0, publication.counters().disconnects.get(), "and never reconnected");
+            assertEquals(1, subscription.counters().imagesOpened.get(), "one image");
+            assertEquals(0, subscription.counters().imagesClosed.get(), "which never closed");
+        }
+    }
+
+    /**
+     * A TCP relay in front of a connection listener that records what the client sends, as an
+     * eavesdropper on the management connection would.
+     */
+    private static final class RecordingRelay implements AutoCloseable
+    {
+        private final ServerSocket server;
+        private final ByteArrayOutputStream fromClient = new ByteArrayOutputStream();
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        RecordingRelay(final InetSocketAddress target) throws IOException
+        {
+            server = new ServerSocket(0, 8, target.getAddress());
+            Thread.ofVirtual().start(() ->
+            {
+                while (!closed.get())
+                {
+                    try
+                    {
+                        final Socket client = server.accept();
+                        final Socket upstream = new Socket(target.getAddress(), target.getPort());
+                        Thread.ofVirtual().start(() -> pump(client, upstream, true));
+                        Thread.ofVirtual().start(() -> pump(upstream, client, false));
+                    }
+                    catch (final IOException ex)
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+
+        int port()
+        {
+            return server.getLocalPort();
+        }
+
+        private void pump(final Socket from, final Socket to, final boolean record)
+        {
+            try (from; to)
+            {
+                final InputStream input = from.getInputStream();
+                final OutputStream output = to.getOutputStream();
+                final byte[] chunk = new byte[4096];
+                int read;
+                while ((read = input.read(chunk)) >= 0)
+                {
+                    if (record)
+                    {
+                        synchronized (fromClient)
+                        {
+                            fromClient.write(chunk, 0, read);
+                        }
+                    }
+                    output.write(chunk, 0, read);
+                }
+            }
+            catch (final IOException ex)
+            {
+                // the connection ended
+            }
+        }
+
+        /** @return the first frame the client sent: its REQ. */
+        byte[] firstFrameFromClient()
+        {
+            final byte[] recorded;
+            synchronized (fromClient)
+            {
+                recorded = fromClient.toByteArray();
+            }
+            final int bodyLength = ByteBuffer.wrap(recorded).getInt(8);
+            return Arrays.copyOf(recorded, 12 + bodyLength + 32);
+        }
+
+        @Override
+        public void close() throws IOException
+        {
+            closed.set(true);
+            server.close();
+        }
+    }
+
+    /**
+     * An active side's real queue pair, on a device of the provider under test, whose move to RTR
+     * stalls, then fails: the peer's REP has arrived, but it never sends its RTU.
+     */
+    private static final class StallingQueuePair implements QueuePair
+    {
+        final AtomicBoolean stalling = new AtomicBoolean();
+        private final QueuePair real;
+        private final long stallMs;
+
+        StallingQueuePair(final QueuePair real, final long stallMs)
+        {
+            this.real = real;
+            this.stallMs = stallMs;
+        }
+
+        @Override
+        public int queuePairNumber()
+        {
+            return real.queuePairNumber();
+        }
+
+        @Override
+        public QueuePairState state()
+        {
+            return real.state();
+        }
+
+        @Override
+        public QueuePairEndpoint localEndpoint()
+        {
+            return real.localEndpoint();
+        }
+
+        @Override
+        public void modifyToInit()
+        {
+            real.modifyToInit();
+        }
+
+        @Override
+        public void modifyToReadyToReceive(final QueuePairEndpoint remote)
+        {
+            stalling.set(true);
+            try
+            {
+                Thread.sleep(stallMs);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            throw new RdmaException("stalled on purpose");
+        }
+
+        @Override
+        public void modifyToReadyToSend()
+        {
+            real.modifyToReadyToSend();
+        }
+
+        @Override
+        public void modifyToError()
+        {
+            real.modifyToError();
+        }
+
+        @Override
+        public int postWrite(final long workRequestId, final MemoryRegion local, final int localOffset,
+            final int length, final long remoteAddress, final int rkey, final int flags)
+        {
+            return real.postWrite(workRequestId, local, localOffset, length, remoteAddress, rkey, flags);
+        }
+
+        @Override
+        public int postWriteWithImmediate(final long workRequestId, final MemoryRegion local, final int localOffset,
+            final int length, final long remoteAddress, final int rkey, final int immediate, final int flags)
+        {
+            return real.postWriteWithImmediate(workRequestId, local, localOffset, length, remoteAddress, rkey, immediate,
+                flags);
+        }
+
+        @Override
+        public int postSend(final long workRequestId, final MemoryRegion local, final int localOffset,
+            final int length, final int flags)
+        {
+            return real.postSend(workRequestId, local, localOffset, length, flags);
+        }
+
+        @Override
+        public boolean canPostSends(final int requests, final long bytes)
+        {
+            return real.canPostSends(requests, bytes);
+        }
+
+        @Override
+        public int postReceive(final long workRequestId, final MemoryRegion local, final int localOffset,
+            final int length)
+        {
+            return real.postReceive(workRequestId, local, localOffset, length);
+        }
+
+        @Override
+        public void close()
+        {
+            real.close();
+        }
+    }
+}
