@@ -123,7 +123,7 @@ public final class Publication implements AutoCloseable
             this.staging = domain.allocateRegion(capacity, Access.LOCAL_WRITE);
             this.appender = new FrameAppender(staging.buffer());
             this.signer = new FrameSigner(staging.buffer());
-            this.counters = created = PublicationCounters.create(context, channel, streamId);
+            this.counters = created = PublicationCounters.create(context, channel, streamId, device.counters());
             this.destinations = new PublicationDestinations(context, endpoints, device, domain, completionQueue,
                 counters, streamId, capacity, this::onConnectionChange);
             this.destinationArray = destinations.all;
@@ -557,6 +557,7 @@ public final class Publication implements AutoCloseable
             return work;
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 10_000_000L);
+        counters.device.update();
         work += destinations.disconnectSilent(nowNs);
         if (framesPublished != framesPublishedAtLastDuty)
         {

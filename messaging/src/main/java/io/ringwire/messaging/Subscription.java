@@ -112,7 +112,7 @@ public final class Subscription implements AutoCloseable
             }
             this.frameChecksums = context.frameChecksums(device.verifiesIntegrity());
             this.listener = ConnectionListener.bind(endpoint, context.connectionManagerConfig());
-            this.counters = SubscriptionCounters.create(context, channel, streamId);
+            this.counters = SubscriptionCounters.create(context, channel, streamId, device.counters());
         }
         catch (final RuntimeException ex)
         {
@@ -294,6 +294,7 @@ public final class Subscription implements AutoCloseable
             return 0;
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 5_000_000L);
+        counters.device.update();
         int work = acceptPublications() + adoptHandshakes();
         final Image[] current = images;
         for (final Image image : current)

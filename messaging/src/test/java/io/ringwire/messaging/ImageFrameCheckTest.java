@@ -47,7 +47,7 @@ class ImageFrameCheckTest
             .conclude();
         try (Device device = RdmaProviders.open(config);
             SubscriptionCounters counters = SubscriptionCounters.create(context,
-                ChannelUri.parse("ringwire:shm?endpoint=127.0.0.1:1"), STREAM))
+                ChannelUri.parse("ringwire:shm?endpoint=127.0.0.1:1"), STREAM, device.counters()))
         {
             final ProtectionDomain domain = device.allocateProtectionDomain();
             final CompletionQueue completions = device.createCompletionQueue(1024);

@@ -41,7 +41,7 @@ public final class CountersFile
     static final int START_TIME_OFFSET = 16;
     static final int METADATA_LENGTH_OFFSET = 24;
     static final int VALUES_LENGTH_OFFSET = 28;
-    static final int COUNTERS = 1024;
+    static final int COUNTERS = 4096;
     static final int METADATA_LENGTH = COUNTERS * CountersReader.METADATA_LENGTH;
     static final int VALUES_LENGTH = COUNTERS * CountersReader.COUNTER_LENGTH;
     /** Suffix of counters files. */

@@ -2,6 +2,7 @@ package io.ringwire.messaging.status;
 
 import io.ringwire.messaging.ChannelUri;
 import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.DeviceCounters;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
@@ -13,6 +14,8 @@ import org.agrona.concurrent.status.AtomicCounter;
 public final class PublicationCounters implements AutoCloseable
 {
     private final CounterSet set;
+    /** The publication's device counters, copied into the file by its duty cycle. */
+    public final DeviceCounterMirror device;
     /** Messages sent (a fragmented message counts once, with its last fragment). */
     public final AtomicCounter messagesSent;
     /** Payload bytes of the messages sent. */
@@ -32,7 +35,7 @@ public final class PublicationCounters implements AutoCloseable
     /** Frames a queue pair refused to post, each of which disconnects its subscriber. */
     public final AtomicCounter sendFailures;
 
-    private PublicationCounters(final CounterSet set)
+    private PublicationCounters(final CounterSet set, final DeviceCounters deviceCounters)
     {
         this.set = set;
         messagesSent = set.newCounter("messages sent");
@@ -44,6 +47,7 @@ public final class PublicationCounters implements AutoCloseable
         errors = set.newCounter("error completions");
         livenessTimeouts = set.newCounter("liveness timeouts");
         sendFailures = set.newCounter("send failures");
+        device = new DeviceCounterMirror(set, deviceCounters);
     }
 
     /**
@@ -53,12 +57,13 @@ public final class PublicationCounters implements AutoCloseable
      * @param context  the publication's context.
      * @param channel  the publication's channel (its provider and endpoints label the counters).
      * @param streamId the stream.
+     * @param device   the publication's device counters, published beside its own.
      * @return the counters, to {@link #close()} with the publication.
      */
     public static PublicationCounters create(final MessagingContext context, final ChannelUri channel,
-        final int streamId)
+        final int streamId, final DeviceCounters device)
     {
-        return new PublicationCounters(new CounterSet(context, channel, "pub", streamId));
+        return new PublicationCounters(new CounterSet(context, channel, "pub", streamId), device);
     }
 
     /** Frees the counters (control path). */

@@ -2,6 +2,7 @@ package io.ringwire.messaging.status;
 
 import io.ringwire.messaging.ChannelUri;
 import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.DeviceCounters;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
@@ -13,6 +14,8 @@ import org.agrona.concurrent.status.AtomicCounter;
 public final class SubscriptionCounters implements AutoCloseable
 {
     private final CounterSet set;
+    /** The subscription's device counters, copied into the file by its duty cycle. */
+    public final DeviceCounterMirror device;
     /** Whole messages received: unfragmented ones and last fragments. */
     public final AtomicCounter messagesReceived;
     /** Data frames handed to the fragment handler. */
@@ -38,7 +41,7 @@ public final class SubscriptionCounters implements AutoCloseable
     /** Data frames whose CRC32C did not hold, or that lacked one this subscription asked for; each closes its image. */
     public final AtomicCounter checksumErrors;
 
-    private SubscriptionCounters(final CounterSet set)
+    private SubscriptionCounters(final CounterSet set, final DeviceCounters deviceCounters)
     {
         this.set = set;
         messagesReceived = set.newCounter("messages received");
@@ -53,6 +56,7 @@ public final class SubscriptionCounters implements AutoCloseable
         protocolErrors = set.newCounter("protocol errors");
         errors = set.newCounter("error completions");
         checksumErrors = set.newCounter("checksum errors");
+        device = new DeviceCounterMirror(set, deviceCounters);
     }
 
     /**
@@ -62,12 +66,13 @@ public final class SubscriptionCounters implements AutoCloseable
      * @param context  the subscription's context.
      * @param channel  the subscription's channel (its provider and endpoint label the counters).
      * @param streamId the stream.
+     * @param device   the subscription's device counters, published beside its own.
      * @return the counters, to {@link #close()} with the subscription.
      */
     public static SubscriptionCounters create(final MessagingContext context, final ChannelUri channel,
-        final int streamId)
+        final int streamId, final DeviceCounters device)
     {
-        return new SubscriptionCounters(new CounterSet(context, channel, "sub", streamId));
+        return new SubscriptionCounters(new CounterSet(context, channel, "sub", streamId), device);
     }
 
     /** Frees the counters (control path). */
