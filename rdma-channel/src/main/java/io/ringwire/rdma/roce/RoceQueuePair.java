@@ -46,6 +46,8 @@ final class RoceQueuePair extends SoftQueuePair
      * the ID it really has; -1 for none. Receive path, owning thread.
      */
     int candidateIpIdentification = -1;
+    /** Unverified packets in a row whose solved IDs followed one another. Receive path, owning thread. */
+    int resyncRun;
     private int remoteQueuePairNumber;
     /** The peer's IPv4 address as an int; packets from anywhere else are foreign. Owning thread. */
     private int peerAddress;
@@ -84,6 +86,24 @@ final class RoceQueuePair extends SoftQueuePair
         return remoteQueuePairNumber;
     }
 
+    /** @return the PSN this queue pair's next new request packet takes. */
+    int nextRequestPsn()
+    {
+        return requester.nextPsn();
+    }
+
+    /** @return the oldest PSN of this queue pair's requests not yet acknowledged (the next one when none is outstanding). */
+    int oldestUnacknowledgedPsn()
+    {
+        return requester.oldestUnacknowledgedPsn();
+    }
+
+    /** @return the PSN of the next request from the peer this queue pair executes. */
+    int expectedRequestPsn()
+    {
+        return responder.expectedPsn();
+    }
+
     // ---------------------------------------------------------------- connection
 
     @Override
@@ -109,18 +129,30 @@ final class RoceQueuePair extends SoftQueuePair
         peerSourcePort = 0;
         expectedIpIdentification = 0;
         candidateIpIdentification = -1;
+        resyncRun = 0;
         transmitter = new RoceTransmitter(device.localAddress(), peer,
             RoceWire.sourcePort(queuePairNumber, remoteQueuePairNumber),
             BTH_LENGTH + RETH_LENGTH + IMMDT_LENGTH + pathMtu + 3 + Icrc.LENGTH, device.settings().connectedSend());
         responder.connect(remote.startPsn());
         requester.connect();
+    }
+
+    @Override
+    protected void transportReadyToSend()
+    {
         if (!device.verifiesIntegrity())
         {
             // A device that predicts IP IDs takes its peer to do the same (the same provider, the same
-            // privileges): an ACK of nothing yet (the PSN before the peer's first), harmless to any RoCE
-            // requester, lets the peer learn this flow's ID sequence before a packet that matters, such
-            // as a NAK that ends the connection and is never resent.
-            sendAcknowledge(addPsn(remote.startPsn(), -1), AETH_ACK | AETH_CREDITS_UNLIMITED, 0);
+            // privileges): ACKs of nothing yet (the PSN before the peer's first), harmless to any RoCE
+            // requester, as many as the peer needs in a row to take up this flow's ID sequence before
+            // a packet that matters, such as a NAK that ends the connection and is never resent. Sent
+            // at ready-to-send, not before: by then the peer's queue pair is connected too (the
+            // connection manager's RTU follows the peer's own ready-to-send), so the ACKs reach a
+            // queue pair that knows where they come from.
+            for (int i = 0; i < RoceReceiver.RESYNC_RUN; i++)
+            {
+                sendAcknowledge(addPsn(remote.startPsn(), -1), AETH_ACK | AETH_CREDITS_UNLIMITED, 0);
+            }
         }
     }
 

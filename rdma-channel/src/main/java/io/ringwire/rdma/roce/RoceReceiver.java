@@ -33,16 +33,19 @@ import static io.ringwire.rdma.roce.RawUdpReceiver.UDP_HEADER_LENGTH;
  *       and the ICRC is checked against the ID the packet really carried: the whole ICRC, as a
  *       RoCE NIC checks it.</li>
  *   <li>Without one, the receiver accepts a packet only when its ICRC matches an ID predicted
- *       before it arrived: the next ID of its queue pair's peer (RingWire's connected sockets and
- *       rxe number their datagrams one by one), the next ID from its source address (rxe numbers
- *       all of a host pair's queue pairs together), or 0 (RingWire's unconnected sockets). A packet
- *       whose ICRC matches only an ID solved out of the packet itself (its sender's first packet,
- *       one after a loss) is dropped, as unverified, and only teaches what its successor's ID would
- *       be: the next packet confirms the sequence when its own ICRC matches that ID exactly, and
- *       the reliable connection resends the dropped one. An error that the ICRC, being affine in
- *       the ID bits, would take for a different ID can therefore never be accepted: the ID it
- *       imitates was not predicted. The device then reports that it does not verify integrity
- *       ({@link RoceDevice#verifiesIntegrity()}), and messaging checksums its frames end to end.</li>
+ *       before it arrived: one of the next {@value #ID_WINDOW} IDs of its queue pair's peer
+ *       (RingWire's connected sockets and rxe number their datagrams one by one, and a lost datagram
+ *       skips one), one of the next IDs from its source address (rxe numbers all of a host pair's
+ *       queue pairs together), or 0 (RingWire's unconnected sockets). A packet whose ICRC matches
+ *       only an ID solved out of the packet itself (its sender's first packet, one after a long
+ *       outage) is dropped, as unverified, and the reliable connection resends it; only after
+ *       {@value #RESYNC_RUN} such packets in a row whose solved IDs follow one another does the
+ *       receiver take up their sequence. An error the ICRC, being affine in the ID bits, would
+ *       take for another ID is thus accepted only if that ID lies in the predicted window, or if
+ *       the same error strikes {@value #RESYNC_RUN} consecutive packets while the sequence is
+ *       lost: the ICRC alone no longer proves integrity. The device says so
+ *       ({@link RoceDevice#verifiesIntegrity()}), and messaging then checksums its frames end to
+ *       end, the independent check.</li>
  * </ul>
  *
  * <p>Threading: the device's owning thread. Allocation-free in steady state: one buffer, parser and
@@ -62,6 +65,10 @@ final class RoceReceiver
     /** {@link #matchIdentification}: only an ID solved out of the packet does ({@link #solvedIdentification}). */
     private static final int UNVERIFIED = -2;
     private static final int NO_ID = -1;
+    /** IDs predicted after a verified packet: its successor's and the next ones, which lost datagrams skip to. */
+    static final int ID_WINDOW = 16;
+    /** Consecutive unverified packets with successive solved IDs before the receiver takes up their sequence. */
+    static final int RESYNC_RUN = 3;
 
     private final DatagramChannel channel;
     private final RawUdpReceiver raw;
@@ -241,8 +248,15 @@ final class RoceReceiver
         }
         if (UNVERIFIED == identification)
         {
-            // Learnt only: the packet's successor confirms the sequence, or nothing does.
+            // Dropped; a run of such packets whose IDs follow one another becomes the expected sequence.
+            queuePair.resyncRun = solvedIdentification == queuePair.candidateIpIdentification ? queuePair.resyncRun + 1 : 1;
             queuePair.candidateIpIdentification = (solvedIdentification + 1) & 0xFFFF;
+            if (queuePair.resyncRun >= RESYNC_RUN)
+            {
+                queuePair.expectedIpIdentification = queuePair.candidateIpIdentification;
+                queuePair.candidateIpIdentification = NO_ID;
+                queuePair.resyncRun = 0;
+            }
             counters.increment(DeviceCounters.ICRC_UNVERIFIED);
             return;
         }
@@ -251,6 +265,7 @@ final class RoceReceiver
             final int next = 0 == identification ? 0 : (identification + 1) & 0xFFFF;
             queuePair.expectedIpIdentification = next;
             queuePair.candidateIpIdentification = NO_ID;
+            queuePair.resyncRun = 0;
             expectedIdBySource.put(sourceAddress, next);
         }
         queuePair.onPacket(packet, receiveView, nowNs);
@@ -278,22 +293,37 @@ final class RoceReceiver
         }
         if (null != queuePair)
         {
-            if (matches(difference, queuePair.expectedIpIdentification, length))
+            final int predicted = matchWindow(difference, queuePair.expectedIpIdentification, length);
+            if (NO_ID != predicted)
             {
-                return queuePair.expectedIpIdentification;
-            }
-            if (matches(difference, queuePair.candidateIpIdentification, length))
-            {
-                return queuePair.candidateIpIdentification;
+                return predicted;
             }
         }
         final int fromSource = expectedIdBySource.get(sourceAddress);
-        if (matches(difference, fromSource, length))
+        if (NO_ID != fromSource)
         {
-            return fromSource;
+            final int predicted = matchWindow(difference, fromSource, length);
+            if (NO_ID != predicted)
+            {
+                return predicted;
+            }
         }
         solvedIdentification = icrc.solveIpIdentification(computed, received, length);
         return solvedIdentification < 0 ? ICRC_MISMATCH : UNVERIFIED;
+    }
+
+    /** @return the ID among the {@link #ID_WINDOW} from {@code first} on whose difference matches; {@link #NO_ID} for none. */
+    private static int matchWindow(final int difference, final int first, final int length)
+    {
+        for (int i = 0; i < ID_WINDOW; i++)
+        {
+            final int identification = (first + i) & 0xFFFF;
+            if (matches(difference, identification, length))
+            {
+                return identification;
+            }
+        }
+        return NO_ID;
     }
 
     private static boolean matches(final int difference, final int identification, final int length)

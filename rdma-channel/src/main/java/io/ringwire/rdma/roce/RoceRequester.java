@@ -453,6 +453,18 @@ final class RoceRequester
         transmitPacket = 0;
     }
 
+    /** @return the PSN the next new request packet takes. */
+    int nextPsn()
+    {
+        return nextPsn;
+    }
+
+    /** @return the oldest PSN not yet acknowledged; {@link #nextPsn()} when nothing is outstanding. */
+    int oldestUnacknowledgedPsn()
+    {
+        return oldestUnacknowledgedPsn;
+    }
+
     /**
      * @return request packets (first transmissions and retransmissions) sent to the peer so far.
      */

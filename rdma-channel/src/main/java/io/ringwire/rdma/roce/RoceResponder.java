@@ -81,6 +81,12 @@ final class RoceResponder
         this.acknowledgements = new AckCoalescer(ackDelayNs);
     }
 
+    /** @return the PSN of the next request this responder executes. */
+    int expectedPsn()
+    {
+        return expectedPsn;
+    }
+
     void connect(final int peerStartPsn)
     {
         expectedPsn = peerStartPsn & PSN_MASK;

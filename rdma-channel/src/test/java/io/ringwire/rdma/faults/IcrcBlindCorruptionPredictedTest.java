@@ -2,9 +2,9 @@ package io.ringwire.rdma.faults;
 
 /**
  * {@link IcrcBlindCorruptionTest} with the receiver that cannot see IP headers (no CAP_NET_RAW):
- * it accepts a packet only when its ICRC matches an IP ID predicted before the packet arrived, so an
- * error that imitates another ID is still dropped (as an ICRC error, or as unverified when it also
- * broke the sequence), never delivered.
+ * it accepts a packet only when its ICRC matches an IP ID predicted before the packet arrived (the
+ * next few of its peer's sequence), so the error that imitates another ID is dropped as unverified,
+ * never delivered, and the packet after it still matches the sequence.
  */
 public class IcrcBlindCorruptionPredictedTest extends IcrcBlindCorruptionTest
 {
@@ -15,8 +15,8 @@ public class IcrcBlindCorruptionPredictedTest extends IcrcBlindCorruptionTest
     }
 
     /**
-     * @return two: the corrupted packet, and its successor, whose ID was not the one predicted (the
-     *         prediction followed the corrupted packet's), which re-learns the sequence.
+     * @return two: the corrupted packet itself, with a margin for a corruption that lands among a
+     *         connection's priming ACKs and so delays the receiver taking up the peer's ID sequence.
      */
     @Override
     protected long maxDropsPerCorruption()

@@ -292,7 +292,8 @@ final class FuzzCampaign implements AutoCloseable
             verdict = model.classify(requester, length);
             if (verdict == FuzzResponderModel.PROTECTED)
             {
-                statistics.steer("a corrupted packet whose ICRC the IP-ID solver would accept, aimed at the healthy QP");
+                statistics.steer("a corrupted packet whose ICRC the IP-ID solver would accept, aimed at the healthy QP " +
+                    "or matching a predicted ID");
                 continue;
             }
             if (verdict == FuzzResponderModel.TO_VICTIM && model.lastDecision == FuzzVictim.KNOWN_DEVIATION)

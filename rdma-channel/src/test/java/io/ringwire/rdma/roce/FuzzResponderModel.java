@@ -28,7 +28,10 @@ final class FuzzResponderModel
     static final int UNKNOWN_QUEUE_PAIR = 2;
     static final int BAD_PARTITION_KEY = 3;
     static final int TO_VICTIM = 4;
-    /** Would reach the healthy or the marker queue pair: never sent. */
+    /**
+     * Would reach the healthy or the marker queue pair, or carries a corruption a predicting device
+     * would take for a predicted ID: never sent.
+     */
     static final int PROTECTED = 5;
     /** Dropped as unverified by a device that predicts IP IDs (its ICRC matches only a solved ID). */
     static final int ICRC_UNVERIFIED = 6;
@@ -74,9 +77,13 @@ final class FuzzResponderModel
             return MALFORMED;
         }
         final int icrc = requester.icrcCheck(length);
-        if (icrc == FuzzRequester.ICRC_BROKEN || (icrc == FuzzRequester.ICRC_SOLVABLE && carriedIdChecked))
+        if (icrc == FuzzRequester.ICRC_BROKEN || (icrc != FuzzRequester.ICRC_INTACT && carriedIdChecked))
         {
             return ICRC_ERROR;
+        }
+        if (icrc == FuzzRequester.ICRC_PREDICTABLE)
+        {
+            return PROTECTED; // a predicting device would take it for the ID after the last: steered away
         }
         if (protectedQueuePairs.contains(parsed.destinationQp))
         {
