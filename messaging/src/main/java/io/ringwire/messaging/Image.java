@@ -116,6 +116,12 @@ final class Image implements AutoCloseable
         this.lastCreditNs = nowNs;
     }
 
+    /** @return the ring the publication writes into (tests read it). */
+    MemoryRegion ring()
+    {
+        return ring;
+    }
+
     /**
      * Handles the frame a receive completion announced.
      *

@@ -243,6 +243,12 @@ public final class Publication implements AutoCloseable
         return channel.toString();
     }
 
+    /** @return its subscribers, connected or not (tests read them). */
+    PublicationDestination[] destinations()
+    {
+        return destinationArray;
+    }
+
     /** @return this publication's counters (tests read them). */
     PublicationCounters counters()
     {

@@ -171,6 +171,12 @@ public final class Subscription implements AutoCloseable
         return frameChecksums;
     }
 
+    /** @return its images (tests read them). */
+    Image[] images()
+    {
+        return images;
+    }
+
     /** @return this subscription's counters (tests read them). */
     SubscriptionCounters counters()
     {

@@ -12,7 +12,6 @@ import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProviders;
 import io.ringwire.rdma.cm.ConnectionManager;
 import io.ringwire.rdma.cm.RegionAdvertisement;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -63,7 +62,7 @@ class HandshakeAttackTest
             RecordingRelay relay = new RecordingRelay(subscription.endpoint());
             Publication publication = Publication.open(context, channel(provider, relay.port()), STREAM))
         {
-            final Stream stream = new Stream(publication, subscription);
+            final LiveStream stream = new LiveStream(publication, subscription);
             stream.connect();
             stream.send(MESSAGES_BEFORE);
 
@@ -86,7 +85,7 @@ class HandshakeAttackTest
             Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
                 STREAM))
         {
-            final Stream stream = new Stream(publication, subscription);
+            final LiveStream stream = new LiveStream(publication, subscription);
             stream.connect();
             stream.send(MESSAGES_BEFORE);
 
@@ -156,74 +155,6 @@ class HandshakeAttackTest
         final byte[] frame = Arrays.copyOf(header, 12 + rest.length);
         System.arraycopy(rest, 0, frame, 12, rest.length);
         return frame;
-    }
-
-    /** One publication's numbered messages into one subscription, both driven by the test thread. */
-    private static final class Stream
-    {
-        private final Publication publication;
-        private final Subscription subscription;
-        private final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
-        private final FragmentHandler handler;
-        private long sent;
-        private long received;
-        private long outOfOrder;
-
-        Stream(final Publication publication, final Subscription subscription)
-        {
-            this.publication = publication;
-            this.subscription = subscription;
-            this.handler = (buffer, offset, length, header) ->
-            {
-                if (buffer.getLong(offset) != received)
-                {
-                    outOfOrder++;
-                }
-                received++;
-            };
-        }
-
-        void connect()
-        {
-            await(() -> publication.isConnected() && subscription.imageCount() == 1, Duration.ofSeconds(10),
-                "the publication's connection", this::pollBoth);
-        }
-
-        void pollBoth()
-        {
-            subscription.poll(handler, 10);
-            publication.doWork();
-        }
-
-        void send(final int count)
-        {
-            final long target = sent + count;
-            while (sent < target)
-            {
-                message.putLong(0, sent);
-                final long result = publication.offer(message, 0, message.capacity());
-                if (result > 0)
-                {
-                    sent++;
-                }
-                else
-                {
-                    assertTrue(result == Publication.BACK_PRESSURED, "offer " + sent + " returned " + result);
-                }
-                subscription.poll(handler, 10);
-            }
-            await(() -> received == sent, Duration.ofSeconds(10), "every message sent so far", this::pollBoth);
-        }
-
-        void assertNothingLostAndNoReconnect()
-        {
-            assertEquals(sent, received, "messages delivered");
-            assertEquals(0, outOfOrder, "messages out of order or lost");
-            assertEquals(1, publication.counters().connects.get(), "the publication connected once");
-            assertEquals(0, publication.counters().disconnects.get(), "and never reconnected");
-            assertEquals(1, subscription.counters().imagesOpened.get(), "one image");
-            assertEquals(0, subscription.counters().imagesClosed.get(), "which never closed");
-        }
     }
 
     /**

@@ -26,6 +26,15 @@ public final class DeviceCounterMirror
         }
     }
 
+    /**
+     * @param counter one of {@link DeviceCounters}' constants.
+     * @return its value as last copied.
+     */
+    public long get(final int counter)
+    {
+        return copies[counter].get();
+    }
+
     /** Copies every device counter into the file. Allocation-free; the owner's duty cycle calls it. */
     public void update()
     {
