@@ -7,6 +7,7 @@ import java.time.Duration;
 import static io.ringwire.messaging.PubSubTestSupport.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * One publication's numbered messages into one subscription, both driven by the test thread, for
@@ -68,7 +69,16 @@ final class LiveStream
     void send(final int count)
     {
         offer(count, true);
-        await(() -> received == sent, Duration.ofSeconds(10), "every message sent so far", this::pollBoth);
+        final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (received != sent)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail("timed out after 10 s waiting for every message sent so far: " + received + " of " + sent +
+                    " received; " + state());
+            }
+            pollBoth();
+        }
     }
 
     /**
@@ -108,6 +118,16 @@ final class LiveStream
                 subscription.poll(handler, 10);
             }
         }
+    }
+
+    /** @return what happened to the connection, for a failure's message. */
+    private String state()
+    {
+        return "publication connects=" + publication.counters().connects.get() + " disconnects=" +
+            publication.counters().disconnects.get() + " liveness timeouts=" + publication.counters().livenessTimeouts.get() +
+            "; subscription images opened=" + subscription.counters().imagesOpened.get() + " closed=" +
+            subscription.counters().imagesClosed.get() + " liveness timeouts=" +
+            subscription.counters().livenessTimeouts.get();
     }
 
     /** Every message arrived once, in order and intact, over one connection that never closed. */
