@@ -2,6 +2,7 @@ package io.ringwire.codecs;
 
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.CancelOrderDecoder;
+import io.ringwire.codecs.trading.EngineCommandDecoder;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.GroupSizeEncodingDecoder;
 import io.ringwire.codecs.trading.HeartbeatDecoder;
@@ -9,8 +10,13 @@ import io.ringwire.codecs.trading.LatencyProbeDecoder;
 import io.ringwire.codecs.trading.LogonDecoder;
 import io.ringwire.codecs.trading.LogonResponseDecoder;
 import io.ringwire.codecs.trading.LogoutDecoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.NewOrderDecoder;
+import io.ringwire.codecs.trading.OrderAddedDecoder;
+import io.ringwire.codecs.trading.OrderCanceledDecoder;
+import io.ringwire.codecs.trading.OrderExecutedDecoder;
+import io.ringwire.codecs.trading.OrderReplacedDecoder;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import io.ringwire.codecs.trading.TradeDecoder;
 import io.ringwire.codecs.trading.VarDataEncodingDecoder;
@@ -28,8 +34,10 @@ import java.nio.ByteOrder;
  * <p>What is checked, in wire order, never reading a byte at or past {@code offset + length}:
  * <ol>
  *   <li>the 8-byte message header is present and names this schema's id and a known template;</li>
- *   <li>the header's block length is at least the template's block length in schema version 1
- *       (every version-1 field is required) and the block fits;</li>
+ *   <li>the header's block length is at least the template's block length at the header's version
+ *       (every field up to that version is required, because the decoders read a field whenever
+ *       the acting version has it, whatever the block length says) and the block fits. Version 0
+ *       is held to version 1's fields, and a version above this schema's to this schema's;</li>
  *   <li>each repeating group: its dimension header fits, its entry block length is at least the
  *       known one, its count is within the schema's maximum, and count x block length fits;</li>
  *   <li>each var-data field: its length prefix fits, the length is within the schema's maximum, and
@@ -41,8 +49,9 @@ import java.nio.ByteOrder;
  *
  * <p>Not checked: field values. Enum fields may hold values this version does not know (a newer
  * sender's); receivers read them with the generated {@code *Raw()} getters or handle the typed
- * getter's IllegalArgumentException. The minimum block length is version 1's for every header
- * version: when version 2 adds fields, give each template a minimum length per version here.
+ * getter's IllegalArgumentException. When a version appends fields to a template, the template is
+ * registered with its block length at each version: the earlier version's block ends where the
+ * first appended field starts.
  *
  * <p>Threading: stateless; safe from any thread. Allocation: none.
  * <p>Return codes: the message's encoded length (header included, always &gt; 0) when valid,
@@ -82,6 +91,7 @@ public final class MessageValidator
     private static final int BLOCK_LENGTH_OFFSET = MessageHeaderDecoder.blockLengthEncodingOffset();
     private static final int TEMPLATE_ID_OFFSET = MessageHeaderDecoder.templateIdEncodingOffset();
     private static final int SCHEMA_ID_OFFSET = MessageHeaderDecoder.schemaIdEncodingOffset();
+    private static final int VERSION_OFFSET = MessageHeaderDecoder.versionEncodingOffset();
 
     private static final int GROUP_HEADER_LENGTH = GroupSizeEncodingDecoder.ENCODED_LENGTH;
     private static final int GROUP_BLOCK_LENGTH_OFFSET = GroupSizeEncodingDecoder.blockLengthEncodingOffset();
@@ -104,19 +114,43 @@ public final class MessageValidator
 
     static
     {
-        register(LogonDecoder.TEMPLATE_ID, LogonDecoder.BLOCK_LENGTH, NO_GROUPS, new VarDataField[]{ VAR_STRING });
-        register(LogonResponseDecoder.TEMPLATE_ID, LogonResponseDecoder.BLOCK_LENGTH, NO_GROUPS,
+        register(LogonDecoder.TEMPLATE_ID, sameAtEveryVersion(LogonDecoder.BLOCK_LENGTH), NO_GROUPS,
             new VarDataField[]{ VAR_STRING });
-        register(LogoutDecoder.TEMPLATE_ID, LogoutDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
-        register(HeartbeatDecoder.TEMPLATE_ID, HeartbeatDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
-        register(NewOrderDecoder.TEMPLATE_ID, NewOrderDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
-        register(CancelOrderDecoder.TEMPLATE_ID, CancelOrderDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
-        register(ReplaceOrderDecoder.TEMPLATE_ID, ReplaceOrderDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
-        register(ExecutionReportDecoder.TEMPLATE_ID, ExecutionReportDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
-        register(BookUpdateDecoder.TEMPLATE_ID, BookUpdateDecoder.BLOCK_LENGTH,
+        register(LogonResponseDecoder.TEMPLATE_ID, sameAtEveryVersion(LogonResponseDecoder.BLOCK_LENGTH), NO_GROUPS,
+            new VarDataField[]{ VAR_STRING });
+        register(LogoutDecoder.TEMPLATE_ID, sameAtEveryVersion(LogoutDecoder.BLOCK_LENGTH), NO_GROUPS, NO_VAR_DATA);
+        register(HeartbeatDecoder.TEMPLATE_ID, sameAtEveryVersion(HeartbeatDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(NewOrderDecoder.TEMPLATE_ID,
+            grownInVersion2(NewOrderDecoder.postOnlyEncodingOffset(), NewOrderDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(CancelOrderDecoder.TEMPLATE_ID,
+            grownInVersion2(CancelOrderDecoder.receiveTimeEncodingOffset(), CancelOrderDecoder.BLOCK_LENGTH),
+            NO_GROUPS, NO_VAR_DATA);
+        register(ReplaceOrderDecoder.TEMPLATE_ID,
+            grownInVersion2(ReplaceOrderDecoder.receiveTimeEncodingOffset(), ReplaceOrderDecoder.BLOCK_LENGTH),
+            NO_GROUPS, NO_VAR_DATA);
+        register(MassCancelDecoder.TEMPLATE_ID, sameAtEveryVersion(MassCancelDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(EngineCommandDecoder.TEMPLATE_ID, sameAtEveryVersion(EngineCommandDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(ExecutionReportDecoder.TEMPLATE_ID,
+            grownInVersion2(ExecutionReportDecoder.priceEncodingOffset(), ExecutionReportDecoder.BLOCK_LENGTH),
+            NO_GROUPS, NO_VAR_DATA);
+        register(BookUpdateDecoder.TEMPLATE_ID, sameAtEveryVersion(BookUpdateDecoder.BLOCK_LENGTH),
             new int[]{ BookUpdateDecoder.LevelsDecoder.sbeBlockLength() }, NO_VAR_DATA);
-        register(TradeDecoder.TEMPLATE_ID, TradeDecoder.BLOCK_LENGTH, NO_GROUPS, NO_VAR_DATA);
-        register(LatencyProbeDecoder.TEMPLATE_ID, LatencyProbeDecoder.BLOCK_LENGTH, NO_GROUPS,
+        register(TradeDecoder.TEMPLATE_ID,
+            grownInVersion2(TradeDecoder.streamSequenceEncodingOffset(), TradeDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(OrderAddedDecoder.TEMPLATE_ID, sameAtEveryVersion(OrderAddedDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(OrderExecutedDecoder.TEMPLATE_ID, sameAtEveryVersion(OrderExecutedDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(OrderCanceledDecoder.TEMPLATE_ID, sameAtEveryVersion(OrderCanceledDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(OrderReplacedDecoder.TEMPLATE_ID, sameAtEveryVersion(OrderReplacedDecoder.BLOCK_LENGTH), NO_GROUPS,
+            NO_VAR_DATA);
+        register(LatencyProbeDecoder.TEMPLATE_ID, sameAtEveryVersion(LatencyProbeDecoder.BLOCK_LENGTH), NO_GROUPS,
             new VarDataField[]{ VAR_BYTES });
     }
 
@@ -153,8 +187,9 @@ public final class MessageValidator
             return UNKNOWN_TEMPLATE_ID;
         }
 
+        final int version = buffer.getShort(offset + VERSION_OFFSET, ORDER) & 0xFFFF;
         final int blockLength = buffer.getShort(offset + BLOCK_LENGTH_OFFSET, ORDER) & 0xFFFF;
-        if (blockLength < layout.blockLength)
+        if (blockLength < layout.minBlockLength(version))
         {
             return BLOCK_LENGTH_TOO_SHORT;
         }
@@ -239,7 +274,8 @@ public final class MessageValidator
             case WRONG_SCHEMA_ID -> "wrong schema id: not a RingWire trading message (expected schema id " +
                 MessageHeaderDecoder.SCHEMA_ID + ")";
             case UNKNOWN_TEMPLATE_ID -> "unknown template id: no message of the trading schema has it";
-            case BLOCK_LENGTH_TOO_SHORT -> "block length in the header is shorter than the message's fixed fields";
+            case BLOCK_LENGTH_TOO_SHORT ->
+                "block length in the header is shorter than the message's fixed fields at the header's version";
             case BLOCK_PAST_END -> "truncated: the fixed block runs past the end of the buffer";
             case GROUP_HEADER_PAST_END -> "truncated: a repeating group's size header runs past the end of the buffer";
             case GROUP_BLOCK_LENGTH_TOO_SHORT -> "a repeating group's entry length is shorter than its fixed fields";
@@ -265,18 +301,43 @@ public final class MessageValidator
     }
 
     private static void register(
-        final int templateId, final int blockLength, final int[] groupBlockLengths, final VarDataField[] varData)
+        final int templateId,
+        final int[] blockLengthByVersion,
+        final int[] groupBlockLengths,
+        final VarDataField[] varData)
     {
         if (null != LAYOUTS[templateId])
         {
             throw new IllegalStateException("template id " + templateId + " registered twice");
         }
-        LAYOUTS[templateId] = new TemplateLayout(blockLength, groupBlockLengths, varData);
+        LAYOUTS[templateId] = new TemplateLayout(blockLengthByVersion, groupBlockLengths, varData);
     }
 
-    /** The parts of one template the validator walks: its root block, flat groups, then var data. */
-    private record TemplateLayout(int blockLength, int[] groupBlockLengths, VarDataField[] varData)
+    /** A template whose root block no version has appended to. */
+    private static int[] sameAtEveryVersion(final int blockLength)
     {
+        return new int[]{ blockLength };
+    }
+
+    /** A version-1 template that version 2 appended fields to, the first of them at {@code version1BlockLength}. */
+    private static int[] grownInVersion2(final int version1BlockLength, final int blockLength)
+    {
+        return new int[]{ version1BlockLength, blockLength };
+    }
+
+    /**
+     * The parts of one template the validator walks: its root block, flat groups, then var data.
+     *
+     * @param blockLengthByVersion root block length at version 1, 2, ...; the last one holds for
+     *                             every later version.
+     */
+    private record TemplateLayout(int[] blockLengthByVersion, int[] groupBlockLengths, VarDataField[] varData)
+    {
+        int minBlockLength(final int version)
+        {
+            final int index = Math.min(Math.max(version, 1), blockLengthByVersion.length) - 1;
+            return blockLengthByVersion[index];
+        }
     }
 
     /** A var-data field: the width of its length prefix and the schema's maximum length. */

@@ -3,8 +3,12 @@ package io.ringwire.codecs;
 import io.ringwire.codecs.trading.BookAction;
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.BookUpdateEncoder;
+import io.ringwire.codecs.trading.BooleanType;
 import io.ringwire.codecs.trading.CancelOrderDecoder;
 import io.ringwire.codecs.trading.CancelOrderEncoder;
+import io.ringwire.codecs.trading.EngineCommandDecoder;
+import io.ringwire.codecs.trading.EngineCommandEncoder;
+import io.ringwire.codecs.trading.EngineCommandType;
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
@@ -20,15 +24,26 @@ import io.ringwire.codecs.trading.LogonResponseEncoder;
 import io.ringwire.codecs.trading.LogonStatus;
 import io.ringwire.codecs.trading.LogoutDecoder;
 import io.ringwire.codecs.trading.LogoutEncoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderDecoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.OrderAddedDecoder;
+import io.ringwire.codecs.trading.OrderAddedEncoder;
+import io.ringwire.codecs.trading.OrderCanceledDecoder;
+import io.ringwire.codecs.trading.OrderCanceledEncoder;
+import io.ringwire.codecs.trading.OrderExecutedDecoder;
+import io.ringwire.codecs.trading.OrderExecutedEncoder;
+import io.ringwire.codecs.trading.OrderReplacedDecoder;
+import io.ringwire.codecs.trading.OrderReplacedEncoder;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import io.ringwire.codecs.trading.ReplaceOrderEncoder;
+import io.ringwire.codecs.trading.SelfTradePrevention;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.codecs.trading.TradeDecoder;
@@ -45,15 +60,11 @@ import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
-import javax.xml.XMLConstants;
-import javax.xml.parsers.DocumentBuilderFactory;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.lang.reflect.Method;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -61,7 +72,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -87,10 +97,6 @@ class MessageRoundTripTest
     {
         String value();
     }
-
-    private static final String SCHEMA_NAMESPACE = "http://fixprotocol.io/2016/sbe";
-    private static final String SCHEMA_IN_REPO = "codecs/src/main/resources/sbe/ringwire-trading.xml";
-    private static final String SCHEMA_IN_MODULE = "src/main/resources/sbe/ringwire-trading.xml";
 
     private static final long SENDING_TIME = 1_767_225_600_123_456_789L;
     /** Above Long.MAX_VALUE as an unsigned uint64: proves the timestamp is carried as 64 raw bits. */
@@ -206,27 +212,47 @@ class MessageRoundTripTest
 
     // ---------------------------------------------------------------------------------------------- orders
 
+    /**
+     * Every Side x OrdType x TimeInForce, with postOnly and selfTradePrevention stepping through
+     * their values across the cases.
+     */
     static Stream<Arguments> newOrderEnumCombinations()
     {
+        final BooleanType[] postOnlyValues = values(BooleanType.values());
+        final SelfTradePrevention[] selfTradePreventions = values(SelfTradePrevention.values());
         final List<Arguments> combinations = new ArrayList<>();
+        int i = 0;
         for (final Side side : values(Side.values()))
         {
             for (final OrdType ordType : values(OrdType.values()))
             {
                 for (final TimeInForce timeInForce : values(TimeInForce.values()))
                 {
-                    combinations.add(Arguments.of(side, ordType, timeInForce));
+                    combinations.add(Arguments.of(side, ordType, timeInForce, postOnlyValues[i % postOnlyValues.length],
+                        selfTradePreventions[(i / postOnlyValues.length) % selfTradePreventions.length]));
+                    i++;
                 }
             }
         }
         return combinations.stream();
     }
 
+    @Test
+    void newOrderCasesCoverEveryEnumValue()
+    {
+        assertCasesCoverEveryValue(newOrderEnumCombinations(), Side.values(), OrdType.values(), TimeInForce.values(),
+            BooleanType.values(), SelfTradePrevention.values());
+    }
+
     @RoundTrips("NewOrder")
-    @ParameterizedTest(name = "{0} {1} {2}")
+    @ParameterizedTest(name = "{0} {1} {2} postOnly={3} {4}")
     @MethodSource("newOrderEnumCombinations")
-    void newOrderRoundTripsEveryFieldForEverySideOrdTypeAndTimeInForce(
-        final Side side, final OrdType ordType, final TimeInForce timeInForce)
+    void newOrderRoundTripsEveryFieldForEveryEnumValue(
+        final Side side,
+        final OrdType ordType,
+        final TimeInForce timeInForce,
+        final BooleanType postOnly,
+        final SelfTradePrevention selfTradePrevention)
     {
         final NewOrderEncoder encoder = new NewOrderEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
             .clientOrderId(0x1111_2222_3333_4444L)
@@ -237,7 +263,11 @@ class MessageRoundTripTest
             .timeInForce(timeInForce)
             .price(-1_234_567L)
             .quantity(Long.MAX_VALUE - 3)
-            .sendingTime(HIGH_BIT_TIME);
+            .sendingTime(HIGH_BIT_TIME)
+            .postOnly(postOnly)
+            .displayQuantity(Long.MAX_VALUE - 7)
+            .selfTradePrevention(selfTradePrevention)
+            .receiveTime(SENDING_TIME);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), NewOrderDecoder.TEMPLATE_ID,
             NewOrderDecoder.BLOCK_LENGTH);
@@ -253,6 +283,10 @@ class MessageRoundTripTest
         assertEquals(-1_234_567L, decoder.price());
         assertEquals(Long.MAX_VALUE - 3, decoder.quantity());
         assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
+        assertEquals(postOnly, decoder.postOnly());
+        assertEquals(Long.MAX_VALUE - 7, decoder.displayQuantity());
+        assertEquals(selfTradePrevention, decoder.selfTradePrevention());
+        assertEquals(SENDING_TIME, decoder.receiveTime());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -267,7 +301,8 @@ class MessageRoundTripTest
             .account(31_337L)
             .instrumentId(Integer.MAX_VALUE)
             .side(side)
-            .sendingTime(SENDING_TIME);
+            .sendingTime(SENDING_TIME)
+            .receiveTime(HIGH_BIT_TIME);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), CancelOrderDecoder.TEMPLATE_ID,
             CancelOrderDecoder.BLOCK_LENGTH);
@@ -280,6 +315,7 @@ class MessageRoundTripTest
         assertEquals(Integer.MAX_VALUE, decoder.instrumentId());
         assertEquals(side, decoder.side());
         assertEquals(SENDING_TIME, decoder.sendingTime());
+        assertEquals(HIGH_BIT_TIME, decoder.receiveTime());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -296,7 +332,8 @@ class MessageRoundTripTest
             .side(side)
             .price(Long.MIN_VALUE + 1)
             .quantity(17L)
-            .sendingTime(HIGH_BIT_TIME);
+            .sendingTime(HIGH_BIT_TIME)
+            .receiveTime(HIGH_BIT_TIME + 1);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), ReplaceOrderDecoder.TEMPLATE_ID,
             ReplaceOrderDecoder.BLOCK_LENGTH);
@@ -311,14 +348,62 @@ class MessageRoundTripTest
         assertEquals(Long.MIN_VALUE + 1, decoder.price());
         assertEquals(17L, decoder.quantity());
         assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
+        assertEquals(HIGH_BIT_TIME + 1, decoder.receiveTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("MassCancel")
+    @ParameterizedTest(name = "instrument {0}")
+    @ValueSource(ints = { 0, 1, Integer.MAX_VALUE, -1 })
+    void massCancelRoundTripsEveryFieldForOneInstrumentOrAll(final int instrumentId)
+    {
+        final MassCancelEncoder encoder = new MassCancelEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .clientOrderId(0x4D41_5353_0000_0001L)
+            .account(-31_337L)
+            .instrumentId(instrumentId)
+            .sendingTime(SENDING_TIME)
+            .receiveTime(HIGH_BIT_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), MassCancelDecoder.TEMPLATE_ID,
+            MassCancelDecoder.BLOCK_LENGTH);
+        final MassCancelDecoder decoder = new MassCancelDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(0x4D41_5353_0000_0001L, decoder.clientOrderId());
+        assertEquals(-31_337L, decoder.account());
+        assertEquals(instrumentId, decoder.instrumentId());
+        assertEquals(SENDING_TIME, decoder.sendingTime());
+        assertEquals(HIGH_BIT_TIME, decoder.receiveTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("EngineCommand")
+    @ParameterizedTest
+    @EnumSource(value = EngineCommandType.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL_VAL")
+    void engineCommandRoundTripsEveryFieldForEveryCommand(final EngineCommandType command)
+    {
+        final EngineCommandEncoder encoder = new EngineCommandEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .command(command)
+            .sendingTime(HIGH_BIT_TIME)
+            .receiveTime(SENDING_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), EngineCommandDecoder.TEMPLATE_ID,
+            EngineCommandDecoder.BLOCK_LENGTH);
+        final EngineCommandDecoder decoder = new EngineCommandDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(command, decoder.command());
+        assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
+        assertEquals(SENDING_TIME, decoder.receiveTime());
         assertConsumedExactly(received, decoder.limit());
     }
 
     // ---------------------------------------------------------------------------------------------- executions
 
     /**
-     * Twelve cases that together use every ExecType, OrdStatus, Side and RejectReason value:
-     * ExecType x Side, with OrdStatus following ExecType and RejectReason cycling.
+     * Cases that together use every ExecType, OrdStatus, Side, RejectReason, OrdType and TimeInForce
+     * value: every ExecType x Side pair, with OrdStatus following ExecType and the other enums
+     * stepping through their values, for as many cases as the longest of them needs.
      */
     static Stream<Arguments> executionReportEnumCombinations()
     {
@@ -326,37 +411,45 @@ class MessageRoundTripTest
         final OrdStatus[] ordStatuses = values(OrdStatus.values());
         final Side[] sides = values(Side.values());
         final RejectReason[] rejectReasons = values(RejectReason.values());
+        final OrdType[] ordTypes = values(OrdType.values());
+        final TimeInForce[] timeInForces = values(TimeInForce.values());
+        final int cases = Math.max(execTypes.length * sides.length, rejectReasons.length);
         final List<Arguments> combinations = new ArrayList<>();
-        int i = 0;
-        for (final ExecType execType : execTypes)
+        for (int i = 0; i < cases; i++)
         {
-            for (final Side side : sides)
-            {
-                combinations.add(Arguments.of(execType, ordStatuses[execType.ordinal() % ordStatuses.length], side,
-                    rejectReasons[i++ % rejectReasons.length]));
-            }
+            final ExecType execType = execTypes[i % execTypes.length];
+            combinations.add(Arguments.of(
+                execType,
+                ordStatuses[execType.ordinal() % ordStatuses.length],
+                sides[(i / execTypes.length) % sides.length],
+                rejectReasons[i % rejectReasons.length],
+                ordTypes[i % ordTypes.length],
+                timeInForces[i % timeInForces.length]));
         }
         return combinations.stream();
     }
 
     @Test
-    void executionReportCasesCoverEveryEnumValue()
+    void executionReportCasesCoverEveryEnumValueAndEveryExecTypeOnBothSides()
     {
-        final Set<Object> used = new HashSet<>();
-        executionReportEnumCombinations().forEach(arguments -> used.addAll(Arrays.asList(arguments.get())));
-        final Set<Object> expected = new HashSet<>();
-        expected.addAll(Arrays.asList(values(ExecType.values())));
-        expected.addAll(Arrays.asList(values(OrdStatus.values())));
-        expected.addAll(Arrays.asList(values(Side.values())));
-        expected.addAll(Arrays.asList(values(RejectReason.values())));
-        assertEquals(expected, used);
+        assertCasesCoverEveryValue(executionReportEnumCombinations(), ExecType.values(), OrdStatus.values(),
+            Side.values(), RejectReason.values(), OrdType.values(), TimeInForce.values());
+        final Set<List<Object>> execTypeSides = new HashSet<>();
+        executionReportEnumCombinations().forEach(arguments ->
+            execTypeSides.add(List.of(arguments.get()[0], arguments.get()[2])));
+        assertEquals(values(ExecType.values()).length * values(Side.values()).length, execTypeSides.size());
     }
 
     @RoundTrips("ExecutionReport")
-    @ParameterizedTest(name = "{0} {1} {2} {3}")
+    @ParameterizedTest(name = "{0} {1} {2} {3} {4} {5}")
     @MethodSource("executionReportEnumCombinations")
     void executionReportRoundTripsEveryFieldForEveryEnumValue(
-        final ExecType execType, final OrdStatus ordStatus, final Side side, final RejectReason rejectReason)
+        final ExecType execType,
+        final OrdStatus ordStatus,
+        final Side side,
+        final RejectReason rejectReason,
+        final OrdType ordType,
+        final TimeInForce timeInForce)
     {
         final ExecutionReportEncoder encoder = new ExecutionReportEncoder()
             .wrapAndApplyHeader(buffer, 0, headerEncoder)
@@ -373,7 +466,12 @@ class MessageRoundTripTest
             .lastQuantity(100L)
             .leavesQuantity(900L)
             .cumulativeQuantity(1_100L)
-            .transactTime(HIGH_BIT_TIME);
+            .transactTime(HIGH_BIT_TIME)
+            .price(-275L)
+            .orderQuantity(2_000L)
+            .ordType(ordType)
+            .timeInForce(timeInForce)
+            .engineSequence(Long.MAX_VALUE - 11);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), ExecutionReportDecoder.TEMPLATE_ID,
             ExecutionReportDecoder.BLOCK_LENGTH);
@@ -394,6 +492,11 @@ class MessageRoundTripTest
         assertEquals(900L, decoder.leavesQuantity());
         assertEquals(1_100L, decoder.cumulativeQuantity());
         assertEquals(HIGH_BIT_TIME, decoder.transactTime());
+        assertEquals(-275L, decoder.price());
+        assertEquals(2_000L, decoder.orderQuantity());
+        assertEquals(ordType, decoder.ordType());
+        assertEquals(timeInForce, decoder.timeInForce());
+        assertEquals(Long.MAX_VALUE - 11, decoder.engineSequence());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -483,7 +586,10 @@ class MessageRoundTripTest
             .price(99_950L)
             .quantity(3L)
             .aggressorSide(aggressorSide)
-            .transactTime(SENDING_TIME);
+            .transactTime(SENDING_TIME)
+            .streamSequence(Long.MAX_VALUE - 1)
+            .buyOrderId(0x0B0B_0000_0000_0001L)
+            .sellOrderId(0x05E1_0000_0000_0002L);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), TradeDecoder.TEMPLATE_ID,
             TradeDecoder.BLOCK_LENGTH);
@@ -496,6 +602,130 @@ class MessageRoundTripTest
         assertEquals(99_950L, decoder.price());
         assertEquals(3L, decoder.quantity());
         assertEquals(aggressorSide, decoder.aggressorSide());
+        assertEquals(SENDING_TIME, decoder.transactTime());
+        assertEquals(Long.MAX_VALUE - 1, decoder.streamSequence());
+        assertEquals(0x0B0B_0000_0000_0001L, decoder.buyOrderId());
+        assertEquals(0x05E1_0000_0000_0002L, decoder.sellOrderId());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("OrderAdded")
+    @ParameterizedTest
+    @EnumSource(value = Side.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL_VAL")
+    void orderAddedRoundTripsEveryFieldForEverySide(final Side side)
+    {
+        final OrderAddedEncoder encoder = new OrderAddedEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .instrumentId(271_828)
+            .sequenceNumber(1L)
+            .streamSequence(Long.MAX_VALUE)
+            .orderId(0x0ADD_0000_0000_0003L)
+            .side(side)
+            .price(-99_999L)
+            .quantity(250L)
+            .transactTime(HIGH_BIT_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), OrderAddedDecoder.TEMPLATE_ID,
+            OrderAddedDecoder.BLOCK_LENGTH);
+        final OrderAddedDecoder decoder = new OrderAddedDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(271_828, decoder.instrumentId());
+        assertEquals(1L, decoder.sequenceNumber());
+        assertEquals(Long.MAX_VALUE, decoder.streamSequence());
+        assertEquals(0x0ADD_0000_0000_0003L, decoder.orderId());
+        assertEquals(side, decoder.side());
+        assertEquals(-99_999L, decoder.price());
+        assertEquals(250L, decoder.quantity());
+        assertEquals(HIGH_BIT_TIME, decoder.transactTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("OrderExecuted")
+    @Test
+    void orderExecutedRoundTripsEveryField()
+    {
+        final OrderExecutedEncoder encoder = new OrderExecutedEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .instrumentId(-7)
+            .sequenceNumber(Long.MAX_VALUE - 2)
+            .streamSequence(3L)
+            .orderId(0x0E0E_0000_0000_0004L)
+            .executedQuantity(Long.MAX_VALUE)
+            .price(Long.MIN_VALUE + 5)
+            .matchId(0x0DDB_A11L)
+            .transactTime(SENDING_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), OrderExecutedDecoder.TEMPLATE_ID,
+            OrderExecutedDecoder.BLOCK_LENGTH);
+        final OrderExecutedDecoder decoder = new OrderExecutedDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(-7, decoder.instrumentId());
+        assertEquals(Long.MAX_VALUE - 2, decoder.sequenceNumber());
+        assertEquals(3L, decoder.streamSequence());
+        assertEquals(0x0E0E_0000_0000_0004L, decoder.orderId());
+        assertEquals(Long.MAX_VALUE, decoder.executedQuantity());
+        assertEquals(Long.MIN_VALUE + 5, decoder.price());
+        assertEquals(0x0DDB_A11L, decoder.matchId());
+        assertEquals(SENDING_TIME, decoder.transactTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("OrderCanceled")
+    @ParameterizedTest(name = "{0} remaining")
+    @ValueSource(longs = { 0L, 1L, Long.MAX_VALUE })
+    void orderCanceledRoundTripsEveryFieldWhetherTheOrderLeavesTheBookOrStays(final long remainingQuantity)
+    {
+        final OrderCanceledEncoder encoder = new OrderCanceledEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .instrumentId(Integer.MIN_VALUE)
+            .sequenceNumber(44L)
+            .streamSequence(45L)
+            .orderId(0x0CA4_0000_0000_0005L)
+            .canceledQuantity(600L)
+            .remainingQuantity(remainingQuantity)
+            .transactTime(HIGH_BIT_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), OrderCanceledDecoder.TEMPLATE_ID,
+            OrderCanceledDecoder.BLOCK_LENGTH);
+        final OrderCanceledDecoder decoder = new OrderCanceledDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(Integer.MIN_VALUE, decoder.instrumentId());
+        assertEquals(44L, decoder.sequenceNumber());
+        assertEquals(45L, decoder.streamSequence());
+        assertEquals(0x0CA4_0000_0000_0005L, decoder.orderId());
+        assertEquals(600L, decoder.canceledQuantity());
+        assertEquals(remainingQuantity, decoder.remainingQuantity());
+        assertEquals(HIGH_BIT_TIME, decoder.transactTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    @RoundTrips("OrderReplaced")
+    @ParameterizedTest(name = "keepsPriority={0}")
+    @EnumSource(value = BooleanType.class, mode = EnumSource.Mode.EXCLUDE, names = "NULL_VAL")
+    void orderReplacedRoundTripsEveryFieldWhetherTheOrderKeepsItsPriorityOrNot(final BooleanType keepsPriority)
+    {
+        final OrderReplacedEncoder encoder = new OrderReplacedEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .instrumentId(99)
+            .sequenceNumber(Long.MAX_VALUE - 4)
+            .streamSequence(Long.MAX_VALUE - 5)
+            .orderId(0x0EE1_0000_0000_0006L)
+            .price(-12_345L)
+            .quantity(Long.MAX_VALUE - 6)
+            .keepsPriority(keepsPriority)
+            .transactTime(SENDING_TIME);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), OrderReplacedDecoder.TEMPLATE_ID,
+            OrderReplacedDecoder.BLOCK_LENGTH);
+        final OrderReplacedDecoder decoder = new OrderReplacedDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(99, decoder.instrumentId());
+        assertEquals(Long.MAX_VALUE - 4, decoder.sequenceNumber());
+        assertEquals(Long.MAX_VALUE - 5, decoder.streamSequence());
+        assertEquals(0x0EE1_0000_0000_0006L, decoder.orderId());
+        assertEquals(-12_345L, decoder.price());
+        assertEquals(Long.MAX_VALUE - 6, decoder.quantity());
+        assertEquals(keepsPriority, decoder.keepsPriority());
         assertEquals(SENDING_TIME, decoder.transactTime());
         assertConsumedExactly(received, decoder.limit());
     }
@@ -620,8 +850,21 @@ class MessageRoundTripTest
         assertEquals(received.capacity(), decoderLimit, "the decoder's limit after reading everything");
     }
 
+    /** Every value (but NULL_VAL) of each enum appears in some case, and the cases use nothing else. */
+    private static void assertCasesCoverEveryValue(final Stream<Arguments> cases, final Enum<?>[]... enums)
+    {
+        final Set<Object> used = new HashSet<>();
+        cases.forEach(arguments -> used.addAll(Arrays.asList(arguments.get())));
+        final Set<Object> expected = new HashSet<>();
+        for (final Enum<?>[] enumValues : enums)
+        {
+            expected.addAll(Arrays.asList(values(enumValues)));
+        }
+        assertEquals(expected, used);
+    }
+
     /** The enum's constants without its NULL_VAL sentinel. */
-    private static <E extends Enum<E>> E[] values(final E[] values)
+    private static <E extends Enum<?>> E[] values(final E[] values)
     {
         final E[] real = Arrays.stream(values).filter(v -> !"NULL_VAL".equals(v.name()))
             .toArray(n -> Arrays.copyOf(values, n));
@@ -629,50 +872,13 @@ class MessageRoundTripTest
         return real;
     }
 
-    static Path schemaPath()
-    {
-        final String repoDir = System.getProperty("ringwire.repo.dir");
-        if (null != repoDir && !repoDir.isBlank())
-        {
-            final Path inRepo = Path.of(repoDir, SCHEMA_IN_REPO);
-            if (Files.isRegularFile(inRepo))
-            {
-                return inRepo;
-            }
-        }
-        final Path inModule = Path.of(SCHEMA_IN_MODULE);
-        if (Files.isRegularFile(inModule))
-        {
-            return inModule;
-        }
-        return Path.of(SCHEMA_IN_REPO);
-    }
-
     private static Document schema() throws Exception
     {
-        final Path path = schemaPath();
-        assertTrue(Files.isRegularFile(path), () -> "schema not found at " + path.toAbsolutePath());
-        final DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-        factory.setNamespaceAware(true);
-        factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
-        factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-        final Document document = factory.newDocumentBuilder().parse(path.toFile());
-        assertEquals(SCHEMA_NAMESPACE, document.getDocumentElement().getNamespaceURI());
-        return document;
+        return SchemaXml.parse(SchemaXml.TRADING);
     }
 
-    /** Message name to template id, as the schema XML declares them. */
     private static Map<String, Integer> schemaMessages() throws Exception
     {
-        final NodeList messages = schema().getElementsByTagNameNS(SCHEMA_NAMESPACE, "message");
-        final Map<String, Integer> byName = new TreeMap<>();
-        for (int i = 0; i < messages.getLength(); i++)
-        {
-            final Element message = (Element)messages.item(i);
-            final Integer previous = byName.put(message.getAttribute("name"), Integer.valueOf(message.getAttribute("id")));
-            assertEquals(null, previous, "message declared twice: " + message.getAttribute("name"));
-        }
-        assertFalse(byName.isEmpty(), "no messages found in the schema");
-        return byName;
+        return SchemaXml.messages(schema());
     }
 }

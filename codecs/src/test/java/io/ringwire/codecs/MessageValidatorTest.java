@@ -2,6 +2,7 @@ package io.ringwire.codecs;
 
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.BookUpdateEncoder;
+import io.ringwire.codecs.trading.BooleanType;
 import io.ringwire.codecs.trading.GroupSizeEncodingEncoder;
 import io.ringwire.codecs.trading.HeartbeatEncoder;
 import io.ringwire.codecs.trading.LatencyProbeEncoder;
@@ -10,6 +11,7 @@ import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.SelfTradePrevention;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.TimeInForce;
 import org.agrona.DirectBuffer;
@@ -17,14 +19,19 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import java.util.Set;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,6 +55,8 @@ class MessageValidatorTest
     private static final int CREDENTIALS_AT = HEADER + LogonEncoder.BLOCK_LENGTH;
     private static final int PADDING_AT = HEADER + LatencyProbeEncoder.BLOCK_LENGTH;
     private static final int CREDENTIALS_MAX = 1024;
+    private static final int BLOCK_LENGTH_AT = MessageHeaderEncoder.blockLengthEncodingOffset();
+    private static final int VERSION_AT = MessageHeaderEncoder.versionEncodingOffset();
 
     private static final Set<Integer> TRUNCATION_CODES = Set.of(
         MessageValidator.TRUNCATED_HEADER,
@@ -85,7 +94,7 @@ class MessageValidatorTest
     }
 
     @ParameterizedTest(name = "template id {0}")
-    @ValueSource(ints = { 0, 5, 13, 89, 91, 127, 128, 0x7FFF, 0xFFFF })
+    @ValueSource(ints = { 0, 5, 9, 15, 19, 21, 29, 36, 89, 91, 127, 128, 0x7FFF, 0xFFFF })
     void templateIdTheSchemaLacksIsUnknownTemplateId(final int templateId)
     {
         final byte[] bytes = newOrder();
@@ -103,6 +112,78 @@ class MessageValidatorTest
         putShort(bytes, 0, blockLength);
 
         assertRejected(MessageValidator.BLOCK_LENGTH_TOO_SHORT, bytes, "block length", "shorter");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.ringwire.codecs.SampleMessages#oneOfEach")
+    void headerBlockLengthOneShortOfEveryTemplatesIsBlockLengthTooShortEvenWhenTheBytesArePresent(
+        final SampleMessages.Encoded message)
+    {
+        final byte[] bytes = message.bytes().clone();
+        putShort(bytes, BLOCK_LENGTH_AT, blockLengthOf(message.templateId()) - 1);
+
+        assertRejected(MessageValidator.BLOCK_LENGTH_TOO_SHORT, bytes, "block length", "shorter", "version");
+    }
+
+    static Stream<Arguments> grownTemplatesAtVersions()
+    {
+        final List<Arguments> cases = new ArrayList<>();
+        for (final int templateId : SampleMessages.GROWN_IN_VERSION_2_TEMPLATE_IDS)
+        {
+            for (final int version : new int[]{ 2, 3, 0xFFFF })
+            {
+                cases.add(Arguments.of(templateId, version));
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "template {0}, header version {1}")
+    @MethodSource("grownTemplatesAtVersions")
+    void version1BlockUnderAHeaderOfVersion2OrLaterIsBlockLengthTooShort(final int templateId, final int version)
+    {
+        // A decoder reads version 2's fields whenever the header's version has them, whatever the
+        // block length: accepting this would let it read past the message.
+        final byte[] bytes = SampleMessages.randomValidVersion1(templateId, new Random(templateId)).bytes();
+        putShort(bytes, VERSION_AT, version);
+
+        assertRejected(MessageValidator.BLOCK_LENGTH_TOO_SHORT, bytes, "block length", "shorter");
+    }
+
+    @ParameterizedTest(name = "template {0}")
+    @MethodSource("grownTemplates")
+    void version1MessageOfATemplateVersion2GrewIsValidAtItsShorterBlockAndNotOneByteShorter(final int templateId)
+    {
+        final byte[] bytes = SampleMessages.randomValidVersion1(templateId, new Random(templateId)).bytes();
+        final int version1BlockLength = bytes.length - HEADER;
+        assertTrue(version1BlockLength < blockLengthOf(templateId));
+        assertEquals(bytes.length, MessageValidator.validate(new UnsafeBuffer(bytes), 0, bytes.length));
+
+        for (final int version : new int[]{ 0, 1 })
+        {
+            final byte[] shorter = bytes.clone();
+            putShort(shorter, VERSION_AT, version);
+            assertEquals(bytes.length, MessageValidator.validate(new UnsafeBuffer(shorter), 0, bytes.length),
+                "the same block under header version " + version);
+            putShort(shorter, BLOCK_LENGTH_AT, version1BlockLength - 1);
+            assertRejected(MessageValidator.BLOCK_LENGTH_TOO_SHORT, shorter, "block length", "shorter");
+        }
+    }
+
+    @ParameterizedTest(name = "template {0}")
+    @MethodSource("grownTemplates")
+    void currentMessageUnderAVersion1HeaderIsAcceptedAtItsFullLength(final int templateId)
+    {
+        // A version-1 reader of such a message decodes its version-1 fields and steps over the rest.
+        final byte[] bytes = SampleMessages.randomValid(templateId, new Random(templateId)).bytes();
+        putShort(bytes, VERSION_AT, 1);
+
+        assertEquals(bytes.length, MessageValidator.validate(new UnsafeBuffer(bytes), 0, bytes.length));
+    }
+
+    static IntStream grownTemplates()
+    {
+        return Arrays.stream(SampleMessages.GROWN_IN_VERSION_2_TEMPLATE_IDS);
     }
 
     @Test
@@ -368,6 +449,10 @@ class MessageValidatorTest
     {
         final List<SampleMessages.Encoded> messages = SampleMessages.oneOfEach();
 
+        assertEquals(
+            IntStream.rangeClosed(0, 0xFFFF).filter(MessageValidator::isKnownTemplate).boxed().toList(),
+            Arrays.stream(SampleMessages.TEMPLATE_IDS).sorted().boxed().toList(),
+            "SampleMessages.TEMPLATE_IDS are the templates the validator knows");
         assertEquals(SampleMessages.TEMPLATE_IDS.length, messages.size());
         for (final int templateId : SampleMessages.TEMPLATE_IDS)
         {
@@ -401,12 +486,25 @@ class MessageValidatorTest
         }
     }
 
+    private static int blockLengthOf(final int templateId)
+    {
+        for (int i = 0; i < SampleMessages.TEMPLATE_IDS.length; i++)
+        {
+            if (SampleMessages.TEMPLATE_IDS[i] == templateId)
+            {
+                return SampleMessages.BLOCK_LENGTHS[i];
+            }
+        }
+        throw new IllegalArgumentException("no such template " + templateId);
+    }
+
     private static byte[] newOrder()
     {
         final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(128);
         final NewOrderEncoder encoder = new NewOrderEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
             .clientOrderId(1L).account(2L).instrumentId(3).side(Side.BUY).ordType(OrdType.LIMIT)
-            .timeInForce(TimeInForce.DAY).price(4L).quantity(5L).sendingTime(6L);
+            .timeInForce(TimeInForce.DAY).price(4L).quantity(5L).sendingTime(6L).postOnly(BooleanType.FALSE)
+            .displayQuantity(0L).selfTradePrevention(SelfTradePrevention.CANCEL_RESTING).receiveTime(7L);
         assertEquals(NEW_ORDER_LENGTH, HEADER + encoder.encodedLength());
         return copy(buffer, NEW_ORDER_LENGTH);
     }

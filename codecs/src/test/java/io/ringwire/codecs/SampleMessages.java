@@ -3,8 +3,12 @@ package io.ringwire.codecs;
 import io.ringwire.codecs.trading.BookAction;
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.BookUpdateEncoder;
+import io.ringwire.codecs.trading.BooleanType;
 import io.ringwire.codecs.trading.CancelOrderDecoder;
 import io.ringwire.codecs.trading.CancelOrderEncoder;
+import io.ringwire.codecs.trading.EngineCommandDecoder;
+import io.ringwire.codecs.trading.EngineCommandEncoder;
+import io.ringwire.codecs.trading.EngineCommandType;
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
@@ -20,15 +24,26 @@ import io.ringwire.codecs.trading.LogonResponseEncoder;
 import io.ringwire.codecs.trading.LogonStatus;
 import io.ringwire.codecs.trading.LogoutDecoder;
 import io.ringwire.codecs.trading.LogoutEncoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderDecoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.OrderAddedDecoder;
+import io.ringwire.codecs.trading.OrderAddedEncoder;
+import io.ringwire.codecs.trading.OrderCanceledDecoder;
+import io.ringwire.codecs.trading.OrderCanceledEncoder;
+import io.ringwire.codecs.trading.OrderExecutedDecoder;
+import io.ringwire.codecs.trading.OrderExecutedEncoder;
+import io.ringwire.codecs.trading.OrderReplacedDecoder;
+import io.ringwire.codecs.trading.OrderReplacedEncoder;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import io.ringwire.codecs.trading.ReplaceOrderEncoder;
+import io.ringwire.codecs.trading.SelfTradePrevention;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.codecs.trading.TradeDecoder;
@@ -45,16 +60,17 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Test support: valid encoded messages of every template (schema version 1, plus the version-2
- * evolution schema's NewOrder, BookUpdate and LatencyProbe), and a decoder that reads every field,
- * every group entry and every var-data field of any trading message the way a receiver must: with
- * the block length and version from the header.
+ * Test support: valid encoded messages of every template of the schema, and of the released
+ * version 1 of each template version 2 appended fields to (from the frozen codecs in
+ * {@code io.ringwire.codecs.trading.v1}), and a decoder that reads every field, every group entry and
+ * every var-data field of any trading message the way a receiver must: with the block length and
+ * version from the header.
  */
 final class SampleMessages
 {
     static final int HEADER_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH;
 
-    /** Every template id of the version-1 schema, in schema order. */
+    /** Every template id of the schema, in schema order. */
     static final int[] TEMPLATE_IDS = {
         LogonEncoder.TEMPLATE_ID,
         LogonResponseEncoder.TEMPLATE_ID,
@@ -63,13 +79,19 @@ final class SampleMessages
         NewOrderEncoder.TEMPLATE_ID,
         CancelOrderEncoder.TEMPLATE_ID,
         ReplaceOrderEncoder.TEMPLATE_ID,
+        MassCancelEncoder.TEMPLATE_ID,
+        EngineCommandEncoder.TEMPLATE_ID,
         ExecutionReportEncoder.TEMPLATE_ID,
         BookUpdateEncoder.TEMPLATE_ID,
         TradeEncoder.TEMPLATE_ID,
+        OrderAddedEncoder.TEMPLATE_ID,
+        OrderExecutedEncoder.TEMPLATE_ID,
+        OrderCanceledEncoder.TEMPLATE_ID,
+        OrderReplacedEncoder.TEMPLATE_ID,
         LatencyProbeEncoder.TEMPLATE_ID,
     };
 
-    /** The version-1 block length of each of {@link #TEMPLATE_IDS}, same order. */
+    /** The block length of each of {@link #TEMPLATE_IDS} at the schema's version, same order. */
     static final int[] BLOCK_LENGTHS = {
         LogonEncoder.BLOCK_LENGTH,
         LogonResponseEncoder.BLOCK_LENGTH,
@@ -78,17 +100,25 @@ final class SampleMessages
         NewOrderEncoder.BLOCK_LENGTH,
         CancelOrderEncoder.BLOCK_LENGTH,
         ReplaceOrderEncoder.BLOCK_LENGTH,
+        MassCancelEncoder.BLOCK_LENGTH,
+        EngineCommandEncoder.BLOCK_LENGTH,
         ExecutionReportEncoder.BLOCK_LENGTH,
         BookUpdateEncoder.BLOCK_LENGTH,
         TradeEncoder.BLOCK_LENGTH,
+        OrderAddedEncoder.BLOCK_LENGTH,
+        OrderExecutedEncoder.BLOCK_LENGTH,
+        OrderCanceledEncoder.BLOCK_LENGTH,
+        OrderReplacedEncoder.BLOCK_LENGTH,
         LatencyProbeEncoder.BLOCK_LENGTH,
     };
 
-    /** Template ids the version-2 evolution schema has. */
-    static final int[] V2_TEMPLATE_IDS = {
-        io.ringwire.codecs.evolution.v2.NewOrderEncoder.TEMPLATE_ID,
-        io.ringwire.codecs.evolution.v2.BookUpdateEncoder.TEMPLATE_ID,
-        io.ringwire.codecs.evolution.v2.LatencyProbeEncoder.TEMPLATE_ID,
+    /** Templates of version 1 that version 2 appended fields to. */
+    static final int[] GROWN_IN_VERSION_2_TEMPLATE_IDS = {
+        io.ringwire.codecs.trading.v1.NewOrderEncoder.TEMPLATE_ID,
+        io.ringwire.codecs.trading.v1.CancelOrderEncoder.TEMPLATE_ID,
+        io.ringwire.codecs.trading.v1.ReplaceOrderEncoder.TEMPLATE_ID,
+        io.ringwire.codecs.trading.v1.ExecutionReportEncoder.TEMPLATE_ID,
+        io.ringwire.codecs.trading.v1.TradeEncoder.TEMPLATE_ID,
     };
 
     private SampleMessages()
@@ -135,7 +165,7 @@ final class SampleMessages
     }
 
     /**
-     * A valid version-1 message of the template, with field values drawn from {@code random}.
+     * A valid message of the template, every field set, with values drawn from {@code random}.
      *
      * @param templateId of the schema.
      * @param random     source of values, group counts and var-data lengths.
@@ -208,7 +238,11 @@ final class SampleMessages
                     .timeInForce(pick(random, TimeInForce.values()))
                     .price(random.nextLong())
                     .quantity(random.nextLong() & Long.MAX_VALUE)
-                    .sendingTime(random.nextLong());
+                    .sendingTime(random.nextLong())
+                    .postOnly(pick(random, BooleanType.values()))
+                    .displayQuantity(random.nextLong() & Long.MAX_VALUE)
+                    .selfTradePrevention(pick(random, SelfTradePrevention.values()))
+                    .receiveTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case CancelOrderEncoder.TEMPLATE_ID ->
@@ -220,7 +254,8 @@ final class SampleMessages
                     .account(random.nextLong())
                     .instrumentId(random.nextInt())
                     .side(pick(random, Side.values()))
-                    .sendingTime(random.nextLong());
+                    .sendingTime(random.nextLong())
+                    .receiveTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case ReplaceOrderEncoder.TEMPLATE_ID ->
@@ -234,7 +269,28 @@ final class SampleMessages
                     .side(pick(random, Side.values()))
                     .price(random.nextLong())
                     .quantity(random.nextLong() & Long.MAX_VALUE)
-                    .sendingTime(random.nextLong());
+                    .sendingTime(random.nextLong())
+                    .receiveTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case MassCancelEncoder.TEMPLATE_ID ->
+            {
+                name = "MassCancel";
+                final MassCancelEncoder encoder = new MassCancelEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .clientOrderId(random.nextLong())
+                    .account(random.nextLong())
+                    .instrumentId(random.nextInt(4) == 0 ? 0 : random.nextInt())
+                    .sendingTime(random.nextLong())
+                    .receiveTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case EngineCommandEncoder.TEMPLATE_ID ->
+            {
+                name = "EngineCommand";
+                final EngineCommandEncoder encoder = new EngineCommandEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .command(pick(random, EngineCommandType.values()))
+                    .sendingTime(random.nextLong())
+                    .receiveTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case ExecutionReportEncoder.TEMPLATE_ID ->
@@ -255,7 +311,12 @@ final class SampleMessages
                     .lastQuantity(random.nextLong() & Long.MAX_VALUE)
                     .leavesQuantity(random.nextLong() & Long.MAX_VALUE)
                     .cumulativeQuantity(random.nextLong() & Long.MAX_VALUE)
-                    .transactTime(random.nextLong());
+                    .transactTime(random.nextLong())
+                    .price(random.nextLong())
+                    .orderQuantity(random.nextLong() & Long.MAX_VALUE)
+                    .ordType(pick(random, OrdType.values()))
+                    .timeInForce(pick(random, TimeInForce.values()))
+                    .engineSequence(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case BookUpdateEncoder.TEMPLATE_ID ->
@@ -289,6 +350,64 @@ final class SampleMessages
                     .price(random.nextLong())
                     .quantity(random.nextLong() & Long.MAX_VALUE)
                     .aggressorSide(pick(random, Side.values()))
+                    .transactTime(random.nextLong())
+                    .streamSequence(random.nextLong())
+                    .buyOrderId(random.nextLong())
+                    .sellOrderId(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case OrderAddedEncoder.TEMPLATE_ID ->
+            {
+                name = "OrderAdded";
+                final OrderAddedEncoder encoder = new OrderAddedEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .instrumentId(random.nextInt())
+                    .sequenceNumber(random.nextLong())
+                    .streamSequence(random.nextLong())
+                    .orderId(random.nextLong())
+                    .side(pick(random, Side.values()))
+                    .price(random.nextLong())
+                    .quantity(random.nextLong() & Long.MAX_VALUE)
+                    .transactTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case OrderExecutedEncoder.TEMPLATE_ID ->
+            {
+                name = "OrderExecuted";
+                final OrderExecutedEncoder encoder = new OrderExecutedEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .instrumentId(random.nextInt())
+                    .sequenceNumber(random.nextLong())
+                    .streamSequence(random.nextLong())
+                    .orderId(random.nextLong())
+                    .executedQuantity(random.nextLong() & Long.MAX_VALUE)
+                    .price(random.nextLong())
+                    .matchId(random.nextLong())
+                    .transactTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case OrderCanceledEncoder.TEMPLATE_ID ->
+            {
+                name = "OrderCanceled";
+                final OrderCanceledEncoder encoder = new OrderCanceledEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .instrumentId(random.nextInt())
+                    .sequenceNumber(random.nextLong())
+                    .streamSequence(random.nextLong())
+                    .orderId(random.nextLong())
+                    .canceledQuantity(random.nextLong() & Long.MAX_VALUE)
+                    .remainingQuantity(random.nextBoolean() ? 0 : random.nextLong() & Long.MAX_VALUE)
+                    .transactTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case OrderReplacedEncoder.TEMPLATE_ID ->
+            {
+                name = "OrderReplaced";
+                final OrderReplacedEncoder encoder = new OrderReplacedEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .instrumentId(random.nextInt())
+                    .sequenceNumber(random.nextLong())
+                    .streamSequence(random.nextLong())
+                    .orderId(random.nextLong())
+                    .price(random.nextLong())
+                    .quantity(random.nextLong() & Long.MAX_VALUE)
+                    .keepsPriority(pick(random, BooleanType.values()))
                     .transactTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
@@ -313,90 +432,109 @@ final class SampleMessages
     }
 
     /**
-     * A valid message of the version-2 evolution schema (one appended field per message).
+     * A valid message of the released version 1, from its frozen codecs: a version-1 header and
+     * version 1's shorter block.
      *
-     * @param templateId one of {@link #V2_TEMPLATE_IDS}.
+     * @param templateId one of {@link #GROWN_IN_VERSION_2_TEMPLATE_IDS}.
      * @param random     source of values.
      * @return the message.
      */
-    static Encoded randomValidV2(final int templateId, final Random random)
+    static Encoded randomValidVersion1(final int templateId, final Random random)
     {
         final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
-        final io.ringwire.codecs.evolution.v2.MessageHeaderEncoder header =
-            new io.ringwire.codecs.evolution.v2.MessageHeaderEncoder();
-        final List<Integer> groupHeaders = new ArrayList<>();
-        final List<Integer> varDataLengths = new ArrayList<>();
-        final List<Integer> varDataWidths = new ArrayList<>();
+        final io.ringwire.codecs.trading.v1.MessageHeaderEncoder header =
+            new io.ringwire.codecs.trading.v1.MessageHeaderEncoder();
         final String name;
         final int length;
         switch (templateId)
         {
-            case io.ringwire.codecs.evolution.v2.NewOrderEncoder.TEMPLATE_ID ->
+            case io.ringwire.codecs.trading.v1.NewOrderEncoder.TEMPLATE_ID ->
             {
-                name = "NewOrder.v2";
-                final io.ringwire.codecs.evolution.v2.NewOrderEncoder encoder =
-                    new io.ringwire.codecs.evolution.v2.NewOrderEncoder().wrapAndApplyHeader(buffer, 0, header)
+                name = "NewOrder.v1";
+                final io.ringwire.codecs.trading.v1.NewOrderEncoder encoder =
+                    new io.ringwire.codecs.trading.v1.NewOrderEncoder().wrapAndApplyHeader(buffer, 0, header)
                     .clientOrderId(random.nextLong())
                     .account(random.nextLong())
                     .instrumentId(random.nextInt())
-                    .side(pick(random, io.ringwire.codecs.evolution.v2.Side.values()))
-                    .ordType(random.nextBoolean() ? io.ringwire.codecs.evolution.v2.OrdType.LIMIT :
-                        io.ringwire.codecs.evolution.v2.OrdType.MARKET)
-                    .timeInForce(pick(random, io.ringwire.codecs.evolution.v2.TimeInForce.values()))
+                    .side(pick(random, io.ringwire.codecs.trading.v1.Side.values()))
+                    .ordType(pick(random, io.ringwire.codecs.trading.v1.OrdType.values()))
+                    .timeInForce(pick(random, io.ringwire.codecs.trading.v1.TimeInForce.values()))
                     .price(random.nextLong())
                     .quantity(random.nextLong() & Long.MAX_VALUE)
-                    .sendingTime(random.nextLong())
-                    .stopPrice(random.nextLong());
+                    .sendingTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
-            case io.ringwire.codecs.evolution.v2.BookUpdateEncoder.TEMPLATE_ID ->
+            case io.ringwire.codecs.trading.v1.CancelOrderEncoder.TEMPLATE_ID ->
             {
-                name = "BookUpdate.v2";
-                final io.ringwire.codecs.evolution.v2.BookUpdateEncoder encoder =
-                    new io.ringwire.codecs.evolution.v2.BookUpdateEncoder().wrapAndApplyHeader(buffer, 0, header)
+                name = "CancelOrder.v1";
+                final io.ringwire.codecs.trading.v1.CancelOrderEncoder encoder =
+                    new io.ringwire.codecs.trading.v1.CancelOrderEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .clientOrderId(random.nextLong())
+                    .origClientOrderId(random.nextLong())
+                    .account(random.nextLong())
+                    .instrumentId(random.nextInt())
+                    .side(pick(random, io.ringwire.codecs.trading.v1.Side.values()))
+                    .sendingTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case io.ringwire.codecs.trading.v1.ReplaceOrderEncoder.TEMPLATE_ID ->
+            {
+                name = "ReplaceOrder.v1";
+                final io.ringwire.codecs.trading.v1.ReplaceOrderEncoder encoder =
+                    new io.ringwire.codecs.trading.v1.ReplaceOrderEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .clientOrderId(random.nextLong())
+                    .origClientOrderId(random.nextLong())
+                    .account(random.nextLong())
+                    .instrumentId(random.nextInt())
+                    .side(pick(random, io.ringwire.codecs.trading.v1.Side.values()))
+                    .price(random.nextLong())
+                    .quantity(random.nextLong() & Long.MAX_VALUE)
+                    .sendingTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case io.ringwire.codecs.trading.v1.ExecutionReportEncoder.TEMPLATE_ID ->
+            {
+                name = "ExecutionReport.v1";
+                final io.ringwire.codecs.trading.v1.ExecutionReportEncoder encoder =
+                    new io.ringwire.codecs.trading.v1.ExecutionReportEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .exchangeOrderId(random.nextLong())
+                    .clientOrderId(random.nextLong())
+                    .execId(random.nextLong())
+                    .account(random.nextLong())
+                    .instrumentId(random.nextInt())
+                    .execType(pick(random, io.ringwire.codecs.trading.v1.ExecType.values()))
+                    .ordStatus(pick(random, io.ringwire.codecs.trading.v1.OrdStatus.values()))
+                    .side(pick(random, io.ringwire.codecs.trading.v1.Side.values()))
+                    .rejectReason(pick(random, io.ringwire.codecs.trading.v1.RejectReason.values()))
+                    .lastPrice(random.nextLong())
+                    .lastQuantity(random.nextLong() & Long.MAX_VALUE)
+                    .leavesQuantity(random.nextLong() & Long.MAX_VALUE)
+                    .cumulativeQuantity(random.nextLong() & Long.MAX_VALUE)
+                    .transactTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case io.ringwire.codecs.trading.v1.TradeEncoder.TEMPLATE_ID ->
+            {
+                name = "Trade.v1";
+                final io.ringwire.codecs.trading.v1.TradeEncoder encoder =
+                    new io.ringwire.codecs.trading.v1.TradeEncoder().wrapAndApplyHeader(buffer, 0, header)
                     .instrumentId(random.nextInt())
                     .sequenceNumber(random.nextLong())
-                    .transactTime(random.nextLong())
-                    .channelId(random.nextInt());
-                groupHeaders.add(encoder.limit());
-                final int count = random.nextInt(8);
-                final io.ringwire.codecs.evolution.v2.BookUpdateEncoder.LevelsEncoder levels =
-                    encoder.levelsCount(count);
-                for (int i = 0; i < count; i++)
-                {
-                    levels.next()
-                        .action(pick(random, io.ringwire.codecs.evolution.v2.BookAction.values()))
-                        .side(pick(random, io.ringwire.codecs.evolution.v2.Side.values()))
-                        .price(random.nextLong())
-                        .quantity(random.nextLong() & Long.MAX_VALUE)
-                        .orderCount(random.nextInt(1000))
-                        .impliedQuantity(random.nextLong() & Long.MAX_VALUE);
-                }
+                    .tradeId(random.nextLong())
+                    .price(random.nextLong())
+                    .quantity(random.nextLong() & Long.MAX_VALUE)
+                    .aggressorSide(pick(random, io.ringwire.codecs.trading.v1.Side.values()))
+                    .transactTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
-            case io.ringwire.codecs.evolution.v2.LatencyProbeEncoder.TEMPLATE_ID ->
-            {
-                name = "LatencyProbe.v2";
-                final io.ringwire.codecs.evolution.v2.LatencyProbeEncoder encoder =
-                    new io.ringwire.codecs.evolution.v2.LatencyProbeEncoder().wrapAndApplyHeader(buffer, 0, header)
-                    .sequence(random.nextLong())
-                    .sendTimestampNs(random.nextLong())
-                    .echoTimestampNs(random.nextLong())
-                    .hopCount(random.nextInt(16));
-                varDataLengths.add(encoder.limit());
-                varDataWidths.add(io.ringwire.codecs.evolution.v2.LatencyProbeEncoder.paddingHeaderLength());
-                final byte[] padding = randomBytes(random, random.nextInt(96));
-                encoder.putPadding(padding, 0, padding.length);
-                length = HEADER_LENGTH + encoder.encodedLength();
-            }
-            default -> throw new IllegalArgumentException("no such v2 template " + templateId);
+            default -> throw new IllegalArgumentException("not a template version 2 appended fields to: " + templateId);
         }
 
-        return new Encoded(name, templateId, Arrays.copyOf(buffer.byteArray(), length),
-            toArray(groupHeaders), toArray(varDataLengths), toArray(varDataWidths));
+        return new Encoded(name, templateId, Arrays.copyOf(buffer.byteArray(), length), new int[0], new int[0],
+            new int[0]);
     }
 
-    /** One valid example of every version-1 template, each with a non-empty group or var data where it has one. */
+    /** One valid example of every template, each with a non-empty group or var data where it has one. */
     static List<Encoded> oneOfEach()
     {
         final Random random = new Random(0x5EED_0001L);
@@ -481,7 +619,8 @@ final class SampleMessages
      * Reads a whole trading message as a receiver does: header first, then the template's decoder
      * wrapped with the header's block length and version, every fixed field, every group entry and
      * every var-data field (copied into a byte[]). Enum fields are read raw: the validator checks
-     * structure, not enum values.
+     * structure, not enum values. Fields a version appended read as their null values, without
+     * touching the buffer, when the header's version predates them.
      */
     static final class FullDecoder
     {
@@ -493,9 +632,15 @@ final class SampleMessages
         private final NewOrderDecoder newOrder = new NewOrderDecoder();
         private final CancelOrderDecoder cancelOrder = new CancelOrderDecoder();
         private final ReplaceOrderDecoder replaceOrder = new ReplaceOrderDecoder();
+        private final MassCancelDecoder massCancel = new MassCancelDecoder();
+        private final EngineCommandDecoder engineCommand = new EngineCommandDecoder();
         private final ExecutionReportDecoder executionReport = new ExecutionReportDecoder();
         private final BookUpdateDecoder bookUpdate = new BookUpdateDecoder();
         private final TradeDecoder trade = new TradeDecoder();
+        private final OrderAddedDecoder orderAdded = new OrderAddedDecoder();
+        private final OrderExecutedDecoder orderExecuted = new OrderExecutedDecoder();
+        private final OrderCanceledDecoder orderCanceled = new OrderCanceledDecoder();
+        private final OrderReplacedDecoder orderReplaced = new OrderReplacedDecoder();
         private final LatencyProbeDecoder latencyProbe = new LatencyProbeDecoder();
 
         /** Sum of everything read, so the reads have an observable result. */
@@ -555,21 +700,34 @@ final class SampleMessages
                 {
                     final NewOrderDecoder d = newOrder.wrap(buffer, body, blockLength, version);
                     sum += d.clientOrderId() + d.account() + d.instrumentId() + d.sideRaw() + d.ordTypeRaw() +
-                        d.timeInForceRaw() + d.price() + d.quantity() + d.sendingTime();
+                        d.timeInForceRaw() + d.price() + d.quantity() + d.sendingTime() + d.postOnlyRaw() +
+                        d.displayQuantity() + d.selfTradePreventionRaw() + d.receiveTime();
                     limit = d.limit();
                 }
                 case CancelOrderDecoder.TEMPLATE_ID ->
                 {
                     final CancelOrderDecoder d = cancelOrder.wrap(buffer, body, blockLength, version);
                     sum += d.clientOrderId() + d.origClientOrderId() + d.account() + d.instrumentId() +
-                        d.sideRaw() + d.sendingTime();
+                        d.sideRaw() + d.sendingTime() + d.receiveTime();
                     limit = d.limit();
                 }
                 case ReplaceOrderDecoder.TEMPLATE_ID ->
                 {
                     final ReplaceOrderDecoder d = replaceOrder.wrap(buffer, body, blockLength, version);
                     sum += d.clientOrderId() + d.origClientOrderId() + d.account() + d.instrumentId() +
-                        d.sideRaw() + d.price() + d.quantity() + d.sendingTime();
+                        d.sideRaw() + d.price() + d.quantity() + d.sendingTime() + d.receiveTime();
+                    limit = d.limit();
+                }
+                case MassCancelDecoder.TEMPLATE_ID ->
+                {
+                    final MassCancelDecoder d = massCancel.wrap(buffer, body, blockLength, version);
+                    sum += d.clientOrderId() + d.account() + d.instrumentId() + d.sendingTime() + d.receiveTime();
+                    limit = d.limit();
+                }
+                case EngineCommandDecoder.TEMPLATE_ID ->
+                {
+                    final EngineCommandDecoder d = engineCommand.wrap(buffer, body, blockLength, version);
+                    sum += d.commandRaw() + d.sendingTime() + d.receiveTime();
                     limit = d.limit();
                 }
                 case ExecutionReportDecoder.TEMPLATE_ID ->
@@ -577,7 +735,8 @@ final class SampleMessages
                     final ExecutionReportDecoder d = executionReport.wrap(buffer, body, blockLength, version);
                     sum += d.exchangeOrderId() + d.clientOrderId() + d.execId() + d.account() + d.instrumentId() +
                         d.execTypeRaw() + d.ordStatusRaw() + d.sideRaw() + d.rejectReasonRaw() + d.lastPrice() +
-                        d.lastQuantity() + d.leavesQuantity() + d.cumulativeQuantity() + d.transactTime();
+                        d.lastQuantity() + d.leavesQuantity() + d.cumulativeQuantity() + d.transactTime() +
+                        d.price() + d.orderQuantity() + d.ordTypeRaw() + d.timeInForceRaw() + d.engineSequence();
                     limit = d.limit();
                 }
                 case BookUpdateDecoder.TEMPLATE_ID ->
@@ -596,7 +755,36 @@ final class SampleMessages
                 {
                     final TradeDecoder d = trade.wrap(buffer, body, blockLength, version);
                     sum += d.instrumentId() + d.sequenceNumber() + d.tradeId() + d.price() + d.quantity() +
-                        d.aggressorSideRaw() + d.transactTime();
+                        d.aggressorSideRaw() + d.transactTime() + d.streamSequence() + d.buyOrderId() +
+                        d.sellOrderId();
+                    limit = d.limit();
+                }
+                case OrderAddedDecoder.TEMPLATE_ID ->
+                {
+                    final OrderAddedDecoder d = orderAdded.wrap(buffer, body, blockLength, version);
+                    sum += d.instrumentId() + d.sequenceNumber() + d.streamSequence() + d.orderId() + d.sideRaw() +
+                        d.price() + d.quantity() + d.transactTime();
+                    limit = d.limit();
+                }
+                case OrderExecutedDecoder.TEMPLATE_ID ->
+                {
+                    final OrderExecutedDecoder d = orderExecuted.wrap(buffer, body, blockLength, version);
+                    sum += d.instrumentId() + d.sequenceNumber() + d.streamSequence() + d.orderId() +
+                        d.executedQuantity() + d.price() + d.matchId() + d.transactTime();
+                    limit = d.limit();
+                }
+                case OrderCanceledDecoder.TEMPLATE_ID ->
+                {
+                    final OrderCanceledDecoder d = orderCanceled.wrap(buffer, body, blockLength, version);
+                    sum += d.instrumentId() + d.sequenceNumber() + d.streamSequence() + d.orderId() +
+                        d.canceledQuantity() + d.remainingQuantity() + d.transactTime();
+                    limit = d.limit();
+                }
+                case OrderReplacedDecoder.TEMPLATE_ID ->
+                {
+                    final OrderReplacedDecoder d = orderReplaced.wrap(buffer, body, blockLength, version);
+                    sum += d.instrumentId() + d.sequenceNumber() + d.streamSequence() + d.orderId() + d.price() +
+                        d.quantity() + d.keepsPriorityRaw() + d.transactTime();
                     limit = d.limit();
                 }
                 case LatencyProbeDecoder.TEMPLATE_ID ->

@@ -3,31 +3,64 @@ package io.ringwire.codecs;
 import io.ringwire.codecs.trading.BookAction;
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.BookUpdateEncoder;
+import io.ringwire.codecs.trading.BooleanType;
+import io.ringwire.codecs.trading.CancelOrderDecoder;
+import io.ringwire.codecs.trading.CancelOrderEncoder;
+import io.ringwire.codecs.trading.ExecType;
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.ExecutionReportEncoder;
+import io.ringwire.codecs.trading.GroupSizeEncodingDecoder;
+import io.ringwire.codecs.trading.GroupSizeEncodingEncoder;
 import io.ringwire.codecs.trading.LatencyProbeDecoder;
 import io.ringwire.codecs.trading.LatencyProbeEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderDecoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
+import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import io.ringwire.codecs.trading.ReplaceOrderEncoder;
+import io.ringwire.codecs.trading.SelfTradePrevention;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.TimeInForce;
+import io.ringwire.codecs.trading.TradeDecoder;
+import io.ringwire.codecs.trading.TradeEncoder;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Version 1 and version 2 of the schema (test-only codecs in {@code io.ringwire.codecs.evolution.v2},
- * one field appended with sinceVersion=2 to a root block, a group entry and a block followed by var
- * data) read each other's messages when the receiver decodes with the header's block length and
- * version, and the validator accepts the newer version's messages at their full length.
+ * Version 1 of the schema as released (frozen codecs in {@code io.ringwire.codecs.trading.v1},
+ * generated for tests from {@code src/test/resources/sbe/ringwire-trading-v1.xml}) and the current
+ * version 2 read each other's messages when the receiver decodes with the header's block length and
+ * version, and the validator accepts both; the frozen version 1 is the current schema less exactly
+ * what version 2 added. Groups and var data, which version 2 left alone, are shown to follow the same
+ * rules with messages crafted as a later version would send them.
  *
  * <p>Every message is copied into a buffer of exactly its length before it is validated or decoded,
  * so a decoder that looks for a field or var data in the wrong place reads out of bounds and throws.
@@ -36,102 +69,510 @@ class SchemaEvolutionTest
 {
     private static final int HEADER_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH;
     private static final int LEVEL_COUNT = 5;
+    private static final int LATER_VERSION = 3;
 
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(512);
-    private final MessageHeaderDecoder v1Header = new MessageHeaderDecoder();
-    private final io.ringwire.codecs.evolution.v2.MessageHeaderDecoder v2Header =
-        new io.ringwire.codecs.evolution.v2.MessageHeaderDecoder();
+    private final io.ringwire.codecs.trading.v1.MessageHeaderDecoder v1Header =
+        new io.ringwire.codecs.trading.v1.MessageHeaderDecoder();
+    private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+
+    // ---------------------------------------------------------------------------------------------- the two schemas
 
     @Test
-    void evolutionSchemaIsTheSameSchemaOneVersionLaterWithLargerBlocks()
+    void version1CodecsAreTheSameSchemaOneVersionEarlierWithTheBlocksVersion2GrewEndingAtItsFirstNewField()
     {
-        assertEquals(MessageHeaderDecoder.SCHEMA_ID, io.ringwire.codecs.evolution.v2.MessageHeaderDecoder.SCHEMA_ID);
-        assertEquals(1, MessageHeaderDecoder.SCHEMA_VERSION);
-        assertEquals(2, io.ringwire.codecs.evolution.v2.MessageHeaderDecoder.SCHEMA_VERSION);
-        assertEquals(NewOrderDecoder.BLOCK_LENGTH + 8, io.ringwire.codecs.evolution.v2.NewOrderDecoder.BLOCK_LENGTH);
-        assertEquals(BookUpdateDecoder.BLOCK_LENGTH + 4,
-            io.ringwire.codecs.evolution.v2.BookUpdateDecoder.BLOCK_LENGTH);
-        assertEquals(BookUpdateDecoder.LevelsDecoder.sbeBlockLength() + 8,
-            io.ringwire.codecs.evolution.v2.BookUpdateDecoder.LevelsDecoder.sbeBlockLength());
-        assertEquals(LatencyProbeDecoder.BLOCK_LENGTH + 4,
-            io.ringwire.codecs.evolution.v2.LatencyProbeDecoder.BLOCK_LENGTH);
+        assertEquals(MessageHeaderDecoder.SCHEMA_ID, io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_ID);
+        assertEquals(1, io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_VERSION);
+        assertEquals(2, MessageHeaderDecoder.SCHEMA_VERSION);
+        assertEquals(NewOrderDecoder.postOnlyEncodingOffset(), io.ringwire.codecs.trading.v1.NewOrderDecoder.BLOCK_LENGTH);
+        assertEquals(CancelOrderDecoder.receiveTimeEncodingOffset(),
+            io.ringwire.codecs.trading.v1.CancelOrderDecoder.BLOCK_LENGTH);
+        assertEquals(ReplaceOrderDecoder.receiveTimeEncodingOffset(),
+            io.ringwire.codecs.trading.v1.ReplaceOrderDecoder.BLOCK_LENGTH);
+        assertEquals(ExecutionReportDecoder.priceEncodingOffset(),
+            io.ringwire.codecs.trading.v1.ExecutionReportDecoder.BLOCK_LENGTH);
+        assertEquals(TradeDecoder.streamSequenceEncodingOffset(), io.ringwire.codecs.trading.v1.TradeDecoder.BLOCK_LENGTH);
+        assertEquals(BookUpdateDecoder.BLOCK_LENGTH, io.ringwire.codecs.trading.v1.BookUpdateDecoder.BLOCK_LENGTH);
+        assertEquals(BookUpdateDecoder.LevelsDecoder.sbeBlockLength(),
+            io.ringwire.codecs.trading.v1.BookUpdateDecoder.LevelsDecoder.sbeBlockLength());
+        assertEquals(LatencyProbeDecoder.BLOCK_LENGTH, io.ringwire.codecs.trading.v1.LatencyProbeDecoder.BLOCK_LENGTH);
+    }
+
+    @Test
+    void version1SchemaIsTheCurrentSchemaLessExactlyWhatVersion2Added() throws Exception
+    {
+        final Document current = SchemaXml.parse(SchemaXml.TRADING);
+        final Document version1 = SchemaXml.parse(SchemaXml.RELEASED_VERSION_1);
+        final Element currentRoot = current.getDocumentElement();
+        final Element version1Root = version1.getDocumentElement();
+        assertEquals("2", currentRoot.getAttribute("version"));
+        assertEquals("2.0", currentRoot.getAttribute("semanticVersion"));
+        assertEquals("1", version1Root.getAttribute("version"));
+        assertEquals("1.0", version1Root.getAttribute("semanticVersion"));
+        assertEquals(currentRoot.getAttribute("package") + ".v1", version1Root.getAttribute("package"));
+        assertEquals(Set.of(), sinceVersions(version1Root), "version 1 is the first version");
+        assertEquals(Set.of("2"), sinceVersions(currentRoot), "what version 2 appended says so");
+
+        final Set<String> addedMessages = new TreeSet<>(SchemaXml.messages(current).keySet());
+        addedMessages.removeAll(SchemaXml.messages(version1).keySet());
+        final Set<String> addedTypes = typeNames(currentRoot);
+        addedTypes.removeAll(typeNames(version1Root));
+        assertEquals(new TreeSet<>(List.of(
+            "EngineCommand", "MassCancel", "OrderAdded", "OrderCanceled", "OrderExecuted", "OrderReplaced")), addedMessages);
+        assertEquals(new TreeSet<>(List.of("BooleanType", "EngineCommandType", "SelfTradePrevention")), addedTypes);
+
+        // Wire structure only: descriptions may be reworded, and the root's identity was compared above.
+        final List<String> version1Structure = new ArrayList<>();
+        structure(version1Root, "", Set.of(), Set.of(), version1Structure);
+        final List<String> currentLessVersion2 = new ArrayList<>();
+        structure(currentRoot, "", addedMessages, addedTypes, currentLessVersion2);
+        assertEquals(String.join("\n", version1Structure), String.join("\n", currentLessVersion2));
     }
 
     // ---------------------------------------------------------------------------------------------- v1 reads v2
 
     @Test
-    void v1DecoderReadsEveryV1FieldOfAV2NewOrderAndSkipsTheLargerBlock()
+    void version1DecoderReadsEveryVersion1FieldOfAVersion2NewOrderAndStepsOverTheLargerBlock()
     {
-        final io.ringwire.codecs.evolution.v2.NewOrderEncoder encoder =
-            new io.ringwire.codecs.evolution.v2.NewOrderEncoder()
-            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.evolution.v2.MessageHeaderEncoder())
-            .clientOrderId(1_001L)
-            .account(-2_002L)
-            .instrumentId(3_003)
-            .side(io.ringwire.codecs.evolution.v2.Side.SELL)
-            .ordType(io.ringwire.codecs.evolution.v2.OrdType.LIMIT)
-            .timeInForce(io.ringwire.codecs.evolution.v2.TimeInForce.IOC)
-            .price(-4_004L)
-            .quantity(5_005L)
-            .sendingTime(0xFEDC_BA98_7654_3210L)
-            .stopPrice(0x0BAD_CAFE_0BAD_CAFEL);
-        final int length = HEADER_LENGTH + encoder.encodedLength();
-        final DirectBuffer received = validatedV1Receive(length);
-        assertEquals(2, v1Header.version());
-        assertEquals(io.ringwire.codecs.evolution.v2.NewOrderEncoder.BLOCK_LENGTH, v1Header.blockLength());
+        final int length = encodeNewOrder(TimeInForce.IOC);
+        final DirectBuffer received = validatedVersion1Receive(length, NewOrderEncoder.BLOCK_LENGTH);
 
-        final NewOrderDecoder decoder = new NewOrderDecoder()
+        final io.ringwire.codecs.trading.v1.NewOrderDecoder decoder = new io.ringwire.codecs.trading.v1.NewOrderDecoder()
             .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
 
         assertEquals(1_001L, decoder.clientOrderId());
         assertEquals(-2_002L, decoder.account());
         assertEquals(3_003, decoder.instrumentId());
-        assertEquals(Side.SELL, decoder.side());
-        assertEquals(OrdType.LIMIT, decoder.ordType());
-        assertEquals(TimeInForce.IOC, decoder.timeInForce());
+        assertEquals(io.ringwire.codecs.trading.v1.Side.SELL, decoder.side());
+        assertEquals(io.ringwire.codecs.trading.v1.OrdType.LIMIT, decoder.ordType());
+        assertEquals(io.ringwire.codecs.trading.v1.TimeInForce.IOC, decoder.timeInForce());
         assertEquals(-4_004L, decoder.price());
         assertEquals(5_005L, decoder.quantity());
         assertEquals(0xFEDC_BA98_7654_3210L, decoder.sendingTime());
-        assertEquals(length, decoder.limit(), "the v1 decoder's limit covers the whole v2 block");
+        assertEquals(length, decoder.limit(), "the version-1 decoder's limit covers the whole version-2 block");
     }
 
     @Test
-    void v1DecoderReadsEveryLevelOfAV2BookUpdateSkippingTheLargerRootBlockAndEntries()
+    void version1DecoderReadsEveryVersion1FieldOfAVersion2CancelOrderAndStepsOverTheLargerBlock()
     {
-        final io.ringwire.codecs.evolution.v2.BookUpdateEncoder encoder =
-            new io.ringwire.codecs.evolution.v2.BookUpdateEncoder()
-            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.evolution.v2.MessageHeaderEncoder())
+        final CancelOrderEncoder encoder = new CancelOrderEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .clientOrderId(71L)
+            .origClientOrderId(70L)
+            .account(-72L)
+            .instrumentId(73)
+            .side(Side.BUY)
+            .sendingTime(74L)
+            .receiveTime(75L);
+        final int length = HEADER_LENGTH + encoder.encodedLength();
+        final DirectBuffer received = validatedVersion1Receive(length, CancelOrderEncoder.BLOCK_LENGTH);
+
+        final io.ringwire.codecs.trading.v1.CancelOrderDecoder decoder =
+            new io.ringwire.codecs.trading.v1.CancelOrderDecoder()
+            .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+
+        assertEquals(71L, decoder.clientOrderId());
+        assertEquals(70L, decoder.origClientOrderId());
+        assertEquals(-72L, decoder.account());
+        assertEquals(73, decoder.instrumentId());
+        assertEquals(io.ringwire.codecs.trading.v1.Side.BUY, decoder.side());
+        assertEquals(74L, decoder.sendingTime());
+        assertEquals(length, decoder.limit());
+    }
+
+    @Test
+    void version1DecoderReadsEveryVersion1FieldOfAVersion2ReplaceOrderAndStepsOverTheLargerBlock()
+    {
+        final ReplaceOrderEncoder encoder = new ReplaceOrderEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .clientOrderId(81L)
+            .origClientOrderId(80L)
+            .account(82L)
+            .instrumentId(-83)
+            .side(Side.SELL)
+            .price(Long.MIN_VALUE + 84)
+            .quantity(85L)
+            .sendingTime(86L)
+            .receiveTime(87L);
+        final int length = HEADER_LENGTH + encoder.encodedLength();
+        final DirectBuffer received = validatedVersion1Receive(length, ReplaceOrderEncoder.BLOCK_LENGTH);
+
+        final io.ringwire.codecs.trading.v1.ReplaceOrderDecoder decoder =
+            new io.ringwire.codecs.trading.v1.ReplaceOrderDecoder()
+            .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+
+        assertEquals(81L, decoder.clientOrderId());
+        assertEquals(80L, decoder.origClientOrderId());
+        assertEquals(82L, decoder.account());
+        assertEquals(-83, decoder.instrumentId());
+        assertEquals(io.ringwire.codecs.trading.v1.Side.SELL, decoder.side());
+        assertEquals(Long.MIN_VALUE + 84, decoder.price());
+        assertEquals(85L, decoder.quantity());
+        assertEquals(86L, decoder.sendingTime());
+        assertEquals(length, decoder.limit());
+    }
+
+    @Test
+    void version1DecoderReadsEveryVersion1FieldOfAVersion2ExecutionReportAndStepsOverTheLargerBlock()
+    {
+        final int length = encodeExecutionReport(ExecType.PARTIAL_FILL, RejectReason.NONE);
+        final DirectBuffer received = validatedVersion1Receive(length, ExecutionReportEncoder.BLOCK_LENGTH);
+
+        final io.ringwire.codecs.trading.v1.ExecutionReportDecoder decoder =
+            new io.ringwire.codecs.trading.v1.ExecutionReportDecoder()
+            .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+
+        assertEquals(0x0E0E_0000_0000_0001L, decoder.exchangeOrderId());
+        assertEquals(91L, decoder.clientOrderId());
+        assertEquals(92L, decoder.execId());
+        assertEquals(93L, decoder.account());
+        assertEquals(94, decoder.instrumentId());
+        assertEquals(io.ringwire.codecs.trading.v1.ExecType.PARTIAL_FILL, decoder.execType());
+        assertEquals(io.ringwire.codecs.trading.v1.OrdStatus.PARTIALLY_FILLED, decoder.ordStatus());
+        assertEquals(io.ringwire.codecs.trading.v1.Side.BUY, decoder.side());
+        assertEquals(io.ringwire.codecs.trading.v1.RejectReason.NONE, decoder.rejectReason());
+        assertEquals(-95L, decoder.lastPrice());
+        assertEquals(96L, decoder.lastQuantity());
+        assertEquals(97L, decoder.leavesQuantity());
+        assertEquals(98L, decoder.cumulativeQuantity());
+        assertEquals(0xF000_0000_0000_0099L, decoder.transactTime());
+        assertEquals(length, decoder.limit());
+    }
+
+    @Test
+    void version1DecoderReadsEveryVersion1FieldOfAVersion2TradeAndStepsOverTheLargerBlock()
+    {
+        final int length = encodeTrade(101L);
+        final DirectBuffer received = validatedVersion1Receive(length, TradeEncoder.BLOCK_LENGTH);
+
+        final io.ringwire.codecs.trading.v1.TradeDecoder decoder = new io.ringwire.codecs.trading.v1.TradeDecoder()
+            .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+
+        assertTradeVersion1Fields(decoder, 101L);
+        assertEquals(length, decoder.limit());
+    }
+
+    /** The values version 2 added to enums version 1 already had, as the current codecs name them. */
+    static Stream<Enum<?>> version2OnlyEnumValues()
+    {
+        final List<Enum<?>> values = new ArrayList<>();
+        values.addAll(notIn(TimeInForce.values(), io.ringwire.codecs.trading.v1.TimeInForce.values()));
+        values.addAll(notIn(ExecType.values(), io.ringwire.codecs.trading.v1.ExecType.values()));
+        values.addAll(notIn(RejectReason.values(), io.ringwire.codecs.trading.v1.RejectReason.values()));
+        return values.stream();
+    }
+
+    @Test
+    void version2OnlyEnumValuesAreEveryValidValueTheSchemaMarksSinceVersion2() throws Exception
+    {
+        final Set<String> inSchema = new TreeSet<>();
+        final Element root = SchemaXml.parse(SchemaXml.TRADING).getDocumentElement();
+        final List<Element> enums = children(children(root, "types").getFirst(), "enum");
+        for (final Element enumElement : enums)
+        {
+            for (final Element validValue : children(enumElement, "validValue"))
+            {
+                if ("2".equals(validValue.getAttribute("sinceVersion")))
+                {
+                    inSchema.add(enumElement.getAttribute("name") + "." + validValue.getAttribute("name"));
+                }
+            }
+        }
+
+        final Set<String> tested = version2OnlyEnumValues()
+            .map(value -> value.getDeclaringClass().getSimpleName() + "." + value.name())
+            .collect(Collectors.toCollection(TreeSet::new));
+
+        assertEquals(inSchema, tested);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("version2OnlyEnumValues")
+    void version1DecoderSeesAVersion2OnlyEnumValueAsItsRawValueWhileItsTypedGetterRejectsIt(final Enum<?> value)
+    {
+        // The validator checks structure, not enum values: a version-1 receiver reads *Raw() (or
+        // catches) for an enum a newer sender may have extended.
+        switch (value)
+        {
+            case TimeInForce timeInForce ->
+            {
+                final DirectBuffer received = validatedVersion1Receive(encodeNewOrder(timeInForce),
+                    NewOrderEncoder.BLOCK_LENGTH);
+                final io.ringwire.codecs.trading.v1.NewOrderDecoder decoder =
+                    new io.ringwire.codecs.trading.v1.NewOrderDecoder()
+                    .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+                assertEquals(timeInForce.value(), decoder.timeInForceRaw());
+                assertThrows(IllegalArgumentException.class, decoder::timeInForce);
+            }
+            case ExecType execType ->
+            {
+                final io.ringwire.codecs.trading.v1.ExecutionReportDecoder decoder =
+                    version1ExecutionReport(encodeExecutionReport(execType, RejectReason.NONE));
+                assertEquals(execType.value(), decoder.execTypeRaw());
+                assertThrows(IllegalArgumentException.class, decoder::execType);
+            }
+            case RejectReason rejectReason ->
+            {
+                final io.ringwire.codecs.trading.v1.ExecutionReportDecoder decoder =
+                    version1ExecutionReport(encodeExecutionReport(ExecType.CANCELED, rejectReason));
+                assertEquals(rejectReason.value(), decoder.rejectReasonRaw());
+                assertThrows(IllegalArgumentException.class, decoder::rejectReason);
+            }
+            default -> fail("no message carries " + value.getDeclaringClass().getSimpleName() + " in version 1");
+        }
+    }
+
+    @Test
+    void version1ReceiverIgnoresEveryVersion2OnlyMessageByItsTemplateIdAndReadsTheMessagesAroundIt() throws Exception
+    {
+        final Map<String, Integer> version1Messages = SchemaXml.messages(SchemaXml.parse(SchemaXml.RELEASED_VERSION_1));
+        final Random random = new Random(13);
+        final List<Integer> version2Only = new ArrayList<>();
+        final List<DirectBuffer> frames = new ArrayList<>();
+        long tradeSequence = 0;
+        for (final int templateId : SampleMessages.TEMPLATE_IDS)
+        {
+            if (!version1Messages.containsValue(templateId))
+            {
+                version2Only.add(templateId);
+                final SampleMessages.Encoded message = SampleMessages.randomValid(templateId, random);
+                assertEquals(message.length(), MessageValidator.validate(message.exactBuffer(), 0, message.length()));
+                frames.add(message.exactBuffer());
+                frames.add(SampleMessages.exactCopy(buffer, 0, encodeTrade(++tradeSequence)));
+            }
+        }
+        assertEquals(List.of(13, 14, 32, 33, 34, 35), version2Only);
+
+        // A version-1 receiver dispatches on the template id and drops what it has no decoder for.
+        final List<Integer> ignored = new ArrayList<>();
+        final io.ringwire.codecs.trading.v1.TradeDecoder trade = new io.ringwire.codecs.trading.v1.TradeDecoder();
+        long tradesRead = 0;
+        for (final DirectBuffer frame : frames)
+        {
+            v1Header.wrap(frame, 0);
+            assertEquals(io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_ID, v1Header.schemaId());
+            assertEquals(2, v1Header.version());
+            switch (v1Header.templateId())
+            {
+                case io.ringwire.codecs.trading.v1.TradeDecoder.TEMPLATE_ID ->
+                {
+                    trade.wrap(frame, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+                    assertTradeVersion1Fields(trade, ++tradesRead);
+                    assertEquals(frame.capacity(), trade.limit());
+                }
+                default -> ignored.add(v1Header.templateId());
+            }
+        }
+        assertEquals(version2Only, ignored);
+        assertEquals(version2Only.size(), tradesRead);
+    }
+
+    // ---------------------------------------------------------------------------------------------- v2 reads v1
+
+    @Test
+    void version2DecoderReadsAVersion1NewOrderWithVersion2FieldsAtTheirNullValues()
+    {
+        final io.ringwire.codecs.trading.v1.NewOrderEncoder encoder =
+            new io.ringwire.codecs.trading.v1.NewOrderEncoder()
+            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.trading.v1.MessageHeaderEncoder())
+            .clientOrderId(11L)
+            .account(22L)
+            .instrumentId(33)
+            .side(io.ringwire.codecs.trading.v1.Side.BUY)
+            .ordType(io.ringwire.codecs.trading.v1.OrdType.MARKET)
+            .timeInForce(io.ringwire.codecs.trading.v1.TimeInForce.FOK)
+            .price(44L)
+            .quantity(55L)
+            .sendingTime(66L);
+        final DirectBuffer received = validatedVersion2Receive(HEADER_LENGTH + encoder.encodedLength());
+
+        final NewOrderDecoder decoder = new NewOrderDecoder()
+            .wrap(received, HEADER_LENGTH, header.blockLength(), header.version());
+
+        assertEquals(11L, decoder.clientOrderId());
+        assertEquals(22L, decoder.account());
+        assertEquals(33, decoder.instrumentId());
+        assertEquals(Side.BUY, decoder.side());
+        assertEquals(OrdType.MARKET, decoder.ordType());
+        assertEquals(TimeInForce.FOK, decoder.timeInForce());
+        assertEquals(44L, decoder.price());
+        assertEquals(55L, decoder.quantity());
+        assertEquals(66L, decoder.sendingTime());
+        assertEquals(BooleanType.NULL_VAL, decoder.postOnly());
+        assertEquals(NewOrderDecoder.displayQuantityNullValue(), decoder.displayQuantity());
+        assertEquals(SelfTradePrevention.NULL_VAL, decoder.selfTradePrevention());
+        assertEquals(NewOrderDecoder.receiveTimeNullValue(), decoder.receiveTime());
+        assertEquals(received.capacity(), decoder.limit());
+    }
+
+    @Test
+    void version2DecoderReadsAVersion1CancelOrderWithVersion2FieldsAtTheirNullValues()
+    {
+        final io.ringwire.codecs.trading.v1.CancelOrderEncoder encoder =
+            new io.ringwire.codecs.trading.v1.CancelOrderEncoder()
+            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.trading.v1.MessageHeaderEncoder())
+            .clientOrderId(12L)
+            .origClientOrderId(11L)
+            .account(-13L)
+            .instrumentId(14)
+            .side(io.ringwire.codecs.trading.v1.Side.SELL)
+            .sendingTime(15L);
+        final DirectBuffer received = validatedVersion2Receive(HEADER_LENGTH + encoder.encodedLength());
+
+        final CancelOrderDecoder decoder = new CancelOrderDecoder()
+            .wrap(received, HEADER_LENGTH, header.blockLength(), header.version());
+
+        assertEquals(12L, decoder.clientOrderId());
+        assertEquals(11L, decoder.origClientOrderId());
+        assertEquals(-13L, decoder.account());
+        assertEquals(14, decoder.instrumentId());
+        assertEquals(Side.SELL, decoder.side());
+        assertEquals(15L, decoder.sendingTime());
+        assertEquals(CancelOrderDecoder.receiveTimeNullValue(), decoder.receiveTime());
+        assertEquals(received.capacity(), decoder.limit());
+    }
+
+    @Test
+    void version2DecoderReadsAVersion1ReplaceOrderWithVersion2FieldsAtTheirNullValues()
+    {
+        final io.ringwire.codecs.trading.v1.ReplaceOrderEncoder encoder =
+            new io.ringwire.codecs.trading.v1.ReplaceOrderEncoder()
+            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.trading.v1.MessageHeaderEncoder())
+            .clientOrderId(21L)
+            .origClientOrderId(20L)
+            .account(22L)
+            .instrumentId(-23)
+            .side(io.ringwire.codecs.trading.v1.Side.BUY)
+            .price(24L)
+            .quantity(25L)
+            .sendingTime(26L);
+        final DirectBuffer received = validatedVersion2Receive(HEADER_LENGTH + encoder.encodedLength());
+
+        final ReplaceOrderDecoder decoder = new ReplaceOrderDecoder()
+            .wrap(received, HEADER_LENGTH, header.blockLength(), header.version());
+
+        assertEquals(21L, decoder.clientOrderId());
+        assertEquals(20L, decoder.origClientOrderId());
+        assertEquals(22L, decoder.account());
+        assertEquals(-23, decoder.instrumentId());
+        assertEquals(Side.BUY, decoder.side());
+        assertEquals(24L, decoder.price());
+        assertEquals(25L, decoder.quantity());
+        assertEquals(26L, decoder.sendingTime());
+        assertEquals(ReplaceOrderDecoder.receiveTimeNullValue(), decoder.receiveTime());
+        assertEquals(received.capacity(), decoder.limit());
+    }
+
+    @Test
+    void version2DecoderReadsAVersion1ExecutionReportWithVersion2FieldsAtTheirNullValues()
+    {
+        final io.ringwire.codecs.trading.v1.ExecutionReportEncoder encoder =
+            new io.ringwire.codecs.trading.v1.ExecutionReportEncoder()
+            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.trading.v1.MessageHeaderEncoder())
+            .exchangeOrderId(31L)
+            .clientOrderId(32L)
+            .execId(33L)
+            .account(34L)
+            .instrumentId(35)
+            .execType(io.ringwire.codecs.trading.v1.ExecType.REJECTED)
+            .ordStatus(io.ringwire.codecs.trading.v1.OrdStatus.REJECTED)
+            .side(io.ringwire.codecs.trading.v1.Side.SELL)
+            .rejectReason(io.ringwire.codecs.trading.v1.RejectReason.EXCHANGE_CLOSED)
+            .lastPrice(0L)
+            .lastQuantity(0L)
+            .leavesQuantity(0L)
+            .cumulativeQuantity(36L)
+            .transactTime(37L);
+        final DirectBuffer received = validatedVersion2Receive(HEADER_LENGTH + encoder.encodedLength());
+
+        final ExecutionReportDecoder decoder = new ExecutionReportDecoder()
+            .wrap(received, HEADER_LENGTH, header.blockLength(), header.version());
+
+        assertEquals(31L, decoder.exchangeOrderId());
+        assertEquals(32L, decoder.clientOrderId());
+        assertEquals(33L, decoder.execId());
+        assertEquals(34L, decoder.account());
+        assertEquals(35, decoder.instrumentId());
+        assertEquals(ExecType.REJECTED, decoder.execType());
+        assertEquals(OrdStatus.REJECTED, decoder.ordStatus());
+        assertEquals(Side.SELL, decoder.side());
+        assertEquals(RejectReason.EXCHANGE_CLOSED, decoder.rejectReason());
+        assertEquals(0L, decoder.lastPrice());
+        assertEquals(0L, decoder.lastQuantity());
+        assertEquals(0L, decoder.leavesQuantity());
+        assertEquals(36L, decoder.cumulativeQuantity());
+        assertEquals(37L, decoder.transactTime());
+        assertEquals(ExecutionReportDecoder.priceNullValue(), decoder.price());
+        assertEquals(ExecutionReportDecoder.orderQuantityNullValue(), decoder.orderQuantity());
+        assertEquals(OrdType.NULL_VAL, decoder.ordType());
+        assertEquals(TimeInForce.NULL_VAL, decoder.timeInForce());
+        assertEquals(ExecutionReportDecoder.engineSequenceNullValue(), decoder.engineSequence());
+        assertEquals(received.capacity(), decoder.limit());
+    }
+
+    @Test
+    void version2DecoderReadsAVersion1TradeWithVersion2FieldsAtTheirNullValues()
+    {
+        final io.ringwire.codecs.trading.v1.TradeEncoder encoder = new io.ringwire.codecs.trading.v1.TradeEncoder()
+            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.trading.v1.MessageHeaderEncoder())
+            .instrumentId(41)
+            .sequenceNumber(42L)
+            .tradeId(43L)
+            .price(-44L)
+            .quantity(45L)
+            .aggressorSide(io.ringwire.codecs.trading.v1.Side.BUY)
+            .transactTime(46L);
+        final DirectBuffer received = validatedVersion2Receive(HEADER_LENGTH + encoder.encodedLength());
+
+        final TradeDecoder decoder = new TradeDecoder()
+            .wrap(received, HEADER_LENGTH, header.blockLength(), header.version());
+
+        assertEquals(41, decoder.instrumentId());
+        assertEquals(42L, decoder.sequenceNumber());
+        assertEquals(43L, decoder.tradeId());
+        assertEquals(-44L, decoder.price());
+        assertEquals(45L, decoder.quantity());
+        assertEquals(Side.BUY, decoder.aggressorSide());
+        assertEquals(46L, decoder.transactTime());
+        assertEquals(TradeDecoder.streamSequenceNullValue(), decoder.streamSequence());
+        assertEquals(TradeDecoder.buyOrderIdNullValue(), decoder.buyOrderId());
+        assertEquals(TradeDecoder.sellOrderIdNullValue(), decoder.sellOrderId());
+        assertEquals(received.capacity(), decoder.limit());
+    }
+
+    // ---------------------------------------------------------------------------------------------- a later version
+
+    @Test
+    void decoderReadsEveryLevelOfALaterVersionsBookUpdateSteppingOverItsLongerBlockAndEntries()
+    {
+        final BookUpdateEncoder encoder = new BookUpdateEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
             .instrumentId(77)
             .sequenceNumber(88_888L)
-            .transactTime(99_999L)
-            .channelId(0x7FFF_0001);
-        final io.ringwire.codecs.evolution.v2.BookUpdateEncoder.LevelsEncoder levels =
-            encoder.levelsCount(LEVEL_COUNT);
+            .transactTime(99_999L);
+        final BookUpdateEncoder.LevelsEncoder levels = encoder.levelsCount(LEVEL_COUNT);
         for (int i = 0; i < LEVEL_COUNT; i++)
         {
             levels.next()
-                .action(io.ringwire.codecs.evolution.v2.BookAction.get((short)(i % 3)))
-                .side(i % 2 == 0 ? io.ringwire.codecs.evolution.v2.Side.BUY : io.ringwire.codecs.evolution.v2.Side.SELL)
+                .action(BookAction.get((short)(i % 3)))
+                .side(i % 2 == 0 ? Side.BUY : Side.SELL)
                 .price(levelPrice(i))
                 .quantity(levelQuantity(i))
-                .orderCount(i + 1)
-                .impliedQuantity(-1L - i);
+                .orderCount(i + 1);
         }
-        final int length = HEADER_LENGTH + encoder.encodedLength();
-        final DirectBuffer received = validatedV1Receive(length);
-        assertEquals(2, v1Header.version());
-        assertEquals(io.ringwire.codecs.evolution.v2.BookUpdateEncoder.BLOCK_LENGTH, v1Header.blockLength());
+        final byte[] filler = { -1, -1, -1, -1, -1, -1, -1, -1 };
+        final DirectBuffer received = validatedLaterVersion(HEADER_LENGTH + encoder.encodedLength(), filler);
 
         final BookUpdateDecoder decoder = new BookUpdateDecoder()
-            .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+            .wrap(received, HEADER_LENGTH, header.blockLength(), header.version());
 
         assertEquals(77, decoder.instrumentId());
         assertEquals(88_888L, decoder.sequenceNumber());
         assertEquals(99_999L, decoder.transactTime());
         final BookUpdateDecoder.LevelsDecoder decodedLevels = decoder.levels();
         assertEquals(LEVEL_COUNT, decodedLevels.count());
-        assertEquals(io.ringwire.codecs.evolution.v2.BookUpdateDecoder.LevelsDecoder.sbeBlockLength(),
-            decodedLevels.actingBlockLength(), "entries are stepped over with the sender's entry length");
+        assertEquals(BookUpdateDecoder.LevelsDecoder.sbeBlockLength() + filler.length, decodedLevels.actingBlockLength(),
+            "entries are stepped over with the sender's entry length");
         int i = 0;
         for (final BookUpdateDecoder.LevelsDecoder level : decodedLevels)
         {
@@ -143,52 +584,48 @@ class SchemaEvolutionTest
             i++;
         }
         assertEquals(LEVEL_COUNT, i);
-        assertEquals(length, decoder.limit(), "the v1 decoder ends exactly at the end of the v2 message");
+        assertEquals(received.capacity(), decoder.limit(), "the decoder ends exactly at the end of the message");
     }
 
     @Test
-    void v1DecoderFindsTheV2LatencyProbesPaddingAfterTheNewField()
+    void decoderFindsALaterVersionsLatencyProbePaddingAfterTheLongerBlock()
     {
         final byte[] padding = SampleMessages.randomBytes(new Random(2), 123);
-        final io.ringwire.codecs.evolution.v2.LatencyProbeEncoder encoder =
-            new io.ringwire.codecs.evolution.v2.LatencyProbeEncoder()
-            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.evolution.v2.MessageHeaderEncoder())
+        final LatencyProbeEncoder encoder = new LatencyProbeEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
             .sequence(42L)
             .sendTimestampNs(1_000_000_007L)
             .echoTimestampNs(2_000_000_011L)
-            .hopCount(0x0A0B_0C0D)
             .putPadding(padding, 0, padding.length);
-        final int length = HEADER_LENGTH + encoder.encodedLength();
-        final DirectBuffer received = validatedV1Receive(length);
-        assertEquals(2, v1Header.version());
+        final DirectBuffer received = validatedLaterVersion(HEADER_LENGTH + encoder.encodedLength(),
+            new byte[]{ 0x0D, 0x0C, 0x0B, 0x0A });
 
         final LatencyProbeDecoder decoder = new LatencyProbeDecoder()
-            .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+            .wrap(received, HEADER_LENGTH, header.blockLength(), header.version());
 
         assertEquals(42L, decoder.sequence());
         assertEquals(1_000_000_007L, decoder.sendTimestampNs());
         assertEquals(2_000_000_011L, decoder.echoTimestampNs());
-        assertEquals(padding.length, decoder.paddingLength(), "the length prefix is read after the v2 block");
+        assertEquals(padding.length, decoder.paddingLength(), "the length prefix is read after the longer block");
         final byte[] decoded = new byte[decoder.paddingLength()];
         decoder.getPadding(decoded, 0, decoded.length);
         assertArrayEquals(padding, decoded);
-        assertEquals(length, decoder.limit());
+        assertEquals(received.capacity(), decoder.limit());
     }
 
     @Test
-    void v1DecoderThatIgnoresTheHeaderBlockLengthMisreadsV2VarData()
+    void decoderThatIgnoresTheHeaderBlockLengthMisreadsALaterVersionsVarData()
     {
-        // Why the receiver must use the header's block length: with its own (shorter) one, the v1
-        // decoder takes the new hopCount field for the padding's length prefix.
-        final io.ringwire.codecs.evolution.v2.LatencyProbeEncoder encoder =
-            new io.ringwire.codecs.evolution.v2.LatencyProbeEncoder()
-            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.evolution.v2.MessageHeaderEncoder())
+        // Why the receiver must use the header's block length: with its own (shorter) one, the
+        // decoder takes the later version's appended field (here 7) for the padding's length prefix.
+        final LatencyProbeEncoder encoder = new LatencyProbeEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
             .sequence(1L)
             .sendTimestampNs(2L)
             .echoTimestampNs(3L)
-            .hopCount(7)
             .putPadding(new byte[16], 0, 16);
-        final DirectBuffer received = validatedV1Receive(HEADER_LENGTH + encoder.encodedLength());
+        final DirectBuffer received = validatedLaterVersion(HEADER_LENGTH + encoder.encodedLength(),
+            new byte[]{ 7, 0, 0, 0 });
 
         final LatencyProbeDecoder wrong = new LatencyProbeDecoder()
             .wrap(received, HEADER_LENGTH, LatencyProbeDecoder.BLOCK_LENGTH, LatencyProbeDecoder.SCHEMA_VERSION);
@@ -196,144 +633,100 @@ class SchemaEvolutionTest
         assertEquals(7, wrong.paddingLength());
     }
 
-    @Test
-    void v1DecoderSeesAV2OnlyEnumValueAsItsRawValueWhileTheTypedGetterRejectsIt()
-    {
-        // The validator checks structure, not enum values: a v2 STOP_LIMIT order is accepted, and a
-        // v1 receiver must read ordTypeRaw() (or catch) rather than trust ordType().
-        final io.ringwire.codecs.evolution.v2.NewOrderEncoder encoder =
-            new io.ringwire.codecs.evolution.v2.NewOrderEncoder()
-            .wrapAndApplyHeader(buffer, 0, new io.ringwire.codecs.evolution.v2.MessageHeaderEncoder())
-            .clientOrderId(1L)
-            .account(2L)
-            .instrumentId(3)
-            .side(io.ringwire.codecs.evolution.v2.Side.BUY)
-            .ordType(io.ringwire.codecs.evolution.v2.OrdType.STOP_LIMIT)
-            .timeInForce(io.ringwire.codecs.evolution.v2.TimeInForce.DAY)
-            .price(4L)
-            .quantity(5L)
-            .sendingTime(6L)
-            .stopPrice(7L);
-        final DirectBuffer received = validatedV1Receive(HEADER_LENGTH + encoder.encodedLength());
+    // ---------------------------------------------------------------------------------------------- support
 
-        final NewOrderDecoder decoder = new NewOrderDecoder()
-            .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
-
-        assertEquals(io.ringwire.codecs.evolution.v2.OrdType.STOP_LIMIT.value(), decoder.ordTypeRaw());
-        assertThrows(IllegalArgumentException.class, decoder::ordType);
-    }
-
-    // ---------------------------------------------------------------------------------------------- v2 reads v1
-
-    @Test
-    void v2DecoderReadsAV1NewOrderWithTheNewFieldAsItsNullValue()
+    /** A version-2 NewOrder with every field set, at 0 of {@link #buffer}; returns its length. */
+    private int encodeNewOrder(final TimeInForce timeInForce)
     {
         final NewOrderEncoder encoder = new NewOrderEncoder()
             .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
-            .clientOrderId(11L)
-            .account(22L)
-            .instrumentId(33)
+            .clientOrderId(1_001L)
+            .account(-2_002L)
+            .instrumentId(3_003)
+            .side(Side.SELL)
+            .ordType(OrdType.LIMIT)
+            .timeInForce(timeInForce)
+            .price(-4_004L)
+            .quantity(5_005L)
+            .sendingTime(0xFEDC_BA98_7654_3210L)
+            .postOnly(BooleanType.TRUE)
+            .displayQuantity(606L)
+            .selfTradePrevention(SelfTradePrevention.DECREMENT_AND_CANCEL)
+            .receiveTime(0x0BAD_CAFE_0BAD_CAFEL);
+        return HEADER_LENGTH + encoder.encodedLength();
+    }
+
+    /** A version-2 ExecutionReport with every field set, at 0 of {@link #buffer}; returns its length. */
+    private int encodeExecutionReport(final ExecType execType, final RejectReason rejectReason)
+    {
+        final ExecutionReportEncoder encoder = new ExecutionReportEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .exchangeOrderId(0x0E0E_0000_0000_0001L)
+            .clientOrderId(91L)
+            .execId(92L)
+            .account(93L)
+            .instrumentId(94)
+            .execType(execType)
+            .ordStatus(OrdStatus.PARTIALLY_FILLED)
             .side(Side.BUY)
-            .ordType(OrdType.MARKET)
-            .timeInForce(TimeInForce.FOK)
-            .price(44L)
-            .quantity(55L)
-            .sendingTime(66L);
-        final DirectBuffer received = validatedV2Receive(HEADER_LENGTH + encoder.encodedLength());
-
-        final io.ringwire.codecs.evolution.v2.NewOrderDecoder decoder =
-            new io.ringwire.codecs.evolution.v2.NewOrderDecoder()
-            .wrap(received, HEADER_LENGTH, v2Header.blockLength(), v2Header.version());
-
-        assertEquals(11L, decoder.clientOrderId());
-        assertEquals(22L, decoder.account());
-        assertEquals(33, decoder.instrumentId());
-        assertEquals(io.ringwire.codecs.evolution.v2.Side.BUY, decoder.side());
-        assertEquals(io.ringwire.codecs.evolution.v2.OrdType.MARKET, decoder.ordType());
-        assertEquals(io.ringwire.codecs.evolution.v2.TimeInForce.FOK, decoder.timeInForce());
-        assertEquals(44L, decoder.price());
-        assertEquals(55L, decoder.quantity());
-        assertEquals(66L, decoder.sendingTime());
-        assertEquals(io.ringwire.codecs.evolution.v2.NewOrderDecoder.stopPriceNullValue(), decoder.stopPrice());
-        assertEquals(received.capacity(), decoder.limit());
+            .rejectReason(rejectReason)
+            .lastPrice(-95L)
+            .lastQuantity(96L)
+            .leavesQuantity(97L)
+            .cumulativeQuantity(98L)
+            .transactTime(0xF000_0000_0000_0099L)
+            .price(-100L)
+            .orderQuantity(194L)
+            .ordType(OrdType.LIMIT)
+            .timeInForce(TimeInForce.GTC)
+            .engineSequence(Long.MAX_VALUE);
+        return HEADER_LENGTH + encoder.encodedLength();
     }
 
-    @Test
-    void v2DecoderReadsAV1BookUpdateWithNullChannelAndImpliedQuantityAndEveryLevelIntact()
+    /** A version-2 Trade with every field set, at 0 of {@link #buffer}; returns its length. */
+    private int encodeTrade(final long sequenceNumber)
     {
-        final BookUpdateEncoder encoder = new BookUpdateEncoder()
+        final TradeEncoder encoder = new TradeEncoder()
             .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
-            .instrumentId(-5)
-            .sequenceNumber(6L)
-            .transactTime(7L);
-        final BookUpdateEncoder.LevelsEncoder levels = encoder.levelsCount(LEVEL_COUNT);
-        for (int i = 0; i < LEVEL_COUNT; i++)
-        {
-            levels.next()
-                .action(BookAction.get((short)((i + 1) % 3)))
-                .side(i % 2 == 0 ? Side.SELL : Side.BUY)
-                .price(levelPrice(i))
-                .quantity(levelQuantity(i))
-                .orderCount(100 + i);
-        }
-        final DirectBuffer received = validatedV2Receive(HEADER_LENGTH + encoder.encodedLength());
-
-        final io.ringwire.codecs.evolution.v2.BookUpdateDecoder decoder =
-            new io.ringwire.codecs.evolution.v2.BookUpdateDecoder()
-            .wrap(received, HEADER_LENGTH, v2Header.blockLength(), v2Header.version());
-
-        assertEquals(-5, decoder.instrumentId());
-        assertEquals(6L, decoder.sequenceNumber());
-        assertEquals(7L, decoder.transactTime());
-        assertEquals(io.ringwire.codecs.evolution.v2.BookUpdateDecoder.channelIdNullValue(), decoder.channelId());
-        final io.ringwire.codecs.evolution.v2.BookUpdateDecoder.LevelsDecoder decodedLevels = decoder.levels();
-        assertEquals(LEVEL_COUNT, decodedLevels.count());
-        assertEquals(BookUpdateDecoder.LevelsDecoder.sbeBlockLength(), decodedLevels.actingBlockLength());
-        int i = 0;
-        for (final io.ringwire.codecs.evolution.v2.BookUpdateDecoder.LevelsDecoder level : decodedLevels)
-        {
-            assertEquals(io.ringwire.codecs.evolution.v2.BookAction.get((short)((i + 1) % 3)), level.action());
-            assertEquals(i % 2 == 0 ? io.ringwire.codecs.evolution.v2.Side.SELL :
-                io.ringwire.codecs.evolution.v2.Side.BUY, level.side(), "side of level " + i);
-            assertEquals(levelPrice(i), level.price(), "price of level " + i);
-            assertEquals(levelQuantity(i), level.quantity(), "quantity of level " + i);
-            assertEquals(100 + i, level.orderCount(), "order count of level " + i);
-            assertEquals(io.ringwire.codecs.evolution.v2.BookUpdateDecoder.LevelsDecoder.impliedQuantityNullValue(),
-                level.impliedQuantity(), "implied quantity of level " + i);
-            i++;
-        }
-        assertEquals(LEVEL_COUNT, i);
-        assertEquals(received.capacity(), decoder.limit());
+            .instrumentId(5)
+            .sequenceNumber(sequenceNumber)
+            .tradeId(1_000L + sequenceNumber)
+            .price(-99_950L)
+            .quantity(3L)
+            .aggressorSide(Side.SELL)
+            .transactTime(0xF123_4567_89AB_CDEFL)
+            .streamSequence(sequenceNumber + 7)
+            .buyOrderId(8L)
+            .sellOrderId(9L);
+        return HEADER_LENGTH + encoder.encodedLength();
     }
 
-    @Test
-    void v2DecoderReadsAV1LatencyProbeWithNullHopCountAndThePaddingIntact()
+    private static void assertTradeVersion1Fields(
+        final io.ringwire.codecs.trading.v1.TradeDecoder decoder, final long sequenceNumber)
     {
-        final byte[] padding = SampleMessages.randomBytes(new Random(1), 57);
-        final LatencyProbeEncoder encoder = new LatencyProbeEncoder()
-            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
-            .sequence(9L)
-            .sendTimestampNs(10L)
-            .echoTimestampNs(11L)
-            .putPadding(padding, 0, padding.length);
-        final DirectBuffer received = validatedV2Receive(HEADER_LENGTH + encoder.encodedLength());
-
-        final io.ringwire.codecs.evolution.v2.LatencyProbeDecoder decoder =
-            new io.ringwire.codecs.evolution.v2.LatencyProbeDecoder()
-            .wrap(received, HEADER_LENGTH, v2Header.blockLength(), v2Header.version());
-
-        assertEquals(9L, decoder.sequence());
-        assertEquals(10L, decoder.sendTimestampNs());
-        assertEquals(11L, decoder.echoTimestampNs());
-        assertEquals(io.ringwire.codecs.evolution.v2.LatencyProbeDecoder.hopCountNullValue(), decoder.hopCount());
-        assertEquals(padding.length, decoder.paddingLength());
-        final byte[] decoded = new byte[decoder.paddingLength()];
-        decoder.getPadding(decoded, 0, decoded.length);
-        assertArrayEquals(padding, decoded);
-        assertEquals(received.capacity(), decoder.limit());
+        assertEquals(5, decoder.instrumentId());
+        assertEquals(sequenceNumber, decoder.sequenceNumber());
+        assertEquals(1_000L + sequenceNumber, decoder.tradeId());
+        assertEquals(-99_950L, decoder.price());
+        assertEquals(3L, decoder.quantity());
+        assertEquals(io.ringwire.codecs.trading.v1.Side.SELL, decoder.aggressorSide());
+        assertEquals(0xF123_4567_89AB_CDEFL, decoder.transactTime());
     }
 
-    // ---------------------------------------------------------------------------------------------- support
+    private io.ringwire.codecs.trading.v1.ExecutionReportDecoder version1ExecutionReport(final int length)
+    {
+        final DirectBuffer received = validatedVersion1Receive(length, ExecutionReportEncoder.BLOCK_LENGTH);
+        return new io.ringwire.codecs.trading.v1.ExecutionReportDecoder()
+            .wrap(received, HEADER_LENGTH, v1Header.blockLength(), v1Header.version());
+    }
+
+    private static <E extends Enum<E>> List<E> notIn(final E[] current, final Enum<?>[] version1)
+    {
+        final Set<String> version1Names = Arrays.stream(version1).map(Enum::name).collect(Collectors.toSet());
+        final List<E> added = Arrays.stream(current).filter(value -> !version1Names.contains(value.name())).toList();
+        assertFalse(added.isEmpty(), "version 2 added no value to " + current[0].getDeclaringClass().getSimpleName());
+        return added;
+    }
 
     private static long levelPrice(final int i)
     {
@@ -345,30 +738,159 @@ class SchemaEvolutionTest
         return 1L << (10 + i);
     }
 
-    /** Copies the message at 0 of {@link #buffer}, validates it, wraps {@link #v1Header} on it. */
-    private DirectBuffer validatedV1Receive(final int length)
+    /**
+     * Copies the version-2 message at 0 of {@link #buffer}, validates it, wraps {@link #v1Header} on
+     * it and checks that the header carries version 2's block length.
+     */
+    private DirectBuffer validatedVersion1Receive(final int length, final int version2BlockLength)
     {
-        final DirectBuffer received = validatedCopy(length);
+        final DirectBuffer received = validatedCopy(buffer, length);
         v1Header.wrap(received, 0);
-        assertEquals(MessageHeaderDecoder.SCHEMA_ID, v1Header.schemaId());
-        assertTrue(v1Header.blockLength() > 0);
+        assertEquals(io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_ID, v1Header.schemaId());
+        assertEquals(2, v1Header.version(), "a version-2 sender's header");
+        assertEquals(version2BlockLength, v1Header.blockLength());
         return received;
     }
 
-    /** Copies the message at 0 of {@link #buffer}, validates it, wraps {@link #v2Header} on it. */
-    private DirectBuffer validatedV2Receive(final int length)
+    /** Copies the version-1 message at 0 of {@link #buffer}, validates it, wraps {@link #header} on it. */
+    private DirectBuffer validatedVersion2Receive(final int length)
     {
-        final DirectBuffer received = validatedCopy(length);
-        v2Header.wrap(received, 0);
-        assertEquals(1, v2Header.version(), "a version-1 sender's header");
+        final DirectBuffer received = validatedCopy(buffer, length);
+        header.wrap(received, 0);
+        assertEquals(1, header.version(), "a version-1 sender's header");
         return received;
     }
 
-    private DirectBuffer validatedCopy(final int length)
+    /**
+     * The message at 0 of {@link #buffer} as a sender of a later version writes it: the header says
+     * that version, and {@code filler} (the fields that version appended) ends the root block and
+     * each group entry, the header's and each group's block length grown to match. Validated, with
+     * {@link #header} wrapped on it.
+     */
+    private DirectBuffer validatedLaterVersion(final int length, final byte[] filler)
     {
-        final DirectBuffer received = SampleMessages.exactCopy(buffer, 0, length);
+        header.wrap(buffer, 0);
+        final int blockLength = header.blockLength();
+        final ExpandableArrayBuffer later = new ExpandableArrayBuffer(length * 2 + filler.length);
+        int from = HEADER_LENGTH + blockLength;
+        later.putBytes(0, buffer, 0, from);
+        int to = from;
+        later.putBytes(to, filler);
+        to += filler.length;
+        new MessageHeaderEncoder().wrap(later, 0).blockLength(blockLength + filler.length).version(LATER_VERSION);
+
+        if (BookUpdateDecoder.TEMPLATE_ID == header.templateId())
+        {
+            final GroupSizeEncodingDecoder levels = new GroupSizeEncodingDecoder().wrap(buffer, from);
+            final int entryLength = levels.blockLength();
+            final int count = levels.numInGroup();
+            new GroupSizeEncodingEncoder().wrap(later, to).blockLength(entryLength + filler.length).numInGroup(count);
+            from += GroupSizeEncodingDecoder.ENCODED_LENGTH;
+            to += GroupSizeEncodingEncoder.ENCODED_LENGTH;
+            for (int i = 0; i < count; i++)
+            {
+                later.putBytes(to, buffer, from, entryLength);
+                from += entryLength;
+                to += entryLength;
+                later.putBytes(to, filler);
+                to += filler.length;
+            }
+        }
+        later.putBytes(to, buffer, from, length - from);
+        to += length - from;
+
+        final DirectBuffer received = validatedCopy(later, to);
+        header.wrap(received, 0);
+        assertEquals(LATER_VERSION, header.version());
+        return received;
+    }
+
+    private static DirectBuffer validatedCopy(final DirectBuffer source, final int length)
+    {
+        final DirectBuffer received = SampleMessages.exactCopy(source, 0, length);
         final int result = MessageValidator.validate(received, 0, length);
         assertEquals(length, result, () -> "validate: " + MessageValidator.describe(result));
         return received;
+    }
+
+    // ---------------------------------------------------------------------------------------------- schema XML
+
+    /**
+     * One line per element below {@code element}, in document order (the order is the wire layout):
+     * its path, its attributes but descriptions, and its text. Leaves out the root's identity
+     * (package, version, semanticVersion), every element with {@code sinceVersion="2"}, and the
+     * named messages and types.
+     */
+    private static void structure(
+        final Element element,
+        final String parentPath,
+        final Set<String> leftOutMessages,
+        final Set<String> leftOutTypes,
+        final List<String> lines)
+    {
+        final String name = element.getAttribute("name");
+        final boolean leftOut = "2".equals(element.getAttribute("sinceVersion")) ||
+            ("message".equals(element.getLocalName()) && leftOutMessages.contains(name)) ||
+            (element.getParentNode() instanceof Element parent && "types".equals(parent.getLocalName()) &&
+                leftOutTypes.contains(name));
+        if (leftOut)
+        {
+            return;
+        }
+        final String path = parentPath + "/" + element.getLocalName() + (name.isEmpty() ? "" : "[" + name + "]");
+        final Map<String, String> attributes = new TreeMap<>();
+        for (int i = 0; i < element.getAttributes().getLength(); i++)
+        {
+            final Node attribute = element.getAttributes().item(i);
+            attributes.put(attribute.getNodeName(), attribute.getNodeValue());
+        }
+        attributes.remove("description");
+        if (parentPath.isEmpty())
+        {
+            attributes.keySet().removeAll(Set.of("package", "version", "semanticVersion"));
+        }
+        final List<Element> children = children(element, null);
+        final String text = children.isEmpty() ? element.getTextContent().trim() : "";
+        lines.add(path + " " + attributes + (text.isEmpty() ? "" : " = " + text));
+        for (final Element child : children)
+        {
+            structure(child, path, leftOutMessages, leftOutTypes, lines);
+        }
+    }
+
+    /** The element children of {@code parent}, all or those of one local name. */
+    private static List<Element> children(final Element parent, final String localName)
+    {
+        final List<Element> children = new ArrayList<>();
+        for (Node node = parent.getFirstChild(); null != node; node = node.getNextSibling())
+        {
+            if (node instanceof Element child && (null == localName || localName.equals(child.getLocalName())))
+            {
+                children.add(child);
+            }
+        }
+        return children;
+    }
+
+    private static Set<String> typeNames(final Element root)
+    {
+        return children(children(root, "types").getFirst(), null).stream()
+            .map(type -> type.getAttribute("name"))
+            .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** Every value of a sinceVersion attribute in the schema. */
+    private static Set<String> sinceVersions(final Element element)
+    {
+        final Set<String> versions = new TreeSet<>();
+        if (element.hasAttribute("sinceVersion"))
+        {
+            versions.add(element.getAttribute("sinceVersion"));
+        }
+        for (final Element child : children(element, null))
+        {
+            versions.addAll(sinceVersions(child));
+        }
+        return versions;
     }
 }
