@@ -1,0 +1,39 @@
+package io.ringwire.exchange.engine;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * Where the engine's messages go: execution reports to the gateway, order-level market data to the
+ * feed. Each call hands one complete SBE message (header included) in a buffer the engine reuses:
+ * copy it before returning if it must outlive the call.
+ */
+public interface EngineOutput
+{
+    /** Discards everything: an engine measured alone, or replayed for its digest. */
+    EngineOutput NONE = new EngineOutput()
+    {
+        @Override
+        public void executionReport(final DirectBuffer buffer, final int offset, final int length)
+        {
+        }
+
+        @Override
+        public void marketData(final DirectBuffer buffer, final int offset, final int length)
+        {
+        }
+    };
+
+    /**
+     * @param buffer holds an ExecutionReport from {@code offset}.
+     * @param offset where it starts.
+     * @param length its length.
+     */
+    void executionReport(DirectBuffer buffer, int offset, int length);
+
+    /**
+     * @param buffer holds an OrderAdded, OrderExecuted, OrderCanceled, OrderReplaced or Trade.
+     * @param offset where it starts.
+     * @param length its length.
+     */
+    void marketData(DirectBuffer buffer, int offset, int length);
+}

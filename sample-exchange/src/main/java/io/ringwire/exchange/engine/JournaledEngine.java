@@ -1,0 +1,262 @@
+package io.ringwire.exchange.engine;
+
+import io.ringwire.codecs.trading.EngineCommandType;
+import io.ringwire.exchange.journal.Journal;
+import io.ringwire.exchange.journal.JournalContext;
+import io.ringwire.exchange.journal.JournalDirectory;
+import io.ringwire.exchange.journal.JournalReadResult;
+import io.ringwire.exchange.journal.JournalReader;
+import org.agrona.DirectBuffer;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Consumer;
+
+/**
+ * A matching engine with its journal: every request that passes the engine's check is appended to
+ * the journal before it is applied, so a process killed at any point loses nothing it accepted. It
+ * takes a snapshot every {@link EngineConfig#snapshotInterval()} requests and on the journaled
+ * SNAPSHOT command, and links its output digest there (see {@link OutputDigest}).
+ *
+ * <p>Opening recovers: it loads the newest whole snapshot, replays the journal after it through the
+ * engine (whose outputs go to the output again: the engine's sequences let a receiver drop what it
+ * already had), and reopens the journal after its last whole record. A torn last record is reported
+ * and discarded; a damaged record with whole ones after it stops the start, since skipping it would
+ * lose an accepted request.
+ *
+ * <p>The journal directory keeps the engine's configuration, so {@link #replay} needs nothing else.
+ *
+ * <p>Threading: one thread. {@link #accept} allocates nothing in steady state (a snapshot, taken
+ * between requests, does).
+ */
+public final class JournaledEngine implements AutoCloseable
+{
+    /** {@link #accept}: the journal refused the request (too large, or a new segment could not be made). */
+    public static final int JOURNAL_REFUSED = -200;
+    private static final System.Logger LOG = System.getLogger(JournaledEngine.class.getName());
+
+    private final MatchingEngine engine;
+    private final EngineSnapshots snapshots;
+    private final long snapshotInterval;
+    private Journal journal;
+    private JournalReadResult recovery;
+    private Consumer<String> digestListener = digest -> LOG.log(System.Logger.Level.INFO, "engine output digest " + digest);
+    private long applied;
+    private long snapshotsTaken;
+
+    private JournaledEngine(final MatchingEngine engine, final EngineSnapshots snapshots, final long snapshotInterval)
+    {
+        this.engine = engine;
+        this.snapshots = snapshots;
+        this.snapshotInterval = snapshotInterval;
+    }
+
+    /**
+     * Opens (creating or recovering) the engine journaled in {@code directory}.
+     *
+     * @param directory     the journal directory.
+     * @param config        the configuration for a new journal; an existing one keeps its own, and
+     *                      a different one given here is refused; null to take the journal's.
+     * @param output        where execution reports and market data go (recovery's too).
+     * @param segmentLength journal segment size for a new journal, a power of two.
+     * @return the engine, recovered.
+     * @throws IllegalStateException when the journal is damaged before its end, or its configuration
+     *                               differs from {@code config}.
+     */
+    public static JournaledEngine open(final Path directory, final EngineConfig config, final EngineOutput output,
+        final int segmentLength)
+    {
+        final EngineConfig actual = settle(directory, config);
+        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output),
+            new EngineSnapshots(directory), actual.snapshotInterval());
+        journaled.recover(directory, true);
+        journaled.journal = Journal.open(new JournalContext().directory(directory).segmentLength(segmentLength).conclude());
+        if (journaled.journal.recordCount() != journaled.applied)
+        {
+            final long records = journaled.journal.recordCount();
+            journaled.journal.close();
+            throw new IllegalStateException("the journal in " + directory + " holds " + records +
+                " records, but recovery applied " + journaled.applied);
+        }
+        return journaled;
+    }
+
+    /**
+     * Recomputes an engine's output from its journal alone, from the first record, and returns the
+     * digest it reaches: the digest the engine reported for the same records, whatever kills and
+     * restarts it went through. Writes nothing.
+     *
+     * @param directory the journal directory.
+     * @return what the replay read and the digest.
+     */
+    public static Replay replay(final Path directory)
+    {
+        final EngineConfig config = settle(directory, null);
+        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE), null,
+            config.snapshotInterval());
+        journaled.recover(directory, false);
+        return new Replay(journaled.applied, journaled.recovery, journaled.digest(), journaled.engine.booksDigest());
+    }
+
+    /**
+     * What a {@link #replay} found.
+     *
+     * @param records     records applied.
+     * @param read        what the journal reader reported (a torn tail, if any).
+     * @param digest      the output digest.
+     * @param booksDigest the digest of the books it ended with.
+     */
+    public record Replay(long records, JournalReadResult read, String digest, String booksDigest)
+    {
+    }
+
+    private void recover(final Path directory, final boolean fromSnapshot)
+    {
+        if (fromSnapshot)
+        {
+            snapshots.latest().ifPresent(state ->
+            {
+                engine.restore(state);
+                applied = state.journalSequence();
+            });
+            for (final String problem : snapshots.problems())
+            {
+                LOG.log(System.Logger.Level.WARNING, "snapshot passed over: " + problem);
+            }
+        }
+        if (!Files.exists(directory.resolve(JournalDirectory.METADATA_FILE)))
+        {
+            return; // a new journal
+        }
+        recovery = new JournalReader(directory).read(applied, (sequence, buffer, offset, length) ->
+            afterApply(engine.apply(buffer, offset, length)));
+        if (recovery.corrupt())
+        {
+            throw new IllegalStateException("the journal in " + directory + " is damaged before its end: " +
+                recovery.damage().message() + "; the engine does not start on a journal that would lose accepted requests");
+        }
+        if (recovery.tornTail())
+        {
+            LOG.log(System.Logger.Level.WARNING, "the journal's last record was torn and is not applied: " +
+                recovery.damage().message());
+        }
+    }
+
+    private static EngineConfig settle(final Path directory, final EngineConfig config)
+    {
+        final Map<String, String> stored = Files.isDirectory(directory) ? JournalDirectory.readSettings(directory) : Map.of();
+        if (stored.isEmpty())
+        {
+            if (null == config)
+            {
+                throw new IllegalArgumentException(directory + " holds no engine configuration");
+            }
+            final Map<String, String> settings = new HashMap<>();
+            config.toProperties().forEach((key, value) -> settings.put((String)key, (String)value));
+            JournalDirectory.writeSettings(directory, settings);
+            return config;
+        }
+        final Properties properties = new Properties();
+        properties.putAll(stored);
+        final EngineConfig existing = EngineConfig.fromProperties(properties);
+        if (null != config && !existing.equals(config))
+        {
+            throw new IllegalStateException("the journal in " + directory + " was written by an engine configured " +
+                "differently: " + existing + " versus " + config);
+        }
+        return existing;
+    }
+
+    /**
+     * Takes one request: checked, journaled, applied.
+     *
+     * @return the template id applied, or a negative code: the engine's check failed
+     *         ({@link MatchingEngine#check}), or {@link #JOURNAL_REFUSED}; either way nothing was
+     *         applied.
+     */
+    public int accept(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int check = MatchingEngine.check(buffer, offset, length);
+        if (check < 0)
+        {
+            return engine.apply(buffer, offset, length); // counts it, changes nothing
+        }
+        if (journal.append(buffer, offset, length) < 0)
+        {
+            return JOURNAL_REFUSED;
+        }
+        final int templateId = engine.apply(buffer, offset, length);
+        afterApply(templateId);
+        return templateId;
+    }
+
+    private void afterApply(final int templateId)
+    {
+        applied++;
+        final int command = engine.lastCommand(templateId);
+        if (command == EngineCommandType.SNAPSHOT.value() || (snapshotInterval > 0 && applied % snapshotInterval == 0))
+        {
+            engine.digest().link();
+            if (null != snapshots)
+            {
+                snapshots.write(engine.state(applied));
+                snapshotsTaken++;
+            }
+        }
+        if (command == EngineCommandType.DIGEST.value())
+        {
+            digestListener.accept(engine.digest().value());
+        }
+    }
+
+    /** @param listener told the digest whenever a DIGEST command is applied, and at close. */
+    public void onDigest(final Consumer<String> listener)
+    {
+        this.digestListener = listener;
+    }
+
+    /** @return the engine. */
+    public MatchingEngine engine()
+    {
+        return engine;
+    }
+
+    /** @return journal records applied (the journal's length). */
+    public long applied()
+    {
+        return applied;
+    }
+
+    /** @return snapshots written since open. */
+    public long snapshotsTaken()
+    {
+        return snapshotsTaken;
+    }
+
+    /** @return what opening read from the journal after the snapshot (null for a new journal). */
+    public JournalReadResult recovery()
+    {
+        return recovery;
+    }
+
+    /** @return the digest of everything sent. */
+    public String digest()
+    {
+        return engine.digest().value();
+    }
+
+    /** Closes the journal and reports the final digest to the digest listener. */
+    @Override
+    public void close()
+    {
+        if (null != journal)
+        {
+            journal.close();
+            journal = null;
+            digestListener.accept(digest());
+        }
+    }
+}

@@ -1,0 +1,439 @@
+package io.ringwire.exchange.journal;
+
+import org.agrona.DirectBuffer;
+import org.agrona.IoUtil;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static io.ringwire.exchange.journal.JournalFormat.CHECKSUM_OFFSET;
+import static io.ringwire.exchange.journal.JournalFormat.HEADER_LENGTH;
+import static io.ringwire.exchange.journal.JournalFormat.ORDER;
+import static java.nio.file.StandardOpenOption.CREATE;
+import static java.nio.file.StandardOpenOption.WRITE;
+
+/**
+ * The writer of an append-only journal of byte records in memory-mapped segment files (layout in
+ * {@link JournalFormat}, files in {@link JournalDirectory}). The matching engine appends each
+ * message it accepts here before it applies it.
+ *
+ * <p>Each record gets a sequence, its index from 0 across all segments; {@link #recordCount()}
+ * is the sequence the next record gets. A record is written payload first, then its CRC32C, then
+ * its length with release semantics, so it exists only once it is complete: a process killed
+ * mid-append leaves at most one unfinished record at the tail, which readers report as a torn tail
+ * and {@link #open} discards.
+ *
+ * <p>Durability. A record is in the kernel's page cache once {@link #append} returns, so a process
+ * killed at any moment (SIGKILL included) loses nothing that append accepted: the kernel writes
+ * the pages back whatever becomes of the process. A power loss or kernel crash can lose what the
+ * kernel has not yet written back; {@link #force()} writes everything appended so far to the
+ * storage device (msync and fsync), at the cost of waiting for it, and is the call to make where
+ * power-loss durability matters (before acknowledging to a client, say, or periodically).
+ *
+ * <p>Segment files are sparse: the file system allocates their blocks as appends first touch each
+ * page. A file system that is full then refuses the page (SIGBUS), which the JVM raises from
+ * {@link #append} as an {@link InternalError}; the journal's file system needs room for the
+ * segments ahead.
+ *
+ * <p>Threading: one thread opens, appends, forces and closes; single writer, no locks on the
+ * append path. One process appends to a directory at a time ({@value JournalDirectory#LOCK_FILE} is
+ * locked while it is open). The counters are plain fields for the writing thread; others may read
+ * stale values.
+ */
+public final class Journal implements AutoCloseable
+{
+    /** {@link #append}: the payload is longer than {@link #maxPayloadLength()}; nothing written. */
+    public static final long RECORD_TOO_LARGE = -1;
+    /** {@link #append}: the offset or length is negative or outside the source buffer; nothing written. */
+    public static final long INVALID_RANGE = -2;
+    /**
+     * {@link #append}: the record needed a new segment and it could not be created or mapped (the
+     * directory was removed or made read-only, say; {@link #lastRollFailure()} says why); nothing
+     * written. The next append tries again.
+     */
+    public static final long SEGMENT_ROLL_FAILED = -3;
+    /** {@link #append}: the journal is closed; nothing written. */
+    public static final long CLOSED = -4;
+
+    private static final System.Logger LOGGER = System.getLogger(Journal.class.getName());
+
+    private final Path directory;
+    private final int segmentLength;
+    private final int maxPayloadLength;
+    private final MappedSegment segment;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final JournalDamage discardedTornTail;
+
+    private MappedByteBuffer mapping;
+    private long segmentBaseSequence;
+    private int tailOffset;
+    private long nextSequence;
+    /** Segments from this first sequence on may hold data not yet forced to the device. */
+    private long unforcedFromBaseSequence;
+    private long refusedAppends;
+    private long failedRolls;
+    private Exception lastRollFailure;
+    private boolean closed;
+
+    private Journal(final Path directory, final int segmentLength, final long[] bases, final FileChannel lockChannel,
+        final FileLock lock) throws IOException
+    {
+        this.directory = directory;
+        this.segmentLength = segmentLength;
+        this.maxPayloadLength = JournalFormat.maxPayloadLength(segmentLength);
+        this.segment = new MappedSegment(segmentLength);
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        segmentBaseSequence = 0 == bases.length ? 0 : bases[bases.length - 1];
+        unforcedFromBaseSequence = 0 == bases.length ? 0 : bases[0];
+        final Path file = JournalDirectory.segmentFile(directory, segmentBaseSequence);
+        final long fileLength = Files.exists(file) ? Files.size(file) : 0;
+        if (fileLength > segmentLength)
+        {
+            throw new IllegalStateException(file + " has " + fileLength + " bytes, more than the journal's " +
+                "segment length " + segmentLength + " (" + JournalDirectory.METADATA_FILE + "): it is not a " +
+                "segment of this journal");
+        }
+        mapping = JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
+        try
+        {
+            segment.wrap(mapping, (int)fileLength);
+            discardedTornTail = recoverTail(file);
+        }
+        catch (final RuntimeException ex)
+        {
+            segment.unwrap();
+            IoUtil.unmap(mapping);
+            throw ex;
+        }
+        segment.fileLength(segmentLength);
+    }
+
+    /**
+     * Opens the journal in the context's directory, creating it (and the directory) if absent, and
+     * positions the writer after the last valid record. A torn last record (see
+     * {@link JournalDamage}) is reported (logged, and kept in {@link #discardedTornTail()}) and zeroed.
+     *
+     * @param context concluded configuration.
+     * @return the open journal.
+     * @throws JournalCorruptException when the last segment holds a damaged record with valid records after it.
+     * @throws IllegalStateException   when another process has the journal open, or its files do not fit together.
+     * @throws UncheckedIOException    naming the file that cannot be created, read or mapped.
+     */
+    public static Journal open(final JournalContext context)
+    {
+        final Path directory = context.directory();
+        FileChannel lockChannel = null;
+        try
+        {
+            Files.createDirectories(directory);
+            lockChannel = FileChannel.open(directory.resolve(JournalDirectory.LOCK_FILE), CREATE, WRITE);
+            final FileLock lock = tryLock(lockChannel, directory);
+            final long[] bases = JournalDirectory.segmentBases(directory);
+            final int segmentLength;
+            if (Files.exists(directory.resolve(JournalDirectory.METADATA_FILE)))
+            {
+                segmentLength = JournalDirectory.readSegmentLength(directory);
+            }
+            else if (0 == bases.length)
+            {
+                segmentLength = context.segmentLength();
+                JournalDirectory.writeMetadata(directory, segmentLength);
+            }
+            else
+            {
+                throw new IllegalStateException(directory + " holds segment files but no " +
+                    JournalDirectory.METADATA_FILE + ": restore it (" + JournalDirectory.FORMAT_VERSION_KEY + "=" +
+                    JournalFormat.FORMAT_VERSION + ", " + JournalDirectory.SEGMENT_LENGTH_KEY +
+                    "=<the segment files' length>)");
+            }
+            return new Journal(directory, segmentLength, bases, lockChannel, lock);
+        }
+        catch (final IOException ex)
+        {
+            closeQuietly(lockChannel);
+            throw new UncheckedIOException("cannot open the journal in " + directory + " (" + ex + ")", ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(lockChannel);
+            throw ex;
+        }
+    }
+
+    /**
+     * Appends one record. Allocation-free and lock-free, except when the record needs a new
+     * segment (once per segment), which creates and maps a file.
+     *
+     * @param buffer holding the payload.
+     * @param offset where the payload starts in {@code buffer}.
+     * @param length the payload's bytes, from 0 to {@link #maxPayloadLength()}.
+     * @return the record's sequence (0 or more), or {@link #RECORD_TOO_LARGE}, {@link #INVALID_RANGE}
+     *         (both counted in {@link #refusedAppends()}), {@link #SEGMENT_ROLL_FAILED} (counted in
+     *         {@link #failedRolls()}) or {@link #CLOSED}.
+     */
+    public long append(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (closed)
+        {
+            return CLOSED;
+        }
+        if (length > maxPayloadLength)
+        {
+            refusedAppends++;
+            return RECORD_TOO_LARGE;
+        }
+        if (offset < 0 || length < 0 || offset > buffer.capacity() - length)
+        {
+            refusedAppends++;
+            return INVALID_RANGE;
+        }
+        final int recordLength = HEADER_LENGTH + length;
+        final int alignedLength = JournalFormat.alignedLength(recordLength);
+        if (alignedLength > segmentLength - tailOffset && !roll())
+        {
+            return SEGMENT_ROLL_FAILED;
+        }
+        final int recordOffset = tailOffset;
+        final int payloadOffset = recordOffset + HEADER_LENGTH;
+        segment.buffer().putBytes(payloadOffset, buffer, offset, length);
+        segment.buffer().putInt(recordOffset + CHECKSUM_OFFSET, segment.checksum(payloadOffset, length), ORDER);
+        // The length goes last, with release: a reader of this mapping that sees it sees the payload
+        // and checksum. A SIGKILL stops this thread between two stores, and what it stored so far
+        // stays in the page cache: a record without its length is no record.
+        JournalFormat.putLengthRelease(segment.buffer(), recordOffset, recordLength);
+        tailOffset = recordOffset + alignedLength;
+        return nextSequence++;
+    }
+
+    /**
+     * Writes every record appended so far, and the directory entries of the segments, to the
+     * storage device, and waits until it has: what survives a power loss or a kernel crash. Not
+     * needed to survive the process's death, which the page cache covers. The first call after
+     * {@link #open} also covers the segments earlier processes wrote.
+     *
+     * @throws IllegalStateException when the journal is closed.
+     * @throws UncheckedIOException  naming the file the device refused.
+     */
+    public void force()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("journal " + directory + " is closed");
+        }
+        try
+        {
+            for (final long base : JournalDirectory.segmentBases(directory))
+            {
+                if (base >= unforcedFromBaseSequence && base < segmentBaseSequence)
+                {
+                    JournalDirectory.force(JournalDirectory.segmentFile(directory, base));
+                }
+            }
+            mapping.force();
+            JournalDirectory.force(directory);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot force the journal in " + directory + " to its device (" + ex + ")",
+                ex);
+        }
+        unforcedFromBaseSequence = segmentBaseSequence;
+    }
+
+    /**
+     * @return how many records the journal holds: the sequence the next append gets.
+     */
+    public long recordCount()
+    {
+        return nextSequence;
+    }
+
+    /**
+     * @return the largest payload one record can carry (the segment length less the header).
+     */
+    public int maxPayloadLength()
+    {
+        return maxPayloadLength;
+    }
+
+    /**
+     * @return bytes per segment file, as the journal was created with.
+     */
+    public int segmentLength()
+    {
+        return segmentLength;
+    }
+
+    /**
+     * @return the journal directory.
+     */
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /**
+     * @return what {@link #open} found at the tail and discarded, or null when the tail was clean.
+     */
+    public JournalDamage discardedTornTail()
+    {
+        return discardedTornTail;
+    }
+
+    /**
+     * @return appends refused for bad input ({@link #RECORD_TOO_LARGE}, {@link #INVALID_RANGE}).
+     */
+    public long refusedAppends()
+    {
+        return refusedAppends;
+    }
+
+    /**
+     * @return appends that failed because a new segment could not be created ({@link #SEGMENT_ROLL_FAILED}).
+     */
+    public long failedRolls()
+    {
+        return failedRolls;
+    }
+
+    /**
+     * @return why the last failed roll failed, or null.
+     */
+    public Exception lastRollFailure()
+    {
+        return lastRollFailure;
+    }
+
+    /**
+     * Unmaps the segment and releases the directory. Does not force: see {@link #force()}.
+     * Appends after this return {@link #CLOSED}.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        segment.unwrap();
+        IoUtil.unmap(mapping);
+        mapping = null;
+        try
+        {
+            lock.release();
+        }
+        catch (final IOException ex)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, "cannot release the lock of the journal in " + directory, ex);
+        }
+        closeQuietly(lockChannel);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Journal{" + directory + ", records=" + nextSequence + ", segment=" + segmentBaseSequence +
+            ", tail=" + tailOffset + "}";
+    }
+
+    /**
+     * Finds the end of the last segment's valid records and positions the writer there; zeroes a
+     * torn record after them, so that its bytes cannot pass for part of a later record.
+     */
+    private JournalDamage recoverTail(final Path file)
+    {
+        int offset = 0;
+        long sequence = segmentBaseSequence;
+        int outcome;
+        while ((outcome = segment.check(offset)) > 0)
+        {
+            offset += JournalFormat.alignedLength(outcome);
+            sequence++;
+        }
+        final JournalDamage damage = segment.damageAt(file, offset, sequence, outcome, true);
+        if (null != damage)
+        {
+            if (JournalDamage.Kind.CORRUPT == damage.kind())
+            {
+                throw new JournalCorruptException(damage);
+            }
+            LOGGER.log(System.Logger.Level.WARNING, damage.message() + "; discarding it: appends continue at " +
+                "sequence " + sequence);
+            segment.buffer().setMemory(offset, segment.endOfNonZeroBytes(offset) - offset, (byte)0);
+        }
+        tailOffset = offset;
+        nextSequence = sequence;
+        return damage;
+    }
+
+    /**
+     * Starts the next segment, named after the sequence of the record that did not fit.
+     *
+     * @return false when it could not be created or mapped (counted, and kept in {@link #lastRollFailure}).
+     */
+    private boolean roll()
+    {
+        final Path file = JournalDirectory.segmentFile(directory, nextSequence);
+        final MappedByteBuffer next;
+        try
+        {
+            next = JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            failedRolls++;
+            lastRollFailure = ex;
+            return false;
+        }
+        segment.unwrap();
+        IoUtil.unmap(mapping);
+        mapping = next;
+        segment.wrap(next, segmentLength);
+        segmentBaseSequence = nextSequence;
+        tailOffset = 0;
+        return true;
+    }
+
+    private static FileLock tryLock(final FileChannel lockChannel, final Path directory) throws IOException
+    {
+        FileLock lock;
+        try
+        {
+            lock = lockChannel.tryLock();
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            lock = null;
+        }
+        if (null == lock)
+        {
+            throw new IllegalStateException("the journal in " + directory + " is open for appending elsewhere (" +
+                JournalDirectory.LOCK_FILE + " is locked): one writer at a time");
+        }
+        return lock;
+    }
+
+    private static void closeQuietly(final FileChannel channel)
+    {
+        if (null != channel)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignore)
+            {
+                // nothing more to release
+            }
+        }
+    }
+}

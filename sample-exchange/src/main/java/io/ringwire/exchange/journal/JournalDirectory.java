@@ -1,0 +1,253 @@
+package io.ringwire.exchange.journal;
+
+import io.ringwire.rdma.config.Settings;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static java.nio.file.StandardOpenOption.CREATE;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.TRUNCATE_EXISTING;
+import static java.nio.file.StandardOpenOption.WRITE;
+
+/**
+ * The files of a journal directory, so that a tool given only the directory can read it:
+ *
+ * <ul>
+ *   <li>{@value #METADATA_FILE}: the format version and the segment length, written once when the
+ *       journal is created;</li>
+ *   <li>{@value #SETTINGS_FILE}: the application's own {@code key=value} settings (the engine's
+ *       instrument configuration, say), which replay needs beside the records
+ *       ({@link #writeSettings}, {@link #readSettings});</li>
+ *   <li>{@code segment-<first sequence, 20 digits>.journal}: the segments, in sequence order (see
+ *       {@link JournalFormat}); a segment's name gives the sequence of its first record, so a reader
+ *       starting at a sequence opens the one segment that holds it;</li>
+ *   <li>{@value #LOCK_FILE}: locked by the one process appending.</li>
+ * </ul>
+ *
+ * Both properties files are replaced atomically (written beside, forced, renamed over), so a reader
+ * or a crash sees the old file or the new one, never half of one.
+ *
+ * <p>Threading: stateless; any thread. Setup paths only: these calls allocate and do I/O.
+ */
+public final class JournalDirectory
+{
+    /** The journal's own metadata: format version and segment length. */
+    public static final String METADATA_FILE = "journal.properties";
+    /** The application's settings, stored with the journal. */
+    public static final String SETTINGS_FILE = "settings.properties";
+    /** Locked by the process appending, so that there is one at a time. */
+    public static final String LOCK_FILE = "journal.lock";
+
+    static final String FORMAT_VERSION_KEY = "format.version";
+    static final String SEGMENT_LENGTH_KEY = "segment.length";
+
+    private static final Pattern SEGMENT_NAME = Pattern.compile("^segment-(\\d{20})\\.journal$");
+    private static final String TEMPORARY_SUFFIX = ".tmp";
+
+    private JournalDirectory()
+    {
+    }
+
+    /**
+     * Replaces the application's settings stored in a journal directory, atomically.
+     *
+     * @param directory the journal directory (created if absent).
+     * @param settings  keys and values to store; they replace whatever was stored before.
+     * @throws UncheckedIOException naming the file when it cannot be written.
+     */
+    public static void writeSettings(final Path directory, final Map<String, String> settings)
+    {
+        final Properties properties = new Properties();
+        properties.putAll(settings);
+        writeAtomically(directory, SETTINGS_FILE, properties, "application settings stored with the journal");
+    }
+
+    /**
+     * @param directory the journal directory.
+     * @return the application's settings stored there, sorted by key; empty when none were stored.
+     * @throws UncheckedIOException naming the file when it exists but cannot be read.
+     */
+    public static Map<String, String> readSettings(final Path directory)
+    {
+        final Path file = directory.resolve(SETTINGS_FILE);
+        final Map<String, String> settings = new TreeMap<>();
+        if (Files.exists(file))
+        {
+            final Properties properties = read(file);
+            for (final String key : properties.stringPropertyNames())
+            {
+                settings.put(key, properties.getProperty(key));
+            }
+        }
+        return settings;
+    }
+
+    /**
+     * Reads the segment length of the journal in {@code directory}, checking its format version.
+     *
+     * @param directory a journal directory.
+     * @return its segment length.
+     * @throws IllegalArgumentException when the directory holds no journal, or one this code cannot read.
+     */
+    static int readSegmentLength(final Path directory)
+    {
+        final Path file = directory.resolve(METADATA_FILE);
+        if (!Files.exists(file))
+        {
+            throw new IllegalArgumentException("no journal in " + directory + ": " + METADATA_FILE + " is missing");
+        }
+        final Properties metadata = read(file);
+        final String name = file + " " + FORMAT_VERSION_KEY;
+        Settings.parseInt(name, metadata.getProperty(FORMAT_VERSION_KEY), JournalFormat.FORMAT_VERSION,
+            JournalFormat.FORMAT_VERSION, Integer.toString(JournalFormat.FORMAT_VERSION) + " (this build's format)");
+        return Settings.parsePowerOfTwo(file + " " + SEGMENT_LENGTH_KEY, metadata.getProperty(SEGMENT_LENGTH_KEY),
+            JournalFormat.MIN_SEGMENT_LENGTH, JournalFormat.MAX_SEGMENT_LENGTH);
+    }
+
+    /**
+     * Writes the metadata of a new journal.
+     *
+     * @param directory     the journal directory.
+     * @param segmentLength its segment length.
+     */
+    static void writeMetadata(final Path directory, final int segmentLength)
+    {
+        final Properties metadata = new Properties();
+        metadata.setProperty(FORMAT_VERSION_KEY, Integer.toString(JournalFormat.FORMAT_VERSION));
+        metadata.setProperty(SEGMENT_LENGTH_KEY, Integer.toString(segmentLength));
+        writeAtomically(directory, METADATA_FILE, metadata, "RingWire journal: see JournalFormat");
+    }
+
+    /**
+     * @param directory a journal directory.
+     * @return the first sequences of its segments, ascending (from the file names).
+     */
+    static long[] segmentBases(final Path directory)
+    {
+        try (Stream<Path> files = Files.list(directory))
+        {
+            return files.map(file -> SEGMENT_NAME.matcher(file.getFileName().toString()))
+                .filter(Matcher::matches)
+                .mapToLong(name -> Long.parseLong(name.group(1)))
+                .sorted()
+                .toArray();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot list the journal directory " + directory, ex);
+        }
+    }
+
+    /**
+     * @param directory    a journal directory.
+     * @param baseSequence the sequence of the segment's first record.
+     * @return the segment's file.
+     */
+    static Path segmentFile(final Path directory, final long baseSequence)
+    {
+        return directory.resolve(String.format("segment-%020d.journal", baseSequence));
+    }
+
+    /**
+     * Maps a segment file shared; mapping read-write past its end grows it (with zeros).
+     *
+     * @param file   the segment file (created if absent when {@code mode} is read-write).
+     * @param mode   read-only for readers, read-write for the writer.
+     * @param length bytes to map from offset 0.
+     * @return the mapping.
+     * @throws IOException when the file cannot be opened or mapped.
+     */
+    static MappedByteBuffer map(final Path file, final FileChannel.MapMode mode, final int length) throws IOException
+    {
+        try (FileChannel channel = FileChannel.MapMode.READ_ONLY == mode ?
+            FileChannel.open(file, READ) : FileChannel.open(file, CREATE, READ, WRITE))
+        {
+            return channel.map(mode, 0, length);
+        }
+    }
+
+    /**
+     * Forces a file's data, or a directory's entries, to the storage device.
+     *
+     * @param path a file or a directory.
+     * @throws IOException when it cannot be opened or forced.
+     */
+    static void force(final Path path) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(path, READ))
+        {
+            channel.force(true);
+        }
+    }
+
+    private static Properties read(final Path file)
+    {
+        final Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8))
+        {
+            properties.load(reader);
+            return properties;
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read " + file + " (" + ex.getMessage() + ")", ex);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(file + " is not a properties file: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static void writeAtomically(final Path directory, final String name, final Properties properties,
+        final String comment)
+    {
+        final Path file = directory.resolve(name);
+        final Path temporary = directory.resolve(name + TEMPORARY_SUFFIX);
+        try
+        {
+            Files.createDirectories(directory);
+            try (FileChannel channel = FileChannel.open(temporary, CREATE, WRITE, TRUNCATE_EXISTING);
+                Writer writer = Channels.newWriter(channel, StandardCharsets.UTF_8))
+            {
+                properties.store(writer, comment);
+                writer.flush();
+                channel.force(true);
+            }
+            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            force(directory);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot write " + file + " (" + ex.getMessage() + ")", ex);
+        }
+    }
+
+    /**
+     * @param bases segment first sequences, ascending.
+     * @param sequence a sequence.
+     * @return the index of the segment that would hold {@code sequence}: the last whose first
+     *         sequence is at most it, or -1 when it comes before the first segment.
+     */
+    static int segmentHolding(final long[] bases, final long sequence)
+    {
+        final int found = Arrays.binarySearch(bases, sequence);
+        return found >= 0 ? found : -found - 2;
+    }
+}

@@ -1,0 +1,242 @@
+package io.ringwire.exchange.journal;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+import static io.ringwire.exchange.journal.JournalFormat.ALIGNMENT;
+import static io.ringwire.exchange.journal.JournalFormat.CHECKSUM_OFFSET;
+import static io.ringwire.exchange.journal.JournalFormat.HEADER_LENGTH;
+import static io.ringwire.exchange.journal.JournalFormat.ORDER;
+
+/**
+ * One mapped segment file as the writer and the reader see it: its bytes, the CRC32C of a range of
+ * them, the check of the record at an offset, and, where the records stop, whether what follows is
+ * a clean end, a torn tail or corruption (see {@link JournalDamage}).
+ *
+ * <p>The checksum runs on the mapped memory itself, through a direct {@link ByteBuffer} view that
+ * the JDK's intrinsic CRC32C takes without copying; the view is made once per segment and
+ * repositioned per record, so checksums allocate nothing.
+ *
+ * <p>Threading: one thread per instance. {@link #checksum} and {@link #check} allocate nothing;
+ * {@link #wrap} and {@link #damageAt} do.
+ */
+final class MappedSegment
+{
+    /** {@link #check}: no record starts here (a length of 0, or no room left for a header). */
+    static final int END = 0;
+    /** {@link #check}: the length is below the header's or reaches past the segment's end. */
+    static final int IMPLAUSIBLE_LENGTH = -1;
+    /** {@link #check}: the length reaches past the end of the file (the file was cut short). */
+    static final int PAST_END_OF_FILE = -2;
+    /** {@link #check}: the stored CRC32C is not the payload's. */
+    static final int CHECKSUM_MISMATCH = -3;
+
+    private final CRC32C crc = new CRC32C();
+    private final UnsafeBuffer buffer = new UnsafeBuffer(0, 0);
+    private final int segmentLength;
+    private ByteBuffer checksumView;
+    private int fileLength;
+
+    /**
+     * @param segmentLength the journal's segment length.
+     */
+    MappedSegment(final int segmentLength)
+    {
+        this.segmentLength = segmentLength;
+    }
+
+    /**
+     * Points this view at a mapping.
+     *
+     * @param mapping    the file's mapping, from offset 0.
+     * @param fileLength bytes of the file that hold data (the file may be shorter than the mapping
+     *                   when it was cut short and the writer mapped it back to full length).
+     */
+    void wrap(final MappedByteBuffer mapping, final int fileLength)
+    {
+        buffer.wrap(mapping);
+        checksumView = mapping.duplicate();
+        this.fileLength = fileLength;
+    }
+
+    /** Forgets the mapping, so that nothing reaches it once it is unmapped. */
+    void unwrap()
+    {
+        buffer.wrap(0, 0);
+        checksumView = null;
+        fileLength = 0;
+    }
+
+    /**
+     * @param fileLength bytes of the file that hold data, now.
+     */
+    void fileLength(final int fileLength)
+    {
+        this.fileLength = fileLength;
+    }
+
+    /**
+     * @return the segment's bytes.
+     */
+    UnsafeBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /**
+     * @param offset where the range starts.
+     * @param length its bytes.
+     * @return the CRC32C of the range, as stored in a record header.
+     */
+    int checksum(final int offset, final int length)
+    {
+        crc.reset();
+        checksumView.limit(offset + length).position(offset);
+        crc.update(checksumView);
+        return (int)crc.getValue();
+    }
+
+    /**
+     * Checks the record that starts at {@code offset}. Allocation-free.
+     *
+     * @param offset a multiple of {@link JournalFormat#ALIGNMENT}.
+     * @return the record's length (header plus payload) when it is whole and its checksum matches;
+     *         otherwise {@link #END}, {@link #IMPLAUSIBLE_LENGTH}, {@link #PAST_END_OF_FILE} or
+     *         {@link #CHECKSUM_MISMATCH}.
+     */
+    int check(final int offset)
+    {
+        if (offset > fileLength - HEADER_LENGTH)
+        {
+            return END;
+        }
+        final int length = JournalFormat.lengthAcquire(buffer, offset);
+        if (0 == length)
+        {
+            return END;
+        }
+        if (length < HEADER_LENGTH || length > segmentLength - offset)
+        {
+            return IMPLAUSIBLE_LENGTH;
+        }
+        if (length > fileLength - offset)
+        {
+            return PAST_END_OF_FILE;
+        }
+        final int stored = buffer.getInt(offset + CHECKSUM_OFFSET, ORDER);
+        return stored == checksum(offset + HEADER_LENGTH, length - HEADER_LENGTH) ? length : CHECKSUM_MISMATCH;
+    }
+
+    /**
+     * Decides what the place where the records stopped means, once {@link #check} returned
+     * {@code outcome} there: a clean end (zeros from there to the end of the file), a torn tail (a
+     * bad record in the last segment with no valid record after it), or corruption.
+     *
+     * @param file        the segment file, for the report.
+     * @param offset      where the records stopped.
+     * @param sequence    the sequence a record there would have.
+     * @param outcome     what {@link #check} returned there.
+     * @param lastSegment whether no segment follows this one.
+     * @return null for a clean end, else the damage.
+     */
+    JournalDamage damageAt(final Path file, final int offset, final long sequence, final int outcome,
+        final boolean lastSegment)
+    {
+        final String problem;
+        if (END == outcome)
+        {
+            final int nonZero = firstNonZeroByte(offset);
+            if (nonZero < 0)
+            {
+                return null;
+            }
+            problem = "no record length, yet byte " + nonZero + " of the file is not zero (an append that " +
+                "wrote its payload but not its length, or damage)";
+        }
+        else
+        {
+            problem = describe(offset, outcome);
+        }
+        if (lastSegment && !validRecordAfter(offset))
+        {
+            return new JournalDamage(JournalDamage.Kind.TORN_TAIL, file, offset, sequence, problem);
+        }
+        return new JournalDamage(JournalDamage.Kind.CORRUPT, file, offset, sequence,
+            lastSegment ? problem : problem + "; a later segment follows this one");
+    }
+
+    /**
+     * @param from where to start looking.
+     * @return the offset of the first byte after {@code from} that is not zero, or -1.
+     */
+    int firstNonZeroByte(final int from)
+    {
+        int offset = from;
+        while (offset <= fileLength - Long.BYTES && 0 == buffer.getLong(offset))
+        {
+            offset += Long.BYTES;
+        }
+        for (; offset < fileLength; offset++)
+        {
+            if (0 != buffer.getByte(offset))
+            {
+                return offset;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @param from where to start looking.
+     * @return one past the last byte from {@code from} on that is not zero, or {@code from} when all are.
+     */
+    int endOfNonZeroBytes(final int from)
+    {
+        int end = fileLength;
+        while (end - Long.BYTES >= from && 0 == buffer.getLong(end - Long.BYTES))
+        {
+            end -= Long.BYTES;
+        }
+        while (end > from && 0 == buffer.getByte(end - 1))
+        {
+            end--;
+        }
+        return end;
+    }
+
+    /**
+     * Looks for a valid record at any aligned offset after a bad one. The bad record's own length
+     * is not trusted to say where the next one starts, so every aligned offset is tried.
+     */
+    private boolean validRecordAfter(final int badOffset)
+    {
+        for (int offset = badOffset + ALIGNMENT; offset <= fileLength - HEADER_LENGTH; offset += ALIGNMENT)
+        {
+            if (check(offset) > 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private String describe(final int offset, final int outcome)
+    {
+        final int length = JournalFormat.lengthAcquire(buffer, offset);
+        return switch (outcome)
+        {
+            case IMPLAUSIBLE_LENGTH -> "record length " + length + " is impossible (at least " + HEADER_LENGTH +
+                ", at most the " + (segmentLength - offset) + " bytes left in the segment)";
+            case PAST_END_OF_FILE -> "record length " + length + " reaches past the end of the file, which has " +
+                fileLength + " bytes (cut short)";
+            case CHECKSUM_MISMATCH -> String.format("CRC32C mismatch over its %d-byte payload: stored 0x%08x, " +
+                "computed 0x%08x", length - HEADER_LENGTH, buffer.getInt(offset + CHECKSUM_OFFSET, ORDER),
+                checksum(offset + HEADER_LENGTH, length - HEADER_LENGTH));
+            default -> throw new IllegalArgumentException("not a bad record: " + outcome);
+        };
+    }
+}

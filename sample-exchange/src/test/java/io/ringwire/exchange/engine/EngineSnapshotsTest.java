@@ -1,0 +1,111 @@
+package io.ringwire.exchange.engine;
+
+import io.ringwire.exchange.flow.OrderFlow;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A snapshot holds the engine's whole state: an engine restored from one and fed the same requests
+ * as the engine it was taken of sends the same bytes (same digest) and ends with the same books. A
+ * damaged newest snapshot is reported and the one before it used.
+ */
+class EngineSnapshotsTest
+{
+    private static final int BEFORE = 200_000;
+    private static final int AFTER = 200_000;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void anEngineRestoredFromASnapshotContinuesByteForByteLikeTheOriginal()
+    {
+        final OrderFlow flow = flow();
+        final EngineConfig config = config(flow);
+        final MatchingEngine original = new MatchingEngine(config, EngineOutput.NONE);
+        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+        feed(original, flow, request, BEFORE);
+        original.digest().link();
+        final EngineSnapshots snapshots = new EngineSnapshots(directory);
+        snapshots.write(original.state(BEFORE));
+
+        final EngineState loaded = snapshots.latest().orElseThrow();
+        assertEquals(BEFORE, loaded.journalSequence());
+        assertTrue(loaded.orders().size() > 1000, "a snapshot of real books: " + loaded.orders().size() + " orders");
+        final MatchingEngine restored = new MatchingEngine(config, EngineOutput.NONE);
+        restored.restore(loaded);
+        assertEquals(original.digest().value(), restored.digest().value());
+
+        final OrderFlow twin = flow();
+        twin.skip(BEFORE, request);
+        for (int i = 0; i < AFTER; i++)
+        {
+            final int length = flow.next(request, 0);
+            original.apply(request, 0, length);
+            final int twinLength = twin.next(request, 0);
+            restored.apply(request, 0, twinLength);
+        }
+        assertEquals(original.digest().value(), restored.digest().value(), "the same bytes sent after the snapshot");
+        assertEquals(original.books().resting(), restored.books().resting(), "the same books");
+        assertEquals(original.engineSequence(), restored.engineSequence());
+    }
+
+    @Test
+    void aDamagedNewestSnapshotIsReportedAndTheOneBeforeItIsUsed() throws IOException
+    {
+        final OrderFlow flow = flow();
+        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
+        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+        final EngineSnapshots snapshots = new EngineSnapshots(directory);
+        feed(engine, flow, request, 10_000);
+        engine.digest().link();
+        snapshots.write(engine.state(10_000));
+        feed(engine, flow, request, 10_000);
+        engine.digest().link();
+        final Path newest = snapshots.write(engine.state(20_000));
+
+        final byte[] bytes = Files.readAllBytes(newest);
+        bytes[bytes.length / 2] ^= 0x10;
+        Files.write(newest, bytes);
+        final EngineState loaded = snapshots.latest().orElseThrow();
+        assertEquals(10_000, loaded.journalSequence(), "the older, whole snapshot");
+        assertEquals(1, snapshots.problems().size(), snapshots.problems().toString());
+        assertTrue(snapshots.problems().get(0).contains("CRC32C"), snapshots.problems().toString());
+
+        final Path truncated = directory.resolve("snapshot-00000000000000030000.bin");
+        Files.write(truncated, List.of("not a snapshot"));
+        final EngineSnapshots again = new EngineSnapshots(directory);
+        assertEquals(10_000, again.latest().orElseThrow().journalSequence());
+        assertNotEquals(0, again.problems().size());
+    }
+
+    private static OrderFlow flow()
+    {
+        return new OrderFlow(0x5A9L, 5, 1, 20, 5_000, 40, 2048);
+    }
+
+    private static EngineConfig config(final OrderFlow flow)
+    {
+        return new EngineConfig(EngineConfig.uniformInstruments(5, flow.minPrice(), (int)(flow.maxPrice() - flow.minPrice() + 1)),
+            50_000, 100, 0);
+    }
+
+    private static void feed(final MatchingEngine engine, final OrderFlow flow, final UnsafeBuffer request, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            engine.apply(request, 0, flow.next(request, 0));
+        }
+    }
+}

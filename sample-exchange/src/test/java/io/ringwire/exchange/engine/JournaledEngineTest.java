@@ -1,0 +1,120 @@
+package io.ringwire.exchange.engine;
+
+import io.ringwire.codecs.trading.EngineCommandEncoder;
+import io.ringwire.codecs.trading.EngineCommandType;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.exchange.flow.OrderFlow;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The journaled engine: the SNAPSHOT and DIGEST commands, a reopened engine that carries on where
+ * it stopped, and a journal damaged before its end that the engine refuses to start on.
+ */
+class JournaledEngineTest
+{
+    @TempDir
+    Path directory;
+
+    private final OrderFlow flow = new OrderFlow(5, 2, 1, 8, 1_000, 20, 256);
+    private final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(2, flow.minPrice(),
+        (int)(flow.maxPrice() - flow.minPrice() + 1)), 10_000, 50, 0);
+    private final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+
+    @Test
+    void theSnapshotAndDigestCommandsAreJournaledAndActedOn()
+    {
+        final List<String> digests = new ArrayList<>();
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            engine.onDigest(digests::add);
+            feed(engine, 1_000);
+            assertEquals(EngineCommandEncoder.TEMPLATE_ID, engine.accept(request, 0, command(EngineCommandType.SNAPSHOT)));
+            assertEquals(1, engine.snapshotsTaken());
+            assertEquals(1, new EngineSnapshots(directory).files().size());
+            engine.accept(request, 0, command(EngineCommandType.DIGEST));
+            assertEquals(List.of(engine.digest()), digests);
+        }
+        assertEquals(2, digests.size(), "and once more at close");
+        assertEquals(digests.get(0), JournaledEngine.replay(directory).digest(), "the replay links where the command did");
+    }
+
+    @Test
+    void aReopenedEngineCarriesOnWhereItStopped()
+    {
+        final String digest;
+        final String books;
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 16))
+        {
+            feed(engine, 5_000);
+        }
+        try (JournaledEngine engine = JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 16))
+        {
+            assertEquals(5_000, engine.applied());
+            feed(engine, 5_000);
+            digest = engine.digest();
+            books = engine.engine().booksDigest();
+        }
+        final OrderFlow again = new OrderFlow(5, 2, 1, 8, 1_000, 20, 256);
+        final MatchingEngine straight = new MatchingEngine(config, EngineOutput.NONE);
+        for (int i = 0; i < 10_000; i++)
+        {
+            straight.apply(request, 0, again.next(request, 0));
+        }
+        assertEquals(straight.digest().value(), digest);
+        assertEquals(straight.booksDigest(), books);
+    }
+
+    @Test
+    void aJournalDamagedBeforeItsEndIsRefusedRatherThanLoseAnAcceptedRequest() throws IOException
+    {
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            feed(engine, 1_000);
+        }
+        final Path segment;
+        try (Stream<Path> files = Files.list(directory))
+        {
+            segment = files.filter(path -> path.getFileName().toString().endsWith(".journal")).findFirst().orElseThrow();
+        }
+        try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw"))
+        {
+            file.seek(20);
+            final int value = file.read();
+            file.seek(20);
+            file.write(value ^ 0x01);
+        }
+        final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            () -> JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 20));
+        assertTrue(refused.getMessage().contains("damaged before its end"), refused.getMessage());
+    }
+
+    private void feed(final JournaledEngine engine, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            assertTrue(engine.accept(request, 0, flow.next(request, 0)) > 0);
+        }
+    }
+
+    private int command(final EngineCommandType type)
+    {
+        final EngineCommandEncoder encoder = new EngineCommandEncoder();
+        encoder.wrapAndApplyHeader(request, 0, new MessageHeaderEncoder()).command(type).sendingTime(1).receiveTime(1);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+}

@@ -1,0 +1,257 @@
+package io.ringwire.exchange.journal;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.WRITE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Damaged journals: a torn last record (cut short, bit-flipped, or an append that never wrote its
+ * length) is reported, never delivered, and discarded by the writer, which then appends after the
+ * last good record; a damaged record with valid records after it, or a missing segment, is
+ * corruption: reported, reading stops, and the writer refuses to build on it.
+ */
+class JournalDamageTest
+{
+    private static final int SEGMENT_LENGTH = 64 * 1024;
+    private static final int RECORDS = 1200;
+
+    private final TestRecords records = new TestRecords(0x5EED_2002L, 300, 3000, 50);
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void aLastRecordCutShortIsATornTailThatIsReportedNotDeliveredAndDiscardedOnReopen() throws IOException
+    {
+        final Located last = appendAndLocate(RECORDS, RECORDS - 1);
+        try (FileChannel channel = FileChannel.open(last.file, WRITE))
+        {
+            channel.truncate(last.recordOffset + 8 + last.payloadLength / 2);
+        }
+
+        assertTornTailReportedAndDiscardedOnReopen(last, "reaches past the end of the file");
+    }
+
+    @Test
+    void aBitFlipInTheLastRecordIsATornTailThatIsReportedNotDeliveredAndDiscardedOnReopen() throws IOException
+    {
+        final Located last = appendAndLocate(RECORDS, RECORDS - 1);
+        flipPayloadBit(last, last.payloadLength / 2);
+
+        assertTornTailReportedAndDiscardedOnReopen(last, "CRC32C mismatch");
+    }
+
+    @Test
+    void anAppendThatWroteItsPayloadButNotItsLengthIsATornTail() throws IOException
+    {
+        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
+        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
+        final int length = records.length(RECORDS);
+        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length);
+        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, length);
+        try (FileChannel channel = FileChannel.open(end.file, WRITE))
+        {
+            channel.write(unfinishedPayload.flip(), unfinishedOffset + 8);
+        }
+        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+
+        assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
+    }
+
+    @Test
+    void aBitFlipInAMiddleRecordIsCorruptionThatStopsTheReaderAndTheWriter() throws IOException
+    {
+        final Located middle = appendAndLocate(RECORDS, RECORDS - 5);
+        flipPayloadBit(middle, 0);
+
+        final JournalReadResult result = assertCorruption(middle);
+        assertTrue(result.damage().message().contains("valid records follow it"), result.toString());
+
+        final JournalCorruptException refused = assertThrows(JournalCorruptException.class,
+            () -> Journal.open(context()));
+        assertDamageAt(middle, refused.damage());
+        try (Journal journal = appendAfterRepair(middle))
+        {
+            assertEquals(RECORDS, journal.recordCount(), "the writer's refusal left its lock free");
+        }
+    }
+
+    @Test
+    void anImpossibleLengthInAMiddleRecordIsCorruption() throws IOException
+    {
+        final Located middle = appendAndLocate(RECORDS, RECORDS - 3);
+        try (FileChannel channel = FileChannel.open(middle.file, WRITE))
+        {
+            channel.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 0x7fff_0000),
+                middle.recordOffset);
+        }
+
+        final JournalReadResult result = assertCorruption(middle);
+        assertTrue(result.damage().problem().contains("record length 2147418112 is impossible"), result.toString());
+    }
+
+    @Test
+    void aDamagedRecordInAnEarlierSegmentIsCorruptionEvenWhenItIsThatSegmentsLast() throws IOException
+    {
+        appendAndLocate(RECORDS, 0);
+        final long[] bases = JournalDirectory.segmentBases(directory);
+        assertTrue(bases.length >= 3, "segments: " + bases.length);
+        final long lastOfFirstSegment = bases[1] - 1;
+        final Located located = locate(lastOfFirstSegment);
+        flipPayloadBit(located, located.payloadLength - 1);
+
+        final JournalReadResult result = assertCorruption(located);
+        assertTrue(result.damage().problem().contains("a later segment follows"), result.toString());
+    }
+
+    @Test
+    void aMissingSegmentIsCorruptionReportedAtTheSegmentAfterTheGap() throws IOException
+    {
+        appendAndLocate(RECORDS, 0);
+        final long[] bases = JournalDirectory.segmentBases(directory);
+        Files.delete(JournalDirectory.segmentFile(directory, bases[1]));
+
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        final JournalReadResult result = new JournalReader(directory).readAll(handler);
+        handler.assertDelivered(bases[1]);
+        assertTrue(result.corrupt(), result.toString());
+        assertEquals(JournalDirectory.segmentFile(directory, bases[2]), result.damage().file());
+        assertEquals(bases[1], result.damage().sequence());
+        assertTrue(result.damage().problem().contains("records are missing"), result.toString());
+    }
+
+    /** Appends {@code count} records, closes, and finds record {@code sequence} with a reader. */
+    private Located appendAndLocate(final long count, final long sequence)
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            for (long next = 0; next < count; next++)
+            {
+                assertEquals(next, records.append(journal, next));
+            }
+        }
+        return locate(sequence);
+    }
+
+    private Located locate(final long sequence)
+    {
+        final long[] bases = JournalDirectory.segmentBases(directory);
+        final long base = bases[JournalDirectory.segmentHolding(bases, sequence)];
+        final int[] payloadOffset = {-1};
+        new JournalReader(directory).read(sequence, (delivered, buffer, offset, length) ->
+        {
+            if (delivered == sequence)
+            {
+                payloadOffset[0] = offset;
+            }
+        });
+        assertTrue(payloadOffset[0] >= 8, "record " + sequence + " not found");
+        return new Located(sequence, JournalDirectory.segmentFile(directory, base), payloadOffset[0] - 8,
+            records.length(sequence));
+    }
+
+    /**
+     * The reader delivers every record before the torn one and reports it with {@code problem}; the
+     * writer, reopening, reports it too, zeroes it and appends after the last good record.
+     */
+    private void assertTornTailReportedAndDiscardedOnReopen(final Located torn, final String problem)
+    {
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        final JournalReadResult result = new JournalReader(directory).readAll(handler);
+        handler.assertDelivered(torn.sequence);
+        assertTrue(result.tornTail(), result.toString());
+        assertDamageAt(torn, result.damage());
+        assertTrue(result.damage().problem().contains(problem), result.toString());
+        assertEquals(torn.sequence, result.recordsDelivered(), "every complete record is delivered");
+        assertEquals(torn.sequence, result.nextSequence());
+        assertEquals(torn.sequence - 1, result.lastSequenceDelivered());
+        assertWriterDiscardsTheTornTailAndAppendsAfterTheLastGoodRecord(torn);
+    }
+
+    private JournalReadResult assertCorruption(final Located corrupt)
+    {
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        final JournalReadResult result = new JournalReader(directory).readAll(handler);
+        handler.assertDelivered(corrupt.sequence);
+        assertTrue(result.corrupt(), result.toString());
+        assertDamageAt(corrupt, result.damage());
+        assertEquals(corrupt.sequence, result.nextSequence());
+        return result;
+    }
+
+    private void assertWriterDiscardsTheTornTailAndAppendsAfterTheLastGoodRecord(final Located torn)
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            assertEquals(torn.sequence, journal.recordCount());
+            final JournalDamage discarded = journal.discardedTornTail();
+            assertNotNull(discarded, "the writer reports the torn tail it discards");
+            assertDamageAt(torn, discarded);
+            for (long sequence = torn.sequence; sequence < torn.sequence + 20; sequence++)
+            {
+                assertEquals(sequence, records.append(journal, sequence));
+            }
+        }
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        final JournalReadResult result = new JournalReader(directory).readAll(handler);
+        assertTrue(result.clean(), result.toString());
+        handler.assertDelivered(torn.sequence + 20);
+        try (Journal journal = Journal.open(context()))
+        {
+            assertNull(journal.discardedTornTail(), "the torn tail was zeroed: nothing is left to discard");
+        }
+    }
+
+    /** Puts the damaged record's first payload bit back, so the journal opens again. */
+    private Journal appendAfterRepair(final Located damaged) throws IOException
+    {
+        flipPayloadBit(damaged, 0);
+        return Journal.open(context());
+    }
+
+    private static void assertDamageAt(final Located expected, final JournalDamage damage)
+    {
+        assertEquals(expected.file, damage.file(), damage.message());
+        assertEquals(expected.recordOffset, damage.offset(), damage.message());
+        assertEquals(expected.sequence, damage.sequence(), damage.message());
+        assertTrue(damage.message().contains(expected.file.toString()) &&
+            damage.message().contains("offset " + expected.recordOffset), damage.message());
+    }
+
+    private static void flipPayloadBit(final Located record, final int index) throws IOException
+    {
+        assertTrue(index < record.payloadLength, "record " + record.sequence + " has no payload byte " + index);
+        final long position = record.recordOffset + 8 + index;
+        try (FileChannel channel = FileChannel.open(record.file, READ, WRITE))
+        {
+            final ByteBuffer oneByte = ByteBuffer.allocate(1);
+            channel.read(oneByte, position);
+            oneByte.put(0, (byte)(oneByte.get(0) ^ 0x10));
+            channel.write(oneByte.flip(), position);
+        }
+    }
+
+    private JournalContext context()
+    {
+        return new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH).conclude();
+    }
+
+    /** Where a record lies: its segment file, the offset of its header there, and its payload length. */
+    private record Located(long sequence, Path file, long recordOffset, int payloadLength)
+    {
+    }
+}

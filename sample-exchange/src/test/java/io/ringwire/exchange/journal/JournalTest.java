@@ -1,0 +1,236 @@
+package io.ringwire.exchange.journal;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Appending, reopening and reading back an undamaged journal, and the writer's refusals.
+ */
+class JournalTest
+{
+    private static final int SEGMENT_LENGTH = 4096;
+
+    private final TestRecords records = new TestRecords(0x5EED_1001L, 200, SEGMENT_LENGTH - 8, 97);
+    private final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(SEGMENT_LENGTH));
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void recordsReadBackByteExactInOrderAcrossSegmentRolls()
+    {
+        final long count = 3000;
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, count);
+            assertEquals(count, journal.recordCount());
+        }
+
+        final long[] bases = JournalDirectory.segmentBases(directory);
+        assertTrue(bases.length > 20, "3000 records of up to a segment each roll many 4 KiB segments: " +
+            bases.length);
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        final JournalReadResult result = new JournalReader(directory).readAll(handler);
+        handler.assertDelivered(count);
+        assertTrue(result.clean(), result.toString());
+        assertEquals(count, result.recordsDelivered());
+        assertEquals(count, result.nextSequence());
+        assertEquals(count - 1, result.lastSequenceDelivered());
+    }
+
+    @Test
+    void aReopenedJournalHoldsItsRecordsAndAppendsAfterTheLast()
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 700);
+            journal.force();
+        }
+        try (Journal journal = Journal.open(context()))
+        {
+            assertEquals(700, journal.recordCount());
+            assertNull(journal.discardedTornTail());
+            appendRecords(journal, 700, 1500);
+        }
+
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        final JournalReadResult result = new JournalReader(directory).readAll(handler);
+        assertTrue(result.clean(), result.toString());
+        handler.assertDelivered(1500);
+    }
+
+    @Test
+    void aLastSegmentLeftEmptyByAnInterruptedRollEndsTheJournalCleanlyAndTakesTheNextRecords() throws IOException
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 300);
+        }
+        final Path empty = JournalDirectory.segmentFile(directory, 300);
+        Files.createFile(empty);
+
+        final JournalReadResult before = new JournalReader(directory).readAll((sequence, buffer, offset, length) -> { });
+        assertTrue(before.clean(), before.toString());
+        assertEquals(300, before.nextSequence());
+        try (Journal journal = Journal.open(context()))
+        {
+            assertEquals(300, journal.recordCount());
+            appendRecords(journal, 300, 310);
+        }
+        assertEquals(SEGMENT_LENGTH, Files.size(empty), "the writer took the empty segment and mapped it whole");
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        final JournalReadResult after = new JournalReader(directory).readAll(handler);
+        assertTrue(after.clean(), after.toString());
+        handler.assertDelivered(310);
+    }
+
+    @Test
+    void readingFromASequenceDeliversThatRecordAndEveryLaterOneOnly()
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 1000);
+        }
+        final JournalReader reader = new JournalReader(directory);
+
+        final VerifyingHandler fromMiddle = new VerifyingHandler(records, 613);
+        final JournalReadResult middle = reader.read(613, fromMiddle);
+        fromMiddle.assertDelivered(387);
+        assertEquals(387, middle.recordsDelivered());
+        assertEquals(999, middle.lastSequenceDelivered());
+
+        final VerifyingHandler fromEnd = new VerifyingHandler(records, 1000);
+        final JournalReadResult end = reader.read(1000, fromEnd);
+        fromEnd.assertDelivered(0);
+        assertEquals(-1, end.lastSequenceDelivered());
+        assertEquals(1000, end.nextSequence());
+        assertTrue(end.clean(), end.toString());
+    }
+
+    @Test
+    void emptyAndSegmentSizedPayloadsAreRecordsAndOneByteMoreIsRefusedAndCounted()
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            assertEquals(SEGMENT_LENGTH - 8, journal.maxPayloadLength());
+            assertEquals(0, journal.append(payload, 0, 0));
+            assertEquals(1, journal.append(payload, 0, journal.maxPayloadLength()));
+            assertEquals(Journal.RECORD_TOO_LARGE, journal.append(payload, 0, journal.maxPayloadLength() + 1));
+            assertEquals(Journal.INVALID_RANGE, journal.append(payload, -1, 8));
+            assertEquals(Journal.INVALID_RANGE, journal.append(payload, SEGMENT_LENGTH - 4, 8));
+            assertEquals(Journal.INVALID_RANGE, journal.append(payload, 0, -1));
+            assertEquals(4, journal.refusedAppends());
+            assertEquals(2, journal.append(payload, 0, 0));
+            assertEquals(3, journal.recordCount());
+        }
+
+        final int[] lengths = new int[3];
+        final JournalReadResult result = new JournalReader(directory).readAll(
+            (sequence, buffer, offset, length) -> lengths[(int)sequence] = length);
+        assertTrue(result.clean(), result.toString());
+        assertEquals(3, result.recordsDelivered());
+        assertEquals(0, lengths[0]);
+        assertEquals(SEGMENT_LENGTH - 8, lengths[1]);
+        assertEquals(0, lengths[2]);
+    }
+
+    @Test
+    void appendsAfterCloseReturnClosedAndWriteNothing()
+    {
+        final Journal journal = Journal.open(context());
+        assertEquals(0, journal.append(payload, 0, 16));
+        journal.close();
+
+        assertEquals(Journal.CLOSED, journal.append(payload, 0, 16));
+        assertEquals(1, new JournalReader(directory).readAll((sequence, buffer, offset, length) -> { })
+            .recordsDelivered());
+    }
+
+    @Test
+    void aSecondWriterOnTheSameDirectoryIsRefused()
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            final IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> Journal.open(context()));
+            assertTrue(refused.getMessage().contains("one writer at a time"), refused.getMessage());
+            assertEquals(0, journal.append(payload, 0, 8));
+        }
+        try (Journal reopened = Journal.open(context()))
+        {
+            assertEquals(1, reopened.recordCount());
+        }
+    }
+
+    @Test
+    void anExistingJournalKeepsTheSegmentLengthItWasCreatedWith()
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 10);
+        }
+        final JournalContext larger = new JournalContext().directory(directory).segmentLength(1 << 20).conclude();
+        try (Journal journal = Journal.open(larger))
+        {
+            assertEquals(SEGMENT_LENGTH, journal.segmentLength());
+            assertEquals(10, journal.recordCount());
+        }
+        assertEquals(SEGMENT_LENGTH, new JournalReader(directory).segmentLength());
+    }
+
+    @Test
+    void settingsStoredBesideTheJournalReadBackAndAreReplacedWhole()
+    {
+        assertEquals(Map.of(), JournalDirectory.readSettings(directory));
+        JournalDirectory.writeSettings(directory, Map.of("instrument.1", "ESZ6 tick=25", "instruments", "1"));
+        assertEquals(Map.of("instrument.1", "ESZ6 tick=25", "instruments", "1"),
+            JournalDirectory.readSettings(directory));
+
+        JournalDirectory.writeSettings(directory, Map.of("instruments", "0"));
+        assertEquals(Map.of("instruments", "0"), JournalDirectory.readSettings(directory));
+        assertTrue(Files.notExists(directory.resolve(JournalDirectory.SETTINGS_FILE + ".tmp")),
+            "the temporary file is renamed over the settings");
+    }
+
+    @Test
+    void aDirectoryWithoutAJournalIsRefusedByTheReaderWithTheMissingFileNamed()
+    {
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+            () -> new JournalReader(directory));
+        assertTrue(refused.getMessage().contains(JournalDirectory.METADATA_FILE), refused.getMessage());
+    }
+
+    @Test
+    void aSegmentLengthThatIsNotAPowerOfTwoIsRefusedNamingTheProperty()
+    {
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+            () -> new JournalContext().directory(directory).segmentLength(5000).conclude());
+        assertTrue(refused.getMessage().startsWith(JournalContext.SEGMENT_LENGTH_PROP + "='5000'"),
+            refused.getMessage());
+    }
+
+    private JournalContext context()
+    {
+        return new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH).conclude();
+    }
+
+    private void appendRecords(final Journal journal, final long from, final long to)
+    {
+        for (long sequence = from; sequence < to; sequence++)
+        {
+            assertEquals(sequence, records.append(journal, sequence), "sequence returned by append");
+        }
+    }
+}
