@@ -79,8 +79,9 @@ public final class OrderBooks
     // ---------------------------------------------------------------- requests
 
     /**
-     * A new order. Checked in this order: instrument, quantity and lot, display quantity, price
-     * (tick, band), order type and time in force, duplicate client order id, capacity, post-only.
+     * A new order. Checked in this order: instrument, quantity and lot, display quantity, side and
+     * self-trade prevention mode, price (tick, band), order type and time in force, duplicate client
+     * order id (for an order that may rest), capacity, post-only.
      *
      * @return the order id given (positive), or minus the reason it was rejected.
      */
@@ -343,9 +344,12 @@ public final class OrderBooks
     }
 
     /**
-     * A FOK's check before anything trades: the other side's open quantity at prices it accepts,
-     * other accounts' only, covers it; and no order of its own account stands in the way unless its
-     * self-trade prevention mode just cancels resting orders (then they go and others trade).
+     * A FOK's check before anything trades, level by level from the best: at a level with none of
+     * its own account's orders in the way, every other order's open quantity is there to take
+     * (icebergs refill behind the others and are met again). At a level where an order of its own
+     * account would stop it (any self-trade prevention mode but cancel-resting), only what the
+     * orders ahead of that one show can be taken: a refill goes to the back, behind it. Orders of its
+     * own account that cancel-resting removes are passed over.
      */
     private boolean fillable(final int order)
     {
@@ -354,6 +358,7 @@ public final class OrderBooks
         final boolean market = orders.ordType[order] == MARKET;
         final long limit = orders.price[order];
         final long account = orders.account[order];
+        final long needed = orders.leaves[order];
         final boolean ownOrdersGo = orders.selfTradePrevention[order] == STP_CANCEL_RESTING;
         long available = 0;
         for (int slot = levels.best(instrument, opposite); slot != NONE; slot = levels.nextAway(instrument, opposite, slot))
@@ -362,25 +367,29 @@ public final class OrderBooks
             final long levelPrice = orders.price[resting];
             if (!market && (opposite == SELL ? levelPrice > limit : levelPrice < limit))
             {
-                break;
+                return false;
             }
+            long shownAhead = 0;
+            long open = 0;
             for (; resting != NONE; resting = orders.levelNext[resting])
             {
                 if (orders.account[resting] == account)
                 {
                     if (!ownOrdersGo)
                     {
-                        return false;
+                        return available + shownAhead >= needed;
                     }
                 }
                 else
                 {
-                    available += orders.leaves[resting];
-                    if (available >= orders.leaves[order])
-                    {
-                        return true;
-                    }
+                    shownAhead += orders.shown[resting];
+                    open += orders.leaves[resting];
                 }
+            }
+            available += open;
+            if (available >= needed)
+            {
+                return true;
             }
         }
         return false;
