@@ -1,5 +1,6 @@
 package io.ringwire.codecs;
 
+import io.ringwire.codecs.trading.BookSnapshotDecoder;
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.CancelOrderDecoder;
 import io.ringwire.codecs.trading.EngineCommandDecoder;
@@ -18,6 +19,7 @@ import io.ringwire.codecs.trading.OrderCanceledDecoder;
 import io.ringwire.codecs.trading.OrderExecutedDecoder;
 import io.ringwire.codecs.trading.OrderReplacedDecoder;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import io.ringwire.codecs.trading.SnapshotRequestDecoder;
 import io.ringwire.codecs.trading.TradeDecoder;
 import io.ringwire.codecs.trading.VarDataEncodingDecoder;
 import io.ringwire.codecs.trading.VarStringEncodingDecoder;
@@ -150,6 +152,10 @@ public final class MessageValidator
             NO_VAR_DATA);
         register(OrderReplacedDecoder.TEMPLATE_ID, sameAtEveryVersion(OrderReplacedDecoder.BLOCK_LENGTH), NO_GROUPS,
             NO_VAR_DATA);
+        register(BookSnapshotDecoder.TEMPLATE_ID, sameAtEveryVersion(BookSnapshotDecoder.BLOCK_LENGTH),
+            new int[]{ BookSnapshotDecoder.OrdersDecoder.sbeBlockLength() }, NO_VAR_DATA);
+        register(SnapshotRequestDecoder.TEMPLATE_ID, sameAtEveryVersion(SnapshotRequestDecoder.BLOCK_LENGTH),
+            NO_GROUPS, NO_VAR_DATA);
         register(LatencyProbeDecoder.TEMPLATE_ID, sameAtEveryVersion(LatencyProbeDecoder.BLOCK_LENGTH), NO_GROUPS,
             new VarDataField[]{ VAR_BYTES });
     }
