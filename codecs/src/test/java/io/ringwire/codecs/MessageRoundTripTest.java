@@ -1,6 +1,8 @@
 package io.ringwire.codecs;
 
 import io.ringwire.codecs.trading.BookAction;
+import io.ringwire.codecs.trading.BookSnapshotDecoder;
+import io.ringwire.codecs.trading.BookSnapshotEncoder;
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.BookUpdateEncoder;
 import io.ringwire.codecs.trading.BooleanType;
@@ -45,6 +47,8 @@ import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import io.ringwire.codecs.trading.ReplaceOrderEncoder;
 import io.ringwire.codecs.trading.SelfTradePrevention;
 import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.SnapshotRequestDecoder;
+import io.ringwire.codecs.trading.SnapshotRequestEncoder;
 import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.codecs.trading.TradeDecoder;
 import io.ringwire.codecs.trading.TradeEncoder;
@@ -267,7 +271,8 @@ class MessageRoundTripTest
             .postOnly(postOnly)
             .displayQuantity(Long.MAX_VALUE - 7)
             .selfTradePrevention(selfTradePrevention)
-            .receiveTime(SENDING_TIME);
+            .receiveTime(SENDING_TIME)
+            .gatewaySendTime(SENDING_TIME + 1_500);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), NewOrderDecoder.TEMPLATE_ID,
             NewOrderDecoder.BLOCK_LENGTH);
@@ -287,6 +292,7 @@ class MessageRoundTripTest
         assertEquals(Long.MAX_VALUE - 7, decoder.displayQuantity());
         assertEquals(selfTradePrevention, decoder.selfTradePrevention());
         assertEquals(SENDING_TIME, decoder.receiveTime());
+        assertEquals(SENDING_TIME + 1_500, decoder.gatewaySendTime());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -302,7 +308,8 @@ class MessageRoundTripTest
             .instrumentId(Integer.MAX_VALUE)
             .side(side)
             .sendingTime(SENDING_TIME)
-            .receiveTime(HIGH_BIT_TIME);
+            .receiveTime(HIGH_BIT_TIME)
+            .gatewaySendTime(HIGH_BIT_TIME + 900);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), CancelOrderDecoder.TEMPLATE_ID,
             CancelOrderDecoder.BLOCK_LENGTH);
@@ -316,6 +323,7 @@ class MessageRoundTripTest
         assertEquals(side, decoder.side());
         assertEquals(SENDING_TIME, decoder.sendingTime());
         assertEquals(HIGH_BIT_TIME, decoder.receiveTime());
+        assertEquals(HIGH_BIT_TIME + 900, decoder.gatewaySendTime());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -333,7 +341,8 @@ class MessageRoundTripTest
             .price(Long.MIN_VALUE + 1)
             .quantity(17L)
             .sendingTime(HIGH_BIT_TIME)
-            .receiveTime(HIGH_BIT_TIME + 1);
+            .receiveTime(HIGH_BIT_TIME + 1)
+            .gatewaySendTime(HIGH_BIT_TIME + 2);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), ReplaceOrderDecoder.TEMPLATE_ID,
             ReplaceOrderDecoder.BLOCK_LENGTH);
@@ -349,6 +358,7 @@ class MessageRoundTripTest
         assertEquals(17L, decoder.quantity());
         assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
         assertEquals(HIGH_BIT_TIME + 1, decoder.receiveTime());
+        assertEquals(HIGH_BIT_TIME + 2, decoder.gatewaySendTime());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -471,7 +481,13 @@ class MessageRoundTripTest
             .orderQuantity(2_000L)
             .ordType(ordType)
             .timeInForce(timeInForce)
-            .engineSequence(Long.MAX_VALUE - 11);
+            .engineSequence(Long.MAX_VALUE - 11)
+            .clientSendTime(SENDING_TIME)
+            .gatewayInTime(SENDING_TIME + 1_000)
+            .gatewayOutTime(SENDING_TIME + 2_000)
+            .engineInTime(SENDING_TIME + 3_000)
+            .engineOutTime(SENDING_TIME + 4_000)
+            .gatewayReplyTime(HIGH_BIT_TIME);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), ExecutionReportDecoder.TEMPLATE_ID,
             ExecutionReportDecoder.BLOCK_LENGTH);
@@ -497,6 +513,12 @@ class MessageRoundTripTest
         assertEquals(ordType, decoder.ordType());
         assertEquals(timeInForce, decoder.timeInForce());
         assertEquals(Long.MAX_VALUE - 11, decoder.engineSequence());
+        assertEquals(SENDING_TIME, decoder.clientSendTime());
+        assertEquals(SENDING_TIME + 1_000, decoder.gatewayInTime());
+        assertEquals(SENDING_TIME + 2_000, decoder.gatewayOutTime());
+        assertEquals(SENDING_TIME + 3_000, decoder.engineInTime());
+        assertEquals(SENDING_TIME + 4_000, decoder.engineOutTime());
+        assertEquals(HIGH_BIT_TIME, decoder.gatewayReplyTime());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -727,6 +749,123 @@ class MessageRoundTripTest
         assertEquals(Long.MAX_VALUE - 6, decoder.quantity());
         assertEquals(keepsPriority, decoder.keepsPriority());
         assertEquals(SENDING_TIME, decoder.transactTime());
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    // ---------------------------------------------------------------------------------------------- snapshots
+
+    /** Order i of a test snapshot part: both sides, prices of both signs, ids and quantities that differ per entry. */
+    private static long snapshotOrderId(final int i)
+    {
+        return 0x0500_0000_0000_0000L + 31L * i;
+    }
+
+    private static Side snapshotOrderSide(final int i)
+    {
+        return values(Side.values())[i % 2];
+    }
+
+    private static long snapshotOrderPrice(final int i)
+    {
+        return (i % 3 == 0 ? -1 : 1) * (20_000L + 11L * i);
+    }
+
+    private static long snapshotOrderQuantity(final int i)
+    {
+        return Long.MAX_VALUE - i;
+    }
+
+    /**
+     * Entry counts from none to the schema's maximum, with a part index up to the largest uint16
+     * that is not its null value, and both lastPart values: an empty book is a single, empty last
+     * part.
+     */
+    static Stream<Arguments> bookSnapshotParts()
+    {
+        return Stream.of(
+            Arguments.of(0, 0, BooleanType.TRUE),
+            Arguments.of(1, 0, BooleanType.FALSE),
+            Arguments.of(7, 3, BooleanType.TRUE),
+            Arguments.of(4096, BookSnapshotEncoder.partMaxValue(), BooleanType.FALSE));
+    }
+
+    @RoundTrips("BookSnapshot")
+    @ParameterizedTest(name = "{0} orders, part {1}, lastPart={2}")
+    @MethodSource("bookSnapshotParts")
+    void bookSnapshotRoundTripsEveryFieldOfEveryOrderFromZeroToTheMaximumCount(
+        final int orderCount, final int part, final BooleanType lastPart)
+    {
+        final BookSnapshotEncoder encoder = new BookSnapshotEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .instrumentId(-161_803)
+            .sequenceNumber(Long.MAX_VALUE - 8)
+            .streamSequence(0x5EC0_0000_0000_0009L)
+            .part(part)
+            .lastPart(lastPart);
+        final BookSnapshotEncoder.OrdersEncoder orders = encoder.ordersCount(orderCount);
+        for (int i = 0; i < orderCount; i++)
+        {
+            orders.next()
+                .orderId(snapshotOrderId(i))
+                .side(snapshotOrderSide(i))
+                .price(snapshotOrderPrice(i))
+                .quantity(snapshotOrderQuantity(i));
+        }
+        assertEquals(BookSnapshotEncoder.BLOCK_LENGTH + 4 +
+            orderCount * BookSnapshotEncoder.OrdersEncoder.sbeBlockLength(), encoder.encodedLength());
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), BookSnapshotDecoder.TEMPLATE_ID,
+            BookSnapshotDecoder.BLOCK_LENGTH);
+        final BookSnapshotDecoder decoder = new BookSnapshotDecoder().wrap(received, headerDecoder.encodedLength(),
+            headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(-161_803, decoder.instrumentId());
+        assertEquals(Long.MAX_VALUE - 8, decoder.sequenceNumber());
+        assertEquals(0x5EC0_0000_0000_0009L, decoder.streamSequence());
+        assertEquals(part, decoder.part());
+        assertEquals(lastPart, decoder.lastPart());
+        final BookSnapshotDecoder.OrdersDecoder decodedOrders = decoder.orders();
+        assertEquals(orderCount, decodedOrders.count());
+        int i = 0;
+        for (final BookSnapshotDecoder.OrdersDecoder order : decodedOrders)
+        {
+            assertEquals(snapshotOrderId(i), order.orderId(), "order id of entry " + i);
+            assertEquals(snapshotOrderSide(i), order.side(), "side of entry " + i);
+            assertEquals(snapshotOrderPrice(i), order.price(), "price of entry " + i);
+            assertEquals(snapshotOrderQuantity(i), order.quantity(), "quantity of entry " + i);
+            i++;
+        }
+        assertEquals(orderCount, i);
+        assertConsumedExactly(received, decoder.limit());
+    }
+
+    /** One instrument or all (0), and requester ids across the uint32 range, above Integer.MAX_VALUE included. */
+    static Stream<Arguments> snapshotRequests()
+    {
+        return Stream.of(
+            Arguments.of(0, 0L),
+            Arguments.of(1, 1L),
+            Arguments.of(Integer.MAX_VALUE, 0x8000_0000L),
+            Arguments.of(-1, SnapshotRequestEncoder.requesterIdMaxValue()));
+    }
+
+    @RoundTrips("SnapshotRequest")
+    @ParameterizedTest(name = "instrument {0}, requester {1}")
+    @MethodSource("snapshotRequests")
+    void snapshotRequestRoundTripsEveryFieldForOneInstrumentOrAllWithRequesterIdsUpToTheUint32Maximum(
+        final int instrumentId, final long requesterId)
+    {
+        final SnapshotRequestEncoder encoder = new SnapshotRequestEncoder()
+            .wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .instrumentId(instrumentId)
+            .requesterId(requesterId);
+
+        final DirectBuffer received = validatedCopy(encoder.encodedLength(), SnapshotRequestDecoder.TEMPLATE_ID,
+            SnapshotRequestDecoder.BLOCK_LENGTH);
+        final SnapshotRequestDecoder decoder = new SnapshotRequestDecoder().wrap(received,
+            headerDecoder.encodedLength(), headerDecoder.blockLength(), headerDecoder.version());
+
+        assertEquals(instrumentId, decoder.instrumentId());
+        assertEquals(requesterId, decoder.requesterId());
         assertConsumedExactly(received, decoder.limit());
     }
 

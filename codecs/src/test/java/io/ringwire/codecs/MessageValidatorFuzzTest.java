@@ -265,8 +265,10 @@ class MessageValidatorFuzzTest
                 final int room = input.length - tail - 4;
                 if (random.nextBoolean())
                 {
-                    buffer.putShort(tail, (short)(22 + random.nextInt(3)), ORDER);
-                    buffer.putShort(tail + 2, (short)random.nextInt(Math.max(1, room / 22 + 2)), ORDER);
+                    // Entry lengths around both groups' (BookUpdate.levels 22, BookSnapshot.orders 25).
+                    final int entryLength = 22 + random.nextInt(5);
+                    buffer.putShort(tail, (short)entryLength, ORDER);
+                    buffer.putShort(tail + 2, (short)random.nextInt(Math.max(1, room / entryLength + 2)), ORDER);
                 }
                 else if (random.nextBoolean())
                 {

@@ -1,5 +1,7 @@
 package io.ringwire.codecs;
 
+import io.ringwire.codecs.trading.BookSnapshotDecoder;
+import io.ringwire.codecs.trading.BookSnapshotEncoder;
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.BookUpdateEncoder;
 import io.ringwire.codecs.trading.BooleanType;
@@ -52,6 +54,8 @@ class MessageValidatorTest
     private static final int NEW_ORDER_LENGTH = HEADER + NewOrderEncoder.BLOCK_LENGTH;
     private static final int LEVELS_AT = HEADER + BookUpdateEncoder.BLOCK_LENGTH;
     private static final int LEVEL_LENGTH = BookUpdateEncoder.LevelsEncoder.sbeBlockLength();
+    private static final int ORDERS_AT = HEADER + BookSnapshotEncoder.BLOCK_LENGTH;
+    private static final int ORDER_LENGTH = BookSnapshotEncoder.OrdersEncoder.sbeBlockLength();
     private static final int CREDENTIALS_AT = HEADER + LogonEncoder.BLOCK_LENGTH;
     private static final int PADDING_AT = HEADER + LatencyProbeEncoder.BLOCK_LENGTH;
     private static final int CREDENTIALS_MAX = 1024;
@@ -94,7 +98,7 @@ class MessageValidatorTest
     }
 
     @ParameterizedTest(name = "template id {0}")
-    @ValueSource(ints = { 0, 5, 9, 15, 19, 21, 29, 36, 89, 91, 127, 128, 0x7FFF, 0xFFFF })
+    @ValueSource(ints = { 0, 5, 9, 15, 19, 21, 29, 38, 89, 91, 127, 128, 0x7FFF, 0xFFFF })
     void templateIdTheSchemaLacksIsUnknownTemplateId(final int templateId)
     {
         final byte[] bytes = newOrder();
@@ -219,6 +223,46 @@ class MessageValidatorTest
         putShort(bytes, LEVELS_AT, entryLength);
 
         assertRejected(MessageValidator.GROUP_BLOCK_LENGTH_TOO_SHORT, bytes, "entry length", "shorter");
+    }
+
+    static IntStream ordersEntryLengthsTooShort()
+    {
+        return IntStream.of(0, 1, LEVEL_LENGTH, ORDER_LENGTH - 1);
+    }
+
+    @ParameterizedTest(name = "entry length {0}")
+    @MethodSource("ordersEntryLengthsTooShort")
+    void ordersEntryLengthShorterThanTheOrdersFieldsIsGroupBlockLengthTooShortEvenWhenItFitsALevel(
+        final int entryLength)
+    {
+        // Each group is held to its own entry length: a snapshot order's entry is longer than a
+        // book level's, so a level's length must not pass for an order's.
+        assertTrue(LEVEL_LENGTH < ORDER_LENGTH);
+        final byte[] bytes = bookSnapshot(2);
+        putShort(bytes, ORDERS_AT, entryLength);
+
+        assertRejected(MessageValidator.GROUP_BLOCK_LENGTH_TOO_SHORT, bytes, "entry length", "shorter");
+    }
+
+    @Test
+    void bookSnapshotCutInsideTheLastOrderIsGroupPastEnd()
+    {
+        final byte[] full = bookSnapshot(3);
+        final byte[] bytes = Arrays.copyOf(full, full.length - 1);
+
+        assertRejected(MessageValidator.GROUP_PAST_END, bytes, "truncated", "entries");
+    }
+
+    @Test
+    void ordersCountAtTheSchemaMaximumIsAcceptedAndOneAboveIsGroupCountTooLarge()
+    {
+        final byte[] bytes = Arrays.copyOf(bookSnapshot(0), ORDERS_AT + 4 + 4097 * ORDER_LENGTH);
+        putShort(bytes, ORDERS_AT + 2, 4096);
+        assertEquals(ORDERS_AT + 4 + 4096 * ORDER_LENGTH,
+            MessageValidator.validate(new UnsafeBuffer(bytes), 0, bytes.length));
+
+        putShort(bytes, ORDERS_AT + 2, 4097);
+        assertRejected(MessageValidator.GROUP_COUNT_TOO_LARGE, bytes, "count", "maximum", "4096");
     }
 
     @ParameterizedTest(name = "count {0}")
@@ -461,6 +505,9 @@ class MessageValidatorTest
         final SampleMessages.Encoded book = messages.stream()
             .filter(m -> m.templateId() == BookUpdateDecoder.TEMPLATE_ID).findFirst().orElseThrow();
         assertNotEquals(0, new UnsafeBuffer(book.bytes()).getShort(LEVELS_AT + 2, ORDER));
+        final SampleMessages.Encoded snapshot = messages.stream()
+            .filter(m -> m.templateId() == BookSnapshotDecoder.TEMPLATE_ID).findFirst().orElseThrow();
+        assertNotEquals(0, new UnsafeBuffer(snapshot.bytes()).getShort(ORDERS_AT + 2, ORDER));
     }
 
     // ---------------------------------------------------------------------------------------------- support
@@ -504,7 +551,8 @@ class MessageValidatorTest
         final NewOrderEncoder encoder = new NewOrderEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
             .clientOrderId(1L).account(2L).instrumentId(3).side(Side.BUY).ordType(OrdType.LIMIT)
             .timeInForce(TimeInForce.DAY).price(4L).quantity(5L).sendingTime(6L).postOnly(BooleanType.FALSE)
-            .displayQuantity(0L).selfTradePrevention(SelfTradePrevention.CANCEL_RESTING).receiveTime(7L);
+            .displayQuantity(0L).selfTradePrevention(SelfTradePrevention.CANCEL_RESTING).receiveTime(7L)
+            .gatewaySendTime(8L);
         assertEquals(NEW_ORDER_LENGTH, HEADER + encoder.encodedLength());
         return copy(buffer, NEW_ORDER_LENGTH);
     }
@@ -520,6 +568,20 @@ class MessageValidatorTest
         {
             entries.next().action(io.ringwire.codecs.trading.BookAction.NEW).side(Side.SELL).price(i).quantity(i)
                 .orderCount(i);
+        }
+        return copy(buffer, HEADER + encoder.encodedLength());
+    }
+
+    private static byte[] bookSnapshot(final int orders)
+    {
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+        final BookSnapshotEncoder encoder = new BookSnapshotEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .instrumentId(1).sequenceNumber(2L).streamSequence(3L).part(0).lastPart(BooleanType.TRUE);
+        final BookSnapshotEncoder.OrdersEncoder entries = encoder.ordersCount(orders);
+        for (int i = 0; i < orders; i++)
+        {
+            entries.next().orderId(i).side(Side.BUY).price(i).quantity(i);
         }
         return copy(buffer, HEADER + encoder.encodedLength());
     }

@@ -1,6 +1,8 @@
 package io.ringwire.codecs;
 
 import io.ringwire.codecs.trading.BookAction;
+import io.ringwire.codecs.trading.BookSnapshotDecoder;
+import io.ringwire.codecs.trading.BookSnapshotEncoder;
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.BookUpdateEncoder;
 import io.ringwire.codecs.trading.BooleanType;
@@ -45,6 +47,8 @@ import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import io.ringwire.codecs.trading.ReplaceOrderEncoder;
 import io.ringwire.codecs.trading.SelfTradePrevention;
 import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.SnapshotRequestDecoder;
+import io.ringwire.codecs.trading.SnapshotRequestEncoder;
 import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.codecs.trading.TradeDecoder;
 import io.ringwire.codecs.trading.TradeEncoder;
@@ -88,6 +92,8 @@ final class SampleMessages
         OrderExecutedEncoder.TEMPLATE_ID,
         OrderCanceledEncoder.TEMPLATE_ID,
         OrderReplacedEncoder.TEMPLATE_ID,
+        BookSnapshotEncoder.TEMPLATE_ID,
+        SnapshotRequestEncoder.TEMPLATE_ID,
         LatencyProbeEncoder.TEMPLATE_ID,
     };
 
@@ -109,6 +115,8 @@ final class SampleMessages
         OrderExecutedEncoder.BLOCK_LENGTH,
         OrderCanceledEncoder.BLOCK_LENGTH,
         OrderReplacedEncoder.BLOCK_LENGTH,
+        BookSnapshotEncoder.BLOCK_LENGTH,
+        SnapshotRequestEncoder.BLOCK_LENGTH,
         LatencyProbeEncoder.BLOCK_LENGTH,
     };
 
@@ -242,7 +250,8 @@ final class SampleMessages
                     .postOnly(pick(random, BooleanType.values()))
                     .displayQuantity(random.nextLong() & Long.MAX_VALUE)
                     .selfTradePrevention(pick(random, SelfTradePrevention.values()))
-                    .receiveTime(random.nextLong());
+                    .receiveTime(random.nextLong())
+                    .gatewaySendTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case CancelOrderEncoder.TEMPLATE_ID ->
@@ -255,7 +264,8 @@ final class SampleMessages
                     .instrumentId(random.nextInt())
                     .side(pick(random, Side.values()))
                     .sendingTime(random.nextLong())
-                    .receiveTime(random.nextLong());
+                    .receiveTime(random.nextLong())
+                    .gatewaySendTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case ReplaceOrderEncoder.TEMPLATE_ID ->
@@ -270,7 +280,8 @@ final class SampleMessages
                     .price(random.nextLong())
                     .quantity(random.nextLong() & Long.MAX_VALUE)
                     .sendingTime(random.nextLong())
-                    .receiveTime(random.nextLong());
+                    .receiveTime(random.nextLong())
+                    .gatewaySendTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case MassCancelEncoder.TEMPLATE_ID ->
@@ -316,7 +327,13 @@ final class SampleMessages
                     .orderQuantity(random.nextLong() & Long.MAX_VALUE)
                     .ordType(pick(random, OrdType.values()))
                     .timeInForce(pick(random, TimeInForce.values()))
-                    .engineSequence(random.nextLong());
+                    .engineSequence(random.nextLong())
+                    .clientSendTime(random.nextLong())
+                    .gatewayInTime(random.nextLong())
+                    .gatewayOutTime(random.nextLong())
+                    .engineInTime(random.nextLong())
+                    .engineOutTime(random.nextLong())
+                    .gatewayReplyTime(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case BookUpdateEncoder.TEMPLATE_ID ->
@@ -409,6 +426,38 @@ final class SampleMessages
                     .quantity(random.nextLong() & Long.MAX_VALUE)
                     .keepsPriority(pick(random, BooleanType.values()))
                     .transactTime(random.nextLong());
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case BookSnapshotEncoder.TEMPLATE_ID ->
+            {
+                name = "BookSnapshot";
+                final BookSnapshotEncoder encoder = new BookSnapshotEncoder().wrapAndApplyHeader(buffer, 0, header)
+                    .instrumentId(random.nextInt())
+                    .sequenceNumber(random.nextLong())
+                    .streamSequence(random.nextLong())
+                    .part(random.nextInt(BookSnapshotEncoder.partMaxValue() + 1))
+                    .lastPart(pick(random, BooleanType.values()));
+                groupHeaders.add(encoder.limit());
+                // A quarter are empty: the snapshot of an empty book is one empty last part.
+                final int count = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(8);
+                final BookSnapshotEncoder.OrdersEncoder orders = encoder.ordersCount(count);
+                for (int i = 0; i < count; i++)
+                {
+                    orders.next()
+                        .orderId(random.nextLong())
+                        .side(pick(random, Side.values()))
+                        .price(random.nextLong())
+                        .quantity(random.nextLong() & Long.MAX_VALUE);
+                }
+                length = HEADER_LENGTH + encoder.encodedLength();
+            }
+            case SnapshotRequestEncoder.TEMPLATE_ID ->
+            {
+                name = "SnapshotRequest";
+                final SnapshotRequestEncoder encoder = new SnapshotRequestEncoder()
+                    .wrapAndApplyHeader(buffer, 0, header)
+                    .instrumentId(random.nextInt(4) == 0 ? 0 : random.nextInt())
+                    .requesterId(random.nextInt() & 0xFFFF_FFFFL);
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case LatencyProbeEncoder.TEMPLATE_ID ->
@@ -641,6 +690,8 @@ final class SampleMessages
         private final OrderExecutedDecoder orderExecuted = new OrderExecutedDecoder();
         private final OrderCanceledDecoder orderCanceled = new OrderCanceledDecoder();
         private final OrderReplacedDecoder orderReplaced = new OrderReplacedDecoder();
+        private final BookSnapshotDecoder bookSnapshot = new BookSnapshotDecoder();
+        private final SnapshotRequestDecoder snapshotRequest = new SnapshotRequestDecoder();
         private final LatencyProbeDecoder latencyProbe = new LatencyProbeDecoder();
 
         /** Sum of everything read, so the reads have an observable result. */
@@ -701,21 +752,22 @@ final class SampleMessages
                     final NewOrderDecoder d = newOrder.wrap(buffer, body, blockLength, version);
                     sum += d.clientOrderId() + d.account() + d.instrumentId() + d.sideRaw() + d.ordTypeRaw() +
                         d.timeInForceRaw() + d.price() + d.quantity() + d.sendingTime() + d.postOnlyRaw() +
-                        d.displayQuantity() + d.selfTradePreventionRaw() + d.receiveTime();
+                        d.displayQuantity() + d.selfTradePreventionRaw() + d.receiveTime() + d.gatewaySendTime();
                     limit = d.limit();
                 }
                 case CancelOrderDecoder.TEMPLATE_ID ->
                 {
                     final CancelOrderDecoder d = cancelOrder.wrap(buffer, body, blockLength, version);
                     sum += d.clientOrderId() + d.origClientOrderId() + d.account() + d.instrumentId() +
-                        d.sideRaw() + d.sendingTime() + d.receiveTime();
+                        d.sideRaw() + d.sendingTime() + d.receiveTime() + d.gatewaySendTime();
                     limit = d.limit();
                 }
                 case ReplaceOrderDecoder.TEMPLATE_ID ->
                 {
                     final ReplaceOrderDecoder d = replaceOrder.wrap(buffer, body, blockLength, version);
                     sum += d.clientOrderId() + d.origClientOrderId() + d.account() + d.instrumentId() +
-                        d.sideRaw() + d.price() + d.quantity() + d.sendingTime() + d.receiveTime();
+                        d.sideRaw() + d.price() + d.quantity() + d.sendingTime() + d.receiveTime() +
+                        d.gatewaySendTime();
                     limit = d.limit();
                 }
                 case MassCancelDecoder.TEMPLATE_ID ->
@@ -736,7 +788,9 @@ final class SampleMessages
                     sum += d.exchangeOrderId() + d.clientOrderId() + d.execId() + d.account() + d.instrumentId() +
                         d.execTypeRaw() + d.ordStatusRaw() + d.sideRaw() + d.rejectReasonRaw() + d.lastPrice() +
                         d.lastQuantity() + d.leavesQuantity() + d.cumulativeQuantity() + d.transactTime() +
-                        d.price() + d.orderQuantity() + d.ordTypeRaw() + d.timeInForceRaw() + d.engineSequence();
+                        d.price() + d.orderQuantity() + d.ordTypeRaw() + d.timeInForceRaw() + d.engineSequence() +
+                        d.clientSendTime() + d.gatewayInTime() + d.gatewayOutTime() + d.engineInTime() +
+                        d.engineOutTime() + d.gatewayReplyTime();
                     limit = d.limit();
                 }
                 case BookUpdateDecoder.TEMPLATE_ID ->
@@ -785,6 +839,23 @@ final class SampleMessages
                     final OrderReplacedDecoder d = orderReplaced.wrap(buffer, body, blockLength, version);
                     sum += d.instrumentId() + d.sequenceNumber() + d.streamSequence() + d.orderId() + d.price() +
                         d.quantity() + d.keepsPriorityRaw() + d.transactTime();
+                    limit = d.limit();
+                }
+                case BookSnapshotDecoder.TEMPLATE_ID ->
+                {
+                    final BookSnapshotDecoder d = bookSnapshot.wrap(buffer, body, blockLength, version);
+                    sum += d.instrumentId() + d.sequenceNumber() + d.streamSequence() + d.part() + d.lastPartRaw();
+                    for (final BookSnapshotDecoder.OrdersDecoder order : d.orders())
+                    {
+                        sum += order.orderId() + order.sideRaw() + order.price() + order.quantity();
+                        groupEntriesRead++;
+                    }
+                    limit = d.limit();
+                }
+                case SnapshotRequestDecoder.TEMPLATE_ID ->
+                {
+                    final SnapshotRequestDecoder d = snapshotRequest.wrap(buffer, body, blockLength, version);
+                    sum += d.instrumentId() + d.requesterId();
                     limit = d.limit();
                 }
                 case LatencyProbeDecoder.TEMPLATE_ID ->

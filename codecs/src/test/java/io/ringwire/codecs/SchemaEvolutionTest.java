@@ -118,7 +118,8 @@ class SchemaEvolutionTest
         final Set<String> addedTypes = typeNames(currentRoot);
         addedTypes.removeAll(typeNames(version1Root));
         assertEquals(new TreeSet<>(List.of(
-            "EngineCommand", "MassCancel", "OrderAdded", "OrderCanceled", "OrderExecuted", "OrderReplaced")), addedMessages);
+            "BookSnapshot", "EngineCommand", "MassCancel", "OrderAdded", "OrderCanceled", "OrderExecuted",
+            "OrderReplaced", "SnapshotRequest")), addedMessages);
         assertEquals(new TreeSet<>(List.of("BooleanType", "EngineCommandType", "SelfTradePrevention")), addedTypes);
 
         // Wire structure only: descriptions may be reworded, and the root's identity was compared above.
@@ -163,7 +164,8 @@ class SchemaEvolutionTest
             .instrumentId(73)
             .side(Side.BUY)
             .sendingTime(74L)
-            .receiveTime(75L);
+            .receiveTime(75L)
+            .gatewaySendTime(76L);
         final int length = HEADER_LENGTH + encoder.encodedLength();
         final DirectBuffer received = validatedVersion1Receive(length, CancelOrderEncoder.BLOCK_LENGTH);
 
@@ -193,7 +195,8 @@ class SchemaEvolutionTest
             .price(Long.MIN_VALUE + 84)
             .quantity(85L)
             .sendingTime(86L)
-            .receiveTime(87L);
+            .receiveTime(87L)
+            .gatewaySendTime(88L);
         final int length = HEADER_LENGTH + encoder.encodedLength();
         final DirectBuffer received = validatedVersion1Receive(length, ReplaceOrderEncoder.BLOCK_LENGTH);
 
@@ -341,7 +344,7 @@ class SchemaEvolutionTest
                 frames.add(SampleMessages.exactCopy(buffer, 0, encodeTrade(++tradeSequence)));
             }
         }
-        assertEquals(List.of(13, 14, 32, 33, 34, 35), version2Only);
+        assertEquals(List.of(13, 14, 32, 33, 34, 35, 36, 37), version2Only);
 
         // A version-1 receiver dispatches on the template id and drops what it has no decoder for.
         final List<Integer> ignored = new ArrayList<>();
@@ -402,6 +405,7 @@ class SchemaEvolutionTest
         assertEquals(NewOrderDecoder.displayQuantityNullValue(), decoder.displayQuantity());
         assertEquals(SelfTradePrevention.NULL_VAL, decoder.selfTradePrevention());
         assertEquals(NewOrderDecoder.receiveTimeNullValue(), decoder.receiveTime());
+        assertEquals(NewOrderDecoder.gatewaySendTimeNullValue(), decoder.gatewaySendTime());
         assertEquals(received.capacity(), decoder.limit());
     }
 
@@ -429,6 +433,7 @@ class SchemaEvolutionTest
         assertEquals(Side.SELL, decoder.side());
         assertEquals(15L, decoder.sendingTime());
         assertEquals(CancelOrderDecoder.receiveTimeNullValue(), decoder.receiveTime());
+        assertEquals(CancelOrderDecoder.gatewaySendTimeNullValue(), decoder.gatewaySendTime());
         assertEquals(received.capacity(), decoder.limit());
     }
 
@@ -460,6 +465,7 @@ class SchemaEvolutionTest
         assertEquals(25L, decoder.quantity());
         assertEquals(26L, decoder.sendingTime());
         assertEquals(ReplaceOrderDecoder.receiveTimeNullValue(), decoder.receiveTime());
+        assertEquals(ReplaceOrderDecoder.gatewaySendTimeNullValue(), decoder.gatewaySendTime());
         assertEquals(received.capacity(), decoder.limit());
     }
 
@@ -507,6 +513,12 @@ class SchemaEvolutionTest
         assertEquals(OrdType.NULL_VAL, decoder.ordType());
         assertEquals(TimeInForce.NULL_VAL, decoder.timeInForce());
         assertEquals(ExecutionReportDecoder.engineSequenceNullValue(), decoder.engineSequence());
+        assertEquals(ExecutionReportDecoder.clientSendTimeNullValue(), decoder.clientSendTime());
+        assertEquals(ExecutionReportDecoder.gatewayInTimeNullValue(), decoder.gatewayInTime());
+        assertEquals(ExecutionReportDecoder.gatewayOutTimeNullValue(), decoder.gatewayOutTime());
+        assertEquals(ExecutionReportDecoder.engineInTimeNullValue(), decoder.engineInTime());
+        assertEquals(ExecutionReportDecoder.engineOutTimeNullValue(), decoder.engineOutTime());
+        assertEquals(ExecutionReportDecoder.gatewayReplyTimeNullValue(), decoder.gatewayReplyTime());
         assertEquals(received.capacity(), decoder.limit());
     }
 
@@ -652,7 +664,8 @@ class SchemaEvolutionTest
             .postOnly(BooleanType.TRUE)
             .displayQuantity(606L)
             .selfTradePrevention(SelfTradePrevention.DECREMENT_AND_CANCEL)
-            .receiveTime(0x0BAD_CAFE_0BAD_CAFEL);
+            .receiveTime(0x0BAD_CAFE_0BAD_CAFEL)
+            .gatewaySendTime(0x0BAD_CAFE_0BAD_D00DL);
         return HEADER_LENGTH + encoder.encodedLength();
     }
 
@@ -679,7 +692,13 @@ class SchemaEvolutionTest
             .orderQuantity(194L)
             .ordType(OrdType.LIMIT)
             .timeInForce(TimeInForce.GTC)
-            .engineSequence(Long.MAX_VALUE);
+            .engineSequence(Long.MAX_VALUE)
+            .clientSendTime(0xF000_0000_0000_0100L)
+            .gatewayInTime(0xF000_0000_0000_0101L)
+            .gatewayOutTime(0xF000_0000_0000_0102L)
+            .engineInTime(0xF000_0000_0000_0103L)
+            .engineOutTime(0xF000_0000_0000_0104L)
+            .gatewayReplyTime(0xF000_0000_0000_0105L);
         return HEADER_LENGTH + encoder.encodedLength();
     }
 
