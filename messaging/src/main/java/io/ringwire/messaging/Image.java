@@ -310,6 +310,15 @@ final class Image implements AutoCloseable
         }
     }
 
+    /** Sends the credit a refused post left owed. */
+    void sendOwedCredit(final long nowNs, final SubscriptionCounters counters)
+    {
+        if (creditOwed)
+        {
+            sendCredit(nowNs, counters);
+        }
+    }
+
     @Override
     public void close()
     {

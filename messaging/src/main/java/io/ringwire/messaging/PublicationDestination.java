@@ -25,8 +25,8 @@ import java.util.List;
  * One subscriber of a publication: the queue pair to it, where its ring is (address, rkey), and the
  * credit region it writes its consumed position and liveness counter into.
  *
- * <p>Threading: the publication's owning thread (connect happens there too, bounded by the
- * connection manager's timeout).
+ * <p>Threading: the publication's owning thread. The handshake runs on a virtual thread against a
+ * {@link HandshakeQueuePair}; the owning thread adopts its outcome and moves the queue pair to RTS.
  */
 final class PublicationDestination implements AutoCloseable
 {
@@ -81,7 +81,8 @@ final class PublicationDestination implements AutoCloseable
         receiveConsumingRequests = 0;
         final QueuePair candidate = domain.createQueuePair(queuePairConfig);
         candidate.modifyToInit();
-        final Attempt started = new Attempt(candidate, setup);
+        final HandshakeQueuePair handshakeQueuePair = new HandshakeQueuePair(candidate);
+        final Attempt started = new Attempt(handshakeQueuePair, setup);
         attempt = started;
         final List<RegionAdvertisement> regions =
             List.of(new RegionAdvertisement(credit.address(), credit.rkey(), credit.length()));
@@ -89,7 +90,8 @@ final class PublicationDestination implements AutoCloseable
         {
             try
             {
-                started.connection = ConnectionManager.connect(endpoint, candidate, regions, setup.encode(), cmConfig);
+                started.connection = ConnectionManager.connect(endpoint, handshakeQueuePair, regions, setup.encode(),
+                    cmConfig);
             }
             catch (final RuntimeException ex)
             {
@@ -130,7 +132,8 @@ final class PublicationDestination implements AutoCloseable
             remoteRingAddress = connection.remoteRegions().get(0).address();
             remoteRingKey = connection.remoteRegions().get(0).rkey();
             frameChecksums = answer.frameChecksums();
-            queuePair = finished.queuePair;
+            finished.queuePair.applyReadyToSend();
+            queuePair = finished.queuePair.real();
             connected = true;
             lastLivenessCounter = 0;
             lastLivenessChangeNs = nowNs;
@@ -140,7 +143,7 @@ final class PublicationDestination implements AutoCloseable
         catch (final RuntimeException ex)
         {
             lastError = ex.getMessage();
-            CloseHelper.quietClose(finished.queuePair);
+            CloseHelper.quietClose(finished.queuePair.real());
             return -1;
         }
     }
@@ -176,13 +179,13 @@ final class PublicationDestination implements AutoCloseable
     /** A connection attempt handed to a virtual thread. */
     private static final class Attempt
     {
-        final QueuePair queuePair;
+        final HandshakeQueuePair queuePair;
         final SessionSetup setup;
         Connection connection;
         String error;
         volatile boolean done; // written last by the connecting thread: publishes connection and error
 
-        Attempt(final QueuePair queuePair, final SessionSetup setup)
+        Attempt(final HandshakeQueuePair queuePair, final SessionSetup setup)
         {
             this.queuePair = queuePair;
             this.setup = setup;
@@ -271,8 +274,8 @@ final class PublicationDestination implements AutoCloseable
         attempt = null;
         if (null != pending)
         {
-            pending.queuePair.modifyToError(); // the handshake thread fails fast; its queue pair is closed below
-            CloseHelper.quietClose(pending.queuePair);
+            pending.queuePair.abandon(); // a handshake that has not reached RTR fails there
+            CloseHelper.quietClose(pending.queuePair.real());
         }
         closeQueuePair();
         CloseHelper.quietCloseAll(credit, join);

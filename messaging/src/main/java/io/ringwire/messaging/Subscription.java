@@ -75,6 +75,8 @@ public final class Subscription implements AutoCloseable
     private Image[] images = new Image[0];
     /** Images whose handshake runs on a virtual thread; the polling thread adopts or drops each. */
     private final ArrayList<Handshake> handshakes = new ArrayList<>();
+    /** An image became available before its handshake ended: its queue pair waits for RTS. */
+    private boolean establishDue;
     /** The image of the last completion: a low-latency subscription mostly hears from one publication. */
     private Image lastImage;
     private FragmentHandler handler;
@@ -230,7 +232,11 @@ public final class Subscription implements AutoCloseable
             return 0;
         }
         handler = fragmentHandler;
-        final int handled = completionQueue.poll(completionHandler, fragmentLimit);
+        int handled = completionQueue.poll(completionHandler, fragmentLimit);
+        if (establishDue)
+        {
+            handled += establishConnections();
+        }
         if (++pollsSinceDuty >= DUTY_POLL_INTERVAL)
         {
             pollsSinceDuty = 0;
@@ -257,6 +263,7 @@ public final class Subscription implements AutoCloseable
                     return; // its queue pair flushed: the handshake failed, and adoptHandshakes closes it
                 }
                 makeAvailable(image); // its publication is sending: the handshake completed on its side
+                establishDue = true;
             }
             lastImage = image;
         }
@@ -420,7 +427,7 @@ public final class Subscription implements AutoCloseable
             return;
         }
         imagesByQueuePair.put(queuePair.queuePairNumber(), image);
-        final Handshake handshake = new Handshake(image);
+        final Handshake handshake = new Handshake(image, new HandshakeQueuePair(queuePair));
         handshakes.add(handshake);
         final List<RegionAdvertisement> regions =
             List.of(new RegionAdvertisement(ring.address(), ring.rkey(), ring.length()));
@@ -430,7 +437,7 @@ public final class Subscription implements AutoCloseable
         {
             try
             {
-                pending.complete(queuePair, regions, reply);
+                pending.complete(handshake.queuePair, regions, reply);
             }
             catch (final RuntimeException ex)
             {
@@ -451,6 +458,28 @@ public final class Subscription implements AutoCloseable
         return count;
     }
 
+    /**
+     * Moves to RTS the queue pairs of images whose publication has started sending while their
+     * handshake thread still waits for (or has just read) the RTU, as a verbs device does on the
+     * first packet from the active side (communication established), and sends the credit their
+     * first frames earned: until RTS it could not be posted.
+     */
+    private int establishConnections()
+    {
+        establishDue = false;
+        int work = 0;
+        for (int i = 0; i < handshakes.size(); i++)
+        {
+            final Handshake handshake = handshakes.get(i);
+            if (handshake.image.available && handshake.queuePair.establish())
+            {
+                handshake.image.sendOwedCredit(nowNs, counters);
+                work++;
+            }
+        }
+        return work;
+    }
+
     /** Adopts the images whose handshake ended: available on success, closed on failure. */
     private int adoptHandshakes()
     {
@@ -464,7 +493,19 @@ public final class Subscription implements AutoCloseable
             }
             handshakes.remove(i);
             work++;
-            if (null == handshake.error)
+            String error = handshake.error;
+            if (null == error)
+            {
+                try
+                {
+                    handshake.queuePair.applyReadyToSend();
+                }
+                catch (final RuntimeException ex)
+                {
+                    error = ex.getMessage();
+                }
+            }
+            if (null == error)
             {
                 makeAvailable(handshake.image);
             }
@@ -501,12 +542,15 @@ public final class Subscription implements AutoCloseable
     private static final class Handshake
     {
         final Image image;
+        /** What the handshake thread moves; RTS and ERROR wait for this thread. */
+        final HandshakeQueuePair queuePair;
         String error;
         volatile boolean done;
 
-        Handshake(final Image image)
+        Handshake(final Image image, final HandshakeQueuePair queuePair)
         {
             this.image = image;
+            this.queuePair = queuePair;
         }
     }
 
@@ -547,6 +591,10 @@ public final class Subscription implements AutoCloseable
             return;
         }
         closed = true;
+        for (final Handshake handshake : handshakes)
+        {
+            handshake.queuePair.abandon();
+        }
         for (final Image image : images)
         {
             image.close();

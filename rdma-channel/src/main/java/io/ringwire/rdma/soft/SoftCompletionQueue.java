@@ -4,6 +4,7 @@ import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;
 import io.ringwire.rdma.DeviceCounters;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 
 /**
@@ -53,6 +54,14 @@ public final class SoftCompletionQueue implements CompletionQueue
     private CompletionHandler directHandler;
     private int directBudget;
     private int directDelivered;
+    /** Nesting of {@link #progressUnguarded}: above zero while a source's progress is on the stack. */
+    private int progressDepth;
+    /**
+     * Queue pairs closed by a handler while a source's progress was on the stack: their transport
+     * (mapped rings, packet buffers) is released when the outermost progress returns, since the
+     * source that ran the handler, or the device loop that dispatched to it, still reads it.
+     */
+    private final ArrayList<SoftQueuePair> deferredCloses = new ArrayList<>();
 
     /**
      * @param depth    completions held; rounded up to a power of two.
@@ -226,11 +235,48 @@ public final class SoftCompletionQueue implements CompletionQueue
         }
         final long nowNs = clockNeeded ? System.nanoTime() : 0L;
         int work = 0;
-        for (final ProgressSource source : current)
+        progressDepth++;
+        try
         {
-            work += source.progress(nowNs);
+            for (final ProgressSource source : current)
+            {
+                work += source.progress(nowNs);
+            }
+        }
+        finally
+        {
+            if (--progressDepth == 0 && !deferredCloses.isEmpty())
+            {
+                releaseDeferredCloses();
+            }
         }
         return work;
+    }
+
+    /**
+     * Takes over the release of a closing queue pair's transport when a progress of this queue is on
+     * the stack (the close comes from a completion handler). Owning thread.
+     *
+     * @param queuePair closing, already detached.
+     * @return true when deferred: the queue releases it when the progress returns.
+     */
+    boolean deferCloseWhileProgressing(final SoftQueuePair queuePair)
+    {
+        if (progressDepth == 0)
+        {
+            return false;
+        }
+        deferredCloses.add(queuePair);
+        return true;
+    }
+
+    private void releaseDeferredCloses()
+    {
+        for (int i = 0; i < deferredCloses.size(); i++)
+        {
+            deferredCloses.get(i).releaseTransport();
+        }
+        deferredCloses.clear();
     }
 
     @Override

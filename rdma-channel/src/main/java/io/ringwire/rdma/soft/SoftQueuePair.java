@@ -20,8 +20,13 @@ import java.util.Objects;
  * reaches the CQ, then the queue pair goes to ERROR and everything outstanding is flushed).
  * Providers implement the transport in the {@code transport*} hooks and {@link #progress(long)}.
  *
- * <p>Threading: modify calls on the control thread before the owning thread starts; posts and
- * progress on the owning thread. {@link #state()} may be read from any thread.
+ * <p>Threading: posts and progress on the owning thread. Modify calls on the control thread before
+ * the owning thread starts, except the move to RTR, which may run on another thread while the owner
+ * polls: progress acts on nothing before the volatile state says RTR, and that write publishes the
+ * connection. RTS (roce sends ACKs) and ERROR (the flush pushes completions) touch the owner's state
+ * and run on the owning thread. Close runs on the owning thread, from a completion handler too (the
+ * transport is then released after the progress that called it). {@link #state()} may be read from
+ * any thread.
  */
 public abstract class SoftQueuePair implements QueuePair, ProgressSource
 {
@@ -55,6 +60,7 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
 
     private volatile QueuePairState state = QueuePairState.RESET;
     protected QueuePairEndpoint remote;
+    private boolean closed;
 
     /**
      * @param device          the device that creates it.
@@ -494,9 +500,26 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     @Override
     public void close()
     {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
         enterError();
         sendCompletionQueue.detach(this);
         receiveCompletionQueue.detach(this);
+        // A completion handler may close the queue pair whose progress delivered to it: the transport
+        // is then released when that progress has returned, never under it.
+        if (!sendCompletionQueue.deferCloseWhileProgressing(this) &&
+            !receiveCompletionQueue.deferCloseWhileProgressing(this))
+        {
+            transportClose();
+        }
+    }
+
+    /** Releases the transport of a queue pair whose close was deferred. */
+    final void releaseTransport()
+    {
         transportClose();
     }
 
