@@ -70,6 +70,9 @@ public final class MatchingEngine implements BookListener
     private final UnsafeBuffer reportBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
 
     private long transactTime;
+    private long ledgerClientSend;
+    private long ledgerGatewayIn;
+    private long ledgerGatewayOut;
     private long lastExecId;
     private long engineSequence;
 
@@ -165,6 +168,7 @@ public final class MatchingEngine implements BookListener
     {
         counters.newOrders++;
         transactTime = clock(request.receiveTime(), request.sendingTime());
+        ledger(request.sendingTime(), request.receiveTime(), request.gatewaySendTime());
         final short postOnly = request.postOnlyRaw();
         final short stp = request.selfTradePreventionRaw();
         final long display = request.displayQuantity();
@@ -189,6 +193,7 @@ public final class MatchingEngine implements BookListener
     {
         counters.cancels++;
         transactTime = clock(request.receiveTime(), request.sendingTime());
+        ledger(request.sendingTime(), request.receiveTime(), request.gatewaySendTime());
         final int result = books.cancel(request.account(), request.origClientOrderId(), request.instrumentId(),
             (byte)request.sideRaw());
         if (result < 0)
@@ -202,6 +207,7 @@ public final class MatchingEngine implements BookListener
     {
         counters.replaces++;
         transactTime = clock(request.receiveTime(), request.sendingTime());
+        ledger(request.sendingTime(), request.receiveTime(), request.gatewaySendTime());
         final int result = books.replace(request.account(), request.origClientOrderId(), request.clientOrderId(),
             request.instrumentId(), (byte)request.sideRaw(), request.price(), request.quantity());
         if (result < 0)
@@ -215,6 +221,7 @@ public final class MatchingEngine implements BookListener
     {
         counters.massCancels++;
         transactTime = clock(request.receiveTime(), request.sendingTime());
+        ledger(request.sendingTime(), request.receiveTime(), NewOrderDecoder.gatewaySendTimeNullValue());
         books.massCancel(request.account(), request.instrumentId());
     }
 
@@ -225,6 +232,19 @@ public final class MatchingEngine implements BookListener
     public int lastCommand(final int templateId)
     {
         return templateId == EngineCommandDecoder.TEMPLATE_ID ? engineCommand.commandRaw() : 0;
+    }
+
+    /**
+     * Takes the latency ledger of the request being applied: every report it causes carries the
+     * client's, and the gateway's, times for it (0 where a sender left a time out). Deterministic:
+     * it comes from the journaled request. The engine's own times are left 0 here and stamped by
+     * whoever sends the report on, after the digest.
+     */
+    private void ledger(final long clientSend, final long gatewayIn, final long gatewayOut)
+    {
+        ledgerClientSend = clientSend == NewOrderDecoder.sendingTimeNullValue() ? 0 : clientSend;
+        ledgerGatewayIn = gatewayIn == NewOrderDecoder.receiveTimeNullValue() ? 0 : gatewayIn;
+        ledgerGatewayOut = gatewayOut == NewOrderDecoder.gatewaySendTimeNullValue() ? 0 : gatewayOut;
     }
 
     private static long clock(final long receiveTime, final long sendingTime)
@@ -419,6 +439,12 @@ public final class MatchingEngine implements BookListener
 
     private void send(final int length)
     {
+        report.clientSendTime(ledgerClientSend)
+            .gatewayInTime(ledgerGatewayIn)
+            .gatewayOutTime(ledgerGatewayOut)
+            .engineInTime(0)
+            .engineOutTime(0)
+            .gatewayReplyTime(0);
         counters.executionReports++;
         digest.update(reportBuffer, 0, length);
         output.executionReport(reportBuffer, 0, length);

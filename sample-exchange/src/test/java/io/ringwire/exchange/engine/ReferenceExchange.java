@@ -226,6 +226,10 @@ final class ReferenceExchange
     private long engineSequence;
     private long streamSequence;
     private long transactTime;
+    /** The request's latency ledger, copied onto every report it causes (0 where absent). */
+    private long ledgerClientSend;
+    private long ledgerGatewayIn;
+    private long ledgerGatewayOut;
 
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final NewOrderDecoder newOrderRequest = new NewOrderDecoder();
@@ -363,6 +367,13 @@ final class ReferenceExchange
         }
     }
 
+    private void setLedger(final long clientSend, final long gatewayIn, final long gatewayOut)
+    {
+        ledgerClientSend = clientSend == NewOrderDecoder.sendingTimeNullValue() ? 0 : clientSend;
+        ledgerGatewayIn = gatewayIn == NewOrderDecoder.receiveTimeNullValue() ? 0 : gatewayIn;
+        ledgerGatewayOut = gatewayOut == NewOrderDecoder.gatewaySendTimeNullValue() ? 0 : gatewayOut;
+    }
+
     private static long clock(final long receiveTime, final long sendingTime)
     {
         return receiveTime == NewOrderDecoder.receiveTimeNullValue() ? sendingTime : receiveTime;
@@ -371,6 +382,7 @@ final class ReferenceExchange
     private void onNewOrder(final NewOrderDecoder request)
     {
         transactTime = clock(request.receiveTime(), request.sendingTime());
+        setLedger(request.sendingTime(), request.receiveTime(), request.gatewaySendTime());
         final RejectReason reason = newOrderProblem(request);
         if (reason != null)
         {
@@ -569,6 +581,7 @@ final class ReferenceExchange
     private void onCancel(final CancelOrderDecoder request)
     {
         transactTime = clock(request.receiveTime(), request.sendingTime());
+        setLedger(request.sendingTime(), request.receiveTime(), request.gatewaySendTime());
         final Order order = resting.get(new ClientKey(request.account(), request.origClientOrderId()));
         if (order == null || order.instrument.id() != request.instrumentId() || order.side.value() != request.sideRaw())
         {
@@ -582,6 +595,7 @@ final class ReferenceExchange
     private void onReplace(final ReplaceOrderDecoder request)
     {
         transactTime = clock(request.receiveTime(), request.sendingTime());
+        setLedger(request.sendingTime(), request.receiveTime(), request.gatewaySendTime());
         final long account = request.account();
         final long newClientOrderId = request.clientOrderId();
         final long price = request.price();
@@ -671,6 +685,7 @@ final class ReferenceExchange
     private void onMassCancel(final MassCancelDecoder request)
     {
         transactTime = clock(request.receiveTime(), request.sendingTime());
+        setLedger(request.sendingTime(), request.receiveTime(), NewOrderDecoder.gatewaySendTimeNullValue());
         final long account = request.account();
         final int instrumentId = request.instrumentId();
         final List<Order> doomed = new ArrayList<>();
@@ -984,6 +999,12 @@ final class ReferenceExchange
         executionReport.ordType(order.ordType);
         executionReport.timeInForce(order.timeInForce);
         executionReport.engineSequence(++engineSequence);
+        executionReport.clientSendTime(ledgerClientSend);
+        executionReport.gatewayInTime(ledgerGatewayIn);
+        executionReport.gatewayOutTime(ledgerGatewayOut);
+        executionReport.engineInTime(0);
+        executionReport.engineOutTime(0);
+        executionReport.gatewayReplyTime(0);
         output.executionReport(out, 0, MessageHeaderEncoder.ENCODED_LENGTH + executionReport.encodedLength());
     }
 
@@ -1011,6 +1032,12 @@ final class ReferenceExchange
         executionReport.ordType(OrdType.LIMIT);
         executionReport.timeInForce(TimeInForce.DAY);
         executionReport.engineSequence(++engineSequence);
+        executionReport.clientSendTime(ledgerClientSend);
+        executionReport.gatewayInTime(ledgerGatewayIn);
+        executionReport.gatewayOutTime(ledgerGatewayOut);
+        executionReport.engineInTime(0);
+        executionReport.engineOutTime(0);
+        executionReport.gatewayReplyTime(0);
         output.executionReport(out, 0, MessageHeaderEncoder.ENCODED_LENGTH + executionReport.encodedLength());
     }
 
