@@ -117,7 +117,16 @@ final class GatewayFixture
         final long account, final int instrumentId, final OrdType ordType, final long price, final long quantity,
         final long sendingTime)
     {
-        final NewOrderEncoder order = new NewOrderEncoder().wrapAndApplyHeader(buffer, 0, header)
+        return encodeNewOrder(new NewOrderEncoder(), buffer, header, clientOrderId, account, instrumentId, ordType, price,
+            quantity, sendingTime);
+    }
+
+    /** Encodes with the caller's encoder: allocates nothing. */
+    static int encodeNewOrder(final NewOrderEncoder encoder, final UnsafeBuffer buffer,
+        final MessageHeaderEncoder header, final long clientOrderId, final long account, final int instrumentId,
+        final OrdType ordType, final long price, final long quantity, final long sendingTime)
+    {
+        final NewOrderEncoder order = encoder.wrapAndApplyHeader(buffer, 0, header)
             .clientOrderId(clientOrderId).account(account).instrumentId(instrumentId).side(Side.BUY).ordType(ordType)
             .timeInForce(TimeInForce.DAY).price(price).quantity(quantity).sendingTime(sendingTime);
         return MessageHeaderEncoder.ENCODED_LENGTH + order.encodedLength();
@@ -162,7 +171,17 @@ final class GatewayFixture
         final long account, final long clientOrderId, final long exchangeOrderId, final ExecType execType,
         final OrdStatus ordStatus, final int instrumentId, final long lastPrice, final long lastQuantity)
     {
-        final ExecutionReportEncoder report = new ExecutionReportEncoder().wrapAndApplyHeader(buffer, 0, header);
+        return encodeReport(new ExecutionReportEncoder(), buffer, header, engineSequence, account, clientOrderId,
+            exchangeOrderId, execType, ordStatus, instrumentId, lastPrice, lastQuantity);
+    }
+
+    /** Encodes with the caller's encoder: allocates nothing. */
+    static int encodeReport(final ExecutionReportEncoder encoder, final UnsafeBuffer buffer,
+        final MessageHeaderEncoder header, final long engineSequence, final long account, final long clientOrderId,
+        final long exchangeOrderId, final ExecType execType, final OrdStatus ordStatus, final int instrumentId,
+        final long lastPrice, final long lastQuantity)
+    {
+        final ExecutionReportEncoder report = encoder.wrapAndApplyHeader(buffer, 0, header);
         report.exchangeOrderId(exchangeOrderId).clientOrderId(clientOrderId).execId(engineSequence).account(account)
             .instrumentId(instrumentId).execType(execType).ordStatus(ordStatus).side(Side.BUY)
             .rejectReason(RejectReason.NONE).lastPrice(lastPrice).lastQuantity(lastQuantity).leavesQuantity(0)
