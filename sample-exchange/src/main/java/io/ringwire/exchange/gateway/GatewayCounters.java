@@ -1,0 +1,239 @@
+package io.ringwire.exchange.gateway;
+
+import io.ringwire.codecs.MessageValidator;
+import io.ringwire.codecs.trading.RejectReason;
+
+/**
+ * What the gateway counts: requests forwarded and rejected (by reason), malformed messages (by the
+ * validator's code), session events, execution reports routed and dropped. Plain fields written by
+ * the gateway's one thread; a reader on another thread sees them late but never torn (longs on a
+ * 64-bit JVM).
+ */
+public final class GatewayCounters
+{
+    private static final int MAX_REJECT_REASON = 63;
+    private static final int MAX_MALFORMED_CODE = 63;
+
+    final long[] rejects = new long[MAX_REJECT_REASON + 1];
+    final long[] malformedByCode = new long[MAX_MALFORMED_CODE + 1];
+    long malformed;
+    long forwarded;
+    long unsupportedMessages;
+    long unknownSessions;
+    long unidentifiedBeforeLogon;
+    long logons;
+    long badCredentials;
+    long alreadyLoggedOn;
+    long invalidHeartbeatIntervals;
+    long logouts;
+    long heartbeatsSent;
+    long heartbeatTimeouts;
+    long transportLosses;
+    long sessionsUnreachable;
+    long cancelOnDisconnects;
+    long engineBackPressured;
+    long sessionSendFailures;
+    long routed;
+    long duplicateReportsDropped;
+    long reportsForGoneSessions;
+    long engineMalformed;
+    long engineOtherMessages;
+
+    void countReject(final short reason)
+    {
+        rejects[reason & MAX_REJECT_REASON]++;
+    }
+
+    void countMalformed(final int validatorCode)
+    {
+        malformed++;
+        malformedByCode[-validatorCode & MAX_MALFORMED_CODE]++;
+    }
+
+    /** @return requests rejected by the gateway with a reason (its {@link RejectReason} value). */
+    public long rejects(final RejectReason reason)
+    {
+        return rejects[reason.value() & MAX_REJECT_REASON];
+    }
+
+    /** @return client messages the validator refused, by its negative code (see {@link MessageValidator}). */
+    public long malformed(final int validatorCode)
+    {
+        return malformedByCode[-validatorCode & MAX_MALFORMED_CODE];
+    }
+
+    /** @return client messages the validator refused: never forwarded. */
+    public long malformed()
+    {
+        return malformed;
+    }
+
+    /** @return requests (and cancel-on-disconnect mass cancels) handed to the engine. */
+    public long forwarded()
+    {
+        return forwarded;
+    }
+
+    public long unknownInstrument()
+    {
+        return rejects(RejectReason.UNKNOWN_INSTRUMENT);
+    }
+
+    public long maxOrderQuantity()
+    {
+        return rejects(RejectReason.MAX_ORDER_QUANTITY);
+    }
+
+    public long maxNotional()
+    {
+        return rejects(RejectReason.MAX_NOTIONAL);
+    }
+
+    public long riskPriceBand()
+    {
+        return rejects(RejectReason.RISK_PRICE_BAND);
+    }
+
+    public long maxOpenOrders()
+    {
+        return rejects(RejectReason.MAX_OPEN_ORDERS);
+    }
+
+    public long accountNotPermitted()
+    {
+        return rejects(RejectReason.ACCOUNT_NOT_PERMITTED);
+    }
+
+    public long throttled()
+    {
+        return rejects(RejectReason.THROTTLED);
+    }
+
+    public long duplicateClientOrderIds()
+    {
+        return rejects(RejectReason.DUPLICATE_CLIENT_ORDER_ID);
+    }
+
+    /** @return requests rejected because the session's set of client order ids is full. */
+    public long clientOrderIdCapacityExceeded()
+    {
+        return rejects(RejectReason.CAPACITY_EXCEEDED);
+    }
+
+    /** @return requests before logon, rejected or (when no session could be identified) dropped. */
+    public long notLoggedOn()
+    {
+        return rejects(RejectReason.NOT_LOGGED_ON);
+    }
+
+    /** @return requests before logon whose session could not be identified: dropped without a reply. */
+    public long unidentifiedBeforeLogon()
+    {
+        return unidentifiedBeforeLogon;
+    }
+
+    /** @return well-formed messages of a template a client may not send (e.g. EngineCommand): dropped. */
+    public long unsupportedMessages()
+    {
+        return unsupportedMessages;
+    }
+
+    /** @return Logons (and Logouts) naming no configured session: dropped. */
+    public long unknownSessions()
+    {
+        return unknownSessions;
+    }
+
+    public long logons()
+    {
+        return logons;
+    }
+
+    public long badCredentials()
+    {
+        return badCredentials;
+    }
+
+    public long alreadyLoggedOn()
+    {
+        return alreadyLoggedOn;
+    }
+
+    public long invalidHeartbeatIntervals()
+    {
+        return invalidHeartbeatIntervals;
+    }
+
+    public long logouts()
+    {
+        return logouts;
+    }
+
+    public long heartbeatsSent()
+    {
+        return heartbeatsSent;
+    }
+
+    public long heartbeatTimeouts()
+    {
+        return heartbeatTimeouts;
+    }
+
+    public long transportLosses()
+    {
+        return transportLosses;
+    }
+
+    public long sessionsUnreachable()
+    {
+        return sessionsUnreachable;
+    }
+
+    /** @return mass cancels sent to the engine for a lost session. */
+    public long cancelOnDisconnects()
+    {
+        return cancelOnDisconnects;
+    }
+
+    /** @return times the engine's stream refused a message (the request was not forwarded). */
+    public long engineBackPressured()
+    {
+        return engineBackPressured;
+    }
+
+    /** @return messages to a client that {@link GatewayOutput#toSession} could not send. */
+    public long sessionSendFailures()
+    {
+        return sessionSendFailures;
+    }
+
+    /** @return execution reports from the engine handed to their session. */
+    public long routed()
+    {
+        return routed;
+    }
+
+    /** @return execution reports at or below the last engine sequence (an engine's resend): dropped. */
+    public long duplicateReportsDropped()
+    {
+        return duplicateReportsDropped;
+    }
+
+    /** @return execution reports whose session is not logged on: dropped. */
+    public long reportsForGoneSessions()
+    {
+        return reportsForGoneSessions;
+    }
+
+    /** @return messages from the engine the validator refused. */
+    public long engineMalformed()
+    {
+        return engineMalformed;
+    }
+
+    /** @return well-formed messages from the engine that are not execution reports: ignored. */
+    public long engineOtherMessages()
+    {
+        return engineOtherMessages;
+    }
+}

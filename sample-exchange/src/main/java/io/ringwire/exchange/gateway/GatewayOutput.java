@@ -1,0 +1,28 @@
+package io.ringwire.exchange.gateway;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * Where the gateway's messages go: stamped requests to the matching engine, replies to one
+ * configured session's client. Each call hands one complete SBE message (header included) in a
+ * buffer the gateway reuses: copy it before returning if it must outlive the call.
+ */
+public interface GatewayOutput
+{
+    /**
+     * @param buffer holds a stamped NewOrder, CancelOrder, ReplaceOrder or MassCancel from {@code offset}.
+     * @param offset where it starts.
+     * @param length its length.
+     * @return false when the engine's stream cannot take it now (back pressure): nothing was sent.
+     */
+    boolean toEngine(DirectBuffer buffer, int offset, int length);
+
+    /**
+     * @param sessionIndex the configured session's index in {@link GatewayConfig#sessions()}.
+     * @param buffer       holds an ExecutionReport, LogonResponse, Logout or Heartbeat from {@code offset}.
+     * @param offset       where it starts.
+     * @param length       its length.
+     * @return false when the message could not be sent to the client.
+     */
+    boolean toSession(int sessionIndex, DirectBuffer buffer, int offset, int length);
+}

@@ -1,0 +1,193 @@
+package io.ringwire.exchange.gateway;
+
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.OrdStatus;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.exchange.book.InstrumentSpec;
+import org.agrona.collections.LongHashSet;
+
+/**
+ * The gateway's pre-trade risk checks and the state they need: each instrument's last trade price
+ * (seeded by its reference price, then learned from fills in execution reports) and each session's
+ * open orders (one account per session).
+ *
+ * <p>An order counts as open from when it is forwarded until its terminal execution report
+ * (filled, canceled, or rejected by the engine); a replace keeps the count. The engine rejects a
+ * cancel or replace with the same fields it rejects a new order with, so the orders forwarded and
+ * not yet answered are remembered by client order id: only the engine's reject of one of those ends
+ * an open order.
+ *
+ * <p>Threading: the gateway's thread. Allocation: none after construction.
+ */
+final class PreTradeRisk
+{
+    private static final short OK = 0;
+    private static final short MARKET = OrdType.MARKET.value();
+    private static final short FILLED = OrdStatus.FILLED.value();
+    private static final short CANCELED = OrdStatus.CANCELED.value();
+
+    private final RiskLimits limits;
+    /** By instrument id: the allowed distance of a LIMIT price from the last trade; -1 for no such instrument. */
+    private final long[] bandWidth;
+    private final long[] lastTrade;
+    private final int[] openOrders;
+    private final LongHashSet[] awaitingFirstReport;
+
+    PreTradeRisk(final GatewayConfig config)
+    {
+        this.limits = config.limits();
+        int maxId = 0;
+        for (final InstrumentSpec instrument : config.instruments())
+        {
+            maxId = Math.max(maxId, instrument.id());
+        }
+        this.bandWidth = new long[maxId + 1];
+        this.lastTrade = new long[maxId + 1];
+        java.util.Arrays.fill(bandWidth, -1);
+        for (final InstrumentSpec instrument : config.instruments())
+        {
+            final long ticks = limits.priceBandTicks();
+            // Saturate: a band wider than any price means "no band" and must not overflow.
+            bandWidth[instrument.id()] = ticks > (Long.MAX_VALUE / 4) / instrument.tickSize() ?
+                Long.MAX_VALUE / 4 : ticks * instrument.tickSize();
+            lastTrade[instrument.id()] = config.referencePrices()[instrument.id()];
+        }
+        final int sessions = config.sessions().size();
+        this.openOrders = new int[sessions];
+        this.awaitingFirstReport = new LongHashSet[sessions];
+        for (int i = 0; i < sessions; i++)
+        {
+            // Sized so the set never grows: it holds at most the session's open orders.
+            awaitingFirstReport[i] = new LongHashSet(2 * limits.maxOpenOrdersPerAccount() + 8, 0.5f);
+        }
+    }
+
+    /**
+     * Checks a new order.
+     *
+     * @return 0 when it passes, else the {@link RejectReason} value of the first check it fails.
+     */
+    short checkNewOrder(final int session, final int instrumentId, final short ordType, final long price,
+        final long quantity)
+    {
+        if (!isKnown(instrumentId))
+        {
+            return RejectReason.UNKNOWN_INSTRUMENT.value();
+        }
+        final boolean market = ordType == MARKET;
+        final short terms = checkTerms(instrumentId, market ? lastTrade[instrumentId] : price, !market, quantity);
+        if (terms != OK)
+        {
+            return terms;
+        }
+        if (openOrders[session] >= limits.maxOpenOrdersPerAccount())
+        {
+            return RejectReason.MAX_OPEN_ORDERS.value();
+        }
+        return OK;
+    }
+
+    /**
+     * Checks a replace's new terms (it keeps the order open, so the open-order limit does not apply).
+     *
+     * @return 0 when it passes, else the {@link RejectReason} value of the first check it fails.
+     */
+    short checkReplace(final int instrumentId, final long price, final long quantity)
+    {
+        if (!isKnown(instrumentId))
+        {
+            return RejectReason.UNKNOWN_INSTRUMENT.value();
+        }
+        return checkTerms(instrumentId, price, true, quantity);
+    }
+
+    private short checkTerms(final int instrumentId, final long price, final boolean banded, final long quantity)
+    {
+        if (quantity > limits.maxOrderQuantity())
+        {
+            return RejectReason.MAX_ORDER_QUANTITY.value();
+        }
+        // A quantity of 0 or less is the engine's INVALID_QUANTITY; it has no notional to check.
+        if (quantity > 0)
+        {
+            final long magnitude = price < 0 ? -price : price;
+            // price x quantity > maxNotional, without the multiplication that could overflow.
+            if (magnitude < 0 || magnitude > limits.maxNotional() / quantity)
+            {
+                return RejectReason.MAX_NOTIONAL.value();
+            }
+        }
+        if (banded)
+        {
+            final long last = lastTrade[instrumentId];
+            final long width = bandWidth[instrumentId];
+            if (price > last + width || price < last - width)
+            {
+                return RejectReason.RISK_PRICE_BAND.value();
+            }
+        }
+        return OK;
+    }
+
+    private boolean isKnown(final int instrumentId)
+    {
+        return instrumentId > 0 && instrumentId < bandWidth.length && bandWidth[instrumentId] >= 0;
+    }
+
+    /** A new order is being forwarded: it is open from now. */
+    void opened(final int session, final long clientOrderId)
+    {
+        openOrders[session]++;
+        awaitingFirstReport[session].add(clientOrderId);
+    }
+
+    /** The order counted by {@link #opened} was not sent after all. */
+    void notSent(final int session, final long clientOrderId)
+    {
+        openOrders[session]--;
+        awaitingFirstReport[session].remove(clientOrderId);
+    }
+
+    /**
+     * Learns from one execution report of the session's account: the last trade of a fill, the end
+     * of an open order.
+     */
+    void onReport(final int session, final ExecutionReportDecoder report)
+    {
+        final int instrumentId = report.instrumentId();
+        if (report.lastQuantity() > 0 && isKnown(instrumentId))
+        {
+            lastTrade[instrumentId] = report.lastPrice();
+        }
+        final long clientOrderId = report.clientOrderId();
+        final boolean firstReport = awaitingFirstReport[session].remove(clientOrderId);
+        final boolean ended;
+        if (0 == report.exchangeOrderId())
+        {
+            // The engine refused a request; it ends an order only when it was a new order's.
+            ended = firstReport;
+        }
+        else
+        {
+            final short status = report.ordStatusRaw();
+            ended = status == FILLED || status == CANCELED;
+        }
+        if (ended && openOrders[session] > 0)
+        {
+            openOrders[session]--;
+        }
+    }
+
+    /** @return the session's open orders, as counted. */
+    int openOrders(final int session)
+    {
+        return openOrders[session];
+    }
+
+    /** @return the instrument's last trade price (its reference price until a fill is seen). */
+    long lastTrade(final int instrumentId)
+    {
+        return lastTrade[instrumentId];
+    }
+}

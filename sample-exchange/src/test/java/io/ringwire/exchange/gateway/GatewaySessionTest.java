@@ -1,0 +1,250 @@
+package io.ringwire.exchange.gateway;
+
+import io.ringwire.codecs.trading.HeartbeatDecoder;
+import io.ringwire.codecs.trading.LogonRejectReason;
+import io.ringwire.codecs.trading.LogonResponseDecoder;
+import io.ringwire.codecs.trading.LogonStatus;
+import io.ringwire.codecs.trading.LogoutDecoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import org.agrona.DirectBuffer;
+import org.junit.jupiter.api.Test;
+
+import static io.ringwire.exchange.gateway.GatewayFixture.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Logon, logout, heartbeats and cancel-on-disconnect.
+ */
+class GatewaySessionTest
+{
+    private final GatewayFixture fixture = new GatewayFixture();
+    private final Gateway gateway = fixture.gateway;
+    private final RecordingGatewayOutput output = fixture.output;
+
+    private static LogonResponseDecoder logonResponse(final DirectBuffer message)
+    {
+        final MessageHeaderDecoder header = new MessageHeaderDecoder().wrap(message, 0);
+        assertEquals(LogonResponseDecoder.TEMPLATE_ID, header.templateId(), "a logon response");
+        return new LogonResponseDecoder().wrap(message, MessageHeaderDecoder.ENCODED_LENGTH, header.blockLength(),
+            header.version());
+    }
+
+    private void assertMassCancelOfAccount(final DirectBuffer message, final long account, final long nowNs)
+    {
+        final MessageHeaderDecoder header = new MessageHeaderDecoder().wrap(message, 0);
+        assertEquals(MassCancelDecoder.TEMPLATE_ID, header.templateId(), "a mass cancel to the engine");
+        assertEquals(2, header.version());
+        final MassCancelDecoder cancel = new MassCancelDecoder().wrap(message, MessageHeaderDecoder.ENCODED_LENGTH,
+            header.blockLength(), header.version());
+        assertEquals(account, cancel.account());
+        assertEquals(0, cancel.instrumentId(), "every instrument");
+        assertEquals(nowNs, cancel.receiveTime(), "stamped like any request");
+    }
+
+    @Test
+    void logonWithTheRightTokenIsAcceptedAndBindsTheTransport()
+    {
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS));
+
+        assertTrue(gateway.isLoggedOn(SESSION_A));
+        assertFalse(gateway.isLoggedOn(SESSION_B));
+        assertEquals(SESSION_A, output.lastToSession().sessionIndex());
+        final LogonResponseDecoder response = logonResponse(output.lastToSession().buffer());
+        assertEquals(LogonStatus.ACCEPTED, response.status());
+        assertEquals(ID_A, response.sessionId());
+        assertEquals(HEARTBEAT_MS, response.heartbeatIntervalMs());
+        assertEquals(1, gateway.counters().logons());
+        assertEquals(Gateway.FORWARDED, fixture.limitA(1, 1_000, 10, START_NS + 1));
+    }
+
+    @Test
+    void logonWithABadTokenIsRejectedWithBadCredentialsAndDoesNotLogOn()
+    {
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, ID_A, "wrong", START_NS));
+
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertEquals(SESSION_A, output.lastToSession().sessionIndex());
+        final LogonResponseDecoder response = logonResponse(output.lastToSession().buffer());
+        assertEquals(LogonStatus.REJECTED, response.status());
+        assertEquals(LogonRejectReason.BAD_CREDENTIALS, response.rejectReason());
+        assertEquals(1, gateway.counters().badCredentials());
+        assertEquals(-RejectReason.NOT_LOGGED_ON.value(), fixture.limitA(1, 1_000, 10, START_NS + 1));
+        assertTrue(output.toEngine.isEmpty());
+    }
+
+    @Test
+    void logonForAnUnknownSessionIsCountedAndDroppedWithoutAReply()
+    {
+        assertEquals(Gateway.UNKNOWN_SESSION, fixture.logon(TRANSPORT_A, 99, TOKEN_A, START_NS));
+
+        assertEquals(1, gateway.counters().unknownSessions());
+        assertTrue(output.toSessions.isEmpty());
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+    }
+
+    @Test
+    void secondLogonOfALoggedOnSessionIsRejectedAsAlreadyLoggedOn()
+    {
+        fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS);
+
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_B, ID_A, TOKEN_A, START_NS + 1));
+
+        final LogonResponseDecoder response = logonResponse(output.lastToSession().buffer());
+        assertEquals(LogonStatus.REJECTED, response.status());
+        assertEquals(LogonRejectReason.ALREADY_LOGGED_ON, response.rejectReason());
+        assertEquals(1, gateway.counters().alreadyLoggedOn());
+        assertTrue(gateway.isLoggedOn(SESSION_A), "the first logon stands");
+        assertEquals(-RejectReason.NOT_LOGGED_ON.value(), fixture.newOrder(TRANSPORT_B, 1, ACCOUNT_A, 1, OrdType.LIMIT,
+            1_000, 10, START_NS + 2), "the second transport is not bound");
+    }
+
+    @Test
+    void orderBeforeLogonIsRejectedNotLoggedOnWhenItsAccountNamesASession()
+    {
+        final int outcome = fixture.newOrder(TRANSPORT_A, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 10, START_NS);
+
+        assertEquals(-RejectReason.NOT_LOGGED_ON.value(), outcome);
+        fixture.assertLastRejected(SESSION_A, RejectReason.NOT_LOGGED_ON);
+        assertEquals(1, gateway.counters().notLoggedOn());
+        assertTrue(output.toEngine.isEmpty());
+    }
+
+    @Test
+    void orderBeforeLogonWithAnUnknownAccountIsCountedAndDropped()
+    {
+        final int outcome = fixture.newOrder(TRANSPORT_A, 1, 12345, 1, OrdType.LIMIT, 1_000, 10, START_NS);
+
+        assertEquals(-RejectReason.NOT_LOGGED_ON.value(), outcome);
+        assertEquals(1, gateway.counters().unidentifiedBeforeLogon());
+        assertTrue(output.toSessions.isEmpty());
+        assertTrue(output.toEngine.isEmpty());
+    }
+
+    @Test
+    void logoutIsAnsweredUnbindsAndCancelsTheAccountsOrdersOnce()
+    {
+        fixture.logOnBoth();
+
+        assertEquals(Gateway.LOGGED_OUT, fixture.logout(TRANSPORT_A, ID_A, START_NS + 5));
+
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertEquals(SESSION_A, output.lastToSession().sessionIndex());
+        assertEquals(LogoutDecoder.TEMPLATE_ID, GatewayFixture.templateId(output.lastToSession().buffer()));
+        assertEquals(1, output.toEngine.size());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 5);
+        assertEquals(Gateway.UNKNOWN_SESSION, fixture.logout(TRANSPORT_A, ID_A, START_NS + 6));
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 7);
+        gateway.doWork(START_NS + 100 * HEARTBEAT_NS);
+        assertEquals(2, output.toEngine.size(), "A's logout, then B's heartbeat timeout");
+        assertEquals(ACCOUNT_B, lastMassCancelAccount());
+        assertEquals(2, gateway.counters().cancelOnDisconnects());
+    }
+
+    private long lastMassCancelAccount()
+    {
+        final DirectBuffer message = output.lastToEngine();
+        return new MassCancelDecoder().wrap(message, MessageHeaderDecoder.ENCODED_LENGTH,
+            MassCancelDecoder.BLOCK_LENGTH, 2).account();
+    }
+
+    @Test
+    void transportLossCancelsTheSessionsOrdersExactlyOnce()
+    {
+        fixture.logOnBoth();
+
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 9);
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 10);
+        gateway.onSessionUnreachable(SESSION_A, START_NS + 11);
+
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertTrue(gateway.isLoggedOn(SESSION_B));
+        assertEquals(1, output.toEngine.size());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 9);
+        assertEquals(1, gateway.counters().transportLosses());
+        assertEquals(1, gateway.counters().cancelOnDisconnects());
+    }
+
+    @Test
+    void unreachableSessionIsLostAndItsOrdersCanceledOnce()
+    {
+        fixture.logOnBoth();
+
+        gateway.onSessionUnreachable(SESSION_B, START_NS + 3);
+        gateway.onSessionUnreachable(SESSION_B, START_NS + 4);
+
+        assertFalse(gateway.isLoggedOn(SESSION_B));
+        assertEquals(1, output.toEngine.size());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_B, START_NS + 3);
+        assertEquals(1, gateway.counters().sessionsUnreachable());
+    }
+
+    @Test
+    void silenceForThreeHeartbeatIntervalsLosesTheSessionAndCancelsItsOrdersOnce()
+    {
+        fixture.logOnBoth();
+        fixture.heartbeat(TRANSPORT_B, ID_B, START_NS + 2 * HEARTBEAT_NS);
+
+        gateway.doWork(START_NS + 3 * HEARTBEAT_NS - 1);
+        assertTrue(gateway.isLoggedOn(SESSION_A), "not yet three intervals");
+        gateway.doWork(START_NS + 3 * HEARTBEAT_NS);
+        gateway.doWork(START_NS + 4 * HEARTBEAT_NS);
+
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertTrue(gateway.isLoggedOn(SESSION_B), "B heartbeated");
+        assertEquals(1, output.toEngine.size());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 3 * HEARTBEAT_NS);
+        assertEquals(1, gateway.counters().heartbeatTimeouts());
+        assertEquals(1, gateway.counters().cancelOnDisconnects());
+    }
+
+    @Test
+    void gatewaySendsAHeartbeatToASessionItHasNotWrittenToForAnInterval()
+    {
+        fixture.logOnBoth();
+
+        assertEquals(0, gateway.doWork(START_NS + HEARTBEAT_NS - 1));
+        assertTrue(output.toSessions.isEmpty());
+        gateway.doWork(START_NS + HEARTBEAT_NS);
+
+        assertEquals(2, output.toSessions.size());
+        assertEquals(HeartbeatDecoder.TEMPLATE_ID, GatewayFixture.templateId(output.toSessions.get(0).buffer()));
+        assertEquals(2, gateway.counters().heartbeatsSent());
+        gateway.doWork(START_NS + HEARTBEAT_NS + 1);
+        assertEquals(2, output.toSessions.size(), "not again until another interval passes");
+    }
+
+    @Test
+    void cancelOnDisconnectRefusedByTheEngineIsOfferedAgainUntilItGoes()
+    {
+        fixture.logOnBoth();
+        output.engineRefuses = true;
+
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 1);
+        gateway.doWork(START_NS + 2);
+        assertEquals(0, gateway.counters().cancelOnDisconnects());
+        output.engineRefuses = false;
+        gateway.doWork(START_NS + 3);
+        gateway.doWork(START_NS + 4);
+
+        assertEquals(1, output.toEngine.size());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 3);
+        assertEquals(1, gateway.counters().cancelOnDisconnects());
+    }
+
+    @Test
+    void sessionCanLogOnAgainAfterLogout()
+    {
+        fixture.logOnBoth();
+        fixture.logout(TRANSPORT_A, ID_A, START_NS + 1);
+
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, START_NS + 2));
+        assertTrue(gateway.isLoggedOn(SESSION_A));
+        assertEquals(Gateway.FORWARDED, fixture.newOrder(TRANSPORT_B + 10, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1,
+            START_NS + 3));
+    }
+}
