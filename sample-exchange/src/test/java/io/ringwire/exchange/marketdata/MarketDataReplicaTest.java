@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -72,7 +73,7 @@ class MarketDataReplicaTest
         final SnapshotEncoder snapshots = new SnapshotEncoder(service, SnapshotEncoder.MAX_ORDERS_PER_PART);
         final MarketDataBooks client = new MarketDataBooks(16, MAX_ORDERS);
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
-        final Recovery recovery = new Recovery(client, 20_000, 500);
+        final Recovery recovery = new Recovery(20_000, 500);
         final TestExchange exchange = new TestExchange(0x5EED_B22L, INSTRUMENTS, (buffer, offset, length) ->
         {
             service.onMessage(buffer, offset, length);
@@ -245,7 +246,7 @@ class MarketDataReplicaTest
         assertEquals(1, replica.duplicates());
         assertEquals(applied, replica.applied());
         assertEquals(before, replica.publicDigest());
-        assertEquals(java.util.Arrays.toString(sequences), java.util.Arrays.toString(sequences(replica)));
+        assertEquals(Arrays.toString(sequences), Arrays.toString(sequences(replica)));
         assertEquals(Set.of(), staleInstruments(replica));
         exchange.run(10_000);
         assertEquals(exchange.digest(), replica.publicDigest(), "the feed goes on as if they never came");
@@ -345,7 +346,6 @@ class MarketDataReplicaTest
     /** What the client of the gap test saw, and when the service answers it. */
     private static final class Recovery
     {
-        final MarketDataBooks client;
         final long dropAt;
         final long delay;
         long seen;
@@ -355,9 +355,8 @@ class MarketDataReplicaTest
         Set<Integer> staleBeforeSnapshot = Set.of();
         int lastSnapshotOutcome = -1;
 
-        Recovery(final MarketDataBooks client, final long dropAt, final long delay)
+        Recovery(final long dropAt, final long delay)
         {
-            this.client = client;
             this.dropAt = dropAt;
             this.delay = delay;
         }
