@@ -108,6 +108,9 @@ public final class MarketDataBooks
     /** The level's book: slot * 2 + side. */
     private final int[] levelBook;
     private int freeLevel;
+    /** Open addressing on (book, price), linear probing: a price's level without walking the book. */
+    private final int[] levelIndex;
+    private final int levelIndexMask;
 
     // ---- orders, by order node; free ones are chained through orderNext
     final long[] orderId;
@@ -177,6 +180,9 @@ public final class MarketDataBooks
         levelNext = new int[maxOrders];
         levelPrev = new int[maxOrders];
         levelBook = new int[maxOrders];
+        levelIndex = new int[Integer.highestOneBit(maxOrders * 2 - 1) << 1];
+        levelIndexMask = levelIndex.length - 1;
+        Arrays.fill(levelIndex, NONE);
         orderId = new long[maxOrders];
         shown = new long[maxOrders];
         orderLevel = new int[maxOrders];
@@ -587,11 +593,17 @@ public final class MarketDataBooks
 
     /**
      * @return the level at a price in a book, made (in price order) when there is none yet, or
-     *         NONE when every level node is in use. The walk starts at whichever end of the book is
-     *         nearer in price, so an order near the touch, as most are, passes few levels.
+     *         NONE when every level node is in use. An existing level is found through the index;
+     *         a new one is placed by a walk from whichever end of the book is nearer in price, so
+     *         a new level near the touch, as most are, passes few levels.
      */
     private int levelFor(final int book, final long price)
     {
+        final int existing = findLevel(book, price);
+        if (existing != NONE)
+        {
+            return existing;
+        }
         final boolean bid = (book & 1) == BID;
         final int best = bestLevel[book];
         if (best == NONE)
@@ -654,8 +666,60 @@ public final class MarketDataBooks
             levelBook[level] = book;
             levelNext[level] = NONE;
             levelPrev[level] = NONE;
+            int at = hash(book, price);
+            while (levelIndex[at] != NONE)
+            {
+                at = (at + 1) & levelIndexMask;
+            }
+            levelIndex[at] = level;
         }
         return level;
+    }
+
+    private int hash(final int book, final long price)
+    {
+        final long mixed = (price ^ ((long)book << 40)) * 0x9E37_79B9_7F4A_7C15L;
+        return (int)(mixed ^ (mixed >>> 32)) & levelIndexMask;
+    }
+
+    private int findLevel(final int book, final long price)
+    {
+        for (int at = hash(book, price); ; at = (at + 1) & levelIndexMask)
+        {
+            final int level = levelIndex[at];
+            if (level == NONE || (levelPrice[level] == price && levelBook[level] == book))
+            {
+                return level;
+            }
+        }
+    }
+
+    /** Takes a level out of the index, shifting back the entries its slot kept from their home. */
+    private void unindex(final int level)
+    {
+        int hole = hash(levelBook[level], levelPrice[level]);
+        while (levelIndex[hole] != level)
+        {
+            hole = (hole + 1) & levelIndexMask;
+        }
+        int at = hole;
+        while (true)
+        {
+            at = (at + 1) & levelIndexMask;
+            final int moved = levelIndex[at];
+            if (moved == NONE)
+            {
+                break;
+            }
+            final int home = hash(levelBook[moved], levelPrice[moved]);
+            final boolean homeInGap = hole <= at ? hole < home && home <= at : hole < home || home <= at;
+            if (!homeInGap)
+            {
+                levelIndex[hole] = moved;
+                hole = at;
+            }
+        }
+        levelIndex[hole] = NONE;
     }
 
     /** Links a new level in front of {@code next} (toward the best), or at the worst end when next is NONE. */
@@ -703,6 +767,7 @@ public final class MarketDataBooks
         {
             levelPrev[next] = previous;
         }
+        unindex(level);
         levelPrev[level] = NONE;
         levelNext[level] = freeLevel;
         freeLevel = level;
@@ -726,6 +791,7 @@ public final class MarketDataBooks
                     freeOrder(order);
                     order = nextOrder;
                 }
+                unindex(level);
                 levelPrev[level] = NONE;
                 levelNext[level] = freeLevel;
                 freeLevel = level;
@@ -756,6 +822,33 @@ public final class MarketDataBooks
         }
         slotsById[at] = slot;
         return slot;
+    }
+
+    /**
+     * @return whether the level index holds exactly the levels in the books, each found from its
+     *         home slot: the walk in {@link #levelFor} would hide a lost entry, so tests ask.
+     *         Control path.
+     */
+    boolean levelIndexConsistent()
+    {
+        int levels = 0;
+        for (int book = 0; book < instrumentCount * 2; book++)
+        {
+            for (int level = bestLevel[book]; level != NONE; level = levelNext[level])
+            {
+                if (findLevel(book, levelPrice[level]) != level)
+                {
+                    return false;
+                }
+                levels++;
+            }
+        }
+        int indexed = 0;
+        for (final int level : levelIndex)
+        {
+            indexed += level == NONE ? 0 : 1;
+        }
+        return indexed == levels;
     }
 
     /** @return the slot of an instrument with a book, or NONE; for readers, so it never makes one. */

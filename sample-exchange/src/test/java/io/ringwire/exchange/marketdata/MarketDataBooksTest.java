@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 
 import static io.ringwire.exchange.marketdata.MarketDataBooks.APPLIED;
 import static io.ringwire.exchange.marketdata.MarketDataBooks.DUPLICATE;
@@ -211,6 +212,41 @@ class MarketDataBooksTest
         final OrderBooks empty = new MatchingEngine(new EngineConfig(List.of(new InstrumentSpec(1, 1, 1, 1, 1000)), 10, 10, 0),
             EngineOutput.NONE).books();
         assertEquals(new MarketDataBooks(4, 100).publicDigest(), PublicBookDigest.of(empty));
+    }
+
+    @Test
+    void theLevelIndexFindsEveryLevelThroughCollisionsAndRemovals()
+    {
+        final MarketDataBooks small = new MarketDataBooks(2, 8);
+        final Messages[] feeds = { new Messages(1), new Messages(2) };
+        final long[] live = new long[8];
+        final int[] liveInstrument = new int[8];
+        int count = 0;
+        long nextId = 1;
+        final SplittableRandom random = new SplittableRandom(42);
+        for (int step = 0; step < 20_000; step++)
+        {
+            if (count < live.length && (count == 0 || random.nextBoolean()))
+            {
+                final int instrument = 1 + random.nextInt(2);
+                final Messages messages = feeds[instrument - 1];
+                final boolean buy = random.nextBoolean();
+                final long price = buy ? 100 - random.nextInt(40) : 101 + random.nextInt(40);
+                final int length = messages.added(nextId, buy ? Side.BUY : Side.SELL, price, 1);
+                assertEquals(APPLIED, small.onMessage(messages.buffer, 0, length));
+                live[count] = nextId++;
+                liveInstrument[count++] = instrument;
+            }
+            else
+            {
+                final int pick = random.nextInt(count);
+                final Messages messages = feeds[liveInstrument[pick] - 1];
+                assertEquals(APPLIED, small.onMessage(messages.buffer, 0, messages.canceled(live[pick], 1, 0)));
+                live[pick] = live[--count];
+                liveInstrument[pick] = liveInstrument[count];
+            }
+            assertTrue(small.levelIndexConsistent(), "after step " + step);
+        }
     }
 
     // ---------------------------------------------------------------- helpers

@@ -283,6 +283,7 @@ class MarketDataReplicaTest
     /** Checks the replica's own invariants through its read API. */
     private static void assertBooksWellFormed(final MarketDataBooks books)
     {
+        assertTrue(books.levelIndexConsistent(), "every level indexed, and nothing else");
         for (int instrument = 1; instrument <= INSTRUMENTS; instrument++)
         {
             assertFalse(books.isStale(instrument));
