@@ -1,0 +1,440 @@
+package io.ringwire.exchange.demo;
+
+import io.ringwire.exchange.book.InstrumentSpec;
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.gateway.GatewayConfig;
+import io.ringwire.exchange.gateway.RiskLimits;
+import io.ringwire.exchange.gateway.SessionConfig;
+import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.exchange.node.GatewayNode;
+import io.ringwire.exchange.node.MarketDataNode;
+import io.ringwire.exchange.node.RunFlag;
+import io.ringwire.messaging.Agents;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.host.OnlineCpus;
+import org.HdrHistogram.Histogram;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.CompositeAgent;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+/**
+ * {@code ringwire demo}: the sample exchange in one process, a thread per role group, every hop
+ * over RingWire messaging on the provider picked (the embedded {@code shm} by default).
+ *
+ * <p>Thread layout: three role groups, so that no publication and its subscriber share a thread
+ * (a role waiting on a full ring must not be the one that would drain it). The engine spins on a
+ * core of its own (the last online CPU); the gateway with the market-data service spins on the
+ * next; the clients with the market-data subscriber spin on a third with four or more CPUs, and
+ * back off otherwise, so no more threads spin than there are CPUs. The main thread prints progress
+ * once a second and sleeps.
+ *
+ * <p>Ctrl-C ends the run as its end would: the clients stop sending, what is in flight drains, the
+ * roles close, the summary is printed and the temporary journal and shm files are removed.
+ */
+public final class ExchangeDemo
+{
+    private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
+    private static final long DRAIN_NS = TimeUnit.MILLISECONDS.toNanos(300);
+    private static final int MAX_ORDERS = 1 << 20;
+
+    private final DemoOptions options;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final RunFlag running = new RunFlag();
+    /** Set by Ctrl-C: the run ends as its end would. */
+    private volatile boolean stopRequested;
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    private ExchangeDemo(final DemoOptions options, final PrintStream out, final PrintStream err)
+    {
+        this.options = options;
+        this.out = out;
+        this.err = err;
+    }
+
+    /**
+     * @param args the command line after {@code demo}.
+     */
+    public static void main(final String[] args)
+    {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * @return the exit code: 0 done, 1 failed, 2 bad command line.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final DemoOptions options;
+        try
+        {
+            options = DemoOptions.parse(args);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("ringwire demo: " + ex.getMessage());
+            err.print(DemoOptions.usage());
+            return 2;
+        }
+        if (options.help())
+        {
+            out.print(DemoOptions.usage());
+            return 0;
+        }
+        if (options.processes())
+        {
+            return ProcessDemo.run(options, out, err);
+        }
+        return new ExchangeDemo(options, out, err).runInProcess();
+    }
+
+    /** The sessions of {@code clients} clients: ids 101 and up, accounts 1001 and up. */
+    static List<SessionConfig> sessions(final int clients)
+    {
+        final List<SessionConfig> sessions = new ArrayList<>(clients);
+        for (int i = 0; i < clients; i++)
+        {
+            sessions.add(new SessionConfig(101 + i, "demo-token-" + (101 + i), 1001 + i));
+        }
+        return sessions;
+    }
+
+    /** The engine's configuration for a run. */
+    static EngineConfig engineConfig(final DemoOptions options)
+    {
+        final long min = SimulatedClients.minPrice();
+        final int band = (int)(SimulatedClients.maxPrice() - min + 1);
+        return new EngineConfig(EngineConfig.uniformInstruments(options.instruments(), min, band), MAX_ORDERS,
+            options.clients() + 16, 1_000_000);
+    }
+
+    /** The gateway's configuration for a run: limits wide enough for the demo's flow to pass. */
+    static GatewayConfig gatewayConfig(final DemoOptions options, final EngineConfig engine)
+    {
+        final List<InstrumentSpec> instruments = engine.instruments();
+        final long[] reference = new long[instruments.size() + 1];
+        java.util.Arrays.fill(reference, SimulatedClients.basePrice());
+        return new GatewayConfig(sessions(options.clients()), instruments, reference,
+            new RiskLimits(1_000_000, 1_000_000_000_000L, 5_000, MAX_ORDERS / Math.max(1, options.clients())),
+            (int)Math.min(Integer.MAX_VALUE, 2 * options.rate() / options.clients() + 1000), 10_000, MAX_ORDERS);
+    }
+
+    /** A messaging context of the run's own: a fresh secret, and shm files in a directory of the run. */
+    static MessagingContext context(final Path shmDirectory, final String secret, final String cores)
+    {
+        return new MessagingContext()
+            .secret(secret)
+            .cores(cores)
+            .rdmaSettings(config -> config.shmDirectory(shmDirectory.toString()))
+            .conclude();
+    }
+
+    static String newSecret()
+    {
+        final byte[] secret = new byte[16];
+        new SecureRandom().nextBytes(secret);
+        return HexFormat.of().formatHex(secret);
+    }
+
+    private int runInProcess()
+    {
+        final Thread hook = new Thread(() ->
+        {
+            stopRequested = true;
+            try
+            {
+                finished.await(15, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException ignored)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }, "ringwire-demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Path shmDirectory = null;
+        Path journal = options.journal();
+        final boolean temporaryJournal = null == journal;
+        final List<AutoCloseable> closeables = new ArrayList<>();
+        final List<Agents.RunningAgent> agents = new ArrayList<>();
+        try
+        {
+            shmDirectory = Files.createTempDirectory(Path.of(tmpRoot()), "ringwire-demo-");
+            journal = temporaryJournal ? Files.createTempDirectory("ringwire-demo-journal-") : journal;
+            final List<Integer> cpus = OnlineCpus.asList();
+            final boolean roomy = cpus.size() >= 4;
+            final String cores = cpus.isEmpty() ? "" : roomy ? cores(cpus) : String.valueOf(cpus.getLast());
+            final MessagingContext context = context(shmDirectory, newSecret(), cores);
+            final ExchangeLayout layout = ExchangeLayout.onFreePorts(options.provider(), options.clients(), 1);
+            final EngineConfig engineConfig = engineConfig(options);
+            final LatencyLedger ledger = new LatencyLedger();
+
+            final EngineNode engine = add(closeables, new EngineNode(context, layout, journal, engineConfig, running));
+            final GatewayNode gateway = add(closeables, new GatewayNode(context, layout,
+                gatewayConfig(options, engineConfig), running));
+            final MarketDataNode marketData = add(closeables, new MarketDataNode(context, layout, engineConfig, running));
+            final MarketDataClient marketDataClient = add(closeables, new MarketDataClient(context, layout, 0,
+                engineConfig, ledger, running));
+            final SimulatedClients clients = add(closeables, new SimulatedClients(context, layout,
+                sessions(options.clients()), options.instruments(), options.rate(), options.seed(), ledger, running));
+
+            connect(engine, gateway, marketData, marketDataClient, clients);
+            engine.open();
+            out.println("ringwire demo: " + options.provider() + ", " + options.clients() + " clients, " +
+                options.instruments() + " instruments, " + options.rate() + " orders/s offered, " +
+                (options.seconds() == 0 ? "until Ctrl-C" : options.seconds() + " s") + "; journal " + journal);
+            final Agent clientSide = new CompositeAgent(clients, marketDataClient);
+            final Agent exchangeSide = new CompositeAgent(gateway, marketData);
+            agents.add(Agents.start(context, engine, this::onError));
+            agents.add(Agents.start(context, exchangeSide, this::onError));
+            final AgentRunner clientRunner = roomy ? null : new AgentRunner(new BackoffIdleStrategy(), this::onError,
+                null, clientSide);
+            if (roomy)
+            {
+                agents.add(Agents.start(context, clientSide, this::onError));
+            }
+            else
+            {
+                closeables.add(clientRunner);
+                AgentRunner.startOnThread(clientRunner);
+            }
+            out.println("threads: " + describe(agents, roomy, cpus.size()) + "; progress: main thread, sleeping");
+
+            final long startNs = System.nanoTime();
+            final long endNs = options.seconds() == 0 ? Long.MAX_VALUE : startNs + TimeUnit.SECONDS.toNanos(options.seconds());
+            final Progress progress = new Progress(clients.counters(), ledger, out);
+            while (!stopRequested && System.nanoTime() - endNs < 0 && null == failure.get())
+            {
+                final long sleepNs = Math.min(TimeUnit.SECONDS.toNanos(1) - (System.nanoTime() - startNs) %
+                    TimeUnit.SECONDS.toNanos(1), endNs - System.nanoTime());
+                TimeUnit.NANOSECONDS.sleep(Math.max(1, sleepNs));
+                progress.print(System.nanoTime() - startNs);
+            }
+            final double elapsedS = (System.nanoTime() - startNs) / 1e9;
+            final boolean interrupted = stopRequested;
+            clients.stopSending();
+            // What is in flight arrives while the roles still run; then their threads stop and the
+            // main thread drains what is left, every role's publications still retrying.
+            TimeUnit.NANOSECONDS.sleep(DRAIN_NS);
+            if (null != clientRunner)
+            {
+                clientRunner.close();
+            }
+            for (int i = agents.size() - 1; i >= 0; i--)
+            {
+                agents.get(i).close();
+            }
+            agents.clear();
+            drain(engine, gateway, marketData, marketDataClient, clients);
+            running.stop();
+            final Summary summary = new Summary(clients.counters(), ledger, engine, gateway, marketData, marketDataClient);
+            summary.print(out, elapsedS, interrupted);
+            if (null != failure.get())
+            {
+                err.println("ringwire demo: a role failed: " + failure.get());
+                return 1;
+            }
+            return summary.conserved() ? 0 : 1;
+        }
+        catch (final IOException ex)
+        {
+            err.println("ringwire demo: " + ex.getMessage());
+            return 1;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("ringwire demo: " + ex.getMessage());
+            return 1;
+        }
+        finally
+        {
+            for (final Agents.RunningAgent agent : agents)
+            {
+                CloseHelper.quietClose(agent);
+            }
+            for (int i = closeables.size() - 1; i >= 0; i--)
+            {
+                CloseHelper.quietClose(closeables.get(i));
+            }
+            deleteQuietly(shmDirectory);
+            if (temporaryJournal)
+            {
+                deleteQuietly(journal);
+            }
+            finished.countDown();
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+            catch (final IllegalStateException ignored)
+            {
+                // the JVM is shutting down: the hook is running and waits for finished
+            }
+        }
+    }
+
+    private static String tmpRoot()
+    {
+        return Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir");
+    }
+
+    private static String cores(final List<Integer> cpus)
+    {
+        final StringBuilder list = new StringBuilder();
+        for (int i = cpus.size() - 1; i >= Math.max(0, cpus.size() - 3); i--)
+        {
+            list.append(list.isEmpty() ? "" : ",").append(cpus.get(i));
+        }
+        return list.toString();
+    }
+
+    private static String describe(final List<Agents.RunningAgent> agents, final boolean roomy, final int cpus)
+    {
+        final String[] names = { "engine", "gateway + market data", "clients + market-data subscriber" };
+        final StringBuilder text = new StringBuilder(cpus + " CPUs; ");
+        for (int i = 0; i < agents.size(); i++)
+        {
+            final Agents.RunningAgent agent = agents.get(i);
+            text.append(i == 0 ? "" : "; ").append(names[i]).append(agent.backedOff() ? " backs off" : " spins")
+                .append(agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
+        }
+        if (!roomy)
+        {
+            text.append("; ").append(names[2]).append(" backs off, not pinned (no CPU left to spin on)");
+        }
+        return text.toString();
+    }
+
+    private void connect(final EngineNode engine, final GatewayNode gateway, final MarketDataNode marketData,
+        final MarketDataClient marketDataClient, final SimulatedClients clients) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + CONNECT_TIMEOUT_NS;
+        while (!(engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
+            marketDataClient.isConnected() && clients.isConnected()))
+        {
+            if (System.nanoTime() - deadline > 0 || !running.isRunning())
+            {
+                throw new IllegalStateException("the roles did not connect within " +
+                    TimeUnit.NANOSECONDS.toSeconds(CONNECT_TIMEOUT_NS) + " s: engine " + engine.isConnected() +
+                    ", gateway " + gateway.isConnected() + ", market data " + marketData.isConnected() +
+                    ", market-data subscriber " + marketDataClient.isConnected() + ", clients " + clients.isConnected());
+            }
+            int work = engine.doWork() + gateway.doWork() + marketData.doWork() + marketDataClient.doWork() +
+                clients.pollOnly();
+            if (work == 0)
+            {
+                Thread.sleep(1);
+            }
+        }
+    }
+
+    private static void drain(final EngineNode engine, final GatewayNode gateway, final MarketDataNode marketData,
+        final MarketDataClient marketDataClient, final SimulatedClients clients) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int quiet = 0;
+        while (quiet < 200 && System.nanoTime() - deadline < 0)
+        {
+            final int work = engine.doWork() + gateway.doWork() + marketData.doWork() + marketDataClient.doWork() +
+                clients.pollOnly();
+            if (work == 0)
+            {
+                quiet++;
+                Thread.sleep(0, 100_000);
+            }
+            else
+            {
+                quiet = 0;
+            }
+        }
+    }
+
+    private void onError(final Throwable throwable)
+    {
+        failure.compareAndSet(null, throwable);
+        err.println("ringwire demo: " + throwable);
+    }
+
+    private static <T extends AutoCloseable> T add(final List<AutoCloseable> closeables, final T closeable)
+    {
+        closeables.add(closeable);
+        return closeable;
+    }
+
+    static void deleteQuietly(final Path directory)
+    {
+        if (null == directory || !Files.exists(directory))
+        {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory))
+        {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+        catch (final IOException | UncheckedIOException ignored)
+        {
+            // best effort: a temporary directory
+        }
+    }
+
+    /** The live line: orders/s, fills, rejects and order-to-ack over the last second. */
+    static final class Progress
+    {
+        private final AtomicLongArray counters;
+        private final LatencyLedger ledger;
+        private final PrintStream out;
+        private long lastSent;
+        private long lastNs;
+
+        Progress(final AtomicLongArray counters, final LatencyLedger ledger, final PrintStream out)
+        {
+            this.counters = counters;
+            this.ledger = ledger;
+            this.out = out;
+        }
+
+        void print(final long elapsedNs)
+        {
+            final long sent = counters.get(SimulatedClients.SENT);
+            final double seconds = Math.max(1e-9, (elapsedNs - lastNs) / 1e9);
+            final Histogram ack = ledger.interval()[LatencyLedger.ORDER_TO_ACK];
+            out.println(String.format(Locale.ROOT, "%6.1f s  %,10.0f orders/s  fills %,d  rejects %,d  " +
+                "order-to-ack p50 %s p99 %s", elapsedNs / 1e9, (sent - lastSent) / seconds,
+                counters.get(SimulatedClients.FILLS), counters.get(SimulatedClients.REJECTS),
+                micros(ack, 50), micros(ack, 99)));
+            lastSent = sent;
+            lastNs = elapsedNs;
+        }
+    }
+
+    static String micros(final Histogram histogram, final double percentile)
+    {
+        return histogram.getTotalCount() == 0 ? "-" :
+            String.format(Locale.ROOT, "%.1f us", histogram.getValueAtPercentile(percentile) / 1000.0);
+    }
+}

@@ -1,0 +1,96 @@
+package io.ringwire.exchange.demo;
+
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * The demo's latency histograms: one per hop of an order's round trip, read from the ledger every
+ * acknowledgement carries (all times from one host's {@code System.nanoTime}), plus order-to-ack
+ * from the client's send and from the time the order was due (coordinated omission: a stall is
+ * charged to every order behind it), and gateway-in to market data.
+ *
+ * <p>Threading: the clients' thread records (allocation-free); any one other thread takes interval
+ * or total views.
+ */
+public final class LatencyLedger
+{
+    /** The hops, in the order an order and its acknowledgement take them. */
+    public static final String[] HOPS = {
+        "client to gateway", "in gateway", "gateway to engine", "in engine", "engine to gateway",
+        "gateway to client", "order to ack", "order to ack (from due time)", "gateway in to market data" };
+    /** Index of order-to-ack in {@link #HOPS}. */
+    public static final int ORDER_TO_ACK = 6;
+    /** Index of order-to-ack from the due time. */
+    public static final int ORDER_TO_ACK_FROM_DUE = 7;
+    /** Index of gateway-in to market data. */
+    public static final int TO_MARKET_DATA = 8;
+
+    private static final long HIGHEST_NS = 60_000_000_000L;
+
+    private final Recorder[] recorders = new Recorder[HOPS.length];
+    private final Histogram[] totals = new Histogram[HOPS.length];
+    private Histogram[] intervals = new Histogram[HOPS.length];
+
+    /** Creates empty histograms. */
+    public LatencyLedger()
+    {
+        for (int i = 0; i < HOPS.length; i++)
+        {
+            recorders[i] = new Recorder(HIGHEST_NS, 3);
+            totals[i] = new Histogram(HIGHEST_NS, 3);
+        }
+    }
+
+    /**
+     * Records one acknowledgement's ledger. A negative or absent hop (a time left 0) is skipped.
+     */
+    public void recordAck(final long clientSend, final long gatewayIn, final long gatewayOut, final long engineIn,
+        final long engineOut, final long gatewayReply, final long received, final long due)
+    {
+        record(0, clientSend, gatewayIn);
+        record(1, gatewayIn, gatewayOut);
+        record(2, gatewayOut, engineIn);
+        record(3, engineIn, engineOut);
+        record(4, engineOut, gatewayReply);
+        record(5, gatewayReply, received);
+        record(ORDER_TO_ACK, clientSend, received);
+        record(ORDER_TO_ACK_FROM_DUE, due, received);
+    }
+
+    /** Records the time from the gateway's receipt of an order to its market data's arrival. */
+    public void recordMarketData(final long gatewayIn, final long received)
+    {
+        record(TO_MARKET_DATA, gatewayIn, received);
+    }
+
+    private void record(final int hop, final long from, final long to)
+    {
+        if (from > 0 && to >= from)
+        {
+            recorders[hop].recordValue(Math.min(to - from, HIGHEST_NS));
+        }
+    }
+
+    /**
+     * Moves what was recorded since the last call into the totals, and returns it.
+     *
+     * @return per hop, the values recorded since the last call.
+     */
+    public synchronized Histogram[] interval()
+    {
+        for (int i = 0; i < HOPS.length; i++)
+        {
+            intervals[i] = recorders[i].getIntervalHistogram(intervals[i]);
+            totals[i].add(intervals[i]);
+        }
+        return intervals;
+    }
+
+    /**
+     * @return per hop, everything recorded (call {@link #interval()} first to take in the latest).
+     */
+    public synchronized Histogram[] totals()
+    {
+        return totals;
+    }
+}

@@ -1,0 +1,171 @@
+package io.ringwire.exchange.demo;
+
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.OrderAddedDecoder;
+import io.ringwire.codecs.trading.SnapshotRequestEncoder;
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.marketdata.MarketDataBooks;
+import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.exchange.node.Outbound;
+import io.ringwire.exchange.node.RunFlag;
+import io.ringwire.messaging.FragmentHandler;
+import io.ringwire.messaging.Header;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Publication;
+import io.ringwire.messaging.Subscription;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A market-data subscriber: builds every book from the market-data service's stream with
+ * {@link MarketDataBooks}, asks for a snapshot of everything when it joins (it may join mid-stream)
+ * and of one book whenever it finds a gap in that book's sequence, and times each order's arrival
+ * on the feed from its gateway receipt (the OrderAdded's transact time, the same host clock).
+ *
+ * <p>Threading: one thread (the agent's).
+ */
+public final class MarketDataClient implements Agent, AutoCloseable
+{
+    private static final int FRAGMENT_LIMIT = 64;
+    /** Every market-data message starts its block with the instrument id (an int32). */
+    private static final int INSTRUMENT_OFFSET = MessageHeaderDecoder.ENCODED_LENGTH;
+
+    private final int requesterId;
+    private final Subscription marketData;
+    private final Outbound requests;
+    private final MarketDataBooks books;
+    private final LatencyLedger ledger;
+    private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+    private final OrderAddedDecoder added = new OrderAddedDecoder();
+    private final MessageHeaderEncoder requestHeader = new MessageHeaderEncoder();
+    private final SnapshotRequestEncoder request = new SnapshotRequestEncoder();
+    private final UnsafeBuffer requestBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+    private final FragmentHandler onMarketData = this::onMarketData;
+    private boolean joined;
+    /** A snapshot request the service was too far behind to take: 0 for every book, -1 for none. */
+    private int heldRequest = -1;
+    private long snapshotRequests;
+
+    /**
+     * @param context     messaging settings.
+     * @param layout      where the service and this subscriber listen.
+     * @param index       this subscriber's index among the layout's market-data endpoints.
+     * @param engine      the engine's configuration (sizes the books).
+     * @param ledger      where market-data arrival is timed; null for none.
+     * @param running     the run's flag.
+     */
+    public MarketDataClient(final MessagingContext context, final ExchangeLayout layout, final int index,
+        final EngineConfig engine, final LatencyLedger ledger, final RunFlag running)
+    {
+        this.requesterId = index + 1;
+        this.ledger = ledger;
+        Subscription subscription = null;
+        Publication toService = null;
+        try
+        {
+            subscription = Subscription.open(context, layout.channel(layout.marketDataClients()[index]),
+                ExchangeLayout.MARKET_DATA_STREAM);
+            toService = Publication.open(context, layout.channel(layout.snapshotRequests()),
+                ExchangeLayout.SNAPSHOT_REQUESTS_STREAM);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(subscription, toService);
+            throw ex;
+        }
+        this.marketData = subscription;
+        this.requests = new Outbound(toService, running);
+        this.books = new MarketDataBooks(engine.instruments().size(), engine.maxOrders());
+    }
+
+    @Override
+    public int doWork()
+    {
+        int work = requests.doWork();
+        if (!joined && requests.isConnected() && marketData.imageCount() > 0)
+        {
+            joined = true;
+            requestSnapshot(0);
+            work++;
+        }
+        if (heldRequest >= 0)
+        {
+            final int instrument = heldRequest;
+            heldRequest = -1;
+            requestSnapshot(instrument);
+        }
+        return work + marketData.poll(onMarketData, FRAGMENT_LIMIT);
+    }
+
+    private void onMarketData(final DirectBuffer buffer, final int offset, final int length, final Header frame)
+    {
+        final int outcome = books.onMessage(buffer, offset, length);
+        if (outcome == MarketDataBooks.GAP)
+        {
+            requestSnapshot(buffer.getInt(offset + INSTRUMENT_OFFSET, java.nio.ByteOrder.LITTLE_ENDIAN));
+        }
+        else if (outcome == MarketDataBooks.APPLIED && null != ledger)
+        {
+            header.wrap(buffer, offset);
+            if (header.templateId() == OrderAddedDecoder.TEMPLATE_ID)
+            {
+                added.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, header.blockLength(), header.version());
+                ledger.recordMarketData(added.transactTime(), System.nanoTime());
+            }
+        }
+    }
+
+    /**
+     * Asks for a snapshot without waiting on the service (which may be waiting on this subscriber
+     * to read the stream): one that does not fit now is held, merged into one for every book if
+     * another is held already.
+     */
+    private void requestSnapshot(final int instrumentId)
+    {
+        request.wrapAndApplyHeader(requestBuffer, 0, requestHeader).instrumentId(instrumentId).requesterId(requesterId);
+        final int result = requests.trySend(requestBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + request.encodedLength());
+        if (result == Outbound.SENT)
+        {
+            snapshotRequests++;
+        }
+        else if (result == Outbound.RETRY)
+        {
+            heldRequest = heldRequest < 0 || heldRequest == instrumentId ? instrumentId : 0;
+        }
+    }
+
+    /** @return whether the feed and the request path are connected. */
+    public boolean isConnected()
+    {
+        return requests.isConnected() && marketData.imageCount() > 0;
+    }
+
+    /** @return the books this subscriber built. */
+    public MarketDataBooks books()
+    {
+        return books;
+    }
+
+    /** @return snapshot requests sent. */
+    public long snapshotRequests()
+    {
+        return snapshotRequests;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "market-data-subscriber";
+    }
+
+    @Override
+    public void close()
+    {
+        CloseHelper.quietCloseAll(marketData, requests.publication());
+    }
+}

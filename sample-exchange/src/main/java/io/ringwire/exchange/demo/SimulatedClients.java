@@ -1,0 +1,471 @@
+package io.ringwire.exchange.demo;
+
+import io.ringwire.codecs.trading.CancelOrderEncoder;
+import io.ringwire.codecs.trading.ExecType;
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.HeartbeatEncoder;
+import io.ringwire.codecs.trading.LogonEncoder;
+import io.ringwire.codecs.trading.LogonResponseDecoder;
+import io.ringwire.codecs.trading.LogonStatus;
+import io.ringwire.codecs.trading.MassCancelEncoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderEncoder;
+import io.ringwire.codecs.trading.ReplaceOrderEncoder;
+import io.ringwire.codecs.trading.Side;
+import io.ringwire.exchange.flow.OrderFlow;
+import io.ringwire.exchange.gateway.SessionConfig;
+import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.exchange.node.Outbound;
+import io.ringwire.exchange.node.RunFlag;
+import io.ringwire.messaging.FragmentHandler;
+import io.ringwire.messaging.Header;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Publication;
+import io.ringwire.messaging.Subscription;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The demo's trading clients: each logs on to the gateway with its session's token, then sends a
+ * seeded flow ({@link OrderFlow}: new orders around a drifting mid price, IOC and MARKET orders,
+ * cancels and replaces of its own live orders) at its share of the offered rate, heartbeats when
+ * idle, and reads its replies. Each order is due at a fixed time on the rate's schedule; a client
+ * that falls behind sends what is due at once, and the latency from the due time charges the wait
+ * to every order behind the stall.
+ *
+ * <p>Every acknowledgement (the first report of a new order: NEW or REJECTED) is timed hop by hop
+ * from its ledger into a {@link LatencyLedger}; fills and rejects are counted, and the counts a run
+ * must conserve (each order acknowledged once, bought and sold quantities equal) are kept.
+ *
+ * <p>A client never waits on the gateway (which may be waiting on it to read its replies): a
+ * request the gateway is too far behind to take is held and offered again after the replies are
+ * read.
+ *
+ * <p>Threading: one thread (the agent's) for all clients; it backs off when idle, so the spinning
+ * engine and gateway keep their cores. Counters may be read from any thread.
+ */
+public final class SimulatedClients implements Agent, AutoCloseable
+{
+    /** Counter indexes in {@link #counters()}. */
+    public static final int SENT = 0;
+    /** New orders sent. */
+    public static final int NEW_ORDERS = 1;
+    /** New orders acknowledged (NEW or REJECTED), once each. */
+    public static final int ACKS = 2;
+    /** A second acknowledgement of an order already acknowledged: must stay 0. */
+    public static final int DUPLICATE_ACKS = 3;
+    /** Fill reports (partial or full). */
+    public static final int FILLS = 4;
+    /** Quantity bought in fills. */
+    public static final int BOUGHT = 5;
+    /** Quantity sold in fills. */
+    public static final int SOLD = 6;
+    /** Rejected requests (any reason). */
+    public static final int REJECTS = 7;
+    /** Reports canceling an order. */
+    public static final int CANCELS = 8;
+    /** Reports of any kind. */
+    public static final int REPORTS = 9;
+    /** Requests not sent: the gateway was not reachable. */
+    public static final int UNSENT = 10;
+    /** Sessions logged on. */
+    public static final int LOGGED_ON = 11;
+    /** Rejects by reason start here: index {@code REJECT_REASONS + reason}. */
+    public static final int REJECT_REASONS = 16;
+    private static final int COUNTERS = REJECT_REASONS + 64;
+
+    private static final int FRAGMENT_LIMIT = 32;
+    private static final int MAX_BURST = 64;
+    private static final int PENDING = 1 << 16;
+    private static final long BASE_PRICE = 10_000;
+    private static final int SPREAD_TICKS = 20;
+
+    private final Client[] clients;
+    private final LatencyLedger ledger;
+    private final AtomicLongArray counters = new AtomicLongArray(COUNTERS);
+    private final long intervalNs;
+    private final long heartbeatNs;
+    private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
+    private final ExecutionReportDecoder report = new ExecutionReportDecoder();
+    private final LogonResponseDecoder logonResponse = new LogonResponseDecoder();
+    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
+    private final NewOrderEncoder newOrder = new NewOrderEncoder();
+    private final CancelOrderEncoder cancel = new CancelOrderEncoder();
+    private final ReplaceOrderEncoder replace = new ReplaceOrderEncoder();
+    private final MassCancelEncoder massCancel = new MassCancelEncoder();
+    private final HeartbeatEncoder heartbeat = new HeartbeatEncoder();
+    private final UnsafeBuffer scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
+    private Client current;
+    private volatile boolean sending = true;
+    private final FragmentHandler onReply = this::onReply;
+
+    /** One client: its session, its flow, its connection and the orders it waits on. */
+    private static final class Client
+    {
+        final SessionConfig session;
+        final OrderFlow flow;
+        final Outbound out;
+        final Subscription replies;
+        final long[] pendingIds = new long[PENDING];
+        final long[] pendingSent = new long[PENDING];
+        final long[] pendingDue = new long[PENDING];
+        final long[] ackedIds = new long[PENDING];
+        /** A request the gateway was too far behind to take, offered again before the next one. */
+        final UnsafeBuffer held = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
+        int heldLength;
+        long heldOrderId;
+        long heldDue;
+        boolean logonSent;
+        boolean loggedOn;
+        long nextDueNs;
+        long lastSentNs;
+
+        Client(final SessionConfig session, final OrderFlow flow, final Outbound out, final Subscription replies)
+        {
+            this.session = session;
+            this.flow = flow;
+            this.out = out;
+            this.replies = replies;
+        }
+    }
+
+    /**
+     * @param context     messaging settings.
+     * @param layout      where the gateway and each client's replies listen.
+     * @param sessions    one per client, in the layout's order.
+     * @param instruments instruments 1 to N the flow trades.
+     * @param rate        orders a second over all clients.
+     * @param seed        the flow's seed (each client adds its index).
+     * @param ledger      where acknowledgements are timed.
+     * @param running     the run's flag.
+     */
+    public SimulatedClients(final MessagingContext context, final ExchangeLayout layout,
+        final List<SessionConfig> sessions, final int instruments, final long rate, final long seed,
+        final LatencyLedger ledger, final RunFlag running)
+    {
+        this.ledger = ledger;
+        this.clients = new Client[sessions.size()];
+        this.intervalNs = Math.max(1, 1_000_000_000L * sessions.size() / Math.max(1, rate));
+        this.heartbeatNs = 1_000_000_000L;
+        try
+        {
+            for (int i = 0; i < clients.length; i++)
+            {
+                final Subscription replies = Subscription.open(context, layout.channel(layout.clientReplies()[i]),
+                    ExchangeLayout.REPLIES_STREAM);
+                final Publication orders;
+                try
+                {
+                    orders = Publication.open(context, layout.channel(layout.gatewayOrders()), ExchangeLayout.ORDERS_STREAM);
+                }
+                catch (final RuntimeException ex)
+                {
+                    replies.close();
+                    throw ex;
+                }
+                final SessionConfig session = sessions.get(i);
+                clients[i] = new Client(session, new OrderFlow(seed + i, instruments, session.account(), 1, BASE_PRICE,
+                    SPREAD_TICKS, 256), new Outbound(orders, running), replies);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            close();
+            throw ex;
+        }
+    }
+
+    /** @return the lowest price the flow sends (for the instruments' bands). */
+    public static long minPrice()
+    {
+        return new OrderFlow(0, 1, 1, 1, BASE_PRICE, SPREAD_TICKS, 1).minPrice();
+    }
+
+    /** @return the highest price the flow sends. */
+    public static long maxPrice()
+    {
+        return new OrderFlow(0, 1, 1, 1, BASE_PRICE, SPREAD_TICKS, 1).maxPrice();
+    }
+
+    /** @return the price every instrument's mid starts at. */
+    public static long basePrice()
+    {
+        return BASE_PRICE;
+    }
+
+    @Override
+    public int doWork()
+    {
+        final long nowNs = System.nanoTime();
+        int work = 0;
+        for (final Client client : clients)
+        {
+            current = client;
+            work += client.replies.poll(onReply, FRAGMENT_LIMIT);
+            work += client.out.doWork();
+            if (!client.logonSent)
+            {
+                work += logon(client, nowNs);
+            }
+            else if (client.loggedOn && sending)
+            {
+                work += sendDue(client, nowNs);
+            }
+        }
+        return work;
+    }
+
+    /** Stops the flow; replies are still read. Any thread. */
+    public void stopSending()
+    {
+        sending = false;
+    }
+
+    /** Whether every client's publication and reply subscription are connected. */
+    public boolean isConnected()
+    {
+        for (final Client client : clients)
+        {
+            if (!client.out.isConnected() || client.replies.imageCount() == 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Polls replies and drives publications without sending (setup and drain). */
+    public int pollOnly()
+    {
+        int work = 0;
+        for (final Client client : clients)
+        {
+            current = client;
+            work += client.replies.poll(onReply, FRAGMENT_LIMIT) + client.out.doWork();
+        }
+        return work;
+    }
+
+    private int logon(final Client client, final long nowNs)
+    {
+        final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(scratch, 0, headerEncoder)
+            .sessionId(client.session.sessionId())
+            .heartbeatIntervalMs((int)(heartbeatNs / 1_000_000))
+            .sendingTime(nowNs)
+            .credentials(client.session.token());
+        if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength()) ==
+            Outbound.SENT)
+        {
+            client.logonSent = true;
+            client.lastSentNs = nowNs;
+            client.nextDueNs = nowNs;
+            return 1;
+        }
+        return 0;
+    }
+
+    private int sendDue(final Client client, final long nowNs)
+    {
+        int sent = 0;
+        if (client.heldLength > 0)
+        {
+            final int result = client.out.trySend(client.held, 0, client.heldLength);
+            if (result == Outbound.RETRY)
+            {
+                return 0;
+            }
+            client.heldLength = 0;
+            if (result == Outbound.SENT)
+            {
+                sent(client, client.heldOrderId, System.nanoTime(), client.heldDue);
+                sent++;
+            }
+            else
+            {
+                counters.incrementAndGet(UNSENT);
+            }
+        }
+        while (sent < MAX_BURST && nowNs - client.nextDueNs >= 0)
+        {
+            final long due = client.nextDueNs;
+            client.nextDueNs += intervalNs;
+            final int length = client.flow.next(scratch, 0);
+            final long sendNs = System.nanoTime();
+            final long clientOrderId = stamp(sendNs);
+            final int result = client.out.trySend(scratch, 0, length);
+            if (result == Outbound.RETRY)
+            {
+                // The gateway is behind: hold this one, read replies, offer it again next time.
+                client.held.putBytes(0, scratch, 0, length);
+                client.heldLength = length;
+                client.heldOrderId = clientOrderId;
+                client.heldDue = due;
+                break;
+            }
+            if (result == Outbound.DROPPED)
+            {
+                counters.incrementAndGet(UNSENT);
+                continue;
+            }
+            sent(client, clientOrderId, sendNs, due);
+            sent++;
+        }
+        if (sent == 0 && client.heldLength == 0 && nowNs - client.lastSentNs > heartbeatNs)
+        {
+            heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId())
+                .sendingTime(nowNs);
+            if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength()) ==
+                Outbound.SENT)
+            {
+                client.lastSentNs = nowNs;
+            }
+        }
+        return sent;
+    }
+
+    private void sent(final Client client, final long clientOrderId, final long sendNs, final long due)
+    {
+        client.lastSentNs = sendNs;
+        counters.lazySet(SENT, counters.get(SENT) + 1);
+        if (clientOrderId != 0)
+        {
+            final int slot = (int)(clientOrderId & (PENDING - 1));
+            client.pendingIds[slot] = clientOrderId;
+            client.pendingSent[slot] = sendNs;
+            client.pendingDue[slot] = due;
+            counters.lazySet(NEW_ORDERS, counters.get(NEW_ORDERS) + 1);
+        }
+    }
+
+    /**
+     * Stamps the request in {@link #scratch} with its real sending time (the flow's own clock is a
+     * replayable fiction).
+     *
+     * @return the client order id of a new order (which waits for its acknowledgement), else 0.
+     */
+    private long stamp(final long sendNs)
+    {
+        headerDecoder.wrap(scratch, 0);
+        final int body = MessageHeaderDecoder.ENCODED_LENGTH;
+        switch (headerDecoder.templateId())
+        {
+            case NewOrderEncoder.TEMPLATE_ID ->
+            {
+                newOrder.wrap(scratch, body).sendingTime(sendNs);
+                return scratch.getLong(body + NewOrderEncoder.clientOrderIdEncodingOffset(), NewOrderEncoder.BYTE_ORDER);
+            }
+            case CancelOrderEncoder.TEMPLATE_ID -> cancel.wrap(scratch, body).sendingTime(sendNs);
+            case ReplaceOrderEncoder.TEMPLATE_ID -> replace.wrap(scratch, body).sendingTime(sendNs);
+            case MassCancelEncoder.TEMPLATE_ID -> massCancel.wrap(scratch, body).sendingTime(sendNs);
+            default ->
+            {
+            }
+        }
+        return 0;
+    }
+
+    private void onReply(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        final long receivedNs = System.nanoTime();
+        headerDecoder.wrap(buffer, offset);
+        final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
+        final int templateId = headerDecoder.templateId();
+        if (templateId == LogonResponseDecoder.TEMPLATE_ID)
+        {
+            logonResponse.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
+            if (logonResponse.status() == LogonStatus.ACCEPTED && !current.loggedOn)
+            {
+                current.loggedOn = true;
+                current.nextDueNs = receivedNs;
+                counters.incrementAndGet(LOGGED_ON);
+            }
+            return;
+        }
+        if (templateId != ExecutionReportDecoder.TEMPLATE_ID)
+        {
+            return;
+        }
+        report.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
+        counters.lazySet(REPORTS, counters.get(REPORTS) + 1);
+        final ExecType execType = report.execType();
+        if (execType == ExecType.NEW || execType == ExecType.REJECTED)
+        {
+            onAcknowledgement(report.clientOrderId(), receivedNs);
+        }
+        if (execType == ExecType.REJECTED)
+        {
+            counters.lazySet(REJECTS, counters.get(REJECTS) + 1);
+            final int reason = report.rejectReasonRaw();
+            if (reason >= 0 && reason < COUNTERS - REJECT_REASONS)
+            {
+                counters.lazySet(REJECT_REASONS + reason, counters.get(REJECT_REASONS + reason) + 1);
+            }
+        }
+        else if (execType == ExecType.PARTIAL_FILL || execType == ExecType.FILL)
+        {
+            counters.lazySet(FILLS, counters.get(FILLS) + 1);
+            final int side = report.side() == Side.BUY ? BOUGHT : SOLD;
+            counters.lazySet(side, counters.get(side) + report.lastQuantity());
+        }
+        else if (execType == ExecType.CANCELED)
+        {
+            counters.lazySet(CANCELS, counters.get(CANCELS) + 1);
+        }
+    }
+
+    private void onAcknowledgement(final long clientOrderId, final long receivedNs)
+    {
+        final Client client = current;
+        final int slot = (int)(clientOrderId & (PENDING - 1));
+        if (client.pendingIds[slot] == clientOrderId)
+        {
+            client.pendingIds[slot] = 0;
+            client.ackedIds[slot] = clientOrderId;
+            counters.lazySet(ACKS, counters.get(ACKS) + 1);
+            ledger.recordAck(report.clientSendTime(), report.gatewayInTime(), report.gatewayOutTime(),
+                report.engineInTime(), report.engineOutTime(), report.gatewayReplyTime(), receivedNs,
+                client.pendingDue[slot]);
+        }
+        else if (client.ackedIds[slot] == clientOrderId)
+        {
+            counters.incrementAndGet(DUPLICATE_ACKS);
+        }
+    }
+
+    /** @return the counters, indexed by this class's constants. */
+    public AtomicLongArray counters()
+    {
+        return counters;
+    }
+
+    /** @return the number of clients. */
+    public int clientCount()
+    {
+        return clients.length;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "clients";
+    }
+
+    @Override
+    public void close()
+    {
+        for (final Client client : clients)
+        {
+            if (null != client)
+            {
+                CloseHelper.quietCloseAll(client.out.publication(), client.replies);
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.ringwire.exchange.demo;
+
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.exchange.engine.EngineCounters;
+import io.ringwire.exchange.gateway.GatewayCounters;
+import io.ringwire.exchange.marketdata.MarketDataBooks;
+import io.ringwire.exchange.marketdata.PublicBookDigest;
+import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.GatewayNode;
+import io.ringwire.exchange.node.MarketDataNode;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The end of a demo run: what the clients sent and heard, what the gateway and engine did, the
+ * latency of every hop, whether the market-data subscriber's books equal the engine's, and the
+ * checks a run must pass: every new order acknowledged exactly once, as much bought as sold.
+ */
+final class Summary
+{
+    private final AtomicLongArray clients;
+    private final LatencyLedger ledger;
+    private final EngineNode engine;
+    private final GatewayNode gateway;
+    private final MarketDataNode marketData;
+    private final MarketDataClient subscriber;
+    private final String engineBooks;
+    private final String subscriberBooks;
+
+    Summary(final AtomicLongArray clients, final LatencyLedger ledger, final EngineNode engine, final GatewayNode gateway,
+        final MarketDataNode marketData, final MarketDataClient subscriber)
+    {
+        this.clients = clients;
+        this.ledger = ledger;
+        this.engine = engine;
+        this.gateway = gateway;
+        this.marketData = marketData;
+        this.subscriber = subscriber;
+        this.engineBooks = PublicBookDigest.of(engine.engine().engine().books());
+        this.subscriberBooks = subscriber.books().publicDigest();
+    }
+
+    /** @return true when every order was acknowledged once, fills balance, and the books agree. */
+    boolean conserved()
+    {
+        return clients.get(SimulatedClients.DUPLICATE_ACKS) == 0 &&
+            clients.get(SimulatedClients.ACKS) == clients.get(SimulatedClients.NEW_ORDERS) &&
+            clients.get(SimulatedClients.BOUGHT) == clients.get(SimulatedClients.SOLD) &&
+            engineBooks.equals(subscriberBooks);
+    }
+
+    void print(final PrintStream out, final double seconds, final boolean interrupted)
+    {
+        final long sent = clients.get(SimulatedClients.SENT);
+        out.println();
+        out.println(String.format(Locale.ROOT, "summary (%.1f s%s)", seconds, interrupted ? ", stopped by Ctrl-C" : ""));
+        out.println(String.format(Locale.ROOT, "  requests sent     %,d (%,.0f/s): %,d new orders, the rest cancels, " +
+            "replaces and mass cancels", sent, sent / Math.max(seconds, 1e-9), clients.get(SimulatedClients.NEW_ORDERS)));
+        out.println(String.format(Locale.ROOT, "  acknowledged      %,d new orders, %,d twice", clients.get(SimulatedClients.ACKS),
+            clients.get(SimulatedClients.DUPLICATE_ACKS)));
+        final EngineCounters counters = engine.engine().engine().counters();
+        out.println(String.format(Locale.ROOT, "  fills             %,d reports, %,d trades; bought %,d, sold %,d",
+            clients.get(SimulatedClients.FILLS), counters.trades(), clients.get(SimulatedClients.BOUGHT),
+            clients.get(SimulatedClients.SOLD)));
+        out.println(String.format(Locale.ROOT, "  canceled          %,d reports", clients.get(SimulatedClients.CANCELS)));
+        out.println(String.format(Locale.ROOT, "  rejected          %,d", clients.get(SimulatedClients.REJECTS)));
+        for (final RejectReason reason : RejectReason.values())
+        {
+            if (reason == RejectReason.NULL_VAL)
+            {
+                continue;
+            }
+            final long count = clients.get(SimulatedClients.REJECT_REASONS + reason.value());
+            if (count > 0)
+            {
+                out.println(String.format(Locale.ROOT, "    %-26s %,d", reason.name(), count));
+            }
+        }
+        final GatewayCounters gatewayCounters = gateway.gateway().counters();
+        out.println(String.format(Locale.ROOT, "  gateway           %,d forwarded, %,d logons, %,d malformed, %,d throttled, " +
+            "%,d cancel-on-disconnect", gatewayCounters.forwarded(), gatewayCounters.logons(), gatewayCounters.malformed(),
+            gatewayCounters.throttled(), gatewayCounters.cancelOnDisconnects()));
+        out.println(String.format(Locale.ROOT, "  engine            %,d requests applied, %,d execution reports, " +
+            "%,d market-data messages, %,d refused", counters.applied(), counters.executionReports(),
+            counters.marketDataMessages(), engine.refused()));
+        final MarketDataBooks books = subscriber.books();
+        out.println(String.format(Locale.ROOT, "  market data       %,d published, %,d snapshot parts; subscriber: %,d applied, " +
+            "%,d gaps, %,d recoveries, %,d snapshot requests", marketData.published(), marketData.snapshotParts(),
+            books.applied(), books.gaps(), books.recoveries(), subscriber.snapshotRequests()));
+        out.println("  books             engine " + engineBooks.substring(0, 16) + ", subscriber " +
+            subscriberBooks.substring(0, 16) + (engineBooks.equals(subscriberBooks) ? " (equal)" : " (DIFFERENT)"));
+        out.println("  latency (us)                       count      p50      p90      p99    p99.9      max");
+        ledger.interval(); // takes in what was recorded since the last progress line
+        final Histogram[] totals = ledger.totals();
+        for (int i = 0; i < LatencyLedger.HOPS.length; i++)
+        {
+            final Histogram histogram = totals[i];
+            out.println(String.format(Locale.ROOT, "    %-28s %,9d %8s %8s %8s %8s %8s", LatencyLedger.HOPS[i],
+                histogram.getTotalCount(), us(histogram, 50), us(histogram, 90), us(histogram, 99), us(histogram, 99.9),
+                histogram.getTotalCount() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", histogram.getMaxValue() / 1e3)));
+        }
+        out.println("  output digest     " + engine.engine().digest());
+        out.println("  checks            " + (conserved() ? "passed" : "FAILED") + ": every new order acknowledged once, " +
+            "as much bought as sold, the subscriber's books equal the engine's");
+    }
+
+    private static String us(final Histogram histogram, final double percentile)
+    {
+        return histogram.getTotalCount() == 0 ? "-" :
+            String.format(Locale.ROOT, "%.1f", histogram.getValueAtPercentile(percentile) / 1e3);
+    }
+}

@@ -1,0 +1,144 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.marketdata.MarketDataBooks;
+import io.ringwire.exchange.marketdata.SnapshotEncoder;
+import io.ringwire.messaging.FragmentHandler;
+import io.ringwire.messaging.Header;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Publication;
+import io.ringwire.messaging.Subscription;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The market-data service as a role: reads the engine's order-level feed, keeps a replica of every
+ * book from it ({@link MarketDataBooks}), and publishes the feed to every market-data subscriber
+ * (one publication, one destination each: fan-out). A subscriber that joins late or finds a gap
+ * asks for snapshots; the service answers in-band on the same stream, so each snapshot sits
+ * exactly between the incrementals it includes and the ones after it.
+ *
+ * <p>Threading: one thread (the agent's).
+ */
+public final class MarketDataNode implements Agent, AutoCloseable
+{
+    private static final int FRAGMENT_LIMIT = 32;
+
+    private final Subscription feed;
+    private final Subscription snapshotRequests;
+    private final Outbound marketData;
+    private final MarketDataBooks replica;
+    private final SnapshotEncoder snapshots;
+    private final UnsafeBuffer snapshotBuffer;
+    private final FragmentHandler onFeed = this::onFeed;
+    private final FragmentHandler onSnapshotRequest = this::onSnapshotRequest;
+    private final SnapshotEncoder.PartSink sendPart;
+    private long snapshotParts;
+    private long badRequests;
+
+    /**
+     * @param context messaging settings.
+     * @param layout  where everything listens.
+     * @param engine  the engine's configuration (instruments and order capacity size the replica).
+     * @param running the run's flag.
+     */
+    public MarketDataNode(final MessagingContext context, final ExchangeLayout layout, final EngineConfig engine,
+        final RunFlag running)
+    {
+        Subscription fromEngine = null;
+        Subscription requests = null;
+        Publication toSubscribers = null;
+        try
+        {
+            fromEngine = Subscription.open(context, layout.channel(layout.marketDataFeed()), ExchangeLayout.FEED_STREAM);
+            requests = Subscription.open(context, layout.channel(layout.snapshotRequests()),
+                ExchangeLayout.SNAPSHOT_REQUESTS_STREAM);
+            toSubscribers = Publication.open(context, layout.marketDataChannel(), ExchangeLayout.MARKET_DATA_STREAM);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(fromEngine, requests, toSubscribers);
+            throw ex;
+        }
+        this.feed = fromEngine;
+        this.snapshotRequests = requests;
+        this.marketData = new Outbound(toSubscribers, running);
+        this.replica = new MarketDataBooks(engine.instruments().size(), engine.maxOrders());
+        this.snapshots = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
+        this.snapshotBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(snapshots.maxPartLength()));
+        this.sendPart = (buffer, offset, length) ->
+        {
+            if (marketData.send(buffer, offset, length))
+            {
+                snapshotParts++;
+            }
+        };
+    }
+
+    @Override
+    public int doWork()
+    {
+        return feed.poll(onFeed, FRAGMENT_LIMIT) + snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT) +
+            marketData.doWork();
+    }
+
+    private void onFeed(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        replica.onMessage(buffer, offset, length);
+        marketData.send(buffer, offset, length);
+    }
+
+    private void onSnapshotRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        if (snapshots.answer(buffer, offset, length, snapshotBuffer, 0, sendPart) < 0)
+        {
+            badRequests++;
+        }
+    }
+
+    /** @return whether every subscriber's destination is connected. */
+    public boolean isConnected()
+    {
+        return marketData.isConnected();
+    }
+
+    /** @return the service's replica of the books. */
+    public MarketDataBooks replica()
+    {
+        return replica;
+    }
+
+    /** @return feed messages published to the subscribers. */
+    public long published()
+    {
+        return marketData.sent() - snapshotParts;
+    }
+
+    /** @return snapshot parts published. */
+    public long snapshotParts()
+    {
+        return snapshotParts;
+    }
+
+    /** @return snapshot requests that were not well-formed. */
+    public long badRequests()
+    {
+        return badRequests;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "market-data";
+    }
+
+    @Override
+    public void close()
+    {
+        CloseHelper.quietCloseAll(feed, snapshotRequests, marketData.publication());
+    }
+}
