@@ -243,6 +243,10 @@ public final class Gateway
     private int onNewOrder(final int session, final NewOrderDecoder request, final DirectBuffer buffer,
         final int offset, final long nowNs)
     {
+        if (owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
         final long clientOrderId = request.clientOrderId();
         final long account = request.account();
         final int instrumentId = request.instrumentId();
@@ -276,6 +280,10 @@ public final class Gateway
     private int onCancel(final int session, final CancelOrderDecoder request, final DirectBuffer buffer,
         final int offset, final long nowNs)
     {
+        if (owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
         final long clientOrderId = request.clientOrderId();
         short reason = admit(session, request.account(), clientOrderId, nowNs);
         if (0 == reason)
@@ -294,6 +302,10 @@ public final class Gateway
     private int onReplace(final int session, final ReplaceOrderDecoder request, final DirectBuffer buffer,
         final int offset, final long nowNs)
     {
+        if (owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
         final long clientOrderId = request.clientOrderId();
         final int instrumentId = request.instrumentId();
         final long price = request.price();
@@ -319,6 +331,10 @@ public final class Gateway
     private int onMassCancel(final int session, final MassCancelDecoder request, final DirectBuffer buffer,
         final int offset, final long nowNs)
     {
+        if (owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
         final short reason = admit(session, request.account(), request.clientOrderId(), nowNs);
         // A mass cancel's id names no order: it is neither checked for duplicates nor remembered.
         if (0 != reason && DUPLICATE != reason)
@@ -327,6 +343,17 @@ public final class Gateway
                 NULL_ENUM, NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
         }
         return forward(requests.massCancel(buffer, offset, header.blockLength(), nowNs)) ? FORWARDED : BACK_PRESSURED;
+    }
+
+    /**
+     * A session that logged on again before its last loss's mass cancel reached the engine sends
+     * that cancel first, so it cannot cancel the orders of the new logon.
+     *
+     * @return true when the cancel is still owed: the request must wait.
+     */
+    private boolean owesCancelOnDisconnect(final int session, final long nowNs)
+    {
+        return session != NONE && sessions.isCancelPending(session) && !sendCancelOnDisconnect(session, nowNs);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.MassCancelDecoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import org.agrona.DirectBuffer;
@@ -293,5 +294,25 @@ class GatewaySessionTest
         assertEquals(START_NS + 8, forwarded.receiveTime());
         assertEquals(1, forwarded.instrumentId());
         assertEquals(ACCOUNT_A, forwarded.account());
+    }
+
+    @Test
+    void owedCancelOnDisconnectReachesTheEngineBeforeTheNextLogonsOrders()
+    {
+        fixture.logOnBoth();
+        output.engineRefuses = true;
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 1);
+        fixture.logon(TRANSPORT_A + 7, ID_A, TOKEN_A, START_NS + 2);
+
+        assertEquals(Gateway.BACK_PRESSURED,
+            fixture.newOrder(TRANSPORT_A + 7, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1, START_NS + 3));
+        output.engineRefuses = false;
+        assertEquals(Gateway.FORWARDED,
+            fixture.newOrder(TRANSPORT_A + 7, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1, START_NS + 4));
+
+        assertEquals(2, output.toEngine.size());
+        assertMassCancelOfAccount(output.toEngine.get(0), ACCOUNT_A, START_NS + 4);
+        assertEquals(NewOrderDecoder.TEMPLATE_ID, GatewayFixture.templateId(output.toEngine.get(1)));
+        assertEquals(1, gateway.counters().cancelOnDisconnects());
     }
 }
