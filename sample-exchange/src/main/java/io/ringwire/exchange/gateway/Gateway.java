@@ -66,7 +66,10 @@ public final class Gateway
     public static final int UNKNOWN_SESSION = -102;
     /** {@link #onClientMessage}: a well-formed message a client may not send, or a Heartbeat before logon: dropped. */
     public static final int UNSUPPORTED = -103;
-    /** {@link #onClientMessage}: the engine's stream refused the request; nothing was recorded, so it may be offered again. */
+    /**
+     * {@link #onClientMessage}: the engine's stream refused the request; nothing was recorded for it
+     * (but its rate-limit token), so it may be offered again.
+     */
     public static final int BACK_PRESSURED = -104;
     /**
      * {@link #onClientMessage}: values from -1 down to this one are {@code -(RejectReason value)}:

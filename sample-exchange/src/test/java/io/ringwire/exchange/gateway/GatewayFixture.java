@@ -86,8 +86,8 @@ final class GatewayFixture
     {
         final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
             .sessionId(sessionId).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(nowNs).credentials(token);
-        return gateway.onClientMessage(transport, buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength(),
-            nowNs);
+        return gateway.onClientMessage(transport, buffer, 0,
+            MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength(), nowNs);
     }
 
     void logOnBoth()
@@ -117,8 +117,8 @@ final class GatewayFixture
         final long account, final int instrumentId, final OrdType ordType, final long price, final long quantity,
         final long sendingTime)
     {
-        return encodeNewOrder(new NewOrderEncoder(), buffer, header, clientOrderId, account, instrumentId, ordType, price,
-            quantity, sendingTime);
+        return encodeNewOrder(new NewOrderEncoder(), buffer, header, clientOrderId, account, instrumentId, ordType,
+            price, quantity, sendingTime);
     }
 
     /** Encodes with the caller's encoder: allocates nothing. */
@@ -135,8 +135,8 @@ final class GatewayFixture
     int newOrder(final int transport, final long clientOrderId, final long account, final int instrumentId,
         final OrdType ordType, final long price, final long quantity, final long nowNs)
     {
-        final int length = encodeNewOrder(buffer, header, clientOrderId, account, instrumentId, ordType, price, quantity,
-            nowNs - 100);
+        final int length = encodeNewOrder(buffer, header, clientOrderId, account, instrumentId, ordType, price,
+            quantity, nowNs - 100);
         return gateway.onClientMessage(transport, buffer, 0, length, nowNs);
     }
 

@@ -275,7 +275,8 @@ class GatewaySessionTest
         assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, ID_B, TOKEN_B, START_NS + 1));
 
         assertEquals(SESSION_A, output.lastToSession().sessionIndex());
-        assertEquals(LogonRejectReason.ALREADY_LOGGED_ON, logonResponse(output.lastToSession().buffer()).rejectReason());
+        assertEquals(LogonRejectReason.ALREADY_LOGGED_ON,
+            logonResponse(output.lastToSession().buffer()).rejectReason());
         assertFalse(gateway.isLoggedOn(SESSION_B));
     }
 
