@@ -32,7 +32,8 @@ import java.nio.ByteBuffer;
  */
 final class ClientReplies
 {
-    private static final int SIDE_OFFSET = MessageHeaderEncoder.ENCODED_LENGTH + ExecutionReportEncoder.sideEncodingOffset();
+    private static final int SIDE_OFFSET =
+        MessageHeaderEncoder.ENCODED_LENGTH + ExecutionReportEncoder.sideEncodingOffset();
     private static final int ORD_TYPE_OFFSET =
         MessageHeaderEncoder.ENCODED_LENGTH + ExecutionReportEncoder.ordTypeEncodingOffset();
     private static final int TIME_IN_FORCE_OFFSET =

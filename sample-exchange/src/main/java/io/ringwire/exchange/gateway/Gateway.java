@@ -2,7 +2,6 @@ package io.ringwire.exchange.gateway;
 
 import io.ringwire.codecs.MessageValidator;
 import io.ringwire.codecs.trading.CancelOrderDecoder;
-import io.ringwire.codecs.trading.CancelOrderEncoder;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.HeartbeatDecoder;
@@ -11,27 +10,19 @@ import io.ringwire.codecs.trading.LogonRejectReason;
 import io.ringwire.codecs.trading.LogonStatus;
 import io.ringwire.codecs.trading.LogoutDecoder;
 import io.ringwire.codecs.trading.MassCancelDecoder;
-import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
-import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderDecoder;
-import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
-import io.ringwire.codecs.trading.ReplaceOrderEncoder;
-import io.ringwire.codecs.trading.SelfTradePrevention;
-import io.ringwire.codecs.trading.BooleanType;
-import io.ringwire.codecs.trading.TimeInForce;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Int2IntHashMap;
-import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.LongHashSet;
 import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+
+import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
 
 /**
  * The exchange gateway's logic, without transport or threads: it logs clients on, checks every
@@ -45,6 +36,11 @@ import java.nio.charset.StandardCharsets;
  * heartbeat timeout, {@link #onTransportLost} or {@link #onSessionUnreachable}. Each unbinding sends
  * the engine one MassCancel of the session's account on every instrument; if the engine's stream
  * refuses it, {@link #doWork} offers it again until it goes.
+ *
+ * <p>Client order ids are remembered per session for the gateway's life, across logons, so a
+ * client that resends after a reconnect gets DUPLICATE_CLIENT_ORDER_ID instead of a second order.
+ * Only ids the engine was sent are remembered: a request the gateway rejected may be corrected and
+ * sent again under the same id.
  *
  * <p>Clocks: {@code nowNs} (epoch nanoseconds) is the time a call starts; it stamps
  * {@code receiveTime}, the engine's only clock. {@code gatewaySendTime} on requests and
@@ -68,54 +64,45 @@ public final class Gateway
     public static final int LOGON_REJECTED = -101;
     /** {@link #onClientMessage}: a Logon (or Logout) named no configured session: dropped. */
     public static final int UNKNOWN_SESSION = -102;
-    /** {@link #onClientMessage}: a well-formed message a client may not send, or a session message before logon: dropped. */
+    /** {@link #onClientMessage}: a well-formed message a client may not send, or a Heartbeat before logon: dropped. */
     public static final int UNSUPPORTED = -103;
-    /** {@link #onClientMessage}: the engine's stream refused the request; nothing was recorded for it, so it may be offered again. */
+    /**
+     * {@link #onClientMessage}: the engine's stream refused the request; nothing was recorded for it
+     * (but its rate-limit token), so it may be offered again.
+     */
     public static final int BACK_PRESSURED = -104;
     /**
-     * {@link #onClientMessage}: negative values from -1 to -63 are {@code -(RejectReason value)}: the
-     * request was rejected with that reason (a reject went to the session when it could be identified).
+     * {@link #onClientMessage}: values from -1 down to this one are {@code -(RejectReason value)}:
+     * the request was rejected with that reason (a reject went to the session when it could be identified).
      */
     public static final int MOST_NEGATIVE_REJECT = -63;
 
     /** Heartbeat intervals a client may ask for, in milliseconds. */
     public static final int MIN_HEARTBEAT_INTERVAL_MS = 1;
+    /** Heartbeat intervals a client may ask for, in milliseconds. */
     public static final int MAX_HEARTBEAT_INTERVAL_MS = 300_000;
     /** Heartbeat intervals of silence from a client after which its session is lost. */
     public static final int MISSED_HEARTBEATS_TO_LOSE = 3;
 
-    private static final int NONE = -1;
-    private static final int HEADER_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH;
+    private static final int HEADER_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH;
     private static final short MALFORMED = RejectReason.MALFORMED_MESSAGE.value();
     private static final short NOT_LOGGED_ON = RejectReason.NOT_LOGGED_ON.value();
+    private static final short DUPLICATE = RejectReason.DUPLICATE_CLIENT_ORDER_ID.value();
     private static final short NULL_ENUM = 255;
     private static final long NULL_TIME = ExecutionReportEncoder.clientSendTimeNullValue();
     private static final int REPLY_CAPACITY = 1024;
+    private static final int MAX_CREDENTIALS_LENGTH = 1024;
 
     private final GatewayOutput output;
     private final EpochNanoClock sendClock;
     private final GatewayCounters counters = new GatewayCounters();
+    private final GatewaySessions sessions;
     private final RateLimiter rateLimiter;
     private final PreTradeRisk risk;
+    private final EngineRequests requests = new EngineRequests();
     private final ClientReplies replies = new ClientReplies();
-    private final int maxClientOrderIds;
-
-    // Per configured session, by its index in the config.
-    private final long[] sessionIds;
-    private final long[] accounts;
-    private final byte[][] tokens;
-    private final boolean[] loggedOn;
-    private final int[] transportOf;
-    private final long[] heartbeatIntervalNs;
-    private final int[] heartbeatIntervalMs;
-    private final long[] lastReceivedNs;
-    private final long[] lastSentNs;
-    private final boolean[] cancelPending;
     private final LongHashSet[] clientOrderIds;
-
-    private final Int2IntHashMap sessionOfTransport = new Int2IntHashMap(NONE);
-    private final Long2LongHashMap sessionOfId = new Long2LongHashMap(NONE);
-    private final Long2LongHashMap sessionOfAccount = new Long2LongHashMap(NONE);
+    private final int maxClientOrderIds;
 
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final LogonDecoder logon = new LogonDecoder();
@@ -124,15 +111,9 @@ public final class Gateway
     private final ReplaceOrderDecoder replaceOrder = new ReplaceOrderDecoder();
     private final MassCancelDecoder massCancel = new MassCancelDecoder();
     private final ExecutionReportDecoder report = new ExecutionReportDecoder();
-    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
-    private final NewOrderEncoder newOrderStamp = new NewOrderEncoder();
-    private final CancelOrderEncoder cancelOrderStamp = new CancelOrderEncoder();
-    private final ReplaceOrderEncoder replaceOrderStamp = new ReplaceOrderEncoder();
-    private final MassCancelEncoder massCancelEncoder = new MassCancelEncoder();
     private final ExecutionReportEncoder reportStamp = new ExecutionReportEncoder();
-    private final UnsafeBuffer engineBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
     private final UnsafeBuffer replyBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(REPLY_CAPACITY));
-    private final byte[] credentials = new byte[1024];
+    private final byte[] credentials = new byte[MAX_CREDENTIALS_LENGTH];
 
     private long lastEngineSequence;
 
@@ -163,38 +144,15 @@ public final class Gateway
         }
         this.output = output;
         this.sendClock = sendClock;
-        this.rateLimiter = new RateLimiter(config.sessions().size(), config.maxMessagesPerSecond(), config.burst());
+        this.sessions = new GatewaySessions(config.sessions(), MAX_CREDENTIALS_LENGTH);
+        this.rateLimiter = new RateLimiter(sessions.count(), config.maxMessagesPerSecond(), config.burst());
         this.risk = new PreTradeRisk(config);
         this.maxClientOrderIds = config.maxClientOrderIdsPerSession();
-
-        final int sessions = config.sessions().size();
-        sessionIds = new long[sessions];
-        accounts = new long[sessions];
-        tokens = new byte[sessions][];
-        loggedOn = new boolean[sessions];
-        transportOf = new int[sessions];
-        heartbeatIntervalNs = new long[sessions];
-        heartbeatIntervalMs = new int[sessions];
-        lastReceivedNs = new long[sessions];
-        lastSentNs = new long[sessions];
-        cancelPending = new boolean[sessions];
-        clientOrderIds = new LongHashSet[sessions];
-        for (int i = 0; i < sessions; i++)
+        this.clientOrderIds = new LongHashSet[sessions.count()];
+        for (int i = 0; i < clientOrderIds.length; i++)
         {
-            final SessionConfig session = config.sessions().get(i);
-            sessionIds[i] = session.sessionId();
-            accounts[i] = session.account();
-            tokens[i] = session.token().getBytes(StandardCharsets.UTF_8);
-            if (tokens[i].length > credentials.length)
-            {
-                throw new IllegalArgumentException("session " + session.sessionId() + ": the token is longer than " +
-                    credentials.length + " bytes, the most a Logon carries");
-            }
-            transportOf[i] = NONE;
             // Sized once for every id the session may use, so adding never resizes (allocates).
             clientOrderIds[i] = new LongHashSet(2 * maxClientOrderIds + 8, 0.5f);
-            sessionOfId.put(session.sessionId(), i);
-            sessionOfAccount.put(session.account(), i);
         }
     }
 
@@ -213,10 +171,10 @@ public final class Gateway
     /** @return whether the configured session (by index) is logged on. */
     public boolean isLoggedOn(final int sessionIndex)
     {
-        return loggedOn[sessionIndex];
+        return sessions.isLoggedOn(sessionIndex);
     }
 
-    /** @return the session's open orders as the risk check counts them. */
+    /** @return the session's open orders as the open-order limit counts them. */
     public int openOrders(final int sessionIndex)
     {
         return risk.openOrders(sessionIndex);
@@ -239,10 +197,10 @@ public final class Gateway
     public int onClientMessage(final int transportSession, final DirectBuffer buffer, final int offset,
         final int length, final long nowNs)
     {
-        final int session = sessionOfTransport.get(transportSession);
+        final int session = sessions.ofTransport(transportSession);
         if (session != NONE)
         {
-            lastReceivedNs[session] = nowNs;
+            sessions.received(session, nowNs);
         }
         final int valid = MessageValidator.validate(buffer, offset, length);
         if (valid < 0)
@@ -250,8 +208,8 @@ public final class Gateway
             counters.countMalformed(valid);
             if (session != NONE)
             {
-                sendToSession(session, replies.reject(0, accounts[session], 0, NULL_ENUM, NULL_ENUM, NULL_ENUM, 0, 0,
-                    NULL_TIME, MALFORMED, nowNs, replyTime(nowNs)), nowNs);
+                sendToSession(session, replies.reject(0, sessions.account(session), 0, NULL_ENUM, NULL_ENUM, NULL_ENUM,
+                    0, 0, NULL_TIME, MALFORMED, nowNs, sendTime(nowNs)), nowNs);
             }
             return -MALFORMED;
         }
@@ -288,6 +246,10 @@ public final class Gateway
     private int onNewOrder(final int session, final NewOrderDecoder request, final DirectBuffer buffer,
         final int offset, final long nowNs)
     {
+        if (owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
         final long clientOrderId = request.clientOrderId();
         final long account = request.account();
         final int instrumentId = request.instrumentId();
@@ -308,22 +270,10 @@ public final class Gateway
             return reject(session, reason, clientOrderId, account, instrumentId, request.sideRaw(), ordType,
                 request.timeInForceRaw(), price, quantity, request.sendingTime(), nowNs);
         }
-
-        final int length = copyRequest(buffer, offset, NewOrderDecoder.TEMPLATE_ID, NewOrderDecoder.BLOCK_LENGTH);
-        newOrderStamp.wrap(engineBuffer, HEADER_LENGTH);
-        if (header.blockLength() < NewOrderDecoder.BLOCK_LENGTH)
-        {
-            // A version-1 sender has no version-2 order terms: send their null values, the engine's defaults.
-            newOrderStamp.postOnly(BooleanType.NULL_VAL)
-                .displayQuantity(NewOrderEncoder.displayQuantityNullValue())
-                .selfTradePrevention(SelfTradePrevention.NULL_VAL);
-        }
-        newOrderStamp.receiveTime(nowNs).gatewaySendTime(replyTime(nowNs));
-        clientOrderIds[session].add(clientOrderId);
+        final int length = requests.newOrder(buffer, offset, header.blockLength(), nowNs, sendTime(nowNs));
         risk.opened(session, clientOrderId);
-        if (!forward(length))
+        if (FORWARDED != forwardWithId(session, clientOrderId, length))
         {
-            clientOrderIds[session].remove(clientOrderId);
             risk.notSent(session, clientOrderId);
             return BACK_PRESSURED;
         }
@@ -333,6 +283,10 @@ public final class Gateway
     private int onCancel(final int session, final CancelOrderDecoder request, final DirectBuffer buffer,
         final int offset, final long nowNs)
     {
+        if (owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
         final long clientOrderId = request.clientOrderId();
         short reason = admit(session, request.account(), clientOrderId, nowNs);
         if (0 == reason)
@@ -344,14 +298,17 @@ public final class Gateway
             return reject(session, reason, clientOrderId, request.account(), request.instrumentId(), request.sideRaw(),
                 NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
         }
-        final int length = copyRequest(buffer, offset, CancelOrderDecoder.TEMPLATE_ID, CancelOrderDecoder.BLOCK_LENGTH);
-        cancelOrderStamp.wrap(engineBuffer, HEADER_LENGTH).receiveTime(nowNs).gatewaySendTime(replyTime(nowNs));
-        return forwardWithId(session, clientOrderId, length);
+        return forwardWithId(session, clientOrderId,
+            requests.cancelOrder(buffer, offset, header.blockLength(), nowNs, sendTime(nowNs)));
     }
 
     private int onReplace(final int session, final ReplaceOrderDecoder request, final DirectBuffer buffer,
         final int offset, final long nowNs)
     {
+        if (owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
         final long clientOrderId = request.clientOrderId();
         final int instrumentId = request.instrumentId();
         final long price = request.price();
@@ -370,29 +327,41 @@ public final class Gateway
             return reject(session, reason, clientOrderId, request.account(), instrumentId, request.sideRaw(),
                 OrdType.LIMIT.value(), NULL_ENUM, price, quantity, request.sendingTime(), nowNs);
         }
-        final int length = copyRequest(buffer, offset, ReplaceOrderDecoder.TEMPLATE_ID, ReplaceOrderDecoder.BLOCK_LENGTH);
-        replaceOrderStamp.wrap(engineBuffer, HEADER_LENGTH).receiveTime(nowNs).gatewaySendTime(replyTime(nowNs));
-        return forwardWithId(session, clientOrderId, length);
+        return forwardWithId(session, clientOrderId,
+            requests.replaceOrder(buffer, offset, header.blockLength(), nowNs, sendTime(nowNs)));
     }
 
     private int onMassCancel(final int session, final MassCancelDecoder request, final DirectBuffer buffer,
         final int offset, final long nowNs)
     {
+        if (owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
         final short reason = admit(session, request.account(), request.clientOrderId(), nowNs);
-        // A mass cancel's id is not an order's: it is neither checked for duplicates nor remembered.
-        if (0 != reason && reason != RejectReason.DUPLICATE_CLIENT_ORDER_ID.value())
+        // A mass cancel's id names no order: it is neither checked for duplicates nor remembered.
+        if (0 != reason && DUPLICATE != reason)
         {
             return reject(session, reason, request.clientOrderId(), request.account(), request.instrumentId(),
                 NULL_ENUM, NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
         }
-        final int length = copyRequest(buffer, offset, MassCancelDecoder.TEMPLATE_ID, MassCancelDecoder.BLOCK_LENGTH);
-        massCancelEncoder.wrap(engineBuffer, HEADER_LENGTH).receiveTime(nowNs);
-        return forward(length) ? FORWARDED : BACK_PRESSURED;
+        return forward(requests.massCancel(buffer, offset, header.blockLength(), nowNs)) ? FORWARDED : BACK_PRESSURED;
+    }
+
+    /**
+     * A session that logged on again before its last loss's mass cancel reached the engine sends
+     * that cancel first, so it cannot cancel the orders of the new logon.
+     *
+     * @return true when the cancel is still owed: the request must wait.
+     */
+    private boolean owesCancelOnDisconnect(final int session, final long nowNs)
+    {
+        return session != NONE && sessions.isCancelPending(session) && !sendCancelOnDisconnect(session, nowNs);
     }
 
     /**
      * The checks every request takes before its own: logged on, within its rate, its session's
-     * account, a client order id not used before.
+     * account, a client order id not used before (the last, so a mass cancel can ignore it).
      *
      * @return 0 or the reject reason.
      */
@@ -406,13 +375,13 @@ public final class Gateway
         {
             return RejectReason.THROTTLED.value();
         }
-        if (account != accounts[session])
+        if (account != sessions.account(session))
         {
             return RejectReason.ACCOUNT_NOT_PERMITTED.value();
         }
         if (clientOrderIds[session].contains(clientOrderId))
         {
-            return RejectReason.DUPLICATE_CLIENT_ORDER_ID.value();
+            return DUPLICATE;
         }
         return 0;
     }
@@ -423,9 +392,9 @@ public final class Gateway
     }
 
     /**
-     * Rejects a request: to its session when one is logged on on this transport; before logon, to
+     * Rejects a request: to its session when one is logged on over this transport; before logon, to
      * the configured session whose account the request names, unless that session is logged on
-     * elsewhere (the sender is then not that client).
+     * elsewhere (the sender is then not that client, and hears nothing).
      */
     private int reject(final int session, final short reason, final long clientOrderId, final long account,
         final int instrumentId, final short side, final short ordType, final short timeInForce, final long price,
@@ -435,8 +404,8 @@ public final class Gateway
         int replyTo = session;
         if (session == NONE)
         {
-            final int named = (int)sessionOfAccount.get(account);
-            if (named == NONE || loggedOn[named])
+            final int named = sessions.ofAccount(account);
+            if (named == NONE || sessions.isLoggedOn(named))
             {
                 counters.unidentifiedBeforeLogon++;
                 return -reason;
@@ -444,21 +413,9 @@ public final class Gateway
             replyTo = named;
         }
         final int length = replies.reject(clientOrderId, account, instrumentId, side, ordType, timeInForce, price,
-            quantity, clientSendTime, reason, nowNs, replyTime(nowNs));
+            quantity, clientSendTime, reason, nowNs, sendTime(nowNs));
         sendToSession(replyTo, length, nowNs);
         return -reason;
-    }
-
-    /** Copies a request's header and the block this version knows into the engine buffer, as version 2. */
-    private int copyRequest(final DirectBuffer buffer, final int offset, final int templateId, final int blockLength)
-    {
-        headerEncoder.wrap(engineBuffer, 0)
-            .blockLength(blockLength)
-            .templateId(templateId)
-            .schemaId(MessageHeaderEncoder.SCHEMA_ID)
-            .version(MessageHeaderEncoder.SCHEMA_VERSION);
-        engineBuffer.putBytes(HEADER_LENGTH, buffer, offset + HEADER_LENGTH, Math.min(header.blockLength(), blockLength));
-        return HEADER_LENGTH + blockLength;
     }
 
     private int forwardWithId(final int session, final long clientOrderId, final int length)
@@ -474,7 +431,7 @@ public final class Gateway
 
     private boolean forward(final int length)
     {
-        if (output.toEngine(engineBuffer, 0, length))
+        if (output.toEngine(requests.buffer(), 0, length))
         {
             counters.forwarded++;
             return true;
@@ -485,49 +442,49 @@ public final class Gateway
 
     // ---------------------------------------------------------------- session messages
 
-    private int onLogon(final int transportSession, final int boundSession, final LogonDecoder request, final long nowNs)
+    private int onLogon(final int transportSession, final int boundSession, final LogonDecoder request,
+        final long nowNs)
     {
         final long sessionId = request.sessionId();
         final int intervalMs = request.heartbeatIntervalMs();
-        final int session = (int)sessionOfId.get(sessionId);
+        final int session = sessions.ofSessionId(sessionId);
         if (session == NONE)
         {
             counters.unknownSessions++;
             return UNKNOWN_SESSION;
         }
         final int credentialsLength = request.getCredentials(credentials, 0, credentials.length);
-        if (!java.util.Arrays.equals(credentials, 0, credentialsLength, tokens[session], 0, tokens[session].length))
+        if (!sessions.tokenMatches(session, credentials, credentialsLength))
         {
             counters.badCredentials++;
-            sendToSession(session, replies.logonResponse(sessionId, LogonStatus.REJECTED,
-                LogonRejectReason.BAD_CREDENTIALS, 0, nowNs, "bad credentials"), nowNs);
-            return LOGON_REJECTED;
+            return rejectLogon(session, sessionId, LogonRejectReason.BAD_CREDENTIALS, "bad credentials", nowNs);
         }
-        if (loggedOn[session] || boundSession != NONE)
+        if (sessions.isLoggedOn(session) || boundSession != NONE)
         {
             counters.alreadyLoggedOn++;
-            sendToSession(session, replies.logonResponse(sessionId, LogonStatus.REJECTED,
-                LogonRejectReason.ALREADY_LOGGED_ON, 0, nowNs, "already logged on"), nowNs);
-            return LOGON_REJECTED;
+            // A transport logged on as another session hears the answer on that session's stream.
+            return rejectLogon(boundSession != NONE ? boundSession : session, sessionId,
+                LogonRejectReason.ALREADY_LOGGED_ON, "already logged on", nowNs);
         }
         if (intervalMs < MIN_HEARTBEAT_INTERVAL_MS || intervalMs > MAX_HEARTBEAT_INTERVAL_MS)
         {
             counters.invalidHeartbeatIntervals++;
-            sendToSession(session, replies.logonResponse(sessionId, LogonStatus.REJECTED,
-                LogonRejectReason.INVALID_HEARTBEAT_INTERVAL, 0, nowNs, "heartbeat interval must be 1 to 300000 ms"), nowNs);
-            return LOGON_REJECTED;
+            return rejectLogon(session, sessionId, LogonRejectReason.INVALID_HEARTBEAT_INTERVAL,
+                "the heartbeat interval must be 1 to 300000 ms", nowNs);
         }
-        loggedOn[session] = true;
-        transportOf[session] = transportSession;
-        sessionOfTransport.put(transportSession, session);
-        heartbeatIntervalMs[session] = intervalMs;
-        heartbeatIntervalNs[session] = intervalMs * 1_000_000L;
-        lastReceivedNs[session] = nowNs;
+        sessions.bind(session, transportSession, intervalMs, nowNs);
         rateLimiter.reset(session, nowNs);
         counters.logons++;
         sendToSession(session, replies.logonResponse(sessionId, LogonStatus.ACCEPTED, LogonRejectReason.NONE,
             intervalMs, nowNs, ""), nowNs);
         return LOGGED_ON;
+    }
+
+    private int rejectLogon(final int replyTo, final long sessionId, final LogonRejectReason reason, final String text,
+        final long nowNs)
+    {
+        sendToSession(replyTo, replies.logonResponse(sessionId, LogonStatus.REJECTED, reason, 0, nowNs, text), nowNs);
+        return LOGON_REJECTED;
     }
 
     private int onLogout(final int session, final long nowNs)
@@ -538,19 +495,20 @@ public final class Gateway
             return UNKNOWN_SESSION;
         }
         counters.logouts++;
-        sendToSession(session, replies.logout(sessionIds[session], nowNs), nowNs);
+        sendToSession(session, replies.logout(sessions.sessionId(session), nowNs), nowNs);
         lose(session, nowNs);
         return LOGGED_OUT;
     }
 
     /**
-     * The image a session's client sent on went away.
+     * The image a session's client sent on went away: the session is lost.
      *
      * @param transportSession the messaging image's session id.
+     * @param nowNs            epoch nanoseconds now.
      */
     public void onTransportLost(final int transportSession, final long nowNs)
     {
-        final int session = sessionOfTransport.get(transportSession);
+        final int session = sessions.ofTransport(transportSession);
         if (session != NONE)
         {
             counters.transportLosses++;
@@ -559,13 +517,15 @@ public final class Gateway
     }
 
     /**
-     * The session's reply publication has no subscriber: the client cannot hear the gateway.
+     * The session's reply publication has no subscriber, so the client cannot hear the gateway: the
+     * session is lost.
      *
      * @param sessionIndex the configured session's index.
+     * @param nowNs        epoch nanoseconds now.
      */
     public void onSessionUnreachable(final int sessionIndex, final long nowNs)
     {
-        if (loggedOn[sessionIndex])
+        if (sessions.isLoggedOn(sessionIndex))
         {
             counters.sessionsUnreachable++;
             lose(sessionIndex, nowNs);
@@ -577,63 +537,52 @@ public final class Gateway
      * sessions silent for {@link #MISSED_HEARTBEATS_TO_LOSE} intervals, and offers again any
      * cancel-on-disconnect the engine's stream refused.
      *
+     * @param nowNs epoch nanoseconds now.
      * @return the number of things done (0 when idle).
      */
     public int doWork(final long nowNs)
     {
         int work = 0;
-        for (int session = 0; session < loggedOn.length; session++)
+        for (int session = 0, count = sessions.count(); session < count; session++)
         {
-            if (cancelPending[session])
+            if (sessions.isCancelPending(session) && sendCancelOnDisconnect(session, nowNs))
             {
-                work += sendCancelOnDisconnect(session, nowNs) ? 1 : 0;
+                work++;
             }
-            if (!loggedOn[session])
+            if (!sessions.isLoggedOn(session))
             {
                 continue;
             }
-            final long interval = heartbeatIntervalNs[session];
-            if (nowNs - lastReceivedNs[session] >= MISSED_HEARTBEATS_TO_LOSE * interval)
+            if (sessions.isSilent(session, nowNs, MISSED_HEARTBEATS_TO_LOSE))
             {
                 counters.heartbeatTimeouts++;
                 lose(session, nowNs);
                 work++;
             }
-            else if (nowNs - lastSentNs[session] >= interval)
+            else if (sessions.isHeartbeatDue(session, nowNs))
             {
                 counters.heartbeatsSent++;
-                sendToSession(session, replies.heartbeat(sessionIds[session], nowNs), nowNs);
+                sendToSession(session, replies.heartbeat(sessions.sessionId(session), nowNs), nowNs);
                 work++;
             }
         }
         return work;
     }
 
-    /** Unbinds a logged-on session and cancels its account's orders: once per loss, since only a logged-on session is lost. */
+    /** Unbinds a session and cancels its account's orders: once per loss, as only a logged-on session unbinds. */
     private void lose(final int session, final long nowNs)
     {
-        if (!loggedOn[session])
+        if (sessions.unbind(session))
         {
-            return;
+            sendCancelOnDisconnect(session, nowNs);
         }
-        loggedOn[session] = false;
-        sessionOfTransport.remove(transportOf[session]);
-        transportOf[session] = NONE;
-        cancelPending[session] = true;
-        sendCancelOnDisconnect(session, nowNs);
     }
 
     private boolean sendCancelOnDisconnect(final int session, final long nowNs)
     {
-        massCancelEncoder.wrapAndApplyHeader(engineBuffer, 0, headerEncoder)
-            .clientOrderId(0)
-            .account(accounts[session])
-            .instrumentId(0)
-            .sendingTime(nowNs)
-            .receiveTime(nowNs);
-        if (forward(HEADER_LENGTH + massCancelEncoder.encodedLength()))
+        if (forward(requests.cancelOnDisconnect(sessions.account(session), nowNs)))
         {
-            cancelPending[session] = false;
+            sessions.cancelSent(session);
             counters.cancelOnDisconnects++;
             return true;
         }
@@ -646,7 +595,10 @@ public final class Gateway
      * Routes one message from the engine: an execution report goes, stamped with
      * {@code gatewayReplyTime}, to the logged-on session of its account; anything else is counted
      * and ignored. A report at or below {@link #lastEngineSequence()} is an engine's resend and is
-     * dropped; a report for a session not logged on is dropped (the gateway still learns from it).
+     * dropped; a report for a session not logged on is dropped (the gateway still learns its fills
+     * and ended orders).
+     *
+     * @param nowNs epoch nanoseconds now.
      */
     public void onEngineMessage(final DirectBuffer buffer, final int offset, final int length, final long nowNs)
     {
@@ -677,24 +629,24 @@ public final class Gateway
             return;
         }
         lastEngineSequence = engineSequence;
-        final int session = (int)sessionOfAccount.get(report.account());
+        final int session = sessions.ofAccount(report.account());
         if (session == NONE)
         {
             counters.reportsForGoneSessions++;
             return;
         }
         risk.onReport(session, report);
-        if (!loggedOn[session])
+        if (!sessions.isLoggedOn(session))
         {
             counters.reportsForGoneSessions++;
             return;
         }
         replyBuffer.putBytes(0, buffer, offset, valid);
-        reportStamp.wrap(replyBuffer, HEADER_LENGTH).gatewayReplyTime(replyTime(nowNs));
+        reportStamp.wrap(replyBuffer, HEADER_LENGTH).gatewayReplyTime(sendTime(nowNs));
         if (output.toSession(session, replyBuffer, 0, valid))
         {
             counters.routed++;
-            lastSentNs[session] = nowNs;
+            sessions.sent(session, nowNs);
         }
         else
         {
@@ -706,7 +658,7 @@ public final class Gateway
     {
         if (output.toSession(session, replies.buffer(), 0, length))
         {
-            lastSentNs[session] = nowNs;
+            sessions.sent(session, nowNs);
         }
         else
         {
@@ -714,7 +666,7 @@ public final class Gateway
         }
     }
 
-    private long replyTime(final long nowNs)
+    private long sendTime(final long nowNs)
     {
         return null == sendClock ? nowNs : sendClock.nanoTime();
     }

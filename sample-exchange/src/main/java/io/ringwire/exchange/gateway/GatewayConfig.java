@@ -20,7 +20,8 @@ import java.util.Set;
  * @param limits                      pre-trade risk limits.
  * @param maxMessagesPerSecond        sustained request rate of one session (token bucket refill).
  * @param burst                       requests a session may send at once (token bucket size).
- * @param maxClientOrderIdsPerSession client order ids a session may use in the gateway's life.
+ * @param maxClientOrderIdsPerSession client order ids a session may use in the gateway's life; each session's
+ *                                    set is allocated for them at start (16 to 32 bytes per id).
  */
 public record GatewayConfig(
     List<SessionConfig> sessions,
@@ -82,7 +83,8 @@ public record GatewayConfig(
         {
             if (!instrumentIds.add(instrument.id()))
             {
-                throw new IllegalArgumentException("gateway config: instrument " + instrument.id() + " is configured twice");
+                throw new IllegalArgumentException("gateway config: instrument " + instrument.id() +
+                    " is configured twice");
             }
             if (instrument.id() > MAX_INSTRUMENT_ID)
             {
@@ -93,7 +95,8 @@ public record GatewayConfig(
         }
         if (null == referencePrices || referencePrices.length <= maxId)
         {
-            throw new IllegalArgumentException("gateway config: referencePrices is indexed by instrument id and needs " +
+            throw new IllegalArgumentException(
+                "gateway config: referencePrices is indexed by instrument id and needs " +
                 "at least " + (maxId + 1) + " entries, has " + (null == referencePrices ? 0 : referencePrices.length));
         }
         for (final InstrumentSpec instrument : instruments)
@@ -101,8 +104,9 @@ public record GatewayConfig(
             final long reference = referencePrices[instrument.id()];
             if (reference < instrument.minPrice() || reference > instrument.maxPrice())
             {
-                throw new IllegalArgumentException("gateway config: the reference price " + reference + " of instrument " +
-                    instrument.id() + " is outside its band [" + instrument.minPrice() + ", " + instrument.maxPrice() + "]");
+                throw new IllegalArgumentException("gateway config: the reference price " + reference +
+                    " of instrument " + instrument.id() + " is outside its band [" + instrument.minPrice() + ", " +
+                    instrument.maxPrice() + "]");
             }
         }
         sessions = List.copyOf(sessions);

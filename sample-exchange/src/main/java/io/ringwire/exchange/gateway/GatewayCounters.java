@@ -74,41 +74,49 @@ public final class GatewayCounters
         return forwarded;
     }
 
+    /** @return requests rejected UNKNOWN_INSTRUMENT. */
     public long unknownInstrument()
     {
         return rejects(RejectReason.UNKNOWN_INSTRUMENT);
     }
 
+    /** @return requests rejected MAX_ORDER_QUANTITY. */
     public long maxOrderQuantity()
     {
         return rejects(RejectReason.MAX_ORDER_QUANTITY);
     }
 
+    /** @return requests rejected MAX_NOTIONAL. */
     public long maxNotional()
     {
         return rejects(RejectReason.MAX_NOTIONAL);
     }
 
+    /** @return requests rejected RISK_PRICE_BAND. */
     public long riskPriceBand()
     {
         return rejects(RejectReason.RISK_PRICE_BAND);
     }
 
+    /** @return new orders rejected MAX_OPEN_ORDERS. */
     public long maxOpenOrders()
     {
         return rejects(RejectReason.MAX_OPEN_ORDERS);
     }
 
+    /** @return requests rejected ACCOUNT_NOT_PERMITTED: an account other than the session's. */
     public long accountNotPermitted()
     {
         return rejects(RejectReason.ACCOUNT_NOT_PERMITTED);
     }
 
+    /** @return requests rejected THROTTLED by the session's rate limit. */
     public long throttled()
     {
         return rejects(RejectReason.THROTTLED);
     }
 
+    /** @return requests rejected DUPLICATE_CLIENT_ORDER_ID (resends among them). */
     public long duplicateClientOrderIds()
     {
         return rejects(RejectReason.DUPLICATE_CLIENT_ORDER_ID);
@@ -144,46 +152,55 @@ public final class GatewayCounters
         return unknownSessions;
     }
 
+    /** @return Logons accepted. */
     public long logons()
     {
         return logons;
     }
 
+    /** @return Logons rejected BAD_CREDENTIALS. */
     public long badCredentials()
     {
         return badCredentials;
     }
 
+    /** @return Logons rejected ALREADY_LOGGED_ON. */
     public long alreadyLoggedOn()
     {
         return alreadyLoggedOn;
     }
 
+    /** @return Logons rejected INVALID_HEARTBEAT_INTERVAL. */
     public long invalidHeartbeatIntervals()
     {
         return invalidHeartbeatIntervals;
     }
 
+    /** @return Logouts from clients, answered. */
     public long logouts()
     {
         return logouts;
     }
 
+    /** @return Heartbeats the gateway sent to idle sessions. */
     public long heartbeatsSent()
     {
         return heartbeatsSent;
     }
 
+    /** @return sessions lost to silence for three heartbeat intervals. */
     public long heartbeatTimeouts()
     {
         return heartbeatTimeouts;
     }
 
+    /** @return logged-on sessions lost with their transport (image). */
     public long transportLosses()
     {
         return transportLosses;
     }
 
+    /** @return logged-on sessions lost because their reply publication had no subscriber. */
     public long sessionsUnreachable()
     {
         return sessionsUnreachable;

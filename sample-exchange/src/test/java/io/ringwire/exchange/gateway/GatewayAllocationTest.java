@@ -129,8 +129,8 @@ class GatewayAllocationTest
             final long price = (instrument == 1 ? 1_000 : 2_000) + (i % 21) - 10;
             // One order in 64 is over the maximum quantity: a reject built by the gateway.
             final long quantity = (i & 63) == 63 ? 5_000 : 1 + (i & 7);
-            final int length = GatewayFixture.encodeNewOrder(orderEncoder, request, header, id, account, instrument, OrdType.LIMIT,
-                price, quantity, nowNs - 50);
+            final int length = GatewayFixture.encodeNewOrder(orderEncoder, request, header, id, account, instrument,
+                OrdType.LIMIT, price, quantity, nowNs - 50);
             final int outcome = gateway.onClientMessage(500 + session, request, 0, length, nowNs);
             if (outcome == Gateway.FORWARDED)
             {
@@ -139,8 +139,8 @@ class GatewayAllocationTest
                 if ((i & 255) == 0)
                 {
                     // An engine's resend of the fill: dropped by its sequence.
-                    final int resent = GatewayFixture.encodeReport(reportEncoder, engine, header, engineSequence, account, id, id,
-                        ExecType.FILL, OrdStatus.FILLED, instrument, price, quantity);
+                    final int resent = GatewayFixture.encodeReport(reportEncoder, engine, header, engineSequence,
+                        account, id, id, ExecType.FILL, OrdStatus.FILLED, instrument, price, quantity);
                     gateway.onEngineMessage(engine, 0, resent, nowNs);
                 }
             }
@@ -158,8 +158,8 @@ class GatewayAllocationTest
     private void report(final Gateway gateway, final long account, final long id, final ExecType execType,
         final OrdStatus ordStatus, final int instrument, final long lastPrice, final long lastQuantity)
     {
-        final int length = GatewayFixture.encodeReport(reportEncoder, engine, header, ++engineSequence, account, id, id, execType,
-            ordStatus, instrument, lastPrice, lastQuantity);
+        final int length = GatewayFixture.encodeReport(reportEncoder, engine, header, ++engineSequence, account, id,
+            id, execType, ordStatus, instrument, lastPrice, lastQuantity);
         gateway.onEngineMessage(engine, 0, length, nowNs);
     }
 }

@@ -86,8 +86,8 @@ final class GatewayFixture
     {
         final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
             .sessionId(sessionId).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(nowNs).credentials(token);
-        return gateway.onClientMessage(transport, buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength(),
-            nowNs);
+        return gateway.onClientMessage(transport, buffer, 0,
+            MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength(), nowNs);
     }
 
     void logOnBoth()
@@ -117,17 +117,26 @@ final class GatewayFixture
         final long account, final int instrumentId, final OrdType ordType, final long price, final long quantity,
         final long sendingTime)
     {
-        return encodeNewOrder(new NewOrderEncoder(), buffer, header, clientOrderId, account, instrumentId, ordType, price,
+        return encodeNewOrder(new NewOrderEncoder(), buffer, header, clientOrderId, account, instrumentId, ordType,
+            price, quantity, sendingTime);
+    }
+
+    /** Encodes a buy with the caller's encoder: allocates nothing. */
+    static int encodeNewOrder(final NewOrderEncoder encoder, final UnsafeBuffer buffer,
+        final MessageHeaderEncoder header, final long clientOrderId, final long account, final int instrumentId,
+        final OrdType ordType, final long price, final long quantity, final long sendingTime)
+    {
+        return encodeNewOrder(encoder, buffer, header, clientOrderId, account, instrumentId, Side.BUY, ordType, price,
             quantity, sendingTime);
     }
 
     /** Encodes with the caller's encoder: allocates nothing. */
     static int encodeNewOrder(final NewOrderEncoder encoder, final UnsafeBuffer buffer,
         final MessageHeaderEncoder header, final long clientOrderId, final long account, final int instrumentId,
-        final OrdType ordType, final long price, final long quantity, final long sendingTime)
+        final Side side, final OrdType ordType, final long price, final long quantity, final long sendingTime)
     {
         final NewOrderEncoder order = encoder.wrapAndApplyHeader(buffer, 0, header)
-            .clientOrderId(clientOrderId).account(account).instrumentId(instrumentId).side(Side.BUY).ordType(ordType)
+            .clientOrderId(clientOrderId).account(account).instrumentId(instrumentId).side(side).ordType(ordType)
             .timeInForce(TimeInForce.DAY).price(price).quantity(quantity).sendingTime(sendingTime);
         return MessageHeaderEncoder.ENCODED_LENGTH + order.encodedLength();
     }
@@ -135,8 +144,16 @@ final class GatewayFixture
     int newOrder(final int transport, final long clientOrderId, final long account, final int instrumentId,
         final OrdType ordType, final long price, final long quantity, final long nowNs)
     {
-        final int length = encodeNewOrder(buffer, header, clientOrderId, account, instrumentId, ordType, price, quantity,
-            nowNs - 100);
+        final int length = encodeNewOrder(buffer, header, clientOrderId, account, instrumentId, ordType, price,
+            quantity, nowNs - 100);
+        return gateway.onClientMessage(transport, buffer, 0, length, nowNs);
+    }
+
+    int sell(final int transport, final long clientOrderId, final long account, final int instrumentId,
+        final long price, final long quantity, final long nowNs)
+    {
+        final int length = encodeNewOrder(new NewOrderEncoder(), buffer, header, clientOrderId, account, instrumentId,
+            Side.SELL, OrdType.LIMIT, price, quantity, nowNs - 100);
         return gateway.onClientMessage(transport, buffer, 0, length, nowNs);
     }
 

@@ -43,7 +43,8 @@ class GatewayForwardingTest
         {
             final int length = new io.ringwire.codecs.trading.LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
                 .sessionId(session[1]).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(START_NS)
-                .credentials(session[1] == ID_A ? TOKEN_A : TOKEN_B).encodedLength() + MessageHeaderEncoder.ENCODED_LENGTH;
+                .credentials(session[1] == ID_A ? TOKEN_A : TOKEN_B).encodedLength() +
+                MessageHeaderEncoder.ENCODED_LENGTH;
             assertEquals(Gateway.LOGGED_ON, gateway.onClientMessage(session[0], buffer, 0, length, START_NS));
         }
         output.clear();

@@ -4,9 +4,13 @@ import io.ringwire.codecs.trading.HeartbeatDecoder;
 import io.ringwire.codecs.trading.LogonRejectReason;
 import io.ringwire.codecs.trading.LogonResponseDecoder;
 import io.ringwire.codecs.trading.LogonStatus;
+import io.ringwire.codecs.trading.LogonEncoder;
 import io.ringwire.codecs.trading.LogoutDecoder;
+import io.ringwire.codecs.trading.MassCancelEncoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.MassCancelDecoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import org.agrona.DirectBuffer;
@@ -246,5 +250,70 @@ class GatewaySessionTest
         assertTrue(gateway.isLoggedOn(SESSION_A));
         assertEquals(Gateway.FORWARDED, fixture.newOrder(TRANSPORT_B + 10, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1,
             START_NS + 3));
+    }
+
+    @Test
+    void logonWithAnInvalidHeartbeatIntervalIsRejected()
+    {
+        final int length = MessageHeaderEncoder.ENCODED_LENGTH + new LogonEncoder()
+            .wrapAndApplyHeader(fixture.buffer, 0, fixture.header).sessionId(ID_A).heartbeatIntervalMs(0)
+            .sendingTime(START_NS).credentials(TOKEN_A).encodedLength();
+
+        assertEquals(Gateway.LOGON_REJECTED, gateway.onClientMessage(TRANSPORT_A, fixture.buffer, 0, length, START_NS));
+
+        assertEquals(LogonRejectReason.INVALID_HEARTBEAT_INTERVAL,
+            logonResponse(output.lastToSession().buffer()).rejectReason());
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertEquals(1, gateway.counters().invalidHeartbeatIntervals());
+    }
+
+    @Test
+    void transportLoggedOnAsOneSessionCannotLogOnAsAnotherAndHearsWhyOnItsOwnSession()
+    {
+        fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS);
+
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, ID_B, TOKEN_B, START_NS + 1));
+
+        assertEquals(SESSION_A, output.lastToSession().sessionIndex());
+        assertEquals(LogonRejectReason.ALREADY_LOGGED_ON,
+            logonResponse(output.lastToSession().buffer()).rejectReason());
+        assertFalse(gateway.isLoggedOn(SESSION_B));
+    }
+
+    @Test
+    void clientMassCancelOfItsOwnAccountIsForwardedStamped()
+    {
+        fixture.logOnBoth();
+        final int length = MessageHeaderEncoder.ENCODED_LENGTH + new MassCancelEncoder()
+            .wrapAndApplyHeader(fixture.buffer, 0, fixture.header).clientOrderId(5).account(ACCOUNT_A).instrumentId(1)
+            .sendingTime(START_NS).receiveTime(0).encodedLength();
+
+        assertEquals(Gateway.FORWARDED, gateway.onClientMessage(TRANSPORT_A, fixture.buffer, 0, length, START_NS + 8));
+
+        final MassCancelDecoder forwarded = new MassCancelDecoder().wrap(output.lastToEngine(),
+            MessageHeaderDecoder.ENCODED_LENGTH, MassCancelDecoder.BLOCK_LENGTH, 2);
+        assertEquals(START_NS + 8, forwarded.receiveTime());
+        assertEquals(1, forwarded.instrumentId());
+        assertEquals(ACCOUNT_A, forwarded.account());
+    }
+
+    @Test
+    void owedCancelOnDisconnectReachesTheEngineBeforeTheNextLogonsOrders()
+    {
+        fixture.logOnBoth();
+        output.engineRefuses = true;
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 1);
+        fixture.logon(TRANSPORT_A + 7, ID_A, TOKEN_A, START_NS + 2);
+
+        assertEquals(Gateway.BACK_PRESSURED,
+            fixture.newOrder(TRANSPORT_A + 7, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1, START_NS + 3));
+        output.engineRefuses = false;
+        assertEquals(Gateway.FORWARDED,
+            fixture.newOrder(TRANSPORT_A + 7, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1, START_NS + 4));
+
+        assertEquals(2, output.toEngine.size());
+        assertMassCancelOfAccount(output.toEngine.get(0), ACCOUNT_A, START_NS + 4);
+        assertEquals(NewOrderDecoder.TEMPLATE_ID, GatewayFixture.templateId(output.toEngine.get(1)));
+        assertEquals(1, gateway.counters().cancelOnDisconnects());
     }
 }

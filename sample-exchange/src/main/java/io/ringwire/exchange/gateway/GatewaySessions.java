@@ -1,0 +1,170 @@
+package io.ringwire.exchange.gateway;
+
+import org.agrona.collections.Int2IntHashMap;
+import org.agrona.collections.Long2LongHashMap;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The configured sessions and their state: which transport session each is bound to, its heartbeat
+ * interval, when the gateway last heard from it and last wrote to it, and whether a
+ * cancel-on-disconnect is still owed to the engine. A session is found by its index (the order of
+ * the configuration), its transport session, its session id or its account.
+ *
+ * <p>Threading: the gateway's thread. Allocation: none after construction (the maps only grow when
+ * a transport session binds, never on the request path).
+ */
+final class GatewaySessions
+{
+    /** No session: the missing value of every lookup. */
+    static final int NONE = -1;
+
+    private final long[] sessionIds;
+    private final long[] accounts;
+    private final byte[][] tokens;
+    private final boolean[] loggedOn;
+    private final int[] transportOf;
+    private final long[] heartbeatIntervalNs;
+    private final long[] lastReceivedNs;
+    private final long[] lastSentNs;
+    private final boolean[] cancelPending;
+
+    private final Int2IntHashMap sessionOfTransport = new Int2IntHashMap(NONE);
+    private final Long2LongHashMap sessionOfId = new Long2LongHashMap(NONE);
+    private final Long2LongHashMap sessionOfAccount = new Long2LongHashMap(NONE);
+
+    GatewaySessions(final List<SessionConfig> sessions, final int maxTokenLength)
+    {
+        final int count = sessions.size();
+        sessionIds = new long[count];
+        accounts = new long[count];
+        tokens = new byte[count][];
+        loggedOn = new boolean[count];
+        transportOf = new int[count];
+        heartbeatIntervalNs = new long[count];
+        lastReceivedNs = new long[count];
+        lastSentNs = new long[count];
+        cancelPending = new boolean[count];
+        for (int i = 0; i < count; i++)
+        {
+            final SessionConfig session = sessions.get(i);
+            sessionIds[i] = session.sessionId();
+            accounts[i] = session.account();
+            tokens[i] = session.token().getBytes(StandardCharsets.UTF_8);
+            if (tokens[i].length > maxTokenLength)
+            {
+                throw new IllegalArgumentException("session " + session.sessionId() + ": the token is longer than " +
+                    maxTokenLength + " bytes, the most a Logon carries");
+            }
+            transportOf[i] = NONE;
+            sessionOfId.put(session.sessionId(), i);
+            sessionOfAccount.put(session.account(), i);
+        }
+    }
+
+    int count()
+    {
+        return loggedOn.length;
+    }
+
+    /** @return the session logged on over the transport session, or {@link #NONE}. */
+    int ofTransport(final int transportSession)
+    {
+        return sessionOfTransport.get(transportSession);
+    }
+
+    /** @return the configured session with the id, or {@link #NONE}. */
+    int ofSessionId(final long sessionId)
+    {
+        return (int)sessionOfId.get(sessionId);
+    }
+
+    /** @return the configured session trading the account, or {@link #NONE}. */
+    int ofAccount(final long account)
+    {
+        return (int)sessionOfAccount.get(account);
+    }
+
+    long sessionId(final int session)
+    {
+        return sessionIds[session];
+    }
+
+    long account(final int session)
+    {
+        return accounts[session];
+    }
+
+    boolean isLoggedOn(final int session)
+    {
+        return loggedOn[session];
+    }
+
+    /** @return whether the credentials are the session's token, byte for byte. */
+    boolean tokenMatches(final int session, final byte[] credentials, final int length)
+    {
+        return Arrays.equals(credentials, 0, length, tokens[session], 0, tokens[session].length);
+    }
+
+    /** Logs the session on over the transport session. */
+    void bind(final int session, final int transportSession, final int heartbeatIntervalMs, final long nowNs)
+    {
+        loggedOn[session] = true;
+        transportOf[session] = transportSession;
+        sessionOfTransport.put(transportSession, session);
+        heartbeatIntervalNs[session] = heartbeatIntervalMs * 1_000_000L;
+        lastReceivedNs[session] = nowNs;
+    }
+
+    /**
+     * Logs the session off and marks a cancel-on-disconnect as owed.
+     *
+     * @return false when it was not logged on (so a loss is acted on once).
+     */
+    boolean unbind(final int session)
+    {
+        if (!loggedOn[session])
+        {
+            return false;
+        }
+        loggedOn[session] = false;
+        sessionOfTransport.remove(transportOf[session]);
+        transportOf[session] = NONE;
+        cancelPending[session] = true;
+        return true;
+    }
+
+    boolean isCancelPending(final int session)
+    {
+        return cancelPending[session];
+    }
+
+    void cancelSent(final int session)
+    {
+        cancelPending[session] = false;
+    }
+
+    void received(final int session, final long nowNs)
+    {
+        lastReceivedNs[session] = nowNs;
+    }
+
+    void sent(final int session, final long nowNs)
+    {
+        lastSentNs[session] = nowNs;
+    }
+
+    /** @return whether the client has been silent for {@code missedHeartbeats} of its intervals. */
+    boolean isSilent(final int session, final long nowNs, final int missedHeartbeats)
+    {
+        return nowNs - lastReceivedNs[session] >= missedHeartbeats * heartbeatIntervalNs[session];
+    }
+
+    /** @return whether the gateway has not written to the client for its interval. */
+    boolean isHeartbeatDue(final int session, final long nowNs)
+    {
+        return nowNs - lastSentNs[session] >= heartbeatIntervalNs[session];
+    }
+}
