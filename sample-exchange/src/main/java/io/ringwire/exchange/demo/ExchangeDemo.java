@@ -16,8 +16,6 @@ import io.ringwire.rdma.host.OnlineCpus;
 import org.HdrHistogram.Histogram;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
 
 import java.io.IOException;
@@ -41,12 +39,14 @@ import java.util.stream.Stream;
  * {@code ringwire demo}: the sample exchange in one process, a thread per role group, every hop
  * over RingWire messaging on the provider picked (the embedded {@code shm} by default).
  *
- * <p>Thread layout: three role groups, so that no publication and its subscriber share a thread
- * (a role waiting on a full ring must not be the one that would drain it). The engine spins on a
- * core of its own (the last online CPU); the gateway with the market-data service spins on the
- * next; the clients with the market-data subscriber spin on a third with four or more CPUs, and
- * back off otherwise, so no more threads spin than there are CPUs. The main thread prints progress
- * once a second and sleeps.
+ * <p>Thread layout: the engine spins on a core of its own (the last online CPU). With four or
+ * more CPUs, the gateway with the market-data service, and the clients with the market-data
+ * subscriber, spin on cores of their own (the next ones down); with fewer, all four share one
+ * spinning thread on the next CPU (two
+ * threads busy-waiting on one CPU hand work to each other only when the scheduler switches them,
+ * every few milliseconds; one thread hands it over at once). No role ever waits on another (see
+ * {@link io.ringwire.exchange.node.Outbound}), so roles may share a thread. The main thread prints
+ * progress once a second and sleeps.
  *
  * <p>Ctrl-C ends the run as its end would: the clients stop sending, what is in flight drains, the
  * roles close, the summary is printed and the temporary journal and shm files are removed.
@@ -110,7 +110,7 @@ public final class ExchangeDemo
     }
 
     /** The sessions of {@code clients} clients: ids 101 and up, accounts 1001 and up. */
-    static List<SessionConfig> sessions(final int clients)
+    public static List<SessionConfig> sessions(final int clients)
     {
         final List<SessionConfig> sessions = new ArrayList<>(clients);
         for (int i = 0; i < clients; i++)
@@ -120,28 +120,31 @@ public final class ExchangeDemo
         return sessions;
     }
 
-    /** The engine's configuration for a run. */
-    static EngineConfig engineConfig(final DemoOptions options)
+    /** The engine's configuration for a run of {@code instruments} instruments and {@code clients} clients. */
+    public static EngineConfig engineConfig(final int instruments, final int clients)
     {
         final long min = SimulatedClients.minPrice();
         final int band = (int)(SimulatedClients.maxPrice() - min + 1);
-        return new EngineConfig(EngineConfig.uniformInstruments(options.instruments(), min, band), MAX_ORDERS,
-            options.clients() + 16, 1_000_000);
+        return new EngineConfig(EngineConfig.uniformInstruments(instruments, min, band), MAX_ORDERS, clients + 16,
+            1_000_000);
     }
 
-    /** The gateway's configuration for a run: limits wide enough for the demo's flow to pass. */
-    static GatewayConfig gatewayConfig(final DemoOptions options, final EngineConfig engine)
+    /**
+     * The gateway's configuration for a run: limits wide enough for the demo's flow to pass, and a
+     * rate limit of twice each client's share of {@code rate}.
+     */
+    public static GatewayConfig gatewayConfig(final int clients, final long rate, final EngineConfig engine)
     {
         final List<InstrumentSpec> instruments = engine.instruments();
         final long[] reference = new long[instruments.size() + 1];
         java.util.Arrays.fill(reference, SimulatedClients.basePrice());
-        return new GatewayConfig(sessions(options.clients()), instruments, reference,
-            new RiskLimits(1_000_000, 1_000_000_000_000L, 5_000, MAX_ORDERS / Math.max(1, options.clients())),
-            (int)Math.min(Integer.MAX_VALUE, 2 * options.rate() / options.clients() + 1000), 10_000, MAX_ORDERS);
+        return new GatewayConfig(sessions(clients), instruments, reference,
+            new RiskLimits(1_000_000, 1_000_000_000_000L, 5_000, MAX_ORDERS / Math.max(1, clients)),
+            (int)Math.min(Integer.MAX_VALUE, 2 * rate / clients + 1000), 10_000, MAX_ORDERS);
     }
 
     /** A messaging context of the run's own: a fresh secret, and shm files in a directory of the run. */
-    static MessagingContext context(final Path shmDirectory, final String secret, final String cores)
+    public static MessagingContext context(final Path shmDirectory, final String secret, final String cores)
     {
         return new MessagingContext()
             .secret(secret)
@@ -150,7 +153,7 @@ public final class ExchangeDemo
             .conclude();
     }
 
-    static String newSecret()
+    public static String newSecret()
     {
         final byte[] secret = new byte[16];
         new SecureRandom().nextBytes(secret);
@@ -183,20 +186,20 @@ public final class ExchangeDemo
             journal = temporaryJournal ? Files.createTempDirectory("ringwire-demo-journal-") : journal;
             final List<Integer> cpus = OnlineCpus.asList();
             final boolean roomy = cpus.size() >= 4;
-            final String cores = cpus.isEmpty() ? "" : roomy ? cores(cpus) : String.valueOf(cpus.getLast());
+            final String cores = cores(cpus);
             final MessagingContext context = context(shmDirectory, newSecret(), cores);
             final ExchangeLayout layout = ExchangeLayout.onFreePorts(options.provider(), options.clients(), 1);
-            final EngineConfig engineConfig = engineConfig(options);
+            final EngineConfig engineConfig = engineConfig(options.instruments(), options.clients());
             final LatencyLedger ledger = new LatencyLedger();
 
             final EngineNode engine = add(closeables, new EngineNode(context, layout, journal, engineConfig, running));
             final GatewayNode gateway = add(closeables, new GatewayNode(context, layout,
-                gatewayConfig(options, engineConfig), running));
+                gatewayConfig(options.clients(), options.rate(), engineConfig), running));
             final MarketDataNode marketData = add(closeables, new MarketDataNode(context, layout, engineConfig, running));
             final MarketDataClient marketDataClient = add(closeables, new MarketDataClient(context, layout, 0,
                 engineConfig, ledger, running));
             final SimulatedClients clients = add(closeables, new SimulatedClients(context, layout,
-                sessions(options.clients()), options.instruments(), options.rate(), options.seed(), ledger, running));
+                sessions(options.clients()), 0, options.instruments(), options.rate(), options.seed(), ledger, running));
 
             connect(engine, gateway, marketData, marketDataClient, clients);
             engine.open();
@@ -206,17 +209,14 @@ public final class ExchangeDemo
             final Agent clientSide = new CompositeAgent(clients, marketDataClient);
             final Agent exchangeSide = new CompositeAgent(gateway, marketData);
             agents.add(Agents.start(context, engine, this::onError));
-            agents.add(Agents.start(context, exchangeSide, this::onError));
-            final AgentRunner clientRunner = roomy ? null : new AgentRunner(new BackoffIdleStrategy(), this::onError,
-                null, clientSide);
             if (roomy)
             {
+                agents.add(Agents.start(context, exchangeSide, this::onError));
                 agents.add(Agents.start(context, clientSide, this::onError));
             }
             else
             {
-                closeables.add(clientRunner);
-                AgentRunner.startOnThread(clientRunner);
+                agents.add(Agents.start(context, new CompositeAgent(exchangeSide, clientSide), this::onError));
             }
             out.println("threads: " + describe(agents, roomy, cpus.size()) + "; progress: main thread, sleeping");
 
@@ -236,10 +236,6 @@ public final class ExchangeDemo
             // What is in flight arrives while the roles still run; then their threads stop and the
             // main thread drains what is left, every role's publications still retrying.
             TimeUnit.NANOSECONDS.sleep(DRAIN_NS);
-            if (null != clientRunner)
-            {
-                clientRunner.close();
-            }
             for (int i = agents.size() - 1; i >= 0; i--)
             {
                 agents.get(i).close();
@@ -315,17 +311,14 @@ public final class ExchangeDemo
 
     private static String describe(final List<Agents.RunningAgent> agents, final boolean roomy, final int cpus)
     {
-        final String[] names = { "engine", "gateway + market data", "clients + market-data subscriber" };
+        final String[] names = roomy ? new String[]{ "engine", "gateway + market data", "clients + market-data subscriber" } :
+            new String[]{ "engine", "gateway + market data + clients + market-data subscriber" };
         final StringBuilder text = new StringBuilder(cpus + " CPUs; ");
         for (int i = 0; i < agents.size(); i++)
         {
             final Agents.RunningAgent agent = agents.get(i);
             text.append(i == 0 ? "" : "; ").append(names[i]).append(agent.backedOff() ? " backs off" : " spins")
                 .append(agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
-        }
-        if (!roomy)
-        {
-            text.append("; ").append(names[2]).append(" backs off, not pinned (no CPU left to spin on)");
         }
         return text.toString();
     }
@@ -386,7 +379,7 @@ public final class ExchangeDemo
         return closeable;
     }
 
-    static void deleteQuietly(final Path directory)
+    public static void deleteQuietly(final Path directory)
     {
         if (null == directory || !Files.exists(directory))
         {

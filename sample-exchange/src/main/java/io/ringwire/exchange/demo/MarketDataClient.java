@@ -79,7 +79,7 @@ public final class MarketDataClient implements Agent, AutoCloseable
             throw ex;
         }
         this.marketData = subscription;
-        this.requests = new Outbound(toService, running);
+        this.requests = new Outbound(toService);
         this.books = new MarketDataBooks(engine.instruments().size(), engine.maxOrders());
     }
 

@@ -1,17 +1,200 @@
 package io.ringwire.exchange.demo;
 
-import java.io.PrintStream;
+import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.rdma.host.OnlineCpus;
 
-/** The demo with each role in a JVM of its own. */
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code ringwire demo --processes}: the engine, the exchange (gateway and market-data service) and
+ * the clients (with a market-data subscriber) each in a JVM of its own ({@link RoleMain}), on one
+ * layout of endpoints; this process starts them, prints their progress, stops them in order
+ * (clients first, so what is in flight drains) and prints the summary from their reports.
+ *
+ * <p>Thread layout: the engine's process spins on the last online CPU; the exchange's spins,
+ * unpinned; the clients' backs off. This process sleeps.
+ */
 final class ProcessDemo
 {
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
     private ProcessDemo()
     {
     }
 
+    /**
+     * The arguments of one role.
+     *
+     * @param role        engine, exchange or clients.
+     * @param layout      the run's endpoints.
+     * @param shmDirectory the shm provider's directory.
+     * @param instruments instruments.
+     * @param rate        orders a second (clients: this process's share; exchange: the whole run's).
+     * @param extra       the role's own options (journal, sessions, md-index...).
+     * @return the arguments.
+     */
+    static List<String> roleArguments(final String role, final ExchangeLayout layout, final Path shmDirectory,
+        final int instruments, final long rate, final String... extra)
+    {
+        final List<String> args = new ArrayList<>(List.of("--role", role));
+        args.addAll(Arrays.asList(layout.toArguments()));
+        args.addAll(List.of("--shm-dir", shmDirectory.toString(), "--instruments", Integer.toString(instruments),
+            "--rate", Long.toString(rate)));
+        args.addAll(Arrays.asList(extra));
+        return args;
+    }
+
     static int run(final DemoOptions options, final PrintStream out, final PrintStream err)
     {
-        err.println("ringwire demo: --processes is not available yet");
-        return 1;
+        final String secret = ExchangeDemo.newSecret();
+        final List<RoleProcess> roles = new ArrayList<>();
+        Path shmDirectory = null;
+        Path journal = options.journal();
+        final boolean temporaryJournal = null == journal;
+        final Thread hook = new Thread(() -> roles.forEach(RoleProcess::stop), "ringwire-demo-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try
+        {
+            shmDirectory = Files.createTempDirectory(Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" :
+                System.getProperty("java.io.tmpdir")), "ringwire-demo-");
+            journal = temporaryJournal ? Files.createTempDirectory("ringwire-demo-journal-") : journal;
+            final ExchangeLayout layout = ExchangeLayout.onFreePorts(options.provider(), options.clients(), 1);
+            final List<Integer> cpus = OnlineCpus.asList();
+            final String engineCore = cpus.isEmpty() ? "" : String.valueOf(cpus.getLast());
+            final RoleProcess engine = start(roles, "engine", secret, roleArguments("engine", layout, shmDirectory,
+                options.instruments(), options.rate(), "--journal", journal.toString(), "--cores", engineCore), out);
+            final RoleProcess exchange = start(roles, "exchange", secret, roleArguments("exchange", layout,
+                shmDirectory, options.instruments(), options.rate()), out);
+            final RoleProcess clients = start(roles, "clients", secret, roleArguments("clients", layout, shmDirectory,
+                options.instruments(), options.rate(), "--sessions", "0:" + options.clients(), "--md-index", "0",
+                "--seed", Long.toString(options.seed())), out);
+            out.println("ringwire demo --processes: " + options.provider() + ", " + options.clients() + " clients, " +
+                options.instruments() + " instruments, " + options.rate() + " orders/s offered, " +
+                (options.seconds() == 0 ? "until Ctrl-C" : options.seconds() + " s") + "; journal " + journal);
+            out.println("processes: " + engine.awaitReady(READY_TIMEOUT).substring(6) + "; " +
+                exchange.awaitReady(READY_TIMEOUT).substring(6) + "; " + clients.awaitReady(READY_TIMEOUT).substring(6) +
+                "; this one sleeps");
+            final long startNs = System.nanoTime();
+            final long endNs = options.seconds() == 0 ? Long.MAX_VALUE : startNs + TimeUnit.SECONDS.toNanos(options.seconds());
+            long lastSent = 0;
+            while (System.nanoTime() - endNs < 0 && roles.stream().allMatch(RoleProcess::isAlive))
+            {
+                Thread.sleep(Math.max(1, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(endNs - System.nanoTime()))));
+                final Map<String, String> progress = clients.progress();
+                if (!progress.isEmpty())
+                {
+                    final long sent = Long.parseLong(progress.get("sent"));
+                    out.println(String.format(Locale.ROOT, "%6.1f s  %,10d orders/s  fills %s  rejects %s  " +
+                        "order-to-ack p50 %s p99 %s", (System.nanoTime() - startNs) / 1e9, sent - lastSent,
+                        progress.get("fills"), progress.get("rejects"), micros(progress.get("p50")),
+                        micros(progress.get("p99"))));
+                    lastSent = sent;
+                }
+            }
+            final double seconds = (System.nanoTime() - startNs) / 1e9;
+            clients.stopAndWait(STOP_TIMEOUT);
+            exchange.stopAndWait(STOP_TIMEOUT);
+            engine.stopAndWait(STOP_TIMEOUT);
+            return summary(out, seconds, engine, exchange, clients) ? 0 : 1;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            err.println("ringwire demo --processes: " + ex.getMessage());
+            return 1;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+        finally
+        {
+            for (final RoleProcess role : roles)
+            {
+                role.close();
+            }
+            ExchangeDemo.deleteQuietly(shmDirectory);
+            if (temporaryJournal)
+            {
+                ExchangeDemo.deleteQuietly(journal);
+            }
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+            catch (final IllegalStateException ignored)
+            {
+                // shutting down: the hook asked the roles to stop, and this run has waited for them
+            }
+        }
+    }
+
+    private static RoleProcess start(final List<RoleProcess> roles, final String name, final String secret,
+        final List<String> args, final PrintStream out) throws IOException
+    {
+        final RoleProcess role = RoleProcess.start(name, secret, args, out::println);
+        roles.add(role);
+        return role;
+    }
+
+    private static String micros(final String nanos)
+    {
+        return null == nanos || nanos.startsWith("-") ? "-" :
+            String.format(Locale.ROOT, "%.1f us", Long.parseLong(nanos) / 1000.0);
+    }
+
+    private static boolean summary(final PrintStream out, final double seconds, final RoleProcess engine,
+        final RoleProcess exchange, final RoleProcess clients)
+    {
+        final Map<String, String> e = engine.report("engine");
+        final Map<String, String> x = exchange.report("exchange");
+        final Map<String, String> c = clients.report("clients");
+        out.println();
+        out.println(String.format(Locale.ROOT, "summary (%.1f s, three processes)", seconds));
+        out.println("  requests sent     " + c.get("sent") + ": " + c.get("newOrders") + " new orders");
+        out.println("  acknowledged      " + c.get("acks") + " new orders, " + c.get("duplicateAcks") + " twice");
+        out.println("  fills             " + c.get("fills") + " reports, " + e.get("trades") + " trades; bought " +
+            c.get("bought") + ", sold " + c.get("sold"));
+        out.println("  rejected          " + c.get("rejects"));
+        out.println("  gateway           " + x.get("forwarded") + " forwarded, " + x.get("logons") + " logons, " +
+            x.get("malformed") + " malformed, " + x.get("throttled") + " throttled");
+        out.println("  engine            " + e.get("applied") + " requests applied, last sequence " + e.get("sequence") +
+            "; clients received " + c.get("sequences") + " sequenced reports, " + c.get("duplicateSequences") + " twice");
+        out.println("  latency (us)                       count      p50      p90      p99    p99.9      max");
+        for (final Map<String, String> hop : clients.reports("hop"))
+        {
+            final int index = Integer.parseInt(hop.get("index"));
+            out.println(String.format(Locale.ROOT, "    %-28s %9s %8s %8s %8s %8s %8s", LatencyLedger.HOPS[index],
+                hop.get("count"), us(hop.get("p50")), us(hop.get("p90")), us(hop.get("p99")), us(hop.get("p999")),
+                us(hop.get("max"))));
+        }
+        final boolean booksEqual = null != e.get("books") && e.get("books").equals(c.get("books"));
+        out.println("  books             " + (booksEqual ? "the subscriber's equal the engine's" :
+            "DIFFERENT: engine " + e.get("books") + ", subscriber " + c.get("books")));
+        out.println("  output digest     " + e.get("digest"));
+        final boolean passed = booksEqual && "0".equals(c.get("duplicateAcks")) &&
+            c.get("acks") != null && c.get("acks").equals(c.get("newOrders")) &&
+            c.get("bought") != null && c.get("bought").equals(c.get("sold")) &&
+            "0".equals(c.get("filledAndCanceled")) && "0".equals(c.get("duplicateSequences"));
+        out.println("  checks            " + (passed ? "passed" : "FAILED") + ": every new order acknowledged once, " +
+            "as much bought as sold, no order both filled and canceled, no report twice, the subscriber's books " +
+            "equal the engine's");
+        return passed;
+    }
+
+    private static String us(final String nanos)
+    {
+        return null == nanos ? "-" : String.format(Locale.ROOT, "%.1f", Long.parseLong(nanos) / 1000.0);
     }
 }

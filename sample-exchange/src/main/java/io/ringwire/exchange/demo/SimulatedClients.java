@@ -77,11 +77,22 @@ public final class SimulatedClients implements Agent, AutoCloseable
     public static final int UNSENT = 10;
     /** Sessions logged on. */
     public static final int LOGGED_ON = 11;
+    /** Distinct engine sequences among the reports received (gateway rejects carry none). */
+    public static final int SEQUENCES = 12;
+    /** Reports whose engine sequence had been received already: must stay 0. */
+    public static final int DUPLICATE_SEQUENCES = 13;
+    /** The highest engine sequence received. */
+    public static final int MAX_SEQUENCE = 14;
+    /** Orders reported both filled and canceled: must stay 0. */
+    public static final int FILLED_AND_CANCELED = 15;
     /** Rejects by reason start here: index {@code REJECT_REASONS + reason}. */
     public static final int REJECT_REASONS = 16;
     private static final int COUNTERS = REJECT_REASONS + 64;
 
     private static final int FRAGMENT_LIMIT = 32;
+    private static final int SEQUENCE_BITS = 1 << 27;
+    private static final byte FILLED = 1;
+    private static final byte CANCELED = 2;
     private static final int MAX_BURST = 64;
     private static final int PENDING = 1 << 16;
     private static final long BASE_PRICE = 10_000;
@@ -102,6 +113,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
     private final MassCancelEncoder massCancel = new MassCancelEncoder();
     private final HeartbeatEncoder heartbeat = new HeartbeatEncoder();
     private final UnsafeBuffer scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
+    /** One bit per engine sequence received, up to {@link #SEQUENCE_BITS}. */
+    private final long[] sequencesSeen = new long[SEQUENCE_BITS / 64];
     private Client current;
     private volatile boolean sending = true;
     private final FragmentHandler onReply = this::onReply;
@@ -117,6 +130,9 @@ public final class SimulatedClients implements Agent, AutoCloseable
         final long[] pendingSent = new long[PENDING];
         final long[] pendingDue = new long[PENDING];
         final long[] ackedIds = new long[PENDING];
+        /** Per client order id slot: the id, and whether it was reported filled and canceled. */
+        final long[] endedIds = new long[PENDING];
+        final byte[] ended = new byte[PENDING];
         /** A request the gateway was too far behind to take, offered again before the next one. */
         final UnsafeBuffer held = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
         int heldLength;
@@ -139,7 +155,9 @@ public final class SimulatedClients implements Agent, AutoCloseable
     /**
      * @param context     messaging settings.
      * @param layout      where the gateway and each client's replies listen.
-     * @param sessions    one per client, in the layout's order.
+     * @param sessions    one per client.
+     * @param firstIndex  the layout's reply endpoint of the first of them (clients of one run may be
+     *                    spread over processes).
      * @param instruments instruments 1 to N the flow trades.
      * @param rate        orders a second over all clients.
      * @param seed        the flow's seed (each client adds its index).
@@ -147,7 +165,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
      * @param running     the run's flag.
      */
     public SimulatedClients(final MessagingContext context, final ExchangeLayout layout,
-        final List<SessionConfig> sessions, final int instruments, final long rate, final long seed,
+        final List<SessionConfig> sessions, final int firstIndex, final int instruments, final long rate,
+        final long seed,
         final LatencyLedger ledger, final RunFlag running)
     {
         this.ledger = ledger;
@@ -158,7 +177,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         {
             for (int i = 0; i < clients.length; i++)
             {
-                final Subscription replies = Subscription.open(context, layout.channel(layout.clientReplies()[i]),
+                final Subscription replies = Subscription.open(context, layout.channel(layout.clientReplies()[firstIndex + i]),
                     ExchangeLayout.REPLIES_STREAM);
                 final Publication orders;
                 try
@@ -171,8 +190,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
                     throw ex;
                 }
                 final SessionConfig session = sessions.get(i);
-                clients[i] = new Client(session, new OrderFlow(seed + i, instruments, session.account(), 1, BASE_PRICE,
-                    SPREAD_TICKS, 256), new Outbound(orders, running), replies);
+                clients[i] = new Client(session, new OrderFlow(seed + firstIndex + i, instruments, session.account(), 1, BASE_PRICE,
+                    SPREAD_TICKS, 256), new Outbound(orders), replies);
             }
         }
         catch (final RuntimeException ex)
@@ -394,6 +413,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         }
         report.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
         counters.lazySet(REPORTS, counters.get(REPORTS) + 1);
+        onSequence(report.engineSequence());
         final ExecType execType = report.execType();
         if (execType == ExecType.NEW || execType == ExecType.REJECTED)
         {
@@ -413,11 +433,55 @@ public final class SimulatedClients implements Agent, AutoCloseable
             counters.lazySet(FILLS, counters.get(FILLS) + 1);
             final int side = report.side() == Side.BUY ? BOUGHT : SOLD;
             counters.lazySet(side, counters.get(side) + report.lastQuantity());
+            if (execType == ExecType.FILL)
+            {
+                ended(report.clientOrderId(), FILLED);
+            }
         }
         else if (execType == ExecType.CANCELED)
         {
             counters.lazySet(CANCELS, counters.get(CANCELS) + 1);
+            ended(report.clientOrderId(), CANCELED);
         }
+    }
+
+    private void onSequence(final long sequence)
+    {
+        if (sequence <= 0 || sequence >= SEQUENCE_BITS)
+        {
+            return;
+        }
+        final int word = (int)(sequence >>> 6);
+        final long bit = 1L << (sequence & 63);
+        if ((sequencesSeen[word] & bit) != 0)
+        {
+            counters.incrementAndGet(DUPLICATE_SEQUENCES);
+            return;
+        }
+        sequencesSeen[word] |= bit;
+        counters.lazySet(SEQUENCES, counters.get(SEQUENCES) + 1);
+        if (sequence > counters.get(MAX_SEQUENCE))
+        {
+            counters.lazySet(MAX_SEQUENCE, sequence);
+        }
+    }
+
+    /** Notes that an order was filled or canceled; both for one order is a violation. */
+    private void ended(final long clientOrderId, final byte how)
+    {
+        final Client client = current;
+        final int slot = (int)(clientOrderId & (PENDING - 1));
+        if (client.endedIds[slot] != clientOrderId)
+        {
+            client.endedIds[slot] = clientOrderId;
+            client.ended[slot] = how;
+            return;
+        }
+        if ((client.ended[slot] | how) == (FILLED | CANCELED) && client.ended[slot] != how)
+        {
+            counters.incrementAndGet(FILLED_AND_CANCELED);
+        }
+        client.ended[slot] |= how;
     }
 
     private void onAcknowledgement(final long clientOrderId, final long receivedNs)

@@ -71,8 +71,8 @@ public final class EngineNode implements Agent, AutoCloseable
             toGateway = Publication.open(context, layout.channel(layout.gatewayReports()), ExchangeLayout.REPORTS_STREAM);
             toMarketData = Publication.open(context, layout.channel(layout.marketDataFeed()), ExchangeLayout.FEED_STREAM);
             this.requests = subscription;
-            this.reports = new Outbound(toGateway, running);
-            this.feed = new Outbound(toMarketData, running);
+            this.reports = new Outbound(toGateway);
+            this.feed = new Outbound(toMarketData);
             this.journal = journal;
             this.config = config;
         }
@@ -102,8 +102,13 @@ public final class EngineNode implements Agent, AutoCloseable
     public int doWork()
     {
         final int work = reports.doWork() + feed.doWork();
-        // Before the engine opens, publications are accepted but no request is taken.
-        return work + (null == engine ? requests.doWork() : requests.poll(onRequest, FRAGMENT_LIMIT));
+        // Before the engine opens, publications are accepted but no request is taken; while a
+        // subscriber is behind, requests wait in their ring, and the gateway backs off in turn.
+        if (null == engine || reports.isBehind() || feed.isBehind())
+        {
+            return work + requests.doWork();
+        }
+        return work + requests.poll(onRequest, FRAGMENT_LIMIT);
     }
 
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)

@@ -10,8 +10,6 @@ import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.ExpandableRingBuffer;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.IntArrayList;
 import org.agrona.concurrent.Agent;
 
@@ -25,10 +23,9 @@ import java.util.List;
  * whose image goes away, or whose reply publication reports it is not connected, loses its session,
  * and the gateway cancels its orders.
  *
- * <p>The gateway never waits on the engine: a request the engine is too far behind to take waits
- * in a backlog, and no client message is read until it has gone. It waits on a client that is
- * behind (a report must not be lost), and clients never wait on it, so the two cannot wait on each
- * other.
+ * <p>The gateway never waits on anyone (see {@link Outbound}): a request the engine is too far
+ * behind to take waits in a backlog, and no client message is read until it has gone; a report
+ * for a client that is behind waits in that client's backlog.
  *
  * <p>Threading: one thread (the agent's).
  */
@@ -45,13 +42,6 @@ public final class GatewayNode implements Agent, AutoCloseable
     private final FragmentHandler onOrder = this::onOrder;
     private final FragmentHandler onReport = this::onReport;
     private final IntArrayList lostImages = new IntArrayList();
-    /**
-     * Requests the engine was too far behind to take: sent before any new client message is read,
-     * so the gateway never waits on the engine (which may be waiting on the gateway to read its
-     * reports) and the engine sees requests in the order the gateway stamped them.
-     */
-    private final ExpandableRingBuffer toEngineBacklog = new ExpandableRingBuffer(1 << 20, 1 << 30, true);
-    private final ExpandableRingBuffer.MessageConsumer sendBacklog = this::sendBacklogged;
     private final boolean[] pendingUnreachable;
     private long nowNs;
 
@@ -79,12 +69,12 @@ public final class GatewayNode implements Agent, AutoCloseable
             reports = open(opened, Subscription.open(context, layout.channel(layout.gatewayReports()),
                 ExchangeLayout.REPORTS_STREAM));
             toEngine = new Outbound(open(opened, Publication.open(context, layout.channel(layout.engineRequests()),
-                ExchangeLayout.REQUESTS_STREAM)), running);
+                ExchangeLayout.REQUESTS_STREAM)));
             toClients = new Outbound[layout.clientReplies().length];
             for (int i = 0; i < toClients.length; i++)
             {
                 toClients[i] = new Outbound(open(opened, Publication.open(context,
-                    layout.channel(layout.clientReplies()[i]), ExchangeLayout.REPLIES_STREAM)), running);
+                    layout.channel(layout.clientReplies()[i]), ExchangeLayout.REPLIES_STREAM)));
             }
             unreachableReported = new boolean[toClients.length];
             pendingUnreachable = new boolean[toClients.length];
@@ -110,18 +100,19 @@ public final class GatewayNode implements Agent, AutoCloseable
     public int doWork()
     {
         nowNs = System.nanoTime();
-        int work = reports.poll(onReport, FRAGMENT_LIMIT);
-        if (!toEngineBacklog.isEmpty())
+        int work = toEngine.doWork();
+        for (int i = 0; i < toClients.length; i++)
         {
-            work += toEngineBacklog.consume(sendBacklog, Integer.MAX_VALUE);
+            work += toClients[i].doWork();
         }
-        if (toEngineBacklog.isEmpty())
+        work += reports.poll(onReport, FRAGMENT_LIMIT);
+        if (toEngine.isBehind())
         {
-            work += orders.poll(onOrder, FRAGMENT_LIMIT);
+            work += orders.doWork(); // accepts and keeps clients alive; their orders wait in the rings
         }
         else
         {
-            work += orders.doWork(); // accepts and keeps clients alive; their orders wait in the rings
+            work += orders.poll(onOrder, FRAGMENT_LIMIT);
         }
         if (!lostImages.isEmpty())
         {
@@ -142,18 +133,7 @@ public final class GatewayNode implements Agent, AutoCloseable
             }
         }
         work += gateway.doWork(nowNs);
-        work += toEngine.doWork();
-        for (int i = 0; i < toClients.length; i++)
-        {
-            work += toClients[i].doWork();
-        }
         return work;
-    }
-
-    private boolean sendBacklogged(final MutableDirectBuffer buffer, final int offset, final int length,
-        final int headOffset)
-    {
-        return toEngine.trySend(buffer, offset, length) != Outbound.RETRY;
     }
 
     private void onOrder(final DirectBuffer buffer, final int offset, final int length, final Header header)
@@ -211,15 +191,7 @@ public final class GatewayNode implements Agent, AutoCloseable
         @Override
         public boolean toEngine(final DirectBuffer buffer, final int offset, final int length)
         {
-            if (toEngineBacklog.isEmpty())
-            {
-                final int result = toEngine.trySend(buffer, offset, length);
-                if (result != Outbound.RETRY)
-                {
-                    return result == Outbound.SENT;
-                }
-            }
-            return toEngineBacklog.append(buffer, offset, length);
+            return toEngine.send(buffer, offset, length);
         }
 
         @Override

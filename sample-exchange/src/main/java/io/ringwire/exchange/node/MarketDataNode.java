@@ -66,7 +66,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
         }
         this.feed = fromEngine;
         this.snapshotRequests = requests;
-        this.marketData = new Outbound(toSubscribers, running);
+        this.marketData = new Outbound(toSubscribers);
         this.replica = new MarketDataBooks(engine.instruments().size(), engine.maxOrders());
         this.snapshots = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
         this.snapshotBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(snapshots.maxPartLength()));
@@ -82,8 +82,12 @@ public final class MarketDataNode implements Agent, AutoCloseable
     @Override
     public int doWork()
     {
-        return feed.poll(onFeed, FRAGMENT_LIMIT) + snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT) +
-            marketData.doWork();
+        final int work = marketData.doWork();
+        if (marketData.isBehind())
+        {
+            return work + feed.doWork() + snapshotRequests.doWork();
+        }
+        return work + feed.poll(onFeed, FRAGMENT_LIMIT) + snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT);
     }
 
     private void onFeed(final DirectBuffer buffer, final int offset, final int length, final Header header)

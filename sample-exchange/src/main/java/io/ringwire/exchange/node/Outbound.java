@@ -2,16 +2,22 @@ package io.ringwire.exchange.node;
 
 import io.ringwire.messaging.Publication;
 import org.agrona.DirectBuffer;
+import org.agrona.ExpandableRingBuffer;
+import org.agrona.MutableDirectBuffer;
 
 /**
- * A role's way out onto one publication: offers a message, and while the subscriber is behind
- * (back-pressured, or the ring's end needs padding) drives the publication and offers again, so a
- * message the role has committed to (a report for a journaled request) is not dropped for a moment's
- * lag. A publication that is not connected (its subscriber is gone) or closed refuses at once, and
- * a subscriber that stays behind for a second is given up on: the message is counted as dropped
- * and the caller hears false. The subscriber must be on another thread.
+ * A role's way out onto one publication, which never waits: a message the subscriber is too far
+ * behind to take (back-pressure) goes to a backlog, sent in order ahead of anything newer by
+ * {@link #doWork()}. A role must not wait on a subscriber that may be waiting on it (a gateway and
+ * its clients answer each other, and on a small machine they share a thread), so back-pressure
+ * travels the other way: a role whose outbound backlog is not empty stops reading its own inputs
+ * ({@link #isBehind()}) until it has drained, and its publishers back off in turn.
  *
- * <p>Threading: the role's thread. Allocation-free.
+ * <p>A message is dropped, and counted, only when the subscriber is gone (not connected, closed)
+ * or the backlog has reached its bound.
+ *
+ * <p>Threading: the role's thread. Allocation-free while the backlog stays within its first
+ * capacity.
  */
 public final class Outbound
 {
@@ -22,65 +28,50 @@ public final class Outbound
     /** {@link #trySend}: not connected or closed; the message is dropped and counted. */
     public static final int DROPPED = -1;
 
-    /** Longest a message waits for a subscriber that is behind before it is dropped. */
-    private static final long MAX_WAIT_NS = 1_000_000_000L;
+    private static final int INITIAL_BACKLOG = 1 << 20;
+    private static final int MAX_BACKLOG = 1 << 28;
 
     private final Publication publication;
-    private final RunFlag running;
+    private final ExpandableRingBuffer backlog = new ExpandableRingBuffer(INITIAL_BACKLOG, MAX_BACKLOG, true);
+    private final ExpandableRingBuffer.MessageConsumer flush = this::flush;
     private long sent;
     private long dropped;
     private long backPressured;
 
     /**
      * @param publication where the messages go.
-     * @param running     ends the retries when the role stops.
      */
-    public Outbound(final Publication publication, final RunFlag running)
+    public Outbound(final Publication publication)
     {
         this.publication = publication;
-        this.running = running;
     }
 
     /**
-     * @return true when the message is on its way; false when dropped (not connected, closed, or
-     *         stopping).
+     * Sends a message, or queues it behind the ones already waiting.
+     *
+     * @return true when sent or queued; false when dropped (the subscriber is gone, or the backlog is full).
      */
     public boolean send(final DirectBuffer buffer, final int offset, final int length)
     {
-        long deadline = 0;
-        while (true)
+        if (backlog.isEmpty())
         {
-            final long result = publication.offer(buffer, offset, length);
-            if (result > 0)
+            final int result = trySend(buffer, offset, length);
+            if (result != RETRY)
             {
-                sent++;
-                return true;
+                return result == SENT;
             }
-            if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED ||
-                result == Publication.MAX_POSITION_EXCEEDED || !running.isRunning())
-            {
-                dropped++;
-                return false;
-            }
-            backPressured++;
-            final long nowNs = System.nanoTime();
-            if (deadline == 0)
-            {
-                deadline = nowNs + MAX_WAIT_NS;
-            }
-            else if (nowNs - deadline > 0)
-            {
-                dropped++; // the subscriber has stopped consuming without going away
-                return false;
-            }
-            publication.doWork();
-            Thread.onSpinWait();
         }
+        if (backlog.append(buffer, offset, length))
+        {
+            return true;
+        }
+        dropped++;
+        return false;
     }
 
     /**
-     * Offers once, without waiting: for a role whose subscriber may itself be waiting on it (a
-     * client and the gateway answer each other), which must keep polling while it retries.
+     * Offers once, without queueing: for a role that keeps the message itself (a client holds its
+     * next order rather than let a backlog grow).
      *
      * @return {@link #SENT}, {@link #RETRY} (the subscriber is behind: offer it again later) or
      *         {@link #DROPPED} (not connected or closed; counted).
@@ -103,10 +94,22 @@ public final class Outbound
         return RETRY;
     }
 
-    /** @return the publication's duty cycle's work. */
+    private boolean flush(final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
+    {
+        return trySend(buffer, offset, length) != RETRY;
+    }
+
+    /** @return the publication's duty cycle's work, and the backlog's messages sent. */
     public int doWork()
     {
-        return publication.doWork();
+        final int work = publication.doWork();
+        return backlog.isEmpty() ? work : work + backlog.consume(flush, Integer.MAX_VALUE);
+    }
+
+    /** @return true while messages wait in the backlog: the role should not take more input. */
+    public boolean isBehind()
+    {
+        return !backlog.isEmpty();
     }
 
     /** @return whether the subscriber is connected. */
@@ -133,7 +136,7 @@ public final class Outbound
         return dropped;
     }
 
-    /** @return offers that found the subscriber behind and were retried. */
+    /** @return offers that found the subscriber behind. */
     public long backPressured()
     {
         return backPressured;

@@ -1,0 +1,243 @@
+package io.ringwire.exchange.demo;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A role of the demo running in a JVM of its own ({@link RoleMain}), as its parent sees it: the
+ * lines it prints (READY, PROGRESS, REPORT, DONE), a graceful stop (a {@code stop} line on its
+ * stdin) and a SIGKILL.
+ *
+ * <p>Threading: one reader thread per process collects its lines; the rest is called by the
+ * parent's thread.
+ */
+public final class RoleProcess implements AutoCloseable
+{
+    private final String name;
+    private final Process process;
+    private final CountDownLatch ready = new CountDownLatch(1);
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private volatile String readyLine;
+    private volatile String lastProgress;
+
+    private RoleProcess(final String name, final Process process, final Consumer<String> echo)
+    {
+        this.name = name;
+        this.process = process;
+        Thread.ofPlatform().daemon().name("ringwire-role-" + name).start(() ->
+        {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)))
+            {
+                String line;
+                while (null != (line = reader.readLine()))
+                {
+                    lines.add(line);
+                    if (line.startsWith("READY"))
+                    {
+                        readyLine = line;
+                        ready.countDown();
+                    }
+                    else if (line.startsWith("PROGRESS"))
+                    {
+                        lastProgress = line;
+                    }
+                    else if (line.startsWith("DONE"))
+                    {
+                        done.countDown();
+                    }
+                    else if (!line.startsWith("REPORT") && null != echo)
+                    {
+                        echo.accept(name + ": " + line);
+                    }
+                }
+            }
+            catch (final IOException ignored)
+            {
+                // the process ended
+            }
+            ready.countDown();
+            done.countDown();
+        });
+    }
+
+    /**
+     * Starts a role in a new JVM with this JVM's flags and classpath.
+     *
+     * @param name   a name for messages.
+     * @param secret the run's messaging secret, passed in the environment.
+     * @param args   the role's arguments.
+     * @param echo   takes the lines the role prints that are not protocol (its stdout); null drops them.
+     * @return the running role.
+     * @throws IOException when the JVM cannot be started.
+     */
+    public static RoleProcess start(final String name, final String secret, final List<String> args,
+        final Consumer<String> echo) throws IOException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (!argument.startsWith("-agentlib") && !argument.startsWith("-javaagent") &&
+                !argument.startsWith("-Xrunjdwp"))
+            {
+                command.add(argument);
+            }
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(RoleMain.class.getName());
+        command.addAll(args);
+        final ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        builder.environment().put(RoleMain.SECRET_ENV, secret);
+        return new RoleProcess(name, builder.start(), echo);
+    }
+
+    /**
+     * @param timeout how long to wait.
+     * @return the READY line.
+     * @throws IllegalStateException when the role ended or did not get ready in time.
+     */
+    public String awaitReady(final Duration timeout) throws InterruptedException
+    {
+        if (!ready.await(timeout.toMillis(), TimeUnit.MILLISECONDS) || null == readyLine)
+        {
+            throw new IllegalStateException(name + " did not get ready within " + timeout.toSeconds() + " s" +
+                (process.isAlive() ? "" : " (it exited with " + process.exitValue() + ")") + "; it printed " + lines);
+        }
+        return readyLine;
+    }
+
+    /** Asks the role to stop as a run's end would. */
+    public void stop()
+    {
+        try
+        {
+            final OutputStream stdin = process.getOutputStream();
+            stdin.write("stop\n".getBytes(StandardCharsets.US_ASCII));
+            stdin.flush();
+        }
+        catch (final IOException ignored)
+        {
+            // it has ended already
+        }
+    }
+
+    /**
+     * Stops the role and waits for it to exit.
+     *
+     * @return its exit code.
+     * @throws IllegalStateException when it does not exit in time (it is then killed).
+     */
+    public int stopAndWait(final Duration timeout) throws InterruptedException
+    {
+        stop();
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
+        {
+            process.destroyForcibly();
+            throw new IllegalStateException(name + " did not stop within " + timeout.toSeconds() + " s");
+        }
+        done.await(5, TimeUnit.SECONDS);
+        return process.exitValue();
+    }
+
+    /** Kills the role with SIGKILL and waits for it to be gone. */
+    public void kill() throws InterruptedException
+    {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** @return the last PROGRESS line's values, empty before the first. */
+    public Map<String, String> progress()
+    {
+        return null == lastProgress ? Map.of() : values(lastProgress);
+    }
+
+    /**
+     * @param prefix the start of the REPORT line after {@code REPORT }, e.g. {@code engine}.
+     * @return the values of the first REPORT line with that prefix, empty when there is none.
+     */
+    public Map<String, String> report(final String prefix)
+    {
+        for (final String line : lines)
+        {
+            if (line.startsWith("REPORT " + prefix + " ") || line.equals("REPORT " + prefix))
+            {
+                return values(line);
+            }
+        }
+        return Map.of();
+    }
+
+    /** @return every REPORT line with that prefix, as values. */
+    public List<Map<String, String>> reports(final String prefix)
+    {
+        final List<Map<String, String>> found = new ArrayList<>();
+        for (final String line : lines)
+        {
+            if (line.startsWith("REPORT " + prefix + " "))
+            {
+                found.add(values(line));
+            }
+        }
+        return found;
+    }
+
+    /** @return everything the role printed on stdout. */
+    public List<String> lines()
+    {
+        return List.copyOf(lines);
+    }
+
+    /** @return whether the process still runs. */
+    public boolean isAlive()
+    {
+        return process.isAlive();
+    }
+
+    static Map<String, String> values(final String line)
+    {
+        final Map<String, String> values = new HashMap<>();
+        for (final String part : line.split(" "))
+        {
+            final int equals = part.indexOf('=');
+            if (equals > 0)
+            {
+                values.put(part.substring(0, equals), part.substring(equals + 1));
+            }
+        }
+        return values;
+    }
+
+    @Override
+    public void close()
+    {
+        if (process.isAlive())
+        {
+            process.destroyForcibly();
+            try
+            {
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
