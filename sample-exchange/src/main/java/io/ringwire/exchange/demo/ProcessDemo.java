@@ -103,9 +103,12 @@ final class ProcessDemo
                 }
             }
             final double seconds = (System.nanoTime() - startNs) / 1e9;
-            clients.stopAndWait(STOP_TIMEOUT);
-            exchange.stopAndWait(STOP_TIMEOUT);
+            // Clients first (what is in flight drains), then the engine while the sessions are still
+            // up (its books before cancel-on-disconnect), then the rest.
+            clients.quiesce(STOP_TIMEOUT);
             engine.stopAndWait(STOP_TIMEOUT);
+            exchange.stopAndWait(STOP_TIMEOUT);
+            clients.stopAndWait(STOP_TIMEOUT);
             return summary(out, seconds, engine, exchange, clients) ? 0 : 1;
         }
         catch (final IOException | RuntimeException ex)
@@ -171,6 +174,8 @@ final class ProcessDemo
             x.get("malformed") + " malformed, " + x.get("throttled") + " throttled");
         out.println("  engine            " + e.get("applied") + " requests applied, last sequence " + e.get("sequence") +
             "; clients received " + c.get("sequences") + " sequenced reports, " + c.get("duplicateSequences") + " twice");
+        out.println("  market data       " + x.get("published") + " published; subscriber " + c.get("mdGaps") + " gaps, " +
+            c.get("mdRecoveries") + " recoveries");
         out.println("  latency (us)                       count      p50      p90      p99    p99.9      max");
         for (final Map<String, String> hop : clients.reports("hop"))
         {
@@ -186,9 +191,10 @@ final class ProcessDemo
         final boolean passed = booksEqual && "0".equals(c.get("duplicateAcks")) &&
             c.get("acks") != null && c.get("acks").equals(c.get("newOrders")) &&
             c.get("bought") != null && c.get("bought").equals(c.get("sold")) &&
-            "0".equals(c.get("filledAndCanceled")) && "0".equals(c.get("duplicateSequences"));
+            "0".equals(c.get("filledAndCanceled")) && "0".equals(c.get("duplicateSequences")) &&
+            c.get("sequences") != null && c.get("sequences").equals(e.get("sequence"));
         out.println("  checks            " + (passed ? "passed" : "FAILED") + ": every new order acknowledged once, " +
-            "as much bought as sold, no order both filled and canceled, no report twice, the subscriber's books " +
+            "as much bought as sold, no order both filled and canceled, every report once, the subscriber's books " +
             "equal the engine's");
         return passed;
     }

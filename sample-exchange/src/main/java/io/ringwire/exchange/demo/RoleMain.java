@@ -41,7 +41,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>The parent talks to it by lines: the role prints {@code READY} once every connection it needs
  * is up and its thread runs, {@code PROGRESS k=v...} once a second (clients), and on {@code stop}
  * (a line on its stdin, or stdin closing, or SIGTERM) it stops as the in-process demo does, prints
- * {@code REPORT k=v...} lines and {@code DONE}, and exits 0. The messaging secret comes in the
+ * {@code REPORT k=v...} lines and {@code DONE}, and exits 0. Clients also take {@code quiesce}: stop
+ * sending, drain and report, but keep the sessions up until {@code stop}, so the engine can report
+ * its books before cancel-on-disconnect empties them. The messaging secret comes in the
  * environment ({@value #SECRET_ENV}), never on the command line.
  *
  * <p>Thread layout: the role's agents on one thread (spinning for engine and exchange, backing off
@@ -84,9 +86,14 @@ public final class RoleMain
             options.getOrDefault("cores", ""));
         final RunFlag running = new RunFlag();
         final CountDownLatch stop = new CountDownLatch(1);
-        final Thread hook = new Thread(stop::countDown, "ringwire-role-stop");
+        final CountDownLatch exit = new CountDownLatch(1);
+        final Thread hook = new Thread(() ->
+        {
+            stop.countDown();
+            exit.countDown();
+        }, "ringwire-role-stop");
         Runtime.getRuntime().addShutdownHook(hook);
-        final Thread stdin = Thread.ofPlatform().daemon().start(() -> awaitStopLine(stop));
+        final Thread stdin = Thread.ofPlatform().daemon().start(() -> awaitStopLines(stop, exit));
         final List<AutoCloseable> closeables = new ArrayList<>();
         try
         {
@@ -95,7 +102,8 @@ public final class RoleMain
                 case "engine" -> runEngine(context, layout, Path.of(options.get("journal")), engineConfig, running, stop,
                     closeables, out);
                 case "exchange" -> runExchange(context, layout, engineConfig, options, running, stop, closeables, out);
-                case "clients" -> runClients(context, layout, engineConfig, options, running, stop, closeables, out);
+                case "clients" -> runClients(context, layout, engineConfig, options, running, stop, exit, closeables,
+                    out);
                 default -> throw new IllegalArgumentException("unknown role '" + role + "'");
             };
         }
@@ -140,6 +148,7 @@ public final class RoleMain
         out.println("READY engine " + describe(agent));
         out.flush();
         stop.await();
+        engine.stopTaking();
         agent.close();
         quiesce(engine);
         final Map<String, Long> resting = new TreeMap<>();
@@ -189,7 +198,8 @@ public final class RoleMain
 
     private static int runClients(final MessagingContext context, final ExchangeLayout layout,
         final EngineConfig engineConfig, final Map<String, String> options, final RunFlag running,
-        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out)
+        final CountDownLatch stop, final CountDownLatch exit, final List<AutoCloseable> closeables,
+        final PrintStream out)
         throws InterruptedException
     {
         final String[] range = options.get("sessions").split(":");
@@ -269,6 +279,12 @@ public final class RoleMain
                 totals[i].getTotalCount(), totals[i].getValueAtPercentile(50), totals[i].getValueAtPercentile(90),
                 totals[i].getValueAtPercentile(99), totals[i].getValueAtPercentile(99.9), totals[i].getMaxValue()));
         }
+        out.flush();
+        // Quiesced, not gone: the sessions stay up (no cancel-on-disconnect) until told to exit.
+        final AgentRunner keepAlive = add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail, null,
+            agent));
+        AgentRunner.startOnThread(keepAlive);
+        exit.await();
         return 0;
     }
 
@@ -370,14 +386,22 @@ public final class RoleMain
         return (agent.backedOff() ? "backs off" : "spins") + (agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
     }
 
-    private static void awaitStopLine(final CountDownLatch stop)
+    /**
+     * {@code quiesce}: stop and report, but stay connected; {@code stop} (or stdin closing): stop,
+     * report and exit.
+     */
+    private static void awaitStopLines(final CountDownLatch stop, final CountDownLatch exit)
     {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)))
         {
             String line;
             while (null != (line = reader.readLine()))
             {
-                if ("stop".equals(line.trim()))
+                if ("quiesce".equals(line.trim()))
+                {
+                    stop.countDown();
+                }
+                else if ("stop".equals(line.trim()))
                 {
                     break;
                 }
@@ -388,6 +412,7 @@ public final class RoleMain
             // stdin closed: the parent is gone
         }
         stop.countDown();
+        exit.countDown();
     }
 
     private static void fail(final Throwable throwable)

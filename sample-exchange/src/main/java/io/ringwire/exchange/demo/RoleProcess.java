@@ -125,10 +125,37 @@ public final class RoleProcess implements AutoCloseable
     /** Asks the role to stop as a run's end would. */
     public void stop()
     {
+        send("stop");
+    }
+
+    /**
+     * Asks clients to stop sending and report, staying connected, and waits for their report.
+     *
+     * @return the clients' report values.
+     */
+    public Map<String, String> quiesce(final Duration timeout) throws InterruptedException
+    {
+        send("quiesce");
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (report("clients").isEmpty())
+        {
+            if (System.nanoTime() - deadline > 0 || !process.isAlive())
+            {
+                throw new IllegalStateException(name + " did not report within " + timeout.toSeconds() + " s; it " +
+                    "printed " + lines);
+            }
+            Thread.sleep(20);
+        }
+        Thread.sleep(100); // the hop lines follow the report line
+        return report("clients");
+    }
+
+    private void send(final String line)
+    {
         try
         {
             final OutputStream stdin = process.getOutputStream();
-            stdin.write("stop\n".getBytes(StandardCharsets.US_ASCII));
+            stdin.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
             stdin.flush();
         }
         catch (final IOException ignored)

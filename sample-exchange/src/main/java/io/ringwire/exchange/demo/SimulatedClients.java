@@ -233,9 +233,9 @@ public final class SimulatedClients implements Agent, AutoCloseable
             {
                 work += logon(client, nowNs);
             }
-            else if (client.loggedOn && sending)
+            else if (client.loggedOn)
             {
-                work += sendDue(client, nowNs);
+                work += sending ? sendDue(client, nowNs) : heartbeatIfIdle(client, nowNs);
             }
         }
         return work;
@@ -336,17 +336,29 @@ public final class SimulatedClients implements Agent, AutoCloseable
             sent(client, clientOrderId, sendNs, due);
             sent++;
         }
-        if (sent == 0 && client.heldLength == 0 && nowNs - client.lastSentNs > heartbeatNs)
+        if (sent == 0 && client.heldLength == 0)
         {
-            heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId())
-                .sendingTime(nowNs);
-            if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength()) ==
-                Outbound.SENT)
-            {
-                client.lastSentNs = nowNs;
-            }
+            heartbeatIfIdle(client, nowNs);
         }
         return sent;
+    }
+
+    /** A client keeps its session alive while it has nothing to send, stopped or not. */
+    private int heartbeatIfIdle(final Client client, final long nowNs)
+    {
+        if (nowNs - client.lastSentNs <= heartbeatNs)
+        {
+            return 0;
+        }
+        heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId())
+            .sendingTime(nowNs);
+        if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength()) ==
+            Outbound.SENT)
+        {
+            client.lastSentNs = nowNs;
+            return 1;
+        }
+        return 0;
     }
 
     private void sent(final Client client, final long clientOrderId, final long sendNs, final long due)

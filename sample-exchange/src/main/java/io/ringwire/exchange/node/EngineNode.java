@@ -46,6 +46,7 @@ public final class EngineNode implements Agent, AutoCloseable
     private final ExecutionReportEncoder reportEncoder = new ExecutionReportEncoder();
     private final FragmentHandler onRequest = this::onRequest;
     private long takenNs;
+    private volatile boolean taking = true;
     private long refused;
 
     /**
@@ -104,7 +105,7 @@ public final class EngineNode implements Agent, AutoCloseable
         final int work = reports.doWork() + feed.doWork();
         // Before the engine opens, publications are accepted but no request is taken; while a
         // subscriber is behind, requests wait in their ring, and the gateway backs off in turn.
-        if (null == engine || reports.isBehind() || feed.isBehind())
+        if (null == engine || !taking || reports.isBehind() || feed.isBehind())
         {
             return work + requests.doWork();
         }
@@ -118,6 +119,12 @@ public final class EngineNode implements Agent, AutoCloseable
         {
             refused++;
         }
+    }
+
+    /** Stops taking requests; what the engine has sent still drains. Any thread. */
+    public void stopTaking()
+    {
+        taking = false;
     }
 
     /** @return whether both publications reach their subscribers. */

@@ -1,0 +1,88 @@
+package io.ringwire.exchange.demo;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DemoOptionsTest
+{
+    @Test
+    void withoutArgumentsTheDemoRunsTenSecondsOnShmInOneProcess()
+    {
+        final DemoOptions options = DemoOptions.parse(new String[0]);
+        assertEquals("shm", options.provider());
+        assertEquals(10, options.seconds());
+        assertFalse(options.processes());
+        assertNull(options.journal());
+        assertFalse(options.help());
+    }
+
+    @Test
+    void everyOptionIsTaken()
+    {
+        final DemoOptions options = DemoOptions.parse(new String[]{ "--provider", "roce", "--seconds", "0",
+            "--clients", "8", "--instruments", "100", "--rate", "200_000", "--processes", "--journal", "/tmp/j",
+            "--seed", "42" });
+        assertEquals("roce", options.provider());
+        assertEquals(0, options.seconds());
+        assertEquals(8, options.clients());
+        assertEquals(100, options.instruments());
+        assertEquals(200_000, options.rate());
+        assertTrue(options.processes());
+        assertEquals(Path.of("/tmp/j"), options.journal());
+        assertEquals(42, options.seed());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--provider tcp|--provider must be one of",
+        "--seconds -1|--seconds must be 0 to",
+        "--clients 0|--clients must be 1 to 64",
+        "--clients 65|--clients must be 1 to 64",
+        "--instruments 10001|--instruments must be 1 to 10000",
+        "--rate 0|--rate must be 1 to",
+        "--rate fast|--rate needs a whole number, not 'fast'",
+        "--seconds|--seconds needs a value",
+        "--seconds --clients 2|--seconds needs a value",
+        "--verbose|unknown argument '--verbose'" })
+    void aBadArgumentIsRefusedWithAMessageThatNamesIt(final String args, final String message)
+    {
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+            () -> DemoOptions.parse(args.split(" ")));
+        assertTrue(refused.getMessage().startsWith(message), refused.getMessage());
+    }
+
+    @Test
+    void aBadArgumentExitsWithCodeTwoAndTheUsageBeforeAnythingStarts()
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int code = ExchangeDemo.run(new String[]{ "--clients", "none" },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(2, code);
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+        final String text = err.toString(StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("ringwire demo: --clients needs a whole number, not 'none'"), text);
+        assertTrue(text.contains("usage: ringwire demo"), text);
+    }
+
+    @Test
+    void helpPrintsTheUsageAndExitsZero()
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(0, ExchangeDemo.run(new String[]{ "--help" }, new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("--processes"));
+    }
+}

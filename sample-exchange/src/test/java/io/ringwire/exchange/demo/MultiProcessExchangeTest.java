@@ -1,0 +1,190 @@
+package io.ringwire.exchange.demo;
+
+import io.ringwire.exchange.engine.JournaledEngine;
+import io.ringwire.exchange.node.ExchangeLayout;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The exchange as separate processes (engine; gateway and market data; clients), over real
+ * transports, with real SIGKILLs: conservation and a late market-data subscriber, the engine killed
+ * and restarted from its journal, a client process killed.
+ */
+class MultiProcessExchangeTest
+{
+    private static final Duration READY = Duration.ofSeconds(60);
+    private static final Duration STOP = Duration.ofSeconds(30);
+    private static final int INSTRUMENTS = 4;
+    private static final long RATE = 4_000;
+
+    @TempDir
+    Path directory;
+
+    private final List<RoleProcess> roles = new ArrayList<>();
+    private final String secret = ExchangeDemo.newSecret();
+
+    @AfterEach
+    void killLeftovers()
+    {
+        roles.forEach(RoleProcess::close);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "shm", "roce" })
+    void everyOrderIsAcknowledgedOnceFillsBalanceAndALateSubscriberRebuildsTheBooks(final String provider)
+        throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, 3, 1);
+        final RoleProcess engine = engine(layout);
+        final RoleProcess exchange = exchange(layout);
+        final RoleProcess clients = clients(layout, "0:3", "--md-index", "0", "--md-join-after-ms", "1000");
+        awaitReady(engine, exchange, clients);
+        Thread.sleep(3_000);
+
+        final Map<String, String> c = clients.quiesce(STOP);
+        assertEquals(0, engine.stopAndWait(STOP));
+        final Map<String, String> e = engine.report("engine");
+        assertEquals(0, exchange.stopAndWait(STOP));
+        assertEquals(0, clients.stopAndWait(STOP));
+
+        assertTrue(Long.parseLong(c.get("newOrders")) > 1_000, "the flow ran: " + c);
+        assertEquals(c.get("newOrders"), c.get("acks"), "every new order acknowledged: " + c);
+        assertEquals("0", c.get("duplicateAcks"), "none twice: " + c);
+        assertEquals(c.get("bought"), c.get("sold"), "each fill has both sides: " + c);
+        assertTrue(Long.parseLong(c.get("bought")) > 0, "something traded: " + c);
+        assertEquals("0", c.get("filledAndCanceled"), "no order both filled and canceled: " + c);
+        assertEquals(e.get("sequence"), c.get("sequences"), "every execution report reached a client: " + c + e);
+        assertEquals("0", c.get("duplicateSequences"), c.toString());
+        assertTrue(Long.parseLong(c.get("mdRecoveries")) >= 1, "the late subscriber recovered from snapshots: " + c);
+        assertEquals(e.get("books"), c.get("books"), "the late subscriber's books are the engine's");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "shm", "roce" })
+    void anEngineKilledMidRunAndRestartedFromItsJournalLosesAndRepeatsNoExecutionReport(final String provider)
+        throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, 2, 1);
+        RoleProcess engine = engine(layout);
+        final RoleProcess exchange = exchange(layout);
+        final RoleProcess clients = clients(layout, "0:2");
+        awaitReady(engine, exchange, clients);
+        Thread.sleep(1_500);
+
+        engine.kill();
+        Thread.sleep(300);
+        engine = engine(layout);
+        engine.awaitReady(READY);
+        Thread.sleep(1_500);
+
+        final Map<String, String> c = clients.quiesce(STOP);
+        assertEquals(0, engine.stopAndWait(STOP));
+        final Map<String, String> e = engine.report("engine");
+        assertEquals(0, exchange.stopAndWait(STOP));
+        assertEquals(0, clients.stopAndWait(STOP));
+
+        assertNotNull(e.get("sequence"), engine.lines().toString());
+        assertTrue(Long.parseLong(e.get("sequence")) > 1_000, "reports before and after the kill: " + e);
+        assertEquals("0", c.get("duplicateSequences"), "no execution report twice: " + c);
+        assertEquals(e.get("sequence"), c.get("sequences"), "no execution report lost: " + c + " " + e);
+        assertEquals(e.get("sequence"), c.get("maxSequence"), c.toString());
+        assertEquals(e.get("digest"), JournaledEngine.replay(directory.resolve("journal")).digest(),
+            "the journal replays to the restarted engine's digest");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = { "shm", "roce" })
+    void aClientProcessKilledHasItsOrdersCanceledAndTheOthersKeepTheirs(final String provider) throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, 4, 1);
+        final RoleProcess engine = engine(layout);
+        final RoleProcess exchange = exchange(layout);
+        final RoleProcess killed = clients(layout, "0:2");
+        final RoleProcess survivor = clients(layout, "2:4");
+        awaitReady(engine, exchange, killed, survivor);
+        Thread.sleep(2_000);
+
+        killed.kill();
+        // The gateway hears of it from the transport (the image goes silent) or the missed
+        // heartbeats, whichever is first; either cancels the session's orders.
+        Thread.sleep(5_000);
+        survivor.quiesce(STOP);
+        assertEquals(0, engine.stopAndWait(STOP));
+        final Map<String, String> e = engine.report("engine");
+        assertEquals(0, exchange.stopAndWait(STOP));
+        final Map<String, String> x = exchange.report("exchange");
+        assertEquals(0, survivor.stopAndWait(STOP));
+
+        final List<SessionConfigView> sessions = SessionConfigView.of(4);
+        assertFalse(e.containsKey("resting." + sessions.get(0).account()), "killed client's orders canceled: " + e);
+        assertFalse(e.containsKey("resting." + sessions.get(1).account()), "killed client's orders canceled: " + e);
+        assertTrue(e.containsKey("resting." + sessions.get(2).account()), "the other clients keep theirs: " + e);
+        assertTrue(e.containsKey("resting." + sessions.get(3).account()), "the other clients keep theirs: " + e);
+        assertTrue(Long.parseLong(x.get("cancelOnDisconnect")) >= 2, x.toString());
+    }
+
+    /** The accounts the demo's sessions trade. */
+    private record SessionConfigView(long account)
+    {
+        static List<SessionConfigView> of(final int clients)
+        {
+            return ExchangeDemo.sessions(clients).stream().map(session -> new SessionConfigView(session.account()))
+                .toList();
+        }
+    }
+
+    private RoleProcess engine(final ExchangeLayout layout) throws IOException
+    {
+        return start("engine", ProcessDemo.roleArguments("engine", layout, shm(), INSTRUMENTS, RATE, "--journal",
+            directory.resolve("journal").toString()));
+    }
+
+    private RoleProcess exchange(final ExchangeLayout layout) throws IOException
+    {
+        return start("exchange", ProcessDemo.roleArguments("exchange", layout, shm(), INSTRUMENTS, RATE));
+    }
+
+    private RoleProcess clients(final ExchangeLayout layout, final String sessions, final String... extra)
+        throws IOException
+    {
+        final List<String> args = new ArrayList<>(List.of("--sessions", sessions));
+        args.addAll(List.of(extra));
+        return start("clients " + sessions, ProcessDemo.roleArguments("clients", layout, shm(), INSTRUMENTS, RATE / 2,
+            args.toArray(new String[0])));
+    }
+
+    private Path shm() throws IOException
+    {
+        return Files.createDirectories(directory.resolve("shm"));
+    }
+
+    private RoleProcess start(final String name, final List<String> args) throws IOException
+    {
+        final RoleProcess role = RoleProcess.start(name, secret, args, null);
+        roles.add(role);
+        return role;
+    }
+
+    private static void awaitReady(final RoleProcess... processes) throws InterruptedException
+    {
+        for (final RoleProcess process : processes)
+        {
+            process.awaitReady(READY);
+        }
+    }
+}
