@@ -44,8 +44,12 @@ public final class PerfMain
             usage: ringwire perf <benchmark> [options]
 
             benchmarks:
-              rtt     round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
-              path    the CPU a hop costs, both ends on one thread (no cross-core traffic); path --help
+              rtt       round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
+              path      the CPU a hop costs, both ends on one thread (no cross-core traffic); path --help
+              matching  the matching engine alone on one thread: orders/s, service time and latency at a
+                        fixed offered rate, replaying a recorded flow in exchange-core's mix; matching --help
+              exchange  order-to-ack through clients, gateway, journaled engine and market data at a fixed
+                        offered rate, per hop, coordinated omission corrected; exchange --help
             """;
     }
 
@@ -69,6 +73,8 @@ public final class PerfMain
         {
             case "rtt" -> rtt(rest, out, err, OnlineCpus.asList());
             case "path" -> path(rest, out, err);
+            case "matching" -> matching(rest, out, err, OnlineCpus.asList());
+            case "exchange" -> exchange(rest, out, err);
             case "help", "--help", "-h" ->
             {
                 out.print(usage());
@@ -76,7 +82,7 @@ public final class PerfMain
             }
             default ->
             {
-                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, path");
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, path, matching, exchange");
                 err.print(usage());
                 yield UsageException.EXIT_CODE;
             }
@@ -150,6 +156,70 @@ public final class PerfMain
             final List<PathBenchmark.Result> results = new PathBenchmark(options, err).run();
             out.print(options.json() ? PathBenchmark.json(results) + System.lineSeparator() :
                 PathBenchmark.table(results));
+            out.flush();
+        });
+    }
+
+    /**
+     * Runs {@code matching}.
+     *
+     * @param args       its options.
+     * @param out        where the table or JSON goes.
+     * @param err        where progress and errors go.
+     * @param onlineCpus the machine's online CPUs (the engine's thread takes the last).
+     * @return the exit code.
+     */
+    static int matching(final String[] args, final PrintStream out, final PrintStream err,
+        final List<Integer> onlineCpus)
+    {
+        return exitCodeOf("matching", err, () ->
+        {
+            final MatchingOptions options = MatchingOptions.parse(args);
+            if (options.help())
+            {
+                out.print(MatchingOptions.usage());
+                return;
+            }
+            final MatchingBenchmark benchmark = new MatchingBenchmark(options, err, onlineCpus);
+            final List<MatchingResult> results = benchmark.run();
+            out.print(options.json() ?
+                MatchingReport.json(results, benchmark.threadLayout(), options.rounds()) + System.lineSeparator() :
+                MatchingReport.table(results, benchmark.threadLayout()));
+            out.flush();
+        });
+    }
+
+    /**
+     * Runs {@code exchange}.
+     *
+     * @return the exit code.
+     */
+    static int exchange(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        return exitCodeOf("exchange", err, () ->
+        {
+            final ExchangeOptions options = ExchangeOptions.parse(args);
+            if (options.help())
+            {
+                out.print(ExchangeOptions.usage());
+                return;
+            }
+            final List<ExchangeBenchmark.Result> results;
+            try
+            {
+                results = new ExchangeBenchmark(options, err).run();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", ex);
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException(ex.getMessage(), ex);
+            }
+            out.print(options.json() ? ExchangeBenchmark.json(results) + System.lineSeparator() :
+                ExchangeBenchmark.table(results));
             out.flush();
         });
     }

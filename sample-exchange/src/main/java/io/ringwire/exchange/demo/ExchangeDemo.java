@@ -5,18 +5,8 @@ import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
-import io.ringwire.exchange.node.EngineNode;
-import io.ringwire.exchange.node.ExchangeLayout;
-import io.ringwire.exchange.node.GatewayNode;
-import io.ringwire.exchange.node.MarketDataNode;
-import io.ringwire.exchange.node.RunFlag;
-import io.ringwire.messaging.Agents;
 import io.ringwire.messaging.MessagingContext;
-import io.ringwire.rdma.host.OnlineCpus;
 import org.HdrHistogram.Histogram;
-import org.agrona.CloseHelper;
-import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.CompositeAgent;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -39,14 +29,8 @@ import java.util.stream.Stream;
  * {@code ringwire demo}: the sample exchange in one process, a thread per role group, every hop
  * over RingWire messaging on the provider picked (the embedded {@code shm} by default).
  *
- * <p>Thread layout: the engine spins on a core of its own (the last online CPU). With four or
- * more CPUs, the gateway with the market-data service, and the clients with the market-data
- * subscriber, spin on cores of their own (the next ones down); with fewer, all four share one
- * spinning thread on the next CPU (two
- * threads busy-waiting on one CPU hand work to each other only when the scheduler switches them,
- * every few milliseconds; one thread hands it over at once). No role ever waits on another (see
- * {@link io.ringwire.exchange.node.Outbound}), so roles may share a thread. The main thread prints
- * progress once a second and sleeps.
+ * <p>Thread layout: as {@link InProcessExchange} states; the main thread prints progress once a
+ * second and sleeps.
  *
  * <p>Ctrl-C ends the run as its end would: the clients stop sending, what is in flight drains, the
  * roles close, the summary is printed and the temporary journal and shm files are removed.
@@ -60,7 +44,6 @@ public final class ExchangeDemo
     private final DemoOptions options;
     private final PrintStream out;
     private final PrintStream err;
-    private final RunFlag running = new RunFlag();
     /** Set by Ctrl-C: the run ends as its end would. */
     private volatile boolean stopRequested;
     private final CountDownLatch finished = new CountDownLatch(1);
@@ -175,54 +158,16 @@ public final class ExchangeDemo
             }
         }, "ringwire-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        Path shmDirectory = null;
-        Path journal = options.journal();
-        final boolean temporaryJournal = null == journal;
-        final List<AutoCloseable> closeables = new ArrayList<>();
-        final List<Agents.RunningAgent> agents = new ArrayList<>();
-        try
+        try (InProcessExchange exchange = InProcessExchange.open(options.provider(), options.clients(),
+            options.instruments(), options.rate(), options.seed(), options.journal()))
         {
-            shmDirectory = Files.createTempDirectory(Path.of(tmpRoot()), "ringwire-demo-");
-            journal = temporaryJournal ? Files.createTempDirectory("ringwire-demo-journal-") : journal;
-            final List<Integer> cpus = OnlineCpus.asList();
-            final boolean roomy = cpus.size() >= 4;
-            final String cores = cores(cpus);
-            final MessagingContext context = context(shmDirectory, newSecret(), cores);
-            final ExchangeLayout layout = ExchangeLayout.onFreePorts(options.provider(), options.clients(), 1);
-            final EngineConfig engineConfig = engineConfig(options.instruments(), options.clients());
-            final LatencyLedger ledger = new LatencyLedger();
-
-            final EngineNode engine = add(closeables, new EngineNode(context, layout, journal, engineConfig, running));
-            final GatewayNode gateway = add(closeables, new GatewayNode(context, layout,
-                gatewayConfig(options.clients(), options.rate(), engineConfig), running));
-            final MarketDataNode marketData = add(closeables, new MarketDataNode(context, layout, engineConfig, running));
-            final MarketDataClient marketDataClient = add(closeables, new MarketDataClient(context, layout, 0,
-                engineConfig, ledger, running));
-            final SimulatedClients clients = add(closeables, new SimulatedClients(context, layout,
-                sessions(options.clients()), 0, options.instruments(), options.rate(), options.seed(), ledger, running));
-
-            connect(engine, gateway, marketData, marketDataClient, clients);
-            engine.open();
             out.println("ringwire demo: " + options.provider() + ", " + options.clients() + " clients, " +
                 options.instruments() + " instruments, " + options.rate() + " orders/s offered, " +
-                (options.seconds() == 0 ? "until Ctrl-C" : options.seconds() + " s") + "; journal " + journal);
-            final Agent clientSide = new CompositeAgent(clients, marketDataClient);
-            final Agent exchangeSide = new CompositeAgent(gateway, marketData);
-            agents.add(Agents.start(context, engine, this::onError));
-            if (roomy)
-            {
-                agents.add(Agents.start(context, exchangeSide, this::onError));
-                agents.add(Agents.start(context, clientSide, this::onError));
-            }
-            else
-            {
-                agents.add(Agents.start(context, new CompositeAgent(exchangeSide, clientSide), this::onError));
-            }
-            out.println("threads: " + describe(agents, roomy, cpus.size()) + "; progress: main thread, sleeping");
-
+                (options.seconds() == 0 ? "until Ctrl-C" : options.seconds() + " s") + "; journal " + exchange.journal());
+            out.println("threads: " + exchange.start(this::onError) + "; progress: main thread, sleeping");
             final long startNs = System.nanoTime();
             final long endNs = options.seconds() == 0 ? Long.MAX_VALUE : startNs + TimeUnit.SECONDS.toNanos(options.seconds());
-            final Progress progress = new Progress(clients.counters(), ledger, out);
+            final Progress progress = new Progress(exchange.clients().counters(), exchange.ledger(), out);
             while (!stopRequested && System.nanoTime() - endNs < 0 && null == failure.get())
             {
                 final long sleepNs = Math.min(TimeUnit.SECONDS.toNanos(1) - (System.nanoTime() - startNs) %
@@ -232,18 +177,9 @@ public final class ExchangeDemo
             }
             final double elapsedS = (System.nanoTime() - startNs) / 1e9;
             final boolean interrupted = stopRequested;
-            clients.stopSending();
-            // What is in flight arrives while the roles still run; then their threads stop and the
-            // main thread drains what is left, every role's publications still retrying.
-            TimeUnit.NANOSECONDS.sleep(DRAIN_NS);
-            for (int i = agents.size() - 1; i >= 0; i--)
-            {
-                agents.get(i).close();
-            }
-            agents.clear();
-            drain(engine, gateway, marketData, marketDataClient, clients);
-            running.stop();
-            final Summary summary = new Summary(clients.counters(), ledger, engine, gateway, marketData, marketDataClient);
+            exchange.stop();
+            final Summary summary = new Summary(exchange.clients().counters(), exchange.ledger(), exchange.engine(),
+                exchange.gateway(), exchange.marketData(), exchange.marketDataClient());
             summary.print(out, elapsedS, interrupted);
             if (null != failure.get())
             {
@@ -269,19 +205,6 @@ public final class ExchangeDemo
         }
         finally
         {
-            for (final Agents.RunningAgent agent : agents)
-            {
-                CloseHelper.quietClose(agent);
-            }
-            for (int i = closeables.size() - 1; i >= 0; i--)
-            {
-                CloseHelper.quietClose(closeables.get(i));
-            }
-            deleteQuietly(shmDirectory);
-            if (temporaryJournal)
-            {
-                deleteQuietly(journal);
-            }
             finished.countDown();
             try
             {
@@ -294,89 +217,10 @@ public final class ExchangeDemo
         }
     }
 
-    private static String tmpRoot()
-    {
-        return Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir");
-    }
-
-    private static String cores(final List<Integer> cpus)
-    {
-        final StringBuilder list = new StringBuilder();
-        for (int i = cpus.size() - 1; i >= Math.max(0, cpus.size() - 3); i--)
-        {
-            list.append(list.isEmpty() ? "" : ",").append(cpus.get(i));
-        }
-        return list.toString();
-    }
-
-    private static String describe(final List<Agents.RunningAgent> agents, final boolean roomy, final int cpus)
-    {
-        final String[] names = roomy ? new String[]{ "engine", "gateway + market data", "clients + market-data subscriber" } :
-            new String[]{ "engine", "gateway + market data + clients + market-data subscriber" };
-        final StringBuilder text = new StringBuilder(cpus + " CPUs; ");
-        for (int i = 0; i < agents.size(); i++)
-        {
-            final Agents.RunningAgent agent = agents.get(i);
-            text.append(i == 0 ? "" : "; ").append(names[i]).append(agent.backedOff() ? " backs off" : " spins")
-                .append(agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
-        }
-        return text.toString();
-    }
-
-    private void connect(final EngineNode engine, final GatewayNode gateway, final MarketDataNode marketData,
-        final MarketDataClient marketDataClient, final SimulatedClients clients) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + CONNECT_TIMEOUT_NS;
-        while (!(engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
-            marketDataClient.isConnected() && clients.isConnected()))
-        {
-            if (System.nanoTime() - deadline > 0 || !running.isRunning())
-            {
-                throw new IllegalStateException("the roles did not connect within " +
-                    TimeUnit.NANOSECONDS.toSeconds(CONNECT_TIMEOUT_NS) + " s: engine " + engine.isConnected() +
-                    ", gateway " + gateway.isConnected() + ", market data " + marketData.isConnected() +
-                    ", market-data subscriber " + marketDataClient.isConnected() + ", clients " + clients.isConnected());
-            }
-            int work = engine.doWork() + gateway.doWork() + marketData.doWork() + marketDataClient.doWork() +
-                clients.pollOnly();
-            if (work == 0)
-            {
-                Thread.sleep(1);
-            }
-        }
-    }
-
-    private static void drain(final EngineNode engine, final GatewayNode gateway, final MarketDataNode marketData,
-        final MarketDataClient marketDataClient, final SimulatedClients clients) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        int quiet = 0;
-        while (quiet < 200 && System.nanoTime() - deadline < 0)
-        {
-            final int work = engine.doWork() + gateway.doWork() + marketData.doWork() + marketDataClient.doWork() +
-                clients.pollOnly();
-            if (work == 0)
-            {
-                quiet++;
-                Thread.sleep(0, 100_000);
-            }
-            else
-            {
-                quiet = 0;
-            }
-        }
-    }
-
     private void onError(final Throwable throwable)
     {
         failure.compareAndSet(null, throwable);
         err.println("ringwire demo: " + throwable);
-    }
-
-    private static <T extends AutoCloseable> T add(final List<AutoCloseable> closeables, final T closeable)
-    {
-        closeables.add(closeable);
-        return closeable;
     }
 
     public static void deleteQuietly(final Path directory)

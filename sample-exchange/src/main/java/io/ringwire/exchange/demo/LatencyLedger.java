@@ -86,6 +86,16 @@ public final class LatencyLedger
         return intervals;
     }
 
+    /** Forgets everything recorded so far (the end of a warm-up). Any one thread but the recorder's. */
+    public synchronized void reset()
+    {
+        interval();
+        for (final Histogram total : totals)
+        {
+            total.reset();
+        }
+    }
+
     /**
      * @return per hop, everything recorded (call {@link #interval()} first to take in the latest).
      */

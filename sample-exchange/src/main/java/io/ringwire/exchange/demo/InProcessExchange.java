@@ -1,0 +1,276 @@
+package io.ringwire.exchange.demo;
+
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.exchange.node.GatewayNode;
+import io.ringwire.exchange.node.MarketDataNode;
+import io.ringwire.exchange.node.RunFlag;
+import io.ringwire.messaging.Agents;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.host.OnlineCpus;
+import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.CompositeAgent;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole sample exchange in this process, every hop over RingWire messaging: the engine with its
+ * journal, the gateway, the market-data service, simulated clients and a market-data subscriber.
+ * The demo and the exchange benchmark run it.
+ *
+ * <p>Thread layout: the engine spins on a core of its own (the last online CPU). With four or more
+ * CPUs, the gateway with the market-data service, and the clients with the market-data subscriber,
+ * spin on cores of their own (the next ones down); with fewer, all four share one spinning thread
+ * on the next CPU (two threads busy-waiting on one CPU hand work to each other only when the
+ * scheduler switches them, every few milliseconds; one thread hands it over at once). No role ever
+ * waits on another (see {@link io.ringwire.exchange.node.Outbound}), so roles may share a thread.
+ */
+public final class InProcessExchange implements AutoCloseable
+{
+    private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
+    private static final long DRAIN_NS = TimeUnit.MILLISECONDS.toNanos(300);
+
+    private final RunFlag running = new RunFlag();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<Agents.RunningAgent> agents = new ArrayList<>();
+    private final LatencyLedger ledger = new LatencyLedger();
+    private final Path shmDirectory;
+    private final Path journal;
+    private final boolean temporaryJournal;
+    private final List<Integer> cpus = OnlineCpus.asList();
+    private final boolean roomy = cpus.size() >= 4;
+    private MessagingContext context;
+    private EngineNode engine;
+    private GatewayNode gateway;
+    private MarketDataNode marketData;
+    private MarketDataClient marketDataClient;
+    private SimulatedClients clients;
+
+    private InProcessExchange(final Path journal) throws IOException
+    {
+        this.shmDirectory = Files.createTempDirectory(Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" :
+            System.getProperty("java.io.tmpdir")), "ringwire-demo-");
+        this.temporaryJournal = null == journal;
+        this.journal = temporaryJournal ? Files.createTempDirectory("ringwire-demo-journal-") : journal;
+    }
+
+    /**
+     * Opens every role, connects them, and opens the engine's journal. Nothing runs yet.
+     *
+     * @param provider    the transport of every hop.
+     * @param clientCount simulated clients.
+     * @param instruments instruments.
+     * @param rate        orders a second over all clients.
+     * @param seed        the flow's seed.
+     * @param journal     the journal directory, or null for a temporary one removed at close.
+     * @return the exchange, connected.
+     * @throws IOException when the temporary directories cannot be made.
+     */
+    public static InProcessExchange open(final String provider, final int clientCount, final int instruments,
+        final long rate, final long seed, final Path journal) throws IOException, InterruptedException
+    {
+        final InProcessExchange exchange = new InProcessExchange(journal);
+        try
+        {
+            exchange.openRoles(provider, clientCount, instruments, rate, seed);
+            return exchange;
+        }
+        catch (final RuntimeException | InterruptedException ex)
+        {
+            exchange.close();
+            throw ex;
+        }
+    }
+
+    private void openRoles(final String provider, final int clientCount, final int instruments, final long rate,
+        final long seed) throws InterruptedException
+    {
+        context = ExchangeDemo.context(shmDirectory, ExchangeDemo.newSecret(), cores());
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, clientCount, 1);
+        final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, clientCount);
+        engine = add(new EngineNode(context, layout, journal, engineConfig, running));
+        gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(clientCount, rate, engineConfig),
+            running));
+        marketData = add(new MarketDataNode(context, layout, engineConfig, running));
+        marketDataClient = add(new MarketDataClient(context, layout, 0, engineConfig, ledger, running));
+        clients = add(new SimulatedClients(context, layout, ExchangeDemo.sessions(clientCount), 0, instruments, rate,
+            seed, ledger, running));
+        connect();
+        engine.open();
+    }
+
+    /** The cores agents take, best first: the last online CPU for the engine, then down. */
+    private String cores()
+    {
+        final StringBuilder list = new StringBuilder();
+        for (int i = cpus.size() - 1; i >= Math.max(0, cpus.size() - 3); i--)
+        {
+            list.append(list.isEmpty() ? "" : ",").append(cpus.get(i));
+        }
+        return list.toString();
+    }
+
+    private void connect() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + CONNECT_TIMEOUT_NS;
+        while (!(engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
+            marketDataClient.isConnected() && clients.isConnected()))
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("the roles did not connect within " +
+                    TimeUnit.NANOSECONDS.toSeconds(CONNECT_TIMEOUT_NS) + " s: engine " + engine.isConnected() +
+                    ", gateway " + gateway.isConnected() + ", market data " + marketData.isConnected() +
+                    ", market-data subscriber " + marketDataClient.isConnected() + ", clients " + clients.isConnected());
+            }
+            if (drive() == 0)
+            {
+                Thread.sleep(1);
+            }
+        }
+    }
+
+    private int drive()
+    {
+        return engine.doWork() + gateway.doWork() + marketData.doWork() + marketDataClient.doWork() +
+            clients.pollOnly();
+    }
+
+    /**
+     * Starts the roles' threads; the clients start sending.
+     *
+     * @param errorHandler told of any role's failure.
+     * @return the thread layout, in words.
+     */
+    public String start(final ErrorHandler errorHandler)
+    {
+        final Agent clientSide = new CompositeAgent(clients, marketDataClient);
+        final Agent exchangeSide = new CompositeAgent(gateway, marketData);
+        agents.add(Agents.start(context, engine, errorHandler));
+        if (roomy)
+        {
+            agents.add(Agents.start(context, exchangeSide, errorHandler));
+            agents.add(Agents.start(context, clientSide, errorHandler));
+        }
+        else
+        {
+            agents.add(Agents.start(context, new CompositeAgent(exchangeSide, clientSide), errorHandler));
+        }
+        final String[] names = roomy ? new String[]{ "engine", "gateway + market data", "clients + market-data subscriber" } :
+            new String[]{ "engine", "gateway + market data + clients + market-data subscriber" };
+        final StringBuilder text = new StringBuilder(cpus.size() + " CPUs; ");
+        for (int i = 0; i < agents.size(); i++)
+        {
+            final Agents.RunningAgent agent = agents.get(i);
+            text.append(i == 0 ? "" : "; ").append(names[i]).append(agent.backedOff() ? " backs off" : " spins")
+                .append(agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
+        }
+        return text.toString();
+    }
+
+    /**
+     * Ends the run: the clients stop sending, what is in flight arrives while the roles still run,
+     * then their threads stop and this thread drains what is left.
+     */
+    public void stop() throws InterruptedException
+    {
+        clients.stopSending();
+        TimeUnit.NANOSECONDS.sleep(DRAIN_NS);
+        for (int i = agents.size() - 1; i >= 0; i--)
+        {
+            agents.get(i).close();
+        }
+        agents.clear();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int quiet = 0;
+        while (quiet < 200 && System.nanoTime() - deadline < 0)
+        {
+            if (drive() == 0)
+            {
+                quiet++;
+                Thread.sleep(0, 100_000);
+            }
+            else
+            {
+                quiet = 0;
+            }
+        }
+        running.stop();
+    }
+
+    /** @return the journal directory. */
+    public Path journal()
+    {
+        return journal;
+    }
+
+    /** @return the latency ledger the clients and the market-data subscriber record into. */
+    public LatencyLedger ledger()
+    {
+        return ledger;
+    }
+
+    /** @return the engine's role. */
+    public EngineNode engine()
+    {
+        return engine;
+    }
+
+    /** @return the gateway's role. */
+    public GatewayNode gateway()
+    {
+        return gateway;
+    }
+
+    /** @return the market-data service. */
+    public MarketDataNode marketData()
+    {
+        return marketData;
+    }
+
+    /** @return the market-data subscriber. */
+    public MarketDataClient marketDataClient()
+    {
+        return marketDataClient;
+    }
+
+    /** @return the simulated clients. */
+    public SimulatedClients clients()
+    {
+        return clients;
+    }
+
+    private <T extends AutoCloseable> T add(final T closeable)
+    {
+        closeables.add(closeable);
+        return closeable;
+    }
+
+    @Override
+    public void close()
+    {
+        for (final Agents.RunningAgent agent : agents)
+        {
+            CloseHelper.quietClose(agent);
+        }
+        agents.clear();
+        for (int i = closeables.size() - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(closeables.get(i));
+        }
+        closeables.clear();
+        ExchangeDemo.deleteQuietly(shmDirectory);
+        if (temporaryJournal)
+        {
+            ExchangeDemo.deleteQuietly(journal);
+        }
+    }
+}
