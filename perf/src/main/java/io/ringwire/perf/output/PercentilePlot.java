@@ -1,0 +1,140 @@
+package io.ringwire.perf.output;
+
+import org.HdrHistogram.HistogramIterationValue;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+import java.awt.Color;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.text.FieldPosition;
+import java.text.NumberFormat;
+import java.text.ParsePosition;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Draws histograms' percentile distributions as a PNG the way HdrHistogram's plotter does: latency
+ * against percentile on a log axis of 1/(1-p), so the tail (90%, 99%, 99.9%, ...) gets as much room
+ * as the median. Renders headless.
+ */
+public final class PercentilePlot
+{
+    /** Width of a plot, pixels. */
+    public static final int WIDTH = 1000;
+    /** Height of a plot, pixels. */
+    public static final int HEIGHT = 600;
+    /** Points per halving of the distance to 100%, as HdrHistogram's .hgrm output has them. */
+    private static final int TICKS_PER_HALF_DISTANCE = 5;
+    private static final double NANOS_PER_MICRO = 1000.0;
+
+    private PercentilePlot()
+    {
+    }
+
+    /**
+     * Writes one plot.
+     *
+     * @param file       the PNG to write.
+     * @param title      its title.
+     * @param histograms the distributions to draw, one line each (values in ns, drawn in us).
+     * @throws IOException when the file cannot be written.
+     */
+    public static void writePng(final Path file, final String title, final List<RecordedHistogram> histograms)
+        throws IOException
+    {
+        if (null == System.getProperty("java.awt.headless"))
+        {
+            System.setProperty("java.awt.headless", "true");
+        }
+        final XYSeriesCollection dataset = new XYSeriesCollection();
+        double highestX = 10;
+        for (final RecordedHistogram recorded : histograms)
+        {
+            final XYSeries series = new XYSeries(recorded.label(), false, true);
+            for (final HistogramIterationValue value : recorded.histogram().percentiles(TICKS_PER_HALF_DISTANCE))
+            {
+                final double fraction = value.getPercentileLevelIteratedTo() / 100.0;
+                if (fraction >= 1.0)
+                {
+                    continue; // 1/(1-p) is infinite at 100%: the max is in the .hgrm and the table
+                }
+                final double x = 1.0 / (1.0 - fraction);
+                series.add(x, value.getValueIteratedTo() / NANOS_PER_MICRO);
+                highestX = Math.max(highestX, x);
+            }
+            dataset.addSeries(series);
+        }
+        final LogAxis percentileAxis = new LogAxis("percentile");
+        percentileAxis.setBase(10);
+        percentileAxis.setTickUnit(new NumberTickUnit(1));
+        percentileAxis.setMinorTickMarksVisible(false);
+        percentileAxis.setRange(1, Math.pow(10, Math.ceil(Math.log10(highestX))));
+        percentileAxis.setNumberFormatOverride(new PercentileFormat());
+        final NumberAxis latencyAxis = new NumberAxis("latency (us)");
+        latencyAxis.setAutoRangeIncludesZero(true);
+        final XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
+        final XYPlot plot = new XYPlot(dataset, percentileAxis, latencyAxis, renderer);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        final JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        try (OutputStream png = Files.newOutputStream(file))
+        {
+            ChartUtils.writeChartAsPNG(png, chart, WIDTH, HEIGHT);
+        }
+    }
+
+    /**
+     * @param x 1/(1-p), a power of ten on the axis.
+     * @return the percentile it stands for: 1 is "0%", 10 "90%", 100 "99%", 1000 "99.9%".
+     */
+    static String percentileLabel(final double x)
+    {
+        if (x <= 1.0)
+        {
+            return "0%";
+        }
+        final int nines = (int)Math.round(Math.log10(x));
+        if (nines <= 2)
+        {
+            return nines == 1 ? "90%" : "99%";
+        }
+        return "99." + "9".repeat(nines - 2) + "%";
+    }
+
+    /** Labels the log axis's ticks with {@link #percentileLabel(double)}. */
+    private static final class PercentileFormat extends NumberFormat
+    {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public StringBuffer format(final double number, final StringBuffer toAppendTo, final FieldPosition pos)
+        {
+            return toAppendTo.append(percentileLabel(number));
+        }
+
+        @Override
+        public StringBuffer format(final long number, final StringBuffer toAppendTo, final FieldPosition pos)
+        {
+            return toAppendTo.append(percentileLabel(number));
+        }
+
+        @Override
+        public Number parse(final String source, final ParsePosition parsePosition)
+        {
+            throw new UnsupportedOperationException("percentile labels are not parsed: " +
+                source.toLowerCase(Locale.ROOT));
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package io.ringwire.perf.output;
+
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogWriter;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes a run's results directory, so a run can be looked at, plotted again and compared later
+ * without running it again:
+ *
+ * <ul>
+ *   <li>{@code <name>.hdr}: each histogram as an HdrHistogram interval log (one interval, the
+ *       measured window), which HdrHistogram's and HdrHistogramVisualizer's tools read;</li>
+ *   <li>{@code <name>.hgrm}: its percentile distribution, values in microseconds;</li>
+ *   <li>{@code <group>.png}: the distributions of one row (its service and due-time latencies),
+ *       and {@link #ALL_PLOT} with every histogram;</li>
+ *   <li>{@link #SUMMARY_JSON}: options, revision, JVM, CPU, kernel, GC and the benchmark's JSON;</li>
+ *   <li>{@link #RESULTS_MD}: the table and a link to every file above.</li>
+ * </ul>
+ */
+public final class ResultsWriter
+{
+    /** The summary for tools. */
+    public static final String SUMMARY_JSON = "summary.json";
+    /** The page for people. */
+    public static final String RESULTS_MD = "results.md";
+    /** The plot of every histogram of the run. */
+    public static final String ALL_PLOT = "percentiles.png";
+    /** Where runs go under the repository (ignored by git). */
+    public static final Path RESULTS_ROOT = Path.of("perf", "results");
+    /** Percentile distribution and interval log values are in microseconds, recorded in ns. */
+    private static final double NANOS_PER_MICRO = 1000.0;
+    private static final int HGRM_TICKS_PER_HALF_DISTANCE = 5;
+    private static final DateTimeFormatter DIRECTORY_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss");
+
+    private ResultsWriter()
+    {
+    }
+
+    /**
+     * @param workingDirectory where the command runs: the repository, or a directory inside it.
+     * @param now              the run's local date and time.
+     * @return {@code perf/results/<date-time>} under the nearest directory, going up from
+     *         {@code workingDirectory}, that holds {@code perf/pom.xml} (the repository, whose
+     *         .gitignore leaves that folder out); under {@code workingDirectory} when none does.
+     */
+    public static Path defaultDirectory(final Path workingDirectory, final LocalDateTime now)
+    {
+        final Path start = workingDirectory.toAbsolutePath().normalize();
+        Path root = start;
+        for (Path candidate = start; null != candidate; candidate = candidate.getParent())
+        {
+            if (Files.isRegularFile(candidate.resolve("perf").resolve("pom.xml")))
+            {
+                root = candidate;
+                break;
+            }
+        }
+        return root.resolve(RESULTS_ROOT).resolve(DIRECTORY_TIME.format(now));
+    }
+
+    /**
+     * Writes every file of the run into {@code directory}, creating it.
+     *
+     * @param directory where to write.
+     * @param run       what ran.
+     * @return the names of the files written, in the order results.md lists them, itself last.
+     * @throws IOException when a file cannot be written.
+     */
+    public static List<String> write(final Path directory, final BenchmarkRun run) throws IOException
+    {
+        Files.createDirectories(directory);
+        final List<String> files = new ArrayList<>();
+        final Map<String, List<RecordedHistogram>> groups = new LinkedHashMap<>();
+        for (final RecordedHistogram recorded : run.histograms())
+        {
+            writeHdr(directory.resolve(hdrFile(recorded)), recorded);
+            writeHgrm(directory.resolve(hgrmFile(recorded)), recorded.histogram());
+            files.add(hdrFile(recorded));
+            files.add(hgrmFile(recorded));
+            groups.computeIfAbsent(recorded.group(), group -> new ArrayList<>()).add(recorded);
+        }
+        for (final Map.Entry<String, List<RecordedHistogram>> group : groups.entrySet())
+        {
+            PercentilePlot.writePng(directory.resolve(plotFile(group.getKey())),
+                run.benchmark() + ": " + group.getKey(), group.getValue());
+            files.add(plotFile(group.getKey()));
+        }
+        if (!run.histograms().isEmpty())
+        {
+            PercentilePlot.writePng(directory.resolve(ALL_PLOT), run.benchmark() + ": every histogram",
+                run.histograms());
+            files.add(ALL_PLOT);
+        }
+        Files.writeString(directory.resolve(SUMMARY_JSON), SummaryJson.format(run) + System.lineSeparator(),
+            StandardCharsets.UTF_8);
+        files.add(SUMMARY_JSON);
+        Files.writeString(directory.resolve(RESULTS_MD), ResultsMarkdown.format(run, groups.keySet()),
+            StandardCharsets.UTF_8);
+        files.add(RESULTS_MD);
+        return files;
+    }
+
+    static String hdrFile(final RecordedHistogram recorded)
+    {
+        return recorded.name() + ".hdr";
+    }
+
+    static String hgrmFile(final RecordedHistogram recorded)
+    {
+        return recorded.name() + ".hgrm";
+    }
+
+    static String plotFile(final String group)
+    {
+        return group + ".png";
+    }
+
+    /**
+     * One interval, the histogram's own start and end time stamps (the measured window) when it has
+     * them; the "max" column in microseconds.
+     */
+    private static void writeHdr(final Path file, final RecordedHistogram recorded) throws IOException
+    {
+        final Histogram histogram = recorded.histogram();
+        try (PrintStream log = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8))
+        {
+            final HistogramLogWriter writer = new HistogramLogWriter(log);
+            final long startMs = histogram.getStartTimeStamp() > 0 && histogram.getStartTimeStamp() < Long.MAX_VALUE ?
+                histogram.getStartTimeStamp() : System.currentTimeMillis();
+            final long endMs = Math.max(startMs, histogram.getEndTimeStamp());
+            writer.outputComment(recorded.label() + "; values in ns");
+            writer.outputLogFormatVersion();
+            writer.outputStartTime(startMs);
+            writer.setBaseTime(startMs);
+            writer.outputLegend();
+            writer.outputIntervalHistogram(0.0, (endMs - startMs) / 1000.0, histogram, NANOS_PER_MICRO);
+        }
+    }
+
+    private static void writeHgrm(final Path file, final Histogram histogram) throws IOException
+    {
+        try (PrintStream hgrm = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8))
+        {
+            histogram.outputPercentileDistribution(hgrm, HGRM_TICKS_PER_HALF_DISTANCE, NANOS_PER_MICRO);
+        }
+    }
+}
