@@ -3,6 +3,7 @@ package io.ringwire.perf;
 import io.ringwire.exchange.demo.InProcessExchange;
 import io.ringwire.exchange.demo.LatencyLedger;
 import io.ringwire.exchange.demo.SimulatedClients;
+import io.ringwire.perf.output.RecordedHistogram;
 import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;
@@ -105,6 +106,25 @@ final class ExchangeBenchmark
     {
         return histogram.getTotalCount() == 0 ? "-" :
             String.format(Locale.ROOT, "%.1f us", histogram.getValueAtPercentile(percentile) / 1e3);
+    }
+
+    /**
+     * @param results the runs.
+     * @return each run's hops, one histogram each, for the results directory, grouped by provider.
+     */
+    static List<RecordedHistogram> histograms(final List<Result> results)
+    {
+        final List<RecordedHistogram> histograms = new ArrayList<>();
+        for (final Result result : results)
+        {
+            for (int i = 0; i < LatencyLedger.HOPS.length; i++)
+            {
+                final String hop = LatencyLedger.HOPS[i].replaceAll("[^A-Za-z0-9]+", "-").replaceAll("-$", "");
+                histograms.add(new RecordedHistogram(result.provider() + "-" + hop, result.provider(),
+                    result.provider() + ": " + LatencyLedger.HOPS[i], result.hops()[i]));
+            }
+        }
+        return histograms;
     }
 
     static String table(final List<Result> results)

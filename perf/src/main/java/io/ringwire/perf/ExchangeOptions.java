@@ -16,7 +16,7 @@ import java.util.List;
  * @param help        print the usage.
  */
 public record ExchangeOptions(List<String> providers, long rate, int seconds, int warmup, int clients,
-    int instruments, boolean json, boolean help)
+    int instruments, boolean json, boolean help, String out)
 {
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs");
 
@@ -42,6 +42,9 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
               --clients N          clients sharing the rate, 1 to 64 (default 1)
               --instruments N      instruments, 1 to 10000 (default 10)
               --json               print one JSON object (times in ns) instead of the table
+              --out DIR            write the results directory there: each hop's HdrHistogram log (.hdr),
+                                   percentile distribution (.hgrm) and plot (.png), summary.json and
+                                   results.md (default perf/results/<date-time>/)
               --help               this text
 
             exit codes: 0 done, 1 the run failed, 2 bad command line
@@ -62,6 +65,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
         int clients = 1;
         int instruments = 10;
         boolean json = false;
+        String out = null;
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -69,9 +73,11 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
             {
                 case "--help", "-h" ->
                 {
-                    return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, true);
+                    return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, true,
+                        out);
                 }
                 case "--json" -> json = true;
+                case "--out" -> out = value(args, i++, arg);
                 case "--provider" ->
                 {
                     providers = List.of(value(args, i++, arg).split(","));
@@ -91,7 +97,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                 default -> throw new UsageException("unknown option '" + arg + "'; perf exchange --help lists them");
             }
         }
-        return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, false);
+        return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, false, out);
     }
 
     private static String value(final String[] args, final int index, final String name)

@@ -121,17 +121,24 @@ public final class PerfMain
                 err.println("rtt: pinger on cpu " + cpuPlan.pingerCpu() + ", ponger on cpu " + cpuPlan.pongerCpu() +
                     " (" + cpuPlan.onlineCpuCount() + " online)");
             }
-            final RttRounds rounds = new RttBenchmark(options, cpuPlan, err).run();
+            final RttBenchmark benchmark = new RttBenchmark(options, cpuPlan, err);
+            final RttRounds rounds = benchmark.run();
+            final String table;
+            final String json;
             if (rounds.rounds().size() == 1)
             {
                 final RttReport report = rounds.rounds().getFirst();
-                out.print(options.json() ? RttJson.format(report) + System.lineSeparator() : RttTable.format(report));
+                table = RttTable.format(report);
+                json = RttJson.format(report);
             }
             else
             {
-                out.print(options.json() ? RttJson.format(rounds) + System.lineSeparator() : RttTable.format(rounds));
+                table = RttTable.format(rounds);
+                json = RttJson.format(rounds);
             }
+            out.print(options.json() ? json + System.lineSeparator() : table);
             out.flush();
+            RunOutput.write("rtt", args, options, options.out(), table, json, benchmark.histograms(), err);
         });
     }
 
@@ -218,9 +225,12 @@ public final class PerfMain
             {
                 throw new IllegalStateException(ex.getMessage(), ex);
             }
-            out.print(options.json() ? ExchangeBenchmark.json(results) + System.lineSeparator() :
-                ExchangeBenchmark.table(results));
+            final String table = ExchangeBenchmark.table(results);
+            final String json = ExchangeBenchmark.json(results);
+            out.print(options.json() ? json + System.lineSeparator() : table);
             out.flush();
+            RunOutput.write("exchange", args, options, options.out(), table, json,
+                ExchangeBenchmark.histograms(results), err);
         });
     }
 

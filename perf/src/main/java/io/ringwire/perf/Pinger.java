@@ -23,8 +23,14 @@ abstract class Pinger extends SpinningTask
     private final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
     /** The warm-up's round trips: recorded the same way, then ignored. */
     private final Histogram warmupHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+    /** Open loop only: each message's latency from when it was due ({@link OpenLoopRecorder}). */
+    private final Histogram dueTimeHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+    private final Histogram warmupDueTimeHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
     private final long warmup;
     private final long messages;
+
+    /** Messages due per second in an open loop, 0 for a closed loop; set before the thread starts. */
+    private long ratePerSecond;
 
     /** Why the last round trip failed; written on the failure path only. */
     protected String failureDetail;
@@ -61,14 +67,25 @@ abstract class Pinger extends SpinningTask
         // its own: so the JIT has compiled all of it before the window, and crossing into the window
         // takes no branch never taken before (a deoptimisation there recompiles inside the window,
         // and HotSpot allocates on the thread whose code it compiles).
-        final String warmupFailure = roundTrips(0, warmup, warmupHistogram);
+        // Both open-loop recorders are made here, so the measured window allocates nothing.
+        final OpenLoopRecorder warmupRecorder = ratePerSecond > 0 ?
+            new OpenLoopRecorder(ratePerSecond, HIGHEST_TRACKABLE_NS, warmupDueTimeHistogram, warmupHistogram) : null;
+        final OpenLoopRecorder recorder = ratePerSecond > 0 ?
+            new OpenLoopRecorder(ratePerSecond, HIGHEST_TRACKABLE_NS, dueTimeHistogram, histogram) : null;
+        final String warmupFailure = null != warmupRecorder ? openLoopRoundTrips(0, warmup, warmupRecorder) :
+            roundTrips(0, warmup, warmupHistogram);
         if (null != warmupFailure)
         {
             return warmupFailure + " (warm-up)";
         }
+        histogram.setStartTimeStamp(System.currentTimeMillis());
+        dueTimeHistogram.setStartTimeStamp(histogram.getStartTimeStamp());
         startMeasuring();
-        final String failure = roundTrips(warmup, warmup + messages, histogram);
+        final String failure = null != recorder ? openLoopRoundTrips(warmup, warmup + messages, recorder) :
+            roundTrips(warmup, warmup + messages, histogram);
         stopMeasuring();
+        histogram.setEndTimeStamp(System.currentTimeMillis());
+        dueTimeHistogram.setEndTimeStamp(histogram.getEndTimeStamp());
         return null != failure ? failure : finish();
     }
 
@@ -90,6 +107,45 @@ abstract class Pinger extends SpinningTask
                     return "message " + sequence + ": " + failureDetail;
                 }
                 recorded.recordValue(Math.min(roundTripNs, HIGHEST_TRACKABLE_NS));
+            }
+        }
+        catch (final IOException ex)
+        {
+            return "message " + sequence + ": I/O error: " + ex;
+        }
+        return null;
+    }
+
+    /**
+     * Round trips {@code from} (inclusive) to {@code to} in an open loop: each is sent when due on
+     * a schedule of {@link #ratePerSecond} that starts now, or at once when the previous echo came
+     * back after it was due; {@link OpenLoopRecorder} explains the accounting. The service time
+     * is the transport's round trip; the send time is read just before it, so the due-time latency
+     * leaves out only the few nanoseconds between that read and the transport's own stamp.
+     *
+     * @return null, or what failed.
+     */
+    private String openLoopRoundTrips(final long from, final long to, final OpenLoopRecorder recorder)
+    {
+        recorder.start(System.nanoTime());
+        long sequence = from;
+        try
+        {
+            for (; sequence < to; sequence++)
+            {
+                final long dueNs = recorder.dueNs(sequence - from);
+                long nowNs = System.nanoTime();
+                while (nowNs < dueNs)
+                {
+                    idle();
+                    nowNs = System.nanoTime();
+                }
+                final long roundTripNs = roundTrip(sequence);
+                if (roundTripNs == FAILED)
+                {
+                    return "message " + sequence + ": " + failureDetail;
+                }
+                recorder.record(dueNs, nowNs, nowNs + roundTripNs);
             }
         }
         catch (final IOException ex)
@@ -200,10 +256,32 @@ abstract class Pinger extends SpinningTask
     }
 
     /**
-     * @return the recorded round trips (read after the pinger thread ended).
+     * @return the recorded round trips (read after the pinger thread ended): in an open loop, each
+     *         one's service time, from its actual send.
      */
     final Histogram histogram()
     {
         return histogram;
+    }
+
+    /**
+     * Makes the run an open loop: messages are due at {@code ratePerSecond}, each timed from when
+     * it was due as well as from its send. Called before the thread starts (its start orders the
+     * write).
+     *
+     * @param ratePerSecond messages due per second; 0 keeps the closed loop.
+     */
+    final void openLoopAt(final long ratePerSecond)
+    {
+        this.ratePerSecond = ratePerSecond;
+    }
+
+    /**
+     * @return in an open loop, each measured message's latency from its due time (read after the
+     *         pinger thread ended); null in a closed loop.
+     */
+    final Histogram dueTimeHistogram()
+    {
+        return ratePerSecond > 0 ? dueTimeHistogram : null;
     }
 }

@@ -1,6 +1,7 @@
 package io.ringwire.perf;
 
 import io.aeron.driver.MediaDriver;
+import io.ringwire.perf.output.RecordedHistogram;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -33,6 +34,9 @@ final class RttBenchmark
     private final PrintStream log;
     private final ThreadPlan pingerPlan;
     private final ThreadPlan pongerPlan;
+    /** Every pinger's histograms, in the order they ran, for the results directory. */
+    private final List<RecordedHistogram> histograms = new ArrayList<>();
+    private int round = 1;
 
     /**
      * @param options what to run.
@@ -57,7 +61,7 @@ final class RttBenchmark
     RttRounds run() throws IOException
     {
         final List<RttReport> rounds = new ArrayList<>();
-        for (int round = 1; round <= options.rounds(); round++)
+        for (round = 1; round <= options.rounds(); round++)
         {
             rounds.add(runRound(round));
         }
@@ -214,6 +218,7 @@ final class RttBenchmark
     private RttResult runThreads(final String provider, final String api, final Pinger pinger,
         final SpinningTask ponger)
     {
+        pinger.openLoopAt(options.rate());
         final Thread pongerThread = start(ponger);
         final Thread pingerThread = start(pinger);
         // If the ponger fails the pinger is told at once rather than after its echo timeout.
@@ -235,8 +240,7 @@ final class RttBenchmark
                 " ms of the pinger" + (null == pinger.failure() ? "" : " (" + pinger.failure() + ")"));
         }
         failIfEitherFailed(provider, api, pinger, ponger.failure());
-        return RttResult.of(provider, api, 1, sizeOf(api), pinger.histogram(), pinger.pinnedCpu(), ponger.pinnedCpu(),
-            pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring());
+        return resultOf(provider, api, pinger, ponger.pinnedCpu());
     }
 
     private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
@@ -374,6 +378,7 @@ final class RttBenchmark
     private RttResult runAgainstChild(final String provider, final String api, final PongerProcess child,
         final Pinger pinger)
     {
+        pinger.openLoopAt(options.rate());
         final Thread pingerThread = start(pinger);
         while (!join(pingerThread, JOIN_SLICE_MS))
         {
@@ -403,8 +408,37 @@ final class RttBenchmark
             pongerFailure = child.reportedFailure(1_000);
         }
         failIfEitherFailed(provider, api, pinger, pongerFailure);
-        return RttResult.of(provider, api, 2, sizeOf(api), pinger.histogram(), pinger.pinnedCpu(), pongerCpu,
-            pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring());
+        return resultOf(provider, api, pinger, pongerCpu);
+    }
+
+    /**
+     * Summarises a pinger that completed and keeps its histograms for the results directory.
+     */
+    private RttResult resultOf(final String provider, final String api, final Pinger pinger, final int pongerCpu)
+    {
+        final String row = provider + "-" + api + (options.rounds() > 1 ? "-round" + round : "");
+        final String title = provider + " " + api + (options.rounds() > 1 ? ", round " + round : "");
+        final boolean openLoop = null != pinger.dueTimeHistogram();
+        histograms.add(new RecordedHistogram(row, row,
+            title + (openLoop ? ", service time (from send)" : ", round trip"), pinger.histogram()));
+        if (openLoop)
+        {
+            histograms.add(new RecordedHistogram(row + "-due", row,
+                title + ", from due time at " + options.rate() + "/s", pinger.dueTimeHistogram()));
+        }
+        return RttResult.of(provider, api, options.processes(), sizeOf(api), pinger.histogram(), pinger.pinnedCpu(),
+            pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(),
+            RttDueTime.of(options.rate(), pinger.dueTimeHistogram()));
+    }
+
+    /**
+     * @return every measured histogram of the run so far, in the order the rows ran: each row's
+     *         round trips (the service time in an open loop) and, in an open loop, its latencies from
+     *         the due time.
+     */
+    List<RecordedHistogram> histograms()
+    {
+        return List.copyOf(histograms);
     }
 
     private void failIfEitherFailed(final String provider, final String api, final Pinger pinger,

@@ -19,6 +19,10 @@ import java.util.Locale;
  * {@code api} is channel, messaging, or raw for the NIO baselines. A messaging row whose provider
  * also ran through the channel carries that channel's p50 and the ratio; {@code overhead} lists
  * every such provider (empty when none ran both ways). A CPU of -1 means the thread was not pinned.
+ * An open-loop run ({@code --rate}) keeps those keys for the service time (from each message's
+ * send) and adds to each row {@code "rate"} and the latencies from each message's due time:
+ * {@code "due_p50"}, {@code "due_p90"}, {@code "due_p99"}, {@code "due_p99_9"}, {@code "due_p99_99"},
+ * {@code "due_max"}, {@code "due_mean"}.
  *
  * <p>A run of several rounds is one object holding each round's object and every ratio's median:
  *
@@ -74,6 +78,18 @@ final class RttJson
             .append(",\"count\":").append(result.count())
             .append(",\"pinger_cpu\":").append(result.pingerCpu())
             .append(",\"ponger_cpu\":").append(result.pongerCpu());
+        final RttDueTime due = result.dueTime();
+        if (null != due)
+        {
+            json.append(",\"rate\":").append(due.ratePerSecond())
+                .append(",\"due_p50\":").append(due.p50())
+                .append(",\"due_p90\":").append(due.p90())
+                .append(",\"due_p99\":").append(due.p99())
+                .append(",\"due_p99_9\":").append(due.p99_9())
+                .append(",\"due_p99_99\":").append(due.p99_99())
+                .append(",\"due_max\":").append(due.max())
+                .append(",\"due_mean\":").append(number(due.mean()));
+        }
         final RttOverhead overhead = overheadOf(report, result);
         if (null != overhead)
         {

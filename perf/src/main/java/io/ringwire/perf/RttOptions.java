@@ -31,6 +31,11 @@ import java.util.Locale;
  * @param allowOversubscribe run even with fewer CPUs than spinning threads.
  * @param shmDirectory       directory of the shm provider's files.
  * @param help               print the usage and nothing else.
+ * @param rate               messages due per second per stream: 0 for a closed loop (each ping sent
+ *                           when the previous echo arrived), else an open loop timed from each
+ *                           message's due time as well ({@link OpenLoopRecorder}).
+ * @param out                the results directory (histograms, plots, summary), or null for
+ *                           {@code perf/results/<date-time>/}.
  */
 public record RttOptions(
     List<String> providers,
@@ -43,7 +48,9 @@ public record RttOptions(
     boolean json,
     boolean allowOversubscribe,
     String shmDirectory,
-    boolean help)
+    boolean help,
+    long rate,
+    String out)
 {
     /** The RDMA provider over shared memory. */
     public static final String SHM = "shm";
@@ -99,6 +106,8 @@ public record RttOptions(
     static final long DEFAULT_MESSAGES = 1_000_000;
     static final long DEFAULT_WARMUP = 100_000;
     static final long MAX_MESSAGES = 1_000_000_000L;
+    /** Highest {@code --rate}: one message a nanosecond is already beyond any transport here. */
+    static final long MAX_RATE = 1_000_000_000L;
     /** Most rounds {@code --rounds} takes. */
     static final int MAX_ROUNDS = 100;
 
@@ -195,6 +204,14 @@ public record RttOptions(
               --allow-oversubscribe   run even with fewer online CPUs than the 2 spinning threads (they then
                                       yield when idle, and latency shows the scheduler, not the transport)
               --shm-dir DIR           directory of the shm provider's files (default %s)
+              --rate R                open loop: R messages due per second per stream, 1 to 1000000000
+                                      (default: closed loop). Each message is sent when due, or at once
+                                      when the previous echo came late, and timed from its due time
+                                      ("due" rows and due_* keys) as well as from its send (the usual
+                                      rows and keys), so a stall is charged to every message behind it
+              --out DIR               write the results directory there: HdrHistogram logs (.hdr),
+                                      percentile distributions (.hgrm), plots (.png), summary.json and
+                                      results.md (default perf/results/<date-time>/)
               --help                  this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
@@ -269,6 +286,8 @@ public record RttOptions(
         boolean json = false;
         boolean allowOversubscribe = false;
         String shmDirectory = defaultShmDirectory();
+        long rate = 0;
+        String out = null;
         final OptionReader option = new OptionReader(args);
         while (option.next())
         {
@@ -293,8 +312,17 @@ public record RttOptions(
                         throw new UsageException("--shm-dir needs a directory, e.g. /dev/shm/ringwire");
                     }
                 }
+                case "--rate" -> rate = option.number("messages per second", 1, MAX_RATE, "messages per second");
+                case "--out" ->
+                {
+                    out = option.value("a directory");
+                    if (out.isBlank())
+                    {
+                        throw new UsageException("--out needs a directory, e.g. perf/results/run-1");
+                    }
+                }
                 default -> throw option.unknown("--provider, --api, --size, --messages, --warmup, --processes, " +
-                    "--rounds, --json, --allow-oversubscribe, --shm-dir, --help");
+                    "--rounds, --json, --allow-oversubscribe, --shm-dir, --rate, --out, --help");
             }
         }
         for (final String udp : List.of(NIO_UDP, NIO_UDP_UNCONNECTED))
@@ -307,7 +335,7 @@ public record RttOptions(
             }
         }
         return new RttOptions(providers, api, size, messages, warmup, processes, rounds, json, allowOversubscribe,
-            shmDirectory, option.helpAsked());
+            shmDirectory, option.helpAsked(), rate, out);
     }
 
     /**

@@ -26,6 +26,8 @@ import org.HdrHistogram.Histogram;
  *                               {@link ThreadAllocation#UNKNOWN}.
  * @param pingerJitCompiled      whether the JIT compiled anything while the pinger measured (so a
  *                               few hundred allocated bytes may be HotSpot's, not the loop's).
+ * @param dueTime                in an open loop ({@code --rate}), the latencies from each message's due
+ *                               time (the fields above are then the service time); null in a closed loop.
  */
 public record RttResult(
     String provider,
@@ -43,7 +45,8 @@ public record RttResult(
     int pingerCpu,
     int pongerCpu,
     long pingerAllocatedBytes,
-    boolean pingerJitCompiled)
+    boolean pingerJitCompiled,
+    RttDueTime dueTime)
 {
     /**
      * Summarises a histogram (percentiles are HdrHistogram's highest equivalent values at 3
@@ -64,10 +67,25 @@ public record RttResult(
         final Histogram histogram, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes,
         final boolean pingerJitCompiled)
     {
+        return of(provider, api, processes, size, histogram, pingerCpu, pongerCpu, pingerAllocatedBytes,
+            pingerJitCompiled, null);
+    }
+
+    /**
+     * Summarises a histogram as {@link #of(String, String, int, int, Histogram, int, int, long, boolean)}
+     * does, with an open loop's due-time latencies.
+     *
+     * @param dueTime the due-time summary, or null in a closed loop.
+     * @return the result.
+     */
+    static RttResult of(final String provider, final String api, final int processes, final int size,
+        final Histogram histogram, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes,
+        final boolean pingerJitCompiled, final RttDueTime dueTime)
+    {
         return new RttResult(provider, api, processes, size, histogram.getTotalCount(),
             histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(90.0),
             histogram.getValueAtPercentile(99.0), histogram.getValueAtPercentile(99.9),
             histogram.getValueAtPercentile(99.99), histogram.getMaxValue(), histogram.getMean(),
-            pingerCpu, pongerCpu, pingerAllocatedBytes, pingerJitCompiled);
+            pingerCpu, pongerCpu, pingerAllocatedBytes, pingerJitCompiled, dueTime);
     }
 }

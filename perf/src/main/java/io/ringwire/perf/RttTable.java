@@ -54,6 +54,7 @@ final class RttTable
                 "2 processes (ponger in a child JVM)")
             .append("; latencies in microseconds (us)\n\n");
         appendAligned(out, rows);
+        appendDueTimes(out, report);
         out.append('\n');
         if (!report.results().isEmpty())
         {
@@ -65,6 +66,33 @@ final class RttTable
             appendBaselineRatios(out, report);
         }
         return out.toString();
+    }
+
+    /**
+     * In an open loop ({@code --rate}), the rows above are the service time; this adds each row's
+     * latencies from its messages' due times, which a stall charges to every message behind it.
+     */
+    private static void appendDueTimes(final StringBuilder out, final RttReport report)
+    {
+        final List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] { "provider", "api", "rate/s", "due p50", "p90", "p99", "p99.9", "p99.99", "max",
+            "mean" });
+        for (final RttResult result : report.results())
+        {
+            final RttDueTime due = result.dueTime();
+            if (null != due)
+            {
+                rows.add(new String[] { result.provider(), result.api(), Long.toString(due.ratePerSecond()),
+                    micros(due.p50()), micros(due.p90()), micros(due.p99()), micros(due.p99_9()),
+                    micros(due.p99_99()), micros(due.max()), micros(due.mean()) });
+            }
+        }
+        if (rows.size() > 1)
+        {
+            out.append("\nopen loop: the rows above time each message from its send (service time); from its due " +
+                "time (start + i / rate), us:\n\n");
+            appendAligned(out, rows);
+        }
     }
 
     /** "messaging over the channel at p50: shm 1.07x (+20 ns), ..." for each provider measured both ways. */

@@ -1,11 +1,16 @@
 package io.ringwire.perf;
 
+import io.ringwire.perf.output.ResultsWriter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -40,11 +45,13 @@ class ExchangeOptionsTest
     }
 
     @Test
-    void aShortRunThroughTheWholeExchangePrintsTheJsonKeysAndEveryHop()
+    void aShortRunThroughTheWholeExchangePrintsTheJsonKeysAndEveryHopAndWritesItsResultsDirectory(
+        @TempDir final Path results) throws IOException
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int code = PerfMain.exchange(new String[]{ "--rate", "2000", "--seconds", "1", "--warmup", "1", "--json" },
+        final int code = PerfMain.exchange(new String[]{ "--rate", "2000", "--seconds", "1", "--warmup", "1", "--json",
+            "--out", results.toString() },
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         final String json = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
@@ -54,6 +61,13 @@ class ExchangeOptionsTest
             assertTrue(json.contains(key), key + " in " + json);
         }
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("measured 1/1 s"), "a progress line a second");
+        for (final String file : List.of("shm-in-engine.hdr", "shm-order-to-ack-from-due-time.hgrm", "shm.png",
+            ResultsWriter.SUMMARY_JSON))
+        {
+            assertTrue(Files.size(results.resolve(file)) > 0, file + " is written");
+        }
+        RunOutputTest.assertLinksEveryFile(results,
+            Files.readString(results.resolve(ResultsWriter.RESULTS_MD), StandardCharsets.UTF_8));
     }
 
     @Test

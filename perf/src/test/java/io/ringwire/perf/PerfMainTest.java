@@ -2,11 +2,16 @@ package io.ringwire.perf;
 
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.perf.output.ResultsWriter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +24,8 @@ class PerfMainTest
     private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
     private final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
     private final PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
+    @TempDir
+    private Path results;
 
     private String out()
     {
@@ -70,11 +77,33 @@ class PerfMainTest
     void oneCpuRunsWithAllowOversubscribeAndSaysSo()
     {
         final int exitCode = PerfMain.rtt(new String[] { "--provider", "nio-tcp", "--messages", "200", "--warmup",
-            "100", "--allow-oversubscribe" }, out, err, List.of(0));
+            "100", "--allow-oversubscribe", "--out", results.toString() }, out, err, List.of(0));
 
         assertEquals(0, exitCode, err());
         assertTrue(err().contains("warning: 2 spinning threads on 1 online CPU(s)"), err());
         assertTrue(out().contains("nio-tcp"), out());
+    }
+
+    @Test
+    void anRttRunWritesItsResultsDirectoryToOut() throws IOException
+    {
+        assumeTrue(RdmaProviders.all().stream().anyMatch(p -> p.name().equals(RttOptions.SHM)),
+            "the shm provider is not on the class path");
+
+        final int exitCode = PerfMain.run(new String[] { "rtt", "--provider", "shm", "--messages", "20000",
+            "--warmup", "5000", "--out", results.toString() }, out, err);
+
+        assertEquals(0, exitCode, err());
+        assertTrue(err().contains("rtt: results in " + results.resolve(ResultsWriter.RESULTS_MD)), err());
+        for (final String file : List.of("shm-channel.hdr", "shm-channel.hgrm", "shm-channel.png",
+            "shm-messaging.hdr", "shm-messaging.hgrm", "shm-messaging.png", ResultsWriter.ALL_PLOT,
+            ResultsWriter.SUMMARY_JSON, ResultsWriter.RESULTS_MD))
+        {
+            assertTrue(Files.size(results.resolve(file)) > 0, file + " is written");
+        }
+        final String page = Files.readString(results.resolve(ResultsWriter.RESULTS_MD), StandardCharsets.UTF_8);
+        RunOutputTest.assertLinksEveryFile(results, page);
+        assertTrue(page.contains(out().stripTrailing()), "results.md holds the printed table:\n" + page);
     }
 
     @Test

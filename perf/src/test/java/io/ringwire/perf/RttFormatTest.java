@@ -49,6 +49,42 @@ class RttFormatTest
 
     @Test
     @SuppressWarnings("unchecked")
+    void anOpenLoopRowKeepsItsServiceTimeKeysAndAddsItsDueTimeOnesInTheJsonAndTheTable()
+    {
+        final Histogram service = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
+        final Histogram due = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
+        for (final long ns : new long[] { 1_000, 2_000, 3_000, 4_000 })
+        {
+            service.recordValue(ns);
+            due.recordValue(ns * 100);
+        }
+        final RttReport report = new RttReport(32, 4, 2, 1, List.of(RttResult.of("shm", RttOptions.API_CHANNEL, 1,
+            32, service, 0, 1, 0, false, RttDueTime.of(50_000, due))));
+
+        final Map<String, Object> row = ((List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
+            RttJson.format(report))).get("results")).getFirst();
+        final String table = RttTable.format(report);
+
+        for (final String field : RESULT_FIELDS)
+        {
+            assertTrue(row.containsKey(field), "keeps " + field);
+        }
+        assertEquals((double)service.getValueAtPercentile(50.0), row.get("p50"), "p50 is the service time");
+        assertEquals((double)due.getValueAtPercentile(50.0), row.get("due_p50"));
+        assertEquals((double)due.getMaxValue(), row.get("due_max"));
+        assertEquals(50_000.0, row.get("rate"));
+        for (final String field : List.of("due_p90", "due_p99", "due_p99_9", "due_p99_99", "due_mean"))
+        {
+            assertTrue(row.containsKey(field), "adds " + field);
+        }
+        assertTrue(table.contains("open loop: the rows above time each message from its send"), table);
+        assertTrue(table.contains(RttTable.micros(due.getValueAtPercentile(50.0))), table);
+        assertTrue(!RttTable.format(report()).contains("open loop"), "a closed loop has no due-time rows");
+        assertTrue(!RttJson.format(report()).contains("due_p50"), "nor due-time keys");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
     void jsonIsOneValidObjectWithEveryFieldInNanoseconds()
     {
         final String json = RttJson.format(report());

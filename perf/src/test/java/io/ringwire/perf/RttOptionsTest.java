@@ -101,13 +101,25 @@ class RttOptionsTest
     }
 
     @Test
+    void rateMakesAnOpenLoopAndOutNamesTheResultsDirectoryWhileTheDefaultsAreAClosedLoopAndNoDirectory()
+    {
+        final RttOptions openLoop = RttOptions.parse("--provider", "shm", "--rate", "50000", "--out", "/tmp/run-1");
+        final RttOptions closedLoop = RttOptions.parse("--provider", "shm");
+
+        assertEquals(50_000, openLoop.rate());
+        assertEquals("/tmp/run-1", openLoop.out());
+        assertEquals(0, closedLoop.rate(), "no --rate: the closed loop as before");
+        assertEquals(null, closedLoop.out(), "no --out: the default directory, chosen when the run ends");
+    }
+
+    @Test
     void helpIsRecognisedAndTheUsageNamesEveryOption()
     {
         assertTrue(RttOptions.parse("--help").help());
         final String usage = RttOptions.usage();
         for (final String option : List.of("--provider", "--api", "--size", "--messages", "--warmup", "--processes",
             "--rounds", "--json",
-            "--allow-oversubscribe", "--shm-dir", "--help"))
+            "--allow-oversubscribe", "--shm-dir", "--rate", "--out", "--help"))
         {
             assertTrue(usage.contains(option), "usage mentions " + option);
         }
@@ -141,6 +153,8 @@ class RttOptionsTest
         "--processes 3               | --processes='3' is not allowed; allowed: 1 (pinger and ponger threads",
         "--json=yes                  | --json takes no value",
         "--size --json               | --size needs a value: bytes",
+        "--rate 0                    | --rate='0' is out of range; allowed: 1 to 1000000000 messages per second",
+        "--out                       | --out needs a value: a directory",
     })
     void badOptionsAreRefusedWithAMessageNamingTheOptionAndTheAllowedValues(final String args, final String message)
     {

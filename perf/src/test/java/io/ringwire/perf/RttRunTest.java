@@ -82,6 +82,29 @@ class RttRunTest
         assertTrue(result.mean() > 0 && result.mean() <= result.max(), result.toString());
     }
 
+    @Test
+    void anOpenLoopRunRecordsEveryMessageTwiceAndEachFromItsDueTimeIsNoShorterThanFromItsSend() throws Exception
+    {
+        final RttOptions options = RttOptions.parse("--provider", RttOptions.BARE, "--messages",
+            Long.toString(ALLOCATION_MESSAGES), "--warmup", Long.toString(ALLOCATION_WARMUP), "--rate", "200000",
+            "--shm-dir", shmDirectory.toString(), "--allow-oversubscribe");
+        final RttBenchmark benchmark = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.asList(), true), log);
+        final RttResult result = benchmark.run().rounds().getFirst().results().getFirst();
+
+        assertCompleteAndOrdered(result, RttOptions.BARE, RttOptions.API_RAW, 1, ALLOCATION_MESSAGES);
+        final RttDueTime due = result.dueTime();
+        assertEquals(200_000, due.ratePerSecond());
+        // Each message's latency from its due time is its wait to be sent plus its service time, so
+        // every percentile of the first is at least that of the second, however fast the machine.
+        assertTrue(due.p50() >= result.p50() && due.p99() >= result.p99() && due.max() >= result.max(),
+            due + " against " + result);
+        assertEquals(List.of("bare-raw", "bare-raw-due"),
+            benchmark.histograms().stream().map(h -> h.name()).toList());
+        assertEquals(ALLOCATION_MESSAGES, benchmark.histograms().get(1).histogram().getTotalCount());
+        SteadyStateAllocation.assertAllocationFree("[bare, open loop] pinger thread over " + ALLOCATION_MESSAGES +
+            " round trips", result.pingerAllocatedBytes(), result.pingerJitCompiled());
+    }
+
     private static boolean shmPresent()
     {
         return RdmaProviders.all().stream().anyMatch(p -> p.name().equals(RttOptions.SHM));
@@ -182,8 +205,8 @@ class RttRunTest
         final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
 
         final int exitCode = PerfMain.rtt(new String[] { "--provider", "socket,nio-tcp,roce,nio-udp", "--messages",
-            Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json", "--allow-oversubscribe" },
-            out, log, OnlineCpus.asList());
+            Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json", "--allow-oversubscribe", "--out",
+            shmDirectory.resolve("results").toString() }, out, log, OnlineCpus.asList());
         final List<String> rows = List.of("socket/channel", "socket/messaging", "nio-tcp/raw", "roce/channel",
             "roce/messaging", "nio-udp/raw");
 
@@ -236,7 +259,8 @@ class RttRunTest
 
         final int exitCode = PerfMain.rtt(new String[] { "--provider", "roce,nio-udp", "--api", "channel",
             "--rounds", "3", "--messages", Long.toString(MESSAGES), "--warmup", Long.toString(WARMUP), "--json",
-            "--allow-oversubscribe" }, out, log, OnlineCpus.asList());
+            "--allow-oversubscribe", "--out", shmDirectory.resolve("results").toString() }, out, log,
+            OnlineCpus.asList());
 
         final String logText = logBytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, exitCode, logText);
