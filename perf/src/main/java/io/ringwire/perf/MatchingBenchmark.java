@@ -2,6 +2,7 @@ package io.ringwire.perf;
 
 import io.ringwire.exchange.engine.EngineOutput;
 import io.ringwire.exchange.engine.MatchingEngine;
+import io.ringwire.perf.output.RecordedHistogram;
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -39,9 +40,13 @@ final class MatchingBenchmark
 
     /** One round's figures. */
     private record Round(double ordersPerSecond, MatchingResult.Percentiles service, double serviceMeanNs,
-        double achievedPerSecond, MatchingResult.Percentiles fixedRate, long allocatedBytes, long jitMs)
+        double achievedPerSecond, MatchingResult.Percentiles fixedRate, long allocatedBytes, long jitMs,
+        Histogram serviceHistogram, Histogram fixedRateHistogram)
     {
     }
+
+    /** Each measured round's histograms, for the results directory: written by the engine thread before the join. */
+    private final List<RecordedHistogram> histograms = new ArrayList<>();
 
     /**
      * @param options    what to run.
@@ -107,6 +112,14 @@ final class MatchingBenchmark
     }
 
     /**
+     * @return each measured round's service-time and fixed-rate histograms (read after {@link #run()}).
+     */
+    List<RecordedHistogram> histograms()
+    {
+        return List.copyOf(histograms);
+    }
+
+    /**
      * @return how the benchmark's threads ran, in words, for the report.
      */
     String threadLayout()
@@ -166,6 +179,11 @@ final class MatchingBenchmark
         {
             final Round round = round(replay, digest, byKind, nsByKind);
             rounds.add(round);
+            final String name = instruments + "-instruments-round" + r;
+            histograms.add(new RecordedHistogram(name + "-service", name, instruments + " instrument(s), round " + r +
+                ": service time, back to back", round.serviceHistogram()));
+            histograms.add(new RecordedHistogram(name + "-at-rate", name, instruments + " instrument(s), round " + r +
+                ": latency from due time at " + options.rate() + "/s", round.fixedRateHistogram()));
             log.println(String.format(Locale.ROOT, "matching: round %d: %.2f M orders/s; service p50 %d p99 %d ns; " +
                 "at %d/s p99 %d ns", r, round.ordersPerSecond() / 1e6, round.service().p50(), round.service().p99(),
                 options.rate(), round.fixedRate().p99()));
@@ -230,7 +248,7 @@ final class MatchingBenchmark
         replay.verify(engine, digest);
 
         return new Round(measured * 1e9 / backToBackNs, MatchingResult.Percentiles.of(service), service.getMean(),
-            measured * 1e9 / atRateNs, MatchingResult.Percentiles.of(latency), allocated[0], jitMs[0]);
+            measured * 1e9 / atRateNs, MatchingResult.Percentiles.of(latency), allocated[0], jitMs[0], service, latency);
     }
 
     /** @return a fresh engine, filled, after a full GC (so the last engine's garbage is not collected in a pass). */

@@ -23,7 +23,8 @@ public record MatchingOptions(
     long rate,
     long seed,
     boolean json,
-    boolean help)
+    boolean help,
+    String out)
 {
     static final int DEFAULT_ORDERS = 3_000_000;
     static final List<Integer> DEFAULT_INSTRUMENTS = List.of(1, 100);
@@ -75,6 +76,10 @@ public record MatchingOptions(
                                 (default %d)
               --seed N          seed of the flow (default %d)
               --json            print one JSON object (times in ns) instead of the table
+              --out DIR         write the results directory there: each round's service time and
+                                fixed-rate latency as HdrHistogram logs (.hdr), distributions (.hgrm)
+                                and plots (.png), summary.json and results.md
+                                (default perf/results/<date-time>/)
               --help            this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line
@@ -98,6 +103,7 @@ public record MatchingOptions(
         long rate = DEFAULT_RATE;
         long seed = DEFAULT_SEED;
         boolean json = false;
+        String out = null;
         final OptionReader option = new OptionReader(args);
         while (option.next())
         {
@@ -111,10 +117,12 @@ public record MatchingOptions(
                 case "--rate" -> rate = option.number("orders per second", 1_000, 100_000_000, "orders per second");
                 case "--seed" -> seed = option.number("a number", 0, Long.MAX_VALUE, "(any seed)");
                 case "--json" -> json = option.flag();
+                case "--out" -> out = option.value("a directory");
                 default -> throw option.unknown(
-                    "--orders, --instruments, --book, --rounds, --rate, --seed, --json, --help");
+                    "--orders, --instruments, --book, --rounds, --rate, --seed, --json, --out, --help");
             }
         }
-        return new MatchingOptions(orders, instruments, bookOrders, rounds, rate, seed, json, option.helpAsked());
+        return new MatchingOptions(orders, instruments, bookOrders, rounds, rate, seed, json, option.helpAsked(),
+            out);
     }
 }

@@ -189,10 +189,11 @@ public final class PerfMain
             }
             final MatchingBenchmark benchmark = new MatchingBenchmark(options, err, onlineCpus);
             final List<MatchingResult> results = benchmark.run();
-            out.print(options.json() ?
-                MatchingReport.json(results, benchmark.threadLayout(), options.rounds()) + System.lineSeparator() :
-                MatchingReport.table(results, benchmark.threadLayout()));
+            final String table = MatchingReport.table(results, benchmark.threadLayout());
+            final String json = MatchingReport.json(results, benchmark.threadLayout(), options.rounds());
+            out.print(options.json() ? json + System.lineSeparator() : table);
             out.flush();
+            RunOutput.write("matching", args, options, options.out(), table, json, benchmark.histograms(), err);
         });
     }
 

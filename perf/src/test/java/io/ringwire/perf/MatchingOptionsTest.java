@@ -60,7 +60,7 @@ class MatchingOptionsTest
         assertEquals("--json takes no value (got 'yes')",
             assertThrows(UsageException.class, () -> MatchingOptions.parse("--json=yes")).getMessage());
         assertEquals("unknown option '--size'; allowed: --orders, --instruments, --book, --rounds, --rate, --seed, " +
-            "--json, --help", assertThrows(UsageException.class, () -> MatchingOptions.parse("--size")).getMessage());
+            "--json, --out, --help", assertThrows(UsageException.class, () -> MatchingOptions.parse("--size")).getMessage());
     }
 
     @Test
@@ -71,7 +71,7 @@ class MatchingOptionsTest
 
         assertTrue(usage.startsWith("usage: ringwire perf matching"), usage);
         for (final String option : List.of("--orders", "--instruments", "--book", "--rounds", "--rate", "--seed",
-            "--json", "--help"))
+            "--json", "--out", "--help"))
         {
             assertTrue(usage.contains("  " + option + " "), option + " missing from:\n" + usage);
         }

@@ -1,11 +1,16 @@
 package io.ringwire.perf;
 
+import io.ringwire.perf.output.ResultsWriter;
 import io.ringwire.rdma.host.OnlineCpus;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MatchingRunTest
 {
+    @TempDir
+    private Path results;
+
     private final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
     private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
     private final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
@@ -29,7 +37,7 @@ class MatchingRunTest
     void byDefaultOneAndAHundredInstrumentsRunAndEachReportsItsFigures()
     {
         final int exitCode = PerfMain.matching(new String[] { "--orders", "1000", "--book", "20", "--rounds", "2",
-            "--rate", "200000", "--json" }, out, err, OnlineCpus.asList());
+            "--rate", "200000", "--json", "--out", results.toString() }, out, err, OnlineCpus.asList());
 
         assertEquals(0, exitCode, errBytes.toString(StandardCharsets.UTF_8));
         assertTrue(errBytes.toString(StandardCharsets.UTF_8).contains("matching: warm-up round"));
@@ -61,16 +69,24 @@ class MatchingRunTest
     }
 
     @Test
-    void instrumentsPicksOneCaseAndTheTableSaysHowTheThreadRan()
+    void instrumentsPicksOneCaseAndTheTableSaysHowTheThreadRanAndTheResultsDirectoryHasEachRound()
+        throws IOException
     {
         final int exitCode = PerfMain.matching(new String[] { "--orders", "500", "--instruments", "3", "--book", "20",
-            "--rounds", "1" }, out, err, OnlineCpus.asList());
+            "--rounds", "1", "--out", results.toString() }, out, err, OnlineCpus.asList());
 
         final String table = outBytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, exitCode, errBytes.toString(StandardCharsets.UTF_8));
         assertTrue(table.contains("threads: one thread (matching-engine)"), table);
         assertTrue(table.contains("\n3 instruments: 500 requests measured per run, median of 1 round\n"), table);
         assertTrue(!table.contains("1 instrument:") && !table.contains("100 instruments:"), table);
+        for (final String file : List.of("3-instruments-round1-service.hdr", "3-instruments-round1-at-rate.hgrm",
+            "3-instruments-round1.png", ResultsWriter.SUMMARY_JSON))
+        {
+            assertTrue(Files.size(results.resolve(file)) > 0, file + " is written");
+        }
+        RunOutputTest.assertLinksEveryFile(results,
+            Files.readString(results.resolve(ResultsWriter.RESULTS_MD), StandardCharsets.UTF_8));
     }
 
     @Test
