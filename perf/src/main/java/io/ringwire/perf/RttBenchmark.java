@@ -74,7 +74,11 @@ final class RttBenchmark
             {
                 log.println("rtt: " + provider + " (" + api + "), " + options.processes() + " process(es): " +
                     options.warmup() + " warm-up + " + options.messages() + " measured round trips of " +
-                    sizeOf(api) + " bytes" + of);
+                    sizeOf(provider, api) + " bytes" + of);
+                if (RttOptions.AERON_UDP.equals(provider))
+                {
+                    log.println(AeronIpcSide.UDP_THREAD_LAYOUT);
+                }
                 results.add(options.processes() == 1 ? runInOneProcess(provider, api) :
                     runInTwoProcesses(provider, api));
             }
@@ -82,9 +86,10 @@ final class RttBenchmark
         return new RttReport(options.size(), options.messages(), options.warmup(), options.processes(), results);
     }
 
-    private int sizeOf(final String api)
+    private int sizeOf(final String provider, final String api)
     {
-        return LatencyProbeCodec.messageLength(api, options.size());
+        return RttOptions.carriesProbe(provider, api) ? LatencyProbeCodec.messageLength(options.size()) :
+            options.size();
     }
 
     private RttResult runInOneProcess(final String provider, final String api) throws IOException
@@ -93,9 +98,9 @@ final class RttBenchmark
         {
             return runBareInOneProcess(provider, api);
         }
-        if (RttOptions.AERON_IPC.equals(provider))
+        if (RttOptions.isAeron(provider))
         {
-            return runAeronIpcInOneProcess(provider, api);
+            return runAeronInOneProcess(provider, api);
         }
         if (RttOptions.NIO_TCP.equals(provider))
         {
@@ -122,18 +127,39 @@ final class RttBenchmark
         }
     }
 
-    private RttResult runAeronIpcInOneProcess(final String provider, final String api)
+    private RttResult runAeronInOneProcess(final String provider, final String api)
     {
-        try (MediaDriver driver = AeronIpcSide.launchDriver(AeronIpcSide.directory(options.shmDirectory()));
-             AeronIpcSide pingSide = AeronIpcSide.open(driver, true, options.size());
-             AeronIpcSide pongSide = AeronIpcSide.open(driver, false, options.size()))
+        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.free() : null;
+        final Path directory = AeronIpcSide.directory(options.shmDirectory());
+        final int length = sizeOf(provider, api);
+        try (MediaDriver driver = udp ? AeronIpcSide.launchUdpDriver(directory) : AeronIpcSide.launchDriver(directory);
+             AeronIpcSide pingSide = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), true, length, ports);
+             AeronIpcSide pongSide = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), false, length, ports))
         {
             pingSide.awaitConnected();
             pongSide.awaitConnected();
-            return runThreads(provider, api,
-                new AeronIpcPinger(pingSide, options.size(), pingerPlan, options.warmup(), options.messages()),
-                new AeronIpcPonger(pongSide, options.size(), pongerPlan));
+            return runThreads(provider, api, aeronPinger(provider, pingSide, length),
+                aeronPonger(provider, pongSide, length, pongerPlan));
         }
+    }
+
+    private Pinger aeronPinger(final String provider, final AeronIpcSide side, final int length)
+    {
+        return RttOptions.AERON_IPC_SBE.equals(provider) ?
+            new AeronSbePinger(side, length, pingerPlan, options.warmup(), options.messages()) :
+            new AeronIpcPinger(side, length, pingerPlan, options.warmup(), options.messages());
+    }
+
+    /**
+     * @return the ponger of an Aeron baseline: the SBE probe's for {@code aeron-ipc-sbe}, the raw echo
+     *         otherwise (also for the ponger process).
+     */
+    static SpinningTask aeronPonger(final String provider, final AeronIpcSide side, final int length,
+        final ThreadPlan plan)
+    {
+        return RttOptions.AERON_IPC_SBE.equals(provider) ? new AeronSbePonger(side, length, plan) :
+            new AeronIpcPonger(side, length, plan);
     }
 
     private RttResult runNioTcpInOneProcess(final String provider, final String api) throws IOException
@@ -235,7 +261,7 @@ final class RttBenchmark
                 " ms of the pinger" + (null == pinger.failure() ? "" : " (" + pinger.failure() + ")"));
         }
         failIfEitherFailed(provider, api, pinger, ponger.failure());
-        return RttResult.of(provider, api, 1, sizeOf(api), pinger.histogram(), pinger.pinnedCpu(), ponger.pinnedCpu(),
+        return RttResult.of(provider, api, 1, sizeOf(provider, api), pinger.histogram(), pinger.pinnedCpu(), ponger.pinnedCpu(),
             pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring());
     }
 
@@ -248,9 +274,9 @@ final class RttBenchmark
             {
                 return runBareAgainstChild(provider, api, child);
             }
-            if (RttOptions.AERON_IPC.equals(provider))
+            if (RttOptions.isAeron(provider))
             {
-                return runAeronIpcAgainstChild(provider, api, child);
+                return runAeronAgainstChild(provider, api, child);
             }
             if (RttOptions.NIO_TCP.equals(provider))
             {
@@ -281,15 +307,23 @@ final class RttBenchmark
         }
     }
 
-    private RttResult runAeronIpcAgainstChild(final String provider, final String api, final PongerProcess child)
+    /**
+     * Connects to the media driver the child runs (for {@code aeron-udp} the child also says the
+     * streams' ports, after the directory).
+     */
+    private RttResult runAeronAgainstChild(final String provider, final String api, final PongerProcess child)
     {
-        try (AeronIpcSide pingSide = AeronIpcSide.open(
-            Path.of(child.awaitValue(RttPonger.LISTEN, "the Aeron directory")), true, options.size()))
+        final String listen = child.awaitValue(RttPonger.LISTEN, "the Aeron directory").trim();
+        final int space = listen.lastIndexOf(' ');
+        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final Path directory = Path.of(udp ? listen.substring(0, space) : listen);
+        final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.parse(listen.substring(space + 1)) : null;
+        final int length = sizeOf(provider, api);
+        try (AeronIpcSide pingSide = AeronIpcSide.open(directory, true, length, ports))
         {
             pingSide.awaitConnected();
             child.awaitReady();
-            return runAgainstChild(provider, api, child,
-                new AeronIpcPinger(pingSide, options.size(), pingerPlan, options.warmup(), options.messages()));
+            return runAgainstChild(provider, api, child, aeronPinger(provider, pingSide, length));
         }
     }
 
@@ -403,7 +437,7 @@ final class RttBenchmark
             pongerFailure = child.reportedFailure(1_000);
         }
         failIfEitherFailed(provider, api, pinger, pongerFailure);
-        return RttResult.of(provider, api, 2, sizeOf(api), pinger.histogram(), pinger.pinnedCpu(), pongerCpu,
+        return RttResult.of(provider, api, 2, sizeOf(provider, api), pinger.histogram(), pinger.pinnedCpu(), pongerCpu,
             pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring());
     }
 
