@@ -8,6 +8,8 @@ import io.ringwire.rdma.RdmaProviders;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
@@ -45,6 +47,8 @@ public final class PerfMain
 
             benchmarks:
               rtt       round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
+              compare   each transport beside what a user would pick instead (Aeron, NIO), interleaved
+                        rounds, median per-round p50 ratios; compare --help
               path      the CPU a hop costs, both ends on one thread (no cross-core traffic); path --help
               matching  the matching engine alone on one thread: orders/s, service time and latency at a
                         fixed offered rate, replaying a recorded flow in exchange-core's mix; matching --help
@@ -72,6 +76,7 @@ public final class PerfMain
         return switch (args[0])
         {
             case "rtt" -> rtt(rest, out, err, OnlineCpus.asList());
+            case "compare" -> compare(rest, out, err, OnlineCpus.asList());
             case "path" -> path(rest, out, err);
             case "matching" -> matching(rest, out, err, OnlineCpus.asList());
             case "exchange" -> exchange(rest, out, err);
@@ -82,7 +87,7 @@ public final class PerfMain
             }
             default ->
             {
-                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, path, matching, exchange");
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, compare, path, matching, exchange");
                 err.print(usage());
                 yield UsageException.EXIT_CODE;
             }
@@ -131,6 +136,38 @@ public final class PerfMain
             {
                 out.print(options.json() ? RttJson.format(rounds) + System.lineSeparator() : RttTable.format(rounds));
             }
+            out.flush();
+        });
+    }
+
+    /**
+     * Runs {@code compare}: the JSON goes to {@code --out} too when given.
+     *
+     * @param args       its options.
+     * @param out        where the tables or JSON go.
+     * @param err        where progress, notes and errors go.
+     * @param onlineCpus the machine's online CPUs.
+     * @return the exit code.
+     */
+    static int compare(final String[] args, final PrintStream out, final PrintStream err,
+        final List<Integer> onlineCpus)
+    {
+        return exitCodeOf("compare", err, () ->
+        {
+            final CompareOptions options = CompareOptions.parse(args);
+            if (options.help())
+            {
+                out.print(CompareOptions.usage());
+                return;
+            }
+            final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
+            final CompareReport report = new CompareBenchmark(options, cpuPlan, err).run();
+            if (null != options.out())
+            {
+                Files.writeString(Path.of(options.out()),
+                    report.json() + System.lineSeparator());
+            }
+            out.print(options.json() ? report.json() + System.lineSeparator() : report.table());
             out.flush();
         });
     }
