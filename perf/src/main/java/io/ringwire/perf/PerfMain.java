@@ -49,6 +49,8 @@ public final class PerfMain
               rtt       round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
               compare   each transport beside what a user would pick instead (Aeron, NIO), interleaved
                         rounds, median per-round p50 ratios; compare --help
+              jmh       JMH microbenchmarks (SBE codecs, framing, shm publication, order books); takes JMH's
+                        own arguments, e.g. jmh -f 1 -wi 3 -w 1s -i 5 -r 1s SbeCodec; jmh -h lists them
               path      the CPU a hop costs, both ends on one thread (no cross-core traffic); path --help
               matching  the matching engine alone on one thread: orders/s, service time and latency at a
                         fixed offered rate, replaying a recorded flow in exchange-core's mix; matching --help
@@ -77,6 +79,7 @@ public final class PerfMain
         {
             case "rtt" -> rtt(rest, out, err, OnlineCpus.asList());
             case "compare" -> compare(rest, out, err, OnlineCpus.asList());
+            case "jmh" -> jmh(rest, err);
             case "path" -> path(rest, out, err);
             case "matching" -> matching(rest, out, err, OnlineCpus.asList());
             case "exchange" -> exchange(rest, out, err);
@@ -87,7 +90,7 @@ public final class PerfMain
             }
             default ->
             {
-                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, compare, path, matching, exchange");
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, compare, jmh, path, matching, exchange");
                 err.print(usage());
                 yield UsageException.EXIT_CODE;
             }
@@ -170,6 +173,28 @@ public final class PerfMain
             out.print(options.json() ? report.json() + System.lineSeparator() : report.table());
             out.flush();
         });
+    }
+
+    /**
+     * Runs JMH's own command line over the benchmarks of {@code io.ringwire.perf.jmh}, whose list the
+     * annotation processor wrote into this module's classes; JMH prints its results itself.
+     *
+     * @param args JMH's arguments.
+     * @param err  where a failure goes.
+     * @return the exit code.
+     */
+    static int jmh(final String[] args, final PrintStream err)
+    {
+        try
+        {
+            org.openjdk.jmh.Main.main(args);
+            return 0;
+        }
+        catch (final Exception ex)
+        {
+            err.println("ringwire perf jmh: failed: " + ex.getMessage());
+            return EXIT_FAILED;
+        }
     }
 
     /**
