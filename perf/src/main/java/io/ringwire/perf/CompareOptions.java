@@ -122,6 +122,13 @@ public record CompareOptions(
                     "--json, --out, --allow-oversubscribe, --shm-dir, --help");
             }
         }
+        final boolean udpBaseline = comparisons.stream().anyMatch(pair -> RttOptions.NIO_UDP.equals(pair.baseline()));
+        if (udpBaseline && size > NioUdpChannels.MAX_DATAGRAM_PAYLOAD)
+        {
+            throw new UsageException("--size " + size + " is too large for roce / nio-udp, which sends each message " +
+                "as one datagram; allowed with it: 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD + " bytes (or leave " +
+                "it out with --pairs)");
+        }
         return new CompareOptions(comparisons, size, messages, warmup, processes, rounds, json, out,
             allowOversubscribe, shmDirectory, option.helpAsked());
     }

@@ -93,6 +93,14 @@ class CompareReportTest
     }
 
     @Test
+    void aSizeTooLargeForOneDatagramIsRefusedOnlyWhenNioUdpIsCompared()
+    {
+        assertTrue(assertThrows(UsageException.class, () -> CompareOptions.parse("--size", "70000")).getMessage()
+            .contains("nio-udp"));
+        assertEquals(70_000, CompareOptions.parse("--size", "70000", "--pairs", "shm").size());
+    }
+
+    @Test
     void pairsSelectByProviderOrProviderSlashBaselineInTheirFixedOrder()
     {
         assertEquals(3, CompareOptions.parsePairs("shm").size());
