@@ -42,7 +42,12 @@ import java.util.concurrent.locks.LockSupport;
  * a backoff idle strategy ({@link #UDP_DRIVER_IDLE}): it spins and yields while messages flow, and
  * parks at most {@link #UDP_MAX_PARK_NS} ns only after it has been idle a while, so it takes CPU time
  * from the spinners only while it has work. Its thread is not pinned: it shares the two cores with
- * them, which is the cost an Aeron UDP user pays on such a host.
+ * them, which is the cost an Aeron UDP user pays on such a host; and with no CPU to spare the
+ * benchmark's pinger and ponger yield when idle (see {@code RttBenchmark}), or the driver would run
+ * only when the scheduler preempts a spinner, milliseconds per message. A busy-spinning driver is no
+ * better here: a third spinner on two cores waits for the scheduler's time slices in the same way.
+ * The parks a backoff ends in last at least the kernel's timer slack, so on such a host the row shows
+ * the driver's wake-ups as much as Aeron's UDP path; with a third CPU the driver has one of its own.
  *
  * <p>Threading: created and closed on the control thread; the publication and subscription are
  * then used by one spinning thread.

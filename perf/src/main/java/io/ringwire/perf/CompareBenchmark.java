@@ -75,16 +75,16 @@ final class CompareBenchmark
         final Map<String, List<Comparison>> byProvider = new LinkedHashMap<>();
         for (final Comparison pair : options.comparisons())
         {
-            if (Comparison.IB_WRITE_LAT.equals(pair.baseline()))
-            {
-                notes.add(pair.label() + ": ib_write_lat is not run by compare (the VM lab's perf job runs it on " +
-                    "the same device); only ibverbs's row runs, where a device is present");
-            }
             final String reason = unavailableReason(pair.provider());
             if (null != reason)
             {
                 notes.add(pair.label() + ": skipped, " + pair.provider() + " cannot run here: " + reason);
                 continue;
+            }
+            if (Comparison.IB_WRITE_LAT.equals(pair.baseline()))
+            {
+                notes.add(pair.label() + ": ib_write_lat is not run by compare (the VM lab's perf job runs it on " +
+                    "the same device); only ibverbs's row runs");
             }
             byProvider.computeIfAbsent(pair.provider(), provider -> new ArrayList<>()).add(pair);
         }

@@ -135,9 +135,9 @@ public record CompareReport(int size, long messages, long warmup, int processes,
             final StringBuilder values = new StringBuilder();
             for (final double value : ratio.values())
             {
-                values.append(values.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.2f", value));
+                values.append(values.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.3g", value));
             }
-            text.append(String.format(Locale.ROOT, "%-32s %7.2fx  %s%n", ratio.label(), ratio.median(), values));
+            text.append(String.format(Locale.ROOT, "%-32s %7.3gx  %s%n", ratio.label(), ratio.median(), values));
         }
         if (!notes.isEmpty())
         {

@@ -77,7 +77,8 @@ final class RttBenchmark
                     sizeOf(provider, api) + " bytes" + of);
                 if (RttOptions.AERON_UDP.equals(provider))
                 {
-                    log.println(AeronIpcSide.UDP_THREAD_LAYOUT);
+                    log.println(AeronIpcSide.UDP_THREAD_LAYOUT + (yieldWhenIdle(provider) ?
+                        "; no CPU left for the driver, so the pinger and ponger yield when idle" : ""));
                 }
                 results.add(options.processes() == 1 ? runInOneProcess(provider, api) :
                     runInTwoProcesses(provider, api));
@@ -140,15 +141,34 @@ final class RttBenchmark
             pingSide.awaitConnected();
             pongSide.awaitConnected();
             return runThreads(provider, api, aeronPinger(provider, pingSide, length),
-                aeronPonger(provider, pongSide, length, pongerPlan));
+                aeronPonger(provider, pongSide, length, planOf(pongerPlan, provider)));
         }
     }
 
     private Pinger aeronPinger(final String provider, final AeronIpcSide side, final int length)
     {
+        final ThreadPlan plan = planOf(pingerPlan, provider);
         return RttOptions.AERON_IPC_SBE.equals(provider) ?
-            new AeronSbePinger(side, length, pingerPlan, options.warmup(), options.messages()) :
-            new AeronIpcPinger(side, length, pingerPlan, options.warmup(), options.messages());
+            new AeronSbePinger(side, length, plan, options.warmup(), options.messages()) :
+            new AeronIpcPinger(side, length, plan, options.warmup(), options.messages());
+    }
+
+    /**
+     * @return whether the pinger and ponger of {@code provider} yield when idle: as the CPU plan says,
+     *         and for aeron-udp also when no CPU is left for its media driver beside the two
+     *         spinners, which would otherwise get one only when the scheduler preempts a spinner
+     *         (milliseconds per message).
+     */
+    private boolean yieldWhenIdle(final String provider)
+    {
+        return cpuPlan.yieldWhenIdle() || (RttOptions.AERON_UDP.equals(provider) &&
+            cpuPlan.onlineCpuCount() <= CpuPlan.SPINNING_THREADS);
+    }
+
+    private ThreadPlan planOf(final ThreadPlan plan, final String provider)
+    {
+        return yieldWhenIdle(provider) == plan.yieldWhenIdle() ? plan :
+            new ThreadPlan(plan.cpu(), true, plan.warnings());
     }
 
     /**
@@ -268,7 +288,7 @@ final class RttBenchmark
     private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
     {
         try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, api, options.size(),
-            options.shmDirectory(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), options.warmup())))
+            options.shmDirectory(), cpuPlan.pongerCpu(), yieldWhenIdle(provider), options.warmup())))
         {
             if (RttOptions.isBare(provider))
             {
