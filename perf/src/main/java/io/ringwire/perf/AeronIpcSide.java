@@ -8,9 +8,14 @@ import io.aeron.driver.ThreadingMode;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.DatagramChannel;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -27,6 +32,22 @@ import java.util.concurrent.locks.LockSupport;
  * core from the pinger or the ponger on a 2-CPU machine (a backoff strategy's microsecond parks
  * would wake it on their cores so often that the spinners' tails carry its wake-ups). The clients'
  * conductors use Aeron's default sleeping idle strategy; all of this is what an Aeron IPC user runs.
+ *
+ * <p>The {@code aeron-udp} baseline uses the same sides over {@code aeron:udp} on 127.0.0.1
+ * ({@link UdpPorts}), with one media driver for both clients as one driver per host is Aeron's usual
+ * deployment. Over UDP the driver is on the data path (its sender sends each message, its receiver
+ * places it in the subscriber's image), so it cannot sleep milliseconds; and 2 cores cannot host
+ * dedicated conductor, sender and receiver threads beside the pinger and the ponger. So
+ * {@link #launchUdpDriver} runs it SHARED (one agent thread for conductor, sender and receiver) with
+ * a backoff idle strategy ({@link #UDP_DRIVER_IDLE}): it spins and yields while messages flow, and
+ * parks at most {@link #UDP_MAX_PARK_NS} ns only after it has been idle a while, so it takes CPU time
+ * from the spinners only while it has work. Its thread is not pinned: it shares the two cores with
+ * them, which is the cost an Aeron UDP user pays on such a host; and with no CPU to spare the
+ * benchmark's pinger and ponger yield when idle (see {@code RttBenchmark}), or the driver would run
+ * only when the scheduler preempts a spinner, milliseconds per message. A busy-spinning driver is no
+ * better here: a third spinner on two cores waits for the scheduler's time slices in the same way.
+ * The parks a backoff ends in last at least the kernel's timer slack, so on such a host the row shows
+ * the driver's wake-ups as much as Aeron's UDP path; with a third CPU the driver has one of its own.
  *
  * <p>Threading: created and closed on the control thread; the publication and subscription are
  * then used by one spinning thread.
@@ -53,6 +74,71 @@ final class AeronIpcSide implements AutoCloseable
     private static final int FRAME_HEADER_LENGTH = 32;
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
     private static final long CONNECT_PAUSE_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Spins of the UDP driver's idle strategy before it yields. */
+    private static final int UDP_MAX_SPINS = 100;
+    /** Yields of the UDP driver's idle strategy before it parks. */
+    private static final int UDP_MAX_YIELDS = 10;
+    /** Shortest park of the UDP driver's idle strategy. */
+    private static final long UDP_MIN_PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
+    /** Longest park of the UDP driver's idle strategy: bounds what an idle driver adds to a message. */
+    static final long UDP_MAX_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
+    /** How the {@code aeron-udp} driver idles, as the thread layout prints it. */
+    static final String UDP_DRIVER_IDLE = "BackoffIdleStrategy(spins " + UDP_MAX_SPINS + ", yields " +
+        UDP_MAX_YIELDS + ", park " + UDP_MIN_PARK_NS + " to " + UDP_MAX_PARK_NS + " ns)";
+    /** The {@code aeron-udp} driver's layout, for the log of a run. */
+    static final String UDP_THREAD_LAYOUT = "aeron-udp: media driver SHARED (conductor, sender and receiver on " +
+        "one unpinned thread), idle " + UDP_DRIVER_IDLE + "; 2 cores cannot host dedicated driver threads " +
+        "beside the spinning pinger and ponger";
+
+    /**
+     * The loopback ports of the {@code aeron-udp} streams: the ponger's subscription listens on
+     * {@code pingPort}, the pinger's on {@code echoPort}.
+     *
+     * @param pingPort port of the ping stream.
+     * @param echoPort port of the echo stream.
+     */
+    record UdpPorts(int pingPort, int echoPort)
+    {
+        /**
+         * @return two ports free a moment ago (taken by binding and closing; the driver binds them next).
+         */
+        static UdpPorts free()
+        {
+            return new UdpPorts(freePort(), freePort());
+        }
+
+        /**
+         * @return {@code pingPort:echoPort}, as the ponger process sends it.
+         */
+        String toValue()
+        {
+            return pingPort + ":" + echoPort;
+        }
+
+        /**
+         * @param value {@link #toValue()}'s text.
+         * @return the ports.
+         */
+        static UdpPorts parse(final String value)
+        {
+            final int colon = value.indexOf(':');
+            return new UdpPorts(Integer.parseInt(value.substring(0, colon).trim()),
+                Integer.parseInt(value.substring(colon + 1).trim()));
+        }
+
+        private static int freePort()
+        {
+            try (DatagramChannel channel = DatagramChannel.open())
+            {
+                channel.bind(new InetSocketAddress("127.0.0.1", 0));
+                return ((InetSocketAddress)channel.getLocalAddress()).getPort();
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException("aeron-udp: no free loopback port: " + ex.getMessage(), ex);
+            }
+        }
+    }
 
     private final Aeron aeron;
     final ExclusivePublication publication;
@@ -88,6 +174,25 @@ final class AeronIpcSide implements AutoCloseable
             .dirDeleteOnShutdown(true)
             .threadingMode(ThreadingMode.SHARED)
             .sharedIdleStrategy(new SleepingMillisIdleStrategy(1))
+            .warnIfDirectoryExists(false));
+    }
+
+    /**
+     * Starts the embedded media driver of the {@code aeron-udp} baseline in this process: SHARED, with
+     * the backoff idle strategy the class comment explains.
+     *
+     * @param directory the Aeron directory (deleted on start and on close).
+     * @return the driver; close it after both sides closed.
+     */
+    static MediaDriver launchUdpDriver(final Path directory)
+    {
+        return MediaDriver.launch(new MediaDriver.Context()
+            .aeronDirectoryName(directory.toString())
+            .dirDeleteOnStart(true)
+            .dirDeleteOnShutdown(true)
+            .threadingMode(ThreadingMode.SHARED)
+            .sharedIdleStrategy(new BackoffIdleStrategy(UDP_MAX_SPINS, UDP_MAX_YIELDS, UDP_MIN_PARK_NS,
+                UDP_MAX_PARK_NS))
             .warnIfDirectoryExists(false));
     }
 
@@ -140,15 +245,47 @@ final class AeronIpcSide implements AutoCloseable
      */
     static AeronIpcSide open(final Path directory, final boolean pinger, final int messageLength)
     {
+        return open(directory, pinger, messageLength, null);
+    }
+
+    /**
+     * Connects a client to the driver of {@code directory} and adds this side's streams over UDP on
+     * 127.0.0.1, or over IPC when {@code udpPorts} is null.
+     *
+     * @param directory     the driver's Aeron directory.
+     * @param pinger        true for the pinger's side, false for the ponger's.
+     * @param messageLength bytes per message.
+     * @param udpPorts      the streams' ports, or null for {@code aeron:ipc}.
+     * @return the side.
+     */
+    static AeronIpcSide open(final Path directory, final boolean pinger, final int messageLength,
+        final UdpPorts udpPorts)
+    {
         // Pre-touched: the first write to each page of a mapped log is otherwise a page fault in the
         // middle of the run (one every 64 small messages until the log has been written through once).
         final Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(directory.toString())
             .preTouchMappedMemory(true));
         try
         {
+            final String publicationChannel;
+            final String subscriptionChannel;
+            if (null == udpPorts)
+            {
+                publicationChannel = channel(messageLength);
+                subscriptionChannel = CHANNEL;
+            }
+            else
+            {
+                final int publishTo = pinger ? udpPorts.pingPort() : udpPorts.echoPort();
+                final int listenOn = pinger ? udpPorts.echoPort() : udpPorts.pingPort();
+                publicationChannel = channel(messageLength).replace(CHANNEL + "?",
+                    "aeron:udp?endpoint=127.0.0.1:" + publishTo + "|");
+                subscriptionChannel = "aeron:udp?endpoint=127.0.0.1:" + listenOn;
+            }
             final ExclusivePublication publication =
-                aeron.addExclusivePublication(channel(messageLength), pinger ? PING_STREAM : ECHO_STREAM);
-            final Subscription subscription = aeron.addSubscription(CHANNEL, pinger ? ECHO_STREAM : PING_STREAM);
+                aeron.addExclusivePublication(publicationChannel, pinger ? PING_STREAM : ECHO_STREAM);
+            final Subscription subscription =
+                aeron.addSubscription(subscriptionChannel, pinger ? ECHO_STREAM : PING_STREAM);
             return new AeronIpcSide(aeron, publication, subscription);
         }
         catch (final RuntimeException ex)
@@ -171,7 +308,7 @@ final class AeronIpcSide implements AutoCloseable
         {
             if (System.nanoTime() - deadlineNs > 0)
             {
-                throw new IllegalStateException("aeron-ipc: not connected both ways within " +
+                throw new IllegalStateException("aeron: not connected both ways within " +
                     TimeUnit.NANOSECONDS.toSeconds(CONNECT_TIMEOUT_NS) + " s (publication connected: " +
                     publication.isConnected() + ", images: " + subscription.imageCount() + ")");
             }

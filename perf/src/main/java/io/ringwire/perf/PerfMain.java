@@ -8,6 +8,8 @@ import io.ringwire.rdma.RdmaProviders;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
@@ -45,6 +47,10 @@ public final class PerfMain
 
             benchmarks:
               rtt       round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
+              compare   each transport beside what a user would pick instead (Aeron, NIO), interleaved
+                        rounds, median per-round p50 ratios; compare --help
+              jmh       JMH microbenchmarks (SBE codecs, framing, shm publication, order books); takes JMH's
+                        own arguments, e.g. jmh -f 1 -wi 3 -w 1s -i 5 -r 1s SbeCodec; jmh -h lists them
               path      the CPU a hop costs, both ends on one thread (no cross-core traffic); path --help
               matching  the matching engine alone on one thread: orders/s, service time and latency at a
                         fixed offered rate, replaying a recorded flow in exchange-core's mix; matching --help
@@ -72,6 +78,8 @@ public final class PerfMain
         return switch (args[0])
         {
             case "rtt" -> rtt(rest, out, err, OnlineCpus.asList());
+            case "compare" -> compare(rest, out, err, OnlineCpus.asList());
+            case "jmh" -> jmh(rest, err);
             case "path" -> path(rest, out, err);
             case "matching" -> matching(rest, out, err, OnlineCpus.asList());
             case "exchange" -> exchange(rest, out, err);
@@ -82,7 +90,7 @@ public final class PerfMain
             }
             default ->
             {
-                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, path, matching, exchange");
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, compare, jmh, path, matching, exchange");
                 err.print(usage());
                 yield UsageException.EXIT_CODE;
             }
@@ -140,6 +148,60 @@ public final class PerfMain
             out.flush();
             RunOutput.write("rtt", args, options, options.out(), table, json, benchmark.histograms(), err);
         });
+    }
+
+    /**
+     * Runs {@code compare}: the JSON goes to {@code --out} too when given.
+     *
+     * @param args       its options.
+     * @param out        where the tables or JSON go.
+     * @param err        where progress, notes and errors go.
+     * @param onlineCpus the machine's online CPUs.
+     * @return the exit code.
+     */
+    static int compare(final String[] args, final PrintStream out, final PrintStream err,
+        final List<Integer> onlineCpus)
+    {
+        return exitCodeOf("compare", err, () ->
+        {
+            final CompareOptions options = CompareOptions.parse(args);
+            if (options.help())
+            {
+                out.print(CompareOptions.usage());
+                return;
+            }
+            final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
+            final CompareReport report = new CompareBenchmark(options, cpuPlan, err).run();
+            if (null != options.out())
+            {
+                Files.writeString(Path.of(options.out()),
+                    report.json() + System.lineSeparator());
+            }
+            out.print(options.json() ? report.json() + System.lineSeparator() : report.table());
+            out.flush();
+        });
+    }
+
+    /**
+     * Runs JMH's own command line over the benchmarks of {@code io.ringwire.perf.jmh}, whose list the
+     * annotation processor wrote into this module's classes; JMH prints its results itself.
+     *
+     * @param args JMH's arguments.
+     * @param err  where a failure goes.
+     * @return the exit code.
+     */
+    static int jmh(final String[] args, final PrintStream err)
+    {
+        try
+        {
+            org.openjdk.jmh.Main.main(args);
+            return 0;
+        }
+        catch (final Exception ex)
+        {
+            err.println("ringwire perf jmh: failed: " + ex.getMessage());
+            return EXIT_FAILED;
+        }
     }
 
     /**

@@ -78,7 +78,12 @@ final class RttBenchmark
             {
                 log.println("rtt: " + provider + " (" + api + "), " + options.processes() + " process(es): " +
                     options.warmup() + " warm-up + " + options.messages() + " measured round trips of " +
-                    sizeOf(api) + " bytes" + of);
+                    sizeOf(provider, api) + " bytes" + of);
+                if (RttOptions.AERON_UDP.equals(provider))
+                {
+                    log.println(AeronIpcSide.UDP_THREAD_LAYOUT + (yieldWhenIdle(provider) ?
+                        "; no CPU left for the driver, so the pinger and ponger yield when idle" : ""));
+                }
                 results.add(options.processes() == 1 ? runInOneProcess(provider, api) :
                     runInTwoProcesses(provider, api));
             }
@@ -86,9 +91,10 @@ final class RttBenchmark
         return new RttReport(options.size(), options.messages(), options.warmup(), options.processes(), results);
     }
 
-    private int sizeOf(final String api)
+    private int sizeOf(final String provider, final String api)
     {
-        return LatencyProbeCodec.messageLength(api, options.size());
+        return RttOptions.carriesProbe(provider, api) ? LatencyProbeCodec.messageLength(options.size()) :
+            options.size();
     }
 
     private RttResult runInOneProcess(final String provider, final String api) throws IOException
@@ -97,9 +103,9 @@ final class RttBenchmark
         {
             return runBareInOneProcess(provider, api);
         }
-        if (RttOptions.AERON_IPC.equals(provider))
+        if (RttOptions.isAeron(provider))
         {
-            return runAeronIpcInOneProcess(provider, api);
+            return runAeronInOneProcess(provider, api);
         }
         if (RttOptions.NIO_TCP.equals(provider))
         {
@@ -126,18 +132,58 @@ final class RttBenchmark
         }
     }
 
-    private RttResult runAeronIpcInOneProcess(final String provider, final String api)
+    private RttResult runAeronInOneProcess(final String provider, final String api)
     {
-        try (MediaDriver driver = AeronIpcSide.launchDriver(AeronIpcSide.directory(options.shmDirectory()));
-             AeronIpcSide pingSide = AeronIpcSide.open(driver, true, options.size());
-             AeronIpcSide pongSide = AeronIpcSide.open(driver, false, options.size()))
+        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.free() : null;
+        final Path directory = AeronIpcSide.directory(options.shmDirectory());
+        final int length = sizeOf(provider, api);
+        try (MediaDriver driver = udp ? AeronIpcSide.launchUdpDriver(directory) : AeronIpcSide.launchDriver(directory);
+             AeronIpcSide pingSide = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), true, length, ports);
+             AeronIpcSide pongSide = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), false, length, ports))
         {
             pingSide.awaitConnected();
             pongSide.awaitConnected();
-            return runThreads(provider, api,
-                new AeronIpcPinger(pingSide, options.size(), pingerPlan, options.warmup(), options.messages()),
-                new AeronIpcPonger(pongSide, options.size(), pongerPlan));
+            return runThreads(provider, api, aeronPinger(provider, pingSide, length),
+                aeronPonger(provider, pongSide, length, planOf(pongerPlan, provider)));
         }
+    }
+
+    private Pinger aeronPinger(final String provider, final AeronIpcSide side, final int length)
+    {
+        final ThreadPlan plan = planOf(pingerPlan, provider);
+        return RttOptions.AERON_IPC_SBE.equals(provider) ?
+            new AeronSbePinger(side, length, plan, options.warmup(), options.messages()) :
+            new AeronIpcPinger(side, length, plan, options.warmup(), options.messages());
+    }
+
+    /**
+     * @return whether the pinger and ponger of {@code provider} yield when idle: as the CPU plan says,
+     *         and for aeron-udp also when no CPU is left for its media driver beside the two
+     *         spinners, which would otherwise get one only when the scheduler preempts a spinner
+     *         (milliseconds per message).
+     */
+    private boolean yieldWhenIdle(final String provider)
+    {
+        return cpuPlan.yieldWhenIdle() || (RttOptions.AERON_UDP.equals(provider) &&
+            cpuPlan.onlineCpuCount() <= CpuPlan.SPINNING_THREADS);
+    }
+
+    private ThreadPlan planOf(final ThreadPlan plan, final String provider)
+    {
+        return yieldWhenIdle(provider) == plan.yieldWhenIdle() ? plan :
+            new ThreadPlan(plan.cpu(), true, plan.warnings());
+    }
+
+    /**
+     * @return the ponger of an Aeron baseline: the SBE probe's for {@code aeron-ipc-sbe}, the raw echo
+     *         otherwise (also for the ponger process).
+     */
+    static SpinningTask aeronPonger(final String provider, final AeronIpcSide side, final int length,
+        final ThreadPlan plan)
+    {
+        return RttOptions.AERON_IPC_SBE.equals(provider) ? new AeronSbePonger(side, length, plan) :
+            new AeronIpcPonger(side, length, plan);
     }
 
     private RttResult runNioTcpInOneProcess(final String provider, final String api) throws IOException
@@ -246,15 +292,15 @@ final class RttBenchmark
     private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
     {
         try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, api, options.size(),
-            options.shmDirectory(), cpuPlan.pongerCpu(), cpuPlan.yieldWhenIdle(), options.warmup())))
+            options.shmDirectory(), cpuPlan.pongerCpu(), yieldWhenIdle(provider), options.warmup())))
         {
             if (RttOptions.isBare(provider))
             {
                 return runBareAgainstChild(provider, api, child);
             }
-            if (RttOptions.AERON_IPC.equals(provider))
+            if (RttOptions.isAeron(provider))
             {
-                return runAeronIpcAgainstChild(provider, api, child);
+                return runAeronAgainstChild(provider, api, child);
             }
             if (RttOptions.NIO_TCP.equals(provider))
             {
@@ -285,15 +331,23 @@ final class RttBenchmark
         }
     }
 
-    private RttResult runAeronIpcAgainstChild(final String provider, final String api, final PongerProcess child)
+    /**
+     * Connects to the media driver the child runs (for {@code aeron-udp} the child also says the
+     * streams' ports, after the directory).
+     */
+    private RttResult runAeronAgainstChild(final String provider, final String api, final PongerProcess child)
     {
-        try (AeronIpcSide pingSide = AeronIpcSide.open(
-            Path.of(child.awaitValue(RttPonger.LISTEN, "the Aeron directory")), true, options.size()))
+        final String listen = child.awaitValue(RttPonger.LISTEN, "the Aeron directory").trim();
+        final int space = listen.lastIndexOf(' ');
+        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final Path directory = Path.of(udp ? listen.substring(0, space) : listen);
+        final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.parse(listen.substring(space + 1)) : null;
+        final int length = sizeOf(provider, api);
+        try (AeronIpcSide pingSide = AeronIpcSide.open(directory, true, length, ports))
         {
             pingSide.awaitConnected();
             child.awaitReady();
-            return runAgainstChild(provider, api, child,
-                new AeronIpcPinger(pingSide, options.size(), pingerPlan, options.warmup(), options.messages()));
+            return runAgainstChild(provider, api, child, aeronPinger(provider, pingSide, length));
         }
     }
 
@@ -426,7 +480,7 @@ final class RttBenchmark
             histograms.add(new RecordedHistogram(row + "-due", row,
                 title + ", from due time at " + options.rate() + "/s", pinger.dueTimeHistogram()));
         }
-        return RttResult.of(provider, api, options.processes(), sizeOf(api), pinger.histogram(), pinger.pinnedCpu(),
+        return RttResult.of(provider, api, options.processes(), sizeOf(provider, api), pinger.histogram(), pinger.pinnedCpu(),
             pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(),
             RttDueTime.of(options.rate(), pinger.dueTimeHistogram()));
     }

@@ -17,7 +17,8 @@ import java.util.Locale;
  *                           {@code roce}, the raw NIO baselines {@code nio-tcp}, {@code nio-udp},
  *                           {@code nio-udp-unconnected}, the shared-memory floors {@code bare} and
  *                           {@code bare-notified}, and
- *                           Aeron's IPC ping-pong {@code aeron-ipc}.
+ *                           Aeron's ping-pongs {@code aeron-ipc}, {@code aeron-ipc-sbe} and
+ *                           {@code aeron-udp}.
  * @param api                which path the RDMA providers are measured through: {@link #API_MESSAGING},
  *                           {@link #API_CHANNEL} or {@link #API_BOTH} (each provider runs the bare
  *                           channel, then messaging, side by side in this run).
@@ -88,9 +89,20 @@ public record RttOptions(
      * {@code aeron:ipc} (see {@link AeronIpcSide}).
      */
     public static final String AERON_IPC = "aeron-ipc";
+    /**
+     * The like-for-like peer of {@code shm} messaging: {@code aeron-ipc} carrying the same SBE
+     * {@code LatencyProbe}, claimed, encoded, validated and decoded as messaging's probe path does
+     * (see {@link AeronSbePinger}).
+     */
+    public static final String AERON_IPC_SBE = "aeron-ipc-sbe";
+    /**
+     * The peer an application would pick instead of {@code roce}: Aeron's ping-pong over
+     * {@code aeron:udp} on 127.0.0.1 through an embedded media driver (see {@link AeronIpcSide}).
+     */
+    public static final String AERON_UDP = "aeron-udp";
     /** Transports {@code --provider} accepts. */
-    public static final List<String> ALLOWED_PROVIDERS =
-        List.of(SHM, SOCKET, ROCE, IBVERBS, NIO_TCP, NIO_UDP, NIO_UDP_UNCONNECTED, BARE, BARE_NOTIFIED, AERON_IPC);
+    public static final List<String> ALLOWED_PROVIDERS = List.of(SHM, SOCKET, ROCE, IBVERBS, NIO_TCP, NIO_UDP,
+        NIO_UDP_UNCONNECTED, BARE, BARE_NOTIFIED, AERON_IPC, AERON_IPC_SBE, AERON_UDP);
     /** Through Publication and Subscription, with SBE {@code LatencyProbe} messages. */
     public static final String API_MESSAGING = "messaging";
     /** The bare channel: WRITE WITH IMMEDIATE between two queue pairs. */
@@ -181,10 +193,19 @@ public record RttOptions(
               aeron-ipc               Aeron's ping-pong over aeron:ipc (exclusive publications, busy-polled
                                       subscriptions, an embedded media driver idling off the data path):
                                       the peer an application would pick instead of shm
+              aeron-ipc-sbe           aeron-ipc carrying messaging's SBE LatencyProbe: claimed, encoded and
+                                      committed; validated (MessageValidator) and decoded on receipt; the
+                                      like-for-like peer of shm messaging (rows are the probe's size)
+              aeron-udp               Aeron's ping-pong over aeron:udp on 127.0.0.1, one embedded media driver
+                                      run SHARED with a backoff idle (spin, yield, park up to 100 us): 2
+                                      cores cannot host dedicated conductor, sender and receiver threads
+                                      beside the pinger and ponger; the peer an application would pick
+                                      instead of roce
 
             options:
               --provider LIST         comma list of shm, socket, roce, ibverbs, nio-tcp, nio-udp,
-                                      nio-udp-unconnected, bare, bare-notified, aeron-ipc
+                                      nio-udp-unconnected, bare, bare-notified, aeron-ipc, aeron-ipc-sbe,
+                                      aeron-udp
                                       (default: all of them; an RDMA provider only when it is on the class
                                       path and can open here: ibverbs needs a device)
               --size BYTES            message size, 16 to 1048576 (default 32; nio-udp and
@@ -250,7 +271,27 @@ public record RttOptions(
     static boolean isRawBaseline(final String provider)
     {
         return NIO_TCP.equals(provider) || NIO_UDP.equals(provider) || NIO_UDP_UNCONNECTED.equals(provider) ||
-            isBare(provider) || AERON_IPC.equals(provider);
+            isBare(provider) || isAeron(provider);
+    }
+
+    /**
+     * @param provider a transport name.
+     * @return true for Aeron's ping-pongs, {@code aeron-ipc}, {@code aeron-ipc-sbe} and {@code aeron-udp}.
+     */
+    static boolean isAeron(final String provider)
+    {
+        return AERON_IPC.equals(provider) || AERON_IPC_SBE.equals(provider) || AERON_UDP.equals(provider);
+    }
+
+    /**
+     * @param provider a transport name.
+     * @param api      its path.
+     * @return whether it carries messaging's SBE LatencyProbe (messaging, and {@code aeron-ipc-sbe}),
+     *         so its messages are at least {@link LatencyProbeCodec#MIN_LENGTH} bytes.
+     */
+    static boolean carriesProbe(final String provider, final String api)
+    {
+        return API_MESSAGING.equals(api) || AERON_IPC_SBE.equals(provider);
     }
 
     /**

@@ -25,6 +25,7 @@ import java.util.List;
  * nio-udp:   child: LISTEN port     parent: PEER port                            child: READY ... DONE cpu
  * bare(-notified): child: LISTEN file (parent maps the file)                     child: READY ... DONE cpu
  * aeron-ipc: child: LISTEN dir      (parent connects to the child's driver)      child: READY ... DONE cpu
+ * aeron-udp: child: LISTEN dir ping:echo (and the streams' ports)               child: READY ... DONE cpu
  * any failure:                                                                   child: FAILED cpu message
  * </pre>
  *
@@ -122,9 +123,9 @@ public final class RttPonger
 
     private int run() throws IOException
     {
-        if (RttOptions.AERON_IPC.equals(provider))
+        if (RttOptions.isAeron(provider))
         {
-            return runAeronIpc();
+            return runAeron();
         }
         if (RttOptions.isBare(provider))
         {
@@ -193,14 +194,18 @@ public final class RttPonger
      * Runs the media driver here (this process outlives the pinger's client by the whole run), says
      * where it is, and echoes once the pinger's client is connected both ways.
      */
-    private int runAeronIpc()
+    private int runAeron()
     {
-        try (MediaDriver driver = AeronIpcSide.launchDriver(AeronIpcSide.directory(shmDirectory));
-             AeronIpcSide side = AeronIpcSide.open(driver, false, size))
+        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.free() : null;
+        final Path directory = AeronIpcSide.directory(shmDirectory);
+        final int length = RttOptions.carriesProbe(provider, api) ? LatencyProbeCodec.messageLength(size) : size;
+        try (MediaDriver driver = udp ? AeronIpcSide.launchUdpDriver(directory) : AeronIpcSide.launchDriver(directory);
+             AeronIpcSide side = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), false, length, ports))
         {
-            send(toParent, LISTEN + " " + driver.aeronDirectoryName());
+            send(toParent, LISTEN + " " + driver.aeronDirectoryName() + (udp ? " " + ports.toValue() : ""));
             side.awaitConnected();
-            return echo(new AeronIpcPonger(side, size, plan));
+            return echo(RttBenchmark.aeronPonger(provider, side, length, plan));
         }
     }
 

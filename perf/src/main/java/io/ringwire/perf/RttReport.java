@@ -23,7 +23,8 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
     /**
      * Each RDMA provider's channel and the raw ping-pong over the same medium it is judged against;
      * then what roce's way of using sockets costs, roce against a ping-pong using them that way, and
-     * shm's messaging against Aeron's IPC messaging.
+     * shm's messaging against Aeron's IPC messaging, raw and carrying the same SBE probe; and roce
+     * against Aeron over UDP.
      */
     private static final List<Baseline> BASELINES = List.of(
         new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP),
@@ -32,7 +33,9 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
         new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP_UNCONNECTED),
         new Baseline(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.BARE),
         new Baseline(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.BARE_NOTIFIED),
-        new Baseline(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC));
+        new Baseline(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC),
+        new Baseline(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC_SBE),
+        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.AERON_UDP));
 
     /**
      * Copies the list.
