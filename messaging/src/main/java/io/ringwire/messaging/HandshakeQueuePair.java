@@ -176,9 +176,9 @@ final class HandshakeQueuePair implements QueuePair
         errorRequested = true;
     }
 
-    private UnsupportedOperationException ownerOnly()
+    private IllegalStateException ownerOnly()
     {
-        return new UnsupportedOperationException("posts to " + real + " belong to the thread that polls it");
+        return new IllegalStateException("posts to " + real + " belong to the thread that polls it");
     }
 
     @Override
