@@ -65,7 +65,7 @@ public final class GatewayNode implements Agent, AutoCloseable
         {
             orders = open(opened, Subscription.open(context, layout.channel(layout.gatewayOrders()),
                 ExchangeLayout.ORDERS_STREAM));
-            orders.unavailableImageHandler(lostImages::add);
+            orders.unavailableImageHandler(lostImages::addInt);
             reports = open(opened, Subscription.open(context, layout.channel(layout.gatewayReports()),
                 ExchangeLayout.REPORTS_STREAM));
             toEngine = new Outbound(open(opened, Publication.open(context, layout.channel(layout.engineRequests()),
