@@ -5,6 +5,7 @@ import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
@@ -93,6 +94,8 @@ final class RatePlots
         final LogAxis rateAxis = new LogAxis("offered rate (msgs/s)");
         rateAxis.setBase(2);
         rateAxis.setSmallestValue(1);
+        rateAxis.setTickUnit(new NumberTickUnit(1)); // one tick per doubling, as the sweep steps
+        rateAxis.setMinorTickMarksVisible(false);
         final NumberAxis latencyAxis = new NumberAxis("one-way latency (us)");
         writePng(file, provider + ": one-way latency against offered rate",
             new XYPlot(dataset, rateAxis, latencyAxis, new XYLineAndShapeRenderer(true, true)));
@@ -111,6 +114,8 @@ final class RatePlots
         final LogAxis sizeAxis = new LogAxis("message size (bytes)");
         sizeAxis.setBase(2);
         sizeAxis.setSmallestValue(1);
+        sizeAxis.setTickUnit(new NumberTickUnit(1));
+        sizeAxis.setMinorTickMarksVisible(false);
         final XYPlot plot = new XYPlot(new XYSeriesCollection(megabytes), sizeAxis, new NumberAxis("MB/s"),
             new XYLineAndShapeRenderer(true, true));
         plot.setRangeAxis(1, new NumberAxis("msgs/s"));
