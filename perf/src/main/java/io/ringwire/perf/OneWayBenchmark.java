@@ -105,11 +105,11 @@ final class OneWayBenchmark
                 .append(",\"api\":").append(JsonText.quote(result.api()))
                 .append(",\"size\":").append(result.size())
                 .append(",\"rate\":").append(result.rate())
-                .append(",\"achievedRate\":").append(String.format(Locale.ROOT, "%.1f", result.achievedRate()))
-                .append(",\"latencyNs\":").append(percentiles(result.latency()));
+                .append(",\"achieved_rate\":").append(String.format(Locale.ROOT, "%.1f", result.achievedRate()))
+                .append(",\"latency_ns\":").append(percentiles(result.latency()));
             if (result.dueLatency().getTotalCount() > 0)
             {
-                json.append(",\"dueLatencyNs\":").append(percentiles(result.dueLatency()));
+                json.append(",\"due_latency_ns\":").append(percentiles(result.dueLatency()));
             }
             json.append('}');
         }

@@ -164,20 +164,20 @@ final class ThroughputBenchmark
             json.append(i > 0 ? "," : "").append("{\"size\":").append(flood.size())
                 .append(",\"messages\":").append(flood.messages())
                 .append(",\"bytes\":").append(flood.bytes())
-                .append(",\"windowNs\":").append(flood.windowNs())
-                .append(",\"messagesPerSecond\":").append(String.format(Locale.ROOT, "%.1f", flood.messagesPerSecond()))
-                .append(",\"megabytesPerSecond\":").append(String.format(Locale.ROOT, "%.3f", flood.megabytesPerSecond()))
+                .append(",\"window_ns\":").append(flood.windowNs())
+                .append(",\"messages_per_second\":").append(String.format(Locale.ROOT, "%.1f", flood.messagesPerSecond()))
+                .append(",\"megabytes_per_second\":").append(String.format(Locale.ROOT, "%.3f", flood.megabytesPerSecond()))
                 .append('}');
         }
         json.append("],\"sweep\":[");
         for (int i = 0; i < result.sweep().size(); i++)
         {
             final SweepStep step = result.sweep().get(i);
-            json.append(i > 0 ? "," : "").append("{\"offeredRate\":").append(step.offeredRate())
-                .append(",\"achievedRate\":").append(String.format(Locale.ROOT, "%.1f", step.achievedRate()))
-                .append(",\"latencyNs\":").append(OneWayBenchmark.percentiles(step.latency()))
-                .append(",\"dueLatencyNs\":").append(OneWayBenchmark.percentiles(step.dueLatency()))
-                .append(",\"stoppedHere\":").append(step.last())
+            json.append(i > 0 ? "," : "").append("{\"offered_rate\":").append(step.offeredRate())
+                .append(",\"achieved_rate\":").append(String.format(Locale.ROOT, "%.1f", step.achievedRate()))
+                .append(",\"latency_ns\":").append(OneWayBenchmark.percentiles(step.latency()))
+                .append(",\"due_latency_ns\":").append(OneWayBenchmark.percentiles(step.dueLatency()))
+                .append(",\"stopped_here\":").append(step.last())
                 .append('}');
         }
         return json.append("]}").toString();

@@ -59,7 +59,7 @@ class OneWayRunTest
         final Map<String, Object> row = (Map<String, Object>)rows.getFirst();
         assertEquals("shm", row.get("provider"));
         assertEquals("messaging", row.get("api"));
-        final Map<String, Object> latency = (Map<String, Object>)row.get("latencyNs");
+        final Map<String, Object> latency = (Map<String, Object>)row.get("latency_ns");
         assertEquals(20_000.0, latency.get("count"));
         assertTrue((Double)latency.get("p50") <= (Double)latency.get("p99"), latency.toString());
         for (final String file : List.of(ResultsWriter.RESULTS_MD, ResultsWriter.SUMMARY_JSON,
@@ -88,15 +88,15 @@ class OneWayRunTest
         for (final Object flood : floods)
         {
             final Map<String, Object> fields = (Map<String, Object>)flood;
-            assertTrue(fields.keySet().containsAll(List.of("size", "messages", "bytes", "windowNs",
-                "messagesPerSecond", "megabytesPerSecond")), fields.toString());
+            assertTrue(fields.keySet().containsAll(List.of("size", "messages", "bytes", "window_ns",
+                "messages_per_second", "megabytes_per_second")), fields.toString());
             assertTrue((Double)fields.get("messages") > 0, fields.toString());
         }
         final List<Object> sweep = (List<Object>)json.get("sweep");
         assertTrue(!sweep.isEmpty() && sweep.size() <= 2, json.toString());
-        assertEquals(10_000.0, ((Map<String, Object>)sweep.getFirst()).get("offeredRate"));
-        assertTrue(((Map<String, Object>)sweep.getFirst()).keySet().containsAll(List.of("achievedRate", "latencyNs",
-            "dueLatencyNs", "stoppedHere")), sweep.toString());
+        assertEquals(10_000.0, ((Map<String, Object>)sweep.getFirst()).get("offered_rate"));
+        assertTrue(((Map<String, Object>)sweep.getFirst()).keySet().containsAll(List.of("achieved_rate", "latency_ns",
+            "due_latency_ns", "stopped_here")), sweep.toString());
         final String page = Files.readString(results.resolve(ResultsWriter.RESULTS_MD));
         for (final String plot : List.of(RatePlots.LATENCY_PLOT, RatePlots.THROUGHPUT_PLOT))
         {
