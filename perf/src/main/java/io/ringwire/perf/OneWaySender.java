@@ -89,7 +89,9 @@ final class OneWaySender implements Runnable
             long dueNs = 0;
             if (pacing == Pacing.OPEN_LOOP)
             {
-                dueNs = startNs + sequence * NANOS_PER_SECOND / ratePerSecond;
+                // Whole seconds and the rest apart, so a long run at a high rate cannot overflow.
+                dueNs = startNs + sequence / ratePerSecond * NANOS_PER_SECOND +
+                    sequence % ratePerSecond * NANOS_PER_SECOND / ratePerSecond;
                 while (System.nanoTime() < dueNs)
                 {
                     Thread.onSpinWait();
