@@ -48,7 +48,7 @@ public final class PerfMain
             benchmarks:
               rtt       round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
               oneway    one-way latency on one host (one clock), one in flight or open loop at --rate; oneway --help
-              throughput  the rate held per message size (msgs/s, MB/s) and latency against offered rate; throughput --help
+              throughput  the rate held per message size (msgs/s, MB/s), latency against offered rate; throughput --help
               compare   each transport beside what a user would pick instead (Aeron, NIO), interleaved
                         rounds, median per-round p50 ratios; compare --help
               jmh       JMH microbenchmarks (SBE codecs, framing, shm publication, order books); takes JMH's

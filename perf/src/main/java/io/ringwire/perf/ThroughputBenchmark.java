@@ -139,10 +139,12 @@ final class ThroughputBenchmark
             for (final SweepStep step : result.sweep())
             {
                 table.append(String.format(Locale.ROOT, "%12d %12.0f %10.3f %10.3f %12.3f %12.3f%s%n",
-                    step.offeredRate(), step.achievedRate(), step.latency().getValueAtPercentile(50) / 1000.0,
-                    step.latency().getValueAtPercentile(99) / 1000.0, step.dueLatency().getValueAtPercentile(50) / 1000.0,
-                    step.dueLatency().getValueAtPercentile(99) / 1000.0, step.last() ? "  (stop: rate missed or p99 > " +
-                    TimeUnit.NANOSECONDS.toMillis(RateSweep.P99_LIMIT_NS) + " ms)" : ""));
+                    step.offeredRate(), step.achievedRate(),
+                    step.latency().getValueAtPercentile(50) / 1000.0, step.latency().getValueAtPercentile(99) / 1000.0,
+                    step.dueLatency().getValueAtPercentile(50) / 1000.0,
+                    step.dueLatency().getValueAtPercentile(99) / 1000.0,
+                    step.last() ? "  (stop: rate missed or p99 > " +
+                        TimeUnit.NANOSECONDS.toMillis(RateSweep.P99_LIMIT_NS) + " ms)" : ""));
             }
         }
         return table.toString();
@@ -165,8 +167,10 @@ final class ThroughputBenchmark
                 .append(",\"messages\":").append(flood.messages())
                 .append(",\"bytes\":").append(flood.bytes())
                 .append(",\"window_ns\":").append(flood.windowNs())
-                .append(",\"messages_per_second\":").append(String.format(Locale.ROOT, "%.1f", flood.messagesPerSecond()))
-                .append(",\"megabytes_per_second\":").append(String.format(Locale.ROOT, "%.3f", flood.megabytesPerSecond()))
+                .append(",\"messages_per_second\":")
+                .append(String.format(Locale.ROOT, "%.1f", flood.messagesPerSecond()))
+                .append(",\"megabytes_per_second\":")
+                .append(String.format(Locale.ROOT, "%.3f", flood.megabytesPerSecond()))
                 .append('}');
         }
         json.append("],\"sweep\":[");
