@@ -47,6 +47,8 @@ public final class PerfMain
 
             benchmarks:
               rtt       round-trip latency (ping-pong) per transport, side by side; rtt --help for its options
+              oneway    one-way latency on one host (one clock), one in flight or open loop at --rate; oneway --help
+              throughput  the rate held per message size (msgs/s, MB/s), latency against offered rate; throughput --help
               compare   each transport beside what a user would pick instead (Aeron, NIO), interleaved
                         rounds, median per-round p50 ratios; compare --help
               jmh       JMH microbenchmarks (SBE codecs, framing, shm publication, order books); takes JMH's
@@ -78,6 +80,8 @@ public final class PerfMain
         return switch (args[0])
         {
             case "rtt" -> rtt(rest, out, err, OnlineCpus.asList());
+            case "oneway" -> oneway(rest, out, err, OnlineCpus.asList());
+            case "throughput" -> throughput(rest, out, err, OnlineCpus.asList());
             case "compare" -> compare(rest, out, err, OnlineCpus.asList());
             case "jmh" -> jmh(rest, err);
             case "path" -> path(rest, out, err);
@@ -90,7 +94,7 @@ public final class PerfMain
             }
             default ->
             {
-                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, compare, jmh, path, matching, exchange");
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, oneway, throughput, compare, jmh, path, matching, exchange");
                 err.print(usage());
                 yield UsageException.EXIT_CODE;
             }
@@ -148,6 +152,95 @@ public final class PerfMain
             out.flush();
             RunOutput.write("rtt", args, options, options.out(), table, json, benchmark.histograms(), err);
         });
+    }
+
+    /**
+     * Runs {@code oneway}.
+     *
+     * @param args       its options.
+     * @param out        where the table or JSON goes.
+     * @param err        where progress, warnings and errors go.
+     * @param onlineCpus the machine's online CPUs.
+     * @return the exit code.
+     */
+    static int oneway(final String[] args, final PrintStream out, final PrintStream err,
+        final List<Integer> onlineCpus)
+    {
+        return exitCodeOf("oneway", err, () ->
+        {
+            final OneWayOptions options = OneWayOptions.parse(args);
+            if (options.help())
+            {
+                out.print(OneWayOptions.usage());
+                return;
+            }
+            final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
+            for (final String provider : options.providers())
+            {
+                checkProviderAvailable(provider, options.shmDirectory());
+            }
+            announce("oneway", "sender", "receiver", cpuPlan, err);
+            final List<OneWayBenchmark.Result> results = new OneWayBenchmark(options, cpuPlan, err).run();
+            final String table = OneWayBenchmark.table(results);
+            final String json = OneWayBenchmark.json(results);
+            out.print(options.json() ? json + System.lineSeparator() : table);
+            out.flush();
+            RunOutput.write("oneway", args, options, options.out(), table, json, OneWayBenchmark.histograms(results),
+                err);
+        });
+    }
+
+    /**
+     * Runs {@code throughput}; its rate plots go beside the results directory's percentile plots.
+     *
+     * @param args       its options.
+     * @param out        where the tables or JSON go.
+     * @param err        where progress, warnings and errors go.
+     * @param onlineCpus the machine's online CPUs.
+     * @return the exit code.
+     */
+    static int throughput(final String[] args, final PrintStream out, final PrintStream err,
+        final List<Integer> onlineCpus)
+    {
+        return exitCodeOf("throughput", err, () ->
+        {
+            final ThroughputOptions options = ThroughputOptions.parse(args);
+            if (options.help())
+            {
+                out.print(ThroughputOptions.usage());
+                return;
+            }
+            final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
+            checkProviderAvailable(options.provider(), options.shmDirectory());
+            announce("throughput", "sender", "receiver", cpuPlan, err);
+            final ThroughputBenchmark.Result result = new ThroughputBenchmark(options, cpuPlan, err).run();
+            final String table = ThroughputBenchmark.table(result);
+            final String json = ThroughputBenchmark.json(options, result);
+            out.print(options.json() ? json + System.lineSeparator() : table);
+            out.flush();
+            final Path directory = RunOutput.write("throughput", args, options, options.out(), table, json,
+                ThroughputBenchmark.histograms(options, result), err);
+            RatePlots.write(directory, options.provider(), result);
+        });
+    }
+
+    /**
+     * Says on {@code err} where the two spinning threads run, or warns that they share CPUs.
+     */
+    private static void announce(final String name, final String first, final String second, final CpuPlan cpuPlan,
+        final PrintStream err)
+    {
+        if (cpuPlan.oversubscribed())
+        {
+            err.println("warning: " + CpuPlan.SPINNING_THREADS + " spinning threads on " +
+                cpuPlan.onlineCpuCount() + " online CPU(s) (--allow-oversubscribe): threads are not pinned and " +
+                "yield when idle, so the numbers show the scheduler more than the transport");
+        }
+        else
+        {
+            err.println(name + ": " + first + " on cpu " + cpuPlan.pingerCpu() + ", " + second + " on cpu " +
+                cpuPlan.pongerCpu() + " (" + cpuPlan.onlineCpuCount() + " online)");
+        }
     }
 
     /**
@@ -343,25 +436,36 @@ public final class PerfMain
     {
         for (final String provider : options.providers())
         {
-            if (RttOptions.isRawBaseline(provider))
+            if (!RttOptions.isRawBaseline(provider))
             {
-                continue;
+                checkProviderAvailable(provider, options.shmDirectory());
             }
-            final RdmaProvider rdmaProvider;
-            try
-            {
-                rdmaProvider = RdmaProviders.byName(provider);
-            }
-            catch (final RdmaException ex)
-            {
-                throw new UsageException("--provider " + provider + " cannot run: " + ex.getMessage());
-            }
-            final String reason = rdmaProvider.unavailableReason(
-                new RdmaConfig().provider(provider).shmDirectory(options.shmDirectory()));
-            if (null != reason)
-            {
-                throw new UsageException("--provider " + provider + " is unavailable here: " + reason);
-            }
+        }
+    }
+
+    /**
+     * Refuses a transport that cannot run here, before anything runs.
+     *
+     * @param provider     the transport.
+     * @param shmDirectory the shm provider's directory.
+     * @throws UsageException naming why it cannot run.
+     */
+    private static void checkProviderAvailable(final String provider, final String shmDirectory)
+    {
+        final RdmaProvider rdmaProvider;
+        try
+        {
+            rdmaProvider = RdmaProviders.byName(provider);
+        }
+        catch (final RdmaException ex)
+        {
+            throw new UsageException("--provider " + provider + " cannot run: " + ex.getMessage());
+        }
+        final String reason = rdmaProvider.unavailableReason(
+            new RdmaConfig().provider(provider).shmDirectory(shmDirectory));
+        if (null != reason)
+        {
+            throw new UsageException("--provider " + provider + " is unavailable here: " + reason);
         }
     }
 }
