@@ -8,7 +8,7 @@ import java.util.function.BiConsumer;
  * The pieces of JSON the benchmarks' one-line results share: arrays and strings. Formatting only,
  * after a run.
  */
-final class JsonText
+public final class JsonText
 {
     private JsonText()
     {
@@ -42,7 +42,7 @@ final class JsonText
      * @param text any text.
      * @return it as a JSON string, quotes included.
      */
-    static String quote(final String text)
+    public static String quote(final String text)
     {
         final StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++)

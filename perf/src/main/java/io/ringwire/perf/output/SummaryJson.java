@@ -1,5 +1,7 @@
 package io.ringwire.perf.output;
 
+import io.ringwire.perf.JsonText;
+
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
 import java.util.List;
@@ -117,30 +119,6 @@ final class SummaryJson
      */
     static String quote(final String text)
     {
-        final StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++)
-        {
-            final char c = text.charAt(i);
-            switch (c)
-            {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                case '\n' -> quoted.append("\\n");
-                case '\r' -> quoted.append("\\r");
-                case '\t' -> quoted.append("\\t");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        quoted.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        quoted.append(c);
-                    }
-                }
-            }
-        }
-        return quoted.append('"').toString();
+        return JsonText.quote(text);
     }
 }
