@@ -1,10 +1,35 @@
 package io.ringwire.perf;
 
-import io.ringwire.rdma.host.OnlineCpus;
+import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.compare.CompareBenchmark;
+import io.ringwire.perf.compare.CompareOptions;
+import io.ringwire.perf.compare.CompareReport;
+import io.ringwire.perf.exchange.ExchangeBenchmark;
+import io.ringwire.perf.exchange.ExchangeOptions;
+import io.ringwire.perf.exchange.MatchingBenchmark;
+import io.ringwire.perf.exchange.MatchingOptions;
+import io.ringwire.perf.exchange.MatchingReport;
+import io.ringwire.perf.exchange.MatchingResult;
+import io.ringwire.perf.host.CpuPlan;
+import io.ringwire.perf.oneway.OneWayBenchmark;
+import io.ringwire.perf.oneway.OneWayOptions;
+import io.ringwire.perf.output.RunOutput;
+import io.ringwire.perf.path.PathBenchmark;
+import io.ringwire.perf.path.PathOptions;
+import io.ringwire.perf.rtt.RttBenchmark;
+import io.ringwire.perf.rtt.RttJson;
+import io.ringwire.perf.rtt.RttOptions;
+import io.ringwire.perf.rtt.RttReport;
+import io.ringwire.perf.rtt.RttRounds;
+import io.ringwire.perf.rtt.RttTable;
+import io.ringwire.perf.throughput.RatePlots;
+import io.ringwire.perf.throughput.ThroughputBenchmark;
+import io.ringwire.perf.throughput.ThroughputOptions;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProvider;
 import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.host.OnlineCpus;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -69,7 +94,7 @@ public final class PerfMain
      * @param err  where progress, warnings and errors go.
      * @return the exit code.
      */
-    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
         if (args.length == 0)
         {
@@ -110,7 +135,7 @@ public final class PerfMain
      * @param onlineCpus the machine's online CPUs (a parameter so tests can pose as a small machine).
      * @return the exit code.
      */
-    static int rtt(final String[] args, final PrintStream out, final PrintStream err, final List<Integer> onlineCpus)
+    public static int rtt(final String[] args, final PrintStream out, final PrintStream err, final List<Integer> onlineCpus)
     {
         return exitCodeOf("rtt", err, () ->
         {
@@ -163,7 +188,7 @@ public final class PerfMain
      * @param onlineCpus the machine's online CPUs.
      * @return the exit code.
      */
-    static int oneway(final String[] args, final PrintStream out, final PrintStream err,
+    public static int oneway(final String[] args, final PrintStream out, final PrintStream err,
         final List<Integer> onlineCpus)
     {
         return exitCodeOf("oneway", err, () ->
@@ -199,7 +224,7 @@ public final class PerfMain
      * @param onlineCpus the machine's online CPUs.
      * @return the exit code.
      */
-    static int throughput(final String[] args, final PrintStream out, final PrintStream err,
+    public static int throughput(final String[] args, final PrintStream out, final PrintStream err,
         final List<Integer> onlineCpus)
     {
         return exitCodeOf("throughput", err, () ->
@@ -252,7 +277,7 @@ public final class PerfMain
      * @param onlineCpus the machine's online CPUs.
      * @return the exit code.
      */
-    static int compare(final String[] args, final PrintStream out, final PrintStream err,
+    public static int compare(final String[] args, final PrintStream out, final PrintStream err,
         final List<Integer> onlineCpus)
     {
         return exitCodeOf("compare", err, () ->
@@ -331,7 +356,7 @@ public final class PerfMain
      * @param onlineCpus the machine's online CPUs (the engine's thread takes the last).
      * @return the exit code.
      */
-    static int matching(final String[] args, final PrintStream out, final PrintStream err,
+    public static int matching(final String[] args, final PrintStream out, final PrintStream err,
         final List<Integer> onlineCpus)
     {
         return exitCodeOf("matching", err, () ->
@@ -357,7 +382,7 @@ public final class PerfMain
      *
      * @return the exit code.
      */
-    static int exchange(final String[] args, final PrintStream out, final PrintStream err)
+    public static int exchange(final String[] args, final PrintStream out, final PrintStream err)
     {
         return exitCodeOf("exchange", err, () ->
         {

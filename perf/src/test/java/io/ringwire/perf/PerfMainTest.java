@@ -1,8 +1,10 @@
 package io.ringwire.perf;
 
+import io.ringwire.perf.output.ResultsWriter;
+import io.ringwire.perf.output.RunOutputTest;
+import io.ringwire.perf.rtt.RttOptions;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaProviders;
-import io.ringwire.perf.output.ResultsWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

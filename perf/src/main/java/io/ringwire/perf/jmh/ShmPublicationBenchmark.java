@@ -1,10 +1,10 @@
 package io.ringwire.perf.jmh;
 
 import io.ringwire.messaging.FragmentHandler;
+import io.ringwire.messaging.Header;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
-import io.ringwire.messaging.Header;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

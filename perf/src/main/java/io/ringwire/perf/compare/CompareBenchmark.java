@@ -1,0 +1,135 @@
+package io.ringwire.perf.compare;
+
+import io.ringwire.perf.host.CpuPlan;
+import io.ringwire.perf.rtt.RttBenchmark;
+import io.ringwire.perf.rtt.RttOptions;
+import io.ringwire.perf.rtt.RttResult;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.RdmaProvider;
+import io.ringwire.rdma.RdmaProviders;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs {@code ringwire perf compare}: per round, each provider's pairs through {@link RttBenchmark}
+ * (the provider's paths, then its alternatives, as one {@code rtt} run of one round), so every pair
+ * is read once per round with both sides moments apart. Pairs whose provider cannot run here, and
+ * {@code ib_write_lat}, which runs only in the VM lab's job, are left out with a note.
+ *
+ * <p>Threading: the control thread; {@link RttBenchmark} starts and joins the spinning threads.
+ */
+public final class CompareBenchmark
+{
+    private final CompareOptions options;
+    private final CpuPlan cpuPlan;
+    private final PrintStream log;
+
+    /**
+     * @param options what to run.
+     * @param cpuPlan where the spinning threads run.
+     * @param log     progress, warnings and the notes (stderr).
+     */
+    public CompareBenchmark(final CompareOptions options, final CpuPlan cpuPlan, final PrintStream log)
+    {
+        this.options = options;
+        this.cpuPlan = cpuPlan;
+        this.log = log;
+    }
+
+    /**
+     * @return every row of every round and the notes on what was left out.
+     * @throws IOException           when a socket or child process cannot be set up.
+     * @throws IllegalStateException when a run fails.
+     */
+    public CompareReport run() throws IOException
+    {
+        final List<String> notes = new ArrayList<>();
+        final Map<String, List<Comparison>> byProvider = runnableByProvider(notes);
+        notes.forEach(note -> log.println("compare: " + note));
+        final List<Comparison> compared = new ArrayList<>();
+        byProvider.values().forEach(compared::addAll);
+        final List<List<RttResult>> rounds = new ArrayList<>();
+        for (int round = 1; round <= options.rounds(); round++)
+        {
+            log.println("compare: round " + round + " of " + options.rounds());
+            final List<RttResult> results = new ArrayList<>();
+            for (final Map.Entry<String, List<Comparison>> provider : byProvider.entrySet())
+            {
+                final RttOptions rtt = rttOptions(provider.getKey(), provider.getValue());
+                results.addAll(new RttBenchmark(rtt, cpuPlan, log).run().rounds().getFirst().results());
+            }
+            rounds.add(results);
+        }
+        return new CompareReport(options.size(), options.messages(), options.warmup(), options.processes(), compared,
+            rounds, notes);
+    }
+
+    /**
+     * @return the pairs to run, grouped by provider in {@link Comparison#ALL}'s order, without those
+     *         whose provider cannot run here (each named in {@code notes}).
+     */
+    private Map<String, List<Comparison>> runnableByProvider(final List<String> notes)
+    {
+        final Map<String, List<Comparison>> byProvider = new LinkedHashMap<>();
+        for (final Comparison pair : options.comparisons())
+        {
+            final String reason = unavailableReason(pair.provider());
+            if (null != reason)
+            {
+                notes.add(pair.label() + ": skipped, " + pair.provider() + " cannot run here: " + reason);
+                continue;
+            }
+            if (Comparison.IB_WRITE_LAT.equals(pair.baseline()))
+            {
+                notes.add(pair.label() + ": ib_write_lat is not run by compare (the VM lab's perf job runs it on " +
+                    "the same device); only ibverbs's row runs");
+            }
+            byProvider.computeIfAbsent(pair.provider(), provider -> new ArrayList<>()).add(pair);
+        }
+        return byProvider;
+    }
+
+    private String unavailableReason(final String provider)
+    {
+        try
+        {
+            final RdmaProvider rdmaProvider = RdmaProviders.byName(provider);
+            return rdmaProvider.unavailableReason(
+                new RdmaConfig().provider(provider).shmDirectory(options.shmDirectory()));
+        }
+        catch (final RdmaException ex)
+        {
+            return ex.getMessage();
+        }
+    }
+
+    /**
+     * @return one round of {@code rtt} over the provider's paths its pairs name, then their
+     *         alternatives (without ib_write_lat).
+     */
+    private RttOptions rttOptions(final String provider, final List<Comparison> pairs)
+    {
+        final List<String> providers = new ArrayList<>(List.of(provider));
+        boolean channel = false;
+        boolean messaging = false;
+        for (final Comparison pair : pairs)
+        {
+            channel |= RttOptions.API_CHANNEL.equals(pair.api());
+            messaging |= RttOptions.API_MESSAGING.equals(pair.api());
+            if (!Comparison.IB_WRITE_LAT.equals(pair.baseline()) && !providers.contains(pair.baseline()))
+            {
+                providers.add(pair.baseline());
+            }
+        }
+        final String api = channel && messaging ? RttOptions.API_BOTH :
+            messaging ? RttOptions.API_MESSAGING : RttOptions.API_CHANNEL;
+        return new RttOptions(providers, api, options.size(), options.messages(), options.warmup(),
+            options.processes(), 1, false, options.allowOversubscribe(), options.shmDirectory(), false, 0, null);
+    }
+}

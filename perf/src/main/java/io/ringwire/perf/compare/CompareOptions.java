@@ -1,0 +1,172 @@
+package io.ringwire.perf.compare;
+
+import io.ringwire.perf.baseline.nio.NioUdpChannels;
+import io.ringwire.perf.cli.OptionReader;
+import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.pingpong.RttMessage;
+import io.ringwire.perf.rtt.RttOptions;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Options of {@code ringwire perf compare}, parsed and checked: {@code rtt}'s options that make sense
+ * for pairs, plus {@code --pairs} to run some of them. Every refusal is a {@link UsageException}
+ * whose message names the option and its allowed values.
+ *
+ * @param comparisons        the pairs to run, in {@link Comparison#ALL}'s order.
+ * @param size               bytes per message, both ways.
+ * @param messages           measured round trips per row and round.
+ * @param warmup             unrecorded round trips before each row.
+ * @param processes          1 or 2, as {@code rtt --processes}.
+ * @param rounds             times every pair runs, round after round.
+ * @param json               print one JSON object instead of the tables.
+ * @param out                a file the JSON is also written to, or null.
+ * @param allowOversubscribe run even with fewer CPUs than spinning threads.
+ * @param shmDirectory       directory of the shm provider's files.
+ * @param help               print the usage and nothing else.
+ */
+public record CompareOptions(
+    List<Comparison> comparisons,
+    int size,
+    long messages,
+    long warmup,
+    int processes,
+    int rounds,
+    boolean json,
+    String out,
+    boolean allowOversubscribe,
+    String shmDirectory,
+    boolean help)
+{
+    static final long DEFAULT_MESSAGES = 200_000;
+    static final long DEFAULT_WARMUP = 50_000;
+    static final int DEFAULT_ROUNDS = 3;
+
+    /**
+     * Copies the list.
+     */
+    public CompareOptions
+    {
+        comparisons = List.copyOf(comparisons);
+    }
+
+    /**
+     * @return the text {@code --help} prints.
+     */
+    public static String usage()
+    {
+        return """
+            usage: ringwire perf compare [options]
+
+            Each RingWire transport beside what a user would pick instead, in interleaved rounds (round 1
+            runs every pair once, round 2 again, ...), through perf rtt's ping-pongs:
+              shm / aeron-ipc, shm messaging / aeron-ipc, shm messaging / aeron-ipc-sbe (like for like:
+                  the same SBE LatencyProbe, validated and decoded)
+              socket / nio-tcp
+              roce / nio-udp, roce / aeron-udp
+              ibverbs / ib_write_lat (only with an RDMA device; ib_write_lat itself runs in the VM lab's
+                  job, so compare notes the pair and runs ibverbs's row)
+            Prints each row's p50 and p99 (medians over the rounds) and each pair's p50 ratio: the median
+            of its per-round ratios, with every reading.
+
+            options:
+              --pairs LIST            comma list of providers (shm, socket, roce, ibverbs: all their pairs)
+                                      or provider/baseline (shm/aeron-ipc); default every pair whose
+                                      provider can run here
+              --size BYTES            message size (default 32; see rtt --help)
+              --messages N            measured round trips per row and round (default %d)
+              --warmup N              unrecorded round trips before each row (default %d)
+              --rounds N              rounds, 1 to %d (default %d)
+              --processes 1|2         as rtt (default 1)
+              --json                  print one JSON object (values in ns): "rows" and "ratios"
+              --out FILE              also write the JSON to FILE
+              --allow-oversubscribe   as rtt
+              --shm-dir DIR           as rtt
+              --help                  this text
+
+            exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
+            """.formatted(DEFAULT_MESSAGES, DEFAULT_WARMUP, RttOptions.MAX_ROUNDS, DEFAULT_ROUNDS);
+    }
+
+    /**
+     * Parses {@code compare}'s arguments.
+     *
+     * @param args the arguments after {@code compare}.
+     * @return the options.
+     * @throws UsageException naming the bad option and its allowed values.
+     */
+    public static CompareOptions parse(final String... args)
+    {
+        List<Comparison> comparisons = Comparison.ALL;
+        int size = RttOptions.DEFAULT_SIZE;
+        long messages = DEFAULT_MESSAGES;
+        long warmup = DEFAULT_WARMUP;
+        int processes = 1;
+        int rounds = DEFAULT_ROUNDS;
+        boolean json = false;
+        String out = null;
+        boolean allowOversubscribe = false;
+        String shmDirectory = RttOptions.defaultShmDirectory();
+        final OptionReader option = new OptionReader(args);
+        while (option.next())
+        {
+            switch (option.name())
+            {
+                case "--json" -> json = option.flag();
+                case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
+                case "--pairs" -> comparisons = parsePairs(option.value("provider or provider/baseline list"));
+                case "--size" ->
+                    size = option.intNumber("bytes", RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
+                case "--messages" -> messages = option.number("a count", 1, RttOptions.MAX_MESSAGES, "round trips");
+                case "--warmup" -> warmup = option.number("a count", 0, RttOptions.MAX_MESSAGES, "round trips");
+                case "--processes" -> processes = option.intNumber("1 or 2", 1, 2, "processes");
+                case "--rounds" -> rounds = option.intNumber("a count", 1, RttOptions.MAX_ROUNDS, "rounds");
+                case "--out" -> out = option.value("a file");
+                case "--shm-dir" -> shmDirectory = option.value("a directory");
+                default -> throw option.unknown("--pairs, --size, --messages, --warmup, --rounds, --processes, " +
+                    "--json, --out, --allow-oversubscribe, --shm-dir, --help");
+            }
+        }
+        final boolean udpBaseline = comparisons.stream().anyMatch(pair -> RttOptions.NIO_UDP.equals(pair.baseline()));
+        if (udpBaseline && size > NioUdpChannels.MAX_DATAGRAM_PAYLOAD)
+        {
+            throw new UsageException("--size " + size + " is too large for roce / nio-udp, which sends each message " +
+                "as one datagram; allowed with it: 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD + " bytes (or leave " +
+                "it out with --pairs)");
+        }
+        return new CompareOptions(comparisons, size, messages, warmup, processes, rounds, json, out,
+            allowOversubscribe, shmDirectory, option.helpAsked());
+    }
+
+    /**
+     * @param value {@code shm,roce/aeron-udp}.
+     * @return the pairs named, in {@link Comparison#ALL}'s order.
+     * @throws UsageException for a name that is no provider or pair.
+     */
+    static List<Comparison> parsePairs(final String value)
+    {
+        final List<String> names = new ArrayList<>();
+        for (final String raw : value.split(",", -1))
+        {
+            final String name = raw.trim();
+            final boolean known = Comparison.ALL.stream().anyMatch(pair -> pair.provider().equals(name) ||
+                (pair.provider() + '/' + pair.baseline()).equals(name));
+            if (!known)
+            {
+                throw new UsageException("--pairs '" + name + "' is not a pair; allowed: shm, socket, roce, ibverbs " +
+                    "or provider/baseline, e.g. shm/aeron-ipc-sbe, roce/aeron-udp");
+            }
+            names.add(name);
+        }
+        final List<Comparison> comparisons = new ArrayList<>();
+        for (final Comparison pair : Comparison.ALL)
+        {
+            if (names.contains(pair.provider()) || names.contains(pair.provider() + '/' + pair.baseline()))
+            {
+                comparisons.add(pair);
+            }
+        }
+        return comparisons;
+    }
+}

@@ -1,0 +1,75 @@
+package io.ringwire.perf.compare;
+
+import io.ringwire.perf.rtt.RttOptions;
+import io.ringwire.perf.rtt.RttRatio;
+import io.ringwire.perf.rtt.RttResult;
+
+import java.util.List;
+
+/**
+ * One pair {@code ringwire perf compare} reads: a RingWire path beside what a user would pick
+ * instead of it, judged by the ratio of their p50s within one round.
+ *
+ * @param provider the RingWire transport.
+ * @param api      its path ({@link RttOptions#API_CHANNEL} or {@link RttOptions#API_MESSAGING}).
+ * @param baseline the alternative's transport (always measured raw).
+ */
+public record Comparison(String provider, String api, String baseline)
+{
+    /**
+     * perftest's {@code ib_write_lat}, the floor under {@code ibverbs} on the same device; run by the
+     * VM lab's job, not by {@code compare}, which names it so the pair is not silently missing.
+     */
+    public static final String IB_WRITE_LAT = "ib_write_lat";
+
+    /**
+     * Every pair, in the order compare runs them: shm's channel and messaging beside Aeron IPC (raw,
+     * and carrying the same SBE probe through the same validation, the like-for-like one for
+     * messaging); socket beside a raw NIO TCP ping-pong; roce beside NIO UDP and Aeron UDP; ibverbs
+     * beside ib_write_lat.
+     */
+    public static final List<Comparison> ALL = List.of(
+        new Comparison(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.AERON_IPC),
+        new Comparison(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC),
+        new Comparison(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC_SBE),
+        new Comparison(RttOptions.SOCKET, RttOptions.API_CHANNEL, RttOptions.NIO_TCP),
+        new Comparison(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP),
+        new Comparison(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.AERON_UDP),
+        new Comparison(RttOptions.IBVERBS, RttOptions.API_CHANNEL, IB_WRITE_LAT));
+
+    /**
+     * @return "shm / aeron-ipc", "shm messaging / aeron-ipc-sbe" (as {@link RttRatio#label()}).
+     */
+    public String label()
+    {
+        return new RttRatio(provider, api, baseline, 0).label();
+    }
+
+    /**
+     * @param results one round's rows.
+     * @return this pair's p50 ratio in them, or {@link Double#NaN} when either side is missing or the
+     *         baseline's p50 is 0.
+     */
+    double ratioIn(final List<RttResult> results)
+    {
+        final RttResult path = find(results, provider, api);
+        final RttResult alternative = find(results, baseline, RttOptions.API_RAW);
+        if (null == path || null == alternative || alternative.p50() <= 0)
+        {
+            return Double.NaN;
+        }
+        return (double)path.p50() / alternative.p50();
+    }
+
+    private static RttResult find(final List<RttResult> results, final String provider, final String api)
+    {
+        for (final RttResult result : results)
+        {
+            if (result.provider().equals(provider) && result.api().equals(api))
+            {
+                return result;
+            }
+        }
+        return null;
+    }
+}

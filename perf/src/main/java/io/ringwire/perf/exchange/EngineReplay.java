@@ -1,0 +1,169 @@
+package io.ringwire.perf.exchange;
+
+import io.ringwire.exchange.engine.EngineCounters;
+import io.ringwire.exchange.engine.EngineOutput;
+import io.ringwire.exchange.engine.MatchingEngine;
+import org.HdrHistogram.Histogram;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The ways the matching benchmark replays a {@link RecordedFlow} on a {@link MatchingEngine}: a
+ * fresh engine with its books filled by the flow's prefill, then the measured requests back to
+ * back, each timed on its own, or offered at a fixed rate. The loops allocate nothing; nothing in
+ * them but {@link MatchingEngine#apply} and the clock.
+ *
+ * <p>Threading: the benchmark's thread; an engine is replayed once.
+ */
+final class EngineReplay
+{
+    /** Latencies above this are recorded as this (a minute). */
+    static final long HIGHEST_TRACKABLE_NS = 60_000_000_000L;
+    /** The fixed-rate run's first request is due this long after the run starts. */
+    private static final long FIRST_DUE_AFTER_NS = 100_000;
+
+    private final RecordedFlow flow;
+    private final UnsafeBuffer requests;
+    private final int[] offsets;
+    private final byte[] kinds;
+    private final int from;
+    private final int to;
+
+    /**
+     * @param flow the flow to replay.
+     */
+    EngineReplay(final RecordedFlow flow)
+    {
+        this.flow = flow;
+        this.requests = flow.requests();
+        this.offsets = flow.offsets();
+        this.kinds = flow.kinds();
+        this.from = flow.prefill();
+        this.to = flow.count();
+    }
+
+    /** @return the measured requests. */
+    int measured()
+    {
+        return to - from;
+    }
+
+    /** @return a histogram for nanoseconds up to {@link #HIGHEST_TRACKABLE_NS}, 3 significant digits. */
+    static Histogram histogram()
+    {
+        return new Histogram(HIGHEST_TRACKABLE_NS, 3);
+    }
+
+    /**
+     * @param output where the engine's messages go.
+     * @return a new engine for the flow, its books filled by the flow's prefill (not timed).
+     */
+    MatchingEngine freshEngine(final EngineOutput output)
+    {
+        final MatchingEngine engine = new MatchingEngine(flow.config(), output);
+        for (int i = 0; i < from; i++)
+        {
+            engine.apply(requests, offsets[i], offsets[i + 1] - offsets[i]);
+        }
+        return engine;
+    }
+
+    /**
+     * Applies the measured requests back to back.
+     *
+     * @return nanoseconds taken.
+     */
+    long backToBack(final MatchingEngine engine)
+    {
+        final UnsafeBuffer buffer = requests;
+        final int[] at = offsets;
+        final long startNs = System.nanoTime();
+        for (int i = from, end = to; i < end; i++)
+        {
+            engine.apply(buffer, at[i], at[i + 1] - at[i]);
+        }
+        return System.nanoTime() - startNs;
+    }
+
+    /**
+     * Applies the measured requests, timing each apply on its own (two clock reads around it).
+     *
+     * @param all    takes every service time.
+     * @param byKind takes each service time by the request's {@link RequestKind} ordinal.
+     * @param nsByKind adds up the service times by kind.
+     */
+    void timedEach(final MatchingEngine engine, final Histogram all, final Histogram[] byKind, final long[] nsByKind)
+    {
+        final UnsafeBuffer buffer = requests;
+        final int[] at = offsets;
+        final byte[] kind = kinds;
+        for (int i = from, end = to; i < end; i++)
+        {
+            final int offset = at[i];
+            final int length = at[i + 1] - offset;
+            final long startNs = System.nanoTime();
+            engine.apply(buffer, offset, length);
+            final long serviceNs = System.nanoTime() - startNs;
+            all.recordValue(serviceNs);
+            byKind[kind[i]].recordValue(serviceNs);
+            nsByKind[kind[i]] += serviceNs;
+        }
+    }
+
+    /**
+     * Offers the measured requests at a fixed rate: request {@code i} is due {@code i / rate} seconds
+     * after the first, and is applied when it is due or, when the engine is behind, as soon as the
+     * one before is done. Its latency runs from when it was due to when its apply returned, so time
+     * spent behind counts against every request it delays.
+     *
+     * @param ratePerSecond requests offered a second.
+     * @param latency       takes each request's latency.
+     * @return nanoseconds from the first request's due time to the last one's completion.
+     */
+    long atRate(final MatchingEngine engine, final long ratePerSecond, final Histogram latency)
+    {
+        final UnsafeBuffer buffer = requests;
+        final int[] at = offsets;
+        final long firstDueNs = System.nanoTime() + FIRST_DUE_AFTER_NS;
+        long doneNs = firstDueNs;
+        for (int i = from, end = to; i < end; i++)
+        {
+            final long dueNs = firstDueNs + (i - from) * 1_000_000_000L / ratePerSecond;
+            while (System.nanoTime() < dueNs)
+            {
+                // spin until it is due: the thread has its CPU to itself
+            }
+            engine.apply(buffer, at[i], at[i + 1] - at[i]);
+            doneNs = System.nanoTime();
+            latency.recordValue(Math.min(doneNs - dueNs, HIGHEST_TRACKABLE_NS));
+        }
+        return doneNs - firstDueNs;
+    }
+
+    /**
+     * Checks that a replay did what the generator expected: no request refused or dropped, the
+     * books left as the generator's, and (when given) the same output as the first replay.
+     *
+     * @param expectedDigest the digest of a replay before, or null.
+     * @return the engine's output digest.
+     * @throws IllegalStateException when the replay diverged.
+     */
+    String verify(final MatchingEngine engine, final String expectedDigest)
+    {
+        final EngineCounters counters = engine.counters();
+        final int live = engine.books().orders().live();
+        if (counters.rejected() != 0 || counters.malformed() != 0 || counters.unknownTemplates() != 0 ||
+            live != flow.liveOrdersAtEnd())
+        {
+            throw new IllegalStateException("the replay diverged from the generated flow: " + counters.rejected() +
+                " rejected, " + counters.malformed() + " malformed, " + live + " orders left where the generator left " +
+                flow.liveOrdersAtEnd());
+        }
+        final String digest = engine.digest().value();
+        if (null != expectedDigest && !expectedDigest.equals(digest))
+        {
+            throw new IllegalStateException("two replays of one flow sent different output: digest " + digest +
+                " against " + expectedDigest);
+        }
+        return digest;
+    }
+}

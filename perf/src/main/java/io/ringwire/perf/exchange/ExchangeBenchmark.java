@@ -1,0 +1,174 @@
+package io.ringwire.perf.exchange;
+
+import io.ringwire.exchange.demo.InProcessExchange;
+import io.ringwire.exchange.demo.LatencyLedger;
+import io.ringwire.exchange.demo.SimulatedClients;
+import io.ringwire.perf.output.RecordedHistogram;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * {@code ringwire perf exchange}: runs the whole sample exchange in this process
+ * ({@link InProcessExchange}) at a fixed offered rate, once per provider: a warm-up that is not
+ * measured, then the measured seconds, with a progress line a second. Reports order-to-ack from
+ * each order's due time (coordinated omission corrected) and from its send, and every hop of the
+ * ledger.
+ *
+ * <p>Thread layout: {@link InProcessExchange}'s; this thread sleeps.
+ */
+public final class ExchangeBenchmark
+{
+    private final ExchangeOptions options;
+    private final PrintStream log;
+
+    /** One provider's figures. */
+    public record Result(String provider, long offered, double achieved, String threads, long acks, long unacked,
+        Histogram[] hops)
+    {
+    }
+
+    public ExchangeBenchmark(final ExchangeOptions options, final PrintStream log)
+    {
+        this.options = options;
+        this.log = log;
+    }
+
+    public List<Result> run() throws Exception
+    {
+        final List<Result> results = new ArrayList<>();
+        for (final String provider : options.providers())
+        {
+            results.add(run(provider));
+        }
+        return results;
+    }
+
+    private Result run(final String provider) throws Exception
+    {
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (InProcessExchange exchange = InProcessExchange.open(provider, options.clients(), options.instruments(),
+            options.rate(), 1, null))
+        {
+            final String threads = exchange.start(error -> failure.compareAndSet(null, error));
+            log.println("exchange " + provider + ": " + threads);
+            final SimulatedClients clients = exchange.clients();
+            final LatencyLedger ledger = exchange.ledger();
+            sleepSeconds(options.warmup(), "warm-up", provider, clients, ledger, failure);
+            ledger.reset();
+            final long sentBefore = clients.counters().get(SimulatedClients.SENT);
+            final long acksBefore = clients.counters().get(SimulatedClients.ACKS);
+            final long newBefore = clients.counters().get(SimulatedClients.NEW_ORDERS);
+            final long startNs = System.nanoTime();
+            sleepSeconds(options.seconds(), "measured", provider, clients, ledger, failure);
+            final double elapsed = (System.nanoTime() - startNs) / 1e9;
+            final long sent = clients.counters().get(SimulatedClients.SENT) - sentBefore;
+            exchange.stop();
+            if (null != failure.get())
+            {
+                throw new IllegalStateException("a role failed: " + failure.get(), failure.get());
+            }
+            ledger.interval();
+            final Histogram[] totals = ledger.totals();
+            final Histogram[] copies = new Histogram[totals.length];
+            for (int i = 0; i < totals.length; i++)
+            {
+                copies[i] = totals[i].copy();
+            }
+            final long acks = clients.counters().get(SimulatedClients.ACKS) - acksBefore;
+            final long unacked = Math.max(0, clients.counters().get(SimulatedClients.NEW_ORDERS) - newBefore - acks);
+            return new Result(provider, options.rate(), sent / elapsed, threads, acks, unacked, copies);
+        }
+    }
+
+    private void sleepSeconds(final int seconds, final String phase, final String provider,
+        final SimulatedClients clients, final LatencyLedger ledger, final AtomicReference<Throwable> failure)
+        throws InterruptedException
+    {
+        long lastSent = clients.counters().get(SimulatedClients.SENT);
+        for (int second = 1; second <= seconds && null == failure.get(); second++)
+        {
+            TimeUnit.SECONDS.sleep(1);
+            final long sent = clients.counters().get(SimulatedClients.SENT);
+            final Histogram ack = ledger.interval()[LatencyLedger.ORDER_TO_ACK_FROM_DUE];
+            log.println(String.format(Locale.ROOT, "exchange %s %s %d/%d s: %,d orders/s, order-to-ack p50 %s p99 %s",
+                provider, phase, second, seconds, sent - lastSent, us(ack, 50), us(ack, 99)));
+            lastSent = sent;
+        }
+    }
+
+    private static String us(final Histogram histogram, final double percentile)
+    {
+        return histogram.getTotalCount() == 0 ? "-" :
+            String.format(Locale.ROOT, "%.1f us", histogram.getValueAtPercentile(percentile) / 1e3);
+    }
+
+    /**
+     * @param results the runs.
+     * @return each run's hops, one histogram each, for the results directory, grouped by provider.
+     */
+    public static List<RecordedHistogram> histograms(final List<Result> results)
+    {
+        final List<RecordedHistogram> histograms = new ArrayList<>();
+        for (final Result result : results)
+        {
+            for (int i = 0; i < LatencyLedger.HOPS.length; i++)
+            {
+                final String hop = LatencyLedger.HOPS[i].replaceAll("[^A-Za-z0-9]+", "-").replaceAll("-$", "");
+                histograms.add(new RecordedHistogram(result.provider() + "-" + hop, result.provider(),
+                    result.provider() + ": " + LatencyLedger.HOPS[i], result.hops()[i]));
+            }
+        }
+        return histograms;
+    }
+
+    public static String table(final List<Result> results)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final Result result : results)
+        {
+            text.append(String.format(Locale.ROOT, "%s: %,d orders/s offered, %,.0f sent; %,d acknowledged, %,d not " +
+                "(yet) when measuring stopped%n  threads: %s%n", result.provider(), result.offered(), result.achieved(),
+                result.acks(), result.unacked(), result.threads()));
+            text.append("  latency (ns)                        count       p50       p90       p99     p99.9       max\n");
+            for (int i = 0; i < LatencyLedger.HOPS.length; i++)
+            {
+                final Histogram h = result.hops()[i];
+                text.append(String.format(Locale.ROOT, "    %-30s %9d %9d %9d %9d %9d %9d%n", LatencyLedger.HOPS[i],
+                    h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
+                    h.getValueAtPercentile(99.9), h.getMaxValue()));
+            }
+        }
+        return text.toString();
+    }
+
+    public static String json(final List<Result> results)
+    {
+        final StringBuilder text = new StringBuilder("{\"benchmark\":\"exchange\",\"runs\":[");
+        for (int r = 0; r < results.size(); r++)
+        {
+            final Result result = results.get(r);
+            final Histogram due = result.hops()[LatencyLedger.ORDER_TO_ACK_FROM_DUE];
+            text.append(r == 0 ? "" : ",").append(String.format(Locale.ROOT,
+                "{\"provider\":\"%s\",\"offered_per_second\":%d,\"achieved_per_second\":%.0f,\"acks\":%d," +
+                "\"p50_ns\":%d,\"p99_ns\":%d,\"p99_9_ns\":%d,\"threads\":\"%s\",\"hops\":[", result.provider(),
+                result.offered(), result.achieved(), result.acks(), due.getValueAtPercentile(50),
+                due.getValueAtPercentile(99), due.getValueAtPercentile(99.9), result.threads()));
+            for (int i = 0; i < LatencyLedger.HOPS.length; i++)
+            {
+                final Histogram h = result.hops()[i];
+                text.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
+                    "{\"hop\":\"%s\",\"count\":%d,\"p50_ns\":%d,\"p90_ns\":%d,\"p99_ns\":%d,\"p99_9_ns\":%d,\"max_ns\":%d}",
+                    LatencyLedger.HOPS[i], h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
+                    h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue()));
+            }
+            text.append("]}");
+        }
+        return text.append("]}").toString();
+    }
+}

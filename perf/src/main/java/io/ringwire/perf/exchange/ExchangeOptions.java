@@ -1,0 +1,132 @@
+package io.ringwire.perf.exchange;
+
+import io.ringwire.perf.cli.UsageException;
+
+import java.util.List;
+
+/**
+ * Options of {@code ringwire perf exchange}, parsed and checked; every refusal is a
+ * {@link UsageException} naming the option and its allowed values.
+ *
+ * @param providers   transports to measure, one run each.
+ * @param rate        orders a second offered over all clients.
+ * @param seconds     measured seconds per run.
+ * @param warmup      seconds run first and not measured (the JIT compiles).
+ * @param clients     simulated clients sharing the rate.
+ * @param instruments instruments traded.
+ * @param json        one JSON object instead of the table.
+ * @param help        print the usage.
+ */
+public record ExchangeOptions(List<String> providers, long rate, int seconds, int warmup, int clients,
+    int instruments, boolean json, boolean help, String out)
+{
+    private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs");
+
+    /**
+     * @return the text {@code --help} prints.
+     */
+    public static String usage()
+    {
+        return """
+            usage: ringwire perf exchange [options]
+
+            Order-to-ack latency through the whole sample exchange in this process (simulated clients,
+            gateway, journaled matching engine, market data; every hop over RingWire messaging) at a fixed
+            offered rate. Each order is timed from the moment it was due on the rate's schedule, so a stall
+            counts against every order behind it (coordinated omission corrected), and also from its send;
+            every acknowledgement's ledger gives the time of each hop.
+
+            options:
+              --provider P[,P...]  shm, socket, roce, ibverbs (default shm)
+              --rate R             orders a second offered, 1000 to 10000000 (default 100000)
+              --seconds N          measured seconds, 1 to 3600 (default 10)
+              --warmup N           seconds run first, not measured, 0 to 600 (default 5)
+              --clients N          clients sharing the rate, 1 to 64 (default 1)
+              --instruments N      instruments, 1 to 10000 (default 10)
+              --json               print one JSON object (times in ns) instead of the table
+              --out DIR            write the results directory there: each hop's HdrHistogram log (.hdr),
+                                   percentile distribution (.hgrm) and plot (.png), summary.json and
+                                   results.md (default perf/results/<date-time>/)
+              --help               this text
+
+            exit codes: 0 done, 1 the run failed, 2 bad command line
+            """;
+    }
+
+    /**
+     * @param args the command line after {@code exchange}.
+     * @return the options.
+     * @throws UsageException naming a bad option.
+     */
+    public static ExchangeOptions parse(final String[] args)
+    {
+        List<String> providers = List.of("shm");
+        long rate = 100_000;
+        int seconds = 10;
+        int warmup = 5;
+        int clients = 1;
+        int instruments = 10;
+        boolean json = false;
+        String out = null;
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            switch (arg)
+            {
+                case "--help", "-h" ->
+                {
+                    return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, true,
+                        out);
+                }
+                case "--json" -> json = true;
+                case "--out" -> out = value(args, i++, arg);
+                case "--provider" ->
+                {
+                    providers = List.of(value(args, i++, arg).split(","));
+                    for (final String provider : providers)
+                    {
+                        if (!PROVIDERS.contains(provider))
+                        {
+                            throw new UsageException("--provider takes " + PROVIDERS + ", not '" + provider + "'");
+                        }
+                    }
+                }
+                case "--rate" -> rate = number(args, i++, arg, 1_000, 10_000_000);
+                case "--seconds" -> seconds = (int)number(args, i++, arg, 1, 3_600);
+                case "--warmup" -> warmup = (int)number(args, i++, arg, 0, 600);
+                case "--clients" -> clients = (int)number(args, i++, arg, 1, 64);
+                case "--instruments" -> instruments = (int)number(args, i++, arg, 1, 10_000);
+                default -> throw new UsageException("unknown option '" + arg + "'; perf exchange --help lists them");
+            }
+        }
+        return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, false, out);
+    }
+
+    private static String value(final String[] args, final int index, final String name)
+    {
+        if (index + 1 >= args.length)
+        {
+            throw new UsageException(name + " needs a value");
+        }
+        return args[index + 1];
+    }
+
+    private static long number(final String[] args, final int index, final String name, final long min, final long max)
+    {
+        final String text = value(args, index, name);
+        final long parsed;
+        try
+        {
+            parsed = Long.parseLong(text.replace("_", ""));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(name + " needs a whole number, not '" + text + "'");
+        }
+        if (parsed < min || parsed > max)
+        {
+            throw new UsageException(name + " must be " + min + " to " + max + ", not " + parsed);
+        }
+        return parsed;
+    }
+}

@@ -1,0 +1,199 @@
+package io.ringwire.perf.oneway;
+
+import io.ringwire.messaging.BufferClaim;
+import io.ringwire.messaging.Publication;
+import io.ringwire.perf.host.SpinningTask;
+import io.ringwire.perf.host.ThreadPlan;
+import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import io.ringwire.perf.rtt.MessagingPeer;
+import org.agrona.DirectBuffer;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The sending end of a one-way run through messaging. Each message is a {@code LatencyProbe}
+ * claimed straight in the publication ({@code tryClaim}), stamped with the clock read just before
+ * the claim (so waiting out back pressure counts as latency, as a caller of send sees it) and,
+ * with a rate, with its due time in the echo timestamp field.
+ *
+ * <p>Three ways to pace: {@link Pacing#ONE_IN_FLIGHT} sends the next message once the receiver
+ * counted the previous one (the unloaded one-way latency, the two ends share memory so no return
+ * path is needed); {@link Pacing#OPEN_LOOP} sends message {@code i} at {@code start + i / rate},
+ * whether or not earlier ones arrived; {@link Pacing#FLOOD} sends as fast as back pressure allows
+ * until {@link #stop()}, for throughput. A run ends with a probe of sequence
+ * {@link LatencyProbeCodec#STOP_SEQUENCE}.
+ *
+ * <p>Threading: {@link #run()} on the sender thread; {@link #stop()} from the control thread; the
+ * failure is read after the sender thread ended.
+ */
+public final class OneWaySender implements Runnable
+{
+    /** How the sender paces its messages. */
+    public enum Pacing
+    {
+        /** The next message once the previous one was received. */
+        ONE_IN_FLIGHT,
+        /** Each message when due, at a fixed rate. */
+        OPEN_LOOP,
+        /** As fast as back pressure allows, until stopped. */
+        FLOOD
+    }
+
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    /** Refusals or waits between duty cycles (credits, heartbeats); a duty cycle may cost a system call. */
+    private static final int DUTY_MASK = 63;
+
+    private final Publication publication;
+    private final MessagingPeer peer;
+    private final ThreadPlan plan;
+    private final Pacing pacing;
+    private final long messages;
+    private final long ratePerSecond;
+    private final AtomicLong receivedCount;
+    private final BufferClaim claim = new BufferClaim();
+    private final LatencyProbeCodec codec = new LatencyProbeCodec();
+    private final DirectBuffer zeroPadding;
+    private final int messageLength;
+    private final int paddingLength;
+    private volatile boolean stopRequested;
+    private volatile long sentCount;
+    private String failure;
+
+    /**
+     * @param peer          the sending side, connected.
+     * @param plan          where the thread runs and how it idles.
+     * @param pacing        how messages are paced.
+     * @param messages      messages to send (warm-up included); ignored by {@link Pacing#FLOOD}.
+     * @param ratePerSecond messages due per second, for {@link Pacing#OPEN_LOOP}.
+     * @param receivedCount what the receiver counted, for {@link Pacing#ONE_IN_FLIGHT}.
+     */
+    OneWaySender(final MessagingPeer peer, final ThreadPlan plan, final Pacing pacing, final long messages,
+        final long ratePerSecond, final AtomicLong receivedCount)
+    {
+        this.peer = peer;
+        this.publication = peer.publication;
+        this.plan = plan;
+        this.pacing = pacing;
+        this.messages = messages;
+        this.ratePerSecond = ratePerSecond;
+        this.receivedCount = receivedCount;
+        this.messageLength = peer.messageLength;
+        this.paddingLength = LatencyProbeCodec.paddingLength(messageLength);
+        this.zeroPadding = LatencyProbeCodec.zeroPadding(paddingLength);
+    }
+
+    @Override
+    public void run()
+    {
+        OneWayThreads.pin("sender", plan);
+        final long startNs = System.nanoTime();
+        long sequence = 0;
+        while (null == failure && !stopRequested && (pacing == Pacing.FLOOD || sequence < messages))
+        {
+            long dueNs = 0;
+            if (pacing == Pacing.OPEN_LOOP)
+            {
+                // Whole seconds and the rest apart, so a long run at a high rate cannot overflow.
+                dueNs = startNs + sequence / ratePerSecond * NANOS_PER_SECOND +
+                    sequence % ratePerSecond * NANOS_PER_SECOND / ratePerSecond;
+                while (System.nanoTime() < dueNs)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            else if (pacing == Pacing.ONE_IN_FLIGHT && !awaitReceived(sequence))
+            {
+                break;
+            }
+            send(sequence, System.nanoTime(), dueNs);
+            sequence++;
+            sentCount = sequence;
+        }
+        if (null == failure)
+        {
+            send(LatencyProbeCodec.STOP_SEQUENCE, System.nanoTime(), 0);
+        }
+    }
+
+    /**
+     * Asks a {@link Pacing#FLOOD} run (or any run) to end after the message being sent.
+     */
+    void stop()
+    {
+        stopRequested = true;
+    }
+
+    /**
+     * @return messages sent so far, the stop probe not counted.
+     */
+    long sent()
+    {
+        return sentCount;
+    }
+
+    /**
+     * @return null when every message was committed, else what failed.
+     */
+    String failure()
+    {
+        return failure;
+    }
+
+    private boolean awaitReceived(final long count)
+    {
+        final long sinceNs = System.nanoTime();
+        int spins = 0;
+        while (receivedCount.get() < count)
+        {
+            if (stopRequested)
+            {
+                return false;
+            }
+            if ((++spins & SpinningTask.CLOCK_CHECK_MASK) == 0 &&
+                System.nanoTime() - sinceNs > SpinningTask.PEER_SILENCE_TIMEOUT_NS)
+            {
+                failure = "the receiver did not count message " + (count - 1) + " within " +
+                    SpinningTask.PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
+                return false;
+            }
+            if ((spins & DUTY_MASK) == 0)
+            {
+                publication.doWork();
+            }
+            OneWayThreads.idle(plan);
+        }
+        return true;
+    }
+
+    private void send(final long sequence, final long sendNs, final long dueNs)
+    {
+        long result;
+        int refusals = 0;
+        while ((result = publication.tryClaim(messageLength, claim)) < 0)
+        {
+            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
+            {
+                failure = "tryClaim returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState();
+                return;
+            }
+            if ((++refusals & SpinningTask.CLOCK_CHECK_MASK) == 0 &&
+                System.nanoTime() - sendNs > SpinningTask.PEER_SILENCE_TIMEOUT_NS)
+            {
+                failure = "the publication stayed " + MessagingPeer.statusName(result) + " for " +
+                    SpinningTask.PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
+                return;
+            }
+            if ((refusals & DUTY_MASK) == 0)
+            {
+                publication.doWork();
+            }
+            OneWayThreads.idle(plan);
+        }
+        codec.encode(claim.buffer(), claim.offset(), sequence, sendNs, dueNs, zeroPadding, 0, paddingLength);
+        result = claim.commit();
+        if (result < 0)
+        {
+            failure = "commit returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState();
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.ringwire.perf.rtt;
+
+import io.ringwire.messaging.FragmentHandler;
+import io.ringwire.messaging.Header;
+import io.ringwire.messaging.Subscription;
+import io.ringwire.perf.host.SpinningTask;
+import io.ringwire.perf.host.ThreadPlan;
+import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import org.agrona.DirectBuffer;
+
+/**
+ * The ponger through messaging: busy-polls its subscription; its handler validates and decodes each
+ * {@code LatencyProbe} in place and echoes it at once through its own publication (tryClaim, encode
+ * the same sequence, send timestamp and padding, {@code echoTimestampNs} left 0, commit). Ends
+ * after echoing the probe with {@link LatencyProbeCodec#STOP_SEQUENCE}.
+ *
+ * <p>It measures its own allocation over the pinger's measured window: from the probe whose
+ * sequence is the warm-up count to the stop probe.
+ *
+ * <p>Threading: the ponger thread only, after its side was connected both ways; the measurements
+ * are read after that thread ended.
+ */
+public final class MessagingPonger extends SpinningTask implements FragmentHandler
+{
+    private final Subscription subscription;
+    private final ProbeSender sender;
+    private final LatencyProbeCodec codec = new LatencyProbeCodec();
+    private final long warmup;
+
+    // Written by the fragment handler (inside poll) and the loop, both on the ponger thread.
+    private long received;
+    private boolean stopReceived;
+    private String error;
+
+    /**
+     * @param peer   this side, connected both ways.
+     * @param plan   where the thread runs and how it idles.
+     * @param warmup the pinger's unrecorded round trips (where the allocation window starts).
+     */
+    MessagingPonger(final MessagingPeer peer, final ThreadPlan plan, final long warmup)
+    {
+        super("ponger", plan, peer);
+        this.subscription = peer.subscription;
+        this.warmup = warmup;
+        this.sender = new ProbeSender(peer, null);
+    }
+
+    @Override
+    protected String runLoop()
+    {
+        while (true)
+        {
+            if (subscription.poll(this, MessagingPinger.POLL_BATCH) == 0 && idleTooLong(received, "probe"))
+            {
+                return idleFailure();
+            }
+            if (null != error)
+            {
+                return error;
+            }
+            if (stopReceived)
+            {
+                return null;
+            }
+        }
+    }
+
+    @Override
+    public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        final int decoded = codec.decode(buffer, offset, length);
+        if (decoded < 0)
+        {
+            error = "probe " + received + " refused: " + LatencyProbeCodec.describe(decoded);
+            return;
+        }
+        final long sequence = codec.sequence();
+        if (sequence == warmup)
+        {
+            startMeasuring();
+        }
+        else if (sequence == LatencyProbeCodec.STOP_SEQUENCE)
+        {
+            stopMeasuring();
+        }
+        final DirectBuffer padding = codec.padding();
+        // echoTimestampNs stays 0: the bare channel's ponger, the baseline this path is compared
+        // with, reads no clock, so a clock read here would count against messaging alone.
+        final String failure = sender.send(length, sequence, codec.sendTimestampNs(), padding, padding.capacity(),
+            ProbeSender.CLOCK_NOT_READ);
+        if (null != failure)
+        {
+            error = "echo of probe " + sequence + ": " + failure;
+            return;
+        }
+        received++;
+        stopReceived = sequence == LatencyProbeCodec.STOP_SEQUENCE;
+    }
+
+    /**
+     * @return probes echoed, the stop probe included (read after the ponger thread ended).
+     */
+    long echoed()
+    {
+        return received;
+    }
+}

@@ -1,0 +1,421 @@
+package io.ringwire.perf.rtt;
+
+import io.ringwire.perf.baseline.aeron.AeronIpcSide;
+import io.ringwire.perf.baseline.aeron.AeronSbePinger;
+import io.ringwire.perf.baseline.bare.BareLines;
+import io.ringwire.perf.baseline.nio.NioUdpChannels;
+import io.ringwire.perf.baseline.nio.NioUdpLink;
+import io.ringwire.perf.cli.OptionReader;
+import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import io.ringwire.perf.pingpong.OpenLoopRecorder;
+import io.ringwire.perf.pingpong.RttMessage;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaProvider;
+import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.config.Settings;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Options of {@code ringwire perf rtt}, parsed and checked. Every refusal is a
+ * {@link UsageException} whose message names the option and its allowed values.
+ *
+ * @param providers          transports to measure, in order: the RDMA providers {@code shm}, {@code socket},
+ *                           {@code roce}, the raw NIO baselines {@code nio-tcp}, {@code nio-udp},
+ *                           {@code nio-udp-unconnected}, the shared-memory floors {@code bare} and
+ *                           {@code bare-notified}, and
+ *                           Aeron's ping-pongs {@code aeron-ipc}, {@code aeron-ipc-sbe} and
+ *                           {@code aeron-udp}.
+ * @param api                which path the RDMA providers are measured through: {@link #API_MESSAGING},
+ *                           {@link #API_CHANNEL} or {@link #API_BOTH} (each provider runs the bare
+ *                           channel, then messaging, side by side in this run).
+ * @param size               bytes per message, both ways.
+ * @param messages           measured round trips per transport.
+ * @param warmup             round trips before measuring, not recorded.
+ * @param processes          1: pinger and ponger threads in this JVM; 2: the ponger in a child JVM.
+ * @param rounds             times the whole list of transports runs, one round after the other, so
+ *                           that each ratio is read once per round and summarised by its median.
+ * @param json               print one JSON object instead of the table.
+ * @param allowOversubscribe run even with fewer CPUs than spinning threads.
+ * @param shmDirectory       directory of the shm provider's files.
+ * @param help               print the usage and nothing else.
+ * @param rate               messages due per second per stream: 0 for a closed loop (each ping sent
+ *                           when the previous echo arrived), else an open loop timed from each
+ *                           message's due time as well ({@link OpenLoopRecorder}).
+ * @param out                the results directory (histograms, plots, summary), or null for
+ *                           {@code perf/results/<date-time>/}.
+ */
+public record RttOptions(
+    List<String> providers,
+    String api,
+    int size,
+    long messages,
+    long warmup,
+    int processes,
+    int rounds,
+    boolean json,
+    boolean allowOversubscribe,
+    String shmDirectory,
+    boolean help,
+    long rate,
+    String out)
+{
+    /** The RDMA provider over shared memory. */
+    public static final String SHM = "shm";
+    /** The RDMA provider over TCP. */
+    public static final String SOCKET = "socket";
+    /** The RDMA provider speaking RoCEv2 over UDP (bound to 127.0.0.1 here). */
+    public static final String ROCE = "roce";
+    /**
+     * The RDMA provider over a real device through libibverbs (a ConnectX NIC, or Soft-RoCE as in
+     * the VM lab); in the default list only where a device is present.
+     */
+    public static final String IBVERBS = "ibverbs";
+    /** The baseline for {@code socket}: a busy-polled non-blocking NIO TCP ping-pong, no RDMA layer. */
+    public static final String NIO_TCP = "nio-tcp";
+    /** The baseline for {@code roce}: a busy-polled non-blocking NIO UDP ping-pong, one datagram per message. */
+    public static final String NIO_UDP = "nio-udp";
+    /**
+     * What the roce provider's sockets alone cost: the {@code nio-udp} ping-pong over unconnected
+     * sockets used as roce uses them (see {@link NioUdpLink}).
+     */
+    public static final String NIO_UDP_UNCONNECTED = "nio-udp-unconnected";
+    /**
+     * The floor under {@code shm}: a bare cache-line ping-pong through shared memory (a mapped file
+     * across processes), no queue pair, ring or completion in between (see {@link BareLines}).
+     */
+    public static final String BARE = "bare";
+    /**
+     * The floor under {@code shm}'s channel: {@code bare} with the message placed first and a
+     * notification in a separate line after it, as a WRITE WITH IMMEDIATE places data and then a
+     * completion (see {@link BareLines}).
+     */
+    public static final String BARE_NOTIFIED = "bare-notified";
+    /**
+     * The peer an application would pick instead of {@code shm}: Aeron's ping-pong over
+     * {@code aeron:ipc} (see {@link AeronIpcSide}).
+     */
+    public static final String AERON_IPC = "aeron-ipc";
+    /**
+     * The like-for-like peer of {@code shm} messaging: {@code aeron-ipc} carrying the same SBE
+     * {@code LatencyProbe}, claimed, encoded, validated and decoded as messaging's probe path does
+     * (see {@link AeronSbePinger}).
+     */
+    public static final String AERON_IPC_SBE = "aeron-ipc-sbe";
+    /**
+     * The peer an application would pick instead of {@code roce}: Aeron's ping-pong over
+     * {@code aeron:udp} on 127.0.0.1 through an embedded media driver (see {@link AeronIpcSide}).
+     */
+    public static final String AERON_UDP = "aeron-udp";
+    /** Transports {@code --provider} accepts. */
+    public static final List<String> ALLOWED_PROVIDERS = List.of(SHM, SOCKET, ROCE, IBVERBS, NIO_TCP, NIO_UDP,
+        NIO_UDP_UNCONNECTED, BARE, BARE_NOTIFIED, AERON_IPC, AERON_IPC_SBE, AERON_UDP);
+    /** Through Publication and Subscription, with SBE {@code LatencyProbe} messages. */
+    public static final String API_MESSAGING = "messaging";
+    /** The bare channel: WRITE WITH IMMEDIATE between two queue pairs. */
+    public static final String API_CHANNEL = "channel";
+    /** The bare channel, then messaging, for each RDMA provider. */
+    public static final String API_BOTH = "both";
+    /** What {@code --api} accepts. */
+    public static final List<String> ALLOWED_APIS = List.of(API_MESSAGING, API_CHANNEL, API_BOTH);
+    /** The api of a raw NIO baseline's row: sockets only, no RingWire layer. */
+    public static final String API_RAW = "raw";
+
+    public static final int DEFAULT_SIZE = 32;
+    static final long DEFAULT_MESSAGES = 1_000_000;
+    static final long DEFAULT_WARMUP = 100_000;
+    public static final long MAX_MESSAGES = 1_000_000_000L;
+    /** Highest {@code --rate}: one message a nanosecond is already beyond any transport here. */
+    public static final long MAX_RATE = 1_000_000_000L;
+    /** Most rounds {@code --rounds} takes. */
+    public static final int MAX_ROUNDS = 100;
+
+    /**
+     * Validates the values (the parser already did; this guards direct construction).
+     */
+    public RttOptions
+    {
+        providers = OptionReader.atLeastOne("--provider", providers, ALLOWED_PROVIDERS);
+        if (!ALLOWED_APIS.contains(api))
+        {
+            throw new UsageException("--api '" + api + "' is not allowed; allowed: " + String.join(", ", ALLOWED_APIS));
+        }
+    }
+
+    /**
+     * @param provider one of {@link #providers()}.
+     * @return the paths it runs through, in order: {@link #API_RAW} for a raw baseline; for an RDMA
+     *         provider the channel, messaging, or the channel then messaging.
+     */
+    public List<String> apisOf(final String provider)
+    {
+        if (isRawBaseline(provider))
+        {
+            return List.of(API_RAW);
+        }
+        return API_BOTH.equals(api) ? List.of(API_CHANNEL, API_MESSAGING) : List.of(api);
+    }
+
+    /**
+     * @return the text {@code --help} prints.
+     */
+    public static String usage()
+    {
+        return """
+            usage: ringwire perf rtt [options]
+
+            Round-trip latency (ping-pong) per transport, all on 127.0.0.1, one after the other in one
+            run and printed side by side. Each RDMA provider runs through one or both paths (--api):
+              channel     the bare channel: WRITE WITH IMMEDIATE between two queue pairs, 16 bytes of
+                          sequence and timestamp padded to --size
+              messaging   end to end through Publication and Subscription: the pinger claims a frame
+                          (tryClaim), encodes an SBE LatencyProbe into it and commits; the ponger's
+                          handler validates and decodes it and echoes it through its own publication;
+                          the pinger's handler decodes the echo. Timed from before the claim to after
+                          the decode. The probe is at least 36 bytes (SBE header, three fields, the
+                          padding's length), so a smaller --size sends 36
+            With both, the table and the JSON ("overhead", and "overhead_p50" on each messaging row)
+            give messaging's p50 overhead over the channel of the same run. Raw NIO TCP and UDP
+            ping-pongs and Aeron IPC are the baselines users would pick instead.
+
+            transports:
+              shm                     RDMA provider over shared memory
+              socket                  RDMA provider over TCP (baseline: nio-tcp)
+              roce                    RDMA provider speaking RoCEv2 over UDP (baseline: nio-udp)
+              ibverbs                 RDMA provider on a real device through libibverbs (a NIC or Soft-RoCE;
+                                      -Dringwire.rdma.ibverbs.device / .gid.index pick it; its floor is
+                                      perftest's ib_write_lat)
+              nio-tcp                 busy-polled non-blocking NIO SocketChannel ping-pong, TCP_NODELAY
+              nio-udp                 busy-polled non-blocking NIO DatagramChannel ping-pong, connected,
+                                      one datagram per message
+              nio-udp-unconnected     nio-udp over sockets used as roce uses them: sent from an unconnected
+                                      socket with Don't-Fragment (send to an address), received on another
+                                      (receive); what roce's sockets alone cost
+              bare                    cache-line ping-pong through shared memory (a mapped file with
+                                      --processes 2): the message's bytes, then its sequence with release
+                                      order, spun on by the other side; the floor under shm
+              bare-notified           bare with the bytes placed first and then a notification in another
+                                      line (a ring of 64), spun on before the bytes are read: the shape of
+                                      a WRITE WITH IMMEDIATE with nothing around it, the floor of shm's channel
+              aeron-ipc               Aeron's ping-pong over aeron:ipc (exclusive publications, busy-polled
+                                      subscriptions, an embedded media driver idling off the data path):
+                                      the peer an application would pick instead of shm
+              aeron-ipc-sbe           aeron-ipc carrying messaging's SBE LatencyProbe: claimed, encoded and
+                                      committed; validated (MessageValidator) and decoded on receipt; the
+                                      like-for-like peer of shm messaging (rows are the probe's size)
+              aeron-udp               Aeron's ping-pong over aeron:udp on 127.0.0.1, one embedded media driver
+                                      run SHARED with a backoff idle (spin, yield, park up to 100 us): 2
+                                      cores cannot host dedicated conductor, sender and receiver threads
+                                      beside the pinger and ponger; the peer an application would pick
+                                      instead of roce
+
+            options:
+              --provider LIST         comma list of shm, socket, roce, ibverbs, nio-tcp, nio-udp,
+                                      nio-udp-unconnected, bare, bare-notified, aeron-ipc, aeron-ipc-sbe,
+                                      aeron-udp
+                                      (default: all of them; an RDMA provider only when it is on the class
+                                      path and can open here: ibverbs needs a device)
+              --size BYTES            message size, 16 to 1048576 (default 32; nio-udp and
+                                      nio-udp-unconnected: at most 65507)
+              --api messaging|channel|both
+                                      the path the RDMA providers are measured through (default both:
+                                      the channel, then messaging; the NIO baselines have only one)
+              --messages N            measured round trips per transport and path, 1 to 1000000000
+                                      (default 1000000)
+              --warmup N              unrecorded round trips first, 0 to 1000000000 (default 100000)
+              --processes 1|2         1: pinger and ponger threads in one JVM; 2: ponger in a child JVM (default 1)
+              --rounds N              run the whole list N times, 1 to %d (default 1): every ratio is then
+                                      read once per round, side by side with its baseline, and the summary
+                                      gives each one's median over the rounds, which a host moving between
+                                      fast and slow phases during a run does not sway the way it sways one
+              --json                  print one JSON object (values in ns) instead of the table
+              --allow-oversubscribe   run even with fewer online CPUs than the 2 spinning threads (they then
+                                      yield when idle, and latency shows the scheduler, not the transport)
+              --shm-dir DIR           directory of the shm provider's files (default %s)
+              --rate R                open loop: R messages due per second per stream, 1 to 1000000000
+                                      (default: closed loop). Each message is sent when due, or at once
+                                      when the previous echo came late, and timed from its due time
+                                      ("due" rows and due_* keys) as well as from its send (the usual
+                                      rows and keys), so a stall is charged to every message behind it
+              --out DIR               write the results directory there: HdrHistogram logs (.hdr),
+                                      percentile distributions (.hgrm), plots (.png), summary.json and
+                                      results.md (default perf/results/<date-time>/)
+              --help                  this text
+
+            exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
+            """.formatted(MAX_ROUNDS, defaultShmDirectory());
+    }
+
+    /**
+     * @return every transport, leaving out RDMA providers that are not on the class path or cannot
+     *         open here (ibverbs without an RDMA device).
+     */
+    static List<String> defaultProviders()
+    {
+        final List<String> present = new ArrayList<>();
+        for (final RdmaProvider provider : RdmaProviders.all())
+        {
+            if (null == provider.unavailableReason(new RdmaConfig().provider(provider.name())))
+            {
+                present.add(provider.name());
+            }
+        }
+        final List<String> providers = new ArrayList<>();
+        for (final String provider : ALLOWED_PROVIDERS)
+        {
+            if (isRawBaseline(provider) || present.contains(provider))
+            {
+                providers.add(provider);
+            }
+        }
+        return providers;
+    }
+
+    /**
+     * @param provider a transport name.
+     * @return true for the raw baselines (NIO, bare and Aeron), which need no RDMA provider.
+     */
+    public static boolean isRawBaseline(final String provider)
+    {
+        return NIO_TCP.equals(provider) || NIO_UDP.equals(provider) || NIO_UDP_UNCONNECTED.equals(provider) ||
+            isBare(provider) || isAeron(provider);
+    }
+
+    /**
+     * @param provider a transport name.
+     * @return true for Aeron's ping-pongs, {@code aeron-ipc}, {@code aeron-ipc-sbe} and {@code aeron-udp}.
+     */
+    static boolean isAeron(final String provider)
+    {
+        return AERON_IPC.equals(provider) || AERON_IPC_SBE.equals(provider) || AERON_UDP.equals(provider);
+    }
+
+    /**
+     * @param provider a transport name.
+     * @param api      its path.
+     * @return whether it carries messaging's SBE LatencyProbe (messaging, and {@code aeron-ipc-sbe}),
+     *         so its messages are at least {@link LatencyProbeCodec#MIN_LENGTH} bytes.
+     */
+    static boolean carriesProbe(final String provider, final String api)
+    {
+        return API_MESSAGING.equals(api) || AERON_IPC_SBE.equals(provider);
+    }
+
+    /**
+     * @param provider a transport name.
+     * @return true for the shared-memory floors, {@code bare} and {@code bare-notified}.
+     */
+    static boolean isBare(final String provider)
+    {
+        return BARE.equals(provider) || BARE_NOTIFIED.equals(provider);
+    }
+
+    public static String defaultShmDirectory()
+    {
+        return new RdmaConfig().shmDirectory().toString();
+    }
+
+    /**
+     * Parses {@code rtt}'s arguments ({@code --name value} or {@code --name=value}).
+     *
+     * @param args the arguments after {@code rtt}.
+     * @return the options.
+     * @throws UsageException naming the bad option and its allowed values.
+     */
+    public static RttOptions parse(final String... args)
+    {
+        List<String> providers = defaultProviders();
+        String api = API_BOTH;
+        int size = DEFAULT_SIZE;
+        long messages = DEFAULT_MESSAGES;
+        long warmup = DEFAULT_WARMUP;
+        int processes = 1;
+        int rounds = 1;
+        boolean json = false;
+        boolean allowOversubscribe = false;
+        String shmDirectory = defaultShmDirectory();
+        long rate = 0;
+        String out = null;
+        final OptionReader option = new OptionReader(args);
+        while (option.next())
+        {
+            switch (option.name())
+            {
+                case "--json" -> json = option.flag();
+                case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
+                case "--provider", "--providers" -> providers = option.names(ALLOWED_PROVIDERS, "is not a transport",
+                    "roce,nio-udp");
+                case "--api" -> api = readApi(option);
+                case "--size" ->
+                    size = option.intNumber("bytes", RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
+                case "--messages" -> messages = option.number("a count", 1, MAX_MESSAGES, "round trips");
+                case "--warmup" -> warmup = option.number("a count", 0, MAX_MESSAGES, "round trips");
+                case "--processes" -> processes = parseProcesses(option.value("1 or 2"));
+                case "--rounds" -> rounds = option.intNumber("a count", 1, MAX_ROUNDS, "rounds");
+                case "--shm-dir" ->
+                {
+                    shmDirectory = option.value("a directory");
+                    if (shmDirectory.isBlank())
+                    {
+                        throw new UsageException("--shm-dir needs a directory, e.g. /dev/shm/ringwire");
+                    }
+                }
+                case "--rate" -> rate = option.number("messages per second", 1, MAX_RATE, "messages per second");
+                case "--out" ->
+                {
+                    out = option.value("a directory");
+                    if (out.isBlank())
+                    {
+                        throw new UsageException("--out needs a directory, e.g. perf/results/run-1");
+                    }
+                }
+                default -> throw option.unknown("--provider, --api, --size, --messages, --warmup, --processes, " +
+                    "--rounds, --json, --allow-oversubscribe, --shm-dir, --rate, --out, --help");
+            }
+        }
+        for (final String udp : List.of(NIO_UDP, NIO_UDP_UNCONNECTED))
+        {
+            if (size > NioUdpChannels.MAX_DATAGRAM_PAYLOAD && providers.contains(udp))
+            {
+                throw new UsageException("--size " + size + " is too large for " + udp + ", which sends each message " +
+                    "as one datagram; allowed with " + udp + ": 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD +
+                    " bytes");
+            }
+        }
+        return new RttOptions(providers, api, size, messages, warmup, processes, rounds, json, allowOversubscribe,
+            shmDirectory, option.helpAsked(), rate, out);
+    }
+
+    /**
+     * Reads {@code --api}'s value, for {@code rtt} and {@code path}.
+     *
+     * @param option at {@code --api}.
+     * @return {@link #API_MESSAGING}, {@link #API_CHANNEL} or {@link #API_BOTH}.
+     * @throws UsageException when the value is none of them.
+     */
+    public static String readApi(final OptionReader option)
+    {
+        final String value = option.value(String.join("|", ALLOWED_APIS));
+        final String api = value.trim().toLowerCase(Locale.ROOT);
+        if (!ALLOWED_APIS.contains(api))
+        {
+            throw new UsageException(Settings.invalid("--api", value, "is not allowed", "messaging (Publication and " +
+                "Subscription with SBE LatencyProbe messages), channel (bare WRITE WITH IMMEDIATE) or both").getMessage());
+        }
+        return api;
+    }
+
+    private static int parseProcesses(final String value)
+    {
+        return switch (value.trim())
+        {
+            case "1" -> 1;
+            case "2" -> 2;
+            default -> throw new UsageException(Settings.invalid("--processes", value, "is not allowed", "1 (pinger " +
+                "and ponger threads in one JVM) or 2 (ponger in a child JVM)").getMessage());
+        };
+    }
+}

@@ -1,0 +1,122 @@
+package io.ringwire.perf.rtt;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one {@code rtt} run measured: the settings shared by every row and one result per transport
+ * and path, in the order they ran (ratios are against the first).
+ *
+ * @param size      bytes per message asked for (--size).
+ * @param messages  recorded round trips per transport.
+ * @param warmup    unrecorded round trips per transport.
+ * @param processes 1 or 2.
+ * @param results   one per transport and path.
+ */
+public record RttReport(int size, long messages, long warmup, int processes, List<RttResult> results)
+{
+    /** A path and the raw baseline it is judged against. */
+    private record Baseline(String provider, String api, String baseline)
+    {
+    }
+
+    /**
+     * Each RDMA provider's channel and the raw ping-pong over the same medium it is judged against;
+     * then what roce's way of using sockets costs, roce against a ping-pong using them that way, and
+     * shm's messaging against Aeron's IPC messaging, raw and carrying the same SBE probe; and roce
+     * against Aeron over UDP.
+     */
+    private static final List<Baseline> BASELINES = List.of(
+        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP),
+        new Baseline(RttOptions.SOCKET, RttOptions.API_CHANNEL, RttOptions.NIO_TCP),
+        new Baseline(RttOptions.NIO_UDP_UNCONNECTED, RttOptions.API_RAW, RttOptions.NIO_UDP),
+        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP_UNCONNECTED),
+        new Baseline(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.BARE),
+        new Baseline(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.BARE_NOTIFIED),
+        new Baseline(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC),
+        new Baseline(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC_SBE),
+        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.AERON_UDP));
+
+    /**
+     * Copies the list.
+     */
+    public RttReport
+    {
+        results = List.copyOf(results);
+    }
+
+    /**
+     * @return for each provider that ran through both the channel and messaging, messaging's p50
+     *         overhead, in the order of the results.
+     */
+    public List<RttOverhead> overheads()
+    {
+        final List<RttOverhead> overheads = new ArrayList<>();
+        for (final RttResult messaging : results)
+        {
+            if (!RttOptions.API_MESSAGING.equals(messaging.api()))
+            {
+                continue;
+            }
+            final RttResult channel = find(messaging.provider(), RttOptions.API_CHANNEL);
+            if (null != channel)
+            {
+                overheads.add(new RttOverhead(messaging.provider(), channel.p50(), messaging.p50()));
+            }
+        }
+        return overheads;
+    }
+
+    /**
+     * @return each provider's p50 against the raw baseline it is judged by, for every such pair that
+     *         ran (RDMA providers over the channel unless the pair names messaging).
+     */
+    public List<RttRatio> baselineRatios()
+    {
+        final List<RttRatio> ratios = new ArrayList<>();
+        for (final Baseline pair : BASELINES)
+        {
+            final RttResult provider = find(pair.provider(), pair.api());
+            final RttResult baseline = find(pair.baseline(), RttOptions.API_RAW);
+            if (null != provider && null != baseline && baseline.p50() > 0)
+            {
+                ratios.add(new RttRatio(pair.provider(), pair.api(), pair.baseline(),
+                    (double)provider.p50() / baseline.p50()));
+            }
+        }
+        return ratios;
+    }
+
+    /**
+     * @return every ratio this run read: messaging over the channel, then each provider against its
+     *         raw baseline.
+     */
+    public List<RttRatio> ratios()
+    {
+        final List<RttRatio> ratios = new ArrayList<>();
+        for (final RttOverhead overhead : overheads())
+        {
+            ratios.add(new RttRatio(overhead.provider(), RttOptions.API_MESSAGING, RttOptions.API_CHANNEL,
+                overhead.ratio()));
+        }
+        ratios.addAll(baselineRatios());
+        return ratios;
+    }
+
+    /**
+     * @param provider a transport.
+     * @param api      a path.
+     * @return its result, or null when it did not run.
+     */
+    public RttResult find(final String provider, final String api)
+    {
+        for (final RttResult result : results)
+        {
+            if (result.provider().equals(provider) && result.api().equals(api))
+            {
+                return result;
+            }
+        }
+        return null;
+    }
+}

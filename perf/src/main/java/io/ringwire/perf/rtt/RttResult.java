@@ -1,0 +1,94 @@
+package io.ringwire.perf.rtt;
+
+import io.ringwire.perf.host.CpuPlan;
+import io.ringwire.perf.host.ThreadAllocation;
+import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The round trips of one transport through one path (channel, messaging or raw sockets), summarised
+ * from its histogram. Times in nanoseconds.
+ *
+ * @param provider               an RDMA provider (shm, socket, roce, ibverbs) or a raw baseline.
+ * @param api                    {@link RttOptions#API_CHANNEL}, {@link RttOptions#API_MESSAGING} or, for the
+ *                               NIO baselines, {@link RttOptions#API_RAW}.
+ * @param processes              1 or 2.
+ * @param size                   bytes per message on this path (a messaging probe is at least
+ *                               {@link LatencyProbeCodec#MIN_LENGTH}).
+ * @param count                  round trips recorded.
+ * @param p50                    median.
+ * @param p90                    90th percentile.
+ * @param p99                    99th percentile.
+ * @param p99_9                  99.9th percentile.
+ * @param p99_99                 99.99th percentile.
+ * @param max                    largest.
+ * @param mean                   arithmetic mean.
+ * @param pingerCpu              CPU of the pinger, or {@link CpuPlan#UNPINNED}.
+ * @param pongerCpu              CPU of the ponger, or {@link CpuPlan#UNPINNED}.
+ * @param pingerAllocatedBytes   bytes the pinger thread allocated while measuring (0 expected), or
+ *                               {@link ThreadAllocation#UNKNOWN}.
+ * @param pingerJitCompiled      whether the JIT compiled anything while the pinger measured (so a
+ *                               few hundred allocated bytes may be HotSpot's, not the loop's).
+ * @param dueTime                in an open loop ({@code --rate}), the latencies from each message's due
+ *                               time (the fields above are then the service time); null in a closed loop.
+ */
+public record RttResult(
+    String provider,
+    String api,
+    int processes,
+    int size,
+    long count,
+    long p50,
+    long p90,
+    long p99,
+    long p99_9,
+    long p99_99,
+    long max,
+    double mean,
+    int pingerCpu,
+    int pongerCpu,
+    long pingerAllocatedBytes,
+    boolean pingerJitCompiled,
+    RttDueTime dueTime)
+{
+    /**
+     * Summarises a histogram (percentiles are HdrHistogram's highest equivalent values at 3
+     * significant digits).
+     *
+     * @param provider             transport name.
+     * @param api                  the path measured.
+     * @param processes            1 or 2.
+     * @param size                 bytes per message.
+     * @param histogram            round trips in ns.
+     * @param pingerCpu            CPU of the pinger, or {@link CpuPlan#UNPINNED}.
+     * @param pongerCpu            CPU of the ponger, or {@link CpuPlan#UNPINNED}.
+     * @param pingerAllocatedBytes bytes allocated while measuring, or {@link ThreadAllocation#UNKNOWN}.
+     * @param pingerJitCompiled    whether the JIT compiled while the pinger measured.
+     * @return the result.
+     */
+    static RttResult of(final String provider, final String api, final int processes, final int size,
+        final Histogram histogram, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes,
+        final boolean pingerJitCompiled)
+    {
+        return of(provider, api, processes, size, histogram, pingerCpu, pongerCpu, pingerAllocatedBytes,
+            pingerJitCompiled, null);
+    }
+
+    /**
+     * Summarises a histogram as {@link #of(String, String, int, int, Histogram, int, int, long, boolean)}
+     * does, with an open loop's due-time latencies.
+     *
+     * @param dueTime the due-time summary, or null in a closed loop.
+     * @return the result.
+     */
+    static RttResult of(final String provider, final String api, final int processes, final int size,
+        final Histogram histogram, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes,
+        final boolean pingerJitCompiled, final RttDueTime dueTime)
+    {
+        return new RttResult(provider, api, processes, size, histogram.getTotalCount(),
+            histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(90.0),
+            histogram.getValueAtPercentile(99.0), histogram.getValueAtPercentile(99.9),
+            histogram.getValueAtPercentile(99.99), histogram.getMaxValue(), histogram.getMean(),
+            pingerCpu, pongerCpu, pingerAllocatedBytes, pingerJitCompiled, dueTime);
+    }
+}

@@ -1,0 +1,150 @@
+package io.ringwire.perf.throughput;
+
+import io.ringwire.perf.cli.OptionReader;
+import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.oneway.OneWayOptions;
+import io.ringwire.perf.pingpong.RttMessage;
+import io.ringwire.perf.rtt.RttOptions;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The options of {@code ringwire perf throughput}.
+ *
+ * @param provider           the transport: shm, socket, roce or ibverbs.
+ * @param api                the path measured: only messaging so far.
+ * @param sizes              message sizes of the flood, bytes, in order.
+ * @param seconds            measured seconds per size and per sweep step.
+ * @param sweepStartRate     the sweep's first offered rate, per second.
+ * @param sweepSteps         at most this many sweep steps (0: no sweep).
+ * @param sweepSize          bytes per message in the sweep.
+ * @param json               print JSON instead of the table.
+ * @param allowOversubscribe run with fewer CPUs than the two ends.
+ * @param shmDirectory       directory of the shm provider's files.
+ * @param help               {@code --help} was given.
+ * @param out                the results directory, or null for perf/results/&lt;date-time&gt;.
+ */
+public record ThroughputOptions(
+    String provider,
+    String api,
+    List<Integer> sizes,
+    int seconds,
+    long sweepStartRate,
+    int sweepSteps,
+    int sweepSize,
+    boolean json,
+    boolean allowOversubscribe,
+    String shmDirectory,
+    boolean help,
+    String out)
+{
+    static final List<Integer> DEFAULT_SIZES = List.of(32, 256, 1024, 4096);
+    static final int DEFAULT_SECONDS = 5;
+    static final int MAX_SECONDS = 3600;
+    /** 10k/s doubled 20 times passes 10^10/s: more steps than any transport here sustains. */
+    static final int MAX_SWEEP_STEPS = 20;
+
+    /**
+     * @return the text {@code throughput --help} prints.
+     */
+    public static String usage()
+    {
+        return """
+            usage: ringwire perf throughput [--provider P] [--api messaging] [--sizes B,B...] [--seconds N]
+                                            [--sweep-start R] [--sweep-steps N] [--sweep-size B]
+                                            [--out DIR] [--json] [--allow-oversubscribe] [--shm-dir DIR]
+
+            (a) Per message size, the highest rate held: the sender offers as fast as back pressure allows,
+            the receiver counts; the rate over the measured seconds (after an unmeasured half second), in
+            msgs/s and MB/s (10^6 bytes). (b) One-way latency against offered rate, open loop: rates double
+            from --sweep-start until the achieved rate misses the target by more than 5% or the p99 from
+            due time exceeds 10 ms (that step is the last reported). Plots of both in the results directory.
+
+              --provider     shm, socket, roce or ibverbs (default shm)
+              --api          messaging; channel is not measured yet
+              --sizes        message sizes, comma list (default 32,256,1024,4096)
+              --seconds      measured seconds per size and per sweep step (default 5)
+              --sweep-start  first offered rate of the sweep, per second (default 10000)
+              --sweep-steps  at most this many sweep steps, 0 for none (default 20)
+              --sweep-size   bytes per message in the sweep (default 32)
+              --out          results directory (default perf/results/<date-time>)
+              --json         JSON on stdout instead of the table
+            """;
+    }
+
+    /**
+     * @param args the arguments after {@code throughput}.
+     * @return the options.
+     * @throws UsageException naming the bad option and what it allows.
+     */
+    public static ThroughputOptions parse(final String... args)
+    {
+        String provider = RttOptions.SHM;
+        String api = RttOptions.API_MESSAGING;
+        List<Integer> sizes = DEFAULT_SIZES;
+        int seconds = DEFAULT_SECONDS;
+        long sweepStartRate = RateSweep.DEFAULT_START_RATE;
+        int sweepSteps = MAX_SWEEP_STEPS;
+        int sweepSize = RttOptions.DEFAULT_SIZE;
+        boolean json = false;
+        boolean allowOversubscribe = false;
+        String shmDirectory = RttOptions.defaultShmDirectory();
+        String out = null;
+        final OptionReader option = new OptionReader(args);
+        while (option.next())
+        {
+            switch (option.name())
+            {
+                case "--json" -> json = option.flag();
+                case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
+                case "--provider" ->
+                {
+                    final List<String> names = option.names(OneWayOptions.ALLOWED_PROVIDERS, "is not a transport",
+                        "shm");
+                    if (names.size() != 1)
+                    {
+                        throw new UsageException("--provider takes one transport for throughput, got " + names);
+                    }
+                    provider = names.getFirst();
+                }
+                case "--api" -> api = OneWayOptions.readApi(option);
+                case "--sizes" -> sizes = sizes(option.value("a comma list of bytes, e.g. 32,1024"));
+                case "--seconds" -> seconds = option.intNumber("seconds", 1, MAX_SECONDS, "seconds");
+                case "--sweep-start" -> sweepStartRate = option.number("messages per second", 1,
+                    RttOptions.MAX_RATE, "messages per second");
+                case "--sweep-steps" -> sweepSteps = option.intNumber("a count", 0, MAX_SWEEP_STEPS, "steps");
+                case "--sweep-size" -> sweepSize = option.intNumber("bytes", 1, RttMessage.MAX_LENGTH, "bytes");
+                case "--shm-dir" -> shmDirectory = OneWayOptions.directory(option, "/dev/shm/ringwire");
+                case "--out" -> out = OneWayOptions.directory(option, "perf/results/run-1");
+                default -> throw option.unknown("--provider, --api, --sizes, --seconds, --sweep-start, " +
+                    "--sweep-steps, --sweep-size, --out, --json, --allow-oversubscribe, --shm-dir, --help");
+            }
+        }
+        return new ThroughputOptions(provider, api, sizes, seconds, sweepStartRate, sweepSteps, sweepSize, json,
+            allowOversubscribe, shmDirectory, option.helpAsked(), out);
+    }
+
+    private static List<Integer> sizes(final String value)
+    {
+        final List<Integer> sizes = new ArrayList<>();
+        for (final String raw : value.split(",", -1))
+        {
+            try
+            {
+                final int size = Integer.parseInt(raw.trim());
+                if (size < 1 || size > RttMessage.MAX_LENGTH)
+                {
+                    throw new NumberFormatException();
+                }
+                sizes.add(size);
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new UsageException("--sizes '" + raw.trim() + "' is not a size; allowed: 1 to " +
+                    RttMessage.MAX_LENGTH + " bytes, as a comma list, e.g. 32,1024");
+            }
+        }
+        return List.copyOf(sizes);
+    }
+}

@@ -1,0 +1,115 @@
+package io.ringwire.perf.compare;
+
+import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.rtt.RttResult;
+import io.ringwire.perf.testing.MiniJson;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The arithmetic and shape of compare's report, on made-up rows: each ratio is read per round and
+ * summarised by its median; the JSON has one object per row and one per ratio.
+ */
+class CompareReportTest
+{
+    private static RttResult row(final String provider, final String api, final long p50, final long p99)
+    {
+        return new RttResult(provider, api, 1, 32, 100, p50, p50, p99, p99, p99, p99, p50, 0, 1, 0, false, null);
+    }
+
+    private static List<RttResult> round(final long shmChannel, final long shmMessaging, final long aeronIpc)
+    {
+        return List.of(row("shm", "channel", shmChannel, 10 * shmChannel),
+            row("shm", "messaging", shmMessaging, 10 * shmMessaging), row("aeron-ipc", "raw", aeronIpc, 2 * aeronIpc));
+    }
+
+    private static CompareReport report()
+    {
+        return new CompareReport(32, 100, 10, 1, CompareOptions.parsePairs("shm/aeron-ipc"),
+            List.of(round(200, 400, 100), round(300, 300, 100), round(100, 500, 200)), List.of("a note"));
+    }
+
+    @Test
+    void eachRatioIsTheMedianOfItsPerRoundRatiosNotTheRatioOfMedians()
+    {
+        final List<CompareReport.Ratio> ratios = report().ratios();
+        assertEquals(2, ratios.size());
+        assertEquals("shm / aeron-ipc", ratios.get(0).label());
+        assertEquals(List.of(2.0, 3.0, 0.5), List.of(ratios.get(0).values()[0], ratios.get(0).values()[1],
+            ratios.get(0).values()[2]));
+        assertEquals(2.0, ratios.get(0).median(), 1e-9);
+        assertEquals("shm messaging / aeron-ipc", ratios.get(1).label());
+        assertEquals(3.0, ratios.get(1).median(), 1e-9, "median of 4, 3 and 2.5");
+    }
+
+    @Test
+    void anEvenNumberOfReadingsTakesTheMeanOfTheMiddleTwo()
+    {
+        assertEquals(2.5, new CompareReport.Ratio("x", new double[] { 4, 1, 2, 3 }).median(), 1e-9);
+    }
+
+    @Test
+    void aPairMissingFromARoundIsLeftOutOfThatRoundOnly()
+    {
+        final CompareReport report = new CompareReport(32, 100, 10, 1, CompareOptions.parsePairs("shm/aeron-ipc"),
+            List.of(round(200, 400, 100), List.of(row("shm", "channel", 300, 3000))), List.of());
+        assertEquals(1, report.ratios().get(0).values().length, "shm / aeron-ipc read once: round 2 has no aeron-ipc");
+        assertEquals(1, report.ratios().get(1).values().length);
+    }
+
+    @Test
+    void rowsCarryTheMedianP50AndP99OverTheRounds()
+    {
+        final CompareReport.Row shmChannel = report().rows().getFirst();
+        assertEquals("shm", shmChannel.provider());
+        assertEquals("channel", shmChannel.api());
+        assertEquals(200.0, shmChannel.p50(), 1e-9);
+        assertEquals(2000.0, shmChannel.p99(), 1e-9);
+        assertEquals(3, report().rows().size());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void jsonHasOneObjectPerRowAndOnePerRatio()
+    {
+        final Map<String, Object> root = (Map<String, Object>)MiniJson.parse(report().json());
+        assertEquals("compare", root.get("benchmark"));
+        assertEquals(3.0, root.get("rounds"));
+        final List<Map<String, Object>> rows = (List<Map<String, Object>>)root.get("rows");
+        assertEquals(3, rows.size());
+        assertEquals("aeron-ipc", rows.get(2).get("provider"));
+        assertEquals("raw", rows.get(2).get("api"));
+        assertEquals(100.0, rows.get(2).get("p50"));
+        assertEquals(200.0, rows.get(2).get("p99"));
+        final List<Map<String, Object>> ratios = (List<Map<String, Object>>)root.get("ratios");
+        assertEquals(2, ratios.size());
+        assertEquals("shm messaging / aeron-ipc", ratios.get(1).get("label"));
+        assertEquals(3.0, ratios.get(1).get("median"));
+        assertEquals(List.of(4.0, 3.0, 2.5), ratios.get(1).get("values"));
+        assertEquals(List.of("a note"), root.get("notes"));
+    }
+
+    @Test
+    void aSizeTooLargeForOneDatagramIsRefusedOnlyWhenNioUdpIsCompared()
+    {
+        assertTrue(assertThrows(UsageException.class, () -> CompareOptions.parse("--size", "70000")).getMessage()
+            .contains("nio-udp"));
+        assertEquals(70_000, CompareOptions.parse("--size", "70000", "--pairs", "shm").size());
+    }
+
+    @Test
+    void pairsSelectByProviderOrProviderSlashBaselineInTheirFixedOrder()
+    {
+        assertEquals(3, CompareOptions.parsePairs("shm").size());
+        final List<Comparison> roce = CompareOptions.parsePairs("roce/aeron-udp,socket");
+        assertEquals(List.of("socket / nio-tcp", "roce / aeron-udp"), roce.stream().map(Comparison::label).toList());
+        assertTrue(assertThrows(UsageException.class, () -> CompareOptions.parsePairs("shm/nio-tcp")).getMessage()
+            .contains("shm/nio-tcp"));
+    }
+}

@@ -1,0 +1,84 @@
+package io.ringwire.perf.exchange;
+
+import io.ringwire.perf.PerfMain;
+import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.output.ResultsWriter;
+import io.ringwire.perf.output.RunOutputTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ExchangeOptionsTest
+{
+    @Test
+    void theDefaultsMeasureShmAtAHundredThousandOrdersASecond()
+    {
+        final ExchangeOptions options = ExchangeOptions.parse(new String[0]);
+        assertEquals(List.of("shm"), options.providers());
+        assertEquals(100_000, options.rate());
+        assertEquals(10, options.seconds());
+        assertEquals(5, options.warmup());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--provider tcp|--provider takes",
+        "--rate 10|--rate must be 1000 to",
+        "--seconds 0|--seconds must be 1 to",
+        "--clients x|--clients needs a whole number",
+        "--warmup|--warmup needs a value",
+        "--fast|unknown option '--fast'" })
+    void aBadOptionIsRefusedNamingIt(final String args, final String message)
+    {
+        final UsageException refused = assertThrows(UsageException.class, () -> ExchangeOptions.parse(args.split(" ")));
+        assertTrue(refused.getMessage().startsWith(message), refused.getMessage());
+    }
+
+    @Test
+    void aShortRunThroughTheWholeExchangePrintsTheJsonKeysAndEveryHopAndWritesItsResultsDirectory(
+        @TempDir final Path results) throws IOException
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int code = PerfMain.exchange(new String[]{ "--rate", "2000", "--seconds", "1", "--warmup", "1", "--json",
+            "--out", results.toString() },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        final String json = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+        for (final String key : List.of("\"provider\":\"shm\"", "\"offered_per_second\":2000", "\"p50_ns\":",
+            "\"p99_ns\":", "\"p99_9_ns\":", "\"hop\":\"in engine\"", "\"hop\":\"order to ack (from due time)\""))
+        {
+            assertTrue(json.contains(key), key + " in " + json);
+        }
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("measured 1/1 s"), "a progress line a second");
+        for (final String file : List.of("shm-in-engine.hdr", "shm-order-to-ack-from-due-time.hgrm", "shm.png",
+            ResultsWriter.SUMMARY_JSON))
+        {
+            assertTrue(Files.size(results.resolve(file)) > 0, file + " is written");
+        }
+        RunOutputTest.assertLinksEveryFile(results,
+            Files.readString(results.resolve(ResultsWriter.RESULTS_MD), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aBadCommandLineExitsTwo()
+    {
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(2, PerfMain.exchange(new String[]{ "--rate", "fast" }, System.out,
+            new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--rate needs a whole number"));
+    }
+}
