@@ -46,8 +46,9 @@ public record CompareReport(int size, long messages, long warmup, int processes,
      * @param p50       median over the rounds of its p50, ns.
      * @param p99       median over the rounds of its p99, ns.
      * @param p50Values its p50 in each round, ns.
+     * @param gcCount   garbage collections over all its rounds, in every process.
      */
-    public record Row(String provider, String api, int size, double p50, double p99, double[] p50Values)
+    public record Row(String provider, String api, int size, double p50, double p99, double[] p50Values, long gcCount)
     {
     }
 
@@ -88,7 +89,7 @@ public record CompareReport(int size, long messages, long warmup, int processes,
             final double[] p50s = row.stream().mapToDouble(RttResult::p50).toArray();
             final double[] p99s = row.stream().mapToDouble(RttResult::p99).toArray();
             rows.add(new Row(first.provider(), first.api(), first.size(), RttRounds.median(p50s),
-                RttRounds.median(p99s), p50s));
+                RttRounds.median(p99s), p50s, row.stream().mapToLong(result -> result.gc().collections()).sum()));
         }
         return rows;
     }
@@ -126,12 +127,12 @@ public record CompareReport(int size, long messages, long warmup, int processes,
         final StringBuilder text = new StringBuilder();
         text.append(String.format(Locale.ROOT, "compare: %d round(s), %d measured + %d warm-up round trips per row, " +
             "%d process(es), --size %d%n%n", rounds.size(), messages, warmup, processes, size));
-        text.append(String.format(Locale.ROOT, "%-15s %-10s %6s %12s %12s%n", "provider", "api", "size", "p50 ns",
-            "p99 ns"));
+        text.append(String.format(Locale.ROOT, "%-15s %-10s %6s %12s %12s %4s%n", "provider", "api", "size", "p50 ns",
+            "p99 ns", "gc"));
         for (final Row row : rows())
         {
-            text.append(String.format(Locale.ROOT, "%-15s %-10s %6d %12.0f %12.0f%n", row.provider(), row.api(),
-                row.size(), row.p50(), row.p99()));
+            text.append(String.format(Locale.ROOT, "%-15s %-10s %6d %12.0f %12.0f %4d%n", row.provider(), row.api(),
+                row.size(), row.p50(), row.p99(), row.gcCount()));
         }
         text.append(String.format(Locale.ROOT, "%n%-32s %8s  %s%n", "ratio (p50 / p50)", "median", "per round"));
         for (final Ratio ratio : ratios())
@@ -153,7 +154,8 @@ public record CompareReport(int size, long messages, long warmup, int processes,
         }
         text.append(System.lineSeparator()).append("p50, p99: medians over the rounds of each row's percentiles; ")
             .append("a ratio is read once per round (1.07x: 7% slower than the alternative) and summarised by its ")
-            .append("median").append(System.lineSeparator());
+            .append("median; gc: garbage collections during the row's rounds, every process")
+            .append(System.lineSeparator());
         return text.toString();
     }
 
@@ -176,6 +178,7 @@ public record CompareReport(int size, long messages, long warmup, int processes,
             .append(",\"p50\":").append(number(row.p50()))
             .append(",\"p99\":").append(number(row.p99()))
             .append(",\"p50_values\":").append(numbers(row.p50Values()))
+            .append(",\"gc_collections\":").append(row.gcCount())
             .append('}'));
         json.append(",\"ratios\":");
         JsonText.appendArray(json, ratios(), (out, ratio) -> out.append("{\"label\":").append(JsonText.quote(ratio.label()))

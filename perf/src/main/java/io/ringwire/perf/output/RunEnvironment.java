@@ -1,9 +1,9 @@
 package io.ringwire.perf.output;
 
+import io.ringwire.perf.host.GcActivity;
 import io.ringwire.rdma.host.OnlineCpus;
 
 import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,17 +45,11 @@ public record RunEnvironment(
      */
     public static RunEnvironment capture()
     {
-        long gcCount = 0;
-        long gcTimeMs = 0;
-        for (final GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans())
-        {
-            gcCount += Math.max(0, collector.getCollectionCount());
-            gcTimeMs += Math.max(0, collector.getCollectionTime());
-        }
+        final GcActivity gc = GcActivity.now();
         return new RunEnvironment(readGitRevision(), Runtime.version() + " (" + System.getProperty("java.vm.name") +
             ", " + System.getProperty("java.vm.vendor") + ")",
             List.copyOf(ManagementFactory.getRuntimeMXBean().getInputArguments()), readCpuModel(),
-            OnlineCpus.count(), readKernel(), gcCount, gcTimeMs);
+            OnlineCpus.count(), readKernel(), gc.collections(), gc.timeMs());
     }
 
     private static String readGitRevision()

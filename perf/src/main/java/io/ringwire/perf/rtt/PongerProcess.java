@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.rdma.config.Settings;
 
@@ -152,15 +153,34 @@ final class PongerProcess implements AutoCloseable
     }
 
     /**
-     * Waits for the child's {@code DONE cpu} line.
+     * What the child reported when its ponger ended well.
      *
-     * @return the CPU the child's ponger ran on, or {@link CpuPlan#UNPINNED}.
-     * @throws IllegalStateException as {@link #awaitLine} does.
+     * @param cpu the CPU its ponger ran on, or {@link CpuPlan#UNPINNED}.
+     * @param gc  the collections its JVM made while the ponger ran.
      */
-    int awaitDone()
+    record Done(int cpu, GcActivity gc)
     {
-        return Settings.parseInt(RttPonger.DONE, awaitValue(RttPonger.DONE, "DONE"), CpuPlan.UNPINNED,
-            Integer.MAX_VALUE, "a CPU, or " + CpuPlan.UNPINNED + " for none");
+    }
+
+    /**
+     * Waits for the child's {@code DONE cpu collections gcTimeMs} line.
+     *
+     * @return what it reported.
+     * @throws IllegalStateException as {@link #awaitLine} does, or when the line is malformed.
+     */
+    Done awaitDone()
+    {
+        final String[] fields = awaitValue(RttPonger.DONE, "DONE").trim().split(" ");
+        if (fields.length != 3)
+        {
+            throw new IllegalStateException("the ponger's DONE line has " + fields.length +
+                " field(s), not 3 (cpu, collections, GC ms): " + String.join(" ", fields));
+        }
+        final int cpu = Settings.parseInt(RttPonger.DONE, fields[0], CpuPlan.UNPINNED, Integer.MAX_VALUE,
+            "a CPU, or " + CpuPlan.UNPINNED + " for none");
+        final long collections = Settings.parseLong(RttPonger.DONE, fields[1], 0, Long.MAX_VALUE, "a count");
+        final long timeMs = Settings.parseLong(RttPonger.DONE, fields[2], 0, Long.MAX_VALUE, "milliseconds");
+        return new Done(cpu, new GcActivity(collections, timeMs));
     }
 
     /**

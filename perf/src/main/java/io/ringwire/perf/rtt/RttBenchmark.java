@@ -17,6 +17,7 @@ import io.ringwire.perf.baseline.nio.NioUdpLink;
 import io.ringwire.perf.baseline.nio.NioUdpPinger;
 import io.ringwire.perf.baseline.nio.NioUdpPonger;
 import io.ringwire.perf.host.CpuPlan;
+import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.output.ProgressLine;
@@ -286,6 +287,7 @@ public final class RttBenchmark
         final SpinningTask ponger)
     {
         pinger.openLoopAt(options.rate());
+        final GcActivity gcBefore = GcActivity.now();
         final Thread pongerThread = start(ponger);
         final Thread pingerThread = start(pinger);
         final ProgressLine progress = progressOf(provider, api, pinger);
@@ -309,7 +311,7 @@ public final class RttBenchmark
                 " ms of the pinger" + (null == pinger.failure() ? "" : " (" + pinger.failure() + ")"));
         }
         failIfEitherFailed(provider, api, pinger, ponger.failure());
-        return resultOf(provider, api, pinger, ponger.pinnedCpu());
+        return resultOf(provider, api, pinger, ponger.pinnedCpu(), GcActivity.now().since(gcBefore));
     }
 
     private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
@@ -456,6 +458,7 @@ public final class RttBenchmark
         final Pinger pinger)
     {
         pinger.openLoopAt(options.rate());
+        final GcActivity gcBefore = GcActivity.now();
         final Thread pingerThread = start(pinger);
         final ProgressLine progress = progressOf(provider, api, pinger);
         while (!join(pingerThread, JOIN_SLICE_MS))
@@ -466,14 +469,15 @@ public final class RttBenchmark
                 pinger.requestStop();
             }
         }
+        final GcActivity gc = GcActivity.now().since(gcBefore);
         final String pongerFailure;
-        int pongerCpu = CpuPlan.UNPINNED;
+        PongerProcess.Done done = null;
         if (null == pinger.failure())
         {
             String failure = null;
             try
             {
-                pongerCpu = child.awaitDone();
+                done = child.awaitDone();
             }
             catch (final IllegalStateException ex)
             {
@@ -487,13 +491,14 @@ public final class RttBenchmark
             pongerFailure = child.reportedFailure(1_000);
         }
         failIfEitherFailed(provider, api, pinger, pongerFailure);
-        return resultOf(provider, api, pinger, pongerCpu);
+        return resultOf(provider, api, pinger, done.cpu(), gc.plus(done.gc()));
     }
 
     /**
      * Summarises a pinger that completed and keeps its histograms for the results directory.
      */
-    private RttResult resultOf(final String provider, final String api, final Pinger pinger, final int pongerCpu)
+    private RttResult resultOf(final String provider, final String api, final Pinger pinger, final int pongerCpu,
+        final GcActivity gc)
     {
         final String row = provider + "-" + api + (options.rounds() > 1 ? "-round" + round : "");
         final String title = provider + " " + api + (options.rounds() > 1 ? ", round " + round : "");
@@ -506,7 +511,7 @@ public final class RttBenchmark
                 title + ", from due time at " + options.rate() + "/s", pinger.dueTimeHistogram()));
         }
         return RttResult.of(provider, api, options.processes(), sizeOf(provider, api), pinger.histogram(), pinger.pinnedCpu(),
-            pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(),
+            pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(), gc,
             RttDueTime.of(options.rate(), pinger.dueTimeHistogram()));
     }
 

@@ -79,7 +79,9 @@ public final class RttJson
             .append(",\"mean\":").append(number(result.mean()))
             .append(",\"count\":").append(result.count())
             .append(",\"pinger_cpu\":").append(result.pingerCpu())
-            .append(",\"ponger_cpu\":").append(result.pongerCpu());
+            .append(",\"ponger_cpu\":").append(result.pongerCpu())
+            .append(",\"gc_collections\":").append(result.gc().collections())
+            .append(",\"gc_time_ms\":").append(result.gc().timeMs());
         final RttDueTime due = result.dueTime();
         if (null != due)
         {

@@ -9,6 +9,7 @@ import io.ringwire.perf.baseline.nio.NioPonger;
 import io.ringwire.perf.baseline.nio.NioUdpChannels;
 import io.ringwire.perf.baseline.nio.NioUdpLink;
 import io.ringwire.perf.baseline.nio.NioUdpPonger;
+import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPlan;
@@ -32,7 +33,7 @@ import java.util.List;
  * ({@link PongerProcess}). Talks to the parent with lines, stdout to the parent, stdin from it:
  *
  * <pre>
- * channel:   child: ENDPOINT ...    parent: ENDPOINT ...                         child: READY ... DONE cpu
+ * channel:   child: ENDPOINT ...    parent: ENDPOINT ...                         child: READY ... DONE cpu gc
  * messaging: parent: SECRET hex     child: LISTEN port    parent: PEER port      child: READY ... DONE cpu
  * nio-tcp:   child: LISTEN port     (parent connects)                            child: READY ... DONE cpu
  * nio-udp:   child: LISTEN port     parent: PEER port                            child: READY ... DONE cpu
@@ -69,7 +70,10 @@ public final class RttPonger
     static final String PEER = "PEER";
     /** First line from the parent in a messaging run: {@code SECRET hex}, the connection manager's secret. */
     static final String SECRET = "SECRET";
-    /** Line: {@code DONE cpu}, the run ended well; cpu is where the ponger ran (-1: unpinned). */
+    /**
+     * Line: {@code DONE cpu collections gcMs}, the run ended well; cpu is where the ponger ran (-1:
+     * unpinned), then the garbage collections its JVM made while the ponger ran and their time.
+     */
     static final String DONE = "DONE";
     /** Line: {@code FAILED cpu message}. */
     static final String FAILED = "FAILED";
@@ -287,7 +291,9 @@ public final class RttPonger
     {
         watchParent(fromParent, ponger);
         send(toParent, READY);
+        final GcActivity gcBefore = GcActivity.now();
         ponger.run();
+        final GcActivity gc = GcActivity.now().since(gcBefore);
         finished = true;
         final String failure = ponger.failure();
         if (null != failure)
@@ -295,7 +301,7 @@ public final class RttPonger
             send(toParent, FAILED + " " + ponger.pinnedCpu() + " " + oneLine(failure));
             return EXIT_FAILED;
         }
-        send(toParent, DONE + " " + ponger.pinnedCpu());
+        send(toParent, DONE + " " + ponger.pinnedCpu() + " " + gc.collections() + " " + gc.timeMs());
         return 0;
     }
 

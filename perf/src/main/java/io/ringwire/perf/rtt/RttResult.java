@@ -1,6 +1,7 @@
 package io.ringwire.perf.rtt;
 
 import io.ringwire.perf.host.CpuPlan;
+import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.ThreadAllocation;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import org.HdrHistogram.Histogram;
@@ -29,6 +30,8 @@ import org.HdrHistogram.Histogram;
  *                               {@link ThreadAllocation#UNKNOWN}.
  * @param pingerJitCompiled      whether the JIT compiled anything while the pinger measured (so a
  *                               few hundred allocated bytes may be HotSpot's, not the loop's).
+ * @param gc                     collections from the pinger's start to its end, warm-up included, in the
+ *                               pinger's JVM and, with two processes, the ponger's.
  * @param dueTime                in an open loop ({@code --rate}), the latencies from each message's due
  *                               time (the fields above are then the service time); null in a closed loop.
  */
@@ -49,6 +52,7 @@ public record RttResult(
     int pongerCpu,
     long pingerAllocatedBytes,
     boolean pingerJitCompiled,
+    GcActivity gc,
     RttDueTime dueTime)
 {
     /**
@@ -71,24 +75,25 @@ public record RttResult(
         final boolean pingerJitCompiled)
     {
         return of(provider, api, processes, size, histogram, pingerCpu, pongerCpu, pingerAllocatedBytes,
-            pingerJitCompiled, null);
+            pingerJitCompiled, GcActivity.NONE, null);
     }
 
     /**
      * Summarises a histogram as {@link #of(String, String, int, int, Histogram, int, int, long, boolean)}
      * does, with an open loop's due-time latencies.
      *
+     * @param gc      collections during the run.
      * @param dueTime the due-time summary, or null in a closed loop.
      * @return the result.
      */
     static RttResult of(final String provider, final String api, final int processes, final int size,
         final Histogram histogram, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes,
-        final boolean pingerJitCompiled, final RttDueTime dueTime)
+        final boolean pingerJitCompiled, final GcActivity gc, final RttDueTime dueTime)
     {
         return new RttResult(provider, api, processes, size, histogram.getTotalCount(),
             histogram.getValueAtPercentile(50.0), histogram.getValueAtPercentile(90.0),
             histogram.getValueAtPercentile(99.0), histogram.getValueAtPercentile(99.9),
             histogram.getValueAtPercentile(99.99), histogram.getMaxValue(), histogram.getMean(),
-            pingerCpu, pongerCpu, pingerAllocatedBytes, pingerJitCompiled, dueTime);
+            pingerCpu, pongerCpu, pingerAllocatedBytes, pingerJitCompiled, gc, dueTime);
     }
 }

@@ -16,7 +16,7 @@ public final class RttTable
 {
     private static final String[] HEADER = {
         "provider", "api", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean",
-        "ratio", "cpus" };
+        "ratio", "cpus", "gc" };
     private static final String COLUMN_GAP = "  ";
     private RttTable()
     {
@@ -47,7 +47,8 @@ public final class RttTable
                 micros(result.max()),
                 micros(result.mean()),
                 firstP50 > 0 ? String.format(Locale.ROOT, "%.2fx", result.p50() / firstP50) : "-",
-                cpus(result) });
+                cpus(result),
+                Long.toString(result.gc().collections()) });
         }
 
         final StringBuilder out = new StringBuilder();
@@ -63,7 +64,8 @@ public final class RttTable
         {
             final RttResult first = report.results().getFirst();
             out.append("ratio: p50 relative to the first row (").append(first.provider()).append(' ')
-                .append(first.api()).append("); cpus: pinger/ponger CPU, '-' when unpinned; size: bytes per message ")
+                .append(first.api()).append("); cpus: pinger/ponger CPU, '-' when unpinned; gc: garbage collections from the row's ")
+                .append("first ping to its last echo, warm-up included, in every process; size: bytes per message ")
                 .append("(a messaging LatencyProbe is at least ").append(LatencyProbeCodec.MIN_LENGTH).append(")\n");
             appendMessagingOverheads(out, report);
             appendBaselineRatios(out, report);

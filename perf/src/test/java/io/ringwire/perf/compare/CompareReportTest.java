@@ -1,6 +1,7 @@
 package io.ringwire.perf.compare;
 
 import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.rtt.RttResult;
 import io.ringwire.perf.testing.MiniJson;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,13 @@ class CompareReportTest
 {
     private static RttResult row(final String provider, final String api, final long p50, final long p99)
     {
-        return new RttResult(provider, api, 1, 32, 100, p50, p50, p99, p99, p99, p99, p50, 0, 1, 0, false, null);
+        return row(provider, api, p50, p99, GcActivity.NONE);
+    }
+
+    private static RttResult row(final String provider, final String api, final long p50, final long p99,
+        final GcActivity gc)
+    {
+        return new RttResult(provider, api, 1, 32, 100, p50, p50, p99, p99, p99, p99, p50, 0, 1, 0, false, gc, null);
     }
 
     private static List<RttResult> round(final long shmChannel, final long shmMessaging, final long aeronIpc)
@@ -72,6 +79,20 @@ class CompareReportTest
         assertEquals(200.0, shmChannel.p50(), 1e-9);
         assertEquals(2000.0, shmChannel.p99(), 1e-9);
         assertEquals(3, report().rows().size());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aRowsGarbageCollectionsAreSummedOverItsRoundsAndShownInTableAndJson()
+    {
+        final CompareReport report = new CompareReport(32, 100, 10, 1, CompareOptions.parsePairs("shm/aeron-ipc"),
+            List.of(List.of(row("shm", "channel", 200, 2000, new GcActivity(1, 3))),
+                List.of(row("shm", "channel", 300, 3000, new GcActivity(2, 4)))), List.of());
+        assertEquals(3, report.rows().getFirst().gcCount());
+        assertTrue(report.table().contains("gc"), report.table());
+        final Map<String, Object> row = ((List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
+            report.json())).get("rows")).getFirst();
+        assertEquals(3.0, row.get("gc_collections"));
     }
 
     @Test

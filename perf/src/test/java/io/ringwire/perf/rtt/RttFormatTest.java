@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.Pinger;
 import io.ringwire.perf.testing.MiniJson;
@@ -62,7 +63,7 @@ class RttFormatTest
             due.recordValue(ns * 100);
         }
         final RttReport report = new RttReport(32, 4, 2, 1, List.of(RttResult.of("shm", RttOptions.API_CHANNEL, 1,
-            32, service, 0, 1, 0, false, RttDueTime.of(50_000, due))));
+            32, service, 0, 1, 0, false, new GcActivity(2, 9), RttDueTime.of(50_000, due))));
 
         final Map<String, Object> row = ((List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
             RttJson.format(report))).get("results")).getFirst();
@@ -76,6 +77,8 @@ class RttFormatTest
         assertEquals((double)due.getValueAtPercentile(50.0), row.get("due_p50"));
         assertEquals((double)due.getMaxValue(), row.get("due_max"));
         assertEquals(50_000.0, row.get("rate"));
+        assertEquals(2.0, row.get("gc_collections"), "the row's garbage collections");
+        assertEquals(9.0, row.get("gc_time_ms"));
         for (final String field : List.of("due_p90", "due_p99", "due_p99_9", "due_p99_99", "due_mean"))
         {
             assertTrue(row.containsKey(field), "adds " + field);
@@ -225,7 +228,7 @@ class RttFormatTest
         final String header = lines.stream().filter(l -> l.startsWith("provider")).findFirst().orElseThrow();
         for (final String column : List.of("api", "processes", "size", "messages", "p50", "p90", "p99", "p99.9",
             "p99.99",
-            "max", "mean", "ratio"))
+            "max", "mean", "ratio", "cpus", "gc"))
         {
             assertTrue(header.contains(column), "header has " + column + ": " + header);
         }
@@ -236,7 +239,8 @@ class RttFormatTest
         final String nioRatio = nio.split(" +")[12];
         assertTrue(nioRatio.endsWith("x"), nio);
         assertEquals(10.0, Double.parseDouble(nioRatio.substring(0, nioRatio.length() - 1)), 0.02, nio);
-        assertTrue(nio.endsWith("0/1"), "cpus column: " + nio);
+        assertEquals("0/1", nio.split(" +")[13], "cpus column: " + nio);
+        assertEquals("0", nio.split(" +")[14], "gc column: " + nio);
     }
 
     private static RttReport roceRound(final long roceNs, final long udpNs)

@@ -85,6 +85,8 @@ class RttRunTest
         assertTrue(result.p99_9() <= result.p99_99(), result.toString());
         assertTrue(result.p99_99() <= result.max(), result.toString());
         assertTrue(result.mean() > 0 && result.mean() <= result.max(), result.toString());
+        // Counted in every process of the row (a child reports its own on its DONE line).
+        assertTrue(result.gc().collections() >= 0 && result.gc().timeMs() >= 0, result.toString());
     }
 
     @Test
