@@ -2,6 +2,7 @@ package io.ringwire.perf.output;
 
 import org.HdrHistogram.Histogram;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -13,8 +14,11 @@ import java.util.regex.Pattern;
  *                  group (one row's service and due-time latencies); same characters as the name.
  * @param label     its legend in the plot and its line in results.md.
  * @param histogram the values, in nanoseconds.
+ * @param intervals the same values cut into time intervals, oldest first, each with its start and
+ *                  end time stamps; empty when the run kept none (its log then has one interval).
  */
-public record RecordedHistogram(String name, String group, String label, Histogram histogram)
+public record RecordedHistogram(String name, String group, String label, Histogram histogram,
+    List<Histogram> intervals)
 {
     private static final Pattern FILE_SAFE = Pattern.compile("[A-Za-z0-9._-]+");
 
@@ -23,10 +27,24 @@ public record RecordedHistogram(String name, String group, String label, Histogr
      */
     public RecordedHistogram
     {
+        intervals = List.copyOf(intervals);
         if (!FILE_SAFE.matcher(name).matches() || !FILE_SAFE.matcher(group).matches())
         {
             throw new IllegalArgumentException("histogram name '" + name + "' and group '" + group +
                 "' must be letters, digits, '.', '_' or '-'");
         }
+    }
+
+    /**
+     * A histogram kept whole, with no intervals.
+     *
+     * @param name      file stem.
+     * @param group     plot.
+     * @param label     legend.
+     * @param histogram the values, in nanoseconds.
+     */
+    public RecordedHistogram(final String name, final String group, final String label, final Histogram histogram)
+    {
+        this(name, group, label, histogram, List.of());
     }
 }

@@ -128,8 +128,9 @@ public final class ResultsWriter
     }
 
     /**
-     * One interval, the histogram's own start and end time stamps (the measured window) when it has
-     * them; the "max" column in microseconds.
+     * The run's intervals when it kept them (one a second), otherwise one interval: the histogram's
+     * own start and end time stamps (the measured window) when it has them. Interval times are
+     * seconds from the log's base time, the first interval's start; the "max" column in microseconds.
      */
     private static void writeHdr(final Path file, final RecordedHistogram recorded) throws IOException
     {
@@ -137,16 +138,27 @@ public final class ResultsWriter
         try (PrintStream log = new PrintStream(Files.newOutputStream(file), false, StandardCharsets.UTF_8))
         {
             final HistogramLogWriter writer = new HistogramLogWriter(log);
-            final long startMs = histogram.getStartTimeStamp() > 0 && histogram.getStartTimeStamp() < Long.MAX_VALUE ?
-                histogram.getStartTimeStamp() : System.currentTimeMillis();
-            final long endMs = Math.max(startMs, histogram.getEndTimeStamp());
+            final List<Histogram> intervals = recorded.intervals().isEmpty() ? List.of(histogram) : recorded.intervals();
+            final long startMs = startOf(intervals.getFirst());
             writer.outputComment(recorded.label() + "; values in ns");
             writer.outputLogFormatVersion();
             writer.outputStartTime(startMs);
             writer.setBaseTime(startMs);
             writer.outputLegend();
-            writer.outputIntervalHistogram(0.0, (endMs - startMs) / 1000.0, histogram, NANOS_PER_MICRO);
+            for (final Histogram interval : intervals)
+            {
+                final long fromMs = Math.max(startMs, startOf(interval));
+                final long toMs = Math.max(fromMs, interval.getEndTimeStamp());
+                writer.outputIntervalHistogram((fromMs - startMs) / 1000.0, (toMs - startMs) / 1000.0, interval,
+                    NANOS_PER_MICRO);
+            }
         }
+    }
+
+    private static long startOf(final Histogram histogram)
+    {
+        return histogram.getStartTimeStamp() > 0 && histogram.getStartTimeStamp() < Long.MAX_VALUE ?
+            histogram.getStartTimeStamp() : System.currentTimeMillis();
     }
 
     private static void writeHgrm(final Path file, final Histogram histogram) throws IOException

@@ -1,9 +1,5 @@
 package io.ringwire.perf.output;
 
-import io.ringwire.perf.output.BenchmarkRun;
-import io.ringwire.perf.output.RecordedHistogram;
-import io.ringwire.perf.output.ResultsWriter;
-import io.ringwire.perf.output.RunEnvironment;
 
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,6 +1,5 @@
 package io.ringwire.perf.output;
 
-import io.ringwire.perf.output.JsonText;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;

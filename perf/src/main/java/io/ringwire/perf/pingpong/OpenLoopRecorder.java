@@ -1,6 +1,6 @@
 package io.ringwire.perf.pingpong;
 
-import org.HdrHistogram.Histogram;
+import org.HdrHistogram.ValueRecorder;
 
 /**
  * The accounting of an open-loop run ({@code rtt --rate R}): message {@code i} is due at
@@ -25,8 +25,8 @@ public final class OpenLoopRecorder
 
     private final long ratePerSecond;
     private final long highestTrackableNs;
-    private final Histogram dueTime;
-    private final Histogram serviceTime;
+    private final ValueRecorder dueTime;
+    private final ValueRecorder serviceTime;
     private long startNs;
 
     /**
@@ -35,8 +35,8 @@ public final class OpenLoopRecorder
      * @param dueTime            receives each message's latency from its due time.
      * @param serviceTime        receives each message's latency from its actual send.
      */
-    OpenLoopRecorder(final long ratePerSecond, final long highestTrackableNs, final Histogram dueTime,
-        final Histogram serviceTime)
+    OpenLoopRecorder(final long ratePerSecond, final long highestTrackableNs, final ValueRecorder dueTime,
+        final ValueRecorder serviceTime)
     {
         if (ratePerSecond < 1)
         {

@@ -8,6 +8,7 @@ import org.HdrHistogram.Histogram;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,12 +27,12 @@ public abstract class Pinger extends SpinningTask
     /** Returned by {@link #roundTrip(long)} when it failed; {@link #failureDetail} says why. */
     public static final long FAILED = -1;
 
-    private final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+    private final IntervalHistogram histogram = new IntervalHistogram(HIGHEST_TRACKABLE_NS, 3);
     /** The warm-up's round trips: recorded the same way, then ignored. */
-    private final Histogram warmupHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+    private final IntervalHistogram warmupHistogram = new IntervalHistogram(HIGHEST_TRACKABLE_NS, 3);
     /** Open loop only: each message's latency from when it was due ({@link OpenLoopRecorder}). */
-    private final Histogram dueTimeHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
-    private final Histogram warmupDueTimeHistogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+    private final IntervalHistogram dueTimeHistogram = new IntervalHistogram(HIGHEST_TRACKABLE_NS, 3);
+    private final IntervalHistogram warmupDueTimeHistogram = new IntervalHistogram(HIGHEST_TRACKABLE_NS, 3);
     private final long warmup;
     private final long messages;
 
@@ -102,14 +103,16 @@ public abstract class Pinger extends SpinningTask
         {
             return warmupFailure + " (warm-up)";
         }
-        histogram.setStartTimeStamp(System.currentTimeMillis());
-        dueTimeHistogram.setStartTimeStamp(histogram.getStartTimeStamp());
+        histogram.reset();
+        dueTimeHistogram.reset();
+        histogram.whole().setStartTimeStamp(System.currentTimeMillis());
+        dueTimeHistogram.whole().setStartTimeStamp(histogram.whole().getStartTimeStamp());
         startMeasuring();
         final String failure = null != recorder ? openLoopRoundTrips(warmup, warmup + messages, recorder) :
             roundTrips(warmup, warmup + messages, histogram);
         stopMeasuring();
-        histogram.setEndTimeStamp(System.currentTimeMillis());
-        dueTimeHistogram.setEndTimeStamp(histogram.getEndTimeStamp());
+        histogram.whole().setEndTimeStamp(System.currentTimeMillis());
+        dueTimeHistogram.whole().setEndTimeStamp(histogram.whole().getEndTimeStamp());
         return null != failure ? failure : finish();
     }
 
@@ -118,7 +121,7 @@ public abstract class Pinger extends SpinningTask
      *
      * @return null, or what failed.
      */
-    private String roundTrips(final long from, final long to, final Histogram recorded)
+    private String roundTrips(final long from, final long to, final IntervalHistogram recorded)
     {
         long sequence = from;
         try
@@ -304,7 +307,36 @@ public abstract class Pinger extends SpinningTask
      */
     public final Histogram histogram()
     {
-        return histogram;
+        return histogram.whole();
+    }
+
+    /**
+     * Closes the current interval of the measured histograms: called by the control thread once a
+     * second while the pinger runs, and once after it ended.
+     */
+    public final void closeIntervals()
+    {
+        histogram.closeInterval();
+        if (ratePerSecond > 0)
+        {
+            dueTimeHistogram.closeInterval();
+        }
+    }
+
+    /**
+     * @return the measured round trips (service times in an open loop) per closed interval.
+     */
+    public final List<Histogram> intervals()
+    {
+        return histogram.intervals();
+    }
+
+    /**
+     * @return in an open loop, the due-time latencies per closed interval; empty in a closed loop.
+     */
+    public final List<Histogram> dueTimeIntervals()
+    {
+        return ratePerSecond > 0 ? dueTimeHistogram.intervals() : List.of();
     }
 
     /**
@@ -325,6 +357,6 @@ public abstract class Pinger extends SpinningTask
      */
     public final Histogram dueTimeHistogram()
     {
-        return ratePerSecond > 0 ? dueTimeHistogram : null;
+        return ratePerSecond > 0 ? dueTimeHistogram.whole() : null;
     }
 }

@@ -20,7 +20,6 @@ import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPlan;
-import io.ringwire.perf.output.ProgressLine;
 import io.ringwire.perf.output.RecordedHistogram;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.Pinger;
@@ -290,16 +289,17 @@ public final class RttBenchmark
         final GcActivity gcBefore = GcActivity.now();
         final Thread pongerThread = start(ponger);
         final Thread pingerThread = start(pinger);
-        final ProgressLine progress = progressOf(provider, api, pinger);
+        final PingerWatch watch = new PingerWatch(provider + " " + api, pinger, log);
         // If the ponger fails the pinger is told at once rather than after its echo timeout.
         while (!join(pingerThread, JOIN_SLICE_MS))
         {
-            progress.update(pinger.completed());
+            watch.tick();
             if (!pongerThread.isAlive() && null != ponger.failure())
             {
                 pinger.requestStop();
             }
         }
+        watch.finish();
         if (null != pinger.failure())
         {
             ponger.requestStop();
@@ -460,15 +460,16 @@ public final class RttBenchmark
         pinger.openLoopAt(options.rate());
         final GcActivity gcBefore = GcActivity.now();
         final Thread pingerThread = start(pinger);
-        final ProgressLine progress = progressOf(provider, api, pinger);
+        final PingerWatch watch = new PingerWatch(provider + " " + api, pinger, log);
         while (!join(pingerThread, JOIN_SLICE_MS))
         {
-            progress.update(pinger.completed());
+            watch.tick();
             if (!child.isAlive())
             {
                 pinger.requestStop();
             }
         }
+        watch.finish();
         final GcActivity gc = GcActivity.now().since(gcBefore);
         final String pongerFailure;
         PongerProcess.Done done = null;
@@ -504,11 +505,12 @@ public final class RttBenchmark
         final String title = provider + " " + api + (options.rounds() > 1 ? ", round " + round : "");
         final boolean openLoop = null != pinger.dueTimeHistogram();
         histograms.add(new RecordedHistogram(row, row,
-            title + (openLoop ? ", service time (from send)" : ", round trip"), pinger.histogram()));
+            title + (openLoop ? ", service time (from send)" : ", round trip"), pinger.histogram(), pinger.intervals()));
         if (openLoop)
         {
             histograms.add(new RecordedHistogram(row + "-due", row,
-                title + ", from due time at " + options.rate() + "/s", pinger.dueTimeHistogram()));
+                title + ", from due time at " + options.rate() + "/s", pinger.dueTimeHistogram(),
+                pinger.dueTimeIntervals()));
         }
         return RttResult.of(provider, api, options.processes(), sizeOf(provider, api), pinger.histogram(), pinger.pinnedCpu(),
             pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(), gc,
@@ -543,11 +545,6 @@ public final class RttBenchmark
             }
             throw new IllegalStateException(message.toString());
         }
-    }
-
-    private ProgressLine progressOf(final String provider, final String api, final Pinger pinger)
-    {
-        return new ProgressLine(provider + " " + api, "round trips", pinger.total(), log);
     }
 
     private static Thread start(final SpinningTask task)

@@ -1,9 +1,5 @@
 package io.ringwire.perf.output;
 
-import io.ringwire.perf.output.BenchmarkRun;
-import io.ringwire.perf.output.RecordedHistogram;
-import io.ringwire.perf.output.ResultsWriter;
-import io.ringwire.perf.output.RunEnvironment;
 import io.ringwire.perf.pingpong.Pinger;
 import io.ringwire.perf.rtt.RttOptions;
 import io.ringwire.perf.testing.MiniJson;
@@ -17,6 +13,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +86,41 @@ public class RunOutputTest
         assertEquals(histogram(200, 1_000).getValueAtPercentile(99.0), read.getValueAtPercentile(99.0));
         assertNull(new HistogramLogReader(directory.resolve("shm-channel.hdr").toFile()).nextIntervalHistogram(
             10.0, 20.0), "one interval, the measured window (2.5 s here), nothing after it");
+    }
+
+    @Test
+    void aRunThatKeptIntervalsWritesOneIntervalEachAtItsOffsetFromTheFirst(@TempDir final Path directory)
+        throws IOException
+    {
+        final long startMs = 1_795_000_000_000L;
+        final List<Histogram> intervals = List.of(interval(200, 100, startMs, startMs + 1_000),
+            interval(400, 200, startMs + 1_000, startMs + 2_000), interval(100_000, 50, startMs + 2_000, startMs + 2_500));
+        final Histogram whole = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
+        intervals.forEach(whole::add);
+        ResultsWriter.write(directory, new BenchmarkRun("rtt", List.of(), RttOptions.parse("--provider", "shm"),
+            "table\n", "{}", List.of(new RecordedHistogram("shm-channel", "shm-channel", "shm channel", whole,
+                intervals)), RunEnvironment.capture()));
+
+        final HistogramLogReader reader = new HistogramLogReader(directory.resolve("shm-channel.hdr").toFile());
+        final List<Long> counts = new ArrayList<>();
+        final List<Double> offsets = new ArrayList<>();
+        for (EncodableHistogram read = reader.nextIntervalHistogram(); null != read; read = reader.nextIntervalHistogram())
+        {
+            counts.add(((Histogram)read).getTotalCount());
+            offsets.add((read.getStartTimeStamp() - startMs) / 1000.0);
+        }
+        reader.close();
+        assertEquals(List.of(100L, 200L, 50L), counts, "one interval each, in order");
+        assertEquals(List.of(0.0, 1.0, 2.0), offsets, "each at its own time, so a stall shows when it happened");
+    }
+
+    private static Histogram interval(final long valueNs, final int count, final long startMs, final long endMs)
+    {
+        final Histogram interval = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
+        interval.recordValueWithCount(valueNs, count);
+        interval.setStartTimeStamp(startMs);
+        interval.setEndTimeStamp(endMs);
+        return interval;
     }
 
     @Test
