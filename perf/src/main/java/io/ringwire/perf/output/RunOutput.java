@@ -1,6 +1,5 @@
 package io.ringwire.perf.output;
 
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,6 +1,5 @@
 package io.ringwire.perf.output;
 
-
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
 import java.util.List;
