@@ -3,9 +3,9 @@ package io.ringwire.perf.rtt;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.Subscription;
-import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import io.ringwire.perf.pingpong.ProbePonger;
 import org.agrona.DirectBuffer;
 
 /**
@@ -20,17 +20,11 @@ import org.agrona.DirectBuffer;
  * <p>Threading: the ponger thread only, after its side was connected both ways; the measurements
  * are read after that thread ended.
  */
-public final class MessagingPonger extends SpinningTask implements FragmentHandler
+public final class MessagingPonger extends ProbePonger implements FragmentHandler
 {
     private final Subscription subscription;
     private final ProbeSender sender;
-    private final LatencyProbeCodec codec = new LatencyProbeCodec();
     private final long warmup;
-
-    // Written by the fragment handler (inside poll) and the loop, both on the ponger thread.
-    private long received;
-    private boolean stopReceived;
-    private String error;
 
     /**
      * @param peer   this side, connected both ways.
@@ -39,42 +33,21 @@ public final class MessagingPonger extends SpinningTask implements FragmentHandl
      */
     MessagingPonger(final MessagingPeer peer, final ThreadPlan plan, final long warmup)
     {
-        super("ponger", plan, peer);
+        super(plan, peer);
         this.subscription = peer.subscription;
         this.warmup = warmup;
         this.sender = new ProbeSender(peer, null);
     }
 
     @Override
-    protected String runLoop()
+    protected int pollProbes()
     {
-        while (true)
-        {
-            if (subscription.poll(this, MessagingPinger.POLL_BATCH) == 0 && idleTooLong(received, "probe"))
-            {
-                return idleFailure();
-            }
-            if (null != error)
-            {
-                return error;
-            }
-            if (stopReceived)
-            {
-                return null;
-            }
-        }
+        return subscription.poll(this, MessagingPinger.POLL_BATCH);
     }
 
     @Override
-    public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    protected void beforeEcho(final long sequence)
     {
-        final int decoded = codec.decode(buffer, offset, length);
-        if (decoded < 0)
-        {
-            error = "probe " + received + " refused: " + LatencyProbeCodec.describe(decoded);
-            return;
-        }
-        final long sequence = codec.sequence();
         if (sequence == warmup)
         {
             startMeasuring();
@@ -83,25 +56,19 @@ public final class MessagingPonger extends SpinningTask implements FragmentHandl
         {
             stopMeasuring();
         }
-        final DirectBuffer padding = codec.padding();
-        // echoTimestampNs stays 0: the bare channel's ponger, the baseline this path is compared
-        // with, reads no clock, so a clock read here would count against messaging alone.
-        final String failure = sender.send(length, sequence, codec.sendTimestampNs(), padding, padding.capacity(),
-            ProbeSender.CLOCK_NOT_READ);
-        if (null != failure)
-        {
-            error = "echo of probe " + sequence + ": " + failure;
-            return;
-        }
-        received++;
-        stopReceived = sequence == LatencyProbeCodec.STOP_SEQUENCE;
     }
 
-    /**
-     * @return probes echoed, the stop probe included (read after the ponger thread ended).
-     */
-    long echoed()
+    @Override
+    protected String echo(final int length, final long sequence, final long sendNs, final DirectBuffer padding)
     {
-        return received;
+        // echoTimestampNs stays 0: the bare channel's ponger, the baseline this path is compared
+        // with, reads no clock, so a clock read here would count against messaging alone.
+        return sender.send(length, sequence, sendNs, padding, padding.capacity(), ProbeSender.CLOCK_NOT_READ);
+    }
+
+    @Override
+    public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        onProbe(buffer, offset, length);
     }
 }

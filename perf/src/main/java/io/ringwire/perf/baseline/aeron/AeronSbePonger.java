@@ -5,9 +5,10 @@ import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
-import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPlan;
+import io.ringwire.perf.host.WatchedConnection;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import io.ringwire.perf.pingpong.ProbePonger;
 import io.ringwire.perf.rtt.MessagingPonger;
 import org.agrona.DirectBuffer;
 
@@ -20,18 +21,12 @@ import org.agrona.DirectBuffer;
  *
  * <p>Threading: the ponger thread only.
  */
-public final class AeronSbePonger extends SpinningTask implements FragmentHandler
+public final class AeronSbePonger extends ProbePonger implements FragmentHandler
 {
     private final Subscription subscription;
     private final AeronProbeWriter writer;
-    private final LatencyProbeCodec codec = new LatencyProbeCodec();
     /** Reassembles a probe longer than Aeron's MTU; allocation-free once its buffer has grown. */
     private final FragmentAssembler assembler = new FragmentAssembler(this);
-
-    // Ponger thread only (the handler runs inside poll).
-    private long received;
-    private boolean stopReceived;
-    private String error;
 
     /**
      * @param side          the ponger's publication and subscription, connected.
@@ -40,53 +35,35 @@ public final class AeronSbePonger extends SpinningTask implements FragmentHandle
      */
     public AeronSbePonger(final AeronIpcSide side, final int messageLength, final ThreadPlan plan)
     {
-        super("ponger", plan);
+        super(plan, WatchedConnection.NONE);
         this.subscription = side.subscription;
         this.writer = new AeronProbeWriter(side.publication, messageLength);
     }
 
     @Override
-    protected String runLoop()
+    protected int pollProbes()
     {
-        while (true)
+        return subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT);
+    }
+
+    @Override
+    protected String echo(final int length, final long sequence, final long sendNs, final DirectBuffer padding)
+    {
+        long result;
+        while ((result = writer.tryWrite(length, sequence, sendNs, padding, padding.capacity())) < 0)
         {
-            if (subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT) == 0 && idleTooLong(received, "probe"))
+            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED ||
+                idleTooLong(echoed(), "probe"))
             {
-                return idleFailure();
-            }
-            if (null != error)
-            {
-                return error;
-            }
-            if (stopReceived)
-            {
-                return null;
+                return "failed: " + Publication.errorString(result);
             }
         }
+        return null;
     }
 
     @Override
     public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        final int decoded = codec.decode(buffer, offset, length);
-        if (decoded < 0)
-        {
-            error = "probe " + received + " refused: " + LatencyProbeCodec.describe(decoded);
-            return;
-        }
-        final long sequence = codec.sequence();
-        final DirectBuffer padding = codec.padding();
-        long result;
-        while ((result = writer.tryWrite(length, sequence, codec.sendTimestampNs(), padding, padding.capacity())) < 0)
-        {
-            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED ||
-                idleTooLong(received, "probe"))
-            {
-                error = "echo of probe " + sequence + " failed: " + Publication.errorString(result);
-                return;
-            }
-        }
-        received++;
-        stopReceived = sequence == LatencyProbeCodec.STOP_SEQUENCE;
+        onProbe(buffer, offset, length);
     }
 }
