@@ -3,6 +3,7 @@ package io.ringwire.perf;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.compare.CompareBenchmark;
 import io.ringwire.perf.compare.CompareOptions;
+import io.ringwire.perf.compare.ComparePlot;
 import io.ringwire.perf.compare.CompareReport;
 import io.ringwire.perf.exchange.ExchangeBenchmark;
 import io.ringwire.perf.exchange.ExchangeOptions;
@@ -269,7 +270,7 @@ public final class PerfMain
     }
 
     /**
-     * Runs {@code compare}: the JSON goes to {@code --out} too when given.
+     * Runs {@code compare}: the table or JSON on {@code out}, the results directory in {@code --out}.
      *
      * @param args       its options.
      * @param out        where the tables or JSON go.
@@ -289,14 +290,12 @@ public final class PerfMain
                 return;
             }
             final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
-            final CompareReport report = new CompareBenchmark(options, cpuPlan, err).run();
-            if (null != options.out())
-            {
-                Files.writeString(Path.of(options.out()),
-                    report.json() + System.lineSeparator());
-            }
+            final CompareBenchmark benchmark = new CompareBenchmark(options, cpuPlan, err);
+            final CompareReport report = benchmark.run();
             out.print(options.json() ? report.json() + System.lineSeparator() : report.table());
             out.flush();
+            ComparePlot.write(RunOutput.write("compare", args, options, options.out(), report.table(), report.json(),
+                benchmark.histograms(), err), report);
         });
     }
 

@@ -1,6 +1,8 @@
 package io.ringwire.perf.compare;
 
 import io.ringwire.perf.host.CpuPlan;
+import io.ringwire.perf.output.RecordedHistogram;
+import io.ringwire.perf.pingpong.Pinger;
 import io.ringwire.perf.rtt.RttBenchmark;
 import io.ringwire.perf.rtt.RttOptions;
 import io.ringwire.perf.rtt.RttResult;
@@ -8,6 +10,7 @@ import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProvider;
 import io.ringwire.rdma.RdmaProviders;
+import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -29,6 +32,8 @@ public final class CompareBenchmark
     private final CompareOptions options;
     private final CpuPlan cpuPlan;
     private final PrintStream log;
+    /** Per row, its histograms over the rounds merged, grouped by the provider it is compared with. */
+    private final Map<String, RowHistogram> rowHistograms = new LinkedHashMap<>();
 
     /**
      * @param options what to run.
@@ -62,12 +67,64 @@ public final class CompareBenchmark
             for (final Map.Entry<String, List<Comparison>> provider : byProvider.entrySet())
             {
                 final RttOptions rtt = rttOptions(provider.getKey(), provider.getValue());
-                results.addAll(new RttBenchmark(rtt, cpuPlan, log).run().rounds().getFirst().results());
+                final RttBenchmark benchmark = new RttBenchmark(rtt, cpuPlan, log);
+                results.addAll(benchmark.run().rounds().getFirst().results());
+                for (final RecordedHistogram row : benchmark.histograms())
+                {
+                    rowHistograms.computeIfAbsent(provider.getKey() + "/" + row.name(),
+                        key -> new RowHistogram(provider.getKey(), row.name())).add(row);
+                }
             }
             rounds.add(results);
         }
         return new CompareReport(options.size(), options.messages(), options.warmup(), options.processes(), compared,
             rounds, notes);
+    }
+
+    /**
+     * @return per row, its round trips over every round (intervals kept), grouped in one plot per
+     *         provider with the rows it is compared with; read after {@link #run()}.
+     */
+    public List<RecordedHistogram> histograms()
+    {
+        final List<RecordedHistogram> histograms = new ArrayList<>();
+        rowHistograms.values().forEach(row -> histograms.add(row.recorded(options.rounds())));
+        return histograms;
+    }
+
+    /**
+     * One row's histograms of every round, merged.
+     */
+    private static final class RowHistogram
+    {
+        private final String group;
+        private final String name;
+        private final Histogram merged = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
+        private final List<Histogram> intervals = new ArrayList<>();
+        private String label;
+
+        RowHistogram(final String group, final String name)
+        {
+            this.group = group;
+            this.name = name;
+            merged.setStartTimeStamp(Long.MAX_VALUE);
+        }
+
+        void add(final RecordedHistogram round)
+        {
+            final Histogram histogram = round.histogram();
+            merged.add(histogram);
+            merged.setStartTimeStamp(Math.min(merged.getStartTimeStamp(), histogram.getStartTimeStamp()));
+            merged.setEndTimeStamp(Math.max(merged.getEndTimeStamp(), histogram.getEndTimeStamp()));
+            intervals.addAll(round.intervals());
+            label = round.label();
+        }
+
+        RecordedHistogram recorded(final int rounds)
+        {
+            return new RecordedHistogram(group + "-" + name, group, label + ", " + rounds + " round(s)", merged,
+                intervals);
+        }
     }
 
     /**

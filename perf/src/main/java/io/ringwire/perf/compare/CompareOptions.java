@@ -21,7 +21,7 @@ import java.util.List;
  * @param processes          1 or 2, as {@code rtt --processes}.
  * @param rounds             times every pair runs, round after round.
  * @param json               print one JSON object instead of the tables.
- * @param out                a file the JSON is also written to, or null.
+ * @param out                the results directory, or null for perf/results/<date-time>/.
  * @param allowOversubscribe run even with fewer CPUs than spinning threads.
  * @param shmDirectory       directory of the shm provider's files.
  * @param help               print the usage and nothing else.
@@ -80,7 +80,11 @@ public record CompareOptions(
               --rounds N              rounds, 1 to %d (default %d)
               --processes 1|2         as rtt (default 1)
               --json                  print one JSON object (values in ns): "rows" and "ratios"
-              --out FILE              also write the JSON to FILE
+              --out DIR               write the results directory there: per row, its round trips over
+                                      all rounds as an HdrHistogram log (.hdr, one interval a second)
+                                      and distribution (.hgrm); per provider, a percentile plot of it
+                                      beside its alternatives; compare-ratios.png; summary.json (with
+                                      the JSON) and results.md (default perf/results/<date-time>/)
               --allow-oversubscribe   as rtt
               --shm-dir DIR           as rtt
               --help                  this text
@@ -122,7 +126,14 @@ public record CompareOptions(
                 case "--warmup" -> warmup = option.number("a count", 0, RttOptions.MAX_MESSAGES, "round trips");
                 case "--processes" -> processes = option.intNumber("1 or 2", 1, 2, "processes");
                 case "--rounds" -> rounds = option.intNumber("a count", 1, RttOptions.MAX_ROUNDS, "rounds");
-                case "--out" -> out = option.value("a file");
+                case "--out" ->
+                {
+                    out = option.value("a directory");
+                    if (out.isBlank())
+                    {
+                        throw new UsageException("--out needs a directory, e.g. perf/results/compare-1");
+                    }
+                }
                 case "--shm-dir" -> shmDirectory = option.value("a directory");
                 default -> throw option.unknown("--pairs, --size, --messages, --warmup, --rounds, --processes, " +
                     "--json, --out, --allow-oversubscribe, --shm-dir, --help");

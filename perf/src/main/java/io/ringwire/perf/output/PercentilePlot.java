@@ -4,22 +4,25 @@ import org.HdrHistogram.HistogramIterationValue;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
-import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
 import java.text.FieldPosition;
 import java.text.NumberFormat;
 import java.text.ParsePosition;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Draws histograms' percentile distributions as a PNG the way HdrHistogram's plotter does: latency
@@ -35,6 +38,10 @@ public final class PercentilePlot
     /** Points per halving of the distance to 100%, as HdrHistogram's .hgrm output has them. */
     private static final int TICKS_PER_HALF_DISTANCE = 5;
     private static final double NANOS_PER_MICRO = 1000.0;
+    /** Line colours that stay apart on white, in the order rows are drawn. */
+    private static final Color[] PALETTE = {
+        new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf), new Color(0x7f7f7f), new Color(0xbcbd22) };
 
     private PercentilePlot()
     {
@@ -79,9 +86,18 @@ public final class PercentilePlot
         percentileAxis.setMinorTickMarksVisible(false);
         percentileAxis.setRange(1, Math.pow(10, Math.ceil(Math.log10(highestX))));
         percentileAxis.setNumberFormatOverride(new PercentileFormat());
-        final NumberAxis latencyAxis = new NumberAxis("latency (us)");
-        latencyAxis.setAutoRangeIncludesZero(true);
+        // A log latency axis keeps the median readable beside a tail thousands of times longer.
+        final LogAxis latencyAxis = new LogAxis("latency (us, log scale)");
+        latencyAxis.setBase(10);
+        latencyAxis.setSmallestValue(0.01);
+        latencyAxis.setTickUnit(new NumberTickUnit(1));
+        latencyAxis.setNumberFormatOverride(new DecimalFormat("0.###", DecimalFormatSymbols.getInstance(Locale.ROOT)));
         final XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
+        for (int series = 0; series < histograms.size(); series++)
+        {
+            renderer.setSeriesPaint(series, PALETTE[series % PALETTE.length]);
+            renderer.setSeriesStroke(series, new BasicStroke(1.5f));
+        }
         final XYPlot plot = new XYPlot(dataset, percentileAxis, latencyAxis, renderer);
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);

@@ -1,8 +1,12 @@
 package io.ringwire.perf.compare;
 
 import io.ringwire.perf.PerfMain;
+import io.ringwire.perf.output.ResultsWriter;
 import io.ringwire.perf.testing.MiniJson;
 import io.ringwire.rdma.host.OnlineCpus;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,8 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One short real {@code perf compare} on shm against aeron-ipc only: it runs shm's channel and
- * messaging and aeron-ipc in each round, reads both ratios per round, and writes the same JSON to
- * --out as to stdout. No latency thresholds.
+ * messaging and aeron-ipc in each round, reads both ratios per round, and leaves a results
+ * directory in --out: the JSON it printed in summary.json, each row's histogram over the rounds,
+ * the provider's percentile plot and the ratios plot. No latency thresholds.
  */
 class CompareRunTest
 {
@@ -31,17 +36,33 @@ class CompareRunTest
     @SuppressWarnings("unchecked")
     void compareShmWithAeronIpcReadsBothRatiosInEachRound() throws Exception
     {
-        final Path outFile = directory.resolve("compare.json");
+        final Path results = directory.resolve("results");
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final int exitCode = PerfMain.compare(new String[] { "--pairs", "shm/aeron-ipc", "--messages", "300",
             "--warmup", "200", "--rounds", "2", "--json", "--allow-oversubscribe", "--shm-dir",
-            directory.resolve("shm").toString(), "--out", outFile.toString() },
+            directory.resolve("shm").toString(), "--out", results.toString() },
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
             OnlineCpus.asList());
         assertEquals(0, exitCode, err::toString);
         final String json = out.toString(StandardCharsets.UTF_8);
-        assertEquals(json, Files.readString(outFile), "--out holds what stdout printed");
+        assertTrue(Files.readString(results.resolve(ResultsWriter.SUMMARY_JSON)).contains(json.strip()),
+            "summary.json holds what stdout printed");
+        for (final String file : List.of("shm-shm-channel.hdr", "shm-shm-messaging.hgrm", "shm-aeron-ipc-raw.hdr",
+            "shm.png", ComparePlot.RATIOS_PLOT, ResultsWriter.RESULTS_MD))
+        {
+            assertTrue(Files.size(results.resolve(file)) > 0, file);
+        }
+        assertTrue(Files.readString(results.resolve(ResultsWriter.RESULTS_MD)).contains(ComparePlot.RATIOS_PLOT));
+        final HistogramLogReader log = new HistogramLogReader(results.resolve("shm-shm-channel.hdr").toFile());
+        long roundTrips = 0;
+        for (EncodableHistogram interval = log.nextIntervalHistogram(); null != interval;
+            interval = log.nextIntervalHistogram())
+        {
+            roundTrips += ((Histogram)interval).getTotalCount();
+        }
+        log.close();
+        assertEquals(2 * 300, roundTrips, "the row's intervals hold both rounds' measured round trips");
         final Map<String, Object> root = (Map<String, Object>)MiniJson.parse(json);
         final List<Map<String, Object>> rows = (List<Map<String, Object>>)root.get("rows");
         assertEquals(List.of("shm channel", "shm messaging", "aeron-ipc raw"),
