@@ -177,9 +177,10 @@ public final class CompareBenchmark
         boolean messaging = false;
         for (final Comparison pair : pairs)
         {
-            channel |= RttOptions.API_CHANNEL.equals(pair.api());
+            channel |= RttOptions.API_CHANNEL.equals(pair.api()) || Comparison.CHANNEL.equals(pair.baseline());
             messaging |= RttOptions.API_MESSAGING.equals(pair.api());
-            if (!Comparison.IB_WRITE_LAT.equals(pair.baseline()) && !providers.contains(pair.baseline()))
+            if (!Comparison.IB_WRITE_LAT.equals(pair.baseline()) && !Comparison.CHANNEL.equals(pair.baseline()) &&
+                !providers.contains(pair.baseline()))
             {
                 providers.add(pair.baseline());
             }

@@ -65,6 +65,7 @@ public record CompareOptions(
                   the same SBE LatencyProbe, validated and decoded)
               socket / nio-tcp
               roce / nio-udp, roce / aeron-udp
+              shm, socket and roce messaging / their own channel (what messaging costs over it)
               ibverbs / ib_write_lat (only with an RDMA device; ib_write_lat itself runs in the VM lab's
                   job, so compare notes the pair and runs ibverbs's row)
             Prints each row's p50 and p99 (medians over the rounds) and each pair's p50 ratio: the median
@@ -72,7 +73,7 @@ public record CompareOptions(
 
             options:
               --pairs LIST            comma list of providers (shm, socket, roce, ibverbs: all their pairs)
-                                      or provider/baseline (shm/aeron-ipc); default every pair whose
+                                      or provider/baseline (shm/aeron-ipc, roce/channel); default every pair whose
                                       provider can run here
               --size BYTES            message size (default 32; see rtt --help)
               --messages N            measured round trips per row and round (default %d)

@@ -12,7 +12,8 @@ import java.util.List;
  *
  * @param provider the RingWire transport.
  * @param api      its path ({@link RttOptions#API_CHANNEL} or {@link RttOptions#API_MESSAGING}).
- * @param baseline the alternative's transport (always measured raw).
+ * @param baseline the alternative's transport (always measured raw), or {@link #CHANNEL}: the same
+ *                 provider's bare channel, for what messaging costs over it.
  */
 public record Comparison(String provider, String api, String baseline)
 {
@@ -22,11 +23,14 @@ public record Comparison(String provider, String api, String baseline)
      */
     public static final String IB_WRITE_LAT = "ib_write_lat";
 
+    /** The provider's own channel row: the baseline of messaging's overhead over the channel. */
+    public static final String CHANNEL = "channel";
+
     /**
      * Every pair, in the order compare runs them: shm's channel and messaging beside Aeron IPC (raw,
      * and carrying the same SBE probe through the same validation, the like-for-like one for
      * messaging); socket beside a raw NIO TCP ping-pong; roce beside NIO UDP and Aeron UDP; ibverbs
-     * beside ib_write_lat.
+     * beside ib_write_lat; and each software provider's messaging over its own channel.
      */
     public static final List<Comparison> ALL = List.of(
         new Comparison(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.AERON_IPC),
@@ -35,14 +39,17 @@ public record Comparison(String provider, String api, String baseline)
         new Comparison(RttOptions.SOCKET, RttOptions.API_CHANNEL, RttOptions.NIO_TCP),
         new Comparison(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP),
         new Comparison(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.AERON_UDP),
-        new Comparison(RttOptions.IBVERBS, RttOptions.API_CHANNEL, IB_WRITE_LAT));
+        new Comparison(RttOptions.IBVERBS, RttOptions.API_CHANNEL, IB_WRITE_LAT),
+        new Comparison(RttOptions.SHM, RttOptions.API_MESSAGING, CHANNEL),
+        new Comparison(RttOptions.SOCKET, RttOptions.API_MESSAGING, CHANNEL),
+        new Comparison(RttOptions.ROCE, RttOptions.API_MESSAGING, CHANNEL));
 
     /**
      * @return "shm / aeron-ipc", "shm messaging / aeron-ipc-sbe" (as {@link RttRatio#label()}).
      */
     public String label()
     {
-        return new RttRatio(provider, api, baseline, 0).label();
+        return new RttRatio(provider, api, CHANNEL.equals(baseline) ? provider + " channel" : baseline, 0).label();
     }
 
     /**
@@ -53,7 +60,8 @@ public record Comparison(String provider, String api, String baseline)
     double ratioIn(final List<RttResult> results)
     {
         final RttResult path = find(results, provider, api);
-        final RttResult alternative = find(results, baseline, RttOptions.API_RAW);
+        final RttResult alternative = CHANNEL.equals(baseline) ? find(results, provider, RttOptions.API_CHANNEL) :
+            find(results, baseline, RttOptions.API_RAW);
         if (null == path || null == alternative || alternative.p50() <= 0)
         {
             return Double.NaN;

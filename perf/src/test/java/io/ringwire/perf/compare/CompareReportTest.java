@@ -56,6 +56,16 @@ class CompareReportTest
     }
 
     @Test
+    void messagingOverItsOwnChannelIsReadFromTheSameProvidersTwoRows()
+    {
+        final CompareReport report = new CompareReport(32, 100, 10, 1, CompareOptions.parsePairs("shm/channel"),
+            List.of(round(200, 400, 100), round(300, 300, 100), round(100, 500, 200)), List.of());
+        assertEquals(1, report.ratios().size());
+        assertEquals("shm messaging / shm channel", report.ratios().getFirst().label());
+        assertEquals(2.0, report.ratios().getFirst().median(), 1e-9, "median of 2, 1 and 5");
+    }
+
+    @Test
     void anEvenNumberOfReadingsTakesTheMeanOfTheMiddleTwo()
     {
         assertEquals(2.5, new CompareReport.Ratio("x", new double[] { 4, 1, 2, 3 }).median(), 1e-9);
@@ -127,9 +137,10 @@ class CompareReportTest
     @Test
     void pairsSelectByProviderOrProviderSlashBaselineInTheirFixedOrder()
     {
-        assertEquals(3, CompareOptions.parsePairs("shm").size());
+        assertEquals(4, CompareOptions.parsePairs("shm").size());
         final List<Comparison> roce = CompareOptions.parsePairs("roce/aeron-udp,socket");
-        assertEquals(List.of("socket / nio-tcp", "roce / aeron-udp"), roce.stream().map(Comparison::label).toList());
+        assertEquals(List.of("socket / nio-tcp", "roce / aeron-udp", "socket messaging / socket channel"),
+            roce.stream().map(Comparison::label).toList());
         assertTrue(assertThrows(UsageException.class, () -> CompareOptions.parsePairs("shm/nio-tcp")).getMessage()
             .contains("shm/nio-tcp"));
     }
