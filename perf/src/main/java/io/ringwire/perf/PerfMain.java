@@ -1,5 +1,6 @@
 package io.ringwire.perf;
 
+import io.ringwire.perf.perftest.PerftestPeer;
 import io.ringwire.rdma.host.OnlineCpus;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
@@ -58,6 +59,7 @@ public final class PerfMain
                         fixed offered rate, replaying a recorded flow in exchange-core's mix; matching --help
               exchange  order-to-ack through clients, gateway, journaled engine and market data at a fixed
                         offered rate, per hop, coordinated omission corrected; exchange --help
+              perftest-peer  the roce side of perftest's ib_write_lat or ib_write_bw; perftest-peer --help
             """;
     }
 
@@ -87,6 +89,7 @@ public final class PerfMain
             case "path" -> path(rest, out, err);
             case "matching" -> matching(rest, out, err, OnlineCpus.asList());
             case "exchange" -> exchange(rest, out, err);
+            case "perftest-peer" -> exitCodeOf("perftest-peer", err, () -> PerftestPeer.command(rest, out, err));
             case "help", "--help", "-h" ->
             {
                 out.print(usage());
@@ -94,7 +97,7 @@ public final class PerfMain
             }
             default ->
             {
-                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, oneway, throughput, compare, jmh, path, matching, exchange");
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, oneway, throughput, compare, jmh, path, matching, exchange, perftest-peer");
                 err.print(usage());
                 yield UsageException.EXIT_CODE;
             }
