@@ -99,9 +99,10 @@ ip netns add "$NS" && ip link set vb netns "$NS" \
   || { note result "FAILED: namespace setup"; exit 1; }
 ip -br addr; ip -n "$NS" -br addr
 ulimit -l unlimited
-# roce receives in a user process, which must queue what ib_write_bw's window puts in flight (128
-# messages of 64 packets) while it is busy: the kernel's default socket queue (208 KiB) overflows, and
-# every drop costs a go-back-N retransmission. These limits are global, so the rxe runs get them too.
+# roce receives in a user process, which must queue what ib_write_bw's window puts in flight (its
+# default send queue of 128 messages, each of many packets) while it is busy: the kernel's default
+# socket queue overflows, and every drop costs a go-back-N retransmission. The limits are global, so
+# the rxe runs get them too.
 sysctl -qw net.core.rmem_max=16777216 net.core.rmem_default=16777216 || { note result "FAILED: socket buffer sysctls"; exit 1; }
 install_icrc_probe && note icrc_probe installed || note icrc_probe "could not be installed"
 note perftest_version "$(dpkg-query -W -f '${Version}' perftest 2>/dev/null) ($(ib_write_lat --version 2>&1 | head -n 1))"
