@@ -17,6 +17,7 @@ import io.ringwire.perf.oneway.OneWayOptions;
 import io.ringwire.perf.output.RunOutput;
 import io.ringwire.perf.path.PathBenchmark;
 import io.ringwire.perf.path.PathOptions;
+import io.ringwire.perf.perftest.PerftestPeer;
 import io.ringwire.perf.rtt.RttBenchmark;
 import io.ringwire.perf.rtt.RttJson;
 import io.ringwire.perf.rtt.RttOptions;
@@ -84,6 +85,7 @@ public final class PerfMain
                         fixed offered rate, replaying a recorded flow in exchange-core's mix; matching --help
               exchange  order-to-ack through clients, gateway, journaled engine and market data at a fixed
                         offered rate, per hop, coordinated omission corrected; exchange --help
+              perftest-peer  the roce side of perftest's ib_write_lat or ib_write_bw; perftest-peer --help
             """;
     }
 
@@ -113,6 +115,7 @@ public final class PerfMain
             case "path" -> path(rest, out, err);
             case "matching" -> matching(rest, out, err, OnlineCpus.asList());
             case "exchange" -> exchange(rest, out, err);
+            case "perftest-peer" -> exitCodeOf("perftest-peer", err, () -> PerftestPeer.command(rest, out, err));
             case "help", "--help", "-h" ->
             {
                 out.print(usage());
@@ -120,7 +123,7 @@ public final class PerfMain
             }
             default ->
             {
-                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, oneway, throughput, compare, jmh, path, matching, exchange");
+                err.println("ringwire perf: unknown benchmark '" + args[0] + "'; allowed: rtt, oneway, throughput, compare, jmh, path, matching, exchange, perftest-peer");
                 err.print(usage());
                 yield UsageException.EXIT_CODE;
             }
