@@ -4,8 +4,10 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 import org.HdrHistogram.ValueRecorder;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.DataFormatException;
 
 /**
  * A histogram of a whole run and, beside it, the same values cut into intervals: the measuring
@@ -14,16 +16,29 @@ import java.util.List;
  * swaps its two histograms under a writer-reader phaser. The whole histogram gives the run's
  * percentiles, the intervals the interval log ({@code .hdr}) that shows when a stall happened.
  *
+ * <p>Each closed interval is kept compressed (HdrHistogram's compressed encoding, typically a few
+ * hundred bytes) and its histogram is handed back to the recorder, so keeping a run's intervals
+ * costs the control thread little allocation: a full histogram a second would fill the young
+ * generation and cost the run the very collections it is meant to show it does not need.
+ *
  * <p>Threading: {@link #recordValue} from one writer thread, allocation-free; {@link #closeInterval}
- * and {@link #intervals} from one control thread (they allocate); {@link #whole} after the writer
- * has been joined.
+ * and {@link #intervals} from one control thread; {@link #whole} after the writer has been joined.
  */
 public final class IntervalHistogram implements ValueRecorder
 {
     private final long highestTrackable;
     private final Histogram whole;
     private final SingleWriterRecorder recorder;
-    private final List<Histogram> intervals = new ArrayList<>();
+    private final List<EncodedInterval> intervals = new ArrayList<>();
+    /** The recorder's histogram last handed out, handed back at the next interval. */
+    private Histogram spare;
+    /** Where an interval is compressed before its bytes are copied out; grows when needed. */
+    private ByteBuffer encoding = ByteBuffer.allocate(0);
+
+    /** One interval, compressed, with its time stamps (ms since the epoch). */
+    private record EncodedInterval(long startMs, long endMs, byte[] compressed)
+    {
+    }
 
     /**
      * @param highestTrackable the largest value tracked (ns); callers clamp to it.
@@ -74,10 +89,21 @@ public final class IntervalHistogram implements ValueRecorder
      */
     public void closeInterval()
     {
-        final Histogram interval = recorder.getIntervalHistogram();
+        final Histogram interval = recorder.getIntervalHistogram(spare);
+        spare = interval;
         if (interval.getTotalCount() > 0)
         {
-            intervals.add(interval);
+            final int needed = interval.getNeededByteBufferCapacity();
+            if (encoding.capacity() < needed)
+            {
+                encoding = ByteBuffer.allocate(needed);
+            }
+            encoding.clear();
+            final int length = interval.encodeIntoCompressedByteBuffer(encoding);
+            final byte[] compressed = new byte[length];
+            encoding.flip();
+            encoding.get(compressed);
+            intervals.add(new EncodedInterval(interval.getStartTimeStamp(), interval.getEndTimeStamp(), compressed));
         }
     }
 
@@ -86,7 +112,23 @@ public final class IntervalHistogram implements ValueRecorder
      */
     public List<Histogram> intervals()
     {
-        return List.copyOf(intervals);
+        final List<Histogram> decoded = new ArrayList<>(intervals.size());
+        for (final EncodedInterval interval : intervals)
+        {
+            try
+            {
+                final Histogram histogram = Histogram.decodeFromCompressedByteBuffer(
+                    ByteBuffer.wrap(interval.compressed()), highestTrackable);
+                histogram.setStartTimeStamp(interval.startMs());
+                histogram.setEndTimeStamp(interval.endMs());
+                decoded.add(histogram);
+            }
+            catch (final DataFormatException ex)
+            {
+                throw new IllegalStateException("an interval encoded here does not decode", ex);
+            }
+        }
+        return decoded;
     }
 
     /**

@@ -50,6 +50,42 @@ class IntervalHistogramTest
     }
 
     @Test
+    void keepingAnIntervalCostsTheControlThreadAFractionOfAHistogram()
+    {
+        final IntervalHistogram histogram = new IntervalHistogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
+        for (int warm = 0; warm < 3; warm++)
+        {
+            record(histogram);
+            histogram.closeInterval();
+        }
+        final int intervals = 20;
+        long allocated = 0;
+        for (int interval = 0; interval < intervals; interval++)
+        {
+            record(histogram);
+            final long before = ThreadAllocation.currentThreadAllocatedBytes();
+            histogram.closeInterval();
+            allocated += ThreadAllocation.currentThreadAllocatedBytes() - before;
+        }
+        final long footprint = histogram.whole().getEstimatedFootprintInBytes();
+        assertTrue(allocated / intervals < footprint / 10, allocated / intervals + " bytes an interval against a " +
+            footprint + "-byte histogram");
+        assertEquals(intervals + 3, histogram.intervals().size());
+        assertEquals(histogram.whole().getTotalCount(),
+            histogram.intervals().stream().mapToLong(Histogram::getTotalCount).sum(), "nothing lost in the encoding");
+        assertEquals(histogram.whole().getMaxValue(),
+            histogram.intervals().stream().mapToLong(Histogram::getMaxValue).max().orElseThrow());
+    }
+
+    private static void record(final IntervalHistogram histogram)
+    {
+        for (int i = 0; i < 10_000; i++)
+        {
+            histogram.recordValue(150 + (i * 37L) % 50_000);
+        }
+    }
+
+    @Test
     void recordingAllocatesNothingOnceCompiled()
     {
         final IntervalHistogram histogram = new IntervalHistogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
