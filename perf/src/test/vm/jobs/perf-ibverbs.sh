@@ -8,14 +8,16 @@
 #   1. perftest's ib_write_lat, rxe0 to rxe0: the floor (C, RDMA WRITE polled in memory);
 #   2. ./ringwire perf rtt --provider ibverbs --api both --processes 2: the WRITE WITH IMMEDIATE
 #      channel ping-pong, then Publication/Subscription with SBE LatencyProbes, and the table's
-#      messaging-over-channel overhead.
+#      messaging-over-channel overhead;
+#   3. ./ringwire perf compare --pairs ibverbs: the channel again and ib_write_lat, which compare
+#      runs itself on the device the ibverbs provider is given, and their ratio.
 # Unlike the other lab jobs, the JVMs run with C2: the emulated CPU inflates Java work many times,
 # and C1 code would make messaging's overhead over the channel look far larger than it is. C2
 # needs a long warm-up here (its compiles are slow under TCG): 200000 round trips per row, then
 # 100000 timed.
 # Compare the rows with each other and with ib_write_lat, not with a real machine.
-# Writes rtt.txt, rtt.json, ib_write_lat-*.log and summary.txt. Exit code non-zero when a run
-# failed or printed no result; never because of a figure.
+# Writes rtt.txt, compare.txt, compare/ (its results directory), ib_write_lat-*.log and
+# summary.txt. Exit code non-zero when a run failed or printed no result; never because of a figure.
 set -uo pipefail
 # RESULTS, SUMMARY, HERE, MODULE (perf), RW_VM_DIR, RW_REPO_DIR
 . "$(dirname "${BASH_SOURCE[0]}")/../../../../../rdma-channel/src/test/vm/jobs/lib-rxe.sh"
@@ -68,6 +70,20 @@ if [ -n "$lat_rtt" ] && [ -n "$channel_p50" ]; then
   note channel_over_ib_write_lat "$(awk -v a="$channel_p50" -v b="$lat_rtt" 'BEGIN { printf "%.2fx", a / b }')"
 fi
 note rtt_overhead "$(sed -n "s/^messaging over the channel at p50, same run: //p" "$RESULTS/rtt.txt")"
+
+section "perf compare --pairs ibverbs: the channel beside ib_write_lat, both run by compare"
+started=$(now)
+timeout --kill-after=10 "${PERF_TIMEOUT:-600}" "$JDK/bin/java" "${PERF_FLAGS[@]}" \
+  -Dringwire.rdma.ibverbs.device=rxe0 -Dringwire.rdma.ibverbs.gid.index=1 -cp "$CP" io.ringwire.perf.PerfMain \
+  compare --pairs ibverbs --processes 2 --rounds 1 --size "$SIZE" --messages "$MESSAGES" --warmup "$WARMUP" \
+  --out "$RESULTS/compare" > "$RESULTS/compare.txt" 2> "$RESULTS/compare.log"
+crc=$?
+cat "$RESULTS/compare.log" "$RESULTS/compare.txt"
+note compare_exit "$crc"
+note compare_seconds "$(since "$started")"
+ratio=$(awk '$1 == "ibverbs" && $2 == "/" && $3 == "ib_write_lat" { print $4; exit }' "$RESULTS/compare.txt")
+note compare_ibverbs_over_ib_write_lat "${ratio:-MISSING}"
+[ "$crc" -eq 0 ] && [ -n "$ratio" ] || rc=1
 
 section "rxe counters"
 note rxe0_counters_after "$(rxe_counters rxe0)"

@@ -10,6 +10,7 @@ import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProvider;
 import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.ibverbs.IbverbsProvider;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -22,8 +23,9 @@ import java.util.Map;
 /**
  * Runs {@code ringwire perf compare}: per round, each provider's pairs through {@link RttBenchmark}
  * (the provider's paths, then its alternatives, as one {@code rtt} run of one round), so every pair
- * is read once per round with both sides moments apart. Pairs whose provider cannot run here, and
- * {@code ib_write_lat}, which runs only in the VM lab's job, are left out with a note.
+ * is read once per round with both sides moments apart; {@code ib_write_lat} runs after ibverbs's
+ * rows ({@link IbWriteLat}). Pairs whose provider cannot run here, and ib_write_lat where perftest or
+ * the device's name is missing, are left out with a note.
  *
  * <p>Threading: the control thread; {@link RttBenchmark} starts and joins the spinning threads.
  */
@@ -69,6 +71,11 @@ public final class CompareBenchmark
                 final RttOptions rtt = rttOptions(provider.getKey(), provider.getValue());
                 final RttBenchmark benchmark = new RttBenchmark(rtt, cpuPlan, log);
                 results.addAll(benchmark.run().rounds().getFirst().results());
+                if (runsIbWriteLat(provider.getValue()))
+                {
+                    log.println("compare: ib_write_lat on " + System.getProperty(IbverbsProvider.DEVICE_PROP));
+                    results.add(IbWriteLat.run(options.size(), options.messages(), round, log));
+                }
                 for (final RecordedHistogram row : benchmark.histograms())
                 {
                     rowHistograms.computeIfAbsent(provider.getKey() + "/" + row.name(),
@@ -142,14 +149,21 @@ public final class CompareBenchmark
                 notes.add(pair.label() + ": skipped, " + pair.provider() + " cannot run here: " + reason);
                 continue;
             }
-            if (Comparison.IB_WRITE_LAT.equals(pair.baseline()))
+            final String ibWriteLatReason = IbWriteLat.unavailableReason();
+            if (Comparison.IB_WRITE_LAT.equals(pair.baseline()) && null != ibWriteLatReason)
             {
-                notes.add(pair.label() + ": ib_write_lat is not run by compare (the VM lab's perf job runs it on " +
-                    "the same device); only ibverbs's row runs");
+                notes.add(pair.label() + ": ib_write_lat cannot run here: " + ibWriteLatReason +
+                    "; only ibverbs's row runs");
             }
             byProvider.computeIfAbsent(pair.provider(), provider -> new ArrayList<>()).add(pair);
         }
         return byProvider;
+    }
+
+    private static boolean runsIbWriteLat(final List<Comparison> pairs)
+    {
+        return pairs.stream().anyMatch(pair -> Comparison.IB_WRITE_LAT.equals(pair.baseline())) &&
+            null == IbWriteLat.unavailableReason();
     }
 
     private String unavailableReason(final String provider)

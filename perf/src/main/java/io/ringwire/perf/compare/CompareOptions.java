@@ -66,8 +66,9 @@ public record CompareOptions(
               socket / nio-tcp
               roce / nio-udp, roce / aeron-udp
               shm, socket and roce messaging / their own channel (what messaging costs over it)
-              ibverbs / ib_write_lat (only with an RDMA device; ib_write_lat itself runs in the VM lab's
-                  job, so compare notes the pair and runs ibverbs's row)
+              ibverbs / ib_write_lat (only with an RDMA device: perftest's ib_write_lat, server and
+                  client on this host, on the device -Dringwire.rdma.ibverbs.device names; its
+                  half round trips doubled)
             Prints each row's p50 and p99 (medians over the rounds) and each pair's p50 ratio: the median
             of its per-round ratios, with every reading.
 

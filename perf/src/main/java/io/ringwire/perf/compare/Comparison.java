@@ -18,8 +18,8 @@ import java.util.List;
 public record Comparison(String provider, String api, String baseline)
 {
     /**
-     * perftest's {@code ib_write_lat}, the floor under {@code ibverbs} on the same device; run by the
-     * VM lab's job, not by {@code compare}, which names it so the pair is not silently missing.
+     * perftest's {@code ib_write_lat}, the floor under {@code ibverbs} on the same device, run by
+     * {@code compare} where perftest is installed ({@link IbWriteLat}).
      */
     public static final String IB_WRITE_LAT = "ib_write_lat";
 

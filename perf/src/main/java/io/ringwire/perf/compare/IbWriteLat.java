@@ -1,0 +1,197 @@
+package io.ringwire.perf.compare;
+
+import io.ringwire.perf.host.GcActivity;
+import io.ringwire.perf.host.ThreadAllocation;
+import io.ringwire.perf.rtt.RttOptions;
+import io.ringwire.perf.rtt.RttResult;
+import io.ringwire.rdma.ibverbs.IbverbsProvider;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * perftest's {@code ib_write_lat}, run by {@code compare} as the floor under {@code ibverbs} on the
+ * same device: a server and a client process on this host (the client reaches the server's TCP
+ * exchange on 127.0.0.1; the queue pairs meet on the device, looped back by it), RDMA WRITEs polled
+ * in memory. Its half round trips are doubled into a round-trip row beside ibverbs's channel row.
+ *
+ * <p>The device and GID index are those the ibverbs provider uses ({@code ringwire.rdma.ibverbs.device},
+ * {@code ringwire.rdma.ibverbs.gid.index}).
+ */
+final class IbWriteLat
+{
+    /** The row's provider name, and the baseline name of the pair. */
+    static final String NAME = Comparison.IB_WRITE_LAT;
+    private static final long TIMEOUT_SECONDS = 300;
+    private static final int CONNECT_ATTEMPTS = 50;
+    private static final long CONNECT_RETRY_MS = 200;
+    private static final double NANOS_PER_MICRO = 1000.0;
+    private static final int FIRST_PORT = 18_700;
+
+    private IbWriteLat()
+    {
+    }
+
+    /**
+     * @return the {@code ib_write_lat} on the PATH, or null.
+     */
+    static Path executable()
+    {
+        final String path = System.getenv("PATH");
+        if (null == path)
+        {
+            return null;
+        }
+        for (final String directory : path.split(File.pathSeparator))
+        {
+            final Path candidate = Path.of(directory, NAME);
+            if (Files.isExecutable(candidate))
+            {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return why ib_write_lat cannot run here, or null when it can.
+     */
+    static String unavailableReason()
+    {
+        if (null == executable())
+        {
+            return "ib_write_lat is not installed (Debian: apt-get install perftest)";
+        }
+        if (null == System.getProperty(IbverbsProvider.DEVICE_PROP))
+        {
+            return "name the device with -D" + IbverbsProvider.DEVICE_PROP + " so ib_write_lat runs on ibverbs's";
+        }
+        return null;
+    }
+
+    /**
+     * Runs one server and one client and reads the client's result.
+     *
+     * @param size       bytes per message.
+     * @param iterations round trips.
+     * @param round      the round, to pick a fresh port.
+     * @param log        where the processes' output goes when they fail.
+     * @return the round-trip row.
+     * @throws IOException           when a process cannot start.
+     * @throws IllegalStateException when ib_write_lat fails or prints no result.
+     */
+    static RttResult run(final int size, final long iterations, final int round, final PrintStream log)
+        throws IOException
+    {
+        final List<String> common = new ArrayList<>(List.of(executable().toString(), "-d",
+            System.getProperty(IbverbsProvider.DEVICE_PROP), "-F", "-s", Integer.toString(size), "-n",
+            Long.toString(iterations), "-p", Integer.toString(FIRST_PORT + round)));
+        final String gidIndex = System.getProperty(IbverbsProvider.GID_INDEX_PROP);
+        if (null != gidIndex)
+        {
+            common.addAll(List.of("-x", gidIndex));
+        }
+        final Process server = new ProcessBuilder(common).redirectErrorStream(true).start();
+        try
+        {
+            final List<String> client = new ArrayList<>(common);
+            client.add("127.0.0.1");
+            String output = "";
+            for (int attempt = 0; attempt < CONNECT_ATTEMPTS && server.isAlive(); attempt++)
+            {
+                final Process process = new ProcessBuilder(client).redirectErrorStream(true).start();
+                output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (waitFor(process) == 0)
+                {
+                    return parse(output, size);
+                }
+                sleep(CONNECT_RETRY_MS); // the server may not listen yet
+            }
+            log.println("compare: ib_write_lat client output:\n" + output);
+            throw new IllegalStateException("ib_write_lat gave no result (" + (server.isAlive() ?
+                "its client never connected" : "its server exited with " + server.exitValue()) + ")");
+        }
+        finally
+        {
+            server.destroyForcibly();
+        }
+    }
+
+    /**
+     * Reads the result line of {@code ib_write_lat}'s client: {@code #bytes #iterations t_min t_max
+     * t_typical t_avg t_stdev 99% 99.9%}, half round trips in microseconds.
+     *
+     * @param output the client's output.
+     * @param size   the message size asked for, which the line must repeat.
+     * @return a round-trip row (each half round trip doubled, in ns): p50 from t_typical, p99 and
+     *         p99.9 from its percentiles, max and mean from t_max and t_avg; p90 and p99.99, which
+     *         ib_write_lat does not report, are 0.
+     * @throws IllegalStateException when no result line is there.
+     */
+    static RttResult parse(final String output, final int size)
+    {
+        for (final String line : output.split("\n"))
+        {
+            final String[] fields = line.trim().split("\\s+");
+            if (fields.length >= 9 && fields[0].equals(Integer.toString(size)) && fields[1].matches("[0-9]+"))
+            {
+                try
+                {
+                    return new RttResult(NAME, RttOptions.API_RAW, 2, size, Long.parseLong(fields[1]),
+                        roundTripNs(fields[4]), 0, roundTripNs(fields[7]), roundTripNs(fields[8]), 0,
+                        roundTripNs(fields[3]), 2 * Double.parseDouble(fields[5]) * NANOS_PER_MICRO, -1, -1,
+                        ThreadAllocation.UNKNOWN, false, GcActivity.NONE, null);
+                }
+                catch (final NumberFormatException ex)
+                {
+                    throw new IllegalStateException("ib_write_lat's result line does not parse: " + line, ex);
+                }
+            }
+        }
+        throw new IllegalStateException("ib_write_lat printed no result line for " + size + " bytes");
+    }
+
+    private static long roundTripNs(final String halfRoundTripMicros)
+    {
+        return Math.round(2 * Double.parseDouble(halfRoundTripMicros) * NANOS_PER_MICRO);
+    }
+
+    private static int waitFor(final Process process)
+    {
+        try
+        {
+            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS))
+            {
+                process.destroyForcibly();
+                return -1;
+            }
+            return process.exitValue();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new IllegalStateException("interrupted while ib_write_lat ran", ex);
+        }
+    }
+
+    private static void sleep(final long ms)
+    {
+        try
+        {
+            Thread.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while ib_write_lat ran", ex);
+        }
+    }
+}
