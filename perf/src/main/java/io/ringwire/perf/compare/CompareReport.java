@@ -154,7 +154,7 @@ public record CompareReport(int size, long messages, long warmup, int processes,
         }
         text.append(System.lineSeparator()).append("p50, p99: medians over the rounds of each row's percentiles; ")
             .append("a ratio is read once per round (1.07x: 7% slower than the alternative) and summarised by its ")
-            .append("median; gc: garbage collections during the row's rounds, every process")
+            .append("median; gc: garbage collections while the row measured, over its rounds, every process")
             .append(System.lineSeparator());
         return text.toString();
     }

@@ -33,6 +33,8 @@ public abstract class SpinningTask implements Runnable
     private long allocatedAtWindowStart = ThreadAllocation.UNKNOWN;
     private long measuredAllocatedBytes = ThreadAllocation.UNKNOWN;
     private boolean jitCompiledWhileMeasuring;
+    private GcActivity gcAtWindowStart;
+    private GcActivity measuredGc;
 
     // idleUntilCheck's and idleTooLong's state: the spinning thread only.
     private String idleFailure;
@@ -177,6 +179,7 @@ public abstract class SpinningTask implements Runnable
      */
     protected final void startMeasuring()
     {
+        gcAtWindowStart = GcActivity.now(); // allocates, so before the allocation baseline
         compilationAtWindowStart = ThreadAllocation.compilationTimeMs();
         allocatedAtWindowStart = ThreadAllocation.currentThreadAllocatedBytes();
     }
@@ -192,6 +195,17 @@ public abstract class SpinningTask implements Runnable
             measuredAllocatedBytes = allocatedNow - allocatedAtWindowStart;
         }
         jitCompiledWhileMeasuring = ThreadAllocation.compilationTimeMs() != compilationAtWindowStart;
+        measuredGc = GcActivity.now().since(gcAtWindowStart);
+    }
+
+    /**
+     * @return the garbage collections of this JVM between {@link #startMeasuring()} and
+     *         {@link #stopMeasuring()} (every thread's doing, not only this one's), or null when this
+     *         task opened no window; read after the thread ended.
+     */
+    public final GcActivity measuredGc()
+    {
+        return measuredGc;
     }
 
     /**

@@ -311,7 +311,7 @@ public final class RttBenchmark
                 " ms of the pinger" + (null == pinger.failure() ? "" : " (" + pinger.failure() + ")"));
         }
         failIfEitherFailed(provider, api, pinger, ponger.failure());
-        return resultOf(provider, api, pinger, ponger.pinnedCpu(), GcActivity.now().since(gcBefore));
+        return resultOf(provider, api, pinger, ponger.pinnedCpu(), measuredGc(pinger, gcBefore));
     }
 
     private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
@@ -470,7 +470,7 @@ public final class RttBenchmark
             }
         }
         watch.finish();
-        final GcActivity gc = GcActivity.now().since(gcBefore);
+        final GcActivity gc = measuredGc(pinger, gcBefore);
         final String pongerFailure;
         PongerProcess.Done done = null;
         if (null == pinger.failure())
@@ -545,6 +545,15 @@ public final class RttBenchmark
             }
             throw new IllegalStateException(message.toString());
         }
+    }
+
+    /**
+     * @return this JVM's collections in the pinger's measured window, or from {@code gcBefore} to now
+     *         when the pinger ended before it opened one.
+     */
+    private static GcActivity measuredGc(final Pinger pinger, final GcActivity gcBefore)
+    {
+        return null != pinger.measuredGc() ? pinger.measuredGc() : GcActivity.now().since(gcBefore);
     }
 
     private static Thread start(final SpinningTask task)

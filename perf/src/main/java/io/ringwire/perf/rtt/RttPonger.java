@@ -72,7 +72,8 @@ public final class RttPonger
     static final String SECRET = "SECRET";
     /**
      * Line: {@code DONE cpu collections gcMs}, the run ended well; cpu is where the ponger ran (-1:
-     * unpinned), then the garbage collections its JVM made while the ponger ran and their time.
+     * unpinned), then the garbage collections its JVM made in the pinger's measured window (the
+     * whole run for a ponger that cannot tell the window) and their time.
      */
     static final String DONE = "DONE";
     /** Line: {@code FAILED cpu message}. */
@@ -293,7 +294,9 @@ public final class RttPonger
         send(toParent, READY);
         final GcActivity gcBefore = GcActivity.now();
         ponger.run();
-        final GcActivity gc = GcActivity.now().since(gcBefore);
+        // The pinger's measured window where this ponger can tell it (it counts the probes), else the
+        // whole run, warm-up included.
+        final GcActivity gc = null != ponger.measuredGc() ? ponger.measuredGc() : GcActivity.now().since(gcBefore);
         finished = true;
         final String failure = ponger.failure();
         if (null != failure)

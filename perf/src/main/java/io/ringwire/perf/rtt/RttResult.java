@@ -30,8 +30,9 @@ import org.HdrHistogram.Histogram;
  *                               {@link ThreadAllocation#UNKNOWN}.
  * @param pingerJitCompiled      whether the JIT compiled anything while the pinger measured (so a
  *                               few hundred allocated bytes may be HotSpot's, not the loop's).
- * @param gc                     collections from the pinger's start to its end, warm-up included, in the
- *                               pinger's JVM and, with two processes, the ponger's.
+ * @param gc                     collections in the pinger's measured window (after the warm-up), in the
+ *                               pinger's JVM and, with two processes, the ponger's (its whole run when
+ *                               it cannot tell the window).
  * @param dueTime                in an open loop ({@code --rate}), the latencies from each message's due
  *                               time (the fields above are then the service time); null in a closed loop.
  */

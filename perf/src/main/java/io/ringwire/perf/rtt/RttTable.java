@@ -64,8 +64,8 @@ public final class RttTable
         {
             final RttResult first = report.results().getFirst();
             out.append("ratio: p50 relative to the first row (").append(first.provider()).append(' ')
-                .append(first.api()).append("); cpus: pinger/ponger CPU, '-' when unpinned; gc: garbage collections from the row's ")
-                .append("first ping to its last echo, warm-up included, in every process; size: bytes per message ")
+                .append(first.api()).append("); cpus: pinger/ponger CPU, '-' when unpinned; gc: garbage collections while the row ")
+                .append("measured (after its warm-up), in every process; size: bytes per message ")
                 .append("(a messaging LatencyProbe is at least ").append(LatencyProbeCodec.MIN_LENGTH).append(")\n");
             appendMessagingOverheads(out, report);
             appendBaselineRatios(out, report);
