@@ -74,7 +74,7 @@ public final class CompareBenchmark
                 if (runsIbWriteLat(provider.getValue()))
                 {
                     log.println("compare: ib_write_lat on " + System.getProperty(IbverbsProvider.DEVICE_PROP));
-                    results.add(IbWriteLat.run(options.size(), options.messages(), round, log));
+                    results.add(IbWriteLat.run(options.size(), options.messages(), round, cpuPlan, log));
                 }
                 for (final RecordedHistogram row : benchmark.histograms())
                 {

@@ -1,5 +1,6 @@
 package io.ringwire.perf.compare;
 
+import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.ThreadAllocation;
 import io.ringwire.perf.rtt.RttOptions;
@@ -21,6 +22,9 @@ import java.util.concurrent.TimeUnit;
  * same device: a server and a client process on this host (the client reaches the server's TCP
  * exchange on 127.0.0.1; the queue pairs meet on the device, looped back by it), RDMA WRITEs polled
  * in memory. Its half round trips are doubled into a round-trip row beside ibverbs's channel row.
+ * Both busy-poll, so each is pinned as the ping-pong's threads are ({@code taskset}, the client on
+ * the pinger's CPU, the server on the ponger's): left to inherit this JVM's CPU mask they could
+ * share one CPU and hand over only at scheduler ticks.
  *
  * <p>The device and GID index are those the ibverbs provider uses ({@code ringwire.rdma.ibverbs.device},
  * {@code ringwire.rdma.ibverbs.gid.index}).
@@ -33,7 +37,8 @@ final class IbWriteLat
     private static final int CONNECT_ATTEMPTS = 50;
     private static final long CONNECT_RETRY_MS = 200;
     private static final double NANOS_PER_MICRO = 1000.0;
-    private static final int FIRST_PORT = 18_700;
+    private static final int FIRST_PORT = 18_750;
+    private static final String TASKSET = "/usr/bin/taskset";
 
     private IbWriteLat()
     {
@@ -87,8 +92,8 @@ final class IbWriteLat
      * @throws IOException           when a process cannot start.
      * @throws IllegalStateException when ib_write_lat fails or prints no result.
      */
-    static RttResult run(final int size, final long iterations, final int round, final PrintStream log)
-        throws IOException
+    static RttResult run(final int size, final long iterations, final int round, final CpuPlan cpuPlan,
+        final PrintStream log) throws IOException
     {
         final List<String> common = new ArrayList<>(List.of(executable().toString(), "-d",
             System.getProperty(IbverbsProvider.DEVICE_PROP), "-F", "-s", Integer.toString(size), "-n",
@@ -98,10 +103,11 @@ final class IbWriteLat
         {
             common.addAll(List.of("-x", gidIndex));
         }
-        final Process server = new ProcessBuilder(common).redirectErrorStream(true).start();
+        final Process server = new ProcessBuilder(pinned(cpuPlan.pongerCpu(), common)).redirectErrorStream(true)
+            .start();
         try
         {
-            final List<String> client = new ArrayList<>(common);
+            final List<String> client = pinned(cpuPlan.pingerCpu(), common);
             client.add("127.0.0.1");
             String output = "";
             for (int attempt = 0; attempt < CONNECT_ATTEMPTS && server.isAlive(); attempt++)
@@ -156,6 +162,21 @@ final class IbWriteLat
             }
         }
         throw new IllegalStateException("ib_write_lat printed no result line for " + size + " bytes");
+    }
+
+    /**
+     * @return the command run on {@code cpu} through taskset where there is one to pin to and
+     *         taskset is installed, else the command as it is.
+     */
+    static List<String> pinned(final int cpu, final List<String> command)
+    {
+        final List<String> pinned = new ArrayList<>();
+        if (cpu != CpuPlan.UNPINNED && Files.isExecutable(Path.of(TASKSET)))
+        {
+            pinned.addAll(List.of(TASKSET, "-c", Integer.toString(cpu)));
+        }
+        pinned.addAll(command);
+        return pinned;
     }
 
     private static long roundTripNs(final String halfRoundTripMicros)

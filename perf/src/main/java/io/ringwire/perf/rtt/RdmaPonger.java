@@ -40,15 +40,19 @@ public final class RdmaPonger extends SpinningTask implements CompletionHandler
     private int pendingLength;
     private boolean stopReceived;
     private String error;
+    private final long warmup;
 
     /**
      * @param peer   this side, connected.
      * @param remote the pinger's side.
      * @param plan   where the thread runs and how it idles.
+     * @param warmup the pinger's unrecorded round trips: its measured window opens at the ping
+     *               after them, and this ponger's with it.
      */
-    RdmaPonger(final RdmaPeer peer, final RemotePeer remote, final ThreadPlan plan)
+    RdmaPonger(final RdmaPeer peer, final RemotePeer remote, final ThreadPlan plan, final long warmup)
     {
         super("ponger", plan, peer);
+        this.warmup = warmup;
         this.peer = peer;
         this.queuePair = peer.queuePair;
         this.completionQueue = peer.completionQueue;
@@ -140,6 +144,14 @@ public final class RdmaPonger extends SpinningTask implements CompletionHandler
         if (echoPending && null == error)
         {
             error = "a ping arrived before the previous one was echoed: the pinger does not wait for echoes";
+        }
+        if (received == warmup)
+        {
+            startMeasuring();
+        }
+        else if (immediate == RttMessage.STOP_IMMEDIATE)
+        {
+            stopMeasuring();
         }
         received++;
         pendingImmediate = immediate;

@@ -278,7 +278,7 @@ public final class RttBenchmark
             pongSide.connect(pingRemote);
             return runThreads(provider, api,
                 new RdmaPinger(pingSide, pongRemote, pingerPlan, options.warmup(), options.messages()),
-                new RdmaPonger(pongSide, pingRemote, pongerPlan));
+                new RdmaPonger(pongSide, pingRemote, pongerPlan, options.warmup()));
         }
     }
 

@@ -172,7 +172,7 @@ public final class RttPonger
             }
             final RemotePeer pinger = RemotePeer.parse(line);
             peer.connect(pinger);
-            return echo(new RdmaPonger(peer, pinger, plan));
+            return echo(new RdmaPonger(peer, pinger, plan, warmup));
         }
     }
 

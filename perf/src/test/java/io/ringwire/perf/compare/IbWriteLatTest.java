@@ -1,9 +1,12 @@
 package io.ringwire.perf.compare;
 
+import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.rtt.RttResult;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -54,6 +57,18 @@ class IbWriteLatTest
         final RttResult ibverbs = new RttResult("ibverbs", "channel", 2, 32, 100, 38_520, 0, 0, 0, 0, 0, 0, -1, -1, -1,
             false, GcActivity.NONE, null);
         assertEquals(1.5, pair.ratioIn(List.of(ibverbs, IbWriteLat.parse(OUTPUT, 32))), 1e-9);
+    }
+
+    @Test
+    void eachSideIsPinnedToItsCpuThroughTasksetAndAnUnpinnedPlanLeavesTheCommandAlone()
+    {
+        final List<String> command = List.of("/usr/bin/ib_write_lat", "-d", "rxe0");
+        assertEquals(command, IbWriteLat.pinned(CpuPlan.UNPINNED, command));
+        if (Files.isExecutable(Path.of("/usr/bin/taskset")))
+        {
+            assertEquals(List.of("/usr/bin/taskset", "-c", "1", "/usr/bin/ib_write_lat", "-d", "rxe0"),
+                IbWriteLat.pinned(1, command));
+        }
     }
 
     @Test
