@@ -134,7 +134,7 @@ public record CompareReport(int size, long messages, long warmup, int processes,
             text.append(String.format(Locale.ROOT, "%-15s %-10s %6d %12.0f %12.0f %4d%n", row.provider(), row.api(),
                 row.size(), row.p50(), row.p99(), row.gcCount()));
         }
-        text.append(String.format(Locale.ROOT, "%n%-32s %8s  %s%n", "ratio (p50 / p50)", "median", "per round"));
+        text.append(String.format(Locale.ROOT, "%n%-36s %8s  %s%n", "ratio (p50 / p50)", "median", "per round"));
         for (final Ratio ratio : ratios())
         {
             final StringBuilder values = new StringBuilder();
@@ -142,7 +142,7 @@ public record CompareReport(int size, long messages, long warmup, int processes,
             {
                 values.append(values.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.3g", value));
             }
-            text.append(String.format(Locale.ROOT, "%-32s %7.3gx  %s%n", ratio.label(), ratio.median(), values));
+            text.append(String.format(Locale.ROOT, "%-36s %7.3gx  %s%n", ratio.label(), ratio.median(), values));
         }
         if (!notes.isEmpty())
         {
