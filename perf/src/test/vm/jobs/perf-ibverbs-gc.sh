@@ -4,20 +4,17 @@
 # ibverbs paths run a 10M-message row without a garbage collection (the rtt table's gc column, and
 # gc_collections in summary.json's rows). Runs INSIDE the lab guest:
 #   rdma-channel/src/test/vm/softroce-lab.sh run perf/src/test/vm/jobs/perf-ibverbs-gc.sh RESULTS_DIR 3600
-# Uses perf/target/classes and perf/target/runtime-classpath.txt from the host build, as perf-ibverbs.sh.
+# Uses perf/target/classes and perf/target/runtime-classpath.txt from the host build, as perf-ibverbs.sh;
+# leaves each JVM's GC log (gc-<pid>.log) beside the results.
 # Exit code non-zero when the run fails or a row collected.
 set -uo pipefail
 # RESULTS, SUMMARY, HERE, MODULE (perf), RW_VM_DIR, RW_REPO_DIR
 . "$(dirname "${BASH_SOURCE[0]}")/../../../../../rdma-channel/src/test/vm/jobs/lib-rxe.sh"
 job_start=$(now)
 MESSAGES=10000000 WARMUP=200000 SIZE=32
-PERF_FLAGS=("-XX:ErrorFile=$RESULTS/hs_err_pid%p.log")
-for flag in "${JVM_FLAGS[@]}"; do
-  [[ $flag == -XX:TieredStopAtLevel=* ]] || PERF_FLAGS+=("$flag")
-done
-cp_file=$MODULE/target/runtime-classpath.txt
-[ -s "$cp_file" ] || { note result "FAILED: no $cp_file (build perf with mvn package first)"; exit 1; }
-CP="$MODULE/target/classes:$(cat "$cp_file")"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-perf.sh"   # CP, PERF_FLAGS
+# Each JVM's GC log, the pinger's and its child ponger's (which inherits the flag): %p is the pid.
+PERF_FLAGS+=("-Xlog:gc:file=$RESULTS/gc-%p.log")
 
 section "setup rxe0"
 setup_rxe0 || { note result "FAILED: rxe0 setup"; exit 1; }
@@ -38,6 +35,9 @@ for api in channel messaging; do
   gc=$(awk -v api="$api" '$1 == "ibverbs" && $2 == api { print $NF; exit }' "$RESULTS/rtt.txt")
   note "rtt_${api}_gc" "${gc:-MISSING}"
   [ "${gc:-x}" = 0 ] || rc=1
+done
+for log in "$RESULTS"/gc-*.log; do
+  note "gc_log_$(basename "$log" .log)" "$(grep -c 'Pause' "$log") pauses: $(grep 'Pause' "$log" | tr '\n' ';')"
 done
 note job_seconds "$(since "$job_start")"
 note result "$([ "$rc" -eq 0 ] && echo passed || echo FAILED)"

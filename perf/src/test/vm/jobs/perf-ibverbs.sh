@@ -24,15 +24,7 @@ set -uo pipefail
 job_start=$(now)
 rc=0
 MESSAGES=100000 WARMUP=200000 SIZE=32
-# A crashing JVM's hs_err file stays in the results (the ponger inherits the option).
-PERF_FLAGS=("-XX:ErrorFile=$RESULTS/hs_err_pid%p.log")
-for flag in "${JVM_FLAGS[@]}"; do
-  [[ $flag == -XX:TieredStopAtLevel=* ]] || PERF_FLAGS+=("$flag")
-done
-
-cp_file=$MODULE/target/runtime-classpath.txt
-[ -s "$cp_file" ] || { note result "FAILED: no $cp_file (build perf with mvn package first)"; exit 1; }
-CP="$MODULE/target/classes:$(cat "$cp_file")"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-perf.sh"   # CP, PERF_FLAGS
 
 section "setup rxe0"
 setup_rxe0 || { note result "FAILED: rxe0 setup"; exit 1; }

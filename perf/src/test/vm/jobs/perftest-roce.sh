@@ -26,9 +26,7 @@ LAT_SIZE=${LAT_SIZE:-32} LAT_ITERS=${LAT_ITERS:-10000}
 BW_SIZE=${BW_SIZE:-65536} BW_ITERS=${BW_ITERS:-5000}
 PEER_TIMEOUT=${PEER_TIMEOUT:-300}
 
-cp_file=$MODULE/target/runtime-classpath.txt
-[ -s "$cp_file" ] || { note result "FAILED: no $cp_file (build perf with mvn package first)"; exit 1; }
-CP="$MODULE/target/classes:$(cat "$cp_file")"
+. "$(dirname "${BASH_SOURCE[0]}")/lib-perf.sh"   # CP (the peer runs with the lab's JVM_FLAGS, C1 only)
 
 # ib_write_bw: server on device $1, client on $2 reaching it at $3, $4-byte messages, $5 iterations,
 # ports above $6. Prints the client's row ("#bytes #iterations BW_peak BW_average MsgRate").

@@ -38,6 +38,17 @@ class ProgressLineTest
     }
 
     @Test
+    void groupsOfThreeDigitsAreSeparatedAsPercentCommaDDoes()
+    {
+        for (final long value : new long[] { 0, 7, 999, 1000, 1001, 12_345, 100_000, 1_000_070, 10_200_000,
+            Long.MAX_VALUE, -1_234_567 })
+        {
+            assertEquals(String.format(java.util.Locale.ROOT, "%,d", value),
+                ProgressLine.appendGrouped(new StringBuilder(), value).toString());
+        }
+    }
+
+    @Test
     void aFinishedRunPrintsNoMoreLines()
     {
         final ProgressLine progress = new ProgressLine("roce messaging", "round trips", 100, out, 0);
