@@ -15,6 +15,7 @@ import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -107,7 +108,8 @@ public final class CompareBenchmark
         private final String group;
         private final String name;
         private final Histogram merged = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
-        private final List<Histogram> intervals = new ArrayList<>();
+        /** Each round's intervals as its pinger keeps them (decoded when read). */
+        private final List<List<Histogram>> intervalsByRound = new ArrayList<>();
         private String label;
 
         RowHistogram(final String group, final String name)
@@ -123,14 +125,38 @@ public final class CompareBenchmark
             merged.add(histogram);
             merged.setStartTimeStamp(Math.min(merged.getStartTimeStamp(), histogram.getStartTimeStamp()));
             merged.setEndTimeStamp(Math.max(merged.getEndTimeStamp(), histogram.getEndTimeStamp()));
-            intervals.addAll(round.intervals());
+            intervalsByRound.add(round.intervals());
             label = round.label();
         }
 
         RecordedHistogram recorded(final int rounds)
         {
+            final List<List<Histogram>> byRound = List.copyOf(intervalsByRound);
+            final int size = byRound.stream().mapToInt(List::size).sum();
             return new RecordedHistogram(group + "-" + name, group, label + ", " + rounds + " round(s)", merged,
-                intervals);
+                new AbstractList<>()
+                {
+                    @Override
+                    public Histogram get(final int index)
+                    {
+                        int rest = index;
+                        for (final List<Histogram> round : byRound)
+                        {
+                            if (rest < round.size())
+                            {
+                                return round.get(rest);
+                            }
+                            rest -= round.size();
+                        }
+                        throw new IndexOutOfBoundsException(index);
+                    }
+
+                    @Override
+                    public int size()
+                    {
+                        return size;
+                    }
+                });
         }
     }
 

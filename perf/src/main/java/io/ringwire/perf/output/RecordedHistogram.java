@@ -2,6 +2,7 @@ package io.ringwire.perf.output;
 
 import org.HdrHistogram.Histogram;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -27,7 +28,7 @@ public record RecordedHistogram(String name, String group, String label, Histogr
      */
     public RecordedHistogram
     {
-        intervals = List.copyOf(intervals);
+        intervals = Collections.unmodifiableList(intervals); // not copied: a lazily decoding view stays one
         if (!FILE_SAFE.matcher(name).matches() || !FILE_SAFE.matcher(group).matches())
         {
             throw new IllegalArgumentException("histogram name '" + name + "' and group '" + group +

@@ -5,6 +5,7 @@ import org.HdrHistogram.SingleWriterRecorder;
 import org.HdrHistogram.ValueRecorder;
 
 import java.nio.ByteBuffer;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.DataFormatException;
@@ -108,27 +109,43 @@ public final class IntervalHistogram implements ValueRecorder
     }
 
     /**
-     * @return the closed intervals, oldest first, each with its start and end time stamps (ms).
+     * @return the closed intervals, oldest first, each with its start and end time stamps (ms): a
+     *         view that decodes an interval each time it is read, so a writer going through a long
+     *         run's intervals holds one full histogram at a time, not one per second of the run.
      */
     public List<Histogram> intervals()
     {
-        final List<Histogram> decoded = new ArrayList<>(intervals.size());
-        for (final EncodedInterval interval : intervals)
+        final List<EncodedInterval> encoded = List.copyOf(intervals);
+        return new AbstractList<>()
         {
-            try
+            @Override
+            public Histogram get(final int index)
             {
-                final Histogram histogram = Histogram.decodeFromCompressedByteBuffer(
-                    ByteBuffer.wrap(interval.compressed()), highestTrackable);
-                histogram.setStartTimeStamp(interval.startMs());
-                histogram.setEndTimeStamp(interval.endMs());
-                decoded.add(histogram);
+                return decode(encoded.get(index));
             }
-            catch (final DataFormatException ex)
+
+            @Override
+            public int size()
             {
-                throw new IllegalStateException("an interval encoded here does not decode", ex);
+                return encoded.size();
             }
+        };
+    }
+
+    private Histogram decode(final EncodedInterval interval)
+    {
+        try
+        {
+            final Histogram histogram = Histogram.decodeFromCompressedByteBuffer(
+                ByteBuffer.wrap(interval.compressed()), highestTrackable);
+            histogram.setStartTimeStamp(interval.startMs());
+            histogram.setEndTimeStamp(interval.endMs());
+            return histogram;
         }
-        return decoded;
+        catch (final DataFormatException ex)
+        {
+            throw new IllegalStateException("an interval encoded here does not decode", ex);
+        }
     }
 
     /**
