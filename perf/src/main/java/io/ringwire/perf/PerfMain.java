@@ -35,7 +35,6 @@ import io.ringwire.rdma.host.OnlineCpus;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;

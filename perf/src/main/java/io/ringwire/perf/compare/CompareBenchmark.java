@@ -167,6 +167,7 @@ public final class CompareBenchmark
     private Map<String, List<Comparison>> runnableByProvider(final List<String> notes)
     {
         final Map<String, List<Comparison>> byProvider = new LinkedHashMap<>();
+        final String ibWriteLatReason = IbWriteLat.unavailableReason();
         for (final Comparison pair : options.comparisons())
         {
             final String reason = unavailableReason(pair.provider());
@@ -175,7 +176,6 @@ public final class CompareBenchmark
                 notes.add(pair.label() + ": skipped, " + pair.provider() + " cannot run here: " + reason);
                 continue;
             }
-            final String ibWriteLatReason = IbWriteLat.unavailableReason();
             if (Comparison.IB_WRITE_LAT.equals(pair.baseline()) && null != ibWriteLatReason)
             {
                 notes.add(pair.label() + ": ib_write_lat cannot run here: " + ibWriteLatReason +

@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * Hands a finished benchmark to {@link ResultsWriter}: the glue between a subcommand's options and
- * the results directory, here because the benchmarks' formatters are package-private.
+ * the results directory, the same for every subcommand.
  */
 public final class RunOutput
 {

@@ -155,12 +155,4 @@ public final class IntervalHistogram implements ValueRecorder
     {
         return whole;
     }
-
-    /**
-     * @return the largest value tracked.
-     */
-    public long highestTrackable()
-    {
-        return highestTrackable;
-    }
 }
