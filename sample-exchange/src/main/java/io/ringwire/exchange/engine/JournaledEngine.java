@@ -43,7 +43,7 @@ public final class JournaledEngine implements AutoCloseable
     private final long snapshotInterval;
     private Journal journal;
     private JournalReadResult recovery;
-    private Consumer<String> digestListener = digest -> LOG.log(System.Logger.Level.INFO, "engine output digest " + digest);
+    private Consumer<String> digestListener = digest -> LOG.log(System.Logger.Level.DEBUG, () -> "engine output digest " + digest);
     private long applied;
     private long snapshotsTaken;
 
