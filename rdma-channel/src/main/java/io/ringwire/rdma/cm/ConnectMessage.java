@@ -12,8 +12,9 @@ import java.util.List;
  * @param endpoint        the sender's queue pair endpoint.
  * @param regions         the regions the sender advertises.
  * @param applicationData the sender's opaque application payload.
+ * @param identity        the identity the sender signs as; trusted only once the signature verified.
  */
 record ConnectMessage(byte[] nonce, byte[] echoedNonce, QueuePairEndpoint endpoint, List<RegionAdvertisement> regions,
-    byte[] applicationData)
+    byte[] applicationData, String identity)
 {
 }

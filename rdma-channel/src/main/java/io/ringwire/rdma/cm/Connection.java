@@ -20,9 +20,12 @@ public final class Connection
     private final List<RegionAdvertisement> remoteRegions;
     private final byte[] remoteApplicationData;
     private final InetSocketAddress remoteManagementAddress;
+    private final PeerKey peerIdentity;
 
-    Connection(final QueuePair queuePair, final ConnectMessage remote, final InetSocketAddress remoteManagementAddress)
+    Connection(final QueuePair queuePair, final ConnectMessage remote, final InetSocketAddress remoteManagementAddress,
+        final PeerKey peerIdentity)
     {
+        this.peerIdentity = peerIdentity;
         this.queuePair = queuePair;
         this.remoteEndpoint = remote.endpoint();
         this.remoteRegions = List.copyOf(remote.regions());
@@ -70,11 +73,19 @@ public final class Connection
         return remoteManagementAddress;
     }
 
+    /**
+     * @return the identity the peer proved: its signatures verified under this key.
+     */
+    public PeerKey peerIdentity()
+    {
+        return peerIdentity;
+    }
+
     @Override
     public String toString()
     {
         return "Connection{qpn=0x" + Integer.toHexString(queuePair.queuePairNumber()) + ", remote=" + remoteEndpoint +
             ", remoteRegions=" + remoteRegions.size() + ", remoteApplicationData=" + remoteApplicationData.length +
-            " bytes, management=" + remoteManagementAddress + '}';
+            " bytes, management=" + remoteManagementAddress + ", peer=" + peerIdentity.name() + '}';
     }
 }

@@ -95,7 +95,7 @@ public final class ConnectionListener implements AutoCloseable
      * <p>Threading: any thread.
      *
      * @param address where to listen; port 0 picks a free port (see {@link #localAddress()}).
-     * @param config  concluded configuration with the shared secret.
+     * @param config  concluded configuration: this side's identity and the identities it accepts.
      * @return the running listener; close it to stop.
      * @throws RdmaException         when the address cannot be bound (in use, not local, no permission).
      * @throws IllegalStateException when the configuration is not concluded.
@@ -141,6 +141,14 @@ public final class ConnectionListener implements AutoCloseable
     public InetSocketAddress localAddress()
     {
         return localAddress;
+    }
+
+    /**
+     * @return the name of the identity this listener proves.
+     */
+    String identityName()
+    {
+        return config.identity().name();
     }
 
     /**
@@ -314,13 +322,20 @@ public final class ConnectionListener implements AutoCloseable
     {
         try
         {
-            final byte[] challenge = FrameAuthenticator.newNonce();
+            final byte[] challenge = Nonces.newNonce();
             channel.write(MessageType.CHALLENGE, WireFormat.encodeChallenge(challenge));
             final Frame frame = channel.readFrame(MessageType.REQ, false, channel.stepDeadline());
             final ConnectMessage request;
             try
             {
                 request = WireFormat.decodeConnect(MessageType.REQ, frame.body());
+                final PeerKey key = config.trusted().get(request.identity());
+                if (null == key)
+                {
+                    throw new ProtocolViolationException(RejectReason.UNKNOWN_IDENTITY, "the REQ signs as '" +
+                        request.identity() + "', which this endpoint does not accept");
+                }
+                channel.authenticate(frame, key);
                 if (!Arrays.equals(request.echoedNonce(), challenge))
                 {
                     throw new ProtocolViolationException(RejectReason.STALE_REQUEST, "the REQ does not answer this " +

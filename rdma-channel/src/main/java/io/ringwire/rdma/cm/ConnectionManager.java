@@ -29,9 +29,10 @@ import java.util.Objects;
  *   RTU                            -------&gt;  verify; QP RTR -&gt; RTS
  * </pre>
  *
- * Every message is authenticated with HMAC-SHA256 under the shared secret (the passive side verifies
- * REQ and RTU, the active side REP) and every step is bounded by the configured timeout. The wire
- * layout is described in {@code WireFormat}.
+ * Every message is signed with its sender's {@link Identity} (Ed25519); the REQ and the REP name
+ * the identity, and the receiver verifies each under the key it trusts for that name and refuses
+ * any other (the passive side verifies REQ and RTU, the active side REP). Every step is bounded by
+ * the configured timeout. The wire layout is described in {@code WireFormat}.
  *
  * <p>Threading: {@link #connect} may be called from any thread, for different queue pairs
  * concurrently; it blocks its caller for at most one step timeout per step (TCP connect, REP).
@@ -39,7 +40,7 @@ import java.util.Objects;
 public final class ConnectionManager
 {
     /** The protocol version this implementation speaks. */
-    public static final int PROTOCOL_VERSION = 2;
+    public static final int PROTOCOL_VERSION = 3;
     /** Most regions one side may advertise. */
     public static final int MAX_REGIONS = 64;
     /** Largest application payload in bytes. */
@@ -68,7 +69,7 @@ public final class ConnectionManager
      * @param localRegions    regions to advertise to the peer, at most {@link #MAX_REGIONS}; may be empty.
      * @param applicationData opaque payload for the peer's application, at most
      *                        {@link #MAX_APPLICATION_DATA_LENGTH} bytes; may be empty.
-     * @param config          concluded configuration with the shared secret.
+     * @param config          concluded configuration: this side's identity and the identities it accepts.
      * @return the connection: the queue pair, now in RTS, and what the peer advertised.
      * @throws ConnectionRejectedException when the listener answers REJ (bad authentication,
      *                                     unsupported version, malformed, refused by its
@@ -113,7 +114,7 @@ public final class ConnectionManager
         }
         try (channel)
         {
-            return handshake(channel, queuePair, localEndpoint, localRegions, applicationData);
+            return handshake(channel, queuePair, localEndpoint, localRegions, applicationData, config);
         }
     }
 
@@ -142,14 +143,15 @@ public final class ConnectionManager
 
     private static Connection handshake(final ManagementChannel channel, final QueuePair queuePair,
         final QueuePairEndpoint localEndpoint, final List<RegionAdvertisement> localRegions,
-        final byte[] applicationData)
+        final byte[] applicationData, final ConnectionManagerConfig config)
     {
         final byte[] challenge = readChallenge(channel, queuePair);
-        final byte[] requestNonce = FrameAuthenticator.newNonce();
+        final byte[] requestNonce = Nonces.newNonce();
         try
         {
             channel.write(MessageType.REQ,
-                WireFormat.encodeConnect(requestNonce, challenge, localEndpoint, localRegions, applicationData));
+                WireFormat.encodeConnect(requestNonce, challenge, localEndpoint, localRegions, applicationData,
+                    config.identity().name()));
         }
         catch (final IOException ex)
         {
@@ -159,7 +161,7 @@ public final class ConnectionManager
                 " left in INIT", ex);
         }
 
-        final ConnectMessage reply = readReply(channel, requestNonce, queuePair);
+        final ConnectMessage reply = readReply(channel, requestNonce, queuePair, config);
 
         // The REP is authentic and answers our REQ: from here on a failure leaves the queue pair in ERROR.
         try
@@ -177,7 +179,7 @@ public final class ConnectionManager
         }
         try
         {
-            channel.write(MessageType.RTU, WireFormat.encodeReadyToUse(FrameAuthenticator.newNonce(), reply.nonce()));
+            channel.write(MessageType.RTU, WireFormat.encodeReadyToUse(Nonces.newNonce(), reply.nonce()));
         }
         catch (final IOException ex)
         {
@@ -186,7 +188,7 @@ public final class ConnectionManager
                 ex.getMessage() + "; " + describe(queuePair) + " moved to ERROR (the passive side times out " +
                 "waiting for RTU)", ex);
         }
-        return new Connection(queuePair, reply, channel.remoteAddress());
+        return new Connection(queuePair, reply, channel.remoteAddress(), channel.peer());
     }
 
     /**
@@ -234,7 +236,7 @@ public final class ConnectionManager
      * Waits for REP or REJ and verifies it. Leaves the queue pair alone.
      */
     private static ConnectMessage readReply(final ManagementChannel channel, final byte[] requestNonce,
-        final QueuePair queuePair)
+        final QueuePair queuePair, final ConnectionManagerConfig config)
     {
         final String peer = String.valueOf(channel.remoteAddress());
         final String leftInInit = "; " + describe(queuePair) + " left in INIT";
@@ -270,6 +272,14 @@ public final class ConnectionManager
                 throw rejected;
             }
             final ConnectMessage reply = WireFormat.decodeConnect(MessageType.REP, frame.body());
+            final PeerKey key = config.trusted().get(reply.identity());
+            if (null == key)
+            {
+                throw new ProtocolViolationException(RejectReason.UNKNOWN_IDENTITY, "the listener signs as '" +
+                    reply.identity() + "', which this side does not accept (it accepts " +
+                    config.trusted().keySet() + ")");
+            }
+            channel.authenticate(frame, key);
             WireFormat.requireAnswer(MessageType.REP, reply.echoedNonce(), MessageType.REQ, requestNonce);
             return reply;
         }

@@ -3,7 +3,12 @@ package io.ringwire.rdma.cm;
 import io.ringwire.rdma.config.Settings;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -12,11 +17,20 @@ import java.util.concurrent.TimeUnit;
  * {@code ringwire.cm.*} system properties, overridable again by the setters, checked by
  * {@link #conclude()}, which fails with a message naming the property and the allowed values.
  *
+ * <p>Who is who: each side proves an {@link Identity} (its name and Ed25519 private key signs every
+ * message it sends) and accepts only the {@link PeerKey}s it trusts. Give them as
+ * {@link #identity(Identity)} and {@link #trust(Collection)}, or from key files
+ * ({@value #IDENTITY_FILE_PROP}, {@value #TRUST_PROP}); or, for one trust zone, a shared secret from
+ * which every holder derives the same identity {@value Identity#SHARED}, trusted by all of them.
+ *
  * <ul>
- *   <li>{@value #SECRET_PROP}: the shared secret every message is authenticated with
- *       (HMAC-SHA256). Required, no default; both sides must hold the same bytes. A system property is
- *       visible to anyone who can list processes: prefer {@link #secret(byte[])} with bytes read from
- *       a protected file, and use at least 16 random bytes.</li>
+ *   <li>{@value #IDENTITY_FILE_PROP}: this side's identity file ({@link KeyFiles}).</li>
+ *   <li>{@value #TRUST_PROP}: public key files, or directories of them, comma-separated: the
+ *       identities this side accepts.</li>
+ *   <li>{@value #SECRET_PROP}: a shared secret, used when no identity is given: this side proves,
+ *       and accepts, the identity every holder of the secret derives. A system property is visible
+ *       to anyone who can list processes: prefer {@link #secret(byte[])} with bytes read from a
+ *       protected file, and at least 16 random bytes; prefer keys of one's own to a secret.</li>
  *   <li>{@value #PROTOCOL_VERSION_PROP}: the protocol version spoken and accepted, default
  *       {@value ConnectionManager#PROTOCOL_VERSION}.</li>
  *   <li>{@value #TIMEOUT_PROP}: the limit on every handshake step (TCP connect, and the wait for
@@ -37,6 +51,10 @@ public final class ConnectionManagerConfig
 {
     /** The shared secret, as UTF-8. */
     public static final String SECRET_PROP = "ringwire.cm.secret";
+    /** This side's identity file. */
+    public static final String IDENTITY_FILE_PROP = "ringwire.cm.identity.file";
+    /** Public key files or directories of them, comma-separated: the identities accepted. */
+    public static final String TRUST_PROP = "ringwire.cm.trust";
     /** The protocol version, 1 to 65535. */
     public static final String PROTOCOL_VERSION_PROP = "ringwire.cm.version";
     /** Milliseconds allowed for each handshake step, 1 to 3600000. */
@@ -57,6 +75,10 @@ public final class ConnectionManagerConfig
     private static final int MAX_PENDING_LIMIT = 65_536;
 
     private byte[] secret = Settings.property(SECRET_PROP, "").getBytes(StandardCharsets.UTF_8);
+    private String identityFile = Settings.property(IDENTITY_FILE_PROP, "");
+    private String trustFiles = Settings.property(TRUST_PROP, "");
+    private Identity identity;
+    private final Map<String, PeerKey> trusted = new LinkedHashMap<>();
     private String protocolVersion = Settings.property(PROTOCOL_VERSION_PROP,
         Integer.toString(ConnectionManager.PROTOCOL_VERSION));
     private String timeoutMs = Settings.property(TIMEOUT_PROP, Long.toString(DEFAULT_TIMEOUT_MS));
@@ -68,7 +90,6 @@ public final class ConnectionManagerConfig
     private long timeoutMsValue;
     private int maxPendingValue;
     private int maxPendingPerSourceValue;
-    private FrameAuthenticator authenticator;
     // Written last by conclude(): a thread that sees it true sees every value above.
     private volatile boolean concluded;
 
@@ -84,12 +105,7 @@ public final class ConnectionManagerConfig
         {
             return this;
         }
-        if (secret.length == 0)
-        {
-            throw new IllegalArgumentException(SECRET_PROP + " is empty: the connection manager authenticates " +
-                "every message with a shared secret; set the same secret on both sides with -D" + SECRET_PROP +
-                "=... or ConnectionManagerConfig.secret(bytes)");
-        }
+        concludeKeys();
         protocolVersionValue = Settings.parseInt(PROTOCOL_VERSION_PROP, protocolVersion, 1, 0xFFFF, "1 to 65535");
         timeoutMsValue = Settings.parseLong(TIMEOUT_PROP, timeoutMs, 1, MAX_TIMEOUT_MS, "1 to " + MAX_TIMEOUT_MS +
             " milliseconds");
@@ -98,11 +114,75 @@ public final class ConnectionManagerConfig
         // Never more per source than in all: a single peer may still use the whole listener.
         maxPendingPerSourceValue = Math.min(maxPendingValue, Settings.parseInt(MAX_PENDING_PER_SOURCE_PROP,
             maxPendingPerSource, 1, MAX_PENDING_LIMIT, "1 to " + MAX_PENDING_LIMIT));
-        authenticator = new FrameAuthenticator(secret);
         concluded = true;
         return this;
     }
 
+    /**
+     * The identity and trust, from the setters, else the key files, else the secret.
+     */
+    private void concludeKeys()
+    {
+        if (null == identity && !identityFile.isBlank())
+        {
+            identity = KeyFiles.readIdentity(Path.of(identityFile.trim()));
+        }
+        if (trusted.isEmpty() && !trustFiles.isBlank())
+        {
+            for (final String file : trustFiles.split(","))
+            {
+                if (!file.isBlank())
+                {
+                    KeyFiles.readTrusted(Path.of(file.trim())).forEach(key -> trusted.put(key.name(), key));
+                }
+            }
+        }
+        if (null == identity && secret.length > 0)
+        {
+            identity = Identity.derive(Identity.SHARED, secret);
+            if (trusted.isEmpty())
+            {
+                trusted.put(Identity.SHARED, identity.peerKey());
+            }
+        }
+        if (null == identity)
+        {
+            throw new IllegalArgumentException("no identity: the connection manager signs every message as this " +
+                "side's identity; give one with ConnectionManagerConfig.identity(Identity) or -D" + IDENTITY_FILE_PROP +
+                "=FILE (make one with ./ringwire keygen NAME), or share a secret for one trust zone with -D" +
+                SECRET_PROP + "=... or secret(bytes)");
+        }
+        if (trusted.isEmpty())
+        {
+            throw new IllegalArgumentException("no trusted identity: this side would refuse every peer; give the " +
+                "public keys it accepts with ConnectionManagerConfig.trust(keys) or -D" + TRUST_PROP +
+                "=FILE_OR_DIRECTORY[,...]");
+        }
+    }
+
+    /**
+     * The same limits and timeouts with another identity and another set of trusted keys: what one
+     * endpoint of many (a subscription that accepts only some identities) uses.
+     *
+     * @param endpointIdentity the identity the endpoint proves.
+     * @param accepted         the keys it accepts; at least one.
+     * @return a concluded configuration.
+     * @throws IllegalStateException    unless this configuration is concluded.
+     * @throws IllegalArgumentException when {@code accepted} is empty or names one identity twice
+     *                                  with different keys.
+     */
+    public ConnectionManagerConfig withAccess(final Identity endpointIdentity, final Collection<PeerKey> accepted)
+    {
+        checkConcluded();
+        return new ConnectionManagerConfig()
+            .protocolVersion(protocolVersionValue)
+            .timeoutMs(timeoutMsValue)
+            .maxPendingHandshakes(maxPendingValue)
+            .maxPendingPerSource(maxPendingPerSourceValue)
+            .identity(endpointIdentity)
+            .trust(accepted)
+            .conclude();
+    }
 
     private void checkMutable()
     {
@@ -124,6 +204,10 @@ public final class ConnectionManagerConfig
     }
 
     /**
+     * One trust zone: this side proves, and accepts, the identity {@value Identity#SHARED} that every
+     * holder of the secret derives ({@link Identity#derive}), unless an identity or trusted keys are
+     * given as well.
+     *
      * @param secret the shared secret; copied. Must be the same bytes on both sides.
      * @return this.
      * @throws IllegalStateException when already concluded.
@@ -133,6 +217,62 @@ public final class ConnectionManagerConfig
         checkMutable();
         this.secret = Objects.requireNonNull(secret, "secret").clone();
         return this;
+    }
+
+    /**
+     * @param identity what this side proves: every message it sends is signed with its key.
+     * @return this.
+     * @throws IllegalStateException when already concluded.
+     */
+    public ConnectionManagerConfig identity(final Identity identity)
+    {
+        checkMutable();
+        this.identity = Objects.requireNonNull(identity, "identity");
+        return this;
+    }
+
+    /**
+     * @param keys the identities this side accepts, replacing any given before.
+     * @return this.
+     * @throws IllegalStateException    when already concluded.
+     * @throws IllegalArgumentException when one name comes with two different keys.
+     */
+    public ConnectionManagerConfig trust(final Collection<PeerKey> keys)
+    {
+        checkMutable();
+        final Map<String, PeerKey> byName = new LinkedHashMap<>();
+        for (final PeerKey key : keys)
+        {
+            final PeerKey earlier = byName.putIfAbsent(key.name(), key);
+            if (null != earlier && !earlier.equals(key))
+            {
+                throw new IllegalArgumentException("two different keys are named '" + key.name() + "' (" +
+                    earlier.fingerprint() + ", " + key.fingerprint() + "): an identity has one key");
+            }
+        }
+        trusted.clear();
+        trusted.putAll(byName);
+        return this;
+    }
+
+    /**
+     * @return the identity this side proves.
+     * @throws IllegalStateException unless concluded.
+     */
+    public Identity identity()
+    {
+        checkConcluded();
+        return identity;
+    }
+
+    /**
+     * @return the identities this side accepts, by name; unmodifiable.
+     * @throws IllegalStateException unless concluded.
+     */
+    public Map<String, PeerKey> trusted()
+    {
+        checkConcluded();
+        return Collections.unmodifiableMap(trusted);
     }
 
     /**
@@ -235,22 +375,14 @@ public final class ConnectionManagerConfig
     }
 
     /**
-     * @return signs and verifies frames with the secret, which is not otherwise readable.
-     */
-    FrameAuthenticator authenticator()
-    {
-        checkConcluded();
-        return authenticator;
-    }
-
-    /**
-     * @return the values, never the secret.
+     * @return the values, never a secret or a private key.
      */
     @Override
     public String toString()
     {
         return "ConnectionManagerConfig{protocolVersion=" + protocolVersion + ", timeoutMs=" + timeoutMs +
             ", maxPendingHandshakes=" + maxPending + ", maxPendingPerSource=" + maxPendingPerSource +
+            ", identity=" + (null == identity ? "unset" : identity.name()) + ", trusted=" + trusted.keySet() +
             ", secret=" + (secret.length == 0 ? "unset" : "set") + '}';
     }
 }

@@ -21,6 +21,7 @@ public final class ConnectionManagerCounters
     private final AtomicLong refusedAtCapacity = new AtomicLong();
     private final AtomicLong refusedPerSource = new AtomicLong();
     private final AtomicLong rejectedStale = new AtomicLong();
+    private final AtomicLong rejectedUnknownIdentity = new AtomicLong();
 
     ConnectionManagerCounters()
     {
@@ -43,7 +44,7 @@ public final class ConnectionManagerCounters
     }
 
     /**
-     * @return messages (REQ or RTU) refused because their HMAC did not verify or they answered the
+     * @return messages (REQ or RTU) refused because their signature did not verify or they answered the
      *         wrong message.
      */
     public long rejectedBadAuthentication()
@@ -111,6 +112,15 @@ public final class ConnectionManagerCounters
         return rejectedStale.get();
     }
 
+    /**
+     * @return requests refused as {@link RejectReason#UNKNOWN_IDENTITY}: signed as an identity the
+     *         listener does not accept.
+     */
+    public long rejectedUnknownIdentity()
+    {
+        return rejectedUnknownIdentity.get();
+    }
+
     void incrementRefusedPerSource()
     {
         refusedPerSource.incrementAndGet();
@@ -145,6 +155,7 @@ public final class ConnectionManagerCounters
             case REJECTED_BY_APPLICATION -> rejectedByApplication.incrementAndGet();
             case TIMEOUT -> timedOut.incrementAndGet();
             case STALE_REQUEST -> rejectedStale.incrementAndGet();
+            case UNKNOWN_IDENTITY -> rejectedUnknownIdentity.incrementAndGet();
             case QUEUE_PAIR_FAILED ->
             {
             }
@@ -158,6 +169,7 @@ public final class ConnectionManagerCounters
             ", rejectedBadAuthentication=" + rejectedBadAuthentication() + ", rejectedBadVersion=" +
             rejectedBadVersion() + ", rejectedByApplication=" + rejectedByApplication() + ", malformed=" +
             malformed() + ", timedOut=" + timedOut() + ", refusedAtCapacity=" + refusedAtCapacity() +
-            ", refusedPerSource=" + refusedPerSource() + ", rejectedStale=" + rejectedStale() + '}';
+            ", refusedPerSource=" + refusedPerSource() + ", rejectedStale=" + rejectedStale() +
+            ", rejectedUnknownIdentity=" + rejectedUnknownIdentity() + '}';
     }
 }

@@ -11,7 +11,7 @@ import java.net.InetSocketAddress;
  * queue pair is never moved to RTS when this is thrown.
  *
  * <p>The peer's text is shown as received, bounded in length and with control characters replaced;
- * a REJ cannot be authenticated (a peer with the wrong secret must still learn why it was refused),
+ * a REJ cannot be authenticated (a peer with the wrong key must still learn why it was refused),
  * so treat the text as a hint, not as proof.
  */
 public final class ConnectionRejectedException extends RdmaException

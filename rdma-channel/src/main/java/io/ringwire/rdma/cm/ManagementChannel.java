@@ -15,7 +15,11 @@ import java.util.function.Consumer;
 
 /**
  * One TCP management connection, either side: reads frames against a deadline, checks them, writes
- * signed frames, and refuses politely (REJ, then a bounded drain so the REJ is not lost to a reset).
+ * frames signed by this side's identity, and refuses politely (REJ, then a bounded drain so the REJ
+ * is not lost to a reset).
+ *
+ * <p>Which key the peer's frames must verify under is learned from its first REQ or REP
+ * ({@link #authenticate}); from then on every frame it sends is verified under that key.
  *
  * <p>Every read runs against a deadline: the socket timeout is set to the time left before each
  * {@code read}, so a peer trickling one byte at a time still cannot stretch a step past its limit.
@@ -35,7 +39,8 @@ final class ManagementChannel implements AutoCloseable
     private final InetSocketAddress remoteAddress;
     private final InputStream input;
     private final OutputStream output;
-    private final FrameAuthenticator authenticator;
+    private final Identity identity;
+    private PeerKey peer;
     private final int version;
     private final long stepTimeoutMs;
     private final Consumer<ManagementChannel> closeAction;
@@ -56,7 +61,7 @@ final class ManagementChannel implements AutoCloseable
         this.remoteAddress = (InetSocketAddress)socket.getRemoteSocketAddress();
         this.input = socket.getInputStream();
         this.output = socket.getOutputStream();
-        this.authenticator = config.authenticator();
+        this.identity = config.identity();
         this.version = config.protocolVersion();
         this.stepTimeoutMs = config.timeoutMs();
         this.closeAction = closeAction;
@@ -82,8 +87,35 @@ final class ManagementChannel implements AutoCloseable
     }
 
     /**
+     * @return the identity the peer proved, or null before {@link #authenticate}.
+     */
+    PeerKey peer()
+    {
+        return peer;
+    }
+
+    /**
+     * Verifies the peer's first signed frame (its REQ or REP) under the key of the identity it names,
+     * and binds the channel to that key: every later frame from the peer must verify under it.
+     *
+     * @param frame the frame.
+     * @param key   the trusted key of the identity the frame's body names.
+     * @throws ProtocolViolationException BAD_AUTHENTICATION when the signature does not verify.
+     */
+    void authenticate(final Frame frame, final PeerKey key) throws ProtocolViolationException
+    {
+        if (!key.verify(frame.signed(), 0, frame.signed().length, frame.signature()))
+        {
+            throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, frame.type() + " signed as '" +
+                key.name() + "' failed verification: the peer holds another key for that identity, or the message " +
+                "was altered");
+        }
+        peer = key;
+    }
+
+    /**
      * Reads one frame and checks it in this order: header (magic, type, length), then, unless it is
-     * an allowed REJ, version, tag and type.
+     * an allowed REJ, version, signature (once the peer is {@link #authenticate}d) and type.
      *
      * @param expected      the type wanted.
      * @param rejectAllowed whether a REJ may come instead (returned unverified, see {@link WireFormat}).
@@ -111,13 +143,12 @@ final class ManagementChannel implements AutoCloseable
         // Only now, with the length checked against MAX_BODY_LENGTH, is the body allocated.
         final byte[] signed = Arrays.copyOf(header, WireFormat.HEADER_LENGTH + bodyLength);
         checkComplete(readFully(signed, WireFormat.HEADER_LENGTH, bodyLength, deadlineNanos), bodyLength, "body");
-        final byte[] tag = new byte[WireFormat.TAG_LENGTH];
-        checkComplete(readFully(tag, 0, tag.length, deadlineNanos), tag.length, "tag");
-
         final MessageType type = WireFormat.type(header);
         final int frameVersion = WireFormat.version(header);
+        final byte[] signature = new byte[WireFormat.trailerLength(frameVersion)];
+        checkComplete(readFully(signature, 0, signature.length, deadlineNanos), signature.length, "signature");
         final Frame frame = new Frame(type, frameVersion, signed,
-            Arrays.copyOfRange(signed, WireFormat.HEADER_LENGTH, signed.length), tag);
+            Arrays.copyOfRange(signed, WireFormat.HEADER_LENGTH, signed.length), signature);
         if ((type == MessageType.REJ && rejectAllowed) || (type == MessageType.CHALLENGE && expected == type))
         {
             return frame;
@@ -127,10 +158,11 @@ final class ManagementChannel implements AutoCloseable
             throw new ProtocolViolationException(RejectReason.UNSUPPORTED_VERSION, type + " carries protocol " +
                 "version " + frameVersion + " but this side speaks version " + version);
         }
-        if (!authenticator.verify(signed, tag))
+        if (null != peer && !peer.verify(signed, 0, signed.length, signature))
         {
-            throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, type + " failed authentication " +
-                "(HMAC mismatch): the peer holds a different secret, or the message was altered");
+            throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, type + " failed verification " +
+                "under the key of '" + peer.name() + "', whose REQ or REP this connection verified: altered, or " +
+                "not from that peer");
         }
         if (type != expected)
         {
@@ -165,7 +197,7 @@ final class ManagementChannel implements AutoCloseable
      */
     void write(final MessageType type, final byte[] body) throws IOException
     {
-        output.write(WireFormat.encodeFrame(type, version, body, authenticator));
+        output.write(WireFormat.encodeFrame(type, version, body, identity));
         output.flush();
     }
 
@@ -175,7 +207,7 @@ final class ManagementChannel implements AutoCloseable
      *
      * @param echoedNonce the refused message's nonce, or zeros.
      * @param reason      why.
-     * @param text        details the peer can act on; never the secret.
+     * @param text        details the peer can act on; never a key.
      */
     void rejectAndClose(final byte[] echoedNonce, final RejectReason reason, final String text)
     {

@@ -68,6 +68,15 @@ public final class PendingConnection
     }
 
     /**
+     * @return the identity the active side proved: its REQ verified under this key, one the listener
+     *         trusts.
+     */
+    public PeerKey peerIdentity()
+    {
+        return channel.peer();
+    }
+
+    /**
      * @return the active side's address on the management (TCP) connection.
      */
     public InetSocketAddress remoteManagementAddress()
@@ -143,7 +152,7 @@ public final class PendingConnection
                     ex);
             }
             listener.counters().incrementCompleted();
-            return new Connection(queuePair, request, channel.remoteAddress());
+            return new Connection(queuePair, request, channel.remoteAddress(), channel.peer());
         }
         finally
         {
@@ -158,12 +167,13 @@ public final class PendingConnection
         final List<RegionAdvertisement> localRegions, final byte[] applicationData)
     {
         final String movedToError = "; " + ConnectionManager.describe(queuePair) + " moved to ERROR";
-        final byte[] replyNonce = FrameAuthenticator.newNonce();
+        final byte[] replyNonce = Nonces.newNonce();
         final Frame frame;
         try
         {
             channel.write(MessageType.REP,
-                WireFormat.encodeConnect(replyNonce, request.nonce(), localEndpoint, localRegions, applicationData));
+                WireFormat.encodeConnect(replyNonce, request.nonce(), localEndpoint, localRegions, applicationData,
+                    listener.identityName()));
             frame = channel.readFrame(MessageType.RTU, true, channel.stepDeadline());
             final ConnectionRejectedException rejected = channel.rejection(frame, "REP");
             if (null != rejected)

@@ -7,8 +7,9 @@ package io.ringwire.rdma.cm;
 public enum RejectReason
 {
     /** A message's HMAC did not verify, or it did not answer the message it claimed to answer. */
-    BAD_AUTHENTICATION(1, "check that both sides are configured with the same secret (" +
-        ConnectionManagerConfig.SECRET_PROP + ")"),
+    BAD_AUTHENTICATION(1, "the signature did not verify under the key this side holds for the identity it " +
+        "names: check that the peer's identity file and this side's public key of it (or the shared secret, " +
+        ConnectionManagerConfig.SECRET_PROP + ") belong together"),
     /** The message's protocol version is not the one this side speaks. */
     UNSUPPORTED_VERSION(2, "configure the same protocol version (" + ConnectionManagerConfig.PROTOCOL_VERSION_PROP +
         ") on both sides, or upgrade the older one"),
@@ -28,7 +29,13 @@ public enum RejectReason
      * replayed, or the active side speaks a protocol without challenges.
      */
     STALE_REQUEST(7, "a REQ must answer the challenge of its own management connection; a replayed request " +
-        "is refused before the listener reveals anything");
+        "is refused before the listener reveals anything"),
+    /**
+     * The peer signs as an identity this side does not accept: not among its trusted keys, or not
+     * among those the endpoint admits.
+     */
+    UNKNOWN_IDENTITY(8, "this endpoint does not accept that identity: give the peer a key the endpoint trusts, or " +
+        "add the peer's public key to the endpoint's trusted keys (" + ConnectionManagerConfig.TRUST_PROP + ")");
 
     private final int code;
     private final String advice;

@@ -18,13 +18,14 @@ import java.util.Objects;
  * <pre>
  * Frame
  *   0         4      5          6         8             12          12 + n
- *   +---------+------+----------+---------+-------------+-----------+----------+
- *   | magic   | type | reserved | version | body length | body      | tag      |
- *   | u32     | u8   | u8 = 0   | u16     | u32 = n     | n bytes   | 32 bytes |
- *   +---------+------+----------+---------+-------------+-----------+----------+
+ *   +---------+------+----------+---------+-------------+-----------+---------------+
+ *   | magic   | type | reserved | version | body length | body      | signature     |
+ *   | u32     | u8   | u8 = 0   | u16     | u32 = n     | n bytes   | 64 bytes      |
+ *   +---------+------+----------+---------+-------------+-----------+---------------+
  *   magic: "RWCM" = 0x5257434D;  type: 1 REQ, 2 REP, 3 RTU, 4 REJ, 5 CHALLENGE;
  *   n: 32 to MAX_BODY_LENGTH (4096), checked before anything is allocated for the body;
- *   tag: HMAC-SHA256(secret, header and body).
+ *   signature: Ed25519 over header and body by the sender's identity (protocol 3; versions 1
+ *   and 2 carried a 32-byte HMAC-SHA256 tag there, which is still read, to refuse them by name).
  *
  * Body prefix, every type
  *   0    nonce           16 bytes, fresh random per message
@@ -42,7 +43,10 @@ import java.util.Objects;
  *   48+a        region count r              u16, at most 64
  *   50+a        regions                     r times { address u64, rkey u32, length u32 }
  *   50+a+16r    application data length d   u16, at most 1024
- *   52+a+16r    application data            d bytes; the body ends exactly here
+ *   52+a+16r    application data            d bytes
+ *   52+a+16r+d  identity length i           u8, 1 to 64
+ *   53+a+16r+d  identity                    i bytes, ASCII: the name the signature is made as;
+ *                                           the body ends exactly here
  *
  * CHALLENGE and RTU bodies: the prefix only.
  *
@@ -53,17 +57,22 @@ import java.util.Objects;
  * </pre>
  *
  * <p>Why the nonces: the passive side opens every management connection with a CHALLENGE, the REQ
- * echoes its nonce, the REP the REQ's and the RTU the REP's, all under the tag, so each side knows
- * the message it verifies is fresh and answers its own. A REQ recorded from one connection and
- * replayed on another by someone without the secret echoes the wrong challenge and is refused
- * before the REP reveals anything (endpoint, regions, rkeys).
+ * echoes its nonce, the REP the REQ's and the RTU the REP's, all under the signature, so each side
+ * knows the message it verifies is fresh and answers its own. A REQ recorded from one connection
+ * and replayed on another echoes the wrong challenge and is refused before the REP reveals anything
+ * (endpoint, regions, rkeys).
+ *
+ * <p>Why the identity rides in the body: the receiver of a REQ or REP learns from it which of the
+ * keys it trusts to verify with, decodes the body (every length is bounded and checked, so a forged
+ * body is refused as MALFORMED, never trusted), and acts on nothing in it until the signature has
+ * verified under that key.
  *
  * <p>Compatibility: the header, the prefix and the CHALLENGE and REJ bodies are frozen across
  * protocol versions, so a peer speaking another version can always be told so. A REJ is read
- * without checking its version or tag (a peer with the wrong secret must still learn why it was
+ * without checking its version or signature (a peer with the wrong key must still learn why it was
  * refused), and so is a CHALLENGE: it only carries a nonce, and the active side answers it with its
- * REQ so that the listener, which checks the REQ, can refuse a wrong secret or version with the
- * reason. Every other body is decoded only after its version and tag have been checked.
+ * REQ so that the listener, which checks the REQ, can refuse a wrong key or version with the
+ * reason. Every other body is acted on only after its version and signature have been checked.
  *
  * <p>Threading: stateless.
  */
@@ -78,11 +87,18 @@ final class WireFormat
     static final int VERSION_OFFSET = RESERVED_OFFSET + Byte.BYTES;
     static final int BODY_LENGTH_OFFSET = VERSION_OFFSET + Short.BYTES;
     static final int HEADER_LENGTH = BODY_LENGTH_OFFSET + Integer.BYTES;
-    static final int TAG_LENGTH = FrameAuthenticator.MAC_LENGTH;
+    /** Bytes of a frame's signature in protocol versions that sign with an identity (3 on). */
+    static final int SIGNATURE_LENGTH = Identity.SIGNATURE_LENGTH;
+    /** Bytes of the HMAC tag of protocol versions 1 and 2, read only to refuse them. */
+    static final int LEGACY_TAG_LENGTH = 32;
+    /** The first protocol version whose frames carry a signature. */
+    static final int FIRST_SIGNED_VERSION = 3;
+    /** Bytes of the identity length field of REQ and REP. */
+    static final int IDENTITY_LENGTH_LENGTH = Byte.BYTES;
 
     static final int NONCE_OFFSET = 0;
-    static final int ECHOED_NONCE_OFFSET = NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH;
-    static final int BODY_PREFIX_LENGTH = ECHOED_NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH;
+    static final int ECHOED_NONCE_OFFSET = NONCE_OFFSET + Nonces.LENGTH;
+    static final int BODY_PREFIX_LENGTH = ECHOED_NONCE_OFFSET + Nonces.LENGTH;
 
     static final int QUEUE_PAIR_NUMBER_OFFSET = BODY_PREFIX_LENGTH;
     static final int START_PSN_OFFSET = QUEUE_PAIR_NUMBER_OFFSET + Integer.BYTES;
@@ -110,17 +126,25 @@ final class WireFormat
     // ---------------------------------------------------------------- frames
 
     /**
-     * @return header, body and tag, ready to write.
+     * @param version a frame's protocol version.
+     * @return the bytes of what follows its body: the signature, or an old version's tag.
      */
-    static byte[] encodeFrame(final MessageType type, final int version, final byte[] body,
-        final FrameAuthenticator authenticator)
+    static int trailerLength(final int version)
+    {
+        return version >= FIRST_SIGNED_VERSION ? SIGNATURE_LENGTH : LEGACY_TAG_LENGTH;
+    }
+
+    /**
+     * @return header, body and signature, ready to write.
+     */
+    static byte[] encodeFrame(final MessageType type, final int version, final byte[] body, final Identity signer)
     {
         if (body.length < BODY_PREFIX_LENGTH || body.length > MAX_BODY_LENGTH)
         {
             throw new IllegalArgumentException("body of " + body.length + " bytes is outside " + BODY_PREFIX_LENGTH +
                 ".." + MAX_BODY_LENGTH);
         }
-        final byte[] frame = new byte[HEADER_LENGTH + body.length + TAG_LENGTH];
+        final byte[] frame = new byte[HEADER_LENGTH + body.length + SIGNATURE_LENGTH];
         final ByteBuffer header = ByteBuffer.wrap(frame);
         header.putInt(MAGIC_OFFSET, MAGIC);
         header.put(TYPE_OFFSET, (byte)type.code);
@@ -128,7 +152,8 @@ final class WireFormat
         header.putShort(VERSION_OFFSET, (short)version);
         header.putInt(BODY_LENGTH_OFFSET, body.length);
         System.arraycopy(body, 0, frame, HEADER_LENGTH, body.length);
-        authenticator.sign(frame, HEADER_LENGTH + body.length);
+        final byte[] signature = signer.sign(frame, 0, HEADER_LENGTH + body.length);
+        System.arraycopy(signature, 0, frame, HEADER_LENGTH + body.length, SIGNATURE_LENGTH);
         return frame;
     }
 
@@ -217,12 +242,14 @@ final class WireFormat
      * @throws IllegalArgumentException when a limit is exceeded (see {@link #checkOutgoing}).
      */
     static byte[] encodeConnect(final byte[] nonce, final byte[] echoedNonce, final QueuePairEndpoint endpoint,
-        final List<RegionAdvertisement> regions, final byte[] applicationData)
+        final List<RegionAdvertisement> regions, final byte[] applicationData, final String identity)
     {
         checkOutgoing(endpoint, regions, applicationData);
         final byte[] address = endpoint.address().getBytes(StandardCharsets.UTF_8);
+        final byte[] name = Identity.checkName(identity).getBytes(StandardCharsets.US_ASCII);
         final ByteBuffer body = ByteBuffer.allocate(ADDRESS_OFFSET + address.length + COUNT_LENGTH +
-            regions.size() * REGION_LENGTH + COUNT_LENGTH + applicationData.length);
+            regions.size() * REGION_LENGTH + COUNT_LENGTH + applicationData.length + IDENTITY_LENGTH_LENGTH +
+            name.length);
         putPrefix(body, nonce, echoedNonce);
         body.putInt(QUEUE_PAIR_NUMBER_OFFSET, endpoint.queuePairNumber());
         body.putInt(START_PSN_OFFSET, endpoint.startPsn());
@@ -236,6 +263,7 @@ final class WireFormat
             body.putLong(region.address()).putInt(region.rkey()).putInt(region.length());
         }
         body.putShort((short)applicationData.length).put(applicationData);
+        body.put((byte)name.length).put(name);
         return body.array();
     }
 
@@ -278,7 +306,18 @@ final class WireFormat
         require(body, COUNT_LENGTH, type + " application data length");
         final byte[] applicationData = getBytes(body, body.getShort() & 0xFFFF,
             ConnectionManager.MAX_APPLICATION_DATA_LENGTH, type + " application data");
+        require(body, IDENTITY_LENGTH_LENGTH, type + " identity length");
+        final byte[] name = getBytes(body, body.get() & 0xFF, Identity.MAX_NAME_LENGTH, type + " identity");
         requireEnd(body, type);
+        final String identity = new String(name, StandardCharsets.US_ASCII);
+        try
+        {
+            Identity.checkName(identity);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw malformed(type + " names no valid identity: " + sanitise(ex.getMessage()));
+        }
 
         final QueuePairEndpoint endpoint;
         try
@@ -289,7 +328,8 @@ final class WireFormat
         {
             throw malformed(type + " carries an invalid endpoint: " + ex.getMessage());
         }
-        return new ConnectMessage(nonce(bytes), echoedNonce(bytes), endpoint, List.copyOf(regions), applicationData);
+        return new ConnectMessage(nonce(bytes), echoedNonce(bytes), endpoint, List.copyOf(regions), applicationData,
+            identity);
     }
 
     // ---------------------------------------------------------------- RTU
@@ -354,7 +394,7 @@ final class WireFormat
     {
         final byte[] utf8 = truncatedUtf8(text, MAX_REASON_TEXT_LENGTH);
         final ByteBuffer body = ByteBuffer.allocate(REASON_TEXT_OFFSET + utf8.length);
-        putPrefix(body, FrameAuthenticator.newNonce(), echoedNonce);
+        putPrefix(body, Nonces.newNonce(), echoedNonce);
         body.putShort(REASON_CODE_OFFSET, (short)reason.code());
         body.putShort(REASON_TEXT_LENGTH_OFFSET, (short)utf8.length);
         body.position(REASON_TEXT_OFFSET).put(utf8);
@@ -408,17 +448,17 @@ final class WireFormat
      */
     static byte[] noNonce()
     {
-        return new byte[FrameAuthenticator.NONCE_LENGTH];
+        return new byte[Nonces.LENGTH];
     }
 
     static byte[] nonce(final byte[] body)
     {
-        return Arrays.copyOfRange(body, NONCE_OFFSET, NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH);
+        return Arrays.copyOfRange(body, NONCE_OFFSET, NONCE_OFFSET + Nonces.LENGTH);
     }
 
     static byte[] echoedNonce(final byte[] body)
     {
-        return Arrays.copyOfRange(body, ECHOED_NONCE_OFFSET, ECHOED_NONCE_OFFSET + FrameAuthenticator.NONCE_LENGTH);
+        return Arrays.copyOfRange(body, ECHOED_NONCE_OFFSET, ECHOED_NONCE_OFFSET + Nonces.LENGTH);
     }
 
     /**
@@ -437,9 +477,9 @@ final class WireFormat
 
     private static void putPrefix(final ByteBuffer body, final byte[] nonce, final byte[] echoedNonce)
     {
-        if (nonce.length != FrameAuthenticator.NONCE_LENGTH || echoedNonce.length != FrameAuthenticator.NONCE_LENGTH)
+        if (nonce.length != Nonces.LENGTH || echoedNonce.length != Nonces.LENGTH)
         {
-            throw new IllegalArgumentException("nonces are " + FrameAuthenticator.NONCE_LENGTH + " bytes");
+            throw new IllegalArgumentException("nonces are " + Nonces.LENGTH + " bytes");
         }
         body.put(NONCE_OFFSET, nonce).put(ECHOED_NONCE_OFFSET, echoedNonce);
     }

@@ -9,8 +9,10 @@
  * {@link io.ringwire.rdma.cm.ConnectionListener#accept} and
  * {@link io.ringwire.rdma.cm.PendingConnection#complete} or
  * {@link io.ringwire.rdma.cm.PendingConnection#reject}. Both sides are configured by a
- * {@link io.ringwire.rdma.cm.ConnectionManagerConfig} carrying the shared secret every message is
- * authenticated with (HMAC-SHA256; the secret itself is never sent).
+ * {@link io.ringwire.rdma.cm.ConnectionManagerConfig} carrying the side's
+ * {@link io.ringwire.rdma.cm.Identity}, which signs every message it sends (Ed25519), and the
+ * {@link io.ringwire.rdma.cm.PeerKey}s of the identities it accepts; {@link io.ringwire.rdma.cm.KeyFiles}
+ * keeps them on disk and {@link io.ringwire.rdma.cm.KeyTool} makes them.
  *
  * <p>Threading: nothing here is on the hot path. Every call blocks its caller for at most the
  * configured step timeout per step; the listener accepts on its own daemon thread and reads each

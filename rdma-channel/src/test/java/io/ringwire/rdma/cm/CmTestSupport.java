@@ -153,7 +153,8 @@ final class CmTestSupport
         final QueuePairEndpoint endpoint, final byte[] applicationData)
     {
         return WireFormat.encodeFrame(MessageType.REQ, config.protocolVersion(),
-            WireFormat.encodeConnect(nonce, challenge, endpoint, List.of(), applicationData), config.authenticator());
+            WireFormat.encodeConnect(nonce, challenge, endpoint, List.of(), applicationData, config.identity().name()),
+            config.identity());
     }
 
     /**
@@ -196,7 +197,7 @@ final class CmTestSupport
          */
         byte[] sendChallenge() throws IOException
         {
-            challenge = FrameAuthenticator.newNonce();
+            challenge = Nonces.newNonce();
             channel.write(MessageType.CHALLENGE, WireFormat.encodeChallenge(challenge));
             return challenge();
         }

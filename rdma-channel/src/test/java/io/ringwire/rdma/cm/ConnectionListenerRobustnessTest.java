@@ -142,7 +142,8 @@ final class ConnectionListenerRobustnessTest
         final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
         final byte[] request = requestFrame(config, new byte[16], new byte[16], activeQueuePair().localEndpoint(),
             "stream=7".getBytes(StandardCharsets.UTF_8));
-        request[request.length - WireFormat.TAG_LENGTH - 1] ^= 0x01; // last byte of the application data
+        // The last byte of the application data, in front of the identity's length and name.
+        request[request.length - WireFormat.SIGNATURE_LENGTH - 1 - config.identity().name().length() - 1] ^= 0x01;
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
         {
             final RejectMessage reject = sendAndReadReject(listener, config, request, false);
@@ -262,7 +263,7 @@ final class ConnectionListenerRobustnessTest
             RawPeer legitimate = RawPeer.connect(listener.localAddress(), config))
         {
             // A genuine REQ, as an eavesdropper would record it off the wire.
-            final byte[] recorded = requestFrame(config, FrameAuthenticator.newNonce(), legitimate.challenge(),
+            final byte[] recorded = requestFrame(config, Nonces.newNonce(), legitimate.challenge(),
                 activeQueuePair().localEndpoint(), "stream=7".getBytes(StandardCharsets.UTF_8));
             legitimate.send(recorded);
             final PendingConnection genuine = listener.accept(WAIT_LIMIT);

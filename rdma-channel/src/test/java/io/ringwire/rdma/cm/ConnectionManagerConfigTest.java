@@ -17,15 +17,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class ConnectionManagerConfigTest
 {
     @Test
-    void missingSecretFailsNamingThePropertyToSet()
+    void missingIdentityFailsNamingThePropertiesToSet()
     {
         withProperties(Map.of(), () ->
         {
             final IllegalArgumentException failure =
                 assertThrows(IllegalArgumentException.class, () -> new ConnectionManagerConfig().conclude());
 
-            assertTrue(failure.getMessage().startsWith(ConnectionManagerConfig.SECRET_PROP + " is empty"),
-                failure.getMessage());
+            assertTrue(failure.getMessage().startsWith("no identity"), failure.getMessage());
+            assertTrue(failure.getMessage().contains(ConnectionManagerConfig.IDENTITY_FILE_PROP), failure.getMessage());
+            assertTrue(failure.getMessage().contains(ConnectionManagerConfig.SECRET_PROP), failure.getMessage());
         });
     }
 

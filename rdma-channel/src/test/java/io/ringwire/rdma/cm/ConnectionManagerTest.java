@@ -289,7 +289,7 @@ final class ConnectionManagerTest
                     final byte[] echoed = echoWrongNonce ? new byte[16] : WireFormat.nonce(request.body());
                     peer.send(WireFormat.encodeFrame(MessageType.REP, ConnectionManager.PROTOCOL_VERSION,
                         WireFormat.encodeConnect(new byte[16], echoed, passiveQueuePair().localEndpoint(), List.of(),
-                            new byte[0]), replyConfig.authenticator()));
+                            new byte[0], replyConfig.identity().name()), replyConfig.identity()));
                     return peer.readReject();
                 }
                 catch (final Exception ex)

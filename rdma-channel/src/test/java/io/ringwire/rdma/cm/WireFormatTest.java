@@ -35,10 +35,11 @@ final class WireFormatTest
         random.nextBytes(data);
         final QueuePairEndpoint endpoint = new QueuePairEndpoint(0xFFFFFF, 0xFFFFFF,
             "é".repeat(ConnectionManager.MAX_ADDRESS_LENGTH / 2), 4096, 0xFFFF);
-        final byte[] nonce = FrameAuthenticator.newNonce();
-        final byte[] echoed = FrameAuthenticator.newNonce();
+        final byte[] nonce = Nonces.newNonce();
+        final byte[] echoed = Nonces.newNonce();
 
-        final byte[] body = WireFormat.encodeConnect(nonce, echoed, endpoint, regions, data);
+        final String identity = "m".repeat(Identity.MAX_NAME_LENGTH);
+        final byte[] body = WireFormat.encodeConnect(nonce, echoed, endpoint, regions, data, identity);
         final ConnectMessage decoded = WireFormat.decodeConnect(MessageType.REQ, body);
 
         assertTrue(body.length <= WireFormat.MAX_BODY_LENGTH, "largest body is " + body.length + " bytes");
@@ -47,13 +48,14 @@ final class WireFormatTest
         assertEquals(endpoint, decoded.endpoint());
         assertEquals(regions, decoded.regions());
         assertArrayEquals(data, decoded.applicationData());
+        assertEquals(identity, decoded.identity());
     }
 
     @Test
     void fixedFieldsSitAtTheirDocumentedOffsetsInNetworkOrder()
     {
         final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT,
-            List.of(new RegionAdvertisement(0x1122334455667788L, 0x67B, 4096)), new byte[] { 9 });
+            List.of(new RegionAdvertisement(0x1122334455667788L, 0x67B, 4096)), new byte[] { 9 }, "gw-1");
         final ByteBuffer buffer = ByteBuffer.wrap(body);
         final int addressLength = ENDPOINT.address().length();
 
@@ -64,32 +66,47 @@ final class WireFormatTest
         assertEquals(addressLength, buffer.getShort(WireFormat.ADDRESS_LENGTH_OFFSET));
         assertEquals(1, buffer.getShort(WireFormat.ADDRESS_OFFSET + addressLength));
         assertEquals(0x1122334455667788L, buffer.getLong(WireFormat.ADDRESS_OFFSET + addressLength + 2));
-        assertEquals(WireFormat.ADDRESS_OFFSET + addressLength + 2 + WireFormat.REGION_LENGTH + 2 + 1, body.length);
+        final int identityOffset = WireFormat.ADDRESS_OFFSET + addressLength + 2 + WireFormat.REGION_LENGTH + 2 + 1;
+        assertEquals(4, body[identityOffset]);
+        assertEquals("gw-1", new String(body, identityOffset + 1, 4, StandardCharsets.US_ASCII));
+        assertEquals(identityOffset + 1 + 4, body.length);
     }
 
     @Test
-    void frameTagCoversHeaderAndBodySoAnyFlippedBitFailsVerification()
+    void frameSignatureCoversHeaderAndBodySoAnyFlippedBitFailsVerification()
     {
-        final FrameAuthenticator authenticator = new FrameAuthenticator("k".getBytes(StandardCharsets.UTF_8));
-        final byte[] frame = WireFormat.encodeFrame(MessageType.RTU, 1,
-            WireFormat.encodeReadyToUse(new byte[16], new byte[16]), authenticator);
-        final int signedLength = frame.length - WireFormat.TAG_LENGTH;
-        final byte[] tag = Arrays.copyOfRange(frame, signedLength, frame.length);
+        final Identity signer = Identity.generate("gateway-1");
+        final byte[] frame = WireFormat.encodeFrame(MessageType.RTU, ConnectionManager.PROTOCOL_VERSION,
+            WireFormat.encodeReadyToUse(new byte[16], new byte[16]), signer);
+        final int signedLength = frame.length - WireFormat.SIGNATURE_LENGTH;
+        final byte[] signature = Arrays.copyOfRange(frame, signedLength, frame.length);
 
-        assertTrue(authenticator.verify(Arrays.copyOf(frame, signedLength), tag));
+        assertTrue(signer.peerKey().verify(frame, 0, signedLength, signature));
+        assertFalse(Identity.generate("gateway-1").peerKey().verify(frame, 0, signedLength, signature),
+            "another key of the same name does not verify it");
         for (final int position : new int[] { WireFormat.TYPE_OFFSET, WireFormat.VERSION_OFFSET + 1,
             WireFormat.HEADER_LENGTH + 3, signedLength - 1 })
         {
             final byte[] altered = Arrays.copyOf(frame, signedLength);
             altered[position] ^= 0x40;
-            assertFalse(authenticator.verify(altered, tag), "bit flipped at " + position + " went unnoticed");
+            assertFalse(signer.peerKey().verify(altered, 0, signedLength, signature),
+                "bit flipped at " + position + " went unnoticed");
         }
+    }
+
+    @Test
+    void aConnectBodyNamingAnInvalidIdentityIsMalformed()
+    {
+        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "ab");
+        body[body.length - 1] = '/';
+
+        assertMalformed(body, "names no valid identity");
     }
 
     @Test
     void connectBodyWithTrailingBytesOrOverLimitCountsIsMalformed()
     {
-        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0]);
+        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "a");
         final byte[] trailing = Arrays.copyOf(body, body.length + 1);
         final byte[] tooManyRegions = body.clone();
         ByteBuffer.wrap(tooManyRegions).putShort(WireFormat.ADDRESS_OFFSET + ENDPOINT.address().length(),
@@ -106,7 +123,7 @@ final class WireFormatTest
     @Test
     void connectBodyWithAnInvalidEndpointIsMalformed()
     {
-        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0]);
+        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "a");
         ByteBuffer.wrap(body).putInt(WireFormat.QUEUE_PAIR_NUMBER_OFFSET, 0x0100_0000);
 
         assertMalformed(body, "24-bit");
@@ -116,7 +133,7 @@ final class WireFormatTest
     void headerChecksRejectBadMagicUnknownTypeAndOutOfRangeLengths()
     {
         final byte[] good = WireFormat.encodeFrame(MessageType.RTU, 1,
-            WireFormat.encodeReadyToUse(new byte[16], new byte[16]), new FrameAuthenticator(new byte[] { 1 }));
+            WireFormat.encodeReadyToUse(new byte[16], new byte[16]), Identity.generate("a"));
         final byte[] badMagic = good.clone();
         badMagic[0] = 'X';
         final byte[] unknownType = good.clone();
