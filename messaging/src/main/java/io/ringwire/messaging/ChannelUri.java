@@ -16,7 +16,11 @@ import java.util.Map;
  * connection-manager address: a subscription listens there; a publication connects there, and to
  * several subscribers at once when it lists several endpoints separated by commas (fan-out).
  * Optional: {@code interface=ip} the local address the data path binds (default: the address that
- * routes to the endpoint), {@code ring=bytes} the ring capacity (a power of two).
+ * routes to the endpoint), {@code ring=bytes} the ring capacity (a power of two); the keys
+ * ({@link ChannelKeys}): {@code identity=name} the identity this end proves, {@code accept=a,b} the
+ * identities a subscription takes publications from, {@code peer=a,b} those a publication takes as
+ * its subscribers; a subscription's limits: {@code max-ring=bytes} the largest ring it maps for one
+ * publication, {@code max-per-identity=n} how many publications of one identity it takes at once.
  *
  * <p>Immutable; any thread.
  */
@@ -24,7 +28,8 @@ public final class ChannelUri
 {
     private static final String PREFIX = "ringwire:";
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs", "auto");
-    private static final List<String> KEYS = List.of("endpoint", "interface", "ring");
+    private static final List<String> KEYS = List.of("endpoint", "interface", "ring", "identity", "accept", "peer",
+        "max-ring", "max-per-identity");
 
     private final String provider;
     private final List<InetSocketAddress> endpoints;
@@ -98,6 +103,15 @@ public final class ChannelUri
             {
                 Settings.parsePowerOfTwo("ring", parameters.get("ring"), 4096, 1 << 30);
             }
+            if (parameters.containsKey("max-ring"))
+            {
+                Settings.parsePowerOfTwo("max-ring", parameters.get("max-ring"), 4096, 1 << 30);
+            }
+            if (parameters.containsKey("max-per-identity"))
+            {
+                Settings.parseInt("max-per-identity", parameters.get("max-per-identity"), 0, 4096,
+                    "0 (no limit) to 4096");
+            }
         }
         catch (final IllegalArgumentException ex)
         {
@@ -133,6 +147,27 @@ public final class ChannelUri
     {
         final String ring = parameters.get("ring");
         return null == ring ? defaultCapacity : Settings.parsePowerOfTwo("ring", ring, 4096, 1 << 30);
+    }
+
+    /**
+     * @param defaultLimit the context's largest ring.
+     * @return the channel's {@code max-ring=} (checked when parsed), or {@code defaultLimit}.
+     */
+    public int maxRingCapacity(final int defaultLimit)
+    {
+        final String limit = parameters.get("max-ring");
+        return null == limit ? defaultLimit : Settings.parsePowerOfTwo("max-ring", limit, 4096, 1 << 30);
+    }
+
+    /**
+     * @param defaultLimit the context's limit.
+     * @return the channel's {@code max-per-identity=} (checked when parsed), or {@code defaultLimit}.
+     */
+    public int maxPublicationsPerIdentity(final int defaultLimit)
+    {
+        final String limit = parameters.get("max-per-identity");
+        return null == limit ? defaultLimit : Settings.parseInt("max-per-identity", limit, 0, 4096,
+            "0 (no limit) to 4096");
     }
 
     /**

@@ -3,10 +3,15 @@ package io.ringwire.messaging;
 import io.ringwire.rdma.host.OnlineCpus;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.cm.ConnectionManagerConfig;
+import io.ringwire.rdma.cm.Identity;
+import io.ringwire.rdma.cm.KeyFiles;
+import io.ringwire.rdma.cm.PeerKey;
 import io.ringwire.rdma.config.Settings;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -14,6 +19,13 @@ import java.util.concurrent.TimeUnit;
  * Typed configuration of publications and subscriptions, like Aeron's {@code Context}: defaults,
  * overridden by {@code ringwire.*} system properties, overridden again by the setters, checked by
  * {@link #conclude()} with a message naming the property and the allowed values.
+ *
+ * <p>Keys: publications and subscriptions prove an {@link Identity} and accept the {@link PeerKey}s
+ * the context trusts ({@link #identity}, {@link #trust}, or {@value #IDENTITY_FILES_PROP} and
+ * {@value #TRUST_PROP}); a channel names which of several identities it proves ({@code identity=}),
+ * and narrows whom it accepts ({@code accept=} on a subscription, {@code peer=} on a publication).
+ * Without keys, a shared secret ({@value #SECRET_PROP}) makes every holder one identity of one
+ * trust zone.
  *
  * <p>Threading: build on one thread, conclude, then share read-only.
  */
@@ -29,8 +41,26 @@ public final class MessagingContext
     public static final String LIVENESS_TIMEOUT_PROP = "ringwire.messaging.liveness.timeout.ms";
     /** A disconnected publication retries its subscribers this often. */
     public static final String RECONNECT_INTERVAL_PROP = "ringwire.messaging.reconnect.interval.ms";
-    /** Shared secret authenticating connections (both ends must agree). */
+    /**
+     * Shared secret authenticating connections (both ends must agree), when no identity is given:
+     * every holder proves, and accepts, the one identity the secret derives.
+     */
     public static final String SECRET_PROP = "ringwire.messaging.secret";
+    /** This process's identity files, comma-separated ({@code ringwire keygen} makes them). */
+    public static final String IDENTITY_FILES_PROP = "ringwire.messaging.identity.files";
+    /** Public key files, or directories of them, comma-separated: the identities this process accepts. */
+    public static final String TRUST_PROP = "ringwire.messaging.trust";
+    /**
+     * The largest ring a subscription maps for one publication; a publication asking for more is
+     * refused at the handshake. A subscription's channel {@code max-ring=} overrides it.
+     */
+    public static final String MAX_RING_PROP = "ringwire.messaging.subscription.max.ring.bytes";
+    /**
+     * How many publications of one identity a subscription takes at once; 0: no limit of its own
+     * beyond {@link #MAX_PUBLICATIONS_PROP}. A subscription's channel {@code max-per-identity=}
+     * overrides it.
+     */
+    public static final String MAX_PER_IDENTITY_PROP = "ringwire.messaging.subscription.max.publications.per.identity";
     /** Directory of the counters files read by {@code ringwire stat}. */
     public static final String COUNTERS_DIR_PROP = "ringwire.messaging.counters.dir";
     /** Default of {@link #COUNTERS_DIR_PROP}: tmpfs, so counters cost no disk I/O. */
@@ -64,6 +94,12 @@ public final class MessagingContext
     private String livenessTimeoutMs = Settings.property(LIVENESS_TIMEOUT_PROP, "2000");
     private String reconnectIntervalMs = Settings.property(RECONNECT_INTERVAL_PROP, "200");
     private String secret = Settings.property(SECRET_PROP, "");
+    private String identityFiles = Settings.property(IDENTITY_FILES_PROP, "");
+    private String trustFiles = Settings.property(TRUST_PROP, "");
+    private String maxRing = Settings.property(MAX_RING_PROP, Integer.toString(64 << 20));
+    private String maxPerIdentity = Settings.property(MAX_PER_IDENTITY_PROP, "0");
+    private final List<Identity> identities = new ArrayList<>();
+    private final List<PeerKey> trusted = new ArrayList<>();
     private String countersDirectory = Settings.property(COUNTERS_DIR_PROP, DEFAULT_COUNTERS_DIR);
     private String signalInterval = Settings.property(SIGNAL_INTERVAL_PROP, "16");
     private String maxPublications = Settings.property(MAX_PUBLICATIONS_PROP, "32");
@@ -80,6 +116,8 @@ public final class MessagingContext
     private long reconnectIntervalNs;
     private int signalIntervalValue;
     private int maxPublicationsValue;
+    private int maxRingValue;
+    private int maxPerIdentityValue;
     private int[] coresValue;
     private ConnectionManagerConfig connectionManagerConfig;
 
@@ -109,17 +147,74 @@ public final class MessagingContext
         Agents.idleStrategy(idleStrategy); // refuses an unknown name, naming the property
         coresValue = parseCores(cores);
         checksum = Settings.oneOf(CHECKSUM_PROP, checksum, CHECKSUM_MODES);
-        if (secret.isEmpty())
+        maxRingValue = Settings.parsePowerOfTwo(MAX_RING_PROP, maxRing, 4096, 1 << 30);
+        maxPerIdentityValue = Settings.parseInt(MAX_PER_IDENTITY_PROP, maxPerIdentity, 0, 4096, "0 (no limit) to 4096");
+        concludeKeys();
+        final ConnectionManagerConfig keys = new ConnectionManagerConfig()
+            .timeoutMs(Math.max(1000, TimeUnit.NANOSECONDS.toMillis(livenessTimeoutNs)));
+        if (identities.isEmpty())
         {
-            throw new IllegalArgumentException(SECRET_PROP + " is not set: publications and subscriptions " +
-                "authenticate each other with a shared secret; set the same value on both ends");
+            keys.secret(secret.getBytes(StandardCharsets.UTF_8));
         }
-        connectionManagerConfig = new ConnectionManagerConfig().secret(secret.getBytes(StandardCharsets.UTF_8))
-            .timeoutMs(Math.max(1000, TimeUnit.NANOSECONDS.toMillis(livenessTimeoutNs))).conclude();
+        else
+        {
+            keys.identity(identities.getFirst()).trust(trusted);
+        }
+        connectionManagerConfig = keys.conclude();
+        if (identities.isEmpty())
+        {
+            identities.add(connectionManagerConfig.identity());
+            trusted.addAll(connectionManagerConfig.trusted().values());
+        }
         concluded = true;
         return this;
     }
 
+
+    /**
+     * The identities and trust, from the setters, else the key files; a shared secret when neither.
+     */
+    private void concludeKeys()
+    {
+        if (identities.isEmpty())
+        {
+            for (final String file : identityFiles.split(","))
+            {
+                if (!file.isBlank())
+                {
+                    identities.add(KeyFiles.readIdentity(Path.of(file.trim())));
+                }
+            }
+        }
+        if (trusted.isEmpty())
+        {
+            for (final String file : trustFiles.split(","))
+            {
+                if (!file.isBlank())
+                {
+                    trusted.addAll(KeyFiles.readTrusted(Path.of(file.trim())));
+                }
+            }
+        }
+        if (identities.isEmpty() && secret.isEmpty())
+        {
+            throw new IllegalArgumentException("no identity: publications and subscriptions prove one; give this " +
+                "process its identity with MessagingContext.identity(...) or -D" + IDENTITY_FILES_PROP + "=FILE " +
+                "(./ringwire keygen NAME makes one) and the keys it accepts with trust(...) or -D" + TRUST_PROP +
+                "=FILE_OR_DIRECTORY; or, for one trust zone, the same -D" + SECRET_PROP + "=... on every end");
+        }
+        if (!identities.isEmpty() && trusted.isEmpty())
+        {
+            throw new IllegalArgumentException("no trusted key: this process holds identities " + identityNames() +
+                " but accepts nobody; give the public keys it accepts with trust(...) or -D" + TRUST_PROP +
+                "=FILE_OR_DIRECTORY");
+        }
+    }
+
+    private List<String> identityNames()
+    {
+        return identities.stream().map(Identity::name).toList();
+    }
 
     private static int[] parseCores(final String list)
     {
@@ -304,7 +399,8 @@ public final class MessagingContext
     }
 
     /**
-     * @param secret shared secret.
+     * @param secret shared secret: used when the context holds no identity; every end that holds it
+     *               proves, and accepts, the identity it derives (one trust zone).
      * @return this.
      */
     public MessagingContext secret(final String secret)
@@ -312,6 +408,99 @@ public final class MessagingContext
         checkMutable();
         this.secret = secret;
         return this;
+    }
+
+    /**
+     * Adds an identity this process proves; the first is the default of a channel that names none.
+     *
+     * @param identity the identity.
+     * @return this.
+     */
+    public MessagingContext identity(final Identity identity)
+    {
+        checkMutable();
+        for (final Identity held : identities)
+        {
+            if (held.name().equals(identity.name()))
+            {
+                throw new IllegalArgumentException("the context already holds an identity named '" + identity.name() +
+                    "'");
+            }
+        }
+        identities.add(identity);
+        return this;
+    }
+
+    /**
+     * Adds keys this process accepts.
+     *
+     * @param keys the public keys.
+     * @return this.
+     */
+    public MessagingContext trust(final Collection<PeerKey> keys)
+    {
+        checkMutable();
+        trusted.addAll(keys);
+        return this;
+    }
+
+    /**
+     * @return the identities this process proves, the default first; unmodifiable.
+     */
+    public List<Identity> identities()
+    {
+        checkConcluded();
+        return List.copyOf(identities);
+    }
+
+    /**
+     * @return the keys this process accepts; unmodifiable.
+     */
+    public List<PeerKey> trusted()
+    {
+        checkConcluded();
+        return List.copyOf(trusted);
+    }
+
+    /**
+     * @param bytes the largest ring a subscription maps for one publication (a power of two, 4096 to 2^30).
+     * @return this.
+     */
+    public MessagingContext maxRingCapacity(final int bytes)
+    {
+        checkMutable();
+        this.maxRing = Integer.toString(bytes);
+        return this;
+    }
+
+    /**
+     * @return the largest ring a subscription maps for one publication, unless its channel says otherwise.
+     */
+    public int maxRingCapacity()
+    {
+        checkConcluded();
+        return maxRingValue;
+    }
+
+    /**
+     * @param publications how many publications of one identity a subscription takes at once (0: no
+     *                     limit of its own).
+     * @return this.
+     */
+    public MessagingContext maxPublicationsPerIdentity(final int publications)
+    {
+        checkMutable();
+        this.maxPerIdentity = Integer.toString(publications);
+        return this;
+    }
+
+    /**
+     * @return how many publications of one identity a subscription takes at once (0: no limit of its own).
+     */
+    public int maxPublicationsPerIdentity()
+    {
+        checkConcluded();
+        return maxPerIdentityValue;
     }
 
     /**
@@ -375,7 +564,8 @@ public final class MessagingContext
     }
 
     /**
-     * @return the connection manager settings derived from this context.
+     * @return the connection manager settings derived from this context: the default identity,
+     *         every trusted key; {@link ChannelKeys} narrows them per channel.
      */
     public ConnectionManagerConfig connectionManagerConfig()
     {

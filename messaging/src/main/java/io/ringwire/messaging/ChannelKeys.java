@@ -1,0 +1,116 @@
+package io.ringwire.messaging;
+
+import io.ringwire.rdma.cm.ConnectionManagerConfig;
+import io.ringwire.rdma.cm.Identity;
+import io.ringwire.rdma.cm.PeerKey;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which keys apply to one channel: the identity its end proves ({@code identity=}, or the context's
+ * only one), and whom it accepts: a subscription the publications of the identities its
+ * {@code accept=} names, a publication the subscribers of those its {@code peer=} names; every key
+ * the context trusts when the channel names none. What a channel names must be among what the
+ * context holds, so a typo is refused when the channel opens, not taken for "nobody".
+ *
+ * <p>Threading: called when a publication or subscription opens; not a hot path.
+ */
+final class ChannelKeys
+{
+    /** The channel parameter naming the identity an end proves. */
+    static final String IDENTITY = "identity";
+    /** The channel parameter naming the identities a subscription accepts. */
+    static final String ACCEPT = "accept";
+    /** The channel parameter naming the identities a publication accepts as subscribers. */
+    static final String PEER = "peer";
+
+    private ChannelKeys()
+    {
+    }
+
+    /**
+     * @param context the concluded context.
+     * @param channel a subscription's channel.
+     * @return the connection-manager settings its listener uses.
+     * @throws IllegalArgumentException naming the parameter and what the context holds.
+     */
+    static ConnectionManagerConfig forSubscription(final MessagingContext context, final ChannelUri channel)
+    {
+        return context.connectionManagerConfig().withAccess(identity(context, channel),
+            accepted(context, channel, ACCEPT));
+    }
+
+    /**
+     * @param context the concluded context.
+     * @param channel a publication's channel.
+     * @return the connection-manager settings its connections use.
+     * @throws IllegalArgumentException naming the parameter and what the context holds.
+     */
+    static ConnectionManagerConfig forPublication(final MessagingContext context, final ChannelUri channel)
+    {
+        return context.connectionManagerConfig().withAccess(identity(context, channel),
+            accepted(context, channel, PEER));
+    }
+
+    private static Identity identity(final MessagingContext context, final ChannelUri channel)
+    {
+        final List<Identity> identities = context.identities();
+        final String named = channel.get(IDENTITY);
+        if (null == named)
+        {
+            if (identities.size() > 1)
+            {
+                throw new IllegalArgumentException("channel '" + channel + "' names no identity, and the context " +
+                    "holds several (" + names(identities) + "): add |" + IDENTITY + "=NAME");
+            }
+            return identities.getFirst();
+        }
+        for (final Identity identity : identities)
+        {
+            if (identity.name().equals(named.trim()))
+            {
+                return identity;
+            }
+        }
+        throw new IllegalArgumentException("channel '" + channel + "': " + IDENTITY + "=" + named + " is not an " +
+            "identity the context holds; it holds " + names(identities));
+    }
+
+    private static List<PeerKey> accepted(final MessagingContext context, final ChannelUri channel,
+        final String parameter)
+    {
+        final List<PeerKey> trusted = context.trusted();
+        final String named = channel.get(parameter);
+        if (null == named)
+        {
+            return trusted;
+        }
+        final List<PeerKey> accepted = new ArrayList<>();
+        for (final String raw : named.split(","))
+        {
+            final String name = raw.trim();
+            PeerKey found = null;
+            for (final PeerKey key : trusted)
+            {
+                if (key.name().equals(name))
+                {
+                    found = key;
+                }
+            }
+            if (null == found)
+            {
+                throw new IllegalArgumentException("channel '" + channel + "': " + parameter + " names '" + name +
+                    "', which is not among the keys the context trusts (" +
+                    trusted.stream().map(PeerKey::name).toList() + ")");
+            }
+            accepted.add(found);
+        }
+        return accepted;
+    }
+
+    private static List<String> names(final List<Identity> identities)
+    {
+        return identities.stream().map(Identity::name).toList();
+    }
+}
