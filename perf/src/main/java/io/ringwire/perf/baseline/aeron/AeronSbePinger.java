@@ -9,7 +9,6 @@ import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.host.WatchedConnection;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.ProbePinger;
-import io.ringwire.perf.rtt.MessagingPinger;
 import org.agrona.DirectBuffer;
 
 /**
@@ -17,7 +16,7 @@ import org.agrona.DirectBuffer;
  * It claims, encodes and commits an SBE {@code LatencyProbe} ({@link AeronProbeWriter}), then polls
  * until its handler has validated ({@code MessageValidator.validate}) and decoded the echo
  * ({@link LatencyProbeCodec}), timed from before the claim to after the decode, as
- * {@link MessagingPinger} is. It is its own fragment handler, so polling allocates nothing.
+ * rtt's messaging pinger is. It is its own fragment handler, so polling allocates nothing.
  *
  * <p>Threading: the pinger thread only.
  */

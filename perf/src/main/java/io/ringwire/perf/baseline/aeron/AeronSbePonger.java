@@ -9,14 +9,13 @@ import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.host.WatchedConnection;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.ProbePonger;
-import io.ringwire.perf.rtt.MessagingPonger;
 import org.agrona.DirectBuffer;
 
 /**
  * The ponger of the {@code aeron-ipc-sbe} baseline: RingWire messaging's ponger over Aeron IPC. Its
  * handler validates and decodes each probe ({@link LatencyProbeCodec}) and, still inside the poll,
  * claims, encodes and commits the echo on its own publication with the sequence, send timestamp and
- * padding unchanged, as {@link MessagingPonger} does. Ends after echoing
+ * padding unchanged, as rtt's messaging ponger does. Ends after echoing
  * {@link LatencyProbeCodec#STOP_SEQUENCE}.
  *
  * <p>Threading: the ponger thread only.
