@@ -1,5 +1,6 @@
 package io.ringwire.perf;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.compare.CompareBenchmark;
 import io.ringwire.perf.compare.CompareOptions;
@@ -462,7 +463,7 @@ public final class PerfMain
     {
         for (final String provider : options.providers())
         {
-            if (!RttOptions.isRawBaseline(provider))
+            if (!Transports.isRawBaseline(provider))
             {
                 checkProviderAvailable(provider, options.shmDirectory());
             }

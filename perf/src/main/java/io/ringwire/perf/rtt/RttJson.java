@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.output.JsonText;
 
 import java.util.Arrays;
@@ -134,7 +135,7 @@ public final class RttJson
 
     private static RttOverhead overheadOf(final RttReport report, final RttResult result)
     {
-        if (!RttOptions.API_MESSAGING.equals(result.api()))
+        if (!Transports.API_MESSAGING.equals(result.api()))
         {
             return null;
         }

@@ -9,6 +9,8 @@ import io.ringwire.perf.baseline.nio.NioPonger;
 import io.ringwire.perf.baseline.nio.NioUdpChannels;
 import io.ringwire.perf.baseline.nio.NioUdpLink;
 import io.ringwire.perf.baseline.nio.NioUdpPonger;
+import io.ringwire.perf.cli.CommonOptions;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.SpinningTask;
@@ -106,7 +108,7 @@ public final class RttPonger
         this.plan = new ThreadPlan(Settings.parseInt("cpu", args[4], CpuPlan.UNPINNED, Integer.MAX_VALUE,
             "a CPU, or " + CpuPlan.UNPINNED + " for none"), Settings.parseBoolean("yield-when-idle", args[5]),
             System.err);
-        this.warmup = Settings.parseLong("warmup", args[6], 0, RttOptions.MAX_MESSAGES, "round trips");
+        this.warmup = Settings.parseLong("warmup", args[6], 0, CommonOptions.MAX_MESSAGES, "round trips");
         this.fromParent = fromParent;
         this.toParent = toParent;
     }
@@ -141,23 +143,23 @@ public final class RttPonger
 
     private int run() throws IOException
     {
-        if (RttOptions.isAeron(provider))
+        if (Transports.isAeron(provider))
         {
             return runAeron();
         }
-        if (RttOptions.isBare(provider))
+        if (Transports.isBare(provider))
         {
             return runBare();
         }
-        if (RttOptions.NIO_TCP.equals(provider))
+        if (Transports.NIO_TCP.equals(provider))
         {
             return runNio();
         }
-        if (RttOptions.NIO_UDP.equals(provider) || RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
+        if (Transports.NIO_UDP.equals(provider) || Transports.NIO_UDP_UNCONNECTED.equals(provider))
         {
             return runNioUdp();
         }
-        return RttOptions.API_MESSAGING.equals(api) ? runMessaging() : runRdma();
+        return Transports.API_MESSAGING.equals(api) ? runMessaging() : runRdma();
     }
 
     private int runRdma() throws IOException
@@ -201,7 +203,7 @@ public final class RttPonger
 
     private int runBare() throws IOException
     {
-        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size, RttOptions.BARE_NOTIFIED.equals(provider)))
+        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size, Transports.BARE_NOTIFIED.equals(provider)))
         {
             send(toParent, LISTEN + " " + lines.file());
             return echo(new BarePonger(lines, plan));
@@ -214,7 +216,7 @@ public final class RttPonger
      */
     private int runAeron()
     {
-        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final boolean udp = Transports.AERON_UDP.equals(provider);
         final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.free() : null;
         final Path directory = AeronIpcSide.directory(shmDirectory);
         final int length = RttOptions.carriesProbe(provider, api) ? LatencyProbeCodec.messageLength(size) : size;
@@ -245,7 +247,7 @@ public final class RttPonger
     {
         try (DatagramChannel channel = NioUdpChannels.open();
              DatagramChannel sendChannel =
-                 RttOptions.NIO_UDP.equals(provider) ? null : NioUdpChannels.openDontFragment())
+                 Transports.NIO_UDP.equals(provider) ? null : NioUdpChannels.openDontFragment())
         {
             send(toParent, LISTEN + " " + NioUdpChannels.port(channel));
             final String peerPortValue = readFromParent(PEER, "PEER port");

@@ -1,12 +1,13 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 /**
  * One p50 ratio read within one run: a path against the path it is judged by.
  *
  * @param provider the transport measured.
- * @param api      its path ({@link RttOptions#API_CHANNEL}, {@link RttOptions#API_MESSAGING} or
- *                 {@link RttOptions#API_RAW}).
- * @param baseline what it is judged against: a raw baseline's name, or {@link RttOptions#API_CHANNEL}
+ * @param api      its path ({@link Transports#API_CHANNEL}, {@link Transports#API_MESSAGING} or
+ *                 {@link Transports#API_RAW}).
+ * @param baseline what it is judged against: a raw baseline's name, or {@link Transports#API_CHANNEL}
  *                 for messaging against the same provider's channel.
  * @param ratio    the path's p50 over the baseline's (1.07 is 7% slower).
  */
@@ -17,6 +18,6 @@ public record RttRatio(String provider, String api, String baseline, double rati
      */
     public String label()
     {
-        return provider + (RttOptions.API_MESSAGING.equals(api) ? " messaging" : "") + " / " + baseline;
+        return provider + (Transports.API_MESSAGING.equals(api) ? " messaging" : "") + " / " + baseline;
     }
 }

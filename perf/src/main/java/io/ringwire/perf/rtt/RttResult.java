@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.ThreadAllocation;
@@ -11,8 +12,8 @@ import org.HdrHistogram.Histogram;
  * from its histogram. Times in nanoseconds.
  *
  * @param provider               an RDMA provider (shm, socket, roce, ibverbs) or a raw baseline.
- * @param api                    {@link RttOptions#API_CHANNEL}, {@link RttOptions#API_MESSAGING} or, for the
- *                               NIO baselines, {@link RttOptions#API_RAW}.
+ * @param api                    {@link Transports#API_CHANNEL}, {@link Transports#API_MESSAGING} or, for the
+ *                               NIO baselines, {@link Transports#API_RAW}.
  * @param processes              1 or 2.
  * @param size                   bytes per message on this path (a messaging probe is at least
  *                               {@link LatencyProbeCodec#MIN_LENGTH}).

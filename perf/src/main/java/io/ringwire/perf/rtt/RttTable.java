@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 
@@ -122,7 +123,7 @@ public final class RttTable
         for (final RttRatio ratio : report.baselineRatios())
         {
             ratios.append(ratios.isEmpty() ? "" : ", ").append(ratio.provider())
-                .append(RttOptions.API_MESSAGING.equals(ratio.api()) ? " messaging " : " ")
+                .append(Transports.API_MESSAGING.equals(ratio.api()) ? " messaging " : " ")
                 .append(String.format(Locale.ROOT, "%.2fx", ratio.ratio())).append(' ')
                 .append(ratio.baseline());
         }

@@ -1,5 +1,6 @@
 package io.ringwire.perf.baseline.aeron;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.rtt.RttBenchmark;
@@ -47,8 +48,8 @@ class AeronBaselinesRunTest
     @ValueSource(ints = { 1, 2 })
     void aeronIpcSbeRecordsEveryProbeAtTheProbesSize(final int processes) throws Exception
     {
-        final RttResult result = run(RttOptions.AERON_IPC_SBE, processes);
-        assertEquals(RttOptions.API_RAW, result.api());
+        final RttResult result = run(Transports.AERON_IPC_SBE, processes);
+        assertEquals(Transports.API_RAW, result.api());
         assertEquals(MESSAGES, result.count(), "every measured round trip is recorded");
         assertEquals(LatencyProbeCodec.MIN_LENGTH, result.size(), "the row is the LatencyProbe's size, as messaging's");
         assertTrue(result.p50() > 0 && result.p50() <= result.p99(), result.toString());
@@ -58,7 +59,7 @@ class AeronBaselinesRunTest
     @ValueSource(ints = { 1, 2 })
     void aeronUdpRecordsEveryMessageAndPrintsItsDriverThreading(final int processes) throws Exception
     {
-        final RttResult result = run(RttOptions.AERON_UDP, processes);
+        final RttResult result = run(Transports.AERON_UDP, processes);
         assertEquals(MESSAGES, result.count(), "every measured round trip is recorded");
         assertEquals(32, result.size());
         assertTrue(result.p50() > 0 && result.p50() <= result.p99(), result.toString());
