@@ -36,7 +36,6 @@ import io.ringwire.rdma.host.OnlineCpus;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
@@ -179,7 +178,7 @@ public final class PerfMain
             }
             out.print(options.json() ? json + System.lineSeparator() : table);
             out.flush();
-            RunOutput.write("rtt", args, options, options.out(), table, json, benchmark.histograms(), err);
+            RunOutput.write("rtt", args, options, options.out(), table, json, benchmark.histograms(), List.of(), err);
         });
     }
 
@@ -215,7 +214,7 @@ public final class PerfMain
             out.print(options.json() ? json + System.lineSeparator() : table);
             out.flush();
             RunOutput.write("oneway", args, options, options.out(), table, json, OneWayBenchmark.histograms(results),
-                err);
+                List.of(), err);
         });
     }
 
@@ -247,9 +246,8 @@ public final class PerfMain
             final String json = ThroughputBenchmark.json(options, result);
             out.print(options.json() ? json + System.lineSeparator() : table);
             out.flush();
-            final Path directory = RunOutput.write("throughput", args, options, options.out(), table, json,
-                ThroughputBenchmark.histograms(options, result), err);
-            RatePlots.write(directory, options.provider(), result);
+            RunOutput.write("throughput", args, options, options.out(), table, json,
+                ThroughputBenchmark.histograms(options, result), RatePlots.of(options.provider(), result), err);
         });
     }
 
@@ -297,8 +295,8 @@ public final class PerfMain
             final CompareReport report = benchmark.run();
             out.print(options.json() ? report.json() + System.lineSeparator() : report.table());
             out.flush();
-            ComparePlot.write(RunOutput.write("compare", args, options, options.out(), report.table(), report.json(),
-                benchmark.histograms(), err), report);
+            RunOutput.write("compare", args, options, options.out(), report.table(), report.json(),
+                benchmark.histograms(), List.of(ComparePlot.of(report)), err);
         });
     }
 
@@ -375,7 +373,8 @@ public final class PerfMain
             final String json = MatchingReport.json(results, benchmark.threadLayout(), options.rounds());
             out.print(options.json() ? json + System.lineSeparator() : table);
             out.flush();
-            RunOutput.write("matching", args, options, options.out(), table, json, benchmark.histograms(), err);
+            RunOutput.write("matching", args, options, options.out(), table, json, benchmark.histograms(), List.of(),
+                err);
         });
     }
 
@@ -413,7 +412,7 @@ public final class PerfMain
             out.print(options.json() ? json + System.lineSeparator() : table);
             out.flush();
             RunOutput.write("exchange", args, options, options.out(), table, json,
-                ExchangeBenchmark.histograms(results), err);
+                ExchangeBenchmark.histograms(results), List.of(), err);
         });
     }
 

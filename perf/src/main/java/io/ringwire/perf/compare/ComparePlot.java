@@ -1,8 +1,6 @@
 package io.ringwire.perf.compare;
 
-import io.ringwire.perf.output.PercentilePlot;
-import io.ringwire.perf.output.ResultsWriter;
-import org.jfree.chart.ChartUtils;
+import io.ringwire.perf.output.ExtraPlot;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.CategoryLabelPositions;
@@ -17,12 +15,6 @@ import org.jfree.data.category.DefaultCategoryDataset;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The plot of {@code perf compare}'s ratios: per pair, the median of its per-round p50 ratios as a
@@ -39,15 +31,16 @@ public final class ComparePlot
     }
 
     /**
-     * Writes {@link #RATIOS_PLOT} into {@code directory} and links it from its results.md.
-     *
-     * @param directory the results directory, already written.
-     * @param report    what compare measured.
-     * @throws IOException when a file cannot be written.
+     * @param report what compare measured.
+     * @return {@link #RATIOS_PLOT}, for the results directory.
      */
-    public static void write(final Path directory, final CompareReport report) throws IOException
+    public static ExtraPlot of(final CompareReport report)
     {
-        System.setProperty("java.awt.headless", System.getProperty("java.awt.headless", "true"));
+        return new ExtraPlot(RATIOS_PLOT, "Ratios", () -> chart(report));
+    }
+
+    private static JFreeChart chart(final CompareReport report)
+    {
         final DefaultCategoryDataset medians = new DefaultCategoryDataset();
         final DefaultCategoryDataset readings = new DefaultCategoryDataset();
         for (final CompareReport.Ratio ratio : report.ratios())
@@ -72,14 +65,7 @@ public final class ComparePlot
         plot.addRangeMarker(new ValueMarker(1.0, Color.DARK_GRAY, new BasicStroke(1.5f)));
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        final JFreeChart chart = new JFreeChart("p50 round trip against the alternative, " + report.size() +
+        return new JFreeChart("p50 round trip against the alternative, " + report.size() +
             "-byte messages, " + report.processes() + " process(es)", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
-        chart.setBackgroundPaint(Color.WHITE);
-        try (OutputStream png = Files.newOutputStream(directory.resolve(RATIOS_PLOT)))
-        {
-            ChartUtils.writeChartAsPNG(png, chart, PercentilePlot.WIDTH, PercentilePlot.HEIGHT);
-        }
-        Files.writeString(directory.resolve(ResultsWriter.RESULTS_MD), "\n## Ratios\n\n![" + RATIOS_PLOT + "](" +
-            RATIOS_PLOT + ")\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
     }
 }
