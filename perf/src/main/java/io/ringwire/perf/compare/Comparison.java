@@ -49,7 +49,24 @@ public record Comparison(String provider, String api, String baseline)
      */
     public String label()
     {
-        return new RttRatio(provider, api, CHANNEL.equals(baseline) ? provider + " channel" : baseline, 0).label();
+        return new RttRatio(provider, api, baselineLabel(), 0, null).label();
+    }
+
+    private String baselineLabel()
+    {
+        return CHANNEL.equals(baseline) ? provider + " channel" : baseline;
+    }
+
+    /**
+     * @param results one round's rows.
+     * @return this pair's p50 ratio in them, not comparable where a row of it is no fair baseline on
+     *         this host; null when either side is missing or the baseline's p50 is 0.
+     */
+    RttRatio readingIn(final List<RttResult> results)
+    {
+        return RttRatio.of(provider, api, baselineLabel(), find(results, provider, api),
+            CHANNEL.equals(baseline) ? find(results, provider, Transports.API_CHANNEL) :
+            find(results, baseline, Transports.API_RAW));
     }
 
     /**
@@ -59,14 +76,8 @@ public record Comparison(String provider, String api, String baseline)
      */
     double ratioIn(final List<RttResult> results)
     {
-        final RttResult path = find(results, provider, api);
-        final RttResult alternative = CHANNEL.equals(baseline) ? find(results, provider, Transports.API_CHANNEL) :
-            find(results, baseline, Transports.API_RAW);
-        if (null == path || null == alternative || alternative.p50() <= 0)
-        {
-            return Double.NaN;
-        }
-        return (double)path.p50() / alternative.p50();
+        final RttRatio reading = readingIn(results);
+        return null == reading ? Double.NaN : reading.ratio();
     }
 
     private static RttResult find(final List<RttResult> results, final String provider, final String api)

@@ -5,6 +5,7 @@ import io.ringwire.perf.baseline.aeron.AeronIpcPinger;
 import io.ringwire.perf.baseline.aeron.AeronIpcPonger;
 import io.ringwire.perf.baseline.aeron.AeronIpcSide;
 import io.ringwire.perf.baseline.aeron.AeronSbePinger;
+import io.ringwire.perf.baseline.aeron.AeronUdpDriver;
 import io.ringwire.perf.baseline.aeron.AeronSbePonger;
 import io.ringwire.perf.baseline.bare.BareLines;
 import io.ringwire.perf.baseline.bare.BarePinger;
@@ -56,6 +57,8 @@ public final class RttBenchmark
     private final PrintStream log;
     private final ThreadPlan pingerPlan;
     private final ThreadPlan pongerPlan;
+    /** How the aeron-udp rows' media driver runs on this host. */
+    private final AeronUdpDriver udpDriver;
     /** Every pinger's histograms, in the order they ran, for the results directory. */
     private final List<RecordedHistogram> histograms = new ArrayList<>();
     private int round = 1;
@@ -72,6 +75,7 @@ public final class RttBenchmark
         this.log = log;
         this.pingerPlan = cpuPlan.pinger(log);
         this.pongerPlan = cpuPlan.ponger(log);
+        this.udpDriver = AeronUdpDriver.of(cpuPlan);
     }
 
     /**
@@ -103,7 +107,7 @@ public final class RttBenchmark
                     sizeOf(provider, api) + " bytes" + of);
                 if (Transports.AERON_UDP.equals(provider))
                 {
-                    log.println(AeronIpcSide.UDP_THREAD_LAYOUT + (yieldWhenIdle(provider) ?
+                    log.println(udpDriver.layout() + (yieldWhenIdle(provider) ?
                         "; no CPU left for the driver, so the pinger and ponger yield when idle" : ""));
                 }
                 results.add(options.processes() == 1 ? runInOneProcess(provider, api) :
@@ -160,7 +164,7 @@ public final class RttBenchmark
         final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.free() : null;
         final Path directory = AeronIpcSide.directory(options.shmDirectory());
         final int length = sizeOf(provider, api);
-        try (MediaDriver driver = udp ? AeronIpcSide.launchUdpDriver(directory) : AeronIpcSide.launchDriver(directory);
+        try (MediaDriver driver = udp ? udpDriver.launch(directory, log) : AeronIpcSide.launchDriver(directory);
              AeronIpcSide pingSide = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), true, length, ports);
              AeronIpcSide pongSide = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), false, length, ports))
         {
@@ -318,7 +322,7 @@ public final class RttBenchmark
     private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
     {
         try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, api, options.size(),
-            options.shmDirectory(), cpuPlan.pongerCpu(), yieldWhenIdle(provider), options.warmup())))
+            options.shmDirectory(), cpuPlan.pongerCpu(), yieldWhenIdle(provider), options.warmup(), udpDriver)))
         {
             if (Transports.isBare(provider))
             {
@@ -513,9 +517,10 @@ public final class RttBenchmark
                 title + ", from due time at " + options.rate() + "/s", pinger.dueTimeHistogram(),
                 pinger.dueTimeIntervals()));
         }
-        return RttResult.of(provider, api, options.processes(), sizeOf(provider, api), pinger.histogram(), pinger.pinnedCpu(),
-            pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(), gc,
-            RttDueTime.of(options.rate(), pinger.dueTimeHistogram()));
+        return RttResult.of(provider, api, options.processes(), sizeOf(provider, api), pinger.histogram(),
+            pinger.pinnedCpu(), pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(), gc,
+            RttDueTime.of(options.rate(), pinger.dueTimeHistogram()))
+            .notComparableBecause(Transports.AERON_UDP.equals(provider) ? udpDriver.notComparableReason() : null);
     }
 
     /**

@@ -16,7 +16,9 @@ import java.util.Locale;
  *    "mean":..,"count":N,"pinger_cpu":0,"ponger_cpu":1},
  *   {"provider":"shm","api":"messaging","size":36,...,"channel_p50":..,"overhead_p50":1.071}, ...],
  *  "overhead":[{"provider":"shm","channel_p50":..,"messaging_p50":..,"overhead_p50":1.071,
- *    "overhead_p50_ns":..}, ...]}
+ *    "overhead_p50_ns":..}, ...],
+ *  "ratios":[{"label":"shm messaging / channel","ratio":1.071,"comparable":true}, ...,
+ *    {"label":"roce / aeron-udp","ratio":..,"comparable":false,"reason":"aeron-udp's media driver ..."}]}
  * </pre>
  *
  * {@code api} is channel, messaging, or raw for the NIO baselines. A messaging row whose provider
@@ -25,13 +27,17 @@ import java.util.Locale;
  * An open-loop run ({@code --rate}) keeps those keys for the service time (from each message's
  * send) and adds to each row {@code "rate"} and the latencies from each message's due time:
  * {@code "due_p50"}, {@code "due_p90"}, {@code "due_p99"}, {@code "due_p99_9"}, {@code "due_p99_99"},
- * {@code "due_max"}, {@code "due_mean"}.
+ * {@code "due_max"}, {@code "due_mean"}. {@code ratios} holds every ratio the table's footnotes give:
+ * messaging over the channel and each path against its raw baseline; one whose two sides are no fair
+ * pair on this host (aeron-udp where its media driver cannot have CPUs of its own) has
+ * {@code "comparable":false} and a {@code "reason"}.
  *
  * <p>A run of several rounds is one object holding each round's object and every ratio's median:
  *
  * <pre>
  * {"benchmark":"rtt","rounds":[{...round 1 as above...}, ...],
- *  "ratios":[{"label":"roce / nio-udp","median":1.1302,"lowest":..,"highest":..,"values":[..]}, ...],
+ *  "ratios":[{"label":"roce / nio-udp","median":1.1302,"lowest":..,"highest":..,"values":[..],
+ *    "comparable":true}, ...],
  *  "p50_medians":[{"provider":"roce","api":"channel","p50":..}, ...]}
  * </pre>
  */
@@ -63,6 +69,13 @@ public final class RttJson
             .append(",\"overhead_p50\":").append(ratio(overhead.ratio()))
             .append(",\"overhead_p50_ns\":").append(overhead.differenceNs())
             .append('}'));
+        json.append(",\"ratios\":");
+        JsonText.appendArray(json, report.ratios(), (out, ratio) ->
+        {
+            out.append("{\"label\":").append(JsonText.quote(ratio.label()))
+                .append(",\"ratio\":").append(ratio(ratio.ratio()));
+            appendComparable(out, ratio.notComparableReason()).append('}');
+        });
         return json.append('}').toString();
     }
 
@@ -122,7 +135,7 @@ public final class RttJson
                 .append(",\"values\":");
             JsonText.appendArray(out, Arrays.stream(summary.values()).boxed().toList(),
                 (values, value) -> values.append(ratio(value)));
-            out.append('}');
+            appendComparable(out, summary.notComparableReason()).append('}');
         });
         json.append(",\"p50_medians\":");
         JsonText.appendArray(json, rounds.rowMedians(), (out, row) -> out
@@ -131,6 +144,24 @@ public final class RttJson
             .append(",\"p50\":").append(number(row.p50()))
             .append('}'));
         return json.append('}').toString();
+    }
+
+    /**
+     * Appends {@code ,"comparable":true}, or {@code ,"comparable":false,"reason":"..."} for a pair that
+     * is no fair one on this host, to a ratio's object.
+     *
+     * @param json                the object so far.
+     * @param notComparableReason why the pair is no fair one here, or null.
+     * @return {@code json}.
+     */
+    public static StringBuilder appendComparable(final StringBuilder json, final String notComparableReason)
+    {
+        json.append(",\"comparable\":").append(null == notComparableReason);
+        if (null != notComparableReason)
+        {
+            json.append(",\"reason\":").append(JsonText.quote(notComparableReason));
+        }
+        return json;
     }
 
     private static RttOverhead overheadOf(final RttReport report, final RttResult result)

@@ -5,6 +5,7 @@ import io.ringwire.perf.cli.CommonOptions;
 import io.ringwire.perf.cli.OptionReader;
 import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.OpenLoopRecorder;
 import io.ringwire.perf.pingpong.RttMessage;
@@ -139,10 +140,11 @@ public record RttOptions(
               aeron-ipc-sbe           aeron-ipc carrying messaging's SBE LatencyProbe: claimed, encoded and
                                       committed; validated (MessageValidator) and decoded on receipt; the
                                       like-for-like peer of shm messaging (rows are the probe's size)
-              aeron-udp               Aeron's ping-pong over aeron:udp on 127.0.0.1, one embedded media driver
-                                      run SHARED with a backoff idle (spin, yield, park up to 100 us): 2
-                                      cores cannot host dedicated conductor, sender and receiver threads
-                                      beside the pinger and ponger; the peer an application would pick
+              aeron-udp               Aeron's ping-pong over aeron:udp on 127.0.0.1, one embedded media driver:
+                                      with %d online CPUs or more DEDICATED, its conductor, sender and
+                                      receiver busy-spinning on CPUs of their own; with fewer SHARED with a
+                                      backoff idle (spin, yield, park up to 100 us), and its ratios with
+                                      roce marked not comparable; the peer an application would pick
                                       instead of roce
 
             options:
@@ -179,7 +181,8 @@ public record RttOptions(
               --help                  this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
-            """.formatted(CommonOptions.MAX_ROUNDS, CommonOptions.defaultShmDirectory());
+            """.formatted(CpuPlan.CPUS_FOR_DEDICATED_DRIVER, CommonOptions.MAX_ROUNDS,
+            CommonOptions.defaultShmDirectory());
     }
 
     /**

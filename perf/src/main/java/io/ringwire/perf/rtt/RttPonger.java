@@ -2,6 +2,7 @@ package io.ringwire.perf.rtt;
 
 import io.aeron.driver.MediaDriver;
 import io.ringwire.perf.baseline.aeron.AeronIpcSide;
+import io.ringwire.perf.baseline.aeron.AeronUdpDriver;
 import io.ringwire.perf.baseline.bare.BareLines;
 import io.ringwire.perf.baseline.bare.BarePonger;
 import io.ringwire.perf.baseline.nio.NioChannels;
@@ -18,6 +19,7 @@ import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.RttMessage;
 import io.ringwire.rdma.config.Settings;
+import io.ringwire.rdma.host.OnlineCpus;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -57,7 +59,8 @@ import java.util.List;
  * (and the child halted if it does not stop), so no spinning orphan is left behind.
  *
  * <p>Arguments: provider, api (channel, messaging or raw), message size, shm directory, CPU to pin
- * to (-1: none), yield when idle, warm-up round trips.
+ * to (-1: none), yield when idle, warm-up round trips, and the aeron-udp driver's CPUs
+ * ({@link AeronUdpDriver#toArgument()}).
  */
 public final class RttPonger
 {
@@ -96,6 +99,7 @@ public final class RttPonger
     private final String shmDirectory;
     private final ThreadPlan plan;
     private final long warmup;
+    private final AeronUdpDriver udpDriver;
     private final BufferedReader fromParent;
     private final PrintStream toParent;
 
@@ -109,20 +113,21 @@ public final class RttPonger
             "a CPU, or " + CpuPlan.UNPINNED + " for none"), Settings.parseBoolean("yield-when-idle", args[5]),
             System.err);
         this.warmup = Settings.parseLong("warmup", args[6], 0, CommonOptions.MAX_MESSAGES, "round trips");
+        this.udpDriver = AeronUdpDriver.parse(args[7], OnlineCpus.count());
         this.fromParent = fromParent;
         this.toParent = toParent;
     }
 
     /**
-     * @param args provider, api, size, shm directory, cpu, yield-when-idle, warm-up.
+     * @param args provider, api, size, shm directory, cpu, yield-when-idle, warm-up, aeron-udp driver.
      */
     public static void main(final String[] args)
     {
         final PrintStream toParent = System.out;
-        if (args.length != 7)
+        if (args.length != 8)
         {
             System.err.println("usage: RttPonger <provider> <api> <size> <shm directory> <cpu> <yield-when-idle> " +
-                "<warmup>; started by ringwire perf rtt --processes 2, not by hand");
+                "<warmup> <aeron-udp driver cpus>; started by ringwire perf rtt --processes 2, not by hand");
             System.exit(EXIT_BAD_ARGUMENTS);
         }
         final BufferedReader fromParent =
@@ -220,7 +225,7 @@ public final class RttPonger
         final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.free() : null;
         final Path directory = AeronIpcSide.directory(shmDirectory);
         final int length = RttOptions.carriesProbe(provider, api) ? LatencyProbeCodec.messageLength(size) : size;
-        try (MediaDriver driver = udp ? AeronIpcSide.launchUdpDriver(directory) : AeronIpcSide.launchDriver(directory);
+        try (MediaDriver driver = udp ? udpDriver.launch(directory, System.err) : AeronIpcSide.launchDriver(directory);
              AeronIpcSide side = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), false, length, ports))
         {
             send(toParent, LISTEN + " " + driver.aeronDirectoryName() + (udp ? " " + ports.toValue() : ""));
@@ -369,12 +374,13 @@ public final class RttPonger
      * @param cpu           CPU to pin the ponger to, or {@link CpuPlan#UNPINNED}.
      * @param yieldWhenIdle yield instead of spinning when idle.
      * @param warmup        the pinger's warm-up round trips.
+     * @param udpDriver     how an aeron-udp ponger runs its media driver.
      * @return the arguments {@link #main} expects.
      */
     static List<String> arguments(final String provider, final String api, final int size, final String shmDirectory,
-        final int cpu, final boolean yieldWhenIdle, final long warmup)
+        final int cpu, final boolean yieldWhenIdle, final long warmup, final AeronUdpDriver udpDriver)
     {
         return List.of(provider, api, Integer.toString(size), shmDirectory, Integer.toString(cpu),
-            Boolean.toString(yieldWhenIdle), Long.toString(warmup));
+            Boolean.toString(yieldWhenIdle), Long.toString(warmup), udpDriver.toArgument());
     }
 }

@@ -70,19 +70,19 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
 
     /**
      * @return each provider's p50 against the raw baseline it is judged by, for every such pair that
-     *         ran (RDMA providers over the channel unless the pair names messaging).
+     *         ran (RDMA providers over the channel unless the pair names messaging), not comparable
+     *         where either row says it is no fair baseline here.
      */
     public List<RttRatio> baselineRatios()
     {
         final List<RttRatio> ratios = new ArrayList<>();
         for (final Baseline pair : BASELINES)
         {
-            final RttResult provider = find(pair.provider(), pair.api());
-            final RttResult baseline = find(pair.baseline(), Transports.API_RAW);
-            if (null != provider && null != baseline && baseline.p50() > 0)
+            final RttRatio ratio = RttRatio.of(pair.provider(), pair.api(), pair.baseline(),
+                find(pair.provider(), pair.api()), find(pair.baseline(), Transports.API_RAW));
+            if (null != ratio)
             {
-                ratios.add(new RttRatio(pair.provider(), pair.api(), pair.baseline(),
-                    (double)provider.p50() / baseline.p50()));
+                ratios.add(ratio);
             }
         }
         return ratios;
@@ -98,7 +98,7 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
         for (final RttOverhead overhead : overheads())
         {
             ratios.add(new RttRatio(overhead.provider(), Transports.API_MESSAGING, Transports.API_CHANNEL,
-                overhead.ratio()));
+                overhead.ratio(), null));
         }
         ratios.addAll(baselineRatios());
         return ratios;

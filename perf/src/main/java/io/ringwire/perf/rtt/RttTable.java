@@ -15,6 +15,8 @@ import java.util.Locale;
  */
 public final class RttTable
 {
+    /** How a ratio of a pair that is no fair one on this host is marked. */
+    public static final String NOT_COMPARABLE = "not comparable here";
     private static final String[] HEADER = {
         "provider", "api", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean",
         "ratio", "cpus", "gc" };
@@ -116,7 +118,10 @@ public final class RttTable
         }
     }
 
-    /** "p50 against its baseline: roce 1.07x nio-udp, ..." for each provider measured with its baseline. */
+    /**
+     * "p50 against its baseline: roce 1.07x nio-udp, ..." for each provider measured with its baseline,
+     * a pair that is no fair one on this host marked with why.
+     */
     private static void appendBaselineRatios(final StringBuilder out, final RttReport report)
     {
         final StringBuilder ratios = new StringBuilder();
@@ -125,7 +130,7 @@ public final class RttTable
             ratios.append(ratios.isEmpty() ? "" : ", ").append(ratio.provider())
                 .append(Transports.API_MESSAGING.equals(ratio.api()) ? " messaging " : " ")
                 .append(String.format(Locale.ROOT, "%.2fx", ratio.ratio())).append(' ')
-                .append(ratio.baseline());
+                .append(ratio.baseline()).append(notComparable(ratio.notComparableReason()));
         }
         if (!ratios.isEmpty())
         {
@@ -170,7 +175,7 @@ public final class RttTable
                 {
                     out.append(String.format(Locale.ROOT, " %.2f", value));
                 }
-                out.append(")\n");
+                out.append(')').append(notComparable(summary.notComparableReason())).append('\n');
             }
         }
         final StringBuilder medians = new StringBuilder();
@@ -184,6 +189,15 @@ public final class RttTable
             out.append("p50 median over the rounds, us: ").append(medians).append('\n');
         }
         return out.toString();
+    }
+
+    /**
+     * @param reason why a pair is no fair one here, or null.
+     * @return " (not comparable here: reason)", or nothing for a fair pair.
+     */
+    public static String notComparable(final String reason)
+    {
+        return null == reason ? "" : " (" + NOT_COMPARABLE + ": " + reason + ")";
     }
 
     private static void appendAligned(final StringBuilder out, final List<String[]> rows)

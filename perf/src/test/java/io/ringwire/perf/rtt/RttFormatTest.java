@@ -300,4 +300,56 @@ class RttFormatTest
 
         assertEquals(List.of("shm messaging / channel", "socket messaging / channel", "socket / nio-tcp"), labels);
     }
+
+    private static final String SHARED_DRIVER = "aeron-udp's media driver needs 5 CPUs to run dedicated (pinger, " +
+        "ponger, conductor, sender, receiver), this host has 2";
+
+    /** roce, nio-udp, and an aeron-udp row whose driver had no CPUs of its own. */
+    private static RttReport roceWithSharedAeronUdp(final long aeronUdpNs)
+    {
+        return new RttReport(32, 4, 2, 1, List.of(
+            result("roce", Transports.API_CHANNEL, 12_000, 12_000, 12_000, 12_000),
+            result("nio-udp", Transports.API_RAW, 10_000, 10_000, 10_000, 10_000),
+            result("aeron-udp", Transports.API_RAW, aeronUdpNs, aeronUdpNs, aeronUdpNs, aeronUdpNs)
+                .notComparableBecause(SHARED_DRIVER)));
+    }
+
+    @Test
+    void roceAgainstAeronUdpWhoseDriverHadNoCpusIsMarkedNotComparableWithTheReasonInTableAndJson()
+    {
+        final RttReport report = roceWithSharedAeronUdp(240_000);
+
+        assertTrue(RttTable.format(report).contains("same run: roce 1.20x nio-udp, roce 0.05x aeron-udp (not " +
+            "comparable here: " + SHARED_DRIVER + ")\n"), RttTable.format(report));
+        final List<RttRatio> ratios = report.ratios();
+        assertEquals(List.of(true, false), ratios.stream().map(RttRatio::comparable).toList());
+        assertEquals(SHARED_DRIVER, ratios.get(1).notComparableReason());
+        @SuppressWarnings("unchecked")
+        final List<Map<String, Object>> json = (List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
+            RttJson.format(report))).get("ratios");
+        assertEquals(List.of("roce / nio-udp", "roce / aeron-udp"), json.stream().map(r -> r.get("label")).toList());
+        assertEquals(true, json.get(0).get("comparable"));
+        assertEquals(false, json.get(0).containsKey("reason"));
+        assertEquals(false, json.get(1).get("comparable"));
+        assertEquals(SHARED_DRIVER, json.get(1).get("reason"));
+        assertEquals(0.05, (Double)json.get(1).get("ratio"), 0.001);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void overRoundsANotComparablePairStaysMarkedInTheSummaryTableAndJson()
+    {
+        final RttRounds rounds = new RttRounds(List.of(roceWithSharedAeronUdp(240_000),
+            roceWithSharedAeronUdp(300_000)));
+
+        final RttRounds.Summary aeronUdp = rounds.ratioSummaries().get(1);
+        assertEquals(SHARED_DRIVER, aeronUdp.notComparableReason());
+        assertEquals(null, rounds.ratioSummaries().getFirst().notComparableReason());
+        assertTrue(RttTable.format(rounds).matches("(?s).*\\n  roce / aeron-udp +0\\.0[45]x \\([^)]*\\) \\(not " +
+            "comparable here: aeron-udp's media driver needs 5 CPUs.*"), RttTable.format(rounds));
+        final List<Map<String, Object>> json = (List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
+            RttJson.format(rounds))).get("ratios");
+        assertEquals(List.of(true, false), json.stream().map(r -> r.get("comparable")).toList());
+        assertEquals(SHARED_DRIVER, json.get(1).get("reason"));
+    }
 }

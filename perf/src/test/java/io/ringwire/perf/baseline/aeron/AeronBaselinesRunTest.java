@@ -16,6 +16,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,6 +29,12 @@ class AeronBaselinesRunTest
 {
     private static final long MESSAGES = 1_000;
     private static final long WARMUP = 500;
+    /**
+     * Round trips of a run that poses as a host with CPUs for a dedicated driver: on a small host
+     * the driver's three spinners share one CPU and take turns by the scheduler's slices, so each
+     * round trip takes milliseconds.
+     */
+    private static final long POSED_MESSAGES = 40;
 
     @TempDir
     Path shmDirectory;
@@ -37,11 +44,16 @@ class AeronBaselinesRunTest
 
     private RttResult run(final String provider, final int processes) throws Exception
     {
-        final RttOptions options = RttOptions.parse("--provider", provider, "--messages", Long.toString(MESSAGES),
-            "--warmup", Long.toString(WARMUP), "--processes", Integer.toString(processes), "--shm-dir",
+        return run(provider, processes, CpuPlan.decide(OnlineCpus.asList(), true), MESSAGES, WARMUP);
+    }
+
+    private RttResult run(final String provider, final int processes, final CpuPlan cpuPlan, final long messages,
+        final long warmup) throws Exception
+    {
+        final RttOptions options = RttOptions.parse("--provider", provider, "--messages", Long.toString(messages),
+            "--warmup", Long.toString(warmup), "--processes", Integer.toString(processes), "--shm-dir",
             shmDirectory.toString(), "--allow-oversubscribe");
-        return new RttBenchmark(options, CpuPlan.decide(OnlineCpus.asList(), true), log).run().rounds().getFirst()
-            .results().getFirst();
+        return new RttBenchmark(options, cpuPlan, log).run().rounds().getFirst().results().getFirst();
     }
 
     @ParameterizedTest(name = "{0} processes")
@@ -63,7 +75,29 @@ class AeronBaselinesRunTest
         assertEquals(MESSAGES, result.count(), "every measured round trip is recorded");
         assertEquals(32, result.size());
         assertTrue(result.p50() > 0 && result.p50() <= result.p99(), result.toString());
-        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("media driver SHARED"), logBytes::toString);
+        final boolean dedicated = OnlineCpus.count() >= CpuPlan.CPUS_FOR_DEDICATED_DRIVER;
+        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains(dedicated ? "media driver DEDICATED" :
+            "media driver SHARED"), logBytes::toString);
+        assertEquals(dedicated, null == result.notComparableReason(), result.toString());
+    }
+
+    @ParameterizedTest(name = "{0} processes")
+    @ValueSource(ints = { 1, 2 })
+    void aeronUdpWithCpusForItsDriverRunsItDedicatedAndItsRowIsComparable(final int processes) throws Exception
+    {
+        // Poses as a host with a CPU for every thread, on whatever CPUs this one has: the pinger and
+        // ponger yield, since the driver's three threads busy-spin on them.
+        final int lastCpu = OnlineCpus.asList().getLast();
+        final CpuPlan plan = new CpuPlan(CpuPlan.UNPINNED, CpuPlan.UNPINNED, true, CpuPlan.CPUS_FOR_DEDICATED_DRIVER,
+            List.of(lastCpu, lastCpu, lastCpu));
+
+        final RttResult result = run(Transports.AERON_UDP, processes, plan, POSED_MESSAGES, POSED_MESSAGES);
+
+        assertEquals(POSED_MESSAGES, result.count(), "every measured round trip is recorded");
+        assertEquals(null, result.notComparableReason(), result.toString());
+        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("aeron-udp: media driver DEDICATED, " +
+            "conductor on cpu " + lastCpu + ", sender on cpu " + lastCpu + ", receiver on cpu " + lastCpu +
+            ", each with a BusySpinIdleStrategy"), logBytes::toString);
     }
 
     @Test
