@@ -43,6 +43,9 @@ import java.util.Locale;
  */
 public final class RttJson
 {
+    /** The keys of {@link RttPercentiles}' values but the mean, in their order. */
+    private static final String[] PERCENTILE_KEYS = { "p50", "p90", "p99", "p99_9", "p99_99", "max" };
+
     private RttJson()
     {
     }
@@ -83,14 +86,8 @@ public final class RttJson
     {
         json.append("{\"provider\":").append(JsonText.quote(result.provider()))
             .append(",\"api\":").append(JsonText.quote(result.api()))
-            .append(",\"size\":").append(result.size())
-            .append(",\"p50\":").append(result.p50())
-            .append(",\"p90\":").append(result.p90())
-            .append(",\"p99\":").append(result.p99())
-            .append(",\"p99_9\":").append(result.p99_9())
-            .append(",\"p99_99\":").append(result.p99_99())
-            .append(",\"max\":").append(result.max())
-            .append(",\"mean\":").append(number(result.mean()))
+            .append(",\"size\":").append(result.size());
+        appendPercentiles(json, "", result)
             .append(",\"count\":").append(result.count())
             .append(",\"pinger_cpu\":").append(result.pingerCpu())
             .append(",\"ponger_cpu\":").append(result.pongerCpu())
@@ -99,14 +96,7 @@ public final class RttJson
         final RttDueTime due = result.dueTime();
         if (null != due)
         {
-            json.append(",\"rate\":").append(due.ratePerSecond())
-                .append(",\"due_p50\":").append(due.p50())
-                .append(",\"due_p90\":").append(due.p90())
-                .append(",\"due_p99\":").append(due.p99())
-                .append(",\"due_p99_9\":").append(due.p99_9())
-                .append(",\"due_p99_99\":").append(due.p99_99())
-                .append(",\"due_max\":").append(due.max())
-                .append(",\"due_mean\":").append(number(due.mean()));
+            appendPercentiles(json.append(",\"rate\":").append(due.ratePerSecond()), "due_", due);
         }
         final RttOverhead overhead = overheadOf(report, result);
         if (null != overhead)
@@ -115,6 +105,21 @@ public final class RttJson
                 .append(",\"overhead_p50\":").append(ratio(overhead.ratio()));
         }
         json.append('}');
+    }
+
+    /**
+     * Appends {@code ,"p50":..} to {@code ,"mean":..}, each key after {@code prefix}.
+     */
+    private static StringBuilder appendPercentiles(final StringBuilder json, final String prefix,
+        final RttPercentiles latencies)
+    {
+        final long[] values = { latencies.p50(), latencies.p90(), latencies.p99(), latencies.p99_9(),
+            latencies.p99_99(), latencies.max() };
+        for (int i = 0; i < values.length; i++)
+        {
+            json.append(",\"").append(prefix).append(PERCENTILE_KEYS[i]).append("\":").append(values[i]);
+        }
+        return json.append(",\"").append(prefix).append("mean\":").append(number(latencies.mean()));
     }
 
     /**

@@ -58,7 +58,7 @@ public record RttResult(
     boolean pingerJitCompiled,
     GcActivity gc,
     RttDueTime dueTime,
-    String notComparableReason)
+    String notComparableReason) implements RttPercentiles
 {
     /**
      * A row that is a fair baseline: every component but the last, as the record's comment has them.
