@@ -21,12 +21,19 @@ public final class CommonOptions
 {
     /** Bytes per message unless {@code --size} says otherwise. */
     public static final int DEFAULT_SIZE = 32;
+    /** Measured messages or round trips of rtt and oneway unless {@code --messages} says otherwise. */
+    public static final long DEFAULT_MESSAGES = 1_000_000;
+    /** Unmeasured messages or round trips first of rtt and oneway unless {@code --warmup} says otherwise. */
+    public static final long DEFAULT_WARMUP = 100_000;
     /** Most messages or round trips {@code --messages} and {@code --warmup} take. */
     public static final long MAX_MESSAGES = 1_000_000_000L;
     /** Highest {@code --rate}: one message a nanosecond is already beyond any transport here. */
     public static final long MAX_RATE = 1_000_000_000L;
     /** Most rounds {@code --rounds} takes. */
     public static final int MAX_ROUNDS = 100;
+
+    /** The options {@link #with} takes. */
+    private static final Set<String> PLAIN = Set.of("--allow-oversubscribe", "--rate", "--processes");
 
     private final String countUnit;
     private final Set<String> taken = new HashSet<>();
@@ -75,13 +82,24 @@ public final class CommonOptions
     }
 
     /**
-     * Takes {@code --allow-oversubscribe}.
+     * Takes options that need no default or range from the command: {@code --allow-oversubscribe},
+     * {@code --rate R} (messages per second; 0, a closed loop, without it) and {@code --processes 1|2}
+     * (1 without it).
      *
+     * @param options their names.
      * @return this.
+     * @throws IllegalArgumentException for a name that is not one of them.
      */
-    public CommonOptions withAllowOversubscribe()
+    public CommonOptions with(final String... options)
     {
-        taken.add("--allow-oversubscribe");
+        for (final String option : options)
+        {
+            if (!PLAIN.contains(option))
+            {
+                throw new IllegalArgumentException(option + " is not one of " + PLAIN);
+            }
+            taken.add(option);
+        }
         return this;
     }
 
@@ -196,28 +214,6 @@ public final class CommonOptions
     }
 
     /**
-     * Takes {@code --rate R}, messages per second; 0 (a closed loop) without it.
-     *
-     * @return this.
-     */
-    public CommonOptions withRate()
-    {
-        taken.add("--rate");
-        return this;
-    }
-
-    /**
-     * Takes {@code --processes 1|2}, 1 by default.
-     *
-     * @return this.
-     */
-    public CommonOptions withProcesses()
-    {
-        taken.add("--processes");
-        return this;
-    }
-
-    /**
      * Takes {@code --rounds N}.
      *
      * @param defaultRounds rounds without the option.
@@ -228,6 +224,27 @@ public final class CommonOptions
         taken.add("--rounds");
         rounds = defaultRounds;
         return this;
+    }
+
+    /**
+     * Reads a command line made only of shared options.
+     *
+     * @param args    the arguments after the command's name.
+     * @param allowed the options the command takes, for the refusal of another one.
+     * @return what they say, defaults where they said nothing.
+     * @throws UsageException naming an option not taken, or one whose value is not allowed.
+     */
+    public Values parse(final String[] args, final String allowed)
+    {
+        final OptionReader option = new OptionReader(args);
+        while (option.next())
+        {
+            if (!take(option))
+            {
+                throw option.unknown(allowed);
+            }
+        }
+        return values(option);
     }
 
     /**
@@ -323,12 +340,13 @@ public final class CommonOptions
     }
 
     /**
-     * @return what the options read so far say, defaults where they said nothing.
+     * @param option the reader of the whole command line, read to its end.
+     * @return what the options read say, defaults where they said nothing.
      */
-    public Values values()
+    public Values values(final OptionReader option)
     {
         return new Values(json, allowOversubscribe, shmDirectory, out, providers, api, size, messages, warmup, rate,
-            processes, rounds);
+            processes, rounds, option.helpAsked());
     }
 
     /**
@@ -346,6 +364,7 @@ public final class CommonOptions
      * @param rate               {@code --rate}: messages due per second, or 0 for a closed loop.
      * @param processes          {@code --processes}: 1 or 2.
      * @param rounds             {@code --rounds}.
+     * @param help               {@code --help} or {@code -h}: print the usage and nothing else.
      */
     public record Values(
         boolean json,
@@ -359,7 +378,8 @@ public final class CommonOptions
         long warmup,
         long rate,
         int processes,
-        int rounds)
+        int rounds,
+        boolean help)
     {
         /**
          * @return the one transport of a command that takes one.

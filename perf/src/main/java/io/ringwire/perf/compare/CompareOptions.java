@@ -108,10 +108,9 @@ public record CompareOptions(
         final CommonOptions common = new CommonOptions("round trips")
             .withSize(RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH)
             .withCounts(DEFAULT_MESSAGES, DEFAULT_WARMUP)
-            .withProcesses()
+            .with("--processes", "--allow-oversubscribe")
             .withRounds(DEFAULT_ROUNDS)
-            .withOut("perf/results/compare-1")
-            .withAllowOversubscribe();
+            .withOut("perf/results/compare-1");
         List<Comparison> comparisons = Comparison.ALL;
         final OptionReader option = new OptionReader(args);
         while (option.next())
@@ -127,7 +126,7 @@ public record CompareOptions(
             }
             comparisons = parsePairs(option.value("provider or provider/baseline list"));
         }
-        final CommonOptions.Values shared = common.values();
+        final CommonOptions.Values shared = common.values(option);
         final boolean udpBaseline = comparisons.stream().anyMatch(pair -> Transports.NIO_UDP.equals(pair.baseline()));
         if (udpBaseline && shared.size() > NioUdpChannels.MAX_DATAGRAM_PAYLOAD)
         {
@@ -137,7 +136,7 @@ public record CompareOptions(
         }
         return new CompareOptions(comparisons, shared.size(), shared.messages(), shared.warmup(),
             shared.processes(), shared.rounds(), shared.json(), shared.out(), shared.allowOversubscribe(),
-            shared.shmDirectory(), option.helpAsked());
+            shared.shmDirectory(), shared.help());
     }
 
     /**

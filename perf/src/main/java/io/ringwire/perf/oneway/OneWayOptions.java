@@ -1,7 +1,6 @@
 package io.ringwire.perf.oneway;
 
 import io.ringwire.perf.cli.CommonOptions;
-import io.ringwire.perf.cli.OptionReader;
 import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
@@ -39,8 +38,6 @@ public record OneWayOptions(
 {
     /** The transports messaging runs over. */
     public static final List<String> ALLOWED_PROVIDERS = Transports.RDMA_PROVIDERS;
-    static final long DEFAULT_MESSAGES = 1_000_000;
-    static final long DEFAULT_WARMUP = 100_000;
 
     /**
      * @return the text {@code oneway --help} prints.
@@ -76,27 +73,18 @@ public record OneWayOptions(
      */
     public static OneWayOptions parse(final String... args)
     {
-        final CommonOptions common = new CommonOptions("messages")
+        final CommonOptions.Values shared = new CommonOptions("messages")
             .withProviders(List.of(Transports.SHM, Transports.SOCKET, Transports.ROCE), ALLOWED_PROVIDERS,
                 "is not a transport", "shm,socket")
             .withMessagingApi()
             .withSize(1, RttMessage.MAX_LENGTH)
-            .withCounts(DEFAULT_MESSAGES, DEFAULT_WARMUP)
-            .withRate()
+            .withCounts(CommonOptions.DEFAULT_MESSAGES, CommonOptions.DEFAULT_WARMUP)
+            .with("--allow-oversubscribe", "--rate")
             .withOut("perf/results/run-1")
-            .withAllowOversubscribe();
-        final OptionReader option = new OptionReader(args);
-        while (option.next())
-        {
-            if (!common.take(option))
-            {
-                throw option.unknown("--provider, --api, --size, --messages, --warmup, --rate, --out, --json, " +
-                    "--allow-oversubscribe, --shm-dir, --help");
-            }
-        }
-        final CommonOptions.Values shared = common.values();
+            .parse(args, "--provider, --api, --size, --messages, --warmup, --rate, --out, --json, " +
+                "--allow-oversubscribe, --shm-dir, --help");
         return new OneWayOptions(shared.providers(), shared.api(), shared.size(), shared.messages(),
             shared.warmup(), shared.rate(), shared.json(), shared.allowOversubscribe(), shared.shmDirectory(),
-            option.helpAsked(), shared.out());
+            shared.help(), shared.out());
     }
 }

@@ -121,8 +121,8 @@ public record PathOptions(
                     "--provider, --api, --size, --hops, --repetitions, --json, --shm-dir, --help");
             }
         }
-        final CommonOptions.Values shared = common.values();
+        final CommonOptions.Values shared = common.values(option);
         return new PathOptions(shared.providers(), shared.api(), shared.size(), hops, repetitions, shared.json(),
-            shared.shmDirectory(), option.helpAsked());
+            shared.shmDirectory(), shared.help());
     }
 }

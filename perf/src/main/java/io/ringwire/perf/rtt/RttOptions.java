@@ -62,8 +62,6 @@ public record RttOptions(
 {
     /** Transports {@code --provider} accepts. */
     public static final List<String> ALLOWED_PROVIDERS = Transports.ALL;
-    static final long DEFAULT_MESSAGES = 1_000_000;
-    static final long DEFAULT_WARMUP = 100_000;
 
     /**
      * Validates the values (the parser already did; this guards direct construction).
@@ -230,26 +228,16 @@ public record RttOptions(
      */
     public static RttOptions parse(final String... args)
     {
-        final CommonOptions common = new CommonOptions("round trips")
+        final CommonOptions.Values shared = new CommonOptions("round trips")
             .withProviders(defaultProviders(), ALLOWED_PROVIDERS, "is not a transport", "roce,nio-udp")
             .withApi(Transports.API_BOTH)
             .withSize(RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH)
-            .withCounts(DEFAULT_MESSAGES, DEFAULT_WARMUP)
-            .withProcesses()
+            .withCounts(CommonOptions.DEFAULT_MESSAGES, CommonOptions.DEFAULT_WARMUP)
+            .with("--processes", "--allow-oversubscribe", "--rate")
             .withRounds(1)
-            .withAllowOversubscribe()
-            .withRate()
-            .withOut("perf/results/run-1");
-        final OptionReader option = new OptionReader(args);
-        while (option.next())
-        {
-            if (!common.take(option))
-            {
-                throw option.unknown("--provider, --api, --size, --messages, --warmup, --processes, --rounds, " +
-                    "--json, --allow-oversubscribe, --shm-dir, --rate, --out, --help");
-            }
-        }
-        final CommonOptions.Values shared = common.values();
+            .withOut("perf/results/run-1")
+            .parse(args, "--provider, --api, --size, --messages, --warmup, --processes, --rounds, --json, " +
+                "--allow-oversubscribe, --shm-dir, --rate, --out, --help");
         for (final String udp : List.of(Transports.NIO_UDP, Transports.NIO_UDP_UNCONNECTED))
         {
             if (shared.size() > NioUdpChannels.MAX_DATAGRAM_PAYLOAD && shared.providers().contains(udp))
@@ -261,6 +249,6 @@ public record RttOptions(
         }
         return new RttOptions(shared.providers(), shared.api(), shared.size(), shared.messages(), shared.warmup(),
             shared.processes(), shared.rounds(), shared.json(), shared.allowOversubscribe(), shared.shmDirectory(),
-            option.helpAsked(), shared.rate(), shared.out());
+            shared.help(), shared.rate(), shared.out());
     }
 }

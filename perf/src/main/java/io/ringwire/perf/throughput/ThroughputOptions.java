@@ -84,7 +84,7 @@ public record ThroughputOptions(
             .withOneProvider(Transports.SHM, Transports.RDMA_PROVIDERS)
             .withMessagingApi()
             .withOut("perf/results/run-1")
-            .withAllowOversubscribe();
+            .with("--allow-oversubscribe");
         List<Integer> sizes = DEFAULT_SIZES;
         int seconds = DEFAULT_SECONDS;
         long sweepStartRate = RateSweep.DEFAULT_START_RATE;
@@ -109,9 +109,9 @@ public record ThroughputOptions(
                     "--sweep-steps, --sweep-size, --out, --json, --allow-oversubscribe, --shm-dir, --help");
             }
         }
-        final CommonOptions.Values shared = common.values();
+        final CommonOptions.Values shared = common.values(option);
         return new ThroughputOptions(shared.provider(), shared.api(), sizes, seconds, sweepStartRate, sweepSteps,
-            sweepSize, shared.json(), shared.allowOversubscribe(), shared.shmDirectory(), option.helpAsked(),
+            sweepSize, shared.json(), shared.allowOversubscribe(), shared.shmDirectory(), shared.help(),
             shared.out());
     }
 

@@ -75,7 +75,7 @@ class CommonOptionsTest
     @Test
     void anOptionTheCommandDoesNotShareIsLeftToItAndACommandWithoutItRefusesItAsUnknown()
     {
-        final CommonOptions common = new CommonOptions("messages").withAllowOversubscribe();
+        final CommonOptions common = new CommonOptions("messages").with("--allow-oversubscribe");
         final OptionReader option = new OptionReader("--rate", "5", "--allow-oversubscribe");
 
         assertTrue(option.next());
@@ -84,7 +84,7 @@ class CommonOptionsTest
         assertEquals("5", option.value("a rate"), "its value is still there for the command");
         assertTrue(option.next());
         assertTrue(common.take(option));
-        assertTrue(common.values().allowOversubscribe());
+        assertTrue(common.values(option).allowOversubscribe());
         assertTrue(assertThrows(UsageException.class, () -> PathOptions.parse("--rate", "5")).getMessage()
             .startsWith("unknown option '--rate'"));
         assertTrue(assertThrows(UsageException.class, () -> CompareOptions.parse("--provider", "shm")).getMessage()
