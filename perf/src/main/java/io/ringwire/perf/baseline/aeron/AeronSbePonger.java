@@ -1,8 +1,6 @@
 package io.ringwire.perf.baseline.aeron;
 
-import io.aeron.FragmentAssembler;
 import io.aeron.Publication;
-import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.ringwire.perf.host.ThreadPlan;
@@ -22,10 +20,8 @@ import org.agrona.DirectBuffer;
  */
 public final class AeronSbePonger extends ProbePonger implements FragmentHandler
 {
-    private final Subscription subscription;
+    private final AeronEnd end;
     private final AeronProbeWriter writer;
-    /** Reassembles a probe longer than Aeron's MTU; allocation-free once its buffer has grown. */
-    private final FragmentAssembler assembler = new FragmentAssembler(this);
 
     /**
      * @param side          the ponger's publication and subscription, connected.
@@ -35,14 +31,14 @@ public final class AeronSbePonger extends ProbePonger implements FragmentHandler
     public AeronSbePonger(final AeronIpcSide side, final int messageLength, final ThreadPlan plan)
     {
         super(plan, WatchedConnection.NONE);
-        this.subscription = side.subscription;
+        this.end = new AeronEnd(side, this);
         this.writer = new AeronProbeWriter(side.publication, messageLength);
     }
 
     @Override
     protected int pollProbes()
     {
-        return subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT);
+        return end.poll();
     }
 
     @Override
@@ -51,7 +47,7 @@ public final class AeronSbePonger extends ProbePonger implements FragmentHandler
         long result;
         while ((result = writer.tryWrite(length, sequence, sendNs, padding, padding.capacity())) < 0)
         {
-            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED ||
+            if (AeronEnd.refusedForGood(result) ||
                 idleTooLong(echoed(), "probe"))
             {
                 return "failed: " + Publication.errorString(result);
