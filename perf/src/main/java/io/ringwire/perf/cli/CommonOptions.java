@@ -156,29 +156,19 @@ public final class CommonOptions
     }
 
     /**
-     * Takes {@code --api messaging|channel|both}.
+     * Takes {@code --api}: every path ({@link Transports#ALLOWED_APIS}), or messaging only, where the
+     * channel is refused by name until the command measures it, so a user learns that rather than
+     * getting messaging's numbers.
      *
+     * @param allowed    {@link Transports#ALLOWED_APIS}, or {@link Transports#API_MESSAGING} alone.
      * @param defaultApi the path without the option.
      * @return this.
      */
-    public CommonOptions withApi(final String defaultApi)
+    public CommonOptions withApi(final List<String> allowed, final String defaultApi)
     {
         taken.add("--api");
+        messagingOnly = !allowed.contains(Transports.API_CHANNEL);
         api = defaultApi;
-        return this;
-    }
-
-    /**
-     * Takes {@code --api messaging} only: the channel is refused by name until the command measures
-     * it, so a user learns that rather than getting messaging's numbers.
-     *
-     * @return this.
-     */
-    public CommonOptions withMessagingApi()
-    {
-        taken.add("--api");
-        api = Transports.API_MESSAGING;
-        messagingOnly = true;
         return this;
     }
 
@@ -366,19 +356,8 @@ public final class CommonOptions
      * @param rounds             {@code --rounds}.
      * @param help               {@code --help} or {@code -h}: print the usage and nothing else.
      */
-    public record Values(
-        boolean json,
-        boolean allowOversubscribe,
-        String shmDirectory,
-        String out,
-        List<String> providers,
-        String api,
-        int size,
-        long messages,
-        long warmup,
-        long rate,
-        int processes,
-        int rounds,
+    public record Values(boolean json, boolean allowOversubscribe, String shmDirectory, String out,
+        List<String> providers, String api, int size, long messages, long warmup, long rate, int processes, int rounds,
         boolean help)
     {
         /**

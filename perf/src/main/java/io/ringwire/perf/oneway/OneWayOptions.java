@@ -76,7 +76,7 @@ public record OneWayOptions(
         final CommonOptions.Values shared = new CommonOptions("messages")
             .withProviders(List.of(Transports.SHM, Transports.SOCKET, Transports.ROCE), ALLOWED_PROVIDERS,
                 "is not a transport", "shm,socket")
-            .withMessagingApi()
+            .withApi(List.of(Transports.API_MESSAGING), Transports.API_MESSAGING)
             .withSize(1, RttMessage.MAX_LENGTH)
             .withCounts(CommonOptions.DEFAULT_MESSAGES, CommonOptions.DEFAULT_WARMUP)
             .with("--allow-oversubscribe", "--rate")

@@ -102,7 +102,7 @@ public record PathOptions(
     {
         final CommonOptions common = new CommonOptions("messages")
             .withProviders(List.of(Transports.SHM), ALLOWED_PROVIDERS, "is not allowed", "shm,roce")
-            .withApi(Transports.API_BOTH)
+            .withApi(Transports.ALLOWED_APIS, Transports.API_BOTH)
             .withSize(RttMessage.MIN_LENGTH, MAX_SIZE);
         long hops = DEFAULT_HOPS;
         int repetitions = DEFAULT_REPETITIONS;

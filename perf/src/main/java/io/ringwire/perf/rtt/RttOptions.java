@@ -230,7 +230,7 @@ public record RttOptions(
     {
         final CommonOptions.Values shared = new CommonOptions("round trips")
             .withProviders(defaultProviders(), ALLOWED_PROVIDERS, "is not a transport", "roce,nio-udp")
-            .withApi(Transports.API_BOTH)
+            .withApi(Transports.ALLOWED_APIS, Transports.API_BOTH)
             .withSize(RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH)
             .withCounts(CommonOptions.DEFAULT_MESSAGES, CommonOptions.DEFAULT_WARMUP)
             .with("--processes", "--allow-oversubscribe", "--rate")

@@ -82,7 +82,7 @@ public record ThroughputOptions(
     {
         final CommonOptions common = new CommonOptions("messages")
             .withOneProvider(Transports.SHM, Transports.RDMA_PROVIDERS)
-            .withMessagingApi()
+            .withApi(List.of(Transports.API_MESSAGING), Transports.API_MESSAGING)
             .withOut("perf/results/run-1")
             .with("--allow-oversubscribe");
         List<Integer> sizes = DEFAULT_SIZES;
