@@ -5,6 +5,7 @@ import io.ringwire.perf.cli.CommonOptions;
 import io.ringwire.perf.cli.OptionReader;
 import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.RttMessage;
 
 import java.util.ArrayList;
@@ -71,7 +72,10 @@ public record CompareOptions(
                   client on this host, on the device -Dringwire.rdma.ibverbs.device names; its
                   half round trips doubled)
             Prints each row's p50 and p99 (medians over the rounds) and each pair's p50 ratio: the median
-            of its per-round ratios, with every reading.
+            of its per-round ratios, with every reading. aeron-udp's media driver runs DEDICATED on CPUs
+            of its own where the host has %d online CPUs or more; elsewhere it runs SHARED and
+            roce / aeron-udp is marked not comparable here (table, JSON "comparable" and "reason",
+            ratio plot).
 
             options:
               --pairs LIST            comma list of providers (shm, socket, roce, ibverbs: all their pairs)
@@ -93,7 +97,8 @@ public record CompareOptions(
               --help                  this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
-            """.formatted(DEFAULT_MESSAGES, DEFAULT_WARMUP, CommonOptions.MAX_ROUNDS, DEFAULT_ROUNDS);
+            """.formatted(CpuPlan.CPUS_FOR_DEDICATED_DRIVER, DEFAULT_MESSAGES, DEFAULT_WARMUP, CommonOptions.MAX_ROUNDS,
+            DEFAULT_ROUNDS);
     }
 
     /**
