@@ -1,7 +1,7 @@
 package io.ringwire.perf.pingpong;
 
 /**
- * How an {@link EchoPinger} hands its transport a ping when the transport may refuse it for a
+ * How an {@code EchoPinger} hands its transport a ping when the transport may refuse it for a
  * while (Aeron's back pressure, a subscriber not yet connected): one try, and what a refusal means.
  * Implementations allocate nothing on a try that is taken.
  */

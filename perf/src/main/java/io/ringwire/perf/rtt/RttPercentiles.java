@@ -1,8 +1,8 @@
 package io.ringwire.perf.rtt;
 
 /**
- * The latencies a row reports, in nanoseconds: its round trips ({@link RttResult}), or in an open loop
- * its latencies from each message's due time ({@link RttDueTime}), so that the table and the JSON
+ * The latencies a row reports, in nanoseconds: its round trips ({@code RttResult}), or in an open loop
+ * its latencies from each message's due time ({@code RttDueTime}), so that the table and the JSON
  * give both alike.
  */
 public interface RttPercentiles

@@ -33,7 +33,7 @@ import java.util.concurrent.locks.LockSupport;
  * conductors use Aeron's default sleeping idle strategy; all of this is what an Aeron IPC user runs.
  *
  * <p>The {@code aeron-udp} baseline uses the same sides over {@code aeron:udp} on 127.0.0.1
- * ({@link UdpPorts}), through the driver {@link AeronUdpDriver} lays out.
+ * ({@link UdpPorts}), through the driver {@code AeronUdpDriver} lays out.
  *
  * <p>Threading: created and closed on the control thread; the publication and subscription are
  * then used by one spinning thread.
