@@ -1,5 +1,6 @@
 package io.ringwire.perf;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.compare.CompareBenchmark;
 import io.ringwire.perf.compare.CompareOptions;
@@ -14,6 +15,8 @@ import io.ringwire.perf.exchange.MatchingResult;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.oneway.OneWayBenchmark;
 import io.ringwire.perf.oneway.OneWayOptions;
+import io.ringwire.perf.output.ExtraPlot;
+import io.ringwire.perf.output.RecordedHistogram;
 import io.ringwire.perf.output.RunOutput;
 import io.ringwire.perf.path.PathBenchmark;
 import io.ringwire.perf.path.PathOptions;
@@ -35,9 +38,11 @@ import io.ringwire.rdma.host.OnlineCpus;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Entry point of {@code ringwire perf}: dispatches to the benchmarks. Results go to stdout, progress
@@ -140,27 +145,11 @@ public final class PerfMain
      */
     public static int rtt(final String[] args, final PrintStream out, final PrintStream err, final List<Integer> onlineCpus)
     {
-        return exitCodeOf("rtt", err, () ->
+        return command("rtt", args, out, err, RttOptions::parse, RttOptions::help, RttOptions::usage, options ->
         {
-            final RttOptions options = RttOptions.parse(args);
-            if (options.help())
-            {
-                out.print(RttOptions.usage());
-                return;
-            }
             final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
             checkProvidersAvailable(options);
-            if (cpuPlan.oversubscribed())
-            {
-                err.println("warning: " + CpuPlan.SPINNING_THREADS + " spinning threads on " +
-                    cpuPlan.onlineCpuCount() + " online CPU(s) (--allow-oversubscribe): threads are not pinned and " +
-                    "yield when idle, so the numbers show the scheduler more than the transport");
-            }
-            else
-            {
-                err.println("rtt: pinger on cpu " + cpuPlan.pingerCpu() + ", ponger on cpu " + cpuPlan.pongerCpu() +
-                    " (" + cpuPlan.onlineCpuCount() + " online)");
-            }
+            announce("rtt", "pinger", "ponger", cpuPlan, err);
             final RttBenchmark benchmark = new RttBenchmark(options, cpuPlan, err);
             final RttRounds rounds = benchmark.run();
             final String table;
@@ -176,9 +165,8 @@ public final class PerfMain
                 table = RttTable.format(rounds);
                 json = RttJson.format(rounds);
             }
-            out.print(options.json() ? json + System.lineSeparator() : table);
-            out.flush();
-            RunOutput.write("rtt", args, options, options.out(), table, json, benchmark.histograms(), err);
+            finish("rtt", args, options, options.json(), options.out(), new RunResult(table, json,
+                benchmark.histograms(), List.of()), out, err);
         });
     }
 
@@ -194,27 +182,18 @@ public final class PerfMain
     public static int oneway(final String[] args, final PrintStream out, final PrintStream err,
         final List<Integer> onlineCpus)
     {
-        return exitCodeOf("oneway", err, () ->
+        return command("oneway", args, out, err, OneWayOptions::parse, OneWayOptions::help, OneWayOptions::usage, options ->
         {
-            final OneWayOptions options = OneWayOptions.parse(args);
-            if (options.help())
-            {
-                out.print(OneWayOptions.usage());
-                return;
-            }
             final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
             for (final String provider : options.providers())
             {
                 checkProviderAvailable(provider, options.shmDirectory());
             }
             announce("oneway", "sender", "receiver", cpuPlan, err);
-            final List<OneWayBenchmark.Result> results = new OneWayBenchmark(options, cpuPlan, err).run();
-            final String table = OneWayBenchmark.table(results);
-            final String json = OneWayBenchmark.json(results);
-            out.print(options.json() ? json + System.lineSeparator() : table);
-            out.flush();
-            RunOutput.write("oneway", args, options, options.out(), table, json, OneWayBenchmark.histograms(results),
-                err);
+            final List<OneWayBenchmark.Result> results = OneWayBenchmark.run(options, cpuPlan, err);
+            finish("oneway", args, options, options.json(), options.out(), new RunResult(
+                OneWayBenchmark.table(results), OneWayBenchmark.json(results), OneWayBenchmark.histograms(results),
+                List.of()), out, err);
         });
     }
 
@@ -230,25 +209,15 @@ public final class PerfMain
     public static int throughput(final String[] args, final PrintStream out, final PrintStream err,
         final List<Integer> onlineCpus)
     {
-        return exitCodeOf("throughput", err, () ->
+        return command("throughput", args, out, err, ThroughputOptions::parse, ThroughputOptions::help, ThroughputOptions::usage, options ->
         {
-            final ThroughputOptions options = ThroughputOptions.parse(args);
-            if (options.help())
-            {
-                out.print(ThroughputOptions.usage());
-                return;
-            }
             final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
             checkProviderAvailable(options.provider(), options.shmDirectory());
             announce("throughput", "sender", "receiver", cpuPlan, err);
-            final ThroughputBenchmark.Result result = new ThroughputBenchmark(options, cpuPlan, err).run();
-            final String table = ThroughputBenchmark.table(result);
-            final String json = ThroughputBenchmark.json(options, result);
-            out.print(options.json() ? json + System.lineSeparator() : table);
-            out.flush();
-            final Path directory = RunOutput.write("throughput", args, options, options.out(), table, json,
-                ThroughputBenchmark.histograms(options, result), err);
-            RatePlots.write(directory, options.provider(), result);
+            final ThroughputBenchmark.Result result = ThroughputBenchmark.run(options, cpuPlan, err);
+            finish("throughput", args, options, options.json(), options.out(), new RunResult(
+                ThroughputBenchmark.table(result), ThroughputBenchmark.json(options, result),
+                ThroughputBenchmark.histograms(options, result), RatePlots.of(options.provider(), result)), out, err);
         });
     }
 
@@ -283,21 +252,13 @@ public final class PerfMain
     public static int compare(final String[] args, final PrintStream out, final PrintStream err,
         final List<Integer> onlineCpus)
     {
-        return exitCodeOf("compare", err, () ->
+        return command("compare", args, out, err, CompareOptions::parse, CompareOptions::help, CompareOptions::usage, options ->
         {
-            final CompareOptions options = CompareOptions.parse(args);
-            if (options.help())
-            {
-                out.print(CompareOptions.usage());
-                return;
-            }
             final CpuPlan cpuPlan = CpuPlan.decide(onlineCpus, options.allowOversubscribe());
             final CompareBenchmark benchmark = new CompareBenchmark(options, cpuPlan, err);
             final CompareReport report = benchmark.run();
-            out.print(options.json() ? report.json() + System.lineSeparator() : report.table());
-            out.flush();
-            ComparePlot.write(RunOutput.write("compare", args, options, options.out(), report.table(), report.json(),
-                benchmark.histograms(), err), report);
+            finish("compare", args, options, options.json(), options.out(), new RunResult(report.table(),
+                report.json(), benchmark.histograms(), List.of(ComparePlot.of(report))), out, err);
         });
     }
 
@@ -333,14 +294,8 @@ public final class PerfMain
      */
     static int path(final String[] args, final PrintStream out, final PrintStream err)
     {
-        return exitCodeOf("path", err, () ->
+        return command("path", args, out, err, PathOptions::parse, PathOptions::help, PathOptions::usage, options ->
         {
-            final PathOptions options = PathOptions.parse(args);
-            if (options.help())
-            {
-                out.print(PathOptions.usage());
-                return;
-            }
             final List<PathBenchmark.Result> results = new PathBenchmark(options, err).run();
             out.print(options.json() ? PathBenchmark.json(results) + System.lineSeparator() :
                 PathBenchmark.table(results));
@@ -360,21 +315,14 @@ public final class PerfMain
     public static int matching(final String[] args, final PrintStream out, final PrintStream err,
         final List<Integer> onlineCpus)
     {
-        return exitCodeOf("matching", err, () ->
+        return command("matching", args, out, err, MatchingOptions::parse, MatchingOptions::help, MatchingOptions::usage, options ->
         {
-            final MatchingOptions options = MatchingOptions.parse(args);
-            if (options.help())
-            {
-                out.print(MatchingOptions.usage());
-                return;
-            }
             final MatchingBenchmark benchmark = new MatchingBenchmark(options, err, onlineCpus);
             final List<MatchingResult> results = benchmark.run();
-            final String table = MatchingReport.table(results, benchmark.threadLayout());
-            final String json = MatchingReport.json(results, benchmark.threadLayout(), options.rounds());
-            out.print(options.json() ? json + System.lineSeparator() : table);
-            out.flush();
-            RunOutput.write("matching", args, options, options.out(), table, json, benchmark.histograms(), err);
+            finish("matching", args, options, options.json(), options.out(), new RunResult(
+                MatchingReport.table(results, benchmark.threadLayout()),
+                MatchingReport.json(results, benchmark.threadLayout(), options.rounds()), benchmark.histograms(),
+                List.of()), out, err);
         });
     }
 
@@ -385,14 +333,8 @@ public final class PerfMain
      */
     public static int exchange(final String[] args, final PrintStream out, final PrintStream err)
     {
-        return exitCodeOf("exchange", err, () ->
+        return command("exchange", args, out, err, ExchangeOptions::parse, ExchangeOptions::help, ExchangeOptions::usage, options ->
         {
-            final ExchangeOptions options = ExchangeOptions.parse(args);
-            if (options.help())
-            {
-                out.print(ExchangeOptions.usage());
-                return;
-            }
             final List<ExchangeBenchmark.Result> results;
             try
             {
@@ -407,12 +349,73 @@ public final class PerfMain
             {
                 throw new IllegalStateException(ex.getMessage(), ex);
             }
-            final String table = ExchangeBenchmark.table(results);
-            final String json = ExchangeBenchmark.json(results);
-            out.print(options.json() ? json + System.lineSeparator() : table);
-            out.flush();
-            RunOutput.write("exchange", args, options, options.out(), table, json,
-                ExchangeBenchmark.histograms(results), err);
+            finish("exchange", args, options, options.json(), options.out(), new RunResult(
+                ExchangeBenchmark.table(results), ExchangeBenchmark.json(results), ExchangeBenchmark.histograms(results),
+                List.of()), out, err);
+        });
+    }
+
+    /**
+     * What a measuring subcommand leaves once it ran.
+     *
+     * @param table      its table, for people.
+     * @param json       its JSON, for tools.
+     * @param histograms its histograms.
+     * @param plots      the plots it adds beside the percentile plots.
+     */
+    private record RunResult(String table, String json, List<RecordedHistogram> histograms, List<ExtraPlot> plots)
+    {
+    }
+
+    /**
+     * Prints a subcommand's result on {@code out}, its JSON with {@code --json}, else its table, and
+     * then writes its results directory.
+     */
+    private static void finish(final String name, final String[] args, final Record options, final boolean json,
+        final String directory, final RunResult result, final PrintStream out, final PrintStream err)
+        throws IOException
+    {
+        out.print(json ? result.json() + System.lineSeparator() : result.table());
+        out.flush();
+        RunOutput.write(name, args, options, directory, result.table(), result.json(), result.histograms(),
+            result.plots(), err);
+    }
+
+    /** A subcommand's run once its options are read, to its printed result. */
+    @FunctionalInterface
+    private interface Command<O>
+    {
+        void run(O options) throws IOException;
+    }
+
+    /**
+     * Reads a subcommand's options and runs it, or prints its usage when it was asked for; ends as
+     * {@link #exitCodeOf} says.
+     *
+     * @param name    the subcommand, for messages.
+     * @param args    its arguments.
+     * @param out     where the usage goes.
+     * @param err     where refusals and failures go.
+     * @param parse   reads its options.
+     * @param help    whether they ask for the usage.
+     * @param usage   the usage.
+     * @param command the run.
+     * @param <O>     its options.
+     * @return the exit code.
+     */
+    private static <O> int command(final String name, final String[] args, final PrintStream out,
+        final PrintStream err, final Function<String[], O> parse, final Predicate<O> help, final Supplier<String> usage,
+        final Command<O> command)
+    {
+        return exitCodeOf(name, err, () ->
+        {
+            final O options = parse.apply(args);
+            if (help.test(options))
+            {
+                out.print(usage.get());
+                return;
+            }
+            command.run(options);
         });
     }
 
@@ -462,7 +465,7 @@ public final class PerfMain
     {
         for (final String provider : options.providers())
         {
-            if (!RttOptions.isRawBaseline(provider))
+            if (!Transports.isRawBaseline(provider))
             {
                 checkProviderAvailable(provider, options.shmDirectory());
             }

@@ -1,5 +1,6 @@
 package io.ringwire.perf;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.output.ResultsWriter;
 import io.ringwire.perf.output.RunOutputTest;
 import io.ringwire.perf.rtt.RttOptions;
@@ -89,7 +90,7 @@ class PerfMainTest
     @Test
     void anRttRunWritesItsResultsDirectoryToOut() throws IOException
     {
-        assumeTrue(RdmaProviders.all().stream().anyMatch(p -> p.name().equals(RttOptions.SHM)),
+        assumeTrue(RdmaProviders.all().stream().anyMatch(p -> p.name().equals(Transports.SHM)),
             "the shm provider is not on the class path");
 
         final int exitCode = PerfMain.run(new String[] { "rtt", "--provider", "shm", "--messages", "20000",

@@ -1,7 +1,5 @@
 package io.ringwire.perf.cli;
 
-import io.ringwire.perf.path.PathOptions;
-import io.ringwire.perf.rtt.RttOptions;
 import io.ringwire.rdma.config.Settings;
 
 import java.util.ArrayList;
@@ -10,7 +8,7 @@ import java.util.Locale;
 
 /**
  * Reads the options of one {@code ringwire perf} command line, {@code --name value} or
- * {@code --name=value}, one at a time, for {@link RttOptions} and {@link PathOptions}. An option
+ * {@code --name=value}, one at a time, for the options record of each command. An option
  * takes the argument after it only when it asks for a value, numbers are parsed by {@link Settings},
  * and every refusal is a {@link UsageException} naming the option and what it allows.
  *

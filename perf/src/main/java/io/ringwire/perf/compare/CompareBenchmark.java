@@ -1,5 +1,6 @@
 package io.ringwire.perf.compare;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.output.RecordedHistogram;
 import io.ringwire.perf.pingpong.Pinger;
@@ -217,16 +218,16 @@ public final class CompareBenchmark
         boolean messaging = false;
         for (final Comparison pair : pairs)
         {
-            channel |= RttOptions.API_CHANNEL.equals(pair.api()) || Comparison.CHANNEL.equals(pair.baseline());
-            messaging |= RttOptions.API_MESSAGING.equals(pair.api());
+            channel |= Transports.API_CHANNEL.equals(pair.api()) || Comparison.CHANNEL.equals(pair.baseline());
+            messaging |= Transports.API_MESSAGING.equals(pair.api());
             if (!Comparison.IB_WRITE_LAT.equals(pair.baseline()) && !Comparison.CHANNEL.equals(pair.baseline()) &&
                 !providers.contains(pair.baseline()))
             {
                 providers.add(pair.baseline());
             }
         }
-        final String api = channel && messaging ? RttOptions.API_BOTH :
-            messaging ? RttOptions.API_MESSAGING : RttOptions.API_CHANNEL;
+        final String api = channel && messaging ? Transports.API_BOTH :
+            messaging ? Transports.API_MESSAGING : Transports.API_CHANNEL;
         return new RttOptions(providers, api, options.size(), options.messages(), options.warmup(),
             options.processes(), 1, false, options.allowOversubscribe(), options.shmDirectory(), false, 0, null);
     }

@@ -1,10 +1,12 @@
 package io.ringwire.perf.compare;
 
 import io.ringwire.perf.baseline.nio.NioUdpChannels;
+import io.ringwire.perf.cli.CommonOptions;
 import io.ringwire.perf.cli.OptionReader;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.RttMessage;
-import io.ringwire.perf.rtt.RttOptions;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +72,10 @@ public record CompareOptions(
                   client on this host, on the device -Dringwire.rdma.ibverbs.device names; its
                   half round trips doubled)
             Prints each row's p50 and p99 (medians over the rounds) and each pair's p50 ratio: the median
-            of its per-round ratios, with every reading.
+            of its per-round ratios, with every reading. aeron-udp's media driver runs DEDICATED on CPUs
+            of its own where the host has %d online CPUs or more; elsewhere it runs SHARED and
+            roce / aeron-udp is marked not comparable here (table, JSON "comparable" and "reason",
+            ratio plot).
 
             options:
               --pairs LIST            comma list of providers (shm, socket, roce, ibverbs: all their pairs)
@@ -92,7 +97,8 @@ public record CompareOptions(
               --help                  this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
-            """.formatted(DEFAULT_MESSAGES, DEFAULT_WARMUP, RttOptions.MAX_ROUNDS, DEFAULT_ROUNDS);
+            """.formatted(CpuPlan.CPUS_FOR_DEDICATED_DRIVER, DEFAULT_MESSAGES, DEFAULT_WARMUP, CommonOptions.MAX_ROUNDS,
+            DEFAULT_ROUNDS);
     }
 
     /**
@@ -104,52 +110,38 @@ public record CompareOptions(
      */
     public static CompareOptions parse(final String... args)
     {
+        final CommonOptions common = new CommonOptions("round trips")
+            .withSize(RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH)
+            .withCounts(DEFAULT_MESSAGES, DEFAULT_WARMUP)
+            .with("--processes", "--allow-oversubscribe")
+            .withRounds(DEFAULT_ROUNDS)
+            .withOut("perf/results/compare-1");
         List<Comparison> comparisons = Comparison.ALL;
-        int size = RttOptions.DEFAULT_SIZE;
-        long messages = DEFAULT_MESSAGES;
-        long warmup = DEFAULT_WARMUP;
-        int processes = 1;
-        int rounds = DEFAULT_ROUNDS;
-        boolean json = false;
-        String out = null;
-        boolean allowOversubscribe = false;
-        String shmDirectory = RttOptions.defaultShmDirectory();
         final OptionReader option = new OptionReader(args);
         while (option.next())
         {
-            switch (option.name())
+            if (common.take(option))
             {
-                case "--json" -> json = option.flag();
-                case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
-                case "--pairs" -> comparisons = parsePairs(option.value("provider or provider/baseline list"));
-                case "--size" ->
-                    size = option.intNumber("bytes", RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
-                case "--messages" -> messages = option.number("a count", 1, RttOptions.MAX_MESSAGES, "round trips");
-                case "--warmup" -> warmup = option.number("a count", 0, RttOptions.MAX_MESSAGES, "round trips");
-                case "--processes" -> processes = option.intNumber("1 or 2", 1, 2, "processes");
-                case "--rounds" -> rounds = option.intNumber("a count", 1, RttOptions.MAX_ROUNDS, "rounds");
-                case "--out" ->
-                {
-                    out = option.value("a directory");
-                    if (out.isBlank())
-                    {
-                        throw new UsageException("--out needs a directory, e.g. perf/results/compare-1");
-                    }
-                }
-                case "--shm-dir" -> shmDirectory = option.value("a directory");
-                default -> throw option.unknown("--pairs, --size, --messages, --warmup, --rounds, --processes, " +
-                    "--json, --out, --allow-oversubscribe, --shm-dir, --help");
+                continue;
             }
+            if (!"--pairs".equals(option.name()))
+            {
+                throw option.unknown("--pairs, --size, --messages, --warmup, --rounds, --processes, --json, --out, " +
+                    "--allow-oversubscribe, --shm-dir, --help");
+            }
+            comparisons = parsePairs(option.value("provider or provider/baseline list"));
         }
-        final boolean udpBaseline = comparisons.stream().anyMatch(pair -> RttOptions.NIO_UDP.equals(pair.baseline()));
-        if (udpBaseline && size > NioUdpChannels.MAX_DATAGRAM_PAYLOAD)
+        final CommonOptions.Values shared = common.values(option);
+        final boolean udpBaseline = comparisons.stream().anyMatch(pair -> Transports.NIO_UDP.equals(pair.baseline()));
+        if (udpBaseline && shared.size() > NioUdpChannels.MAX_DATAGRAM_PAYLOAD)
         {
-            throw new UsageException("--size " + size + " is too large for roce / nio-udp, which sends each message " +
-                "as one datagram; allowed with it: 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD + " bytes (or leave " +
-                "it out with --pairs)");
+            throw new UsageException("--size " + shared.size() + " is too large for roce / nio-udp, which sends " +
+                "each message as one datagram; allowed with it: 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD +
+                " bytes (or leave it out with --pairs)");
         }
-        return new CompareOptions(comparisons, size, messages, warmup, processes, rounds, json, out,
-            allowOversubscribe, shmDirectory, option.helpAsked());
+        return new CompareOptions(comparisons, shared.size(), shared.messages(), shared.warmup(),
+            shared.processes(), shared.rounds(), shared.json(), shared.out(), shared.allowOversubscribe(),
+            shared.shmDirectory(), shared.help());
     }
 
     /**

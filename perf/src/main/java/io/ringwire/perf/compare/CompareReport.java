@@ -1,8 +1,11 @@
 package io.ringwire.perf.compare;
 
 import io.ringwire.perf.output.JsonText;
+import io.ringwire.perf.rtt.RttJson;
+import io.ringwire.perf.rtt.RttRatio;
 import io.ringwire.perf.rtt.RttResult;
 import io.ringwire.perf.rtt.RttRounds;
+import io.ringwire.perf.rtt.RttTable;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,11 +58,32 @@ public record CompareReport(int size, long messages, long warmup, int processes,
     /**
      * One pair's ratio over the rounds.
      *
-     * @param label  which pair ({@link Comparison#label()}).
-     * @param values its p50 ratio in each round that ran both sides.
+     * @param label               which pair ({@link Comparison#label()}).
+     * @param values              its p50 ratio in each round that ran both sides.
+     * @param notComparableReason why its two sides are no fair pair on this host (aeron-udp whose
+     *                            media driver cannot have CPUs of its own), or null when they are one.
      */
-    public record Ratio(String label, double[] values)
+    public record Ratio(String label, double[] values, String notComparableReason)
     {
+        /**
+         * A pair that is a fair one.
+         *
+         * @param label  which pair.
+         * @param values its p50 ratio in each round that ran both sides.
+         */
+        public Ratio(final String label, final double[] values)
+        {
+            this(label, values, null);
+        }
+
+        /**
+         * @return whether its two sides are a fair pair on this host.
+         */
+        public boolean comparable()
+        {
+            return null == notComparableReason;
+        }
+
         /**
          * @return the median of the readings (mean of the middle two for an even count; 0 for none).
          */
@@ -95,7 +119,8 @@ public record CompareReport(int size, long messages, long warmup, int processes,
     }
 
     /**
-     * @return each pair that ran in at least one round, with its reading in each such round.
+     * @return each pair that ran in at least one round, with its reading in each such round, not
+     *         comparable where a round's reading was not.
      */
     public List<Ratio> ratios()
     {
@@ -103,17 +128,20 @@ public record CompareReport(int size, long messages, long warmup, int processes,
         for (final Comparison comparison : comparisons)
         {
             final List<Double> values = new ArrayList<>();
+            String notComparableReason = null;
             for (final List<RttResult> round : rounds)
             {
-                final double value = comparison.ratioIn(round);
-                if (!Double.isNaN(value))
+                final RttRatio reading = comparison.readingIn(round);
+                if (null != reading)
                 {
-                    values.add(value);
+                    values.add(reading.ratio());
+                    notComparableReason = reading.comparable() ? notComparableReason : reading.notComparableReason();
                 }
             }
             if (!values.isEmpty())
             {
-                ratios.add(new Ratio(comparison.label(), values.stream().mapToDouble(Double::doubleValue).toArray()));
+                ratios.add(new Ratio(comparison.label(), values.stream().mapToDouble(Double::doubleValue).toArray(),
+                    notComparableReason));
             }
         }
         return ratios;
@@ -142,7 +170,8 @@ public record CompareReport(int size, long messages, long warmup, int processes,
             {
                 values.append(values.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.3g", value));
             }
-            text.append(String.format(Locale.ROOT, "%-36s %7.3gx  %s%n", ratio.label(), ratio.median(), values));
+            text.append(String.format(Locale.ROOT, "%-36s %7.3gx  %s%s%n", ratio.label(), ratio.median(), values,
+                RttTable.notComparable(ratio.notComparableReason())));
         }
         if (!notes.isEmpty())
         {
@@ -161,7 +190,8 @@ public record CompareReport(int size, long messages, long warmup, int processes,
 
     /**
      * @return one JSON object: the settings, {@code rows} (one object per row, values in ns),
-     *         {@code ratios} (one object per pair: label, median, per-round values) and {@code notes}.
+     *         {@code ratios} (one object per pair: label, median, per-round values, {@code comparable}
+     *         and, where false, the {@code reason}) and {@code notes}.
      */
     public String json()
     {
@@ -181,9 +211,10 @@ public record CompareReport(int size, long messages, long warmup, int processes,
             .append(",\"gc_collections\":").append(row.gcCount())
             .append('}'));
         json.append(",\"ratios\":");
-        JsonText.appendArray(json, ratios(), (out, ratio) -> out.append("{\"label\":").append(JsonText.quote(ratio.label()))
+        JsonText.appendArray(json, ratios(), (out, ratio) -> RttJson.appendComparable(out
+            .append("{\"label\":").append(JsonText.quote(ratio.label()))
             .append(",\"median\":").append(number(ratio.median()))
-            .append(",\"values\":").append(numbers(ratio.values()))
+            .append(",\"values\":").append(numbers(ratio.values())), ratio.notComparableReason())
             .append('}'));
         json.append(",\"notes\":");
         JsonText.appendArray(json, notes, (out, note) -> out.append(JsonText.quote(note)));

@@ -1,6 +1,6 @@
 package io.ringwire.perf.compare;
 
-import io.ringwire.perf.rtt.RttOptions;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.rtt.RttRatio;
 import io.ringwire.perf.rtt.RttResult;
 
@@ -11,7 +11,7 @@ import java.util.List;
  * instead of it, judged by the ratio of their p50s within one round.
  *
  * @param provider the RingWire transport.
- * @param api      its path ({@link RttOptions#API_CHANNEL} or {@link RttOptions#API_MESSAGING}).
+ * @param api      its path ({@link Transports#API_CHANNEL} or {@link Transports#API_MESSAGING}).
  * @param baseline the alternative's transport (always measured raw), or {@link #CHANNEL}: the same
  *                 provider's bare channel, for what messaging costs over it.
  */
@@ -33,23 +33,40 @@ public record Comparison(String provider, String api, String baseline)
      * beside ib_write_lat; and each software provider's messaging over its own channel.
      */
     public static final List<Comparison> ALL = List.of(
-        new Comparison(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.AERON_IPC),
-        new Comparison(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC),
-        new Comparison(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC_SBE),
-        new Comparison(RttOptions.SOCKET, RttOptions.API_CHANNEL, RttOptions.NIO_TCP),
-        new Comparison(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP),
-        new Comparison(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.AERON_UDP),
-        new Comparison(RttOptions.IBVERBS, RttOptions.API_CHANNEL, IB_WRITE_LAT),
-        new Comparison(RttOptions.SHM, RttOptions.API_MESSAGING, CHANNEL),
-        new Comparison(RttOptions.SOCKET, RttOptions.API_MESSAGING, CHANNEL),
-        new Comparison(RttOptions.ROCE, RttOptions.API_MESSAGING, CHANNEL));
+        new Comparison(Transports.SHM, Transports.API_CHANNEL, Transports.AERON_IPC),
+        new Comparison(Transports.SHM, Transports.API_MESSAGING, Transports.AERON_IPC),
+        new Comparison(Transports.SHM, Transports.API_MESSAGING, Transports.AERON_IPC_SBE),
+        new Comparison(Transports.SOCKET, Transports.API_CHANNEL, Transports.NIO_TCP),
+        new Comparison(Transports.ROCE, Transports.API_CHANNEL, Transports.NIO_UDP),
+        new Comparison(Transports.ROCE, Transports.API_CHANNEL, Transports.AERON_UDP),
+        new Comparison(Transports.IBVERBS, Transports.API_CHANNEL, IB_WRITE_LAT),
+        new Comparison(Transports.SHM, Transports.API_MESSAGING, CHANNEL),
+        new Comparison(Transports.SOCKET, Transports.API_MESSAGING, CHANNEL),
+        new Comparison(Transports.ROCE, Transports.API_MESSAGING, CHANNEL));
 
     /**
      * @return "shm / aeron-ipc", "shm messaging / aeron-ipc-sbe" (as {@link RttRatio#label()}).
      */
     public String label()
     {
-        return new RttRatio(provider, api, CHANNEL.equals(baseline) ? provider + " channel" : baseline, 0).label();
+        return new RttRatio(provider, api, baselineLabel(), 0, null).label();
+    }
+
+    private String baselineLabel()
+    {
+        return CHANNEL.equals(baseline) ? provider + " channel" : baseline;
+    }
+
+    /**
+     * @param results one round's rows.
+     * @return this pair's p50 ratio in them, not comparable where a row of it is no fair baseline on
+     *         this host; null when either side is missing or the baseline's p50 is 0.
+     */
+    RttRatio readingIn(final List<RttResult> results)
+    {
+        return RttRatio.of(provider, api, baselineLabel(), find(results, provider, api),
+            CHANNEL.equals(baseline) ? find(results, provider, Transports.API_CHANNEL) :
+            find(results, baseline, Transports.API_RAW));
     }
 
     /**
@@ -59,14 +76,8 @@ public record Comparison(String provider, String api, String baseline)
      */
     double ratioIn(final List<RttResult> results)
     {
-        final RttResult path = find(results, provider, api);
-        final RttResult alternative = CHANNEL.equals(baseline) ? find(results, provider, RttOptions.API_CHANNEL) :
-            find(results, baseline, RttOptions.API_RAW);
-        if (null == path || null == alternative || alternative.p50() <= 0)
-        {
-            return Double.NaN;
-        }
-        return (double)path.p50() / alternative.p50();
+        final RttRatio reading = readingIn(results);
+        return null == reading ? Double.NaN : reading.ratio();
     }
 
     private static RttResult find(final List<RttResult> results, final String provider, final String api)

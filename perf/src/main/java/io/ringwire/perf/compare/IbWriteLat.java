@@ -1,9 +1,9 @@
 package io.ringwire.perf.compare;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.ThreadAllocation;
-import io.ringwire.perf.rtt.RttOptions;
 import io.ringwire.perf.rtt.RttResult;
 import io.ringwire.rdma.ibverbs.IbverbsProvider;
 
@@ -150,7 +150,7 @@ final class IbWriteLat
             {
                 try
                 {
-                    return new RttResult(NAME, RttOptions.API_RAW, 2, size, Long.parseLong(fields[1]),
+                    return new RttResult(NAME, Transports.API_RAW, 2, size, Long.parseLong(fields[1]),
                         roundTripNs(fields[4]), 0, roundTripNs(fields[7]), roundTripNs(fields[8]), 0,
                         roundTripNs(fields[3]), 2 * Double.parseDouble(fields[5]) * NANOS_PER_MICRO, -1, -1,
                         ThreadAllocation.UNKNOWN, false, GcActivity.NONE, null);

@@ -1,13 +1,10 @@
 package io.ringwire.perf.host;
 
-import io.ringwire.perf.rtt.MessagingPeer;
-import io.ringwire.perf.rtt.RdmaPeer;
-
 /**
  * What a spinning loop watches while it waits for its peer, at its clock checks: the housekeeping
  * the connection needs while it is quiet, and the connection's state for a timeout's message.
- * Implemented by the RingWire sides ({@link MessagingPeer}, {@link RdmaPeer}); a raw baseline
- * watches {@link #NONE}.
+ * Implemented by the RingWire sides (rtt's messaging and RDMA peers); a raw baseline watches
+ * {@link #NONE}.
  *
  * <p>Threading: the spinning thread, off its busy path.
  */

@@ -35,26 +35,17 @@ public final class OneWayBenchmark
     {
     }
 
-    private final OneWayOptions options;
-    private final CpuPlan cpuPlan;
-    private final PrintStream err;
+    private OneWayBenchmark()
+    {
+    }
 
     /**
      * @param options what to run.
      * @param cpuPlan where the ends run.
      * @param err     where progress goes.
-     */
-    public OneWayBenchmark(final OneWayOptions options, final CpuPlan cpuPlan, final PrintStream err)
-    {
-        this.options = options;
-        this.cpuPlan = cpuPlan;
-        this.err = err;
-    }
-
-    /**
      * @return one result per transport, in the order asked.
      */
-    public List<Result> run()
+    public static List<Result> run(final OneWayOptions options, final CpuPlan cpuPlan, final PrintStream err)
     {
         final List<Result> results = new ArrayList<>();
         final OneWaySender.Pacing pacing = options.rate() > 0 ? OneWaySender.Pacing.OPEN_LOOP :

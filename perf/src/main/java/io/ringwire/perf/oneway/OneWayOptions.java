@@ -1,13 +1,12 @@
 package io.ringwire.perf.oneway;
 
-import io.ringwire.perf.cli.OptionReader;
+import io.ringwire.perf.cli.CommonOptions;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.RttMessage;
-import io.ringwire.perf.rtt.RttOptions;
 
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The options of {@code ringwire perf oneway}.
@@ -38,10 +37,7 @@ public record OneWayOptions(
     String out)
 {
     /** The transports messaging runs over. */
-    public static final List<String> ALLOWED_PROVIDERS =
-        List.of(RttOptions.SHM, RttOptions.SOCKET, RttOptions.ROCE, RttOptions.IBVERBS);
-    static final long DEFAULT_MESSAGES = 1_000_000;
-    static final long DEFAULT_WARMUP = 100_000;
+    public static final List<String> ALLOWED_PROVIDERS = Transports.RDMA_PROVIDERS;
 
     /**
      * @return the text {@code oneway --help} prints.
@@ -77,74 +73,18 @@ public record OneWayOptions(
      */
     public static OneWayOptions parse(final String... args)
     {
-        List<String> providers = List.of(RttOptions.SHM, RttOptions.SOCKET, RttOptions.ROCE);
-        String api = RttOptions.API_MESSAGING;
-        int size = RttOptions.DEFAULT_SIZE;
-        long messages = DEFAULT_MESSAGES;
-        long warmup = DEFAULT_WARMUP;
-        long rate = 0;
-        boolean json = false;
-        boolean allowOversubscribe = false;
-        String shmDirectory = RttOptions.defaultShmDirectory();
-        String out = null;
-        final OptionReader option = new OptionReader(args);
-        while (option.next())
-        {
-            switch (option.name())
-            {
-                case "--json" -> json = option.flag();
-                case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
-                case "--provider", "--providers" -> providers = option.names(ALLOWED_PROVIDERS, "is not a transport",
-                    "shm,socket");
-                case "--api" -> api = readApi(option);
-                case "--size" -> size = option.intNumber("bytes", 1, RttMessage.MAX_LENGTH, "bytes");
-                case "--messages" -> messages = option.number("a count", 1, RttOptions.MAX_MESSAGES, "messages");
-                case "--warmup" -> warmup = option.number("a count", 0, RttOptions.MAX_MESSAGES, "messages");
-                case "--rate" -> rate = option.number("messages per second", 1, RttOptions.MAX_RATE,
-                    "messages per second");
-                case "--shm-dir" -> shmDirectory = directory(option, "/dev/shm/ringwire");
-                case "--out" -> out = directory(option, "perf/results/run-1");
-                default -> throw option.unknown("--provider, --api, --size, --messages, --warmup, --rate, --out, " +
-                    "--json, --allow-oversubscribe, --shm-dir, --help");
-            }
-        }
-        return new OneWayOptions(providers, api, size, messages, warmup, rate, json, allowOversubscribe,
-            shmDirectory, option.helpAsked(), out);
-    }
-
-    /**
-     * Reads {@code --api}, for oneway and throughput: the channel path is refused by name until it
-     * is measured, so a user learns that rather than getting messaging's numbers.
-     *
-     * @param option at {@code --api}.
-     * @return {@link RttOptions#API_MESSAGING}.
-     */
-    public static String readApi(final OptionReader option)
-    {
-        final String value = option.value("messaging").trim().toLowerCase(Locale.ROOT);
-        if (RttOptions.API_MESSAGING.equals(value))
-        {
-            return value;
-        }
-        if (RttOptions.API_CHANNEL.equals(value))
-        {
-            throw new UsageException("--api channel is not measured one-way yet; allowed: messaging");
-        }
-        throw new UsageException("--api '" + value + "' is not allowed; allowed: messaging");
-    }
-
-    /**
-     * @param option  at an option that names a directory.
-     * @param example a directory, for the refusal.
-     * @return the directory.
-     */
-    public static String directory(final OptionReader option, final String example)
-    {
-        final String value = option.value("a directory");
-        if (value.isBlank())
-        {
-            throw new UsageException(option.name() + " needs a directory, e.g. " + example);
-        }
-        return value;
+        final CommonOptions.Values shared = new CommonOptions("messages")
+            .withProviders(List.of(Transports.SHM, Transports.SOCKET, Transports.ROCE), ALLOWED_PROVIDERS,
+                "is not a transport", "shm,socket")
+            .withApi(List.of(Transports.API_MESSAGING), Transports.API_MESSAGING)
+            .withSize(1, RttMessage.MAX_LENGTH)
+            .withCounts(CommonOptions.DEFAULT_MESSAGES, CommonOptions.DEFAULT_WARMUP)
+            .with("--allow-oversubscribe", "--rate")
+            .withOut("perf/results/run-1")
+            .parse(args, "--provider, --api, --size, --messages, --warmup, --rate, --out, --json, " +
+                "--allow-oversubscribe, --shm-dir, --help");
+        return new OneWayOptions(shared.providers(), shared.api(), shared.size(), shared.messages(),
+            shared.warmup(), shared.rate(), shared.json(), shared.allowOversubscribe(), shared.shmDirectory(),
+            shared.help(), shared.out());
     }
 }

@@ -1,11 +1,11 @@
 package io.ringwire.perf.oneway;
 
-import io.ringwire.messaging.BufferClaim;
 import io.ringwire.messaging.Publication;
 import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.rtt.MessagingPeer;
+import io.ringwire.perf.rtt.ProbeSender;
 import org.agrona.DirectBuffer;
 
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,20 +44,20 @@ public final class OneWaySender implements Runnable
     private static final int DUTY_MASK = 63;
 
     private final Publication publication;
-    private final MessagingPeer peer;
     private final ThreadPlan plan;
     private final Pacing pacing;
     private final long messages;
     private final long ratePerSecond;
     private final AtomicLong receivedCount;
-    private final BufferClaim claim = new BufferClaim();
-    private final LatencyProbeCodec codec = new LatencyProbeCodec();
+    private final ProbeSender sender;
     private final DirectBuffer zeroPadding;
     private final int messageLength;
     private final int paddingLength;
     private volatile boolean stopRequested;
     private volatile long sentCount;
     private String failure;
+    /** Claims refused so far; the sender thread only. */
+    private int refusedClaims;
 
     /**
      * @param peer          the sending side, connected.
@@ -70,7 +70,6 @@ public final class OneWaySender implements Runnable
     OneWaySender(final MessagingPeer peer, final ThreadPlan plan, final Pacing pacing, final long messages,
         final long ratePerSecond, final AtomicLong receivedCount)
     {
-        this.peer = peer;
         this.publication = peer.publication;
         this.plan = plan;
         this.pacing = pacing;
@@ -80,6 +79,7 @@ public final class OneWaySender implements Runnable
         this.messageLength = peer.messageLength;
         this.paddingLength = LatencyProbeCodec.paddingLength(messageLength);
         this.zeroPadding = LatencyProbeCodec.zeroPadding(paddingLength);
+        this.sender = new ProbeSender(peer, this::onRefusedClaim);
     }
 
     @Override
@@ -167,33 +167,19 @@ public final class OneWaySender implements Runnable
 
     private void send(final long sequence, final long sendNs, final long dueNs)
     {
-        long result;
-        int refusals = 0;
-        while ((result = publication.tryClaim(messageLength, claim)) < 0)
+        failure = sender.send(messageLength, sequence, sendNs, dueNs, zeroPadding, paddingLength, sendNs);
+    }
+
+    /**
+     * Between refused claims: now and then a duty cycle, which returns credits and sends heartbeats,
+     * then an idle as the plan says.
+     */
+    private void onRefusedClaim()
+    {
+        if ((++refusedClaims & DUTY_MASK) == 0)
         {
-            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
-            {
-                failure = "tryClaim returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState();
-                return;
-            }
-            if ((++refusals & SpinningTask.CLOCK_CHECK_MASK) == 0 &&
-                System.nanoTime() - sendNs > SpinningTask.PEER_SILENCE_TIMEOUT_NS)
-            {
-                failure = "the publication stayed " + MessagingPeer.statusName(result) + " for " +
-                    SpinningTask.PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
-                return;
-            }
-            if ((refusals & DUTY_MASK) == 0)
-            {
-                publication.doWork();
-            }
-            OneWayThreads.idle(plan);
+            publication.doWork();
         }
-        codec.encode(claim.buffer(), claim.offset(), sequence, sendNs, dueNs, zeroPadding, 0, paddingLength);
-        result = claim.commit();
-        if (result < 0)
-        {
-            failure = "commit returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState();
-        }
+        OneWayThreads.idle(plan);
     }
 }

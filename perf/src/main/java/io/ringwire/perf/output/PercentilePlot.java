@@ -1,7 +1,6 @@
 package io.ringwire.perf.output;
 
 import org.HdrHistogram.HistogramIterationValue;
-import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberTickUnit;
@@ -12,10 +11,6 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
 import java.text.FieldPosition;
@@ -25,16 +20,12 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Draws histograms' percentile distributions as a PNG the way HdrHistogram's plotter does: latency
- * against percentile on a log axis of 1/(1-p), so the tail (90%, 99%, 99.9%, ...) gets as much room
- * as the median. Renders headless.
+ * Charts histograms' percentile distributions the way HdrHistogram's plotter does: latency against
+ * percentile on a log axis of 1/(1-p), so the tail (90%, 99%, 99.9%, ...) gets as much room as the
+ * median. {@link PlotGate} draws the chart, where it can.
  */
 public final class PercentilePlot
 {
-    /** Width of a plot, pixels. */
-    public static final int WIDTH = 1000;
-    /** Height of a plot, pixels. */
-    public static final int HEIGHT = 600;
     /** Points per halving of the distance to 100%, as HdrHistogram's .hgrm output has them. */
     private static final int TICKS_PER_HALF_DISTANCE = 5;
     private static final double NANOS_PER_MICRO = 1000.0;
@@ -48,20 +39,12 @@ public final class PercentilePlot
     }
 
     /**
-     * Writes one plot.
-     *
-     * @param file       the PNG to write.
-     * @param title      its title.
+     * @param title      the chart's title.
      * @param histograms the distributions to draw, one line each (values in ns, drawn in us).
-     * @throws IOException when the file cannot be written.
+     * @return the chart.
      */
-    public static void writePng(final Path file, final String title, final List<RecordedHistogram> histograms)
-        throws IOException
+    static JFreeChart chart(final String title, final List<RecordedHistogram> histograms)
     {
-        if (null == System.getProperty("java.awt.headless"))
-        {
-            System.setProperty("java.awt.headless", "true");
-        }
         final XYSeriesCollection dataset = new XYSeriesCollection();
         double highestX = 10;
         for (final RecordedHistogram recorded : histograms)
@@ -98,16 +81,20 @@ public final class PercentilePlot
             renderer.setSeriesPaint(series, PALETTE[series % PALETTE.length]);
             renderer.setSeriesStroke(series, new BasicStroke(1.5f));
         }
-        final XYPlot plot = new XYPlot(dataset, percentileAxis, latencyAxis, renderer);
+        return chart(title, new XYPlot(dataset, percentileAxis, latencyAxis, renderer));
+    }
+
+    /**
+     * @param title the chart's title.
+     * @param plot  an XY plot: latencies, rates.
+     * @return the chart of it, on white with light grey grid lines, as every plot of a run is drawn.
+     */
+    public static JFreeChart chart(final String title, final XYPlot plot)
+    {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        final JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
-        chart.setBackgroundPaint(Color.WHITE);
-        try (OutputStream png = Files.newOutputStream(file))
-        {
-            ChartUtils.writeChartAsPNG(png, chart, WIDTH, HEIGHT);
-        }
+        return new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
     }
 
     /**

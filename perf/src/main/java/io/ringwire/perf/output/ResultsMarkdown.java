@@ -14,10 +14,11 @@ final class ResultsMarkdown
 
     /**
      * @param run    what ran.
-     * @param groups the plots' groups, in order.
+     * @param groups the percentile plots' groups, in order.
+     * @param gate   whether the plots were drawn: where not, the page says why instead of linking them.
      * @return the Markdown text, lines ending in '\n'.
      */
-    static String format(final BenchmarkRun run, final Collection<String> groups)
+    static String format(final BenchmarkRun run, final Collection<String> groups, final PlotGate gate)
     {
         final RunEnvironment environment = run.environment();
         final StringBuilder md = new StringBuilder(2048);
@@ -40,16 +41,17 @@ final class ResultsMarkdown
         {
             md.append("## Result\n\n```text\n").append(run.resultText().stripTrailing()).append("\n```\n\n");
         }
+        if (!gate.canDraw() && run.hasPlots())
+        {
+            md.append("## Plots\n\nNot drawn: ").append(gate.explanation()).append(".\n\n");
+        }
+        else
+        {
+            appendPlots(md, run, groups);
+        }
         if (!run.histograms().isEmpty())
         {
-            md.append("## Plots\n\nLatency against percentile, log 1/(1-p) axis (90%, 99%, 99.9%, ...).\n\n")
-                .append("![every histogram](").append(ResultsWriter.ALL_PLOT).append(")\n\n");
-            for (final String group : groups)
-            {
-                md.append("- [").append(ResultsWriter.plotFile(group)).append("](")
-                    .append(ResultsWriter.plotFile(group)).append(")\n");
-            }
-            md.append("\n## Histograms\n\n")
+            md.append("## Histograms\n\n")
                 .append("| histogram | count | interval log | percentile distribution (us) |\n")
                 .append("|---|---|---|---|\n");
             for (final RecordedHistogram recorded : run.histograms())
@@ -63,6 +65,30 @@ final class ResultsMarkdown
         md.append("Configuration, machine and the benchmark's JSON: ").append(link(ResultsWriter.SUMMARY_JSON))
             .append('\n');
         return md.toString();
+    }
+
+    private static void appendPlots(final StringBuilder md, final BenchmarkRun run, final Collection<String> groups)
+    {
+        if (!run.histograms().isEmpty())
+        {
+            md.append("## Plots\n\nLatency against percentile, log 1/(1-p) axis (90%, 99%, 99.9%, ...).\n\n")
+                .append("![every histogram](").append(ResultsWriter.ALL_PLOT).append(")\n\n");
+            for (final String group : groups)
+            {
+                md.append("- ").append(link(ResultsWriter.plotFile(group))).append('\n');
+            }
+            md.append('\n');
+        }
+        String heading = null;
+        for (final ExtraPlot plot : run.plots())
+        {
+            if (!plot.heading().equals(heading))
+            {
+                heading = plot.heading();
+                md.append("## ").append(heading).append("\n\n");
+            }
+            md.append("![").append(plot.file()).append("](").append(plot.file()).append(")\n\n");
+        }
     }
 
     private static String link(final String file)

@@ -24,7 +24,8 @@ import java.util.Map;
  *       measured window), which HdrHistogram's and HdrHistogramVisualizer's tools read;</li>
  *   <li>{@code <name>.hgrm}: its percentile distribution, values in microseconds;</li>
  *   <li>{@code <group>.png}: the distributions of one row (its service and due-time latencies),
- *       and {@link #ALL_PLOT} with every histogram;</li>
+ *       {@link #ALL_PLOT} with every histogram, and the benchmark's own plots, where this JVM can
+ *       draw them ({@link PlotGate});</li>
  *   <li>{@link #SUMMARY_JSON}: options, revision, JVM, CPU, kernel, GC and the benchmark's JSON;</li>
  *   <li>{@link #RESULTS_MD}: the table and a link to every file above.</li>
  * </ul>
@@ -71,7 +72,8 @@ public final class ResultsWriter
     }
 
     /**
-     * Writes every file of the run into {@code directory}, creating it.
+     * Writes every file of the run into {@code directory}, creating it; the plots only where this
+     * JVM can draw them ({@link PlotGate#jvm()}).
      *
      * @param directory where to write.
      * @param run       what ran.
@@ -79,6 +81,22 @@ public final class ResultsWriter
      * @throws IOException when a file cannot be written.
      */
     public static List<String> write(final Path directory, final BenchmarkRun run) throws IOException
+    {
+        return write(directory, run, PlotGate.jvm());
+    }
+
+    /**
+     * Writes every file of the run into {@code directory}, creating it: the plots where {@code gate}
+     * lets them be drawn, everything else in any case, and results.md and summary.json naming only
+     * the plots drawn.
+     *
+     * @param directory where to write.
+     * @param run       what ran.
+     * @param gate      whether plots can be drawn.
+     * @return the names of the files written, in the order results.md lists them, itself last.
+     * @throws IOException when a file cannot be written.
+     */
+    static List<String> write(final Path directory, final BenchmarkRun run, final PlotGate gate) throws IOException
     {
         Files.createDirectories(directory);
         final List<String> files = new ArrayList<>();
@@ -91,25 +109,41 @@ public final class ResultsWriter
             files.add(hgrmFile(recorded));
             groups.computeIfAbsent(recorded.group(), group -> new ArrayList<>()).add(recorded);
         }
-        for (final Map.Entry<String, List<RecordedHistogram>> group : groups.entrySet())
-        {
-            PercentilePlot.writePng(directory.resolve(plotFile(group.getKey())),
-                run.benchmark() + ": " + group.getKey(), group.getValue());
-            files.add(plotFile(group.getKey()));
-        }
-        if (!run.histograms().isEmpty())
-        {
-            PercentilePlot.writePng(directory.resolve(ALL_PLOT), run.benchmark() + ": every histogram",
-                run.histograms());
-            files.add(ALL_PLOT);
-        }
-        Files.writeString(directory.resolve(SUMMARY_JSON), SummaryJson.format(run) + System.lineSeparator(),
-            StandardCharsets.UTF_8);
+        files.addAll(writePlots(directory, run, groups, gate));
+        Files.writeString(directory.resolve(SUMMARY_JSON), SummaryJson.format(run, gate.canDraw()) +
+            System.lineSeparator(), StandardCharsets.UTF_8);
         files.add(SUMMARY_JSON);
-        Files.writeString(directory.resolve(RESULTS_MD), ResultsMarkdown.format(run, groups.keySet()),
+        Files.writeString(directory.resolve(RESULTS_MD), ResultsMarkdown.format(run, groups.keySet(), gate),
             StandardCharsets.UTF_8);
         files.add(RESULTS_MD);
         return files;
+    }
+
+    /**
+     * @return the plots written: one per group, {@link #ALL_PLOT}, then the run's own; none where
+     *         {@code gate} says no plot can be drawn.
+     */
+    private static List<String> writePlots(final Path directory, final BenchmarkRun run,
+        final Map<String, List<RecordedHistogram>> groups, final PlotGate gate) throws IOException
+    {
+        final List<ExtraPlot> plots = new ArrayList<>();
+        groups.forEach((group, histograms) -> plots.add(new ExtraPlot(plotFile(group), "",
+            () -> PercentilePlot.chart(run.benchmark() + ": " + group, histograms))));
+        if (!run.histograms().isEmpty())
+        {
+            plots.add(new ExtraPlot(ALL_PLOT, "", () -> PercentilePlot.chart(run.benchmark() + ": every histogram",
+                run.histograms())));
+        }
+        plots.addAll(run.plots());
+        final List<String> written = new ArrayList<>();
+        for (final ExtraPlot plot : plots)
+        {
+            if (gate.writePng(directory.resolve(plot.file()), plot.chart()))
+            {
+                written.add(plot.file());
+            }
+        }
+        return written;
     }
 
     static String hdrFile(final RecordedHistogram recorded)

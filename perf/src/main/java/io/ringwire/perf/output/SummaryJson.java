@@ -14,7 +14,7 @@ import java.util.Locale;
  *  "git_revision":"...","jvm_version":"...","jvm_arguments":[...],"cpu_model":"...","online_cores":2,
  *  "kernel":"...","gc_count":3,"gc_time_ms":12,
  *  "histograms":[{"name":"shm-channel","label":"...","count":20000,"hdr":"shm-channel.hdr",
- *    "hgrm":"shm-channel.hgrm","plot":"shm-channel.png"}, ...],
+ *    "hgrm":"shm-channel.hgrm","plot":"shm-channel.png" (null where no plot could be drawn)}, ...],
  *  "results":{...the benchmark's --json output...}}
  * </pre>
  */
@@ -25,10 +25,11 @@ final class SummaryJson
     }
 
     /**
-     * @param run what ran.
+     * @param run         what ran.
+     * @param plotsDrawn  whether its plots were drawn; each histogram's "plot" is null when not.
      * @return the JSON text, one object.
      */
-    static String format(final BenchmarkRun run)
+    static String format(final BenchmarkRun run, final boolean plotsDrawn)
     {
         final RunEnvironment environment = run.environment();
         final StringBuilder json = new StringBuilder(1024);
@@ -56,7 +57,7 @@ final class SummaryJson
                 .append(",\"count\":").append(recorded.histogram().getTotalCount())
                 .append(",\"hdr\":").append(quote(ResultsWriter.hdrFile(recorded)))
                 .append(",\"hgrm\":").append(quote(ResultsWriter.hgrmFile(recorded)))
-                .append(",\"plot\":").append(quote(ResultsWriter.plotFile(recorded.group())))
+                .append(",\"plot\":").append(plotsDrawn ? quote(ResultsWriter.plotFile(recorded.group())) : "null")
                 .append('}');
         }
         json.append("],\"results\":").append(null == run.resultJson() ? "null" : run.resultJson().strip());

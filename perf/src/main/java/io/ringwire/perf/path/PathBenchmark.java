@@ -1,8 +1,8 @@
 package io.ringwire.perf.path;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.output.JsonText;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
-import io.ringwire.perf.rtt.RttOptions;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -61,7 +61,7 @@ public final class PathBenchmark
                 final int size = messageLength(api, options.size());
                 log.println("path: " + provider + " (" + api + "), " + options.repetitions() + " x " + options.hops() +
                     " hops of " + size + " bytes on one thread");
-                try (PathHops hops = RttOptions.API_MESSAGING.equals(api) ?
+                try (PathHops hops = Transports.API_MESSAGING.equals(api) ?
                     PathMessagingHops.open(provider, options.shmDirectory(), options.size()) :
                     PathChannelHops.open(provider, options.shmDirectory(), options.size()))
                 {
@@ -122,13 +122,13 @@ public final class PathBenchmark
     }
 
     /**
-     * @param api  the path ({@link RttOptions#API_MESSAGING} or the channel).
+     * @param api  the path ({@link Transports#API_MESSAGING} or the channel).
      * @param size the size asked for (--size).
      * @return the bytes per message on that path: a messaging probe is at least
      *         {@link LatencyProbeCodec#MIN_LENGTH}.
      */
     private static int messageLength(final String api, final int size)
     {
-        return RttOptions.API_MESSAGING.equals(api) ? LatencyProbeCodec.messageLength(size) : size;
+        return Transports.API_MESSAGING.equals(api) ? LatencyProbeCodec.messageLength(size) : size;
     }
 }

@@ -90,31 +90,30 @@ abstract class PathHops implements AutoCloseable
      */
     final void roundTrips(final long roundTrips)
     {
-        // The two waits are written out, one per side, so that neither picks its side's poll and
-        // counter with a branch inside the timed loop.
         for (long i = 0; i < roundTrips; i++)
         {
             sendPing();
-            final long expectedPings = pings + 1;
-            idleRounds = 0;
-            while (pings < expectedPings)
+            awaitHop(false);
+            awaitHop(true);
+        }
+    }
+
+    /**
+     * Polls until the hop arrives: the ping at the ponger's side, or the echo at the pinger's. Called
+     * with a constant at both calls, where the JIT inlines it and folds the choice of side away, so
+     * the timed loop keeps no branch for it.
+     */
+    private void awaitHop(final boolean echo)
+    {
+        final long expected = (echo ? echoes : pings) + 1;
+        idleRounds = 0;
+        while ((echo ? echoes : pings) < expected)
+        {
+            if ((echo ? pollPinger() : pollPonger()) == 0)
             {
-                if (pollPonger() == 0)
-                {
-                    idle(false, "ping");
-                }
-                failIfFailed();
+                idle(echo, echo ? "echo" : "ping");
             }
-            final long expectedEchoes = echoes + 1;
-            idleRounds = 0;
-            while (echoes < expectedEchoes)
-            {
-                if (pollPinger() == 0)
-                {
-                    idle(true, "echo");
-                }
-                failIfFailed();
-            }
+            failIfFailed();
         }
     }
 

@@ -1,13 +1,12 @@
 package io.ringwire.perf.path;
 
-import io.ringwire.messaging.BufferClaim;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
-import io.ringwire.messaging.Publication;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.rtt.MessagingPeer;
 import io.ringwire.perf.rtt.MessagingPinger;
 import io.ringwire.perf.rtt.MessagingPonger;
+import io.ringwire.perf.rtt.ProbeSender;
 import org.agrona.DirectBuffer;
 
 /**
@@ -22,12 +21,16 @@ final class PathMessagingHops extends PathHops
 {
     private final MessagingPeer pinger;
     private final MessagingPeer ponger;
+    /** Decodes pings and echoes alike. */
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
-    private final BufferClaim claim = new BufferClaim();
     private final DirectBuffer padding;
     private final int paddingLength;
     private final FragmentHandler pingerHandler = this::onEcho;
     private final FragmentHandler pongerHandler = this::onPing;
+    /** Pings; while back-pressured it polls the ponger, whose subscription returns the credit. */
+    private final ProbeSender pingSender;
+    /** Echoes; while back-pressured it polls the pinger. */
+    private final ProbeSender echoSender;
 
     private PathMessagingHops(final MessagingPeer pinger, final MessagingPeer ponger)
     {
@@ -36,6 +39,8 @@ final class PathMessagingHops extends PathHops
         this.ponger = ponger;
         this.paddingLength = LatencyProbeCodec.paddingLength(pinger.messageLength);
         this.padding = LatencyProbeCodec.zeroPadding(paddingLength);
+        this.pingSender = new ProbeSender(pinger, this::pollPonger);
+        this.echoSender = new ProbeSender(ponger, this::pollPinger);
     }
 
     /**
@@ -59,7 +64,7 @@ final class PathMessagingHops extends PathHops
     @Override
     protected void sendPing()
     {
-        send(pinger.publication, ponger, pongerHandler, pings);
+        send(pingSender, pings);
     }
 
     @Override
@@ -82,27 +87,16 @@ final class PathMessagingHops extends PathHops
     }
 
     /**
-     * Claims, encodes and commits a probe; while back-pressured, polls the receiving side, whose
-     * subscription returns the credit (never the subscription whose handler may be calling this).
+     * Sends a probe; a sender polls only the receiving side while back-pressured, never the
+     * subscription whose handler may be calling this.
      */
-    private void send(final Publication publication, final MessagingPeer receiver, final FragmentHandler receiverHandler,
-        final long sequence)
+    private void send(final ProbeSender sender, final long sequence)
     {
-        long result;
-        while ((result = publication.tryClaim(pinger.messageLength, claim)) < 0)
+        final String refused = sender.send(pinger.messageLength, sequence, 0, 0, padding, paddingLength,
+            ProbeSender.CLOCK_NOT_READ);
+        if (null != refused && null == failure)
         {
-            if (result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION)
-            {
-                failure = "tryClaim returned " + MessagingPeer.statusName(result);
-                return;
-            }
-            receiver.subscription.poll(receiverHandler, MessagingPinger.POLL_BATCH);
-        }
-        codec.encode(claim.buffer(), claim.offset(), sequence, 0, 0, padding, 0, paddingLength);
-        result = claim.commit();
-        if (result < 0 && null == failure)
-        {
-            failure = "commit returned " + MessagingPeer.statusName(result);
+            failure = refused;
         }
     }
 
@@ -111,7 +105,7 @@ final class PathMessagingHops extends PathHops
         if (decode(buffer, offset, length))
         {
             pings++;
-            send(ponger.publication, pinger, pingerHandler, codec.sequence());
+            send(echoSender, codec.sequence());
         }
     }
 

@@ -1,10 +1,11 @@
 package io.ringwire.perf.path;
 
+import io.ringwire.perf.cli.CommonOptions;
 import io.ringwire.perf.cli.OptionReader;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.RttMessage;
-import io.ringwire.perf.rtt.RttOptions;
 
 import java.util.List;
 
@@ -13,8 +14,8 @@ import java.util.List;
  * {@link UsageException} naming the option and its allowed values.
  *
  * @param providers    RDMA providers to measure, in order ({@code shm}, {@code socket}, {@code roce}).
- * @param api          {@link RttOptions#API_CHANNEL}, {@link RttOptions#API_MESSAGING} or
- *                     {@link RttOptions#API_BOTH}.
+ * @param api          {@link Transports#API_CHANNEL}, {@link Transports#API_MESSAGING} or
+ *                     {@link Transports#API_BOTH}.
  * @param size         bytes per message (a messaging probe is at least {@link LatencyProbeCodec#MIN_LENGTH}).
  * @param hops         hops per repetition.
  * @param repetitions  measured repetitions (after one unmeasured warm-up repetition).
@@ -33,7 +34,9 @@ public record PathOptions(
     boolean help)
 {
     /** Providers {@code --provider} accepts. */
-    public static final List<String> ALLOWED_PROVIDERS = List.of(RttOptions.SHM, RttOptions.SOCKET, RttOptions.ROCE);
+    public static final List<String> ALLOWED_PROVIDERS = List.of(Transports.SHM, Transports.SOCKET, Transports.ROCE);
+    /** Largest {@code --size}: one hop's message stays within a page. */
+    static final int MAX_SIZE = 4096;
     static final long DEFAULT_HOPS = 2_000_000;
     static final int DEFAULT_REPETITIONS = 7;
 
@@ -50,7 +53,7 @@ public record PathOptions(
      */
     public List<String> apis()
     {
-        return RttOptions.API_BOTH.equals(api) ? List.of(RttOptions.API_CHANNEL, RttOptions.API_MESSAGING) :
+        return Transports.API_BOTH.equals(api) ? List.of(Transports.API_CHANNEL, Transports.API_MESSAGING) :
             List.of(api);
     }
 
@@ -85,7 +88,7 @@ public record PathOptions(
               --help                  this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line
-            """.formatted(RttOptions.defaultShmDirectory());
+            """.formatted(CommonOptions.defaultShmDirectory());
     }
 
     /**
@@ -97,30 +100,29 @@ public record PathOptions(
      */
     public static PathOptions parse(final String... args)
     {
-        List<String> providers = List.of(RttOptions.SHM);
-        String api = RttOptions.API_BOTH;
-        int size = RttOptions.DEFAULT_SIZE;
+        final CommonOptions common = new CommonOptions("messages")
+            .withProviders(List.of(Transports.SHM), ALLOWED_PROVIDERS, "is not allowed", "shm,roce")
+            .withApi(Transports.ALLOWED_APIS, Transports.API_BOTH)
+            .withSize(RttMessage.MIN_LENGTH, MAX_SIZE);
         long hops = DEFAULT_HOPS;
         int repetitions = DEFAULT_REPETITIONS;
-        boolean json = false;
-        String shmDirectory = RttOptions.defaultShmDirectory();
         final OptionReader option = new OptionReader(args);
         while (option.next())
         {
+            if (common.take(option))
+            {
+                continue;
+            }
             switch (option.name())
             {
-                case "--json" -> json = option.flag();
-                case "--provider", "--providers" -> providers = option.names(ALLOWED_PROVIDERS, "is not allowed",
-                    "shm,roce");
-                case "--api" -> api = RttOptions.readApi(option);
-                case "--size" -> size = option.intNumber("bytes", RttMessage.MIN_LENGTH, 4096, "bytes");
                 case "--hops" -> hops = option.number("a count", 1_000, 1_000_000_000L, "hops");
                 case "--repetitions" -> repetitions = option.intNumber("a count", 1, 100, "repetitions");
-                case "--shm-dir" -> shmDirectory = option.value("a directory");
                 default -> throw option.unknown(
                     "--provider, --api, --size, --hops, --repetitions, --json, --shm-dir, --help");
             }
         }
-        return new PathOptions(providers, api, size, hops, repetitions, json, shmDirectory, option.helpAsked());
+        final CommonOptions.Values shared = common.values(option);
+        return new PathOptions(shared.providers(), shared.api(), shared.size(), hops, repetitions, shared.json(),
+            shared.shmDirectory(), shared.help());
     }
 }

@@ -14,7 +14,7 @@ import org.agrona.DirectBuffer;
  *
  * <p>Threading: the pinger thread only; the handler runs on it inside the poll.
  */
-public abstract class ProbePinger extends Pinger
+public abstract class ProbePinger extends EchoPinger
 {
     /** Bytes per probe. */
     protected final int messageLength;
@@ -24,13 +24,8 @@ public abstract class ProbePinger extends Pinger
     protected final DirectBuffer zeroPadding;
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
 
-    // Written by the fragment handler, which runs on the pinger thread inside poll.
-    private long echoes;
-    private long echoedSequence;
-    private long echoedSendNs;
-    private int echoedLength;
+    /** The last echo's round trip, as its handler read the clock; the pinger thread only. */
     private long roundTripNs;
-    private int refusedEcho;
 
     /**
      * @param plan          where the thread runs and how it idles.
@@ -52,8 +47,7 @@ public abstract class ProbePinger extends Pinger
     protected final long roundTrip(final long sequence)
     {
         final long sendNs = System.nanoTime();
-        if (!sendProbe(sequence, sendNs) || !awaitEcho(sendNs) ||
-            !echoMatches(sequence, sendNs, echoedSequence, echoedSendNs))
+        if (!sendProbe(sequence, sendNs) || !awaitEcho(sendNs, messageLength) || !echoMatchesPing(sequence, sendNs))
         {
             return FAILED;
         }
@@ -77,13 +71,6 @@ public abstract class ProbePinger extends Pinger
     protected abstract boolean sendProbe(long sequence, long sendNs);
 
     /**
-     * Polls the carrier once; its fragment handler passes each fragment to {@link #onProbe}.
-     *
-     * @return fragments handled, 0 when there was nothing.
-     */
-    protected abstract int pollEchoes();
-
-    /**
      * Validates and decodes one echo, from the carrier's fragment handler.
      *
      * @param buffer the fragment's buffer.
@@ -94,33 +81,12 @@ public abstract class ProbePinger extends Pinger
     {
         final int decoded = codec.decode(buffer, offset, length);
         final long receivedNs = System.nanoTime();
-        echoes++;
         if (decoded < 0)
         {
-            refusedEcho = decoded;
+            echoRefused("echo refused: " + LatencyProbeCodec.describe(decoded));
             return;
         }
-        echoedSequence = codec.sequence();
-        echoedSendNs = codec.sendTimestampNs();
-        echoedLength = length;
-        roundTripNs = receivedNs - echoedSendNs;
-    }
-
-    private boolean awaitEcho(final long startNs)
-    {
-        final long expectedEchoes = echoes + 1;
-        while (echoes < expectedEchoes)
-        {
-            if (pollEchoes() == 0 && idleWhileWaiting(startNs, "no echo"))
-            {
-                return false;
-            }
-        }
-        if (refusedEcho < 0)
-        {
-            failureDetail = "echo refused: " + LatencyProbeCodec.describe(refusedEcho);
-            return false;
-        }
-        return echoLengthMatches("echo", echoedLength, messageLength);
+        echoed(codec.sequence(), codec.sendTimestampNs(), length);
+        roundTripNs = receivedNs - codec.sendTimestampNs();
     }
 }

@@ -36,13 +36,13 @@ public final class MessagingPinger extends ProbePinger implements FragmentHandle
     {
         super(plan, peer, peer.messageLength, warmup, messages);
         this.subscription = peer.subscription;
-        this.sender = new ProbeSender(peer, this);
+        this.sender = new ProbeSender(peer, this::idle);
     }
 
     @Override
     protected boolean sendProbe(final long sequence, final long sendNs)
     {
-        final String failure = sender.send(messageLength, sequence, sendNs, zeroPadding, paddingLength, sendNs);
+        final String failure = sender.send(messageLength, sequence, sendNs, 0, zeroPadding, paddingLength, sendNs);
         if (null != failure)
         {
             failureDetail = failure;

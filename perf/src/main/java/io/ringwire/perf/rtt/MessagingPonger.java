@@ -63,7 +63,7 @@ public final class MessagingPonger extends ProbePonger implements FragmentHandle
     {
         // echoTimestampNs stays 0: the bare channel's ponger, the baseline this path is compared
         // with, reads no clock, so a clock read here would count against messaging alone.
-        return sender.send(length, sequence, sendNs, padding, padding.capacity(), ProbeSender.CLOCK_NOT_READ);
+        return sender.send(length, sequence, sendNs, 0, padding, padding.capacity(), ProbeSender.CLOCK_NOT_READ);
     }
 
     @Override

@@ -7,49 +7,51 @@ import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import org.agrona.DirectBuffer;
 
 /**
- * Sends {@code LatencyProbe}s through one messaging side's publication, for the pinger and the
- * ponger alike: claims a frame ({@code tryClaim}), waiting out back pressure and admin actions for
- * at most {@link SpinningTask#PEER_SILENCE_TIMEOUT_NS}, encodes the probe straight into it and
- * commits. Allocation-free unless it fails.
+ * Sends {@code LatencyProbe}s through one messaging side's publication, for every measurement that
+ * sends them (rtt's pinger and ponger, oneway's sender, path's hops): claims a frame
+ * ({@code tryClaim}), waiting out back pressure and admin actions for at most
+ * {@link SpinningTask#PEER_SILENCE_TIMEOUT_NS}, encodes the probe straight into it and commits.
+ * Allocation-free unless it fails.
  *
  * <p>Threading: the spinning thread that owns the side.
  */
-final class ProbeSender
+public final class ProbeSender
 {
     /** For {@link #send}: the caller read no clock, so a wait is timed from its first clock read. */
-    static final long CLOCK_NOT_READ = Long.MIN_VALUE;
+    public static final long CLOCK_NOT_READ = Long.MIN_VALUE;
 
     private final MessagingPeer peer;
     private final Publication publication;
-    private final SpinningTask idler;
+    private final Runnable idle;
     private final BufferClaim claim = new BufferClaim();
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
 
     /**
-     * @param peer  the side, connected both ways.
-     * @param idler the task that idles between refused claims, or null to retry at once (a handler
-     *              answering from inside {@code poll}).
+     * @param peer the side, connected both ways.
+     * @param idle what to do between refused claims (idle, drive the side that returns the credit),
+     *             or null to retry at once (a handler answering from inside {@code poll}).
      */
-    ProbeSender(final MessagingPeer peer, final SpinningTask idler)
+    public ProbeSender(final MessagingPeer peer, final Runnable idle)
     {
         this.peer = peer;
         this.publication = peer.publication;
-        this.idler = idler;
+        this.idle = idle;
     }
 
     /**
-     * Claims, encodes and commits one probe (its echo timestamp 0).
+     * Claims, encodes and commits one probe.
      *
      * @param length          the probe's length.
      * @param sequence        its sequence.
      * @param sendTimestampNs its send timestamp.
+     * @param echoTimestampNs its echo timestamp (oneway's due time; 0 for none).
      * @param padding         its padding bytes, from offset 0.
      * @param paddingLength   how many.
      * @param waitingSinceNs  when the send began, or {@link #CLOCK_NOT_READ}.
      * @return null when committed, else what failed.
      */
-    String send(final int length, final long sequence, final long sendTimestampNs, final DirectBuffer padding,
-        final int paddingLength, final long waitingSinceNs)
+    public String send(final int length, final long sequence, final long sendTimestampNs, final long echoTimestampNs,
+        final DirectBuffer padding, final int paddingLength, final long waitingSinceNs)
     {
         long result;
         int refusals = 0;
@@ -70,12 +72,13 @@ final class ProbeSender
                         SpinningTask.PEER_SILENCE_TIMEOUT_NS / 1_000_000 + " ms";
                 }
             }
-            if (null != idler)
+            if (null != idle)
             {
-                idler.idle();
+                idle.run();
             }
         }
-        codec.encode(claim.buffer(), claim.offset(), sequence, sendTimestampNs, 0, padding, 0, paddingLength);
+        codec.encode(claim.buffer(), claim.offset(), sequence, sendTimestampNs, echoTimestampNs, padding, 0,
+            paddingLength);
         result = claim.commit();
         return result < 0 ? "commit returned " + MessagingPeer.statusName(result) + "; " + peer.connectionState() :
             null;

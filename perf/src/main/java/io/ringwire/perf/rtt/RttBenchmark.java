@@ -5,6 +5,7 @@ import io.ringwire.perf.baseline.aeron.AeronIpcPinger;
 import io.ringwire.perf.baseline.aeron.AeronIpcPonger;
 import io.ringwire.perf.baseline.aeron.AeronIpcSide;
 import io.ringwire.perf.baseline.aeron.AeronSbePinger;
+import io.ringwire.perf.baseline.aeron.AeronUdpDriver;
 import io.ringwire.perf.baseline.aeron.AeronSbePonger;
 import io.ringwire.perf.baseline.bare.BareLines;
 import io.ringwire.perf.baseline.bare.BarePinger;
@@ -16,6 +17,7 @@ import io.ringwire.perf.baseline.nio.NioUdpChannels;
 import io.ringwire.perf.baseline.nio.NioUdpLink;
 import io.ringwire.perf.baseline.nio.NioUdpPinger;
 import io.ringwire.perf.baseline.nio.NioUdpPonger;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.SpinningTask;
@@ -55,6 +57,8 @@ public final class RttBenchmark
     private final PrintStream log;
     private final ThreadPlan pingerPlan;
     private final ThreadPlan pongerPlan;
+    /** How the aeron-udp rows' media driver runs on this host. */
+    private final AeronUdpDriver udpDriver;
     /** Every pinger's histograms, in the order they ran, for the results directory. */
     private final List<RecordedHistogram> histograms = new ArrayList<>();
     private int round = 1;
@@ -71,6 +75,7 @@ public final class RttBenchmark
         this.log = log;
         this.pingerPlan = cpuPlan.pinger(log);
         this.pongerPlan = cpuPlan.ponger(log);
+        this.udpDriver = AeronUdpDriver.of(cpuPlan);
     }
 
     /**
@@ -100,9 +105,9 @@ public final class RttBenchmark
                 log.println("rtt: " + provider + " (" + api + "), " + options.processes() + " process(es): " +
                     options.warmup() + " warm-up + " + options.messages() + " measured round trips of " +
                     sizeOf(provider, api) + " bytes" + of);
-                if (RttOptions.AERON_UDP.equals(provider))
+                if (Transports.AERON_UDP.equals(provider))
                 {
-                    log.println(AeronIpcSide.UDP_THREAD_LAYOUT + (yieldWhenIdle(provider) ?
+                    log.println(udpDriver.layout() + (yieldWhenIdle(provider) ?
                         "; no CPU left for the driver, so the pinger and ponger yield when idle" : ""));
                 }
                 results.add(options.processes() == 1 ? runInOneProcess(provider, api) :
@@ -120,33 +125,33 @@ public final class RttBenchmark
 
     private RttResult runInOneProcess(final String provider, final String api) throws IOException
     {
-        if (RttOptions.isBare(provider))
+        if (Transports.isBare(provider))
         {
             return runBareInOneProcess(provider, api);
         }
-        if (RttOptions.isAeron(provider))
+        if (Transports.isAeron(provider))
         {
             return runAeronInOneProcess(provider, api);
         }
-        if (RttOptions.NIO_TCP.equals(provider))
+        if (Transports.NIO_TCP.equals(provider))
         {
             return runNioTcpInOneProcess(provider, api);
         }
-        if (RttOptions.NIO_UDP.equals(provider))
+        if (Transports.NIO_UDP.equals(provider))
         {
             return runNioUdpInOneProcess(provider);
         }
-        if (RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
+        if (Transports.NIO_UDP_UNCONNECTED.equals(provider))
         {
             return runNioUdpUnconnectedInOneProcess(provider);
         }
-        return RttOptions.API_MESSAGING.equals(api) ? runMessagingInOneProcess(provider, api) :
+        return Transports.API_MESSAGING.equals(api) ? runMessagingInOneProcess(provider, api) :
             runChannelInOneProcess(provider, api);
     }
 
     private RttResult runBareInOneProcess(final String provider, final String api)
     {
-        try (BareLines lines = BareLines.inProcess(options.size(), RttOptions.BARE_NOTIFIED.equals(provider)))
+        try (BareLines lines = BareLines.inProcess(options.size(), Transports.BARE_NOTIFIED.equals(provider)))
         {
             return runThreads(provider, api, new BarePinger(lines, pingerPlan, options.warmup(), options.messages()),
                 new BarePonger(lines, pongerPlan));
@@ -155,11 +160,11 @@ public final class RttBenchmark
 
     private RttResult runAeronInOneProcess(final String provider, final String api)
     {
-        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final boolean udp = Transports.AERON_UDP.equals(provider);
         final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.free() : null;
         final Path directory = AeronIpcSide.directory(options.shmDirectory());
         final int length = sizeOf(provider, api);
-        try (MediaDriver driver = udp ? AeronIpcSide.launchUdpDriver(directory) : AeronIpcSide.launchDriver(directory);
+        try (MediaDriver driver = udp ? udpDriver.launch(directory, log) : AeronIpcSide.launchDriver(directory);
              AeronIpcSide pingSide = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), true, length, ports);
              AeronIpcSide pongSide = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), false, length, ports))
         {
@@ -173,7 +178,7 @@ public final class RttBenchmark
     private Pinger aeronPinger(final String provider, final AeronIpcSide side, final int length)
     {
         final ThreadPlan plan = planOf(pingerPlan, provider);
-        return RttOptions.AERON_IPC_SBE.equals(provider) ?
+        return Transports.AERON_IPC_SBE.equals(provider) ?
             new AeronSbePinger(side, length, plan, options.warmup(), options.messages()) :
             new AeronIpcPinger(side, length, plan, options.warmup(), options.messages());
     }
@@ -186,7 +191,7 @@ public final class RttBenchmark
      */
     private boolean yieldWhenIdle(final String provider)
     {
-        return cpuPlan.yieldWhenIdle() || (RttOptions.AERON_UDP.equals(provider) &&
+        return cpuPlan.yieldWhenIdle() || (Transports.AERON_UDP.equals(provider) &&
             cpuPlan.onlineCpuCount() <= CpuPlan.SPINNING_THREADS);
     }
 
@@ -203,7 +208,7 @@ public final class RttBenchmark
     static SpinningTask aeronPonger(final String provider, final AeronIpcSide side, final int length,
         final ThreadPlan plan)
     {
-        return RttOptions.AERON_IPC_SBE.equals(provider) ? new AeronSbePonger(side, length, plan) :
+        return Transports.AERON_IPC_SBE.equals(provider) ? new AeronSbePonger(side, length, plan) :
             new AeronIpcPonger(side, length, plan);
     }
 
@@ -247,7 +252,7 @@ public final class RttBenchmark
 
     private RttResult runNioUdpThreads(final String provider, final NioUdpLink pingerLink, final NioUdpLink pongerLink)
     {
-        return runThreads(provider, RttOptions.API_RAW,
+        return runThreads(provider, Transports.API_RAW,
             new NioUdpPinger(pingerLink, options.size(), pingerPlan, options.warmup(), options.messages()),
             new NioUdpPonger(pongerLink, options.size(), pongerPlan));
     }
@@ -317,29 +322,29 @@ public final class RttBenchmark
     private RttResult runInTwoProcesses(final String provider, final String api) throws IOException
     {
         try (PongerProcess child = PongerProcess.start(RttPonger.arguments(provider, api, options.size(),
-            options.shmDirectory(), cpuPlan.pongerCpu(), yieldWhenIdle(provider), options.warmup())))
+            options.shmDirectory(), cpuPlan.pongerCpu(), yieldWhenIdle(provider), options.warmup(), udpDriver)))
         {
-            if (RttOptions.isBare(provider))
+            if (Transports.isBare(provider))
             {
                 return runBareAgainstChild(provider, api, child);
             }
-            if (RttOptions.isAeron(provider))
+            if (Transports.isAeron(provider))
             {
                 return runAeronAgainstChild(provider, api, child);
             }
-            if (RttOptions.NIO_TCP.equals(provider))
+            if (Transports.NIO_TCP.equals(provider))
             {
                 return runNioTcpAgainstChild(provider, api, child);
             }
-            if (RttOptions.NIO_UDP.equals(provider))
+            if (Transports.NIO_UDP.equals(provider))
             {
                 return runNioUdpAgainstChild(provider, api, child);
             }
-            if (RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
+            if (Transports.NIO_UDP_UNCONNECTED.equals(provider))
             {
                 return runNioUdpUnconnectedAgainstChild(provider, api, child);
             }
-            return RttOptions.API_MESSAGING.equals(api) ? runMessagingAgainstChild(provider, api, child) :
+            return Transports.API_MESSAGING.equals(api) ? runMessagingAgainstChild(provider, api, child) :
                 runChannelAgainstChild(provider, api, child);
         }
     }
@@ -348,7 +353,7 @@ public final class RttBenchmark
         throws IOException
     {
         try (BareLines lines = BareLines.map(Path.of(child.awaitValue(RttPonger.LISTEN, "the shared file")),
-            options.size(), RttOptions.BARE_NOTIFIED.equals(provider)))
+            options.size(), Transports.BARE_NOTIFIED.equals(provider)))
         {
             child.awaitReady();
             return runAgainstChild(provider, api, child,
@@ -364,7 +369,7 @@ public final class RttBenchmark
     {
         final String listen = child.awaitValue(RttPonger.LISTEN, "the Aeron directory").trim();
         final int space = listen.lastIndexOf(' ');
-        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final boolean udp = Transports.AERON_UDP.equals(provider);
         final Path directory = Path.of(udp ? listen.substring(0, space) : listen);
         final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.parse(listen.substring(space + 1)) : null;
         final int length = sizeOf(provider, api);
@@ -512,9 +517,10 @@ public final class RttBenchmark
                 title + ", from due time at " + options.rate() + "/s", pinger.dueTimeHistogram(),
                 pinger.dueTimeIntervals()));
         }
-        return RttResult.of(provider, api, options.processes(), sizeOf(provider, api), pinger.histogram(), pinger.pinnedCpu(),
-            pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(), gc,
-            RttDueTime.of(options.rate(), pinger.dueTimeHistogram()));
+        return RttResult.of(provider, api, options.processes(), sizeOf(provider, api), pinger.histogram(),
+            pinger.pinnedCpu(), pongerCpu, pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(), gc,
+            RttDueTime.of(options.rate(), pinger.dueTimeHistogram()))
+            .notComparableBecause(Transports.AERON_UDP.equals(provider) ? udpDriver.notComparableReason() : null);
     }
 
     /**

@@ -16,7 +16,7 @@ import org.HdrHistogram.Histogram;
  * @param mean          arithmetic mean.
  */
 public record RttDueTime(long ratePerSecond, long p50, long p90, long p99, long p99_9, long p99_99, long max,
-    double mean)
+    double mean) implements RttPercentiles
 {
     /**
      * @param ratePerSecond messages due per second.

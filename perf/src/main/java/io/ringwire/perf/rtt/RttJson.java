@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.output.JsonText;
 
 import java.util.Arrays;
@@ -15,7 +16,9 @@ import java.util.Locale;
  *    "mean":..,"count":N,"pinger_cpu":0,"ponger_cpu":1},
  *   {"provider":"shm","api":"messaging","size":36,...,"channel_p50":..,"overhead_p50":1.071}, ...],
  *  "overhead":[{"provider":"shm","channel_p50":..,"messaging_p50":..,"overhead_p50":1.071,
- *    "overhead_p50_ns":..}, ...]}
+ *    "overhead_p50_ns":..}, ...],
+ *  "ratios":[{"label":"shm messaging / channel","ratio":1.071,"comparable":true}, ...,
+ *    {"label":"roce / aeron-udp","ratio":..,"comparable":false,"reason":"aeron-udp's media driver ..."}]}
  * </pre>
  *
  * {@code api} is channel, messaging, or raw for the NIO baselines. A messaging row whose provider
@@ -24,18 +27,25 @@ import java.util.Locale;
  * An open-loop run ({@code --rate}) keeps those keys for the service time (from each message's
  * send) and adds to each row {@code "rate"} and the latencies from each message's due time:
  * {@code "due_p50"}, {@code "due_p90"}, {@code "due_p99"}, {@code "due_p99_9"}, {@code "due_p99_99"},
- * {@code "due_max"}, {@code "due_mean"}.
+ * {@code "due_max"}, {@code "due_mean"}. {@code ratios} holds every ratio the table's footnotes give:
+ * messaging over the channel and each path against its raw baseline; one whose two sides are no fair
+ * pair on this host (aeron-udp where its media driver cannot have CPUs of its own) has
+ * {@code "comparable":false} and a {@code "reason"}.
  *
  * <p>A run of several rounds is one object holding each round's object and every ratio's median:
  *
  * <pre>
  * {"benchmark":"rtt","rounds":[{...round 1 as above...}, ...],
- *  "ratios":[{"label":"roce / nio-udp","median":1.1302,"lowest":..,"highest":..,"values":[..]}, ...],
+ *  "ratios":[{"label":"roce / nio-udp","median":1.1302,"lowest":..,"highest":..,"values":[..],
+ *    "comparable":true}, ...],
  *  "p50_medians":[{"provider":"roce","api":"channel","p50":..}, ...]}
  * </pre>
  */
 public final class RttJson
 {
+    /** The keys of {@link RttPercentiles}' values but the mean, in their order. */
+    private static final String[] PERCENTILE_KEYS = { "p50", "p90", "p99", "p99_9", "p99_99", "max" };
+
     private RttJson()
     {
     }
@@ -62,6 +72,13 @@ public final class RttJson
             .append(",\"overhead_p50\":").append(ratio(overhead.ratio()))
             .append(",\"overhead_p50_ns\":").append(overhead.differenceNs())
             .append('}'));
+        json.append(",\"ratios\":");
+        JsonText.appendArray(json, report.ratios(), (out, ratio) ->
+        {
+            out.append("{\"label\":").append(JsonText.quote(ratio.label()))
+                .append(",\"ratio\":").append(ratio(ratio.ratio()));
+            appendComparable(out, ratio.notComparableReason()).append('}');
+        });
         return json.append('}').toString();
     }
 
@@ -69,14 +86,8 @@ public final class RttJson
     {
         json.append("{\"provider\":").append(JsonText.quote(result.provider()))
             .append(",\"api\":").append(JsonText.quote(result.api()))
-            .append(",\"size\":").append(result.size())
-            .append(",\"p50\":").append(result.p50())
-            .append(",\"p90\":").append(result.p90())
-            .append(",\"p99\":").append(result.p99())
-            .append(",\"p99_9\":").append(result.p99_9())
-            .append(",\"p99_99\":").append(result.p99_99())
-            .append(",\"max\":").append(result.max())
-            .append(",\"mean\":").append(number(result.mean()))
+            .append(",\"size\":").append(result.size());
+        appendPercentiles(json, "", result)
             .append(",\"count\":").append(result.count())
             .append(",\"pinger_cpu\":").append(result.pingerCpu())
             .append(",\"ponger_cpu\":").append(result.pongerCpu())
@@ -85,14 +96,7 @@ public final class RttJson
         final RttDueTime due = result.dueTime();
         if (null != due)
         {
-            json.append(",\"rate\":").append(due.ratePerSecond())
-                .append(",\"due_p50\":").append(due.p50())
-                .append(",\"due_p90\":").append(due.p90())
-                .append(",\"due_p99\":").append(due.p99())
-                .append(",\"due_p99_9\":").append(due.p99_9())
-                .append(",\"due_p99_99\":").append(due.p99_99())
-                .append(",\"due_max\":").append(due.max())
-                .append(",\"due_mean\":").append(number(due.mean()));
+            appendPercentiles(json.append(",\"rate\":").append(due.ratePerSecond()), "due_", due);
         }
         final RttOverhead overhead = overheadOf(report, result);
         if (null != overhead)
@@ -101,6 +105,21 @@ public final class RttJson
                 .append(",\"overhead_p50\":").append(ratio(overhead.ratio()));
         }
         json.append('}');
+    }
+
+    /**
+     * Appends {@code ,"p50":..} to {@code ,"mean":..}, each key after {@code prefix}.
+     */
+    private static StringBuilder appendPercentiles(final StringBuilder json, final String prefix,
+        final RttPercentiles latencies)
+    {
+        final long[] values = { latencies.p50(), latencies.p90(), latencies.p99(), latencies.p99_9(),
+            latencies.p99_99(), latencies.max() };
+        for (int i = 0; i < values.length; i++)
+        {
+            json.append(",\"").append(prefix).append(PERCENTILE_KEYS[i]).append("\":").append(values[i]);
+        }
+        return json.append(",\"").append(prefix).append("mean\":").append(number(latencies.mean()));
     }
 
     /**
@@ -121,7 +140,7 @@ public final class RttJson
                 .append(",\"values\":");
             JsonText.appendArray(out, Arrays.stream(summary.values()).boxed().toList(),
                 (values, value) -> values.append(ratio(value)));
-            out.append('}');
+            appendComparable(out, summary.notComparableReason()).append('}');
         });
         json.append(",\"p50_medians\":");
         JsonText.appendArray(json, rounds.rowMedians(), (out, row) -> out
@@ -132,9 +151,27 @@ public final class RttJson
         return json.append('}').toString();
     }
 
+    /**
+     * Appends {@code ,"comparable":true}, or {@code ,"comparable":false,"reason":"..."} for a pair that
+     * is no fair one on this host, to a ratio's object.
+     *
+     * @param json                the object so far.
+     * @param notComparableReason why the pair is no fair one here, or null.
+     * @return {@code json}.
+     */
+    public static StringBuilder appendComparable(final StringBuilder json, final String notComparableReason)
+    {
+        json.append(",\"comparable\":").append(null == notComparableReason);
+        if (null != notComparableReason)
+        {
+            json.append(",\"reason\":").append(JsonText.quote(notComparableReason));
+        }
+        return json;
+    }
+
     private static RttOverhead overheadOf(final RttReport report, final RttResult result)
     {
-        if (!RttOptions.API_MESSAGING.equals(result.api()))
+        if (!Transports.API_MESSAGING.equals(result.api()))
         {
             return null;
         }

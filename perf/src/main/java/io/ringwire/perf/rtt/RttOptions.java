@@ -1,23 +1,20 @@
 package io.ringwire.perf.rtt;
 
-import io.ringwire.perf.baseline.aeron.AeronIpcSide;
-import io.ringwire.perf.baseline.aeron.AeronSbePinger;
-import io.ringwire.perf.baseline.bare.BareLines;
 import io.ringwire.perf.baseline.nio.NioUdpChannels;
-import io.ringwire.perf.baseline.nio.NioUdpLink;
+import io.ringwire.perf.cli.CommonOptions;
 import io.ringwire.perf.cli.OptionReader;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.OpenLoopRecorder;
 import io.ringwire.perf.pingpong.RttMessage;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaProvider;
 import io.ringwire.rdma.RdmaProviders;
-import io.ringwire.rdma.config.Settings;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Options of {@code ringwire perf rtt}, parsed and checked. Every refusal is a
@@ -29,9 +26,9 @@ import java.util.Locale;
  *                           {@code bare-notified}, and
  *                           Aeron's ping-pongs {@code aeron-ipc}, {@code aeron-ipc-sbe} and
  *                           {@code aeron-udp}.
- * @param api                which path the RDMA providers are measured through: {@link #API_MESSAGING},
- *                           {@link #API_CHANNEL} or {@link #API_BOTH} (each provider runs the bare
- *                           channel, then messaging, side by side in this run).
+ * @param api                which path the RDMA providers are measured through: messaging, channel
+ *                           or both (each provider runs the bare channel, then messaging, side by
+ *                           side in this run).
  * @param size               bytes per message, both ways.
  * @param messages           measured round trips per transport.
  * @param warmup             round trips before measuring, not recorded.
@@ -63,75 +60,8 @@ public record RttOptions(
     long rate,
     String out)
 {
-    /** The RDMA provider over shared memory. */
-    public static final String SHM = "shm";
-    /** The RDMA provider over TCP. */
-    public static final String SOCKET = "socket";
-    /** The RDMA provider speaking RoCEv2 over UDP (bound to 127.0.0.1 here). */
-    public static final String ROCE = "roce";
-    /**
-     * The RDMA provider over a real device through libibverbs (a ConnectX NIC, or Soft-RoCE as in
-     * the VM lab); in the default list only where a device is present.
-     */
-    public static final String IBVERBS = "ibverbs";
-    /** The baseline for {@code socket}: a busy-polled non-blocking NIO TCP ping-pong, no RDMA layer. */
-    public static final String NIO_TCP = "nio-tcp";
-    /** The baseline for {@code roce}: a busy-polled non-blocking NIO UDP ping-pong, one datagram per message. */
-    public static final String NIO_UDP = "nio-udp";
-    /**
-     * What the roce provider's sockets alone cost: the {@code nio-udp} ping-pong over unconnected
-     * sockets used as roce uses them (see {@link NioUdpLink}).
-     */
-    public static final String NIO_UDP_UNCONNECTED = "nio-udp-unconnected";
-    /**
-     * The floor under {@code shm}: a bare cache-line ping-pong through shared memory (a mapped file
-     * across processes), no queue pair, ring or completion in between (see {@link BareLines}).
-     */
-    public static final String BARE = "bare";
-    /**
-     * The floor under {@code shm}'s channel: {@code bare} with the message placed first and a
-     * notification in a separate line after it, as a WRITE WITH IMMEDIATE places data and then a
-     * completion (see {@link BareLines}).
-     */
-    public static final String BARE_NOTIFIED = "bare-notified";
-    /**
-     * The peer an application would pick instead of {@code shm}: Aeron's ping-pong over
-     * {@code aeron:ipc} (see {@link AeronIpcSide}).
-     */
-    public static final String AERON_IPC = "aeron-ipc";
-    /**
-     * The like-for-like peer of {@code shm} messaging: {@code aeron-ipc} carrying the same SBE
-     * {@code LatencyProbe}, claimed, encoded, validated and decoded as messaging's probe path does
-     * (see {@link AeronSbePinger}).
-     */
-    public static final String AERON_IPC_SBE = "aeron-ipc-sbe";
-    /**
-     * The peer an application would pick instead of {@code roce}: Aeron's ping-pong over
-     * {@code aeron:udp} on 127.0.0.1 through an embedded media driver (see {@link AeronIpcSide}).
-     */
-    public static final String AERON_UDP = "aeron-udp";
     /** Transports {@code --provider} accepts. */
-    public static final List<String> ALLOWED_PROVIDERS = List.of(SHM, SOCKET, ROCE, IBVERBS, NIO_TCP, NIO_UDP,
-        NIO_UDP_UNCONNECTED, BARE, BARE_NOTIFIED, AERON_IPC, AERON_IPC_SBE, AERON_UDP);
-    /** Through Publication and Subscription, with SBE {@code LatencyProbe} messages. */
-    public static final String API_MESSAGING = "messaging";
-    /** The bare channel: WRITE WITH IMMEDIATE between two queue pairs. */
-    public static final String API_CHANNEL = "channel";
-    /** The bare channel, then messaging, for each RDMA provider. */
-    public static final String API_BOTH = "both";
-    /** What {@code --api} accepts. */
-    public static final List<String> ALLOWED_APIS = List.of(API_MESSAGING, API_CHANNEL, API_BOTH);
-    /** The api of a raw NIO baseline's row: sockets only, no RingWire layer. */
-    public static final String API_RAW = "raw";
-
-    public static final int DEFAULT_SIZE = 32;
-    static final long DEFAULT_MESSAGES = 1_000_000;
-    static final long DEFAULT_WARMUP = 100_000;
-    public static final long MAX_MESSAGES = 1_000_000_000L;
-    /** Highest {@code --rate}: one message a nanosecond is already beyond any transport here. */
-    public static final long MAX_RATE = 1_000_000_000L;
-    /** Most rounds {@code --rounds} takes. */
-    public static final int MAX_ROUNDS = 100;
+    public static final List<String> ALLOWED_PROVIDERS = Transports.ALL;
 
     /**
      * Validates the values (the parser already did; this guards direct construction).
@@ -139,24 +69,26 @@ public record RttOptions(
     public RttOptions
     {
         providers = OptionReader.atLeastOne("--provider", providers, ALLOWED_PROVIDERS);
-        if (!ALLOWED_APIS.contains(api))
+        if (!Transports.ALLOWED_APIS.contains(api))
         {
-            throw new UsageException("--api '" + api + "' is not allowed; allowed: " + String.join(", ", ALLOWED_APIS));
+            throw new UsageException("--api '" + api + "' is not allowed; allowed: " +
+                String.join(", ", Transports.ALLOWED_APIS));
         }
     }
 
     /**
      * @param provider one of {@link #providers()}.
-     * @return the paths it runs through, in order: {@link #API_RAW} for a raw baseline; for an RDMA
-     *         provider the channel, messaging, or the channel then messaging.
+     * @return the paths it runs through, in order: raw for a raw baseline; for an RDMA provider the
+     *         channel, messaging, or the channel then messaging.
      */
     public List<String> apisOf(final String provider)
     {
-        if (isRawBaseline(provider))
+        if (Transports.isRawBaseline(provider))
         {
-            return List.of(API_RAW);
+            return List.of(Transports.API_RAW);
         }
-        return API_BOTH.equals(api) ? List.of(API_CHANNEL, API_MESSAGING) : List.of(api);
+        return Transports.API_BOTH.equals(api) ? List.of(Transports.API_CHANNEL, Transports.API_MESSAGING) :
+            List.of(api);
     }
 
     /**
@@ -206,10 +138,11 @@ public record RttOptions(
               aeron-ipc-sbe           aeron-ipc carrying messaging's SBE LatencyProbe: claimed, encoded and
                                       committed; validated (MessageValidator) and decoded on receipt; the
                                       like-for-like peer of shm messaging (rows are the probe's size)
-              aeron-udp               Aeron's ping-pong over aeron:udp on 127.0.0.1, one embedded media driver
-                                      run SHARED with a backoff idle (spin, yield, park up to 100 us): 2
-                                      cores cannot host dedicated conductor, sender and receiver threads
-                                      beside the pinger and ponger; the peer an application would pick
+              aeron-udp               Aeron's ping-pong over aeron:udp on 127.0.0.1, one embedded media driver:
+                                      with %d online CPUs or more DEDICATED, its conductor, sender and
+                                      receiver busy-spinning on CPUs of their own; with fewer SHARED with a
+                                      backoff idle (spin, yield, park up to 100 us), and its ratios with
+                                      roce marked not comparable; the peer an application would pick
                                       instead of roce
 
             options:
@@ -246,7 +179,8 @@ public record RttOptions(
               --help                  this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line or refused run
-            """.formatted(MAX_ROUNDS, defaultShmDirectory());
+            """.formatted(CpuPlan.CPUS_FOR_DEDICATED_DRIVER, CommonOptions.MAX_ROUNDS,
+            CommonOptions.defaultShmDirectory());
     }
 
     /**
@@ -266,31 +200,12 @@ public record RttOptions(
         final List<String> providers = new ArrayList<>();
         for (final String provider : ALLOWED_PROVIDERS)
         {
-            if (isRawBaseline(provider) || present.contains(provider))
+            if (Transports.isRawBaseline(provider) || present.contains(provider))
             {
                 providers.add(provider);
             }
         }
         return providers;
-    }
-
-    /**
-     * @param provider a transport name.
-     * @return true for the raw baselines (NIO, bare and Aeron), which need no RDMA provider.
-     */
-    public static boolean isRawBaseline(final String provider)
-    {
-        return NIO_TCP.equals(provider) || NIO_UDP.equals(provider) || NIO_UDP_UNCONNECTED.equals(provider) ||
-            isBare(provider) || isAeron(provider);
-    }
-
-    /**
-     * @param provider a transport name.
-     * @return true for Aeron's ping-pongs, {@code aeron-ipc}, {@code aeron-ipc-sbe} and {@code aeron-udp}.
-     */
-    static boolean isAeron(final String provider)
-    {
-        return AERON_IPC.equals(provider) || AERON_IPC_SBE.equals(provider) || AERON_UDP.equals(provider);
     }
 
     /**
@@ -301,21 +216,7 @@ public record RttOptions(
      */
     static boolean carriesProbe(final String provider, final String api)
     {
-        return API_MESSAGING.equals(api) || AERON_IPC_SBE.equals(provider);
-    }
-
-    /**
-     * @param provider a transport name.
-     * @return true for the shared-memory floors, {@code bare} and {@code bare-notified}.
-     */
-    static boolean isBare(final String provider)
-    {
-        return BARE.equals(provider) || BARE_NOTIFIED.equals(provider);
-    }
-
-    public static String defaultShmDirectory()
-    {
-        return new RdmaConfig().shmDirectory().toString();
+        return Transports.API_MESSAGING.equals(api) || Transports.AERON_IPC_SBE.equals(provider);
     }
 
     /**
@@ -327,95 +228,27 @@ public record RttOptions(
      */
     public static RttOptions parse(final String... args)
     {
-        List<String> providers = defaultProviders();
-        String api = API_BOTH;
-        int size = DEFAULT_SIZE;
-        long messages = DEFAULT_MESSAGES;
-        long warmup = DEFAULT_WARMUP;
-        int processes = 1;
-        int rounds = 1;
-        boolean json = false;
-        boolean allowOversubscribe = false;
-        String shmDirectory = defaultShmDirectory();
-        long rate = 0;
-        String out = null;
-        final OptionReader option = new OptionReader(args);
-        while (option.next())
+        final CommonOptions.Values shared = new CommonOptions("round trips")
+            .withProviders(defaultProviders(), ALLOWED_PROVIDERS, "is not a transport", "roce,nio-udp")
+            .withApi(Transports.ALLOWED_APIS, Transports.API_BOTH)
+            .withSize(RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH)
+            .withCounts(CommonOptions.DEFAULT_MESSAGES, CommonOptions.DEFAULT_WARMUP)
+            .with("--processes", "--allow-oversubscribe", "--rate")
+            .withRounds(1)
+            .withOut("perf/results/run-1")
+            .parse(args, "--provider, --api, --size, --messages, --warmup, --processes, --rounds, --json, " +
+                "--allow-oversubscribe, --shm-dir, --rate, --out, --help");
+        for (final String udp : List.of(Transports.NIO_UDP, Transports.NIO_UDP_UNCONNECTED))
         {
-            switch (option.name())
+            if (shared.size() > NioUdpChannels.MAX_DATAGRAM_PAYLOAD && shared.providers().contains(udp))
             {
-                case "--json" -> json = option.flag();
-                case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
-                case "--provider", "--providers" -> providers = option.names(ALLOWED_PROVIDERS, "is not a transport",
-                    "roce,nio-udp");
-                case "--api" -> api = readApi(option);
-                case "--size" ->
-                    size = option.intNumber("bytes", RttMessage.MIN_LENGTH, RttMessage.MAX_LENGTH, "bytes");
-                case "--messages" -> messages = option.number("a count", 1, MAX_MESSAGES, "round trips");
-                case "--warmup" -> warmup = option.number("a count", 0, MAX_MESSAGES, "round trips");
-                case "--processes" -> processes = parseProcesses(option.value("1 or 2"));
-                case "--rounds" -> rounds = option.intNumber("a count", 1, MAX_ROUNDS, "rounds");
-                case "--shm-dir" ->
-                {
-                    shmDirectory = option.value("a directory");
-                    if (shmDirectory.isBlank())
-                    {
-                        throw new UsageException("--shm-dir needs a directory, e.g. /dev/shm/ringwire");
-                    }
-                }
-                case "--rate" -> rate = option.number("messages per second", 1, MAX_RATE, "messages per second");
-                case "--out" ->
-                {
-                    out = option.value("a directory");
-                    if (out.isBlank())
-                    {
-                        throw new UsageException("--out needs a directory, e.g. perf/results/run-1");
-                    }
-                }
-                default -> throw option.unknown("--provider, --api, --size, --messages, --warmup, --processes, " +
-                    "--rounds, --json, --allow-oversubscribe, --shm-dir, --rate, --out, --help");
+                throw new UsageException("--size " + shared.size() + " is too large for " + udp + ", which sends " +
+                    "each message as one datagram; allowed with " + udp + ": 16 to " +
+                    NioUdpChannels.MAX_DATAGRAM_PAYLOAD + " bytes");
             }
         }
-        for (final String udp : List.of(NIO_UDP, NIO_UDP_UNCONNECTED))
-        {
-            if (size > NioUdpChannels.MAX_DATAGRAM_PAYLOAD && providers.contains(udp))
-            {
-                throw new UsageException("--size " + size + " is too large for " + udp + ", which sends each message " +
-                    "as one datagram; allowed with " + udp + ": 16 to " + NioUdpChannels.MAX_DATAGRAM_PAYLOAD +
-                    " bytes");
-            }
-        }
-        return new RttOptions(providers, api, size, messages, warmup, processes, rounds, json, allowOversubscribe,
-            shmDirectory, option.helpAsked(), rate, out);
-    }
-
-    /**
-     * Reads {@code --api}'s value, for {@code rtt} and {@code path}.
-     *
-     * @param option at {@code --api}.
-     * @return {@link #API_MESSAGING}, {@link #API_CHANNEL} or {@link #API_BOTH}.
-     * @throws UsageException when the value is none of them.
-     */
-    public static String readApi(final OptionReader option)
-    {
-        final String value = option.value(String.join("|", ALLOWED_APIS));
-        final String api = value.trim().toLowerCase(Locale.ROOT);
-        if (!ALLOWED_APIS.contains(api))
-        {
-            throw new UsageException(Settings.invalid("--api", value, "is not allowed", "messaging (Publication and " +
-                "Subscription with SBE LatencyProbe messages), channel (bare WRITE WITH IMMEDIATE) or both").getMessage());
-        }
-        return api;
-    }
-
-    private static int parseProcesses(final String value)
-    {
-        return switch (value.trim())
-        {
-            case "1" -> 1;
-            case "2" -> 2;
-            default -> throw new UsageException(Settings.invalid("--processes", value, "is not allowed", "1 (pinger " +
-                "and ponger threads in one JVM) or 2 (ponger in a child JVM)").getMessage());
-        };
+        return new RttOptions(shared.providers(), shared.api(), shared.size(), shared.messages(), shared.warmup(),
+            shared.processes(), shared.rounds(), shared.json(), shared.allowOversubscribe(), shared.shmDirectory(),
+            shared.help(), shared.rate(), shared.out());
     }
 }

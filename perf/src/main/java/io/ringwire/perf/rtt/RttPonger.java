@@ -2,6 +2,7 @@ package io.ringwire.perf.rtt;
 
 import io.aeron.driver.MediaDriver;
 import io.ringwire.perf.baseline.aeron.AeronIpcSide;
+import io.ringwire.perf.baseline.aeron.AeronUdpDriver;
 import io.ringwire.perf.baseline.bare.BareLines;
 import io.ringwire.perf.baseline.bare.BarePonger;
 import io.ringwire.perf.baseline.nio.NioChannels;
@@ -9,6 +10,8 @@ import io.ringwire.perf.baseline.nio.NioPonger;
 import io.ringwire.perf.baseline.nio.NioUdpChannels;
 import io.ringwire.perf.baseline.nio.NioUdpLink;
 import io.ringwire.perf.baseline.nio.NioUdpPonger;
+import io.ringwire.perf.cli.CommonOptions;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.SpinningTask;
@@ -16,6 +19,7 @@ import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.RttMessage;
 import io.ringwire.rdma.config.Settings;
+import io.ringwire.rdma.host.OnlineCpus;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -55,7 +59,8 @@ import java.util.List;
  * (and the child halted if it does not stop), so no spinning orphan is left behind.
  *
  * <p>Arguments: provider, api (channel, messaging or raw), message size, shm directory, CPU to pin
- * to (-1: none), yield when idle, warm-up round trips.
+ * to (-1: none), yield when idle, warm-up round trips, and the aeron-udp driver's CPUs
+ * ({@link AeronUdpDriver#toArgument()}).
  */
 public final class RttPonger
 {
@@ -94,6 +99,7 @@ public final class RttPonger
     private final String shmDirectory;
     private final ThreadPlan plan;
     private final long warmup;
+    private final AeronUdpDriver udpDriver;
     private final BufferedReader fromParent;
     private final PrintStream toParent;
 
@@ -106,21 +112,22 @@ public final class RttPonger
         this.plan = new ThreadPlan(Settings.parseInt("cpu", args[4], CpuPlan.UNPINNED, Integer.MAX_VALUE,
             "a CPU, or " + CpuPlan.UNPINNED + " for none"), Settings.parseBoolean("yield-when-idle", args[5]),
             System.err);
-        this.warmup = Settings.parseLong("warmup", args[6], 0, RttOptions.MAX_MESSAGES, "round trips");
+        this.warmup = Settings.parseLong("warmup", args[6], 0, CommonOptions.MAX_MESSAGES, "round trips");
+        this.udpDriver = AeronUdpDriver.parse(args[7], OnlineCpus.count());
         this.fromParent = fromParent;
         this.toParent = toParent;
     }
 
     /**
-     * @param args provider, api, size, shm directory, cpu, yield-when-idle, warm-up.
+     * @param args provider, api, size, shm directory, cpu, yield-when-idle, warm-up, aeron-udp driver.
      */
     public static void main(final String[] args)
     {
         final PrintStream toParent = System.out;
-        if (args.length != 7)
+        if (args.length != 8)
         {
             System.err.println("usage: RttPonger <provider> <api> <size> <shm directory> <cpu> <yield-when-idle> " +
-                "<warmup>; started by ringwire perf rtt --processes 2, not by hand");
+                "<warmup> <aeron-udp driver cpus>; started by ringwire perf rtt --processes 2, not by hand");
             System.exit(EXIT_BAD_ARGUMENTS);
         }
         final BufferedReader fromParent =
@@ -141,23 +148,23 @@ public final class RttPonger
 
     private int run() throws IOException
     {
-        if (RttOptions.isAeron(provider))
+        if (Transports.isAeron(provider))
         {
             return runAeron();
         }
-        if (RttOptions.isBare(provider))
+        if (Transports.isBare(provider))
         {
             return runBare();
         }
-        if (RttOptions.NIO_TCP.equals(provider))
+        if (Transports.NIO_TCP.equals(provider))
         {
             return runNio();
         }
-        if (RttOptions.NIO_UDP.equals(provider) || RttOptions.NIO_UDP_UNCONNECTED.equals(provider))
+        if (Transports.NIO_UDP.equals(provider) || Transports.NIO_UDP_UNCONNECTED.equals(provider))
         {
             return runNioUdp();
         }
-        return RttOptions.API_MESSAGING.equals(api) ? runMessaging() : runRdma();
+        return Transports.API_MESSAGING.equals(api) ? runMessaging() : runRdma();
     }
 
     private int runRdma() throws IOException
@@ -201,7 +208,7 @@ public final class RttPonger
 
     private int runBare() throws IOException
     {
-        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size, RttOptions.BARE_NOTIFIED.equals(provider)))
+        try (BareLines lines = BareLines.create(Path.of(shmDirectory), size, Transports.BARE_NOTIFIED.equals(provider)))
         {
             send(toParent, LISTEN + " " + lines.file());
             return echo(new BarePonger(lines, plan));
@@ -214,11 +221,11 @@ public final class RttPonger
      */
     private int runAeron()
     {
-        final boolean udp = RttOptions.AERON_UDP.equals(provider);
+        final boolean udp = Transports.AERON_UDP.equals(provider);
         final AeronIpcSide.UdpPorts ports = udp ? AeronIpcSide.UdpPorts.free() : null;
         final Path directory = AeronIpcSide.directory(shmDirectory);
         final int length = RttOptions.carriesProbe(provider, api) ? LatencyProbeCodec.messageLength(size) : size;
-        try (MediaDriver driver = udp ? AeronIpcSide.launchUdpDriver(directory) : AeronIpcSide.launchDriver(directory);
+        try (MediaDriver driver = udp ? udpDriver.launch(directory, System.err) : AeronIpcSide.launchDriver(directory);
              AeronIpcSide side = AeronIpcSide.open(Path.of(driver.aeronDirectoryName()), false, length, ports))
         {
             send(toParent, LISTEN + " " + driver.aeronDirectoryName() + (udp ? " " + ports.toValue() : ""));
@@ -245,7 +252,7 @@ public final class RttPonger
     {
         try (DatagramChannel channel = NioUdpChannels.open();
              DatagramChannel sendChannel =
-                 RttOptions.NIO_UDP.equals(provider) ? null : NioUdpChannels.openDontFragment())
+                 Transports.NIO_UDP.equals(provider) ? null : NioUdpChannels.openDontFragment())
         {
             send(toParent, LISTEN + " " + NioUdpChannels.port(channel));
             final String peerPortValue = readFromParent(PEER, "PEER port");
@@ -367,12 +374,13 @@ public final class RttPonger
      * @param cpu           CPU to pin the ponger to, or {@link CpuPlan#UNPINNED}.
      * @param yieldWhenIdle yield instead of spinning when idle.
      * @param warmup        the pinger's warm-up round trips.
+     * @param udpDriver     how an aeron-udp ponger runs its media driver.
      * @return the arguments {@link #main} expects.
      */
     static List<String> arguments(final String provider, final String api, final int size, final String shmDirectory,
-        final int cpu, final boolean yieldWhenIdle, final long warmup)
+        final int cpu, final boolean yieldWhenIdle, final long warmup, final AeronUdpDriver udpDriver)
     {
         return List.of(provider, api, Integer.toString(size), shmDirectory, Integer.toString(cpu),
-            Boolean.toString(yieldWhenIdle), Long.toString(warmup));
+            Boolean.toString(yieldWhenIdle), Long.toString(warmup), udpDriver.toArgument());
     }
 }

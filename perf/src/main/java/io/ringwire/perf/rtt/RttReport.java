@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,15 +28,15 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
      * against Aeron over UDP.
      */
     private static final List<Baseline> BASELINES = List.of(
-        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP),
-        new Baseline(RttOptions.SOCKET, RttOptions.API_CHANNEL, RttOptions.NIO_TCP),
-        new Baseline(RttOptions.NIO_UDP_UNCONNECTED, RttOptions.API_RAW, RttOptions.NIO_UDP),
-        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.NIO_UDP_UNCONNECTED),
-        new Baseline(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.BARE),
-        new Baseline(RttOptions.SHM, RttOptions.API_CHANNEL, RttOptions.BARE_NOTIFIED),
-        new Baseline(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC),
-        new Baseline(RttOptions.SHM, RttOptions.API_MESSAGING, RttOptions.AERON_IPC_SBE),
-        new Baseline(RttOptions.ROCE, RttOptions.API_CHANNEL, RttOptions.AERON_UDP));
+        new Baseline(Transports.ROCE, Transports.API_CHANNEL, Transports.NIO_UDP),
+        new Baseline(Transports.SOCKET, Transports.API_CHANNEL, Transports.NIO_TCP),
+        new Baseline(Transports.NIO_UDP_UNCONNECTED, Transports.API_RAW, Transports.NIO_UDP),
+        new Baseline(Transports.ROCE, Transports.API_CHANNEL, Transports.NIO_UDP_UNCONNECTED),
+        new Baseline(Transports.SHM, Transports.API_CHANNEL, Transports.BARE),
+        new Baseline(Transports.SHM, Transports.API_CHANNEL, Transports.BARE_NOTIFIED),
+        new Baseline(Transports.SHM, Transports.API_MESSAGING, Transports.AERON_IPC),
+        new Baseline(Transports.SHM, Transports.API_MESSAGING, Transports.AERON_IPC_SBE),
+        new Baseline(Transports.ROCE, Transports.API_CHANNEL, Transports.AERON_UDP));
 
     /**
      * Copies the list.
@@ -54,11 +55,11 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
         final List<RttOverhead> overheads = new ArrayList<>();
         for (final RttResult messaging : results)
         {
-            if (!RttOptions.API_MESSAGING.equals(messaging.api()))
+            if (!Transports.API_MESSAGING.equals(messaging.api()))
             {
                 continue;
             }
-            final RttResult channel = find(messaging.provider(), RttOptions.API_CHANNEL);
+            final RttResult channel = find(messaging.provider(), Transports.API_CHANNEL);
             if (null != channel)
             {
                 overheads.add(new RttOverhead(messaging.provider(), channel.p50(), messaging.p50()));
@@ -69,19 +70,19 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
 
     /**
      * @return each provider's p50 against the raw baseline it is judged by, for every such pair that
-     *         ran (RDMA providers over the channel unless the pair names messaging).
+     *         ran (RDMA providers over the channel unless the pair names messaging), not comparable
+     *         where either row says it is no fair baseline here.
      */
     public List<RttRatio> baselineRatios()
     {
         final List<RttRatio> ratios = new ArrayList<>();
         for (final Baseline pair : BASELINES)
         {
-            final RttResult provider = find(pair.provider(), pair.api());
-            final RttResult baseline = find(pair.baseline(), RttOptions.API_RAW);
-            if (null != provider && null != baseline && baseline.p50() > 0)
+            final RttRatio ratio = RttRatio.of(pair.provider(), pair.api(), pair.baseline(),
+                find(pair.provider(), pair.api()), find(pair.baseline(), Transports.API_RAW));
+            if (null != ratio)
             {
-                ratios.add(new RttRatio(pair.provider(), pair.api(), pair.baseline(),
-                    (double)provider.p50() / baseline.p50()));
+                ratios.add(ratio);
             }
         }
         return ratios;
@@ -96,8 +97,8 @@ public record RttReport(int size, long messages, long warmup, int processes, Lis
         final List<RttRatio> ratios = new ArrayList<>();
         for (final RttOverhead overhead : overheads())
         {
-            ratios.add(new RttRatio(overhead.provider(), RttOptions.API_MESSAGING, RttOptions.API_CHANNEL,
-                overhead.ratio()));
+            ratios.add(new RttRatio(overhead.provider(), Transports.API_MESSAGING, Transports.API_CHANNEL,
+                overhead.ratio(), null));
         }
         ratios.addAll(baselineRatios());
         return ratios;

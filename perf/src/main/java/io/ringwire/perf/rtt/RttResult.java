@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.host.ThreadAllocation;
@@ -11,8 +12,8 @@ import org.HdrHistogram.Histogram;
  * from its histogram. Times in nanoseconds.
  *
  * @param provider               an RDMA provider (shm, socket, roce, ibverbs) or a raw baseline.
- * @param api                    {@link RttOptions#API_CHANNEL}, {@link RttOptions#API_MESSAGING} or, for the
- *                               NIO baselines, {@link RttOptions#API_RAW}.
+ * @param api                    {@link Transports#API_CHANNEL}, {@link Transports#API_MESSAGING} or, for the
+ *                               NIO baselines, {@link Transports#API_RAW}.
  * @param processes              1 or 2.
  * @param size                   bytes per message on this path (a messaging probe is at least
  *                               {@link LatencyProbeCodec#MIN_LENGTH}).
@@ -35,6 +36,8 @@ import org.HdrHistogram.Histogram;
  *                               it cannot tell the window).
  * @param dueTime                in an open loop ({@code --rate}), the latencies from each message's due
  *                               time (the fields above are then the service time); null in a closed loop.
+ * @param notComparableReason    why this row is no fair baseline on this host (an aeron-udp driver
+ *                               that could not have CPUs of its own), or null when it is one.
  */
 public record RttResult(
     String provider,
@@ -54,8 +57,31 @@ public record RttResult(
     long pingerAllocatedBytes,
     boolean pingerJitCompiled,
     GcActivity gc,
-    RttDueTime dueTime)
+    RttDueTime dueTime,
+    String notComparableReason) implements RttPercentiles
 {
+    /**
+     * A row that is a fair baseline: every component but the last, as the record's comment has them.
+     */
+    public RttResult(final String provider, final String api, final int processes, final int size, final long count,
+        final long p50, final long p90, final long p99, final long p99_9, final long p99_99, final long max,
+        final double mean, final int pingerCpu, final int pongerCpu, final long pingerAllocatedBytes,
+        final boolean pingerJitCompiled, final GcActivity gc, final RttDueTime dueTime)
+    {
+        this(provider, api, processes, size, count, p50, p90, p99, p99_9, p99_99, max, mean, pingerCpu, pongerCpu,
+            pingerAllocatedBytes, pingerJitCompiled, gc, dueTime, null);
+    }
+
+    /**
+     * @param reason why this row is no fair baseline here, or null when it is one.
+     * @return this row, so marked.
+     */
+    public RttResult notComparableBecause(final String reason)
+    {
+        return new RttResult(provider, api, processes, size, count, p50, p90, p99, p99_9, p99_99, max, mean,
+            pingerCpu, pongerCpu, pingerAllocatedBytes, pingerJitCompiled, gc, dueTime, reason);
+    }
+
     /**
      * Summarises a histogram (percentiles are HdrHistogram's highest equivalent values at 3
      * significant digits).

@@ -27,10 +27,12 @@ public record RttRounds(List<RttReport> rounds)
     /**
      * One ratio over the rounds.
      *
-     * @param label  which ratio ({@link RttRatio#label()}).
-     * @param values its reading in each round that ran both paths, in round order.
+     * @param label               which ratio ({@link RttRatio#label()}).
+     * @param values              its reading in each round that ran both paths, in round order.
+     * @param notComparableReason why its two paths are no fair pair on this host, or null when they
+     *                            are one.
      */
-    public record Summary(String label, double[] values)
+    public record Summary(String label, double[] values, String notComparableReason)
     {
         /**
          * @return the median of the readings (the mean of the middle two for an even count).
@@ -75,15 +77,21 @@ public record RttRounds(List<RttReport> rounds)
     public List<Summary> ratioSummaries()
     {
         final Map<String, List<Double>> byLabel = new LinkedHashMap<>();
+        final Map<String, String> notComparable = new LinkedHashMap<>();
         for (final RttReport report : rounds)
         {
             for (final RttRatio ratio : report.ratios())
             {
                 byLabel.computeIfAbsent(ratio.label(), label -> new ArrayList<>()).add(ratio.ratio());
+                if (!ratio.comparable())
+                {
+                    notComparable.putIfAbsent(ratio.label(), ratio.notComparableReason());
+                }
             }
         }
         final List<Summary> summaries = new ArrayList<>();
-        byLabel.forEach((label, values) -> summaries.add(new Summary(label, toArray(values))));
+        byLabel.forEach((label, values) ->
+            summaries.add(new Summary(label, toArray(values), notComparable.get(label))));
         return summaries;
     }
 

@@ -1,9 +1,11 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -14,6 +16,8 @@ import java.util.Locale;
  */
 public final class RttTable
 {
+    /** How a ratio of a pair that is no fair one on this host is marked. */
+    public static final String NOT_COMPARABLE = "not comparable here";
     private static final String[] HEADER = {
         "provider", "api", "processes", "size", "messages", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean",
         "ratio", "cpus", "gc" };
@@ -33,22 +37,10 @@ public final class RttTable
         final double firstP50 = report.results().isEmpty() ? 0 : report.results().getFirst().p50();
         for (final RttResult result : report.results())
         {
-            rows.add(new String[] {
-                result.provider(),
-                result.api(),
-                Integer.toString(result.processes()),
-                Integer.toString(result.size()),
-                Long.toString(result.count()),
-                micros(result.p50()),
-                micros(result.p90()),
-                micros(result.p99()),
-                micros(result.p99_9()),
-                micros(result.p99_99()),
-                micros(result.max()),
-                micros(result.mean()),
-                firstP50 > 0 ? String.format(Locale.ROOT, "%.2fx", result.p50() / firstP50) : "-",
-                cpus(result),
-                Long.toString(result.gc().collections()) });
+            rows.add(row(new String[] { result.provider(), result.api(), Integer.toString(result.processes()),
+                Integer.toString(result.size()), Long.toString(result.count()) }, result,
+                firstP50 > 0 ? String.format(Locale.ROOT, "%.2fx", result.p50() / firstP50) : "-", cpus(result),
+                Long.toString(result.gc().collections())));
         }
 
         final StringBuilder out = new StringBuilder();
@@ -87,9 +79,8 @@ public final class RttTable
             final RttDueTime due = result.dueTime();
             if (null != due)
             {
-                rows.add(new String[] { result.provider(), result.api(), Long.toString(due.ratePerSecond()),
-                    micros(due.p50()), micros(due.p90()), micros(due.p99()), micros(due.p99_9()),
-                    micros(due.p99_99()), micros(due.max()), micros(due.mean()) });
+                rows.add(row(new String[] { result.provider(), result.api(), Long.toString(due.ratePerSecond()) },
+                    due));
             }
         }
         if (rows.size() > 1)
@@ -98,6 +89,23 @@ public final class RttTable
                 "time (start + i / rate), us:\n\n");
             appendAligned(out, rows);
         }
+    }
+
+    /**
+     * @return a row: {@code before}, the latencies in microseconds from p50 to the mean, then
+     *         {@code after}.
+     */
+    private static String[] row(final String[] before, final RttPercentiles latencies, final String... after)
+    {
+        final double[] values = { latencies.p50(), latencies.p90(), latencies.p99(), latencies.p99_9(),
+            latencies.p99_99(), latencies.max(), latencies.mean() };
+        final String[] row = Arrays.copyOf(before, before.length + values.length + after.length);
+        for (int i = 0; i < values.length; i++)
+        {
+            row[before.length + i] = micros(values[i]);
+        }
+        System.arraycopy(after, 0, row, before.length + values.length, after.length);
+        return row;
     }
 
     /** "messaging over the channel at p50: shm 1.07x (+20 ns), ..." for each provider measured both ways. */
@@ -115,16 +123,19 @@ public final class RttTable
         }
     }
 
-    /** "p50 against its baseline: roce 1.07x nio-udp, ..." for each provider measured with its baseline. */
+    /**
+     * "p50 against its baseline: roce 1.07x nio-udp, ..." for each provider measured with its baseline,
+     * a pair that is no fair one on this host marked with why.
+     */
     private static void appendBaselineRatios(final StringBuilder out, final RttReport report)
     {
         final StringBuilder ratios = new StringBuilder();
         for (final RttRatio ratio : report.baselineRatios())
         {
             ratios.append(ratios.isEmpty() ? "" : ", ").append(ratio.provider())
-                .append(RttOptions.API_MESSAGING.equals(ratio.api()) ? " messaging " : " ")
+                .append(Transports.API_MESSAGING.equals(ratio.api()) ? " messaging " : " ")
                 .append(String.format(Locale.ROOT, "%.2fx", ratio.ratio())).append(' ')
-                .append(ratio.baseline());
+                .append(ratio.baseline()).append(notComparable(ratio.notComparableReason()));
         }
         if (!ratios.isEmpty())
         {
@@ -169,7 +180,7 @@ public final class RttTable
                 {
                     out.append(String.format(Locale.ROOT, " %.2f", value));
                 }
-                out.append(")\n");
+                out.append(')').append(notComparable(summary.notComparableReason())).append('\n');
             }
         }
         final StringBuilder medians = new StringBuilder();
@@ -183,6 +194,15 @@ public final class RttTable
             out.append("p50 median over the rounds, us: ").append(medians).append('\n');
         }
         return out.toString();
+    }
+
+    /**
+     * @param reason why a pair is no fair one here, or null.
+     * @return " (not comparable here: reason)", or nothing for a fair pair.
+     */
+    public static String notComparable(final String reason)
+    {
+        return null == reason ? "" : " (" + NOT_COMPARABLE + ": " + reason + ")";
     }
 
     private static void appendAligned(final StringBuilder out, final List<String[]> rows)

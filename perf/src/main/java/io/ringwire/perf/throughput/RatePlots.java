@@ -1,8 +1,7 @@
 package io.ringwire.perf.throughput;
 
+import io.ringwire.perf.output.ExtraPlot;
 import io.ringwire.perf.output.PercentilePlot;
-import io.ringwire.perf.output.ResultsWriter;
-import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
@@ -13,19 +12,12 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 import java.awt.Color;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The throughput run's own plots, beside the percentile plots {@link io.ringwire.perf.output.ResultsWriter}
- * draws: one-way latency (p50, p99) against offered rate, and the rate held against message size;
- * then links to both appended to results.md.
+ * The throughput run's own plots, beside the percentile plots of its results directory: one-way
+ * latency (p50, p99) against offered rate, and the rate held against message size.
  */
 public final class RatePlots
 {
@@ -33,48 +25,32 @@ public final class RatePlots
     public static final String LATENCY_PLOT = "latency-vs-rate.png";
     /** Rate held against message size, the floods. */
     public static final String THROUGHPUT_PLOT = "throughput-vs-size.png";
+    private static final String HEADING = "Rate plots";
 
     private RatePlots()
     {
     }
 
     /**
-     * Writes the plots the result has data for into {@code directory} and links them from its
-     * results.md.
-     *
-     * @param directory the results directory, already written.
-     * @param provider  the transport, for the titles.
-     * @param result    the run.
-     * @return the plots written.
-     * @throws IOException when a file cannot be written.
+     * @param provider the transport, for the titles.
+     * @param result   the run.
+     * @return the plots the result has data for.
      */
-    public static List<String> write(final Path directory, final String provider,
-        final ThroughputBenchmark.Result result) throws IOException
+    public static List<ExtraPlot> of(final String provider, final ThroughputBenchmark.Result result)
     {
-        System.setProperty("java.awt.headless", System.getProperty("java.awt.headless", "true"));
-        final List<String> written = new ArrayList<>();
+        final List<ExtraPlot> plots = new ArrayList<>();
         if (!result.sweep().isEmpty())
         {
-            writeLatencyPlot(directory.resolve(LATENCY_PLOT), provider, result.sweep());
-            written.add(LATENCY_PLOT);
+            plots.add(new ExtraPlot(LATENCY_PLOT, HEADING, () -> latencyChart(provider, result.sweep())));
         }
         if (!result.floods().isEmpty())
         {
-            writeThroughputPlot(directory.resolve(THROUGHPUT_PLOT), provider, result.floods());
-            written.add(THROUGHPUT_PLOT);
+            plots.add(new ExtraPlot(THROUGHPUT_PLOT, HEADING, () -> throughputChart(provider, result.floods())));
         }
-        final StringBuilder md = new StringBuilder("\n## Rate plots\n\n");
-        for (final String plot : written)
-        {
-            md.append("![").append(plot).append("](").append(plot).append(")\n\n");
-        }
-        Files.writeString(directory.resolve(io.ringwire.perf.output.ResultsWriter.RESULTS_MD), md.toString(),
-            StandardCharsets.UTF_8, StandardOpenOption.APPEND);
-        return written;
+        return plots;
     }
 
-    private static void writeLatencyPlot(final Path file, final String provider,
-        final List<ThroughputBenchmark.SweepStep> sweep) throws IOException
+    private static JFreeChart latencyChart(final String provider, final List<ThroughputBenchmark.SweepStep> sweep)
     {
         final XYSeries dueP50 = new XYSeries("p50 from due time");
         final XYSeries dueP99 = new XYSeries("p99 from due time");
@@ -98,12 +74,11 @@ public final class RatePlots
         rateAxis.setTickUnit(new NumberTickUnit(1)); // one tick per doubling, as the sweep steps
         rateAxis.setMinorTickMarksVisible(false);
         final NumberAxis latencyAxis = new NumberAxis("one-way latency (us)");
-        writePng(file, provider + ": one-way latency against offered rate",
+        return PercentilePlot.chart(provider + ": one-way latency against offered rate",
             new XYPlot(dataset, rateAxis, latencyAxis, new XYLineAndShapeRenderer(true, true)));
     }
 
-    private static void writeThroughputPlot(final Path file, final String provider,
-        final List<ThroughputBenchmark.Flood> floods) throws IOException
+    private static JFreeChart throughputChart(final String provider, final List<ThroughputBenchmark.Flood> floods)
     {
         final XYSeries megabytes = new XYSeries("MB/s");
         final XYSeries messages = new XYSeries("msgs/s");
@@ -125,19 +100,6 @@ public final class RatePlots
         final XYLineAndShapeRenderer messagesRenderer = new XYLineAndShapeRenderer(true, true);
         messagesRenderer.setSeriesPaint(0, Color.BLUE);
         plot.setRenderer(1, messagesRenderer);
-        writePng(file, provider + ": rate held against message size", plot);
-    }
-
-    private static void writePng(final Path file, final String title, final XYPlot plot) throws IOException
-    {
-        plot.setBackgroundPaint(Color.WHITE);
-        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        final JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
-        chart.setBackgroundPaint(Color.WHITE);
-        try (OutputStream png = Files.newOutputStream(file))
-        {
-            ChartUtils.writeChartAsPNG(png, chart, PercentilePlot.WIDTH, PercentilePlot.HEIGHT);
-        }
+        return PercentilePlot.chart(provider + ": rate held against message size", plot);
     }
 }

@@ -72,26 +72,17 @@ public final class ThroughputBenchmark
     {
     }
 
-    private final ThroughputOptions options;
-    private final CpuPlan cpuPlan;
-    private final PrintStream err;
+    private ThroughputBenchmark()
+    {
+    }
 
     /**
      * @param options what to run.
      * @param cpuPlan where the ends run.
      * @param err     where progress goes.
-     */
-    public ThroughputBenchmark(final ThroughputOptions options, final CpuPlan cpuPlan, final PrintStream err)
-    {
-        this.options = options;
-        this.cpuPlan = cpuPlan;
-        this.err = err;
-    }
-
-    /**
      * @return the floods and the sweep.
      */
-    public Result run()
+    public static Result run(final ThroughputOptions options, final CpuPlan cpuPlan, final PrintStream err)
     {
         final String provider = options.provider();
         final long measureNs = TimeUnit.SECONDS.toNanos(options.seconds());

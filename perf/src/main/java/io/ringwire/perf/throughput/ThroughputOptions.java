@@ -1,10 +1,10 @@
 package io.ringwire.perf.throughput;
 
+import io.ringwire.perf.cli.CommonOptions;
 import io.ringwire.perf.cli.OptionReader;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
-import io.ringwire.perf.oneway.OneWayOptions;
 import io.ringwire.perf.pingpong.RttMessage;
-import io.ringwire.perf.rtt.RttOptions;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -80,49 +80,39 @@ public record ThroughputOptions(
      */
     public static ThroughputOptions parse(final String... args)
     {
-        String provider = RttOptions.SHM;
-        String api = RttOptions.API_MESSAGING;
+        final CommonOptions common = new CommonOptions("messages")
+            .withOneProvider(Transports.SHM, Transports.RDMA_PROVIDERS)
+            .withApi(List.of(Transports.API_MESSAGING), Transports.API_MESSAGING)
+            .withOut("perf/results/run-1")
+            .with("--allow-oversubscribe");
         List<Integer> sizes = DEFAULT_SIZES;
         int seconds = DEFAULT_SECONDS;
         long sweepStartRate = RateSweep.DEFAULT_START_RATE;
         int sweepSteps = MAX_SWEEP_STEPS;
-        int sweepSize = RttOptions.DEFAULT_SIZE;
-        boolean json = false;
-        boolean allowOversubscribe = false;
-        String shmDirectory = RttOptions.defaultShmDirectory();
-        String out = null;
+        int sweepSize = CommonOptions.DEFAULT_SIZE;
         final OptionReader option = new OptionReader(args);
         while (option.next())
         {
+            if (common.take(option))
+            {
+                continue;
+            }
             switch (option.name())
             {
-                case "--json" -> json = option.flag();
-                case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
-                case "--provider" ->
-                {
-                    final List<String> names = option.names(OneWayOptions.ALLOWED_PROVIDERS, "is not a transport",
-                        "shm");
-                    if (names.size() != 1)
-                    {
-                        throw new UsageException("--provider takes one transport for throughput, got " + names);
-                    }
-                    provider = names.getFirst();
-                }
-                case "--api" -> api = OneWayOptions.readApi(option);
                 case "--sizes" -> sizes = sizes(option.value("a comma list of bytes, e.g. 32,1024"));
                 case "--seconds" -> seconds = option.intNumber("seconds", 1, MAX_SECONDS, "seconds");
                 case "--sweep-start" -> sweepStartRate = option.number("messages per second", 1,
-                    RttOptions.MAX_RATE, "messages per second");
+                    CommonOptions.MAX_RATE, "messages per second");
                 case "--sweep-steps" -> sweepSteps = option.intNumber("a count", 0, MAX_SWEEP_STEPS, "steps");
                 case "--sweep-size" -> sweepSize = option.intNumber("bytes", 1, RttMessage.MAX_LENGTH, "bytes");
-                case "--shm-dir" -> shmDirectory = OneWayOptions.directory(option, "/dev/shm/ringwire");
-                case "--out" -> out = OneWayOptions.directory(option, "perf/results/run-1");
                 default -> throw option.unknown("--provider, --api, --sizes, --seconds, --sweep-start, " +
                     "--sweep-steps, --sweep-size, --out, --json, --allow-oversubscribe, --shm-dir, --help");
             }
         }
-        return new ThroughputOptions(provider, api, sizes, seconds, sweepStartRate, sweepSteps, sweepSize, json,
-            allowOversubscribe, shmDirectory, option.helpAsked(), out);
+        final CommonOptions.Values shared = common.values(option);
+        return new ThroughputOptions(shared.provider(), shared.api(), sizes, seconds, sweepStartRate, sweepSteps,
+            sweepSize, shared.json(), shared.allowOversubscribe(), shared.shmDirectory(), shared.help(),
+            shared.out());
     }
 
     private static List<Integer> sizes(final String value)

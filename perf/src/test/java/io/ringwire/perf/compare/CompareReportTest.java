@@ -4,12 +4,19 @@ import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.rtt.RttResult;
 import io.ringwire.perf.testing.MiniJson;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.renderer.category.CategoryItemRenderer;
+import org.jfree.chart.title.TextTitle;
 import org.junit.jupiter.api.Test;
 
+import java.awt.TexturePaint;
 import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -143,5 +150,55 @@ class CompareReportTest
             roce.stream().map(Comparison::label).toList());
         assertTrue(assertThrows(UsageException.class, () -> CompareOptions.parsePairs("shm/nio-tcp")).getMessage()
             .contains("shm/nio-tcp"));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void roceAgainstAeronUdpWhoseDriverHadNoCpusIsMarkedNotComparableInTableAndJsonAndTheOthersAreComparable()
+    {
+        final String reason = "aeron-udp's media driver needs 5 CPUs to run dedicated (pinger, ponger, conductor, " +
+            "sender, receiver), this host has 2";
+        final List<RttResult> round = List.of(row("roce", "channel", 12_000, 20_000),
+            row("nio-udp", "raw", 10_000, 20_000),
+            row("aeron-udp", "raw", 300_000, 900_000).notComparableBecause(reason));
+        final CompareReport report = new CompareReport(32, 100, 10, 1, CompareOptions.parsePairs("roce"),
+            List.of(round, round), List.of());
+
+        final List<CompareReport.Ratio> ratios = report.ratios();
+        assertEquals(List.of("roce / nio-udp", "roce / aeron-udp"), ratios.stream().map(CompareReport.Ratio::label)
+            .toList().subList(0, 2));
+        assertEquals(true, ratios.get(0).comparable());
+        assertEquals(reason, ratios.get(1).notComparableReason());
+        final String line = report.table().lines().filter(l -> l.startsWith("roce / aeron-udp")).findFirst()
+            .orElseThrow();
+        assertTrue(line.endsWith("0.0400x  0.0400 0.0400 (not comparable here: " + reason + ")"), line);
+        final List<Map<String, Object>> json = (List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
+            report.json())).get("ratios");
+        assertEquals(true, json.get(0).get("comparable"));
+        assertEquals(false, json.get(1).get("comparable"));
+        assertEquals(reason, json.get(1).get("reason"));
+        assertEquals(List.of(true, false), json.stream().limit(2).map(ratio -> ratio.get("comparable")).toList());
+    }
+
+    @Test
+    void theRatiosPlotLabelsAndHatchesAPairThatIsNotComparableAndGivesTheReasonUnderItsTitle()
+    {
+        final String reason = "aeron-udp's media driver needs 5 CPUs to run dedicated (pinger, ponger, conductor, " +
+            "sender, receiver), this host has 2";
+        final List<RttResult> round = List.of(row("roce", "channel", 12_000, 20_000),
+            row("nio-udp", "raw", 10_000, 20_000),
+            row("aeron-udp", "raw", 300_000, 900_000).notComparableBecause(reason));
+        final CompareReport report = new CompareReport(32, 100, 10, 1, CompareOptions.parsePairs("roce/nio-udp," +
+            "roce/aeron-udp"), List.of(round), List.of());
+
+        final JFreeChart chart = ComparePlot.chart(report);
+
+        final CategoryPlot plot = chart.getCategoryPlot();
+        assertEquals(List.of("roce / nio-udp", "roce / aeron-udp (not comparable here)"),
+            plot.getDataset().getColumnKeys());
+        final CategoryItemRenderer bars = plot.getRenderer();
+        assertInstanceOf(TexturePaint.class, bars.getItemPaint(0, 1), "the pair that is not comparable is hatched");
+        assertFalse(bars.getItemPaint(0, 0) instanceof TexturePaint, "a comparable pair is not");
+        assertEquals("hatched: not comparable here, " + reason, ((TextTitle)chart.getSubtitle(1)).getText());
     }
 }

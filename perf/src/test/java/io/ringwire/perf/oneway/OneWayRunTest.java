@@ -1,6 +1,7 @@
 package io.ringwire.perf.oneway;
 
 import io.ringwire.perf.PerfMain;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.output.ResultsWriter;
 import io.ringwire.perf.rtt.RttOptions;
 import io.ringwire.perf.testing.MiniJson;
@@ -42,7 +43,7 @@ class OneWayRunTest
 
     private static boolean shmPresent()
     {
-        return RdmaProviders.all().stream().anyMatch(p -> p.name().equals(RttOptions.SHM));
+        return RdmaProviders.all().stream().anyMatch(p -> p.name().equals(Transports.SHM));
     }
 
     @Test

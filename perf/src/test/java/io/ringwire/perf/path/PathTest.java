@@ -1,6 +1,7 @@
 package io.ringwire.perf.path;
 
 import io.ringwire.perf.PerfMain;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.rtt.RttOptions;
 import io.ringwire.perf.testing.MiniJson;
@@ -38,7 +39,7 @@ class PathTest
         final PathOptions options = PathOptions.parse();
 
         assertEquals(List.of("shm"), options.providers());
-        assertEquals(List.of(RttOptions.API_CHANNEL, RttOptions.API_MESSAGING), options.apis());
+        assertEquals(List.of(Transports.API_CHANNEL, Transports.API_MESSAGING), options.apis());
         assertEquals(32, options.size());
         assertEquals(PathOptions.DEFAULT_HOPS, options.hops());
         assertEquals(PathOptions.DEFAULT_REPETITIONS, options.repetitions());

@@ -1,5 +1,6 @@
 package io.ringwire.perf.rtt;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.Pinger;
@@ -29,26 +30,26 @@ class RttFormatTest
         {
             histogram.recordValue(roundTripNs);
         }
-        final int size = RttOptions.API_MESSAGING.equals(api) ? LatencyProbeCodec.MIN_LENGTH : 32;
+        final int size = Transports.API_MESSAGING.equals(api) ? LatencyProbeCodec.MIN_LENGTH : 32;
         return RttResult.of(provider, api, 1, size, histogram, 0, 1, 0, false);
     }
 
     private static RttReport report()
     {
         return new RttReport(32, 4, 2, 1, List.of(
-            result("shm", RttOptions.API_CHANNEL, 1_000, 2_000, 3_000, 4_000),
-            result("nio-tcp", RttOptions.API_RAW, 10_000, 20_000, 30_000, 40_000)));
+            result("shm", Transports.API_CHANNEL, 1_000, 2_000, 3_000, 4_000),
+            result("nio-tcp", Transports.API_RAW, 10_000, 20_000, 30_000, 40_000)));
     }
 
     /** shm and socket each through the channel and messaging, nio-tcp raw. */
     private static RttReport bothWaysReport()
     {
         return new RttReport(32, 4, 2, 1, List.of(
-            result("shm", RttOptions.API_CHANNEL, 1_000, 1_000, 1_000, 1_000),
-            result("shm", RttOptions.API_MESSAGING, 1_100, 1_100, 1_100, 1_100),
-            result("socket", RttOptions.API_CHANNEL, 20_000, 20_000, 20_000, 20_000),
-            result("socket", RttOptions.API_MESSAGING, 21_000, 21_000, 21_000, 21_000),
-            result("nio-tcp", RttOptions.API_RAW, 16_000, 16_000, 16_000, 16_000)));
+            result("shm", Transports.API_CHANNEL, 1_000, 1_000, 1_000, 1_000),
+            result("shm", Transports.API_MESSAGING, 1_100, 1_100, 1_100, 1_100),
+            result("socket", Transports.API_CHANNEL, 20_000, 20_000, 20_000, 20_000),
+            result("socket", Transports.API_MESSAGING, 21_000, 21_000, 21_000, 21_000),
+            result("nio-tcp", Transports.API_RAW, 16_000, 16_000, 16_000, 16_000)));
     }
 
     @Test
@@ -62,7 +63,7 @@ class RttFormatTest
             service.recordValue(ns);
             due.recordValue(ns * 100);
         }
-        final RttReport report = new RttReport(32, 4, 2, 1, List.of(RttResult.of("shm", RttOptions.API_CHANNEL, 1,
+        final RttReport report = new RttReport(32, 4, 2, 1, List.of(RttResult.of("shm", Transports.API_CHANNEL, 1,
             32, service, 0, 1, 0, false, new GcActivity(2, 9), RttDueTime.of(50_000, due))));
 
         final Map<String, Object> row = ((List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
@@ -178,10 +179,10 @@ class RttFormatTest
     void tableComparesEachRdmaProviderWithItsBaselineWhenBothRan()
     {
         final RttReport report = new RttReport(32, 4, 2, 1, List.of(
-            result("nio-udp", RttOptions.API_RAW, 10_000, 10_000, 10_000, 10_000),
-            result("roce", RttOptions.API_CHANNEL, 12_000, 12_000, 12_000, 12_000),
-            result("roce", RttOptions.API_MESSAGING, 13_000, 13_000, 13_000, 13_000),
-            result("socket", RttOptions.API_CHANNEL, 30_000, 30_000, 30_000, 30_000)));
+            result("nio-udp", Transports.API_RAW, 10_000, 10_000, 10_000, 10_000),
+            result("roce", Transports.API_CHANNEL, 12_000, 12_000, 12_000, 12_000),
+            result("roce", Transports.API_MESSAGING, 13_000, 13_000, 13_000, 13_000),
+            result("socket", Transports.API_CHANNEL, 30_000, 30_000, 30_000, 30_000)));
 
         final String table = RttTable.format(report);
 
@@ -194,9 +195,9 @@ class RttFormatTest
     void tableShowsWhatRocesWayOfUsingSocketsCostsWhenTheUnconnectedBaselineRan()
     {
         final RttReport report = new RttReport(32, 4, 2, 1, List.of(
-            result("roce", RttOptions.API_CHANNEL, 13_000, 13_000, 13_000, 13_000),
-            result("nio-udp", RttOptions.API_RAW, 10_000, 10_000, 10_000, 10_000),
-            result("nio-udp-unconnected", RttOptions.API_RAW, 12_000, 12_000, 12_000, 12_000)));
+            result("roce", Transports.API_CHANNEL, 13_000, 13_000, 13_000, 13_000),
+            result("nio-udp", Transports.API_RAW, 10_000, 10_000, 10_000, 10_000),
+            result("nio-udp-unconnected", Transports.API_RAW, 12_000, 12_000, 12_000, 12_000)));
 
         final String table = RttTable.format(report);
 
@@ -209,9 +210,9 @@ class RttFormatTest
     void tableComparesShmMessagingWithAeronIpcWhenBothRan()
     {
         final RttReport report = new RttReport(32, 4, 2, 1, List.of(
-            result("shm", RttOptions.API_CHANNEL, 250, 250, 250, 250),
-            result("shm", RttOptions.API_MESSAGING, 300, 300, 300, 300),
-            result("aeron-ipc", RttOptions.API_RAW, 200, 200, 200, 200)));
+            result("shm", Transports.API_CHANNEL, 250, 250, 250, 250),
+            result("shm", Transports.API_MESSAGING, 300, 300, 300, 300),
+            result("aeron-ipc", Transports.API_RAW, 200, 200, 200, 200)));
 
         final String table = RttTable.format(report);
 
@@ -246,8 +247,8 @@ class RttFormatTest
     private static RttReport roceRound(final long roceNs, final long udpNs)
     {
         return new RttReport(32, 4, 2, 2, List.of(
-            result("roce", RttOptions.API_CHANNEL, roceNs, roceNs, roceNs, roceNs),
-            result("nio-udp", RttOptions.API_RAW, udpNs, udpNs, udpNs, udpNs)));
+            result("roce", Transports.API_CHANNEL, roceNs, roceNs, roceNs, roceNs),
+            result("nio-udp", Transports.API_RAW, udpNs, udpNs, udpNs, udpNs)));
     }
 
     @Test
@@ -298,5 +299,57 @@ class RttFormatTest
         final List<String> labels = bothWaysReport().ratios().stream().map(RttRatio::label).toList();
 
         assertEquals(List.of("shm messaging / channel", "socket messaging / channel", "socket / nio-tcp"), labels);
+    }
+
+    private static final String SHARED_DRIVER = "aeron-udp's media driver needs 5 CPUs to run dedicated (pinger, " +
+        "ponger, conductor, sender, receiver), this host has 2";
+
+    /** roce, nio-udp, and an aeron-udp row whose driver had no CPUs of its own. */
+    private static RttReport roceWithSharedAeronUdp(final long aeronUdpNs)
+    {
+        return new RttReport(32, 4, 2, 1, List.of(
+            result("roce", Transports.API_CHANNEL, 12_000, 12_000, 12_000, 12_000),
+            result("nio-udp", Transports.API_RAW, 10_000, 10_000, 10_000, 10_000),
+            result("aeron-udp", Transports.API_RAW, aeronUdpNs, aeronUdpNs, aeronUdpNs, aeronUdpNs)
+                .notComparableBecause(SHARED_DRIVER)));
+    }
+
+    @Test
+    void roceAgainstAeronUdpWhoseDriverHadNoCpusIsMarkedNotComparableWithTheReasonInTableAndJson()
+    {
+        final RttReport report = roceWithSharedAeronUdp(240_000);
+
+        assertTrue(RttTable.format(report).contains("same run: roce 1.20x nio-udp, roce 0.05x aeron-udp (not " +
+            "comparable here: " + SHARED_DRIVER + ")\n"), RttTable.format(report));
+        final List<RttRatio> ratios = report.ratios();
+        assertEquals(List.of(true, false), ratios.stream().map(RttRatio::comparable).toList());
+        assertEquals(SHARED_DRIVER, ratios.get(1).notComparableReason());
+        @SuppressWarnings("unchecked")
+        final List<Map<String, Object>> json = (List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
+            RttJson.format(report))).get("ratios");
+        assertEquals(List.of("roce / nio-udp", "roce / aeron-udp"), json.stream().map(r -> r.get("label")).toList());
+        assertEquals(true, json.get(0).get("comparable"));
+        assertEquals(false, json.get(0).containsKey("reason"));
+        assertEquals(false, json.get(1).get("comparable"));
+        assertEquals(SHARED_DRIVER, json.get(1).get("reason"));
+        assertEquals(0.05, (Double)json.get(1).get("ratio"), 0.001);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void overRoundsANotComparablePairStaysMarkedInTheSummaryTableAndJson()
+    {
+        final RttRounds rounds = new RttRounds(List.of(roceWithSharedAeronUdp(240_000),
+            roceWithSharedAeronUdp(300_000)));
+
+        final RttRounds.Summary aeronUdp = rounds.ratioSummaries().get(1);
+        assertEquals(SHARED_DRIVER, aeronUdp.notComparableReason());
+        assertEquals(null, rounds.ratioSummaries().getFirst().notComparableReason());
+        assertTrue(RttTable.format(rounds).matches("(?s).*\\n  roce / aeron-udp +0\\.0[45]x \\([^)]*\\) \\(not " +
+            "comparable here: aeron-udp's media driver needs 5 CPUs.*"), RttTable.format(rounds));
+        final List<Map<String, Object>> json = (List<Map<String, Object>>)((Map<String, Object>)MiniJson.parse(
+            RttJson.format(rounds))).get("ratios");
+        assertEquals(List.of(true, false), json.stream().map(r -> r.get("comparable")).toList());
+        assertEquals(SHARED_DRIVER, json.get(1).get("reason"));
     }
 }

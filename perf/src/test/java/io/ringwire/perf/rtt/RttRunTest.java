@@ -1,6 +1,7 @@
 package io.ringwire.perf.rtt;
 
 import io.ringwire.perf.PerfMain;
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.testing.MiniJson;
@@ -74,9 +75,9 @@ class RttRunTest
         final int processes, final long messages)
     {
         assertEquals(provider, result.provider());
-        assertEquals(RttOptions.isRawBaseline(provider) ? RttOptions.API_RAW : api, result.api());
+        assertEquals(Transports.isRawBaseline(provider) ? Transports.API_RAW : api, result.api());
         assertEquals(processes, result.processes());
-        assertEquals(RttOptions.API_MESSAGING.equals(result.api()) ? LatencyProbeCodec.MIN_LENGTH : 32, result.size());
+        assertEquals(Transports.API_MESSAGING.equals(result.api()) ? LatencyProbeCodec.MIN_LENGTH : 32, result.size());
         assertEquals(messages, result.count(), "every measured round trip is recorded, none of the warm-up");
         assertTrue(result.p50() > 0, result.toString());
         assertTrue(result.p50() <= result.p90(), result.toString());
@@ -92,13 +93,13 @@ class RttRunTest
     @Test
     void anOpenLoopRunRecordsEveryMessageTwiceAndEachFromItsDueTimeIsNoShorterThanFromItsSend() throws Exception
     {
-        final RttOptions options = RttOptions.parse("--provider", RttOptions.BARE, "--messages",
+        final RttOptions options = RttOptions.parse("--provider", Transports.BARE, "--messages",
             Long.toString(ALLOCATION_MESSAGES), "--warmup", Long.toString(ALLOCATION_WARMUP), "--rate", "200000",
             "--shm-dir", shmDirectory.toString(), "--allow-oversubscribe");
         final RttBenchmark benchmark = new RttBenchmark(options, CpuPlan.decide(OnlineCpus.asList(), true), log);
         final RttResult result = benchmark.run().rounds().getFirst().results().getFirst();
 
-        assertCompleteAndOrdered(result, RttOptions.BARE, RttOptions.API_RAW, 1, ALLOCATION_MESSAGES);
+        assertCompleteAndOrdered(result, Transports.BARE, Transports.API_RAW, 1, ALLOCATION_MESSAGES);
         final RttDueTime due = result.dueTime();
         assertEquals(200_000, due.ratePerSecond());
         // Each message's latency from its due time is its wait to be sent plus its service time, so
@@ -114,7 +115,7 @@ class RttRunTest
 
     private static boolean shmPresent()
     {
-        return RdmaProviders.all().stream().anyMatch(p -> p.name().equals(RttOptions.SHM));
+        return RdmaProviders.all().stream().anyMatch(p -> p.name().equals(Transports.SHM));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -122,9 +123,9 @@ class RttRunTest
     void oneProcessRunRecordsEveryMessageWithPositiveOrderedPercentilesAndAllocatesNothing(final String provider)
         throws Exception
     {
-        final RttResult result = run(provider, RttOptions.API_CHANNEL, 1, ALLOCATION_WARMUP, ALLOCATION_MESSAGES);
+        final RttResult result = run(provider, Transports.API_CHANNEL, 1, ALLOCATION_WARMUP, ALLOCATION_MESSAGES);
 
-        assertCompleteAndOrdered(result, provider, RttOptions.API_CHANNEL, 1, ALLOCATION_MESSAGES);
+        assertCompleteAndOrdered(result, provider, Transports.API_CHANNEL, 1, ALLOCATION_MESSAGES);
         SteadyStateAllocation.assertAllocationFree("[" + provider + "] pinger thread over " + ALLOCATION_MESSAGES +
             " round trips", result.pingerAllocatedBytes(), result.pingerJitCompiled());
     }
@@ -134,15 +135,15 @@ class RttRunTest
     @ValueSource(strings = { "socket", "roce", "nio-tcp", "nio-udp", "nio-udp-unconnected", "bare", "bare-notified", "aeron-ipc" })
     void twoProcessRunRecordsEveryMessageWithPositiveOrderedPercentiles(final String provider) throws Exception
     {
-        assertCompleteAndOrdered(run(provider, RttOptions.API_CHANNEL, 2), provider, RttOptions.API_CHANNEL, 2);
+        assertCompleteAndOrdered(run(provider, Transports.API_CHANNEL, 2), provider, Transports.API_CHANNEL, 2);
     }
 
     @Tag("system")
     @Test
     void bareTwoProcessRunMapsTheChildsFileAndLeavesNoFileBehind() throws Exception
     {
-        assertCompleteAndOrdered(run(RttOptions.BARE, RttOptions.API_CHANNEL, 2), RttOptions.BARE,
-            RttOptions.API_CHANNEL, 2);
+        assertCompleteAndOrdered(run(Transports.BARE, Transports.API_CHANNEL, 2), Transports.BARE,
+            Transports.API_CHANNEL, 2);
         try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(shmDirectory))
         {
             assertEquals(List.of(), files.filter(f -> f.getFileName().toString().startsWith("rtt-bare-")).toList(),
@@ -157,8 +158,8 @@ class RttRunTest
     {
         assumeTrue(shmPresent(), "the shm provider is not on the class path");
 
-        assertCompleteAndOrdered(run(RttOptions.SHM, RttOptions.API_CHANNEL, processes), RttOptions.SHM,
-            RttOptions.API_CHANNEL, processes);
+        assertCompleteAndOrdered(run(Transports.SHM, Transports.API_CHANNEL, processes), Transports.SHM,
+            Transports.API_CHANNEL, processes);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -166,9 +167,9 @@ class RttRunTest
     void oneProcessMessagingRunRecordsEveryProbeWithPositiveOrderedPercentiles(final String provider)
         throws Exception
     {
-        assumeTrue(!RttOptions.SHM.equals(provider) || shmPresent(), "the shm provider is not on the class path");
+        assumeTrue(!Transports.SHM.equals(provider) || shmPresent(), "the shm provider is not on the class path");
 
-        assertCompleteAndOrdered(run(provider, RttOptions.API_MESSAGING, 1), provider, RttOptions.API_MESSAGING, 1);
+        assertCompleteAndOrdered(run(provider, Transports.API_MESSAGING, 1), provider, Transports.API_MESSAGING, 1);
     }
 
     @Tag("system")
@@ -177,9 +178,9 @@ class RttRunTest
     void twoProcessMessagingRunRecordsEveryProbeWithPositiveOrderedPercentiles(final String provider)
         throws Exception
     {
-        assumeTrue(!RttOptions.SHM.equals(provider) || shmPresent(), "the shm provider is not on the class path");
+        assumeTrue(!Transports.SHM.equals(provider) || shmPresent(), "the shm provider is not on the class path");
 
-        assertCompleteAndOrdered(run(provider, RttOptions.API_MESSAGING, 2), provider, RttOptions.API_MESSAGING, 2);
+        assertCompleteAndOrdered(run(provider, Transports.API_MESSAGING, 2), provider, Transports.API_MESSAGING, 2);
     }
 
     @Test
@@ -199,9 +200,9 @@ class RttRunTest
             assertCompleteAndOrdered(result, result.provider(), result.api(), 1);
         }
         assertEquals(1, report.overheads().size());
-        assertEquals(report.find("socket", RttOptions.API_MESSAGING).p50(),
+        assertEquals(report.find("socket", Transports.API_MESSAGING).p50(),
             report.overheads().getFirst().messagingP50());
-        assertEquals(report.find("socket", RttOptions.API_CHANNEL).p50(), report.overheads().getFirst().channelP50());
+        assertEquals(report.find("socket", Transports.API_CHANNEL).p50(), report.overheads().getFirst().channelP50());
     }
 
     @Test

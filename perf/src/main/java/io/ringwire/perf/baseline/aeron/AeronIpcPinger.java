@@ -1,13 +1,12 @@
 package io.ringwire.perf.baseline.aeron;
 
 import io.aeron.ExclusivePublication;
-import io.aeron.FragmentAssembler;
-import io.aeron.Publication;
-import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.ringwire.perf.host.ThreadPlan;
-import io.ringwire.perf.pingpong.Pinger;
+import io.ringwire.perf.host.WatchedConnection;
+import io.ringwire.perf.pingpong.EchoPinger;
+import io.ringwire.perf.pingpong.PingOffer;
 import io.ringwire.perf.pingpong.RttMessage;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -21,20 +20,21 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Threading: the pinger thread only.
  */
-public final class AeronIpcPinger extends Pinger implements FragmentHandler
+public final class AeronIpcPinger extends EchoPinger implements FragmentHandler
 {
     private final ExclusivePublication publication;
-    private final Subscription subscription;
+    private final AeronEnd end;
     private final int messageLength;
-    /** Reassembles a message longer than Aeron's MTU; allocation-free once its buffer has grown. */
-    private final FragmentAssembler assembler = new FragmentAssembler(this);
     private final UnsafeBuffer message;
-
-    // Written by the fragment handler, which runs on the pinger thread inside poll.
-    private long echoes;
-    private long echoedSequence;
-    private long echoedSentNs;
-    private int echoedLength;
+    /** Offers the ping the round trip stamped into {@link #message}. */
+    private final PingOffer offer = new AeronPingOffer("offer", "ping")
+    {
+        @Override
+        public long offer(final long sequence, final long sendNs)
+        {
+            return publication.offer(message, 0, messageLength);
+        }
+    };
 
     /**
      * @param side          the pinger's publication and subscription, connected.
@@ -46,9 +46,9 @@ public final class AeronIpcPinger extends Pinger implements FragmentHandler
     public AeronIpcPinger(final AeronIpcSide side, final int messageLength, final ThreadPlan plan,
         final long warmup, final long messages)
     {
-        super(plan, warmup, messages);
+        super(plan, WatchedConnection.NONE, warmup, messages);
         this.publication = side.publication;
-        this.subscription = side.subscription;
+        this.end = new AeronEnd(side, this);
         this.messageLength = messageLength;
         this.message = AeronIpcSide.messageBuffer(messageLength);
     }
@@ -57,16 +57,12 @@ public final class AeronIpcPinger extends Pinger implements FragmentHandler
     protected long roundTrip(final long sequence)
     {
         final long sentNs = RttMessage.stamp(message, 0, sequence);
-        if (!send(sentNs) || !awaitEcho(sentNs))
+        if (!sendUntilTaken(offer, sequence, sentNs) || !awaitEcho(sentNs, messageLength))
         {
             return FAILED;
         }
         final long receivedNs = System.nanoTime();
-        if (!echoMatches(sequence, sentNs, echoedSequence, echoedSentNs))
-        {
-            return FAILED;
-        }
-        return receivedNs - sentNs;
+        return echoMatchesPing(sequence, sentNs) ? receivedNs - sentNs : FAILED;
     }
 
     @Override
@@ -75,44 +71,16 @@ public final class AeronIpcPinger extends Pinger implements FragmentHandler
         return stopWith(RttMessage.STOP_SEQUENCE);
     }
 
-    private boolean send(final long startNs)
+    @Override
+    protected int pollEchoes()
     {
-        long result;
-        while ((result = publication.offer(message, 0, messageLength)) < 0)
-        {
-            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
-            {
-                failureDetail = "offer failed: " + Publication.errorString(result);
-                return false;
-            }
-            // NOT_CONNECTED, BACK_PRESSURED, ADMIN_ACTION: transient, until the peer timeout.
-            if (idleWhileWaiting(startNs, "the publication took no ping (" + Publication.errorString(result) + ")"))
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private boolean awaitEcho(final long startNs)
-    {
-        final long expectedEchoes = echoes + 1;
-        while (echoes < expectedEchoes)
-        {
-            if (subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT) == 0 && idleWhileWaiting(startNs, "no echo"))
-            {
-                return false;
-            }
-        }
-        return echoLengthMatches("an echo", echoedLength, messageLength);
+        return end.poll();
     }
 
     @Override
     public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        echoedLength = length;
-        echoedSequence = buffer.getLong(offset + RttMessage.SEQUENCE_OFFSET);
-        echoedSentNs = buffer.getLong(offset + RttMessage.TIMESTAMP_OFFSET);
-        echoes++;
+        echoed(buffer.getLong(offset + RttMessage.SEQUENCE_OFFSET),
+            buffer.getLong(offset + RttMessage.TIMESTAMP_OFFSET), length);
     }
 }

@@ -1,9 +1,7 @@
 package io.ringwire.perf.baseline.aeron;
 
 import io.aeron.ExclusivePublication;
-import io.aeron.FragmentAssembler;
 import io.aeron.Publication;
-import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.ringwire.perf.host.SpinningTask;
@@ -24,10 +22,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 public final class AeronIpcPonger extends SpinningTask implements FragmentHandler
 {
     private final ExclusivePublication publication;
-    private final Subscription subscription;
+    private final AeronEnd end;
     private final int messageLength;
-    /** Reassembles a message longer than Aeron's MTU; allocation-free once its buffer has grown. */
-    private final FragmentAssembler assembler = new FragmentAssembler(this);
     private final UnsafeBuffer echo;
 
     // Ponger thread only (the handler runs inside poll).
@@ -45,7 +41,7 @@ public final class AeronIpcPonger extends SpinningTask implements FragmentHandle
     {
         super("ponger", plan);
         this.publication = side.publication;
-        this.subscription = side.subscription;
+        this.end = new AeronEnd(side, this);
         this.messageLength = messageLength;
         this.echo = AeronIpcSide.messageBuffer(messageLength);
     }
@@ -55,7 +51,7 @@ public final class AeronIpcPonger extends SpinningTask implements FragmentHandle
     {
         while (true)
         {
-            if (subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT) == 0)
+            if (end.poll() == 0)
             {
                 if (idleTooLong(received, "ping"))
                 {
@@ -74,7 +70,7 @@ public final class AeronIpcPonger extends SpinningTask implements FragmentHandle
             long result;
             while ((result = publication.offer(echo, 0, pendingLength)) < 0)
             {
-                if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
+                if (AeronEnd.refusedForGood(result))
                 {
                     return "echo of ping " + received + " failed: " + Publication.errorString(result);
                 }

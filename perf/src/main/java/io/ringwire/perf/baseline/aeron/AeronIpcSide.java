@@ -8,7 +8,6 @@ import io.aeron.driver.ThreadingMode;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -34,20 +33,7 @@ import java.util.concurrent.locks.LockSupport;
  * conductors use Aeron's default sleeping idle strategy; all of this is what an Aeron IPC user runs.
  *
  * <p>The {@code aeron-udp} baseline uses the same sides over {@code aeron:udp} on 127.0.0.1
- * ({@link UdpPorts}), with one media driver for both clients as one driver per host is Aeron's usual
- * deployment. Over UDP the driver is on the data path (its sender sends each message, its receiver
- * places it in the subscriber's image), so it cannot sleep milliseconds; and 2 cores cannot host
- * dedicated conductor, sender and receiver threads beside the pinger and the ponger. So
- * {@link #launchUdpDriver} runs it SHARED (one agent thread for conductor, sender and receiver) with
- * a backoff idle strategy ({@link #UDP_DRIVER_IDLE}): it spins and yields while messages flow, and
- * parks at most {@link #UDP_MAX_PARK_NS} ns only after it has been idle a while, so it takes CPU time
- * from the spinners only while it has work. Its thread is not pinned: it shares the two cores with
- * them, which is the cost an Aeron UDP user pays on such a host; and with no CPU to spare the
- * benchmark's pinger and ponger yield when idle (see {@code RttBenchmark}), or the driver would run
- * only when the scheduler preempts a spinner, milliseconds per message. A busy-spinning driver is no
- * better here: a third spinner on two cores waits for the scheduler's time slices in the same way.
- * The parks a backoff ends in last at least the kernel's timer slack, so on such a host the row shows
- * the driver's wake-ups as much as Aeron's UDP path; with a third CPU the driver has one of its own.
+ * ({@link UdpPorts}), through the driver {@code AeronUdpDriver} lays out.
  *
  * <p>Threading: created and closed on the control thread; the publication and subscription are
  * then used by one spinning thread.
@@ -74,22 +60,6 @@ public final class AeronIpcSide implements AutoCloseable
     private static final int FRAME_HEADER_LENGTH = 32;
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
     private static final long CONNECT_PAUSE_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Spins of the UDP driver's idle strategy before it yields. */
-    private static final int UDP_MAX_SPINS = 100;
-    /** Yields of the UDP driver's idle strategy before it parks. */
-    private static final int UDP_MAX_YIELDS = 10;
-    /** Shortest park of the UDP driver's idle strategy. */
-    private static final long UDP_MIN_PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
-    /** Longest park of the UDP driver's idle strategy: bounds what an idle driver adds to a message. */
-    static final long UDP_MAX_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
-    /** How the {@code aeron-udp} driver idles, as the thread layout prints it. */
-    static final String UDP_DRIVER_IDLE = "BackoffIdleStrategy(spins " + UDP_MAX_SPINS + ", yields " +
-        UDP_MAX_YIELDS + ", park " + UDP_MIN_PARK_NS + " to " + UDP_MAX_PARK_NS + " ns)";
-    /** The {@code aeron-udp} driver's layout, for the log of a run. */
-    public static final String UDP_THREAD_LAYOUT = "aeron-udp: media driver SHARED (conductor, sender and receiver on " +
-        "one unpinned thread), idle " + UDP_DRIVER_IDLE + "; 2 cores cannot host dedicated driver threads " +
-        "beside the spinning pinger and ponger";
-
     /**
      * The loopback ports of the {@code aeron-udp} streams: the ponger's subscription listens on
      * {@code pingPort}, the pinger's on {@code echoPort}.
@@ -168,32 +138,23 @@ public final class AeronIpcSide implements AutoCloseable
      */
     public static MediaDriver launchDriver(final Path directory)
     {
-        return MediaDriver.launch(new MediaDriver.Context()
-            .aeronDirectoryName(directory.toString())
-            .dirDeleteOnStart(true)
-            .dirDeleteOnShutdown(true)
+        return MediaDriver.launch(driverContext(directory)
             .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(new SleepingMillisIdleStrategy(1))
-            .warnIfDirectoryExists(false));
+            .sharedIdleStrategy(new SleepingMillisIdleStrategy(1)));
     }
 
     /**
-     * Starts the embedded media driver of the {@code aeron-udp} baseline in this process: SHARED, with
-     * the backoff idle strategy the class comment explains.
-     *
-     * @param directory the Aeron directory (deleted on start and on close).
-     * @return the driver; close it after both sides closed.
+     * @param directory the Aeron directory.
+     * @return what every driver of the baselines shares: its directory, fresh on start and deleted
+     *         on close, with no warning for one left by a run that was killed.
      */
-    public static MediaDriver launchUdpDriver(final Path directory)
+    static MediaDriver.Context driverContext(final Path directory)
     {
-        return MediaDriver.launch(new MediaDriver.Context()
+        return new MediaDriver.Context()
             .aeronDirectoryName(directory.toString())
             .dirDeleteOnStart(true)
             .dirDeleteOnShutdown(true)
-            .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(new BackoffIdleStrategy(UDP_MAX_SPINS, UDP_MAX_YIELDS, UDP_MIN_PARK_NS,
-                UDP_MAX_PARK_NS))
-            .warnIfDirectoryExists(false));
+            .warnIfDirectoryExists(false);
     }
 
     /**

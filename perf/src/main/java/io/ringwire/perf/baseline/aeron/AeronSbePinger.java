@@ -1,15 +1,12 @@
 package io.ringwire.perf.baseline.aeron;
 
-import io.aeron.FragmentAssembler;
-import io.aeron.Publication;
-import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.host.WatchedConnection;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import io.ringwire.perf.pingpong.PingOffer;
 import io.ringwire.perf.pingpong.ProbePinger;
-import io.ringwire.perf.rtt.MessagingPinger;
 import org.agrona.DirectBuffer;
 
 /**
@@ -17,16 +14,23 @@ import org.agrona.DirectBuffer;
  * It claims, encodes and commits an SBE {@code LatencyProbe} ({@link AeronProbeWriter}), then polls
  * until its handler has validated ({@code MessageValidator.validate}) and decoded the echo
  * ({@link LatencyProbeCodec}), timed from before the claim to after the decode, as
- * {@link MessagingPinger} is. It is its own fragment handler, so polling allocates nothing.
+ * rtt's messaging pinger is. It is its own fragment handler, so polling allocates nothing.
  *
  * <p>Threading: the pinger thread only.
  */
 public final class AeronSbePinger extends ProbePinger implements FragmentHandler
 {
-    private final Subscription subscription;
+    private final AeronEnd end;
     private final AeronProbeWriter writer;
-    /** Reassembles a probe longer than Aeron's MTU; allocation-free once its buffer has grown. */
-    private final FragmentAssembler assembler = new FragmentAssembler(this);
+    /** Claims, encodes and commits a probe of zero padding. */
+    private final PingOffer offer = new AeronPingOffer("claim", "probe")
+    {
+        @Override
+        public long offer(final long sequence, final long sendNs)
+        {
+            return writer.tryWrite(messageLength, sequence, sendNs, zeroPadding, paddingLength);
+        }
+    };
 
     /**
      * @param side          the pinger's publication and subscription, connected.
@@ -39,33 +43,20 @@ public final class AeronSbePinger extends ProbePinger implements FragmentHandler
         final long messages)
     {
         super(plan, WatchedConnection.NONE, messageLength, warmup, messages);
-        this.subscription = side.subscription;
+        this.end = new AeronEnd(side, this);
         this.writer = new AeronProbeWriter(side.publication, messageLength);
     }
 
     @Override
     protected boolean sendProbe(final long sequence, final long sendNs)
     {
-        long result;
-        while ((result = writer.tryWrite(messageLength, sequence, sendNs, zeroPadding, paddingLength)) < 0)
-        {
-            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
-            {
-                failureDetail = "claim failed: " + Publication.errorString(result);
-                return false;
-            }
-            if (idleWhileWaiting(sendNs, "the publication took no probe (" + Publication.errorString(result) + ")"))
-            {
-                return false;
-            }
-        }
-        return true;
+        return sendUntilTaken(offer, sequence, sendNs);
     }
 
     @Override
     protected int pollEchoes()
     {
-        return subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT);
+        return end.poll();
     }
 
     @Override

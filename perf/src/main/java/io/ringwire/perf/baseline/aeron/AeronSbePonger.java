@@ -1,32 +1,27 @@
 package io.ringwire.perf.baseline.aeron;
 
-import io.aeron.FragmentAssembler;
 import io.aeron.Publication;
-import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.host.WatchedConnection;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.ProbePonger;
-import io.ringwire.perf.rtt.MessagingPonger;
 import org.agrona.DirectBuffer;
 
 /**
  * The ponger of the {@code aeron-ipc-sbe} baseline: RingWire messaging's ponger over Aeron IPC. Its
  * handler validates and decodes each probe ({@link LatencyProbeCodec}) and, still inside the poll,
  * claims, encodes and commits the echo on its own publication with the sequence, send timestamp and
- * padding unchanged, as {@link MessagingPonger} does. Ends after echoing
+ * padding unchanged, as rtt's messaging ponger does. Ends after echoing
  * {@link LatencyProbeCodec#STOP_SEQUENCE}.
  *
  * <p>Threading: the ponger thread only.
  */
 public final class AeronSbePonger extends ProbePonger implements FragmentHandler
 {
-    private final Subscription subscription;
+    private final AeronEnd end;
     private final AeronProbeWriter writer;
-    /** Reassembles a probe longer than Aeron's MTU; allocation-free once its buffer has grown. */
-    private final FragmentAssembler assembler = new FragmentAssembler(this);
 
     /**
      * @param side          the ponger's publication and subscription, connected.
@@ -36,14 +31,14 @@ public final class AeronSbePonger extends ProbePonger implements FragmentHandler
     public AeronSbePonger(final AeronIpcSide side, final int messageLength, final ThreadPlan plan)
     {
         super(plan, WatchedConnection.NONE);
-        this.subscription = side.subscription;
+        this.end = new AeronEnd(side, this);
         this.writer = new AeronProbeWriter(side.publication, messageLength);
     }
 
     @Override
     protected int pollProbes()
     {
-        return subscription.poll(assembler, AeronIpcSide.FRAGMENT_LIMIT);
+        return end.poll();
     }
 
     @Override
@@ -52,7 +47,7 @@ public final class AeronSbePonger extends ProbePonger implements FragmentHandler
         long result;
         while ((result = writer.tryWrite(length, sequence, sendNs, padding, padding.capacity())) < 0)
         {
-            if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED ||
+            if (AeronEnd.refusedForGood(result) ||
                 idleTooLong(echoed(), "probe"))
             {
                 return "failed: " + Publication.errorString(result);

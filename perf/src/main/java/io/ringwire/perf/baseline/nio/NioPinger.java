@@ -31,15 +31,8 @@ public final class NioPinger extends AbstractNioPinger
     }
 
     @Override
-    protected long roundTrip(final long sequence) throws IOException
+    protected boolean send(final long startNs) throws IOException
     {
-        final long sentNs = stampPing(sequence);
-        return writeFully(sentNs) && readFully(sentNs) ? echoRoundTrip(sequence, sentNs) : FAILED;
-    }
-
-    private boolean writeFully(final long startNs) throws IOException
-    {
-        sendBuffer.clear();
         while (sendBuffer.hasRemaining())
         {
             if (channel.write(sendBuffer) == 0 && idleWhileWaiting(startNs, "the ponger took no bytes"))
@@ -50,9 +43,9 @@ public final class NioPinger extends AbstractNioPinger
         return true;
     }
 
-    private boolean readFully(final long startNs) throws IOException
+    @Override
+    protected boolean receive(final long startNs) throws IOException
     {
-        receiveBuffer.clear();
         while (receiveBuffer.hasRemaining())
         {
             final int read = channel.read(receiveBuffer);

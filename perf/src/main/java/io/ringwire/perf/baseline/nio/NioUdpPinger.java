@@ -37,15 +37,8 @@ public final class NioUdpPinger extends AbstractNioPinger
     }
 
     @Override
-    protected long roundTrip(final long sequence) throws IOException
+    protected boolean send(final long startNs) throws IOException
     {
-        final long sentNs = stampPing(sequence);
-        return send(sentNs) && receive(sentNs) ? echoRoundTrip(sequence, sentNs) : FAILED;
-    }
-
-    private boolean send(final long startNs) throws IOException
-    {
-        sendBuffer.clear();
         // A datagram goes whole or not at all: 0 means the socket buffer is full for now.
         while (channel.write(sendBuffer) == 0)
         {
@@ -57,9 +50,9 @@ public final class NioUdpPinger extends AbstractNioPinger
         return true;
     }
 
-    private boolean receive(final long startNs) throws IOException
+    @Override
+    protected boolean receive(final long startNs) throws IOException
     {
-        receiveBuffer.clear();
         int read;
         while ((read = channel.read(receiveBuffer)) == 0)
         {

@@ -1,5 +1,6 @@
 package io.ringwire.perf.baseline.aeron;
 
+import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.rtt.RttBenchmark;
@@ -15,6 +16,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,6 +29,12 @@ class AeronBaselinesRunTest
 {
     private static final long MESSAGES = 1_000;
     private static final long WARMUP = 500;
+    /**
+     * Round trips of a run that poses as a host with CPUs for a dedicated driver: on a small host
+     * the driver's three spinners share one CPU and take turns by the scheduler's slices, so each
+     * round trip takes milliseconds.
+     */
+    private static final long POSED_MESSAGES = 40;
 
     @TempDir
     Path shmDirectory;
@@ -36,19 +44,24 @@ class AeronBaselinesRunTest
 
     private RttResult run(final String provider, final int processes) throws Exception
     {
-        final RttOptions options = RttOptions.parse("--provider", provider, "--messages", Long.toString(MESSAGES),
-            "--warmup", Long.toString(WARMUP), "--processes", Integer.toString(processes), "--shm-dir",
+        return run(provider, processes, CpuPlan.decide(OnlineCpus.asList(), true), MESSAGES, WARMUP);
+    }
+
+    private RttResult run(final String provider, final int processes, final CpuPlan cpuPlan, final long messages,
+        final long warmup) throws Exception
+    {
+        final RttOptions options = RttOptions.parse("--provider", provider, "--messages", Long.toString(messages),
+            "--warmup", Long.toString(warmup), "--processes", Integer.toString(processes), "--shm-dir",
             shmDirectory.toString(), "--allow-oversubscribe");
-        return new RttBenchmark(options, CpuPlan.decide(OnlineCpus.asList(), true), log).run().rounds().getFirst()
-            .results().getFirst();
+        return new RttBenchmark(options, cpuPlan, log).run().rounds().getFirst().results().getFirst();
     }
 
     @ParameterizedTest(name = "{0} processes")
     @ValueSource(ints = { 1, 2 })
     void aeronIpcSbeRecordsEveryProbeAtTheProbesSize(final int processes) throws Exception
     {
-        final RttResult result = run(RttOptions.AERON_IPC_SBE, processes);
-        assertEquals(RttOptions.API_RAW, result.api());
+        final RttResult result = run(Transports.AERON_IPC_SBE, processes);
+        assertEquals(Transports.API_RAW, result.api());
         assertEquals(MESSAGES, result.count(), "every measured round trip is recorded");
         assertEquals(LatencyProbeCodec.MIN_LENGTH, result.size(), "the row is the LatencyProbe's size, as messaging's");
         assertTrue(result.p50() > 0 && result.p50() <= result.p99(), result.toString());
@@ -58,11 +71,33 @@ class AeronBaselinesRunTest
     @ValueSource(ints = { 1, 2 })
     void aeronUdpRecordsEveryMessageAndPrintsItsDriverThreading(final int processes) throws Exception
     {
-        final RttResult result = run(RttOptions.AERON_UDP, processes);
+        final RttResult result = run(Transports.AERON_UDP, processes);
         assertEquals(MESSAGES, result.count(), "every measured round trip is recorded");
         assertEquals(32, result.size());
         assertTrue(result.p50() > 0 && result.p50() <= result.p99(), result.toString());
-        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("media driver SHARED"), logBytes::toString);
+        final boolean dedicated = OnlineCpus.count() >= CpuPlan.CPUS_FOR_DEDICATED_DRIVER;
+        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains(dedicated ? "media driver DEDICATED" :
+            "media driver SHARED"), logBytes::toString);
+        assertEquals(dedicated, null == result.notComparableReason(), result.toString());
+    }
+
+    @ParameterizedTest(name = "{0} processes")
+    @ValueSource(ints = { 1, 2 })
+    void aeronUdpWithCpusForItsDriverRunsItDedicatedAndItsRowIsComparable(final int processes) throws Exception
+    {
+        // Poses as a host with a CPU for every thread, on whatever CPUs this one has: the pinger and
+        // ponger yield, since the driver's three threads busy-spin on them.
+        final int lastCpu = OnlineCpus.asList().getLast();
+        final CpuPlan plan = new CpuPlan(CpuPlan.UNPINNED, CpuPlan.UNPINNED, true, CpuPlan.CPUS_FOR_DEDICATED_DRIVER,
+            List.of(lastCpu, lastCpu, lastCpu));
+
+        final RttResult result = run(Transports.AERON_UDP, processes, plan, POSED_MESSAGES, POSED_MESSAGES);
+
+        assertEquals(POSED_MESSAGES, result.count(), "every measured round trip is recorded");
+        assertEquals(null, result.notComparableReason(), result.toString());
+        assertTrue(logBytes.toString(StandardCharsets.UTF_8).contains("aeron-udp: media driver DEDICATED, " +
+            "conductor on cpu " + lastCpu + ", sender on cpu " + lastCpu + ", receiver on cpu " + lastCpu +
+            ", each with a BusySpinIdleStrategy"), logBytes::toString);
     }
 
     @Test
