@@ -1,12 +1,10 @@
 package io.ringwire.messaging;
 
-import io.ringwire.messaging.protocol.CreditLayout;
 import io.ringwire.messaging.protocol.FrameAppender;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.FrameSigner;
 import io.ringwire.messaging.status.PublicationCounters;
 import io.ringwire.rdma.Access;
-import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
@@ -64,11 +62,9 @@ public final class Publication implements AutoCloseable
      */
     static final int OFFERS_PER_DUTY = 16;
 
-    private final MessagingContext context;
     private final ChannelUri channel;
     private final int streamId;
     private final Device device;
-    private final CompletionQueue completionQueue;
     private final MemoryRegion staging;
     private final FrameAppender appender;
     /** Checksums while a connected subscriber wants them. */
@@ -84,25 +80,18 @@ public final class Publication implements AutoCloseable
     private final PublicationDestinations destinations;
     /** {@link PublicationDestinations#all}, which the posting and credit loops walk. */
     private final PublicationDestination[] destinationArray;
-    private final CompletionHandler completionHandler;
+    private final PublicationCredit credit;
+    private final PublicationDuty duty;
 
     private long position;
-    private long limitPosition;
-    /** Frames every connected subscriber has a posted receive for (see {@link CreditLayout}). */
-    private long receiveHeadroom;
     private int postsSinceSignal;
-    private long lastFrameNs;
-    private long nextDutyNs;
-    private int offersSinceDuty;
     private long framesPublished;
-    private long framesPublishedAtLastDuty;
     private boolean closed;
 
     private Publication(final MessagingContext context, final ChannelUri channel, final int streamId,
         final long initialPosition)
     {
         this.position = initialPosition;
-        this.context = context;
         this.channel = channel;
         this.streamId = streamId;
         final List<InetSocketAddress> endpoints = channel.endpoints();
@@ -112,7 +101,7 @@ public final class Publication implements AutoCloseable
         try
         {
             final ProtectionDomain domain = device.allocateProtectionDomain();
-            this.completionQueue = device.createCompletionQueue(
+            final CompletionQueue completionQueue = device.createCompletionQueue(
                 PublicationDestinations.completionQueueDepth(device, endpoints.size()));
             this.capacity = channel.ringCapacity(context.ringCapacity());
             this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity),
@@ -127,7 +116,10 @@ public final class Publication implements AutoCloseable
             this.destinations = new PublicationDestinations(context, endpoints, device, domain, completionQueue,
                 counters, streamId, capacity, this::onConnectionChange);
             this.destinationArray = destinations.all;
-            this.completionHandler = destinations.completionHandler;
+            this.credit =
+                new PublicationCredit(destinations, completionQueue, destinations.completionHandler, capacity);
+            this.duty = new PublicationDuty(context, completionQueue, destinations.completionHandler, destinations,
+                counters, this::sendHeartbeat);
         }
         catch (final RuntimeException ex)
         {
@@ -404,9 +396,8 @@ public final class Publication implements AutoCloseable
      */
     private long dutyAfterOffer(final long result)
     {
-        if (++offersSinceDuty >= OFFERS_PER_DUTY)
+        if (duty.offerAttempted())
         {
-            offersSinceDuty = 0;
             doWork();
         }
         return result;
@@ -419,49 +410,11 @@ public final class Publication implements AutoCloseable
         return destinations.isConnected() ? BACK_PRESSURED : NOT_CONNECTED;
     }
 
-    /**
-     * True when every connected subscriber leaves room for {@code required} bytes in its ring and has
-     * a receive posted for each of {@code frames} frames, and every connected queue pair can post the
-     * frames now. Once admitted, a message's frames are posted without waiting: an offer returns
-     * BACK_PRESSURED rather than spin on a full send queue or send window (roce: 128 PSNs a
-     * subscriber that is not polling does not acknowledge).
-     */
-    private boolean hasCredit(final long required, final int frames)
-    {
-        if (admits(required, frames))
-        {
-            return true;
-        }
-        refreshLimit();
-        if (admits(required, frames))
-        {
-            return true;
-        }
-        completionQueue.poll(completionHandler, 64); // providers that need progress apply credit writes here
-        refreshLimit();
-        return admits(required, frames);
-    }
-
-    /** The admission test against the credit last read: ring bytes, posted receives, send room. */
-    private boolean admits(final long required, final int frames)
-    {
-        return position + required <= limitPosition && frames <= receiveHeadroom &&
-            destinations.canPostSends(frames, required);
-    }
-
     /** After a subscriber connected or went: its credit, and whether frames carry checksums. */
     private void onConnectionChange()
     {
-        refreshLimit();
+        credit.refresh(position);
         signer.checksums(destinations.checksumsWanted());
-    }
-
-    /** Reads the connected subscribers' credit again; with none connected, nothing is admitted. */
-    private void refreshLimit()
-    {
-        final long slowest = destinations.slowestConsumedPosition();
-        limitPosition = slowest == Long.MAX_VALUE ? position : slowest + capacity;
-        receiveHeadroom = destinations.receiveHeadroom();
     }
 
     /**
@@ -471,7 +424,7 @@ public final class Publication implements AutoCloseable
     private boolean hasCreditForFrame(final int frameLength)
     {
         final int padding = appender.padding(position, frameLength);
-        return hasCredit(padding + alignedLength(frameLength), padding == 0 ? 1 : 2);
+        return credit.hasCredit(position, padding + alignedLength(frameLength), padding == 0 ? 1 : 2);
     }
 
     /** Credit for a whole fragmented message at once: every fragment and every PAD frame it will need. */
@@ -486,7 +439,7 @@ public final class Publication implements AutoCloseable
             frames += padding == 0 ? 1 : 2;
             end += padding + alignedLength(frameLength);
         }
-        return hasCredit(end - position, frames);
+        return credit.hasCredit(position, end - position, frames);
     }
 
     /**
@@ -529,7 +482,7 @@ public final class Publication implements AutoCloseable
                 destinations.post(destination, position, staging, frameOffset, frameLength, flags);
             }
         }
-        receiveHeadroom--;
+        credit.framePosted();
         position += alignedLength(frameLength);
         framesPublished++;
         if (messageLength > 0)
@@ -555,29 +508,10 @@ public final class Publication implements AutoCloseable
         {
             return 0;
         }
-        int work = completionQueue.poll(completionHandler, 64);
-        final long nowNs = System.nanoTime();
-        work += destinations.connectDisconnected(nowNs, false, position);
-        if (nowNs - nextDutyNs < 0)
-        {
-            return work;
-        }
-        nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 10_000_000L);
-        counters.device.update();
-        work += destinations.disconnectSilent(nowNs);
-        if (framesPublished != framesPublishedAtLastDuty)
-        {
-            framesPublishedAtLastDuty = framesPublished;
-            lastFrameNs = nowNs;
-        }
-        if (destinations.isConnected() && nowNs - lastFrameNs > context.heartbeatIntervalNs())
-        {
-            work += sendHeartbeat();
-            lastFrameNs = nowNs;
-        }
-        return work;
+        return duty.doWork(position, framesPublished);
     }
 
+    /** The duty cycle's heartbeat: an empty frame, so idle subscribers know the publication lives. */
     private int sendHeartbeat()
     {
         final int frameLength = HEADER_LENGTH + signer.trailerLength();

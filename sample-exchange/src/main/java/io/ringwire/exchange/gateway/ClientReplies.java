@@ -32,6 +32,11 @@ import java.nio.ByteBuffer;
  */
 final class ClientReplies
 {
+    /** A reject's enum field with no value to echo. */
+    static final short NULL_ENUM = 255;
+    /** A reject's clientSendTime when the request's is unknown. */
+    static final long NULL_TIME = ExecutionReportEncoder.clientSendTimeNullValue();
+
     private static final int SIDE_OFFSET =
         MessageHeaderEncoder.ENCODED_LENGTH + ExecutionReportEncoder.sideEncodingOffset();
     private static final int ORD_TYPE_OFFSET =

@@ -10,6 +10,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
+import static io.ringwire.exchange.marketdata.MarketDataBooks.NONE;
+import static io.ringwire.exchange.marketdata.ReplicaBooks.ASK;
+import static io.ringwire.exchange.marketdata.ReplicaBooks.BID;
+
 /**
  * A SHA-256 of the public books: what any market-data client can know, and nothing it cannot
  * (no client order ids, accounts or hidden iceberg quantity). The engine's books and a replica
@@ -86,6 +90,36 @@ public final class PublicBookDigest
                 }
             }
             from = to;
+        }
+        return digest.finish();
+    }
+
+    /**
+     * @return the digest of a replica's books, in hex: instruments in id order (the slots' ranking),
+     *         each book walked best level first and each level's orders front to back.
+     */
+    static String of(final ReplicaBooks books, final InstrumentSlots slots)
+    {
+        final PublicBookDigest digest = new PublicBookDigest();
+        for (int i = 0; i < slots.count(); i++)
+        {
+            final int slot = slots.slotByRank(i);
+            if (books.orderCount[slot] == 0)
+            {
+                continue;
+            }
+            digest.instrument(slots.instrumentId(slot), books.countOrders(slot * 2 + BID),
+                books.countOrders(slot * 2 + ASK));
+            for (int side = BID; side <= ASK; side++)
+            {
+                for (int level = books.bestLevel[slot * 2 + side]; level != NONE; level = books.levelNext[level])
+                {
+                    for (int order = books.levelHead[level]; order != NONE; order = books.orderNext[order])
+                    {
+                        digest.order(books.orderId[order], books.levelPrice[level], books.shown[order]);
+                    }
+                }
+            }
         }
         return digest.finish();
     }

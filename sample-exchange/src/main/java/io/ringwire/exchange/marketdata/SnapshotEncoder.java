@@ -10,9 +10,9 @@ import io.ringwire.codecs.trading.SnapshotRequestDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
-import static io.ringwire.exchange.marketdata.MarketDataBooks.ASK;
-import static io.ringwire.exchange.marketdata.MarketDataBooks.BID;
 import static io.ringwire.exchange.marketdata.MarketDataBooks.NONE;
+import static io.ringwire.exchange.marketdata.ReplicaBooks.ASK;
+import static io.ringwire.exchange.marketdata.ReplicaBooks.BID;
 
 /**
  * The market-data service's side of recovery: encodes BookSnapshots of a replica's live books.
@@ -47,7 +47,9 @@ public final class SnapshotEncoder
         void onPart(DirectBuffer buffer, int offset, int length);
     }
 
-    private final MarketDataBooks books;
+    private final InstrumentSlots slots;
+    private final FeedSequencer sequencer;
+    private final ReplicaBooks books;
     private final int maxOrdersPerPart;
     private final MessageHeaderEncoder header = new MessageHeaderEncoder();
     private final BookSnapshotEncoder snapshot = new BookSnapshotEncoder();
@@ -69,7 +71,9 @@ public final class SnapshotEncoder
             throw new IllegalArgumentException("orders per part must be 1 to " + MAX_ORDERS_PER_PART + ": " +
                 maxOrdersPerPart);
         }
-        this.books = books;
+        this.slots = books.slots;
+        this.sequencer = books.sequencer;
+        this.books = books.books;
         this.maxOrdersPerPart = maxOrdersPerPart;
     }
 
@@ -125,25 +129,25 @@ public final class SnapshotEncoder
         }
         if (instrumentId != 0)
         {
-            return encodeBook(books.existingSlot(instrumentId), buffer, offset, sink);
+            return encodeBook(slots.existingSlot(instrumentId), buffer, offset, sink);
         }
         int parts = 0;
-        for (int i = 0; i < books.instrumentCount; i++)
+        for (int i = 0; i < slots.count(); i++)
         {
-            parts += encodeBook(books.slotsById[i], buffer, offset, sink);
+            parts += encodeBook(slots.slotByRank(i), buffer, offset, sink);
         }
         return parts;
     }
 
     private int encodeBook(final int slot, final MutableDirectBuffer buffer, final int offset, final PartSink sink)
     {
-        if (slot == NONE || books.isStale(books.instrumentId[slot]))
+        if (slot == NONE || sequencer.isStale(slot))
         {
             return 0;
         }
-        final int instrumentId = books.instrumentId[slot];
-        final long sequence = books.sequence(instrumentId);
-        final long stream = books.lastStreamSequence();
+        final int instrumentId = slots.instrumentId(slot);
+        final long sequence = sequencer.sequence(slot);
+        final long stream = sequencer.streamSequence();
         int remaining = books.orderCount[slot];
         cursorSide = BID;
         cursorLevel = books.bestLevel[slot * 2 + BID];

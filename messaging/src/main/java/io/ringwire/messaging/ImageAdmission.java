@@ -1,0 +1,350 @@
+package io.ringwire.messaging;
+
+import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.protocol.SessionSetup;
+import io.ringwire.messaging.status.SubscriptionCounters;
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.cm.ConnectionListener;
+import io.ringwire.rdma.cm.PendingConnection;
+import io.ringwire.rdma.cm.RegionAdvertisement;
+import org.agrona.collections.Int2ObjectHashMap;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * How a publication becomes one of a subscription's images: its connection request is taken from
+ * the listener without waiting, checked (the stream, room for another image, a ring and credit
+ * region the subscription can use) and refused with the reason, or given its ring, queue pair and
+ * image. The rest of the handshake (the REP, the wait for the RTU) runs on a virtual thread of its
+ * own, so a peer that never finishes costs the polling thread nothing; the polling thread then
+ * adopts the image, or drops it when the handshake failed. An image whose publication starts
+ * sending before its handshake thread is done becomes available at once, and its queue pair is
+ * moved to RTS here, as a verbs device does on the first packet from the active side.
+ *
+ * <p>The subscription keeps its images: this class registers each new one by queue pair number,
+ * and hands it back to be made available or closed.
+ *
+ * <p>Threading: the subscription's polling thread, but for each handshake's virtual thread.
+ * Admission allocates (a ring, a queue pair, a thread per publication); it runs in the
+ * subscription's housekeeping, never per frame.
+ */
+final class ImageAdmission
+{
+    /** Receives an image posts before its connection completes, and its receive queue's depth. */
+    static final int RECEIVE_BATCH = CreditLayout.INITIAL_RECEIVES;
+    /** Credit and join writes an image may have outstanding. */
+    static final int IMAGE_SEND_DEPTH = 1024;
+    /**
+     * Completions one image can put on the shared completion queue at once: a queue pair going to
+     * ERROR flushes every outstanding request, signaled or not, so both queues count whole.
+     */
+    static final int IMAGE_COMPLETIONS = IMAGE_SEND_DEPTH + RECEIVE_BATCH;
+    private static final Duration NO_WAIT = Duration.ZERO;
+
+    private final MessagingContext context;
+    private final int streamId;
+    private final Device device;
+    private final ProtectionDomain domain;
+    private final CompletionQueue completionQueue;
+    private final ConnectionListener listener;
+    private final int maxImages;
+    private final boolean frameChecksums;
+    private final SubscriptionCounters counters;
+    private final Int2ObjectHashMap<Image> imagesByQueuePair;
+    private final Consumer<Image> makeAvailable;
+    private final Consumer<Image> closeImage;
+    /** Images whose handshake runs on a virtual thread; the polling thread adopts or drops each. */
+    private final ArrayList<Handshake> handshakes = new ArrayList<>();
+    /** An image became available before its handshake ended: its queue pair waits for RTS. */
+    private boolean establishDue;
+
+    /**
+     * @param imagesByQueuePair the subscription's images by queue pair number: each new one is put here.
+     * @param makeAvailable     makes an image available (once): its handshake succeeded.
+     * @param closeImage        closes an image: its handshake failed.
+     */
+    ImageAdmission(final MessagingContext context, final int streamId, final Device device,
+        final ProtectionDomain domain, final CompletionQueue completionQueue, final ConnectionListener listener,
+        final int maxImages, final boolean frameChecksums, final SubscriptionCounters counters,
+        final Int2ObjectHashMap<Image> imagesByQueuePair, final Consumer<Image> makeAvailable,
+        final Consumer<Image> closeImage)
+    {
+        this.context = context;
+        this.streamId = streamId;
+        this.device = device;
+        this.domain = domain;
+        this.completionQueue = completionQueue;
+        this.listener = listener;
+        this.maxImages = maxImages;
+        this.frameChecksums = frameChecksums;
+        this.counters = counters;
+        this.imagesByQueuePair = imagesByQueuePair;
+        this.makeAvailable = makeAvailable;
+        this.closeImage = closeImage;
+    }
+
+    /**
+     * Takes one waiting publication's request, if there is one, and refuses it or opens its image.
+     *
+     * @param availableImages the subscription's available images now.
+     * @param nowNs           the housekeeping's clock reading.
+     * @return work done.
+     */
+    int acceptPublication(final int availableImages, final long nowNs)
+    {
+        final PendingConnection pending;
+        try
+        {
+            pending = listener.accept(NO_WAIT);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+        if (null == pending)
+        {
+            return 0;
+        }
+        final SessionSetup setup;
+        try
+        {
+            setup = SessionSetup.decode(pending.remoteApplicationData());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            pending.reject(ex.getMessage());
+            return 1;
+        }
+        final String refusal = refusal(setup, pending, availableImages);
+        if (null != refusal)
+        {
+            pending.reject(refusal);
+        }
+        else
+        {
+            openImage(setup, pending, nowNs);
+        }
+        return 1;
+    }
+
+    /**
+     * @return why this subscription refuses a publication with this setup (another stream, no room
+     *         for another image, a ring or credit region it cannot use), or null to take it.
+     */
+    private String refusal(final SessionSetup setup, final PendingConnection pending, final int availableImages)
+    {
+        if (setup.streamId() != streamId)
+        {
+            return "no subscription for stream " + setup.streamId() + " here (this one is stream " + streamId + ")";
+        }
+        if (availableImages + unavailableHandshakes() >= maxImages)
+        {
+            counters.imagesRefused.incrementRelease();
+            return "subscription full: it has " + availableImages + " publications, its most (" +
+                MessagingContext.MAX_PUBLICATIONS_PROP + "=" + context.maxPublicationsPerSubscription() +
+                ", and its completion queue on " + device.name() + " holds " + completionQueue.depth() +
+                " completions, " + IMAGE_COMPLETIONS + " per publication)";
+        }
+        final int capacity = setup.ringCapacity();
+        if (capacity < 4096 || capacity > (1 << 30) || Integer.bitCount(capacity) != 1 ||
+            pending.remoteRegions().size() != 1 || pending.remoteRegions().get(0).length() < CreditLayout.LENGTH)
+        {
+            return "bad session setup: ring " + capacity + " bytes, " + pending.remoteRegions().size() + " regions";
+        }
+        return null;
+    }
+
+    /**
+     * Gives an accepted publication its ring, queue pair and image, and completes its connection on
+     * a virtual thread: the REP and the wait for the RTU never hold the polling thread. The image
+     * receives from now on (its JOIN may come before the handshake thread is done); it becomes
+     * available at its first completion or when the handshake succeeds, whichever comes first.
+     */
+    private void openImage(final SessionSetup setup, final PendingConnection pending, final long nowNs)
+    {
+        final int capacity = setup.ringCapacity();
+        final MemoryRegion ring = domain.allocateRegion(capacity, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        final MemoryRegion creditSource = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+        final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+        final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue,
+            IMAGE_SEND_DEPTH, RECEIVE_BATCH, device.maxInlineData()));
+        final RegionAdvertisement credit = pending.remoteRegions().get(0);
+        final Image image = new Image(setup.sessionId(), streamId, queuePair, ring, creditSource, join, credit.address(),
+            credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, frameChecksums, nowNs);
+        try
+        {
+            queuePair.modifyToInit();
+            image.postInitialReceives();
+        }
+        catch (final RuntimeException ex)
+        {
+            pending.reject("the subscription could not prepare its queue pair: " + ex.getMessage());
+            image.close();
+            counters.errors.incrementRelease();
+            return;
+        }
+        imagesByQueuePair.put(queuePair.queuePairNumber(), image);
+        final Handshake handshake = new Handshake(image, new HandshakeQueuePair(queuePair));
+        handshakes.add(handshake);
+        final List<RegionAdvertisement> regions =
+            List.of(new RegionAdvertisement(ring.address(), ring.rkey(), ring.length()));
+        final byte[] reply = new SessionSetup(streamId, setup.sessionId(), capacity, setup.initialPosition(),
+            frameChecksums ? SessionSetup.FRAME_CHECKSUMS : 0).encode();
+        Thread.ofVirtual().name("ringwire-accept-" + pending.remoteManagementAddress()).start(() ->
+        {
+            try
+            {
+                pending.complete(handshake.queuePair, regions, reply);
+            }
+            catch (final RuntimeException ex)
+            {
+                handshake.error = ex.getMessage();
+            }
+            handshake.done = true;
+        });
+    }
+
+    /** @return images still handshaking that are not yet among the available ones. */
+    private int unavailableHandshakes()
+    {
+        int count = 0;
+        for (int i = 0; i < handshakes.size(); i++)
+        {
+            count += handshakes.get(i).image.available ? 0 : 1;
+        }
+        return count;
+    }
+
+    /** An image became available at its first completion, before its handshake ended. */
+    void establishDue()
+    {
+        establishDue = true;
+    }
+
+    /** @return whether {@link #establishConnections} has queue pairs to move to RTS. */
+    boolean isEstablishDue()
+    {
+        return establishDue;
+    }
+
+    /**
+     * Moves to RTS the queue pairs of images whose publication has started sending while their
+     * handshake thread still waits for (or has just read) the RTU, as a verbs device does on the
+     * first packet from the active side (communication established), and sends the credit their
+     * first frames earned: until RTS it could not be posted.
+     *
+     * @return work done.
+     */
+    int establishConnections(final long nowNs)
+    {
+        establishDue = false;
+        int work = 0;
+        for (int i = 0; i < handshakes.size(); i++)
+        {
+            final Handshake handshake = handshakes.get(i);
+            if (handshake.image.available && handshake.queuePair.establish())
+            {
+                handshake.image.sendOwedCredit(nowNs, counters);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Adopts the images whose handshake ended: available on success, closed on failure.
+     *
+     * @return work done.
+     */
+    int adoptHandshakes()
+    {
+        int work = 0;
+        for (int i = handshakes.size() - 1; i >= 0; i--)
+        {
+            final Handshake handshake = handshakes.get(i);
+            if (!handshake.done)
+            {
+                continue;
+            }
+            handshakes.remove(i);
+            work++;
+            String error = handshake.error;
+            if (null == error)
+            {
+                try
+                {
+                    handshake.queuePair.applyReadyToSend();
+                }
+                catch (final RuntimeException ex)
+                {
+                    error = ex.getMessage();
+                }
+            }
+            if (null == error)
+            {
+                makeAvailable.accept(handshake.image);
+            }
+            else
+            {
+                counters.errors.incrementRelease();
+                closeImage.accept(handshake.image);
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Makes every handshake under way fail from here on: first when the subscription closes, before
+     * it closes any image's queue pair.
+     */
+    void abandonHandshakes()
+    {
+        for (final Handshake handshake : handshakes)
+        {
+            handshake.queuePair.abandon();
+        }
+    }
+
+    /** Closes the images of abandoned handshakes that never became available, and forgets every handshake. */
+    void closeHandshakingImages()
+    {
+        for (final Handshake handshake : handshakes)
+        {
+            if (!handshake.image.available)
+            {
+                handshake.image.close(); // an available one is among the subscription's images, closed there
+            }
+        }
+        handshakes.clear();
+    }
+
+    /**
+     * An image's handshake on its virtual thread: {@code done} is written last, publishing
+     * {@code error} to the polling thread.
+     */
+    private static final class Handshake
+    {
+        final Image image;
+        /** What the handshake thread moves; RTS and ERROR wait for this thread. */
+        final HandshakeQueuePair queuePair;
+        String error;
+        volatile boolean done;
+
+        Handshake(final Image image, final HandshakeQueuePair queuePair)
+        {
+            this.image = image;
+            this.queuePair = queuePair;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.ringwire.messaging;
+
+import io.ringwire.messaging.status.PublicationCounters;
+import io.ringwire.rdma.CompletionHandler;
+import io.ringwire.rdma.CompletionQueue;
+
+import java.util.function.IntSupplier;
+
+/**
+ * A publication's admin work, its duty cycle: reaps completions (a failed one disconnects its
+ * subscriber), reconnects disconnected subscribers every reconnect interval, and, at most every
+ * quarter heartbeat interval, updates the device's counters, declares silent subscribers gone
+ * after the liveness timeout and has a heartbeat sent when no frame went out for a heartbeat
+ * interval. It also paces the cycles that offers run themselves, one every
+ * {@link Publication#OFFERS_PER_DUTY} attempts.
+ *
+ * <p>It sends no frame itself: the heartbeat is the publication's, which lays it out in its ring
+ * like any frame.
+ *
+ * <p>Threading: the publication's owning thread. Allocation-free.
+ */
+final class PublicationDuty
+{
+    /** The longest wait between two passes of the slow part of the cycle. */
+    private static final long MAX_DUTY_INTERVAL_NS = 10_000_000L;
+
+    private final MessagingContext context;
+    private final CompletionQueue completionQueue;
+    private final CompletionHandler completionHandler;
+    private final PublicationDestinations destinations;
+    private final PublicationCounters counters;
+    /** Sends a heartbeat frame: 1 when one went out, 0 when the subscribers had no room for it. */
+    private final IntSupplier heartbeat;
+
+    private long lastFrameNs;
+    private long nextDutyNs;
+    private int offersSinceDuty;
+    private long framesPublishedAtLastDuty;
+
+    /**
+     * @param completionHandler what the reaped completions go to.
+     * @param heartbeat         sends a heartbeat frame and says whether it went out (1) or not (0).
+     */
+    PublicationDuty(final MessagingContext context, final CompletionQueue completionQueue,
+        final CompletionHandler completionHandler, final PublicationDestinations destinations,
+        final PublicationCounters counters, final IntSupplier heartbeat)
+    {
+        this.context = context;
+        this.completionQueue = completionQueue;
+        this.completionHandler = completionHandler;
+        this.destinations = destinations;
+        this.counters = counters;
+        this.heartbeat = heartbeat;
+    }
+
+    /**
+     * Runs the cycle.
+     *
+     * @param position        the stream position, where a reconnected subscriber joins.
+     * @param framesPublished frames the publication has sent so far: a change means it was not idle.
+     * @return work done.
+     */
+    int doWork(final long position, final long framesPublished)
+    {
+        int work = completionQueue.poll(completionHandler, 64);
+        final long nowNs = System.nanoTime();
+        work += destinations.connectDisconnected(nowNs, false, position);
+        if (nowNs - nextDutyNs < 0)
+        {
+            return work;
+        }
+        nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, MAX_DUTY_INTERVAL_NS);
+        counters.device.update();
+        work += destinations.disconnectSilent(nowNs);
+        if (framesPublished != framesPublishedAtLastDuty)
+        {
+            framesPublishedAtLastDuty = framesPublished;
+            lastFrameNs = nowNs;
+        }
+        if (destinations.isConnected() && nowNs - lastFrameNs > context.heartbeatIntervalNs())
+        {
+            work += heartbeat.getAsInt();
+            lastFrameNs = nowNs;
+        }
+        return work;
+    }
+
+    /**
+     * Counts an offer attempt that got past the publication's admission.
+     *
+     * @return true every {@link Publication#OFFERS_PER_DUTY}th time: the offer runs the cycle, after
+     *         its frame went out.
+     */
+    boolean offerAttempted()
+    {
+        if (++offersSinceDuty >= Publication.OFFERS_PER_DUTY)
+        {
+            offersSinceDuty = 0;
+            return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,249 @@
+package io.ringwire.exchange.gateway;
+
+import io.ringwire.codecs.trading.CancelOrderDecoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.LongHashSet;
+
+import static io.ringwire.exchange.gateway.ClientReplies.NULL_ENUM;
+import static io.ringwire.exchange.gateway.Gateway.BACK_PRESSURED;
+import static io.ringwire.exchange.gateway.Gateway.FORWARDED;
+import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
+
+/**
+ * A client's requests on their way to the engine: every request is checked (logged on, within its
+ * session's rate, its session's account, a client order id not used before), then by its own rules
+ * (pre-trade risk, room to remember one more client order id); one that passes is stamped and
+ * forwarded, one that does not is rejected to its client with the reason.
+ *
+ * <p>Client order ids are remembered per session for the gateway's life, across logons; only ids
+ * the engine was sent are remembered, so a rejected request may be corrected and sent again under
+ * the same id. A request the engine's stream refuses leaves nothing behind but its rate-limit
+ * token.
+ *
+ * <p>Threading: the gateway's thread. Allocation: none after construction; the sets of ids are
+ * sized for every id a session may use.
+ */
+final class OrderEntry
+{
+    private static final short NOT_LOGGED_ON = RejectReason.NOT_LOGGED_ON.value();
+    private static final short DUPLICATE = RejectReason.DUPLICATE_CLIENT_ORDER_ID.value();
+
+    private final GatewaySessions sessions;
+    private final RateLimiter rateLimiter;
+    private final PreTradeRisk risk;
+    private final SessionControl sessionControl;
+    private final GatewayCounters counters;
+    private final GatewaySender sender;
+    private final LongHashSet[] clientOrderIds;
+    private final int maxClientOrderIds;
+
+    OrderEntry(final GatewaySessions sessions, final RateLimiter rateLimiter, final PreTradeRisk risk,
+        final SessionControl sessionControl, final GatewayCounters counters, final GatewaySender sender,
+        final int maxClientOrderIds)
+    {
+        this.sessions = sessions;
+        this.rateLimiter = rateLimiter;
+        this.risk = risk;
+        this.sessionControl = sessionControl;
+        this.counters = counters;
+        this.sender = sender;
+        this.maxClientOrderIds = maxClientOrderIds;
+        this.clientOrderIds = new LongHashSet[sessions.count()];
+        for (int i = 0; i < clientOrderIds.length; i++)
+        {
+            // Sized once for every id the session may use, so adding never resizes (allocates).
+            clientOrderIds[i] = new LongHashSet(2 * maxClientOrderIds + 8, 0.5f);
+        }
+    }
+
+    /**
+     * Each request's handler takes the session it came from (NONE before logon), its decoder wrapped
+     * over the message's body, and the whole message (from {@code offset}, with the block length of
+     * its header) to copy and stamp.
+     *
+     * @return {@link Gateway#FORWARDED}, {@link Gateway#BACK_PRESSURED} or {@code -(RejectReason value)}.
+     */
+    int onNewOrder(final int session, final NewOrderDecoder request, final DirectBuffer buffer, final int offset,
+        final int blockLength, final long nowNs)
+    {
+        if (sessionControl.owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
+        final long clientOrderId = request.clientOrderId();
+        final long account = request.account();
+        final int instrumentId = request.instrumentId();
+        final short ordType = request.ordTypeRaw();
+        final long price = request.price();
+        final long quantity = request.quantity();
+        short reason = admit(session, account, clientOrderId, nowNs);
+        if (0 == reason)
+        {
+            reason = risk.checkNewOrder(session, instrumentId, ordType, price, quantity);
+        }
+        if (0 == reason)
+        {
+            reason = roomForClientOrderId(session);
+        }
+        if (0 != reason)
+        {
+            return reject(session, reason, clientOrderId, account, instrumentId, request.sideRaw(), ordType,
+                request.timeInForceRaw(), price, quantity, request.sendingTime(), nowNs);
+        }
+        final int length = sender.requests().newOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs));
+        risk.opened(session, clientOrderId);
+        if (FORWARDED != forwardWithId(session, clientOrderId, length))
+        {
+            risk.notSent(session, clientOrderId);
+            return BACK_PRESSURED;
+        }
+        return FORWARDED;
+    }
+
+    /** As {@link #onNewOrder}. */
+    int onCancel(final int session, final CancelOrderDecoder request, final DirectBuffer buffer, final int offset,
+        final int blockLength, final long nowNs)
+    {
+        if (sessionControl.owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
+        final long clientOrderId = request.clientOrderId();
+        short reason = admit(session, request.account(), clientOrderId, nowNs);
+        if (0 == reason)
+        {
+            reason = roomForClientOrderId(session);
+        }
+        if (0 != reason)
+        {
+            return reject(session, reason, clientOrderId, request.account(), request.instrumentId(), request.sideRaw(),
+                NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
+        }
+        return forwardWithId(session, clientOrderId,
+            sender.requests().cancelOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs)));
+    }
+
+    /** As {@link #onNewOrder}. */
+    int onReplace(final int session, final ReplaceOrderDecoder request, final DirectBuffer buffer, final int offset,
+        final int blockLength, final long nowNs)
+    {
+        if (sessionControl.owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
+        final long clientOrderId = request.clientOrderId();
+        final int instrumentId = request.instrumentId();
+        final long price = request.price();
+        final long quantity = request.quantity();
+        short reason = admit(session, request.account(), clientOrderId, nowNs);
+        if (0 == reason)
+        {
+            reason = risk.checkReplace(instrumentId, price, quantity);
+        }
+        if (0 == reason)
+        {
+            reason = roomForClientOrderId(session);
+        }
+        if (0 != reason)
+        {
+            return reject(session, reason, clientOrderId, request.account(), instrumentId, request.sideRaw(),
+                OrdType.LIMIT.value(), NULL_ENUM, price, quantity, request.sendingTime(), nowNs);
+        }
+        return forwardWithId(session, clientOrderId,
+            sender.requests().replaceOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs)));
+    }
+
+    /** As {@link #onNewOrder}. */
+    int onMassCancel(final int session, final MassCancelDecoder request, final DirectBuffer buffer, final int offset,
+        final int blockLength, final long nowNs)
+    {
+        if (sessionControl.owesCancelOnDisconnect(session, nowNs))
+        {
+            return BACK_PRESSURED;
+        }
+        final short reason = admit(session, request.account(), request.clientOrderId(), nowNs);
+        // A mass cancel's id names no order: it is neither checked for duplicates nor remembered.
+        if (0 != reason && DUPLICATE != reason)
+        {
+            return reject(session, reason, request.clientOrderId(), request.account(), request.instrumentId(),
+                NULL_ENUM, NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
+        }
+        return sender.toEngine(sender.requests().massCancel(buffer, offset, blockLength, nowNs)) ?
+            FORWARDED : BACK_PRESSURED;
+    }
+
+    /**
+     * The checks every request takes before its own: logged on, within its rate, its session's
+     * account, a client order id not used before (the last, so a mass cancel can ignore it).
+     *
+     * @return 0 or the reject reason.
+     */
+    private short admit(final int session, final long account, final long clientOrderId, final long nowNs)
+    {
+        if (session == NONE)
+        {
+            return NOT_LOGGED_ON;
+        }
+        if (!rateLimiter.tryAcquire(session, nowNs))
+        {
+            return RejectReason.THROTTLED.value();
+        }
+        if (account != sessions.account(session))
+        {
+            return RejectReason.ACCOUNT_NOT_PERMITTED.value();
+        }
+        if (clientOrderIds[session].contains(clientOrderId))
+        {
+            return DUPLICATE;
+        }
+        return 0;
+    }
+
+    private short roomForClientOrderId(final int session)
+    {
+        return clientOrderIds[session].size() >= maxClientOrderIds ? RejectReason.CAPACITY_EXCEEDED.value() : 0;
+    }
+
+    /**
+     * Rejects a request: to its session when one is logged on over this transport; before logon, to
+     * the configured session whose account the request names, unless that session is logged on
+     * elsewhere (the sender is then not that client, and hears nothing).
+     */
+    private int reject(final int session, final short reason, final long clientOrderId, final long account,
+        final int instrumentId, final short side, final short ordType, final short timeInForce, final long price,
+        final long quantity, final long clientSendTime, final long nowNs)
+    {
+        counters.countReject(reason);
+        int replyTo = session;
+        if (session == NONE)
+        {
+            final int named = sessions.ofAccount(account);
+            if (named == NONE || sessions.isLoggedOn(named))
+            {
+                counters.unidentifiedBeforeLogon++;
+                return -reason;
+            }
+            replyTo = named;
+        }
+        final int length = sender.replies().reject(clientOrderId, account, instrumentId, side, ordType, timeInForce,
+            price, quantity, clientSendTime, reason, nowNs, sender.sendTime(nowNs));
+        sender.reply(replyTo, length, nowNs);
+        return -reason;
+    }
+
+    private int forwardWithId(final int session, final long clientOrderId, final int length)
+    {
+        clientOrderIds[session].add(clientOrderId);
+        if (!sender.toEngine(length))
+        {
+            clientOrderIds[session].remove(clientOrderId);
+            return BACK_PRESSURED;
+        }
+        return FORWARDED;
+    }
+}

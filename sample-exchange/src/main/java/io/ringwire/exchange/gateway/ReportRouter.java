@@ -1,0 +1,103 @@
+package io.ringwire.exchange.gateway;
+
+import io.ringwire.codecs.MessageValidator;
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.ExecutionReportEncoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
+
+/**
+ * The engine's execution reports on their way back to clients: each is checked, taken once by
+ * its engine sequence (the engine resends after a restart, and a report seen before is dropped),
+ * shown to pre-trade risk (fills move the price band, ended orders free the open-order limit) and
+ * copied, stamped with {@code gatewayReplyTime}, to the logged-on session of its account.
+ *
+ * <p>Threading: the gateway's thread. Allocation: none after construction.
+ */
+final class ReportRouter
+{
+    private static final int HEADER_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH;
+    /** The longest report the gateway passes on. */
+    private static final int REPLY_CAPACITY = 1024;
+
+    private final GatewaySessions sessions;
+    private final PreTradeRisk risk;
+    private final GatewayCounters counters;
+    private final GatewaySender sender;
+    private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+    private final ExecutionReportDecoder report = new ExecutionReportDecoder();
+    private final ExecutionReportEncoder reportStamp = new ExecutionReportEncoder();
+    private final UnsafeBuffer replyBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(REPLY_CAPACITY));
+
+    private long lastEngineSequence;
+
+    ReportRouter(final GatewaySessions sessions, final PreTradeRisk risk, final GatewayCounters counters,
+        final GatewaySender sender)
+    {
+        this.sessions = sessions;
+        this.risk = risk;
+        this.counters = counters;
+        this.sender = sender;
+    }
+
+    /** See {@link Gateway#lastEngineSequence}. */
+    long lastEngineSequence()
+    {
+        return lastEngineSequence;
+    }
+
+    /** See {@link Gateway#onEngineMessage}. */
+    void onEngineMessage(final DirectBuffer buffer, final int offset, final int length, final long nowNs)
+    {
+        final int valid = MessageValidator.validate(buffer, offset, length);
+        if (valid < 0 || valid > REPLY_CAPACITY)
+        {
+            counters.engineMalformed++;
+            return;
+        }
+        header.wrap(buffer, offset);
+        if (header.templateId() != ExecutionReportDecoder.TEMPLATE_ID)
+        {
+            counters.engineOtherMessages++;
+            return;
+        }
+        final int version = header.version();
+        report.wrap(buffer, offset + HEADER_LENGTH, header.blockLength(), version);
+        final long engineSequence = report.engineSequence();
+        if (version < 2 || engineSequence == ExecutionReportDecoder.engineSequenceNullValue())
+        {
+            // Without a sequence a report can be neither deduplicated nor resent: not from this engine.
+            counters.engineMalformed++;
+            return;
+        }
+        if (engineSequence <= lastEngineSequence)
+        {
+            counters.duplicateReportsDropped++;
+            return;
+        }
+        lastEngineSequence = engineSequence;
+        final int session = sessions.ofAccount(report.account());
+        if (session == NONE)
+        {
+            counters.reportsForGoneSessions++;
+            return;
+        }
+        risk.onReport(session, report);
+        if (!sessions.isLoggedOn(session))
+        {
+            counters.reportsForGoneSessions++;
+            return;
+        }
+        replyBuffer.putBytes(0, buffer, offset, valid);
+        reportStamp.wrap(replyBuffer, HEADER_LENGTH).gatewayReplyTime(sender.sendTime(nowNs));
+        if (sender.toSession(session, replyBuffer, valid, nowNs))
+        {
+            counters.routed++;
+        }
+    }
+}

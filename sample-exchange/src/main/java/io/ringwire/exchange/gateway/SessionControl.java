@@ -1,0 +1,196 @@
+package io.ringwire.exchange.gateway;
+
+import io.ringwire.codecs.trading.LogonDecoder;
+import io.ringwire.codecs.trading.LogonRejectReason;
+import io.ringwire.codecs.trading.LogonStatus;
+
+import static io.ringwire.exchange.gateway.Gateway.LOGGED_ON;
+import static io.ringwire.exchange.gateway.Gateway.LOGGED_OUT;
+import static io.ringwire.exchange.gateway.Gateway.LOGON_REJECTED;
+import static io.ringwire.exchange.gateway.Gateway.MAX_HEARTBEAT_INTERVAL_MS;
+import static io.ringwire.exchange.gateway.Gateway.MIN_HEARTBEAT_INTERVAL_MS;
+import static io.ringwire.exchange.gateway.Gateway.MISSED_HEARTBEATS_TO_LOSE;
+import static io.ringwire.exchange.gateway.Gateway.UNKNOWN_SESSION;
+import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
+
+/**
+ * A session's life from logon to loss: a Logon is checked (a configured session id, its token,
+ * not logged on already, a heartbeat interval the gateway allows) and binds the session to its
+ * transport session; Logout, heartbeat silence, the transport going away and an unreachable client
+ * each lose it. A loss owes the engine one cancel-on-disconnect, a MassCancel of the session's
+ * account, which is offered again until the engine's stream takes it, and before any request of a
+ * later logon.
+ *
+ * <p>Threading: the gateway's thread. Allocation: none after construction.
+ */
+final class SessionControl
+{
+    private final GatewaySessions sessions;
+    private final RateLimiter rateLimiter;
+    private final GatewayCounters counters;
+    private final GatewaySender sender;
+    private final byte[] credentials;
+
+    /**
+     * @param maxCredentialsLength the longest token a Logon may carry.
+     */
+    SessionControl(final GatewaySessions sessions, final RateLimiter rateLimiter, final GatewayCounters counters,
+        final GatewaySender sender, final int maxCredentialsLength)
+    {
+        this.sessions = sessions;
+        this.rateLimiter = rateLimiter;
+        this.counters = counters;
+        this.sender = sender;
+        this.credentials = new byte[maxCredentialsLength];
+    }
+
+    /**
+     * @param transportSession the transport session the Logon came on.
+     * @param boundSession     the session already logged on over that transport, or NONE.
+     * @return {@link Gateway#LOGGED_ON}, {@link Gateway#LOGON_REJECTED} or {@link Gateway#UNKNOWN_SESSION}.
+     */
+    int onLogon(final int transportSession, final int boundSession, final LogonDecoder request, final long nowNs)
+    {
+        final long sessionId = request.sessionId();
+        final int intervalMs = request.heartbeatIntervalMs();
+        final int session = sessions.ofSessionId(sessionId);
+        if (session == NONE)
+        {
+            counters.unknownSessions++;
+            return UNKNOWN_SESSION;
+        }
+        final int credentialsLength = request.getCredentials(credentials, 0, credentials.length);
+        if (!sessions.tokenMatches(session, credentials, credentialsLength))
+        {
+            counters.badCredentials++;
+            return rejectLogon(session, sessionId, LogonRejectReason.BAD_CREDENTIALS, "bad credentials", nowNs);
+        }
+        if (sessions.isLoggedOn(session) || boundSession != NONE)
+        {
+            counters.alreadyLoggedOn++;
+            // A transport logged on as another session hears the answer on that session's stream.
+            return rejectLogon(boundSession != NONE ? boundSession : session, sessionId,
+                LogonRejectReason.ALREADY_LOGGED_ON, "already logged on", nowNs);
+        }
+        if (intervalMs < MIN_HEARTBEAT_INTERVAL_MS || intervalMs > MAX_HEARTBEAT_INTERVAL_MS)
+        {
+            counters.invalidHeartbeatIntervals++;
+            return rejectLogon(session, sessionId, LogonRejectReason.INVALID_HEARTBEAT_INTERVAL,
+                "the heartbeat interval must be 1 to 300000 ms", nowNs);
+        }
+        sessions.bind(session, transportSession, intervalMs, nowNs);
+        rateLimiter.reset(session, nowNs);
+        counters.logons++;
+        sender.reply(session, sender.replies().logonResponse(sessionId, LogonStatus.ACCEPTED, LogonRejectReason.NONE,
+            intervalMs, nowNs, ""), nowNs);
+        return LOGGED_ON;
+    }
+
+    private int rejectLogon(final int replyTo, final long sessionId, final LogonRejectReason reason, final String text,
+        final long nowNs)
+    {
+        sender.reply(replyTo, sender.replies().logonResponse(sessionId, LogonStatus.REJECTED, reason, 0, nowNs, text),
+            nowNs);
+        return LOGON_REJECTED;
+    }
+
+    /**
+     * @param session the session logged on over the transport the Logout came on, or NONE.
+     * @return {@link Gateway#LOGGED_OUT} or {@link Gateway#UNKNOWN_SESSION}.
+     */
+    int onLogout(final int session, final long nowNs)
+    {
+        if (session == NONE)
+        {
+            counters.unknownSessions++;
+            return UNKNOWN_SESSION;
+        }
+        counters.logouts++;
+        sender.reply(session, sender.replies().logout(sessions.sessionId(session), nowNs), nowNs);
+        lose(session, nowNs);
+        return LOGGED_OUT;
+    }
+
+    /** See {@link Gateway#onTransportLost}. */
+    void onTransportLost(final int transportSession, final long nowNs)
+    {
+        final int session = sessions.ofTransport(transportSession);
+        if (session != NONE)
+        {
+            counters.transportLosses++;
+            lose(session, nowNs);
+        }
+    }
+
+    /** See {@link Gateway#onSessionUnreachable}. */
+    void onSessionUnreachable(final int sessionIndex, final long nowNs)
+    {
+        if (sessions.isLoggedOn(sessionIndex))
+        {
+            counters.sessionsUnreachable++;
+            lose(sessionIndex, nowNs);
+        }
+    }
+
+    /** See {@link Gateway#doWork}. */
+    int doWork(final long nowNs)
+    {
+        int work = 0;
+        for (int session = 0, count = sessions.count(); session < count; session++)
+        {
+            if (sessions.isCancelPending(session) && sendCancelOnDisconnect(session, nowNs))
+            {
+                work++;
+            }
+            if (!sessions.isLoggedOn(session))
+            {
+                continue;
+            }
+            if (sessions.isSilent(session, nowNs, MISSED_HEARTBEATS_TO_LOSE))
+            {
+                counters.heartbeatTimeouts++;
+                lose(session, nowNs);
+                work++;
+            }
+            else if (sessions.isHeartbeatDue(session, nowNs))
+            {
+                counters.heartbeatsSent++;
+                sender.reply(session, sender.replies().heartbeat(sessions.sessionId(session), nowNs), nowNs);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /**
+     * A session that logged on again before its last loss's mass cancel reached the engine sends
+     * that cancel first, so it cannot cancel the orders of the new logon.
+     *
+     * @param session the session a request came from, or NONE.
+     * @return true when the cancel is still owed: the request must wait.
+     */
+    boolean owesCancelOnDisconnect(final int session, final long nowNs)
+    {
+        return session != NONE && sessions.isCancelPending(session) && !sendCancelOnDisconnect(session, nowNs);
+    }
+
+    /** Unbinds a session and cancels its account's orders: once per loss, as only a logged-on session unbinds. */
+    private void lose(final int session, final long nowNs)
+    {
+        if (sessions.unbind(session))
+        {
+            sendCancelOnDisconnect(session, nowNs);
+        }
+    }
+
+    private boolean sendCancelOnDisconnect(final int session, final long nowNs)
+    {
+        if (sender.toEngine(sender.requests().cancelOnDisconnect(sessions.account(session), nowNs)))
+        {
+            sessions.cancelSent(session);
+            counters.cancelOnDisconnects++;
+            return true;
+        }
+        return false;
+    }
+}
