@@ -37,6 +37,8 @@ final class Image implements AutoCloseable
     private static final int REPOSTS_PER_BATCH = 16;
 
     final int sessionId;
+    /** The identity the publication proved at its handshake. */
+    final String identity;
     final int streamId;
     final QueuePair queuePair;
     final int queuePairNumber;
@@ -83,7 +85,8 @@ final class Image implements AutoCloseable
     /** False until the JOIN message set the start position: frames before it break the protocol. */
     private boolean joined;
 
-    Image(final int sessionId, final int streamId, final QueuePair queuePair, final MemoryRegion ring,
+    Image(final int sessionId, final String identity, final int streamId, final QueuePair queuePair,
+        final MemoryRegion ring,
         final MemoryRegion creditSource, final MemoryRegion join, final long remoteCreditAddress,
         final int remoteCreditKey,
         final long initialPosition, final int creditFraction, final int receiveBatch, final boolean checksums,
@@ -91,6 +94,7 @@ final class Image implements AutoCloseable
     {
         this.checksum = checksums ? new FrameChecksum(ring.buffer()) : null;
         this.sessionId = sessionId;
+        this.identity = identity;
         this.streamId = streamId;
         this.queuePair = queuePair;
         this.queuePairNumber = queuePair.queuePairNumber();

@@ -58,6 +58,8 @@ final class ImageAdmission
     private final CompletionQueue completionQueue;
     private final ConnectionListener listener;
     private final int maxImages;
+    private final int maxRing;
+    private final int maxPerIdentity;
     private final boolean frameChecksums;
     private final SubscriptionCounters counters;
     private final Int2ObjectHashMap<Image> imagesByQueuePair;
@@ -75,7 +77,8 @@ final class ImageAdmission
      */
     ImageAdmission(final MessagingContext context, final int streamId, final Device device,
         final ProtectionDomain domain, final CompletionQueue completionQueue, final ConnectionListener listener,
-        final int maxImages, final boolean frameChecksums, final SubscriptionCounters counters,
+        final int maxImages, final int maxRing, final int maxPerIdentity, final boolean frameChecksums,
+        final SubscriptionCounters counters,
         final Int2ObjectHashMap<Image> imagesByQueuePair, final Consumer<Image> makeAvailable,
         final Consumer<Image> closeImage)
     {
@@ -86,6 +89,8 @@ final class ImageAdmission
         this.completionQueue = completionQueue;
         this.listener = listener;
         this.maxImages = maxImages;
+        this.maxRing = maxRing;
+        this.maxPerIdentity = maxPerIdentity;
         this.frameChecksums = frameChecksums;
         this.counters = counters;
         this.imagesByQueuePair = imagesByQueuePair;
@@ -140,7 +145,8 @@ final class ImageAdmission
 
     /**
      * @return why this subscription refuses a publication with this setup (another stream, no room
-     *         for another image, a ring or credit region it cannot use), or null to take it.
+     *         for another image, a ring above its largest or a credit region it cannot use, a
+     *         session id in use, its identity at its number of publications), or null to take it.
      */
     private String refusal(final SessionSetup setup, final PendingConnection pending, final int availableImages)
     {
@@ -162,6 +168,29 @@ final class ImageAdmission
         {
             return "bad session setup: ring " + capacity + " bytes, " + pending.remoteRegions().size() + " regions";
         }
+        if (capacity > maxRing)
+        {
+            counters.setupsRefused.incrementRelease();
+            return "ring of " + capacity + " bytes is above this subscription's largest, " + maxRing + " (the " +
+                "subscriber decides: its channel's max-ring= or " + MessagingContext.MAX_RING_PROP + ")";
+        }
+        final String identity = pending.peerIdentity().name();
+        int sameIdentity = 0;
+        for (final Image image : imagesByQueuePair.values())
+        {
+            if (image.sessionId == setup.sessionId())
+            {
+                counters.setupsRefused.incrementRelease();
+                return "session id " + setup.sessionId() + " is in use by another publication here";
+            }
+            sameIdentity += identity.equals(image.identity) ? 1 : 0;
+        }
+        if (maxPerIdentity > 0 && sameIdentity >= maxPerIdentity)
+        {
+            counters.setupsRefused.incrementRelease();
+            return "identity '" + identity + "' has " + sameIdentity + " publications here, its most (max-per-identity=" +
+                maxPerIdentity + " or " + MessagingContext.MAX_PER_IDENTITY_PROP + ")";
+        }
         return null;
     }
 
@@ -180,7 +209,8 @@ final class ImageAdmission
         final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue,
             IMAGE_SEND_DEPTH, RECEIVE_BATCH, device.maxInlineData()));
         final RegionAdvertisement credit = pending.remoteRegions().get(0);
-        final Image image = new Image(setup.sessionId(), streamId, queuePair, ring, creditSource, join, credit.address(),
+        final Image image = new Image(setup.sessionId(), pending.peerIdentity().name(), streamId, queuePair, ring,
+            creditSource, join, credit.address(),
             credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, frameChecksums, nowNs);
         try
         {

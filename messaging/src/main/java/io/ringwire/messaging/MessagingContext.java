@@ -4,13 +4,10 @@ import io.ringwire.rdma.host.OnlineCpus;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.cm.ConnectionManagerConfig;
 import io.ringwire.rdma.cm.Identity;
-import io.ringwire.rdma.cm.KeyFiles;
 import io.ringwire.rdma.cm.PeerKey;
 import io.ringwire.rdma.config.Settings;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -93,13 +90,10 @@ public final class MessagingContext
     private String heartbeatIntervalMs = Settings.property(HEARTBEAT_INTERVAL_PROP, "100");
     private String livenessTimeoutMs = Settings.property(LIVENESS_TIMEOUT_PROP, "2000");
     private String reconnectIntervalMs = Settings.property(RECONNECT_INTERVAL_PROP, "200");
-    private String secret = Settings.property(SECRET_PROP, "");
-    private String identityFiles = Settings.property(IDENTITY_FILES_PROP, "");
-    private String trustFiles = Settings.property(TRUST_PROP, "");
+    private final ContextKeys keys = new ContextKeys(Settings.property(SECRET_PROP, ""),
+        Settings.property(IDENTITY_FILES_PROP, ""), Settings.property(TRUST_PROP, ""));
     private String maxRing = Settings.property(MAX_RING_PROP, Integer.toString(64 << 20));
     private String maxPerIdentity = Settings.property(MAX_PER_IDENTITY_PROP, "0");
-    private final List<Identity> identities = new ArrayList<>();
-    private final List<PeerKey> trusted = new ArrayList<>();
     private String countersDirectory = Settings.property(COUNTERS_DIR_PROP, DEFAULT_COUNTERS_DIR);
     private String signalInterval = Settings.property(SIGNAL_INTERVAL_PROP, "16");
     private String maxPublications = Settings.property(MAX_PUBLICATIONS_PROP, "32");
@@ -149,72 +143,12 @@ public final class MessagingContext
         checksum = Settings.oneOf(CHECKSUM_PROP, checksum, CHECKSUM_MODES);
         maxRingValue = Settings.parsePowerOfTwo(MAX_RING_PROP, maxRing, 4096, 1 << 30);
         maxPerIdentityValue = Settings.parseInt(MAX_PER_IDENTITY_PROP, maxPerIdentity, 0, 4096, "0 (no limit) to 4096");
-        concludeKeys();
-        final ConnectionManagerConfig keys = new ConnectionManagerConfig()
-            .timeoutMs(Math.max(1000, TimeUnit.NANOSECONDS.toMillis(livenessTimeoutNs)));
-        if (identities.isEmpty())
-        {
-            keys.secret(secret.getBytes(StandardCharsets.UTF_8));
-        }
-        else
-        {
-            keys.identity(identities.getFirst()).trust(trusted);
-        }
-        connectionManagerConfig = keys.conclude();
-        if (identities.isEmpty())
-        {
-            identities.add(connectionManagerConfig.identity());
-            trusted.addAll(connectionManagerConfig.trusted().values());
-        }
+        connectionManagerConfig = keys.conclude(new ConnectionManagerConfig()
+            .timeoutMs(Math.max(1000, TimeUnit.NANOSECONDS.toMillis(livenessTimeoutNs))));
         concluded = true;
         return this;
     }
 
-
-    /**
-     * The identities and trust, from the setters, else the key files; a shared secret when neither.
-     */
-    private void concludeKeys()
-    {
-        if (identities.isEmpty())
-        {
-            for (final String file : identityFiles.split(","))
-            {
-                if (!file.isBlank())
-                {
-                    identities.add(KeyFiles.readIdentity(Path.of(file.trim())));
-                }
-            }
-        }
-        if (trusted.isEmpty())
-        {
-            for (final String file : trustFiles.split(","))
-            {
-                if (!file.isBlank())
-                {
-                    trusted.addAll(KeyFiles.readTrusted(Path.of(file.trim())));
-                }
-            }
-        }
-        if (identities.isEmpty() && secret.isEmpty())
-        {
-            throw new IllegalArgumentException("no identity: publications and subscriptions prove one; give this " +
-                "process its identity with MessagingContext.identity(...) or -D" + IDENTITY_FILES_PROP + "=FILE " +
-                "(./ringwire keygen NAME makes one) and the keys it accepts with trust(...) or -D" + TRUST_PROP +
-                "=FILE_OR_DIRECTORY; or, for one trust zone, the same -D" + SECRET_PROP + "=... on every end");
-        }
-        if (!identities.isEmpty() && trusted.isEmpty())
-        {
-            throw new IllegalArgumentException("no trusted key: this process holds identities " + identityNames() +
-                " but accepts nobody; give the public keys it accepts with trust(...) or -D" + TRUST_PROP +
-                "=FILE_OR_DIRECTORY");
-        }
-    }
-
-    private List<String> identityNames()
-    {
-        return identities.stream().map(Identity::name).toList();
-    }
 
     private static int[] parseCores(final String list)
     {
@@ -406,7 +340,7 @@ public final class MessagingContext
     public MessagingContext secret(final String secret)
     {
         checkMutable();
-        this.secret = secret;
+        keys.secret(secret);
         return this;
     }
 
@@ -419,15 +353,7 @@ public final class MessagingContext
     public MessagingContext identity(final Identity identity)
     {
         checkMutable();
-        for (final Identity held : identities)
-        {
-            if (held.name().equals(identity.name()))
-            {
-                throw new IllegalArgumentException("the context already holds an identity named '" + identity.name() +
-                    "'");
-            }
-        }
-        identities.add(identity);
+        keys.add(identity);
         return this;
     }
 
@@ -440,7 +366,7 @@ public final class MessagingContext
     public MessagingContext trust(final Collection<PeerKey> keys)
     {
         checkMutable();
-        trusted.addAll(keys);
+        this.keys.trust(keys);
         return this;
     }
 
@@ -450,7 +376,7 @@ public final class MessagingContext
     public List<Identity> identities()
     {
         checkConcluded();
-        return List.copyOf(identities);
+        return keys.identities();
     }
 
     /**
@@ -459,7 +385,7 @@ public final class MessagingContext
     public List<PeerKey> trusted()
     {
         checkConcluded();
-        return List.copyOf(trusted);
+        return keys.trusted();
     }
 
     /**

@@ -113,8 +113,8 @@ public final class Publication implements AutoCloseable
             this.appender = new FrameAppender(staging.buffer());
             this.signer = new FrameSigner(staging.buffer());
             this.counters = created = PublicationCounters.create(context, channel, streamId, device.counters());
-            this.destinations = new PublicationDestinations(context, endpoints, device, domain, completionQueue,
-                counters, streamId, capacity, this::onConnectionChange);
+            this.destinations = new PublicationDestinations(context, ChannelKeys.forPublication(context, channel),
+                endpoints, device, domain, completionQueue, counters, streamId, capacity, this::onConnectionChange);
             this.destinationArray = destinations.all;
             this.credit =
                 new PublicationCredit(destinations, completionQueue, destinations.completionHandler, capacity);

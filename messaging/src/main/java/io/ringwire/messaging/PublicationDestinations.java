@@ -10,6 +10,7 @@ import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.cm.ConnectionManagerConfig;
 import org.agrona.CloseHelper;
 
 import java.net.InetSocketAddress;
@@ -44,6 +45,8 @@ final class PublicationDestinations implements AutoCloseable
     /** Disconnects the destination whose queue pair a failed completion came from. */
     final CompletionHandler completionHandler = this::onCompletion;
     private final MessagingContext context;
+    /** The identity this publication proves and the subscribers it accepts. */
+    private final ConnectionManagerConfig keys;
     private final CompletionQueue completionQueue;
     private final ProtectionDomain domain;
     private final QueuePairConfig queuePairConfig;
@@ -58,7 +61,8 @@ final class PublicationDestinations implements AutoCloseable
     private long connections;
 
     /**
-     * @param context            the publication's context (timeouts, intervals, connection manager).
+     * @param context            the publication's context (timeouts, intervals).
+     * @param keys               the connection manager's settings for this channel ({@link ChannelKeys}).
      * @param endpoints          the subscribers' endpoints.
      * @param device             the publication's device.
      * @param domain             where queue pairs and the destinations' regions come from.
@@ -69,12 +73,14 @@ final class PublicationDestinations implements AutoCloseable
      * @param ringCapacity       the ring the publication writes with.
      * @param onConnectionChange run after each connection and disconnection.
      */
-    PublicationDestinations(final MessagingContext context, final List<InetSocketAddress> endpoints,
+    PublicationDestinations(final MessagingContext context, final ConnectionManagerConfig keys,
+        final List<InetSocketAddress> endpoints,
         final Device device, final ProtectionDomain domain, final CompletionQueue completionQueue,
         final PublicationCounters counters, final int streamId, final int ringCapacity,
         final Runnable onConnectionChange)
     {
         this.context = context;
+        this.keys = keys;
         this.completionQueue = completionQueue;
         this.domain = domain;
         this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue,
@@ -225,7 +231,7 @@ final class PublicationDestinations implements AutoCloseable
                 sessionId = ThreadLocalRandom.current().nextInt();
             }
             final SessionSetup setup = new SessionSetup(streamId, sessionId, ringCapacity, position);
-            if (destination.beginConnect(domain, queuePairConfig, setup, context.connectionManagerConfig(), nowNs))
+            if (destination.beginConnect(domain, queuePairConfig, setup, keys, nowNs))
             {
                 work++;
             }

@@ -90,10 +90,12 @@ public final class Subscription implements AutoCloseable
                     ImageAdmission.IMAGE_COMPLETIONS + ")");
             }
             this.frameChecksums = context.frameChecksums(device.verifiesIntegrity());
-            this.listener = ConnectionListener.bind(endpoint, context.connectionManagerConfig());
+            this.listener = ConnectionListener.bind(endpoint, ChannelKeys.forSubscription(context, channel));
             this.counters = SubscriptionCounters.create(context, channel, streamId, device.counters());
             this.admission = new ImageAdmission(context, streamId, device, domain, completionQueue, listener, maxImages,
-                frameChecksums, counters, imagesByQueuePair, this::makeAvailable, this::closeImage);
+                channel.maxRingCapacity(context.maxRingCapacity()),
+                channel.maxPublicationsPerIdentity(context.maxPublicationsPerIdentity()), frameChecksums, counters,
+                imagesByQueuePair, this::makeAvailable, this::closeImage);
         }
         catch (final RuntimeException ex)
         {
@@ -287,6 +289,7 @@ public final class Subscription implements AutoCloseable
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 5_000_000L);
         counters.device.update();
+        counters.identitiesRefused.setRelease(listener.counters().rejectedUnknownIdentity());
         int work = admission.acceptPublication(images.length, nowNs) + admission.adoptHandshakes();
         final Image[] current = images;
         for (final Image image : current)
@@ -309,6 +312,57 @@ public final class Subscription implements AutoCloseable
             }
         }
         return work;
+    }
+
+    /**
+     * @param sessionId an available image's session id, as the available-image handler was told it.
+     * @return the identity its publication proved at the handshake (the name of a key this
+     *         subscription accepts), or null when no such image is available.
+     */
+    public String imageIdentity(final int sessionId)
+    {
+        for (final Image image : images)
+        {
+            if (image.sessionId == sessionId)
+            {
+                return image.identity;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Closes an available image on the application's word (a peer that never logged on, keeps
+     * sending what it must not, or reads too slowly): its queue pair is torn down, the
+     * unavailable-image handler hears of it, and it is counted as evicted. Its publication sees the
+     * connection fail and may connect again, within the subscription's limits.
+     *
+     * <p>Threading: the polling thread, outside a fragment handler.
+     *
+     * @param sessionId the image's session id.
+     * @return whether such an image was available.
+     */
+    public boolean closeImage(final int sessionId)
+    {
+        for (final Image image : images)
+        {
+            if (image.sessionId == sessionId)
+            {
+                counters.imagesEvicted.incrementRelease();
+                closeImage(image);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return the listener's refusals of identities this subscription does not accept, also
+     *         counted as "identities refused".
+     */
+    public long identitiesRefused()
+    {
+        return listener.counters().rejectedUnknownIdentity();
     }
 
     /** Adds an image to those polled for liveness and credit, and tells the application. */

@@ -56,7 +56,7 @@ class ImageFrameCheckTest
             final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
             final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
             final long start = 7L * CAPACITY + 256;
-            final Image image = new Image(SESSION, STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, false, 0);
+            final Image image = new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, false, 0);
             join.buffer().putLong(JoinLayout.POSITION_OFFSET, start, ORDER);
             assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, counters));
 

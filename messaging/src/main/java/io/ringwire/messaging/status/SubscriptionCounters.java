@@ -32,6 +32,15 @@ public final class SubscriptionCounters implements AutoCloseable
     public final AtomicCounter imagesClosed;
     /** Publications refused because the subscription was full. */
     public final AtomicCounter imagesRefused;
+    /**
+     * Publications refused for what they asked or who they are: a ring above the subscription's
+     * largest, a session id already in use here, or one identity past its number of publications.
+     */
+    public final AtomicCounter setupsRefused;
+    /** Images the application closed ({@code Subscription.closeImage}): evicted peers. */
+    public final AtomicCounter imagesEvicted;
+    /** Publications refused at the handshake for an identity this subscription does not accept. */
+    public final AtomicCounter identitiesRefused;
     /** Images closed for being silent past the liveness timeout. */
     public final AtomicCounter livenessTimeouts;
     /** Images closed for a frame that broke the stream's rules. */
@@ -52,6 +61,9 @@ public final class SubscriptionCounters implements AutoCloseable
         imagesOpened = set.newCounter("images opened");
         imagesClosed = set.newCounter("images closed");
         imagesRefused = set.newCounter("publications refused");
+        setupsRefused = set.newCounter("setups refused");
+        imagesEvicted = set.newCounter("images evicted");
+        identitiesRefused = set.newCounter("identities refused");
         livenessTimeouts = set.newCounter("liveness timeouts");
         protocolErrors = set.newCounter("protocol errors");
         errors = set.newCounter("error completions");

@@ -1,0 +1,161 @@
+package io.ringwire.messaging;
+
+import io.ringwire.rdma.cm.Identity;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.ringwire.messaging.PubSubTestSupport.await;
+import static io.ringwire.messaging.PubSubTestSupport.context;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Keys per link over real messaging: a subscription takes publications only of the identities its
+ * channel accepts, knows which identity each image proved, decides the largest ring it maps and how
+ * many publications one identity may hold, and evicts an image on the application's word.
+ */
+class KeyedChannelsTest
+{
+    private static final int STREAM = 41;
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Identity ENGINE = Identity.generate("engine");
+    private static final Identity GATEWAY = Identity.generate("gateway");
+    private static final Identity MEMBER = Identity.generate("member-1");
+
+    @TempDir
+    Path directory;
+
+    /** The engine's side: proves engine, trusts the gateway and (for the test's refusals) the member. */
+    private MessagingContext engineSide()
+    {
+        return context(directory, context -> context.identity(ENGINE)
+            .trust(List.of(GATEWAY.peerKey(), MEMBER.peerKey())));
+    }
+
+    private MessagingContext side(final Identity identity)
+    {
+        return context(directory, context -> context.identity(identity).trust(List.of(ENGINE.peerKey())));
+    }
+
+    private static String channel(final String provider, final int port, final String parameters)
+    {
+        return "ringwire:" + provider + "?endpoint=127.0.0.1:" + port + parameters;
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aSubscriptionTakesOnlyTheIdentitiesItAcceptsAndKnowsWhichOneEachImageProved(final String provider)
+    {
+        try (Subscription subscription = Subscription.open(engineSide(), channel(provider, 0, "|accept=gateway"),
+            STREAM);
+             Publication member = Publication.open(side(MEMBER),
+                 channel(provider, subscription.endpoint().getPort(), ""), STREAM);
+             Publication gateway = Publication.open(side(GATEWAY),
+                 channel(provider, subscription.endpoint().getPort(), ""), STREAM))
+        {
+            final List<String> identities = new ArrayList<>();
+            subscription.availableImageHandler(sessionId -> identities.add(subscription.imageIdentity(sessionId)));
+            await(() -> gateway.isConnected() && subscription.imageCount() == 1 && subscription.identitiesRefused() > 0,
+                WAIT,
+                "the gateway connected and the member refused", () ->
+                {
+                    subscription.poll((buffer, offset, length, header) -> { }, 10);
+                    gateway.doWork();
+                    member.doWork();
+                });
+            assertFalse(member.isConnected());
+            assertTrue(member.lastConnectionError().contains("UNKNOWN_IDENTITY"), member.lastConnectionError());
+            assertEquals(List.of("gateway"), identities);
+            assertEquals(1, subscription.imageCount());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void theSubscriberDecidesTheRingAndHowManyPublicationsOneIdentityHolds(final String provider)
+    {
+        try (Subscription subscription = Subscription.open(engineSide(),
+            channel(provider, 0, "|max-ring=65536|max-per-identity=1"), STREAM);
+             Publication huge = Publication.open(side(GATEWAY),
+                 channel(provider, subscription.endpoint().getPort(), "|ring=131072"), STREAM);
+             Publication first = Publication.open(side(GATEWAY),
+                 channel(provider, subscription.endpoint().getPort(), "|ring=65536"), STREAM))
+        {
+            await(() -> first.isConnected() && null != huge.lastConnectionError(), WAIT,
+                "the fitting publication connected and the huge one refused", () ->
+                {
+                    subscription.poll((buffer, offset, length, header) -> { }, 10);
+                    first.doWork();
+                    huge.doWork();
+                });
+            assertFalse(huge.isConnected());
+            assertTrue(huge.lastConnectionError().contains("above this subscription's largest, 65536"),
+                huge.lastConnectionError());
+            try (Publication second = Publication.open(side(GATEWAY),
+                channel(provider, subscription.endpoint().getPort(), "|ring=65536"), STREAM))
+            {
+                await(() -> null != second.lastConnectionError(), WAIT, "the gateway's second publication refused",
+                    () ->
+                    {
+                        subscription.poll((buffer, offset, length, header) -> { }, 10);
+                        first.doWork();
+                        second.doWork();
+                    });
+                assertTrue(second.lastConnectionError().contains("identity 'gateway' has 1 publications here"),
+                    second.lastConnectionError());
+                assertFalse(second.isConnected());
+            }
+            assertTrue(subscription.counters().setupsRefused.get() >= 2);
+            assertEquals(1, subscription.imageCount());
+        }
+    }
+
+    @Test
+    void anEvictedImageIsClosedToldAndCountedAndItsPublicationLosesTheConnection()
+    {
+        try (Subscription subscription = Subscription.open(engineSide(), channel("shm", 0, ""), STREAM);
+             Publication gateway = Publication.open(side(GATEWAY),
+                 channel("shm", subscription.endpoint().getPort(), ""), STREAM))
+        {
+            final List<Integer> lost = new ArrayList<>();
+            subscription.unavailableImageHandler(lost::add);
+            await(() -> gateway.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
+            {
+                subscription.poll((buffer, offset, length, header) -> { }, 10);
+                gateway.doWork();
+            });
+            assertTrue(subscription.closeImage(gateway.sessionId()));
+            assertEquals(List.of(gateway.sessionId()), lost);
+            assertEquals(1, subscription.counters().imagesEvicted.get());
+            assertFalse(subscription.closeImage(gateway.sessionId()), "only once");
+            await(() -> !gateway.isConnected() || gateway.offer(new org.agrona.concurrent.UnsafeBuffer(new byte[8]), 0,
+                8) == Publication.NOT_CONNECTED, WAIT, "the publication noticed", gateway::doWork);
+        }
+    }
+
+    @Test
+    void aChannelNamesOnlyIdentitiesAndKeysTheContextHolds()
+    {
+        final MessagingContext two = context(directory, context -> context.identity(ENGINE).identity(GATEWAY)
+            .trust(List.of(MEMBER.peerKey())));
+        final IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+            () -> ChannelKeys.forSubscription(two, ChannelUri.parse(channel("shm", 0, ""))));
+        assertTrue(none.getMessage().contains("holds several"), none.getMessage());
+        assertEquals("gateway", ChannelKeys.forSubscription(two,
+            ChannelUri.parse(channel("shm", 0, "|identity=gateway"))).identity().name());
+        final IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+            () -> ChannelKeys.forPublication(two, ChannelUri.parse(channel("shm", 0, "|identity=engine|peer=nobody"))));
+        assertTrue(unknown.getMessage().contains("peer names 'nobody'"), unknown.getMessage());
+        assertNotNull(ChannelKeys.forPublication(two, ChannelUri.parse(channel("shm", 0, "|identity=engine|peer=member-1"))));
+    }
+}
