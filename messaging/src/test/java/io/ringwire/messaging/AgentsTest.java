@@ -14,14 +14,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static io.ringwire.messaging.PubSubTestSupport.SECRET;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -98,30 +96,10 @@ class AgentsTest
     {
         final int cpus = OnlineCpus.count();
         final MessagingContext context = context("busy", "");
-        final List<String> warnings = new CopyOnWriteArrayList<>();
-        final Logger logger = Logger.getLogger(Agents.class.getName());
-        final Handler capture = new Handler()
-        {
-            @Override
-            public void publish(final LogRecord record)
-            {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue())
-                {
-                    warnings.add(record.getMessage());
-                }
-            }
-
-            @Override
-            public void flush()
-            {
-            }
-
-            @Override
-            public void close()
-            {
-            }
-        };
-        logger.addHandler(capture);
+        // Warnings take RingWire's logging path, which writes one line each to the current stderr.
+        final PrintStream savedErr = System.err;
+        final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(errBytes, true, StandardCharsets.UTF_8));
         final int spinningBefore = Agents.spinningAgents();
         final List<Agents.RunningAgent> running = new ArrayList<>();
         try
@@ -141,6 +119,8 @@ class AgentsTest
             assertInstanceOf(BackoffIdleStrategy.class, oneTooMany.idleStrategy());
             assertEquals(cpus, Agents.spinningAgents(), "the one backing off does not spin");
             awaitWork(extra, 5);
+            final List<String> warnings = errBytes.toString(StandardCharsets.UTF_8).lines()
+                .filter(line -> line.startsWith("WARN Agents: ")).toList();
             assertTrue(warnings.stream().anyMatch(message -> message.contains("backs off") &&
                 message.contains("spinning thread " + (cpus + 1)) && message.contains(cpus + " online CPUs")),
                 "warning names the numbers: " + warnings);
@@ -148,7 +128,7 @@ class AgentsTest
         finally
         {
             running.forEach(Agents.RunningAgent::close);
-            logger.removeHandler(capture);
+            System.setErr(savedErr);
         }
         assertEquals(spinningBefore, Agents.spinningAgents(), "closed spinners free their slots");
         try (Agents.RunningAgent again = Agents.start(context, new CountingAgent(), Throwable::printStackTrace))

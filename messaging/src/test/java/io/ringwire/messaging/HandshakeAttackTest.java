@@ -48,6 +48,8 @@ class HandshakeAttackTest
     private static final int STREAM = 31;
     private static final int MESSAGES_BEFORE = 2_000;
     private static final int MESSAGES_AFTER = 20_000;
+    /** Bytes of the Ed25519 signature that ends every frame of the connection manager. */
+    private static final int SIGNATURE_LENGTH = 64;
 
     @TempDir
     Path directory;
@@ -146,12 +148,12 @@ class HandshakeAttackTest
         }
     }
 
-    /** Reads one connection-manager frame: 12-byte header with the body length at 8, body, 32-byte tag. */
+    /** Reads one connection-manager frame: 12-byte header with the body length at 8, body, 64-byte signature. */
     private static byte[] readFrame(final InputStream input) throws IOException
     {
         final byte[] header = input.readNBytes(12);
         final int bodyLength = ByteBuffer.wrap(header).getInt(8);
-        final byte[] rest = input.readNBytes(bodyLength + 32);
+        final byte[] rest = input.readNBytes(bodyLength + SIGNATURE_LENGTH);
         final byte[] frame = Arrays.copyOf(header, 12 + rest.length);
         System.arraycopy(rest, 0, frame, 12, rest.length);
         return frame;
@@ -229,7 +231,7 @@ class HandshakeAttackTest
                 recorded = fromClient.toByteArray();
             }
             final int bodyLength = ByteBuffer.wrap(recorded).getInt(8);
-            return Arrays.copyOf(recorded, 12 + bodyLength + 32);
+            return Arrays.copyOf(recorded, 12 + bodyLength + SIGNATURE_LENGTH);
         }
 
         @Override

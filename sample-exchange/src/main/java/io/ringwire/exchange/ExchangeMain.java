@@ -1,15 +1,20 @@
 package io.ringwire.exchange;
 
+import io.ringwire.exchange.config.RoleConfig;
+import io.ringwire.exchange.demo.RoleMain;
 import io.ringwire.exchange.engine.JournaledEngine;
 
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
- * {@code ringwire exchange}: the sample exchange's tools.
+ * {@code ringwire exchange}: the sample exchange's roles and tools.
  * <ul>
+ *   <li>{@code exchange engine|gateway|marketdata|clients --config FILE}: runs one role from its
+ *       config file (see {@code RoleFiles} for the keys), host by host; see {@code RoleMain}.</li>
  *   <li>{@code exchange replay --journal DIR}: recomputes the engine's output from its journal alone
  *       and prints the digest the engine reported for the same records, and the digest of the books
  *       it ends with.</li>
@@ -29,6 +34,36 @@ public final class ExchangeMain
     }
 
     /**
+     * Runs a role after checking that its config file names the same role.
+     */
+    private static int runRole(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        if (rest.length != 2 || !"--config".equals(rest[0]))
+        {
+            err.println("ringwire exchange " + args[0] + ": --config FILE is required");
+            usage(err);
+            return 2;
+        }
+        try
+        {
+            final RoleConfig config = RoleConfig.read(Path.of(rest[1]));
+            if (!config.role().equals(args[0]))
+            {
+                err.println("ringwire exchange " + args[0] + ": " + rest[1] + " is the config of the " + config.role() +
+                    " role");
+                return 2;
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("ringwire exchange " + args[0] + ": " + ex.getMessage());
+            return 2;
+        }
+        return RoleMain.run(rest, out, err);
+    }
+
+    /**
      * @return the exit code.
      */
     static int run(final String[] args, final PrintStream out, final PrintStream err)
@@ -37,6 +72,10 @@ public final class ExchangeMain
         {
             usage(args.length == 0 ? err : out);
             return args.length == 0 ? 2 : 0;
+        }
+        if (RoleConfig.ROLES.contains(args[0]))
+        {
+            return runRole(args, out, err);
         }
         if (!"replay".equals(args[0]))
         {
@@ -87,11 +126,16 @@ public final class ExchangeMain
 
     private static void usage(final PrintStream out)
     {
-        out.println("usage: ringwire exchange replay --journal DIR");
+        out.println("usage: ringwire exchange engine|gateway|marketdata|clients --config FILE");
+        out.println("       ringwire exchange replay --journal DIR");
         out.println();
+        out.println("  engine, gateway, marketdata, clients");
+        out.println("           run one role of the sample exchange from its config file: provider, identity key,");
+        out.println("           trusted public keys, endpoints, sessions, instruments, limits, cores; it prints");
+        out.println("           READY when connected and a REPORT when stopped (a 'stop' line, or SIGTERM)");
         out.println("  replay   recompute the matching engine's output from its journal alone and print the");
         out.println("           digest of everything it sent (the engine prints the same one) and of its books");
         out.println();
-        out.println("exit codes: 0 done, 1 the journal cannot be replayed, 2 bad command line");
+        out.println("exit codes: 0 done, 1 the role failed or the journal cannot be replayed, 2 bad command line or config");
     }
 }

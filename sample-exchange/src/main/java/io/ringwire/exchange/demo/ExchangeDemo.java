@@ -5,7 +5,11 @@ import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
+import io.ringwire.exchange.config.RoleFiles;
+import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.cm.Identity;
+import io.ringwire.rdma.cm.PeerKey;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -13,10 +17,8 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
@@ -126,21 +128,45 @@ public final class ExchangeDemo
             (int)Math.min(Integer.MAX_VALUE, 2 * rate / clients + 1000), 10_000, MAX_ORDERS);
     }
 
-    /** A messaging context of the run's own: a fresh secret, and shm files in a directory of the run. */
-    public static MessagingContext context(final Path shmDirectory, final String secret, final String cores)
+    /**
+     * A messaging context of an in-process run: one process plays every role, so it holds every
+     * identity of the layout (a fresh key each) and trusts each one's public key; each channel of the
+     * layout names the identity its end proves and whom it accepts, so every link is keyed on its own
+     * even here. Shm files go to a directory of the run.
+     */
+    public static MessagingContext context(final ExchangeLayout layout, final Path shmDirectory, final String cores)
     {
-        return new MessagingContext()
-            .secret(secret)
+        final MessagingContext context = new MessagingContext()
             .cores(cores)
-            .rdmaSettings(config -> config.shmDirectory(shmDirectory.toString()))
-            .conclude();
+            .rdmaSettings(config -> config.shmDirectory(shmDirectory.toString()));
+        final List<PeerKey> keys = new ArrayList<>();
+        for (final String name : layout.identities())
+        {
+            final Identity identity = Identity.generate(name);
+            context.identity(identity);
+            keys.add(identity.peerKey());
+        }
+        return context.trust(keys).conclude();
     }
 
-    public static String newSecret()
+    /**
+     * What the role files of a run of the demo say besides its layout.
+     *
+     * @param instruments  instruments.
+     * @param clients      client sessions.
+     * @param rate         orders a second over all clients.
+     * @param seed         the flow's seed.
+     * @param journal      the engine's journal.
+     * @param shmDirectory the shm provider's directory.
+     * @param engineCores  the engine's CPUs.
+     * @return the run.
+     */
+    public static RoleFiles.Run roleFiles(final int instruments, final int clients, final long rate, final long seed,
+        final Path journal, final Path shmDirectory, final String engineCores)
     {
-        final byte[] secret = new byte[16];
-        new SecureRandom().nextBytes(secret);
-        return HexFormat.of().formatHex(secret);
+        final EngineConfig engine = engineConfig(instruments, clients);
+        return new RoleFiles.Run(engine, gatewayConfig(clients, rate, engine), SimulatedClients.minPrice(),
+            SimulatedClients.maxPrice(), journal, shmDirectory, engineCores, rate, seed);
     }
 
     private int runInProcess()

@@ -93,8 +93,8 @@ public final class InProcessExchange implements AutoCloseable
     private void openRoles(final String provider, final int clientCount, final int instruments, final long rate,
         final long seed) throws InterruptedException
     {
-        context = ExchangeDemo.context(shmDirectory, ExchangeDemo.newSecret(), cores());
         final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, clientCount, 1);
+        context = ExchangeDemo.context(layout, shmDirectory, cores());
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, clientCount);
         engine = add(new EngineNode(context, layout, journal, engineConfig, running));
         gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(clientCount, rate, engineConfig),

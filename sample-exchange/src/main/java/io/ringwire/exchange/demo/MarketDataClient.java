@@ -68,9 +68,9 @@ public final class MarketDataClient implements Agent, AutoCloseable
         Publication toService = null;
         try
         {
-            subscription = Subscription.open(context, layout.channel(layout.marketDataClients()[index]),
+            subscription = Subscription.open(context, layout.marketDataClientSubscription(index),
                 ExchangeLayout.MARKET_DATA_STREAM);
-            toService = Publication.open(context, layout.channel(layout.snapshotRequests()),
+            toService = Publication.open(context, layout.snapshotRequestsPublication(index),
                 ExchangeLayout.SNAPSHOT_REQUESTS_STREAM);
         }
         catch (final RuntimeException ex)

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.exchange.config.RoleFiles;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.rdma.host.OnlineCpus;
 
@@ -16,13 +17,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code ringwire demo --processes}: the engine, the exchange (gateway and market-data service) and
- * the clients (with a market-data subscriber) each in a JVM of its own ({@link RoleMain}), on one
- * layout of endpoints; this process starts them, prints their progress, stops them in order
- * (clients first, so what is in flight drains) and prints the summary from their reports.
+ * {@code ringwire demo --processes}: the engine, the gateway, the market-data service and the
+ * clients (with a market-data subscriber) each in a JVM of its own ({@link RoleMain}), started from
+ * the config files and identity keys it writes for them ({@link RoleFiles}) as a deployment would;
+ * this process starts them, prints their progress, stops them in order (clients first, so what is in
+ * flight drains) and prints the summary from their reports.
  *
- * <p>Thread layout: the engine's process spins on the last online CPU; the exchange's spins,
- * unpinned; the clients' backs off. This process sleeps.
+ * <p>Thread layout: the engine's process spins on the last online CPU; the gateway's spins,
+ * unpinned; the market-data service's and the clients' back off. This process sleeps.
  */
 final class ProcessDemo
 {
@@ -33,31 +35,8 @@ final class ProcessDemo
     {
     }
 
-    /**
-     * The arguments of one role.
-     *
-     * @param role        engine, exchange or clients.
-     * @param layout      the run's endpoints.
-     * @param shmDirectory the shm provider's directory.
-     * @param instruments instruments.
-     * @param rate        orders a second (clients: this process's share; exchange: the whole run's).
-     * @param extra       the role's own options (journal, sessions, md-index...).
-     * @return the arguments.
-     */
-    static List<String> roleArguments(final String role, final ExchangeLayout layout, final Path shmDirectory,
-        final int instruments, final long rate, final String... extra)
-    {
-        final List<String> args = new ArrayList<>(List.of("--role", role));
-        args.addAll(Arrays.asList(layout.toArguments()));
-        args.addAll(List.of("--shm-dir", shmDirectory.toString(), "--instruments", Integer.toString(instruments),
-            "--rate", Long.toString(rate)));
-        args.addAll(Arrays.asList(extra));
-        return args;
-    }
-
     static int run(final DemoOptions options, final PrintStream out, final PrintStream err)
     {
-        final String secret = ExchangeDemo.newSecret();
         final List<RoleProcess> roles = new ArrayList<>();
         Path shmDirectory = null;
         Path journal = options.journal();
@@ -72,19 +51,22 @@ final class ProcessDemo
             final ExchangeLayout layout = ExchangeLayout.onFreePorts(options.provider(), options.clients(), 1);
             final List<Integer> cpus = OnlineCpus.asList();
             final String engineCore = cpus.isEmpty() ? "" : String.valueOf(cpus.getLast());
-            final RoleProcess engine = start(roles, "engine", secret, roleArguments("engine", layout, shmDirectory,
-                options.instruments(), options.rate(), "--journal", journal.toString(), "--cores", engineCore), out);
-            final RoleProcess exchange = start(roles, "exchange", secret, roleArguments("exchange", layout,
-                shmDirectory, options.instruments(), options.rate()), out);
-            final RoleProcess clients = start(roles, "clients", secret, roleArguments("clients", layout, shmDirectory,
-                options.instruments(), options.rate(), "--sessions", "0:" + options.clients(), "--md-index", "0",
-                "--seed", Long.toString(options.seed())), out);
+            final Path files = shmDirectory.resolve("roles");
+            final RoleFiles.Run run = ExchangeDemo.roleFiles(options.instruments(), options.clients(), options.rate(),
+                options.seed(), journal, shmDirectory, engineCore);
+            RoleFiles.writeCore(files, layout, run);
+            final RoleProcess engine = start(roles, "engine", files.resolve("engine.conf"), out);
+            final RoleProcess gateway = start(roles, "gateway", files.resolve("gateway.conf"), out);
+            final RoleProcess marketData = start(roles, "marketdata", files.resolve("marketdata.conf"), out);
+            final RoleProcess clients = start(roles, "clients", RoleFiles.writeClients(files.resolve("clients.conf"),
+                layout, run, 0, options.clients(), 0, 0), out);
             out.println("ringwire demo --processes: " + options.provider() + ", " + options.clients() + " clients, " +
                 options.instruments() + " instruments, " + options.rate() + " orders/s offered, " +
                 (options.seconds() == 0 ? "until Ctrl-C" : options.seconds() + " s") + "; journal " + journal);
             out.println("processes: " + engine.awaitReady(READY_TIMEOUT).substring(6) + "; " +
-                exchange.awaitReady(READY_TIMEOUT).substring(6) + "; " + clients.awaitReady(READY_TIMEOUT).substring(6) +
-                "; this one sleeps");
+                gateway.awaitReady(READY_TIMEOUT).substring(6) + "; " + marketData.awaitReady(READY_TIMEOUT).substring(6) +
+                "; " + clients.awaitReady(READY_TIMEOUT).substring(6) + "; this one sleeps; roles' config files in " +
+                files);
             final long startNs = System.nanoTime();
             final long endNs = options.seconds() == 0 ? Long.MAX_VALUE : startNs + TimeUnit.SECONDS.toNanos(options.seconds());
             long lastSent = 0;
@@ -107,9 +89,10 @@ final class ProcessDemo
             // up (its books before cancel-on-disconnect), then the rest.
             clients.quiesce(STOP_TIMEOUT);
             engine.stopAndWait(STOP_TIMEOUT);
-            exchange.stopAndWait(STOP_TIMEOUT);
+            gateway.stopAndWait(STOP_TIMEOUT);
+            marketData.stopAndWait(STOP_TIMEOUT);
             clients.stopAndWait(STOP_TIMEOUT);
-            return summary(out, seconds, engine, exchange, clients) ? 0 : 1;
+            return summary(out, seconds, engine, gateway, marketData, clients) ? 0 : 1;
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -143,10 +126,10 @@ final class ProcessDemo
         }
     }
 
-    private static RoleProcess start(final List<RoleProcess> roles, final String name, final String secret,
-        final List<String> args, final PrintStream out) throws IOException
+    private static RoleProcess start(final List<RoleProcess> roles, final String name, final Path config,
+        final PrintStream out) throws IOException
     {
-        final RoleProcess role = RoleProcess.start(name, secret, args, out::println);
+        final RoleProcess role = RoleProcess.start(name, config, out::println);
         roles.add(role);
         return role;
     }
@@ -158,13 +141,14 @@ final class ProcessDemo
     }
 
     private static boolean summary(final PrintStream out, final double seconds, final RoleProcess engine,
-        final RoleProcess exchange, final RoleProcess clients)
+        final RoleProcess gateway, final RoleProcess marketData, final RoleProcess clients)
     {
         final Map<String, String> e = engine.report("engine");
-        final Map<String, String> x = exchange.report("exchange");
+        final Map<String, String> x = gateway.report("gateway");
+        final Map<String, String> m = marketData.report("marketdata");
         final Map<String, String> c = clients.report("clients");
         out.println();
-        out.println(String.format(Locale.ROOT, "summary (%.1f s, three processes)", seconds));
+        out.println(String.format(Locale.ROOT, "summary (%.1f s, four processes)", seconds));
         out.println("  requests sent     " + c.get("sent") + ": " + c.get("newOrders") + " new orders");
         out.println("  acknowledged      " + c.get("acks") + " new orders, " + c.get("duplicateAcks") + " twice");
         out.println("  fills             " + c.get("fills") + " reports, " + e.get("trades") + " trades; bought " +
@@ -174,7 +158,7 @@ final class ProcessDemo
             x.get("malformed") + " malformed, " + x.get("throttled") + " throttled");
         out.println("  engine            " + e.get("applied") + " requests applied, last sequence " + e.get("sequence") +
             "; clients received " + c.get("sequences") + " sequenced reports, " + c.get("duplicateSequences") + " twice");
-        out.println("  market data       " + x.get("published") + " published; subscriber " + c.get("mdGaps") + " gaps, " +
+        out.println("  market data       " + m.get("published") + " published; subscriber " + c.get("mdGaps") + " gaps, " +
             c.get("mdRecoveries") + " recoveries");
         out.println("  latency (us)                       count      p50      p90      p99    p99.9      max");
         for (final Map<String, String> hop : clients.reports("hop"))

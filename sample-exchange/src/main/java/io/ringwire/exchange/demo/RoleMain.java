@@ -1,6 +1,9 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.exchange.config.RoleConfig;
+import io.ringwire.exchange.config.RoleFiles;
 import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.gateway.GatewayCounters;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
 import io.ringwire.exchange.book.RestingOrder;
@@ -21,10 +24,10 @@ import org.agrona.concurrent.CompositeAgent;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -34,25 +37,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * One role group of the demo in a JVM of its own ({@code ringwire demo --processes}, and the
- * multi-process tests): {@code engine}, {@code exchange} (gateway and market-data service) or
- * {@code clients} (a range of the sessions, and optionally a market-data subscriber).
+ * One role of the sample exchange in a JVM of its own, from its config file ({@link RoleConfig}):
+ * {@code ringwire exchange engine|gateway|marketdata --config FILE} deploys the roles host by host,
+ * and {@code ringwire demo --processes} and the multi-process tests start the same roles, and a
+ * {@code clients} role of simulated clients, from files they write ({@link RoleFiles}).
  *
- * <p>The parent talks to it by lines: the role prints {@code READY} once every connection it needs
- * is up and its thread runs, {@code PROGRESS k=v...} once a second (clients), and on {@code stop}
- * (a line on its stdin, or stdin closing, or SIGTERM) it stops as the in-process demo does, prints
+ * <p>It talks to whoever started it by lines: it prints {@code READY} once every connection it
+ * needs is up and its thread runs, {@code PROGRESS k=v...} once a second (clients), and on
+ * {@code stop} (a line on its stdin, or stdin closing, or SIGTERM) it stops, prints
  * {@code REPORT k=v...} lines and {@code DONE}, and exits 0. Clients also take {@code quiesce}: stop
  * sending, drain and report, but keep the sessions up until {@code stop}, so the engine can report
- * its books before cancel-on-disconnect empties them. The messaging secret comes in the
- * environment ({@value #SECRET_ENV}), never on the command line.
+ * its books before cancel-on-disconnect empties them.
  *
- * <p>Thread layout: the role's agents on one thread (spinning for engine and exchange, backing off
- * for clients); the main thread waits for the stop line.
+ * <p>Thread layout: the role's agents on one thread (spinning for engine and gateway, backing off
+ * for market data and clients, so two spinners share two cores); the main thread waits for the
+ * stop line.
  */
 public final class RoleMain
 {
-    /** The environment variable that carries the run's messaging secret. */
-    public static final String SECRET_ENV = "RINGWIRE_DEMO_SECRET";
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
 
     private RoleMain()
@@ -60,30 +62,41 @@ public final class RoleMain
     }
 
     /**
-     * @param args the role's command line (see {@link ProcessDemo#roleArguments}).
+     * @param args {@code --config FILE}.
      */
     public static void main(final String[] args)
     {
-        System.exit(run(args, System.out));
+        System.exit(run(args, System.out, System.err));
     }
 
-    static int run(final String[] args, final PrintStream out)
+    /**
+     * Runs the role its config file names.
+     *
+     * @param args {@code --config FILE}.
+     * @param out  where the line protocol goes.
+     * @param err  where refusals and failures go.
+     * @return the exit code: 0 done, 1 failed, 2 bad command line or config.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        final Map<String, String> options = parse(args);
-        final String role = options.get("role");
-        final ExchangeLayout layout = layout(options);
-        final int instruments = Integer.parseInt(options.get("instruments"));
-        final int clientCount = layout.clientReplies().length;
-        final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, clientCount);
-        final String secret = System.getenv(SECRET_ENV);
-        if (null == secret || secret.isBlank())
+        if (args.length != 2 || !"--config".equals(args[0]))
         {
-            System.err.println("ringwire demo role: " + SECRET_ENV + " is not set");
+            err.println("usage: ringwire exchange engine|gateway|marketdata|clients --config FILE");
             return 2;
         }
-        final boolean spins = !"clients".equals(role);
-        final MessagingContext context = ExchangeDemo.context(Path.of(options.get("shm-dir")), secret,
-            options.getOrDefault("cores", ""));
+        final RoleConfig config;
+        final MessagingContext context;
+        try
+        {
+            config = RoleConfig.read(Path.of(args[1]));
+            context = context(config);
+        }
+        catch (final IllegalArgumentException | UncheckedIOException ex)
+        {
+            err.println("ringwire exchange: " + ex.getMessage());
+            return 2;
+        }
+        final String role = config.role();
         final RunFlag running = new RunFlag();
         final CountDownLatch stop = new CountDownLatch(1);
         final CountDownLatch exit = new CountDownLatch(1);
@@ -99,12 +112,10 @@ public final class RoleMain
         {
             return switch (role)
             {
-                case "engine" -> runEngine(context, layout, Path.of(options.get("journal")), engineConfig, running, stop,
-                    closeables, out);
-                case "exchange" -> runExchange(context, layout, engineConfig, options, running, stop, closeables, out);
-                case "clients" -> runClients(context, layout, engineConfig, options, running, stop, exit, closeables,
-                    out);
-                default -> throw new IllegalArgumentException("unknown role '" + role + "'");
+                case "engine" -> runEngine(context, config, running, stop, closeables, out);
+                case "gateway" -> runGateway(context, config, running, stop, closeables, out);
+                case "marketdata" -> runMarketData(context, config, running, stop, closeables, out);
+                default -> runClients(context, config, running, stop, exit, closeables, out);
             };
         }
         catch (final InterruptedException ex)
@@ -114,7 +125,7 @@ public final class RoleMain
         }
         catch (final RuntimeException ex)
         {
-            System.err.println("ringwire demo role " + role + ": " + ex);
+            err.println("ringwire exchange " + role + ": " + ex);
             return 1;
         }
         finally
@@ -137,11 +148,24 @@ public final class RoleMain
         }
     }
 
-    private static int runEngine(final MessagingContext context, final ExchangeLayout layout, final Path journal,
-        final EngineConfig config, final RunFlag running, final CountDownLatch stop, final List<AutoCloseable> closeables,
-        final PrintStream out) throws InterruptedException
+    /** The role's messaging: its identities and the keys it accepts, its cores and shm directory. */
+    private static MessagingContext context(final RoleConfig config)
     {
-        final EngineNode engine = add(closeables, new EngineNode(context, layout, journal, config, running));
+        final MessagingContext context = new MessagingContext().trust(config.trusted()).cores(config.cores());
+        config.identities().forEach(context::identity);
+        if (null != config.shmDirectory())
+        {
+            context.rdmaSettings(rdma -> rdma.shmDirectory(config.shmDirectory().toString()));
+        }
+        return context.conclude();
+    }
+
+    private static int runEngine(final MessagingContext context, final RoleConfig config, final RunFlag running,
+        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out)
+        throws InterruptedException
+    {
+        final EngineNode engine = add(closeables, new EngineNode(context, config.layout(), config.journal(),
+            config.engine(), running));
         connect(engine::isConnected, engine, "engine");
         engine.open();
         final Agents.RunningAgent agent = add(closeables, Agents.start(context, engine, RoleMain::fail));
@@ -168,51 +192,66 @@ public final class RoleMain
         return 0;
     }
 
-    private static int runExchange(final MessagingContext context, final ExchangeLayout layout,
-        final EngineConfig engineConfig, final Map<String, String> options, final RunFlag running,
+    private static int runGateway(final MessagingContext context, final RoleConfig config, final RunFlag running,
         final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out)
         throws InterruptedException
     {
-        final long rate = Long.parseLong(options.get("rate"));
-        final GatewayNode gateway = add(closeables, new GatewayNode(context, layout,
-            ExchangeDemo.gatewayConfig(layout.clientReplies().length, rate, engineConfig), running));
-        final MarketDataNode marketData = add(closeables, new MarketDataNode(context, layout, engineConfig, running));
-        final Agent both = new CompositeAgent(gateway, marketData);
-        // Market-data subscribers may join late: the service publishes whether or not one is there.
-        connect(gateway::isConnected, both, "exchange");
-        final Agents.RunningAgent agent = add(closeables, Agents.start(context, both, RoleMain::fail));
-        out.println("READY exchange " + describe(agent));
+        final GatewayNode gateway = add(closeables, new GatewayNode(context, config.layout(), config.gateway(),
+            running));
+        connect(gateway::isConnected, gateway, "gateway");
+        final Agents.RunningAgent agent = add(closeables, Agents.start(context, gateway, RoleMain::fail));
+        out.println("READY gateway " + describe(agent));
         out.flush();
         stop.await();
         agent.close();
-        quiesce(both);
-        final var counters = gateway.gateway().counters();
-        out.println("REPORT exchange forwarded=" + counters.forwarded() + " logons=" + counters.logons() +
+        quiesce(gateway);
+        final GatewayCounters counters = gateway.gateway().counters();
+        out.println("REPORT gateway forwarded=" + counters.forwarded() + " logons=" + counters.logons() +
             " malformed=" + counters.malformed() + " throttled=" + counters.throttled() +
             " cancelOnDisconnect=" + counters.cancelOnDisconnects() + " transportLosses=" + counters.transportLosses() +
-            " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " lastEngineSequence=" +
-            gateway.gateway().lastEngineSequence() + " published=" + marketData.published() +
-            " snapshotParts=" + marketData.snapshotParts());
+            " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
+            " logonTimeouts=" + counters.logonTimeouts() + " slowConsumers=" + counters.slowConsumerDisconnects() +
+            " malformedDisconnects=" + counters.malformedDisconnects() + " lastEngineSequence=" +
+            gateway.gateway().lastEngineSequence());
         return 0;
     }
 
-    private static int runClients(final MessagingContext context, final ExchangeLayout layout,
-        final EngineConfig engineConfig, final Map<String, String> options, final RunFlag running,
+    private static int runMarketData(final MessagingContext context, final RoleConfig config, final RunFlag running,
+        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out)
+        throws InterruptedException
+    {
+        final MarketDataNode marketData = add(closeables, new MarketDataNode(context, config.layout(), config.engine(),
+            running));
+        // Subscribers may join late: the service publishes whether or not one is there.
+        connect(() -> true, marketData, "marketdata");
+        final AgentRunner runner = add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail, null,
+            marketData)); // a third role on a small machine: it backs off, leaving the cores to engine and gateway
+        AgentRunner.startOnThread(runner);
+        out.println("READY marketdata (backs off, not pinned)");
+        out.flush();
+        stop.await();
+        runner.close();
+        quiesce(marketData);
+        out.println("REPORT marketdata published=" + marketData.published() + " snapshotParts=" +
+            marketData.snapshotParts());
+        return 0;
+    }
+
+    private static int runClients(final MessagingContext context, final RoleConfig config, final RunFlag running,
         final CountDownLatch stop, final CountDownLatch exit, final List<AutoCloseable> closeables,
         final PrintStream out)
         throws InterruptedException
     {
-        final String[] range = options.get("sessions").split(":");
-        final int from = Integer.parseInt(range[0]);
-        final int to = Integer.parseInt(range[1]);
-        final List<SessionConfig> sessions = ExchangeDemo.sessions(layout.clientReplies().length).subList(from, to);
-        final long rate = Long.parseLong(options.get("rate"));
-        final long seed = Long.parseLong(options.getOrDefault("seed", "1"));
-        final int marketDataIndex = Integer.parseInt(options.getOrDefault("md-index", "-1"));
-        final long marketDataJoinMs = Long.parseLong(options.getOrDefault("md-join-after-ms", "0"));
+        final ExchangeLayout layout = config.layout();
+        final EngineConfig engineConfig = config.engine();
+        final List<SessionConfig> sessions = config.sessions();
+        final int from = 0;
+        final int to = sessions.size();
+        final int marketDataIndex = layout.marketDataClients().isEmpty() ? -1 : 0;
+        final long marketDataJoinMs = config.marketDataJoinAfterMs();
         final LatencyLedger ledger = new LatencyLedger();
         final SimulatedClients clients = add(closeables, new SimulatedClients(context, layout, sessions, from,
-            instrumentsOf(engineConfig), rate, seed, ledger, running));
+            instrumentsOf(engineConfig), config.rate(), config.seed(), ledger, running));
         MarketDataClient marketData = null;
         if (marketDataIndex >= 0 && marketDataJoinMs == 0)
         {
@@ -230,7 +269,8 @@ public final class RoleMain
         final AgentRunner runner = add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail, null,
             agent)); // a third thread on a small machine: it backs off, leaving the cores to engine and exchange
         AgentRunner.startOnThread(runner);
-        out.println("READY clients sessions " + from + " to " + (to - 1) + " (backs off, not pinned)");
+        out.println("READY clients sessions " + sessions.getFirst().sessionId() + " to " +
+            sessions.getLast().sessionId() + " (backs off, not pinned)");
         out.flush();
         final long startNs = System.nanoTime();
         long nextNs = startNs + TimeUnit.SECONDS.toNanos(1);
@@ -424,41 +464,5 @@ public final class RoleMain
     {
         closeables.add(closeable);
         return closeable;
-    }
-
-    private static ExchangeLayout layout(final Map<String, String> options)
-    {
-        final int[] ports = ints(options.get("ports"));
-        return new ExchangeLayout(options.get("provider"), options.get("host"), ports[0], ports[1], ports[2], ports[3],
-            ports[4], ints(options.get("client-ports")), ints(options.getOrDefault("md-ports", "")));
-    }
-
-    private static int[] ints(final String list)
-    {
-        if (null == list || list.isBlank())
-        {
-            return new int[0];
-        }
-        final String[] parts = list.split(",");
-        final int[] values = new int[parts.length];
-        for (int i = 0; i < parts.length; i++)
-        {
-            values[i] = Integer.parseInt(parts[i].trim());
-        }
-        return values;
-    }
-
-    private static Map<String, String> parse(final String[] args)
-    {
-        final Map<String, String> options = new HashMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2)
-        {
-            if (!args[i].startsWith("--"))
-            {
-                throw new IllegalArgumentException("expected an option, got '" + args[i] + "'");
-            }
-            options.put(args[i].substring(2), args[i + 1]);
-        }
-        return options;
     }
 }

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -79,16 +80,32 @@ public final class RoleProcess implements AutoCloseable
      * Starts a role in a new JVM with this JVM's flags and classpath.
      *
      * @param name   a name for messages.
-     * @param secret the run's messaging secret, passed in the environment.
-     * @param args   the role's arguments.
+     * @param config the role's config file.
      * @param echo   takes the lines the role prints that are not protocol (its stdout); null drops them.
      * @return the running role.
      * @throws IOException when the JVM cannot be started.
      */
-    public static RoleProcess start(final String name, final String secret, final List<String> args,
+    public static RoleProcess start(final String name, final Path config, final Consumer<String> echo)
+        throws IOException
+    {
+        return start(name, List.of(), config, echo);
+    }
+
+    /**
+     * Starts a role's JVM behind a command prefix, e.g. {@code ip netns exec NAME} to run it in a
+     * network namespace of its own.
+     *
+     * @param name   a name for messages.
+     * @param prefix what the java command runs under; empty for nothing.
+     * @param config the role's config file.
+     * @param echo   takes the lines the role prints that are not protocol; null drops them.
+     * @return the running role.
+     * @throws IOException when the JVM cannot be started.
+     */
+    public static RoleProcess start(final String name, final List<String> prefix, final Path config,
         final Consumer<String> echo) throws IOException
     {
-        final List<String> command = new ArrayList<>();
+        final List<String> command = new ArrayList<>(prefix);
         command.add(ProcessHandle.current().info().command().orElse("java"));
         for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
         {
@@ -101,9 +118,9 @@ public final class RoleProcess implements AutoCloseable
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(RoleMain.class.getName());
-        command.addAll(args);
+        command.add("--config");
+        command.add(config.toString());
         final ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-        builder.environment().put(RoleMain.SECRET_ENV, secret);
         return new RoleProcess(name, builder.start(), echo);
     }
 

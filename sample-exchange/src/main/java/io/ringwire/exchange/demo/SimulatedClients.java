@@ -177,12 +177,12 @@ public final class SimulatedClients implements Agent, AutoCloseable
         {
             for (int i = 0; i < clients.length; i++)
             {
-                final Subscription replies = Subscription.open(context, layout.channel(layout.clientReplies()[firstIndex + i]),
+                final Subscription replies = Subscription.open(context, layout.clientRepliesSubscription(firstIndex + i),
                     ExchangeLayout.REPLIES_STREAM);
                 final Publication orders;
                 try
                 {
-                    orders = Publication.open(context, layout.channel(layout.gatewayOrders()), ExchangeLayout.ORDERS_STREAM);
+                    orders = Publication.open(context, layout.clientOrdersPublication(firstIndex + i), ExchangeLayout.ORDERS_STREAM);
                 }
                 catch (final RuntimeException ex)
                 {

@@ -24,9 +24,18 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  * the engine's execution reports back to their session, and cancels a lost session's orders
  * (cancel-on-disconnect, as CME iLink 3 does).
  *
- * <p>Sessions: a transport session (the messaging image the bytes came on; many clients share one
- * subscription) is bound to a configured session by an accepted Logon and unbound by Logout,
- * heartbeat timeout, {@link #onTransportLost} or {@link #onSessionUnreachable}. Each unbinding sends
+ * <p>Connections: the transport tells the gateway of each connection (a messaging image; many
+ * clients share one subscription) and the member identity its key proved
+ * ({@link #onTransportAvailable}); a connection of no configured member is disconnected. A
+ * connection may log on only as the session of its own identity, and is answered only on that
+ * session's stream. Before logon it is bounded: its logon attempts and the answers it can draw are
+ * rate limited, and it is disconnected when it has not logged on within the logon timeout; at any
+ * time it is disconnected when it keeps sending malformed messages, each of which also takes a
+ * token of its rate ({@link TransportLimits}).
+ *
+ * <p>Sessions: a connection is bound to a configured session by an accepted Logon and unbound by
+ * Logout, heartbeat timeout, {@link #onTransportLost}, {@link #onSessionUnreachable} or
+ * {@link #onSlowConsumer}. Each unbinding sends
  * the engine one MassCancel of the session's account on every instrument; if the engine's stream
  * refuses it, {@link #doWork} offers it again until it goes.
  *
@@ -62,6 +71,10 @@ public final class Gateway
     public static final int LOGON_REJECTED = -101;
     /** {@link #onClientMessage}: a Logon (or Logout) named no configured session: dropped. */
     public static final int UNKNOWN_SESSION = -102;
+    /** {@link #onClientMessage}: the connection was not announced by {@link #onTransportAvailable}: dropped. */
+    public static final int UNIDENTIFIED = -105;
+    /** {@link #onClientMessage}: a Logon over its connection's logon rate: dropped unanswered. */
+    public static final int LOGON_THROTTLED = -106;
     /** {@link #onClientMessage}: a well-formed message a client may not send, or a Heartbeat before logon: dropped. */
     public static final int UNSUPPORTED = -103;
     /**
@@ -88,6 +101,12 @@ public final class Gateway
 
     private final GatewayCounters counters = new GatewayCounters();
     private final GatewaySessions sessions;
+    private final GatewayTransports transports;
+    private final RateLimiter rateLimiter;
+    private final RateLimiter transportLimiter;
+    private final TransportLimits transportLimits;
+    private final long logonTimeoutNs;
+    private final GatewayOutput output;
     private final PreTradeRisk risk;
     private final GatewaySender sender;
     private final SessionControl sessionControl;
@@ -126,9 +145,14 @@ public final class Gateway
         {
             throw new IllegalArgumentException("gateway: config and output are needed");
         }
+        this.output = output;
         this.sessions = new GatewaySessions(config.sessions(), MAX_CREDENTIALS_LENGTH);
-        final RateLimiter rateLimiter =
-            new RateLimiter(sessions.count(), config.maxMessagesPerSecond(), config.burst());
+        this.rateLimiter = new RateLimiter(sessions.count(), config.maxMessagesPerSecond(), config.burst());
+        this.transportLimits = config.transportLimits();
+        this.transports = new GatewayTransports(transportLimits.maxTransports());
+        this.transportLimiter = new RateLimiter(transportLimits.maxTransports(), transportLimits.logonsPerSecond(),
+            transportLimits.logonBurst());
+        this.logonTimeoutNs = transportLimits.logonTimeoutMs() * 1_000_000L;
         this.risk = new PreTradeRisk(config);
         this.sender = new GatewaySender(output, sendClock, sessions, counters);
         this.sessionControl = new SessionControl(sessions, rateLimiter, counters, sender, MAX_CREDENTIALS_LENGTH);
@@ -168,6 +192,37 @@ public final class Gateway
     }
 
     /**
+     * A client's connection is up: the transport says which member identity its key proved.
+     * Not on the hot path.
+     *
+     * @param transportSession the messaging image's session id.
+     * @param identity         the identity the connection's key proved.
+     * @param nowNs            epoch nanoseconds now: its logon timeout starts.
+     * @return the configured session of that identity (the only one it may log on as), or
+     *         {@link #UNKNOWN_SESSION} when it is no member's or the gateway tracks its most
+     *         connections: the connection is then asked to go ({@link GatewayOutput#disconnect}).
+     */
+    public int onTransportAvailable(final int transportSession, final String identity, final long nowNs)
+    {
+        final int session = sessions.ofIdentity(identity);
+        if (session == NONE)
+        {
+            counters.unknownIdentities++;
+            output.disconnect(transportSession);
+            return UNKNOWN_SESSION;
+        }
+        final int slot = transports.announce(transportSession, session, nowNs);
+        if (slot == NONE)
+        {
+            counters.transportsRefused++;
+            output.disconnect(transportSession);
+            return UNKNOWN_SESSION;
+        }
+        transportLimiter.reset(slot, nowNs);
+        return session;
+    }
+
+    /**
      * Takes one message from a client.
      *
      * @param transportSession the messaging image's session id the bytes came on.
@@ -178,6 +233,13 @@ public final class Gateway
     public int onClientMessage(final int transportSession, final DirectBuffer buffer, final int offset,
         final int length, final long nowNs)
     {
+        final int slot = transports.slot(transportSession);
+        if (slot == NONE)
+        {
+            counters.unidentifiedTransports++;
+            return UNIDENTIFIED;
+        }
+        final int identitySession = transports.identitySession(slot);
         final int session = sessions.ofTransport(transportSession);
         if (session != NONE)
         {
@@ -187,14 +249,15 @@ public final class Gateway
         if (valid < 0)
         {
             counters.countMalformed(valid);
-            if (session != NONE)
-            {
-                sender.reply(session, sender.replies().reject(0, sessions.account(session), 0, NULL_ENUM, NULL_ENUM,
-                    NULL_ENUM, 0, 0, NULL_TIME, MALFORMED, nowNs, sender.sendTime(nowNs)), nowNs);
-            }
+            onMalformed(slot, session, identitySession, nowNs);
             return -MALFORMED;
         }
         header.wrap(buffer, offset);
+        if (session == NONE && header.templateId() != LogonDecoder.TEMPLATE_ID)
+        {
+            orderEntry.replyBeforeLogon(transportLimiter.tryAcquire(slot, nowNs) ? identitySession :
+                OrderEntry.THROTTLED);
+        }
         final int blockLength = header.blockLength();
         final int version = header.version();
         final int body = offset + HEADER_LENGTH;
@@ -209,11 +272,55 @@ public final class Gateway
             case MassCancelDecoder.TEMPLATE_ID -> orderEntry.onMassCancel(session,
                 massCancel.wrap(buffer, body, blockLength, version), buffer, offset, blockLength, nowNs);
             case HeartbeatDecoder.TEMPLATE_ID -> session != NONE ? HEARTBEAT : unsupported();
-            case LogonDecoder.TEMPLATE_ID -> sessionControl.onLogon(transportSession, session,
+            case LogonDecoder.TEMPLATE_ID -> onLogon(slot, transportSession, session, identitySession,
                 logon.wrap(buffer, body, blockLength, version), nowNs);
-            case LogoutDecoder.TEMPLATE_ID -> sessionControl.onLogout(session, nowNs);
+            case LogoutDecoder.TEMPLATE_ID -> onLogout(slot, session, nowNs);
             default -> unsupported();
         };
+    }
+
+    private int onLogon(final int slot, final int transportSession, final int session, final int identitySession,
+        final LogonDecoder request, final long nowNs)
+    {
+        if (!transportLimiter.tryAcquire(slot, nowNs))
+        {
+            counters.logonsThrottled++;
+            return LOGON_THROTTLED;
+        }
+        return sessionControl.onLogon(transportSession, session, identitySession, request, nowNs);
+    }
+
+    private int onLogout(final int slot, final int session, final long nowNs)
+    {
+        final int result = sessionControl.onLogout(session, nowNs);
+        transports.waitingFrom(slot, nowNs);
+        return result;
+    }
+
+    /**
+     * A malformed message takes a token of its sender's rate (its session's once logged on, its
+     * connection's before) and is answered only with that token; past the connection's limit of
+     * them, the connection is asked to go.
+     */
+    private void onMalformed(final int slot, final int session, final int identitySession, final long nowNs)
+    {
+        final boolean answer = session != NONE ? rateLimiter.tryAcquire(session, nowNs) :
+            transportLimiter.tryAcquire(slot, nowNs);
+        if (answer)
+        {
+            final int replyTo = session != NONE ? session : identitySession;
+            sender.reply(replyTo, sender.replies().reject(0, sessions.account(replyTo), 0, NULL_ENUM, NULL_ENUM,
+                NULL_ENUM, 0, 0, NULL_TIME, MALFORMED, nowNs, sender.sendTime(nowNs)), nowNs);
+        }
+        else
+        {
+            counters.repliesThrottled++;
+        }
+        if (transports.strike(slot) == transportLimits.maxMalformed() + 1)
+        {
+            counters.malformedDisconnects++;
+            output.disconnect(transports.transport(slot));
+        }
     }
 
     private int unsupported()
@@ -231,6 +338,30 @@ public final class Gateway
     public void onTransportLost(final int transportSession, final long nowNs)
     {
         sessionControl.onTransportLost(transportSession, nowNs);
+        transports.remove(transportSession);
+    }
+
+    /**
+     * A session's client reads its replies too slowly (its reply path's backlog passed its bound):
+     * the session is lost (cancel-on-disconnect) and its connection asked to go, so no other
+     * session waits on it.
+     *
+     * @param sessionIndex the configured session's index.
+     * @param nowNs        epoch nanoseconds now.
+     */
+    public void onSlowConsumer(final int sessionIndex, final long nowNs)
+    {
+        final int transport = sessions.transportOf(sessionIndex);
+        if (sessionControl.onSlowConsumer(sessionIndex, nowNs) && transport != NONE)
+        {
+            output.disconnect(transport);
+        }
+    }
+
+    /** @return the connections the gateway knows now. */
+    public int connections()
+    {
+        return transports.count();
     }
 
     /**
@@ -247,15 +378,27 @@ public final class Gateway
 
     /**
      * Sends heartbeats to sessions the gateway has not written to for their interval, loses
-     * sessions silent for {@link #MISSED_HEARTBEATS_TO_LOSE} intervals, and offers again any
-     * cancel-on-disconnect the engine's stream refused.
+     * sessions silent for {@link #MISSED_HEARTBEATS_TO_LOSE} intervals, offers again any
+     * cancel-on-disconnect the engine's stream refused, and asks connections that have not logged on
+     * within the logon timeout to go.
      *
      * @param nowNs epoch nanoseconds now.
      * @return the number of things done (0 when idle).
      */
     public int doWork(final long nowNs)
     {
-        return sessionControl.doWork(nowNs);
+        int work = sessionControl.doWork(nowNs);
+        for (int slot = 0, capacity = transports.capacity(); slot < capacity; slot++)
+        {
+            if (transports.inUse(slot) && sessions.ofTransport(transports.transport(slot)) == NONE &&
+                transports.reapIfWaitedPast(slot, nowNs, logonTimeoutNs))
+            {
+                counters.logonTimeouts++;
+                output.disconnect(transports.transport(slot));
+                work++;
+            }
+        }
+        return work;
     }
 
     /**

@@ -22,6 +22,7 @@ import java.util.Set;
  * @param burst                       requests a session may send at once (token bucket size).
  * @param maxClientOrderIdsPerSession client order ids a session may use in the gateway's life; each session's
  *                                    set is allocated for them at start (16 to 32 bytes per id).
+ * @param transportLimits             bounds on connections before and besides trading.
  */
 public record GatewayConfig(
     List<SessionConfig> sessions,
@@ -30,7 +31,8 @@ public record GatewayConfig(
     RiskLimits limits,
     int maxMessagesPerSecond,
     int burst,
-    int maxClientOrderIdsPerSession)
+    int maxClientOrderIdsPerSession,
+    TransportLimits transportLimits)
 {
     /** Largest instrument id the gateway takes: its per-instrument arrays are indexed by id. */
     public static final int MAX_INSTRUMENT_ID = 1 << 20;
@@ -62,14 +64,24 @@ public record GatewayConfig(
             throw new IllegalArgumentException("gateway config: maxClientOrderIdsPerSession must be in [1, 2^28]: " +
                 maxClientOrderIdsPerSession);
         }
+        if (null == transportLimits)
+        {
+            throw new IllegalArgumentException("gateway config: transport limits are needed");
+        }
         final Set<Integer> sessionIds = new HashSet<>();
         final Set<Long> accounts = new HashSet<>();
+        final Set<String> identities = new HashSet<>();
         for (final SessionConfig session : sessions)
         {
             if (!sessionIds.add(session.sessionId()))
             {
                 throw new IllegalArgumentException("gateway config: session id " + session.sessionId() +
                     " is configured twice");
+            }
+            if (!identities.add(session.identity()))
+            {
+                throw new IllegalArgumentException("gateway config: identity " + session.identity() +
+                    " has two sessions; a session is bound to the identity its client proved, so each has one");
             }
             if (!accounts.add(session.account()))
             {
@@ -112,5 +124,16 @@ public record GatewayConfig(
         sessions = List.copyOf(sessions);
         instruments = List.copyOf(instruments);
         referencePrices = referencePrices.clone();
+    }
+
+    /**
+     * A configuration with {@link TransportLimits#DEFAULT}.
+     */
+    public GatewayConfig(final List<SessionConfig> sessions, final List<InstrumentSpec> instruments,
+        final long[] referencePrices, final RiskLimits limits, final int maxMessagesPerSecond, final int burst,
+        final int maxClientOrderIdsPerSession)
+    {
+        this(sessions, instruments, referencePrices, limits, maxMessagesPerSecond, burst, maxClientOrderIdsPerSession,
+            TransportLimits.DEFAULT);
     }
 }

@@ -38,6 +38,15 @@ public final class GatewayCounters
     long reportsForGoneSessions;
     long engineMalformed;
     long engineOtherMessages;
+    long unknownIdentities;
+    long transportsRefused;
+    long unidentifiedTransports;
+    long impersonations;
+    long logonsThrottled;
+    long repliesThrottled;
+    long logonTimeouts;
+    long malformedDisconnects;
+    long slowConsumerDisconnects;
 
     void countReject(final short reason)
     {
@@ -252,5 +261,59 @@ public final class GatewayCounters
     public long engineOtherMessages()
     {
         return engineOtherMessages;
+    }
+
+    /** @return connections whose proved identity is no configured member: disconnected. */
+    public long unknownIdentities()
+    {
+        return unknownIdentities;
+    }
+
+    /** @return connections refused because the gateway tracks its most already. */
+    public long transportsRefused()
+    {
+        return transportsRefused;
+    }
+
+    /** @return messages on a connection the gateway was not told of: dropped. */
+    public long unidentifiedTransports()
+    {
+        return unidentifiedTransports;
+    }
+
+    /** @return logons naming a session of another identity: refused, answered to the asker only. */
+    public long impersonations()
+    {
+        return impersonations;
+    }
+
+    /** @return logon attempts over a connection's logon rate: dropped unanswered. */
+    public long logonsThrottled()
+    {
+        return logonsThrottled;
+    }
+
+    /** @return rejects not sent because the sender was over its rate (malformed floods, pre-logon requests). */
+    public long repliesThrottled()
+    {
+        return repliesThrottled;
+    }
+
+    /** @return connections disconnected for not logging on within the logon timeout. */
+    public long logonTimeouts()
+    {
+        return logonTimeouts;
+    }
+
+    /** @return connections disconnected for sending malformed messages past their limit. */
+    public long malformedDisconnects()
+    {
+        return malformedDisconnects;
+    }
+
+    /** @return sessions disconnected because their client read its replies too slowly. */
+    public long slowConsumerDisconnects()
+    {
+        return slowConsumerDisconnects;
     }
 }

@@ -25,4 +25,13 @@ public interface GatewayOutput
      * @return false when the message could not be sent to the client.
      */
     boolean toSession(int sessionIndex, DirectBuffer buffer, int offset, int length);
+
+    /**
+     * Asks for a client's connection to be closed: it keeps sending what it must not, never logged
+     * on, or proved an identity that is no member. Called from inside the gateway's calls, so the
+     * transport closes it after the current poll; the gateway hears of it as a transport loss.
+     *
+     * @param transportSession the connection's messaging image session id.
+     */
+    void disconnect(int transportSession);
 }

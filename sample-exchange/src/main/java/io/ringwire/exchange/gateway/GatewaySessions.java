@@ -5,7 +5,9 @@ import org.agrona.collections.Long2LongHashMap;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The configured sessions and their state: which transport session each is bound to, its heartbeat
@@ -34,6 +36,8 @@ final class GatewaySessions
     private final Int2IntHashMap sessionOfTransport = new Int2IntHashMap(NONE);
     private final Long2LongHashMap sessionOfId = new Long2LongHashMap(NONE);
     private final Long2LongHashMap sessionOfAccount = new Long2LongHashMap(NONE);
+    private final String[] identities;
+    private final Map<String, Integer> sessionOfIdentity = new HashMap<>();
 
     GatewaySessions(final List<SessionConfig> sessions, final int maxTokenLength)
     {
@@ -47,9 +51,12 @@ final class GatewaySessions
         lastReceivedNs = new long[count];
         lastSentNs = new long[count];
         cancelPending = new boolean[count];
+        identities = new String[count];
         for (int i = 0; i < count; i++)
         {
             final SessionConfig session = sessions.get(i);
+            identities[i] = session.identity();
+            sessionOfIdentity.put(session.identity(), i);
             sessionIds[i] = session.sessionId();
             accounts[i] = session.account();
             tokens[i] = session.token().getBytes(StandardCharsets.UTF_8);
@@ -79,6 +86,25 @@ final class GatewaySessions
     int ofSessionId(final long sessionId)
     {
         return (int)sessionOfId.get(sessionId);
+    }
+
+    /** @return the configured session of the member identity, or {@link #NONE}; not for the hot path. */
+    int ofIdentity(final String identity)
+    {
+        final Integer session = null == identity ? null : sessionOfIdentity.get(identity);
+        return null == session ? NONE : session;
+    }
+
+    /** @return the member identity of the session. */
+    String identity(final int session)
+    {
+        return identities[session];
+    }
+
+    /** @return the transport session the session is logged on over, or {@link #NONE}. */
+    int transportOf(final int session)
+    {
+        return transportOf[session];
     }
 
     /** @return the configured session trading the account, or {@link #NONE}. */

@@ -41,6 +41,15 @@ final class OrderEntry
     private final GatewaySender sender;
     private final LongHashSet[] clientOrderIds;
     private final int maxClientOrderIds;
+    /**
+     * Where a reject of the current request goes when it came before logon: the session of the
+     * identity its connection proved, {@link #THROTTLED} when that connection is over its rate of
+     * such answers, NONE when it proved no member's identity. Set by the gateway per request.
+     */
+    private int replyBeforeLogon = NONE;
+
+    /** {@link #replyBeforeLogon}: the connection is over its rate; the reject is not sent. */
+    static final int THROTTLED = -2;
 
     OrderEntry(final GatewaySessions sessions, final RateLimiter rateLimiter, final PreTradeRisk risk,
         final SessionControl sessionControl, final GatewayCounters counters, final GatewaySender sender,
@@ -59,6 +68,15 @@ final class OrderEntry
             // Sized once for every id the session may use, so adding never resizes (allocates).
             clientOrderIds[i] = new LongHashSet(2 * maxClientOrderIds + 8, 0.5f);
         }
+    }
+
+    /**
+     * @param replyTo where a reject of the next request goes if it came before logon: the session
+     *                of the identity its connection proved, {@link #THROTTLED} or NONE.
+     */
+    void replyBeforeLogon(final int replyTo)
+    {
+        replyBeforeLogon = replyTo;
     }
 
     /**
@@ -211,8 +229,8 @@ final class OrderEntry
 
     /**
      * Rejects a request: to its session when one is logged on over this transport; before logon, to
-     * the configured session whose account the request names, unless that session is logged on
-     * elsewhere (the sender is then not that client, and hears nothing).
+     * the session of the identity the connection proved, and only within its rate of such answers:
+     * never to the session a request names, so no one can make the gateway write to another client.
      */
     private int reject(final int session, final short reason, final long clientOrderId, final long account,
         final int instrumentId, final short side, final short ordType, final short timeInForce, final long price,
@@ -222,13 +240,17 @@ final class OrderEntry
         int replyTo = session;
         if (session == NONE)
         {
-            final int named = sessions.ofAccount(account);
-            if (named == NONE || sessions.isLoggedOn(named))
+            if (replyBeforeLogon == THROTTLED)
+            {
+                counters.repliesThrottled++;
+                return -reason;
+            }
+            if (replyBeforeLogon == NONE)
             {
                 counters.unidentifiedBeforeLogon++;
                 return -reason;
             }
-            replyTo = named;
+            replyTo = replyBeforeLogon;
         }
         final int length = sender.replies().reject(clientOrderId, account, instrumentId, side, ordType, timeInForce,
             price, quantity, clientSendTime, reason, nowNs, sender.sendTime(nowNs));

@@ -14,9 +14,10 @@ import static io.ringwire.exchange.gateway.Gateway.UNKNOWN_SESSION;
 import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
 
 /**
- * A session's life from logon to loss: a Logon is checked (a configured session id, its token,
- * not logged on already, a heartbeat interval the gateway allows) and binds the session to its
- * transport session; Logout, heartbeat silence, the transport going away and an unreachable client
+ * A session's life from logon to loss: a Logon is checked (the session of the identity the
+ * connection proved, its token, not logged on already, a heartbeat interval the gateway allows) and
+ * binds the session to its transport session; a second connection of a logged-on identity is
+ * refused (the first keeps the session until it logs out or is lost), never merged with it; Logout, heartbeat silence, the transport going away and an unreachable client
  * each lose it. A loss owes the engine one cancel-on-disconnect, a MassCancel of the session's
  * account, which is offered again until the engine's stream takes it, and before any request of a
  * later logon.
@@ -47,17 +48,25 @@ final class SessionControl
     /**
      * @param transportSession the transport session the Logon came on.
      * @param boundSession     the session already logged on over that transport, or NONE.
-     * @return {@link Gateway#LOGGED_ON}, {@link Gateway#LOGON_REJECTED} or {@link Gateway#UNKNOWN_SESSION}.
+     * @param identitySession  the session of the identity the connection proved: the only one it
+     *                         may log on as, and the only one that hears the answer.
+     * @return {@link Gateway#LOGGED_ON} or {@link Gateway#LOGON_REJECTED}.
      */
-    int onLogon(final int transportSession, final int boundSession, final LogonDecoder request, final long nowNs)
+    int onLogon(final int transportSession, final int boundSession, final int identitySession,
+        final LogonDecoder request, final long nowNs)
     {
         final long sessionId = request.sessionId();
         final int intervalMs = request.heartbeatIntervalMs();
         final int session = sessions.ofSessionId(sessionId);
-        if (session == NONE)
+        if (session != identitySession)
         {
-            counters.unknownSessions++;
-            return UNKNOWN_SESSION;
+            counters.impersonations++;
+            if (session == NONE)
+            {
+                counters.unknownSessions++;
+            }
+            return rejectLogon(identitySession, sessionId, LogonRejectReason.BAD_CREDENTIALS,
+                "that session is not the one of the identity this connection proved", nowNs);
         }
         final int credentialsLength = request.getCredentials(credentials, 0, credentials.length);
         if (!sessions.tokenMatches(session, credentials, credentialsLength))
@@ -68,9 +77,8 @@ final class SessionControl
         if (sessions.isLoggedOn(session) || boundSession != NONE)
         {
             counters.alreadyLoggedOn++;
-            // A transport logged on as another session hears the answer on that session's stream.
-            return rejectLogon(boundSession != NONE ? boundSession : session, sessionId,
-                LogonRejectReason.ALREADY_LOGGED_ON, "already logged on", nowNs);
+            return rejectLogon(session, sessionId, LogonRejectReason.ALREADY_LOGGED_ON, "already logged on over " +
+                "another connection: it keeps the session until it logs out or is lost", nowNs);
         }
         if (intervalMs < MIN_HEARTBEAT_INTERVAL_MS || intervalMs > MAX_HEARTBEAT_INTERVAL_MS)
         {
@@ -120,6 +128,22 @@ final class SessionControl
             counters.transportLosses++;
             lose(session, nowNs);
         }
+    }
+
+    /**
+     * A session's client reads too slowly: it is lost as an unreachable one is.
+     *
+     * @return whether it was logged on.
+     */
+    boolean onSlowConsumer(final int sessionIndex, final long nowNs)
+    {
+        if (sessions.isLoggedOn(sessionIndex))
+        {
+            counters.slowConsumerDisconnects++;
+            lose(sessionIndex, nowNs);
+            return true;
+        }
+        return false;
     }
 
     /** See {@link Gateway#onSessionUnreachable}. */

@@ -67,10 +67,10 @@ public final class EngineNode implements Agent, AutoCloseable
         Publication toMarketData = null;
         try
         {
-            subscription = Subscription.open(context, layout.channel(layout.engineRequests()),
+            subscription = Subscription.open(context, layout.engineRequestsSubscription(),
                 ExchangeLayout.REQUESTS_STREAM);
-            toGateway = Publication.open(context, layout.channel(layout.gatewayReports()), ExchangeLayout.REPORTS_STREAM);
-            toMarketData = Publication.open(context, layout.channel(layout.marketDataFeed()), ExchangeLayout.FEED_STREAM);
+            toGateway = Publication.open(context, layout.gatewayReportsPublication(), ExchangeLayout.REPORTS_STREAM);
+            toMarketData = Publication.open(context, layout.marketDataFeedPublication(), ExchangeLayout.FEED_STREAM);
             this.requests = subscription;
             this.reports = new Outbound(toGateway);
             this.feed = new Outbound(toMarketData);

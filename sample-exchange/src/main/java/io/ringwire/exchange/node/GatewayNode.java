@@ -32,6 +32,7 @@ import java.util.List;
 public final class GatewayNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 16;
+    private static final System.Logger LOG = System.getLogger(GatewayNode.class.getName());
 
     private final Subscription orders;
     private final Subscription reports;
@@ -42,7 +43,11 @@ public final class GatewayNode implements Agent, AutoCloseable
     private final FragmentHandler onOrder = this::onOrder;
     private final FragmentHandler onReport = this::onReport;
     private final IntArrayList lostImages = new IntArrayList();
+    private final IntArrayList toDisconnect = new IntArrayList();
     private final boolean[] pendingUnreachable;
+    /** A client's backlog was full when a reply came: cut off at the next duty cycle. */
+    private final boolean[] pendingSlow;
+    private final long maxReplyBacklogNs;
     private long nowNs;
 
     /**
@@ -55,30 +60,34 @@ public final class GatewayNode implements Agent, AutoCloseable
     public GatewayNode(final MessagingContext context, final ExchangeLayout layout, final GatewayConfig config,
         final RunFlag running)
     {
-        if (config.sessions().size() != layout.clientReplies().length)
+        if (config.sessions().size() != layout.clientReplies().size())
         {
             throw new IllegalArgumentException("the gateway has " + config.sessions().size() + " sessions but the " +
-                "layout " + layout.clientReplies().length + " client endpoints");
+                "layout " + layout.clientReplies().size() + " client endpoints");
         }
         final List<AutoCloseable> opened = new ArrayList<>();
         try
         {
-            orders = open(opened, Subscription.open(context, layout.channel(layout.gatewayOrders()),
+            orders = open(opened, Subscription.open(context, layout.gatewayOrdersSubscription(),
                 ExchangeLayout.ORDERS_STREAM));
             orders.unavailableImageHandler(lostImages::addInt);
-            reports = open(opened, Subscription.open(context, layout.channel(layout.gatewayReports()),
+            orders.availableImageHandler(this::onImageAvailable);
+            reports = open(opened, Subscription.open(context, layout.gatewayReportsSubscription(),
                 ExchangeLayout.REPORTS_STREAM));
-            toEngine = new Outbound(open(opened, Publication.open(context, layout.channel(layout.engineRequests()),
+            toEngine = new Outbound(open(opened, Publication.open(context, layout.engineRequestsPublication(),
                 ExchangeLayout.REQUESTS_STREAM)));
-            toClients = new Outbound[layout.clientReplies().length];
+            toClients = new Outbound[layout.clientReplies().size()];
             for (int i = 0; i < toClients.length; i++)
             {
                 toClients[i] = new Outbound(open(opened, Publication.open(context,
-                    layout.channel(layout.clientReplies()[i]), ExchangeLayout.REPLIES_STREAM)));
+                    layout.clientRepliesPublication(i), ExchangeLayout.REPLIES_STREAM)),
+                    config.transportLimits().maxReplyBacklogBytes());
             }
             unreachableReported = new boolean[toClients.length];
             pendingUnreachable = new boolean[toClients.length];
+            pendingSlow = new boolean[toClients.length];
             gateway = new Gateway(config, new Output(), System::nanoTime);
+            maxReplyBacklogNs = config.transportLimits().maxReplyBacklogMs() * 1_000_000L;
         }
         catch (final RuntimeException ex)
         {
@@ -132,8 +141,49 @@ public final class GatewayNode implements Agent, AutoCloseable
                 work++;
             }
         }
+        work += cutOffSlowConsumers();
         work += gateway.doWork(nowNs);
+        if (!toDisconnect.isEmpty())
+        {
+            for (int i = 0; i < toDisconnect.size(); i++)
+            {
+                orders.closeImage(toDisconnect.getInt(i)); // its loss comes back through lostImages
+            }
+            toDisconnect.clear();
+            work++;
+        }
         return work;
+    }
+
+    /**
+     * A client whose replies wait longer, or take more room, than the gateway allows is cut off: its
+     * session is lost (its orders canceled), its connection closed and its backlog dropped, so it
+     * holds no other session up.
+     */
+    private int cutOffSlowConsumers()
+    {
+        int work = 0;
+        for (int i = 0; i < toClients.length; i++)
+        {
+            final Outbound client = toClients[i];
+            if (pendingSlow[i] || (client.isBehind() && client.backlogAgeNs(nowNs) > maxReplyBacklogNs))
+            {
+                pendingSlow[i] = false;
+                final int session = i;
+                LOG.log(System.Logger.Level.WARNING, () -> "session " + session + "'s client reads its replies too " +
+                    "slowly (they waited past " + maxReplyBacklogNs / 1_000_000 + " ms, or filled the backlog): " +
+                    "disconnected, its orders canceled");
+                gateway.onSlowConsumer(i, nowNs);
+                client.clearBacklog();
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private void onImageAvailable(final int transportSession)
+    {
+        gateway.onTransportAvailable(transportSession, orders.imageIdentity(transportSession), System.nanoTime());
     }
 
     private void onOrder(final DirectBuffer buffer, final int offset, final int length, final Header header)
@@ -189,6 +239,12 @@ public final class GatewayNode implements Agent, AutoCloseable
     private final class Output implements GatewayOutput
     {
         @Override
+        public void disconnect(final int transportSession)
+        {
+            toDisconnect.addInt(transportSession); // closed after the poll that asked for it
+        }
+
+        @Override
         public boolean toEngine(final DirectBuffer buffer, final int offset, final int length)
         {
             return toEngine.send(buffer, offset, length);
@@ -202,7 +258,11 @@ public final class GatewayNode implements Agent, AutoCloseable
                 unreachableReported[sessionIndex] = false;
                 return true;
             }
-            if (!unreachableReported[sessionIndex])
+            if (toClients[sessionIndex].isConnected())
+            {
+                pendingSlow[sessionIndex] = true; // its backlog is full: a slow consumer
+            }
+            else if (!unreachableReported[sessionIndex])
             {
                 unreachableReported[sessionIndex] = true;
                 pendingUnreachable[sessionIndex] = true; // told to the gateway from doWork, not from inside it

@@ -54,10 +54,10 @@ public final class MarketDataNode implements Agent, AutoCloseable
         Publication toSubscribers = null;
         try
         {
-            fromEngine = Subscription.open(context, layout.channel(layout.marketDataFeed()), ExchangeLayout.FEED_STREAM);
-            requests = Subscription.open(context, layout.channel(layout.snapshotRequests()),
+            fromEngine = Subscription.open(context, layout.marketDataFeedSubscription(), ExchangeLayout.FEED_STREAM);
+            requests = Subscription.open(context, layout.snapshotRequestsSubscription(),
                 ExchangeLayout.SNAPSHOT_REQUESTS_STREAM);
-            toSubscribers = Publication.open(context, layout.marketDataChannel(), ExchangeLayout.MARKET_DATA_STREAM);
+            toSubscribers = Publication.open(context, layout.marketDataPublication(), ExchangeLayout.MARKET_DATA_STREAM);
         }
         catch (final RuntimeException ex)
         {

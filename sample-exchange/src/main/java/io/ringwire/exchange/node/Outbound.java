@@ -14,7 +14,9 @@ import org.agrona.MutableDirectBuffer;
  * ({@link #isBehind()}) until it has drained, and its publishers back off in turn.
  *
  * <p>A message is dropped, and counted, only when the subscriber is gone (not connected, closed)
- * or the backlog has reached its bound.
+ * or the backlog has reached its bound. A role that must not let one slow subscriber hold memory or
+ * time bounds the backlog in bytes and watches its age ({@link #backlogAgeNs}): the gateway
+ * disconnects a client whose replies wait longer than it allows.
  *
  * <p>Threading: the role's thread. Allocation-free while the backlog stays within its first
  * capacity.
@@ -32,7 +34,9 @@ public final class Outbound
     private static final int MAX_BACKLOG = 1 << 28;
 
     private final Publication publication;
-    private final ExpandableRingBuffer backlog = new ExpandableRingBuffer(INITIAL_BACKLOG, MAX_BACKLOG, true);
+    private final ExpandableRingBuffer backlog;
+    /** When the backlog last went from empty to not empty; meaningful while it is not empty. */
+    private long backlogSinceNs;
     private final ExpandableRingBuffer.MessageConsumer flush = this::flush;
     private long sent;
     private long dropped;
@@ -43,7 +47,19 @@ public final class Outbound
      */
     public Outbound(final Publication publication)
     {
+        this(publication, MAX_BACKLOG);
+    }
+
+    /**
+     * @param publication     where the messages go.
+     * @param maxBacklogBytes the most the backlog holds (rounded to a power of two); a message that
+     *                        would pass it is dropped and counted.
+     */
+    public Outbound(final Publication publication, final int maxBacklogBytes)
+    {
         this.publication = publication;
+        final int max = Math.max(4096, Integer.highestOneBit(Math.max(1, maxBacklogBytes)));
+        this.backlog = new ExpandableRingBuffer(Math.min(INITIAL_BACKLOG, max), max, true);
     }
 
     /**
@@ -60,6 +76,10 @@ public final class Outbound
             {
                 return result == SENT;
             }
+        }
+        if (backlog.isEmpty())
+        {
+            backlogSinceNs = System.nanoTime();
         }
         if (backlog.append(buffer, offset, length))
         {
@@ -104,6 +124,38 @@ public final class Outbound
     {
         final int work = publication.doWork();
         return backlog.isEmpty() ? work : work + backlog.consume(flush, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param nowNs {@link System#nanoTime()} now.
+     * @return how long the oldest waiting message has waited, 0 when none waits.
+     */
+    public long backlogAgeNs(final long nowNs)
+    {
+        return backlog.isEmpty() ? 0 : nowNs - backlogSinceNs;
+    }
+
+    /** @return bytes waiting in the backlog. */
+    public int backlogBytes()
+    {
+        return backlog.size();
+    }
+
+    /**
+     * Drops everything waiting, counted as dropped: its subscriber was cut off.
+     *
+     * @return messages dropped.
+     */
+    public int clearBacklog()
+    {
+        final int[] count = new int[1];
+        backlog.consume((buffer, offset, length, headOffset) ->
+        {
+            count[0]++;
+            return true;
+        }, Integer.MAX_VALUE);
+        dropped += count[0];
+        return count[0];
     }
 
     /** @return true while messages wait in the backlog: the role should not take more input. */

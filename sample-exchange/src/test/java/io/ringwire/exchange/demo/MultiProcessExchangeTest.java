@@ -1,5 +1,6 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.exchange.config.RoleFiles;
 import io.ringwire.exchange.engine.JournaledEngine;
 import io.ringwire.exchange.node.ExchangeLayout;
 import org.junit.jupiter.api.AfterEach;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,7 +38,7 @@ class MultiProcessExchangeTest
     Path directory;
 
     private final List<RoleProcess> roles = new ArrayList<>();
-    private final String secret = ExchangeDemo.newSecret();
+    private final Map<RoleProcess, RoleProcess> marketDataOf = new HashMap<>();
 
     @AfterEach
     void killLeftovers()
@@ -52,14 +54,14 @@ class MultiProcessExchangeTest
         final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, 3, 1);
         final RoleProcess engine = engine(layout);
         final RoleProcess exchange = exchange(layout);
-        final RoleProcess clients = clients(layout, "0:3", "--md-index", "0", "--md-join-after-ms", "1000");
+        final RoleProcess clients = clients(layout, 0, 3, 0, 1000);
         awaitReady(engine, exchange, clients);
         Thread.sleep(3_000);
 
         final Map<String, String> c = clients.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
         final Map<String, String> e = engine.report("engine");
-        assertEquals(0, exchange.stopAndWait(STOP));
+        assertEquals(0, stopExchange(exchange));
         assertEquals(0, clients.stopAndWait(STOP));
 
         assertTrue(Long.parseLong(c.get("newOrders")) > 1_000, "the flow ran: " + c);
@@ -82,7 +84,7 @@ class MultiProcessExchangeTest
         final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, 2, 1);
         RoleProcess engine = engine(layout);
         final RoleProcess exchange = exchange(layout);
-        final RoleProcess clients = clients(layout, "0:2");
+        final RoleProcess clients = clients(layout, 0, 2, -1, 0);
         awaitReady(engine, exchange, clients);
         Thread.sleep(1_500);
 
@@ -95,7 +97,7 @@ class MultiProcessExchangeTest
         final Map<String, String> c = clients.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
         final Map<String, String> e = engine.report("engine");
-        assertEquals(0, exchange.stopAndWait(STOP));
+        assertEquals(0, stopExchange(exchange));
         assertEquals(0, clients.stopAndWait(STOP));
 
         assertNotNull(e.get("sequence"), engine.lines().toString());
@@ -114,8 +116,8 @@ class MultiProcessExchangeTest
         final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, 4, 1);
         final RoleProcess engine = engine(layout);
         final RoleProcess exchange = exchange(layout);
-        final RoleProcess killed = clients(layout, "0:2");
-        final RoleProcess survivor = clients(layout, "2:4");
+        final RoleProcess killed = clients(layout, 0, 2, -1, 0);
+        final RoleProcess survivor = clients(layout, 2, 4, -1, 0);
         awaitReady(engine, exchange, killed, survivor);
         Thread.sleep(2_000);
 
@@ -126,8 +128,8 @@ class MultiProcessExchangeTest
         survivor.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
         final Map<String, String> e = engine.report("engine");
-        assertEquals(0, exchange.stopAndWait(STOP));
-        final Map<String, String> x = exchange.report("exchange");
+        assertEquals(0, stopExchange(exchange));
+        final Map<String, String> x = exchange.report("gateway");
         assertEquals(0, survivor.stopAndWait(STOP));
 
         final List<SessionConfigView> sessions = SessionConfigView.of(4);
@@ -148,24 +150,45 @@ class MultiProcessExchangeTest
         }
     }
 
+    /** The run's role files: keys and the core roles' configs, written once per layout. */
+    private Path files(final ExchangeLayout layout) throws IOException
+    {
+        final Path files = directory.resolve("roles-" + layout.engineRequests().replace(':', '-'));
+        if (!Files.exists(files.resolve("engine.conf")))
+        {
+            RoleFiles.writeCore(files, layout, ExchangeDemo.roleFiles(INSTRUMENTS, layout.members().size(), RATE, 1,
+                directory.resolve("journal"), shm(), ""));
+        }
+        return files;
+    }
+
     private RoleProcess engine(final ExchangeLayout layout) throws IOException
     {
-        return start("engine", ProcessDemo.roleArguments("engine", layout, shm(), INSTRUMENTS, RATE, "--journal",
-            directory.resolve("journal").toString()));
+        return start("engine", files(layout).resolve("engine.conf"));
     }
 
+    /** The gateway's and the market-data service's processes, started together; the gateway's is returned. */
     private RoleProcess exchange(final ExchangeLayout layout) throws IOException
     {
-        return start("exchange", ProcessDemo.roleArguments("exchange", layout, shm(), INSTRUMENTS, RATE));
+        final RoleProcess gateway = start("gateway", files(layout).resolve("gateway.conf"));
+        marketDataOf.put(gateway, start("marketdata", files(layout).resolve("marketdata.conf")));
+        return gateway;
     }
 
-    private RoleProcess clients(final ExchangeLayout layout, final String sessions, final String... extra)
-        throws IOException
+    /** Stops the market-data service's process and the gateway's; @return the gateway's exit code. */
+    private int stopExchange(final RoleProcess gateway) throws InterruptedException
     {
-        final List<String> args = new ArrayList<>(List.of("--sessions", sessions));
-        args.addAll(List.of(extra));
-        return start("clients " + sessions, ProcessDemo.roleArguments("clients", layout, shm(), INSTRUMENTS, RATE / 2,
-            args.toArray(new String[0])));
+        assertEquals(0, marketDataOf.get(gateway).stopAndWait(STOP), "the market-data service stopped");
+        return gateway.stopAndWait(STOP);
+    }
+
+    private RoleProcess clients(final ExchangeLayout layout, final int from, final int to, final int marketDataIndex,
+        final long joinAfterMs) throws IOException
+    {
+        final Path file = files(layout).resolve("clients-" + from + "-" + to + ".conf");
+        RoleFiles.writeClients(file, layout, ExchangeDemo.roleFiles(INSTRUMENTS, layout.members().size(), RATE, 1,
+            directory.resolve("journal"), shm(), ""), from, to, marketDataIndex, joinAfterMs);
+        return start("clients " + from + ":" + to, file);
     }
 
     private Path shm() throws IOException
@@ -173,9 +196,9 @@ class MultiProcessExchangeTest
         return Files.createDirectories(directory.resolve("shm"));
     }
 
-    private RoleProcess start(final String name, final List<String> args) throws IOException
+    private RoleProcess start(final String name, final Path config) throws IOException
     {
-        final RoleProcess role = RoleProcess.start(name, secret, args, null);
+        final RoleProcess role = RoleProcess.start(name, config, null);
         roles.add(role);
         return role;
     }

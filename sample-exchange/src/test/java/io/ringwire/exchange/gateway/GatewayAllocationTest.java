@@ -53,6 +53,11 @@ class GatewayAllocationTest
         long toSession;
 
         @Override
+        public void disconnect(final int transportSession)
+        {
+        }
+
+        @Override
         public boolean toEngine(final DirectBuffer buffer, final int offset, final int length)
         {
             toEngine++;
@@ -87,6 +92,7 @@ class GatewayAllocationTest
             final int length = MessageHeaderEncoder.ENCODED_LENGTH + new LogonEncoder()
                 .wrapAndApplyHeader(request, 0, header).sessionId(10 + i).heartbeatIntervalMs(1_000).sendingTime(nowNs)
                 .credentials("token-" + i).encodedLength();
+            gateway.onTransportAvailable(500 + i, SessionConfig.memberIdentity(10 + i), nowNs);
             assertEquals(Gateway.LOGGED_ON, gateway.onClientMessage(500 + i, request, 0, length, nowNs));
         }
         final com.sun.management.ThreadMXBean threads =

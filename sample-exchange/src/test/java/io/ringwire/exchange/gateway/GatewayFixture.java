@@ -66,6 +66,17 @@ final class GatewayFixture
     GatewayFixture(final int maxMessagesPerSecond, final int burst, final int maxClientOrderIds)
     {
         gateway = new Gateway(config(maxMessagesPerSecond, burst, maxClientOrderIds), output);
+        connect(TRANSPORT_A, ID_A);
+        connect(TRANSPORT_B, ID_B);
+    }
+
+    /**
+     * A connection comes up whose key proved the member identity of the session {@code sessionId},
+     * as the transport tells the gateway.
+     */
+    void connect(final int transport, final long sessionId)
+    {
+        gateway.onTransportAvailable(transport, SessionConfig.memberIdentity((int)sessionId), START_NS);
     }
 
     static GatewayConfig config(final int maxMessagesPerSecond, final int burst, final int maxClientOrderIds)

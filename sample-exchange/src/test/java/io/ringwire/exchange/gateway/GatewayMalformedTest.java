@@ -12,6 +12,7 @@ import java.nio.ByteOrder;
 
 import static io.ringwire.exchange.gateway.GatewayFixture.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -90,7 +91,7 @@ class GatewayMalformedTest
     }
 
     @Test
-    void malformedMessageOnATransportNotLoggedOnIsCountedAndDroppedWithoutAReply()
+    void malformedMessageBeforeLogonIsAnsweredOnlyOnTheConnectionsOwnSessionWithinItsRate()
     {
         final int length = validOrder();
         message.putShort(SCHEMA_ID_OFFSET, (short)4242, ByteOrder.LITTLE_ENDIAN);
@@ -99,8 +100,35 @@ class GatewayMalformedTest
 
         assertEquals(-RejectReason.MALFORMED_MESSAGE.value(), outcome);
         assertEquals(1, gateway.counters().malformed(MessageValidator.WRONG_SCHEMA_ID));
-        assertTrue(output.toSessions.isEmpty());
+        fixture.assertLastRejected(SESSION_A, RejectReason.MALFORMED_MESSAGE);
         assertTrue(output.toEngine.isEmpty());
+        for (int i = 0; i < 20; i++)
+        {
+            gateway.onClientMessage(TRANSPORT_A, message, 0, length, START_NS);
+        }
+        assertEquals(TransportLimits.DEFAULT.logonBurst(), output.toSessions.size(),
+            "a connection draws no more answers than its burst before logon");
+        assertEquals(21 - TransportLimits.DEFAULT.logonBurst(), gateway.counters().repliesThrottled());
+    }
+
+    @Test
+    void aConnectionThatKeepsSendingMalformedMessagesIsDisconnectedOnce()
+    {
+        fixture.logOnBoth();
+        final int length = validOrder();
+        message.putShort(SCHEMA_ID_OFFSET, (short)4242, ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < TransportLimits.DEFAULT.maxMalformed(); i++)
+        {
+            gateway.onClientMessage(TRANSPORT_A, message, 0, length, START_NS + i);
+        }
+        assertTrue(output.disconnected.isEmpty(), "within its limit");
+        gateway.onClientMessage(TRANSPORT_A, message, 0, length, START_NS + 100);
+        gateway.onClientMessage(TRANSPORT_A, message, 0, length, START_NS + 101);
+        assertEquals(java.util.List.of(TRANSPORT_A), output.disconnected, "past it, asked to go once");
+        assertEquals(1, gateway.counters().malformedDisconnects());
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 102);
+        assertFalse(gateway.isLoggedOn(SESSION_A), "its session is lost with it");
+        assertTrue(gateway.isLoggedOn(SESSION_B), "the other session is untouched");
     }
 
     @Test

@@ -233,6 +233,7 @@ class GatewayRiskTest
         fixture.logOnBoth();
         fixture.limitA(1, 1_000, 10, START_NS + 1);
         gateway.onTransportLost(TRANSPORT_A, START_NS + 2);
+        fixture.connect(TRANSPORT_A + 50, ID_A);
         fixture.logon(TRANSPORT_A + 50, ID_A, TOKEN_A, START_NS + 3);
 
         assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(),

@@ -82,29 +82,107 @@ class GatewaySessionTest
     }
 
     @Test
-    void logonForAnUnknownSessionIsCountedAndDroppedWithoutAReply()
+    void logonForAnUnknownSessionIsRefusedAndAnsweredOnlyOnTheConnectionsOwnSession()
     {
-        assertEquals(Gateway.UNKNOWN_SESSION, fixture.logon(TRANSPORT_A, 99, TOKEN_A, START_NS));
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, 99, TOKEN_A, START_NS));
 
         assertEquals(1, gateway.counters().unknownSessions());
+        assertEquals(1, gateway.counters().impersonations());
+        assertEquals(1, output.toSessions.size());
+        assertEquals(SESSION_A, output.lastToSession().sessionIndex());
+        assertEquals(LogonRejectReason.BAD_CREDENTIALS, logonResponse(output.lastToSession().buffer()).rejectReason());
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+    }
+
+    @Test
+    void aConnectionOfOneMemberCannotLogOnAsAnotherEvenWithItsTokenAndTheVictimHearsNothing()
+    {
+        // TRANSPORT_B proved member B's key; it names A's session and holds A's token.
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_B, ID_A, TOKEN_A, START_NS));
+
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertEquals(1, gateway.counters().impersonations());
+        assertTrue(output.toSessions.stream().allMatch(message -> message.sessionIndex() == SESSION_B),
+            "only the asker hears the refusal");
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS + 1), "A logs on still");
+    }
+
+    @Test
+    void aConnectionTheTransportNeverAnnouncedIsDroppedUnanswered()
+    {
+        assertEquals(Gateway.UNIDENTIFIED, fixture.logon(4711, ID_A, TOKEN_A, START_NS));
+
+        assertEquals(1, gateway.counters().unidentifiedTransports());
         assertTrue(output.toSessions.isEmpty());
         assertFalse(gateway.isLoggedOn(SESSION_A));
     }
 
     @Test
-    void secondLogonOfALoggedOnSessionIsRejectedAsAlreadyLoggedOn()
+    void aConnectionOfNoMemberIdentityIsAskedToGo()
+    {
+        assertEquals(Gateway.UNKNOWN_SESSION, gateway.onTransportAvailable(4711, "engine", START_NS));
+
+        assertEquals(java.util.List.of(4711), output.disconnected);
+        assertEquals(1, gateway.counters().unknownIdentities());
+    }
+
+    @Test
+    void logonAttemptsOverAConnectionsRateAreDroppedUnanswered()
+    {
+        for (int i = 0; i < 20; i++)
+        {
+            fixture.logon(TRANSPORT_A, ID_A, "wrong", START_NS);
+        }
+        assertEquals(TransportLimits.DEFAULT.logonBurst(), gateway.counters().badCredentials());
+        assertEquals(20 - TransportLimits.DEFAULT.logonBurst(), gateway.counters().logonsThrottled());
+        assertEquals(TransportLimits.DEFAULT.logonBurst(), output.toSessions.size());
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS + 1_000_000_000L),
+            "the rate refills");
+    }
+
+    @Test
+    void aConnectionThatDoesNotLogOnWithinTheTimeoutIsAskedToGoOnceAndALoggedOnOneStays()
+    {
+        fixture.logon(TRANSPORT_B, ID_B, TOKEN_B, START_NS);
+        final long timeoutNs = TransportLimits.DEFAULT.logonTimeoutMs() * 1_000_000L;
+        fixture.heartbeat(TRANSPORT_B, ID_B, START_NS + timeoutNs - 1); // B stays alive
+        gateway.doWork(START_NS + timeoutNs);
+        assertTrue(output.disconnected.isEmpty(), "not yet");
+        gateway.doWork(START_NS + timeoutNs + 1);
+        gateway.doWork(START_NS + timeoutNs + 2);
+        assertEquals(java.util.List.of(TRANSPORT_A), output.disconnected);
+        assertEquals(1, gateway.counters().logonTimeouts());
+    }
+
+    @Test
+    void aSlowConsumerLosesItsSessionAndItsConnectionAndTheOthersStay()
+    {
+        fixture.logOnBoth();
+        gateway.onSlowConsumer(SESSION_A, START_NS + 1);
+        gateway.doWork(START_NS + 2);
+
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertTrue(gateway.isLoggedOn(SESSION_B));
+        assertEquals(java.util.List.of(TRANSPORT_A), output.disconnected);
+        assertEquals(1, gateway.counters().slowConsumerDisconnects());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 1);
+    }
+
+    @Test
+    void aSecondConnectionOfALoggedOnIdentityIsRefusedAndTheFirstKeepsTheSession()
     {
         fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS);
+        fixture.connect(TRANSPORT_A + 50, ID_A);
 
-        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_B, ID_A, TOKEN_A, START_NS + 1));
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A + 50, ID_A, TOKEN_A, START_NS + 1));
 
         final LogonResponseDecoder response = logonResponse(output.lastToSession().buffer());
         assertEquals(LogonStatus.REJECTED, response.status());
         assertEquals(LogonRejectReason.ALREADY_LOGGED_ON, response.rejectReason());
         assertEquals(1, gateway.counters().alreadyLoggedOn());
         assertTrue(gateway.isLoggedOn(SESSION_A), "the first logon stands");
-        assertEquals(-RejectReason.NOT_LOGGED_ON.value(), fixture.newOrder(TRANSPORT_B, 1, ACCOUNT_A, 1, OrdType.LIMIT,
-            1_000, 10, START_NS + 2), "the second transport is not bound");
+        assertEquals(-RejectReason.NOT_LOGGED_ON.value(), fixture.newOrder(TRANSPORT_A + 50, 1, ACCOUNT_A, 1,
+            OrdType.LIMIT, 1_000, 10, START_NS + 2), "the second connection is not bound");
     }
 
     @Test
@@ -119,13 +197,14 @@ class GatewaySessionTest
     }
 
     @Test
-    void orderBeforeLogonWithAnUnknownAccountIsCountedAndDropped()
+    void orderBeforeLogonIsAnsweredOnItsConnectionsOwnSessionWhateverAccountItNames()
     {
-        final int outcome = fixture.newOrder(TRANSPORT_A, 1, 12345, 1, OrdType.LIMIT, 1_000, 10, START_NS);
+        final int outcome = fixture.newOrder(TRANSPORT_B, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 10, START_NS);
 
         assertEquals(-RejectReason.NOT_LOGGED_ON.value(), outcome);
-        assertEquals(1, gateway.counters().unidentifiedBeforeLogon());
-        assertTrue(output.toSessions.isEmpty());
+        fixture.assertLastRejected(SESSION_B, RejectReason.NOT_LOGGED_ON);
+        assertTrue(output.toSessions.stream().noneMatch(message -> message.sessionIndex() == SESSION_A),
+            "never to the session the request names");
         assertTrue(output.toEngine.isEmpty());
     }
 
@@ -245,6 +324,7 @@ class GatewaySessionTest
     {
         fixture.logOnBoth();
         fixture.logout(TRANSPORT_A, ID_A, START_NS + 1);
+        fixture.connect(TRANSPORT_B + 10, ID_A);
 
         assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, START_NS + 2));
         assertTrue(gateway.isLoggedOn(SESSION_A));
@@ -275,7 +355,7 @@ class GatewaySessionTest
         assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, ID_B, TOKEN_B, START_NS + 1));
 
         assertEquals(SESSION_A, output.lastToSession().sessionIndex());
-        assertEquals(LogonRejectReason.ALREADY_LOGGED_ON,
+        assertEquals(LogonRejectReason.BAD_CREDENTIALS,
             logonResponse(output.lastToSession().buffer()).rejectReason());
         assertFalse(gateway.isLoggedOn(SESSION_B));
     }
@@ -303,6 +383,7 @@ class GatewaySessionTest
         fixture.logOnBoth();
         output.engineRefuses = true;
         gateway.onTransportLost(TRANSPORT_A, START_NS + 1);
+        fixture.connect(TRANSPORT_A + 7, ID_A);
         fixture.logon(TRANSPORT_A + 7, ID_A, TOKEN_A, START_NS + 2);
 
         assertEquals(Gateway.BACK_PRESSURED,

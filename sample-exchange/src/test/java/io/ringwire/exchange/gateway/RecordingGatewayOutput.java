@@ -19,7 +19,14 @@ final class RecordingGatewayOutput implements GatewayOutput
 
     final List<UnsafeBuffer> toEngine = new ArrayList<>();
     final List<SessionMessage> toSessions = new ArrayList<>();
+    final List<Integer> disconnected = new ArrayList<>();
     boolean engineRefuses;
+
+    @Override
+    public void disconnect(final int transportSession)
+    {
+        disconnected.add(transportSession);
+    }
 
     @Override
     public boolean toEngine(final DirectBuffer buffer, final int offset, final int length)

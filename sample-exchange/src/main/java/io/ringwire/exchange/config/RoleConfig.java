@@ -1,0 +1,340 @@
+package io.ringwire.exchange.config;
+
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.gateway.GatewayConfig;
+import io.ringwire.exchange.gateway.RiskLimits;
+import io.ringwire.exchange.gateway.SessionConfig;
+import io.ringwire.exchange.gateway.TransportLimits;
+import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.rdma.cm.Identity;
+import io.ringwire.rdma.cm.KeyFiles;
+import io.ringwire.rdma.cm.PeerKey;
+import io.ringwire.rdma.config.EndpointAddress;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * One role of the sample exchange as its config file gives it (see {@link RoleFiles} for the keys):
+ * which role, the provider, the identities it proves and the keys it accepts, the endpoints it
+ * uses, and the settings of its engine, gateway, market data or clients. Everything is checked
+ * when the file is read, so a role that starts has a configuration that works.
+ *
+ * @param role                  engine, gateway, marketdata or clients.
+ * @param provider              shm, socket, roce or ibverbs.
+ * @param identities            the identities this role's process proves (one, but a clients process's).
+ * @param trusted               the keys it accepts.
+ * @param layout                the endpoints it uses and the identities on them; unused ones null.
+ * @param engine                the instruments and book capacity (every role sizes its books by them).
+ * @param gateway               the gateway's sessions and limits (gateway role only, else null).
+ * @param sessions              the client sessions this role serves or runs (gateway, clients).
+ * @param journal               the engine's journal directory (engine role only, else null).
+ * @param cores                 CPUs to pin the role's spinning thread to (empty: not pinned).
+ * @param shmDirectory          the shm provider's directory, or null for its default.
+ * @param rate                  orders a second the clients offer (clients role).
+ * @param seed                  the clients' flow seed (clients role).
+ * @param marketDataJoinAfterMs when the clients' market-data subscriber joins (clients role).
+ */
+public record RoleConfig(String role, String provider, List<Identity> identities, List<PeerKey> trusted,
+    ExchangeLayout layout, EngineConfig engine, GatewayConfig gateway, List<SessionConfig> sessions, Path journal,
+    String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs)
+{
+    /** The roles a config file may name. */
+    public static final List<String> ROLES = List.of("engine", "gateway", "marketdata", "clients");
+    private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs");
+
+    /**
+     * Reads and checks a role's config file.
+     *
+     * @param file the file.
+     * @return the role.
+     * @throws IllegalArgumentException naming the file, the line and what is allowed.
+     */
+    public static RoleConfig read(final Path file)
+    {
+        final ConfigFile config = ConfigFile.read(file);
+        final String role = config.required(RoleFiles.ROLE, String.join(", ", ROLES));
+        if (!ROLES.contains(role))
+        {
+            throw config.refusal(RoleFiles.ROLE, "'" + role + "' is not a role; allowed: " + String.join(", ", ROLES));
+        }
+        final String provider = config.optional(RoleFiles.PROVIDER, "shm");
+        if (!PROVIDERS.contains(provider))
+        {
+            throw config.refusal(RoleFiles.PROVIDER, "'" + provider + "' is not allowed; allowed: " +
+                String.join(", ", PROVIDERS));
+        }
+        final List<Identity> identities = new ArrayList<>();
+        for (final String path : config.list(RoleFiles.IDENTITY))
+        {
+            identities.add(keyFile(config, RoleFiles.IDENTITY, () -> KeyFiles.readIdentity(config.resolve(path))));
+        }
+        if (identities.isEmpty())
+        {
+            throw config.refusal(RoleFiles.IDENTITY, "is not set; it takes the role's identity file(s), made by " +
+                "./ringwire keygen NAME");
+        }
+        final List<PeerKey> trusted = new ArrayList<>();
+        for (final String path : config.list(RoleFiles.TRUST))
+        {
+            trusted.addAll(keyFile(config, RoleFiles.TRUST, () -> KeyFiles.readTrusted(config.resolve(path))));
+        }
+        if (trusted.isEmpty())
+        {
+            throw config.refusal(RoleFiles.TRUST, "is not set; it takes the public keys (.pub files or directories of " +
+                "them) of the roles this one talks to");
+        }
+        final EngineConfig engine = engineConfig(config);
+        final List<SessionConfig> sessions = sessions(config);
+        final List<String[]> subscribers = subscribers(config);
+        final ExchangeLayout layout = new ExchangeLayout(provider,
+            endpoint(config, RoleFiles.ORDERS), endpoint(config, RoleFiles.REPORTS), endpoint(config, RoleFiles.REQUESTS),
+            endpoint(config, RoleFiles.FEED), endpoint(config, RoleFiles.SNAPSHOTS),
+            sessions.stream().map(session -> replies(config, session)).toList(),
+            sessions.stream().map(SessionConfig::identity).toList(),
+            subscribers.stream().map(subscriber -> subscriber[1]).toList(),
+            subscribers.stream().map(subscriber -> subscriber[0]).toList());
+        final GatewayConfig gateway = "gateway".equals(role) ? gatewayConfig(config, sessions, engine) : null;
+        final Path journal = "engine".equals(role) ? config.path(RoleFiles.JOURNAL) : null;
+        final String cores = config.optional(RoleFiles.CORES, "");
+        final String shm = config.optional(RoleFiles.SHM_DIR, null);
+        final long rate = config.number(RoleFiles.RATE, 1_000, 1, 100_000_000);
+        final long seed = config.number(RoleFiles.SEED, 1, Long.MIN_VALUE, Long.MAX_VALUE);
+        final long joinAfterMs = config.number(RoleFiles.MD_JOIN_AFTER_MS, 0, 0, 3_600_000);
+        requireEndpoints(config, role, sessions, subscribers);
+        config.rejectUnknownKeys(role);
+        return new RoleConfig(role, provider, List.copyOf(identities), List.copyOf(trusted), layout, engine, gateway,
+            sessions, journal, cores, null == shm ? null : config.resolve(shm), rate, seed, joinAfterMs);
+    }
+
+    private static <T> T keyFile(final ConfigFile config, final String key, final Supplier<T> read)
+    {
+        try
+        {
+            return read.get();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw config.refusal(key, ex.getMessage());
+        }
+    }
+
+    private static String endpoint(final ConfigFile config, final String key)
+    {
+        return config.has(key) ? config.address(key) : null;
+    }
+
+    private static EngineConfig engineConfig(final ConfigFile config)
+    {
+        final int instruments = (int)config.number(RoleFiles.INSTRUMENTS, 10, 1, 65_536);
+        final long minPrice = config.number(RoleFiles.PRICE_MIN, -1, 1, Long.MAX_VALUE / 4);
+        final long maxPrice = config.number(RoleFiles.PRICE_MAX, -1, 1, Long.MAX_VALUE / 4);
+        if (minPrice < 0 || maxPrice < 0)
+        {
+            throw config.refusal(RoleFiles.PRICE_MIN, "the instruments' price band needs " + RoleFiles.PRICE_MIN +
+                " and " + RoleFiles.PRICE_MAX);
+        }
+        if (maxPrice < minPrice || maxPrice - minPrice >= Integer.MAX_VALUE / 4)
+        {
+            throw config.refusal(RoleFiles.PRICE_MAX, maxPrice + " must be at least " + RoleFiles.PRICE_MIN + "=" +
+                minPrice + " and within " + (Integer.MAX_VALUE / 4) + " ticks of it");
+        }
+        return new EngineConfig(EngineConfig.uniformInstruments(instruments, minPrice, (int)(maxPrice - minPrice + 1)),
+            (int)config.number(RoleFiles.MAX_ORDERS, 1 << 20, 1, 1 << 28),
+            (int)config.number(RoleFiles.MAX_ACCOUNTS, 1024, 1, 1 << 24),
+            config.number(RoleFiles.SNAPSHOT_INTERVAL, 1_000_000, 0, Long.MAX_VALUE));
+    }
+
+    /**
+     * {@code session.<id> = identity NAME, account N, token T, replies HOST:PORT}.
+     */
+    private static List<SessionConfig> sessions(final ConfigFile config)
+    {
+        final List<SessionConfig> sessions = new ArrayList<>();
+        for (final String key : config.keysStartingWith(RoleFiles.SESSION_PREFIX))
+        {
+            final int id = (int)number(config, key, key.substring(RoleFiles.SESSION_PREFIX.length()), 1,
+                Integer.MAX_VALUE);
+            final Map<String, String> fields = fields(config, key, "identity", "account", "token", "replies");
+            try
+            {
+                sessions.add(new SessionConfig(id, fields.get("token"), number(config, key, fields.get("account"), 0,
+                    Long.MAX_VALUE), fields.get("identity")));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw config.refusal(key, ex.getMessage());
+            }
+        }
+        return sessions;
+    }
+
+    private static String replies(final ConfigFile config, final SessionConfig session)
+    {
+        final String key = RoleFiles.SESSION_PREFIX + session.sessionId();
+        final String address = fields(config, key, "identity", "account", "token", "replies").get("replies");
+        try
+        {
+            EndpointAddress.parse(key + " replies", address, false);
+            return address;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw config.refusal(key, ex.getMessage());
+        }
+    }
+
+    /**
+     * {@code subscriber.<index> = identity NAME, endpoint HOST:PORT}.
+     *
+     * @return {identity, endpoint} per subscriber, by index.
+     */
+    private static List<String[]> subscribers(final ConfigFile config)
+    {
+        final TreeMap<Integer, String[]> byIndex = new TreeMap<>();
+        for (final String key : config.keysStartingWith(RoleFiles.SUBSCRIBER_PREFIX))
+        {
+            final int index = (int)number(config, key, key.substring(RoleFiles.SUBSCRIBER_PREFIX.length()), 0, 4095);
+            final Map<String, String> fields = fields(config, key, "identity", "endpoint");
+            try
+            {
+                Identity.checkName(fields.get("identity"));
+                EndpointAddress.parse(key + " endpoint", fields.get("endpoint"), false);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw config.refusal(key, ex.getMessage());
+            }
+            byIndex.put(index, new String[]{ fields.get("identity"), fields.get("endpoint") });
+        }
+        if (!byIndex.isEmpty() && byIndex.size() != byIndex.lastKey() + 1)
+        {
+            throw config.refusal(RoleFiles.SUBSCRIBER_PREFIX + byIndex.keySet().iterator().next(),
+                "subscribers are numbered 0, 1, 2... without gaps; got " + byIndex.keySet());
+        }
+        return new ArrayList<>(byIndex.values());
+    }
+
+    /**
+     * @return a line's {@code name value} pairs, comma-separated, each of {@code names} present.
+     */
+    private static Map<String, String> fields(final ConfigFile config, final String key, final String... names)
+    {
+        final Map<String, String> fields = new TreeMap<>();
+        for (final String part : config.required(key, String.join(" ..., ", names) + " ...").split(","))
+        {
+            final String trimmed = part.trim();
+            final int space = trimmed.indexOf(' ');
+            if (space <= 0)
+            {
+                throw config.refusal(key, "'" + trimmed + "' is not 'name value'; the line takes " +
+                    String.join(", ", Arrays.stream(names).map(name -> name + " VALUE").toList()));
+            }
+            fields.put(trimmed.substring(0, space), trimmed.substring(space + 1).trim());
+        }
+        for (final String name : names)
+        {
+            if (!fields.containsKey(name))
+            {
+                throw config.refusal(key, "has no '" + name + "'; the line takes " + String.join(", ", names));
+            }
+        }
+        if (fields.size() != names.length)
+        {
+            throw config.refusal(key, "has fields " + fields.keySet() + "; it takes exactly " + List.of(names));
+        }
+        return fields;
+    }
+
+    private static long number(final ConfigFile config, final String key, final String value, final long min,
+        final long max)
+    {
+        try
+        {
+            final long parsed = Long.parseLong(value.trim().replace("_", ""));
+            if (parsed >= min && parsed <= max)
+            {
+                return parsed;
+            }
+        }
+        catch (final NumberFormatException ignored)
+        {
+            // refused below
+        }
+        throw config.refusal(key, "'" + value + "' is not a number from " + min + " to " + max);
+    }
+
+    private static GatewayConfig gatewayConfig(final ConfigFile config, final List<SessionConfig> sessions,
+        final EngineConfig engine)
+    {
+        final long reference = config.number(RoleFiles.PRICE_REFERENCE, -1, 1, Long.MAX_VALUE / 4);
+        if (reference < 0)
+        {
+            throw config.refusal(RoleFiles.PRICE_REFERENCE, "is not set; the gateway's price band starts from it");
+        }
+        final long[] references = new long[engine.instruments().size() + 1];
+        Arrays.fill(references, reference);
+        try
+        {
+            return new GatewayConfig(sessions, engine.instruments(), references,
+                new RiskLimits(config.number(RoleFiles.RISK_MAX_QUANTITY, 1_000_000, 1, Long.MAX_VALUE),
+                    config.number(RoleFiles.RISK_MAX_NOTIONAL, 1_000_000_000_000L, 1, Long.MAX_VALUE),
+                    config.number(RoleFiles.RISK_PRICE_BAND, 5_000, 0, Long.MAX_VALUE),
+                    (int)config.number(RoleFiles.RISK_MAX_OPEN_ORDERS, 100_000, 1, Integer.MAX_VALUE)),
+                (int)config.number(RoleFiles.RATE_PER_SESSION, 10_000, 1, Integer.MAX_VALUE),
+                (int)config.number(RoleFiles.RATE_BURST, 10_000, 1, Integer.MAX_VALUE),
+                (int)config.number(RoleFiles.MAX_CLIENT_ORDER_IDS, 1 << 20, 1, 1 << 28),
+                new TransportLimits((int)config.number(RoleFiles.MAX_CONNECTIONS, 256, 1, 65_536),
+                    config.number(RoleFiles.LOGON_TIMEOUT_MS, 5_000, 1, 3_600_000),
+                    (int)config.number(RoleFiles.LOGONS_PER_SECOND, 5, 1, 1_000_000),
+                    (int)config.number(RoleFiles.LOGON_BURST, 5, 1, 1_000_000),
+                    (int)config.number(RoleFiles.MAX_MALFORMED, 64, 0, Integer.MAX_VALUE),
+                    (int)config.number(RoleFiles.REPLY_BACKLOG_BYTES, 4 << 20, 4096, 1 << 30),
+                    config.number(RoleFiles.REPLY_BACKLOG_MS, 1_000, 1, 3_600_000)));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(config.file() + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static void requireEndpoints(final ConfigFile config, final String role, final List<SessionConfig> sessions,
+        final List<String[]> subscribers)
+    {
+        final List<String> needed = switch (role)
+        {
+            case "engine" -> List.of(RoleFiles.REQUESTS, RoleFiles.REPORTS, RoleFiles.FEED);
+            case "gateway" -> List.of(RoleFiles.ORDERS, RoleFiles.REPORTS, RoleFiles.REQUESTS);
+            case "marketdata" -> List.of(RoleFiles.FEED, RoleFiles.SNAPSHOTS);
+            default -> List.of(RoleFiles.ORDERS);
+        };
+        for (final String key : needed)
+        {
+            config.address(key);
+        }
+        if (("gateway".equals(role) || "clients".equals(role)) && sessions.isEmpty())
+        {
+            throw config.refusal(RoleFiles.SESSION_PREFIX + "ID", "the " + role + " role needs at least one " +
+                RoleFiles.SESSION_PREFIX + "<id> line");
+        }
+        if ("marketdata".equals(role) && subscribers.isEmpty())
+        {
+            throw config.refusal(RoleFiles.SUBSCRIBER_PREFIX + "0", "the marketdata role needs at least one " +
+                RoleFiles.SUBSCRIBER_PREFIX + "<index> line");
+        }
+        if ("clients".equals(role) && subscribers.size() > 1)
+        {
+            throw config.refusal(RoleFiles.SUBSCRIBER_PREFIX + "1", "a clients process runs at most one market-data " +
+                "subscriber");
+        }
+        if ("clients".equals(role) && !subscribers.isEmpty())
+        {
+            config.address(RoleFiles.SNAPSHOTS);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.ringwire.exchange.gateway;
+
+import org.agrona.collections.Int2IntHashMap;
+
+/**
+ * The connections (messaging images) the gateway knows, each with the configured session whose
+ * identity it proved, when it started waiting to log on, and the malformed messages it has sent.
+ * A slot per connection, reused when it goes; at most {@code capacity} at once.
+ *
+ * <p>Threading: the gateway's thread. Allocation: none after construction (the map is sized for
+ * the capacity at start).
+ */
+final class GatewayTransports
+{
+    /** No slot, no session. */
+    static final int NONE = -1;
+    /** A waiting time already acted on: the connection was asked to go. */
+    private static final long REAPED = Long.MAX_VALUE;
+
+    private final Int2IntHashMap slotOfTransport;
+    private final int[] transportOf;
+    private final int[] sessionOf;
+    private final long[] waitingSinceNs;
+    private final int[] malformed;
+    private final int[] freeSlots;
+    private int freeCount;
+
+    GatewayTransports(final int capacity)
+    {
+        slotOfTransport = new Int2IntHashMap(2 * capacity + 8, 0.5f, NONE);
+        transportOf = new int[capacity];
+        sessionOf = new int[capacity];
+        waitingSinceNs = new long[capacity];
+        malformed = new int[capacity];
+        freeSlots = new int[capacity];
+        for (int i = 0; i < capacity; i++)
+        {
+            freeSlots[i] = capacity - 1 - i;
+        }
+        freeCount = capacity;
+    }
+
+    /**
+     * @return the new connection's slot, or {@link #NONE} when the table is full or the transport
+     *         is known already.
+     */
+    int announce(final int transport, final int session, final long nowNs)
+    {
+        if (freeCount == 0 || slotOfTransport.containsKey(transport))
+        {
+            return NONE;
+        }
+        final int slot = freeSlots[--freeCount];
+        slotOfTransport.put(transport, slot);
+        transportOf[slot] = transport;
+        sessionOf[slot] = session;
+        waitingSinceNs[slot] = nowNs;
+        malformed[slot] = 0;
+        return slot;
+    }
+
+    /** @return the connection's slot, or {@link #NONE}. */
+    int slot(final int transport)
+    {
+        return slotOfTransport.get(transport);
+    }
+
+    /** @return the configured session whose identity the connection in the slot proved. */
+    int identitySession(final int slot)
+    {
+        return sessionOf[slot];
+    }
+
+    /** @return the transport session of the slot. */
+    int transport(final int slot)
+    {
+        return transportOf[slot];
+    }
+
+    /** Forgets the connection. */
+    void remove(final int transport)
+    {
+        final int slot = slotOfTransport.remove(transport);
+        if (slot != NONE)
+        {
+            freeSlots[freeCount++] = slot;
+        }
+    }
+
+    /** The connection is no longer logged on: its logon timeout starts again now. */
+    void waitingFrom(final int slot, final long nowNs)
+    {
+        waitingSinceNs[slot] = nowNs;
+    }
+
+    /**
+     * @return whether the connection has waited longer than {@code timeoutNs} and was not yet asked
+     *         to go; if so it is marked, so it is asked once.
+     */
+    boolean reapIfWaitedPast(final int slot, final long nowNs, final long timeoutNs)
+    {
+        if (waitingSinceNs[slot] != REAPED && nowNs - waitingSinceNs[slot] > timeoutNs)
+        {
+            waitingSinceNs[slot] = REAPED;
+            return true;
+        }
+        return false;
+    }
+
+    /** @return the connection's malformed messages, this one counted. */
+    int strike(final int slot)
+    {
+        return ++malformed[slot];
+    }
+
+    /** @return the slots in use, to walk from 0 to {@link #capacity()} with {@link #inUse}. */
+    int capacity()
+    {
+        return transportOf.length;
+    }
+
+    /** @return whether the slot holds a connection. */
+    boolean inUse(final int slot)
+    {
+        return slotOfTransport.get(transportOf[slot]) == slot;
+    }
+
+    /** @return connections known. */
+    int count()
+    {
+        return slotOfTransport.size();
+    }
+}
