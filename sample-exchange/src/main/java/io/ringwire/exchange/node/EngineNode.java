@@ -151,6 +151,12 @@ public final class EngineNode implements Agent, AutoCloseable
         return reports.dropped() + feed.dropped();
     }
 
+    /** @return publications its request endpoint refused at the handshake for their identity. */
+    public long identitiesRefused()
+    {
+        return requests.identitiesRefused();
+    }
+
     @Override
     public String roleName()
     {

@@ -67,6 +67,13 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
     public static final String GATEWAY = "gateway";
     /** The market-data service's identity. */
     public static final String MARKET_DATA = "marketdata";
+    /**
+     * Publications one member may hold at once at the gateway's order endpoint: a reconnecting
+     * client's new one beside its old one, and no more, so a member cannot fill the endpoint.
+     */
+    public static final int MEMBER_CONNECTIONS = 2;
+    /** The largest ring the gateway maps for a member's orders. */
+    public static final int MEMBER_RING_LIMIT = 4 << 20;
     /** The first session id of a layout on free ports; the demo's sessions count up from it. */
     public static final int FIRST_SESSION_ID = 101;
 
@@ -180,10 +187,14 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
             String.join(",", accepted);
     }
 
-    /** @return the gateway's order subscription: accepts every member. */
+    /**
+     * @return the gateway's order subscription: accepts every member, {@value #MEMBER_CONNECTIONS}
+     *         connections each, with rings of at most {@value #MEMBER_RING_LIMIT} bytes.
+     */
     public String gatewayOrdersSubscription()
     {
-        return channel(gatewayOrders, GATEWAY, "accept", members);
+        return channel(gatewayOrders, GATEWAY, "accept", members) + "|max-per-identity=" + MEMBER_CONNECTIONS +
+            "|max-ring=" + MEMBER_RING_LIMIT;
     }
 
     /** @return the gateway's report subscription: accepts the engine. */

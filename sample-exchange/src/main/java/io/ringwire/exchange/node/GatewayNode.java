@@ -219,6 +219,12 @@ public final class GatewayNode implements Agent, AutoCloseable
         return gateway;
     }
 
+    /** @return publications its order and report endpoints refused at the handshake for their identity. */
+    public long identitiesRefused()
+    {
+        return orders.identitiesRefused() + reports.identitiesRefused();
+    }
+
     @Override
     public String roleName()
     {

@@ -134,6 +134,12 @@ public final class MarketDataNode implements Agent, AutoCloseable
         return badRequests;
     }
 
+    /** @return publications its feed and snapshot-request endpoints refused at the handshake for their identity. */
+    public long identitiesRefused()
+    {
+        return feed.identitiesRefused() + snapshotRequests.identitiesRefused();
+    }
+
     @Override
     public String roleName()
     {
