@@ -39,10 +39,11 @@ import java.util.function.Supplier;
  * @param rate                  orders a second the clients offer (clients role).
  * @param seed                  the clients' flow seed (clients role).
  * @param marketDataJoinAfterMs when the clients' market-data subscriber joins (clients role).
+ * @param livenessTimeoutMs     how long the role waits for a silent peer before it is gone.
  */
 public record RoleConfig(String role, String provider, List<Identity> identities, List<PeerKey> trusted,
     ExchangeLayout layout, EngineConfig engine, GatewayConfig gateway, List<SessionConfig> sessions, Path journal,
-    String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs)
+    String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs, long livenessTimeoutMs)
 {
     /** The roles a config file may name. */
     public static final List<String> ROLES = List.of("engine", "gateway", "marketdata", "clients");
@@ -106,10 +107,12 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         final long rate = config.number(RoleFiles.RATE, 1_000, 1, 100_000_000);
         final long seed = config.number(RoleFiles.SEED, 1, Long.MIN_VALUE, Long.MAX_VALUE);
         final long joinAfterMs = config.number(RoleFiles.MD_JOIN_AFTER_MS, 0, 0, 3_600_000);
+        final long livenessTimeoutMs = config.number(RoleFiles.LIVENESS_TIMEOUT_MS, 2_000, 2, 3_600_000);
         requireEndpoints(config, role, sessions, subscribers);
         config.rejectUnknownKeys(role);
         return new RoleConfig(role, provider, List.copyOf(identities), List.copyOf(trusted), layout, engine, gateway,
-            sessions, journal, cores, null == shm ? null : config.resolve(shm), rate, seed, joinAfterMs);
+            sessions, journal, cores, null == shm ? null : config.resolve(shm), rate, seed, joinAfterMs,
+            livenessTimeoutMs);
     }
 
     private static <T> T keyFile(final ConfigFile config, final String key, final Supplier<T> read)
@@ -295,7 +298,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
                     (int)config.number(RoleFiles.LOGON_BURST, 5, 1, 1_000_000),
                     (int)config.number(RoleFiles.MAX_MALFORMED, 64, 0, Integer.MAX_VALUE),
                     (int)config.number(RoleFiles.REPLY_BACKLOG_BYTES, 4 << 20, 4096, 1 << 30),
-                    config.number(RoleFiles.REPLY_BACKLOG_MS, 1_000, 1, 3_600_000)));
+                    config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, 3_600_000)));
         }
         catch (final IllegalArgumentException ex)
         {

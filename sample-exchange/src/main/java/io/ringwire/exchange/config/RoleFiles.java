@@ -36,7 +36,7 @@ import java.util.List;
  * session.ID = identity NAME, account N, token T, replies HOST:PORT   # gateway: every session; clients: its own
  * subscriber.INDEX = identity NAME, endpoint HOST:PORT                # marketdata: every one; clients: its own
  * instruments = N ; price.min = P ; price.max = P ; price.reference = P (gateway)
- * max-orders, max-accounts, snapshot-interval, journal (engine), cores, shm-dir
+ * max-orders, max-accounts, snapshot-interval, journal (engine), cores, shm-dir, liveness-timeout-ms
  * risk.max-order-quantity, risk.max-notional, risk.price-band-ticks, risk.max-open-orders (gateway)
  * rate-limit.per-second, rate-limit.burst, max-client-order-ids (gateway)
  * limits.max-connections, limits.logon-timeout-ms, limits.logons-per-second, limits.logon-burst,
@@ -63,6 +63,7 @@ public final class RoleFiles
     static final String RATE = "rate";
     static final String SEED = "seed";
     static final String MD_JOIN_AFTER_MS = "md-join-after-ms";
+    static final String LIVENESS_TIMEOUT_MS = "liveness-timeout-ms";
     static final String INSTRUMENTS = "instruments";
     static final String PRICE_MIN = "price.min";
     static final String PRICE_MAX = "price.max";
@@ -101,10 +102,20 @@ public final class RoleFiles
      * @param engineCores  the engine's CPUs ("" for none).
      * @param rate         orders a second over all clients.
      * @param seed         the clients' flow seed.
+     * @param livenessTimeoutMs how long every role waits for a silent peer before it is gone.
      */
     public record Run(EngineConfig engine, GatewayConfig gateway, long priceMin, long priceMax, Path journal,
-        Path shmDirectory, String engineCores, long rate, long seed)
+        Path shmDirectory, String engineCores, long rate, long seed, long livenessTimeoutMs)
     {
+        /**
+         * @param timeoutMs the liveness timeout of every role.
+         * @return this run with it.
+         */
+        public Run withLivenessTimeoutMs(final long timeoutMs)
+        {
+            return new Run(engine, gateway, priceMin, priceMax, journal, shmDirectory, engineCores, rate, seed,
+                timeoutMs);
+        }
     }
 
     /**
@@ -230,6 +241,7 @@ public final class RoleFiles
         {
             line(text, SHM_DIR, run.shmDirectory().toString());
         }
+        line(text, LIVENESS_TIMEOUT_MS, Long.toString(run.livenessTimeoutMs()));
         return text;
     }
 

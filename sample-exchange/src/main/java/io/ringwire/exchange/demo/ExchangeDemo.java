@@ -166,7 +166,7 @@ public final class ExchangeDemo
     {
         final EngineConfig engine = engineConfig(instruments, clients);
         return new RoleFiles.Run(engine, gatewayConfig(clients, rate, engine), SimulatedClients.minPrice(),
-            SimulatedClients.maxPrice(), journal, shmDirectory, engineCores, rate, seed);
+            SimulatedClients.maxPrice(), journal, shmDirectory, engineCores, rate, seed, 2_000);
     }
 
     private int runInProcess()

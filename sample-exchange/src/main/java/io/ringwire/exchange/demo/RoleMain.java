@@ -151,7 +151,8 @@ public final class RoleMain
     /** The role's messaging: its identities and the keys it accepts, its cores and shm directory. */
     private static MessagingContext context(final RoleConfig config)
     {
-        final MessagingContext context = new MessagingContext().trust(config.trusted()).cores(config.cores());
+        final MessagingContext context = new MessagingContext().trust(config.trusted()).cores(config.cores())
+            .livenessTimeoutMs(config.livenessTimeoutMs());
         config.identities().forEach(context::identity);
         if (null != config.shmDirectory())
         {

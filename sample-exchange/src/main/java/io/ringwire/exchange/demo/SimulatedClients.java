@@ -96,6 +96,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
     private static final int MAX_BURST = 64;
     private static final int PENDING = 1 << 16;
     private static final long BASE_PRICE = 10_000;
+    private static final long LOGON_RETRY_NS = 2_000_000_000L;
     private static final int SPREAD_TICKS = 20;
 
     private final Client[] clients;
@@ -232,6 +233,10 @@ public final class SimulatedClients implements Agent, AutoCloseable
             if (!client.logonSent)
             {
                 work += logon(client, nowNs);
+            }
+            else if (!client.loggedOn && nowNs - client.lastSentNs > LOGON_RETRY_NS)
+            {
+                client.logonSent = false; // no answer (lost with a connection, or refused): try again
             }
             else if (client.loggedOn)
             {

@@ -19,7 +19,7 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
     int maxMalformed, int maxReplyBacklogBytes, long maxReplyBacklogMs)
 {
     /** The limits of a gateway configured without its own. */
-    public static final TransportLimits DEFAULT = new TransportLimits(256, 5_000, 5, 5, 64, 4 << 20, 1_000);
+    public static final TransportLimits DEFAULT = new TransportLimits(256, 5_000, 5, 5, 64, 4 << 20, 2_000);
 
     /**
      * Validates the values.
