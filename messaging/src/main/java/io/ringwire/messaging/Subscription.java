@@ -62,6 +62,12 @@ public final class Subscription implements AutoCloseable
     private long nowNs = System.nanoTime();
     private long nextDutyNs;
     private int pollsSinceDuty;
+    /**
+     * Whether the application polled since the last housekeeping: an image's frames are only seen
+     * when it does, so a subscription that is not polled (its owner holds its input back) cannot
+     * tell a silent publication from one whose frames wait unread, and times none out meanwhile.
+     */
+    private boolean polledSinceDuty;
     private boolean closed;
 
     private Subscription(final MessagingContext context, final ChannelUri channel, final int streamId)
@@ -213,6 +219,7 @@ public final class Subscription implements AutoCloseable
             return 0;
         }
         handler = fragmentHandler;
+        polledSinceDuty = true;
         int handled = completionQueue.poll(completionHandler, fragmentLimit);
         if (admission.isEstablishDue())
         {
@@ -291,10 +298,16 @@ public final class Subscription implements AutoCloseable
         counters.device.update();
         counters.identitiesRefused.setRelease(listener.counters().rejectedUnknownIdentity());
         int work = admission.acceptPublication(images.length, nowNs) + admission.adoptHandshakes();
+        final boolean polled = polledSinceDuty;
+        polledSinceDuty = false;
+        if (!polled)
+        {
+            work += completionQueue.progress(); // the publications' writes are acknowledged meanwhile
+        }
         final Image[] current = images;
         for (final Image image : current)
         {
-            if (image.framesReceived != image.framesReceivedAtDuty)
+            if (!polled || image.framesReceived != image.framesReceivedAtDuty)
             {
                 image.framesReceivedAtDuty = image.framesReceived;
                 image.lastFrameNs = nowNs;

@@ -19,6 +19,21 @@ public interface CompletionQueue extends AutoCloseable
     int poll(CompletionHandler handler, int maxCompletions);
 
     /**
+     * Makes progress for the queue pairs attached to this queue without handing over completions:
+     * incoming requests are executed and acknowledged, and what completes waits for the next
+     * {@link #poll}. For an owner that holds its input back for a while (its own output is
+     * backlogged): a software provider's peers would otherwise hear nothing and, after the peer
+     * timeout, take it for gone. Hardware progresses by itself, so the default does nothing.
+     * Allocates nothing; never blocks.
+     *
+     * @return work done (0 when there was none).
+     */
+    default int progress()
+    {
+        return 0;
+    }
+
+    /**
      * @return how many completions the queue holds.
      */
     int depth();

@@ -297,6 +297,28 @@ public final class SoftCompletionQueue implements CompletionQueue
         return pollUnguarded(handler, maxCompletions);
     }
 
+    @Override
+    public int progress()
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        if (guard.isEnabled())
+        {
+            guard.enter();
+            try
+            {
+                return progressUnguarded();
+            }
+            finally
+            {
+                guard.exit();
+            }
+        }
+        return progressUnguarded();
+    }
+
     private int pollUnguarded(final CompletionHandler handler, final int maxCompletions)
     {
         if (closed)

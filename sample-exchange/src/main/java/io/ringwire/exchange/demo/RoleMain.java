@@ -154,10 +154,15 @@ public final class RoleMain
         final MessagingContext context = new MessagingContext().trust(config.trusted()).cores(config.cores())
             .livenessTimeoutMs(config.livenessTimeoutMs());
         config.identities().forEach(context::identity);
-        if (null != config.shmDirectory())
+        // A peer the transport hears nothing from for as long as messaging waits is gone at both layers.
+        context.rdmaSettings(rdma ->
         {
-            context.rdmaSettings(rdma -> rdma.shmDirectory(config.shmDirectory().toString()));
-        }
+            rdma.peerTimeoutMs(config.livenessTimeoutMs());
+            if (null != config.shmDirectory())
+            {
+                rdma.shmDirectory(config.shmDirectory().toString());
+            }
+        });
         return context.conclude();
     }
 
@@ -293,7 +298,15 @@ public final class RoleMain
             out.flush();
         }
         clients.stopSending();
-        Thread.sleep(500); // replies in flight arrive while the agent still runs
+        // Replies in flight arrive while the agent still runs: until every new order is answered, or
+        // a bound for a reply that will not come (its session was lost).
+        final long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        Thread.sleep(200);
+        while (clients.counters().get(SimulatedClients.ACKS) < clients.counters().get(SimulatedClients.NEW_ORDERS) &&
+            System.nanoTime() - drainDeadline < 0)
+        {
+            Thread.sleep(50);
+        }
         runner.close();
         quiesce(agent);
         final AtomicLongArray c = clients.counters();

@@ -358,6 +358,23 @@ public final class Gateway
         }
     }
 
+    /**
+     * The gateway is not reading its clients (it waits for the engine's stream to take its backlog):
+     * their silence is its own, so no session is lost to a heartbeat timeout meanwhile.
+     *
+     * @param nowNs epoch nanoseconds now.
+     */
+    public void notReadingClients(final long nowNs)
+    {
+        for (int session = 0, count = sessions.count(); session < count; session++)
+        {
+            if (sessions.isLoggedOn(session))
+            {
+                sessions.received(session, nowNs);
+            }
+        }
+    }
+
     /** @return the connections the gateway knows now. */
     public int connections()
     {

@@ -118,6 +118,7 @@ public final class GatewayNode implements Agent, AutoCloseable
         if (toEngine.isBehind())
         {
             work += orders.doWork(); // accepts and keeps clients alive; their orders wait in the rings
+            gateway.notReadingClients(nowNs);
         }
         else
         {

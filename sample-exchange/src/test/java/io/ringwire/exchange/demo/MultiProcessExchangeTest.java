@@ -33,6 +33,7 @@ class MultiProcessExchangeTest
     private static final Duration STOP = Duration.ofSeconds(30);
     private static final int INSTRUMENTS = 4;
     private static final long RATE = 4_000;
+    private static final long LIVENESS_MS = 5_000;
 
     @TempDir
     Path directory;
@@ -103,7 +104,8 @@ class MultiProcessExchangeTest
         assertNotNull(e.get("sequence"), engine.lines().toString());
         assertTrue(Long.parseLong(e.get("sequence")) > 1_000, "reports before and after the kill: " + e);
         assertEquals("0", c.get("duplicateSequences"), "no execution report twice: " + c);
-        assertEquals(e.get("sequence"), c.get("sequences"), "no execution report lost: " + c + " " + e);
+        assertEquals(e.get("sequence"), c.get("sequences"), "no execution report lost: " + c + " " + e + " " +
+            exchange.report("gateway"));
         assertEquals(e.get("sequence"), c.get("maxSequence"), c.toString());
         assertEquals(e.get("digest"), JournaledEngine.replay(directory.resolve("journal")).digest(),
             "the journal replays to the restarted engine's digest");
@@ -156,10 +158,19 @@ class MultiProcessExchangeTest
         final Path files = directory.resolve("roles-" + layout.engineRequests().replace(':', '-'));
         if (!Files.exists(files.resolve("engine.conf")))
         {
-            RoleFiles.writeCore(files, layout, ExchangeDemo.roleFiles(INSTRUMENTS, layout.members().size(), RATE, 1,
-                directory.resolve("journal"), shm(), ""));
+            RoleFiles.writeCore(files, layout, run(layout));
         }
         return files;
+    }
+
+    /**
+     * The run's settings: five JVMs share two cores here, so a role may be descheduled for seconds;
+     * peers are given {@value #LIVENESS_MS} ms before they count as gone.
+     */
+    private RoleFiles.Run run(final ExchangeLayout layout) throws IOException
+    {
+        return ExchangeDemo.roleFiles(INSTRUMENTS, layout.members().size(), RATE, 1, directory.resolve("journal"),
+            shm(), "").withLivenessTimeoutMs(LIVENESS_MS);
     }
 
     private RoleProcess engine(final ExchangeLayout layout) throws IOException
@@ -186,8 +197,7 @@ class MultiProcessExchangeTest
         final long joinAfterMs) throws IOException
     {
         final Path file = files(layout).resolve("clients-" + from + "-" + to + ".conf");
-        RoleFiles.writeClients(file, layout, ExchangeDemo.roleFiles(INSTRUMENTS, layout.members().size(), RATE, 1,
-            directory.resolve("journal"), shm(), ""), from, to, marketDataIndex, joinAfterMs);
+        RoleFiles.writeClients(file, layout, run(layout), from, to, marketDataIndex, joinAfterMs);
         return start("clients " + from + ":" + to, file);
     }
 
