@@ -170,7 +170,7 @@ public final class Agents
         catch (final RuntimeException | LinkageError ex)
         {
             LOG.log(System.Logger.Level.WARNING, "cannot pin thread " + Thread.currentThread().getName() +
-                " to core " + core + ": " + ex);
+                " to core " + core, ex);
             return false;
         }
     }

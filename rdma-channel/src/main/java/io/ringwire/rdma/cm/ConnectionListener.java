@@ -230,8 +230,8 @@ public final class ConnectionListener implements AutoCloseable
             {
                 if (!closed.get())
                 {
-                    LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " failed to accept: " + ex +
-                        "; retrying");
+                    LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " failed to accept; retrying",
+                        ex);
                     LockSupport.parkNanos(ACCEPT_RETRY_PAUSE_NS);
                 }
                 continue;
@@ -381,7 +381,7 @@ public final class ConnectionListener implements AutoCloseable
             if (!closed.get())
             {
                 LOGGER.log(Level.WARNING, "management connection from " + channel.remoteAddress() + " to " +
-                    localAddress + " failed while reading the REQ: " + ex);
+                    localAddress + " failed while reading the REQ", ex);
             }
             channel.close();
         }
