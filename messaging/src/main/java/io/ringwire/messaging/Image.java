@@ -226,8 +226,8 @@ final class Image implements AutoCloseable
 
     /**
      * Reads the frames a memory log holds from the position on, up to {@code limit}, through its
-     * {@link LogReader}: a frame is there once its commit is visible, and is consumed (its lines'
-     * position words cleared) once handled. Data is handed over in place, a checksum trailer is
+     * {@link LogReader}: a frame is there once its commit is visible, and is consumed (the position
+     * words of the lines its payload took cleared) once handled. Data is handed over in place, a checksum trailer is
      * verified as {@link #onFrame} verifies one, and credit goes out once {@code creditInterval}
      * bytes were consumed since the last, not per frame.
      *

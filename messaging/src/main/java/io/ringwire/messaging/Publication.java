@@ -41,7 +41,8 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.*;
  *
  * <p>Threading: one owning thread calls everything, and {@link #doWork()} when it has nothing to
  * offer (heartbeats, liveness, reconnection, completions). Offers run that duty cycle themselves
- * every {@value #OFFERS_PER_DUTY} attempts, after their frame has gone out, so no frame waits behind
+ * every {@value #OFFERS_PER_DUTY} attempts ({@value #LOG_OFFERS_PER_DUTY} into memory logs, whose
+ * frames leave no completion to reap), after their frame has gone out, so no frame waits behind
  * housekeeping (on roce, for instance, reaping a batch of ACKs takes a system call each). Offer and
  * tryClaim allocate nothing and take no locks.
  */
@@ -65,6 +66,8 @@ public final class Publication implements AutoCloseable
      * a single offer reaps for all the others.
      */
     static final int OFFERS_PER_DUTY = 16;
+    /** Offers per duty cycle into memory logs: the cycle has only liveness and failures to look at. */
+    static final int LOG_OFFERS_PER_DUTY = 256;
 
     private final ChannelUri channel;
     private final int streamId;
@@ -136,7 +139,7 @@ public final class Publication implements AutoCloseable
             this.credit = new PublicationCredit(destinations, completionQueue, destinations.completionHandler, capacity,
                 memoryLog);
             this.duty = new PublicationDuty(context, completionQueue, destinations.completionHandler, destinations,
-                counters, this::sendHeartbeat);
+                counters, this::sendHeartbeat, memoryLog ? LOG_OFFERS_PER_DUTY : OFFERS_PER_DUTY);
         }
         catch (final RuntimeException ex)
         {
@@ -407,7 +410,8 @@ public final class Publication implements AutoCloseable
     }
 
     /**
-     * Counts an offer attempt that got past {@link #admit()} and, every {@link #OFFERS_PER_DUTY}th,
+     * Counts an offer attempt that got past {@link #admit()} and, every {@link #OFFERS_PER_DUTY}th
+     * ({@link #LOG_OFFERS_PER_DUTY}th into memory logs),
      * runs the duty cycle: after the frame went out, not before it.
      *
      * @param result what the attempt returns.

@@ -40,7 +40,7 @@ public final class Subscription implements AutoCloseable
     /** Polls between housekeeping passes (each reads the clock once). */
     private static final int DUTY_POLL_INTERVAL = 128;
     /** Polls of memory logs between two polls of the completion queue once no handshake is open. */
-    private static final int LOG_COMPLETION_POLL_INTERVAL = 16;
+    private static final int LOG_COMPLETION_POLL_INTERVAL = 64;
 
     private final MessagingContext context;
     private final ChannelUri channel;
@@ -256,20 +256,27 @@ public final class Subscription implements AutoCloseable
         int handled = 0;
         final Image[] current = images;
         final int count = current.length;
-        if (count > 0)
+        if (count == 1)
+        {
+            final int read = pollLog(current[0], fragmentHandler, fragmentLimit);
+            if (read < 0)
+            {
+                return 0; // the image broke the stream's rules and is closed
+            }
+            handled = read;
+        }
+        else if (count > 1)
         {
             final int start = ++logRotation >= count ? (logRotation = 0) : logRotation;
-            for (int i = 0; i < count && handled < fragmentLimit; i++)
+            for (int i = start, polled = 0; polled < count && handled < fragmentLimit; polled++)
             {
-                final Image image = current[(start + i) % count];
-                final int read = image.pollLog(fragmentHandler, fragmentLimit - handled, counters, tallies, nowNs);
+                final int read = pollLog(current[i], fragmentHandler, fragmentLimit - handled);
                 if (read < 0)
                 {
-                    counters.protocolErrors.incrementRelease();
-                    closeImage(image);
-                    return handled;
+                    return handled; // that image is closed: the array changed under the loop
                 }
                 handled += read;
+                i = i + 1 == count ? 0 : i + 1;
             }
         }
         if (admission.hasHandshakes() || ++pollsSinceCompletions >= LOG_COMPLETION_POLL_INTERVAL)
@@ -278,6 +285,18 @@ public final class Subscription implements AutoCloseable
             handled += completionQueue.poll(completionHandler, fragmentLimit);
         }
         return handled;
+    }
+
+    /** @return frames one image's memory log gave, or -1 when it broke the rules (it is closed). */
+    private int pollLog(final Image image, final FragmentHandler fragmentHandler, final int fragmentLimit)
+    {
+        final int read = image.pollLog(fragmentHandler, fragmentLimit, counters, tallies, nowNs);
+        if (read < 0)
+        {
+            counters.protocolErrors.incrementRelease();
+            closeImage(image);
+        }
+        return read;
     }
 
     private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,

@@ -14,8 +14,8 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.*;
  * last, with release order. {@link #next} reads that word with acquire order, so a reader that sees
  * it sees every byte of the frame; a header whose position word is not yet written (a torn frame,
  * still being written) is never read. What an earlier lap of the ring left at the offset holds an
- * older position, and what this reader consumed it clears ({@link #consume}), so neither passes for
- * a frame.
+ * older position, and the payload a consumed frame left in its later lines this reader clears
+ * ({@link #consume}), so neither passes for a frame.
  *
  * <p>The checks on a committed frame: the length holds a header and fits before the end of the ring,
  * the version is {@link FrameDescriptor#CURRENT_VERSION}, the type is known, and the frame carries
@@ -87,7 +87,10 @@ public final class LogReader
 
     /**
      * Consumes the frame at the position once it is handled: clears the position word of every cache
-     * line it took, so that no later lap reads what it left as a frame.
+     * line it took but its first, so that no later lap reads what its payload left there as a frame.
+     * The first line's position word needs no clearing: it holds this frame's position, which no
+     * later frame has, and leaving it spares a small frame's line a store by the reader (a line the
+     * publisher would then have to take back from this core).
      *
      * @param position    where the frame starts.
      * @param frameLength its length, as {@link #next} gave it.
@@ -97,7 +100,8 @@ public final class LogReader
     {
         final int offset = (int)position & mask;
         final int aligned = alignedLength(frameLength, LINE_ALIGNMENT);
-        for (int line = offset + POSITION_OFFSET, end = offset + aligned; line < end; line += LINE_ALIGNMENT)
+        for (int line = offset + LINE_ALIGNMENT + POSITION_OFFSET, end = offset + aligned; line < end;
+            line += LINE_ALIGNMENT)
         {
             ring.putLong(line, 0L);
         }
