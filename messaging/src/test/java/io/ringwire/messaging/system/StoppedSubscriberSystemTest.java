@@ -35,7 +35,8 @@ class StoppedSubscriberSystemTest
 {
     private static final long SEED = 0x5EED_0025L;
     private static final int PUBLISHERS = 2;
-    private static final int MESSAGES = 4_000;
+    /** Enough that neither publisher can finish before the stop, however fast the path. */
+    private static final int MESSAGES = 20_000;
     /** 64 KiB: the publishers fill it within the first milliseconds of the stop. */
     private static final int RING = 64 * 1024;
     private static final Duration STOP = Duration.ofSeconds(2);
@@ -62,7 +63,15 @@ class StoppedSubscriberSystemTest
             {
                 publishers.add(ChildProcess.start("publisher-" + source, directory, settings, PublisherProcess.class,
                     "provider=" + provider, "ports=" + port, "seed=" + SEED, "source=" + source, "count=" + MESSAGES,
-                    "ring=" + RING, "timeoutMs=120000"));
+                    "ring=" + RING, "timeoutMs=120000", "waitForGo=true"));
+            }
+            // Both start together: one that came up early must not run through its messages alone.
+            pollUntil(subscription, assembler, () -> subscription.imageCount() == PUBLISHERS, Duration.ofSeconds(60),
+                "both publishers connected", publishers);
+            for (final ChildProcess publisher : publishers)
+            {
+                publisher.awaitLine("CONNECTED", Duration.ofSeconds(30));
+                publisher.send("go");
             }
             pollUntil(subscription, assembler, () -> subscription.imageCount() == PUBLISHERS &&
                 verifier.receivedFrom(0) > 100 && verifier.receivedFrom(1) > 100, Duration.ofSeconds(60),
