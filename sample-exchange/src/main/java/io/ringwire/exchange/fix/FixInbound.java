@@ -1,0 +1,350 @@
+package io.ringwire.exchange.fix;
+
+import io.ringwire.codecs.trading.BooleanType;
+import io.ringwire.codecs.trading.CancelOrderEncoder;
+import io.ringwire.codecs.trading.MassCancelEncoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderEncoder;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.ReplaceOrderEncoder;
+import io.ringwire.codecs.trading.SelfTradePrevention;
+import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.TimeInForce;
+import org.agrona.MutableDirectBuffer;
+import quickfix.FieldMap;
+import quickfix.FieldNotFound;
+import quickfix.Message;
+
+/**
+ * FIX 4.4 requests to the exchange's SBE requests, field by field: NewOrderSingle (D),
+ * OrderCancelRequest (F), OrderCancelReplaceRequest (G) and OrderMassCancelRequest (q) become
+ * NewOrder, CancelOrder, ReplaceOrder and MassCancel, as the SBE door's clients send them. What FIX
+ * can say but the exchange cannot take (a fractional price or quantity, an unknown symbol, an
+ * unsupported OrdType, TimeInForce or ExecInst) is refused here with the FIX reason and a text,
+ * before anything reaches the gateway.
+ *
+ * <p>Conventions of this door (documented for members): Symbol (55) is the instrument's number;
+ * Price (44), OrderQty (38) and MaxFloor (111) are whole numbers in the instrument's price units
+ * and lots; Account (1), where given, is the session's account number; ExecInst (18) '6'
+ * (participate, do not initiate) is post-only; tag 7928 is self-trade prevention: 'N' cancels the
+ * newest (aggressing) order, 'O' the oldest (resting), 'B' both, 'D' decrements both and cancels
+ * the smaller.
+ *
+ * <p>Threading: one thread (the gateway's). Pure but for the encoders it reuses.
+ */
+public final class FixInbound
+{
+    /** A result: refused here; {@link #rejectText()} and {@link #rejectCode()} say why. */
+    public static final int REFUSED = -1;
+    /** ExecInst (18) value for post-only: participate, do not initiate. */
+    public static final char POST_ONLY = '6';
+    /** The door's tag for self-trade prevention. */
+    public static final int SELF_TRADE_PREVENTION_TAG = 7928;
+    /** MassCancelRequestType (530): cancel orders for a security. */
+    public static final char MASS_CANCEL_SECURITY = '1';
+    /** MassCancelRequestType (530): cancel all orders. */
+    public static final char MASS_CANCEL_ALL = '7';
+
+    private static final long NOT_A_WHOLE_NUMBER = Long.MIN_VALUE;
+
+    private final MessageHeaderEncoder header = new MessageHeaderEncoder();
+    private final NewOrderEncoder newOrder = new NewOrderEncoder();
+    private final CancelOrderEncoder cancel = new CancelOrderEncoder();
+    private final ReplaceOrderEncoder replace = new ReplaceOrderEncoder();
+    private final MassCancelEncoder massCancel = new MassCancelEncoder();
+    private String rejectText;
+    private int rejectCode;
+    private long clientOrderId;
+
+    /** @return why the last request was {@link #REFUSED}. */
+    public String rejectText()
+    {
+        return rejectText;
+    }
+
+    /**
+     * @return the FIX code of the last refusal: an OrdRejReason (103) for an order, a CxlRejReason
+     *         (102) for a cancel or replace, a MassCancelRejectReason (532) for a mass cancel.
+     */
+    public int rejectCode()
+    {
+        return rejectCode;
+    }
+
+    /** @return the client order id the last request was given (0 when refused before it got one). */
+    public long clientOrderId()
+    {
+        return clientOrderId;
+    }
+
+    /**
+     * @param message       a NewOrderSingle.
+     * @param orders        the session's orders.
+     * @param account       the session's account.
+     * @param sendingTimeNs the message's SendingTime (52), epoch ns.
+     * @param buffer        where the NewOrder goes, from 0.
+     * @return its length, or {@link #REFUSED}.
+     */
+    public int newOrder(final Message message, final FixOrders orders, final long account, final long sendingTimeNs,
+        final MutableDirectBuffer buffer) throws FieldNotFound
+    {
+        clientOrderId = 0;
+        final String clOrdId = message.getString(11);
+        final int instrument = instrument(message);
+        final Side side = side(message);
+        final char ordTypeCode = message.getChar(40);
+        final OrdType ordType = ordTypeCode == '1' ? OrdType.MARKET : ordTypeCode == '2' ? OrdType.LIMIT : null;
+        final TimeInForce timeInForce = timeInForce(message);
+        final long quantity = whole(message, 38);
+        final long price = ordType == OrdType.LIMIT ? (message.isSetField(44) ? whole(message, 44) : NOT_A_WHOLE_NUMBER) : 0;
+        final long display = message.isSetField(111) ? whole(message, 111) : 0;
+        final String execInst = message.isSetField(18) ? message.getString(18) : "";
+        final SelfTradePrevention stp = selfTradePrevention(message);
+        if (instrument <= 0)
+        {
+            return refuse(FixRejectCodes.UNKNOWN_SYMBOL, "Symbol (55) must be an instrument number");
+        }
+        if (null == side || null == ordType || null == timeInForce || null == stp)
+        {
+            return refuse(FixRejectCodes.UNSUPPORTED_CHARACTERISTIC, null == side ? "Side (54) must be 1 or 2" :
+                null == ordType ? "OrdType (40) must be 1 (market) or 2 (limit)" : null == timeInForce ?
+                "TimeInForce (59) must be 0, 1, 3 or 4" : "tag 7928 must be N, O, B or D");
+        }
+        if (quantity == NOT_A_WHOLE_NUMBER || quantity <= 0 || display == NOT_A_WHOLE_NUMBER || display < 0)
+        {
+            return refuse(FixRejectCodes.INCORRECT_QUANTITY, "OrderQty (38) and MaxFloor (111) must be whole lots");
+        }
+        if (price == NOT_A_WHOLE_NUMBER)
+        {
+            return refuse(FixRejectCodes.OTHER, "a limit order's Price (44) must be a whole number of price units");
+        }
+        if (!execInst.isEmpty() && !execInst.equals(String.valueOf(POST_ONLY)))
+        {
+            return refuse(FixRejectCodes.UNSUPPORTED_CHARACTERISTIC, "ExecInst (18) supports only 6 (post-only)");
+        }
+        final long accountNumber = account(message, account);
+        if (accountNumber == NOT_A_WHOLE_NUMBER)
+        {
+            return refuse(FixRejectCodes.UNKNOWN_ACCOUNT, "Account (1) must be the session's account number");
+        }
+        clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.ORDER, 0);
+        newOrder.wrapAndApplyHeader(buffer, 0, header)
+            .clientOrderId(clientOrderId)
+            .account(accountNumber)
+            .instrumentId(instrument)
+            .side(side)
+            .ordType(ordType)
+            .timeInForce(timeInForce)
+            .price(price)
+            .quantity(quantity)
+            .sendingTime(sendingTimeNs)
+            .postOnly(execInst.isEmpty() ? BooleanType.FALSE : BooleanType.TRUE)
+            .displayQuantity(display)
+            .selfTradePrevention(stp)
+            .receiveTime(sendingTimeNs);
+        return MessageHeaderEncoder.ENCODED_LENGTH + newOrder.encodedLength();
+    }
+
+    /**
+     * @param message an OrderCancelRequest.
+     * @return the CancelOrder's length, or {@link #REFUSED} (a CxlRejReason).
+     */
+    public int cancel(final Message message, final FixOrders orders, final long account, final long sendingTimeNs,
+        final MutableDirectBuffer buffer) throws FieldNotFound
+    {
+        clientOrderId = 0;
+        final String clOrdId = message.getString(11);
+        final long original = orders.existingId(message.getString(41));
+        final int instrument = instrument(message);
+        final Side side = side(message);
+        final long accountNumber = account(message, account);
+        if (original == 0)
+        {
+            return refuse(FixRejectCodes.CXL_UNKNOWN_ORDER, "OrigClOrdID (41) names no order of this session");
+        }
+        if (instrument <= 0 || null == side || accountNumber == NOT_A_WHOLE_NUMBER)
+        {
+            return refuse(FixRejectCodes.CXL_EXCHANGE_OPTION, "Symbol (55), Side (54) and Account (1) must be the order's");
+        }
+        clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.CANCEL, original);
+        cancel.wrapAndApplyHeader(buffer, 0, header)
+            .clientOrderId(clientOrderId)
+            .origClientOrderId(original)
+            .account(accountNumber)
+            .instrumentId(instrument)
+            .side(side)
+            .sendingTime(sendingTimeNs)
+            .receiveTime(sendingTimeNs);
+        return MessageHeaderEncoder.ENCODED_LENGTH + cancel.encodedLength();
+    }
+
+    /**
+     * @param message an OrderCancelReplaceRequest: a limit order's new Price (44) and OrderQty (38).
+     * @return the ReplaceOrder's length, or {@link #REFUSED} (a CxlRejReason).
+     */
+    public int replace(final Message message, final FixOrders orders, final long account, final long sendingTimeNs,
+        final MutableDirectBuffer buffer) throws FieldNotFound
+    {
+        clientOrderId = 0;
+        final String clOrdId = message.getString(11);
+        final long original = orders.existingId(message.getString(41));
+        final int instrument = instrument(message);
+        final Side side = side(message);
+        final long accountNumber = account(message, account);
+        final long quantity = whole(message, 38);
+        final long price = message.isSetField(44) ? whole(message, 44) : NOT_A_WHOLE_NUMBER;
+        if (original == 0)
+        {
+            return refuse(FixRejectCodes.CXL_UNKNOWN_ORDER, "OrigClOrdID (41) names no order of this session");
+        }
+        if (instrument <= 0 || null == side || accountNumber == NOT_A_WHOLE_NUMBER)
+        {
+            return refuse(FixRejectCodes.CXL_EXCHANGE_OPTION, "Symbol (55), Side (54) and Account (1) must be the order's");
+        }
+        if (message.getChar(40) != '2' || price == NOT_A_WHOLE_NUMBER || quantity == NOT_A_WHOLE_NUMBER || quantity <= 0)
+        {
+            return refuse(FixRejectCodes.CXL_EXCHANGE_OPTION,
+                "a replace is of a limit order (OrdType 2) to a whole Price (44) and OrderQty (38)");
+        }
+        clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.REPLACE, original);
+        replace.wrapAndApplyHeader(buffer, 0, header)
+            .clientOrderId(clientOrderId)
+            .origClientOrderId(original)
+            .account(accountNumber)
+            .instrumentId(instrument)
+            .side(side)
+            .price(price)
+            .quantity(quantity)
+            .sendingTime(sendingTimeNs)
+            .receiveTime(sendingTimeNs);
+        return MessageHeaderEncoder.ENCODED_LENGTH + replace.encodedLength();
+    }
+
+    /**
+     * @param message an OrderMassCancelRequest: MassCancelRequestType (530) 1 (one Symbol) or 7 (all).
+     * @return the MassCancel's length, or {@link #REFUSED} (a MassCancelRejectReason).
+     */
+    public int massCancel(final Message message, final FixOrders orders, final long account,
+        final long sendingTimeNs, final MutableDirectBuffer buffer) throws FieldNotFound
+    {
+        clientOrderId = 0;
+        final String clOrdId = message.getString(11);
+        final char type = message.getChar(530);
+        final int instrument;
+        if (type == MASS_CANCEL_ALL)
+        {
+            instrument = 0;
+        }
+        else if (type == MASS_CANCEL_SECURITY)
+        {
+            instrument = message.isSetField(55) ? instrument(message) : -1;
+            if (instrument <= 0)
+            {
+                return refuse(FixRejectCodes.MASS_UNKNOWN_SECURITY, "Symbol (55) must be an instrument number");
+            }
+        }
+        else
+        {
+            return refuse(0, "MassCancelRequestType (530) supports 1 (security) and 7 (all orders)");
+        }
+        clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.MASS_CANCEL, 0);
+        massCancel.wrapAndApplyHeader(buffer, 0, header)
+            .clientOrderId(clientOrderId)
+            .account(account)
+            .instrumentId(instrument)
+            .sendingTime(sendingTimeNs)
+            .receiveTime(sendingTimeNs);
+        return MessageHeaderEncoder.ENCODED_LENGTH + massCancel.encodedLength();
+    }
+
+    private int refuse(final int code, final String text)
+    {
+        rejectCode = code;
+        rejectText = text;
+        return REFUSED;
+    }
+
+    private static int instrument(final FieldMap message) throws FieldNotFound
+    {
+        final long number = whole(message, 55);
+        return number > 0 && number <= Integer.MAX_VALUE ? (int)number : -1;
+    }
+
+    private static Side side(final FieldMap message) throws FieldNotFound
+    {
+        final char side = message.getChar(54);
+        return side == '1' ? Side.BUY : side == '2' ? Side.SELL : null;
+    }
+
+    private static TimeInForce timeInForce(final FieldMap message) throws FieldNotFound
+    {
+        if (!message.isSetField(59))
+        {
+            return TimeInForce.DAY;
+        }
+        return switch (message.getChar(59))
+        {
+            case '0' -> TimeInForce.DAY;
+            case '1' -> TimeInForce.GTC;
+            case '3' -> TimeInForce.IOC;
+            case '4' -> TimeInForce.FOK;
+            default -> null;
+        };
+    }
+
+    private static SelfTradePrevention selfTradePrevention(final FieldMap message) throws FieldNotFound
+    {
+        if (!message.isSetField(SELF_TRADE_PREVENTION_TAG))
+        {
+            return SelfTradePrevention.NULL_VAL;
+        }
+        return switch (message.getString(SELF_TRADE_PREVENTION_TAG))
+        {
+            case "N" -> SelfTradePrevention.CANCEL_AGGRESSING;
+            case "O" -> SelfTradePrevention.CANCEL_RESTING;
+            case "B" -> SelfTradePrevention.CANCEL_BOTH;
+            case "D" -> SelfTradePrevention.DECREMENT_AND_CANCEL;
+            default -> null;
+        };
+    }
+
+    private static long account(final FieldMap message, final long sessionAccount) throws FieldNotFound
+    {
+        return message.isSetField(1) ? whole(message, 1) : sessionAccount;
+    }
+
+    /**
+     * A field's value as a whole number: digits, an optional sign, and an optional fraction of zeros
+     * ("100", "-5", "100.00"); anything else, or one out of range, is {@link #NOT_A_WHOLE_NUMBER}.
+     */
+    static long whole(final FieldMap message, final int tag) throws FieldNotFound
+    {
+        return parseWhole(message.getString(tag));
+    }
+
+    static long parseWhole(final String text)
+    {
+        final int point = text.indexOf('.');
+        final String integral = point < 0 ? text : text.substring(0, point);
+        for (int i = point + 1; point >= 0 && i < text.length(); i++)
+        {
+            if (text.charAt(i) != '0')
+            {
+                return NOT_A_WHOLE_NUMBER;
+            }
+        }
+        final int start = integral.startsWith("-") ? 1 : 0;
+        if (integral.length() == start || integral.length() - start > 18)
+        {
+            return NOT_A_WHOLE_NUMBER;
+        }
+        for (int i = start; i < integral.length(); i++)
+        {
+            if (integral.charAt(i) < '0' || integral.charAt(i) > '9')
+            {
+                return NOT_A_WHOLE_NUMBER;
+            }
+        }
+        return Long.parseLong(integral);
+    }
+}

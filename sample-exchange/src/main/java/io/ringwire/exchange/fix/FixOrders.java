@@ -1,0 +1,129 @@
+package io.ringwire.exchange.fix;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One FIX session's orders as the door sees them: FIX ClOrdIDs are text, the exchange's client
+ * order ids numbers, so each ClOrdID gets a number the first time it is seen and keeps it for the
+ * door's life (a ClOrdID sent twice reaches the gateway as the same number, which the gateway's
+ * duplicate check then refuses). What each number was sent as (an order, a cancel, a replace, a
+ * mass cancel) and the order a cancel or replace named tell the reports apart: a refused cancel is
+ * an OrderCancelReject, a cancel's report carries the cancel's ClOrdID and the order's as
+ * OrigClOrdID. The traded notional per exchange order gives AvgPx (6).
+ *
+ * <p>Threading: the gateway's thread (the door's poll and the gateway's replies). Allocates: a map
+ * entry per ClOrdID.
+ */
+final class FixOrders
+{
+    /** What a client order id was sent as. */
+    enum Kind
+    {
+        ORDER, CANCEL, REPLACE, MASS_CANCEL
+    }
+
+    private record Sent(String clOrdId, Kind kind, long originalId)
+    {
+    }
+
+    private final Map<String, Long> idsByClOrdId = new HashMap<>();
+    private final Map<Long, Sent> sentById = new HashMap<>();
+    /** An order's client order id to the open cancel request that names it. */
+    private final Map<Long, Long> cancelByOrder = new HashMap<>();
+    /** Exchange order id to {traded quantity, traded notional}. */
+    private final Map<Long, long[]> tradedByOrder = new HashMap<>();
+    private long nextId = 1;
+
+    /**
+     * @param clOrdId    the request's ClOrdID (11).
+     * @param kind       what it is.
+     * @param originalId the client order id of the order it names (cancel, replace), else 0.
+     * @return the number the exchange knows the ClOrdID by: a new one for a ClOrdID never seen, the
+     *         same one for a ClOrdID sent before (a duplicate, for the gateway to refuse).
+     */
+    long idFor(final String clOrdId, final Kind kind, final long originalId)
+    {
+        final Long known = idsByClOrdId.get(clOrdId);
+        if (null != known)
+        {
+            return known;
+        }
+        final long id = nextId++;
+        idsByClOrdId.put(clOrdId, id);
+        sentById.put(id, new Sent(clOrdId, kind, originalId));
+        if (kind == Kind.CANCEL)
+        {
+            cancelByOrder.put(originalId, id);
+        }
+        return id;
+    }
+
+    /** @return the number of a ClOrdID sent before, or 0 when it never was. */
+    long existingId(final String clOrdId)
+    {
+        final Long known = idsByClOrdId.get(clOrdId);
+        return null == known ? 0 : known;
+    }
+
+    /** @return the ClOrdID a number stands for, or null for a number the door never gave. */
+    String clOrdId(final long id)
+    {
+        final Sent sent = sentById.get(id);
+        return null == sent ? null : sent.clOrdId();
+    }
+
+    /** @return what the number was sent as, or null for one the door never gave. */
+    Kind kind(final long id)
+    {
+        final Sent sent = sentById.get(id);
+        return null == sent ? null : sent.kind();
+    }
+
+    /** @return the order a cancel or replace named, or 0. */
+    long originalId(final long id)
+    {
+        final Sent sent = sentById.get(id);
+        return null == sent ? 0 : sent.originalId();
+    }
+
+    /**
+     * @param orderId an order's client order id, as its CANCELED report carries it.
+     * @return the cancel request that named it (forgotten now: the order is gone), or 0 when none did.
+     */
+    long takeCancel(final long orderId)
+    {
+        final Long cancel = cancelByOrder.remove(orderId);
+        return null == cancel ? 0 : cancel;
+    }
+
+    /** A refused cancel no longer stands for its order. */
+    void cancelRefused(final long cancelId)
+    {
+        final long order = originalId(cancelId);
+        cancelByOrder.remove(order, cancelId);
+    }
+
+    /**
+     * Adds a fill to the exchange order's traded notional.
+     *
+     * @return the average price of everything it traded, in price units.
+     */
+    double averagePrice(final long exchangeOrderId, final long lastPrice, final long lastQuantity, final boolean done)
+    {
+        final long[] traded = lastQuantity > 0 || !done ?
+            tradedByOrder.computeIfAbsent(exchangeOrderId, key -> new long[2]) : tradedByOrder.get(exchangeOrderId);
+        if (null == traded)
+        {
+            return 0;
+        }
+        traded[0] += lastQuantity;
+        traded[1] += lastPrice * lastQuantity;
+        final double average = traded[0] == 0 ? 0 : (double)traded[1] / traded[0];
+        if (done)
+        {
+            tradedByOrder.remove(exchangeOrderId);
+        }
+        return average;
+    }
+}

@@ -1,0 +1,283 @@
+package io.ringwire.exchange.fix;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import quickfix.Message;
+import quickfix.field.ClOrdID;
+import quickfix.field.ExecInst;
+import quickfix.field.MassCancelRequestType;
+import quickfix.field.MsgType;
+import quickfix.field.OrdType;
+import quickfix.field.OrderQty;
+import quickfix.field.OrigClOrdID;
+import quickfix.field.Price;
+import quickfix.field.Side;
+import quickfix.field.Symbol;
+import quickfix.field.TimeInForce;
+import quickfix.field.TransactTime;
+import quickfix.fix44.NewOrderSingle;
+import quickfix.fix44.OrderCancelReplaceRequest;
+import quickfix.fix44.OrderCancelRequest;
+import quickfix.fix44.OrderMassCancelRequest;
+import quickfix.fix44.OrderStatusRequest;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The FIX 4.4 door over real TCP, driven by QuickFIX/J initiators: members log on with their
+ * SenderCompID and password and trade through the gateway's checks and the real matching engine;
+ * every answer is the FIX message FIX 4.4 prescribes.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FixDoorTest
+{
+    static final String DOOR_COMP_ID = "RINGWIRE";
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @TempDir
+    Path directory;
+
+    private FixExchange exchange;
+    private final List<FixTestClient> clients = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception
+    {
+        exchange = new FixExchange(directory.resolve("door"));
+    }
+
+    @AfterEach
+    void stop() throws Exception
+    {
+        clients.forEach(FixTestClient::close);
+        exchange.close();
+    }
+
+    private FixTestClient logOn(final String member, final String password) throws Exception
+    {
+        final FixTestClient client = new FixTestClient(exchange.port, member, password, null);
+        clients.add(client);
+        assertTrue(client.awaitLogon(WAIT), member + " logged on");
+        return client;
+    }
+
+    private static NewOrderSingle limit(final String clOrdId, final char side, final String price, final int quantity,
+        final char timeInForce)
+    {
+        final NewOrderSingle order = new NewOrderSingle(new ClOrdID(clOrdId), new Side(side),
+            new TransactTime(LocalDateTime.now()), new OrdType(OrdType.LIMIT));
+        order.set(new Symbol("1"));
+        order.set(new Price(Double.parseDouble(price)));
+        order.setString(Price.FIELD, price);
+        order.set(new OrderQty(quantity));
+        order.set(new TimeInForce(timeInForce));
+        return order;
+    }
+
+    private static char execType(final Message report) throws Exception
+    {
+        return report.getChar(150);
+    }
+
+    @Test
+    void twoMembersTradeAndEachHearsItsFillWithQuantitiesAndPrices() throws Exception
+    {
+        final FixTestClient buyer = logOn(FixExchange.MEMBER_A, FixExchange.PASSWORD_A);
+        final FixTestClient seller = logOn(FixExchange.MEMBER_B, FixExchange.PASSWORD_B);
+
+        buyer.send(limit("B-1", Side.BUY, "1000", 10, TimeInForce.DAY));
+        final Message acked = buyer.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('0', execType(acked));
+        assertEquals('0', acked.getChar(39));
+        assertEquals("B-1", acked.getString(11));
+        assertEquals(10, acked.getDouble(151), 0);
+
+        seller.send(limit("S-1", Side.SELL, "995", 4, TimeInForce.DAY));
+        assertEquals('0', execType(seller.next(MsgType.EXECUTION_REPORT, WAIT)), "the engine acknowledges first");
+        final Message sold = seller.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('F', execType(sold), "a trade");
+        assertEquals('2', sold.getChar(39), "the seller is filled");
+        assertEquals(1000, sold.getDouble(31), 0, "at the resting price");
+        assertEquals(4, sold.getDouble(32), 0);
+        assertEquals(4, sold.getDouble(14), 0);
+        assertEquals(0, sold.getDouble(151), 0);
+        assertEquals(1000, sold.getDouble(6), 0, "AvgPx");
+
+        final Message bought = buyer.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('F', execType(bought));
+        assertEquals('1', bought.getChar(39), "the buyer is partially filled");
+        assertEquals("B-1", bought.getString(11));
+        assertEquals(4, bought.getDouble(32), 0);
+        assertEquals(6, bought.getDouble(151), 0);
+        assertEquals(4, bought.getDouble(14), 0);
+        assertEquals(1, exchange.openOrders(0));
+    }
+
+    @Test
+    void aCancelAndAReplaceNameTheirOrderAndAnUnknownOneIsAnOrderCancelReject() throws Exception
+    {
+        final FixTestClient client = logOn(FixExchange.MEMBER_A, FixExchange.PASSWORD_A);
+        client.send(limit("O-1", Side.BUY, "990", 5, TimeInForce.GOOD_TILL_CANCEL));
+        assertEquals('0', execType(client.next(MsgType.EXECUTION_REPORT, WAIT)));
+
+        final OrderCancelReplaceRequest replace = new OrderCancelReplaceRequest(new OrigClOrdID("O-1"),
+            new ClOrdID("O-2"), new Side(Side.BUY), new TransactTime(LocalDateTime.now()), new OrdType(OrdType.LIMIT));
+        replace.set(new Symbol("1"));
+        replace.setString(Price.FIELD, "991");
+        replace.set(new OrderQty(7));
+        client.send(replace);
+        final Message replaced = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('5', execType(replaced));
+        assertEquals("O-2", replaced.getString(11));
+        assertEquals("O-1", replaced.getString(41));
+        assertEquals(991, replaced.getDouble(44), 0);
+        assertEquals(7, replaced.getDouble(151), 0);
+
+        final OrderCancelRequest cancel = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("C-1"),
+            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
+        cancel.set(new Symbol("1"));
+        client.send(cancel);
+        final Message canceled = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('4', execType(canceled));
+        assertEquals('4', canceled.getChar(39));
+        assertEquals("C-1", canceled.getString(11), "the cancel's ClOrdID");
+        assertEquals("O-2", canceled.getString(41), "the order's as OrigClOrdID");
+        assertEquals(0, exchange.liveOrders());
+
+        final OrderCancelRequest again = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("C-2"),
+            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
+        again.set(new Symbol("1"));
+        client.send(again);
+        final Message refused = client.next(MsgType.ORDER_CANCEL_REJECT, WAIT);
+        assertEquals("C-2", refused.getString(11));
+        assertEquals("O-2", refused.getString(41));
+        assertEquals('1', refused.getChar(434), "CxlRejResponseTo: cancel");
+        assertEquals(1, refused.getInt(102), "CxlRejReason: unknown order");
+        assertEquals("unknown order", refused.getString(58));
+
+        final OrderCancelRequest never = new OrderCancelRequest(new OrigClOrdID("NEVER"), new ClOrdID("C-3"),
+            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
+        never.set(new Symbol("1"));
+        client.send(never);
+        assertEquals(1, client.next(MsgType.ORDER_CANCEL_REJECT, WAIT).getInt(102), "refused at the door");
+    }
+
+    @Test
+    void immediateOrCancelAndFillOrKillWithoutLiquidityEndAtOnce() throws Exception
+    {
+        final FixTestClient client = logOn(FixExchange.MEMBER_A, FixExchange.PASSWORD_A);
+        client.send(limit("I-1", Side.BUY, "1000", 3, TimeInForce.IMMEDIATE_OR_CANCEL));
+        assertEquals('0', execType(client.next(MsgType.EXECUTION_REPORT, WAIT)));
+        final Message ioc = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('4', ioc.getChar(39), "the IOC's remainder is canceled: " + ioc);
+        assertEquals(0, ioc.getDouble(151), 0);
+        assertEquals("immediate-or-cancel remainder canceled", ioc.getString(58));
+
+        client.send(limit("F-1", Side.BUY, "1000", 3, TimeInForce.FILL_OR_KILL));
+        Message fok = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        if (execType(fok) == '0')
+        {
+            fok = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        }
+        assertTrue(fok.getChar(39) == '4' || fok.getChar(39) == '8', "the FOK ends unfilled: " + fok);
+        assertEquals(0, fok.getDouble(14), 0);
+        assertEquals(0, exchange.liveOrders());
+    }
+
+    @Test
+    void aMassCancelIsAnsweredWithItsReportAndCancelsTheMembersOrders() throws Exception
+    {
+        final FixTestClient client = logOn(FixExchange.MEMBER_A, FixExchange.PASSWORD_A);
+        for (int i = 1; i <= 3; i++)
+        {
+            client.send(limit("M-" + i, Side.BUY, String.valueOf(990 - i), 1, TimeInForce.DAY));
+            assertEquals('0', execType(client.next(MsgType.EXECUTION_REPORT, WAIT)));
+        }
+        final OrderMassCancelRequest request = new OrderMassCancelRequest(new ClOrdID("MC-1"),
+            new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS), new TransactTime(LocalDateTime.now()));
+        client.send(request);
+        final Message report = client.next(MsgType.ORDER_MASS_CANCEL_REPORT, WAIT);
+        assertEquals('7', report.getChar(531), "accepted: all orders");
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals('4', execType(client.next(MsgType.EXECUTION_REPORT, WAIT)));
+        }
+        assertEquals(0, exchange.liveOrders());
+    }
+
+    @Test
+    void aWrongPasswordIsRefusedAndNeverLogsOn() throws Exception
+    {
+        final FixTestClient intruder = new FixTestClient(exchange.port, FixExchange.MEMBER_A, "not-the-token", null);
+        clients.add(intruder);
+        assertFalse(intruder.awaitLogon(Duration.ofSeconds(3)));
+        assertTrue(exchange.door.logonsRefused() >= 1);
+        final FixTestClient stranger = new FixTestClient(exchange.port, "NOBODY", FixExchange.PASSWORD_A, null);
+        clients.add(stranger);
+        assertFalse(stranger.awaitLogon(Duration.ofSeconds(2)), "an unknown SenderCompID");
+    }
+
+    @Test
+    void aClientThatDropsItsConnectionHasItsRestingOrdersCanceled() throws Exception
+    {
+        final FixTestClient client = logOn(FixExchange.MEMBER_A, FixExchange.PASSWORD_A);
+        for (int i = 1; i <= 2; i++)
+        {
+            client.send(limit("K-" + i, Side.SELL, String.valueOf(1010 + i), 2, TimeInForce.GOOD_TILL_CANCEL));
+            assertEquals('0', execType(client.next(MsgType.EXECUTION_REPORT, WAIT)));
+        }
+        assertEquals(2, exchange.liveOrders());
+        client.session().disconnect("killed", false);
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (exchange.liveOrders() > 0 && System.nanoTime() < deadline)
+        {
+            Thread.sleep(20);
+        }
+        assertEquals(0, exchange.liveOrders(), "cancel-on-disconnect");
+    }
+
+    @Test
+    void whatTheExchangeCannotTakeIsRefusedWithItsReasonAndAnUnsupportedMessageWithABusinessReject() throws Exception
+    {
+        final FixTestClient client = logOn(FixExchange.MEMBER_A, FixExchange.PASSWORD_A);
+        client.send(limit("P-1", Side.BUY, "1000.5", 1, TimeInForce.DAY));
+        final Message fractional = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('8', execType(fractional));
+        assertEquals(99, fractional.getInt(103));
+        assertTrue(fractional.getString(58).contains("Price"), fractional.getString(58));
+
+        final NewOrderSingle postOnly = limit("P-2", Side.BUY, "1000", 1, TimeInForce.DAY);
+        postOnly.set(new ExecInst("G"));
+        client.send(postOnly);
+        assertEquals(11, client.next(MsgType.EXECUTION_REPORT, WAIT).getInt(103), "unsupported ExecInst");
+
+        client.send(limit("P-3", Side.BUY, "1000", 5_000, TimeInForce.DAY));
+        final Message risk = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals(3, risk.getInt(103), "the gateway's risk check: order exceeds limit");
+        assertEquals("quantity above the session's maximum", risk.getString(58));
+
+        client.send(limit("P-3", Side.BUY, "1000", 1, TimeInForce.DAY));
+        assertEquals('0', execType(client.next(MsgType.EXECUTION_REPORT, WAIT)), "a refused id may be used again");
+        client.send(limit("P-3", Side.BUY, "1000", 1, TimeInForce.DAY));
+        assertEquals(6, client.next(MsgType.EXECUTION_REPORT, WAIT).getInt(103), "a duplicate ClOrdID");
+
+        final OrderStatusRequest status = new OrderStatusRequest(new ClOrdID("P-1"), new Side(Side.BUY));
+        status.set(new Symbol("1"));
+        client.send(status);
+        final Message reject = client.next(MsgType.BUSINESS_MESSAGE_REJECT, WAIT);
+        assertEquals("H", reject.getString(372));
+        assertTrue(client.isLoggedOn(), "the session survives");
+    }
+}
