@@ -1,0 +1,287 @@
+package io.ringwire.exchange.fix;
+
+import io.ringwire.codecs.trading.BooleanType;
+import io.ringwire.codecs.trading.CancelOrderDecoder;
+import io.ringwire.codecs.trading.ExecType;
+import io.ringwire.codecs.trading.ExecutionReportEncoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
+import io.ringwire.codecs.trading.OrdStatus;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import io.ringwire.codecs.trading.SelfTradePrevention;
+import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.TimeInForce;
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import org.agrona.ExpandableArrayBuffer;
+import org.junit.jupiter.api.Test;
+import quickfix.Message;
+import quickfix.field.MsgType;
+
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The door's mapping, FIX to SBE and back, over plain buffers and QuickFIX/J message objects: no
+ * sockets, no gateway.
+ */
+class FixMappingTest
+{
+    private static final long ACCOUNT = 700;
+    private static final long SENT_NS = 1_764_000_000_123_456_789L;
+
+    private final FixInbound inbound = new FixInbound();
+    private final FixOrders orders = new FixOrders();
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+    private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+
+    private static Message fix(final String type, final String... tagValues)
+    {
+        final Message message = new Message();
+        message.getHeader().setString(MsgType.FIELD, type);
+        for (int i = 0; i < tagValues.length; i += 2)
+        {
+            message.setString(Integer.parseInt(tagValues[i]), tagValues[i + 1]);
+        }
+        return message;
+    }
+
+    private NewOrderDecoder newOrder(final Message message) throws Exception
+    {
+        final int length = inbound.newOrder(message, orders, ACCOUNT, SENT_NS, buffer);
+        assertTrue(length > 0, () -> "refused: " + inbound.rejectText());
+        header.wrap(buffer, 0);
+        assertEquals(NewOrderDecoder.TEMPLATE_ID, header.templateId());
+        return new NewOrderDecoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH, header.blockLength(),
+            header.version());
+    }
+
+    @Test
+    void aLimitOrderCarriesEveryTermAndTheSessionsAccount() throws Exception
+    {
+        final NewOrderDecoder order = newOrder(fix("D", "11", "abc", "55", "1", "54", "2", "40", "2", "44", "1005.00",
+            "38", "30", "59", "1", "111", "10", "7928", "O"));
+        assertEquals(1, order.clientOrderId(), "the first ClOrdID gets number 1");
+        assertEquals(ACCOUNT, order.account());
+        assertEquals(1, order.instrumentId());
+        assertEquals(Side.SELL, order.side());
+        assertEquals(OrdType.LIMIT, order.ordType());
+        assertEquals(TimeInForce.GTC, order.timeInForce());
+        assertEquals(1005, order.price());
+        assertEquals(30, order.quantity());
+        assertEquals(10, order.displayQuantity(), "MaxFloor: an iceberg's shown quantity");
+        assertEquals(SelfTradePrevention.CANCEL_RESTING, order.selfTradePrevention());
+        assertEquals(BooleanType.FALSE, order.postOnly());
+        assertEquals(SENT_NS, order.sendingTime());
+        assertEquals("abc", orders.clOrdId(1));
+    }
+
+    @Test
+    void marketOrdersTimeInForceAndPostOnlyMapAsDocumented() throws Exception
+    {
+        final NewOrderDecoder market = newOrder(fix("D", "11", "m", "55", "2", "54", "1", "40", "1", "38", "5", "59", "3"));
+        assertEquals(OrdType.MARKET, market.ordType());
+        assertEquals(0, market.price());
+        assertEquals(TimeInForce.IOC, market.timeInForce());
+        assertEquals(TimeInForce.DAY, newOrder(fix("D", "11", "d", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
+            .timeInForce(), "no TimeInForce is Day");
+        assertEquals(TimeInForce.FOK, newOrder(fix("D", "11", "f", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1",
+            "59", "4")).timeInForce());
+        assertEquals(BooleanType.TRUE, newOrder(fix("D", "11", "p", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1",
+            "18", "6")).postOnly());
+        for (final String[] stp : new String[][]{ { "N", "CANCEL_AGGRESSING" }, { "B", "CANCEL_BOTH" },
+            { "D", "DECREMENT_AND_CANCEL" } })
+        {
+            assertEquals(SelfTradePrevention.valueOf(stp[1]), newOrder(fix("D", "11", "s" + stp[0], "55", "1", "54", "1",
+                "40", "2", "44", "9", "38", "1", "7928", stp[0])).selfTradePrevention());
+        }
+    }
+
+    @Test
+    void whatTheExchangeCannotTakeIsRefusedWithTheFixReason() throws Exception
+    {
+        final String[][] cases = {
+            { "11", "x", "55", "AAPL", "54", "1", "40", "2", "44", "9", "38", "1", "1" },
+            { "11", "x", "55", "1", "54", "1", "40", "2", "44", "9.5", "38", "1", "99" },
+            { "11", "x", "55", "1", "54", "1", "40", "2", "38", "1", "99" },
+            { "11", "x", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1.5", "13" },
+            { "11", "x", "55", "1", "54", "1", "40", "2", "44", "9", "38", "0", "13" },
+            { "11", "x", "55", "1", "54", "7", "40", "2", "44", "9", "38", "1", "11" },
+            { "11", "x", "55", "1", "54", "1", "40", "3", "44", "9", "38", "1", "11" },
+            { "11", "x", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1", "59", "6", "11" },
+            { "11", "x", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1", "18", "6G", "11" },
+            { "11", "x", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1", "7928", "Z", "11" },
+            { "11", "x", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1", "1", "ACC", "15" },
+        };
+        for (final String[] row : cases)
+        {
+            final String[] tags = java.util.Arrays.copyOf(row, row.length - 1);
+            assertEquals(FixInbound.REFUSED, inbound.newOrder(fix("D", tags), orders, ACCOUNT, SENT_NS, buffer),
+                String.join(",", tags));
+            assertEquals(Integer.parseInt(row[row.length - 1]), inbound.rejectCode(), String.join(",", tags));
+            assertFalse(inbound.rejectText().isEmpty());
+        }
+        assertEquals(0, orders.existingId("x"), "a refused ClOrdID is not taken");
+    }
+
+    @Test
+    void aClOrdIdKeepsItsNumberSoTheGatewaySeesADuplicate() throws Exception
+    {
+        final long first = newOrder(fix("D", "11", "same", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
+            .clientOrderId();
+        final long again = newOrder(fix("D", "11", "same", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
+            .clientOrderId();
+        assertEquals(first, again);
+        assertEquals(first + 1, newOrder(fix("D", "11", "other", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
+            .clientOrderId());
+    }
+
+    @Test
+    void cancelReplaceAndMassCancelNameTheirOrders() throws Exception
+    {
+        final long order = newOrder(fix("D", "11", "o1", "55", "3", "54", "1", "40", "2", "44", "9", "38", "4"))
+            .clientOrderId();
+
+        assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "o1", "55", "3", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        header.wrap(buffer, 0);
+        final CancelOrderDecoder cancel = new CancelOrderDecoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH,
+            header.blockLength(), header.version());
+        assertEquals(order, cancel.origClientOrderId());
+        assertEquals(3, cancel.instrumentId());
+        assertEquals(FixOrders.Kind.CANCEL, orders.kind(cancel.clientOrderId()));
+
+        assertTrue(inbound.replace(fix("G", "11", "r1", "41", "o1", "55", "3", "54", "1", "40", "2", "44", "11", "38", "6"),
+            orders, ACCOUNT, SENT_NS, buffer) > 0);
+        header.wrap(buffer, 0);
+        final ReplaceOrderDecoder replace = new ReplaceOrderDecoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH,
+            header.blockLength(), header.version());
+        assertEquals(order, replace.origClientOrderId());
+        assertEquals(11, replace.price());
+        assertEquals(6, replace.quantity());
+        assertEquals(order, orders.originalId(replace.clientOrderId()));
+
+        assertEquals(FixInbound.REFUSED, inbound.cancel(fix("F", "11", "c2", "41", "never", "55", "3", "54", "1"), orders,
+            ACCOUNT, SENT_NS, buffer));
+        assertEquals(FixRejectCodes.CXL_UNKNOWN_ORDER, inbound.rejectCode());
+
+        assertTrue(inbound.massCancel(fix("q", "11", "mc", "530", "1", "55", "3"), orders, ACCOUNT, SENT_NS, buffer) > 0);
+        header.wrap(buffer, 0);
+        final MassCancelDecoder mass = new MassCancelDecoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH,
+            header.blockLength(), header.version());
+        assertEquals(3, mass.instrumentId());
+        assertEquals(ACCOUNT, mass.account());
+        assertTrue(inbound.massCancel(fix("q", "11", "mc2", "530", "7"), orders, ACCOUNT, SENT_NS, buffer) > 0);
+        assertEquals(FixInbound.REFUSED, inbound.massCancel(fix("q", "11", "mc3", "530", "3"), orders, ACCOUNT, SENT_NS,
+            buffer), "by product: not supported");
+    }
+
+    private ExecutionReportDecoder report(final long clientOrderId, final ExecType execType, final OrdStatus status,
+        final RejectReason reason, final long lastPrice, final long lastQuantity, final long leaves, final long cum)
+    {
+        final ExecutionReportEncoder encoder = new ExecutionReportEncoder().wrapAndApplyHeader(buffer, 0,
+            new MessageHeaderEncoder());
+        encoder.exchangeOrderId(77).clientOrderId(clientOrderId).execId(5).account(ACCOUNT).instrumentId(1)
+            .execType(execType).ordStatus(status).side(Side.BUY).rejectReason(reason).lastPrice(lastPrice)
+            .lastQuantity(lastQuantity).leavesQuantity(leaves).cumulativeQuantity(cum).transactTime(SENT_NS)
+            .price(1000).orderQuantity(leaves + cum).ordType(OrdType.LIMIT).timeInForce(TimeInForce.DAY)
+            .engineSequence(1);
+        return new ExecutionReportDecoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH,
+            ExecutionReportEncoder.BLOCK_LENGTH, ExecutionReportEncoder.SCHEMA_VERSION);
+    }
+
+    @Test
+    void reportsCarryExecTypeStatusQuantitiesAndTheAveragePrice() throws Exception
+    {
+        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        final Message first = FixOutbound.report(report(id, ExecType.PARTIAL_FILL, OrdStatus.PARTIALLY_FILLED,
+            RejectReason.NONE, 1000, 4, 6, 4), orders);
+        assertEquals("8", first.getHeader().getString(MsgType.FIELD));
+        assertEquals('F', first.getChar(150));
+        assertEquals('1', first.getChar(39));
+        assertEquals("o", first.getString(11));
+        assertEquals("77", first.getString(37));
+        assertEquals(1000, first.getDouble(31), 0);
+        assertEquals(4, first.getDouble(32), 0);
+        assertEquals(6, first.getDouble(151), 0);
+        assertEquals(4, first.getDouble(14), 0);
+        final Message second = FixOutbound.report(report(id, ExecType.FILL, OrdStatus.FILLED, RejectReason.NONE, 1003, 6,
+            0, 10), orders);
+        assertEquals('2', second.getChar(39));
+        assertEquals((4 * 1000 + 6 * 1003) / 10.0, second.getDouble(6), 1e-9, "AvgPx over both fills");
+    }
+
+    @Test
+    void aCancelsReportCarriesTheCancelsClOrdIdAndARefusedCancelIsAnOrderCancelReject() throws Exception
+    {
+        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        assertTrue(inbound.cancel(fix("F", "11", "c", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        final long cancelId = inbound.clientOrderId();
+        final Message canceled = FixOutbound.report(report(id, ExecType.CANCELED, OrdStatus.CANCELED,
+            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders);
+        assertEquals("c", canceled.getString(11));
+        assertEquals("o", canceled.getString(41));
+        assertEquals('4', canceled.getChar(39));
+
+        final Message refused = FixOutbound.report(report(cancelId, ExecType.REJECTED, OrdStatus.REJECTED,
+            RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders);
+        assertEquals("9", refused.getHeader().getString(MsgType.FIELD));
+        assertEquals(1, refused.getInt(102));
+        assertEquals('1', refused.getChar(434));
+
+        final long massId = orders.idFor("m", FixOrders.Kind.MASS_CANCEL, 0);
+        final Message massRefused = FixOutbound.report(report(massId, ExecType.REJECTED, OrdStatus.REJECTED,
+            RejectReason.THROTTLED, 0, 0, 0, 0), orders);
+        assertEquals("r", massRefused.getHeader().getString(MsgType.FIELD));
+        assertEquals('0', massRefused.getChar(531), "rejected");
+        assertEquals("over the session's message rate", massRefused.getString(58));
+
+        final Message orderRefused = FixOutbound.report(report(orders.idFor("z", FixOrders.Kind.ORDER, 0),
+            ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MAX_NOTIONAL, 0, 0, 0, 0), orders);
+        assertEquals('8', orderRefused.getChar(150));
+        assertEquals(3, orderRefused.getInt(103));
+    }
+
+    @Test
+    void everyRejectReasonOfTheGatewayAndTheEngineHasAFixCodeAndItsOwnText()
+    {
+        final Set<String> texts = new HashSet<>();
+        final Set<Integer> ordCodes = Set.of(0, 1, 2, 3, 5, 6, 11, 13, 15, 99);
+        for (final RejectReason reason : RejectReason.values())
+        {
+            assertTrue(ordCodes.contains(FixRejectCodes.ordRejReason(reason)), reason.name());
+            final int cxl = FixRejectCodes.cxlRejReason(reason);
+            assertTrue(cxl == 1 || cxl == 2 || cxl == 6 || cxl == 99, reason.name());
+            final int mass = FixRejectCodes.massCancelRejectReason(reason);
+            assertTrue(mass == 1 || mass == 99, reason.name());
+            assertTrue(texts.add(FixRejectCodes.text(reason)), "a text of its own: " + reason);
+        }
+        assertEquals(FixRejectCodes.UNKNOWN_ORDER, FixRejectCodes.ordRejReason(RejectReason.UNKNOWN_ORDER));
+        assertEquals(FixRejectCodes.DUPLICATE_ORDER, FixRejectCodes.ordRejReason(RejectReason.DUPLICATE_CLIENT_ORDER_ID));
+        assertEquals(FixRejectCodes.EXCEEDS_LIMIT, FixRejectCodes.ordRejReason(RejectReason.MAX_OPEN_ORDERS));
+        assertEquals(FixRejectCodes.UNKNOWN_SYMBOL, FixRejectCodes.ordRejReason(RejectReason.UNKNOWN_INSTRUMENT));
+        assertEquals(FixRejectCodes.CXL_UNKNOWN_ORDER, FixRejectCodes.cxlRejReason(RejectReason.UNKNOWN_ORDER));
+    }
+
+    @Test
+    void wholeNumbersAreDigitsWithAtMostAFractionOfZeros()
+    {
+        assertEquals(100, FixInbound.parseWhole("100"));
+        assertEquals(100, FixInbound.parseWhole("100.000"));
+        assertEquals(-5, FixInbound.parseWhole("-5"));
+        for (final String bad : new String[]{ "", "-", "1e3", "10.5", "0x10", " 1", "1234567890123456789", "." })
+        {
+            assertEquals(Long.MIN_VALUE, FixInbound.parseWhole(bad), bad);
+        }
+    }
+}
