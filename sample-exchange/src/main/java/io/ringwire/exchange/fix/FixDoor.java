@@ -361,7 +361,8 @@ public final class FixDoor implements Application, AutoCloseable
      * The gateway's reply to one of the door's sessions, as FIX. Called by the gateway's output on
      * the gateway's thread.
      *
-     * @return false when the session is not logged on (the gateway then counts it unreachable).
+     * @return false when the door has no such session; a reply to a session that is not logged on is
+     *         kept for its ResendRequest.
      */
     public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
     {
@@ -415,10 +416,21 @@ public final class FixDoor implements Application, AutoCloseable
         }
     }
 
+    /**
+     * Sends on the FIX session, or, while it is not logged on, stores the message under its sequence
+     * number, so a member that logs on again asks for it with a ResendRequest and gets it once.
+     *
+     * @return false only when there is no such session.
+     */
     private static boolean send(final SessionID sessionId, final Message message)
     {
         final Session session = Session.lookupSession(sessionId);
-        return null != session && session.isLoggedOn() && session.send(message);
+        if (null == session)
+        {
+            return false;
+        }
+        session.send(message);
+        return true;
     }
 
     private static long epochNs()

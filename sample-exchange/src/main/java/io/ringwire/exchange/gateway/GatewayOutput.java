@@ -34,4 +34,18 @@ public interface GatewayOutput
      * @param transportSession the connection's messaging image session id.
      */
     void disconnect(int transportSession);
+
+    /**
+     * Whether the session's transport keeps what is sent to it while the session is not logged on,
+     * and delivers it when the session is back (a FIX door's message store, which a member's
+     * ResendRequest reads): the gateway then routes a report of a session that is away (its
+     * cancel-on-disconnect cancels among them) instead of dropping it.
+     *
+     * @param sessionIndex the configured session's index.
+     * @return false unless the transport keeps replies; the default.
+     */
+    default boolean keepsRepliesWhileAway(final int sessionIndex)
+    {
+        return false;
+    }
 }

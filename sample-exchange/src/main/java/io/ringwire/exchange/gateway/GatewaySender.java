@@ -52,6 +52,12 @@ final class GatewaySender
         return null == sendClock ? nowNs : sendClock.nanoTime();
     }
 
+    /** @return whether the session's transport keeps replies while the session is away. */
+    boolean keepsRepliesWhileAway(final int session)
+    {
+        return output.keepsRepliesWhileAway(session);
+    }
+
     /**
      * Sends the request last built in {@link #requests()}.
      *

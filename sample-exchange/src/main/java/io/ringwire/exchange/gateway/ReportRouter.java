@@ -88,7 +88,7 @@ final class ReportRouter
             return;
         }
         risk.onReport(session, report);
-        if (!sessions.isLoggedOn(session))
+        if (!sessions.isLoggedOn(session) && !sender.keepsRepliesWhileAway(session))
         {
             counters.reportsForGoneSessions++;
             return;

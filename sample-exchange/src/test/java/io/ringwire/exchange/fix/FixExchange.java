@@ -92,6 +92,12 @@ final class FixExchange implements AutoCloseable
             {
                 door.disconnect(transportSession);
             }
+
+            @Override
+            public boolean keepsRepliesWhileAway(final int sessionIndex)
+            {
+                return door.serves(sessionIndex);
+            }
         });
         door.start();
         thread = new Thread(this::run, "fix-exchange");
