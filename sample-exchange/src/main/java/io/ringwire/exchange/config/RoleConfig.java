@@ -1,6 +1,7 @@
 package io.ringwire.exchange.config;
 
 import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.fix.FixDoor;
 import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
@@ -11,6 +12,7 @@ import io.ringwire.rdma.cm.KeyFiles;
 import io.ringwire.rdma.cm.PeerKey;
 import io.ringwire.rdma.config.EndpointAddress;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,11 +42,32 @@ import java.util.function.Supplier;
  * @param seed                  the clients' flow seed (clients role).
  * @param marketDataJoinAfterMs when the clients' market-data subscriber joins (clients role).
  * @param livenessTimeoutMs     how long the role waits for a silent peer before it is gone.
+ * @param fix                   the gateway's FIX door, or null when no session is a FIX session.
  */
 public record RoleConfig(String role, String provider, List<Identity> identities, List<PeerKey> trusted,
     ExchangeLayout layout, EngineConfig engine, GatewayConfig gateway, List<SessionConfig> sessions, Path journal,
-    String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs, long livenessTimeoutMs)
+    String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs, long livenessTimeoutMs,
+    FixDoorConfig fix)
 {
+    /**
+     * The gateway's FIX 4.4 door: {@code fix-door = HOST:PORT}, {@code fix-comp-id} (default
+     * {@value #DEFAULT_FIX_COMP_ID}), {@code fix-store = DIR} (sequence numbers and sent messages,
+     * kept across restarts), and the sessions whose line says {@code fix SENDERCOMPID} instead of
+     * {@code replies HOST:PORT}: their members log on in FIX with that SenderCompID and the
+     * session's token as Password (554).
+     *
+     * @param address where members connect.
+     * @param compId  the door's CompID.
+     * @param store   the store's directory.
+     * @param members the FIX sessions.
+     */
+    public record FixDoorConfig(InetSocketAddress address, String compId, Path store, List<FixDoor.Member> members)
+    {
+    }
+
+    /** The door's CompID when the file names none. */
+    public static final String DEFAULT_FIX_COMP_ID = "RINGWIRE";
+
     /** The roles a config file may name. */
     public static final List<String> ROLES = List.of("engine", "gateway", "marketdata", "clients");
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs");
@@ -101,6 +124,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
             subscribers.stream().map(subscriber -> subscriber[1]).toList(),
             subscribers.stream().map(subscriber -> subscriber[0]).toList());
         final GatewayConfig gateway = "gateway".equals(role) ? gatewayConfig(config, sessions, engine) : null;
+        final FixDoorConfig fix = fixDoor(config, role, sessions);
         final Path journal = "engine".equals(role) ? config.path(RoleFiles.JOURNAL) : null;
         final String cores = config.optional(RoleFiles.CORES, "");
         final String shm = config.optional(RoleFiles.SHM_DIR, null);
@@ -112,7 +136,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         config.rejectUnknownKeys(role);
         return new RoleConfig(role, provider, List.copyOf(identities), List.copyOf(trusted), layout, engine, gateway,
             sessions, journal, cores, null == shm ? null : config.resolve(shm), rate, seed, joinAfterMs,
-            livenessTimeoutMs);
+            livenessTimeoutMs, fix);
     }
 
     private static <T> T keyFile(final ConfigFile config, final String key, final Supplier<T> read)
@@ -154,7 +178,8 @@ public record RoleConfig(String role, String provider, List<Identity> identities
     }
 
     /**
-     * {@code session.<id> = identity NAME, account N, token T, replies HOST:PORT}.
+     * {@code session.<id> = identity NAME, account N, token T, replies HOST:PORT}, or, for a FIX
+     * session, {@code ..., fix SENDERCOMPID} in place of {@code replies}.
      */
     private static List<SessionConfig> sessions(final ConfigFile config)
     {
@@ -163,7 +188,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         {
             final int id = (int)number(config, key, key.substring(RoleFiles.SESSION_PREFIX.length()), 1,
                 Integer.MAX_VALUE);
-            final Map<String, String> fields = fields(config, key, "identity", "account", "token", "replies");
+            final Map<String, String> fields = sessionFields(config, key);
             try
             {
                 sessions.add(new SessionConfig(id, fields.get("token"), number(config, key, fields.get("account"), 0,
@@ -177,10 +202,64 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         return sessions;
     }
 
+    /** A session line's fields: a FIX session's name its SenderCompID where others name their reply endpoint. */
+    private static Map<String, String> sessionFields(final ConfigFile config, final String key)
+    {
+        final boolean fix = Arrays.stream(config.required(key, "identity ..., account ..., token ..., replies ...")
+            .split(",")).anyMatch(part -> part.trim().startsWith("fix "));
+        return fix ? fields(config, key, "identity", "account", "token", "fix") :
+            fields(config, key, "identity", "account", "token", "replies");
+    }
+
+    /** @return the FIX door, when the gateway has FIX sessions; refuses FIX sessions elsewhere and a door without. */
+    private static FixDoorConfig fixDoor(final ConfigFile config, final String role, final List<SessionConfig> sessions)
+    {
+        final List<FixDoor.Member> members = new ArrayList<>();
+        for (int i = 0; i < sessions.size(); i++)
+        {
+            final String key = RoleFiles.SESSION_PREFIX + sessions.get(i).sessionId();
+            final String compId = sessionFields(config, key).get("fix");
+            if (null != compId)
+            {
+                if (!"gateway".equals(role))
+                {
+                    throw config.refusal(key, "is a FIX session: only the gateway's file lists those");
+                }
+                if (!compId.matches("[A-Za-z0-9_.-]{1,64}"))
+                {
+                    throw config.refusal(key, "'" + compId + "' is not a SenderCompID (letters, digits, _ . -)");
+                }
+                members.add(new FixDoor.Member(i, sessions.get(i), compId));
+            }
+        }
+        if (!"gateway".equals(role) || (members.isEmpty() && !config.has(RoleFiles.FIX_DOOR)))
+        {
+            return null;
+        }
+        if (members.isEmpty())
+        {
+            throw config.refusal(RoleFiles.FIX_DOOR, "is set but no session says 'fix SENDERCOMPID'");
+        }
+        final EndpointAddress address = EndpointAddress.parse(RoleFiles.FIX_DOOR, config.address(RoleFiles.FIX_DOOR),
+            false);
+        final String compId = config.optional(RoleFiles.FIX_COMP_ID, DEFAULT_FIX_COMP_ID);
+        final String store = config.optional(RoleFiles.FIX_STORE, null);
+        if (members.size() > FixDoor.MAX_SESSIONS)
+        {
+            throw config.refusal(RoleFiles.FIX_DOOR, "serves at most " + FixDoor.MAX_SESSIONS + " FIX sessions");
+        }
+        return new FixDoorConfig(new InetSocketAddress(address.host(), address.port()), compId, null == store ? null : config.resolve(store),
+            List.copyOf(members));
+    }
+
     private static String replies(final ConfigFile config, final SessionConfig session)
     {
         final String key = RoleFiles.SESSION_PREFIX + session.sessionId();
-        final String address = fields(config, key, "identity", "account", "token", "replies").get("replies");
+        final String address = sessionFields(config, key).get("replies");
+        if (null == address)
+        {
+            return ""; // a FIX session: its replies go out through the gateway's FIX door
+        }
         try
         {
             EndpointAddress.parse(key + " replies", address, false);

@@ -85,6 +85,9 @@ public final class RoleFiles
     static final String MAX_MALFORMED = "limits.max-malformed";
     static final String REPLY_BACKLOG_BYTES = "limits.reply-backlog-bytes";
     static final String REPLY_BACKLOG_MS = "limits.reply-backlog-ms";
+    static final String FIX_DOOR = "fix-door";
+    static final String FIX_COMP_ID = "fix-comp-id";
+    static final String FIX_STORE = "fix-store";
 
     private RoleFiles()
     {

@@ -3,6 +3,7 @@ package io.ringwire.exchange.demo;
 import io.ringwire.exchange.config.RoleConfig;
 import io.ringwire.exchange.config.RoleFiles;
 import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.fix.FixDoor;
 import io.ringwire.exchange.gateway.GatewayCounters;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
@@ -202,9 +203,18 @@ public final class RoleMain
         final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out)
         throws InterruptedException
     {
+        final RoleConfig.FixDoorConfig fix = config.fix();
+        final FixDoor door = null == fix ? null : new FixDoor(fix.address(), fix.compId(), fix.store(), fix.members(),
+            epochMinusNanoTime());
         final GatewayNode gateway = add(closeables, new GatewayNode(context, config.layout(), config.gateway(),
-            running));
+            running, door));
         connect(gateway::isConnected, gateway, "gateway");
+        if (null != door)
+        {
+            door.start();
+            out.println("FIX door " + fix.address().getHostString() + ":" + fix.address().getPort() + " as " +
+                fix.compId() + ", " + fix.members().size() + " session(s)");
+        }
         final Agents.RunningAgent agent = add(closeables, Agents.start(context, gateway, RoleMain::fail));
         out.println("READY gateway " + describe(agent));
         out.flush();
@@ -218,8 +228,16 @@ public final class RoleMain
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
             " logonTimeouts=" + counters.logonTimeouts() + " slowConsumers=" + counters.slowConsumerDisconnects() +
             " malformedDisconnects=" + counters.malformedDisconnects() + " lastEngineSequence=" +
-            gateway.gateway().lastEngineSequence());
+            gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
+            " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused()));
         return 0;
+    }
+
+    /** What turns the exchange's clock ({@link System#nanoTime}) into epoch nanoseconds, read once. */
+    private static long epochMinusNanoTime()
+    {
+        final java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime();
     }
 
     private static int runMarketData(final MessagingContext context, final RoleConfig config, final RunFlag running,

@@ -106,6 +106,7 @@ public final class FixDoor implements Application, AutoCloseable
     private final AtomicLong logonsRefused = new AtomicLong();
     private final SocketAcceptor acceptor;
     private final String compId;
+    private final long clockToEpochNs;
     private Event pending;
     private long refusals;
     private long requests;
@@ -118,9 +119,13 @@ public final class FixDoor implements Application, AutoCloseable
      * @param store    where sequence numbers and sent messages are kept across restarts, or null to
      *                 keep them in memory only.
      * @param members  the FIX sessions.
+     * @param clockToEpochNs what to add to the exchange's clock (the gateway's {@code nowNs}, the
+     *                 engine's transact times) to get epoch nanoseconds: FIX times are UTC.
      */
-    public FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members)
+    public FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
+        final long clockToEpochNs)
     {
+        this.clockToEpochNs = clockToEpochNs;
         if (members.size() > MAX_SESSIONS)
         {
             throw new IllegalArgumentException("a FIX door serves at most " + MAX_SESSIONS + " sessions");
@@ -244,7 +249,6 @@ public final class FixDoor implements Application, AutoCloseable
             return true;
         }
         final int transport = FIRST_TRANSPORT + member.sessionIndex();
-        final long epochNs = epochNs();
         switch (event.kind())
         {
             case LOGGED_ON ->
@@ -257,7 +261,7 @@ public final class FixDoor implements Application, AutoCloseable
                 logon.wrapAndApplyHeader(buffer, 0, headerEncoder)
                     .sessionId(member.session().sessionId())
                     .heartbeatIntervalMs(heartbeatMs)
-                    .sendingTime(epochNs)
+                    .sendingTime(nowNs)
                     .credentials(member.session().token());
                 gateway.onClientMessage(transport, buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength(),
                     nowNs);
@@ -266,7 +270,7 @@ public final class FixDoor implements Application, AutoCloseable
             case ALIVE ->
             {
                 heartbeat.wrapAndApplyHeader(buffer, 0, headerEncoder).sessionId(member.session().sessionId())
-                    .sendingTime(epochNs);
+                    .sendingTime(nowNs);
                 gateway.onClientMessage(transport, buffer, 0,
                     MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength(), nowNs);
                 return true;
@@ -294,7 +298,7 @@ public final class FixDoor implements Application, AutoCloseable
         {
             final String type = message.getHeader().getString(MsgType.FIELD);
             final long sendingNs = message.getHeader().isSetField(SendingTime.FIELD) ?
-                epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) : epochNs();
+                epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) - clockToEpochNs : nowNs;
             final int length = switch (type)
             {
                 case MsgType.ORDER_SINGLE -> inbound.newOrder(message, sessionOrders, account, sendingNs, buffer);
@@ -377,7 +381,7 @@ public final class FixDoor implements Application, AutoCloseable
         if (templateId == ExecutionReportDecoder.TEMPLATE_ID)
         {
             report.wrap(message, body, headerDecoder.blockLength(), headerDecoder.version());
-            return send(sessionId, FixOutbound.report(report, orders.get(sessionIndex)));
+            return send(sessionId, FixOutbound.report(report, orders.get(sessionIndex), clockToEpochNs));
         }
         final Session session = Session.lookupSession(sessionId);
         if (templateId == LogonResponseDecoder.TEMPLATE_ID)
@@ -431,12 +435,6 @@ public final class FixDoor implements Application, AutoCloseable
         }
         session.send(message);
         return true;
-    }
-
-    private static long epochNs()
-    {
-        final java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     private static long epochNs(final java.time.LocalDateTime time)

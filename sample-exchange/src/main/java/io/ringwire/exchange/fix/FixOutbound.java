@@ -61,9 +61,10 @@ public final class FixOutbound
     /**
      * @param report an SBE ExecutionReport.
      * @param orders the session's orders.
+     * @param clockToEpochNs what turns the engine's transact time into epoch nanoseconds.
      * @return the FIX message for it.
      */
-    public static Message report(final ExecutionReportDecoder report, final FixOrders orders)
+    public static Message report(final ExecutionReportDecoder report, final FixOrders orders, final long clockToEpochNs)
     {
         final long id = report.clientOrderId();
         final ExecType execType = report.execType();
@@ -105,7 +106,7 @@ public final class FixOutbound
         message.set(new quickfix.field.OrdType(report.ordType() == OrdType.MARKET ? quickfix.field.OrdType.MARKET :
             quickfix.field.OrdType.LIMIT));
         message.set(new quickfix.field.TimeInForce(timeInForce(report.timeInForce())));
-        message.set(new TransactTime(time(report.transactTime())));
+        message.set(new TransactTime(time(report.transactTime() + clockToEpochNs)));
         String clOrdId = orders.clOrdId(id);
         if (execType == ExecType.CANCELED)
         {

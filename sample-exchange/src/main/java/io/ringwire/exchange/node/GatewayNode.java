@@ -1,5 +1,6 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.exchange.fix.FixDoor;
 import io.ringwire.exchange.gateway.Gateway;
 import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.GatewayOutput;
@@ -27,7 +28,11 @@ import java.util.List;
  * behind to take waits in a backlog, and no client message is read until it has gone; a report
  * for a client that is behind waits in that client's backlog.
  *
- * <p>Threading: one thread (the agent's).
+ * <p>With a {@link FixDoor}, the sessions it serves are FIX sessions: their members reach the same
+ * gateway through the door (no reply publication), and the door is polled, like the order
+ * subscription, only while the engine's stream keeps up.
+ *
+ * <p>Threading: one thread (the agent's); the door's QuickFIX/J threads only queue for it.
  */
 public final class GatewayNode implements Agent, AutoCloseable
 {
@@ -48,6 +53,8 @@ public final class GatewayNode implements Agent, AutoCloseable
     /** A client's backlog was full when a reply came: cut off at the next duty cycle. */
     private final boolean[] pendingSlow;
     private final long maxReplyBacklogNs;
+    /** The FIX door, or null. */
+    private final FixDoor door;
     private long nowNs;
 
     /**
@@ -60,6 +67,16 @@ public final class GatewayNode implements Agent, AutoCloseable
     public GatewayNode(final MessagingContext context, final ExchangeLayout layout, final GatewayConfig config,
         final RunFlag running)
     {
+        this(context, layout, config, running, null);
+    }
+
+    /**
+     * @param door the FIX door whose sessions it serves, or null; closed with the node.
+     */
+    public GatewayNode(final MessagingContext context, final ExchangeLayout layout, final GatewayConfig config,
+        final RunFlag running, final FixDoor door)
+    {
+        this.door = door;
         if (config.sessions().size() != layout.clientReplies().size())
         {
             throw new IllegalArgumentException("the gateway has " + config.sessions().size() + " sessions but the " +
@@ -79,6 +96,10 @@ public final class GatewayNode implements Agent, AutoCloseable
             toClients = new Outbound[layout.clientReplies().size()];
             for (int i = 0; i < toClients.length; i++)
             {
+                if (null != door && door.serves(i))
+                {
+                    continue; // a FIX session: its replies go out through the door
+                }
                 toClients[i] = new Outbound(open(opened, Publication.open(context,
                     layout.clientRepliesPublication(i), ExchangeLayout.REPLIES_STREAM)),
                     config.transportLimits().maxReplyBacklogBytes());
@@ -110,9 +131,9 @@ public final class GatewayNode implements Agent, AutoCloseable
     {
         nowNs = System.nanoTime();
         int work = toEngine.doWork();
-        for (int i = 0; i < toClients.length; i++)
+        for (final Outbound client : toClients)
         {
-            work += toClients[i].doWork();
+            work += null == client ? 0 : client.doWork();
         }
         work += reports.poll(onReport, FRAGMENT_LIMIT);
         if (toEngine.isBehind())
@@ -123,12 +144,17 @@ public final class GatewayNode implements Agent, AutoCloseable
         else
         {
             work += orders.poll(onOrder, FRAGMENT_LIMIT);
+            work += null == door ? 0 : door.poll(gateway, nowNs);
         }
         if (!lostImages.isEmpty())
         {
             for (int i = 0; i < lostImages.size(); i++)
             {
-                gateway.onTransportLost(lostImages.getInt(i), nowNs);
+                final int image = lostImages.getInt(i);
+                if (null == door || !FixDoor.isDoorTransport(image)) // a refused one in the door's block
+                {
+                    gateway.onTransportLost(image, nowNs);
+                }
             }
             lostImages.clear();
             work++;
@@ -167,6 +193,10 @@ public final class GatewayNode implements Agent, AutoCloseable
         for (int i = 0; i < toClients.length; i++)
         {
             final Outbound client = toClients[i];
+            if (null == client)
+            {
+                continue;
+            }
             if (pendingSlow[i] || (client.isBehind() && client.backlogAgeNs(nowNs) > maxReplyBacklogNs))
             {
                 pendingSlow[i] = false;
@@ -184,6 +214,13 @@ public final class GatewayNode implements Agent, AutoCloseable
 
     private void onImageAvailable(final int transportSession)
     {
+        if (null != door && FixDoor.isDoorTransport(transportSession))
+        {
+            // Session ids are random: the rare one in the door's block is refused, and its publisher
+            // reconnects under another.
+            toDisconnect.addInt(transportSession);
+            return;
+        }
         gateway.onTransportAvailable(transportSession, orders.imageIdentity(transportSession), System.nanoTime());
     }
 
@@ -206,7 +243,7 @@ public final class GatewayNode implements Agent, AutoCloseable
         }
         for (final Outbound client : toClients)
         {
-            if (!client.isConnected())
+            if (null != client && !client.isConnected())
             {
                 return false;
             }
@@ -235,10 +272,13 @@ public final class GatewayNode implements Agent, AutoCloseable
     @Override
     public void close()
     {
-        CloseHelper.quietCloseAll(orders, reports, toEngine.publication());
+        CloseHelper.quietCloseAll(door, orders, reports, toEngine.publication());
         for (final Outbound client : toClients)
         {
-            CloseHelper.quietClose(client.publication());
+            if (null != client)
+            {
+                CloseHelper.quietClose(client.publication());
+            }
         }
     }
 
@@ -248,7 +288,18 @@ public final class GatewayNode implements Agent, AutoCloseable
         @Override
         public void disconnect(final int transportSession)
         {
+            if (null != door && FixDoor.isDoorTransport(transportSession))
+            {
+                door.disconnect(transportSession);
+                return;
+            }
             toDisconnect.addInt(transportSession); // closed after the poll that asked for it
+        }
+
+        @Override
+        public boolean keepsRepliesWhileAway(final int sessionIndex)
+        {
+            return null != door && door.serves(sessionIndex);
         }
 
         @Override
@@ -260,6 +311,10 @@ public final class GatewayNode implements Agent, AutoCloseable
         @Override
         public boolean toSession(final int sessionIndex, final DirectBuffer buffer, final int offset, final int length)
         {
+            if (null == toClients[sessionIndex])
+            {
+                return door.toSession(sessionIndex, buffer, offset, length);
+            }
             if (toClients[sessionIndex].send(buffer, offset, length))
             {
                 unreachableReported[sessionIndex] = false;

@@ -203,7 +203,7 @@ class FixMappingTest
         final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
             .clientOrderId();
         final Message first = FixOutbound.report(report(id, ExecType.PARTIAL_FILL, OrdStatus.PARTIALLY_FILLED,
-            RejectReason.NONE, 1000, 4, 6, 4), orders);
+            RejectReason.NONE, 1000, 4, 6, 4), orders, 0);
         assertEquals("8", first.getHeader().getString(MsgType.FIELD));
         assertEquals('F', first.getChar(150));
         assertEquals('1', first.getChar(39));
@@ -214,7 +214,7 @@ class FixMappingTest
         assertEquals(6, first.getDouble(151), 0);
         assertEquals(4, first.getDouble(14), 0);
         final Message second = FixOutbound.report(report(id, ExecType.FILL, OrdStatus.FILLED, RejectReason.NONE, 1003, 6,
-            0, 10), orders);
+            0, 10), orders, 0);
         assertEquals('2', second.getChar(39));
         assertEquals((4 * 1000 + 6 * 1003) / 10.0, second.getDouble(6), 1e-9, "AvgPx over both fills");
     }
@@ -228,26 +228,26 @@ class FixMappingTest
             buffer) > 0);
         final long cancelId = inbound.clientOrderId();
         final Message canceled = FixOutbound.report(report(id, ExecType.CANCELED, OrdStatus.CANCELED,
-            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders);
+            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, 0);
         assertEquals("c", canceled.getString(11));
         assertEquals("o", canceled.getString(41));
         assertEquals('4', canceled.getChar(39));
 
         final Message refused = FixOutbound.report(report(cancelId, ExecType.REJECTED, OrdStatus.REJECTED,
-            RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders);
+            RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, 0);
         assertEquals("9", refused.getHeader().getString(MsgType.FIELD));
         assertEquals(1, refused.getInt(102));
         assertEquals('1', refused.getChar(434));
 
         final long massId = orders.idFor("m", FixOrders.Kind.MASS_CANCEL, 0);
         final Message massRefused = FixOutbound.report(report(massId, ExecType.REJECTED, OrdStatus.REJECTED,
-            RejectReason.THROTTLED, 0, 0, 0, 0), orders);
+            RejectReason.THROTTLED, 0, 0, 0, 0), orders, 0);
         assertEquals("r", massRefused.getHeader().getString(MsgType.FIELD));
         assertEquals('0', massRefused.getChar(531), "rejected");
         assertEquals("over the session's message rate", massRefused.getString(58));
 
         final Message orderRefused = FixOutbound.report(report(orders.idFor("z", FixOrders.Kind.ORDER, 0),
-            ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MAX_NOTIONAL, 0, 0, 0, 0), orders);
+            ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MAX_NOTIONAL, 0, 0, 0, 0), orders, 0);
         assertEquals('8', orderRefused.getChar(150));
         assertEquals(3, orderRefused.getInt(103));
     }
