@@ -229,6 +229,10 @@ public record RoleConfig(String role, String provider, List<Identity> identities
                 {
                     throw config.refusal(key, "'" + compId + "' is not a SenderCompID (letters, digits, _ . -)");
                 }
+                if (members.stream().anyMatch(member -> member.senderCompId().equals(compId)))
+                {
+                    throw config.refusal(key, "SenderCompID " + compId + " is another FIX session's already");
+                }
                 members.add(new FixDoor.Member(i, sessions.get(i), compId));
             }
         }
