@@ -15,10 +15,14 @@ import java.util.List;
  * @param journal     the engine's journal directory; null for a temporary one removed at exit.
  * @param seed        the flow's seed.
  * @param help        print the usage and exit.
+ * @param fixClients  simulated members trading through the gateway's FIX door, beside the clients.
  */
 public record DemoOptions(String provider, int seconds, int clients, int instruments, long rate, boolean processes,
-    Path journal, long seed, boolean help)
+    Path journal, long seed, boolean help, int fixClients)
 {
+    /** A FIX member's orders a second at most: QuickFIX/J's path stands beside the SBE door, not as its load. */
+    public static final long MAX_FIX_CLIENT_RATE = 2_000;
+
     /** Providers the demo runs on. */
     public static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs");
 
@@ -30,7 +34,7 @@ public record DemoOptions(String provider, int seconds, int clients, int instrum
         return """
             usage: ringwire demo [--provider shm|socket|roce|ibverbs] [--seconds N] [--clients N]
                                  [--instruments N] [--rate ORDERS_PER_S] [--processes] [--journal DIR]
-                                 [--seed N]
+                                 [--seed N] [--fix-clients N]
 
             Runs the sample exchange: the matching engine with its journal, the gateway, the market-data
             service and simulated clients, every hop over RingWire messaging on the provider picked.
@@ -44,6 +48,9 @@ public record DemoOptions(String provider, int seconds, int clients, int instrum
               --processes        each role in its own JVM (default: one process, a thread per role)
               --journal DIR      keep the engine's journal in DIR (default: a temporary one, removed)
               --seed N           the flow's seed (default 1)
+              --fix-clients N    also N members trading through the gateway's FIX 4.4 door (QuickFIX/J
+                                 initiators), each at the clients' per-client rate up to 2000/s, 0 to 16
+                                 (default 0; one process only)
 
             exit codes: 0 done, 1 the run failed, 2 bad command line
             """;
@@ -64,6 +71,7 @@ public record DemoOptions(String provider, int seconds, int clients, int instrum
         boolean processes = false;
         Path journal = null;
         long seed = 1;
+        int fixClients = 0;
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -71,7 +79,8 @@ public record DemoOptions(String provider, int seconds, int clients, int instrum
             {
                 case "--help", "-h" ->
                 {
-                    return new DemoOptions(provider, seconds, clients, instruments, rate, processes, journal, seed, true);
+                    return new DemoOptions(provider, seconds, clients, instruments, rate, processes, journal, seed, true,
+                        fixClients);
                 }
                 case "--processes" -> processes = true;
                 case "--provider" ->
@@ -89,10 +98,16 @@ public record DemoOptions(String provider, int seconds, int clients, int instrum
                 case "--rate" -> rate = number(args, i++, arg, 1, 10_000_000);
                 case "--seed" -> seed = number(args, i++, arg, Long.MIN_VALUE, Long.MAX_VALUE);
                 case "--journal" -> journal = Path.of(value(args, i++, arg));
+                case "--fix-clients" -> fixClients = (int)number(args, i++, arg, 0, 16);
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'");
             }
         }
-        return new DemoOptions(provider, seconds, clients, instruments, rate, processes, journal, seed, false);
+        if (processes && fixClients > 0)
+        {
+            throw new IllegalArgumentException("--fix-clients runs in one process; leave out --processes");
+        }
+        return new DemoOptions(provider, seconds, clients, instruments, rate, processes, journal, seed, false,
+            fixClients);
     }
 
     private static String value(final String[] args, final int index, final String name)

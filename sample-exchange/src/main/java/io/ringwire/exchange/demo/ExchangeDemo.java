@@ -185,9 +185,10 @@ public final class ExchangeDemo
         }, "ringwire-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try (InProcessExchange exchange = InProcessExchange.open(options.provider(), options.clients(),
-            options.instruments(), options.rate(), options.seed(), options.journal()))
+            options.fixClients(), options.instruments(), options.rate(), options.seed(), options.journal()))
         {
             out.println("ringwire demo: " + options.provider() + ", " + options.clients() + " clients, " +
+                (options.fixClients() == 0 ? "" : options.fixClients() + " FIX members, ") +
                 options.instruments() + " instruments, " + options.rate() + " orders/s offered, " +
                 (options.seconds() == 0 ? "until Ctrl-C" : options.seconds() + " s") + "; journal " + exchange.journal());
             out.println("threads: " + exchange.start(this::onError) + "; progress: main thread, sleeping");
@@ -205,7 +206,7 @@ public final class ExchangeDemo
             final boolean interrupted = stopRequested;
             exchange.stop();
             final Summary summary = new Summary(exchange.clients().counters(), exchange.ledger(), exchange.engine(),
-                exchange.gateway(), exchange.marketData(), exchange.marketDataClient());
+                exchange.gateway(), exchange.marketData(), exchange.marketDataClient(), exchange.fixClients());
             summary.print(out, elapsedS, interrupted);
             if (null != failure.get())
             {

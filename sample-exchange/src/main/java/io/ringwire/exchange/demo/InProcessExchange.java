@@ -1,6 +1,10 @@
 package io.ringwire.exchange.demo;
 
 import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.fix.FixClients;
+import io.ringwire.exchange.fix.FixDoor;
+import io.ringwire.exchange.gateway.GatewayConfig;
+import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.node.EngineNode;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.exchange.node.GatewayNode;
@@ -15,8 +19,13 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.CompositeAgent;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -47,12 +56,18 @@ public final class InProcessExchange implements AutoCloseable
     private final boolean temporaryJournal;
     private final List<Integer> cpus = OnlineCpus.asList();
     private final boolean roomy = cpus.size() >= 4;
+    private static final String FIX_COMP_ID = "RINGWIRE";
+
+    private List<FixDoor.Member> doorMembers = List.of();
+    private InetSocketAddress doorAddress;
     private MessagingContext context;
     private EngineNode engine;
     private GatewayNode gateway;
     private MarketDataNode marketData;
     private MarketDataClient marketDataClient;
     private SimulatedClients clients;
+    /** Members trading through the gateway's FIX door, or null. */
+    private FixClients fixClients;
 
     private InProcessExchange(final Path journal) throws IOException
     {
@@ -77,10 +92,25 @@ public final class InProcessExchange implements AutoCloseable
     public static InProcessExchange open(final String provider, final int clientCount, final int instruments,
         final long rate, final long seed, final Path journal) throws IOException, InterruptedException
     {
+        return open(provider, clientCount, 0, instruments, rate, seed, journal);
+    }
+
+    /**
+     * As {@link #open(String, int, int, long, long, Path)}, with members trading through the gateway's
+     * FIX door too.
+     *
+     * @param fixClientCount simulated FIX members (QuickFIX/J initiators), each a session of its own
+     *                       after the clients', at the clients' per-client rate up to
+     *                       {@link DemoOptions#MAX_FIX_CLIENT_RATE}.
+     */
+    public static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
+        final int instruments, final long rate, final long seed, final Path journal)
+        throws IOException, InterruptedException
+    {
         final InProcessExchange exchange = new InProcessExchange(journal);
         try
         {
-            exchange.openRoles(provider, clientCount, instruments, rate, seed);
+            exchange.openRoles(provider, clientCount, fixClientCount, instruments, rate, seed);
             return exchange;
         }
         catch (final RuntimeException | InterruptedException ex)
@@ -90,21 +120,57 @@ public final class InProcessExchange implements AutoCloseable
         }
     }
 
-    private void openRoles(final String provider, final int clientCount, final int instruments, final long rate,
-        final long seed) throws InterruptedException
+    private void openRoles(final String provider, final int clientCount, final int fixClientCount,
+        final int instruments, final long rate, final long seed) throws InterruptedException
     {
-        final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, clientCount, 1);
+        final int sessionCount = clientCount + fixClientCount;
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, sessionCount, 1);
         context = ExchangeDemo.context(layout, shmDirectory, cores());
-        final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, clientCount);
+        final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, sessionCount);
         engine = add(new EngineNode(context, layout, journal, engineConfig, running));
-        gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(clientCount, rate, engineConfig),
-            running));
+        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, rate, engineConfig);
+        final FixDoor door = fixClientCount == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
+        gateway = add(new GatewayNode(context, layout, gatewayConfig, running, door));
         marketData = add(new MarketDataNode(context, layout, engineConfig, running));
         marketDataClient = add(new MarketDataClient(context, layout, 0, engineConfig, ledger, running));
         clients = add(new SimulatedClients(context, layout, ExchangeDemo.sessions(clientCount), 0, instruments, rate,
             seed, ledger, running));
+        if (null != door)
+        {
+            door.start();
+            final List<FixClients.Login> logins = new ArrayList<>();
+            for (final FixDoor.Member member : doorMembers)
+            {
+                logins.add(new FixClients.Login(member.senderCompId(), member.session().token()));
+            }
+            fixClients = add(new FixClients(doorAddress, FIX_COMP_ID, logins, instruments,
+                gatewayConfig.referencePrices()[1], Math.min(DemoOptions.MAX_FIX_CLIENT_RATE, rate / sessionCount + 1) *
+                fixClientCount, seed + 1));
+            fixClients.connect();
+        }
         connect();
         engine.open();
+    }
+
+    /** The door's members: the sessions after the SBE clients', SenderCompID {@code FIX<session id>}. */
+    private FixDoor fixDoor(final List<SessionConfig> sessions, final int firstIndex)
+    {
+        doorMembers = new ArrayList<>();
+        for (int i = firstIndex; i < sessions.size(); i++)
+        {
+            doorMembers.add(new FixDoor.Member(i, sessions.get(i), "FIX" + sessions.get(i).sessionId()));
+        }
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            doorAddress = new InetSocketAddress("127.0.0.1", probe.getLocalPort());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("no free port for the FIX door", ex);
+        }
+        final Instant now = Instant.now();
+        return new FixDoor(doorAddress, FIX_COMP_ID, null, doorMembers,
+            now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime());
     }
 
     /** The cores agents take, best first: the last online CPU for the engine, then down. */
@@ -122,14 +188,15 @@ public final class InProcessExchange implements AutoCloseable
     {
         final long deadline = System.nanoTime() + CONNECT_TIMEOUT_NS;
         while (!(engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
-            marketDataClient.isConnected() && clients.isConnected()))
+            marketDataClient.isConnected() && clients.isConnected() && (null == fixClients || fixClients.isConnected())))
         {
             if (System.nanoTime() - deadline > 0)
             {
                 throw new IllegalStateException("the roles did not connect within " +
                     TimeUnit.NANOSECONDS.toSeconds(CONNECT_TIMEOUT_NS) + " s: engine " + engine.isConnected() +
                     ", gateway " + gateway.isConnected() + ", market data " + marketData.isConnected() +
-                    ", market-data subscriber " + marketDataClient.isConnected() + ", clients " + clients.isConnected());
+                    ", market-data subscriber " + marketDataClient.isConnected() + ", clients " + clients.isConnected() +
+                    (null == fixClients ? "" : ", FIX members " + fixClients.isConnected()));
             }
             if (drive() == 0)
             {
@@ -166,12 +233,21 @@ public final class InProcessExchange implements AutoCloseable
         }
         final String[] names = roomy ? new String[]{ "engine", "gateway + market data", "clients + market-data subscriber" } :
             new String[]{ "engine", "gateway + market data + clients + market-data subscriber" };
+        if (null != fixClients)
+        {
+            fixClients.startSending();
+        }
         final StringBuilder text = new StringBuilder(cpus.size() + " CPUs; ");
         for (int i = 0; i < agents.size(); i++)
         {
             final Agents.RunningAgent agent = agents.get(i);
             text.append(i == 0 ? "" : "; ").append(names[i]).append(agent.backedOff() ? " backs off" : " spins")
                 .append(agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
+        }
+        if (null != fixClients)
+        {
+            text.append("; the gateway polls the FIX door, whose QuickFIX/J acceptor reads on a thread of its own, " +
+                "and the FIX members read and send on two more (blocking, sleeping: none spins)");
         }
         return text.toString();
     }
@@ -183,6 +259,10 @@ public final class InProcessExchange implements AutoCloseable
     public void stop() throws InterruptedException
     {
         clients.stopSending();
+        if (null != fixClients)
+        {
+            fixClients.quiesce(5_000);
+        }
         TimeUnit.NANOSECONDS.sleep(DRAIN_NS);
         for (int i = agents.size() - 1; i >= 0; i--)
         {
@@ -240,6 +320,12 @@ public final class InProcessExchange implements AutoCloseable
     public MarketDataClient marketDataClient()
     {
         return marketDataClient;
+    }
+
+    /** @return the members trading through the FIX door, or null when there are none. */
+    public FixClients fixClients()
+    {
+        return fixClients;
     }
 
     /** @return the simulated clients. */

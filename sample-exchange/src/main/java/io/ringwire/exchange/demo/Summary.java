@@ -2,6 +2,7 @@ package io.ringwire.exchange.demo;
 
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.exchange.engine.EngineCounters;
+import io.ringwire.exchange.fix.FixClients;
 import io.ringwire.exchange.gateway.GatewayCounters;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
@@ -29,10 +30,13 @@ final class Summary
     private final MarketDataClient subscriber;
     private final String engineBooks;
     private final String subscriberBooks;
+    /** The FIX door's members, or null. */
+    private final FixClients fix;
 
     Summary(final AtomicLongArray clients, final LatencyLedger ledger, final EngineNode engine, final GatewayNode gateway,
-        final MarketDataNode marketData, final MarketDataClient subscriber)
+        final MarketDataNode marketData, final MarketDataClient subscriber, final FixClients fix)
     {
+        this.fix = fix;
         this.clients = clients;
         this.ledger = ledger;
         this.engine = engine;
@@ -46,9 +50,12 @@ final class Summary
     /** @return true when every order was acknowledged once, fills balance, and the books agree. */
     boolean conserved()
     {
+        final AtomicLongArray f = null == fix ? new AtomicLongArray(FixClients.LOGONS + 1) : fix.counters();
         return clients.get(SimulatedClients.DUPLICATE_ACKS) == 0 &&
             clients.get(SimulatedClients.ACKS) == clients.get(SimulatedClients.NEW_ORDERS) &&
-            clients.get(SimulatedClients.BOUGHT) == clients.get(SimulatedClients.SOLD) &&
+            f.get(FixClients.DUPLICATE_ACKS) == 0 && f.get(FixClients.ACKS) == f.get(FixClients.NEW_ORDERS) &&
+            clients.get(SimulatedClients.BOUGHT) + f.get(FixClients.BOUGHT) ==
+                clients.get(SimulatedClients.SOLD) + f.get(FixClients.SOLD) &&
             engineBooks.equals(subscriberBooks);
     }
 
@@ -79,6 +86,19 @@ final class Summary
                 out.println(String.format(Locale.ROOT, "    %-26s %,d", reason.name(), count));
             }
         }
+        if (null != fix)
+        {
+            final AtomicLongArray f = fix.counters();
+            final Histogram ack = fix.orderToAck();
+            out.println(String.format(Locale.ROOT, "  FIX members       %,d requests sent, %,d new orders, %,d acknowledged " +
+                "(%,d twice); %,d fills, bought %,d, sold %,d; %,d canceled, %,d rejected, %,d cancel rejects",
+                f.get(FixClients.SENT), f.get(FixClients.NEW_ORDERS), f.get(FixClients.ACKS),
+                f.get(FixClients.DUPLICATE_ACKS), f.get(FixClients.FILLS), f.get(FixClients.BOUGHT),
+                f.get(FixClients.SOLD), f.get(FixClients.CANCELS), f.get(FixClients.REJECTS),
+                f.get(FixClients.CANCEL_REJECTS)));
+            out.println(String.format(Locale.ROOT, "    FIX order to ack (us)    %,9d %8s %8s %8s %8s", ack.getTotalCount(),
+                us(ack, 50), us(ack, 90), us(ack, 99), us(ack, 99.9)));
+        }
         final GatewayCounters gatewayCounters = gateway.gateway().counters();
         out.println(String.format(Locale.ROOT, "  gateway           %,d forwarded, %,d logons, %,d malformed, %,d throttled, " +
             "%,d cancel-on-disconnect", gatewayCounters.forwarded(), gatewayCounters.logons(), gatewayCounters.malformed(),
@@ -104,7 +124,7 @@ final class Summary
         }
         out.println("  output digest     " + engine.engine().digest());
         out.println("  checks            " + (conserved() ? "passed" : "FAILED") + ": every new order acknowledged once, " +
-            "as much bought as sold, the subscriber's books equal the engine's");
+            "as much bought as sold" + (null == fix ? "" : " (over both doors)") + ", the subscriber's books equal the engine's");
     }
 
     private static String us(final Histogram histogram, final double percentile)

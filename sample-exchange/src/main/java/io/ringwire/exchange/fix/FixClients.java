@@ -155,8 +155,8 @@ public final class FixClients implements Application, AutoCloseable
         flow.setDaemon(true);
     }
 
-    /** Connects the members and starts the flow once they are logged on. */
-    public void start()
+    /** Connects the members; they log on in the background ({@link #isConnected}). */
+    public void connect()
     {
         try
         {
@@ -166,6 +166,11 @@ public final class FixClients implements Application, AutoCloseable
         {
             throw new IllegalStateException("FIX clients did not start: " + ex.getMessage(), ex);
         }
+    }
+
+    /** Starts the flow: requests at the rate, to the members logged on. */
+    public void startSending()
+    {
         flow.start();
     }
 
@@ -199,7 +204,10 @@ public final class FixClients implements Application, AutoCloseable
     public boolean quiesce(final long timeoutMs) throws InterruptedException
     {
         sending = false;
-        flow.join(timeoutMs);
+        if (flow.isAlive())
+        {
+            flow.join(timeoutMs);
+        }
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (counters.get(ACKS) < counters.get(NEW_ORDERS) && System.nanoTime() < deadline)
         {

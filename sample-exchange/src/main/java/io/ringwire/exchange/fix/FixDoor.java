@@ -6,12 +6,22 @@ import io.ringwire.codecs.trading.LogonEncoder;
 import io.ringwire.codecs.trading.LogonResponseDecoder;
 import io.ringwire.codecs.trading.LogonStatus;
 import io.ringwire.codecs.trading.LogoutDecoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.exchange.gateway.Gateway;
 import io.ringwire.exchange.gateway.SessionConfig;
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import quickfix.Application;
 import quickfix.ConfigError;
 import quickfix.DefaultMessageFactory;
@@ -33,15 +43,15 @@ import quickfix.field.SendingTime;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The gateway's FIX 4.4 door: a QuickFIX/J acceptor whose sessions are gateway sessions. QuickFIX/J
@@ -51,15 +61,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * password being the session's token), maps the four requests it supports to the SBE requests the
  * SBE door's clients send ({@link FixInbound}) and hands them to the same {@link Gateway}, which
  * applies the same checks (logon, rate, account, duplicate id, pre-trade risk) and
- * cancel-on-disconnect; the gateway's replies come back as FIX ({@link FixOutbound}). A FIX session
+ * cancel-on-disconnect; the gateway's replies go back as FIX ({@link FixOutbound}). A FIX session
  * is a gateway transport of its own: its logon is the gateway's logon of the configured session,
  * with the member's identity, and its end (logout, a dropped connection, a heartbeat timeout) is the
  * transport's loss, on which the gateway cancels the session's orders.
  *
- * <p>Threading: QuickFIX/J's threads call the {@link Application} methods, which only queue; the
- * gateway's thread calls {@link #poll} (which drives the gateway) and {@link #toSession} (the
- * gateway's replies), so the gateway stays single-threaded and every FIX mapping runs on its thread.
- * The door allocates (QuickFIX/J's messages are objects); the gateway and engine behind it do not.
+ * <p>Threading: the gateway's thread does no FIX work. QuickFIX/J's threads parse, authenticate and
+ * map a member's requests to SBE and write them into an inbound ring, which {@link #poll} reads on
+ * the gateway's thread (a full ring holds QuickFIX/J's reader, and TCP the member, back); the
+ * gateway's replies are copied into an outbound ring ({@link #toSession}), from which the door's
+ * sender thread maps and sends them. Neither thread of the door spins: the sender backs off to
+ * parking when idle. The gateway's side allocates nothing; the FIX side does (QuickFIX/J's messages
+ * are objects).
  */
 public final class FixDoor implements Application, AutoCloseable
 {
@@ -79,58 +92,76 @@ public final class FixDoor implements Application, AutoCloseable
     {
     }
 
-    private enum Kind
-    {
-        LOGGED_ON, MESSAGE, ALIVE, LOGGED_OUT
-    }
-
-    private record Event(Kind kind, SessionID sessionId, Message message)
-    {
-    }
+    /** Inbound records: a session logged on (its SBE Logon), a request (SBE), the session ended. */
+    private static final int LOGGED_ON = 1;
+    private static final int REQUEST = 2;
+    private static final int MASS_CANCEL = 3;
+    private static final int LOST = 4;
+    /** Outbound records: a reply (SBE), a mass cancel the gateway forwarded (SBE), a disconnect. */
+    private static final int REPLY = 1;
+    private static final int MASS_CANCEL_FORWARDED = 2;
+    private static final int DISCONNECT = 3;
+    private static final int RING_BYTES = 4 << 20;
+    private static final int POLL_LIMIT = 64;
 
     private final Map<String, Member> membersByCompId = new HashMap<>();
-    private final Map<Integer, Member> membersByIndex = new HashMap<>();
-    private final Map<Integer, SessionID> sessionIds = new HashMap<>();
-    private final Map<Integer, FixOrders> orders = new HashMap<>();
-    private final Queue<Event> events = new ConcurrentLinkedQueue<>();
-    private final Map<SessionID, Integer> heartbeatSeconds = new ConcurrentHashMap<>();
-    private final FixInbound inbound = new FixInbound();
-    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+    private final Member[] membersByIndex;
+    private final SessionID[] sessionIds;
+    private final FixOrders[] orders;
+    private final Map<SessionID, Integer> heartbeatSeconds = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ManyToOneRingBuffer inbound = ring(ManyToOneRingBuffer::new);
+    private final OneToOneRingBuffer outbound = ring(OneToOneRingBuffer::new);
+    // QuickFIX/J's side, under inboundLock.
+    private final Object inboundLock = new Object();
+    private final FixInbound mapper = new FixInbound();
+    private final ExpandableArrayBuffer scratch = new ExpandableArrayBuffer(256);
     private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
-    private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
     private final LogonEncoder logon = new LogonEncoder();
     private final HeartbeatEncoder heartbeat = new HeartbeatEncoder();
+    // The gateway's side.
+    private final ControlledMessageHandler onInbound = this::onInbound;
+    private Gateway gateway;
+    private long nowNs;
+    // The sender's side.
+    private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
     private final ExecutionReportDecoder report = new ExecutionReportDecoder();
     private final LogonResponseDecoder logonResponse = new LogonResponseDecoder();
-    private final LogoutDecoder logout = new LogoutDecoder();
+    private final MassCancelDecoder massCancel = new MassCancelDecoder();
+    private final Thread sender;
+
     private final AtomicLong logonsRefused = new AtomicLong();
+    private final AtomicLong refusals = new AtomicLong();
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong repliesDropped = new AtomicLong();
     private final SocketAcceptor acceptor;
     private final String compId;
     private final long clockToEpochNs;
-    private Event pending;
-    private long refusals;
-    private long requests;
+    private volatile boolean running = true;
 
     /**
      * Binds the acceptor (it accepts once {@link #start} is called).
      *
-     * @param address  where members connect.
-     * @param compId   the door's own CompID (the members' TargetCompID).
-     * @param store    where sequence numbers and sent messages are kept across restarts, or null to
-     *                 keep them in memory only.
-     * @param members  the FIX sessions.
+     * @param address        where members connect.
+     * @param compId         the door's own CompID (the members' TargetCompID).
+     * @param store          where sequence numbers and sent messages are kept across restarts, or
+     *                       null to keep them in memory only.
+     * @param members        the FIX sessions.
      * @param clockToEpochNs what to add to the exchange's clock (the gateway's {@code nowNs}, the
-     *                 engine's transact times) to get epoch nanoseconds: FIX times are UTC.
+     *                       engine's transact times) to get epoch nanoseconds: FIX times are UTC.
      */
     public FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
         final long clockToEpochNs)
     {
-        this.clockToEpochNs = clockToEpochNs;
         if (members.size() > MAX_SESSIONS)
         {
             throw new IllegalArgumentException("a FIX door serves at most " + MAX_SESSIONS + " sessions");
         }
         this.compId = compId;
+        this.clockToEpochNs = clockToEpochNs;
+        final int slots = 1 + members.stream().mapToInt(Member::sessionIndex).max().orElse(0);
+        membersByIndex = new Member[slots];
+        sessionIds = new SessionID[slots];
+        orders = new FixOrders[slots];
         final SessionSettings settings = new SessionSettings();
         settings.setString("ConnectionType", "acceptor");
         settings.setString("BeginString", "FIX.4.4");
@@ -141,7 +172,6 @@ public final class FixDoor implements Application, AutoCloseable
         settings.setString("EndTime", "00:00:00");
         settings.setString("UseDataDictionary", "Y");
         settings.setString("ValidateUserDefinedFields", "N");
-        settings.setString("AllowUnknownMsgFields", "N");
         settings.setString("ResetOnLogon", "N");
         settings.setString("PersistMessages", "Y");
         settings.setString("SocketTcpNoDelay", "Y");
@@ -151,15 +181,17 @@ public final class FixDoor implements Application, AutoCloseable
         }
         for (final Member member : members)
         {
-            if (null != membersByCompId.put(member.senderCompId(), member))
+            if (null != membersByCompId.put(member.senderCompId(), member) ||
+                member.sessionIndex() < 0 || null != membersByIndex[member.sessionIndex()])
             {
-                throw new IllegalArgumentException("two FIX sessions have SenderCompID " + member.senderCompId());
+                throw new IllegalArgumentException("two FIX sessions have SenderCompID " + member.senderCompId() +
+                    " or session index " + member.sessionIndex());
             }
-            membersByIndex.put(member.sessionIndex(), member);
+            membersByIndex[member.sessionIndex()] = member;
             final SessionID sessionId = new SessionID("FIX.4.4", compId, member.senderCompId());
             settings.setString(sessionId, "TargetCompID", member.senderCompId());
-            sessionIds.put(member.sessionIndex(), sessionId);
-            orders.put(member.sessionIndex(), new FixOrders());
+            sessionIds[member.sessionIndex()] = sessionId;
+            orders[member.sessionIndex()] = new FixOrders();
         }
         final MessageStoreFactory stores = null == store ? new MemoryStoreFactory() : new FileStoreFactory(settings);
         try
@@ -170,11 +202,19 @@ public final class FixDoor implements Application, AutoCloseable
         {
             throw new IllegalArgumentException("the FIX door's settings: " + ex.getMessage(), ex);
         }
+        sender = new Thread(this::sendReplies, "ringwire-fix-door-sender");
+        sender.setDaemon(true);
     }
 
-    /** Starts accepting members. */
+    private static <T> T ring(final java.util.function.Function<UnsafeBuffer, T> kind)
+    {
+        return kind.apply(new UnsafeBuffer(ByteBuffer.allocateDirect(RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
+    }
+
+    /** Starts accepting members, and the sender thread. */
     public void start()
     {
+        sender.start();
         try
         {
             acceptor.start();
@@ -188,7 +228,7 @@ public final class FixDoor implements Application, AutoCloseable
     /** @return whether the configured session is one of this door's. */
     public boolean serves(final int sessionIndex)
     {
-        return membersByIndex.containsKey(sessionIndex);
+        return sessionIndex >= 0 && sessionIndex < membersByIndex.length && null != membersByIndex[sessionIndex];
     }
 
     /** @return whether a gateway transport session id is one of this door's. */
@@ -206,147 +246,359 @@ public final class FixDoor implements Application, AutoCloseable
     /** @return requests the door refused itself, before the gateway (what FIX says the exchange cannot take). */
     public long refusals()
     {
-        return refusals;
+        return refusals.get();
     }
 
     /** @return requests the door handed to the gateway. */
     public long requests()
     {
-        return requests;
+        return requests.get();
+    }
+
+    /** @return replies the gateway could not hand the door (its outbound ring full): their session was cut off. */
+    public long repliesDropped()
+    {
+        return repliesDropped.get();
+    }
+
+    /** @return the door's CompID. */
+    public String compId()
+    {
+        return compId;
     }
 
     // ---------------------------------------------------------------- the gateway's thread
 
     /**
-     * Hands the gateway what the members sent since the last call: logons, requests, signs of
-     * life, and losses. A request the gateway cannot take yet (the engine's stream is behind) waits
-     * for the next call, and so does everything after it.
+     * Hands the gateway what the members sent since the last call, up to a batch: logons, requests,
+     * signs of life, and losses. A request the gateway cannot take yet (the engine's stream is
+     * behind) stays, with everything after it, for the next call. Allocation-free.
      *
-     * @return events handled.
+     * @return records handled.
      */
     public int poll(final Gateway gateway, final long nowNs)
     {
-        int handled = 0;
-        Event event;
-        while (null != (event = null != pending ? pending : events.poll()))
-        {
-            pending = null;
-            if (!handle(gateway, event, nowNs))
-            {
-                pending = event;
-                break;
-            }
-            handled++;
-        }
-        return handled;
+        this.gateway = gateway;
+        this.nowNs = nowNs;
+        return inbound.controlledRead(onInbound, POLL_LIMIT);
     }
 
-    private boolean handle(final Gateway gateway, final Event event, final long nowNs)
+    private ControlledMessageHandler.Action onInbound(final int type, final MutableDirectBuffer buffer, final int index,
+        final int length)
     {
-        final Member member = membersByCompId.get(event.sessionId().getTargetCompID());
-        if (null == member)
-        {
-            return true;
-        }
-        final int transport = FIRST_TRANSPORT + member.sessionIndex();
-        switch (event.kind())
+        final int sessionIndex = buffer.getInt(index);
+        final int transport = FIRST_TRANSPORT + sessionIndex;
+        final int body = index + BitUtil.SIZE_OF_INT;
+        final int bodyLength = length - BitUtil.SIZE_OF_INT;
+        switch (type)
         {
             case LOGGED_ON ->
             {
-                gateway.onTransportAvailable(transport, member.session().identity(), nowNs);
-                final Integer seconds = heartbeatSeconds.get(event.sessionId());
-                // HeartBtInt 0 (no heartbeats) keeps the gateway's longest interval.
-                final int heartbeatMs = null == seconds || seconds <= 0 ? Gateway.MAX_HEARTBEAT_INTERVAL_MS :
-                    Math.clamp(seconds * 1000L, 1000, Gateway.MAX_HEARTBEAT_INTERVAL_MS);
-                logon.wrapAndApplyHeader(buffer, 0, headerEncoder)
-                    .sessionId(member.session().sessionId())
-                    .heartbeatIntervalMs(heartbeatMs)
-                    .sendingTime(nowNs)
-                    .credentials(member.session().token());
-                gateway.onClientMessage(transport, buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength(),
-                    nowNs);
-                return true;
+                gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
+                gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
-            case ALIVE ->
+            case REQUEST, MASS_CANCEL ->
             {
-                heartbeat.wrapAndApplyHeader(buffer, 0, headerEncoder).sessionId(member.session().sessionId())
-                    .sendingTime(nowNs);
-                gateway.onClientMessage(transport, buffer, 0,
-                    MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength(), nowNs);
-                return true;
+                final int result = gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
+                if (result == Gateway.BACK_PRESSURED)
+                {
+                    return ControlledMessageHandler.Action.ABORT;
+                }
+                if (type == MASS_CANCEL && result == Gateway.FORWARDED &&
+                    !outbound.write(MASS_CANCEL_FORWARDED, buffer, index, length))
+                {
+                    repliesDropped.incrementAndGet();
+                }
             }
-            case LOGGED_OUT ->
+            case LOST -> gateway.onTransportLost(transport, nowNs);
+            default ->
             {
-                gateway.onTransportLost(transport, nowNs);
-                return true;
             }
-            case MESSAGE ->
-            {
-                return request(gateway, member, transport, event, nowNs);
-            }
-            default -> throw new IllegalStateException(event.kind().name());
+        }
+        return ControlledMessageHandler.Action.CONTINUE;
+    }
+
+    /**
+     * The gateway's reply to one of the door's sessions: copied into the outbound ring for the sender
+     * thread. Allocation-free.
+     *
+     * @return false when the outbound ring is full (the members' replies are that far behind): the
+     *         gateway then cuts the session off as a slow consumer.
+     */
+    public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
+    {
+        final int claimed = outbound.tryClaim(REPLY, BitUtil.SIZE_OF_INT + length);
+        if (claimed < 0)
+        {
+            repliesDropped.incrementAndGet();
+            return false;
+        }
+        final var ring = outbound.buffer();
+        ring.putInt(claimed, sessionIndex);
+        ring.putBytes(claimed + BitUtil.SIZE_OF_INT, message, offset, length);
+        outbound.commit(claimed);
+        return true;
+    }
+
+    /** Closes a member's FIX connection (the gateway asked for it), from the sender thread. */
+    public void disconnect(final int transportSession)
+    {
+        final int claimed = outbound.tryClaim(DISCONNECT, BitUtil.SIZE_OF_INT);
+        if (claimed >= 0)
+        {
+            outbound.buffer().putInt(claimed, transportSession - FIRST_TRANSPORT);
+            outbound.commit(claimed);
         }
     }
 
-    private boolean request(final Gateway gateway, final Member member, final int transport, final Event event,
-        final long nowNs)
+    // ---------------------------------------------------------------- the sender thread
+
+    private void sendReplies()
     {
-        final Message message = event.message();
-        final FixOrders sessionOrders = orders.get(member.sessionIndex());
-        final long account = member.session().account();
+        // Backs off to parking: a FIX reply may wait a park period, no CPU is taken from the spinners.
+        final IdleStrategy idle = new BackoffIdleStrategy(1, 1, 10_000, 200_000);
+        while (running)
+        {
+            idle.idle(outbound.read(this::onOutbound, POLL_LIMIT));
+        }
+    }
+
+    private void onOutbound(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        final int sessionIndex = buffer.getInt(index);
+        final SessionID sessionId = sessionIds[sessionIndex];
+        final Session session = Session.lookupSession(sessionId);
+        if (null == session)
+        {
+            return;
+        }
+        final int body = index + BitUtil.SIZE_OF_INT;
+        headerDecoder.wrap(buffer, body);
+        final int fields = body + MessageHeaderDecoder.ENCODED_LENGTH;
+        if (type == DISCONNECT)
+        {
+            try
+            {
+                session.disconnect("the gateway disconnected the session", false);
+            }
+            catch (final IOException ex)
+            {
+                // Gone either way; its loss reaches the gateway through onLogout.
+            }
+        }
+        else if (type == MASS_CANCEL_FORWARDED)
+        {
+            massCancel.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
+            session.send(FixOutbound.massCancelReport(orders[sessionIndex].clOrdId(massCancel.clientOrderId()),
+                massCancel.instrumentId(), -1, null));
+        }
+        else if (headerDecoder.templateId() == ExecutionReportDecoder.TEMPLATE_ID)
+        {
+            report.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
+            // Sent, or, while the member is away, stored under its sequence number for its ResendRequest.
+            session.send(FixOutbound.report(report, orders[sessionIndex], clockToEpochNs));
+        }
+        else if (headerDecoder.templateId() == LogonResponseDecoder.TEMPLATE_ID)
+        {
+            logonResponse.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
+            if (logonResponse.status() != LogonStatus.ACCEPTED)
+            {
+                session.logout("the gateway refused the logon: " + logonResponse.rejectReason());
+            }
+        }
+        else if (headerDecoder.templateId() == LogoutDecoder.TEMPLATE_ID)
+        {
+            session.logout("the gateway ended the session");
+        }
+        // Heartbeats: QuickFIX/J keeps the FIX session's own.
+    }
+
+    @Override
+    public void close()
+    {
+        acceptor.stop(true);
+        running = false;
         try
         {
-            final String type = message.getHeader().getString(MsgType.FIELD);
-            final long sendingNs = message.getHeader().isSetField(SendingTime.FIELD) ?
-                epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) - clockToEpochNs : nowNs;
-            final int length = switch (type)
-            {
-                case MsgType.ORDER_SINGLE -> inbound.newOrder(message, sessionOrders, account, sendingNs, buffer);
-                case MsgType.ORDER_CANCEL_REQUEST -> inbound.cancel(message, sessionOrders, account, sendingNs, buffer);
-                case MsgType.ORDER_CANCEL_REPLACE_REQUEST ->
-                    inbound.replace(message, sessionOrders, account, sendingNs, buffer);
-                case MsgType.ORDER_MASS_CANCEL_REQUEST ->
-                    inbound.massCancel(message, sessionOrders, account, sendingNs, buffer);
-                default -> throw new IllegalStateException("fromApp let through MsgType " + type);
-            };
-            if (length == FixInbound.REFUSED)
-            {
-                refusals++;
-                send(event.sessionId(), refusal(type, message));
-                return true;
-            }
-            final int result = gateway.onClientMessage(transport, buffer, 0, length, nowNs);
-            if (result == Gateway.BACK_PRESSURED)
-            {
-                return false;
-            }
-            requests++;
-            if (result == Gateway.FORWARDED && MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type))
-            {
-                send(event.sessionId(), FixOutbound.massCancelReport(message.getString(11),
-                    massCancelInstrument(message), -1, null));
-            }
-            return true;
+            sender.join(1_000);
         }
-        catch (final FieldNotFound ex)
+        catch (final InterruptedException ex)
         {
-            // The data dictionary lets no request without its required tags through: a conditional one.
-            refusals++;
-            send(event.sessionId(), FixOutbound.businessReject(message, "required tag " + ex.field + " missing"));
-            return true;
+            Thread.currentThread().interrupt();
         }
+    }
+
+    // ---------------------------------------------------------------- QuickFIX/J's threads
+
+    /** Writes a record into the inbound ring, waiting while it is full: the member is held back, nothing lost. */
+    private void offer(final int type, final int sessionIndex, final DirectBuffer sbe, final int length)
+    {
+        while (running)
+        {
+            final int claimed = inbound.tryClaim(type, BitUtil.SIZE_OF_INT + length);
+            if (claimed >= 0)
+            {
+                final var ring = inbound.buffer();
+                ring.putInt(claimed, sessionIndex);
+                if (length > 0)
+                {
+                    ring.putBytes(claimed + BitUtil.SIZE_OF_INT, sbe, 0, length);
+                }
+                inbound.commit(claimed);
+                return;
+            }
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    private Member member(final SessionID sessionId)
+    {
+        return membersByCompId.get(sessionId.getTargetCompID());
+    }
+
+    @Override
+    public void onCreate(final SessionID sessionId)
+    {
+    }
+
+    @Override
+    public void onLogon(final SessionID sessionId)
+    {
+        final Member member = member(sessionId);
+        if (null == member)
+        {
+            return;
+        }
+        final Integer seconds = heartbeatSeconds.get(sessionId);
+        // HeartBtInt 0 (no heartbeats) keeps the gateway's longest interval.
+        final int heartbeatMs = null == seconds || seconds <= 0 ? Gateway.MAX_HEARTBEAT_INTERVAL_MS :
+            Math.clamp(seconds * 1000L, 1000, Gateway.MAX_HEARTBEAT_INTERVAL_MS);
+        synchronized (inboundLock)
+        {
+            logon.wrapAndApplyHeader(scratch, 0, headerEncoder)
+                .sessionId(member.session().sessionId())
+                .heartbeatIntervalMs(heartbeatMs)
+                .sendingTime(epochNs() - clockToEpochNs)
+                .credentials(member.session().token());
+            offer(LOGGED_ON, member.sessionIndex(), scratch, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength());
+        }
+    }
+
+    @Override
+    public void onLogout(final SessionID sessionId)
+    {
+        final Member member = member(sessionId);
+        if (null != member)
+        {
+            synchronized (inboundLock)
+            {
+                offer(LOST, member.sessionIndex(), scratch, 0);
+            }
+        }
+    }
+
+    @Override
+    public void toAdmin(final Message message, final SessionID sessionId)
+    {
+    }
+
+    @Override
+    public void fromAdmin(final Message message, final SessionID sessionId) throws FieldNotFound, RejectLogon
+    {
+        final String type = message.getHeader().getString(MsgType.FIELD);
+        final Member member = member(sessionId);
+        if (MsgType.LOGON.equals(type))
+        {
+            if (null == member || !message.isSetField(Password.FIELD) ||
+                !member.session().token().equals(message.getString(Password.FIELD)))
+            {
+                logonsRefused.incrementAndGet();
+                throw new RejectLogon("bad SenderCompID or password");
+            }
+            heartbeatSeconds.put(sessionId, message.isSetField(HeartBtInt.FIELD) ? message.getInt(HeartBtInt.FIELD) : 0);
+        }
+        else if (null != member && (MsgType.HEARTBEAT.equals(type) || MsgType.TEST_REQUEST.equals(type)))
+        {
+            synchronized (inboundLock)
+            {
+                heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(member.session().sessionId())
+                    .sendingTime(epochNs() - clockToEpochNs);
+                offer(REQUEST, member.sessionIndex(), scratch,
+                    MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
+            }
+        }
+    }
+
+    @Override
+    public void toApp(final Message message, final SessionID sessionId)
+    {
+    }
+
+    @Override
+    public void fromApp(final Message message, final SessionID sessionId) throws FieldNotFound, UnsupportedMessageType
+    {
+        final String type = message.getHeader().getString(MsgType.FIELD);
+        final Member member = member(sessionId);
+        if (null == member)
+        {
+            return;
+        }
+        final boolean supported = MsgType.ORDER_SINGLE.equals(type) || MsgType.ORDER_CANCEL_REQUEST.equals(type) ||
+            MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type) || MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type);
+        if (!supported)
+        {
+            throw new UnsupportedMessageType(); // QuickFIX/J answers a BusinessMessageReject (j)
+        }
+        final FixOrders sessionOrders = orders[member.sessionIndex()];
+        final long account = member.session().account();
+        final Message refusal;
+        synchronized (inboundLock)
+        {
+            final long sendingNs = message.getHeader().isSetField(SendingTime.FIELD) ?
+                epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) - clockToEpochNs :
+                epochNs() - clockToEpochNs;
+            try
+            {
+                final int length = switch (type)
+                {
+                    case MsgType.ORDER_SINGLE -> mapper.newOrder(message, sessionOrders, account, sendingNs, scratch);
+                    case MsgType.ORDER_CANCEL_REQUEST -> mapper.cancel(message, sessionOrders, account, sendingNs, scratch);
+                    case MsgType.ORDER_CANCEL_REPLACE_REQUEST ->
+                        mapper.replace(message, sessionOrders, account, sendingNs, scratch);
+                    default -> mapper.massCancel(message, sessionOrders, account, sendingNs, scratch);
+                };
+                if (length != FixInbound.REFUSED)
+                {
+                    requests.incrementAndGet();
+                    offer(MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type) ? MASS_CANCEL : REQUEST, member.sessionIndex(),
+                        scratch, length);
+                    return;
+                }
+                refusal = refusal(type, message);
+            }
+            catch (final FieldNotFound ex)
+            {
+                // The data dictionary lets no request without its required tags through: a conditional one.
+                refusals.incrementAndGet();
+                Session.lookupSession(sessionId).send(FixOutbound.businessReject(message,
+                    "required tag " + ex.field + " missing"));
+                return;
+            }
+        }
+        refusals.incrementAndGet();
+        Session.lookupSession(sessionId).send(refusal);
     }
 
     private Message refusal(final String type, final Message message) throws FieldNotFound
     {
         return switch (type)
         {
-            case MsgType.ORDER_SINGLE -> FixOutbound.orderRefused(message, "D" + refusals, inbound.rejectCode(),
-                inbound.rejectText());
+            case MsgType.ORDER_SINGLE -> FixOutbound.orderRefused(message, "D" + refusals.get(), mapper.rejectCode(),
+                mapper.rejectText());
             case MsgType.ORDER_MASS_CANCEL_REQUEST -> FixOutbound.massCancelReport(message.getString(11),
-                massCancelInstrument(message), inbound.rejectCode(), inbound.rejectText());
+                massCancelInstrument(message), mapper.rejectCode(), mapper.rejectText());
             default -> FixOutbound.cancelReject(message.getString(11), message.getString(41),
-                MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type), inbound.rejectCode(), inbound.rejectText(),
+                MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type), mapper.rejectCode(), mapper.rejectText(),
                 FixOutbound.OrdStatusCodes.REJECTED);
         };
     }
@@ -361,158 +613,14 @@ public final class FixDoor implements Application, AutoCloseable
         return number > 0 && number <= Integer.MAX_VALUE ? (int)number : 0;
     }
 
-    /**
-     * The gateway's reply to one of the door's sessions, as FIX. Called by the gateway's output on
-     * the gateway's thread.
-     *
-     * @return false when the door has no such session; a reply to a session that is not logged on is
-     *         kept for its ResendRequest.
-     */
-    public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
+    private static long epochNs()
     {
-        final SessionID sessionId = sessionIds.get(sessionIndex);
-        if (null == sessionId)
-        {
-            return false;
-        }
-        headerDecoder.wrap(message, offset);
-        final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
-        final int templateId = headerDecoder.templateId();
-        if (templateId == ExecutionReportDecoder.TEMPLATE_ID)
-        {
-            report.wrap(message, body, headerDecoder.blockLength(), headerDecoder.version());
-            return send(sessionId, FixOutbound.report(report, orders.get(sessionIndex), clockToEpochNs));
-        }
-        final Session session = Session.lookupSession(sessionId);
-        if (templateId == LogonResponseDecoder.TEMPLATE_ID)
-        {
-            logonResponse.wrap(message, body, headerDecoder.blockLength(), headerDecoder.version());
-            if (logonResponse.status() != LogonStatus.ACCEPTED && null != session)
-            {
-                session.logout("the gateway refused the logon: " + logonResponse.rejectReason());
-            }
-            return true;
-        }
-        if (templateId == LogoutDecoder.TEMPLATE_ID && null != session)
-        {
-            session.logout("the gateway ended the session");
-        }
-        return true; // heartbeats: QuickFIX/J keeps the FIX session's own
+        final java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
-    /**
-     * Closes a member's FIX connection: the gateway asked for it (it keeps sending what it must not).
-     */
-    public void disconnect(final int transportSession)
-    {
-        final SessionID sessionId = sessionIds.get(transportSession - FIRST_TRANSPORT);
-        final Session session = null == sessionId ? null : Session.lookupSession(sessionId);
-        if (null != session)
-        {
-            try
-            {
-                session.disconnect("the gateway disconnected the session", false);
-            }
-            catch (final IOException ex)
-            {
-                // The connection is gone either way; its loss reaches the gateway through onLogout.
-            }
-        }
-    }
-
-    /**
-     * Sends on the FIX session, or, while it is not logged on, stores the message under its sequence
-     * number, so a member that logs on again asks for it with a ResendRequest and gets it once.
-     *
-     * @return false only when there is no such session.
-     */
-    private static boolean send(final SessionID sessionId, final Message message)
-    {
-        final Session session = Session.lookupSession(sessionId);
-        if (null == session)
-        {
-            return false;
-        }
-        session.send(message);
-        return true;
-    }
-
-    private static long epochNs(final java.time.LocalDateTime time)
+    private static long epochNs(final LocalDateTime time)
     {
         return time.toEpochSecond(ZoneOffset.UTC) * 1_000_000_000L + time.getNano();
-    }
-
-    @Override
-    public void close()
-    {
-        acceptor.stop(true);
-    }
-
-    // ---------------------------------------------------------------- QuickFIX/J's threads
-
-    @Override
-    public void onCreate(final SessionID sessionId)
-    {
-    }
-
-    @Override
-    public void onLogon(final SessionID sessionId)
-    {
-        events.add(new Event(Kind.LOGGED_ON, sessionId, null));
-    }
-
-    @Override
-    public void onLogout(final SessionID sessionId)
-    {
-        events.add(new Event(Kind.LOGGED_OUT, sessionId, null));
-    }
-
-    @Override
-    public void toAdmin(final Message message, final SessionID sessionId)
-    {
-    }
-
-    @Override
-    public void fromAdmin(final Message message, final SessionID sessionId) throws FieldNotFound, RejectLogon
-    {
-        final String type = message.getHeader().getString(MsgType.FIELD);
-        if (MsgType.LOGON.equals(type))
-        {
-            final Member member = membersByCompId.get(sessionId.getTargetCompID());
-            if (null == member || !message.isSetField(Password.FIELD) ||
-                !member.session().token().equals(message.getString(Password.FIELD)))
-            {
-                logonsRefused.incrementAndGet();
-                throw new RejectLogon("bad SenderCompID or password");
-            }
-            heartbeatSeconds.put(sessionId, message.isSetField(HeartBtInt.FIELD) ? message.getInt(HeartBtInt.FIELD) : 0);
-        }
-        else if (MsgType.HEARTBEAT.equals(type) || MsgType.TEST_REQUEST.equals(type))
-        {
-            events.add(new Event(Kind.ALIVE, sessionId, null));
-        }
-    }
-
-    @Override
-    public void toApp(final Message message, final SessionID sessionId)
-    {
-    }
-
-    @Override
-    public void fromApp(final Message message, final SessionID sessionId) throws FieldNotFound, UnsupportedMessageType
-    {
-        final String type = message.getHeader().getString(MsgType.FIELD);
-        switch (type)
-        {
-            case MsgType.ORDER_SINGLE, MsgType.ORDER_CANCEL_REQUEST, MsgType.ORDER_CANCEL_REPLACE_REQUEST,
-                MsgType.ORDER_MASS_CANCEL_REQUEST -> events.add(new Event(Kind.MESSAGE, sessionId, message));
-            default -> throw new UnsupportedMessageType(); // QuickFIX/J answers a BusinessMessageReject (j)
-        }
-    }
-
-    /** @return the door's CompID. */
-    public String compId()
-    {
-        return compId;
     }
 }

@@ -12,8 +12,9 @@ import java.util.Map;
  * an OrderCancelReject, a cancel's report carries the cancel's ClOrdID and the order's as
  * OrigClOrdID. The traded notional per exchange order gives AvgPx (6).
  *
- * <p>Threading: the gateway's thread (the door's poll and the gateway's replies). Allocates: a map
- * entry per ClOrdID.
+ * <p>Threading: the door's inbound side (QuickFIX/J's thread) names requests, its sender thread
+ * reads them back for the reports; every method holds the object's lock, uncontended but for the
+ * moments the two overlap. Allocates: a map entry per ClOrdID.
  */
 final class FixOrders
 {
@@ -42,7 +43,7 @@ final class FixOrders
      * @return the number the exchange knows the ClOrdID by: a new one for a ClOrdID never seen, the
      *         same one for a ClOrdID sent before (a duplicate, for the gateway to refuse).
      */
-    long idFor(final String clOrdId, final Kind kind, final long originalId)
+    synchronized long idFor(final String clOrdId, final Kind kind, final long originalId)
     {
         final Long known = idsByClOrdId.get(clOrdId);
         if (null != known)
@@ -60,28 +61,28 @@ final class FixOrders
     }
 
     /** @return the number of a ClOrdID sent before, or 0 when it never was. */
-    long existingId(final String clOrdId)
+    synchronized long existingId(final String clOrdId)
     {
         final Long known = idsByClOrdId.get(clOrdId);
         return null == known ? 0 : known;
     }
 
     /** @return the ClOrdID a number stands for, or null for a number the door never gave. */
-    String clOrdId(final long id)
+    synchronized String clOrdId(final long id)
     {
         final Sent sent = sentById.get(id);
         return null == sent ? null : sent.clOrdId();
     }
 
     /** @return what the number was sent as, or null for one the door never gave. */
-    Kind kind(final long id)
+    synchronized Kind kind(final long id)
     {
         final Sent sent = sentById.get(id);
         return null == sent ? null : sent.kind();
     }
 
     /** @return the order a cancel or replace named, or 0. */
-    long originalId(final long id)
+    synchronized long originalId(final long id)
     {
         final Sent sent = sentById.get(id);
         return null == sent ? 0 : sent.originalId();
@@ -91,14 +92,14 @@ final class FixOrders
      * @param orderId an order's client order id, as its CANCELED report carries it.
      * @return the cancel request that named it (forgotten now: the order is gone), or 0 when none did.
      */
-    long takeCancel(final long orderId)
+    synchronized long takeCancel(final long orderId)
     {
         final Long cancel = cancelByOrder.remove(orderId);
         return null == cancel ? 0 : cancel;
     }
 
     /** A refused cancel no longer stands for its order. */
-    void cancelRefused(final long cancelId)
+    synchronized void cancelRefused(final long cancelId)
     {
         final long order = originalId(cancelId);
         cancelByOrder.remove(order, cancelId);
@@ -109,7 +110,7 @@ final class FixOrders
      *
      * @return the average price of everything it traded, in price units.
      */
-    double averagePrice(final long exchangeOrderId, final long lastPrice, final long lastQuantity, final boolean done)
+    synchronized double averagePrice(final long exchangeOrderId, final long lastPrice, final long lastQuantity, final boolean done)
     {
         final long[] traded = lastQuantity > 0 || !done ?
             tradedByOrder.computeIfAbsent(exchangeOrderId, key -> new long[2]) : tradedByOrder.get(exchangeOrderId);

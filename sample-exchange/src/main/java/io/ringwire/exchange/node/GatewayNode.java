@@ -195,6 +195,12 @@ public final class GatewayNode implements Agent, AutoCloseable
             final Outbound client = toClients[i];
             if (null == client)
             {
+                if (pendingSlow[i]) // a FIX session whose replies filled the door's outbound ring
+                {
+                    pendingSlow[i] = false;
+                    gateway.onSlowConsumer(i, nowNs);
+                    work++;
+                }
                 continue;
             }
             if (pendingSlow[i] || (client.isBehind() && client.backlogAgeNs(nowNs) > maxReplyBacklogNs))
@@ -313,7 +319,12 @@ public final class GatewayNode implements Agent, AutoCloseable
         {
             if (null == toClients[sessionIndex])
             {
-                return door.toSession(sessionIndex, buffer, offset, length);
+                if (door.toSession(sessionIndex, buffer, offset, length))
+                {
+                    return true;
+                }
+                pendingSlow[sessionIndex] = true;
+                return false;
             }
             if (toClients[sessionIndex].send(buffer, offset, length))
             {
