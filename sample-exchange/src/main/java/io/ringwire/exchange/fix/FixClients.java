@@ -268,9 +268,11 @@ public final class FixClients implements Application, AutoCloseable
             newOrder.setString(Price.FIELD, Long.toString(price));
             newOrder.set(new OrderQty(1 + random.nextInt(10)));
             newOrder.set(new TimeInForce(random.nextInt(5) == 0 ? TimeInForce.IMMEDIATE_OR_CANCEL : TimeInForce.DAY));
+            final long sentNs = System.nanoTime();
+            newOrder.setString(FixDoor.CLIENT_SEND_NS_TAG, Long.toString(sentNs));
             synchronized (member)
             {
-                member.sentNs.put(id, System.nanoTime());
+                member.sentNs.put(id, sentNs);
             }
             counters.incrementAndGet(NEW_ORDERS);
             message = newOrder;

@@ -11,6 +11,8 @@ import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.exchange.gateway.Gateway;
 import io.ringwire.exchange.gateway.SessionConfig;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -102,6 +104,14 @@ public final class FixDoor implements Application, AutoCloseable
     private static final int MASS_CANCEL_FORWARDED = 2;
     private static final int DISCONNECT = 3;
     private static final int RING_BYTES = 4 << 20;
+    /** A record's header: the session's index, then when it was written (ns, this host's monotonic clock). */
+    private static final int RECORD_HEADER = BitUtil.SIZE_OF_INT + BitUtil.SIZE_OF_LONG;
+    /** A user-defined tag a client may stamp with its send time ({@link System#nanoTime}, same host): times the wire. */
+    public static final int CLIENT_SEND_NS_TAG = 5799;
+    /** The stages {@link #stages()} times, in a request's and its reply's order. */
+    public static final String[] STAGES = { "client to door (TCP, parse, session)", "door: map request",
+        "door to gateway (queue)", "gateway to door (queue)", "door: map and send reply" };
+    private static final long HIGHEST_NS = 60_000_000_000L;
     private static final int POLL_LIMIT = 64;
 
     private final Map<String, Member> membersByCompId = new HashMap<>();
@@ -129,6 +139,7 @@ public final class FixDoor implements Application, AutoCloseable
     private final MassCancelDecoder massCancel = new MassCancelDecoder();
     private final Thread sender;
 
+    private final Recorder[] stageRecorders = new Recorder[STAGES.length];
     private final AtomicLong logonsRefused = new AtomicLong();
     private final AtomicLong refusals = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
@@ -202,6 +213,10 @@ public final class FixDoor implements Application, AutoCloseable
         {
             throw new IllegalArgumentException("the FIX door's settings: " + ex.getMessage(), ex);
         }
+        for (int i = 0; i < STAGES.length; i++)
+        {
+            stageRecorders[i] = new Recorder(HIGHEST_NS, 3);
+        }
         sender = new Thread(this::sendReplies, "ringwire-fix-door-sender");
         sender.setDaemon(true);
     }
@@ -261,6 +276,25 @@ public final class FixDoor implements Application, AutoCloseable
         return repliesDropped.get();
     }
 
+    /**
+     * @return each of {@link #STAGES}' latencies since the last call, ns (the first only for requests
+     *         that carry {@link #CLIENT_SEND_NS_TAG}).
+     */
+    public Histogram[] stages()
+    {
+        final Histogram[] intervals = new Histogram[STAGES.length];
+        for (int i = 0; i < STAGES.length; i++)
+        {
+            intervals[i] = stageRecorders[i].getIntervalHistogram();
+        }
+        return intervals;
+    }
+
+    private void record(final int stage, final long ns)
+    {
+        stageRecorders[stage].recordValue(Math.clamp(ns, 0, HIGHEST_NS));
+    }
+
     /** @return the door's CompID. */
     public String compId()
     {
@@ -288,8 +322,8 @@ public final class FixDoor implements Application, AutoCloseable
     {
         final int sessionIndex = buffer.getInt(index);
         final int transport = FIRST_TRANSPORT + sessionIndex;
-        final int body = index + BitUtil.SIZE_OF_INT;
-        final int bodyLength = length - BitUtil.SIZE_OF_INT;
+        final int body = index + RECORD_HEADER;
+        final int bodyLength = length - RECORD_HEADER;
         switch (type)
         {
             case LOGGED_ON ->
@@ -299,15 +333,20 @@ public final class FixDoor implements Application, AutoCloseable
             }
             case REQUEST, MASS_CANCEL ->
             {
+                final long readNs = System.nanoTime();
                 final int result = gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
                 if (result == Gateway.BACK_PRESSURED)
                 {
                     return ControlledMessageHandler.Action.ABORT;
                 }
-                if (type == MASS_CANCEL && result == Gateway.FORWARDED &&
-                    !outbound.write(MASS_CANCEL_FORWARDED, buffer, index, length))
+                record(2, readNs - buffer.getLong(index + BitUtil.SIZE_OF_INT));
+                if (type == MASS_CANCEL && result == Gateway.FORWARDED)
                 {
-                    repliesDropped.incrementAndGet();
+                    buffer.putLong(index + BitUtil.SIZE_OF_INT, System.nanoTime());
+                    if (!outbound.write(MASS_CANCEL_FORWARDED, buffer, index, length))
+                    {
+                        repliesDropped.incrementAndGet();
+                    }
                 }
             }
             case LOST -> gateway.onTransportLost(transport, nowNs);
@@ -327,7 +366,7 @@ public final class FixDoor implements Application, AutoCloseable
      */
     public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
     {
-        final int claimed = outbound.tryClaim(REPLY, BitUtil.SIZE_OF_INT + length);
+        final int claimed = outbound.tryClaim(REPLY, RECORD_HEADER + length);
         if (claimed < 0)
         {
             repliesDropped.incrementAndGet();
@@ -335,7 +374,8 @@ public final class FixDoor implements Application, AutoCloseable
         }
         final var ring = outbound.buffer();
         ring.putInt(claimed, sessionIndex);
-        ring.putBytes(claimed + BitUtil.SIZE_OF_INT, message, offset, length);
+        ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
+        ring.putBytes(claimed + RECORD_HEADER, message, offset, length);
         outbound.commit(claimed);
         return true;
     }
@@ -343,10 +383,11 @@ public final class FixDoor implements Application, AutoCloseable
     /** Closes a member's FIX connection (the gateway asked for it), from the sender thread. */
     public void disconnect(final int transportSession)
     {
-        final int claimed = outbound.tryClaim(DISCONNECT, BitUtil.SIZE_OF_INT);
+        final int claimed = outbound.tryClaim(DISCONNECT, RECORD_HEADER);
         if (claimed >= 0)
         {
             outbound.buffer().putInt(claimed, transportSession - FIRST_TRANSPORT);
+            outbound.buffer().putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
             outbound.commit(claimed);
         }
     }
@@ -365,6 +406,7 @@ public final class FixDoor implements Application, AutoCloseable
 
     private void onOutbound(final int type, final MutableDirectBuffer buffer, final int index, final int length)
     {
+        final long readNs = System.nanoTime();
         final int sessionIndex = buffer.getInt(index);
         final SessionID sessionId = sessionIds[sessionIndex];
         final Session session = Session.lookupSession(sessionId);
@@ -372,7 +414,8 @@ public final class FixDoor implements Application, AutoCloseable
         {
             return;
         }
-        final int body = index + BitUtil.SIZE_OF_INT;
+        record(3, readNs - buffer.getLong(index + BitUtil.SIZE_OF_INT));
+        final int body = index + RECORD_HEADER;
         headerDecoder.wrap(buffer, body);
         final int fields = body + MessageHeaderDecoder.ENCODED_LENGTH;
         if (type == DISCONNECT)
@@ -397,6 +440,7 @@ public final class FixDoor implements Application, AutoCloseable
             report.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
             // Sent, or, while the member is away, stored under its sequence number for its ResendRequest.
             session.send(FixOutbound.report(report, orders[sessionIndex], clockToEpochNs));
+            record(4, System.nanoTime() - readNs);
         }
         else if (headerDecoder.templateId() == LogonResponseDecoder.TEMPLATE_ID)
         {
@@ -435,14 +479,15 @@ public final class FixDoor implements Application, AutoCloseable
     {
         while (running)
         {
-            final int claimed = inbound.tryClaim(type, BitUtil.SIZE_OF_INT + length);
+            final int claimed = inbound.tryClaim(type, RECORD_HEADER + length);
             if (claimed >= 0)
             {
                 final var ring = inbound.buffer();
                 ring.putInt(claimed, sessionIndex);
+                ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
                 if (length > 0)
                 {
-                    ring.putBytes(claimed + BitUtil.SIZE_OF_INT, sbe, 0, length);
+                    ring.putBytes(claimed + RECORD_HEADER, sbe, 0, length);
                 }
                 inbound.commit(claimed);
                 return;
@@ -537,6 +582,15 @@ public final class FixDoor implements Application, AutoCloseable
     @Override
     public void fromApp(final Message message, final SessionID sessionId) throws FieldNotFound, UnsupportedMessageType
     {
+        final long arrivedNs = System.nanoTime();
+        if (message.isSetField(CLIENT_SEND_NS_TAG))
+        {
+            final long sentNs = FixInbound.parseWhole(message.getString(CLIENT_SEND_NS_TAG));
+            if (sentNs != Long.MIN_VALUE)
+            {
+                record(0, arrivedNs - sentNs);
+            }
+        }
         final String type = message.getHeader().getString(MsgType.FIELD);
         final Member member = member(sessionId);
         if (null == member)
@@ -572,6 +626,7 @@ public final class FixDoor implements Application, AutoCloseable
                     requests.incrementAndGet();
                     offer(MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type) ? MASS_CANCEL : REQUEST, member.sessionIndex(),
                         scratch, length);
+                    record(1, System.nanoTime() - arrivedNs);
                     return;
                 }
                 refusal = refusal(type, message);

@@ -53,6 +53,13 @@ class FixClientsTest
             assertTrue(c.get(FixClients.CANCEL_REJECTS) * 20 <= c.get(FixClients.SENT),
                 "cancels and replaces target live orders: " + c);
             assertEquals(c.get(FixClients.ACKS), clients.orderToAck().getTotalCount());
+            final org.HdrHistogram.Histogram[] stages = exchange.door.stages();
+            for (int i = 0; i < FixDoor.STAGES.length; i++)
+            {
+                assertTrue(stages[i].getTotalCount() > 0, "the door timed " + FixDoor.STAGES[i]);
+            }
+            assertEquals(c.get(FixClients.NEW_ORDERS), stages[0].getTotalCount(),
+                "every new order carried its send time to the door");
         }
     }
 }
