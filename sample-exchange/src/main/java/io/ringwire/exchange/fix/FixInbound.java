@@ -152,27 +152,17 @@ public final class FixInbound
     public int cancel(final Message message, final FixOrders orders, final long account, final long sendingTimeNs,
         final MutableDirectBuffer buffer) throws FieldNotFound
     {
-        clientOrderId = 0;
-        final String clOrdId = message.getString(11);
-        final long original = orders.existingId(message.getString(41));
-        final int instrument = instrument(message);
-        final Side side = side(message);
-        final long accountNumber = account(message, account);
-        if (original == 0)
+        if (!namesItsOrder(message, orders, account))
         {
-            return refuse(FixRejectCodes.CXL_UNKNOWN_ORDER, "OrigClOrdID (41) names no order of this session");
+            return REFUSED;
         }
-        if (instrument <= 0 || null == side || accountNumber == NOT_A_WHOLE_NUMBER)
-        {
-            return refuse(FixRejectCodes.CXL_EXCHANGE_OPTION, "Symbol (55), Side (54) and Account (1) must be the order's");
-        }
-        clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.CANCEL, original);
+        clientOrderId = orders.idFor(message.getString(11), FixOrders.Kind.CANCEL, named.original);
         cancel.wrapAndApplyHeader(buffer, 0, header)
             .clientOrderId(clientOrderId)
-            .origClientOrderId(original)
-            .account(accountNumber)
-            .instrumentId(instrument)
-            .side(side)
+            .origClientOrderId(named.original)
+            .account(named.account)
+            .instrumentId(named.instrument)
+            .side(named.side)
             .sendingTime(sendingTimeNs)
             .receiveTime(sendingTimeNs);
         return MessageHeaderEncoder.ENCODED_LENGTH + cancel.encodedLength();
@@ -185,34 +175,24 @@ public final class FixInbound
     public int replace(final Message message, final FixOrders orders, final long account, final long sendingTimeNs,
         final MutableDirectBuffer buffer) throws FieldNotFound
     {
-        clientOrderId = 0;
-        final String clOrdId = message.getString(11);
-        final long original = orders.existingId(message.getString(41));
-        final int instrument = instrument(message);
-        final Side side = side(message);
-        final long accountNumber = account(message, account);
         final long quantity = whole(message, 38);
         final long price = message.isSetField(44) ? whole(message, 44) : NOT_A_WHOLE_NUMBER;
-        if (original == 0)
+        if (!namesItsOrder(message, orders, account))
         {
-            return refuse(FixRejectCodes.CXL_UNKNOWN_ORDER, "OrigClOrdID (41) names no order of this session");
-        }
-        if (instrument <= 0 || null == side || accountNumber == NOT_A_WHOLE_NUMBER)
-        {
-            return refuse(FixRejectCodes.CXL_EXCHANGE_OPTION, "Symbol (55), Side (54) and Account (1) must be the order's");
+            return REFUSED;
         }
         if (message.getChar(40) != '2' || price == NOT_A_WHOLE_NUMBER || quantity == NOT_A_WHOLE_NUMBER || quantity <= 0)
         {
             return refuse(FixRejectCodes.CXL_EXCHANGE_OPTION,
                 "a replace is of a limit order (OrdType 2) to a whole Price (44) and OrderQty (38)");
         }
-        clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.REPLACE, original);
+        clientOrderId = orders.idFor(message.getString(11), FixOrders.Kind.REPLACE, named.original);
         replace.wrapAndApplyHeader(buffer, 0, header)
             .clientOrderId(clientOrderId)
-            .origClientOrderId(original)
-            .account(accountNumber)
-            .instrumentId(instrument)
-            .side(side)
+            .origClientOrderId(named.original)
+            .account(named.account)
+            .instrumentId(named.instrument)
+            .side(named.side)
             .price(price)
             .quantity(quantity)
             .sendingTime(sendingTimeNs)
@@ -255,6 +235,42 @@ public final class FixInbound
             .sendingTime(sendingTimeNs)
             .receiveTime(sendingTimeNs);
         return MessageHeaderEncoder.ENCODED_LENGTH + massCancel.encodedLength();
+    }
+
+    /** What a cancel or replace names: the order, and its instrument, side and account. */
+    private static final class Named
+    {
+        long original;
+        int instrument;
+        Side side;
+        long account;
+    }
+
+    private final Named named = new Named();
+
+    /**
+     * Reads what a cancel or replace names into {@link #named}: an order this session sent, its
+     * instrument, side and account; refuses (a CxlRejReason) what does not.
+     */
+    private boolean namesItsOrder(final Message message, final FixOrders orders, final long sessionAccount)
+        throws FieldNotFound
+    {
+        clientOrderId = 0;
+        named.original = orders.existingId(message.getString(41));
+        named.instrument = instrument(message);
+        named.side = side(message);
+        named.account = account(message, sessionAccount);
+        if (named.original == 0)
+        {
+            refuse(FixRejectCodes.CXL_UNKNOWN_ORDER, "OrigClOrdID (41) names no order of this session");
+            return false;
+        }
+        if (named.instrument <= 0 || null == named.side || named.account == NOT_A_WHOLE_NUMBER)
+        {
+            refuse(FixRejectCodes.CXL_EXCHANGE_OPTION, "Symbol (55), Side (54) and Account (1) must be the order's");
+            return false;
+        }
+        return true;
     }
 
     private int refuse(final int code, final String text)
