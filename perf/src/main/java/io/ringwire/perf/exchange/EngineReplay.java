@@ -10,7 +10,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * The ways the matching benchmark replays a {@link RecordedFlow} on a {@link MatchingEngine}: a
  * fresh engine with its books filled by the flow's prefill, then the measured requests back to
  * back, each timed on its own, or offered at a fixed rate. The loops allocate nothing; nothing in
- * them but {@link MatchingEngine#apply} and the clock.
+ * them but {@link MatchingEngine#applyChecked} (the flow was validated when generated, as the
+ * journaller validates before the engine applies) and the clock.
  *
  * <p>Threading: the benchmark's thread; an engine is replayed once.
  */
@@ -62,7 +63,7 @@ final class EngineReplay
         final MatchingEngine engine = new MatchingEngine(flow.config(), output);
         for (int i = 0; i < from; i++)
         {
-            engine.apply(requests, offsets[i], offsets[i + 1] - offsets[i]);
+            engine.applyChecked(requests, offsets[i], offsets[i + 1] - offsets[i]);
         }
         return engine;
     }
@@ -79,7 +80,7 @@ final class EngineReplay
         final long startNs = System.nanoTime();
         for (int i = from, end = to; i < end; i++)
         {
-            engine.apply(buffer, at[i], at[i + 1] - at[i]);
+            engine.applyChecked(buffer, at[i], at[i + 1] - at[i]);
         }
         return System.nanoTime() - startNs;
     }
@@ -101,7 +102,7 @@ final class EngineReplay
             final int offset = at[i];
             final int length = at[i + 1] - offset;
             final long startNs = System.nanoTime();
-            engine.apply(buffer, offset, length);
+            engine.applyChecked(buffer, offset, length);
             final long serviceNs = System.nanoTime() - startNs;
             all.recordValue(serviceNs);
             byKind[kind[i]].recordValue(serviceNs);
@@ -132,7 +133,7 @@ final class EngineReplay
             {
                 // spin until it is due: the thread has its CPU to itself
             }
-            engine.apply(buffer, at[i], at[i + 1] - at[i]);
+            engine.applyChecked(buffer, at[i], at[i + 1] - at[i]);
             doneNs = System.nanoTime();
             latency.recordValue(Math.min(doneNs - dueNs, HIGHEST_TRACKABLE_NS));
         }

@@ -41,7 +41,7 @@ public final class MatchingReport
     public static String table(final List<MatchingResult> results, final String threads)
     {
         final StringBuilder out = new StringBuilder(2048);
-        out.append("matching: MatchingEngine.apply alone on a recorded flow (exchange-core's benchmark mix), output ")
+        out.append("matching: MatchingEngine.applyChecked alone on a recorded flow (exchange-core's benchmark mix), output ")
             .append("discarded but digested\n")
             .append("threads: ").append(threads).append('\n');
         for (final MatchingResult result : results)

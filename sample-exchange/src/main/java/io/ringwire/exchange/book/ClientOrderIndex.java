@@ -1,21 +1,24 @@
 package io.ringwire.exchange.book;
 
-import java.util.Arrays;
-
 /**
  * Finds a live order by its account and client order id: an open-addressing hash table with
  * linear probing, sized at start for every order the book can hold at half load, that deletes by
- * shifting later entries back (no tombstones, so probes stay short however long it runs).
+ * shifting later entries back (no tombstones, so probes stay short however long it runs). An
+ * entry's three values (account, client order id, order) lie side by side in one array, so a
+ * probe reads one cache line, not one per value.
  *
  * <p>Threading: the engine's thread. Allocation-free after construction.
  */
 final class ClientOrderIndex
 {
+    /** Longs per entry: account, client order id, order. */
+    static final int ENTRY_LONGS = 3;
+    private static final int ACCOUNT = 0;
+    private static final int CLIENT_ORDER_ID = 1;
+    private static final int ORDER = 2;
     private static final int EMPTY = -1;
 
-    private final long[] accounts;
-    private final long[] clientOrderIds;
-    private final int[] orders;
+    private final long[] entries;
     private final int mask;
 
     /**
@@ -24,10 +27,11 @@ final class ClientOrderIndex
     ClientOrderIndex(final int capacity)
     {
         final int slots = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
-        accounts = new long[slots];
-        clientOrderIds = new long[slots];
-        orders = new int[slots];
-        Arrays.fill(orders, EMPTY);
+        entries = new long[slots * ENTRY_LONGS];
+        for (int slot = 0; slot < slots; slot++)
+        {
+            entries[slot * ENTRY_LONGS + ORDER] = EMPTY;
+        }
         mask = slots - 1;
     }
 
@@ -39,12 +43,13 @@ final class ClientOrderIndex
         int slot = hash(account, clientOrderId) & mask;
         while (true)
         {
-            final int order = orders[slot];
+            final int at = slot * ENTRY_LONGS;
+            final int order = (int)entries[at + ORDER];
             if (order == EMPTY)
             {
                 return EMPTY;
             }
-            if (accounts[slot] == account && clientOrderIds[slot] == clientOrderId)
+            if (entries[at + ACCOUNT] == account && entries[at + CLIENT_ORDER_ID] == clientOrderId)
             {
                 return order;
             }
@@ -58,13 +63,14 @@ final class ClientOrderIndex
     void put(final long account, final long clientOrderId, final int order)
     {
         int slot = hash(account, clientOrderId) & mask;
-        while (orders[slot] != EMPTY)
+        while (entries[slot * ENTRY_LONGS + ORDER] != EMPTY)
         {
             slot = (slot + 1) & mask;
         }
-        accounts[slot] = account;
-        clientOrderIds[slot] = clientOrderId;
-        orders[slot] = order;
+        final int at = slot * ENTRY_LONGS;
+        entries[at + ACCOUNT] = account;
+        entries[at + CLIENT_ORDER_ID] = clientOrderId;
+        entries[at + ORDER] = order;
     }
 
     /**
@@ -74,25 +80,26 @@ final class ClientOrderIndex
     void remove(final long account, final long clientOrderId)
     {
         int hole = hash(account, clientOrderId) & mask;
-        while (accounts[hole] != account || clientOrderIds[hole] != clientOrderId || orders[hole] == EMPTY)
+        while (entries[hole * ENTRY_LONGS + ACCOUNT] != account ||
+            entries[hole * ENTRY_LONGS + CLIENT_ORDER_ID] != clientOrderId ||
+            entries[hole * ENTRY_LONGS + ORDER] == EMPTY)
         {
             hole = (hole + 1) & mask;
         }
         int slot = (hole + 1) & mask;
-        while (orders[slot] != EMPTY)
+        while (entries[slot * ENTRY_LONGS + ORDER] != EMPTY)
         {
-            final int home = hash(accounts[slot], clientOrderIds[slot]) & mask;
+            final int at = slot * ENTRY_LONGS;
+            final int home = hash(entries[at + ACCOUNT], entries[at + CLIENT_ORDER_ID]) & mask;
             // The entry may fill the hole when its home is not in the cyclic range (hole, slot].
             if (((slot - home) & mask) >= ((slot - hole) & mask))
             {
-                accounts[hole] = accounts[slot];
-                clientOrderIds[hole] = clientOrderIds[slot];
-                orders[hole] = orders[slot];
+                System.arraycopy(entries, at, entries, hole * ENTRY_LONGS, ENTRY_LONGS);
                 hole = slot;
             }
             slot = (slot + 1) & mask;
         }
-        orders[hole] = EMPTY;
+        entries[hole * ENTRY_LONGS + ORDER] = EMPTY;
     }
 
     private static int hash(final long account, final long clientOrderId)

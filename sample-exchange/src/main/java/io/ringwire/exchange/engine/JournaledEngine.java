@@ -132,7 +132,7 @@ public final class JournaledEngine implements AutoCloseable
             return; // a new journal
         }
         recovery = new JournalReader(directory).read(applied, (sequence, buffer, offset, length) ->
-            afterApply(engine.apply(buffer, offset, length)));
+            afterApply(engine.applyChecked(buffer, offset, length)));
         if (recovery.corrupt())
         {
             throw new IllegalStateException("the journal in " + directory + " is damaged before its end: " +
@@ -188,7 +188,7 @@ public final class JournaledEngine implements AutoCloseable
         {
             return JOURNAL_REFUSED;
         }
-        final int templateId = engine.apply(buffer, offset, length);
+        final int templateId = engine.applyChecked(buffer, offset, length);
         afterApply(templateId);
         return templateId;
     }

@@ -126,9 +126,9 @@ public final class MatchingEngine implements BookListener
             templateId == EngineCommandDecoder.TEMPLATE_ID ? 0 : UNKNOWN_TEMPLATE;
     }
 
-
     /**
-     * Applies one request.
+     * Applies one request that has not been checked: {@link #check} first, then
+     * {@link #applyChecked}. A message that fails the check is counted and dropped.
      *
      * @return the template id applied, or a negative code when the message was dropped (counted).
      */
@@ -147,6 +147,17 @@ public final class MatchingEngine implements BookListener
             }
             return valid;
         }
+        return applyChecked(buffer, offset, length);
+    }
+
+    /**
+     * Applies one request that {@link #check} accepted (every journaled request was): it is
+     * validated once, before it is journaled, and not again here.
+     *
+     * @return the template id applied.
+     */
+    public int applyChecked(final DirectBuffer buffer, final int offset, final int length)
+    {
         header.wrap(buffer, offset);
         final int templateId = header.templateId();
         final int blockLength = header.blockLength();
