@@ -38,8 +38,8 @@ import java.nio.ByteBuffer;
  *  +---------------------------------------------------------------+
  * </pre>
  *
- * <p>Memory: {@link #RECORD_LENGTH} bytes per order slot, plus the index (three longs per slot
- * at half load) and the account table.
+ * <p>Memory: {@link #RECORD_LENGTH} bytes per order slot, plus the index (a long per slot at half
+ * load) and the account table.
  *
  * <p>Threading: the engine's thread. Allocation-free after construction.
  */
@@ -100,7 +100,7 @@ public final class OrderStore
         this.maxAccounts = maxAccounts;
         records = new UnsafeBuffer(ByteBuffer.allocateDirect(capacity * RECORD_LENGTH + CACHE_LINE)
             .alignedSlice(CACHE_LINE));
-        index = new ClientOrderIndex(capacity);
+        index = new ClientOrderIndex(capacity, this);
         // Sized so that maxAccounts entries never make the table grow (it grows past 0.5 load).
         accounts = new Long2LongHashMap(Integer.highestOneBit(maxAccounts * 2 - 1) << 1, 0.5f, -1L);
         for (int i = 0; i < capacity; i++)
@@ -194,7 +194,7 @@ public final class OrderStore
     /** Takes a resting order out of the index and its account's list. */
     void unregister(final int order)
     {
-        index.remove(account(order), clientOrderId(order));
+        index.remove(account(order), clientOrderId(order), order);
         final int previous = accountPrev(order);
         final int next = accountNext(order);
         if (previous != NONE)
@@ -225,7 +225,7 @@ public final class OrderStore
     /** Gives a registered order a new client order id. */
     void rekey(final int order, final long newClientOrderId)
     {
-        index.remove(account(order), clientOrderId(order));
+        index.remove(account(order), clientOrderId(order), order);
         clientOrderId(order, newClientOrderId);
         index.put(account(order), newClientOrderId, order);
     }
