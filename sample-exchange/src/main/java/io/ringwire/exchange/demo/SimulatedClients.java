@@ -36,9 +36,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * The demo's trading clients: each logs on to the gateway with its session's token, then sends a
  * seeded flow ({@link OrderFlow}: new orders around a drifting mid price, IOC and MARKET orders,
  * cancels and replaces of its own live orders) at its share of the offered rate, heartbeats when
- * idle, and reads its replies. Each order is due at a fixed time on the rate's schedule; a client
- * that falls behind sends what is due at once, and the latency from the due time charges the wait
- * to every order behind the stall.
+ * idle, and reads its replies. It follows its orders from their reports: an order filled, canceled
+ * or rejected leaves the flow's live orders ({@link OrderFlow#ended}), so its cancels and replaces
+ * miss (UNKNOWN_ORDER) only when the order ends while they are on their way. Each order is due at
+ * a fixed time on the rate's schedule; a client that falls behind sends what is due at once, and
+ * the latency from the due time charges the wait to every order behind the stall.
  *
  * <p>Every acknowledgement (the first report of a new order: NEW or REJECTED) is timed hop by hop
  * from its ledger into a {@link LatencyLedger}; fills and rejects are counted, and the counts a run
@@ -438,6 +440,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         }
         if (execType == ExecType.REJECTED)
         {
+            current.flow.ended(report.clientOrderId());
             counters.lazySet(REJECTS, counters.get(REJECTS) + 1);
             final int reason = report.rejectReasonRaw();
             if (reason >= 0 && reason < COUNTERS - REJECT_REASONS)
@@ -452,12 +455,14 @@ public final class SimulatedClients implements Agent, AutoCloseable
             counters.lazySet(side, counters.get(side) + report.lastQuantity());
             if (execType == ExecType.FILL)
             {
+                current.flow.ended(report.clientOrderId());
                 ended(report.clientOrderId(), FILLED);
             }
         }
         else if (execType == ExecType.CANCELED)
         {
             counters.lazySet(CANCELS, counters.get(CANCELS) + 1);
+            current.flow.ended(report.clientOrderId());
             ended(report.clientOrderId(), CANCELED);
         }
     }
