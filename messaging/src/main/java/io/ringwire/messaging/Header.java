@@ -12,11 +12,17 @@ public final class Header
 {
     private DirectBuffer buffer;
     private int frameOffset;
+    /** What the position word is XORed with to give the position: -1 in a memory log, which stores its complement. */
+    private long positionWordMask;
 
-    void wrap(final DirectBuffer buffer, final int frameOffset)
+    /**
+     * @param memoryLog whether the buffer is a memory log (its position words hold the complement).
+     */
+    void wrap(final DirectBuffer buffer, final int frameOffset, final boolean memoryLog)
     {
         this.buffer = buffer;
         this.frameOffset = frameOffset;
+        this.positionWordMask = memoryLog ? -1L : 0L;
     }
 
     /** Moves to another frame of the buffer already wrapped. */
@@ -40,7 +46,7 @@ public final class Header
     /** @return the stream position of this frame's start. */
     public long position()
     {
-        return buffer.getLong(frameOffset + POSITION_OFFSET, ORDER);
+        return buffer.getLong(frameOffset + POSITION_OFFSET, ORDER) ^ positionWordMask;
     }
 
     /** @return BEGIN/END flags. */

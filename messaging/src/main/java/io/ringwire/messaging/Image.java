@@ -5,6 +5,7 @@ import io.ringwire.messaging.protocol.FrameChecksum;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.FrameReader;
 import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.protocol.LogReader;
 import io.ringwire.messaging.status.SubscriptionCounters;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
@@ -17,8 +18,10 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
 /**
  * One publication's stream as a subscription sees it: the ring it writes into, the queue pair it
- * writes through, and where to return credit. Frames are read in place, in the order their receive
- * completions arrive (which is the order they were written on a reliable connection).
+ * writes through, and where to return credit. Frames are read in place: over RDMA in the order
+ * their receive completions arrive (the order they were written on a reliable connection); in a
+ * memory log ({@link #pollLog}) by watching the next frame's position word, which the publication
+ * writes last, with release order, so seeing it means seeing the whole frame.
  *
  * <p>Threading: the subscription's polling thread.
  */
@@ -35,6 +38,8 @@ final class Image implements AutoCloseable
      * same work as one large group, but no single frame pays for reposting half the batch.
      */
     private static final int REPOSTS_PER_BATCH = 16;
+    /** {@link #pollLog}: the frame at the position breaks the stream's rules; the image must close. */
+    static final int LOG_PROTOCOL_ERROR = -1;
 
     final int sessionId;
     /** The identity the publication proved at its handshake. */
@@ -65,6 +70,12 @@ final class Image implements AutoCloseable
     /** Receives reposted since the last credit write that make one worth sending on their own. */
     private final int receiveCreditInterval;
     private final Header header = new Header();
+    /** A memory log: frames are polled in the ring and credit is stored into the publication's region. */
+    private final boolean memoryLog;
+    /** Reads the ring as a memory log; null over RDMA. */
+    private final LogReader logReader;
+    /** The publication's credit region, for this process's stores (memory log), once mapped. */
+    private AtomicBuffer creditView;
 
     long position;
     private long creditSentPosition;
@@ -90,8 +101,9 @@ final class Image implements AutoCloseable
         final MemoryRegion creditSource, final MemoryRegion join, final long remoteCreditAddress,
         final int remoteCreditKey,
         final long initialPosition, final int creditFraction, final int receiveBatch, final boolean checksums,
-        final long nowNs)
+        final boolean memoryLog, final long nowNs)
     {
+        this.memoryLog = memoryLog;
         this.checksum = checksums ? new FrameChecksum(ring.buffer()) : null;
         this.sessionId = sessionId;
         this.identity = identity;
@@ -107,13 +119,14 @@ final class Image implements AutoCloseable
         this.remoteCreditKey = remoteCreditKey;
         this.sessionStreamWord = FrameDescriptor.sessionStreamWord(sessionId, streamId);
         this.reader = new FrameReader(ringBuffer, sessionStreamWord, checksums);
+        this.logReader = memoryLog ? new LogReader(ringBuffer, sessionStreamWord) : null;
         this.capacity = ring.length();
         this.mask = capacity - 1;
         this.creditInterval = ring.length() / creditFraction;
         this.receiveBatch = receiveBatch;
         this.repostThreshold = Math.max(1, receiveBatch / REPOSTS_PER_BATCH);
         this.receiveCreditInterval = Math.max(1, receiveBatch / 4);
-        this.header.wrap(ringBuffer, 0);
+        this.header.wrap(ringBuffer, 0, memoryLog);
         this.position = initialPosition;
         this.creditSentPosition = initialPosition;
         this.lastFrameNs = nowNs;
@@ -141,10 +154,11 @@ final class Image implements AutoCloseable
      * @param frameLength the completion's immediate.
      * @param handler     gets data frames.
      * @param counters    the subscription's counters.
+     * @param tallies     the subscription's per-frame tallies.
      * @return VALID or PROTOCOL_ERROR (a frame before the JOIN, or one {@link FrameReader} refuses).
      */
     int onFrame(final int frameLength, final FragmentHandler handler, final SubscriptionCounters counters,
-        final long nowNs)
+        final SubscriptionTallies tallies, final long nowNs)
     {
         if (!joined)
         {
@@ -180,16 +194,13 @@ final class Image implements AutoCloseable
             {
                 header.frameOffset(offset);
                 handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
-                counters.fragmentsReceived.incrementRelease();
-                if ((flags & END_FLAG) != 0)
-                {
-                    counters.messagesReceived.incrementRelease(); // an unfragmented message or a last fragment
-                }
-                counters.bytesReceived.getAndAddRelease(payloadLength);
+                tallies.fragments++;
+                tallies.messages += (flags & END_FLAG) >>> 6; // an unfragmented message or a last fragment
+                tallies.bytes += payloadLength;
             }
             else if (type == TYPE_HEARTBEAT)
             {
-                counters.heartbeatsReceived.incrementRelease();
+                tallies.heartbeats++;
             }
         }
         else if (reader.read(position, frameLength) == FrameReader.PAD)
@@ -211,6 +222,96 @@ final class Image implements AutoCloseable
             sendCredit(nowNs, counters);
         }
         return VALID;
+    }
+
+    /**
+     * Reads the frames a memory log holds from the position on, up to {@code limit}, through its
+     * {@link LogReader}: a frame is there once its commit is visible, and is consumed (the position
+     * words of the lines its payload took cleared) once handled. Data is handed over in place, a checksum trailer is
+     * verified as {@link #onFrame} verifies one, and credit goes out once {@code creditInterval}
+     * bytes were consumed since the last, not per frame.
+     *
+     * @param handler  gets data frames.
+     * @param limit    most frames to read.
+     * @param counters the subscription's counters (checksum errors).
+     * @param tallies  the subscription's per-frame tallies.
+     * @param nowNs    the subscription's clock reading (for credit).
+     * @return frames read, or {@link #LOG_PROTOCOL_ERROR}.
+     */
+    int pollLog(final FragmentHandler handler, final int limit, final SubscriptionCounters counters,
+        final SubscriptionTallies tallies, final long nowNs)
+    {
+        if (!joined)
+        {
+            return 0;
+        }
+        final LogReader log = logReader;
+        long position = this.position;
+        int read = 0;
+        long lengthWord;
+        while (read < limit && (lengthWord = log.next(position)) != LogReader.NONE)
+        {
+            final int offset = (int)position & mask;
+            final int frameLength = (int)lengthWord;
+            final int type = (int)(lengthWord >>> 48);
+            if (lengthWord == LogReader.BROKEN)
+            {
+                this.position = position;
+                return LOG_PROTOCOL_ERROR;
+            }
+            if (type != TYPE_PAD)
+            {
+                final byte flags = FrameDescriptor.flags(lengthWord);
+                int payloadLength = frameLength - HEADER_LENGTH;
+                if ((flags & CHECKSUM_FLAG) != 0)
+                {
+                    if (!checksumHolds(offset, frameLength, counters))
+                    {
+                        this.position = position;
+                        return LOG_PROTOCOL_ERROR;
+                    }
+                    payloadLength -= CHECKSUM_LENGTH;
+                }
+                else if (null != checksum && frameLength >= HEADER_LENGTH + CHECKSUM_LENGTH)
+                {
+                    counters.checksumErrors.incrementRelease();
+                    this.position = position;
+                    return LOG_PROTOCOL_ERROR;
+                }
+                if (type == TYPE_DATA)
+                {
+                    header.frameOffset(offset);
+                    try
+                    {
+                        handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
+                    }
+                    catch (final Throwable ex)
+                    {
+                        // As Aeron does: the frame that threw counts as delivered, and so does every
+                        // frame before it in this poll, so the next poll neither repeats them nor
+                        // reads lines this poll already cleared.
+                        this.position = log.consume(position, frameLength);
+                        throw ex;
+                    }
+                    tallies.fragments++;
+                    tallies.messages += (flags & END_FLAG) >>> 6;
+                    tallies.bytes += payloadLength;
+                }
+                else
+                {
+                    tallies.heartbeats++;
+                }
+            }
+            position = log.consume(position, frameLength);
+            framesReceived++;
+            read++;
+        }
+        this.position = position;
+        if (read > 0 && (creditOwed || position - creditSentPosition >= creditInterval))
+        {
+            sendCredit(nowNs, counters);
+        }
+        return read;
     }
 
     /**
@@ -250,8 +351,16 @@ final class Image implements AutoCloseable
         {
             return PROTOCOL_ERROR;
         }
+        final long joinPosition = join.buffer().getLong(JoinLayout.POSITION_OFFSET, ORDER);
+        // Every frame offset is derived from this position: one off the frame grid, negative or near
+        // the end of the position space would point reads (and a memory log's clears) past the ring.
+        if (joinPosition < 0 || joinPosition > Long.MAX_VALUE / 2 ||
+            (joinPosition & ((memoryLog ? FrameDescriptor.LINE_ALIGNMENT : FrameDescriptor.ALIGNMENT) - 1)) != 0)
+        {
+            return PROTOCOL_ERROR;
+        }
         joined = true;
-        position = join.buffer().getLong(JoinLayout.POSITION_OFFSET, ORDER);
+        position = joinPosition;
         creditSentPosition = position;
         framesReceived++;
         receivesToRepost++;
@@ -295,6 +404,11 @@ final class Image implements AutoCloseable
      */
     void sendCredit(final long nowNs, final SubscriptionCounters counters)
     {
+        if (memoryLog)
+        {
+            storeCredit(nowNs, counters);
+            return;
+        }
         creditBuffer.putLong(CreditLayout.CONSUMED_POSITION_OFFSET, position);
         creditBuffer.putLong(CreditLayout.LIVENESS_COUNTER_OFFSET, ++livenessCounter);
         creditBuffer.putLong(CreditLayout.RECEIVES_POSTED_OFFSET, receivesPosted);
@@ -312,6 +426,32 @@ final class Image implements AutoCloseable
         {
             creditOwed = true; // retried with the next frame or duty cycle
         }
+    }
+
+    /**
+     * Stores the consumed position and a liveness count straight into the publication's credit
+     * region (a memory log): the count first, the position last with release order. The region is
+     * mapped at the first credit, after the connection is up.
+     */
+    private void storeCredit(final long nowNs, final SubscriptionCounters counters)
+    {
+        AtomicBuffer view = creditView;
+        if (null == view)
+        {
+            view = queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.LENGTH);
+            if (null == view)
+            {
+                creditOwed = true; // not connected yet: the next frame or duty cycle tries again
+                return;
+            }
+            creditView = view;
+        }
+        view.putLong(CreditLayout.LIVENESS_COUNTER_OFFSET, ++livenessCounter);
+        view.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, position);
+        creditOwed = false;
+        creditSentPosition = position;
+        lastCreditNs = nowNs;
+        counters.creditUpdates.incrementRelease();
     }
 
     /** Sends the credit a refused post left owed. */

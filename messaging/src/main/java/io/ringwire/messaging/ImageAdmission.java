@@ -211,7 +211,8 @@ final class ImageAdmission
         final RegionAdvertisement credit = pending.remoteRegions().get(0);
         final Image image = new Image(setup.sessionId(), pending.peerIdentity().name(), streamId, queuePair, ring,
             creditSource, join, credit.address(),
-            credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, frameChecksums, nowNs);
+            credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, frameChecksums,
+            device.mapsRemoteMemory(), nowNs);
         try
         {
             queuePair.modifyToInit();
@@ -230,7 +231,8 @@ final class ImageAdmission
         final List<RegionAdvertisement> regions =
             List.of(new RegionAdvertisement(ring.address(), ring.rkey(), ring.length()));
         final byte[] reply = new SessionSetup(streamId, setup.sessionId(), capacity, setup.initialPosition(),
-            frameChecksums ? SessionSetup.FRAME_CHECKSUMS : 0).encode();
+            (frameChecksums ? SessionSetup.FRAME_CHECKSUMS : 0) |
+            (device.mapsRemoteMemory() ? SessionSetup.MEMORY_LOG : 0)).encode();
         Thread.ofVirtual().name("ringwire-accept-" + pending.remoteManagementAddress()).start(() ->
         {
             try
@@ -254,6 +256,12 @@ final class ImageAdmission
             count += handshakes.get(i).image.available ? 0 : 1;
         }
         return count;
+    }
+
+    /** @return whether a handshake is open: its JOIN or its first completion may come any time. */
+    boolean hasHandshakes()
+    {
+        return !handshakes.isEmpty();
     }
 
     /** An image became available at its first completion, before its handshake ended. */

@@ -26,18 +26,23 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.*;
  * the new stream position, or {@link #NOT_CONNECTED}, {@link #BACK_PRESSURED}, {@link #ADMIN_ACTION},
  * {@link #CLOSED} or {@link #MAX_POSITION_EXCEEDED}.
  *
- * <p>How a frame travels: it is encoded in place into the registered staging region at the offset
- * it will have in the remote ring, then written there with one RDMA WRITE WITH IMMEDIATE per
- * subscriber (inline when small, signaled every {@link MessagingContext#signalInterval()}th). The
- * subscriber writes its consumed position into this publication's credit region with one-sided
- * writes; {@code offer} reads it locally and returns BACK_PRESSURED rather than overwrite anything
- * unread. Messages longer than a frame are fragmented (BEGIN/END flags), all fragments admitted
+ * <p>How a frame travels over RDMA: it is encoded in place into the registered staging region at
+ * the offset it will have in the remote ring, then written there with one RDMA WRITE WITH IMMEDIATE
+ * per subscriber (inline when small, signaled every {@link MessagingContext#signalInterval()}th).
+ * Where the provider shares memory with the subscriber (shm, {@link Device#mapsRemoteMemory()}), the
+ * ring is a memory log: with one subscriber the frame is encoded straight into its ring and
+ * published by one release store of its position word (frames start on cache lines, so a small
+ * message and its header are one line), with several it is encoded once in staging and copied into
+ * each ring the same way. The subscriber writes its consumed position into this publication's
+ * credit region; {@code offer} reads it locally, and only when its cached limit runs short, and
+ * returns BACK_PRESSURED rather than overwrite anything unread. Messages longer than a frame are fragmented (BEGIN/END flags), all fragments admitted
  * together, so a subscriber never gets part of a message unless the publisher dies mid-way (and a
  * {@link FragmentAssembler} then never delivers it).
  *
  * <p>Threading: one owning thread calls everything, and {@link #doWork()} when it has nothing to
  * offer (heartbeats, liveness, reconnection, completions). Offers run that duty cycle themselves
- * every {@value #OFFERS_PER_DUTY} attempts, after their frame has gone out, so no frame waits behind
+ * every {@value #OFFERS_PER_DUTY} attempts ({@value #LOG_OFFERS_PER_DUTY} into memory logs, whose
+ * frames leave no completion to reap), after their frame has gone out, so no frame waits behind
  * housekeeping (on roce, for instance, reaping a batch of ACKs takes a system call each). Offer and
  * tryClaim allocate nothing and take no locks.
  */
@@ -61,12 +66,21 @@ public final class Publication implements AutoCloseable
      * a single offer reaps for all the others.
      */
     static final int OFFERS_PER_DUTY = 16;
+    /** Offers per duty cycle into memory logs: the cycle has only liveness and failures to look at. */
+    static final int LOG_OFFERS_PER_DUTY = 256;
 
     private final ChannelUri channel;
     private final int streamId;
     private final Device device;
     private final MemoryRegion staging;
-    private final FrameAppender appender;
+    /** Lays frames out in staging, to be written or copied to the subscribers. */
+    private final FrameAppender stagingAppender;
+    /** Where the next frame is laid out: staging, or the one subscriber's memory log (direct). */
+    private FrameAppender appender;
+    /** Frames are laid out in the subscriber's memory log itself, and published by their commit. */
+    private boolean direct;
+    /** The subscribers' rings are memory logs this process writes with its own stores. */
+    private final boolean memoryLog;
     /** Checksums while a connected subscriber wants them. */
     private final FrameSigner signer;
     /** The trailer the frame of the open claim was laid out with. */
@@ -87,6 +101,10 @@ public final class Publication implements AutoCloseable
     private int postsSinceSignal;
     private long framesPublished;
     private boolean closed;
+    // Counted in plain fields on the hot path and copied into the counters file by the duty cycle.
+    private long messagesSent;
+    private long bytesSent;
+    private long backPressuredCount;
 
     private Publication(final MessagingContext context, final ChannelUri channel, final int streamId,
         final long initialPosition)
@@ -103,6 +121,7 @@ public final class Publication implements AutoCloseable
             final ProtectionDomain domain = device.allocateProtectionDomain();
             final CompletionQueue completionQueue = device.createCompletionQueue(
                 PublicationDestinations.completionQueueDepth(device, endpoints.size()));
+            this.memoryLog = device.mapsRemoteMemory();
             this.capacity = channel.ringCapacity(context.ringCapacity());
             this.maxPayloadLength = Math.min(FrameDescriptor.maxPayloadLength(capacity),
                 device.maxMessageSize() - HEADER_LENGTH - CHECKSUM_LENGTH);
@@ -110,16 +129,17 @@ public final class Publication implements AutoCloseable
             this.maxInline = device.maxInlineData();
             this.signalInterval = context.signalInterval();
             this.staging = domain.allocateRegion(capacity, Access.LOCAL_WRITE);
-            this.appender = new FrameAppender(staging.buffer());
+            this.stagingAppender = new FrameAppender(staging.buffer(), memoryLog);
+            this.appender = stagingAppender;
             this.signer = new FrameSigner(staging.buffer());
             this.counters = created = PublicationCounters.create(context, channel, streamId, device.counters());
             this.destinations = new PublicationDestinations(context, ChannelKeys.forPublication(context, channel),
                 endpoints, device, domain, completionQueue, counters, streamId, capacity, this::onConnectionChange);
             this.destinationArray = destinations.all;
-            this.credit =
-                new PublicationCredit(destinations, completionQueue, destinations.completionHandler, capacity);
+            this.credit = new PublicationCredit(destinations, completionQueue, destinations.completionHandler, capacity,
+                memoryLog);
             this.duty = new PublicationDuty(context, completionQueue, destinations.completionHandler, destinations,
-                counters, this::sendHeartbeat);
+                counters, this::sendHeartbeat, memoryLog ? LOG_OFFERS_PER_DUTY : OFFERS_PER_DUTY);
         }
         catch (final RuntimeException ex)
         {
@@ -149,16 +169,16 @@ public final class Publication implements AutoCloseable
      * @param context         concluded context.
      * @param channel         the channel.
      * @param streamId        the stream.
-     * @param initialPosition a non-negative multiple of {@link FrameDescriptor#ALIGNMENT}.
+     * @param initialPosition a non-negative multiple of {@link FrameDescriptor#LINE_ALIGNMENT}.
      * @return the publication.
      */
     static Publication open(final MessagingContext context, final String channel, final int streamId,
         final long initialPosition)
     {
-        if (initialPosition < 0 || (initialPosition & (ALIGNMENT - 1)) != 0)
+        if (initialPosition < 0 || (initialPosition & (LINE_ALIGNMENT - 1)) != 0)
         {
             throw new IllegalArgumentException("initial position " + initialPosition + " is not a non-negative multiple of " +
-                ALIGNMENT);
+                LINE_ALIGNMENT);
         }
         final Publication publication = new Publication(context, ChannelUri.parse(channel), streamId, initialPosition);
         publication.destinations.connectDisconnected(System.nanoTime(), true, publication.position);
@@ -343,13 +363,14 @@ public final class Publication implements AutoCloseable
             TYPE_DATA, sessionStreamWord()));
         claimedTrailerLength = trailerLength;
         claim.wrap(this, appender.buffer(), frameOffset, frameLength - trailerLength);
-        return position + alignedLength(frameLength);
+        return position + appender.alignedLength(frameLength);
     }
 
     /** Called by {@link BufferClaim#commit()}: the claimed frame, header and payload, starts at the position. */
     long commitClaim(final int claimedLength)
     {
         final int frameLength = claimedLength + claimedTrailerLength;
+        appender.commit(position);
         return dutyAfterOffer(publishFrame(appender.offset(position), frameLength,
             frameLength - HEADER_LENGTH - claimedTrailerLength));
     }
@@ -359,6 +380,7 @@ public final class Publication implements AutoCloseable
     {
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.abort(position, frameLength, sessionStreamWord());
+        appender.commit(position);
         return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, 0));
     }
 
@@ -388,7 +410,8 @@ public final class Publication implements AutoCloseable
     }
 
     /**
-     * Counts an offer attempt that got past {@link #admit()} and, every {@link #OFFERS_PER_DUTY}th,
+     * Counts an offer attempt that got past {@link #admit()} and, every {@link #OFFERS_PER_DUTY}th
+     * ({@link #LOG_OFFERS_PER_DUTY}th into memory logs),
      * runs the duty cycle: after the frame went out, not before it.
      *
      * @param result what the attempt returns.
@@ -405,16 +428,24 @@ public final class Publication implements AutoCloseable
 
     private long backPressured()
     {
-        counters.backPressured.incrementRelease();
+        backPressuredCount++;
         dutyAfterOffer(0);
         return destinations.isConnected() ? BACK_PRESSURED : NOT_CONNECTED;
     }
 
-    /** After a subscriber connected or went: its credit, and whether frames carry checksums. */
+    /**
+     * After a subscriber connected or went: its credit, whether frames carry checksums, and where
+     * frames are laid out: straight into the one subscriber's memory log when there is one and no
+     * checksum is wanted (the checksum covers the position word, which a memory log's reader takes as
+     * the frame's commit, so a checksummed frame is signed in staging and copied), else in staging.
+     */
     private void onConnectionChange()
     {
         credit.refresh(position);
         signer.checksums(destinations.checksumsWanted());
+        final PublicationDestination only = destinationArray.length == 1 ? destinationArray[0] : null;
+        direct = memoryLog && null != only && only.connected && 0 == signer.trailerLength();
+        appender = direct ? only.logAppender() : stagingAppender;
     }
 
     /**
@@ -424,7 +455,7 @@ public final class Publication implements AutoCloseable
     private boolean hasCreditForFrame(final int frameLength)
     {
         final int padding = appender.padding(position, frameLength);
-        return credit.hasCredit(position, padding + alignedLength(frameLength), padding == 0 ? 1 : 2);
+        return credit.hasCredit(position, padding + appender.alignedLength(frameLength), padding == 0 ? 1 : 2);
     }
 
     /** Credit for a whole fragmented message at once: every fragment and every PAD frame it will need. */
@@ -437,7 +468,7 @@ public final class Publication implements AutoCloseable
             final int frameLength = HEADER_LENGTH + Math.min(remaining, maxPayloadLength) + signer.trailerLength();
             final int padding = appender.padding(end, frameLength);
             frames += padding == 0 ? 1 : 2;
-            end += padding + alignedLength(frameLength);
+            end += padding + appender.alignedLength(frameLength);
         }
         return credit.hasCredit(position, end - position, frames);
     }
@@ -463,12 +494,46 @@ public final class Publication implements AutoCloseable
     }
 
     /**
-     * Writes the frame at {@code frameOffset} of staging into every connected subscriber's ring and
-     * advances the position.
+     * Publishes the frame laid out and committed at {@code frameOffset} at the position and advances
+     * the position: in a memory log written directly, the commit published it; otherwise it is signed
+     * in staging and then written
+     * into every connected subscriber's ring (an RDMA WRITE WITH IMMEDIATE each, or, in memory logs,
+     * a copy committed like a direct frame).
      */
     private long publishFrame(final int frameOffset, final int frameLength, final int messageLength)
     {
-        signer.sign(frameOffset, frameLength);
+        final long framePosition = position;
+        if (!direct)
+        {
+            signer.sign(frameOffset, frameLength);
+            if (memoryLog)
+            {
+                for (final PublicationDestination destination : destinationArray)
+                {
+                    if (destination.connected)
+                    {
+                        destination.copyFrame(staging.buffer(), frameOffset, frameLength, framePosition);
+                    }
+                }
+            }
+            else
+            {
+                postToDestinations(frameOffset, frameLength);
+            }
+        }
+        credit.framePosted();
+        position += appender.alignedLength(frameLength);
+        framesPublished++;
+        if (messageLength > 0)
+        {
+            messagesSent++;
+            bytesSent += messageLength;
+        }
+        return destinations.isConnected() ? position : NOT_CONNECTED;
+    }
+
+    private void postToDestinations(final int frameOffset, final int frameLength)
+    {
         final boolean signal = ++postsSinceSignal >= signalInterval;
         if (signal)
         {
@@ -482,15 +547,6 @@ public final class Publication implements AutoCloseable
                 destinations.post(destination, position, staging, frameOffset, frameLength, flags);
             }
         }
-        credit.framePosted();
-        position += alignedLength(frameLength);
-        framesPublished++;
-        if (messageLength > 0)
-        {
-            counters.messagesSent.incrementRelease();
-            counters.bytesSent.getAndAddRelease(messageLength);
-        }
-        return destinations.isConnected() ? position : NOT_CONNECTED;
     }
 
     // ---------------------------------------------------------------- duty cycle
@@ -508,6 +564,9 @@ public final class Publication implements AutoCloseable
         {
             return 0;
         }
+        counters.messagesSent.setRelease(messagesSent);
+        counters.bytesSent.setRelease(bytesSent);
+        counters.backPressured.setRelease(backPressuredCount);
         return duty.doWork(position, framesPublished);
     }
 
@@ -519,8 +578,10 @@ public final class Publication implements AutoCloseable
         {
             return 0; // the subscriber has unread frames: it knows we are alive
         }
-        publishFrame(publishPadding(appender.claim(position, frameLength, (byte)(UNFRAGMENTED | signer.flag()),
-            TYPE_HEARTBEAT, sessionStreamWord())), frameLength, 0);
+        final int frameOffset = publishPadding(appender.claim(position, frameLength,
+            (byte)(UNFRAGMENTED | signer.flag()), TYPE_HEARTBEAT, sessionStreamWord()));
+        appender.commit(position);
+        publishFrame(frameOffset, frameLength, 0);
         counters.heartbeatsSent.incrementRelease();
         return 1;
     }

@@ -19,6 +19,8 @@ final class PublicationCredit
     private final CompletionQueue completionQueue;
     private final CompletionHandler completionHandler;
     private final int capacity;
+    /** Memory logs: a frame takes no receive and no send-queue slot, only ring bytes. */
+    private final boolean memoryLog;
     private long limitPosition;
     /** Frames every connected subscriber has a posted receive for. */
     private long receiveHeadroom;
@@ -26,10 +28,12 @@ final class PublicationCredit
     /**
      * @param completionHandler what completions reaped while waiting for credit go to.
      * @param capacity          the ring's length in bytes.
+     * @param memoryLog         whether the subscribers' rings are memory logs.
      */
     PublicationCredit(final PublicationDestinations destinations, final CompletionQueue completionQueue,
-        final CompletionHandler completionHandler, final int capacity)
+        final CompletionHandler completionHandler, final int capacity, final boolean memoryLog)
     {
+        this.memoryLog = memoryLog;
         this.destinations = destinations;
         this.completionQueue = completionQueue;
         this.completionHandler = completionHandler;
@@ -76,7 +80,7 @@ final class PublicationCredit
     /** The admission test against the credit last read: ring bytes, posted receives, send room. */
     private boolean admits(final long position, final long required, final int frames)
     {
-        return position + required <= limitPosition && frames <= receiveHeadroom &&
-            destinations.canPostSends(frames, required);
+        return position + required <= limitPosition &&
+            (memoryLog || (frames <= receiveHeadroom && destinations.canPostSends(frames, required)));
     }
 }

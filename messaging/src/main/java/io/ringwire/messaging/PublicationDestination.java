@@ -1,6 +1,8 @@
 package io.ringwire.messaging;
 
 import io.ringwire.messaging.protocol.CreditLayout;
+import io.ringwire.messaging.protocol.FrameAppender;
+import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.JoinLayout;
 import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.rdma.Access;
@@ -9,6 +11,7 @@ import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.SendFlags;
 import io.ringwire.rdma.cm.Connection;
@@ -38,6 +41,9 @@ final class PublicationDestination implements AutoCloseable
     QueuePair queuePair;
     private long remoteRingAddress;
     private int remoteRingKey;
+    /** The subscriber's ring, for this process's stores, when it is a memory log; null over RDMA. */
+    private AtomicBuffer logRing;
+    private FrameAppender logAppender;
     boolean connected;
     /** The connected subscriber wants every data frame checksummed (its answer's setup said so). */
     boolean frameChecksums;
@@ -49,9 +55,15 @@ final class PublicationDestination implements AutoCloseable
     String lastError;
     private Attempt attempt;
 
-    PublicationDestination(final InetSocketAddress endpoint, final ProtectionDomain domain)
+    private final boolean memoryLog;
+
+    /**
+     * @param memoryLog whether subscribers' rings are memory logs (the provider shares memory).
+     */
+    PublicationDestination(final InetSocketAddress endpoint, final ProtectionDomain domain, final boolean memoryLog)
     {
         this.endpoint = endpoint;
+        this.memoryLog = memoryLog;
         this.credit = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         this.creditBuffer = credit.buffer();
         this.join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
@@ -134,6 +146,22 @@ final class PublicationDestination implements AutoCloseable
             frameChecksums = answer.frameChecksums();
             finished.queuePair.applyReadyToSend();
             queuePair = finished.queuePair.real();
+            if (answer.memoryLog() != memoryLog)
+            {
+                throw new RdmaException("subscriber at " + endpoint + " " + (answer.memoryLog() ? "keeps" : "does not " +
+                    "keep") + " a memory log, and this publication " + (memoryLog ? "writes" : "does not write") +
+                    " one: both ends must be on the same provider");
+            }
+            if (memoryLog)
+            {
+                logRing = queuePair.remoteBuffer(remoteRingAddress, remoteRingKey, setup.ringCapacity());
+                if (null == logRing)
+                {
+                    throw new RdmaException("the ring of the subscriber at " + endpoint + " cannot be mapped for " +
+                        "this process's stores (rkey 0x" + Integer.toHexString(remoteRingKey) + ")");
+                }
+                logAppender = new FrameAppender(logRing, true);
+            }
             connected = true;
             lastLivenessCounter = 0;
             lastLivenessChangeNs = nowNs;
@@ -144,6 +172,9 @@ final class PublicationDestination implements AutoCloseable
         {
             lastError = ex.getMessage();
             CloseHelper.quietClose(finished.queuePair.real());
+            queuePair = null;
+            logRing = null;
+            logAppender = null;
             return -1;
         }
     }
@@ -251,6 +282,36 @@ final class PublicationDestination implements AutoCloseable
         return result;
     }
 
+    /** @return an appender over the subscriber's memory log; null unless connected to one. */
+    FrameAppender logAppender()
+    {
+        return logAppender;
+    }
+
+    /**
+     * Copies a frame laid out and signed in staging into the subscriber's memory log at the same
+     * offset, and commits it there: every byte but the position word, then the position word with
+     * release order.
+     *
+     * @param staging       the publication's staging buffer.
+     * @param frameOffset   where the frame lies, in staging and in the ring.
+     * @param frameLength   header plus payload.
+     * @param framePosition the frame's stream position.
+     */
+    void copyFrame(final AtomicBuffer staging, final int frameOffset, final int frameLength, final long framePosition)
+    {
+        logRing.putBytes(frameOffset, staging, frameOffset, FrameDescriptor.POSITION_OFFSET);
+        logRing.putBytes(frameOffset + FrameDescriptor.HEADER_LENGTH, staging, frameOffset +
+            FrameDescriptor.HEADER_LENGTH, frameLength - FrameDescriptor.HEADER_LENGTH);
+        logAppender.commit(framePosition);
+    }
+
+    /** @return whether its queue pair went to ERROR (the peer is gone, as its provider saw it). */
+    boolean queuePairFailed()
+    {
+        return null != queuePair && queuePair.state() == QueuePairState.ERROR;
+    }
+
     void disconnect(final String reason)
     {
         connected = false;
@@ -264,6 +325,8 @@ final class PublicationDestination implements AutoCloseable
             CloseHelper.quietClose(queuePair);
             queuePair = null;
         }
+        logRing = null;
+        logAppender = null;
         connected = false;
     }
 

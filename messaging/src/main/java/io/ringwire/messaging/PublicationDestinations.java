@@ -92,7 +92,7 @@ final class PublicationDestinations implements AutoCloseable
         this.all = new PublicationDestination[endpoints.size()];
         for (int i = 0; i < all.length; i++)
         {
-            all[i] = new PublicationDestination(endpoints.get(i), domain);
+            all[i] = new PublicationDestination(endpoints.get(i), domain, device.mapsRemoteMemory());
         }
     }
 
@@ -310,6 +310,13 @@ final class PublicationDestinations implements AutoCloseable
             {
                 counters.livenessTimeouts.incrementRelease();
                 disconnect(destination, "subscriber silent for longer than the liveness timeout");
+                work++;
+            }
+            else if (destination.connected && destination.queuePairFailed())
+            {
+                // A memory log posts nothing after its JOIN, so no failed completion would tell.
+                counters.errors.incrementRelease();
+                disconnect(destination, "the queue pair to the subscriber failed (its process is gone)");
                 work++;
             }
         }

@@ -11,8 +11,7 @@ import java.util.function.IntSupplier;
  * subscriber), reconnects disconnected subscribers every reconnect interval, and, at most every
  * quarter heartbeat interval, updates the device's counters, declares silent subscribers gone
  * after the liveness timeout and has a heartbeat sent when no frame went out for a heartbeat
- * interval. It also paces the cycles that offers run themselves, one every
- * {@link Publication#OFFERS_PER_DUTY} attempts.
+ * interval. It also paces the cycles that offers run themselves, one every so many attempts.
  *
  * <p>It sends no frame itself: the heartbeat is the publication's, which lays it out in its ring
  * like any frame.
@@ -31,6 +30,8 @@ final class PublicationDuty
     private final PublicationCounters counters;
     /** Sends a heartbeat frame: 1 when one went out, 0 when the subscribers had no room for it. */
     private final IntSupplier heartbeat;
+    /** Offer attempts between the cycles offers run themselves. */
+    private final int offersPerDuty;
 
     private long lastFrameNs;
     private long nextDutyNs;
@@ -43,8 +44,9 @@ final class PublicationDuty
      */
     PublicationDuty(final MessagingContext context, final CompletionQueue completionQueue,
         final CompletionHandler completionHandler, final PublicationDestinations destinations,
-        final PublicationCounters counters, final IntSupplier heartbeat)
+        final PublicationCounters counters, final IntSupplier heartbeat, final int offersPerDuty)
     {
+        this.offersPerDuty = offersPerDuty;
         this.context = context;
         this.completionQueue = completionQueue;
         this.completionHandler = completionHandler;
@@ -88,12 +90,12 @@ final class PublicationDuty
     /**
      * Counts an offer attempt that got past the publication's admission.
      *
-     * @return true every {@link Publication#OFFERS_PER_DUTY}th time: the offer runs the cycle, after
+     * @return true every {@code offersPerDuty}th time: the offer runs the cycle, after
      *         its frame went out.
      */
     boolean offerAttempted()
     {
-        if (++offersSinceDuty >= Publication.OFFERS_PER_DUTY)
+        if (++offersSinceDuty >= offersPerDuty)
         {
             offersSinceDuty = 0;
             return true;

@@ -39,6 +39,8 @@ public final class Subscription implements AutoCloseable
 {
     /** Polls between housekeeping passes (each reads the clock once). */
     private static final int DUTY_POLL_INTERVAL = 128;
+    /** Polls of memory logs between two polls of the completion queue once no handshake is open. */
+    private static final int LOG_COMPLETION_POLL_INTERVAL = 64;
 
     private final MessagingContext context;
     private final ChannelUri channel;
@@ -52,6 +54,12 @@ public final class Subscription implements AutoCloseable
     private final SubscriptionCounters counters;
     private final Int2ObjectHashMap<Image> imagesByQueuePair = new Int2ObjectHashMap<>();
     private final CompletionHandler completionHandler = this::onCompletion;
+    /** Per-frame counts in plain fields, copied into the counters file by the duty cycle. */
+    private final SubscriptionTallies tallies = new SubscriptionTallies();
+    /** The publications' rings are memory logs: frames are polled in them, not announced by completions. */
+    private final boolean memoryLog;
+    /** Polls since the completion queue was last polled, in a memory log (it only carries JOINs and errors). */
+    private int pollsSinceCompletions;
     private final ImageAdmission admission;
     private Image[] images = new Image[0];
     /** The image of the last completion: a low-latency subscription mostly hears from one publication. */
@@ -68,6 +76,8 @@ public final class Subscription implements AutoCloseable
      * tell a silent publication from one whose frames wait unread, and times none out meanwhile.
      */
     private boolean polledSinceDuty;
+    /** Which image a memory log's poll reads first. */
+    private int logRotation;
     private boolean closed;
 
     private Subscription(final MessagingContext context, final ChannelUri channel, final int streamId)
@@ -96,6 +106,7 @@ public final class Subscription implements AutoCloseable
                     ImageAdmission.IMAGE_COMPLETIONS + ")");
             }
             this.frameChecksums = context.frameChecksums(device.verifiesIntegrity());
+            this.memoryLog = device.mapsRemoteMemory();
             this.listener = ConnectionListener.bind(endpoint, ChannelKeys.forSubscription(context, channel));
             this.counters = SubscriptionCounters.create(context, channel, streamId, device.counters());
             this.admission = new ImageAdmission(context, streamId, device, domain, completionQueue, listener, maxImages,
@@ -220,7 +231,8 @@ public final class Subscription implements AutoCloseable
         }
         handler = fragmentHandler;
         polledSinceDuty = true;
-        int handled = completionQueue.poll(completionHandler, fragmentLimit);
+        int handled = memoryLog ? pollLogs(fragmentHandler, fragmentLimit) :
+            completionQueue.poll(completionHandler, fragmentLimit);
         if (admission.isEstablishDue())
         {
             handled += admission.establishConnections(nowNs);
@@ -231,6 +243,60 @@ public final class Subscription implements AutoCloseable
             return handled + doWork();
         }
         return handled;
+    }
+
+    /**
+     * A memory log's poll: each image's ring is read in turn, the one after the image that was read
+     * first last time first, so a busy publication does not starve the others. The completion queue
+     * carries only JOINs and failures here: it is polled every time while a handshake is open, else
+     * every {@value #LOG_COMPLETION_POLL_INTERVAL}th time.
+     */
+    private int pollLogs(final FragmentHandler fragmentHandler, final int fragmentLimit)
+    {
+        int handled = 0;
+        final Image[] current = images;
+        final int count = current.length;
+        if (count == 1)
+        {
+            final int read = pollLog(current[0], fragmentHandler, fragmentLimit);
+            if (read < 0)
+            {
+                return 0; // the image broke the stream's rules and is closed
+            }
+            handled = read;
+        }
+        else if (count > 1)
+        {
+            final int start = ++logRotation >= count ? (logRotation = 0) : logRotation;
+            for (int i = start, polled = 0; polled < count && handled < fragmentLimit; polled++)
+            {
+                final int read = pollLog(current[i], fragmentHandler, fragmentLimit - handled);
+                if (read < 0)
+                {
+                    return handled; // that image is closed: the array changed under the loop
+                }
+                handled += read;
+                i = i + 1 == count ? 0 : i + 1;
+            }
+        }
+        if (admission.hasHandshakes() || ++pollsSinceCompletions >= LOG_COMPLETION_POLL_INTERVAL)
+        {
+            pollsSinceCompletions = 0;
+            handled += completionQueue.poll(completionHandler, fragmentLimit);
+        }
+        return handled;
+    }
+
+    /** @return frames one image's memory log gave, or -1 when it broke the rules (it is closed). */
+    private int pollLog(final Image image, final FragmentHandler fragmentHandler, final int fragmentLimit)
+    {
+        final int read = image.pollLog(fragmentHandler, fragmentLimit, counters, tallies, nowNs);
+        if (read < 0)
+        {
+            counters.protocolErrors.incrementRelease();
+            closeImage(image);
+        }
+        return read;
     }
 
     private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
@@ -264,7 +330,7 @@ public final class Subscription implements AutoCloseable
         final int outcome;
         if (opcode == CompletionOpcode.RECV_RDMA_WITH_IMM)
         {
-            outcome = image.onFrame(immediate, handler, counters, nowNs);
+            outcome = image.onFrame(immediate, handler, counters, tallies, nowNs);
         }
         else if (opcode == CompletionOpcode.RECV)
         {
@@ -296,6 +362,7 @@ public final class Subscription implements AutoCloseable
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 5_000_000L);
         counters.device.update();
+        tallies.flush(counters);
         counters.identitiesRefused.setRelease(listener.counters().rejectedUnknownIdentity());
         int work = admission.acceptPublication(images.length, nowNs) + admission.adoptHandshakes();
         final boolean polled = polledSinceDuty;

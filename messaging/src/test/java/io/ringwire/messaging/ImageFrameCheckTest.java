@@ -56,7 +56,7 @@ class ImageFrameCheckTest
             final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
             final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
             final long start = 7L * CAPACITY + 256;
-            final Image image = new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, false, 0);
+            final Image image = new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, false, false, 0);
             join.buffer().putLong(JoinLayout.POSITION_OFFSET, start, ORDER);
             assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, counters));
 
@@ -64,6 +64,7 @@ class ImageFrameCheckTest
             final FrameReader reader = new FrameReader(ring.buffer(), FrameDescriptor.sessionStreamWord(SESSION, STREAM));
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[CAPACITY]);
             final long[] delivered = new long[1];
+            final SubscriptionTallies tallies = new SubscriptionTallies();
             final FragmentHandler handler = (buffer, offset, length, header) -> delivered[0]++;
             final SplittableRandom random = new SplittableRandom(20261126L);
             int accepted = 0;
@@ -79,6 +80,10 @@ class ImageFrameCheckTest
                     kind == 1 ? appender.appendHeartbeat(position, FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
                     appender.claim(position, HEADER_LENGTH + length, UNFRAGMENTED, TYPE_PAD,
                         FrameDescriptor.sessionStreamWord(SESSION, STREAM));
+                if (kind == 2)
+                {
+                    appender.commit(framePosition);
+                }
                 int immediate = framePosition != position ? (int)(framePosition - position) :
                     kind == 1 ? HEADER_LENGTH : HEADER_LENGTH + length;
                 if (random.nextInt(4) == 0)
@@ -97,7 +102,7 @@ class ImageFrameCheckTest
                 }
                 final int expected = reader.read(position, immediate);
                 final long deliveredBefore = delivered[0];
-                final int outcome = image.onFrame(immediate, handler, counters, 0);
+                final int outcome = image.onFrame(immediate, handler, counters, tallies, 0);
                 assertEquals(expected >= 0, outcome == Image.VALID, "case " + i + ": reader said " + expected);
                 assertEquals(expected == FrameReader.DATA ? 1 : 0, delivered[0] - deliveredBefore, "case " + i);
                 if (outcome == Image.VALID)

@@ -226,14 +226,15 @@ class PublicationLifecycleTest
         final MessagingContext context = context(directory);
         final int ring = 16384;
         final long limit = Long.MAX_VALUE - 2L * ring; // the last position an offer may start from
-        final long start = (limit & -FrameDescriptor.ALIGNMENT) - 100 * 64;
+        final long start = (limit & -FrameDescriptor.LINE_ALIGNMENT) - 100 * 64;
         try (Subscription subscription = Subscription.open(context, channel(provider, 0) + "|ring=" + ring, STREAM);
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()) + "|ring=" + ring, STREAM, start))
         {
             connect(subscription, publication);
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
-            final int frame = FrameDescriptor.alignedLength(FrameDescriptor.HEADER_LENGTH + 32);
+            final int frame = FrameDescriptor.alignedLength(FrameDescriptor.HEADER_LENGTH + 32,
+                "shm".equals(provider) ? FrameDescriptor.LINE_ALIGNMENT : FrameDescriptor.ALIGNMENT); // a memory log's lines
             final List<Long> offeredAt = new ArrayList<>();
             final List<Long> receivedAt = new ArrayList<>();
             final FragmentHandler recorder = (buffer, offset, length, header) -> receivedAt.add(header.position());

@@ -62,6 +62,18 @@ public interface Device extends AutoCloseable
     }
 
     /**
+     * Whether this device's queue pairs can hand out their peer's registered memory for plain loads
+     * and stores ({@link QueuePair#remoteBuffer}): true where the peer is a process on this host
+     * sharing the memory (shm), so the CPU's own store is the one-sided write.
+     *
+     * @return true when {@link QueuePair#remoteBuffer} gives views.
+     */
+    default boolean mapsRemoteMemory()
+    {
+        return false;
+    }
+
+    /**
      * Allocates a protection domain.
      *
      * @return a new protection domain.

@@ -1,5 +1,7 @@
 package io.ringwire.rdma;
 
+import org.agrona.concurrent.AtomicBuffer;
+
 /**
  * A reliable-connected queue pair ({@code ibv_qp}, type RC).
  *
@@ -58,6 +60,27 @@ public interface QueuePair extends AutoCloseable
      * @throws IllegalStateException when not in RTR.
      */
     void modifyToReadyToSend();
+
+    /**
+     * A view of a region the peer registered, for plain loads and stores from this process: where
+     * the provider shares memory with the peer ({@link Device#mapsRemoteMemory()}), an application
+     * may place data in the peer's region with its own stores instead of posting a WRITE, and order
+     * them with a release store the peer reads with acquire semantics. The range is checked as the
+     * responder checks a WRITE (a known rkey, inside the region, REMOTE_WRITE); a refusal is counted
+     * on the peer's counters. The view stays valid as long as it is referenced, whatever happens to
+     * the queue pair or the peer (the mapping outlives both). Control path: call it once per
+     * connection, after RTS.
+     *
+     * @param remoteAddress the peer's virtual address of the range's first byte.
+     * @param rkey          the peer region's remote key.
+     * @param length        bytes.
+     * @return the view, or null when the provider does not map remote memory or the range is refused.
+     */
+    default AtomicBuffer remoteBuffer(final long remoteAddress, final int rkey,
+        final int length)
+    {
+        return null;
+    }
 
     /**
      * Moves to ERROR and flushes outstanding requests. Allowed from any state. Call it on the owning

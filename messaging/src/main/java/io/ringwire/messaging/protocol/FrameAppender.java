@@ -2,7 +2,9 @@ package io.ringwire.messaging.protocol;
 
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.nio.ByteOrder;
 
 import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
@@ -18,33 +20,74 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.*;
  * position after the frame is the returned one plus {@link FrameDescriptor#alignedLength} of the
  * frame.
  *
+ * <p>A frame is published by {@link #commit}: its position word, written last with release order,
+ * is the one a memory log's reader spins on, so a reader that sees it sees the whole frame. A PAD
+ * frame the padding rule needs is committed by the call that writes it.
+ *
  * <p>Threading: one writing thread. Allocation-free.
  */
 public final class FrameAppender
 {
-    private final MutableDirectBuffer buffer;
+    private static final boolean NATIVE_IS_ORDER = ByteOrder.nativeOrder() == ORDER;
+
+    private final AtomicBuffer buffer;
     private final int capacity;
     private final int mask;
+    private final int alignment;
+    /** A memory log: line-aligned frames whose position word holds {@link FrameDescriptor#logPositionWord}. */
+    private final boolean memoryLog;
 
     /**
+     * An appender of 8-byte aligned frames, for rings an RDMA WRITE fills.
+     *
      * @param buffer the ring: its capacity, a power of two of at least 8 headers, is the ring's.
      * @throws IllegalArgumentException when the capacity is not such a power of two.
      */
-    public FrameAppender(final MutableDirectBuffer buffer)
+    public FrameAppender(final AtomicBuffer buffer)
     {
+        this(buffer, false);
+    }
+
+    /**
+     * @param buffer    the ring: its capacity, a power of two of at least 8 headers, is the ring's.
+     * @param memoryLog true for a memory log: frames start on cache lines
+     *                  ({@link FrameDescriptor#LINE_ALIGNMENT}) and the position word holds
+     *                  {@link FrameDescriptor#logPositionWord}.
+     * @throws IllegalArgumentException when the capacity is not such a power of two.
+     */
+    public FrameAppender(final AtomicBuffer buffer, final boolean memoryLog)
+    {
+        final int alignment = memoryLog ? LINE_ALIGNMENT : ALIGNMENT;
+        this.memoryLog = memoryLog;
         final int capacity = buffer.capacity();
-        if (!BitUtil.isPowerOfTwo(capacity) || maxPayloadLength(capacity) < 0)
+        if (!BitUtil.isPowerOfTwo(capacity) || maxPayloadLength(capacity) < 0 || capacity < 8 * alignment)
         {
             throw new IllegalArgumentException("a ring of " + capacity + " bytes is not a power of two of at least " +
-                8 * HEADER_LENGTH);
+                8 * Math.max(HEADER_LENGTH, alignment));
         }
         this.buffer = buffer;
         this.capacity = capacity;
         this.mask = capacity - 1;
+        this.alignment = alignment;
+    }
+
+    /** @return where frames start: multiples of this. */
+    public int alignment()
+    {
+        return alignment;
+    }
+
+    /**
+     * @param frameLength header plus payload.
+     * @return the space the frame takes in this ring.
+     */
+    public int alignedLength(final int frameLength)
+    {
+        return FrameDescriptor.alignedLength(frameLength, alignment);
     }
 
     /** @return the ring the frames are written into. */
-    public MutableDirectBuffer buffer()
+    public AtomicBuffer buffer()
     {
         return buffer;
     }
@@ -79,8 +122,22 @@ public final class FrameAppender
     }
 
     /**
-     * Claims a frame: writes any PAD frame the {@link #padding} rule needs, then the frame's header
-     * (the payload is the caller's to write, after the header).
+     * Publishes a frame whose header and payload are in place: writes its position word (in a memory
+     * log, {@link FrameDescriptor#logPositionWord}) with release order, so every byte written before
+     * is visible to a reader that sees it.
+     *
+     * @param framePosition where the frame starts, as {@link #claim} returned it.
+     */
+    public void commit(final long framePosition)
+    {
+        final long word = memoryLog ? logPositionWord(framePosition) : framePosition;
+        buffer.putLongRelease(offset(framePosition) + POSITION_OFFSET, NATIVE_IS_ORDER ? word : Long.reverseBytes(word));
+    }
+
+    /**
+     * Claims a frame: writes and commits any PAD frame the {@link #padding} rule needs, then the
+     * frame's header but its position word (the payload is the caller's to write, after the header;
+     * {@link #commit} publishes the frame).
      *
      * @param position          where the ring is written up to.
      * @param frameLength       header plus payload, at least {@link FrameDescriptor#HEADER_LENGTH}.
@@ -97,6 +154,10 @@ public final class FrameAppender
         if (padding != 0)
         {
             writeHeader(position, padding, UNFRAGMENTED, TYPE_PAD, sessionStreamWord);
+            if (padding >= HEADER_LENGTH)
+            {
+                commit(position);
+            }
         }
         final long framePosition = position + padding;
         writeHeader(framePosition, frameLength, flags, type, sessionStreamWord);
@@ -104,7 +165,8 @@ public final class FrameAppender
     }
 
     /**
-     * Appends a data frame (a whole message, or one fragment of one) with its payload copied in.
+     * Appends a data frame (a whole message, or one fragment of one) with its payload copied in, and
+     * commits it (a checksum trailer, which covers the position word, is signed after).
      *
      * @param position          where the ring is written up to.
      * @param flags             BEGIN/END flags.
@@ -123,11 +185,12 @@ public final class FrameAppender
         final long framePosition = claim(position, HEADER_LENGTH + length + trailerLength, flags, TYPE_DATA,
             sessionStreamWord);
         buffer.putBytes(offset(framePosition) + HEADER_LENGTH, source, sourceOffset, length);
+        commit(framePosition);
         return framePosition;
     }
 
     /**
-     * Appends a heartbeat: a header alone.
+     * Appends a heartbeat, a header alone, and commits it.
      *
      * @param position          where the ring is written up to.
      * @param sessionStreamWord the publication's {@link FrameDescriptor#sessionStreamWord}.
@@ -135,11 +198,14 @@ public final class FrameAppender
      */
     public long appendHeartbeat(final long position, final long sessionStreamWord)
     {
-        return claim(position, HEADER_LENGTH, UNFRAGMENTED, TYPE_HEARTBEAT, sessionStreamWord);
+        final long framePosition = claim(position, HEADER_LENGTH, UNFRAGMENTED, TYPE_HEARTBEAT, sessionStreamWord);
+        commit(framePosition);
+        return framePosition;
     }
 
     /**
-     * Turns a claimed frame into a PAD frame of the same length, which subscribers skip.
+     * Turns a claimed frame into a PAD frame of the same length, which subscribers skip; the caller
+     * commits it.
      *
      * @param framePosition     where the claimed frame starts, as {@link #claim} returned it.
      * @param frameLength       the claimed frame's length.
@@ -151,9 +217,10 @@ public final class FrameAppender
     }
 
     /**
-     * Writes a header of the current version at the offset of {@code framePosition}: the length word
-     * always, the session, stream and position where the frame is long enough to hold them (a PAD
-     * frame at the very end of the ring may be 8 or 16 bytes long).
+     * Writes a header of the current version at the offset of {@code framePosition} but its position
+     * word, which {@link #commit} writes: the length word always, the session and stream where the
+     * frame is long enough to hold them (a PAD frame at the very end of an 8-byte aligned ring may be
+     * 8 or 16 bytes long, and then has neither).
      */
     private void writeHeader(final long framePosition, final int frameLength, final byte flags, final short type,
         final long sessionStreamWord)
@@ -163,7 +230,6 @@ public final class FrameAppender
         if (frameLength >= HEADER_LENGTH)
         {
             buffer.putLong(frameOffset + SESSION_ID_OFFSET, sessionStreamWord, ORDER);
-            buffer.putLong(frameOffset + POSITION_OFFSET, framePosition, ORDER);
         }
     }
 }

@@ -32,8 +32,14 @@ import java.nio.ByteOrder;
  * included, counted in the frame length: an end-to-end check for transports that do not verify
  * every byte themselves (see {@link FrameChecksum}). A frame that does
  * not fit before the end of the ring is preceded by a PAD frame filling the rest of the ring, as in
- * Aeron. Each frame, padding included, is written with one RDMA WRITE WITH IMMEDIATE whose
- * immediate is the frame length, so a receive completion means a whole frame is in place.
+ * Aeron. Over RDMA each frame, padding included, is written with one RDMA WRITE WITH IMMEDIATE
+ * whose immediate is the frame length, so a receive completion means a whole frame is in place.
+ * In a memory log (shm, see {@code MemoryLog}) frames start at multiples of {@link #LINE_ALIGNMENT}
+ * instead, so a message of up to {@link #LINE_PAYLOAD} bytes and its header share one cache line,
+ * and the position word, holding the bitwise complement of the position ({@link #logPositionWord}),
+ * is written last, with release order: it is what the reader spins on, it tells a frame of this lap
+ * of the ring from what an earlier lap left there, and the zeros of a fresh or cleared ring never
+ * read as the frame at position 0.
  *
  * <p>Constants and pure functions only: usable from any thread.
  */
@@ -43,8 +49,12 @@ public final class FrameDescriptor
     public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     /** Frames start at multiples of this. */
     public static final int ALIGNMENT = 8;
+    /** Frames of a memory log start at multiples of this: a cache line. */
+    public static final int LINE_ALIGNMENT = 64;
     /** Bytes of header before the payload. */
     public static final int HEADER_LENGTH = 24;
+    /** The largest payload that shares a cache line with its header in a memory log. */
+    public static final int LINE_PAYLOAD = LINE_ALIGNMENT - HEADER_LENGTH;
 
     /** Offset of the frame length (header plus payload, unaligned). */
     public static final int FRAME_LENGTH_OFFSET = 0;
@@ -92,6 +102,26 @@ public final class FrameDescriptor
     public static int alignedLength(final int frameLength)
     {
         return BitUtil.align(frameLength, ALIGNMENT);
+    }
+
+    /**
+     * @param position a frame's stream position.
+     * @return what the position word of a memory log's frame holds: the position's bitwise
+     *         complement, never 0 for a position of 0 or more.
+     */
+    public static long logPositionWord(final long position)
+    {
+        return ~position;
+    }
+
+    /**
+     * @param frameLength header plus payload.
+     * @param alignment   {@link #ALIGNMENT} or {@link #LINE_ALIGNMENT}.
+     * @return the space the frame takes in a ring of that alignment.
+     */
+    public static int alignedLength(final int frameLength, final int alignment)
+    {
+        return BitUtil.align(frameLength, alignment);
     }
 
     /**

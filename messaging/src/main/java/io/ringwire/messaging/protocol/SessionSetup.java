@@ -14,9 +14,12 @@ import java.nio.ByteOrder;
  *  20: int flags        | 24: long initial position (where the subscriber's image starts reading)
  * </pre>
  *
- * <p>Flags: {@link #FRAME_CHECKSUMS}, set by a subscription in its answer when it wants every data
- * frame checksummed end to end (its transport does not verify integrity by itself). Bits a
- * receiver does not know are ignored, and a sender of an older build sends none.
+ * <p>Flags, set by a subscription in its answer: {@link #FRAME_CHECKSUMS} when it wants every data
+ * frame checksummed end to end (its transport does not verify integrity by itself);
+ * {@link #MEMORY_LOG} when its ring is a memory log (the provider shares memory with the
+ * publication: the publication writes frames with its own stores, line-aligned, committed by their
+ * position word, and the subscription stores its credit straight into the publication's credit
+ * region). Bits a receiver does not know are ignored, and a sender of an older build sends none.
  *
  * <p>Threading: an immutable value; encoding and decoding allocate (connection setup only).
  *
@@ -24,12 +27,14 @@ import java.nio.ByteOrder;
  * @param sessionId       the publication's session.
  * @param ringCapacity    the ring's length in bytes.
  * @param initialPosition the stream position of the first frame this connection carries.
- * @param flags           {@link #FRAME_CHECKSUMS} or 0.
+ * @param flags           {@link #FRAME_CHECKSUMS}, {@link #MEMORY_LOG}, or 0.
  */
 public record SessionSetup(int streamId, int sessionId, int ringCapacity, long initialPosition, int flags)
 {
     /** The subscription wants a CRC32C in every data frame (see {@link FrameDescriptor#CHECKSUM_FLAG}). */
     public static final int FRAME_CHECKSUMS = 1;
+    /** The ring is a memory log (see {@link FrameDescriptor#LINE_ALIGNMENT}). */
+    public static final int MEMORY_LOG = 2;
 
     /** "RWMS" as a little-endian int: the first field of every setup. */
     public static final int MAGIC = 0x524D5753;
@@ -57,6 +62,14 @@ public record SessionSetup(int streamId, int sessionId, int ringCapacity, long i
     public boolean frameChecksums()
     {
         return (flags & FRAME_CHECKSUMS) != 0;
+    }
+
+    /**
+     * @return whether the ring is a memory log.
+     */
+    public boolean memoryLog()
+    {
+        return (flags & MEMORY_LOG) != 0;
     }
 
     /**

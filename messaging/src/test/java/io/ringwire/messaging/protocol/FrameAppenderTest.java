@@ -154,10 +154,15 @@ class FrameAppenderTest
     }
 
     @Test
-    void claimWritesTheHeaderAndLeavesThePayloadToTheCaller()
+    void claimWritesTheHeaderButItsPositionWordAndLeavesThePayloadToTheCallerUntilCommit()
     {
         final long position = LAP + 200;
         assertEquals(position, appender.claim(position, HEADER_LENGTH + 50, UNFRAGMENTED, TYPE_DATA, WORD));
+        for (int i = 200 + POSITION_OFFSET; i < 200 + HEADER_LENGTH + 50; i++)
+        {
+            assertEquals(UNWRITTEN, buffer.getByte(i), "byte " + i + " before the commit");
+        }
+        appender.commit(position);
         assertHeader(200, HEADER_LENGTH + 50, UNFRAGMENTED, TYPE_DATA, position);
         for (int i = 200 + HEADER_LENGTH; i < 200 + HEADER_LENGTH + 50; i++)
         {
@@ -172,6 +177,7 @@ class FrameAppenderTest
         final long framePosition = appender.claim(position, HEADER_LENGTH + 50, UNFRAGMENTED, TYPE_DATA, WORD);
         source.getBytes(0, ring, HEADER_LENGTH, 50);
         appender.abort(framePosition, HEADER_LENGTH + 50, WORD);
+        appender.commit(framePosition);
         assertHeader(0, HEADER_LENGTH + 50, UNFRAGMENTED, TYPE_PAD, framePosition);
         assertPayload(0, 0, 50);
         assertEquals(lengthWord(16, CURRENT_VERSION, UNFRAGMENTED, TYPE_PAD), buffer.getLong(CAPACITY - 16, ORDER));

@@ -39,6 +39,20 @@ class RingWireStatTest
         return Long.parseLong(matcher.group(1).replace(",", ""));
     }
 
+    private static String report(final MessagingContext context)
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try
+        {
+            RingWireStat.print(context.countersDirectory(), new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
     @Test
     void statShowsTheLiveCountersOfThisProcess() throws Exception
     {
@@ -72,6 +86,15 @@ class RingWireStatTest
             final FragmentAssembler assembler = new FragmentAssembler((b, o, l, h) -> assembled[0] += l == large ? 1 : 100);
             await(() -> assembled[0] == 1, Duration.ofSeconds(10), "the large message", () -> subscription.poll(assembler, 10));
 
+            // Counts reach the counters file at each end's duty cycle, which runs while the owner polls.
+            final String sentLabel = "pub stream=3 shm 127.0.0.1:" + subscription.endpoint().getPort() + ": messages sent";
+            final String receivedLabel = "sub stream=3 shm 127.0.0.1:0: messages received";
+            await(() -> value(report(context), sentLabel) == 501 && value(report(context), receivedLabel) == 501,
+                Duration.ofSeconds(10), "the duty cycles' counter updates", () ->
+                {
+                    subscription.poll((b, o, l, h) -> { }, 10);
+                    publication.doWork();
+                });
             final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             assertEquals(1, RingWireStat.print(context.countersDirectory(), new PrintStream(bytes, true, StandardCharsets.UTF_8)));
             final String report = bytes.toString(StandardCharsets.UTF_8);

@@ -76,6 +76,11 @@ class PublisherKilledMidMessageSystemTest
         final KillOnFirstFragment observer = new KillOnFirstFragment(assembler, maxPayload);
         final List<String> report = new ArrayList<>();
         int partialsDropped = 0;
+        // The pause between messages lets this JVM verify the last message and wait, polling, at the
+        // next one's first fragment. shm's publisher writes straight into the ring at memory speed, so
+        // it needs the longer pause: a subscriber still verifying would see that fragment only after
+        // the whole message was written.
+        final int pauseMicros = "shm".equals(provider) ? 200_000 : 20_000;
         try (Subscription subscription = Subscription.open(context, SystemTestSettings.channel(provider, 0), 1))
         {
             subscription.unavailableImageHandler(sessionId ->
@@ -89,7 +94,7 @@ class PublisherKilledMidMessageSystemTest
                 try (ChildProcess publisher = ChildProcess.start("publisher-" + round, directory, settings,
                     PublisherProcess.class, "provider=" + provider, "ports=" + port, "seed=" + SEED, "source=" + round,
                     "count=1000", "sizes=large", "maxPayload=" + maxPayload, "maxMessage=" + maxMessage, "ring=" + ring,
-                    "pauseMicros=20000", "timeoutMs=120000"))
+                    "pauseMicros=" + pauseMicros, "timeoutMs=120000"))
                 {
                     observer.arm(publisher);
                     poll(subscription, observer, () -> observer.killedNs != 0, Duration.ofSeconds(60),

@@ -69,8 +69,10 @@ class StatSystemTest
                     assertEquals(counter(last, publisher.pid(), "bytes sent"),
                         counter(last, subscriber.pid(), "bytes received"), last.toString());
                     assertEquals(1, counter(last, subscriber.pid(), "images opened"), last.toString());
-                    // The devices' own counters sit beside messaging's: every frame was one request.
-                    assertTrue(counter(last, publisher.pid(), "device requests sent") >= MESSAGES, last.toString());
+                    // The devices' own counters sit beside messaging's: on shm the frames go by stores
+                    // into the subscriber's memory log, so the device's requests are the connection's alone.
+                    assertTrue(counter(last, publisher.pid(), "device requests sent") >= 1, last.toString());
+                    assertTrue(counter(last, publisher.pid(), "device requests sent") < MESSAGES, last.toString());
                     assertEquals(0, counter(last, subscriber.pid(), "device responder unknown rkey"), last.toString());
                     assertEquals(0, counter(last, subscriber.pid(), "device icrc errors"), last.toString());
                 }

@@ -54,7 +54,8 @@ public final class OneWaySender implements Runnable
     private final int messageLength;
     private final int paddingLength;
     private volatile boolean stopRequested;
-    private volatile long sentCount;
+    /** Written with release order (no fence a message: the flood measures the transport, not the harness). */
+    private final AtomicLong sentCount = new AtomicLong();
     private String failure;
     /** Claims refused so far; the sender thread only. */
     private int refusedClaims;
@@ -107,7 +108,7 @@ public final class OneWaySender implements Runnable
             }
             send(sequence, System.nanoTime(), dueNs);
             sequence++;
-            sentCount = sequence;
+            sentCount.lazySet(sequence);
         }
         if (null == failure)
         {
@@ -128,7 +129,7 @@ public final class OneWaySender implements Runnable
      */
     long sent()
     {
-        return sentCount;
+        return sentCount.get();
     }
 
     /**

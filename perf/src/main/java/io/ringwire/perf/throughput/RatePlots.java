@@ -11,9 +11,10 @@ import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
-import java.awt.Color;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The throughput run's own plots, beside the percentile plots of its results directory: one-way
@@ -45,7 +46,7 @@ public final class RatePlots
         }
         if (!result.floods().isEmpty())
         {
-            plots.add(new ExtraPlot(THROUGHPUT_PLOT, HEADING, () -> throughputChart(provider, result.floods())));
+            plots.add(new ExtraPlot(THROUGHPUT_PLOT, HEADING, () -> throughputChart(provider, result.medians())));
         }
         return plots;
     }
@@ -78,28 +79,24 @@ public final class RatePlots
             new XYPlot(dataset, rateAxis, latencyAxis, new XYLineAndShapeRenderer(true, true)));
     }
 
-    private static JFreeChart throughputChart(final String provider, final List<ThroughputBenchmark.Flood> floods)
+    private static JFreeChart throughputChart(final String provider, final List<ThroughputBenchmark.RowMedian> medians)
     {
-        final XYSeries megabytes = new XYSeries("MB/s");
-        final XYSeries messages = new XYSeries("msgs/s");
-        for (final ThroughputBenchmark.Flood flood : floods)
+        final Map<String, XYSeries> rows = new LinkedHashMap<>();
+        for (final ThroughputBenchmark.RowMedian median : medians)
         {
-            megabytes.add(flood.size(), flood.megabytesPerSecond());
-            messages.add(flood.size(), flood.messagesPerSecond());
+            final String name = ThroughputBenchmark.MESSAGING_ROW.equals(median.row()) ? provider + " messaging" :
+                median.row();
+            rows.computeIfAbsent(name, XYSeries::new).add(median.size(), median.messagesPerSecond());
         }
+        final XYSeriesCollection dataset = new XYSeriesCollection();
+        rows.values().forEach(dataset::addSeries);
         final LogAxis sizeAxis = new LogAxis("message size (bytes)");
         sizeAxis.setBase(2);
         sizeAxis.setSmallestValue(1);
         sizeAxis.setTickUnit(new NumberTickUnit(1));
         sizeAxis.setMinorTickMarksVisible(false);
-        final XYPlot plot = new XYPlot(new XYSeriesCollection(megabytes), sizeAxis, new NumberAxis("MB/s"),
+        final XYPlot plot = new XYPlot(dataset, sizeAxis, new NumberAxis("msgs/s (median of the rounds)"),
             new XYLineAndShapeRenderer(true, true));
-        plot.setRangeAxis(1, new NumberAxis("msgs/s"));
-        plot.setDataset(1, new XYSeriesCollection(messages));
-        plot.mapDatasetToRangeAxis(1, 1);
-        final XYLineAndShapeRenderer messagesRenderer = new XYLineAndShapeRenderer(true, true);
-        messagesRenderer.setSeriesPaint(0, Color.BLUE);
-        plot.setRenderer(1, messagesRenderer);
         return PercentilePlot.chart(provider + ": rate held against message size", plot);
     }
 }

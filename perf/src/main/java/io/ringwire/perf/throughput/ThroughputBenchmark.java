@@ -1,5 +1,6 @@
 package io.ringwire.perf.throughput;
 
+import io.ringwire.perf.baseline.aeron.AeronFlood;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.oneway.OneWayBenchmark;
 import io.ringwire.perf.oneway.OneWayRun;
@@ -8,17 +9,22 @@ import io.ringwire.perf.oneway.ThroughputArithmetic;
 import io.ringwire.perf.output.JsonText;
 import io.ringwire.perf.output.RecordedHistogram;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import io.ringwire.perf.rtt.RttRounds;
 import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * {@code ringwire perf throughput}: (a) per message size, a {@link OneWayRun#flood} and the rate it
- * held; (b) the {@link RateSweep}: open-loop one-way runs at doubling offered rates until the rule
+ * held, and beside it on shm Aeron IPC's, raw and carrying the same probe ({@link AeronFlood}), in
+ * rounds that interleave the rows, reported as medians with the median of the per-round ratios; (b) the {@link RateSweep}: open-loop one-way runs at doubling offered rates until the rule
  * stops it. Each run connects afresh, so one size's backlog never reaches the next.
  *
  * <p>Threading: the control thread.
@@ -28,15 +34,24 @@ public final class ThroughputBenchmark
     /** Unmeasured flooding before each measured window, so connection set-up and JIT stay out of it. */
     static final long FLOOD_WARMUP_NS = TimeUnit.MILLISECONDS.toNanos(500);
 
+    /** The row of RingWire's own flood; the Aeron rows are {@link #AERON_RAW} and {@link #AERON_PROBE}. */
+    static final String MESSAGING_ROW = "messaging";
+    /** Aeron IPC offering a buffer as it is. */
+    static final String AERON_RAW = "aeron-ipc raw";
+    /** Aeron IPC carrying the same SBE probe as RingWire's flood. */
+    static final String AERON_PROBE = "aeron-ipc probe";
+
     /**
-     * The rate one size held.
+     * The rate one row held at one size in one round.
      *
+     * @param row      {@link #MESSAGING_ROW}, {@link #AERON_RAW} or {@link #AERON_PROBE}.
+     * @param round    the round, from 0.
      * @param size     bytes per message.
      * @param messages received in the window.
      * @param bytes    payload bytes received in it.
      * @param windowNs the window, ns.
      */
-    public record Flood(int size, long messages, long bytes, long windowNs)
+    public record Flood(String row, int round, int size, long messages, long bytes, long windowNs)
     {
         public double messagesPerSecond()
         {
@@ -63,13 +78,66 @@ public final class ThroughputBenchmark
     }
 
     /**
+     * One row at one size over the rounds: the median rate, its spread, and the median of the
+     * per-round ratios of the messaging row to it (each ratio from one round's side-by-side floods).
+     *
+     * @param row                  the row.
+     * @param size                 bytes per message.
+     * @param messagesPerSecond    the median over the rounds.
+     * @param lowest               the lowest round.
+     * @param highest              the highest round.
+     * @param megabytesPerSecond   the median over the rounds.
+     * @param messagingRatio       median of messaging / this row, round by round (1 for messaging itself).
+     */
+    public record RowMedian(String row, int size, double messagesPerSecond, double lowest, double highest,
+        double megabytesPerSecond, double messagingRatio)
+    {
+    }
+
+    /**
      * Everything one run measured.
      *
-     * @param floods one per size.
+     * @param floods every round's, in the order run.
      * @param sweep  its steps, in order.
      */
     public record Result(List<Flood> floods, List<SweepStep> sweep)
     {
+        /**
+         * @return per row and size, in the order first run: the median over the rounds.
+         */
+        public List<RowMedian> medians()
+        {
+            final Map<String, List<Flood>> byRow = new LinkedHashMap<>();
+            for (final Flood flood : floods)
+            {
+                byRow.computeIfAbsent(flood.size() + " " + flood.row(), key -> new ArrayList<>()).add(flood);
+            }
+            final List<RowMedian> medians = new ArrayList<>();
+            for (final List<Flood> row : byRow.values())
+            {
+                final Flood first = row.getFirst();
+                final double[] rates = row.stream().mapToDouble(Flood::messagesPerSecond).toArray();
+                final double[] ratios = row.stream().mapToDouble(flood -> messagingRate(flood.size(), flood.round()) /
+                    flood.messagesPerSecond()).toArray();
+                medians.add(new RowMedian(first.row(), first.size(), RttRounds.median(rates),
+                    Arrays.stream(rates).min().orElse(0), Arrays.stream(rates).max().orElse(0),
+                    RttRounds.median(row.stream().mapToDouble(Flood::megabytesPerSecond).toArray()),
+                    RttRounds.median(ratios)));
+            }
+            return medians;
+        }
+
+        private double messagingRate(final int size, final int round)
+        {
+            for (final Flood flood : floods)
+            {
+                if (flood.size() == size && flood.round() == round && MESSAGING_ROW.equals(flood.row()))
+                {
+                    return flood.messagesPerSecond();
+                }
+            }
+            return 0;
+        }
     }
 
     private ThroughputBenchmark()
@@ -87,14 +155,30 @@ public final class ThroughputBenchmark
         final String provider = options.provider();
         final long measureNs = TimeUnit.SECONDS.toNanos(options.seconds());
         final List<Flood> floods = new ArrayList<>();
-        for (final int size : options.sizes())
+        for (int round = 0; round < options.rounds(); round++)
         {
-            final int length = LatencyProbeCodec.messageLength(size);
-            final String label = provider + " " + options.api() + " " + length + " B";
-            err.println("throughput: " + label + ", flooding for " + options.seconds() + " s");
-            final OneWayRun.Outcome outcome = OneWayRun.flood(label, provider, options.shmDirectory(), size, cpuPlan,
-                FLOOD_WARMUP_NS, measureNs, err);
-            floods.add(new Flood(length, outcome.windowCount(), outcome.windowBytes(), outcome.windowNs()));
+            for (final int size : options.sizes())
+            {
+                final int length = LatencyProbeCodec.messageLength(size);
+                final String label = provider + " " + options.api() + " " + length + " B" +
+                    (options.rounds() > 1 ? ", round " + (round + 1) + " of " + options.rounds() : "");
+                err.println("throughput: " + label + ", flooding for " + options.seconds() + " s");
+                final OneWayRun.Outcome outcome = OneWayRun.flood(label, provider, options.shmDirectory(), size,
+                    cpuPlan, FLOOD_WARMUP_NS, measureNs, err);
+                floods.add(new Flood(MESSAGING_ROW, round, length, outcome.windowCount(), outcome.windowBytes(),
+                    outcome.windowNs()));
+                if (options.aeronBaseline())
+                {
+                    for (final AeronFlood.Work work : AeronFlood.Work.values())
+                    {
+                        final String row = work == AeronFlood.Work.RAW ? AERON_RAW : AERON_PROBE;
+                        err.println("throughput: " + row + " " + length + " B, flooding for " + options.seconds() + " s");
+                        final AeronFlood.Window window = AeronFlood.run(work, length, options.shmDirectory(), cpuPlan,
+                            FLOOD_WARMUP_NS, measureNs, err);
+                        floods.add(new Flood(row, round, length, window.messages(), window.bytes(), window.windowNs()));
+                    }
+                }
+            }
         }
         final List<SweepStep> sweep = new ArrayList<>();
         for (int step = 0; step < options.sweepSteps(); step++)
@@ -124,11 +208,14 @@ public final class ThroughputBenchmark
     public static String table(final Result result)
     {
         final StringBuilder table = new StringBuilder(1024);
-        table.append(String.format(Locale.ROOT, "%8s %14s %10s%n", "bytes", "msgs/s", "MB/s"));
-        for (final Flood flood : result.floods())
+        table.append(String.format(Locale.ROOT, "%-16s %6s %14s %14s %14s %10s %12s%n", "row", "bytes", "msgs/s",
+            "lowest", "highest", "MB/s", "messaging/x"));
+        for (final RowMedian median : result.medians())
         {
-            table.append(String.format(Locale.ROOT, "%8d %14.0f %10.1f%n", flood.size(), flood.messagesPerSecond(),
-                flood.megabytesPerSecond()));
+            table.append(String.format(Locale.ROOT, "%-16s %6d %14.0f %14.0f %14.0f %10.1f %12s%n", median.row(),
+                median.size(), median.messagesPerSecond(), median.lowest(), median.highest(),
+                median.megabytesPerSecond(), MESSAGING_ROW.equals(median.row()) ? "" :
+                String.format(Locale.ROOT, "%.2fx", median.messagingRatio())));
         }
         if (!result.sweep().isEmpty())
         {
@@ -161,7 +248,9 @@ public final class ThroughputBenchmark
         for (int i = 0; i < result.floods().size(); i++)
         {
             final Flood flood = result.floods().get(i);
-            json.append(i > 0 ? "," : "").append("{\"size\":").append(flood.size())
+            json.append(i > 0 ? "," : "").append("{\"row\":").append(JsonText.quote(flood.row()))
+                .append(",\"round\":").append(flood.round())
+                .append(",\"size\":").append(flood.size())
                 .append(",\"messages\":").append(flood.messages())
                 .append(",\"bytes\":").append(flood.bytes())
                 .append(",\"window_ns\":").append(flood.windowNs())
@@ -169,6 +258,20 @@ public final class ThroughputBenchmark
                 .append(String.format(Locale.ROOT, "%.1f", flood.messagesPerSecond()))
                 .append(",\"megabytes_per_second\":")
                 .append(String.format(Locale.ROOT, "%.3f", flood.megabytesPerSecond()))
+                .append('}');
+        }
+        json.append("],\"medians\":[");
+        final List<RowMedian> medians = result.medians();
+        for (int i = 0; i < medians.size(); i++)
+        {
+            final RowMedian median = medians.get(i);
+            json.append(i > 0 ? "," : "").append("{\"row\":").append(JsonText.quote(median.row()))
+                .append(",\"size\":").append(median.size())
+                .append(",\"messages_per_second\":")
+                .append(String.format(Locale.ROOT, "%.1f", median.messagesPerSecond()))
+                .append(",\"lowest\":").append(String.format(Locale.ROOT, "%.1f", median.lowest()))
+                .append(",\"highest\":").append(String.format(Locale.ROOT, "%.1f", median.highest()))
+                .append(",\"messaging_ratio\":").append(String.format(Locale.ROOT, "%.4f", median.messagingRatio()))
                 .append('}');
         }
         json.append("],\"sweep\":[");

@@ -19,6 +19,8 @@ import java.util.List;
  * @param sweepStartRate     the sweep's first offered rate, per second.
  * @param sweepSteps         at most this many sweep steps (0: no sweep).
  * @param sweepSize          bytes per message in the sweep.
+ * @param rounds             rounds of the floods, each running every row at every size.
+ * @param aeronBaseline      whether Aeron IPC's rows (raw and with the probe) stand beside shm's.
  * @param json               print JSON instead of the table.
  * @param allowOversubscribe run with fewer CPUs than the two ends.
  * @param shmDirectory       directory of the shm provider's files.
@@ -33,6 +35,8 @@ public record ThroughputOptions(
     long sweepStartRate,
     int sweepSteps,
     int sweepSize,
+    int rounds,
+    boolean aeronBaseline,
     boolean json,
     boolean allowOversubscribe,
     String shmDirectory,
@@ -44,6 +48,10 @@ public record ThroughputOptions(
     static final int MAX_SECONDS = 3600;
     /** 10k/s doubled 20 times passes 10^10/s: more steps than any transport here sustains. */
     static final int MAX_SWEEP_STEPS = 20;
+    static final int MAX_ROUNDS = 99;
+    /** The rows that stand beside messaging's: Aeron IPC's, on shm. */
+    static final String BASELINE_AERON_IPC = "aeron-ipc";
+    static final String BASELINE_NONE = "none";
 
     /**
      * @return the text {@code throughput --help} prints.
@@ -53,13 +61,17 @@ public record ThroughputOptions(
         return """
             usage: ringwire perf throughput [--provider P] [--api messaging] [--sizes B,B...] [--seconds N]
                                             [--sweep-start R] [--sweep-steps N] [--sweep-size B]
-                                            [--out DIR] [--json] [--allow-oversubscribe] [--shm-dir DIR]
+                                            [--rounds N] [--baseline aeron-ipc|none] [--out DIR] [--json] [--allow-oversubscribe] [--shm-dir DIR]
 
             (a) Per message size, the highest rate held: the sender offers as fast as back pressure allows,
             the receiver counts; the rate over the measured seconds (after an unmeasured half second), in
             msgs/s and MB/s (10^6 bytes). (b) One-way latency against offered rate, open loop: rates double
             from --sweep-start until the achieved rate misses the target by more than 5% or the p99 from
             due time exceeds 10 ms (that step is the last reported). Plots of both in the results directory.
+            On shm, Aeron IPC floods beside each size (an exclusive publication, one thread offering, one
+            polling, on the same CPUs): raw (a buffer offered as it is) and carrying the same SBE probe,
+            encoded in place and decoded. Rounds interleave the rows; each row reports its median, its
+            spread, and messaging/x, the median of the per-round ratios of messaging's rate to the row's.
 
               --provider     shm, socket, roce or ibverbs (default shm)
               --api          messaging; channel is not measured yet
@@ -68,6 +80,8 @@ public record ThroughputOptions(
               --sweep-start  first offered rate of the sweep, per second (default 10000)
               --sweep-steps  at most this many sweep steps, 0 for none (default 20)
               --sweep-size   bytes per message in the sweep (default 32)
+              --rounds       rounds of the floods (default 1; 5 for figures to quote)
+              --baseline     aeron-ipc (the default on shm) or none; aeron-ipc only beside shm
               --out          results directory (default perf/results/<date-time>)
               --json         JSON on stdout instead of the table
             """;
@@ -90,6 +104,8 @@ public record ThroughputOptions(
         long sweepStartRate = RateSweep.DEFAULT_START_RATE;
         int sweepSteps = MAX_SWEEP_STEPS;
         int sweepSize = CommonOptions.DEFAULT_SIZE;
+        int rounds = 1;
+        String baseline = null;
         final OptionReader option = new OptionReader(args);
         while (option.next())
         {
@@ -105,13 +121,28 @@ public record ThroughputOptions(
                     CommonOptions.MAX_RATE, "messages per second");
                 case "--sweep-steps" -> sweepSteps = option.intNumber("a count", 0, MAX_SWEEP_STEPS, "steps");
                 case "--sweep-size" -> sweepSize = option.intNumber("bytes", 1, RttMessage.MAX_LENGTH, "bytes");
+                case "--rounds" -> rounds = option.intNumber("a count", 1, MAX_ROUNDS, "rounds");
+                case "--baseline" -> baseline = option.value(BASELINE_AERON_IPC + " or " + BASELINE_NONE);
                 default -> throw option.unknown("--provider, --api, --sizes, --seconds, --sweep-start, " +
-                    "--sweep-steps, --sweep-size, --out, --json, --allow-oversubscribe, --shm-dir, --help");
+                    "--sweep-steps, --sweep-size, --rounds, --baseline, --out, --json, --allow-oversubscribe, " +
+                    "--shm-dir, --help");
             }
         }
         final CommonOptions.Values shared = common.values(option);
+        final boolean shm = Transports.SHM.equals(shared.provider());
+        if (null != baseline && !BASELINE_AERON_IPC.equals(baseline) && !BASELINE_NONE.equals(baseline))
+        {
+            throw new UsageException("--baseline '" + baseline + "' is not a baseline; allowed: " + BASELINE_AERON_IPC +
+                ", " + BASELINE_NONE);
+        }
+        if (BASELINE_AERON_IPC.equals(baseline) && !shm)
+        {
+            throw new UsageException("--baseline " + BASELINE_AERON_IPC + " stands beside --provider shm only (it is " +
+                "same-host memory, as shm is), not beside " + shared.provider());
+        }
+        final boolean aeronBaseline = null == baseline ? shm : BASELINE_AERON_IPC.equals(baseline);
         return new ThroughputOptions(shared.provider(), shared.api(), sizes, seconds, sweepStartRate, sweepSteps,
-            sweepSize, shared.json(), shared.allowOversubscribe(), shared.shmDirectory(), shared.help(),
+            sweepSize, rounds, aeronBaseline, shared.json(), shared.allowOversubscribe(), shared.shmDirectory(), shared.help(),
             shared.out());
     }
 

@@ -34,7 +34,7 @@ class ThroughputArithmeticTest
     @Test
     void aFloodReportsBothRatesFromOneWindow()
     {
-        final ThroughputBenchmark.Flood flood = new ThroughputBenchmark.Flood(256, 4_000_000, 1_024_000_000L,
+        final ThroughputBenchmark.Flood flood = new ThroughputBenchmark.Flood("messaging", 0, 256, 4_000_000, 1_024_000_000L,
             2_000_000_000L);
 
         assertEquals(2_000_000.0, flood.messagesPerSecond(), 1e-6);

@@ -147,6 +147,13 @@ public final class ShmDevice extends SoftDevice
         return address;
     }
 
+    /** Its peers share this host's memory: a queue pair hands out views of their regions. */
+    @Override
+    public boolean mapsRemoteMemory()
+    {
+        return true;
+    }
+
     /**
      * @return {@link #MAX_WRITE_LENGTH}, the largest RDMA WRITE. SENDs are limited further by the
      *         peer's inbound ring: see {@link ShmQueuePair#maxSendLength()}.

@@ -123,6 +123,13 @@ public final class ShmQueuePair extends SoftQueuePair
         return maxSendLength;
     }
 
+    @Override
+    public AtomicBuffer remoteBuffer(final long remoteAddress, final int rkey, final int length)
+    {
+        final ShmRemoteRegions regions = peerRegions;
+        return null == regions || length < 0 ? null : regions.mapForLoadStore(rkey, remoteAddress, length);
+    }
+
     // ---------------------------------------------------------------- transport hooks
 
     @Override

@@ -87,6 +87,32 @@ final class ShmRemoteRegions implements AutoCloseable
     }
 
     /**
+     * A mapping of its own of a checked range of the peer's region, for loads and stores: held by
+     * nothing here, so it lives as long as its user holds it and never goes away under it.
+     *
+     * @return the view, or null when the check refused the range (counted) or the file is gone.
+     */
+    UnsafeBuffer mapForLoadStore(final int rkey, final long remoteAddress, final int length)
+    {
+        final long offset = checkRemoteWrite(rkey, remoteAddress, length);
+        if (offset < 0)
+        {
+            return null;
+        }
+        final ShmRemoteRegion region = regionsByRkey.get(rkey);
+        try
+        {
+            final MappedByteBuffer mapping = ShmFiles.mapExistingRange(peer.regionFile(region.fileNumber),
+                region.length);
+            return new UnsafeBuffer(mapping, (int)offset, length);
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
+    }
+
+    /**
      * @return the buffer of the region the last successful {@link #checkRemoteWrite} allowed.
      */
     UnsafeBuffer allowedBuffer()

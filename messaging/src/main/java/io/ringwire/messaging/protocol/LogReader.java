@@ -1,0 +1,110 @@
+package io.ringwire.messaging.protocol;
+
+import org.agrona.BitUtil;
+import org.agrona.concurrent.AtomicBuffer;
+
+import java.nio.ByteOrder;
+
+import static io.ringwire.messaging.protocol.FrameDescriptor.*;
+
+/**
+ * Reads a memory log, the ring a {@link FrameAppender} of a memory log writes with plain stores
+ * (shm): frames start on cache lines, and a frame is there once the position word at its offset
+ * holds its position's {@link FrameDescriptor#logPositionWord}, which the appender's commit writes
+ * last, with release order. {@link #next} reads that word with acquire order, so a reader that sees
+ * it sees every byte of the frame; a header whose position word is not yet written (a torn frame,
+ * still being written) is never read. What an earlier lap of the ring left at the offset holds an
+ * older position, and the payload a consumed frame left in its later lines this reader clears
+ * ({@link #consume}), so neither passes for a frame.
+ *
+ * <p>The checks on a committed frame: the length holds a header and fits before the end of the ring,
+ * the version is {@link FrameDescriptor#CURRENT_VERSION}, the type is known, and the frame carries
+ * the stream's session and stream. A checksum trailer is the caller's to verify.
+ *
+ * <p>Threading: the image's polling thread. Allocation-free; pure over the ring's bytes but for
+ * {@link #consume}.
+ */
+public final class LogReader
+{
+    /** {@link #next}: no frame is committed at the position yet. */
+    public static final long NONE = 0;
+    /** {@link #next}: the frame committed at the position breaks the stream's rules. */
+    public static final long BROKEN = -1;
+
+    private static final boolean NATIVE_IS_ORDER = ByteOrder.nativeOrder() == ORDER;
+    private static final long VERSION_BITS_MASK = 0xFF_0000_0000L;
+    private static final long CURRENT_VERSION_BITS = (long)CURRENT_VERSION << 32;
+
+    private final AtomicBuffer ring;
+    private final int capacity;
+    private final int mask;
+    private final long sessionStreamWord;
+
+    /**
+     * @param ring              the memory log: its capacity, a power of two, is the ring's.
+     * @param sessionStreamWord the {@link FrameDescriptor#sessionStreamWord} every frame carries.
+     */
+    public LogReader(final AtomicBuffer ring, final long sessionStreamWord)
+    {
+        if (!BitUtil.isPowerOfTwo(ring.capacity()) || ring.capacity() < 8 * LINE_ALIGNMENT)
+        {
+            throw new IllegalArgumentException("a memory log of " + ring.capacity() +
+                " bytes is not a power of two of at least " + 8 * LINE_ALIGNMENT);
+        }
+        this.ring = ring;
+        this.capacity = ring.capacity();
+        this.mask = capacity - 1;
+        this.sessionStreamWord = sessionStreamWord;
+    }
+
+    /**
+     * @param position where the next frame starts: a multiple of {@link FrameDescriptor#LINE_ALIGNMENT}.
+     * @return the length word of the frame committed there ({@link FrameDescriptor#lengthWord}: its
+     *         length is the low 32 bits, its flags {@link FrameDescriptor#flags}, its type the top 16
+     *         bits), {@link #NONE} when none is committed there yet, or {@link #BROKEN} when the
+     *         committed frame breaks the rules. Neither sentinel is a valid length word.
+     */
+    public long next(final long position)
+    {
+        final int offset = (int)position & mask;
+        final long word = ring.getLongVolatile(offset + POSITION_OFFSET);
+        if ((NATIVE_IS_ORDER ? word : Long.reverseBytes(word)) != logPositionWord(position))
+        {
+            return NONE;
+        }
+        final long lengthWord = ring.getLong(offset + FRAME_LENGTH_OFFSET, ORDER);
+        final int frameLength = (int)lengthWord;
+        final int type = (int)(lengthWord >>> 48);
+        if (frameLength < HEADER_LENGTH || frameLength > capacity - offset ||
+            (lengthWord & VERSION_BITS_MASK) != CURRENT_VERSION_BITS ||
+            ((type - TYPE_DATA) & 0xFFFF) > TYPE_HEARTBEAT - TYPE_DATA ||
+            ring.getLong(offset + SESSION_ID_OFFSET, ORDER) != sessionStreamWord)
+        {
+            return BROKEN;
+        }
+        return lengthWord;
+    }
+
+    /**
+     * Consumes the frame at the position once it is handled: clears the position word of every cache
+     * line it took but its first, so that no later lap reads what its payload left there as a frame.
+     * The first line's position word needs no clearing: it holds this frame's position, which no
+     * later frame has, and leaving it spares a small frame's line a store by the reader (a line the
+     * publisher would then have to take back from this core).
+     *
+     * @param position    where the frame starts.
+     * @param frameLength its length, as {@link #next} gave it.
+     * @return the position after it.
+     */
+    public long consume(final long position, final int frameLength)
+    {
+        final int offset = (int)position & mask;
+        final int aligned = alignedLength(frameLength, LINE_ALIGNMENT);
+        for (int line = offset + LINE_ALIGNMENT + POSITION_OFFSET, end = offset + aligned; line < end;
+            line += LINE_ALIGNMENT)
+        {
+            ring.putLong(line, 0L);
+        }
+        return position + aligned;
+    }
+}
