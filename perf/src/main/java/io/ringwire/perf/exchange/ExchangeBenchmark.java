@@ -95,10 +95,11 @@ public final class ExchangeBenchmark
             final LatencyLedger ledger = exchange.ledger();
             sleepSeconds(options.warmup(), "warm-up", provider, clients, ledger, failure);
             ledger.reset();
-            final long sentBefore = clients.counters().get(SimulatedClients.SENT);
-            final long acksBefore = clients.counters().get(SimulatedClients.ACKS);
-            final long newBefore = clients.counters().get(SimulatedClients.NEW_ORDERS);
+            // One reading of every counter, so the acknowledgements and their outcomes agree.
             final AtomicLongArray countersBefore = copy(clients.counters());
+            final long sentBefore = countersBefore.get(SimulatedClients.SENT);
+            final long acksBefore = countersBefore.get(SimulatedClients.ACKS);
+            final long newBefore = countersBefore.get(SimulatedClients.NEW_ORDERS);
             final long startNs = System.nanoTime();
             sleepSeconds(options.seconds(), "measured", provider, clients, ledger, failure);
             final double elapsed = (System.nanoTime() - startNs) / 1e9;
