@@ -281,7 +281,18 @@ final class Image implements AutoCloseable
                 if (type == TYPE_DATA)
                 {
                     header.frameOffset(offset);
-                    handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
+                    try
+                    {
+                        handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
+                    }
+                    catch (final Throwable ex)
+                    {
+                        // As Aeron does: the frame that threw counts as delivered, and so does every
+                        // frame before it in this poll, so the next poll neither repeats them nor
+                        // reads lines this poll already cleared.
+                        this.position = log.consume(position, frameLength);
+                        throw ex;
+                    }
                     tallies.fragments++;
                     tallies.messages += (flags & END_FLAG) >>> 6;
                     tallies.bytes += payloadLength;
@@ -340,8 +351,16 @@ final class Image implements AutoCloseable
         {
             return PROTOCOL_ERROR;
         }
+        final long joinPosition = join.buffer().getLong(JoinLayout.POSITION_OFFSET, ORDER);
+        // Every frame offset is derived from this position: one off the frame grid, negative or near
+        // the end of the position space would point reads (and a memory log's clears) past the ring.
+        if (joinPosition < 0 || joinPosition > Long.MAX_VALUE / 2 ||
+            (joinPosition & ((memoryLog ? FrameDescriptor.LINE_ALIGNMENT : FrameDescriptor.ALIGNMENT) - 1)) != 0)
+        {
+            return PROTOCOL_ERROR;
+        }
         joined = true;
-        position = join.buffer().getLong(JoinLayout.POSITION_OFFSET, ORDER);
+        position = joinPosition;
         creditSentPosition = position;
         framesReceived++;
         receivesToRepost++;

@@ -352,6 +352,13 @@ public final class PerfMain
             finish("exchange", args, options, options.json(), options.out(), new RunResult(
                 ExchangeBenchmark.table(results), ExchangeBenchmark.json(results), ExchangeBenchmark.histograms(results),
                 List.of()), out, err);
+            final String rejects = ExchangeBenchmark.mostlyRejected(results);
+            if (!rejects.isEmpty())
+            {
+                // Printed and kept, but not a measurement of orders through the exchange: fail the run.
+                throw new IllegalStateException("most acknowledgements were rejects, so the latency is not that of " +
+                    "orders through the engine: " + rejects);
+            }
         });
     }
 

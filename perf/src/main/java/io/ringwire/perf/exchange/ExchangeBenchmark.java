@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -18,7 +19,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * ({@link InProcessExchange}) at a fixed offered rate, once per provider: a warm-up that is not
  * measured, then the measured seconds, with a progress line a second. Reports order-to-ack from
  * each order's due time (coordinated omission corrected) and from its send, and every hop of the
- * ledger.
+ * ledger, with what the acknowledgements were ({@link AckOutcomes}: accepted, or rejected by whom
+ * and why) and each hop's count beside them. A run whose acknowledgements are mostly rejects is
+ * reported as such, and the command fails ({@link #mostlyRejected}). The offered rate is the total
+ * over all clients, each taking its share.
  *
  * <p>Thread layout: {@link InProcessExchange}'s; this thread sleeps.
  */
@@ -29,8 +33,38 @@ public final class ExchangeBenchmark
 
     /** One provider's figures. */
     public record Result(String provider, long offered, double achieved, String threads, long acks, long unacked,
-        Histogram[] hops)
+        Histogram[] hops, AckOutcomes outcomes)
     {
+        /** @return per hop, the acknowledgements timed there. */
+        public long[] hopCounts()
+        {
+            final long[] counts = new long[hops.length];
+            for (int i = 0; i < hops.length; i++)
+            {
+                counts[i] = hops[i].getTotalCount();
+            }
+            return counts;
+        }
+    }
+
+    /**
+     * @param results the runs.
+     * @return the providers whose acknowledgements were mostly rejects, in words; empty when none.
+     */
+    public static String mostlyRejected(final List<Result> results)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final Result result : results)
+        {
+            if (result.outcomes().mostlyRejected())
+            {
+                text.append(text.isEmpty() ? "" : "; ").append(String.format(Locale.ROOT,
+                    "%s: %,d of %,d acknowledgements were rejects (%,d by the gateway, %,d by the engine)",
+                    result.provider(), result.outcomes().rejected(), result.outcomes().acks(),
+                    result.outcomes().rejectedByGateway(), result.outcomes().rejectedByEngine()));
+            }
+        }
+        return text.toString();
     }
 
     public ExchangeBenchmark(final ExchangeOptions options, final PrintStream log)
@@ -61,9 +95,11 @@ public final class ExchangeBenchmark
             final LatencyLedger ledger = exchange.ledger();
             sleepSeconds(options.warmup(), "warm-up", provider, clients, ledger, failure);
             ledger.reset();
-            final long sentBefore = clients.counters().get(SimulatedClients.SENT);
-            final long acksBefore = clients.counters().get(SimulatedClients.ACKS);
-            final long newBefore = clients.counters().get(SimulatedClients.NEW_ORDERS);
+            // One reading of every counter, so the acknowledgements and their outcomes agree.
+            final AtomicLongArray countersBefore = copy(clients.counters());
+            final long sentBefore = countersBefore.get(SimulatedClients.SENT);
+            final long acksBefore = countersBefore.get(SimulatedClients.ACKS);
+            final long newBefore = countersBefore.get(SimulatedClients.NEW_ORDERS);
             final long startNs = System.nanoTime();
             sleepSeconds(options.seconds(), "measured", provider, clients, ledger, failure);
             final double elapsed = (System.nanoTime() - startNs) / 1e9;
@@ -80,9 +116,11 @@ public final class ExchangeBenchmark
             {
                 copies[i] = totals[i].copy();
             }
-            final long acks = clients.counters().get(SimulatedClients.ACKS) - acksBefore;
-            final long unacked = Math.max(0, clients.counters().get(SimulatedClients.NEW_ORDERS) - newBefore - acks);
-            return new Result(provider, options.rate(), sent / elapsed, threads, acks, unacked, copies);
+            final AtomicLongArray countersAfter = copy(clients.counters());
+            final long acks = countersAfter.get(SimulatedClients.ACKS) - acksBefore;
+            final long unacked = Math.max(0, countersAfter.get(SimulatedClients.NEW_ORDERS) - newBefore - acks);
+            return new Result(provider, options.rate(), sent / elapsed, threads, acks, unacked, copies,
+                AckOutcomes.between(countersBefore, countersAfter));
         }
     }
 
@@ -100,6 +138,17 @@ public final class ExchangeBenchmark
                 provider, phase, second, seconds, sent - lastSent, us(ack, 50), us(ack, 99)));
             lastSent = sent;
         }
+    }
+
+    /** @return the counters as they are now, apart from the clients' thread that goes on counting. */
+    private static AtomicLongArray copy(final AtomicLongArray counters)
+    {
+        final AtomicLongArray copy = new AtomicLongArray(counters.length());
+        for (int i = 0; i < counters.length(); i++)
+        {
+            copy.set(i, counters.get(i));
+        }
+        return copy;
     }
 
     private static String us(final Histogram histogram, final double percentile)
@@ -135,6 +184,7 @@ public final class ExchangeBenchmark
             text.append(String.format(Locale.ROOT, "%s: %,d orders/s offered, %,.0f sent; %,d acknowledged, %,d not " +
                 "(yet) when measuring stopped%n  threads: %s%n", result.provider(), result.offered(), result.achieved(),
                 result.acks(), result.unacked(), result.threads()));
+            text.append(result.outcomes().describe(result.hopCounts()));
             text.append("  latency (ns)                        count       p50       p90       p99     p99.9       max\n");
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)
             {
@@ -156,8 +206,11 @@ public final class ExchangeBenchmark
             final Histogram due = result.hops()[LatencyLedger.ORDER_TO_ACK_FROM_DUE];
             text.append(r == 0 ? "" : ",").append(String.format(Locale.ROOT,
                 "{\"provider\":\"%s\",\"offered_per_second\":%d,\"achieved_per_second\":%.0f,\"acks\":%d," +
+                "\"accepted\":%d,\"rejected_by_gateway\":%d,\"rejected_by_engine\":%d,\"mostly_rejected\":%b," +
                 "\"p50_ns\":%d,\"p99_ns\":%d,\"p99_9_ns\":%d,\"threads\":\"%s\",\"hops\":[", result.provider(),
-                result.offered(), result.achieved(), result.acks(), due.getValueAtPercentile(50),
+                result.offered(), result.achieved(), result.acks(), result.outcomes().accepted(),
+                result.outcomes().rejectedByGateway(), result.outcomes().rejectedByEngine(),
+                result.outcomes().mostlyRejected(), due.getValueAtPercentile(50),
                 due.getValueAtPercentile(99), due.getValueAtPercentile(99.9), result.threads()));
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)
             {

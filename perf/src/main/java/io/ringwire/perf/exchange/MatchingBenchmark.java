@@ -18,14 +18,15 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * {@code ringwire perf matching}: for each instrument count, generates the flow, replays it once
- * for reference (its output digest, and a check that nothing was refused), runs one unreported
- * round (the JIT compiles), then the measured rounds, then replays it once more to take the volume
- * of its output, and measures on their own what the engine's digest and validation cost for the
- * same requests and output.
+ * for reference (its books and output counts, and a check that nothing was refused), runs one
+ * unreported round (the JIT compiles), then the measured rounds, then replays it once more to take
+ * the volume of its output, and measures on their own what the digest agent and the journaller's
+ * validation cost for the same requests and output (neither runs on the engine's thread).
  *
  * <p>A round is three replays, each on a fresh engine filled by the prefill, after a full GC: back
  * to back (throughput), each apply timed (service time), and at a fixed offered rate (latency from
- * the due time). Every replay is checked against the reference: same digest, nothing refused.
+ * the due time). Every replay is checked against the reference: same books and output counts,
+ * nothing refused.
  *
  * <p>Threading: everything runs on one thread of its own, pinned to the last online CPU; the
  * caller waits for it.
@@ -165,7 +166,7 @@ public final class MatchingBenchmark
 
         final MatchingEngine reference = prepared(replay);
         replay.backToBack(reference);
-        final String digest = replay.verify(reference, null);
+        final String outcome = replay.verify(reference, null);
 
         final Histogram[] byKind = new Histogram[RequestKind.ALL.length];
         final Histogram[] warmupByKind = new Histogram[RequestKind.ALL.length];
@@ -176,11 +177,11 @@ public final class MatchingBenchmark
         }
         final long[] nsByKind = new long[RequestKind.ALL.length];
         log.println("matching: warm-up round");
-        round(replay, digest, warmupByKind, new long[RequestKind.ALL.length]);
+        round(replay, outcome, warmupByKind, new long[RequestKind.ALL.length]);
         final List<Round> rounds = new ArrayList<>();
         for (int r = 1; r <= options.rounds(); r++)
         {
-            final Round round = round(replay, digest, byKind, nsByKind);
+            final Round round = round(replay, outcome, byKind, nsByKind);
             rounds.add(round);
             final String name = instruments + "-instruments-round" + r;
             histograms.add(new RecordedHistogram(name + "-service", name, instruments + " instrument(s), round " + r +
@@ -201,7 +202,7 @@ public final class MatchingBenchmark
         volume.record();
         replay.backToBack(counted);
         volume.stop();
-        replay.verify(counted, digest);
+        replay.verify(counted, outcome);
         final double measured = flow.measured();
         final double digestNs = volume.digestNs(COST_REPETITIONS) / measured;
         final double checkNs = checkNs(flow) / measured;
@@ -224,7 +225,7 @@ public final class MatchingBenchmark
             digestNs, volume.messages() / measured, volume.bytes() / measured, checkNs, allocated, jitMs);
     }
 
-    private Round round(final EngineReplay replay, final String digest, final Histogram[] byKind, final long[] nsByKind)
+    private Round round(final EngineReplay replay, final String outcome, final Histogram[] byKind, final long[] nsByKind)
     {
         final int measured = replay.measured();
         final long[] allocated = new long[1];
@@ -234,21 +235,21 @@ public final class MatchingBenchmark
         Mark mark = new Mark();
         final long backToBackNs = replay.backToBack(engine);
         mark.addTo(allocated, jitMs);
-        replay.verify(engine, digest);
+        replay.verify(engine, outcome);
 
         engine = prepared(replay);
         final Histogram service = EngineReplay.histogram();
         mark = new Mark();
         replay.timedEach(engine, service, byKind, nsByKind);
         mark.addTo(allocated, jitMs);
-        replay.verify(engine, digest);
+        replay.verify(engine, outcome);
 
         engine = prepared(replay);
         final Histogram latency = EngineReplay.histogram();
         mark = new Mark();
         final long atRateNs = replay.atRate(engine, options.rate(), latency);
         mark.addTo(allocated, jitMs);
-        replay.verify(engine, digest);
+        replay.verify(engine, outcome);
 
         return new Round(measured * 1e9 / backToBackNs, MatchingResult.Percentiles.of(service), service.getMean(),
             measured * 1e9 / atRateNs, MatchingResult.Percentiles.of(latency), allocated[0], jitMs[0], service, latency);

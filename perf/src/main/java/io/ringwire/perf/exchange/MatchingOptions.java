@@ -62,8 +62,10 @@ public record MatchingOptions(
             the last online CPU, fed a recorded flow: a seeded flow in the shape of exchange-core's
             benchmark (about 9%% new GTC orders, 3%% IOC, 6%% cancels, 82%% moves and reductions, the books
             kept near --book resting orders each) is generated and SBE-encoded into memory first, then
-            replayed with MatchingEngine.apply, output discarded (the engine still digests it). Each round
-            replays it three times, on a fresh engine whose books were filled first (not measured):
+            replayed with MatchingEngine.applyChecked (validation is the journaller's, measured apart),
+            output discarded and not hashed (the digest agent's work, on its own thread in the exchange,
+            measured apart). Each round replays it three times, on a fresh engine whose books were
+            filled first (not measured):
               throughput   requests applied back to back: orders per second
               service      each apply timed on its own: percentiles of the service time
               fixed rate   requests offered at --rate a second, each timed from when it was due to when

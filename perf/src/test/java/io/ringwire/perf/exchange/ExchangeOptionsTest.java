@@ -59,7 +59,8 @@ class ExchangeOptionsTest
         final String json = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
         for (final String key : List.of("\"provider\":\"shm\"", "\"offered_per_second\":2000", "\"p50_ns\":",
-            "\"p99_ns\":", "\"p99_9_ns\":", "\"hop\":\"in engine\"", "\"hop\":\"order to ack (from due time)\""))
+            "\"p99_ns\":", "\"p99_9_ns\":", "\"hop\":\"in engine\"", "\"hop\":\"order to ack (from due time)\"",
+            "\"accepted\":", "\"rejected_by_gateway\":", "\"rejected_by_engine\":", "\"mostly_rejected\":false"))
         {
             assertTrue(json.contains(key), key + " in " + json);
         }

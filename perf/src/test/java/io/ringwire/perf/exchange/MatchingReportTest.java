@@ -59,7 +59,8 @@ class MatchingReportTest
         assertTrue(table.contains("service     p50 150  p99 400  p99.9 900  max 5,000 ns"), table);
         assertTrue(table.contains("fixed rate  1,000,000/s offered"), table);
         assertTrue(table.contains("p99 700"), table);
-        assertTrue(table.contains("digest      SHA-256 of 2.50 messages, 220 bytes a request: 120.5 ns"), table);
+        assertTrue(table.contains("digest      on the digest agent's thread, not the engine's: SHA-256 of 2.50 messages, " +
+            "220 bytes a request: 120.5 ns"), table);
         assertTrue(table.contains("  flow        new GTC 9.0%, new IOC 3.0%, cancel 6.0%, move 82.0%; 3.0% of requests " +
             "trade (new GTC 0.1%, new IOC 100.0%, cancel 0.0%, move 0.1% of each)"), table);
     }

@@ -32,13 +32,13 @@ final class BookState
             {
                 for (int slot = levels.best(instrument, side); slot != NONE; slot = levels.nextAway(instrument, side, slot))
                 {
-                    for (int order = levels.head(slot); order != NONE; order = orders.levelNext[order])
+                    for (int order = levels.head(slot); order != NONE; order = orders.levelNext(order))
                     {
-                        list.add(new RestingOrder(orders.orderId[order], orders.clientOrderId[order],
-                            orders.account[order], orders.instrument[order], orders.side[order], orders.ordType[order],
-                            orders.timeInForce[order], orders.selfTradePrevention[order], orders.postOnly[order] != 0,
-                            orders.price[order], orders.quantity[order], orders.leaves[order], orders.shown[order],
-                            orders.peak[order], orders.filled[order], orders.priority[order]));
+                        list.add(new RestingOrder(orders.orderId(order), orders.clientOrderId(order),
+                            orders.account(order), orders.instrument(order), orders.side(order), orders.ordType(order),
+                            orders.timeInForce(order), orders.selfTradePrevention(order), orders.postOnly(order),
+                            orders.price(order), orders.quantity(order), orders.leaves(order), orders.shown(order),
+                            orders.peak(order), orders.filled(order), orders.priority(order)));
                     }
                 }
             }
@@ -53,7 +53,7 @@ final class BookState
      *
      * @throws IllegalStateException when the books are not empty or the snapshot does not fit them.
      */
-    static void restore(final List<RestingOrder> resting, final InstrumentSpec[] instruments, final OrderStore orders,
+    static void restore(final List<RestingOrder> resting, final InstrumentRules[] instruments, final OrderStore orders,
         final PriceLevels levels)
     {
         if (orders.live() != 0)
@@ -77,23 +77,13 @@ final class BookState
             {
                 throw new IllegalStateException("the snapshot holds more orders or accounts than these books");
             }
-            orders.orderId[order] = r.orderId();
-            orders.clientOrderId[order] = r.clientOrderId();
-            orders.account[order] = r.account();
-            orders.instrument[order] = r.instrumentId();
-            orders.side[order] = r.side();
-            orders.ordType[order] = r.ordType();
-            orders.timeInForce[order] = r.timeInForce();
-            orders.selfTradePrevention[order] = r.selfTradePrevention();
-            orders.postOnly[order] = (byte)(r.postOnly() ? 1 : 0);
-            orders.price[order] = r.price();
-            orders.quantity[order] = r.quantity();
-            orders.leaves[order] = r.leaves();
-            orders.shown[order] = r.shown();
-            orders.peak[order] = r.peak();
-            orders.filled[order] = r.filled();
-            orders.priority[order] = r.priority();
-            orders.slot[order] = levels.slotOf(r.instrumentId() - 1, r.price());
+            orders.terms(order, r.orderId(), r.clientOrderId(), r.account(), r.instrumentId(), r.side(), r.ordType(),
+                r.timeInForce(), r.selfTradePrevention(), r.postOnly(), r.price(), r.quantity(), r.peak());
+            orders.leaves(order, r.leaves());
+            orders.shown(order, r.shown());
+            orders.filled(order, r.filled());
+            orders.priority(order, r.priority());
+            orders.slot(order, levels.slotOf(r.instrumentId() - 1, r.price()));
             orders.register(order);
             slots[i] = order;
             priorities[i] = r.priority();

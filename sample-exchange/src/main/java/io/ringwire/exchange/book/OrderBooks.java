@@ -25,7 +25,7 @@ import static io.ringwire.exchange.book.OrderTerms.*;
  */
 public final class OrderBooks
 {
-    private final InstrumentSpec[] instruments;
+    private final InstrumentRules[] instruments;
     private final OrderStore orders;
     private final PriceLevels levels;
     private final BookListener listener;
@@ -52,9 +52,9 @@ public final class OrderBooks
                     instruments[i].id());
             }
         }
-        this.instruments = instruments.clone();
+        this.instruments = InstrumentRules.of(instruments);
         this.orders = new OrderStore(maxOrders, maxAccounts);
-        this.levels = new PriceLevels(this.instruments, orders);
+        this.levels = new PriceLevels(instruments, orders);
         this.listener = listener;
     }
 
@@ -103,22 +103,9 @@ public final class OrderBooks
             return -POST_ONLY_WOULD_TAKE;
         }
         final int order = orders.allocate();
-        orders.orderId[order] = ++lastOrderId;
-        orders.clientOrderId[order] = clientOrderId;
-        orders.account[order] = account;
-        orders.instrument[order] = instrumentId;
-        orders.side[order] = side;
-        orders.ordType[order] = ordType;
-        orders.timeInForce[order] = timeInForce;
-        orders.price[order] = market ? 0 : price;
-        orders.quantity[order] = quantity;
-        orders.leaves[order] = quantity;
-        orders.filled[order] = 0;
-        orders.peak[order] = displayQuantity;
-        orders.shown[order] = 0;
-        orders.postOnly[order] = (byte)(postOnly ? 1 : 0);
-        orders.selfTradePrevention[order] = selfTradePrevention;
-        orders.slot[order] = market ? NONE : levels.slotOf(instrument, price);
+        orders.terms(order, ++lastOrderId, clientOrderId, account, instrumentId, side, ordType, timeInForce,
+            selfTradePrevention, postOnly, market ? 0 : price, quantity, displayQuantity);
+        orders.slot(order, market ? NONE : levels.slotOf(instrument, price));
         listener.accepted(order);
 
         if (timeInForce == FOK && !fillable(order))
@@ -129,7 +116,7 @@ public final class OrderBooks
         final boolean emptySide = levels.best(instrument, opposite) == NONE;
         if (match(order))
         {
-            if (orders.leaves[order] == 0)
+            if (orders.leaves(order) == 0)
             {
                 orders.free(order);
             }
@@ -153,15 +140,15 @@ public final class OrderBooks
     public int cancel(final long account, final long origClientOrderId, final int instrumentId, final byte side)
     {
         final int order = orders.find(account, origClientOrderId);
-        if (order == NONE || orders.instrument[order] != instrumentId || orders.side[order] != side)
+        if (order == NONE || orders.instrument(order) != instrumentId || orders.side(order) != side)
         {
             return -UNKNOWN_ORDER;
         }
-        final long shown = orders.shown[order];
-        final long leaves = orders.leaves[order];
+        final long shown = orders.shown(order);
+        final long leaves = orders.leaves(order);
         levels.remove(order);
-        orders.leaves[order] = 0;
-        orders.shown[order] = 0;
+        orders.leaves(order, 0);
+        orders.shown(order, 0);
         listener.canceled(order, leaves, shown, CLIENT_CANCEL);
         orders.unregister(order);
         orders.free(order);
@@ -179,21 +166,21 @@ public final class OrderBooks
         final int instrumentId, final byte side, final long price, final long quantity)
     {
         final int order = orders.find(account, origClientOrderId);
-        if (order == NONE || orders.instrument[order] != instrumentId || orders.side[order] != side)
+        if (order == NONE || orders.instrument(order) != instrumentId || orders.side(order) != side)
         {
             return -UNKNOWN_ORDER;
         }
-        final InstrumentSpec spec = instruments[instrumentId - 1];
-        final int priceReason = OrderChecks.checkPrice(spec, price);
+        final InstrumentRules rules = instruments[instrumentId - 1];
+        final int priceReason = OrderChecks.checkPrice(rules, price);
         if (priceReason != 0)
         {
             return -priceReason;
         }
-        if (quantity <= 0 || quantity <= orders.filled[order])
+        if (quantity <= 0 || quantity <= orders.filled(order))
         {
             return -INVALID_QUANTITY;
         }
-        if (quantity % spec.lotSize() != 0)
+        if (!rules.lot.divides(quantity))
         {
             return -LOT_SIZE;
         }
@@ -203,51 +190,51 @@ public final class OrderBooks
         }
         final int instrument = instrumentId - 1;
         final boolean crossing = crosses(instrument, opposite(side), side, price);
-        if (crossing && orders.postOnly[order] != 0)
+        if (crossing && orders.postOnly(order))
         {
             return -POST_ONLY_WOULD_TAKE;
         }
-        final long shownBefore = orders.shown[order];
-        final boolean keepsPriority = price == orders.price[order] && quantity <= orders.quantity[order];
+        final long shownBefore = orders.shown(order);
+        final boolean keepsPriority = price == orders.price(order) && quantity <= orders.quantity(order);
         if (clientOrderId != origClientOrderId)
         {
             orders.rekey(order, clientOrderId);
         }
-        final long leaves = quantity - orders.filled[order];
-        orders.quantity[order] = quantity;
-        orders.leaves[order] = leaves;
+        final long leaves = quantity - orders.filled(order);
+        orders.quantity(order, quantity);
+        orders.leaves(order, leaves);
         if (keepsPriority)
         {
-            orders.shown[order] = Math.min(shownBefore, leaves);
+            orders.shown(order, Math.min(shownBefore, leaves));
             listener.replaced(order, true, shownBefore, false);
             return 0;
         }
         levels.remove(order);
-        orders.price[order] = price;
-        orders.slot[order] = levels.slotOf(instrument, price);
+        orders.price(order, price);
+        orders.slot(order, levels.slotOf(instrument, price));
         if (!crossing)
         {
-            orders.shown[order] = showable(order);
-            orders.priority[order] = ++lastPriority;
+            orders.shown(order, showable(order));
+            orders.priority(order, ++lastPriority);
             levels.append(order);
             listener.replaced(order, false, shownBefore, false);
             return 0;
         }
-        orders.shown[order] = 0;
+        orders.shown(order, 0);
         listener.replaced(order, false, shownBefore, true);
         // It stays registered while it trades, so its account's list keeps order id order.
         replacing = order;
         if (match(order))
         {
-            if (orders.leaves[order] == 0)
+            if (orders.leaves(order) == 0)
             {
                 orders.unregister(order);
                 orders.free(order);
             }
             else
             {
-                orders.shown[order] = showable(order);
-                orders.priority[order] = ++lastPriority;
+                orders.shown(order, showable(order));
+                orders.priority(order, ++lastPriority);
                 levels.append(order);
                 listener.rested(order);
             }
@@ -268,14 +255,14 @@ public final class OrderBooks
         int order = orders.firstOfAccount(account);
         while (order != NONE)
         {
-            final int next = orders.accountNext[order];
-            if (instrumentId == 0 || orders.instrument[order] == instrumentId)
+            final int next = orders.accountNext(order);
+            if (instrumentId == 0 || orders.instrument(order) == instrumentId)
             {
-                final long shown = orders.shown[order];
-                final long leaves = orders.leaves[order];
+                final long shown = orders.shown(order);
+                final long leaves = orders.leaves(order);
                 levels.remove(order);
-                orders.leaves[order] = 0;
-                orders.shown[order] = 0;
+                orders.leaves(order, 0);
+                orders.shown(order, 0);
                 listener.canceled(order, leaves, shown, MASS_CANCEL);
                 orders.unregister(order);
                 orders.free(order);
@@ -339,7 +326,7 @@ public final class OrderBooks
         {
             return false;
         }
-        final long bestPrice = orders.price[levels.head(best)];
+        final long bestPrice = orders.price(levels.head(best));
         return side == BUY ? bestPrice <= price : bestPrice >= price;
     }
 
@@ -353,27 +340,27 @@ public final class OrderBooks
      */
     private boolean fillable(final int order)
     {
-        final int instrument = orders.instrument[order] - 1;
-        final byte opposite = opposite(orders.side[order]);
-        final boolean market = orders.ordType[order] == MARKET;
-        final long limit = orders.price[order];
-        final long account = orders.account[order];
-        final long needed = orders.leaves[order];
-        final boolean ownOrdersGo = orders.selfTradePrevention[order] == STP_CANCEL_RESTING;
+        final int instrument = orders.instrument(order) - 1;
+        final byte opposite = opposite(orders.side(order));
+        final boolean market = orders.ordType(order) == MARKET;
+        final long limit = orders.price(order);
+        final long account = orders.account(order);
+        final long needed = orders.leaves(order);
+        final boolean ownOrdersGo = orders.selfTradePrevention(order) == STP_CANCEL_RESTING;
         long available = 0;
         for (int slot = levels.best(instrument, opposite); slot != NONE; slot = levels.nextAway(instrument, opposite, slot))
         {
             int resting = levels.head(slot);
-            final long levelPrice = orders.price[resting];
+            final long levelPrice = orders.price(resting);
             if (!market && (opposite == SELL ? levelPrice > limit : levelPrice < limit))
             {
                 return false;
             }
             long shownAhead = 0;
             long open = 0;
-            for (; resting != NONE; resting = orders.levelNext[resting])
+            for (; resting != NONE; resting = orders.levelNext(resting))
             {
-                if (orders.account[resting] == account)
+                if (orders.account(resting) == account)
                 {
                     if (!ownOrdersGo)
                     {
@@ -382,8 +369,8 @@ public final class OrderBooks
                 }
                 else
                 {
-                    shownAhead += orders.shown[resting];
-                    open += orders.leaves[resting];
+                    shownAhead += orders.shown(resting);
+                    open += orders.leaves(resting);
                 }
             }
             available += open;
@@ -405,12 +392,12 @@ public final class OrderBooks
      */
     private boolean match(final int order)
     {
-        final int instrument = orders.instrument[order] - 1;
-        final byte opposite = opposite(orders.side[order]);
-        final boolean market = orders.ordType[order] == MARKET;
-        final long limit = orders.price[order];
-        final long account = orders.account[order];
-        while (orders.leaves[order] > 0)
+        final int instrument = orders.instrument(order) - 1;
+        final byte opposite = opposite(orders.side(order));
+        final boolean market = orders.ordType(order) == MARKET;
+        final long limit = orders.price(order);
+        final long account = orders.account(order);
+        while (orders.leaves(order) > 0)
         {
             final int slot = levels.best(instrument, opposite);
             if (slot == NONE)
@@ -418,15 +405,15 @@ public final class OrderBooks
                 return true;
             }
             int resting = levels.head(slot);
-            final long levelPrice = orders.price[resting];
+            final long levelPrice = orders.price(resting);
             if (!market && (opposite == SELL ? levelPrice > limit : levelPrice < limit))
             {
                 return true;
             }
-            while (resting != NONE && orders.leaves[order] > 0)
+            while (resting != NONE && orders.leaves(order) > 0)
             {
-                final int next = orders.levelNext[resting];
-                if (orders.account[resting] == account)
+                final int next = orders.levelNext(resting);
+                if (orders.account(resting) == account)
                 {
                     if (!preventSelfTrade(order, resting))
                     {
@@ -445,23 +432,21 @@ public final class OrderBooks
 
     private void fill(final int order, final int resting, final long price)
     {
-        final long quantity = Math.min(orders.leaves[order], orders.shown[resting]);
-        orders.leaves[order] -= quantity;
-        orders.filled[order] += quantity;
-        orders.leaves[resting] -= quantity;
-        orders.shown[resting] -= quantity;
-        orders.filled[resting] += quantity;
+        final long quantity = Math.min(orders.leaves(order), orders.shown(resting));
+        orders.leaves(order, orders.leaves(order) - quantity);
+        orders.filled(order, orders.filled(order) + quantity);
+        orders.fill(resting, quantity);
         listener.traded(order, resting, price, quantity, ++lastMatchId);
-        if (orders.leaves[resting] == 0)
+        if (orders.leaves(resting) == 0)
         {
             levels.remove(resting);
             orders.unregister(resting);
             orders.free(resting);
         }
-        else if (orders.shown[resting] == 0)
+        else if (orders.shown(resting) == 0)
         {
-            orders.shown[resting] = showable(resting);
-            orders.priority[resting] = ++lastPriority;
+            orders.shown(resting, showable(resting));
+            orders.priority(resting, ++lastPriority);
             levels.moveToBack(resting);
             listener.rested(resting);
         }
@@ -474,7 +459,7 @@ public final class OrderBooks
      */
     private boolean preventSelfTrade(final int order, final int resting)
     {
-        switch (orders.selfTradePrevention[order])
+        switch (orders.selfTradePrevention(order))
         {
             case STP_CANCEL_AGGRESSING ->
             {
@@ -489,8 +474,8 @@ public final class OrderBooks
             }
             case STP_DECREMENT_AND_CANCEL ->
             {
-                final long incoming = orders.leaves[order];
-                final long standing = orders.leaves[resting];
+                final long incoming = orders.leaves(order);
+                final long standing = orders.leaves(resting);
                 final long decrement = Math.min(incoming, standing);
                 if (standing == decrement)
                 {
@@ -498,17 +483,17 @@ public final class OrderBooks
                 }
                 else
                 {
-                    final long shownBefore = orders.shown[resting];
-                    orders.leaves[resting] = standing - decrement;
-                    orders.shown[resting] = Math.min(shownBefore, orders.leaves[resting]);
-                    listener.restated(resting, decrement, shownBefore - orders.shown[resting]);
+                    final long shownBefore = orders.shown(resting);
+                    orders.leaves(resting, standing - decrement);
+                    orders.shown(resting, Math.min(shownBefore, orders.leaves(resting)));
+                    listener.restated(resting, decrement, shownBefore - orders.shown(resting));
                 }
                 if (incoming == decrement)
                 {
                     kill(order, SELF_TRADE_PREVENTION);
                     return false;
                 }
-                orders.leaves[order] = incoming - decrement;
+                orders.leaves(order, incoming - decrement);
                 listener.restated(order, decrement, 0);
                 return true;
             }
@@ -522,11 +507,11 @@ public final class OrderBooks
 
     private void cancelResting(final int resting, final int reason)
     {
-        final long shown = orders.shown[resting];
-        final long leaves = orders.leaves[resting];
+        final long shown = orders.shown(resting);
+        final long leaves = orders.leaves(resting);
         levels.remove(resting);
-        orders.leaves[resting] = 0;
-        orders.shown[resting] = 0;
+        orders.leaves(resting, 0);
+        orders.shown(resting, 0);
         listener.canceled(resting, leaves, shown, reason);
         orders.unregister(resting);
         orders.free(resting);
@@ -535,8 +520,8 @@ public final class OrderBooks
     /** Cancels the rest of an order that is not resting (an incoming one) and frees it. */
     private void kill(final int order, final int reason)
     {
-        final long leaves = orders.leaves[order];
-        orders.leaves[order] = 0;
+        final long leaves = orders.leaves(order);
+        orders.leaves(order, 0);
         listener.canceled(order, leaves, 0, reason);
         if (order == replacing)
         {
@@ -547,8 +532,8 @@ public final class OrderBooks
 
     private void rest(final int order)
     {
-        orders.shown[order] = showable(order);
-        orders.priority[order] = ++lastPriority;
+        orders.shown(order, showable(order));
+        orders.priority(order, ++lastPriority);
         orders.register(order);
         levels.append(order);
         listener.rested(order);
@@ -556,8 +541,8 @@ public final class OrderBooks
 
     private long showable(final int order)
     {
-        final long peak = orders.peak[order];
-        final long leaves = orders.leaves[order];
+        final long peak = orders.peak(order);
+        final long leaves = orders.leaves(order);
         return peak > 0 && peak < leaves ? peak : leaves;
     }
 }

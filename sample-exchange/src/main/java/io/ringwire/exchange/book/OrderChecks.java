@@ -20,7 +20,7 @@ final class OrderChecks
      *
      * @return 0, or the reason.
      */
-    static int check(final InstrumentSpec[] instruments, final OrderStore orders, final long clientOrderId,
+    static int check(final InstrumentRules[] instruments, final OrderStore orders, final long clientOrderId,
         final long account, final int instrumentId, final byte side, final byte ordType, final byte timeInForce, final long price, final long quantity, final long displayQuantity,
         final boolean postOnly, final byte selfTradePrevention)
     {
@@ -28,16 +28,16 @@ final class OrderChecks
         {
             return UNKNOWN_INSTRUMENT;
         }
-        final InstrumentSpec spec = instruments[instrumentId - 1];
+        final InstrumentRules rules = instruments[instrumentId - 1];
         if (quantity <= 0)
         {
             return INVALID_QUANTITY;
         }
-        if (quantity % spec.lotSize() != 0)
+        if (!rules.lot.divides(quantity))
         {
             return LOT_SIZE;
         }
-        if (displayQuantity < 0 || displayQuantity > quantity || displayQuantity % spec.lotSize() != 0)
+        if (displayQuantity < 0 || displayQuantity > quantity || !rules.lot.divides(displayQuantity))
         {
             return INVALID_QUANTITY;
         }
@@ -49,7 +49,7 @@ final class OrderChecks
         final boolean immediate = timeInForce == IOC || timeInForce == FOK;
         if (ordType == LIMIT)
         {
-            final int priceReason = checkPrice(spec, price);
+            final int priceReason = checkPrice(rules, price);
             if (priceReason != 0)
             {
                 return priceReason;
@@ -82,13 +82,13 @@ final class OrderChecks
         return 0;
     }
 
-    static int checkPrice(final InstrumentSpec spec, final long price)
+    static int checkPrice(final InstrumentRules rules, final long price)
     {
-        if (price % spec.tickSize() != 0)
+        if (!rules.tick.divides(price))
         {
             return TICK_SIZE;
         }
-        if (price < spec.minPrice() || price > spec.maxPrice())
+        if (price < rules.minPrice || price > rules.maxPrice)
         {
             return PRICE_BAND;
         }

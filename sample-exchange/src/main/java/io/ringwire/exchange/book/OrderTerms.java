@@ -52,6 +52,8 @@ public final class OrderTerms
     public static final int MASS_CANCEL = 19;
     public static final int CAPACITY_EXCEEDED = 20;
     public static final int INVALID_ORDER_TYPE = 21;
+    /** The engine's journal refused the request: nothing applied, and the reject carries no engine sequence. */
+    public static final int JOURNAL_REFUSED = 27;
 
     /** Highest reason value, for arrays of counters by reason. */
     public static final int MAX_REASON = 31;

@@ -7,9 +7,10 @@ import static io.ringwire.exchange.book.OrderStore.NONE;
 /**
  * Every instrument's price levels, one slot per tick of its price band, laid end to end in shared
  * arrays: a slot holds the head and tail of the queue of orders resting at that price (one side
- * at a time: a bid and an ask at one price would have traded). A bitmap per side marks the
- * non-empty slots, so the best price after a level empties is found a word (64 ticks) at a time,
- * and a price's level is found by arithmetic, with no search and no tree.
+ * at a time: a bid and an ask at one price would have traded), side by side in one array so a
+ * level's two ends share a cache line. A bitmap per side marks the non-empty slots, so the best
+ * price after a level empties is found a word (64 ticks) at a time, and a price's level is found
+ * by arithmetic (a multiplication, see {@link ExactDivisor}), with no search and no tree.
  *
  * <p>Memory: {@link #BYTES_PER_SLOT} bytes per price slot; the slots are the book's price-level
  * capacity, fixed at start by the instruments' bands.
@@ -24,11 +25,11 @@ final class PriceLevels
     private final int[] base;
     private final int[] slots;
     private final long[] minPrice;
-    private final long[] tickSize;
-    private final int[] bestBid;
-    private final int[] bestAsk;
-    private final int[] head;
-    private final int[] tail;
+    private final ExactDivisor[] tick;
+    /** Per instrument, the best bid's slot then the best ask's. */
+    private final int[] bests;
+    /** Per slot, the head of its queue then the tail. */
+    private final int[] levelEnds;
     private final long[] bids;
     private final long[] asks;
     private final OrderStore orders;
@@ -40,29 +41,25 @@ final class PriceLevels
         base = new int[count];
         slots = new int[count];
         minPrice = new long[count];
-        tickSize = new long[count];
-        bestBid = new int[count];
-        bestAsk = new int[count];
+        tick = new ExactDivisor[count];
+        bests = new int[count * 2];
         long total = 0;
         for (int i = 0; i < count; i++)
         {
             base[i] = (int)total;
             slots[i] = instruments[i].priceSlots();
             minPrice[i] = instruments[i].minPrice();
-            tickSize[i] = instruments[i].tickSize();
+            tick[i] = new ExactDivisor(instruments[i].tickSize());
             total += slots[i] + 64L; // a word of margin keeps each instrument's bits in words of its own
-            if (total > Integer.MAX_VALUE / 2)
+            if (total > Integer.MAX_VALUE / 4)
             {
                 throw new IllegalArgumentException("the instruments' price bands need " + total +
                     " price slots; narrow the bands");
             }
         }
-        Arrays.fill(bestBid, NONE);
-        Arrays.fill(bestAsk, NONE);
-        head = new int[(int)total];
-        tail = new int[(int)total];
-        Arrays.fill(head, NONE);
-        Arrays.fill(tail, NONE);
+        Arrays.fill(bests, NONE);
+        levelEnds = new int[(int)total * 2];
+        Arrays.fill(levelEnds, NONE);
         bids = new long[(int)(total >>> 6) + 1];
         asks = new long[(int)(total >>> 6) + 1];
     }
@@ -70,37 +67,37 @@ final class PriceLevels
     /** @return price slots in use by all instruments (their capacity for price levels). */
     int slotCount()
     {
-        return head.length;
+        return levelEnds.length >> 1;
     }
 
-    /** @return the slot of a price in an instrument's band (validated beforehand). */
+    /** @return the slot of a price in an instrument's band (validated beforehand: in the band, on the tick). */
     int slotOf(final int instrument, final long price)
     {
-        return base[instrument] + (int)((price - minPrice[instrument]) / tickSize[instrument]);
+        return base[instrument] + (int)tick[instrument].quotientOfMultiple(price - minPrice[instrument]);
     }
 
     /** @return the best (highest) bid level's slot, or {@link OrderStore#NONE}. */
     int bestBid(final int instrument)
     {
-        return bestBid[instrument];
+        return bests[instrument << 1];
     }
 
     /** @return the best (lowest) ask level's slot, or {@link OrderStore#NONE}. */
     int bestAsk(final int instrument)
     {
-        return bestAsk[instrument];
+        return bests[(instrument << 1) + 1];
     }
 
     /** @return the best level's slot on a side, or {@link OrderStore#NONE}. */
     int best(final int instrument, final byte side)
     {
-        return side == OrderTerms.BUY ? bestBid[instrument] : bestAsk[instrument];
+        return side == OrderTerms.BUY ? bests[instrument << 1] : bests[(instrument << 1) + 1];
     }
 
     /** @return the first order of a level, or {@link OrderStore#NONE}. */
     int head(final int slot)
     {
-        return head[slot];
+        return levelEnds[slot << 1];
     }
 
     /**
@@ -114,80 +111,80 @@ final class PriceLevels
     /** Puts an order at the back of the level its slot names. */
     void append(final int order)
     {
-        final int levelSlot = orders.slot[order];
-        final int last = tail[levelSlot];
-        orders.levelNext[order] = NONE;
-        orders.levelPrev[order] = last;
+        final int levelSlot = orders.slot(order);
+        final int last = levelEnds[(levelSlot << 1) + 1];
+        orders.levelNext(order, NONE);
+        orders.levelPrev(order, last);
         if (last == NONE)
         {
-            head[levelSlot] = order;
-            tail[levelSlot] = order;
-            final int instrument = orders.instrument[order] - 1;
-            if (orders.side[order] == OrderTerms.BUY)
+            levelEnds[levelSlot << 1] = order;
+            levelEnds[(levelSlot << 1) + 1] = order;
+            final int instrument = orders.instrument(order) - 1;
+            if (orders.side(order) == OrderTerms.BUY)
             {
                 bids[levelSlot >>> 6] |= 1L << levelSlot;
-                if (bestBid[instrument] == NONE || levelSlot > bestBid[instrument])
+                if (bests[instrument << 1] == NONE || levelSlot > bests[instrument << 1])
                 {
-                    bestBid[instrument] = levelSlot;
+                    bests[instrument << 1] = levelSlot;
                 }
             }
             else
             {
                 asks[levelSlot >>> 6] |= 1L << levelSlot;
-                if (bestAsk[instrument] == NONE || levelSlot < bestAsk[instrument])
+                if (bests[(instrument << 1) + 1] == NONE || levelSlot < bests[(instrument << 1) + 1])
                 {
-                    bestAsk[instrument] = levelSlot;
+                    bests[(instrument << 1) + 1] = levelSlot;
                 }
             }
         }
         else
         {
-            orders.levelNext[last] = order;
-            tail[levelSlot] = order;
+            orders.levelNext(last, order);
+            levelEnds[(levelSlot << 1) + 1] = order;
         }
     }
 
     /** Takes an order out of its level; an emptied level leaves the bitmap, and the touch moves on. */
     void remove(final int order)
     {
-        final int levelSlot = orders.slot[order];
-        final int previous = orders.levelPrev[order];
-        final int next = orders.levelNext[order];
+        final int levelSlot = orders.slot(order);
+        final int previous = orders.levelPrev(order);
+        final int next = orders.levelNext(order);
         if (previous == NONE)
         {
-            head[levelSlot] = next;
+            levelEnds[levelSlot << 1] = next;
         }
         else
         {
-            orders.levelNext[previous] = next;
+            orders.levelNext(previous, next);
         }
         if (next == NONE)
         {
-            tail[levelSlot] = previous;
+            levelEnds[(levelSlot << 1) + 1] = previous;
         }
         else
         {
-            orders.levelPrev[next] = previous;
+            orders.levelPrev(next, previous);
         }
-        orders.levelNext[order] = NONE;
-        orders.levelPrev[order] = NONE;
-        if (head[levelSlot] == NONE)
+        orders.levelNext(order, NONE);
+        orders.levelPrev(order, NONE);
+        if (levelEnds[levelSlot << 1] == NONE)
         {
-            final int instrument = orders.instrument[order] - 1;
-            if (orders.side[order] == OrderTerms.BUY)
+            final int instrument = orders.instrument(order) - 1;
+            if (orders.side(order) == OrderTerms.BUY)
             {
                 bids[levelSlot >>> 6] &= ~(1L << levelSlot);
-                if (bestBid[instrument] == levelSlot)
+                if (bests[instrument << 1] == levelSlot)
                 {
-                    bestBid[instrument] = below(instrument, levelSlot);
+                    bests[instrument << 1] = below(instrument, levelSlot);
                 }
             }
             else
             {
                 asks[levelSlot >>> 6] &= ~(1L << levelSlot);
-                if (bestAsk[instrument] == levelSlot)
+                if (bests[(instrument << 1) + 1] == levelSlot)
                 {
-                    bestAsk[instrument] = above(instrument, levelSlot);
+                    bests[(instrument << 1) + 1] = above(instrument, levelSlot);
                 }
             }
         }
@@ -196,27 +193,27 @@ final class PriceLevels
     /** Moves an order to the back of its level (an iceberg's refill). */
     void moveToBack(final int order)
     {
-        final int levelSlot = orders.slot[order];
-        if (tail[levelSlot] == order)
+        final int levelSlot = orders.slot(order);
+        if (levelEnds[(levelSlot << 1) + 1] == order)
         {
             return;
         }
-        final int previous = orders.levelPrev[order];
-        final int next = orders.levelNext[order];
+        final int previous = orders.levelPrev(order);
+        final int next = orders.levelNext(order);
         if (previous == NONE)
         {
-            head[levelSlot] = next;
+            levelEnds[levelSlot << 1] = next;
         }
         else
         {
-            orders.levelNext[previous] = next;
+            orders.levelNext(previous, next);
         }
-        orders.levelPrev[next] = previous;
-        final int last = tail[levelSlot];
-        orders.levelNext[last] = order;
-        orders.levelPrev[order] = last;
-        orders.levelNext[order] = NONE;
-        tail[levelSlot] = order;
+        orders.levelPrev(next, previous);
+        final int last = levelEnds[(levelSlot << 1) + 1];
+        orders.levelNext(last, order);
+        orders.levelPrev(order, last);
+        orders.levelNext(order, NONE);
+        levelEnds[(levelSlot << 1) + 1] = order;
     }
 
     /** @return the highest non-empty bid slot below {@code slot} in the instrument's range, or NONE. */

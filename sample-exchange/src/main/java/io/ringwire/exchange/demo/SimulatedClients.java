@@ -11,6 +11,7 @@ import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
+import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderEncoder;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.exchange.flow.OrderFlow;
@@ -36,9 +37,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * The demo's trading clients: each logs on to the gateway with its session's token, then sends a
  * seeded flow ({@link OrderFlow}: new orders around a drifting mid price, IOC and MARKET orders,
  * cancels and replaces of its own live orders) at its share of the offered rate, heartbeats when
- * idle, and reads its replies. Each order is due at a fixed time on the rate's schedule; a client
- * that falls behind sends what is due at once, and the latency from the due time charges the wait
- * to every order behind the stall.
+ * idle, and reads its replies. It follows its orders from their reports: an order filled, canceled
+ * or rejected leaves the flow's live orders ({@link OrderFlow#ended}), so its cancels and replaces
+ * miss (UNKNOWN_ORDER) only when the order ends while they are on their way. Each order is due at
+ * a fixed time on the rate's schedule; a client that falls behind sends what is due at once, and
+ * the latency from the due time charges the wait to every order behind the stall.
  *
  * <p>Every acknowledgement (the first report of a new order: NEW or REJECTED) is timed hop by hop
  * from its ledger into a {@link LatencyLedger}; fills and rejects are counted, and the counts a run
@@ -85,9 +88,15 @@ public final class SimulatedClients implements Agent, AutoCloseable
     public static final int MAX_SEQUENCE = 14;
     /** Orders reported both filled and canceled: must stay 0. */
     public static final int FILLED_AND_CANCELED = 15;
-    /** Rejects by reason start here: index {@code REJECT_REASONS + reason}. */
-    public static final int REJECT_REASONS = 16;
-    private static final int COUNTERS = REJECT_REASONS + 64;
+    /** New orders acknowledged by the gateway's reject (it never reached the engine). */
+    public static final int ACKS_REJECTED_BY_GATEWAY = 16;
+    /** New orders acknowledged by the engine's reject. */
+    public static final int ACKS_REJECTED_BY_ENGINE = 17;
+    /** Rejects of any request by reason start here: index {@code REJECT_REASONS + reason}. */
+    public static final int REJECT_REASONS = 18;
+    /** Rejects that acknowledged a new order, by reason, start here: {@code ACK_REJECT_REASONS + reason}. */
+    public static final int ACK_REJECT_REASONS = REJECT_REASONS + 64;
+    private static final int COUNTERS = ACK_REJECT_REASONS + 64;
 
     private static final int FRAGMENT_LIMIT = 32;
     private static final int SEQUENCE_BITS = 1 << 27;
@@ -438,9 +447,10 @@ public final class SimulatedClients implements Agent, AutoCloseable
         }
         if (execType == ExecType.REJECTED)
         {
+            current.flow.ended(report.clientOrderId());
             counters.lazySet(REJECTS, counters.get(REJECTS) + 1);
             final int reason = report.rejectReasonRaw();
-            if (reason >= 0 && reason < COUNTERS - REJECT_REASONS)
+            if (reason >= 0 && reason < ACK_REJECT_REASONS - REJECT_REASONS)
             {
                 counters.lazySet(REJECT_REASONS + reason, counters.get(REJECT_REASONS + reason) + 1);
             }
@@ -452,12 +462,14 @@ public final class SimulatedClients implements Agent, AutoCloseable
             counters.lazySet(side, counters.get(side) + report.lastQuantity());
             if (execType == ExecType.FILL)
             {
+                current.flow.ended(report.clientOrderId());
                 ended(report.clientOrderId(), FILLED);
             }
         }
         else if (execType == ExecType.CANCELED)
         {
             counters.lazySet(CANCELS, counters.get(CANCELS) + 1);
+            current.flow.ended(report.clientOrderId());
             ended(report.clientOrderId(), CANCELED);
         }
     }
@@ -510,6 +522,10 @@ public final class SimulatedClients implements Agent, AutoCloseable
             client.pendingIds[slot] = 0;
             client.ackedIds[slot] = clientOrderId;
             counters.lazySet(ACKS, counters.get(ACKS) + 1);
+            if (report.execType() == ExecType.REJECTED)
+            {
+                countRejectedAck();
+            }
             ledger.recordAck(report.clientSendTime(), report.gatewayInTime(), report.gatewayOutTime(),
                 report.engineInTime(), report.engineOutTime(), report.gatewayReplyTime(), receivedNs,
                 client.pendingDue[slot]);
@@ -517,6 +533,24 @@ public final class SimulatedClients implements Agent, AutoCloseable
         else if (client.ackedIds[slot] == clientOrderId)
         {
             counters.incrementAndGet(DUPLICATE_ACKS);
+        }
+    }
+
+    /**
+     * Counts a new order's reject by whom and why. The engine's reports carry its sequence; the
+     * gateway's carry none, nor does the engine's reject of a request its journal refused.
+     */
+    private void countRejectedAck()
+    {
+        final int reason = report.rejectReasonRaw();
+        final long sequence = report.engineSequence();
+        final boolean byEngine = (sequence > 0 && sequence != ExecutionReportDecoder.engineSequenceNullValue()) ||
+            reason == RejectReason.JOURNAL_REFUSED.value();
+        final int by = byEngine ? ACKS_REJECTED_BY_ENGINE : ACKS_REJECTED_BY_GATEWAY;
+        counters.lazySet(by, counters.get(by) + 1);
+        if (reason >= 0 && reason < COUNTERS - ACK_REJECT_REASONS)
+        {
+            counters.lazySet(ACK_REJECT_REASONS + reason, counters.get(ACK_REJECT_REASONS + reason) + 1);
         }
     }
 

@@ -83,7 +83,8 @@ final class Summary
             final long count = clients.get(SimulatedClients.REJECT_REASONS + reason.value());
             if (count > 0)
             {
-                out.println(String.format(Locale.ROOT, "    %-26s %,d", reason.name(), count));
+                out.println(String.format(Locale.ROOT, "    %-26s %,d (%.2f%% of requests)", reason.name(), count,
+                    100.0 * count / Math.max(1, sent)));
             }
         }
         if (null != fix)

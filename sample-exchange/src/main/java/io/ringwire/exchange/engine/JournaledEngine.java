@@ -16,10 +16,18 @@ import java.util.Properties;
 import java.util.function.Consumer;
 
 /**
- * A matching engine with its journal: every request that passes the engine's check is appended to
- * the journal before it is applied, so a process killed at any point loses nothing it accepted. It
- * takes a snapshot every {@link EngineConfig#snapshotInterval()} requests and on the journaled
- * SNAPSHOT command, and links its output digest there (see {@link OutputDigest}).
+ * A matching engine with its journal: every request that passes the engine's check is journaled
+ * before it is applied, so a process killed at any point loses nothing it accepted. At every
+ * snapshot point ({@link EngineConfig#snapshotInterval()} requests, and the journaled SNAPSHOT
+ * command) it links its output digest (see {@link OutputDigest}) and, where it keeps the
+ * snapshots, writes one.
+ *
+ * <p>Three compositions share the rules: {@link #open} does it all on one thread (journal, apply,
+ * digest, snapshots; a tool, a test); {@link #recover} makes the live engine of the exchange's
+ * pipeline, which applies what the {@link io.ringwire.exchange.node.Journaller} journaled
+ * ({@link #applyJournaled}) and neither hashes nor writes snapshots on its thread (its digest goes
+ * to a {@link DigestAgent}, its snapshots come from a replica); {@link #replica} makes that
+ * replica, which replays the journal behind the engine and writes the snapshots.
  *
  * <p>Opening recovers: it loads the newest whole snapshot, replays the journal after it through the
  * engine (whose outputs go to the output again: the engine's sequences let a receiver drop what it
@@ -29,8 +37,8 @@ import java.util.function.Consumer;
  *
  * <p>The journal directory keeps the engine's configuration, so {@link #replay} needs nothing else.
  *
- * <p>Threading: one thread. {@link #accept} allocates nothing in steady state (a snapshot, taken
- * between requests, does).
+ * <p>Threading: one thread. {@link #accept} and {@link #applyJournaled} allocate nothing in steady
+ * state (a snapshot, taken between requests where this engine keeps them, does).
  */
 public final class JournaledEngine implements AutoCloseable
 {
@@ -43,19 +51,21 @@ public final class JournaledEngine implements AutoCloseable
     private final long snapshotInterval;
     private Journal journal;
     private JournalReadResult recovery;
-    private Consumer<String> digestListener = digest -> LOG.log(System.Logger.Level.DEBUG, () -> "engine output digest " + digest);
     private long applied;
     private long snapshotsTaken;
+    private boolean closed;
 
     private JournaledEngine(final MatchingEngine engine, final EngineSnapshots snapshots, final long snapshotInterval)
     {
         this.engine = engine;
         this.snapshots = snapshots;
         this.snapshotInterval = snapshotInterval;
+        engine.digest().onValue(digest -> LOG.log(System.Logger.Level.DEBUG, () -> "engine output digest " + digest));
     }
 
     /**
-     * Opens (creating or recovering) the engine journaled in {@code directory}.
+     * Opens (creating or recovering) the engine journaled in {@code directory}, all of it on the
+     * calling thread: it journals ({@link #accept}), digests and writes snapshots itself.
      *
      * @param directory     the journal directory.
      * @param config        the configuration for a new journal; an existing one keeps its own, and
@@ -73,14 +83,49 @@ public final class JournaledEngine implements AutoCloseable
         final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output),
             new EngineSnapshots(directory), actual.snapshotInterval());
         journaled.recover(directory, true);
-        journaled.journal = Journal.open(new JournalContext().directory(directory).segmentLength(segmentLength).conclude());
-        if (journaled.journal.recordCount() != journaled.applied)
-        {
-            final long records = journaled.journal.recordCount();
-            journaled.journal.close();
-            throw new IllegalStateException("the journal in " + directory + " holds " + records +
-                " records, but recovery applied " + journaled.applied);
-        }
+        final Journal journal = Journal.open(new JournalContext().directory(directory).segmentLength(segmentLength)
+            .conclude());
+        journaled.requireWhole(journal);
+        journaled.journal = journal;
+        return journaled;
+    }
+
+    /**
+     * Recovers the live engine of the exchange's pipeline from {@code directory}: from the newest
+     * snapshot and the journal after it, on the calling thread (its digest fed there too, until
+     * {@link MatchingEngine#feedDigest} hands it on). It opens no journal (the journaller appends;
+     * see {@link #requireWhole}) and writes no snapshots (the {@link #replica} does).
+     *
+     * @param directory the journal directory (created when new).
+     * @param config    as {@link #open} takes it.
+     * @param output    where execution reports and market data go (recovery's too).
+     * @return the engine, at the journal's end.
+     */
+    public static JournaledEngine recover(final Path directory, final EngineConfig config, final EngineOutput output)
+    {
+        final EngineConfig actual = settle(directory, config);
+        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output), null,
+            actual.snapshotInterval());
+        journaled.recover(directory, true);
+        return journaled;
+    }
+
+    /**
+     * The engine's replica: restored from the newest snapshot in {@code directory} (or empty), it
+     * applies the journal's records from there as a reader hands them over ({@link #applyJournaled})
+     * and writes the snapshots, digesting its own output to keep the chain they hold. Its output
+     * goes nowhere. It reads no journal itself: open it before records are appended past the
+     * snapshot, or hand it every record after {@link #applied()}.
+     *
+     * @param directory the journal directory, with the engine's configuration in it.
+     * @return the replica, at the newest snapshot.
+     */
+    public static JournaledEngine replica(final Path directory)
+    {
+        final EngineConfig config = settle(directory, null);
+        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE),
+            new EngineSnapshots(directory), config.snapshotInterval());
+        journaled.restoreLatestSnapshot(directory);
         return journaled;
     }
 
@@ -113,26 +158,36 @@ public final class JournaledEngine implements AutoCloseable
     {
     }
 
+    /**
+     * Checks that a journal opened after recovery holds exactly the records recovery applied (one
+     * writer at a time; nothing appended in between); closes it when not.
+     *
+     * @param opened the journal, open for appending.
+     * @throws IllegalStateException when the counts differ.
+     */
+    public void requireWhole(final Journal opened)
+    {
+        if (opened.recordCount() != applied)
+        {
+            final long records = opened.recordCount();
+            opened.close();
+            throw new IllegalStateException("the journal in " + opened.directory() + " holds " + records +
+                " records, but recovery applied " + applied);
+        }
+    }
+
     private void recover(final Path directory, final boolean fromSnapshot)
     {
         if (fromSnapshot)
         {
-            snapshots.latest().ifPresent(state ->
-            {
-                engine.restore(state);
-                applied = state.journalSequence();
-            });
-            for (final String problem : snapshots.problems())
-            {
-                LOG.log(System.Logger.Level.WARNING, "snapshot passed over: " + problem);
-            }
+            restoreLatestSnapshot(directory);
         }
         if (!Files.exists(directory.resolve(JournalDirectory.METADATA_FILE)))
         {
             return; // a new journal
         }
         recovery = new JournalReader(directory).read(applied, (sequence, buffer, offset, length) ->
-            afterApply(engine.apply(buffer, offset, length)));
+            applyJournaled(buffer, offset, length));
         if (recovery.corrupt())
         {
             throw new IllegalStateException("the journal in " + directory + " is damaged before its end: " +
@@ -142,6 +197,20 @@ public final class JournaledEngine implements AutoCloseable
         {
             LOG.log(System.Logger.Level.WARNING, "the journal's last record was torn and is not applied: " +
                 recovery.damage().message());
+        }
+    }
+
+    private void restoreLatestSnapshot(final Path directory)
+    {
+        final EngineSnapshots found = new EngineSnapshots(directory);
+        found.latest().ifPresent(state ->
+        {
+            engine.restore(state);
+            applied = state.journalSequence();
+        });
+        for (final String problem : found.problems())
+        {
+            LOG.log(System.Logger.Level.WARNING, "snapshot passed over: " + problem);
         }
     }
 
@@ -171,7 +240,7 @@ public final class JournaledEngine implements AutoCloseable
     }
 
     /**
-     * Takes one request: checked, journaled, applied.
+     * Takes one request: checked, journaled, applied (the composition of {@link #open}).
      *
      * @return the template id applied, or a negative code: the engine's check failed
      *         ({@link MatchingEngine#check}), or {@link #JOURNAL_REFUSED}; either way nothing was
@@ -188,18 +257,23 @@ public final class JournaledEngine implements AutoCloseable
         {
             return JOURNAL_REFUSED;
         }
-        final int templateId = engine.apply(buffer, offset, length);
-        afterApply(templateId);
-        return templateId;
+        return applyJournaled(buffer, offset, length);
     }
 
-    private void afterApply(final int templateId)
+    /**
+     * Applies the next journaled request (the journal checked it before it took it), then acts on
+     * a snapshot point or a DIGEST command it makes.
+     *
+     * @return the template id applied.
+     */
+    public int applyJournaled(final DirectBuffer buffer, final int offset, final int length)
     {
+        final int templateId = engine.applyChecked(buffer, offset, length);
         applied++;
         final int command = engine.lastCommand(templateId);
         if (command == EngineCommandType.SNAPSHOT.value() || (snapshotInterval > 0 && applied % snapshotInterval == 0))
         {
-            engine.digest().link();
+            engine.digestFeed().link(applied);
             if (null != snapshots)
             {
                 snapshots.write(engine.state(applied));
@@ -208,14 +282,18 @@ public final class JournaledEngine implements AutoCloseable
         }
         if (command == EngineCommandType.DIGEST.value())
         {
-            digestListener.accept(engine.digest().value());
+            engine.digestFeed().valueRequested();
         }
+        return templateId;
     }
 
-    /** @param listener told the digest whenever a DIGEST command is applied, and at close. */
+    /**
+     * @param listener told the digest whenever a DIGEST command is applied, and at close, on the
+     *                 thread that feeds the digest.
+     */
     public void onDigest(final Consumer<String> listener)
     {
-        this.digestListener = listener;
+        engine.digest().onValue(listener);
     }
 
     /** @return the engine. */
@@ -242,21 +320,32 @@ public final class JournaledEngine implements AutoCloseable
         return recovery;
     }
 
-    /** @return the digest of everything sent. */
+    /**
+     * @return the digest of everything sent: once what feeds it has caught up (see
+     *         {@link MatchingEngine#digest()}).
+     */
     public String digest()
     {
         return engine.digest().value();
     }
 
-    /** Closes the journal and reports the final digest to the digest listener. */
+    /**
+     * Closes the journal where this engine appends to one, and reports the final digest to the
+     * digest listener (once what feeds it has caught up).
+     */
     @Override
     public void close()
     {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
         if (null != journal)
         {
             journal.close();
             journal = null;
-            digestListener.accept(digest());
         }
+        engine.digest().valueRequested();
     }
 }

@@ -25,7 +25,6 @@ import java.nio.ByteBuffer;
 final class MarketDataEncoder
 {
     private final EngineOutput output;
-    private final OutputDigest digest;
     private final EngineCounters counters;
     private final long[] instrumentSequence;
     private long streamSequence;
@@ -38,11 +37,14 @@ final class MarketDataEncoder
     private final OrderReplacedEncoder replaced = new OrderReplacedEncoder();
     private final TradeEncoder trade = new TradeEncoder();
 
-    MarketDataEncoder(final int instruments, final EngineOutput output, final OutputDigest digest,
-        final EngineCounters counters)
+    /**
+     * @param instruments instruments 1 to N.
+     * @param output      where the messages go (through the engine's digest feed).
+     * @param counters    the engine's counters.
+     */
+    MarketDataEncoder(final int instruments, final EngineOutput output, final EngineCounters counters)
     {
         this.output = output;
-        this.digest = digest;
         this.counters = counters;
         this.instrumentSequence = new long[instruments + 1];
     }
@@ -154,7 +156,6 @@ final class MarketDataEncoder
     private void send(final int length)
     {
         counters.marketDataMessages++;
-        digest.update(buffer, 0, length);
         output.marketData(buffer, 0, length);
     }
 

@@ -36,7 +36,9 @@ import java.util.HexFormat;
  * EngineCommand), applies it to the {@link OrderBooks}, and encodes what happened as SBE
  * execution reports (one for every state change of an order) and ITCH-style order-level market
  * data, each stamped with its sequence: the engine's for execution reports, the stream's and the
- * instrument's for market data. Every byte it sends also goes into the {@link OutputDigest}.
+ * instrument's for market data. Every message it sends also goes to its {@link DigestFeed}: into
+ * its {@link OutputDigest} on this thread, or through a {@link DigestRing} to the
+ * {@link DigestAgent}, which keeps the same digest on a thread of its own.
  *
  * <p>Deterministic: its only clock is the time the gateway stamped on the request
  * ({@code receiveTime}, or {@code sendingTime} from a version-1 sender), and every id and sequence
@@ -54,7 +56,7 @@ public final class MatchingEngine implements BookListener
 
     private final OrderBooks books;
     private final OrderStore orders;
-    private final EngineOutput output;
+    private final DigestedOutput output;
     private final OutputDigest digest;
     private final EngineCounters counters = new EngineCounters();
     private final MarketDataEncoder marketData;
@@ -77,17 +79,53 @@ public final class MatchingEngine implements BookListener
     private long engineSequence;
 
     /**
+     * An engine that digests its output on its own thread.
+     *
      * @param config the instruments and capacities.
      * @param output where execution reports and market data go.
      */
     public MatchingEngine(final EngineConfig config, final EngineOutput output)
     {
+        this(config, output, new OutputDigest(), null);
+    }
+
+    /**
+     * @param config the instruments and capacities.
+     * @param output where execution reports and market data go.
+     * @param digest the digest of its output (restored with the engine, handed to whoever feeds it).
+     * @param feed   where its output goes to be digested; null for {@code digest} itself, on this
+     *               thread (see {@link #feedDigest}).
+     */
+    public MatchingEngine(final EngineConfig config, final EngineOutput output, final OutputDigest digest,
+        final DigestFeed feed)
+    {
         this.books = new OrderBooks(config.instruments().toArray(new InstrumentSpec[0]), config.maxOrders(),
             config.maxAccounts(), this);
         this.orders = books.orders();
-        this.output = output;
-        this.digest = new OutputDigest();
-        this.marketData = new MarketDataEncoder(config.instruments().size(), output, digest, counters);
+        this.digest = digest;
+        this.output = new DigestedOutput(output, null == feed ? digest : feed);
+        this.marketData = new MarketDataEncoder(config.instruments().size(), this.output, counters);
+    }
+
+    /**
+     * Sends the output to be digested through {@code feed} from now on: the live engine recovers with
+     * its digest on its own thread, then hands it to the {@link DigestAgent} and feeds it through a
+     * {@link DigestRing}. Control path, between requests.
+     *
+     * @param feed where the output goes to be digested.
+     * @return the feed it replaces.
+     */
+    public DigestFeed feedDigest(final DigestFeed feed)
+    {
+        final DigestFeed before = output.feed;
+        output.feed = feed;
+        return before;
+    }
+
+    /** @return where the output goes to be digested. */
+    public DigestFeed digestFeed()
+    {
+        return output.feed;
     }
 
     /** @return the books, for reading. */
@@ -96,7 +134,10 @@ public final class MatchingEngine implements BookListener
         return books;
     }
 
-    /** @return the digest of everything sent. */
+    /**
+     * @return the digest of everything sent: read it on the thread that feeds it, or once that has
+     *         stopped (see {@link #feedDigest}).
+     */
     public OutputDigest digest()
     {
         return digest;
@@ -126,9 +167,9 @@ public final class MatchingEngine implements BookListener
             templateId == EngineCommandDecoder.TEMPLATE_ID ? 0 : UNKNOWN_TEMPLATE;
     }
 
-
     /**
-     * Applies one request.
+     * Applies one request that has not been checked: {@link #check} first, then
+     * {@link #applyChecked}. A message that fails the check is counted and dropped.
      *
      * @return the template id applied, or a negative code when the message was dropped (counted).
      */
@@ -147,6 +188,17 @@ public final class MatchingEngine implements BookListener
             }
             return valid;
         }
+        return applyChecked(buffer, offset, length);
+    }
+
+    /**
+     * Applies one request that {@link #check} accepted (every journaled request was): it is
+     * validated once, before it is journaled, and not again here.
+     *
+     * @return the template id applied.
+     */
+    public int applyChecked(final DirectBuffer buffer, final int offset, final int length)
+    {
         header.wrap(buffer, offset);
         final int templateId = header.templateId();
         final int blockLength = header.blockLength();
@@ -446,7 +498,6 @@ public final class MatchingEngine implements BookListener
             .engineOutTime(0)
             .gatewayReplyTime(0);
         counters.executionReports++;
-        digest.update(reportBuffer, 0, length);
         output.executionReport(reportBuffer, 0, length);
     }
 
@@ -461,5 +512,33 @@ public final class MatchingEngine implements BookListener
             return OrdStatus.FILLED;
         }
         return filled > 0 ? OrdStatus.PARTIALLY_FILLED : OrdStatus.NEW;
+    }
+
+    /** The application's output, with each message digested first. */
+    private static final class DigestedOutput implements EngineOutput
+    {
+        private final EngineOutput next;
+        /** Changed between requests only, on the engine's thread. */
+        private DigestFeed feed;
+
+        DigestedOutput(final EngineOutput next, final DigestFeed feed)
+        {
+            this.next = next;
+            this.feed = feed;
+        }
+
+        @Override
+        public void executionReport(final DirectBuffer buffer, final int offset, final int length)
+        {
+            feed.update(buffer, offset, length);
+            next.executionReport(buffer, offset, length);
+        }
+
+        @Override
+        public void marketData(final DirectBuffer buffer, final int offset, final int length)
+        {
+            feed.update(buffer, offset, length);
+            next.marketData(buffer, offset, length);
+        }
     }
 }

@@ -6,6 +6,7 @@ import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.function.Consumer;
 
 /**
  * A SHA-256 digest of every byte the engine sent, in order, that survives a restart: it is a
@@ -15,10 +16,16 @@ import java.util.HexFormat;
  * links at the same points and reaches the same value. The value reported folds the bytes since
  * the last link in without making a link.
  *
- * <p>Threading: the engine's thread. {@link #update} allocates nothing (the JDK's SHA-256 runs on
- * the CPU's SHA extensions where it has them).
+ * <p>It is fed on the engine's thread ({@link DigestFeed}: a replay, a replica) or on the
+ * {@link DigestAgent}'s, from a ring the engine writes (the live engine, whose thread does no
+ * hashing).
+ *
+ * <p>Threading: one thread feeds it at a time; a handover from one to another needs a
+ * happens-before edge (starting the new thread, say). Read its value on the thread that feeds it,
+ * or once feeding has stopped. {@link #update} allocates nothing (the JDK's SHA-256 runs on the
+ * CPU's SHA extensions where it has them).
  */
-public final class OutputDigest
+public final class OutputDigest implements DigestFeed
 {
     /** Bytes of a SHA-256 value. */
     public static final int LENGTH = 32;
@@ -28,6 +35,7 @@ public final class OutputDigest
     private final byte[] chain = new byte[LENGTH];
     private final byte[] link = new byte[LENGTH];
     private long bytes;
+    private Consumer<String> valueListener = value -> { };
 
     public OutputDigest()
     {
@@ -44,6 +52,7 @@ public final class OutputDigest
     /**
      * Adds a message's bytes.
      */
+    @Override
     public void update(final DirectBuffer buffer, final int offset, final int length)
     {
         int done = 0;
@@ -55,6 +64,29 @@ public final class OutputDigest
             done += chunk;
         }
         bytes += length;
+    }
+
+    /** A snapshot point: {@link #link()}. */
+    @Override
+    public void link(final long journalSequence)
+    {
+        link();
+    }
+
+    /** Tells the value listener the value so far (control path: allocates). */
+    @Override
+    public void valueRequested()
+    {
+        valueListener.accept(value());
+    }
+
+    /**
+     * @param listener told the value at each {@link #valueRequested()}, on the thread that feeds
+     *                 the digest.
+     */
+    public void onValue(final Consumer<String> listener)
+    {
+        this.valueListener = listener;
     }
 
     /** Makes a link: the chain takes in the bytes since the last one. */

@@ -23,8 +23,10 @@ import java.util.SplittableRandom;
  * at any index (see {@link #skip}).
  *
  * <p>It keeps the client order ids it believes live (a bounded table per flow, forgotten oldest
- * first) to aim cancels and replaces at; some of those have traded away by then, which the engine
- * rejects as unknown, as it would a real client's late cancel.
+ * first) to aim cancels and replaces at. On its own it cannot know which of them have traded away
+ * since; a client that reads its execution reports tells it ({@link #ended}), so that only an order
+ * that ends while the cancel or replace is on its way is unknown to the engine, as a real client's
+ * late cancel is. Without those calls the same seed gives the same bytes.
  *
  * <p>Threading: one thread. {@link #next} allocates nothing.
  */
@@ -50,6 +52,9 @@ public final class OrderFlow
     private final byte[] liveSides;
     private final long[] livePrices;
     private final long[] liveQuantities;
+    /** By client order id (its low bits): 1 + its place in the live table, or 0. */
+    private final int[] livePlaces;
+    private final int livePlaceMask;
     private int liveCount;
     private int liveNext;
     private long nextClientOrderId;
@@ -88,6 +93,10 @@ public final class OrderFlow
         liveSides = new byte[tracked];
         livePrices = new long[tracked];
         liveQuantities = new long[tracked];
+        // Ids are consecutive and a tracked order is forgotten within a few tracked-table turns, so
+        // a table many times the tracked count keeps two live orders from sharing a place.
+        livePlaces = new int[Integer.highestOneBit(Math.max(1, tracked)) << 4];
+        livePlaceMask = livePlaces.length - 1;
         nextClientOrderId = seed & 0xFFFF_FFFFL;
         time = 1_700_000_000_000_000_000L;
     }
@@ -238,20 +247,32 @@ public final class OrderFlow
             .quantity(quantity)
             .sendingTime(time)
             .receiveTime(time);
+        unindex(liveClientIds[pick], pick);
         liveClientIds[pick] = clientOrderId;
         livePrices[pick] = price;
         liveQuantities[pick] = quantity;
+        index(clientOrderId, pick);
         return MessageHeaderEncoder.ENCODED_LENGTH + replace.encodedLength();
     }
 
     private int massCancel(final MutableDirectBuffer buffer, final int offset, final int instrument)
     {
+        final long account = firstAccount + random.nextInt(accounts);
+        final int canceled = random.nextBoolean() ? 0 : instrument;
         massCancel.wrapAndApplyHeader(buffer, offset, header)
             .clientOrderId(++nextClientOrderId)
-            .account(firstAccount + random.nextInt(accounts))
-            .instrumentId(random.nextBoolean() ? 0 : instrument)
+            .account(account)
+            .instrumentId(canceled)
             .sendingTime(time)
             .receiveTime(time);
+        // What it cancels is no target any more, whether or not its reports have come back yet.
+        for (int place = liveCount - 1; place >= 0; place--)
+        {
+            if (liveAccounts[place] == account && (canceled == 0 || liveInstruments[place] == canceled))
+            {
+                forget(place);
+            }
+        }
         return MessageHeaderEncoder.ENCODED_LENGTH + massCancel.encodedLength();
     }
 
@@ -267,6 +288,7 @@ public final class OrderFlow
         {
             at = liveNext;
             liveNext = (liveNext + 1) % liveClientIds.length;
+            unindex(liveClientIds[at], at);
         }
         liveClientIds[at] = clientOrderId;
         liveAccounts[at] = account;
@@ -274,11 +296,74 @@ public final class OrderFlow
         liveSides[at] = side;
         livePrices[at] = price;
         liveQuantities[at] = quantity;
+        index(clientOrderId, at);
+    }
+
+    /**
+     * Tells the flow that one of its orders ended: filled, canceled, or rejected (a new order, or a
+     * replace under the id it gave the order). No cancel or replace aims at it from now on. An id
+     * the flow does not hold as live is ignored.
+     *
+     * @param clientOrderId the order's client order id, as the execution report gives it.
+     */
+    public void ended(final long clientOrderId)
+    {
+        final int place = placeOf(clientOrderId);
+        if (place >= 0)
+        {
+            forget(place);
+        }
+    }
+
+    /** @return orders the flow holds as live, the ones cancels and replaces aim at. */
+    public int liveOrders()
+    {
+        return liveCount;
+    }
+
+    private int placeOf(final long clientOrderId)
+    {
+        final int place = livePlaces[(int)clientOrderId & livePlaceMask] - 1;
+        return place >= 0 && place < liveCount && liveClientIds[place] == clientOrderId ? place : -1;
+    }
+
+    private void index(final long clientOrderId, final int place)
+    {
+        final int slot = (int)clientOrderId & livePlaceMask;
+        final int other = livePlaces[slot] - 1;
+        if (other >= 0 && other < liveCount && other != place && ((int)liveClientIds[other] & livePlaceMask) == slot)
+        {
+            // Another live order has this slot: the flow lets go of the older one rather than lose
+            // track of it.
+            forget(other);
+            if (place == liveCount)
+            {
+                // forget moved the order being indexed (the table's last) into the freed place.
+                livePlaces[slot] = other + 1;
+                return;
+            }
+        }
+        livePlaces[slot] = place + 1;
+    }
+
+    private void unindex(final long clientOrderId, final int place)
+    {
+        final int slot = (int)clientOrderId & livePlaceMask;
+        if (livePlaces[slot] == place + 1)
+        {
+            livePlaces[slot] = 0;
+        }
     }
 
     private void forget(final int pick)
     {
+        unindex(liveClientIds[pick], pick);
         final int last = --liveCount;
+        if (last != pick)
+        {
+            unindex(liveClientIds[last], last);
+            livePlaces[(int)liveClientIds[last] & livePlaceMask] = pick + 1;
+        }
         liveClientIds[pick] = liveClientIds[last];
         liveAccounts[pick] = liveAccounts[last];
         liveInstruments[pick] = liveInstruments[last];

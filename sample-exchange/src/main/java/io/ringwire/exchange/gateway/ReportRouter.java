@@ -1,9 +1,11 @@
 package io.ringwire.exchange.gateway;
 
 import io.ringwire.codecs.MessageValidator;
+import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.RejectReason;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -14,6 +16,8 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
 /**
  * The engine's execution reports on their way back to clients: each is checked, taken once by
  * its engine sequence (the engine resends after a restart, and a report seen before is dropped),
+ * but for the engine's reject of a request its journal refused, which has no sequence (it was
+ * never journaled, so it is never resent) and passes as it comes,
  * shown to pre-trade risk (fills move the price band, ended orders free the open-order limit) and
  * copied, stamped with {@code gatewayReplyTime}, to the logged-on session of its account.
  *
@@ -69,18 +73,30 @@ final class ReportRouter
         final int version = header.version();
         report.wrap(buffer, offset + HEADER_LENGTH, header.blockLength(), version);
         final long engineSequence = report.engineSequence();
-        if (version < 2 || engineSequence == ExecutionReportDecoder.engineSequenceNullValue())
+        if (version < 2)
         {
-            // Without a sequence a report can be neither deduplicated nor resent: not from this engine.
             counters.engineMalformed++;
             return;
         }
-        if (engineSequence <= lastEngineSequence)
+        if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue())
+        {
+            // Without a sequence a report can be neither deduplicated nor resent: only the reject of a
+            // request the engine never journaled may come so.
+            if (report.execType() != ExecType.REJECTED || report.rejectReason() != RejectReason.JOURNAL_REFUSED)
+            {
+                counters.engineMalformed++;
+                return;
+            }
+        }
+        else if (engineSequence <= lastEngineSequence)
         {
             counters.duplicateReportsDropped++;
             return;
         }
-        lastEngineSequence = engineSequence;
+        else
+        {
+            lastEngineSequence = engineSequence;
+        }
         final int session = sessions.ofAccount(report.account());
         if (session == NONE)
         {

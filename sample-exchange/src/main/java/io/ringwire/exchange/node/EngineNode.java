@@ -25,6 +25,9 @@ import java.nio.file.Path;
  * stamped after the output digest took it (so the digest stays a function of the journal): when the
  * request was taken, and when the report was sent.
  *
+ * <p>A request the journal refuses (a segment that cannot be made) is not applied; its client gets
+ * a reject that says so ({@link JournalRefusals}), unsequenced, since no replay makes it.
+ *
  * <p>The engine opens its journal ({@link #open()}) once its publications are connected: what
  * recovery replays is sent again, so after a restart the gateway receives every report the engine
  * made, and drops by sequence the ones it had (the resend from its last sequence).
@@ -34,20 +37,24 @@ import java.nio.file.Path;
 public final class EngineNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 16;
-    private static final int JOURNAL_SEGMENT = 64 << 20;
+    /** The journal's segment length when it is new: a roll is rare. */
+    public static final int JOURNAL_SEGMENT = 64 << 20;
 
     private final Subscription requests;
     private final Outbound reports;
     private final Outbound feed;
     private final Path journal;
     private final EngineConfig config;
+    private final int segmentLength;
     private JournaledEngine engine;
     private final UnsafeBuffer report = new UnsafeBuffer(ByteBuffer.allocateDirect(1024));
     private final ExecutionReportEncoder reportEncoder = new ExecutionReportEncoder();
     private final FragmentHandler onRequest = this::onRequest;
     private long takenNs;
     private volatile boolean taking = true;
+    private final JournalRefusals refusals = new JournalRefusals();
     private long refused;
+    private long refusalsReported;
 
     /**
      * Opens the engine's subscription and publications; the engine itself opens with {@link #open()}.
@@ -61,6 +68,16 @@ public final class EngineNode implements Agent, AutoCloseable
      */
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
         final EngineConfig config, final RunFlag running)
+    {
+        this(context, layout, journal, config, running, JOURNAL_SEGMENT);
+    }
+
+    /**
+     * @param segmentLength the journal's segment length when it is new, a power of two.
+     * @see #EngineNode(MessagingContext, ExchangeLayout, Path, EngineConfig, RunFlag)
+     */
+    public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
+        final EngineConfig config, final RunFlag running, final int segmentLength)
     {
         Subscription subscription = null;
         Publication toGateway = null;
@@ -76,6 +93,7 @@ public final class EngineNode implements Agent, AutoCloseable
             this.feed = new Outbound(toMarketData);
             this.journal = journal;
             this.config = config;
+            this.segmentLength = segmentLength;
         }
         catch (final RuntimeException ex)
         {
@@ -94,7 +112,7 @@ public final class EngineNode implements Agent, AutoCloseable
     {
         if (null == engine)
         {
-            engine = JournaledEngine.open(journal, config, new Output(), JOURNAL_SEGMENT);
+            engine = JournaledEngine.open(journal, config, new Output(), segmentLength);
         }
         return this;
     }
@@ -115,9 +133,20 @@ public final class EngineNode implements Agent, AutoCloseable
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         takenNs = System.nanoTime();
-        if (engine.accept(buffer, offset, length) < 0)
+        final int result = engine.accept(buffer, offset, length);
+        if (result < 0)
         {
             refused++;
+            if (result == JournaledEngine.JOURNAL_REFUSED)
+            {
+                // Not journaled, so not applied: its client waits on an answer all the same.
+                final int reject = refusals.reject(buffer, offset, report, takenNs);
+                if (reject > 0)
+                {
+                    reports.send(report, 0, reject);
+                    refusalsReported++;
+                }
+            }
         }
     }
 
@@ -143,6 +172,12 @@ public final class EngineNode implements Agent, AutoCloseable
     public long refused()
     {
         return refused;
+    }
+
+    /** @return requests the journal refused whose clients were sent a reject (read late from other threads). */
+    public long refusalsReported()
+    {
+        return refusalsReported;
     }
 
     /** @return reports and feed messages dropped because their subscriber was gone. */

@@ -1,6 +1,7 @@
 package io.ringwire.exchange.demo;
 
 import io.ringwire.exchange.engine.JournaledEngine;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,7 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The in-process demo end to end on real transports: every role over RingWire messaging, the
  * summary's checks (each new order acknowledged once, fills balanced, the market-data subscriber's
- * books equal to the engine's), and the journal it leaves replays to the digest it printed.
+ * books equal to the engine's), the journal it leaves replays to the digest it printed; and the
+ * clients, following their orders from their reports, send under 1% of their requests to orders
+ * that are gone (UNKNOWN_ORDER).
  */
 class ExchangeDemoTest
 {
@@ -43,5 +46,34 @@ class ExchangeDemoTest
         assertTrue(Files.exists(journal), "--journal keeps the journal");
         assertEquals(digest.group(1), JournaledEngine.replay(journal).digest(),
             "the journal replays to the digest the demo printed");
+    }
+
+    /**
+     * The clients follow their orders from their reports, so a cancel or replace misses only an
+     * order that ended while it was on its way. How many do is the rate times the round trip: the
+     * run offers a rate whose requests in flight stay few even where the round trip takes
+     * milliseconds (a small machine shared with other work).
+     */
+    @Test
+    void theClientsCancelsAndReplacesMissUnderOnePercentOfRequests()
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final int code = ExchangeDemo.run(new String[]{ "--provider", "shm", "--seconds", "3", "--rate", "1000",
+            "--clients", "3", "--instruments", "4", "--journal", journal.toString() },
+            new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        final String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, text);
+        final long sent = count(text, "requests sent +([0-9,]+)");
+        final long unknown = count(text, "UNKNOWN_ORDER +([0-9,]+)");
+        assertTrue(sent > 1_000, text);
+        assertTrue(unknown * 100 < sent, "the clients aim cancels and replaces at live orders: " + unknown +
+            " of " + sent + " requests UNKNOWN_ORDER\n" + text);
+    }
+
+    /** @return the count the pattern's group reads in the text, 0 where the text has no such line. */
+    private static long count(final String text, final String pattern)
+    {
+        final Matcher matcher = Pattern.compile(pattern).matcher(text);
+        return matcher.find() ? Long.parseLong(matcher.group(1).replace(",", "")) : 0;
     }
 }

@@ -1,0 +1,141 @@
+package io.ringwire.messaging;
+
+import io.ringwire.messaging.protocol.FrameAppender;
+import io.ringwire.messaging.protocol.FrameDescriptor;
+import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.status.SubscriptionCounters;
+import io.ringwire.rdma.Access;
+import io.ringwire.rdma.CompletionQueue;
+import io.ringwire.rdma.Device;
+import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaProviders;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.ringwire.messaging.protocol.FrameDescriptor.LINE_ALIGNMENT;
+import static io.ringwire.messaging.protocol.FrameDescriptor.ORDER;
+import static io.ringwire.messaging.protocol.FrameDescriptor.UNFRAGMENTED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * An image over a memory log (shm) holds its position to the frame grid and to what it delivered:
+ * a JOIN off the grid is a protocol error before any read, and a handler that throws leaves every
+ * frame up to and including the one it threw on delivered once, the rest still to come, whole.
+ */
+class ImageMemoryLogTest
+{
+    private static final int CAPACITY = 4096;
+    private static final int SESSION = 0x0BAD_CAFE;
+    private static final int STREAM = 3;
+    private static final long WORD = FrameDescriptor.sessionStreamWord(SESSION, STREAM);
+
+    @TempDir
+    Path directory;
+
+    private Device device;
+    private SubscriptionCounters counters;
+    private MemoryRegion ring;
+    private MemoryRegion credit;
+    private MemoryRegion join;
+    private QueuePair queuePair;
+
+    @BeforeEach
+    void open()
+    {
+        final MessagingContext context = new MessagingContext().secret("s")
+            .countersDirectory(directory.resolve("counters").toString()).conclude();
+        device = RdmaProviders.open(new RdmaConfig().provider("shm").shmDirectory(directory.resolve("shm").toString())
+            .conclude());
+        counters = SubscriptionCounters.create(context, ChannelUri.parse("ringwire:shm?endpoint=127.0.0.1:1"), STREAM,
+            device.counters());
+        final ProtectionDomain domain = device.allocateProtectionDomain();
+        final CompletionQueue completions = device.createCompletionQueue(1024);
+        ring = domain.allocateRegion(CAPACITY, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        credit = domain.allocateRegion(64, Access.LOCAL_WRITE);
+        join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+        queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
+    }
+
+    @AfterEach
+    void close()
+    {
+        counters.close();
+        device.close();
+    }
+
+    private Image image()
+    {
+        return new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, false, true, 0);
+    }
+
+    private int joinAt(final Image image, final long position)
+    {
+        join.buffer().putLong(JoinLayout.POSITION_OFFSET, position, ORDER);
+        return image.onJoin(JoinLayout.LENGTH, 0, counters);
+    }
+
+    @Test
+    void aJoinOffTheLineGridNegativeOrAtTheEndOfThePositionSpaceIsAProtocolError()
+    {
+        for (final long position : new long[]{ -LINE_ALIGNMENT, 8, CAPACITY - 8, LINE_ALIGNMENT + 56,
+            Long.MAX_VALUE - (LINE_ALIGNMENT - 1) })
+        {
+            assertEquals(Image.PROTOCOL_ERROR, joinAt(image(), position), "JOIN at " + position);
+        }
+        assertEquals(Image.VALID, joinAt(image(), 5L * CAPACITY + 3 * LINE_ALIGNMENT));
+    }
+
+    @Test
+    void aHandlerThatThrowsLeavesTheFramesUpToItDeliveredOnceAndTheRestWhole()
+    {
+        final Image image = image();
+        final long start = 3L * CAPACITY + 512;
+        assertEquals(Image.VALID, joinAt(image, start));
+        final FrameAppender appender = new FrameAppender(ring.buffer(), true);
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[100]); // 124 bytes with the header: two lines
+        long position = start;
+        for (int frame = 0; frame < 6; frame++)
+        {
+            for (int i = 0; i < payload.capacity(); i++)
+            {
+                payload.putByte(i, (byte)(frame * 31 + i + 1));
+            }
+            appender.appendData(position, UNFRAGMENTED, payload, 0, payload.capacity(), 0, WORD);
+            position += 2 * LINE_ALIGNMENT;
+        }
+        final List<Integer> delivered = new ArrayList<>();
+        final FragmentHandler handler = (buffer, offset, length, header) ->
+        {
+            final int frame = ((buffer.getByte(offset) & 0xFF) - 1) / 31;
+            for (int i = 0; i < length; i++)
+            {
+                assertEquals((byte)(frame * 31 + i + 1), buffer.getByte(offset + i), "frame " + frame + " byte " + i);
+            }
+            delivered.add(frame);
+            if (frame == 2)
+            {
+                throw new IllegalStateException("the application fails on frame 2");
+            }
+        };
+        final SubscriptionTallies tallies = new SubscriptionTallies();
+        assertThrows(IllegalStateException.class, () -> image.pollLog(handler, 10, counters, tallies, 0));
+        assertEquals(List.of(0, 1, 2), delivered);
+        assertEquals(start + 3 * 2 * LINE_ALIGNMENT, image.position, "frame 2 counts as delivered");
+
+        assertEquals(3, image.pollLog(handler, 10, counters, tallies, 0));
+        assertEquals(List.of(0, 1, 2, 3, 4, 5), delivered, "no frame twice, none lost");
+        assertEquals(0, image.pollLog(handler, 10, counters, tallies, 0));
+    }
+}

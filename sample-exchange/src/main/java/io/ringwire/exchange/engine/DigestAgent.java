@@ -1,0 +1,96 @@
+package io.ringwire.exchange.engine;
+
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+
+/**
+ * Keeps the engine's output digest off the engine's thread: reads the engine's output from a
+ * {@link DigestRing} in the order it was sent and feeds it to the {@link OutputDigest}, linking the
+ * chain at the snapshot points the engine marked and telling the digest's listener its value at
+ * each DIGEST command. The digest it reaches is the one an engine feeding its digest itself
+ * reaches on the same journal, and the one {@code exchange replay} prints.
+ *
+ * <p>Threading: its own (an agent's), which may back off; the engine hands it the digest before it
+ * starts. Allocation-free but at a DIGEST command (the value's text).
+ */
+public final class DigestAgent implements Agent
+{
+    private static final int MESSAGE_LIMIT = 4096;
+
+    private final OneToOneRingBuffer ring;
+    private final OutputDigest digest;
+    private final MessageHandler onMessage = this::onMessage;
+    /** Written by the agent's thread only; others read them late. */
+    private long messages;
+    private long links;
+
+    /**
+     * @param ring   the engine's output.
+     * @param digest the digest, which the engine fed until now and restored from its snapshot.
+     */
+    public DigestAgent(final DigestRing ring, final OutputDigest digest)
+    {
+        this.ring = ring.ring();
+        this.digest = digest;
+    }
+
+    @Override
+    public int doWork()
+    {
+        return ring.read(onMessage, MESSAGE_LIMIT);
+    }
+
+    /**
+     * Reads everything in the ring. Call once the engine has stopped and this agent's thread has
+     * (then the digest is up to date for any thread that calls this).
+     *
+     * @return the digest.
+     */
+    public OutputDigest drain()
+    {
+        while (ring.read(onMessage, MESSAGE_LIMIT) > 0)
+        {
+            // until the ring is empty
+        }
+        return digest;
+    }
+
+    private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        switch (type)
+        {
+            case DigestRing.UPDATE ->
+            {
+                digest.update(buffer, index, length);
+                messages++;
+            }
+            case DigestRing.LINK ->
+            {
+                digest.link(buffer.getLong(index));
+                links++;
+            }
+            case DigestRing.VALUE -> digest.valueRequested();
+            default -> throw new IllegalStateException("not a digest ring message: type " + type);
+        }
+    }
+
+    /** @return messages digested (any thread, late). */
+    public long messages()
+    {
+        return messages;
+    }
+
+    /** @return links made (any thread, late). */
+    public long links()
+    {
+        return links;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "digest";
+    }
+}

@@ -1,0 +1,125 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.codecs.trading.CancelOrderDecoder;
+import io.ringwire.codecs.trading.ExecType;
+import io.ringwire.codecs.trading.ExecutionReportEncoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
+import io.ringwire.codecs.trading.OrdStatus;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.TimeInForce;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * The reject a client gets for a request the engine's journal refused (a segment that could not be
+ * made, say): an ExecutionReport REJECTED with {@link RejectReason#JOURNAL_REFUSED}, the request's
+ * client order id, account and terms, and the gateway's ledger times. It carries no engine
+ * sequence and is not digested: the request is in no journal, so no replay makes it, and no
+ * restart resends it.
+ *
+ * <p>Threading: the engine's thread. Allocation-free.
+ */
+final class JournalRefusals
+{
+    private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+    private final NewOrderDecoder newOrder = new NewOrderDecoder();
+    private final CancelOrderDecoder cancel = new CancelOrderDecoder();
+    private final ReplaceOrderDecoder replace = new ReplaceOrderDecoder();
+    private final MassCancelDecoder massCancel = new MassCancelDecoder();
+    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
+    private final ExecutionReportEncoder report = new ExecutionReportEncoder();
+
+    /**
+     * Encodes the reject of a request (one the engine's check accepted).
+     *
+     * @param request  holds it.
+     * @param offset   where it starts.
+     * @param out      where the report goes, from 0.
+     * @param takenNs  when the engine took it in.
+     * @return the report's length, or 0 for a request no client waits on (an engine command).
+     */
+    int reject(final DirectBuffer request, final int offset, final MutableDirectBuffer out, final long takenNs)
+    {
+        header.wrap(request, offset);
+        final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
+        final int blockLength = header.blockLength();
+        final int version = header.version();
+        switch (header.templateId())
+        {
+            case NewOrderDecoder.TEMPLATE_ID ->
+            {
+                newOrder.wrap(request, body, blockLength, version);
+                encode(out, newOrder.clientOrderId(), newOrder.account(), newOrder.instrumentId(), newOrder.sideRaw(),
+                    newOrder.price(), newOrder.quantity(), newOrder.sendingTime(), newOrder.receiveTime(),
+                    newOrder.gatewaySendTime());
+            }
+            case CancelOrderDecoder.TEMPLATE_ID ->
+            {
+                cancel.wrap(request, body, blockLength, version);
+                encode(out, cancel.clientOrderId(), cancel.account(), cancel.instrumentId(), cancel.sideRaw(), 0, 0,
+                    cancel.sendingTime(), cancel.receiveTime(), cancel.gatewaySendTime());
+            }
+            case ReplaceOrderDecoder.TEMPLATE_ID ->
+            {
+                replace.wrap(request, body, blockLength, version);
+                encode(out, replace.clientOrderId(), replace.account(), replace.instrumentId(), replace.sideRaw(),
+                    replace.price(), replace.quantity(), replace.sendingTime(), replace.receiveTime(),
+                    replace.gatewaySendTime());
+            }
+            case MassCancelDecoder.TEMPLATE_ID ->
+            {
+                massCancel.wrap(request, body, blockLength, version);
+                encode(out, massCancel.clientOrderId(), massCancel.account(), massCancel.instrumentId(),
+                    Side.BUY.value(), 0, 0, massCancel.sendingTime(), massCancel.receiveTime(),
+                    NewOrderDecoder.gatewaySendTimeNullValue());
+            }
+            default ->
+            {
+                return 0;
+            }
+        }
+        report.engineInTime(takenNs).engineOutTime(System.nanoTime());
+        return MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength();
+    }
+
+    private void encode(final MutableDirectBuffer out, final long clientOrderId, final long account,
+        final int instrumentId, final short side, final long price, final long quantity, final long clientSend,
+        final long gatewayIn, final long gatewayOut)
+    {
+        report.wrapAndApplyHeader(out, 0, headerEncoder)
+            .exchangeOrderId(0)
+            .clientOrderId(clientOrderId)
+            .execId(0)
+            .account(account)
+            .instrumentId(instrumentId)
+            .execType(ExecType.REJECTED)
+            .ordStatus(OrdStatus.REJECTED)
+            .side(side == Side.SELL.value() ? Side.SELL : Side.BUY)
+            .rejectReason(RejectReason.JOURNAL_REFUSED)
+            .lastPrice(0)
+            .lastQuantity(0)
+            .leavesQuantity(0)
+            .cumulativeQuantity(0)
+            .transactTime(gatewayIn)
+            .price(price)
+            .orderQuantity(quantity)
+            .ordType(OrdType.LIMIT)
+            .timeInForce(TimeInForce.DAY)
+            .engineSequence(ExecutionReportEncoder.engineSequenceNullValue())
+            .clientSendTime(nullToZero(clientSend, NewOrderDecoder.sendingTimeNullValue()))
+            .gatewayInTime(nullToZero(gatewayIn, NewOrderDecoder.receiveTimeNullValue()))
+            .gatewayOutTime(nullToZero(gatewayOut, NewOrderDecoder.gatewaySendTimeNullValue()))
+            .gatewayReplyTime(0);
+    }
+
+    private static long nullToZero(final long value, final long nullValue)
+    {
+        return value == nullValue ? 0 : value;
+    }
+}
