@@ -33,7 +33,7 @@ public final class ExchangeBenchmark
 
     /** One provider's figures. */
     public record Result(String provider, long offered, double achieved, String threads, long acks, long unacked,
-        Histogram[] hops, AckOutcomes outcomes)
+        Histogram[] hops, AckOutcomes outcomes, FixDoorFigures fix)
     {
         /** @return per hop, the acknowledgements timed there. */
         public long[] hopCounts()
@@ -86,8 +86,9 @@ public final class ExchangeBenchmark
     private Result run(final String provider) throws Exception
     {
         final AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (InProcessExchange exchange = InProcessExchange.open(provider, options.clients(), options.instruments(),
-            options.rate(), 1, null))
+        final boolean fixDoor = "fix".equals(options.door());
+        try (InProcessExchange exchange = InProcessExchange.open(provider, options.clients(),
+            fixDoor ? options.fixClients() : 0, options.fixRate(), options.instruments(), options.rate(), 1, null))
         {
             final String threads = exchange.start(error -> failure.compareAndSet(null, error));
             log.println("exchange " + provider + ": " + threads);
@@ -100,9 +101,13 @@ public final class ExchangeBenchmark
             final long sentBefore = countersBefore.get(SimulatedClients.SENT);
             final long acksBefore = countersBefore.get(SimulatedClients.ACKS);
             final long newBefore = countersBefore.get(SimulatedClients.NEW_ORDERS);
+            final FixDoorFigures.Start fixStart = fixDoor ?
+                FixDoorFigures.Start.of(exchange.fixClients(), exchange.fixDoor()) : null;
             final long startNs = System.nanoTime();
             sleepSeconds(options.seconds(), "measured", provider, clients, ledger, failure);
             final double elapsed = (System.nanoTime() - startNs) / 1e9;
+            final FixDoorFigures fix = fixDoor ? FixDoorFigures.since(fixStart, exchange.fixClients(),
+                exchange.fixDoor(), options.fixClients(), options.fixRate()) : null;
             final long sent = clients.counters().get(SimulatedClients.SENT) - sentBefore;
             exchange.stop();
             if (null != failure.get())
@@ -120,7 +125,7 @@ public final class ExchangeBenchmark
             final long acks = countersAfter.get(SimulatedClients.ACKS) - acksBefore;
             final long unacked = Math.max(0, countersAfter.get(SimulatedClients.NEW_ORDERS) - newBefore - acks);
             return new Result(provider, options.rate(), sent / elapsed, threads, acks, unacked, copies,
-                AckOutcomes.between(countersBefore, countersAfter));
+                AckOutcomes.between(countersBefore, countersAfter), fix);
         }
     }
 
@@ -193,6 +198,7 @@ public final class ExchangeBenchmark
                     h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
                     h.getValueAtPercentile(99.9), h.getMaxValue()));
             }
+            text.append(null == result.fix() ? "" : result.fix().describe());
         }
         return text.toString();
     }
@@ -220,7 +226,7 @@ public final class ExchangeBenchmark
                     LatencyLedger.HOPS[i], h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
                     h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue()));
             }
-            text.append("]}");
+            text.append(']').append(null == result.fix() ? "" : ",\"fix\":" + result.fix().json()).append('}');
         }
         return text.append("]}").toString();
     }

@@ -16,9 +16,13 @@ import java.util.List;
  * @param instruments instruments traded.
  * @param json        one JSON object instead of the table.
  * @param help        print the usage.
+ * @param out         the results directory, or null for the default.
+ * @param door        "sbe" (the clients only) or "fix" (FIX members beside them, through the FIX door).
+ * @param fixClients  FIX members, with {@code --door fix}.
+ * @param fixRate     requests a second over the FIX members.
  */
 public record ExchangeOptions(List<String> providers, long rate, int seconds, int warmup, int clients,
-    int instruments, boolean json, boolean help, String out)
+    int instruments, boolean json, boolean help, String out, String door, int fixClients, long fixRate)
 {
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs");
 
@@ -43,6 +47,11 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
               --warmup N           seconds run first, not measured, 0 to 600 (default 5)
               --clients N          clients sharing the rate, 1 to 64 (default 1)
               --instruments N      instruments, 1 to 10000 (default 10)
+              --door sbe|fix       sbe: the SBE clients only (default); fix: also QuickFIX/J members
+                                   trading through the gateway's FIX 4.4 door in the same run, their
+                                   order-to-ack timed from their send, and where the door's time goes
+              --fix-clients N      FIX members with --door fix, 1 to 16 (default 1)
+              --fix-rate R         requests a second over the FIX members, 1 to 20000 (default 1000)
               --json               print one JSON object (times in ns) instead of the table
               --out DIR            write the results directory there: each hop's HdrHistogram log (.hdr),
                                    percentile distribution (.hgrm) and plot (.png), summary.json and
@@ -68,6 +77,9 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
         int instruments = 10;
         boolean json = false;
         String out = null;
+        String door = "sbe";
+        int fixClients = 1;
+        long fixRate = 1_000;
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -76,7 +88,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                 case "--help", "-h" ->
                 {
                     return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, true,
-                        out);
+                        out, door, fixClients, fixRate);
                 }
                 case "--json" -> json = true;
                 case "--out" -> out = value(args, i++, arg);
@@ -96,10 +108,21 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                 case "--warmup" -> warmup = (int)number(args, i++, arg, 0, 600);
                 case "--clients" -> clients = (int)number(args, i++, arg, 1, 64);
                 case "--instruments" -> instruments = (int)number(args, i++, arg, 1, 10_000);
+                case "--door" ->
+                {
+                    door = value(args, i++, arg);
+                    if (!"sbe".equals(door) && !"fix".equals(door))
+                    {
+                        throw new UsageException("--door takes sbe or fix, not '" + door + "'");
+                    }
+                }
+                case "--fix-clients" -> fixClients = (int)number(args, i++, arg, 1, 16);
+                case "--fix-rate" -> fixRate = number(args, i++, arg, 1, 20_000);
                 default -> throw new UsageException("unknown option '" + arg + "'; perf exchange --help lists them");
             }
         }
-        return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, false, out);
+        return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, false, out, door,
+            fixClients, fixRate);
     }
 
     private static String value(final String[] args, final int index, final String name)

@@ -40,7 +40,9 @@ class ExchangeOptionsTest
         "--seconds 0|--seconds must be 1 to",
         "--clients x|--clients needs a whole number",
         "--warmup|--warmup needs a value",
-        "--fast|unknown option '--fast'" })
+        "--fast|unknown option '--fast'",
+        "--door tcp|--door takes sbe or fix",
+        "--fix-rate 0|--fix-rate must be 1 to" })
     void aBadOptionIsRefusedNamingIt(final String args, final String message)
     {
         final UsageException refused = assertThrows(UsageException.class, () -> ExchangeOptions.parse(args.split(" ")));
@@ -72,6 +74,32 @@ class ExchangeOptionsTest
         }
         RunOutputTest.assertLinksEveryFile(results,
             Files.readString(results.resolve(ResultsWriter.RESULTS_MD), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theFixDoorRunsBesideTheSbeClientsAndReportsItsOrderToAckAndStages(@TempDir final Path results)
+        throws IOException
+    {
+        final ExchangeOptions options = ExchangeOptions.parse(new String[]{ "--door", "fix", "--fix-rate", "300" });
+        assertEquals("fix", options.door());
+        assertEquals(1, options.fixClients());
+        assertEquals(300, options.fixRate());
+        assertEquals("sbe", ExchangeOptions.parse(new String[0]).door());
+
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int code = PerfMain.exchange(new String[]{ "--rate", "2000", "--seconds", "2", "--warmup", "1", "--door",
+            "fix", "--fix-rate", "200", "--out", results.toString() },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        final String table = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, err.toString(StandardCharsets.UTF_8) + table);
+        assertTrue(table.contains("FIX door: 1 member(s), 200 requests/s offered"), table);
+        assertTrue(table.contains("FIX order to ack (from send)"), table);
+        for (final String stage : io.ringwire.exchange.fix.FixDoor.STAGES)
+        {
+            assertTrue(table.contains(stage), stage + " in " + table);
+        }
+        assertTrue(table.contains("order to ack (from due time)"), "the SBE door's hops beside it: " + table);
     }
 
     @Test

@@ -184,8 +184,10 @@ public final class ExchangeDemo
             }
         }, "ringwire-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        final long fixRate = Math.min(DemoOptions.MAX_FIX_CLIENT_RATE,
+            options.rate() / (options.clients() + options.fixClients()) + 1) * options.fixClients();
         try (InProcessExchange exchange = InProcessExchange.open(options.provider(), options.clients(),
-            options.fixClients(), options.instruments(), options.rate(), options.seed(), options.journal()))
+            options.fixClients(), fixRate, options.instruments(), options.rate(), options.seed(), options.journal()))
         {
             out.println("ringwire demo: " + options.provider() + ", " + options.clients() + " clients, " +
                 (options.fixClients() == 0 ? "" : options.fixClients() + " FIX members, ") +

@@ -68,6 +68,8 @@ public final class InProcessExchange implements AutoCloseable
     private SimulatedClients clients;
     /** Members trading through the gateway's FIX door, or null. */
     private FixClients fixClients;
+    /** The gateway's FIX door, or null. */
+    private FixDoor door;
 
     private InProcessExchange(final Path journal) throws IOException
     {
@@ -92,7 +94,7 @@ public final class InProcessExchange implements AutoCloseable
     public static InProcessExchange open(final String provider, final int clientCount, final int instruments,
         final long rate, final long seed, final Path journal) throws IOException, InterruptedException
     {
-        return open(provider, clientCount, 0, instruments, rate, seed, journal);
+        return open(provider, clientCount, 0, 0, instruments, rate, seed, journal);
     }
 
     /**
@@ -100,17 +102,17 @@ public final class InProcessExchange implements AutoCloseable
      * FIX door too.
      *
      * @param fixClientCount simulated FIX members (QuickFIX/J initiators), each a session of its own
-     *                       after the clients', at the clients' per-client rate up to
-     *                       {@link DemoOptions#MAX_FIX_CLIENT_RATE}.
+     *                       after the clients'.
+     * @param fixRate        requests a second over all FIX members.
      */
     public static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
-        final int instruments, final long rate, final long seed, final Path journal)
+        final long fixRate, final int instruments, final long rate, final long seed, final Path journal)
         throws IOException, InterruptedException
     {
         final InProcessExchange exchange = new InProcessExchange(journal);
         try
         {
-            exchange.openRoles(provider, clientCount, fixClientCount, instruments, rate, seed);
+            exchange.openRoles(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed);
             return exchange;
         }
         catch (final RuntimeException | InterruptedException ex)
@@ -120,7 +122,7 @@ public final class InProcessExchange implements AutoCloseable
         }
     }
 
-    private void openRoles(final String provider, final int clientCount, final int fixClientCount,
+    private void openRoles(final String provider, final int clientCount, final int fixClientCount, final long fixRate,
         final int instruments, final long rate, final long seed) throws InterruptedException
     {
         final int sessionCount = clientCount + fixClientCount;
@@ -129,7 +131,7 @@ public final class InProcessExchange implements AutoCloseable
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, sessionCount);
         engine = add(new EngineNode(context, layout, journal, engineConfig, running));
         final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, rate, engineConfig);
-        final FixDoor door = fixClientCount == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
+        door = fixClientCount == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
         gateway = add(new GatewayNode(context, layout, gatewayConfig, running, door));
         marketData = add(new MarketDataNode(context, layout, engineConfig, running));
         marketDataClient = add(new MarketDataClient(context, layout, 0, engineConfig, ledger, running));
@@ -144,8 +146,7 @@ public final class InProcessExchange implements AutoCloseable
                 logins.add(new FixClients.Login(member.senderCompId(), member.session().token()));
             }
             fixClients = add(new FixClients(doorAddress, FIX_COMP_ID, logins, instruments,
-                gatewayConfig.referencePrices()[1], Math.min(DemoOptions.MAX_FIX_CLIENT_RATE, rate / sessionCount + 1) *
-                fixClientCount, seed + 1));
+                gatewayConfig.referencePrices()[1], fixRate, seed + 1));
             fixClients.connect();
         }
         connect();
@@ -320,6 +321,12 @@ public final class InProcessExchange implements AutoCloseable
     public MarketDataClient marketDataClient()
     {
         return marketDataClient;
+    }
+
+    /** @return the gateway's FIX door, or null when there is none. */
+    public FixDoor fixDoor()
+    {
+        return door;
     }
 
     /** @return the members trading through the FIX door, or null when there are none. */
