@@ -352,9 +352,10 @@ final class Image implements AutoCloseable
             return PROTOCOL_ERROR;
         }
         final long joinPosition = join.buffer().getLong(JoinLayout.POSITION_OFFSET, ORDER);
-        // Every frame offset is derived from this position: one off the frame grid, negative or near
-        // the end of the position space would point reads (and a memory log's clears) past the ring.
-        if (joinPosition < 0 || joinPosition > Long.MAX_VALUE / 2 ||
+        // Every frame offset is derived from this position: one off the frame grid, negative, or past
+        // where a publication stops (MAX_POSITION_EXCEEDED) would point reads (and a memory log's
+        // clears) past the ring, or overflow.
+        if (joinPosition < 0 || joinPosition > Long.MAX_VALUE - 2L * capacity ||
             (joinPosition & ((memoryLog ? FrameDescriptor.LINE_ALIGNMENT : FrameDescriptor.ALIGNMENT) - 1)) != 0)
         {
             return PROTOCOL_ERROR;

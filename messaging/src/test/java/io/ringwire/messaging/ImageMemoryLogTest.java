@@ -90,11 +90,13 @@ class ImageMemoryLogTest
     void aJoinOffTheLineGridNegativeOrAtTheEndOfThePositionSpaceIsAProtocolError()
     {
         for (final long position : new long[]{ -LINE_ALIGNMENT, 8, CAPACITY - 8, LINE_ALIGNMENT + 56,
-            Long.MAX_VALUE - (LINE_ALIGNMENT - 1) })
+            Long.MAX_VALUE - (LINE_ALIGNMENT - 1), Long.MAX_VALUE - 2L * CAPACITY + LINE_ALIGNMENT })
         {
             assertEquals(Image.PROTOCOL_ERROR, joinAt(image(), position), "JOIN at " + position);
         }
         assertEquals(Image.VALID, joinAt(image(), 5L * CAPACITY + 3 * LINE_ALIGNMENT));
+        assertEquals(Image.VALID, joinAt(image(), (Long.MAX_VALUE - 2L * CAPACITY) & -LINE_ALIGNMENT),
+            "as near the end as a publication goes");
     }
 
     @Test
