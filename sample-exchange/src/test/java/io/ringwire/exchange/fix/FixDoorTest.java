@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -279,5 +280,46 @@ class FixDoorTest
         final Message reject = client.next(MsgType.BUSINESS_MESSAGE_REJECT, WAIT);
         assertEquals("H", reject.getString(372));
         assertTrue(client.isLoggedOn(), "the session survives");
+    }
+
+    @Test
+    void aReplaceThatOnlyReducesQuantityKeepsPriorityAndOneThatMovesThePriceLosesIt() throws Exception
+    {
+        final FixTestClient buyer = logOn(FixExchange.MEMBER_A, FixExchange.PASSWORD_A);
+        final FixTestClient seller = logOn(FixExchange.MEMBER_B, FixExchange.PASSWORD_B);
+        for (final String id : new String[]{ "P-1", "P-2" })
+        {
+            buyer.send(limit(id, Side.BUY, "990", 5, TimeInForce.DAY));
+            assertEquals('0', execType(buyer.next(MsgType.EXECUTION_REPORT, WAIT)));
+        }
+        buyer.send(replace("P-1", "P-1b", "990", 3));
+        assertEquals('5', execType(buyer.next(MsgType.EXECUTION_REPORT, WAIT)));
+        seller.send(limit("S-1", Side.SELL, "990", 3, TimeInForce.IMMEDIATE_OR_CANCEL));
+        final Message kept = buyer.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('F', execType(kept));
+        assertEquals("P-1b", kept.getString(11), "a smaller quantity kept its place ahead of P-2");
+
+        buyer.send(limit("P-3", Side.BUY, "990", 2, TimeInForce.DAY));
+        assertEquals('0', execType(buyer.next(MsgType.EXECUTION_REPORT, WAIT)));
+        buyer.send(replace("P-2", "P-2b", "991", 5));
+        assertEquals('5', execType(buyer.next(MsgType.EXECUTION_REPORT, WAIT)));
+        buyer.send(replace("P-2b", "P-2c", "990", 5));
+        assertEquals('5', execType(buyer.next(MsgType.EXECUTION_REPORT, WAIT)));
+        seller.send(limit("S-2", Side.SELL, "990", 2, TimeInForce.IMMEDIATE_OR_CANCEL));
+        final Message moved = buyer.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('F', execType(moved));
+        assertEquals("P-3", moved.getString(11), "P-2 moved its price and back: behind P-3 now");
+        assertNull(buyer.received.poll(300, TimeUnit.MILLISECONDS), "and P-2c was not reached");
+    }
+
+    private static OrderCancelReplaceRequest replace(final String original, final String id, final String price,
+        final int quantity)
+    {
+        final OrderCancelReplaceRequest replace = new OrderCancelReplaceRequest(new OrigClOrdID(original),
+            new ClOrdID(id), new Side(Side.BUY), new TransactTime(LocalDateTime.now()), new OrdType(OrdType.LIMIT));
+        replace.set(new Symbol("1"));
+        replace.setString(Price.FIELD, price);
+        replace.set(new OrderQty(quantity));
+        return replace;
     }
 }
