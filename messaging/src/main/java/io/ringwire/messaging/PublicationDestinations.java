@@ -59,6 +59,8 @@ final class PublicationDestinations implements AutoCloseable
     private int connectedCount;
     /** Successful connections over the publication's life (more than one: it reconnected). */
     private long connections;
+    /** The subscribers' rings are memory logs: no completion tells of a failed queue pair. */
+    private final boolean memoryLog;
 
     /**
      * @param context            the publication's context (timeouts, intervals).
@@ -89,6 +91,7 @@ final class PublicationDestinations implements AutoCloseable
         this.streamId = streamId;
         this.ringCapacity = ringCapacity;
         this.onConnectionChange = onConnectionChange;
+        this.memoryLog = device.mapsRemoteMemory();
         this.all = new PublicationDestination[endpoints.size()];
         for (int i = 0; i < all.length; i++)
         {
@@ -312,9 +315,12 @@ final class PublicationDestinations implements AutoCloseable
                 disconnect(destination, "subscriber silent for longer than the liveness timeout");
                 work++;
             }
-            else if (destination.connected && destination.queuePairFailed())
+            else if (memoryLog && destination.connected && destination.queuePairFailed())
             {
-                // A memory log posts nothing after its JOIN, so no failed completion would tell.
+                // A memory log posts nothing after its JOIN, so no failed completion would tell. Over
+                // RDMA a failed completion tells, and asking the NIC (ibv_query_qp, a system call that
+                // takes the queue pair's lock in the driver) on every duty cycle would slow its
+                // traffic.
                 counters.errors.incrementRelease();
                 disconnect(destination, "the queue pair to the subscriber failed (its process is gone)");
                 work++;
