@@ -40,6 +40,7 @@ import java.util.function.Consumer;
  */
 final class ImageAdmission
 {
+    private static final System.Logger LOG = System.getLogger(ImageAdmission.class.getName());
     /** Receives an image posts before its connection completes, and its receive queue's depth. */
     static final int RECEIVE_BATCH = CreditLayout.INITIAL_RECEIVES;
     /** Credit and join writes an image may have outstanding. */
@@ -335,6 +336,10 @@ final class ImageAdmission
             }
             else
             {
+                // Rare, and the publisher may believe itself connected: say which session and why.
+                LOG.log(System.Logger.Level.WARNING, "subscription stream=" + streamId + ": the connection of " +
+                    "session " + handshake.image.sessionId + " (" + handshake.image.identity + ") failed" +
+                    (handshake.image.available ? " after its first frames" : "") + ": " + error);
                 counters.errors.incrementRelease();
                 closeImage.accept(handshake.image);
             }

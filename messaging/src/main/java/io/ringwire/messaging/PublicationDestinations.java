@@ -31,6 +31,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class PublicationDestinations implements AutoCloseable
 {
+    private static final System.Logger LOG = System.getLogger(PublicationDestinations.class.getName());
+
     /** Writes one destination's queue pair may have outstanding, where the device allows it. */
     private static final int SEND_DEPTH = 4096;
     /** The fewest: a device that cannot hold this many per destination refuses the publication. */
@@ -343,6 +345,10 @@ final class PublicationDestinations implements AutoCloseable
             destination.disconnect(reason);
             connectedCount--;
             counters.disconnects.incrementRelease();
+            // Rare, and what an operator needs to know: which subscriber, why. Frames it had not
+            // acknowledged do not reach it; it rejoins at the stream's position on reconnection.
+            LOG.log(System.Logger.Level.WARNING, "publication stream=" + streamId + " session=" + sessionId +
+                " lost the subscriber at " + destination.endpoint + ": " + reason);
             onConnectionChange.run();
         }
     }

@@ -39,16 +39,21 @@ final class ChildProcess implements AutoCloseable
     private final String name;
     private final Process process;
     private final Path stderrFile;
+    private final Path countersDirectory;
     private final List<String> transcript = new ArrayList<>();
+    /** When each transcript line arrived, in ms since the child started (diagnostics show them). */
+    private final List<Long> arrivalMs = new ArrayList<>();
     private final Map<String, Integer> cursors = new HashMap<>();
     private boolean outputEnded;
     private final long startedNs = System.nanoTime();
 
-    private ChildProcess(final String name, final Process process, final Path stderrFile)
+    private ChildProcess(final String name, final Process process, final Path stderrFile,
+        final Path countersDirectory)
     {
         this.name = name;
         this.process = process;
         this.stderrFile = stderrFile;
+        this.countersDirectory = countersDirectory;
         final Thread reader = new Thread(this::readStdout, "child-stdout-" + name);
         reader.setDaemon(true);
         reader.start();
@@ -82,7 +87,7 @@ final class ChildProcess implements AutoCloseable
         try
         {
             final Process process = new ProcessBuilder(command).redirectError(stderrFile.toFile()).start();
-            return new ChildProcess(name, process, stderrFile);
+            return new ChildProcess(name, process, stderrFile, settings.countersDirectory());
         }
         catch (final IOException ex)
         {
@@ -137,6 +142,7 @@ final class ChildProcess implements AutoCloseable
                 synchronized (transcript)
                 {
                     transcript.add(line);
+                    arrivalMs.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNs));
                     transcript.notifyAll();
                 }
             }
@@ -345,7 +351,7 @@ final class ChildProcess implements AutoCloseable
         {
             for (int i = Math.max(0, transcript.size() - 20); i < transcript.size(); i++)
             {
-                text.append(transcript.get(i)).append('\n');
+                text.append('+').append(arrivalMs.get(i)).append(" ms ").append(transcript.get(i)).append('\n');
             }
         }
         text.append("--- stderr tail:\n");
@@ -361,6 +367,7 @@ final class ChildProcess implements AutoCloseable
         {
             text.append("(unreadable: ").append(ex.getMessage()).append(")\n");
         }
+        text.append("--- counters not zero:\n").append(CountersProbe.nonZero(countersDirectory, process.pid()));
         return text.toString();
     }
 

@@ -72,6 +72,32 @@ final class CountersProbe implements AutoCloseable
         return total[0];
     }
 
+    /**
+     * @return one line per counter of the process whose value is not zero ({@code label = value}),
+     *         for a failing test's diagnostics; a line saying why when its file cannot be read (the
+     *         process never opened one, or removed it on exit).
+     */
+    static String nonZero(final Path countersDirectory, final long pid)
+    {
+        try (CountersProbe probe = of(countersDirectory, pid))
+        {
+            final StringBuilder lines = new StringBuilder();
+            probe.reader.forEach((counterId, typeId, keyBuffer, label) ->
+            {
+                final long value = probe.reader.getCounterValue(counterId);
+                if (value != 0)
+                {
+                    lines.append(label).append(" = ").append(value).append('\n');
+                }
+            });
+            return lines.toString();
+        }
+        catch (final RuntimeException ex)
+        {
+            return "(" + ex.getMessage() + ")\n";
+        }
+    }
+
     @Override
     public void close()
     {

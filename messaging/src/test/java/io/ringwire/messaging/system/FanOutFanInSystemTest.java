@@ -35,7 +35,7 @@ class FanOutFanInSystemTest
 
     @ParameterizedTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
-    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void everySubscriberOfAFannedOutPublicationGetsEveryMessageInOrder(final String provider)
     {
         final SystemTestSettings settings = SystemTestSettings.tolerant(directory);

@@ -109,7 +109,7 @@ class PublisherKilledMidMessageSystemTest
                         observer.partialAtEnd ? "a partial message dropped (" + observer.fragmentsAtEnd + " fragments)" :
                         "the message complete"));
                     partialsDropped += observer.partialAtEnd ? 1 : 0;
-                    assertNull(verifier.failure(), verifier.failure());
+                    assertNull(verifier.failure(), () -> verifier.failure() + publisher.diagnostics());
                     assertTrue(endedAfterMs <= settings.livenessTimeoutMs() + END_ALLOWANCE_MS,
                         "the image ended " + endedAfterMs + " ms after the publisher died; allowed: liveness timeout " +
                         settings.livenessTimeoutMs() + " ms + " + END_ALLOWANCE_MS + " ms");

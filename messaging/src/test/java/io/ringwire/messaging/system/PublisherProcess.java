@@ -48,7 +48,9 @@ public final class PublisherProcess
         final boolean waitForGo = Boolean.parseBoolean(arguments.getOrDefault("waitForGo", "false"));
         final boolean announce = Boolean.parseBoolean(arguments.getOrDefault("announce", "false"));
         final long pauseNs = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(arguments.getOrDefault("pauseMicros", "0")));
-        final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(arguments.getOrDefault("timeoutMs", "120000")));
+        // timeoutMs is meant for a real machine; the lab's emulated CPU scales it (ringwire.test.wait.scale).
+        final long timeoutNs = SystemTestSettings.patient(
+            Duration.ofMillis(Long.parseLong(arguments.getOrDefault("timeoutMs", "120000")))).toNanos();
         watchStdin();
 
         final StringBuilder endpoints = new StringBuilder();

@@ -72,10 +72,14 @@ record SystemTestSettings(Path directory, long heartbeatIntervalMs, long livenes
     /**
      * @param directory the test's temporary directory.
      * @return the settings most system tests use: 1 s liveness, 50 ms heartbeats and reconnects.
+     *         The liveness and peer timeouts scale with {@value #WAIT_SCALE_PROP}: on the lab's
+     *         emulated CPU a subscriber starved of its vCPU for a second (a child JVM starting on it)
+     *         is slow, not gone, and declaring it gone loses what was in flight to it.
      */
     static SystemTestSettings defaults(final Path directory)
     {
-        return new SystemTestSettings(directory, 50, 1000, 50, 1000);
+        final long timeoutMs = patient(Duration.ofMillis(1000)).toMillis();
+        return new SystemTestSettings(directory, 50, timeoutMs, 50, timeoutMs);
     }
 
     /**
@@ -85,7 +89,8 @@ record SystemTestSettings(Path directory, long heartbeatIntervalMs, long livenes
      */
     static SystemTestSettings tolerant(final Path directory)
     {
-        return new SystemTestSettings(directory, 50, 5000, 50, 5000);
+        final long timeoutMs = patient(Duration.ofMillis(5000)).toMillis();
+        return new SystemTestSettings(directory, 50, timeoutMs, 50, timeoutMs);
     }
 
     Path shmDirectory()
