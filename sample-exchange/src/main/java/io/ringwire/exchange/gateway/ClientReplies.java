@@ -1,6 +1,5 @@
 package io.ringwire.exchange.gateway;
 
-import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.HeartbeatEncoder;
 import io.ringwire.codecs.trading.LogonRejectReason;
@@ -8,7 +7,6 @@ import io.ringwire.codecs.trading.LogonResponseEncoder;
 import io.ringwire.codecs.trading.LogonStatus;
 import io.ringwire.codecs.trading.LogoutEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
-import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.Side;
@@ -77,23 +75,9 @@ final class ClientReplies
         final long gatewayInTime,
         final long gatewayReplyTime)
     {
-        report.wrapAndApplyHeader(buffer, 0, header)
-            .exchangeOrderId(0)
-            .clientOrderId(clientOrderId)
-            .execId(0)
-            .account(account)
-            .instrumentId(instrumentId)
-            .execType(ExecType.REJECTED)
-            .ordStatus(OrdStatus.REJECTED)
+        RejectReports.begin(report, header, buffer, clientOrderId, account, instrumentId, RejectReason.get(reason),
+            price, quantity, gatewayInTime)
             .side(Side.NULL_VAL)
-            .rejectReason(RejectReason.get(reason))
-            .lastPrice(0)
-            .lastQuantity(0)
-            .leavesQuantity(0)
-            .cumulativeQuantity(0)
-            .transactTime(gatewayInTime)
-            .price(price)
-            .orderQuantity(quantity)
             .ordType(OrdType.NULL_VAL)
             .timeInForce(TimeInForce.NULL_VAL)
             .engineSequence(0)

@@ -1,18 +1,17 @@
 package io.ringwire.exchange.node;
 
 import io.ringwire.codecs.trading.CancelOrderDecoder;
-import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.MassCancelDecoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderDecoder;
-import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.TimeInForce;
+import io.ringwire.exchange.gateway.RejectReports;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -92,23 +91,9 @@ final class JournalRefusals
         final int instrumentId, final short side, final long price, final long quantity, final long clientSend,
         final long gatewayIn, final long gatewayOut)
     {
-        report.wrapAndApplyHeader(out, 0, headerEncoder)
-            .exchangeOrderId(0)
-            .clientOrderId(clientOrderId)
-            .execId(0)
-            .account(account)
-            .instrumentId(instrumentId)
-            .execType(ExecType.REJECTED)
-            .ordStatus(OrdStatus.REJECTED)
+        RejectReports.begin(report, headerEncoder, out, clientOrderId, account, instrumentId,
+            RejectReason.JOURNAL_REFUSED, price, quantity, gatewayIn)
             .side(side == Side.SELL.value() ? Side.SELL : Side.BUY)
-            .rejectReason(RejectReason.JOURNAL_REFUSED)
-            .lastPrice(0)
-            .lastQuantity(0)
-            .leavesQuantity(0)
-            .cumulativeQuantity(0)
-            .transactTime(gatewayIn)
-            .price(price)
-            .orderQuantity(quantity)
             .ordType(OrdType.LIMIT)
             .timeInForce(TimeInForce.DAY)
             .engineSequence(ExecutionReportEncoder.engineSequenceNullValue())
