@@ -55,11 +55,9 @@ public final class InProcessExchange implements AutoCloseable
     private final Path journal;
     private final boolean temporaryJournal;
     private final List<Integer> cpus = OnlineCpus.asList();
-    private final boolean roomy = cpus.size() >= 4;
+    private final ThreadLayout threadLayout = ThreadLayout.forCpus(cpus.size());
     private static final String FIX_COMP_ID = "RINGWIRE";
 
-    private List<FixDoor.Member> doorMembers = List.of();
-    private InetSocketAddress doorAddress;
     private MessagingContext context;
     private EngineNode engine;
     private GatewayNode gateway;
@@ -131,21 +129,17 @@ public final class InProcessExchange implements AutoCloseable
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, sessionCount);
         engine = add(new EngineNode(context, layout, journal, engineConfig, running));
         final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, rate, engineConfig);
-        door = fixClientCount == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
+        final DoorSetup fix = fixClientCount == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
+        door = null == fix ? null : fix.door();
         gateway = add(new GatewayNode(context, layout, gatewayConfig, running, door));
         marketData = add(new MarketDataNode(context, layout, engineConfig, running));
         marketDataClient = add(new MarketDataClient(context, layout, 0, engineConfig, ledger, running));
         clients = add(new SimulatedClients(context, layout, ExchangeDemo.sessions(clientCount), 0, instruments, rate,
             seed, ledger, running));
-        if (null != door)
+        if (null != fix)
         {
             door.start();
-            final List<FixClients.Login> logins = new ArrayList<>();
-            for (final FixDoor.Member member : doorMembers)
-            {
-                logins.add(new FixClients.Login(member.senderCompId(), member.session().token()));
-            }
-            fixClients = add(new FixClients(doorAddress, FIX_COMP_ID, logins, instruments,
+            fixClients = add(new FixClients(fix.address(), FIX_COMP_ID, fix.logins(), instruments,
                 gatewayConfig.referencePrices()[1], fixRate, seed + 1));
             fixClients.connect();
         }
@@ -153,32 +147,53 @@ public final class InProcessExchange implements AutoCloseable
         engine.open();
     }
 
-    /** The door's members: the sessions after the SBE clients', SenderCompID {@code FIX<session id>}. */
-    private FixDoor fixDoor(final List<SessionConfig> sessions, final int firstIndex)
+    /** A FIX door, where it listens, and its members' logons. */
+    private record DoorSetup(FixDoor door, InetSocketAddress address, List<FixClients.Login> logins)
     {
-        doorMembers = new ArrayList<>();
+    }
+
+    /** The door's members: the sessions after the SBE clients', SenderCompID {@code FIX<session id>}. */
+    private static DoorSetup fixDoor(final List<SessionConfig> sessions, final int firstIndex)
+    {
+        final List<FixDoor.Member> members = new ArrayList<>();
+        final List<FixClients.Login> logins = new ArrayList<>();
         for (int i = firstIndex; i < sessions.size(); i++)
         {
-            doorMembers.add(new FixDoor.Member(i, sessions.get(i), "FIX" + sessions.get(i).sessionId()));
+            final FixDoor.Member member = new FixDoor.Member(i, sessions.get(i), "FIX" + sessions.get(i).sessionId());
+            members.add(member);
+            logins.add(new FixClients.Login(member.senderCompId(), member.session().token()));
         }
+        final InetSocketAddress address;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
-            doorAddress = new InetSocketAddress("127.0.0.1", probe.getLocalPort());
+            address = new InetSocketAddress("127.0.0.1", probe.getLocalPort());
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException("no free port for the FIX door", ex);
         }
         final Instant now = Instant.now();
-        return new FixDoor(doorAddress, FIX_COMP_ID, null, doorMembers,
-            now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime());
+        return new DoorSetup(new FixDoor(address, FIX_COMP_ID, null, members,
+            now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime()), address, logins);
     }
 
-    /** The cores agents take, best first: the last online CPU for the engine, then down. */
+    private Agent agentOf(final ThreadLayout.Role role)
+    {
+        return switch (role)
+        {
+            case ENGINE -> engine;
+            case GATEWAY -> gateway;
+            case MARKET_DATA -> marketData;
+            case CLIENTS -> clients;
+            case MARKET_DATA_SUBSCRIBER -> marketDataClient;
+        };
+    }
+
+    /** The cores agents take, best first: the last online CPU for the engine, then down, one per group. */
     private String cores()
     {
         final StringBuilder list = new StringBuilder();
-        for (int i = cpus.size() - 1; i >= Math.max(0, cpus.size() - 3); i--)
+        for (int i = cpus.size() - 1; i >= Math.max(0, cpus.size() - threadLayout.groups().size()); i--)
         {
             list.append(list.isEmpty() ? "" : ",").append(cpus.get(i));
         }
@@ -220,20 +235,17 @@ public final class InProcessExchange implements AutoCloseable
      */
     public String start(final ErrorHandler errorHandler)
     {
-        final Agent clientSide = new CompositeAgent(clients, marketDataClient);
-        final Agent exchangeSide = new CompositeAgent(gateway, marketData);
-        agents.add(Agents.start(context, engine, errorHandler));
-        if (roomy)
+        final List<List<ThreadLayout.Role>> groups = threadLayout.groups();
+        for (final List<ThreadLayout.Role> group : groups)
         {
-            agents.add(Agents.start(context, exchangeSide, errorHandler));
-            agents.add(Agents.start(context, clientSide, errorHandler));
+            final Agent[] members = new Agent[group.size()];
+            for (int i = 0; i < members.length; i++)
+            {
+                members[i] = agentOf(group.get(i));
+            }
+            agents.add(Agents.start(context, members.length == 1 ? members[0] : new CompositeAgent(members),
+                errorHandler));
         }
-        else
-        {
-            agents.add(Agents.start(context, new CompositeAgent(exchangeSide, clientSide), errorHandler));
-        }
-        final String[] names = roomy ? new String[]{ "engine", "gateway + market data", "clients + market-data subscriber" } :
-            new String[]{ "engine", "gateway + market data + clients + market-data subscriber" };
         if (null != fixClients)
         {
             fixClients.startSending();
@@ -242,9 +254,12 @@ public final class InProcessExchange implements AutoCloseable
         for (int i = 0; i < agents.size(); i++)
         {
             final Agents.RunningAgent agent = agents.get(i);
-            text.append(i == 0 ? "" : "; ").append(names[i]).append(agent.backedOff() ? " backs off" : " spins")
+            text.append(i == 0 ? "" : "; ").append(ThreadLayout.words(groups.get(i)))
+                .append(agent.backedOff() ? " backs off" : " spins")
                 .append(agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
         }
+        text.append("; the engine's output digest").append(engine.replicaSnapshots() ?
+            " and its snapshot replica back off on threads of their own" : " backs off on a thread of its own");
         if (null != fixClients)
         {
             text.append("; the gateway polls the FIX door, whose QuickFIX/J acceptor reads on a thread of its own, " +

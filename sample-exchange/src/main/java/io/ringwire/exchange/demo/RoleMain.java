@@ -176,7 +176,8 @@ public final class RoleMain
         connect(engine::isConnected, engine, "engine");
         engine.open();
         final Agents.RunningAgent agent = add(closeables, Agents.start(context, engine, RoleMain::fail));
-        out.println("READY engine " + describe(agent));
+        out.println("READY engine " + describe(agent) + "; its output digest" + (engine.replicaSnapshots() ?
+            " and its snapshot replica back off on threads of their own" : " backs off on a thread of its own"));
         out.flush();
         stop.await();
         engine.stopTaking();
@@ -190,7 +191,7 @@ public final class RoleMain
         out.println("REPORT engine applied=" + engine.engine().applied() +
             " sequence=" + engine.engine().engine().engineSequence() +
             " trades=" + engine.engine().engine().counters().trades() +
-            " digest=" + engine.engine().digest() +
+            " digest=" + engine.digest() +
             " books=" + PublicBookDigest.of(engine.engine().engine().books()) +
             " resting=" + resting.values().stream().mapToLong(Long::longValue).sum() +
             " dropped=" + engine.dropped() + " refused=" + engine.refused() +

@@ -123,7 +123,9 @@ final class Summary
                 histogram.getTotalCount(), us(histogram, 50), us(histogram, 90), us(histogram, 99), us(histogram, 99.9),
                 histogram.getTotalCount() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", histogram.getMaxValue() / 1e3)));
         }
-        out.println("  output digest     " + engine.engine().digest());
+        final String digest = engine.digest(); // settles the digest's thread first
+        out.println("  output digest     " + digest + " (" + engine.digestedMessages() +
+            " messages hashed off the engine's thread)");
         out.println("  checks            " + (conserved() ? "passed" : "FAILED") + ": every new order acknowledged once, " +
             "as much bought as sold" + (null == fix ? "" : " (over both doors)") + ", the subscriber's books equal the engine's");
     }

@@ -22,12 +22,12 @@ import java.util.function.Consumer;
  * command) it links its output digest (see {@link OutputDigest}) and, where it keeps the
  * snapshots, writes one.
  *
- * <p>Three compositions share the rules: {@link #open} does it all on one thread (journal, apply,
- * digest, snapshots; a tool, a test); {@link #recover} makes the live engine of the exchange's
- * pipeline, which applies what the {@link io.ringwire.exchange.node.Journaller} journaled
- * ({@link #applyJournaled}) and neither hashes nor writes snapshots on its thread (its digest goes
- * to a {@link DigestAgent}, its snapshots come from a replica); {@link #replica} makes that
- * replica, which replays the journal behind the engine and writes the snapshots.
+ * <p>Three compositions share the rules: {@link #open} journals and applies on one thread, and writes
+ * the snapshots there too unless a {@link SnapshotReplica} does (the running exchange's engine, a
+ * tool, a test; its digest may go to a {@link DigestAgent});
+ * {@link #recover} makes an engine that applies records another thread journaled
+ * ({@link #applyJournaled}) and neither hashes nor writes snapshots on its thread; {@link #replica}
+ * makes a replica that replays the journal behind such an engine and writes the snapshots.
  *
  * <p>Opening recovers: it loads the newest whole snapshot, replays the journal after it through the
  * engine (whose outputs go to the output again: the engine's sequences let a receiver drop what it
@@ -79,9 +79,23 @@ public final class JournaledEngine implements AutoCloseable
     public static JournaledEngine open(final Path directory, final EngineConfig config, final EngineOutput output,
         final int segmentLength)
     {
+        return open(directory, config, output, segmentLength, true);
+    }
+
+    /**
+     * As {@link #open(Path, EngineConfig, EngineOutput, int)}, choosing who writes the snapshots.
+     *
+     * @param writesSnapshots true: this engine writes them, on its thread; false: a
+     *                        {@link SnapshotReplica} does, on its own (this engine still links its
+     *                        digest at every snapshot point, where the replica's snapshot holds it).
+     * @see #open(Path, EngineConfig, EngineOutput, int)
+     */
+    public static JournaledEngine open(final Path directory, final EngineConfig config, final EngineOutput output,
+        final int segmentLength, final boolean writesSnapshots)
+    {
         final EngineConfig actual = settle(directory, config);
         final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output),
-            new EngineSnapshots(directory), actual.snapshotInterval());
+            writesSnapshots ? new EngineSnapshots(directory) : null, actual.snapshotInterval());
         journaled.recover(directory, true);
         final Journal journal = Journal.open(new JournalContext().directory(directory).segmentLength(segmentLength)
             .conclude());

@@ -2,21 +2,28 @@ package io.ringwire.exchange.node;
 
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.exchange.engine.DigestAgent;
+import io.ringwire.exchange.engine.DigestRing;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.engine.EngineOutput;
 import io.ringwire.exchange.engine.JournaledEngine;
+import io.ringwire.exchange.engine.SnapshotReplica;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
+import io.ringwire.rdma.host.OnlineCpus;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The matching engine as a role: reads the gateway's stamped requests, journals and applies each
@@ -32,13 +39,33 @@ import java.nio.file.Path;
  * recovery replays is sent again, so after a restart the gateway receives every report the engine
  * made, and drops by sequence the ones it had (the resend from its last sequence).
  *
- * <p>Threading: one thread (the agent's), which should spin on a core of its own.
+ * <p>The output digest is kept off the engine's thread: the engine copies each message it sends
+ * into a {@link DigestRing}, and a {@link DigestAgent} on a thread of its own, which backs off when
+ * idle, hashes it in order. {@link #digest()} settles it.
+ *
+ * <p>Where the machine has {@value #REPLICA_MIN_CPUS} CPUs or more, the snapshots are kept off the
+ * engine's thread too: a {@link SnapshotReplica} on a thread of its own follows the journal up to
+ * what the engine has applied and answered, and writes them (allocating, forcing the file) there.
+ * With fewer, the replica's matching would take CPU from the spinning threads, and the engine writes
+ * its snapshots itself, between requests.
+ *
+ * <p>Threading: one thread (the agent's), which should spin on a core of its own; the digest's
+ * thread and, where there is one, the replica's beside it, started by {@link #open()}; both back
+ * off when idle.
  */
 public final class EngineNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 16;
     /** The journal's segment length when it is new: a roll is rare. */
     public static final int JOURNAL_SEGMENT = 64 << 20;
+    /**
+     * The digest ring's bytes: tens of milliseconds of the engine's output at a million requests a
+     * second, so a digest thread that was parked or descheduled catches up without holding the engine.
+     */
+    static final int DIGEST_RING_BYTES = 16 << 20;
+    private static final System.Logger LOG = System.getLogger(EngineNode.class.getName());
+    /** The fewest CPUs on which a replica writes the snapshots instead of the engine's thread. */
+    public static final int REPLICA_MIN_CPUS = 4;
 
     private final Subscription requests;
     private final Outbound reports;
@@ -55,6 +82,13 @@ public final class EngineNode implements Agent, AutoCloseable
     private final JournalRefusals refusals = new JournalRefusals();
     private long refused;
     private long refusalsReported;
+    private DigestAgent digestAgent;
+    private AgentRunner digestRunner;
+    private final boolean replicaSnapshots;
+    /** Journal records the engine has applied and answered: the replica's limit. */
+    private final AtomicLong applied = new AtomicLong();
+    private SnapshotReplica replica;
+    private AgentRunner replicaRunner;
 
     /**
      * Opens the engine's subscription and publications; the engine itself opens with {@link #open()}.
@@ -79,6 +113,18 @@ public final class EngineNode implements Agent, AutoCloseable
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
         final EngineConfig config, final RunFlag running, final int segmentLength)
     {
+        this(context, layout, journal, config, running, segmentLength, OnlineCpus.count() >= REPLICA_MIN_CPUS);
+    }
+
+    /**
+     * @param replicaSnapshots true: a {@link SnapshotReplica} writes the snapshots; false: the
+     *                         engine's thread does.
+     * @see #EngineNode(MessagingContext, ExchangeLayout, Path, EngineConfig, RunFlag)
+     */
+    public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
+        final EngineConfig config, final RunFlag running, final int segmentLength, final boolean replicaSnapshots)
+    {
+        this.replicaSnapshots = replicaSnapshots;
         Subscription subscription = null;
         Publication toGateway = null;
         Publication toMarketData = null;
@@ -112,7 +158,22 @@ public final class EngineNode implements Agent, AutoCloseable
     {
         if (null == engine)
         {
-            engine = JournaledEngine.open(journal, config, new Output(), segmentLength);
+            engine = JournaledEngine.open(journal, config, new Output(), segmentLength, !replicaSnapshots);
+            if (replicaSnapshots)
+            {
+                applied.set(engine.applied());
+                replica = new SnapshotReplica(journal, applied);
+                replicaRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 1_000_000),
+                    ex -> LOG.log(System.Logger.Level.ERROR, "engine: the snapshot replica failed", ex), null, replica);
+                AgentRunner.startOnThread(replicaRunner);
+            }
+            // Recovery digested what it replayed on this thread; from here the digest's thread does.
+            final DigestRing ring = new DigestRing(DIGEST_RING_BYTES);
+            digestAgent = new DigestAgent(ring, engine.engine().digest());
+            engine.engine().feedDigest(ring);
+            digestRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000),
+                ex -> LOG.log(System.Logger.Level.ERROR, "engine: the output digest failed", ex), null, digestAgent);
+            AgentRunner.startOnThread(digestRunner);
         }
         return this;
     }
@@ -134,6 +195,7 @@ public final class EngineNode implements Agent, AutoCloseable
     {
         takenNs = System.nanoTime();
         final int result = engine.accept(buffer, offset, length);
+        applied.lazySet(engine.applied()); // its output is sent: the replica may follow this far
         if (result < 0)
         {
             refused++;
@@ -166,6 +228,53 @@ public final class EngineNode implements Agent, AutoCloseable
     public JournaledEngine engine()
     {
         return engine;
+    }
+
+    /**
+     * The digest of everything the engine sent, as {@code exchange replay} prints it for the same
+     * journal. Call once the engine's thread has stopped: this stops the digest's thread, digests
+     * what its ring still holds on the calling thread, and from then on the engine digests inline,
+     * on whichever thread drives it.
+     *
+     * @return the digest, or null before {@link #open()}.
+     */
+    public String digest()
+    {
+        if (null == engine)
+        {
+            return null;
+        }
+        settleDigest();
+        return engine.digest();
+    }
+
+    /** @return whether a replica writes the snapshots (else the engine's thread does). */
+    public boolean replicaSnapshots()
+    {
+        return replicaSnapshots;
+    }
+
+    /** @return snapshots written since open, by the replica or the engine (any thread, late). */
+    public long snapshotsTaken()
+    {
+        return null != replica ? replica.snapshotsTaken() : null == engine ? 0 : engine.snapshotsTaken();
+    }
+
+    /** @return messages the digest's thread has hashed (any thread, late). */
+    public long digestedMessages()
+    {
+        return null == digestAgent ? 0 : digestAgent.messages();
+    }
+
+    private void settleDigest()
+    {
+        if (null != digestRunner)
+        {
+            digestRunner.close();
+            digestRunner = null;
+            digestAgent.drain();
+            engine.engine().feedDigest(engine.engine().digest());
+        }
     }
 
     /** @return requests the engine refused (malformed, or the journal full). */
@@ -201,6 +310,16 @@ public final class EngineNode implements Agent, AutoCloseable
     @Override
     public void close()
     {
+        if (null != engine)
+        {
+            settleDigest(); // the engine's close reports the final digest to its listener
+        }
+        if (null != replicaRunner)
+        {
+            replicaRunner.close();
+            replicaRunner = null;
+            replica.close();
+        }
         CloseHelper.quietCloseAll(engine, requests, reports.publication(), feed.publication());
         engine = null;
     }

@@ -46,6 +46,8 @@ class ExchangeDemoTest
         assertTrue(Files.exists(journal), "--journal keeps the journal");
         assertEquals(digest.group(1), JournaledEngine.replay(journal).digest(),
             "the journal replays to the digest the demo printed");
+        assertTrue(count(text, "\\(([0-9,]+) messages hashed off the engine's thread\\)") > 0,
+            "the digest is kept on a thread of its own: " + text);
     }
 
     /**

@@ -1,0 +1,78 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.exchange.demo.ExchangeDemo;
+import io.ringwire.exchange.demo.SimulatedClients;
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.engine.EngineOutput;
+import io.ringwire.exchange.engine.JournaledEngine;
+import org.agrona.CloseHelper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The running engine with its snapshots kept off its thread (what it does on four CPUs or more,
+ * forced here): over real messaging with the gateway, market data and simulated clients, the
+ * replica writes the snapshots while they trade, the engine's thread writes none, every order is
+ * answered, and a restart from the replica's newest snapshot and the journal after it reaches the
+ * books and the output digest the engine (its digest kept by the digest's thread) ended with.
+ *
+ * <p>Thread layout: {@link InProcessRoles}'s, plus the engine's digest and replica threads, which
+ * back off.
+ */
+@Tag("system")
+class EngineReplicaTest
+{
+    @TempDir
+    Path directory;
+
+    private InProcessRoles roles;
+
+    @AfterEach
+    void stop()
+    {
+        CloseHelper.quietClose(roles);
+    }
+
+    @Test
+    void aReplicaWritesTheSnapshotsWhileTheEngineTradesAndARestartFromThemReachesTheSameState() throws Exception
+    {
+        final Path journal = directory.resolve("journal");
+        final EngineConfig base = ExchangeDemo.engineConfig(4, 2);
+        final EngineConfig config = new EngineConfig(base.instruments(), base.maxOrders(), base.maxAccounts(), 1_000);
+        roles = new InProcessRoles(directory, 2, 4, 4_000);
+        roles.start(journal, config, 1 << 20, true);
+        final EngineNode engine = roles.engine;
+        assertTrue(engine.replicaSnapshots());
+        roles.await(() -> engine.snapshotsTaken() >= 3, "three snapshots written by the replica");
+        roles.drain();
+
+        final AtomicLongArray counters = roles.clients.counters();
+        assertEquals(counters.get(SimulatedClients.NEW_ORDERS), counters.get(SimulatedClients.ACKS),
+            "every new order acknowledged");
+        assertEquals(0, counters.get(SimulatedClients.DUPLICATE_ACKS));
+        assertEquals(0, engine.engine().snapshotsTaken(), "the engine's thread wrote no snapshot");
+        assertTrue(roles.failures.isEmpty(), roles.failures.toString());
+        final String digest = engine.digest();
+        final long applied = engine.engine().applied();
+        final String books = engine.engine().engine().booksDigest();
+        roles.close();
+
+        try (JournaledEngine restarted = JournaledEngine.open(journal, null, EngineOutput.NONE, 1 << 20))
+        {
+            assertTrue(restarted.recovery().fromSequence() >= 3_000, "the restart began at the replica's newest " +
+                "snapshot: " + restarted.recovery());
+            assertEquals(applied, restarted.applied());
+            assertEquals(books, restarted.engine().booksDigest(), "the same books");
+            assertEquals(digest, restarted.digest(), "the same output digest");
+        }
+        assertEquals(digest, JournaledEngine.replay(journal).digest(), "and replay's from the journal alone");
+    }
+}
