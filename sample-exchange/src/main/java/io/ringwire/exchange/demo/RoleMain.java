@@ -313,7 +313,8 @@ public final class RoleMain
             final AtomicLongArray c = clients.counters();
             out.println("PROGRESS sent=" + c.get(SimulatedClients.SENT) + " fills=" + c.get(SimulatedClients.FILLS) +
                 " rejects=" + c.get(SimulatedClients.REJECTS) + " p50=" + (ack.getTotalCount() == 0 ? -1 :
-                ack.getValueAtPercentile(50)) + " p99=" + (ack.getTotalCount() == 0 ? -1 : ack.getValueAtPercentile(99)));
+                ack.getValueAtPercentile(50)) + " p99=" + (ack.getTotalCount() == 0 ? -1 : ack.getValueAtPercentile(99)) +
+                (null == marketData ? "" : " mdRecoveries=" + marketData.books().recoveries())); // read late
             out.flush();
         }
         clients.stopSending();

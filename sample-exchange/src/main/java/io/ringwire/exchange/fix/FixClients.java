@@ -110,6 +110,27 @@ public final class FixClients implements Application, AutoCloseable
     private volatile boolean sending = true;
 
     /**
+     * What every QuickFIX/J initiator of the door's members shares: connect to the door, a session
+     * that is always on, a reconnect every second.
+     *
+     * @param door             where the door listens.
+     * @param heartbeatSeconds the session's HeartBtInt.
+     * @return the settings, for the caller's own additions.
+     */
+    public static SessionSettings initiatorSettings(final InetSocketAddress door, final int heartbeatSeconds)
+    {
+        final SessionSettings settings = new SessionSettings();
+        settings.setString("ConnectionType", "initiator");
+        settings.setString("SocketConnectHost", door.getHostString());
+        settings.setLong("SocketConnectPort", door.getPort());
+        settings.setString("StartTime", "00:00:00");
+        settings.setString("EndTime", "00:00:00");
+        settings.setLong("HeartBtInt", heartbeatSeconds);
+        settings.setLong("ReconnectInterval", 1);
+        return settings;
+    }
+
+    /**
      * @param door          the door's address.
      * @param doorCompId    its CompID.
      * @param logins        the members.
@@ -125,14 +146,7 @@ public final class FixClients implements Application, AutoCloseable
         this.instruments = instruments;
         this.ratePerSecond = Math.max(1, ratePerSecond);
         this.random = new SplittableRandom(seed);
-        final SessionSettings settings = new SessionSettings();
-        settings.setString("ConnectionType", "initiator");
-        settings.setString("SocketConnectHost", door.getHostString());
-        settings.setLong("SocketConnectPort", door.getPort());
-        settings.setString("StartTime", "00:00:00");
-        settings.setString("EndTime", "00:00:00");
-        settings.setLong("HeartBtInt", 5);
-        settings.setLong("ReconnectInterval", 1);
+        final SessionSettings settings = initiatorSettings(door, 5);
         settings.setString("SocketTcpNoDelay", "Y");
         settings.setString("ResetOnLogon", "Y");
         for (final Login login : logins)

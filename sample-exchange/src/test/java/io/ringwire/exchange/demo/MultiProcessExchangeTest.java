@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -58,6 +59,14 @@ class MultiProcessExchangeTest
         final RoleProcess clients = clients(layout, 0, 3, 0, 1000);
         awaitReady(engine, exchange, clients);
         Thread.sleep(3_000);
+        // The late subscriber joins a second in; on a loaded small machine its connections and its
+        // snapshot may take longer than the rest of the run: the flow goes on until it recovered.
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Long.parseLong(clients.progress().getOrDefault("mdRecoveries", "0")) < 1 &&
+            System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(100);
+        }
 
         final Map<String, String> c = clients.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));

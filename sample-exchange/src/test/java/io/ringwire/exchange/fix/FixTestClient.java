@@ -15,6 +15,7 @@ import quickfix.SocketInitiator;
 import quickfix.field.MsgType;
 import quickfix.field.Password;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
@@ -43,14 +44,7 @@ final class FixTestClient implements Application, AutoCloseable
     {
         this.password = password;
         sessionId = new SessionID("FIX.4.4", senderCompId, FixDoorTest.DOOR_COMP_ID);
-        final SessionSettings settings = new SessionSettings();
-        settings.setString("ConnectionType", "initiator");
-        settings.setString("SocketConnectHost", "127.0.0.1");
-        settings.setLong("SocketConnectPort", port);
-        settings.setString("StartTime", "00:00:00");
-        settings.setString("EndTime", "00:00:00");
-        settings.setLong("HeartBtInt", 1);
-        settings.setLong("ReconnectInterval", 1);
+        final SessionSettings settings = FixClients.initiatorSettings(new InetSocketAddress("127.0.0.1", port), 1);
         settings.setString("UseDataDictionary", "Y");
         settings.setString("ResetOnLogon", "N");
         if (null != store)
