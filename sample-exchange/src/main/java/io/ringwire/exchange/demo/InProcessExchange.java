@@ -258,8 +258,7 @@ public final class InProcessExchange implements AutoCloseable
                 .append(agent.backedOff() ? " backs off" : " spins")
                 .append(agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
         }
-        text.append("; the engine's output digest").append(engine.replicaSnapshots() ?
-            " and its snapshot replica back off on threads of their own" : " backs off on a thread of its own");
+        text.append("; the engine ").append(RoleMain.engineHelpers(engine));
         if (null != fixClients)
         {
             text.append("; the gateway polls the FIX door, whose QuickFIX/J acceptor reads on a thread of its own, " +

@@ -176,8 +176,7 @@ public final class RoleMain
         connect(engine::isConnected, engine, "engine");
         engine.open();
         final Agents.RunningAgent agent = add(closeables, Agents.start(context, engine, RoleMain::fail));
-        out.println("READY engine " + describe(agent) + "; its output digest" + (engine.replicaSnapshots() ?
-            " and its snapshot replica back off on threads of their own" : " backs off on a thread of its own"));
+        out.println("READY engine " + describe(agent) + "; " + engineHelpers(engine));
         out.flush();
         stop.await();
         engine.stopTaking();
@@ -453,6 +452,14 @@ public final class RoleMain
                 quiet = 0;
             }
         }
+    }
+
+    /** @return where the engine's digest and snapshots are made, in words. */
+    static String engineHelpers(final EngineNode engine)
+    {
+        return (engine.digestThread() ? "hashes its output on a thread of its own, which backs off" :
+            "hashes its output itself") + (engine.replicaSnapshots() ?
+            "; a replica on another such thread writes its snapshots" : "; writes its snapshots itself");
     }
 
     private static String describe(final Agents.RunningAgent agent)

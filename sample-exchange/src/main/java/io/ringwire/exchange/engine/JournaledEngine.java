@@ -53,6 +53,7 @@ public final class JournaledEngine implements AutoCloseable
     private JournalReadResult recovery;
     private long applied;
     private long snapshotsTaken;
+    private long snapshotFailures;
     private boolean closed;
 
     private JournaledEngine(final MatchingEngine engine, final EngineSnapshots snapshots, final long snapshotInterval)
@@ -290,8 +291,7 @@ public final class JournaledEngine implements AutoCloseable
             engine.digestFeed().link(applied);
             if (null != snapshots)
             {
-                snapshots.write(engine.state(applied));
-                snapshotsTaken++;
+                writeSnapshot();
             }
         }
         if (command == EngineCommandType.DIGEST.value())
@@ -320,6 +320,32 @@ public final class JournaledEngine implements AutoCloseable
     public long applied()
     {
         return applied;
+    }
+
+    /**
+     * A snapshot that cannot be written (a full disk, a directory gone) is counted and told, and the
+     * engine goes on: the journal holds every request, so recovery replays further back, and a
+     * half-taken state must not stop matching or be applied again.
+     */
+    private void writeSnapshot()
+    {
+        try
+        {
+            snapshots.write(engine.state(applied));
+            snapshotsTaken++;
+        }
+        catch (final RuntimeException ex)
+        {
+            snapshotFailures++;
+            LOG.log(System.Logger.Level.WARNING, "snapshot at record " + applied + " not written (" +
+                snapshotFailures + " so far); recovery replays from the one before", ex);
+        }
+    }
+
+    /** @return snapshots that could not be written (read late from other threads). */
+    public long snapshotFailures()
+    {
+        return snapshotFailures;
     }
 
     /** @return snapshots written since open. */

@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * never be ahead of what the engine sent, or the reports in between would be sent by no one. A
  * replica behind the engine only delays the next snapshot.
  *
+ * <p>A snapshot that cannot be written is counted and passed over ({@link JournaledEngine}); a record
+ * it cannot read stops it ({@link #failure()}), once, for its owner to tell.
+ *
  * <p>Threading: its own (an agent's). Allocation-free but at a snapshot point and when it moves to
  * the next segment.
  */
@@ -31,6 +34,7 @@ public final class SnapshotReplica implements Agent, AutoCloseable
     private final JournalTailer tailer;
     private final AtomicLong engineApplied;
     private final JournalRecordHandler onRecord;
+    private volatile RuntimeException failure;
 
     /**
      * Restores the replica from the newest snapshot in {@code directory}. Open it once the live
@@ -51,7 +55,27 @@ public final class SnapshotReplica implements Agent, AutoCloseable
     @Override
     public int doWork()
     {
-        return tailer.poll(onRecord, engineApplied.get(), RECORD_LIMIT);
+        if (null != failure)
+        {
+            return 0;
+        }
+        try
+        {
+            return tailer.poll(onRecord, engineApplied.get(), RECORD_LIMIT);
+        }
+        catch (final RuntimeException ex)
+        {
+            // A record missing or damaged below the engine's count: the replica stops where it is
+            // (its snapshots so far stay good) rather than apply around the hole or retry forever.
+            failure = ex;
+            throw ex;
+        }
+    }
+
+    /** @return why the replica stopped following the journal, or null while it follows (any thread, late). */
+    public RuntimeException failure()
+    {
+        return failure;
     }
 
     /** @return journal records the replica applied (read late from other threads). */
@@ -64,6 +88,12 @@ public final class SnapshotReplica implements Agent, AutoCloseable
     public long snapshotsTaken()
     {
         return replica.snapshotsTaken();
+    }
+
+    /** @return snapshots that could not be written and were passed over (read late from other threads). */
+    public long snapshotFailures()
+    {
+        return replica.snapshotFailures();
     }
 
     @Override

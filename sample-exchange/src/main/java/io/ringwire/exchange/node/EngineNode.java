@@ -24,6 +24,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The matching engine as a role: reads the gateway's stamped requests, journals and applies each
@@ -39,19 +40,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * recovery replays is sent again, so after a restart the gateway receives every report the engine
  * made, and drops by sequence the ones it had (the resend from its last sequence).
  *
- * <p>The output digest is kept off the engine's thread: the engine copies each message it sends
- * into a {@link DigestRing}, and a {@link DigestAgent} on a thread of its own, which backs off when
- * idle, hashes it in order. {@link #digest()} settles it.
+ * <p>Where the machine has {@value #DIGEST_THREAD_MIN_CPUS} CPUs or more, the output digest is kept
+ * off the engine's thread: the engine copies each message it sends into a {@link DigestRing}, and a
+ * {@link DigestAgent} on a thread of its own, which backs off when idle, hashes it in order.
+ * {@link #digest()} settles it. On two CPUs both are taken by spinning threads, and a third thread
+ * with work would take its time slices from them, milliseconds at a time, where hashing inline
+ * costs the engine a fraction of a microsecond a request: the engine hashes inline there.
  *
  * <p>Where the machine has {@value #REPLICA_MIN_CPUS} CPUs or more, the snapshots are kept off the
  * engine's thread too: a {@link SnapshotReplica} on a thread of its own follows the journal up to
- * what the engine has applied and answered, and writes them (allocating, forcing the file) there.
- * With fewer, the replica's matching would take CPU from the spinning threads, and the engine writes
- * its snapshots itself, between requests.
+ * what the engine has applied and sent, and writes them (allocating, forcing the file) there. With
+ * fewer, the replica's matching would take CPU from the spinning threads, and the engine writes its
+ * snapshots itself, between requests.
  *
- * <p>Threading: one thread (the agent's), which should spin on a core of its own; the digest's
- * thread and, where there is one, the replica's beside it, started by {@link #open()}; both back
- * off when idle.
+ * <p>A failure on either thread is logged and kept ({@link #backgroundFailure()}).
+ *
+ * <p>Threading: one thread (the agent's), which should spin on a core of its own; the digest's and
+ * the replica's beside it where there are, started by {@link #open()}; both back off when idle.
  */
 public final class EngineNode implements Agent, AutoCloseable
 {
@@ -66,6 +71,8 @@ public final class EngineNode implements Agent, AutoCloseable
     private static final System.Logger LOG = System.getLogger(EngineNode.class.getName());
     /** The fewest CPUs on which a replica writes the snapshots instead of the engine's thread. */
     public static final int REPLICA_MIN_CPUS = 4;
+    /** The fewest CPUs on which a thread of its own keeps the output digest instead of the engine's. */
+    public static final int DIGEST_THREAD_MIN_CPUS = 3;
 
     private final Subscription requests;
     private final Outbound reports;
@@ -85,6 +92,8 @@ public final class EngineNode implements Agent, AutoCloseable
     private DigestAgent digestAgent;
     private AgentRunner digestRunner;
     private final boolean replicaSnapshots;
+    private final boolean digestThread;
+    private final AtomicReference<Throwable> backgroundFailure = new AtomicReference<>();
     /** Journal records the engine has applied and answered: the replica's limit. */
     private final AtomicLong applied = new AtomicLong();
     private SnapshotReplica replica;
@@ -113,17 +122,22 @@ public final class EngineNode implements Agent, AutoCloseable
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
         final EngineConfig config, final RunFlag running, final int segmentLength)
     {
-        this(context, layout, journal, config, running, segmentLength, OnlineCpus.count() >= REPLICA_MIN_CPUS);
+        this(context, layout, journal, config, running, segmentLength, OnlineCpus.count() >= DIGEST_THREAD_MIN_CPUS,
+            OnlineCpus.count() >= REPLICA_MIN_CPUS);
     }
 
     /**
+     * @param digestThread     true: a {@link DigestAgent} on a thread of its own keeps the output
+     *                         digest; false: the engine's thread does.
      * @param replicaSnapshots true: a {@link SnapshotReplica} writes the snapshots; false: the
      *                         engine's thread does.
      * @see #EngineNode(MessagingContext, ExchangeLayout, Path, EngineConfig, RunFlag)
      */
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
-        final EngineConfig config, final RunFlag running, final int segmentLength, final boolean replicaSnapshots)
+        final EngineConfig config, final RunFlag running, final int segmentLength, final boolean digestThread,
+        final boolean replicaSnapshots)
     {
+        this.digestThread = digestThread;
         this.replicaSnapshots = replicaSnapshots;
         Subscription subscription = null;
         Publication toGateway = null;
@@ -164,18 +178,30 @@ public final class EngineNode implements Agent, AutoCloseable
                 applied.set(engine.applied());
                 replica = new SnapshotReplica(journal, applied);
                 replicaRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 1_000_000),
-                    ex -> LOG.log(System.Logger.Level.ERROR, "engine: the snapshot replica failed", ex), null, replica);
+                    ex -> failedInBackground("the snapshot replica", ex), null, replica);
                 AgentRunner.startOnThread(replicaRunner);
             }
-            // Recovery digested what it replayed on this thread; from here the digest's thread does.
-            final DigestRing ring = new DigestRing(DIGEST_RING_BYTES);
-            digestAgent = new DigestAgent(ring, engine.engine().digest());
-            engine.engine().feedDigest(ring);
-            digestRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000),
-                ex -> LOG.log(System.Logger.Level.ERROR, "engine: the output digest failed", ex), null, digestAgent);
-            AgentRunner.startOnThread(digestRunner);
+            if (digestThread)
+            {
+                // Recovery digested what it replayed on this thread; from here the digest's thread does.
+                final DigestRing ring = new DigestRing(DIGEST_RING_BYTES);
+                digestAgent = new DigestAgent(ring, engine.engine().digest());
+                engine.engine().feedDigest(ring);
+                digestRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000),
+                    ex -> failedInBackground("the output digest", ex), null, digestAgent);
+                AgentRunner.startOnThread(digestRunner);
+            }
         }
         return this;
+    }
+
+    /** Logs the first failure of a background thread and keeps it; later ones repeat it. */
+    private void failedInBackground(final String what, final Throwable ex)
+    {
+        if (backgroundFailure.compareAndSet(null, ex))
+        {
+            LOG.log(System.Logger.Level.ERROR, "engine: " + what + " failed", ex);
+        }
     }
 
     @Override
@@ -186,16 +212,29 @@ public final class EngineNode implements Agent, AutoCloseable
         // subscriber is behind, requests wait in their ring, and the gateway backs off in turn.
         if (null == engine || !taking || reports.isBehind() || feed.isBehind())
         {
-            return work + requests.doWork();
+            return work + requests.doWork() + publishSent();
         }
-        return work + requests.poll(onRequest, FRAGMENT_LIMIT);
+        return work + requests.poll(onRequest, FRAGMENT_LIMIT) + publishSent();
+    }
+
+    /**
+     * Tells the replica how far the engine's output has left: the records applied, once no report
+     * or feed message waits in a backlog (which a kill would lose, and which only a replay from an
+     * earlier snapshot sends again).
+     */
+    private int publishSent()
+    {
+        if (null != replica && !reports.isBehind() && !feed.isBehind())
+        {
+            applied.lazySet(engine.applied());
+        }
+        return 0;
     }
 
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         takenNs = System.nanoTime();
         final int result = engine.accept(buffer, offset, length);
-        applied.lazySet(engine.applied()); // its output is sent: the replica may follow this far
         if (result < 0)
         {
             refused++;
@@ -246,6 +285,18 @@ public final class EngineNode implements Agent, AutoCloseable
         }
         settleDigest();
         return engine.digest();
+    }
+
+    /** @return the first failure of the digest's or the replica's thread, or null. */
+    public Throwable backgroundFailure()
+    {
+        return backgroundFailure.get();
+    }
+
+    /** @return whether a thread of its own keeps the output digest (else the engine's thread does). */
+    public boolean digestThread()
+    {
+        return digestThread;
     }
 
     /** @return whether a replica writes the snapshots (else the engine's thread does). */

@@ -60,9 +60,10 @@ class MultiProcessExchangeTest
         awaitReady(engine, exchange, clients);
         Thread.sleep(3_000);
         // The late subscriber joins a second in; on a loaded small machine its connections and its
-        // snapshot may take longer than the rest of the run: the flow goes on until it recovered.
+        // snapshots may take longer than the rest of the run: the flow goes on until it recovered
+        // every instrument's book (a recovery is counted per book).
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (Long.parseLong(clients.progress().getOrDefault("mdRecoveries", "0")) < 1 &&
+        while (Long.parseLong(clients.progress().getOrDefault("mdRecoveries", "0")) < INSTRUMENTS &&
             System.nanoTime() - deadline < 0)
         {
             Thread.sleep(100);

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -105,6 +106,44 @@ class SnapshotReplicaTest
             }
             assertEquals(3_500, replica.applied());
             assertEquals(3, replica.snapshotsTaken(), "snapshots at 1000, 2000 and 3000 only");
+        }
+    }
+
+    @Test
+    void aSnapshotTheReplicaCannotWriteIsPassedOverAndNoRecordIsAppliedTwice() throws Exception
+    {
+        final OrderFlow flow = new OrderFlow(33, 2, 1, 16, 10_000, 20, 1024);
+        final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(2, flow.minPrice(),
+            (int)(flow.maxPrice() - flow.minPrice() + 1)), 50_000, 100, 1_000);
+        // A directory where the snapshot at record 1000 would be written first: that write fails.
+        Files.createDirectories(directory.resolve(String.format("snapshot-%020d.bin.tmp", 1_000)).resolve("in-the-way"));
+        final AtomicLong published = new AtomicLong();
+        final String liveBooks;
+        final String liveDigest;
+        try (JournaledEngine live = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20, false);
+            SnapshotReplica replica = new SnapshotReplica(directory, published))
+        {
+            for (int i = 0; i < 3_500; i++)
+            {
+                assertTrue(live.accept(request, 0, flow.next(request, 0)) > 0, "request " + i);
+            }
+            published.set(live.applied());
+            while (replica.doWork() > 0)
+            {
+                assertTrue(replica.applied() <= 3_500, "past the published count: " + replica.applied());
+            }
+            assertEquals(3_500, replica.applied(), "every record applied once");
+            assertEquals(1, replica.snapshotFailures(), "the snapshot at 1000 was not written");
+            assertEquals(2, replica.snapshotsTaken(), "those at 2000 and 3000 were");
+            assertNull(replica.failure());
+            liveBooks = live.engine().booksDigest();
+            liveDigest = live.digest();
+        }
+        try (JournaledEngine restored = JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 20))
+        {
+            assertEquals(3_000, restored.recovery().fromSequence(), "the restart began at the snapshot at 3000");
+            assertEquals(liveBooks, restored.engine().booksDigest(), "the same books");
+            assertEquals(liveDigest, restored.digest(), "the same output digest");
         }
     }
 

@@ -77,16 +77,18 @@ final class InProcessRoles implements AutoCloseable
     /**
      * Opens the roles, connects them, opens the engine and starts the threads.
      *
-     * @param replicaSnapshots whether a replica writes the engine's snapshots.
+     * @param engineThreads whether the engine's digest and snapshots are made on threads of their
+     *                      own (what four CPUs or more give), else on the engine's.
      */
-    void start(final Path journal, final EngineConfig config, final int segmentLength, final boolean replicaSnapshots)
+    void start(final Path journal, final EngineConfig config, final int segmentLength, final boolean engineThreads)
         throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", clientCount, 1);
         final Path shm = Files.createDirectories(directory.resolve("shm"));
         final MessagingContext context = ExchangeDemo.context(layout, shm, "");
         final RunFlag running = new RunFlag();
-        engine = add(new EngineNode(context, layout, journal, config, running, segmentLength, replicaSnapshots));
+        engine = add(new EngineNode(context, layout, journal, config, running, segmentLength, engineThreads,
+            engineThreads));
         gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(clientCount, rate, config), running));
         marketData = add(new MarketDataNode(context, layout, config, running));
         subscriber = add(new MarketDataClient(context, layout, 0, config, new LatencyLedger(), running));
