@@ -20,6 +20,7 @@ import io.ringwire.exchange.book.InstrumentSpec;
 import io.ringwire.exchange.book.OrderBooks;
 import io.ringwire.exchange.book.OrderStore;
 import io.ringwire.exchange.book.OrderTerms;
+import io.ringwire.exchange.book.RejectReports;
 import io.ringwire.exchange.book.RestingOrder;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -466,23 +467,10 @@ public final class MatchingEngine implements BookListener
         final long price, final long quantity, final int reason)
     {
         counters.rejects[reason]++;
-        report.wrapAndApplyHeader(reportBuffer, 0, headerEncoder)
-            .exchangeOrderId(0)
-            .clientOrderId(clientOrderId)
+        RejectReports.begin(report, headerEncoder, reportBuffer, clientOrderId, account, instrumentId,
+            RejectReason.get((short)reason), price, quantity, transactTime)
             .execId(++lastExecId)
-            .account(account)
-            .instrumentId(instrumentId)
-            .execType(ExecType.REJECTED)
-            .ordStatus(OrdStatus.REJECTED)
             .side(side == OrderTerms.SELL ? Side.SELL : Side.BUY)
-            .rejectReason(RejectReason.get((short)reason))
-            .lastPrice(0)
-            .lastQuantity(0)
-            .leavesQuantity(0)
-            .cumulativeQuantity(0)
-            .transactTime(transactTime)
-            .price(price)
-            .orderQuantity(quantity)
             .ordType(OrdType.LIMIT)
             .timeInForce(TimeInForce.DAY)
             .engineSequence(++engineSequence);

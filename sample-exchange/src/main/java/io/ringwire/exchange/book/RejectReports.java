@@ -1,4 +1,4 @@
-package io.ringwire.exchange.gateway;
+package io.ringwire.exchange.book;
 
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
@@ -8,10 +8,10 @@ import io.ringwire.codecs.trading.RejectReason;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * The fields every reject ExecutionReport carries, whoever rejects (the gateway's checks, the
- * engine's refused journal append): REJECTED, the reason, the request's identity and terms, and no
- * order id, execution or fill. The caller adds side, order type, time in force, engine sequence and
- * the latency ledger, which differ by who rejects.
+ * The fields every reject ExecutionReport carries, whoever rejects (the engine's checks, the
+ * gateway's, a refused journal append): REJECTED, the reason, the request's identity and terms, and
+ * no order id or fill. The caller adds the execution id, side, order type, time in force, engine
+ * sequence and the latency ledger, which differ by who rejects.
  *
  * <p>Allocation-free.
  */
