@@ -8,17 +8,21 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A real engine process, killed with SIGKILL at random points and restarted each time from its
@@ -112,6 +116,7 @@ class EngineKillRecoveryTest
         final AtomicLong lastApplied = new AtomicLong();
         final AtomicReference<String> done = new AtomicReference<>();
         final AtomicReference<String> ready = new AtomicReference<>();
+        final List<String> output = new CopyOnWriteArrayList<>();
         final Thread reader = Thread.ofPlatform().daemon().start(() ->
         {
             try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
@@ -135,6 +140,7 @@ class EngineKillRecoveryTest
                     else
                     {
                         System.out.println("[engine] " + line);
+                        output.add(line);
                     }
                 }
             }
@@ -148,9 +154,35 @@ class EngineKillRecoveryTest
         {
             Thread.sleep(1);
         }
-        assertNotNull(ready.get(), "the engine process never became ready");
+        if (null == ready.get())
+        {
+            // What refused to start, for a look at its bytes: the journal as the restart found it.
+            final Path kept = Path.of("target", "engine-kill-recovery-" + System.currentTimeMillis());
+            copyTree(journal, kept);
+            fail("the engine process never became ready; the journal is kept in " + kept.toAbsolutePath() +
+                "; its output:\n" + String.join("\n", output.subList(Math.max(0, output.size() - 20), output.size())));
+        }
         final long readyApplied = Long.parseLong(ready.get().substring("READY applied=".length()).trim());
         return new Run(process, reader, readyApplied, lastApplied, done);
+    }
+
+    private static void copyTree(final Path from, final Path to) throws IOException
+    {
+        try (Stream<Path> paths = Files.walk(from))
+        {
+            for (final Path path : (Iterable<Path>)paths::iterator)
+            {
+                final Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path))
+                {
+                    Files.createDirectories(target);
+                }
+                else
+                {
+                    Files.copy(path, target);
+                }
+            }
+        }
     }
 
     private record Run(Process process, Thread reader, long readyApplied, AtomicLong lastApplied,
