@@ -6,11 +6,13 @@ import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.gateway.TransportLimits;
+import io.ringwire.exchange.node.EngineNode;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.rdma.cm.Identity;
 import io.ringwire.rdma.cm.KeyFiles;
 import io.ringwire.rdma.cm.PeerKey;
 import io.ringwire.rdma.config.EndpointAddress;
+import io.ringwire.rdma.host.OnlineCpus;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -36,6 +38,9 @@ import java.util.function.Supplier;
  * @param gateway               the gateway's sessions and limits (gateway role only, else null).
  * @param sessions              the client sessions this role serves or runs (gateway, clients).
  * @param journal               the engine's journal directory (engine role only, else null).
+ * @param engineThreads         which of the engine's work runs on threads of its own (engine role
+ *                              only, else null): {@code engine-threads}, by default what the
+ *                              host's CPUs allow ({@link EngineNode.Threads#forCpus}).
  * @param cores                 CPUs to pin the role's spinning thread to (empty: not pinned).
  * @param shmDirectory          the shm provider's directory, or null for its default.
  * @param rate                  orders a second the clients offer (clients role).
@@ -46,7 +51,7 @@ import java.util.function.Supplier;
  */
 public record RoleConfig(String role, String provider, List<Identity> identities, List<PeerKey> trusted,
     ExchangeLayout layout, EngineConfig engine, GatewayConfig gateway, List<SessionConfig> sessions, Path journal,
-    String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs, long livenessTimeoutMs,
+    EngineNode.Threads engineThreads, String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs, long livenessTimeoutMs,
     FixDoorConfig fix)
 {
     /**
@@ -126,6 +131,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         final GatewayConfig gateway = "gateway".equals(role) ? gatewayConfig(config, sessions, engine) : null;
         final FixDoorConfig fix = fixDoor(config, role, sessions);
         final Path journal = "engine".equals(role) ? config.path(RoleFiles.JOURNAL) : null;
+        final EngineNode.Threads engineThreads = "engine".equals(role) ? engineThreads(config) : null;
         final String cores = config.optional(RoleFiles.CORES, "");
         final String shm = config.optional(RoleFiles.SHM_DIR, null);
         final long rate = config.number(RoleFiles.RATE, 1_000, 1, 100_000_000);
@@ -135,8 +141,37 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         requireEndpoints(config, role, sessions, subscribers);
         config.rejectUnknownKeys(role);
         return new RoleConfig(role, provider, List.copyOf(identities), List.copyOf(trusted), layout, engine, gateway,
-            sessions, journal, cores, null == shm ? null : config.resolve(shm), rate, seed, joinAfterMs,
+            sessions, journal, engineThreads, cores, null == shm ? null : config.resolve(shm), rate, seed, joinAfterMs,
             livenessTimeoutMs, fix);
+    }
+
+    /** {@code engine-threads}: auto (the default), none, or any of journaller, digest and replica. */
+    private static EngineNode.Threads engineThreads(final ConfigFile config)
+    {
+        final List<String> names = config.list(RoleFiles.ENGINE_THREADS);
+        if (names.isEmpty() || names.equals(List.of("auto")))
+        {
+            return EngineNode.Threads.forCpus(OnlineCpus.count());
+        }
+        if (names.equals(List.of("none")))
+        {
+            return EngineNode.Threads.NONE;
+        }
+        boolean journaller = false;
+        boolean digest = false;
+        boolean replica = false;
+        for (final String name : names)
+        {
+            switch (name)
+            {
+                case "journaller" -> journaller = true;
+                case "digest" -> digest = true;
+                case "replica" -> replica = true;
+                default -> throw config.refusal(RoleFiles.ENGINE_THREADS, "takes auto, none, or any of journaller, " +
+                    "digest and replica, not '" + name + "'");
+            }
+        }
+        return new EngineNode.Threads(journaller, digest, replica);
     }
 
     private static <T> T keyFile(final ConfigFile config, final String key, final Supplier<T> read)

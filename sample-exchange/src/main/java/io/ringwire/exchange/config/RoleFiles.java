@@ -37,6 +37,7 @@ import java.util.List;
  * subscriber.INDEX = identity NAME, endpoint HOST:PORT                # marketdata: every one; clients: its own
  * instruments = N ; price.min = P ; price.max = P ; price.reference = P (gateway)
  * max-orders, max-accounts, snapshot-interval, journal (engine), cores, shm-dir, liveness-timeout-ms
+ * engine-threads = auto | none | journaller, digest, replica   # engine: work off its thread (auto: by CPUs)
  * risk.max-order-quantity, risk.max-notional, risk.price-band-ticks, risk.max-open-orders (gateway)
  * rate-limit.per-second, rate-limit.burst, max-client-order-ids (gateway)
  * limits.max-connections, limits.logon-timeout-ms, limits.logons-per-second, limits.logon-burst,
@@ -58,6 +59,7 @@ public final class RoleFiles
     static final String SESSION_PREFIX = "session.";
     static final String SUBSCRIBER_PREFIX = "subscriber.";
     static final String JOURNAL = "journal";
+    static final String ENGINE_THREADS = "engine-threads";
     static final String CORES = "cores";
     static final String SHM_DIR = "shm-dir";
     static final String RATE = "rate";

@@ -172,7 +172,7 @@ public final class RoleMain
         throws InterruptedException
     {
         final EngineNode engine = add(closeables, new EngineNode(context, config.layout(), config.journal(),
-            config.engine(), running));
+            config.engine(), running, EngineNode.JOURNAL_SEGMENT, config.engineThreads()));
         connect(engine::isConnected, engine, "engine");
         engine.open();
         final Agents.RunningAgent agent = add(closeables, Agents.start(context, engine, RoleMain::fail));
@@ -454,11 +454,14 @@ public final class RoleMain
         }
     }
 
-    /** @return where the engine's digest and snapshots are made, in words. */
+    /** @return where the engine's journal, digest and snapshots are made, in words. */
     static String engineHelpers(final EngineNode engine)
     {
-        return (engine.digestThread() ? "hashes its output on a thread of its own, which backs off" :
-            "hashes its output itself") + (engine.replicaSnapshots() ?
+        final EngineNode.Threads threads = engine.threads();
+        return (threads.journaller() ? "applies what a journaller, spinning on a thread of its own, journaled" :
+            "journals each request itself") +
+            (threads.digest() ? "; hashes its output on a thread of its own, which backs off" :
+            "; hashes its output itself") + (threads.replica() ?
             "; a replica on another such thread writes its snapshots" : "; writes its snapshots itself");
     }
 

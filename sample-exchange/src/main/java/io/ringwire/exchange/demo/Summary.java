@@ -124,7 +124,7 @@ final class Summary
                 histogram.getTotalCount() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", histogram.getMaxValue() / 1e3)));
         }
         final String digest = engine.digest(); // settles the digest's thread first
-        out.println("  output digest     " + digest + (engine.digestThread() ? " (" + engine.digestedMessages() +
+        out.println("  output digest     " + digest + (engine.threads().digest() ? " (" + engine.digestedMessages() +
             " messages hashed off the engine's thread)" : " (hashed on the engine's thread: " +
             EngineNode.DIGEST_THREAD_MIN_CPUS + " CPUs or more hash on a thread of their own)"));
         out.println("  checks            " + (conserved() ? "passed" : "FAILED") + ": every new order acknowledged once, " +

@@ -26,7 +26,8 @@ import java.util.function.Consumer;
  * the snapshots there too unless a {@link SnapshotReplica} does (the running exchange's engine, a
  * tool, a test; its digest may go to a {@link DigestAgent});
  * {@link #recover} makes an engine that applies records another thread journaled
- * ({@link #applyJournaled}) and neither hashes nor writes snapshots on its thread; {@link #replica}
+ * ({@link #applyJournaled}; the exchange's engine where a journaller runs ahead of it), writing
+ * the snapshots or leaving them to a replica as {@link #open} does; {@link #replica}
  * makes a replica that replays the journal behind such an engine and writes the snapshots.
  *
  * <p>Opening recovers: it loads the newest whole snapshot, replays the journal after it through the
@@ -109,18 +110,21 @@ public final class JournaledEngine implements AutoCloseable
      * Recovers the live engine of the exchange's pipeline from {@code directory}: from the newest
      * snapshot and the journal after it, on the calling thread (its digest fed there too, until
      * {@link MatchingEngine#feedDigest} hands it on). It opens no journal (the journaller appends;
-     * see {@link #requireWhole}) and writes no snapshots (the {@link #replica} does).
+     * see {@link #requireWhole}).
      *
-     * @param directory the journal directory (created when new).
-     * @param config    as {@link #open} takes it.
-     * @param output    where execution reports and market data go (recovery's too).
+     * @param directory       the journal directory (created when new).
+     * @param config          as {@link #open} takes it.
+     * @param output          where execution reports and market data go (recovery's too).
+     * @param writesSnapshots true: this engine writes the snapshots, on its thread, between
+     *                        requests; false: a {@link #replica} does.
      * @return the engine, at the journal's end.
      */
-    public static JournaledEngine recover(final Path directory, final EngineConfig config, final EngineOutput output)
+    public static JournaledEngine recover(final Path directory, final EngineConfig config, final EngineOutput output,
+        final boolean writesSnapshots)
     {
         final EngineConfig actual = settle(directory, config);
-        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output), null,
-            actual.snapshotInterval());
+        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output),
+            writesSnapshots ? new EngineSnapshots(directory) : null, actual.snapshotInterval());
         journaled.recover(directory, true);
         return journaled;
     }
@@ -273,6 +277,19 @@ public final class JournaledEngine implements AutoCloseable
             return JOURNAL_REFUSED;
         }
         return applyJournaled(buffer, offset, length);
+    }
+
+    /**
+     * Idle work where this engine appends to its journal ({@link #open}): prepares the journal ahead
+     * of its appends ({@link Journal#prepareAhead}), so a request neither page-faults nor waits for a
+     * segment file.
+     *
+     * @param maxPages most pages to touch.
+     * @return work done (0 where another thread journals).
+     */
+    public int prepareJournal(final int maxPages)
+    {
+        return null == journal ? 0 : journal.prepareAhead(maxPages);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.ringwire.exchange.journal;
 
 import org.agrona.DirectBuffer;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 import static io.ringwire.exchange.journal.JournalFormat.CHECKSUM_OFFSET;
 import static io.ringwire.exchange.journal.JournalFormat.HEADER_LENGTH;
@@ -36,10 +38,13 @@ import static java.nio.file.StandardOpenOption.WRITE;
  * storage device (msync and fsync), at the cost of waiting for it, and is the call to make where
  * power-loss durability matters (before acknowledging to a client, say, or periodically).
  *
- * <p>Segment files are sparse: the file system allocates their blocks as appends first touch each
- * page. A file system that is full then refuses the page (SIGBUS), which the JVM raises from
- * {@link #append} as an {@link InternalError}; the journal's file system needs room for the
- * segments ahead.
+ * <p>Segment files are sparse: the file system allocates their blocks as a page is first written.
+ * {@link #prepareAhead} does that ahead of the appends, in the writer's idle time: it touches the
+ * pages ahead of the tail, and makes, maps and touches the next segment under the name
+ * {@value #PREPARED_SEGMENT}, which a roll renames into place; so an append neither page-faults
+ * into a fresh page nor waits for a file to be made. A file system that is full refuses a page
+ * (SIGBUS), which the JVM raises from the call that touched it as an {@link InternalError}; the
+ * journal's file system needs room for the segments ahead.
  *
  * <p>Threading: one thread opens, appends, forces and closes; single writer, no locks on the
  * append path. One process appends to a directory at a time ({@value JournalDirectory#LOCK_FILE} is
@@ -60,6 +65,12 @@ public final class Journal implements AutoCloseable
     public static final long SEGMENT_ROLL_FAILED = -3;
     /** {@link #append}: the journal is closed; nothing written. */
     public static final long CLOSED = -4;
+    /** The next segment, made and touched ahead of the roll that renames it; never read. */
+    public static final String PREPARED_SEGMENT = "segment-next.prepared";
+
+    /** Pages the writer touches ahead of its tail. */
+    private static final int TOUCH_AHEAD = 4 << 20;
+    private static final int PAGE = 4096;
 
     private static final System.Logger LOGGER = System.getLogger(Journal.class.getName());
 
@@ -72,6 +83,13 @@ public final class Journal implements AutoCloseable
     private final JournalDamage discardedTornTail;
 
     private MappedByteBuffer mapping;
+    /** Bytes of the current segment from 0 that have been written or touched. */
+    private int touchedUpTo;
+    private MappedByteBuffer prepared;
+    private final UnsafeBuffer preparedBuffer = new UnsafeBuffer(0, 0);
+    private int preparedTouchedUpTo;
+    /** Set when making the next segment failed; tried again after the next roll. */
+    private boolean preparationFailed;
     private long segmentBaseSequence;
     private int tailOffset;
     private long nextSequence;
@@ -114,6 +132,8 @@ public final class Journal implements AutoCloseable
             throw ex;
         }
         segment.fileLength(segmentLength);
+        touchedUpTo = tailOffset;
+        Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT)); // a crash's: never part of the journal
     }
 
     /**
@@ -327,6 +347,20 @@ public final class Journal implements AutoCloseable
         segment.unwrap();
         IoUtil.unmap(mapping);
         mapping = null;
+        if (null != prepared)
+        {
+            preparedBuffer.wrap(0, 0);
+            IoUtil.unmap(prepared);
+            prepared = null;
+            try
+            {
+                Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT));
+            }
+            catch (final IOException ex)
+            {
+                LOGGER.log(System.Logger.Level.WARNING, "cannot remove the prepared segment in " + directory, ex);
+            }
+        }
         try
         {
             lock.release();
@@ -386,7 +420,15 @@ public final class Journal implements AutoCloseable
         final MappedByteBuffer next;
         try
         {
-            next = JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
+            if (null != prepared)
+            {
+                Files.move(directory.resolve(PREPARED_SEGMENT), file, StandardCopyOption.ATOMIC_MOVE);
+                next = prepared;
+            }
+            else
+            {
+                next = JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
+            }
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -398,9 +440,87 @@ public final class Journal implements AutoCloseable
         IoUtil.unmap(mapping);
         mapping = next;
         segment.wrap(next, segmentLength);
+        touchedUpTo = next == prepared ? preparedTouchedUpTo : 0;
+        prepared = null;
+        preparationFailed = false;
+        preparedBuffer.wrap(0, 0);
         segmentBaseSequence = nextSequence;
         tailOffset = 0;
         return true;
+    }
+
+    /**
+     * The writer's idle work: touches up to {@code maxPages} pages ahead of the tail, so that the
+     * file system allocates them now rather than in an append, and once the current segment is
+     * touched to its end, makes the next one ({@value #PREPARED_SEGMENT}) and touches it. A page
+     * is touched by writing back the byte it starts with: a page ahead of the tail is all zeros,
+     * and stays so.
+     *
+     * @param maxPages most pages to touch in this call.
+     * @return pages touched, and 1 for a segment made.
+     */
+    public int prepareAhead(final int maxPages)
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        touchedUpTo = Math.max(touchedUpTo, tailOffset);
+        int work = 0;
+        final int aheadTo = (int)Math.min(segmentLength, (long)tailOffset + TOUCH_AHEAD);
+        while (work < maxPages && touchedUpTo < aheadTo)
+        {
+            touch(segment.buffer(), touchedUpTo);
+            touchedUpTo = Math.min(segmentLength, (touchedUpTo & -PAGE) + PAGE);
+            work++;
+        }
+        if (work < maxPages && touchedUpTo == segmentLength && !preparationFailed)
+        {
+            if (null == prepared)
+            {
+                prepared = mapPrepared();
+                if (null == prepared)
+                {
+                    return work;
+                }
+                preparedBuffer.wrap(prepared);
+                preparedTouchedUpTo = 0;
+                work++;
+            }
+            while (work < maxPages && preparedTouchedUpTo < TOUCH_AHEAD && preparedTouchedUpTo < segmentLength)
+            {
+                touch(preparedBuffer, preparedTouchedUpTo);
+                preparedTouchedUpTo += PAGE;
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private static void touch(final UnsafeBuffer pages, final int offset)
+    {
+        pages.putByte(offset, pages.getByte(offset));
+    }
+
+    /**
+     * @return the next segment, mapped, or null when it cannot be made (logged; not tried again
+     *         until the next roll, which makes its segment itself and reports its own failure).
+     */
+    private MappedByteBuffer mapPrepared()
+    {
+        try
+        {
+            final Path file = directory.resolve(PREPARED_SEGMENT);
+            Files.deleteIfExists(file);
+            return JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            preparationFailed = true;
+            LOGGER.log(System.Logger.Level.WARNING, "cannot make the next journal segment in " + directory +
+                " ahead of the roll", ex);
+            return null;
+        }
     }
 
     private static FileLock tryLock(final FileChannel lockChannel, final Path directory) throws IOException

@@ -8,6 +8,8 @@ import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.engine.EngineOutput;
 import io.ringwire.exchange.engine.JournaledEngine;
 import io.ringwire.exchange.engine.SnapshotReplica;
+import io.ringwire.exchange.journal.Journal;
+import io.ringwire.exchange.journal.JournalContext;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.MessagingContext;
@@ -16,9 +18,13 @@ import io.ringwire.messaging.Subscription;
 import io.ringwire.rdma.host.OnlineCpus;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
@@ -35,6 +41,14 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>A request the journal refuses (a segment that cannot be made) is not applied; its client gets
  * a reject that says so ({@link JournalRefusals}), unsequenced, since no replay makes it.
+ *
+ * <p>Where the machine has {@value #JOURNALLER_MIN_CPUS} CPUs or more, the journal runs ahead of
+ * the engine, in LMAX's shape: a {@link Journaller} on a thread of its own, spinning, takes the
+ * gateway's requests, checks and journals each (on pages it touched ahead, into segments it made
+ * ahead) and hands it on through a ring ({@link JournaledRequests}); the engine's thread applies
+ * what was journaled and answers, and rejects what the journal refused. With fewer CPUs a third
+ * spinning thread would take its time from the engine's, and the engine journals each request
+ * itself before applying it, preparing the journal's pages and next segment when it has no request.
  *
  * <p>The engine opens its journal ({@link #open()}) once its publications are connected: what
  * recovery replays is sent again, so after a restart the gateway receives every report the engine
@@ -53,14 +67,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * fewer, the replica's matching would take CPU from the spinning threads, and the engine writes its
  * snapshots itself, between requests.
  *
- * <p>A failure on either thread is logged and kept ({@link #backgroundFailure()}).
+ * <p>A failure on any of these threads is logged and kept ({@link #backgroundFailure()}).
  *
- * <p>Threading: one thread (the agent's), which should spin on a core of its own; the digest's and
- * the replica's beside it where there are, started by {@link #open()}; both back off when idle.
+ * <p>Threading: one thread (the agent's), which should spin on a core of its own; the journaller's,
+ * the digest's and the replica's beside it where there are, started by {@link #open()}; the
+ * journaller spins where {@value #JOURNALLER_MIN_CPUS} CPUs allow it, the other two back off when idle.
  */
 public final class EngineNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 16;
+    /** Journal pages an idle poll prepares: a few microseconds, so a request arriving meanwhile waits little. */
+    private static final int IDLE_JOURNAL_PAGES = 1;
     /** The journal's segment length when it is new: a roll is rare. */
     public static final int JOURNAL_SEGMENT = 64 << 20;
     /**
@@ -73,6 +90,38 @@ public final class EngineNode implements Agent, AutoCloseable
     public static final int REPLICA_MIN_CPUS = 4;
     /** The fewest CPUs on which a thread of its own keeps the output digest instead of the engine's. */
     public static final int DIGEST_THREAD_MIN_CPUS = 3;
+    /**
+     * The fewest CPUs on which a journaller spins ahead of the engine: the exchange's five spinning
+     * roles, the journaller, and two for the threads that do not spin.
+     */
+    public static final int JOURNALLER_MIN_CPUS = 8;
+    /** The ring from the journaller to the engine: milliseconds of requests at a million a second. */
+    static final int JOURNALED_REQUESTS_BYTES = 4 << 20;
+
+    /**
+     * Which of the engine's work runs on threads of its own rather than the engine's.
+     *
+     * @param journaller a {@link Journaller} journals ahead of the engine.
+     * @param digest     a {@link DigestAgent} keeps the output digest.
+     * @param replica    a {@link SnapshotReplica} writes the snapshots.
+     */
+    public record Threads(boolean journaller, boolean digest, boolean replica)
+    {
+        /** Everything on the engine's thread. */
+        public static final Threads NONE = new Threads(false, false, false);
+        /** Everything that can leave the engine's thread on threads of its own. */
+        public static final Threads ALL = new Threads(true, true, true);
+
+        /**
+         * @param cpus online CPUs.
+         * @return what that many allow: see {@link #JOURNALLER_MIN_CPUS}, {@link #DIGEST_THREAD_MIN_CPUS}
+         *         and {@link #REPLICA_MIN_CPUS}.
+         */
+        public static Threads forCpus(final int cpus)
+        {
+            return new Threads(cpus >= JOURNALLER_MIN_CPUS, cpus >= DIGEST_THREAD_MIN_CPUS, cpus >= REPLICA_MIN_CPUS);
+        }
+    }
 
     private final Subscription requests;
     private final Outbound reports;
@@ -91,8 +140,11 @@ public final class EngineNode implements Agent, AutoCloseable
     private long refusalsReported;
     private DigestAgent digestAgent;
     private AgentRunner digestRunner;
-    private final boolean replicaSnapshots;
-    private final boolean digestThread;
+    private final Threads threads;
+    private JournaledRequests journaled;
+    private Journaller journaller;
+    private AgentRunner journallerRunner;
+    private final MessageHandler onJournaled = this::onJournaled;
     private final AtomicReference<Throwable> backgroundFailure = new AtomicReference<>();
     /** Journal records the engine has applied and answered: the replica's limit. */
     private final AtomicLong applied = new AtomicLong();
@@ -122,23 +174,17 @@ public final class EngineNode implements Agent, AutoCloseable
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
         final EngineConfig config, final RunFlag running, final int segmentLength)
     {
-        this(context, layout, journal, config, running, segmentLength, OnlineCpus.count() >= DIGEST_THREAD_MIN_CPUS,
-            OnlineCpus.count() >= REPLICA_MIN_CPUS);
+        this(context, layout, journal, config, running, segmentLength, Threads.forCpus(OnlineCpus.count()));
     }
 
     /**
-     * @param digestThread     true: a {@link DigestAgent} on a thread of its own keeps the output
-     *                         digest; false: the engine's thread does.
-     * @param replicaSnapshots true: a {@link SnapshotReplica} writes the snapshots; false: the
-     *                         engine's thread does.
+     * @param threads which of the engine's work runs on threads of its own.
      * @see #EngineNode(MessagingContext, ExchangeLayout, Path, EngineConfig, RunFlag)
      */
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
-        final EngineConfig config, final RunFlag running, final int segmentLength, final boolean digestThread,
-        final boolean replicaSnapshots)
+        final EngineConfig config, final RunFlag running, final int segmentLength, final Threads threads)
     {
-        this.digestThread = digestThread;
-        this.replicaSnapshots = replicaSnapshots;
+        this.threads = threads;
         Subscription subscription = null;
         Publication toGateway = null;
         Publication toMarketData = null;
@@ -172,7 +218,18 @@ public final class EngineNode implements Agent, AutoCloseable
     {
         if (null == engine)
         {
-            engine = JournaledEngine.open(journal, config, new Output(), segmentLength, !replicaSnapshots);
+            final boolean replicaSnapshots = threads.replica();
+            final Journal appendable;
+            if (threads.journaller())
+            {
+                engine = JournaledEngine.recover(journal, config, new Output(), !replicaSnapshots);
+                appendable = openForJournaller();
+            }
+            else
+            {
+                engine = JournaledEngine.open(journal, config, new Output(), segmentLength, !replicaSnapshots);
+                appendable = null;
+            }
             if (replicaSnapshots)
             {
                 applied.set(engine.applied());
@@ -181,7 +238,7 @@ public final class EngineNode implements Agent, AutoCloseable
                     ex -> failedInBackground("the snapshot replica", ex), null, replica);
                 AgentRunner.startOnThread(replicaRunner);
             }
-            if (digestThread)
+            if (threads.digest())
             {
                 // Recovery digested what it replayed on this thread; from here the digest's thread does.
                 final DigestRing ring = new DigestRing(DIGEST_RING_BYTES);
@@ -191,8 +248,36 @@ public final class EngineNode implements Agent, AutoCloseable
                     ex -> failedInBackground("the output digest", ex), null, digestAgent);
                 AgentRunner.startOnThread(digestRunner);
             }
+            if (null != appendable)
+            {
+                startJournaller(appendable);
+            }
         }
         return this;
+    }
+
+    /** @return the journal, open for appending at the end the engine recovered to. */
+    private Journal openForJournaller()
+    {
+        final Journal opened = Journal.open(new JournalContext().directory(journal).segmentLength(segmentLength)
+            .conclude());
+        engine.requireWhole(opened);
+        return opened;
+    }
+
+    /**
+     * Starts the journaller's thread, which polls the requests from now on; the engine's thread no
+     * longer touches them.
+     */
+    private void startJournaller(final Journal opened)
+    {
+        journaled = new JournaledRequests(JOURNALED_REQUESTS_BYTES);
+        journaller = new Journaller(requests, opened, journaled);
+        // Spinning where the CPUs were counted for it; a test that forces it on a small machine backs off.
+        final IdleStrategy idle = OnlineCpus.count() >= JOURNALLER_MIN_CPUS ? new BusySpinIdleStrategy() :
+            new BackoffIdleStrategy(64, 64, 1_000, 100_000);
+        journallerRunner = new AgentRunner(idle, ex -> failedInBackground("the journaller", ex), null, journaller);
+        AgentRunner.startOnThread(journallerRunner);
     }
 
     /** Logs the first failure of a background thread and keeps it; later ones repeat it. */
@@ -207,14 +292,26 @@ public final class EngineNode implements Agent, AutoCloseable
     @Override
     public int doWork()
     {
-        final int work = reports.doWork() + feed.doWork();
+        int work = reports.doWork() + feed.doWork();
         // Before the engine opens, publications are accepted but no request is taken; while a
-        // subscriber is behind, requests wait in their ring, and the gateway backs off in turn.
-        if (null == engine || !taking || reports.isBehind() || feed.isBehind())
+        // subscriber is behind, requests wait in their ring (or the journaller's), and the gateway
+        // backs off in turn.
+        final boolean outputKeepsUp = !reports.isBehind() && !feed.isBehind();
+        if (null != journaller)
         {
-            return work + requests.doWork() + publishSent();
+            work += outputKeepsUp ? journaled.read(onJournaled, FRAGMENT_LIMIT) : 0;
         }
-        return work + requests.poll(onRequest, FRAGMENT_LIMIT) + publishSent();
+        else if (null == engine || !taking || !outputKeepsUp)
+        {
+            work += requests.doWork();
+        }
+        else
+        {
+            final int taken = requests.poll(onRequest, FRAGMENT_LIMIT);
+            work += taken > 0 ? taken : engine.prepareJournal(IDLE_JOURNAL_PAGES);
+        }
+        publishSent();
+        return work;
     }
 
     /**
@@ -222,13 +319,12 @@ public final class EngineNode implements Agent, AutoCloseable
      * or feed message waits in a backlog (which a kill would lose, and which only a replay from an
      * earlier snapshot sends again).
      */
-    private int publishSent()
+    private void publishSent()
     {
         if (null != replica && !reports.isBehind() && !feed.isBehind())
         {
             applied.lazySet(engine.applied());
         }
-        return 0;
     }
 
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
@@ -240,21 +336,55 @@ public final class EngineNode implements Agent, AutoCloseable
             refused++;
             if (result == JournaledEngine.JOURNAL_REFUSED)
             {
-                // Not journaled, so not applied: its client waits on an answer all the same.
-                final int reject = refusals.reject(buffer, offset, report, takenNs);
-                if (reject > 0)
-                {
-                    reports.send(report, 0, reject);
-                    refusalsReported++;
-                }
+                rejectRefused(buffer, offset);
             }
         }
     }
 
-    /** Stops taking requests; what the engine has sent still drains. Any thread. */
+    /** A request the journaller handed on: applied, rejected as the journal refused it, or counted as malformed. */
+    private void onJournaled(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        takenNs = buffer.getLong(index + JournaledRequests.TAKEN_NS_OFFSET);
+        final int offset = index + JournaledRequests.REQUEST_OFFSET;
+        final int requestLength = length - JournaledRequests.REQUEST_OFFSET;
+        if (type == JournaledRequests.JOURNALED)
+        {
+            engine.applyJournaled(buffer, offset, requestLength);
+            return;
+        }
+        refused++;
+        if (type == JournaledRequests.REFUSED)
+        {
+            rejectRefused(buffer, offset);
+        }
+        else
+        {
+            engine.engine().apply(buffer, offset, requestLength); // fails the check: counts it, changes nothing
+        }
+    }
+
+    /** Not journaled, so not applied: its client waits on an answer all the same. */
+    private void rejectRefused(final DirectBuffer buffer, final int offset)
+    {
+        final int reject = refusals.reject(buffer, offset, report, takenNs);
+        if (reject > 0)
+        {
+            reports.send(report, 0, reject);
+            refusalsReported++;
+        }
+    }
+
+    /**
+     * Stops taking requests; what the journaller took is still applied, and what the engine has
+     * sent still drains. Any thread (after {@link #open()} where a journaller runs).
+     */
     public void stopTaking()
     {
         taking = false;
+        if (null != journaller)
+        {
+            journaller.stopTaking();
+        }
     }
 
     /** @return whether both publications reach their subscribers. */
@@ -293,16 +423,10 @@ public final class EngineNode implements Agent, AutoCloseable
         return backgroundFailure.get();
     }
 
-    /** @return whether a thread of its own keeps the output digest (else the engine's thread does). */
-    public boolean digestThread()
+    /** @return which of the engine's work runs on threads of its own. */
+    public Threads threads()
     {
-        return digestThread;
-    }
-
-    /** @return whether a replica writes the snapshots (else the engine's thread does). */
-    public boolean replicaSnapshots()
-    {
-        return replicaSnapshots;
+        return threads;
     }
 
     /** @return snapshots written since open, by the replica or the engine (any thread, late). */
@@ -328,10 +452,10 @@ public final class EngineNode implements Agent, AutoCloseable
         }
     }
 
-    /** @return requests the engine refused (malformed, or the journal full). */
+    /** @return requests the engine refused (malformed, or the journal full; read late from other threads). */
     public long refused()
     {
-        return refused;
+        return refused + (null == journaller ? 0 : journaller.oversized());
     }
 
     /** @return requests the journal refused whose clients were sent a reject (read late from other threads). */
@@ -361,6 +485,12 @@ public final class EngineNode implements Agent, AutoCloseable
     @Override
     public void close()
     {
+        if (null != journallerRunner)
+        {
+            journallerRunner.close(); // its thread polls the requests, closed below
+            journallerRunner = null;
+            journaller.close();
+        }
         if (null != engine)
         {
             settleDigest(); // the engine's close reports the final digest to its listener

@@ -6,11 +6,13 @@ import io.ringwire.exchange.node.ExchangeLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,12 +89,14 @@ class MultiProcessExchangeTest
         assertEquals(e.get("books"), c.get("books"), "the late subscriber's books are the engine's");
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "shm", "roce" })
-    void anEngineKilledMidRunAndRestartedFromItsJournalLosesAndRepeatsNoExecutionReport(final String provider)
-        throws Exception
+    @ParameterizedTest(name = "{0}, engine-threads = {1}")
+    @CsvSource(delimiter = ';', value = { "shm;auto", "roce;auto", "shm;journaller, digest, replica" })
+    void anEngineKilledMidRunAndRestartedFromItsJournalLosesAndRepeatsNoExecutionReport(final String provider,
+        final String engineThreads) throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, 2, 1);
+        final Path engineConf = files(layout).resolve("engine.conf");
+        Files.writeString(engineConf, "engine-threads = " + engineThreads + "\n", StandardOpenOption.APPEND);
         RoleProcess engine = engine(layout);
         final RoleProcess exchange = exchange(layout);
         final RoleProcess clients = clients(layout, 0, 2, -1, 0);
@@ -103,6 +107,9 @@ class MultiProcessExchangeTest
         Thread.sleep(300);
         engine = engine(layout);
         engine.awaitReady(READY);
+        final boolean journaller = engineThreads.contains("journaller");
+        assertEquals(journaller, engine.lines().stream().anyMatch(line -> line.startsWith("READY engine") &&
+            line.contains("a journaller")), "the restarted engine says where it journals: " + engine.lines());
         Thread.sleep(1_500);
 
         final Map<String, String> c = clients.quiesce(STOP);

@@ -62,7 +62,8 @@ class DigestAgentTest
             inlineDigest = inline.digest();
         }
 
-        final JournaledEngine live = JournaledEngine.recover(directory.resolve("live"), config, EngineOutput.NONE);
+        final JournaledEngine live = JournaledEngine.recover(directory.resolve("live"), config, EngineOutput.NONE,
+            false);
         final List<String> agentValues = new CopyOnWriteArrayList<>();
         live.onDigest(agentValues::add);
         final DigestRing ring = new DigestRing(1 << 12);

@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * {@link Journal#append} allocates nothing in steady state: after a warm-up, windows of a million
- * appends are measured with the JVM's per-thread allocation counter.
+ * {@link Journal#append} allocates nothing in steady state, nor does the journaller's idle work
+ * between appends ({@link Journal#prepareAhead}, touching pages ahead): after a warm-up, windows of
+ * a million appends are measured with the JVM's per-thread allocation counter.
  *
  * <p>The JIT can allocate on the thread that triggers a compilation (HotSpot resolves constants
  * there), so the test waits for the JIT to go quiet after the warm-up, and judges windows from the
@@ -57,7 +58,7 @@ class JournalAllocationTest
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
-    void appendAllocatesNothingInSteadyState()
+    void appendAndPreparingAheadAllocateNothingInSteadyState()
     {
         assertTrue(THREADS.isThreadAllocatedMemorySupported() && THREADS.isThreadAllocatedMemoryEnabled() &&
             COMPILATION.isCompilationTimeMonitoringSupported(), "this JVM counts neither allocation nor compilation");
@@ -109,6 +110,10 @@ class JournalAllocationTest
             if (journal.append(payload, 0, PAYLOAD_LENGTH) < 0)
             {
                 failedAppends++;
+            }
+            if ((i & 15) == 0)
+            {
+                journal.prepareAhead(1);
             }
             final long now = THREADS.getCurrentThreadAllocatedBytes();
             if (now != last)

@@ -8,9 +8,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -224,6 +226,63 @@ class JournalTest
     private JournalContext context()
     {
         return new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH).conclude();
+    }
+
+    @Test
+    void preparingAheadBetweenAppendsChangesNoRecordAndEachRollTakesTheSegmentMadeAhead()
+    {
+        final long count = 3000;
+        int rollsPrepared = 0;
+        try (Journal journal = Journal.open(context()))
+        {
+            for (long sequence = 0; sequence < count; sequence++)
+            {
+                final long segmentsBefore = JournalDirectory.segmentBases(directory).length;
+                final boolean prepared = Files.exists(directory.resolve(Journal.PREPARED_SEGMENT));
+                assertEquals(sequence, records.append(journal, sequence));
+                if (prepared && JournalDirectory.segmentBases(directory).length > segmentsBefore)
+                {
+                    assertFalse(Files.exists(directory.resolve(Journal.PREPARED_SEGMENT)),
+                        "the roll renamed the prepared segment into place");
+                    rollsPrepared++;
+                }
+                while (journal.prepareAhead(3) > 0)
+                {
+                    // touching the rest of the segment, then making and touching the next
+                }
+                assertTrue(Files.exists(directory.resolve(Journal.PREPARED_SEGMENT)), "record " + sequence);
+            }
+        }
+        assertFalse(Files.exists(directory.resolve(Journal.PREPARED_SEGMENT)), "closing removes the prepared segment");
+        assertTrue(rollsPrepared > 20, "rolls into a prepared segment: " + rollsPrepared);
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        final JournalReadResult result = new JournalReader(directory).readAll(handler);
+        assertTrue(result.clean(), result.toString());
+        handler.assertDelivered(count);
+    }
+
+    @Test
+    void aPreparedSegmentLeftByAKilledWriterIsNeitherReadNorKept() throws IOException
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 100);
+        }
+        final byte[] garbage = new byte[SEGMENT_LENGTH];
+        Arrays.fill(garbage, (byte)0x5A);
+        Files.write(directory.resolve(Journal.PREPARED_SEGMENT), garbage);
+
+        final VerifyingHandler before = new VerifyingHandler(records, 0);
+        assertTrue(new JournalReader(directory).readAll(before).clean());
+        before.assertDelivered(100);
+        try (Journal journal = Journal.open(context()))
+        {
+            assertFalse(Files.exists(directory.resolve(Journal.PREPARED_SEGMENT)), "opening removes it");
+            appendRecords(journal, 100, 400);
+        }
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        assertTrue(new JournalReader(directory).readAll(handler).clean());
+        handler.assertDelivered(400);
     }
 
     private void appendRecords(final Journal journal, final long from, final long to)

@@ -77,18 +77,17 @@ final class InProcessRoles implements AutoCloseable
     /**
      * Opens the roles, connects them, opens the engine and starts the threads.
      *
-     * @param engineThreads whether the engine's digest and snapshots are made on threads of their
-     *                      own (what four CPUs or more give), else on the engine's.
+     * @param engineThreads which of the engine's work runs on threads of its own (forced, whatever
+     *                      the machine's CPUs).
      */
-    void start(final Path journal, final EngineConfig config, final int segmentLength, final boolean engineThreads)
-        throws Exception
+    void start(final Path journal, final EngineConfig config, final int segmentLength,
+        final EngineNode.Threads engineThreads) throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", clientCount, 1);
         final Path shm = Files.createDirectories(directory.resolve("shm"));
         final MessagingContext context = ExchangeDemo.context(layout, shm, "");
         final RunFlag running = new RunFlag();
-        engine = add(new EngineNode(context, layout, journal, config, running, segmentLength, engineThreads,
-            engineThreads));
+        engine = add(new EngineNode(context, layout, journal, config, running, segmentLength, engineThreads));
         gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(clientCount, rate, config), running));
         marketData = add(new MarketDataNode(context, layout, config, running));
         subscriber = add(new MarketDataClient(context, layout, 0, config, new LatencyLedger(), running));

@@ -6,8 +6,9 @@ import io.ringwire.exchange.demo.SimulatedClients;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -19,9 +20,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A request the engine's journal refuses is not applied, and its client hears so: over real
  * messaging with the gateway, market data and simulated clients, the journal's directory is
  * removed while they trade, so from the next segment on every append is refused, and every new
- * order is still acknowledged, the refused ones by a JOURNAL_REFUSED reject.
+ * order is still acknowledged, the refused ones by a JOURNAL_REFUSED reject: where the engine
+ * journals itself, and where a journaller ahead of it hands the refusal to the engine's thread (its
+ * prepared next segment, mapped before the directory went, cannot be renamed into place either).
  *
- * <p>Thread layout: {@link InProcessRoles}'s.
+ * <p>Thread layout: {@link InProcessRoles}'s, plus the journaller's thread where it runs (backing off).
  */
 @Tag("system")
 class JournalRefusalTest
@@ -40,12 +43,14 @@ class JournalRefusalTest
         CloseHelper.quietClose(roles);
     }
 
-    @Test
-    void aRequestTheJournalRefusesIsRejectedToItsClient() throws Exception
+    @ParameterizedTest(name = "journaller on its own thread: {0}")
+    @ValueSource(booleans = { false, true })
+    void aRequestTheJournalRefusesIsRejectedToItsClient(final boolean journaller) throws Exception
     {
         final Path journal = directory.resolve("journal");
         roles = new InProcessRoles(directory, CLIENTS, INSTRUMENTS, 4_000);
-        roles.start(journal, ExchangeDemo.engineConfig(INSTRUMENTS, CLIENTS), 64 << 10, false);
+        roles.start(journal, ExchangeDemo.engineConfig(INSTRUMENTS, CLIENTS), 64 << 10,
+            new EngineNode.Threads(journaller, false, false));
         final EngineNode engine = roles.engine;
         final AtomicLongArray counters = roles.clients.counters();
         roles.await(() -> counters.get(SimulatedClients.NEW_ORDERS) > 1_000, "the clients trading");

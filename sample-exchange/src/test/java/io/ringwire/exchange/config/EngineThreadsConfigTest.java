@@ -1,0 +1,82 @@
+package io.ringwire.exchange.config;
+
+import io.ringwire.exchange.demo.ExchangeDemo;
+import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.rdma.host.OnlineCpus;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The engine's config file says which of its work leaves its thread ({@code engine-threads}): by
+ * default what the host's CPUs allow, else exactly what it names; a word it does not know is
+ * refused naming the key, and so is the key in another role's file.
+ */
+class EngineThreadsConfigTest
+{
+    @TempDir
+    Path directory;
+
+    private String engineText;
+    private String gatewayText;
+
+    @BeforeEach
+    void write() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 0);
+        RoleFiles.writeCore(directory, layout, ExchangeDemo.roleFiles(2, 2, 1_000, 1, directory.resolve("journal"),
+            directory, ""));
+        engineText = Files.readString(directory.resolve("engine.conf"));
+        gatewayText = Files.readString(directory.resolve("gateway.conf"));
+    }
+
+    private RoleConfig read(final String name, final String contents) throws Exception
+    {
+        final Path file = directory.resolve(name);
+        Files.writeString(file, contents);
+        return RoleConfig.read(file);
+    }
+
+    @Test
+    void theEngineTakesWhatItsCpusAllowUnlessTheFileNamesItsThreads() throws Exception
+    {
+        final EngineNode.Threads byCpus = EngineNode.Threads.forCpus(OnlineCpus.count());
+        assertEquals(byCpus, read("engine.conf", engineText).engineThreads());
+        assertEquals(byCpus, read("engine.conf", engineText + "engine-threads = auto\n").engineThreads());
+        assertEquals(EngineNode.Threads.NONE, read("engine.conf", engineText + "engine-threads = none\n")
+            .engineThreads());
+        assertEquals(new EngineNode.Threads(true, false, true),
+            read("engine.conf", engineText + "engine-threads = journaller, replica\n").engineThreads());
+        assertEquals(EngineNode.Threads.ALL,
+            read("engine.conf", engineText + "engine-threads = replica,digest,journaller\n").engineThreads());
+    }
+
+    @Test
+    void aWordItDoesNotKnowOrTheKeyInAnotherRolesFileIsRefused()
+    {
+        final Exception typo = assertThrows(IllegalArgumentException.class,
+            () -> read("engine.conf", engineText + "engine-threads = journaler\n"));
+        assertTrue(typo.getMessage().contains("engine-threads") && typo.getMessage().contains("journaler"),
+            typo.getMessage());
+        final Exception elsewhere = assertThrows(IllegalArgumentException.class,
+            () -> read("gateway.conf", gatewayText + "engine-threads = none\n"));
+        assertTrue(elsewhere.getMessage().contains("engine-threads"), elsewhere.getMessage());
+    }
+
+    @Test
+    void eightCpusPutTheJournallerAheadOfTheEngineAndTwoKeepEverythingOnIt()
+    {
+        assertEquals(EngineNode.Threads.NONE, EngineNode.Threads.forCpus(2));
+        assertEquals(new EngineNode.Threads(false, true, false), EngineNode.Threads.forCpus(3));
+        assertEquals(new EngineNode.Threads(false, true, true), EngineNode.Threads.forCpus(7));
+        assertEquals(EngineNode.Threads.ALL, EngineNode.Threads.forCpus(8));
+    }
+}
