@@ -1,5 +1,6 @@
 package io.ringwire.perf.exchange;
 
+import io.ringwire.exchange.demo.ClientGroups;
 import io.ringwire.exchange.demo.InProcessExchange;
 import io.ringwire.exchange.demo.LatencyLedger;
 import io.ringwire.exchange.demo.SimulatedClients;
@@ -92,7 +93,7 @@ public final class ExchangeBenchmark
         {
             final String threads = exchange.start(error -> failure.compareAndSet(null, error));
             log.println("exchange " + provider + ": " + threads);
-            final SimulatedClients clients = exchange.clients();
+            final ClientGroups clients = exchange.clients();
             final LatencyLedger ledger = exchange.ledger();
             sleepSeconds(options.warmup(), "warm-up", provider, clients, ledger, failure);
             ledger.reset();
@@ -130,7 +131,7 @@ public final class ExchangeBenchmark
     }
 
     private void sleepSeconds(final int seconds, final String phase, final String provider,
-        final SimulatedClients clients, final LatencyLedger ledger, final AtomicReference<Throwable> failure)
+        final ClientGroups clients, final LatencyLedger ledger, final AtomicReference<Throwable> failure)
         throws InterruptedException
     {
         long lastSent = clients.counters().get(SimulatedClients.SENT);

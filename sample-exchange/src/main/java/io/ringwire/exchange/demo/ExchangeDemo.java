@@ -25,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -196,7 +197,7 @@ public final class ExchangeDemo
             out.println("threads: " + exchange.start(this::onError) + "; progress: main thread, sleeping");
             final long startNs = System.nanoTime();
             final long endNs = options.seconds() == 0 ? Long.MAX_VALUE : startNs + TimeUnit.SECONDS.toNanos(options.seconds());
-            final Progress progress = new Progress(exchange.clients().counters(), exchange.ledger(), out);
+            final Progress progress = new Progress(exchange.clients()::counters, exchange.ledger(), out);
             while (!stopRequested && System.nanoTime() - endNs < 0 && null == failure.get())
             {
                 final long sleepNs = Math.min(TimeUnit.SECONDS.toNanos(1) - (System.nanoTime() - startNs) %
@@ -271,13 +272,13 @@ public final class ExchangeDemo
     /** The live line: orders/s, fills, rejects and order-to-ack over the last second. */
     static final class Progress
     {
-        private final AtomicLongArray counters;
+        private final Supplier<AtomicLongArray> counters;
         private final LatencyLedger ledger;
         private final PrintStream out;
         private long lastSent;
         private long lastNs;
 
-        Progress(final AtomicLongArray counters, final LatencyLedger ledger, final PrintStream out)
+        Progress(final Supplier<AtomicLongArray> counters, final LatencyLedger ledger, final PrintStream out)
         {
             this.counters = counters;
             this.ledger = ledger;
@@ -286,6 +287,7 @@ public final class ExchangeDemo
 
         void print(final long elapsedNs)
         {
+            final AtomicLongArray counters = this.counters.get();
             final long sent = counters.get(SimulatedClients.SENT);
             final double seconds = Math.max(1e-9, (elapsedNs - lastNs) / 1e9);
             final Histogram ack = ledger.interval()[LatencyLedger.ORDER_TO_ACK];

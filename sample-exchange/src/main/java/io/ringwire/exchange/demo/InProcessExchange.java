@@ -35,12 +35,14 @@ import java.util.concurrent.TimeUnit;
  * journal, the gateway, the market-data service, simulated clients and a market-data subscriber.
  * The demo and the exchange benchmark run it.
  *
- * <p>Thread layout: the engine spins on a core of its own (the last online CPU). With four or more
- * CPUs, the gateway with the market-data service, and the clients with the market-data subscriber,
- * spin on cores of their own (the next ones down); with fewer, all four share one spinning thread
- * on the next CPU (two threads busy-waiting on one CPU hand work to each other only when the
- * scheduler switches them, every few milliseconds; one thread hands it over at once). No role ever
- * waits on another (see {@link io.ringwire.exchange.node.Outbound}), so roles may share a thread.
+ * <p>Thread layout: {@link ThreadLayout}'s for the online CPUs, printed by {@link #start}: the engine
+ * spins on a core of its own (the last online CPU), the other roles' groups on the next ones down,
+ * the clients in as many groups as {@link ThreadLayout#clientGroups} gives, each spinning on a core
+ * of its own; the engine's journaller, digest and replica threads as {@link EngineNode} says. On
+ * up to three CPUs every role but the engine shares one spinning thread (two threads busy-waiting
+ * on one CPU hand work to each other only when the scheduler switches them, every few
+ * milliseconds; one thread hands it over at once). No role ever waits on another (see
+ * {@link io.ringwire.exchange.node.Outbound}), so roles may share a thread.
  */
 public final class InProcessExchange implements AutoCloseable
 {
@@ -55,7 +57,8 @@ public final class InProcessExchange implements AutoCloseable
     private final Path journal;
     private final boolean temporaryJournal;
     private final List<Integer> cpus = OnlineCpus.asList();
-    private final ThreadLayout threadLayout = ThreadLayout.forCpus(cpus.size());
+    private final ThreadLayout threadLayout;
+    private final int clientGroups;
     private static final String FIX_COMP_ID = "RINGWIRE";
 
     private MessagingContext context;
@@ -63,14 +66,17 @@ public final class InProcessExchange implements AutoCloseable
     private GatewayNode gateway;
     private MarketDataNode marketData;
     private MarketDataClient marketDataClient;
-    private SimulatedClients clients;
+    private ClientGroups clients;
     /** Members trading through the gateway's FIX door, or null. */
     private FixClients fixClients;
     /** The gateway's FIX door, or null. */
     private FixDoor door;
 
-    private InProcessExchange(final Path journal) throws IOException
+    private InProcessExchange(final Path journal, final ThreadLayout threadLayout, final int clientGroups)
+        throws IOException
     {
+        this.threadLayout = threadLayout;
+        this.clientGroups = clientGroups;
         this.shmDirectory = Files.createTempDirectory(Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" :
             System.getProperty("java.io.tmpdir")), "ringwire-demo-");
         this.temporaryJournal = null == journal;
@@ -107,7 +113,28 @@ public final class InProcessExchange implements AutoCloseable
         final long fixRate, final int instruments, final long rate, final long seed, final Path journal)
         throws IOException, InterruptedException
     {
-        final InProcessExchange exchange = new InProcessExchange(journal);
+        final int cpus = OnlineCpus.count();
+        return open(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, journal,
+            ThreadLayout.forCpus(cpus), ThreadLayout.clientGroups(cpus, clientCount));
+    }
+
+    /**
+     * As {@link #open(String, int, int, long, int, long, long, Path)}, in a thread layout and with
+     * client groups given rather than taken from the CPUs (tests of the layouts a small machine
+     * does not choose).
+     *
+     * @param threadLayout how the roles share threads.
+     * @param clientGroups groups the clients are dealt into, 1 to {@code clientCount}.
+     */
+    static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
+        final long fixRate, final int instruments, final long rate, final long seed, final Path journal,
+        final ThreadLayout threadLayout, final int clientGroups) throws IOException, InterruptedException
+    {
+        if (clientGroups < 1 || clientGroups > clientCount)
+        {
+            throw new IllegalArgumentException(clientGroups + " client groups for " + clientCount + " clients");
+        }
+        final InProcessExchange exchange = new InProcessExchange(journal, threadLayout, clientGroups);
         try
         {
             exchange.openRoles(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed);
@@ -134,8 +161,16 @@ public final class InProcessExchange implements AutoCloseable
         gateway = add(new GatewayNode(context, layout, gatewayConfig, running, door));
         marketData = add(new MarketDataNode(context, layout, engineConfig, running));
         marketDataClient = add(new MarketDataClient(context, layout, 0, engineConfig, ledger, running));
-        clients = add(new SimulatedClients(context, layout, ExchangeDemo.sessions(clientCount), 0, instruments, rate,
-            seed, ledger, running));
+        final List<SessionConfig> sessions = ExchangeDemo.sessions(clientCount);
+        final List<SimulatedClients> groups = new ArrayList<>(clientGroups);
+        for (int group = 0; group < clientGroups; group++)
+        {
+            final int from = ClientGroups.firstClientOf(clientGroups, clientCount, group);
+            final int to = ClientGroups.firstClientOf(clientGroups, clientCount, group + 1);
+            groups.add(add(new SimulatedClients(context, layout, sessions.subList(from, to), from, instruments,
+                rate * (to - from) / clientCount, seed, ledger, running)));
+        }
+        clients = new ClientGroups(groups);
         if (null != fix)
         {
             door.start();
@@ -184,7 +219,8 @@ public final class InProcessExchange implements AutoCloseable
             case ENGINE -> engine;
             case GATEWAY -> gateway;
             case MARKET_DATA -> marketData;
-            case CLIENTS -> clients;
+            case CLIENTS -> clients.groups().size() == 1 ? clients.groups().getFirst() :
+                new CompositeAgent(clients.groups());
             case MARKET_DATA_SUBSCRIBER -> marketDataClient;
         };
     }
@@ -193,7 +229,12 @@ public final class InProcessExchange implements AutoCloseable
     private String cores()
     {
         final StringBuilder list = new StringBuilder();
-        for (int i = cpus.size() - 1; i >= Math.max(0, cpus.size() - threadLayout.groups().size()); i--)
+        int spinning = 0;
+        for (final List<ThreadLayout.Role> group : threadLayout.groups())
+        {
+            spinning += group.equals(List.of(ThreadLayout.Role.CLIENTS)) ? clientGroups : 1;
+        }
+        for (int i = cpus.size() - 1; i >= Math.max(0, cpus.size() - spinning); i--)
         {
             list.append(list.isEmpty() ? "" : ",").append(cpus.get(i));
         }
@@ -235,9 +276,20 @@ public final class InProcessExchange implements AutoCloseable
      */
     public String start(final ErrorHandler errorHandler)
     {
-        final List<List<ThreadLayout.Role>> groups = threadLayout.groups();
-        for (final List<ThreadLayout.Role> group : groups)
+        final List<String> names = new ArrayList<>();
+        for (final List<ThreadLayout.Role> group : threadLayout.groups())
         {
+            if (group.equals(List.of(ThreadLayout.Role.CLIENTS)))
+            {
+                // A thread per client group, each spinning on a core of its own.
+                for (int i = 0; i < clients.groups().size(); i++)
+                {
+                    agents.add(Agents.start(context, clients.groups().get(i), errorHandler));
+                    names.add(clients.groups().size() == 1 ? ThreadLayout.words(group) : "clients group " + (i + 1) +
+                        " of " + clients.groups().size() + " (" + clients.groups().get(i).clientCount() + " clients)");
+                }
+                continue;
+            }
             final Agent[] members = new Agent[group.size()];
             for (int i = 0; i < members.length; i++)
             {
@@ -245,6 +297,7 @@ public final class InProcessExchange implements AutoCloseable
             }
             agents.add(Agents.start(context, members.length == 1 ? members[0] : new CompositeAgent(members),
                 errorHandler));
+            names.add(ThreadLayout.words(group));
         }
         if (null != fixClients)
         {
@@ -254,7 +307,7 @@ public final class InProcessExchange implements AutoCloseable
         for (int i = 0; i < agents.size(); i++)
         {
             final Agents.RunningAgent agent = agents.get(i);
-            text.append(i == 0 ? "" : "; ").append(ThreadLayout.words(groups.get(i)))
+            text.append(i == 0 ? "" : "; ").append(names.get(i))
                 .append(agent.backedOff() ? " backs off" : " spins")
                 .append(agent.core() >= 0 ? " on CPU " + agent.core() : ", not pinned");
         }
@@ -349,8 +402,8 @@ public final class InProcessExchange implements AutoCloseable
         return fixClients;
     }
 
-    /** @return the simulated clients. */
-    public SimulatedClients clients()
+    /** @return the simulated clients, in their groups. */
+    public ClientGroups clients()
     {
         return clients;
     }

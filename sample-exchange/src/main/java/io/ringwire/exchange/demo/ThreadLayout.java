@@ -1,5 +1,7 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.exchange.node.EngineNode;
+
 import java.util.List;
 
 /**
@@ -13,7 +15,9 @@ import java.util.List;
  *   <li>{@link #SHARED}, up to 3 CPUs: the engine, and one thread for every other role.</li>
  *   <li>{@link #PAIRED}, 4 to 6 CPUs: the engine; gateway and market-data fan-out; clients and
  *       market-data subscriber.</li>
- *   <li>{@link #SEPARATE}, 7 CPUs or more: every role on a core of its own.</li>
+ *   <li>{@link #SEPARATE}, 7 CPUs or more: every role on a core of its own; from
+ *       {@value EngineNode#JOURNALLER_MIN_CPUS} the engine's journaller spins on one more, and every
+ *       CPU beyond that takes one more group of clients ({@link #clientGroups}).</li>
  * </ul>
  */
 enum ThreadLayout
@@ -65,6 +69,26 @@ enum ThreadLayout
             return SEPARATE;
         }
         return cpus >= PAIRED.groups.size() + 1 ? PAIRED : SHARED;
+    }
+
+    /**
+     * How many groups the simulated clients are dealt into, each on a spinning thread of its own in
+     * the place of {@link Role#CLIENTS}: one, but in {@link #SEPARATE}, where every CPU beyond those
+     * its groups, the engine's journaller and two threads that do not spin take adds one, up to one
+     * per client.
+     *
+     * @param cpus    online CPUs.
+     * @param clients simulated clients.
+     * @return client groups, at least one.
+     */
+    static int clientGroups(final int cpus, final int clients)
+    {
+        if (forCpus(cpus) != SEPARATE)
+        {
+            return 1;
+        }
+        final int taken = SEPARATE.groups.size() + (EngineNode.Threads.forCpus(cpus).journaller() ? 1 : 0) + 2;
+        return Math.max(1, Math.min(clients, 1 + cpus - taken));
     }
 
     /** @return the groups, each one thread's roles, the engine's first. */

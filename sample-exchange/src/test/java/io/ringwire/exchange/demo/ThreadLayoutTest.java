@@ -58,6 +58,40 @@ class ThreadLayoutTest
         }
     }
 
+    @Test
+    void clientsTakeAGroupPerCpuBeyondTheExchangesThreadsOnlyWhereEveryRoleHasACoreOfItsOwn()
+    {
+        for (int cpus = 1; cpus <= 8; cpus++)
+        {
+            assertEquals(1, ThreadLayout.clientGroups(cpus, 16), cpus + " CPUs");
+        }
+        assertEquals(2, ThreadLayout.clientGroups(9, 16));
+        assertEquals(9, ThreadLayout.clientGroups(16, 16), "engine, journaller, gateway, market data, " +
+            "market-data subscriber and two spare: nine CPUs left for clients");
+        assertEquals(4, ThreadLayout.clientGroups(16, 4), "at most a group per client");
+        assertEquals(1, ThreadLayout.clientGroups(64, 1));
+    }
+
+    @Test
+    void clientsAreDealtOutAmongTheGroupsAsEvenlyAsTheyGoEveryOneOnce()
+    {
+        for (int groups = 1; groups <= 9; groups++)
+        {
+            for (int clients = groups; clients <= 40; clients++)
+            {
+                assertEquals(0, ClientGroups.firstClientOf(groups, clients, 0));
+                assertEquals(clients, ClientGroups.firstClientOf(groups, clients, groups));
+                for (int group = 0; group < groups; group++)
+                {
+                    final int size = ClientGroups.firstClientOf(groups, clients, group + 1) -
+                        ClientGroups.firstClientOf(groups, clients, group);
+                    assertTrue(size == clients / groups || size == clients / groups + 1,
+                        groups + " groups, " + clients + " clients: group " + group + " has " + size);
+                }
+            }
+        }
+    }
+
     private static List<String> words(final ThreadLayout layout)
     {
         return layout.groups().stream().map(ThreadLayout::words).toList();
