@@ -168,7 +168,7 @@ public final class InProcessExchange implements AutoCloseable
             final int from = ClientGroups.firstClientOf(clientGroups, clientCount, group);
             final int to = ClientGroups.firstClientOf(clientGroups, clientCount, group + 1);
             groups.add(add(new SimulatedClients(context, layout, sessions.subList(from, to), from, instruments,
-                rate * (to - from) / clientCount, seed, ledger, running)));
+                rate * to / clientCount - rate * from / clientCount, seed, ledger, running)));
         }
         clients = new ClientGroups(groups);
         if (null != fix)

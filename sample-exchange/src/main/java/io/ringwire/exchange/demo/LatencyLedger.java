@@ -9,8 +9,9 @@ import org.HdrHistogram.Recorder;
  * from the client's send and from the time the order was due (coordinated omission: a stall is
  * charged to every order behind it), and gateway-in to market data.
  *
- * <p>Threading: the clients' thread records (allocation-free); any one other thread takes interval
- * or total views.
+ * <p>Threading: the clients' threads (one per client group) and the market-data subscriber's
+ * record, at once where they run apart (HdrHistogram's {@link Recorder} takes several writers;
+ * allocation-free); any one other thread takes interval or total views.
  */
 public final class LatencyLedger
 {

@@ -46,8 +46,10 @@ import static java.nio.file.StandardOpenOption.WRITE;
  * (SIGBUS), which the JVM raises from the call that touched it as an {@link InternalError}; the
  * journal's file system needs room for the segments ahead.
  *
- * <p>Threading: one thread opens, appends, forces and closes; single writer, no locks on the
- * append path. One process appends to a directory at a time ({@value JournalDirectory#LOCK_FILE} is
+ * <p>Threading: one thread at a time appends, prepares and forces (single writer, no locks on the
+ * append path); it may be another than the one that opened it, or than the one that closes it,
+ * where the hand-over orders their memory (a thread started after the open, one joined before the
+ * close). One process appends to a directory at a time ({@value JournalDirectory#LOCK_FILE} is
  * locked while it is open). The counters are plain fields for the writing thread; others may read
  * stale values.
  */
@@ -88,7 +90,7 @@ public final class Journal implements AutoCloseable
     private MappedByteBuffer prepared;
     private final UnsafeBuffer preparedBuffer = new UnsafeBuffer(0, 0);
     private int preparedTouchedUpTo;
-    /** Set when making the next segment failed; tried again after the next roll. */
+    /** Set when making the next segment or touching a page failed; tried again after the next roll. */
     private boolean preparationFailed;
     private long segmentBaseSequence;
     private int tailOffset;
@@ -417,33 +419,46 @@ public final class Journal implements AutoCloseable
     private boolean roll()
     {
         final Path file = JournalDirectory.segmentFile(directory, nextSequence);
-        final MappedByteBuffer next;
-        try
+        MappedByteBuffer next = null;
+        int nextTouchedUpTo = 0;
+        if (null != prepared)
         {
-            if (null != prepared)
+            try
             {
                 Files.move(directory.resolve(PREPARED_SEGMENT), file, StandardCopyOption.ATOMIC_MOVE);
                 next = prepared;
+                nextTouchedUpTo = preparedTouchedUpTo;
             }
-            else
+            catch (final IOException | RuntimeException ex)
+            {
+                // The segment made ahead is lost to this roll: it is dropped, and the roll makes its
+                // segment itself, as it does when none was made.
+                LOGGER.log(System.Logger.Level.WARNING, "cannot rename the prepared segment in " + directory +
+                    "; making the next segment at the roll", ex);
+                IoUtil.unmap(prepared);
+            }
+            prepared = null;
+            preparedBuffer.wrap(0, 0);
+        }
+        if (null == next)
+        {
+            try
             {
                 next = JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
             }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            failedRolls++;
-            lastRollFailure = ex;
-            return false;
+            catch (final IOException | RuntimeException ex)
+            {
+                failedRolls++;
+                lastRollFailure = ex;
+                return false;
+            }
         }
         segment.unwrap();
         IoUtil.unmap(mapping);
         mapping = next;
         segment.wrap(next, segmentLength);
-        touchedUpTo = next == prepared ? preparedTouchedUpTo : 0;
-        prepared = null;
+        touchedUpTo = nextTouchedUpTo;
         preparationFailed = false;
-        preparedBuffer.wrap(0, 0);
         segmentBaseSequence = nextSequence;
         tailOffset = 0;
         return true;
@@ -461,7 +476,7 @@ public final class Journal implements AutoCloseable
      */
     public int prepareAhead(final int maxPages)
     {
-        if (closed)
+        if (closed || preparationFailed)
         {
             return 0;
         }
@@ -470,11 +485,14 @@ public final class Journal implements AutoCloseable
         final int aheadTo = (int)Math.min(segmentLength, (long)tailOffset + TOUCH_AHEAD);
         while (work < maxPages && touchedUpTo < aheadTo)
         {
-            touch(segment.buffer(), touchedUpTo);
+            if (!touch(segment.buffer(), touchedUpTo))
+            {
+                return work;
+            }
             touchedUpTo = Math.min(segmentLength, (touchedUpTo & -PAGE) + PAGE);
             work++;
         }
-        if (work < maxPages && touchedUpTo == segmentLength && !preparationFailed)
+        if (work < maxPages && touchedUpTo == segmentLength)
         {
             if (null == prepared)
             {
@@ -489,7 +507,10 @@ public final class Journal implements AutoCloseable
             }
             while (work < maxPages && preparedTouchedUpTo < TOUCH_AHEAD && preparedTouchedUpTo < segmentLength)
             {
-                touch(preparedBuffer, preparedTouchedUpTo);
+                if (!touch(preparedBuffer, preparedTouchedUpTo))
+                {
+                    return work;
+                }
                 preparedTouchedUpTo += PAGE;
                 work++;
             }
@@ -497,9 +518,25 @@ public final class Journal implements AutoCloseable
         return work;
     }
 
-    private static void touch(final UnsafeBuffer pages, final int offset)
+    /**
+     * @return false when the file system refused the page (SIGBUS, which the JVM raises as an
+     *         InternalError): preparing stops until the next roll, whose appends then meet the full
+     *         file system themselves.
+     */
+    private boolean touch(final UnsafeBuffer pages, final int offset)
     {
-        pages.putByte(offset, pages.getByte(offset));
+        try
+        {
+            pages.putByte(offset, pages.getByte(offset));
+            return true;
+        }
+        catch (final InternalError ex)
+        {
+            preparationFailed = true;
+            LOGGER.log(System.Logger.Level.WARNING, "cannot touch journal pages ahead in " + directory +
+                " (a full file system?); preparing again after the next roll", ex);
+            return false;
+        }
     }
 
     /**

@@ -219,41 +219,58 @@ public final class EngineNode implements Agent, AutoCloseable
         if (null == engine)
         {
             final boolean replicaSnapshots = threads.replica();
-            final Journal appendable;
-            if (threads.journaller())
+            Journal appendable = null;
+            try
             {
-                engine = JournaledEngine.recover(journal, config, new Output(), !replicaSnapshots);
-                appendable = openForJournaller();
+                if (threads.journaller())
+                {
+                    engine = JournaledEngine.recover(journal, config, new Output(), !replicaSnapshots);
+                    appendable = openForJournaller();
+                }
+                else
+                {
+                    engine = JournaledEngine.open(journal, config, new Output(), segmentLength, !replicaSnapshots);
+                }
+                startHelpers(appendable);
             }
-            else
+            catch (final RuntimeException | Error ex)
             {
-                engine = JournaledEngine.open(journal, config, new Output(), segmentLength, !replicaSnapshots);
-                appendable = null;
-            }
-            if (replicaSnapshots)
-            {
-                applied.set(engine.applied());
-                replica = new SnapshotReplica(journal, applied);
-                replicaRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 1_000_000),
-                    ex -> failedInBackground("the snapshot replica", ex), null, replica);
-                AgentRunner.startOnThread(replicaRunner);
-            }
-            if (threads.digest())
-            {
-                // Recovery digested what it replayed on this thread; from here the digest's thread does.
-                final DigestRing ring = new DigestRing(DIGEST_RING_BYTES);
-                digestAgent = new DigestAgent(ring, engine.engine().digest());
-                engine.engine().feedDigest(ring);
-                digestRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000),
-                    ex -> failedInBackground("the output digest", ex), null, digestAgent);
-                AgentRunner.startOnThread(digestRunner);
-            }
-            if (null != appendable)
-            {
-                startJournaller(appendable);
+                // Nothing half-open stays behind: the journal's lock goes, and open() may be tried again.
+                stopHelpers();
+                CloseHelper.quietCloseAll(appendable, engine);
+                engine = null;
+                throw ex;
             }
         }
         return this;
+    }
+
+    /** Starts the threads the engine's work runs on beside its own, as {@link #threads} says. */
+    private void startHelpers(final Journal appendable)
+    {
+        final boolean replicaSnapshots = threads.replica();
+        if (replicaSnapshots)
+        {
+            applied.set(engine.applied());
+            replica = new SnapshotReplica(journal, applied);
+            replicaRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 1_000_000),
+                ex -> failedInBackground("the snapshot replica", ex), null, replica);
+            AgentRunner.startOnThread(replicaRunner);
+        }
+        if (threads.digest())
+        {
+            // Recovery digested what it replayed on this thread; from here the digest's thread does.
+            final DigestRing ring = new DigestRing(DIGEST_RING_BYTES);
+            digestAgent = new DigestAgent(ring, engine.engine().digest());
+            engine.engine().feedDigest(ring);
+            digestRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000),
+                ex -> failedInBackground("the output digest", ex), null, digestAgent);
+            AgentRunner.startOnThread(digestRunner);
+        }
+        if (null != appendable)
+        {
+            startJournaller(appendable);
+        }
     }
 
     /** @return the journal, open for appending at the end the engine recovered to. */
@@ -272,7 +289,7 @@ public final class EngineNode implements Agent, AutoCloseable
     private void startJournaller(final Journal opened)
     {
         journaled = new JournaledRequests(JOURNALED_REQUESTS_BYTES);
-        journaller = new Journaller(requests, opened, journaled);
+        journaller = new Journaller(requests, opened, journaled, taking);
         // Spinning where the CPUs were counted for it; a test that forces it on a small machine backs off.
         final IdleStrategy idle = OnlineCpus.count() >= JOURNALLER_MIN_CPUS ? new BusySpinIdleStrategy() :
             new BackoffIdleStrategy(64, 64, 1_000, 100_000);
@@ -330,6 +347,11 @@ public final class EngineNode implements Agent, AutoCloseable
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         takenNs = System.nanoTime();
+        if (length > JournaledRequests.MAX_REQUEST_LENGTH)
+        {
+            refused++; // as the journaller drops it, so the output is the same whichever thread journals
+            return;
+        }
         final int result = engine.accept(buffer, offset, length);
         if (result < 0)
         {
@@ -485,15 +507,26 @@ public final class EngineNode implements Agent, AutoCloseable
     @Override
     public void close()
     {
-        if (null != journallerRunner)
-        {
-            journallerRunner.close(); // its thread polls the requests, closed below
-            journallerRunner = null;
-            journaller.close();
-        }
         if (null != engine)
         {
             settleDigest(); // the engine's close reports the final digest to its listener
+        }
+        stopHelpers();
+        CloseHelper.quietCloseAll(engine, requests, reports.publication(), feed.publication());
+        engine = null;
+    }
+
+    /**
+     * Stops the journaller's thread (which polls the requests, closed after it) and closes its
+     * journal, and stops the replica's; the digest's is settled apart ({@link #settleDigest()}).
+     */
+    private void stopHelpers()
+    {
+        if (null != journallerRunner)
+        {
+            journallerRunner.close();
+            journallerRunner = null;
+            journaller.close();
         }
         if (null != replicaRunner)
         {
@@ -501,8 +534,11 @@ public final class EngineNode implements Agent, AutoCloseable
             replicaRunner = null;
             replica.close();
         }
-        CloseHelper.quietCloseAll(engine, requests, reports.publication(), feed.publication());
-        engine = null;
+        if (null != digestRunner)
+        {
+            digestRunner.close();
+            digestRunner = null;
+        }
     }
 
     /** Sends the engine's output on: reports stamped with the engine's times, the feed as it is. */

@@ -4,6 +4,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.nio.ByteBuffer;
@@ -42,10 +43,18 @@ public final class JournaledRequests
     public static final int TAKEN_NS_OFFSET = 0;
     /** Where the request starts. */
     public static final int REQUEST_OFFSET = 8;
-    /** The longest request the ring takes: far above any the engine decodes. */
+    /**
+     * The longest request the engine takes, with a journaller or without: far above any request
+     * the gateway sends; a longer one is counted and dropped either way, so the engine's output
+     * never depends on which thread journals.
+     */
     public static final int MAX_REQUEST_LENGTH = 1024;
 
-    private static final int SLOT = MAX_REQUEST_LENGTH + REQUEST_OFFSET + 8;
+    /**
+     * The most ring space one request can take: agrona's record header (8 bytes), the time taken
+     * and the request, aligned to 8, and the record that pads the ring's end when a record wraps.
+     */
+    private static final int SLOT = 2 * (RecordDescriptor.HEADER_LENGTH + REQUEST_OFFSET + MAX_REQUEST_LENGTH + 8);
 
     private final OneToOneRingBuffer ring;
 
@@ -60,11 +69,12 @@ public final class JournaledRequests
 
     /**
      * @param requests requests of at most {@link #MAX_REQUEST_LENGTH} bytes.
-     * @return whether that many surely fit now: the journaller takes no request it might not hand on.
+     * @return whether that many surely fit now: the journaller takes no request it might not hand
+     *         on (each counted at its most, as if each wrapped the ring).
      */
     public boolean hasRoomFor(final int requests)
     {
-        return ring.capacity() - ring.size() >= requests * SLOT;
+        return ring.capacity() - ring.size() >= (long)requests * SLOT;
     }
 
     /**

@@ -14,10 +14,12 @@ import org.agrona.concurrent.Agent;
  * {@link Journal}, and hands it to the engine through {@link JournaledRequests}. A request the
  * journal refuses goes to the engine marked {@link JournaledRequests#REFUSED}, and its client gets
  * a reject; one that fails the check goes marked {@link JournaledRequests#MALFORMED}, to be counted
- * where the engine counts malformed requests; one too long for the engine's ring is counted here.
+ * where the engine counts malformed requests; one longer than
+ * {@link JournaledRequests#MAX_REQUEST_LENGTH} is counted here and dropped, as the engine drops it
+ * where it journals itself.
  *
- * <p>It takes requests only while the engine's ring surely has room for a poll's worth, so every
- * request it takes reaches the engine; while the engine is behind, requests wait in the gateway's
+ * <p>It takes requests only while the engine's ring surely has room for a poll's worth (each
+ * counted at its longest), so every request it takes reaches the engine; while the engine is behind, requests wait in the gateway's
  * ring, and the gateway backs off in turn. When idle it prepares the journal ahead of its appends
  * ({@link Journal#prepareAhead}): pages touched and the next segment made, so no append waits on
  * the file system.
@@ -38,20 +40,22 @@ final class Journaller implements Agent, AutoCloseable
     private final Journal journal;
     private final JournaledRequests engineInput;
     private final FragmentHandler onRequest = this::onRequest;
-    private volatile boolean taking = true;
-    private long refused;
+    private volatile boolean taking;
     private long oversized;
 
     /**
      * @param requests    the gateway's requests; this agent's thread polls it from now on.
      * @param journal     open for appending, holding what the engine recovered.
      * @param engineInput the engine's ring.
+     * @param taking      whether it takes requests from the start (see {@link #stopTaking()}).
      */
-    Journaller(final Subscription requests, final Journal journal, final JournaledRequests engineInput)
+    Journaller(final Subscription requests, final Journal journal, final JournaledRequests engineInput,
+        final boolean taking)
     {
         this.requests = requests;
         this.journal = journal;
         this.engineInput = engineInput;
+        this.taking = taking;
     }
 
     @Override
@@ -77,11 +81,15 @@ final class Journaller implements Agent, AutoCloseable
         }
         if (journal.append(buffer, offset, length) < 0)
         {
-            refused++;
             engineInput.offer(JournaledRequests.REFUSED, takenNs, buffer, offset, length);
             return;
         }
-        engineInput.offer(JournaledRequests.JOURNALED, takenNs, buffer, offset, length);
+        if (!engineInput.offer(JournaledRequests.JOURNALED, takenNs, buffer, offset, length))
+        {
+            // The room check before the poll makes this unreachable; were it reached, the engine
+            // would no longer apply what the journal holds, so this thread stops (and says why).
+            throw new IllegalStateException("the engine's ring refused a journaled request: the room check is wrong");
+        }
     }
 
     /** Stops taking requests (the subscription's housekeeping goes on). Any thread. */
@@ -90,13 +98,7 @@ final class Journaller implements Agent, AutoCloseable
         taking = false;
     }
 
-    /** @return requests the journal refused (this agent's thread writes it; others read it late). */
-    long refused()
-    {
-        return refused;
-    }
-
-    /** @return requests too long for the engine's ring, dropped here (read late from other threads). */
+    /** @return requests longer than the engine takes, dropped here (read late from other threads). */
     long oversized()
     {
         return oversized;

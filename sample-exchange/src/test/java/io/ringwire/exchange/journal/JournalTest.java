@@ -262,6 +262,25 @@ class JournalTest
     }
 
     @Test
+    void aRollWhosePreparedSegmentCannotBeRenamedMakesItsSegmentItselfAndLosesNoRecord() throws IOException
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 50);
+            while (!Files.exists(directory.resolve(Journal.PREPARED_SEGMENT)))
+            {
+                assertTrue(journal.prepareAhead(1) > 0, "preparing reaches the next segment");
+            }
+            Files.delete(directory.resolve(Journal.PREPARED_SEGMENT)); // the rename at the roll now fails
+            appendRecords(journal, 50, 600);
+            assertEquals(0, journal.failedRolls(), "the roll made its segment itself");
+        }
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        assertTrue(new JournalReader(directory).readAll(handler).clean());
+        handler.assertDelivered(600);
+    }
+
+    @Test
     void aPreparedSegmentLeftByAKilledWriterIsNeitherReadNorKept() throws IOException
     {
         try (Journal journal = Journal.open(context()))
