@@ -89,7 +89,8 @@ public final class ExchangeBenchmark
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final boolean fixDoor = "fix".equals(options.door());
         try (InProcessExchange exchange = InProcessExchange.open(provider, options.clients(),
-            fixDoor ? options.fixClients() : 0, options.fixRate(), options.instruments(), options.rate(), 1, null))
+            fixDoor ? options.fixClients() : 0, options.fixRate(), options.instruments(), options.rate(), 1, null,
+            options.engineThreads()))
         {
             final String threads = exchange.start(error -> failure.compareAndSet(null, error));
             log.println("exchange " + provider + ": " + threads);

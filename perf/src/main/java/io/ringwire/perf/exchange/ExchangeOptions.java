@@ -1,5 +1,6 @@
 package io.ringwire.perf.exchange;
 
+import io.ringwire.exchange.node.EngineNode;
 import io.ringwire.perf.cli.UsageException;
 
 import java.util.List;
@@ -20,9 +21,11 @@ import java.util.List;
  * @param door        "sbe" (the clients only) or "fix" (FIX members beside them, through the FIX door).
  * @param fixClients  FIX members, with {@code --door fix}.
  * @param fixRate     requests a second over the FIX members.
+ * @param engineThreads which of the engine's work runs on threads of its own.
  */
 public record ExchangeOptions(List<String> providers, long rate, int seconds, int warmup, int clients,
-    int instruments, boolean json, boolean help, String out, String door, int fixClients, long fixRate)
+    int instruments, boolean json, boolean help, String out, String door, int fixClients, long fixRate,
+    EngineNode.Threads engineThreads)
 {
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs");
 
@@ -52,6 +55,9 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                                    order-to-ack timed from their send, and where the door's time goes
               --fix-clients N      FIX members with --door fix, 1 to 16 (default 1)
               --fix-rate R         requests a second over the FIX members, 1 to 20000 (default 1000)
+              --engine-threads T   the engine's work on threads of its own: auto (what the CPUs allow:
+                                   journaller from 8, digest from 3, replica from 4; the default),
+                                   none, or any of journaller,digest,replica (to compare on one host)
               --json               print one JSON object (times in ns) instead of the table
               --out DIR            write the results directory there: each hop's HdrHistogram log (.hdr),
                                    percentile distribution (.hgrm) and plot (.png), summary.json and
@@ -80,6 +86,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
         String door = "sbe";
         int fixClients = 1;
         long fixRate = 1_000;
+        EngineNode.Threads engineThreads = EngineNode.Threads.parse("auto");
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -88,7 +95,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                 case "--help", "-h" ->
                 {
                     return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, true,
-                        out, door, fixClients, fixRate);
+                        out, door, fixClients, fixRate, engineThreads);
                 }
                 case "--json" -> json = true;
                 case "--out" -> out = value(args, i++, arg);
@@ -118,11 +125,22 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                 }
                 case "--fix-clients" -> fixClients = (int)number(args, i++, arg, 1, 16);
                 case "--fix-rate" -> fixRate = number(args, i++, arg, 1, 20_000);
+                case "--engine-threads" ->
+                {
+                    try
+                    {
+                        engineThreads = EngineNode.Threads.parse(value(args, i++, arg));
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw new UsageException("--engine-threads " + ex.getMessage());
+                    }
+                }
                 default -> throw new UsageException("unknown option '" + arg + "'; perf exchange --help lists them");
             }
         }
         return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, false, out, door,
-            fixClients, fixRate);
+            fixClients, fixRate, engineThreads);
     }
 
     private static String value(final String[] args, final int index, final String name)

@@ -1,9 +1,11 @@
 package io.ringwire.perf.exchange;
 
+import io.ringwire.exchange.node.EngineNode;
 import io.ringwire.perf.PerfMain;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.output.ResultsWriter;
 import io.ringwire.perf.output.RunOutputTest;
+import io.ringwire.rdma.host.OnlineCpus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +33,9 @@ class ExchangeOptionsTest
         assertEquals(100_000, options.rate());
         assertEquals(10, options.seconds());
         assertEquals(5, options.warmup());
+        assertEquals(EngineNode.Threads.forCpus(OnlineCpus.count()), options.engineThreads());
+        assertEquals(new EngineNode.Threads(true, false, true),
+            ExchangeOptions.parse(new String[]{ "--engine-threads", "journaller,replica" }).engineThreads());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -42,7 +47,8 @@ class ExchangeOptionsTest
         "--warmup|--warmup needs a value",
         "--fast|unknown option '--fast'",
         "--door tcp|--door takes sbe or fix",
-        "--fix-rate 0|--fix-rate must be 1 to" })
+        "--fix-rate 0|--fix-rate must be 1 to",
+        "--engine-threads journaler|--engine-threads takes auto, none, or any of" })
     void aBadOptionIsRefusedNamingIt(final String args, final String message)
     {
         final UsageException refused = assertThrows(UsageException.class, () -> ExchangeOptions.parse(args.split(" ")));
@@ -50,13 +56,13 @@ class ExchangeOptionsTest
     }
 
     @Test
-    void aShortRunThroughTheWholeExchangePrintsTheJsonKeysAndEveryHopAndWritesItsResultsDirectory(
+    void aShortRunThroughTheWholeExchangeWithTheJournallerForcedPrintsTheJsonKeysAndEveryHopAndWritesItsResults(
         @TempDir final Path results) throws IOException
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final int code = PerfMain.exchange(new String[]{ "--rate", "2000", "--seconds", "1", "--warmup", "1", "--json",
-            "--out", results.toString() },
+            "--engine-threads", "journaller,digest,replica", "--out", results.toString() },
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         final String json = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
@@ -67,6 +73,8 @@ class ExchangeOptionsTest
             assertTrue(json.contains(key), key + " in " + json);
         }
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("measured 1/1 s"), "a progress line a second");
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("applies what a journaller"),
+            "the layout says the journaller runs: " + err);
         for (final String file : List.of("shm-in-engine.hdr", "shm-order-to-ack-from-due-time.hgrm", "shm.png",
             ResultsWriter.SUMMARY_JSON))
         {

@@ -12,7 +12,6 @@ import io.ringwire.rdma.cm.Identity;
 import io.ringwire.rdma.cm.KeyFiles;
 import io.ringwire.rdma.cm.PeerKey;
 import io.ringwire.rdma.config.EndpointAddress;
-import io.ringwire.rdma.host.OnlineCpus;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -148,30 +147,14 @@ public record RoleConfig(String role, String provider, List<Identity> identities
     /** {@code engine-threads}: auto (the default), none, or any of journaller, digest and replica. */
     private static EngineNode.Threads engineThreads(final ConfigFile config)
     {
-        final List<String> names = config.list(RoleFiles.ENGINE_THREADS);
-        if (names.isEmpty() || names.equals(List.of("auto")))
+        try
         {
-            return EngineNode.Threads.forCpus(OnlineCpus.count());
+            return EngineNode.Threads.parse(config.optional(RoleFiles.ENGINE_THREADS, "auto"));
         }
-        if (names.equals(List.of("none")))
+        catch (final IllegalArgumentException ex)
         {
-            return EngineNode.Threads.NONE;
+            throw config.refusal(RoleFiles.ENGINE_THREADS, ex.getMessage());
         }
-        boolean journaller = false;
-        boolean digest = false;
-        boolean replica = false;
-        for (final String name : names)
-        {
-            switch (name)
-            {
-                case "journaller" -> journaller = true;
-                case "digest" -> digest = true;
-                case "replica" -> replica = true;
-                default -> throw config.refusal(RoleFiles.ENGINE_THREADS, "takes auto, none, or any of journaller, " +
-                    "digest and replica, not '" + name + "'");
-            }
-        }
-        return new EngineNode.Threads(journaller, digest, replica);
     }
 
     private static <T> T keyFile(final ConfigFile config, final String key, final Supplier<T> read)

@@ -113,9 +113,23 @@ public final class InProcessExchange implements AutoCloseable
         final long fixRate, final int instruments, final long rate, final long seed, final Path journal)
         throws IOException, InterruptedException
     {
+        return open(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, journal,
+            EngineNode.Threads.forCpus(OnlineCpus.count()));
+    }
+
+    /**
+     * As {@link #open(String, int, int, long, int, long, long, Path)}, with the engine's helper
+     * threads given rather than taken from the CPUs (to compare them on one machine).
+     *
+     * @param engineThreads which of the engine's work runs on threads of its own.
+     */
+    public static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
+        final long fixRate, final int instruments, final long rate, final long seed, final Path journal,
+        final EngineNode.Threads engineThreads) throws IOException, InterruptedException
+    {
         final int cpus = OnlineCpus.count();
         return open(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, journal,
-            ThreadLayout.forCpus(cpus), ThreadLayout.clientGroups(cpus, clientCount));
+            ThreadLayout.forCpus(cpus), ThreadLayout.clientGroups(cpus, clientCount), engineThreads);
     }
 
     /**
@@ -123,12 +137,14 @@ public final class InProcessExchange implements AutoCloseable
      * client groups given rather than taken from the CPUs (tests of the layouts a small machine
      * does not choose).
      *
-     * @param threadLayout how the roles share threads.
-     * @param clientGroups groups the clients are dealt into, 1 to {@code clientCount}.
+     * @param threadLayout  how the roles share threads.
+     * @param clientGroups  groups the clients are dealt into, 1 to {@code clientCount}.
+     * @param engineThreads which of the engine's work runs on threads of its own.
      */
     static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
         final long fixRate, final int instruments, final long rate, final long seed, final Path journal,
-        final ThreadLayout threadLayout, final int clientGroups) throws IOException, InterruptedException
+        final ThreadLayout threadLayout, final int clientGroups, final EngineNode.Threads engineThreads)
+        throws IOException, InterruptedException
     {
         if (clientGroups < 1 || clientGroups > clientCount)
         {
@@ -137,7 +153,7 @@ public final class InProcessExchange implements AutoCloseable
         final InProcessExchange exchange = new InProcessExchange(journal, threadLayout, clientGroups);
         try
         {
-            exchange.openRoles(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed);
+            exchange.openRoles(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, engineThreads);
             return exchange;
         }
         catch (final RuntimeException | InterruptedException ex)
@@ -148,13 +164,15 @@ public final class InProcessExchange implements AutoCloseable
     }
 
     private void openRoles(final String provider, final int clientCount, final int fixClientCount, final long fixRate,
-        final int instruments, final long rate, final long seed) throws InterruptedException
+        final int instruments, final long rate, final long seed, final EngineNode.Threads engineThreads)
+        throws InterruptedException
     {
         final int sessionCount = clientCount + fixClientCount;
         final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, sessionCount, 1);
         context = ExchangeDemo.context(layout, shmDirectory, cores());
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, sessionCount);
-        engine = add(new EngineNode(context, layout, journal, engineConfig, running));
+        engine = add(new EngineNode(context, layout, journal, engineConfig, running, EngineNode.JOURNAL_SEGMENT,
+            engineThreads));
         final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, rate, engineConfig);
         final DoorSetup fix = fixClientCount == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
         door = null == fix ? null : fix.door();

@@ -458,7 +458,8 @@ public final class RoleMain
     static String engineHelpers(final EngineNode engine)
     {
         final EngineNode.Threads threads = engine.threads();
-        return (threads.journaller() ? "applies what a journaller, spinning on a thread of its own, journaled" :
+        return (threads.journaller() ? "applies what a journaller, " +
+            (EngineNode.journallerSpins() ? "spinning" : "backing off") + " on a thread of its own, journaled" :
             "journals each request itself") +
             (threads.digest() ? "; hashes its output on a thread of its own, which backs off" :
             "; hashes its output itself") + (threads.replica() ?

@@ -121,6 +121,40 @@ public final class EngineNode implements Agent, AutoCloseable
         {
             return new Threads(cpus >= JOURNALLER_MIN_CPUS, cpus >= DIGEST_THREAD_MIN_CPUS, cpus >= REPLICA_MIN_CPUS);
         }
+
+        /**
+         * @param words {@code auto} (what this host's CPUs allow), {@code none}, or any of
+         *              {@code journaller}, {@code digest} and {@code replica}, comma-separated.
+         * @return the threads they name.
+         * @throws IllegalArgumentException naming a word it does not know.
+         */
+        public static Threads parse(final String words)
+        {
+            final String trimmed = words.trim();
+            if (trimmed.isEmpty() || "auto".equals(trimmed))
+            {
+                return forCpus(OnlineCpus.count());
+            }
+            if ("none".equals(trimmed))
+            {
+                return NONE;
+            }
+            boolean journaller = false;
+            boolean digest = false;
+            boolean replica = false;
+            for (final String word : trimmed.split(","))
+            {
+                switch (word.trim())
+                {
+                    case "journaller" -> journaller = true;
+                    case "digest" -> digest = true;
+                    case "replica" -> replica = true;
+                    default -> throw new IllegalArgumentException("takes auto, none, or any of journaller, digest " +
+                        "and replica, not '" + word.trim() + "'");
+                }
+            }
+            return new Threads(journaller, digest, replica);
+        }
     }
 
     private final Subscription requests;
@@ -290,8 +324,8 @@ public final class EngineNode implements Agent, AutoCloseable
     {
         journaled = new JournaledRequests(JOURNALED_REQUESTS_BYTES);
         journaller = new Journaller(requests, opened, journaled, taking);
-        // Spinning where the CPUs were counted for it; a test that forces it on a small machine backs off.
-        final IdleStrategy idle = OnlineCpus.count() >= JOURNALLER_MIN_CPUS ? new BusySpinIdleStrategy() :
+        // Spinning where the CPUs were counted for it; forced on a smaller machine, it backs off.
+        final IdleStrategy idle = journallerSpins() ? new BusySpinIdleStrategy() :
             new BackoffIdleStrategy(64, 64, 1_000, 100_000);
         journallerRunner = new AgentRunner(idle, ex -> failedInBackground("the journaller", ex), null, journaller);
         AgentRunner.startOnThread(journallerRunner);
@@ -443,6 +477,12 @@ public final class EngineNode implements Agent, AutoCloseable
     public Throwable backgroundFailure()
     {
         return backgroundFailure.get();
+    }
+
+    /** @return whether a journaller, where one runs, spins (the machine has the CPUs for it) or backs off. */
+    public static boolean journallerSpins()
+    {
+        return OnlineCpus.count() >= JOURNALLER_MIN_CPUS;
     }
 
     /** @return which of the engine's work runs on threads of its own. */

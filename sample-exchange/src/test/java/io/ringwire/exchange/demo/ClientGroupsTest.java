@@ -1,5 +1,7 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.rdma.host.OnlineCpus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +33,7 @@ class ClientGroupsTest
     {
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         try (InProcessExchange exchange = InProcessExchange.open("shm", 5, 0, 0, 4, 3_000, 7, journal,
-            ThreadLayout.SEPARATE, 3))
+            ThreadLayout.SEPARATE, 3, EngineNode.Threads.forCpus(OnlineCpus.count())))
         {
             final String threads = exchange.start(failure::set);
             assertTrue(threads.contains("clients group 1 of 3 (2 clients)") &&
