@@ -40,8 +40,6 @@ import java.util.stream.Stream;
  */
 public final class ExchangeDemo
 {
-    private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
-    private static final long DRAIN_NS = TimeUnit.MILLISECONDS.toNanos(300);
     private static final int MAX_ORDERS = 1 << 20;
 
     private final DemoOptions options;

@@ -15,6 +15,7 @@ import io.ringwire.messaging.MessagingContext;
 import io.ringwire.rdma.host.OnlineCpus;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
+import org.agrona.LangUtil;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.CompositeAgent;
 
@@ -48,6 +49,9 @@ public final class InProcessExchange implements AutoCloseable
 {
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
     private static final long DRAIN_NS = TimeUnit.MILLISECONDS.toNanos(300);
+    private static final long DRAIN_LIMIT_NS = TimeUnit.SECONDS.toNanos(5);
+    private static final long SETTLED_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long BUILD_POLL_NS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final RunFlag running = new RunFlag();
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -340,7 +344,9 @@ public final class InProcessExchange implements AutoCloseable
 
     /**
      * Ends the run: the clients stop sending, what is in flight arrives while the roles still run,
-     * then their threads stop and this thread drains what is left.
+     * then their threads stop and this thread drains what is left, until nothing has moved for
+     * {@link #SETTLED_NS}. The clients keep their sessions alive meanwhile (heartbeats), so a long
+     * drain never costs a session.
      */
     public void stop() throws InterruptedException
     {
@@ -355,21 +361,32 @@ public final class InProcessExchange implements AutoCloseable
             agents.get(i).close();
         }
         agents.clear();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        int quiet = 0;
-        while (quiet < 200 && System.nanoTime() - deadline < 0)
+        // Idle duty cycles cannot tell the end: heartbeats and status messages come every few
+        // milliseconds for ever. What the roles carried stops moving once nothing is in flight.
+        final long deadline = System.nanoTime() + DRAIN_LIMIT_NS;
+        long carried = carried();
+        long movedNs = System.nanoTime();
+        for (long nowNs = movedNs; nowNs - movedNs < SETTLED_NS && nowNs - deadline < 0; nowNs = System.nanoTime())
         {
             if (drive() == 0)
             {
-                quiet++;
                 Thread.sleep(0, 100_000);
             }
-            else
+            final long now = carried();
+            if (now != carried)
             {
-                quiet = 0;
+                carried = now;
+                movedNs = System.nanoTime();
             }
         }
         running.stop();
+    }
+
+    /** @return what the roles carried so far, added up: requests forwarded and applied, reports read, updates applied. */
+    private long carried()
+    {
+        return gateway.gateway().counters().forwarded() + engine.engine().engine().counters().applied() +
+            clients.counters().get(SimulatedClients.REPORTS) + marketDataClient.books().applied();
     }
 
     /** @return the journal directory. */
@@ -426,9 +443,37 @@ public final class InProcessExchange implements AutoCloseable
         return clients;
     }
 
+    /**
+     * Keeps a role to close, and polls every role built so far for a moment: each answers the
+     * connection requests of the roles built after it as it would in a process of its own, rather
+     * than after the whole exchange is built (seconds on a cold JVM, longer than a handshake may wait).
+     */
     private <T extends AutoCloseable> T add(final T closeable)
     {
         closeables.add(closeable);
+        final long endNs = System.nanoTime() + BUILD_POLL_NS;
+        do
+        {
+            for (final AutoCloseable built : closeables)
+            {
+                if (built instanceof SimulatedClients group)
+                {
+                    group.pollOnly();
+                }
+                else if (built instanceof Agent role)
+                {
+                    try
+                    {
+                        role.doWork();
+                    }
+                    catch (final Exception ex)
+                    {
+                        LangUtil.rethrowUnchecked(ex);
+                    }
+                }
+            }
+        }
+        while (System.nanoTime() - endNs < 0);
         return closeable;
     }
 

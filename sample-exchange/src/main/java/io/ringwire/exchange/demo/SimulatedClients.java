@@ -274,14 +274,22 @@ public final class SimulatedClients implements Agent, AutoCloseable
         return true;
     }
 
-    /** Polls replies and drives publications without sending (setup and drain). */
+    /**
+     * Polls replies and drives publications without sending requests (setup and drain); a logged-on
+     * client still heartbeats, so its session outlives a drain of any length.
+     */
     public int pollOnly()
     {
+        final long nowNs = System.nanoTime();
         int work = 0;
         for (final Client client : clients)
         {
             current = client;
             work += client.replies.poll(onReply, FRAGMENT_LIMIT) + client.out.doWork();
+            if (client.loggedOn)
+            {
+                work += heartbeatIfIdle(client, nowNs);
+            }
         }
         return work;
     }

@@ -103,7 +103,7 @@ final class Summary
         final GatewayCounters gatewayCounters = gateway.gateway().counters();
         out.println(String.format(Locale.ROOT, "  gateway           %,d forwarded, %,d logons, %,d malformed, %,d throttled, " +
             "%,d cancel-on-disconnect", gatewayCounters.forwarded(), gatewayCounters.logons(), gatewayCounters.malformed(),
-            gatewayCounters.throttled(), gatewayCounters.cancelOnDisconnects()));
+            gatewayCounters.throttled(), gatewayCounters.cancelOnDisconnects()) + sessionsLost(gatewayCounters));
         out.println(String.format(Locale.ROOT, "  engine            %,d requests applied, %,d execution reports, " +
             "%,d market-data messages, %,d refused", counters.applied(), counters.executionReports(),
             counters.marketDataMessages(), engine.refused()));
@@ -135,5 +135,19 @@ final class Summary
     {
         return histogram.getTotalCount() == 0 ? "-" :
             String.format(Locale.ROOT, "%.1f", histogram.getValueAtPercentile(percentile) / 1e3);
+    }
+
+    /** Why sessions were lost, when any was: each loss owes the engine a cancel-on-disconnect. */
+    private static String sessionsLost(final GatewayCounters counters)
+    {
+        final long lost = counters.heartbeatTimeouts() + counters.transportLosses() + counters.slowConsumerDisconnects() +
+            counters.sessionsUnreachable() + counters.logouts();
+        if (0 == lost)
+        {
+            return "";
+        }
+        return String.format(Locale.ROOT, " (sessions lost: %,d heartbeat timeouts, %,d transports gone, " +
+            "%,d slow readers, %,d unreachable, %,d logouts)", counters.heartbeatTimeouts(), counters.transportLosses(),
+            counters.slowConsumerDisconnects(), counters.sessionsUnreachable(), counters.logouts());
     }
 }
