@@ -80,7 +80,7 @@ public final class MarketDataClient implements Agent, AutoCloseable
         }
         this.marketData = subscription;
         this.requests = new Outbound(toService);
-        this.books = new MarketDataBooks(engine.instruments().size(), engine.maxOrders());
+        this.books = new MarketDataBooks(engine.instruments(), engine.maxOrders());
     }
 
     @Override

@@ -10,10 +10,14 @@ import io.ringwire.codecs.trading.OrderExecutedDecoder;
 import io.ringwire.codecs.trading.OrderReplacedDecoder;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.TradeDecoder;
+import io.ringwire.exchange.book.InstrumentSpec;
+import io.ringwire.exchange.book.ReplicaBooks;
 import org.agrona.DirectBuffer;
 
-import static io.ringwire.exchange.marketdata.ReplicaBooks.ASK;
-import static io.ringwire.exchange.marketdata.ReplicaBooks.BID;
+import java.util.List;
+
+import static io.ringwire.exchange.book.ReplicaBooks.ASK;
+import static io.ringwire.exchange.book.ReplicaBooks.BID;
 
 /**
  * Order-level books rebuilt from the engine's ITCH-style feed: per instrument, bids and asks with
@@ -38,15 +42,16 @@ import static io.ringwire.exchange.marketdata.ReplicaBooks.BID;
  * resting, more executed or canceled than the order shows) means the book is wrong: it is counted
  * as an inconsistency and the book goes stale rather than drifting silently.
  *
- * <p>Capacity: instruments and orders are fixed at construction, and every array and map is sized
- * then, so applying incrementals allocates nothing. An instrument beyond the capacity gets no book
- * ({@link #CAPACITY_EXCEEDED}, counted, and {@link #isStale} says true for it); an order beyond it
- * marks its instrument's book stale and empties it, which frees its orders for the other books
- * until a snapshot that fits arrives.
+ * <p>Capacity: the instruments are the exchange's (ids 1 to n, with their bands and ticks), and the
+ * orders are fixed at construction; every array and map is sized then, so applying incrementals
+ * allocates nothing. An instrument not among them gets no book ({@link #CAPACITY_EXCEEDED},
+ * counted, and {@link #isStale} says true for it); an order beyond the capacity marks its
+ * instrument's book stale and empties it, which frees its orders for the other books until a
+ * snapshot that fits arrives.
  *
  * <p>Parts: this class decodes the feed and composes {@code FeedSequencer} (whether a change is
- * due, and the steps of a snapshot), {@code ReplicaBooks} (the levels and orders) and
- * {@code InstrumentSlots} (an instrument's slot in both).
+ * due, and the steps of a snapshot), {@link ReplicaBooks} (the levels and orders, in the storage
+ * the engine's books use) an instrument's slot in both is its index (ids run from 1).
  *
  * <p>Threading: one thread. Allocation-free in {@link #onMessage} and the read accessors.
  */
@@ -64,10 +69,10 @@ public final class MarketDataBooks
     public static final int MALFORMED = 4;
     /** An incremental for a stale book: counted and dropped until a snapshot arrives. */
     public static final int STALE = 5;
-    /** No room for the instrument or the order: counted, and the instrument's book is stale. */
-    public static final int CAPACITY_EXCEEDED = 6;
+    /** No book for the instrument, or no room for the order: counted, and the instrument's book is stale. */
+    public static final int CAPACITY_EXCEEDED = ReplicaBooks.CAPACITY_EXCEEDED;
     /** An incremental that does not fit the book: counted, and the book is stale. */
-    public static final int INCONSISTENT = 7;
+    public static final int INCONSISTENT = ReplicaBooks.INCONSISTENT;
     /** The last part of a snapshot: the book is replaced and live again. */
     public static final int RECOVERED = 8;
 
@@ -78,7 +83,6 @@ public final class MarketDataBooks
     private static final short SELL_CODE = Side.SELL.value();
 
     // The parts, which SnapshotEncoder reads too.
-    final InstrumentSlots slots;
     final ReplicaBooks books;
     final FeedSequencer sequencer;
 
@@ -91,18 +95,17 @@ public final class MarketDataBooks
     private final BookSnapshotDecoder snapshot = new BookSnapshotDecoder();
 
     /**
-     * @param maxInstruments instruments with a book at once.
-     * @param maxOrders      orders resting across all books at once (also the bound on price levels).
+     * @param instruments the exchange's instruments, ids 1 to n in order: each has a book.
+     * @param maxOrders   orders resting across all books at once.
      */
-    public MarketDataBooks(final int maxInstruments, final int maxOrders)
+    public MarketDataBooks(final List<InstrumentSpec> instruments, final int maxOrders)
     {
-        if (maxInstruments < 1 || maxOrders < 1)
+        if (instruments.isEmpty() || maxOrders < 1)
         {
             throw new IllegalArgumentException("instrument and order capacity must be at least 1");
         }
-        slots = new InstrumentSlots(maxInstruments);
-        books = new ReplicaBooks(maxInstruments, maxOrders);
-        sequencer = new FeedSequencer(maxInstruments);
+        books = new ReplicaBooks(instruments, maxOrders);
+        sequencer = new FeedSequencer(instruments.size());
     }
 
     // ---------------------------------------------------------------- the feed
@@ -130,7 +133,7 @@ public final class MarketDataBooks
             case OrderAddedDecoder.TEMPLATE_ID ->
             {
                 added.wrap(buffer, body, blockLength, version);
-                final int slot = slots.slotOf(added.instrumentId());
+                final int slot = slotOf(added.instrumentId());
                 final int admitted = sequencer.admit(slot, added.sequenceNumber(), added.streamSequence());
                 if (admitted != APPLIED)
                 {
@@ -147,7 +150,7 @@ public final class MarketDataBooks
             case OrderExecutedDecoder.TEMPLATE_ID ->
             {
                 executed.wrap(buffer, body, blockLength, version);
-                final int slot = slots.slotOf(executed.instrumentId());
+                final int slot = slotOf(executed.instrumentId());
                 final int admitted = sequencer.admit(slot, executed.sequenceNumber(), executed.streamSequence());
                 if (admitted != APPLIED)
                 {
@@ -158,7 +161,7 @@ public final class MarketDataBooks
             case OrderCanceledDecoder.TEMPLATE_ID ->
             {
                 canceled.wrap(buffer, body, blockLength, version);
-                final int slot = slots.slotOf(canceled.instrumentId());
+                final int slot = slotOf(canceled.instrumentId());
                 final int admitted = sequencer.admit(slot, canceled.sequenceNumber(), canceled.streamSequence());
                 if (admitted != APPLIED)
                 {
@@ -170,7 +173,7 @@ public final class MarketDataBooks
             case OrderReplacedDecoder.TEMPLATE_ID ->
             {
                 replaced.wrap(buffer, body, blockLength, version);
-                final int slot = slots.slotOf(replaced.instrumentId());
+                final int slot = slotOf(replaced.instrumentId());
                 final int admitted = sequencer.admit(slot, replaced.sequenceNumber(), replaced.streamSequence());
                 if (admitted != APPLIED)
                 {
@@ -182,7 +185,7 @@ public final class MarketDataBooks
             case TradeDecoder.TEMPLATE_ID ->
             {
                 trade.wrap(buffer, body, blockLength, version);
-                final int slot = slots.slotOf(trade.instrumentId());
+                final int slot = slotOf(trade.instrumentId());
                 final int admitted = sequencer.admit(slot, trade.sequenceNumber(), trade.streamSequence());
                 if (admitted != APPLIED)
                 {
@@ -213,7 +216,7 @@ public final class MarketDataBooks
 
     private int onSnapshot(final BookSnapshotDecoder message)
     {
-        final int slot = slots.slotOf(message.instrumentId());
+        final int slot = slotOf(message.instrumentId());
         final int step =
             sequencer.snapshotPart(slot, message.sequenceNumber(), message.part(), message.streamSequence());
         if (step == FeedSequencer.ABANDON)
@@ -246,33 +249,38 @@ public final class MarketDataBooks
     }
 
     /**
-     * @return whether the level index holds exactly the levels in the books, each found from its
-     *         home slot: the walk that places a new level would hide a lost entry, so tests ask.
-     *         Control path.
+     * @return whether every level's kept quantity and order count equal its orders', and the books
+     *         hold every order the store does: the self-check tests ask for. Control path.
      */
-    boolean levelIndexConsistent()
+    boolean levelsConsistent()
     {
-        return books.levelIndexConsistent();
+        return books.levelsConsistent();
+    }
+
+    /** @return an instrument's slot in the books and the sequencer (its index: ids run from 1), or NONE. */
+    int slotOf(final int instrumentId)
+    {
+        return instrumentId >= 1 && instrumentId <= books.instruments() ? instrumentId - 1 : NONE;
     }
 
     // ---------------------------------------------------------------- reading the books
 
     /**
      * @return whether the instrument's book is stale (a gap, a snapshot being collected, a message
-     *         that did not fit): true also for an instrument that can have no book because the
-     *         instrument table is full. An instrument not seen yet with room left is live at
-     *         sequence 0: a client that starts with the stream needs no snapshot.
+     *         that did not fit): true also for an instrument not among the exchange's, which has
+     *         no book. A book that has seen nothing yet is live at sequence 0: a client that starts
+     *         with the stream needs no snapshot.
      */
     public boolean isStale(final int instrument)
     {
-        final int slot = slots.existingSlot(instrument);
-        return slot == NONE ? slots.isFull() : sequencer.isStale(slot);
+        final int slot = slotOf(instrument);
+        return slot == NONE || sequencer.isStale(slot);
     }
 
     /** @return the instrument's last sequence applied (by an incremental or a snapshot), 0 when none. */
     public long sequence(final int instrument)
     {
-        final int slot = slots.existingSlot(instrument);
+        final int slot = slotOf(instrument);
         return slot == NONE ? 0 : sequencer.sequence(slot);
     }
 
@@ -285,69 +293,69 @@ public final class MarketDataBooks
     /** @return instruments with a book. */
     public int instruments()
     {
-        return slots.count();
+        return books.instruments();
     }
 
     /** @return orders resting in the instrument's book. */
     public int orderCount(final int instrument)
     {
-        final int slot = slots.existingSlot(instrument);
-        return slot == NONE ? 0 : books.orderCount[slot];
+        final int slot = slotOf(instrument);
+        return slot == NONE ? 0 : books.orderCount(slot);
     }
 
     /** @return the best level of a side of the instrument's book, or {@link #NONE}. */
     public int bestLevel(final int instrument, final Side side)
     {
-        final int slot = slots.existingSlot(instrument);
-        return slot == NONE ? NONE : books.bestLevel[slot * 2 + (side == Side.BUY ? BID : ASK)];
+        final int slot = slotOf(instrument);
+        return slot == NONE ? NONE : books.bestLevel(slot, side == Side.BUY ? BID : ASK);
     }
 
     /** @return the next level away from the touch, or {@link #NONE}. */
     public int nextLevel(final int level)
     {
-        return books.levelNext[level];
+        return books.nextLevel(level);
     }
 
     /** @return a level's price. */
     public long levelPrice(final int level)
     {
-        return books.levelPrice[level];
+        return books.levelPrice(level);
     }
 
     /** @return the quantity a level shows. */
     public long levelQuantity(final int level)
     {
-        return books.levelQuantity[level];
+        return books.levelQuantity(level);
     }
 
     /** @return orders at a level. */
     public int levelOrderCount(final int level)
     {
-        return books.levelOrders[level];
+        return books.levelOrderCount(level);
     }
 
     /** @return the first order (in time priority) of a level. */
     public int firstOrder(final int level)
     {
-        return books.levelHead[level];
+        return books.firstOrder(level);
     }
 
     /** @return the order behind this one at its level, or {@link #NONE}. */
     public int nextOrder(final int order)
     {
-        return books.orderNext[order];
+        return books.nextOrder(order);
     }
 
     /** @return an order's exchange order id. */
     public long orderId(final int order)
     {
-        return books.orderId[order];
+        return books.orderId(order);
     }
 
     /** @return the quantity an order shows. */
     public long shown(final int order)
     {
-        return books.shown[order];
+        return books.shown(order);
     }
 
     /**
@@ -357,7 +365,7 @@ public final class MarketDataBooks
      */
     public String publicDigest()
     {
-        return PublicBookDigest.of(books, slots);
+        return PublicBookDigest.of(books);
     }
 
     // ---------------------------------------------------------------- counters

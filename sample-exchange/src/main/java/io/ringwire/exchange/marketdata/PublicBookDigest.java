@@ -2,6 +2,7 @@ package io.ringwire.exchange.marketdata;
 
 import io.ringwire.exchange.book.OrderBooks;
 import io.ringwire.exchange.book.OrderTerms;
+import io.ringwire.exchange.book.ReplicaBooks;
 import io.ringwire.exchange.book.RestingOrder;
 
 import java.nio.ByteBuffer;
@@ -11,8 +12,8 @@ import java.util.HexFormat;
 import java.util.List;
 
 import static io.ringwire.exchange.marketdata.MarketDataBooks.NONE;
-import static io.ringwire.exchange.marketdata.ReplicaBooks.ASK;
-import static io.ringwire.exchange.marketdata.ReplicaBooks.BID;
+import static io.ringwire.exchange.book.ReplicaBooks.ASK;
+import static io.ringwire.exchange.book.ReplicaBooks.BID;
 
 /**
  * A SHA-256 of the public books: what any market-data client can know, and nothing it cannot
@@ -95,28 +96,26 @@ public final class PublicBookDigest
     }
 
     /**
-     * @return the digest of a replica's books, in hex: instruments in id order (the slots' ranking),
+     * @return the digest of a replica's books, in hex: instruments in id order,
      *         each book walked best level first and each level's orders front to back.
      */
-    static String of(final ReplicaBooks books, final InstrumentSlots slots)
+    static String of(final ReplicaBooks books)
     {
         final PublicBookDigest digest = new PublicBookDigest();
-        for (int i = 0; i < slots.count(); i++)
+        for (int slot = 0; slot < books.instruments(); slot++)
         {
-            final int slot = slots.slotByRank(i);
-            if (books.orderCount[slot] == 0)
+            if (books.orderCount(slot) == 0)
             {
                 continue;
             }
-            digest.instrument(slots.instrumentId(slot), books.countOrders(slot * 2 + BID),
-                books.countOrders(slot * 2 + ASK));
+            digest.instrument(books.instrument(slot).id(), books.countOrders(slot, BID), books.countOrders(slot, ASK));
             for (int side = BID; side <= ASK; side++)
             {
-                for (int level = books.bestLevel[slot * 2 + side]; level != NONE; level = books.levelNext[level])
+                for (int level = books.bestLevel(slot, side); level != NONE; level = books.nextLevel(level))
                 {
-                    for (int order = books.levelHead[level]; order != NONE; order = books.orderNext[order])
+                    for (int order = books.firstOrder(level); order != NONE; order = books.nextOrder(order))
                     {
-                        digest.order(books.orderId[order], books.levelPrice[level], books.shown[order]);
+                        digest.order(books.orderId(order), books.levelPrice(level), books.shown(order));
                     }
                 }
             }

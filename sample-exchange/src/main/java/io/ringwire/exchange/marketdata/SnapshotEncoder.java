@@ -7,12 +7,13 @@ import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.SnapshotRequestDecoder;
+import io.ringwire.exchange.book.ReplicaBooks;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import static io.ringwire.exchange.marketdata.MarketDataBooks.NONE;
-import static io.ringwire.exchange.marketdata.ReplicaBooks.ASK;
-import static io.ringwire.exchange.marketdata.ReplicaBooks.BID;
+import static io.ringwire.exchange.book.ReplicaBooks.ASK;
+import static io.ringwire.exchange.book.ReplicaBooks.BID;
 
 /**
  * The market-data service's side of recovery: encodes BookSnapshots of a replica's live books.
@@ -47,7 +48,7 @@ public final class SnapshotEncoder
         void onPart(DirectBuffer buffer, int offset, int length);
     }
 
-    private final InstrumentSlots slots;
+    private final MarketDataBooks replica;
     private final FeedSequencer sequencer;
     private final ReplicaBooks books;
     private final int maxOrdersPerPart;
@@ -71,7 +72,7 @@ public final class SnapshotEncoder
             throw new IllegalArgumentException("orders per part must be 1 to " + MAX_ORDERS_PER_PART + ": " +
                 maxOrdersPerPart);
         }
-        this.slots = books.slots;
+        this.replica = books;
         this.sequencer = books.sequencer;
         this.books = books.books;
         this.maxOrdersPerPart = maxOrdersPerPart;
@@ -129,12 +130,12 @@ public final class SnapshotEncoder
         }
         if (instrumentId != 0)
         {
-            return encodeBook(slots.existingSlot(instrumentId), buffer, offset, sink);
+            return encodeBook(replica.slotOf(instrumentId), buffer, offset, sink);
         }
         int parts = 0;
-        for (int i = 0; i < slots.count(); i++)
+        for (int slot = 0; slot < books.instruments(); slot++)
         {
-            parts += encodeBook(slots.slotByRank(i), buffer, offset, sink);
+            parts += encodeBook(slot, buffer, offset, sink);
         }
         return parts;
     }
@@ -145,13 +146,13 @@ public final class SnapshotEncoder
         {
             return 0;
         }
-        final int instrumentId = slots.instrumentId(slot);
+        final int instrumentId = books.instrument(slot).id();
         final long sequence = sequencer.sequence(slot);
         final long stream = sequencer.streamSequence();
-        int remaining = books.orderCount[slot];
+        int remaining = books.orderCount(slot);
         cursorSide = BID;
-        cursorLevel = books.bestLevel[slot * 2 + BID];
-        cursorOrder = cursorLevel == NONE ? NONE : books.levelHead[cursorLevel];
+        cursorLevel = books.bestLevel(slot, BID);
+        cursorOrder = cursorLevel == NONE ? NONE : books.firstOrder(cursorLevel);
         int part = 0;
         do
         {
@@ -168,11 +169,11 @@ public final class SnapshotEncoder
             {
                 advanceToOrder(slot);
                 entries.next()
-                    .orderId(books.orderId[cursorOrder])
+                    .orderId(books.orderId(cursorOrder))
                     .side(cursorSide == BID ? Side.BUY : Side.SELL)
-                    .price(books.levelPrice[cursorLevel])
-                    .quantity(books.shown[cursorOrder]);
-                cursorOrder = books.orderNext[cursorOrder];
+                    .price(books.levelPrice(cursorLevel))
+                    .quantity(books.shown(cursorOrder));
+                cursorOrder = books.nextOrder(cursorOrder);
             }
             sink.onPart(buffer, offset, MessageHeaderEncoder.ENCODED_LENGTH + snapshot.encodedLength());
             part++;
@@ -186,7 +187,7 @@ public final class SnapshotEncoder
     {
         while (cursorOrder == NONE)
         {
-            cursorLevel = cursorLevel == NONE ? NONE : books.levelNext[cursorLevel];
+            cursorLevel = cursorLevel == NONE ? NONE : books.nextLevel(cursorLevel);
             if (cursorLevel == NONE && cursorSide == ASK)
             {
                 throw new IllegalStateException("the book holds fewer orders than it counts");
@@ -194,9 +195,9 @@ public final class SnapshotEncoder
             if (cursorLevel == NONE)
             {
                 cursorSide = ASK;
-                cursorLevel = books.bestLevel[slot * 2 + ASK];
+                cursorLevel = books.bestLevel(slot, ASK);
             }
-            cursorOrder = cursorLevel == NONE ? NONE : books.levelHead[cursorLevel];
+            cursorOrder = cursorLevel == NONE ? NONE : books.firstOrder(cursorLevel);
         }
     }
 }

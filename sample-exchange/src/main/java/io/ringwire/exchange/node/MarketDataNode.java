@@ -67,7 +67,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
         this.feed = fromEngine;
         this.snapshotRequests = requests;
         this.marketData = new Outbound(toSubscribers);
-        this.replica = new MarketDataBooks(engine.instruments().size(), engine.maxOrders());
+        this.replica = new MarketDataBooks(engine.instruments(), engine.maxOrders());
         this.snapshots = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
         this.snapshotBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(snapshots.maxPartLength()));
         this.sendPart = (buffer, offset, length) ->

@@ -24,7 +24,7 @@ class MarketDataBooksAllocationTest
     @Test
     void aMillionIncrementalsAfterWarmUpAllocateNothing()
     {
-        final MarketDataBooks replica = new MarketDataBooks(16, 200_000);
+        final MarketDataBooks replica = new MarketDataBooks(TestExchange.instruments(16), 200_000);
         final long[] outcomes = new long[16];
         final TestExchange exchange = new TestExchange(0xA110CL, 10,
             (buffer, offset, length) -> outcomes[replica.onMessage(buffer, offset, length)]++);

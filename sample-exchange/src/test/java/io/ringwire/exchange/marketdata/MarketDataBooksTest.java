@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MarketDataBooksTest
 {
-    private final MarketDataBooks books = new MarketDataBooks(4, 100);
+    private final MarketDataBooks books = new MarketDataBooks(instruments(4), 100);
     private final Messages feed = new Messages(1);
 
     @Test
@@ -92,7 +92,7 @@ class MarketDataBooksTest
         assertEquals(INCONSISTENT, books.onMessage(feed.buffer, 0, feed.canceled(1, 11, 0)), "more than it shows");
         assertTrue(books.isStale(1));
 
-        final MarketDataBooks other = new MarketDataBooks(4, 100);
+        final MarketDataBooks other = new MarketDataBooks(instruments(4), 100);
         final Messages otherFeed = new Messages(2);
         assertEquals(INCONSISTENT, other.onMessage(otherFeed.buffer, 0, otherFeed.executed(42, 1, 100)), "an unknown order");
         assertEquals(1, other.inconsistencies());
@@ -102,7 +102,7 @@ class MarketDataBooksTest
     @Test
     void aStaleBookIgnoresIncrementalsUntilASnapshotAndThenTakesOnlyThoseAfterIt()
     {
-        final MarketDataBooks service = new MarketDataBooks(4, 100);
+        final MarketDataBooks service = new MarketDataBooks(instruments(4), 100);
         final SnapshotEncoder snapshots = new SnapshotEncoder(service, 1);
         final List<byte[]> parts = new ArrayList<>();
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
@@ -156,7 +156,7 @@ class MarketDataBooksTest
         final List<byte[]> parts = new ArrayList<>();
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
         snapshots.encode(1, partBuffer, 0, (buffer, offset, length) -> parts.add(copy(buffer, offset, length)));
-        final MarketDataBooks client = new MarketDataBooks(4, 100);
+        final MarketDataBooks client = new MarketDataBooks(instruments(4), 100);
         final Messages late = new Messages(1);
         late.sequence = 9;
         assertEquals(GAP, client.onMessage(late.buffer, 0, late.added(99, Side.BUY, 50, 1)));
@@ -182,7 +182,7 @@ class MarketDataBooksTest
         apply(feed.canceled(1, 10, 0));
         final SnapshotEncoder snapshots = new SnapshotEncoder(books, SnapshotEncoder.MAX_ORDERS_PER_PART);
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
-        final MarketDataBooks client = new MarketDataBooks(4, 100);
+        final MarketDataBooks client = new MarketDataBooks(instruments(4), 100);
         final List<Integer> outcomes = new ArrayList<>();
 
         assertEquals(1, snapshots.encode(1, partBuffer, 0, (buffer, offset, length) ->
@@ -192,7 +192,8 @@ class MarketDataBooksTest
         }));
         assertEquals(List.of(RECOVERED), outcomes);
         assertEquals(2, client.sequence(1));
-        assertEquals(0, snapshots.encode(3, partBuffer, 0, (buffer, offset, length) -> { }), "no book, no snapshot");
+        assertEquals(0, snapshots.encode(5, partBuffer, 0, (buffer, offset, length) -> { }),
+            "no such instrument, no book, no snapshot");
         final Messages request = new Messages(1);
         assertEquals(-1, snapshots.answer(request.buffer, 0, request.added(1, Side.BUY, 1, 1), partBuffer, 0,
             (buffer, offset, length) -> { }), "not a SnapshotRequest");
@@ -201,7 +202,7 @@ class MarketDataBooksTest
     @Test
     void theDigestSeesTimePriorityWithinALevelAndNothingOfEmptyBooks()
     {
-        final MarketDataBooks swapped = new MarketDataBooks(4, 100);
+        final MarketDataBooks swapped = new MarketDataBooks(instruments(4), 100);
         final Messages swappedFeed = new Messages(1);
         apply(feed.added(1, Side.BUY, 100, 10));
         apply(feed.added(2, Side.BUY, 100, 10));
@@ -211,13 +212,13 @@ class MarketDataBooksTest
 
         final OrderBooks empty = new MatchingEngine(new EngineConfig(List.of(new InstrumentSpec(1, 1, 1, 1, 1000)), 10, 10, 0),
             EngineOutput.NONE).books();
-        assertEquals(new MarketDataBooks(4, 100).publicDigest(), PublicBookDigest.of(empty));
+        assertEquals(new MarketDataBooks(instruments(4), 100).publicDigest(), PublicBookDigest.of(empty));
     }
 
     @Test
-    void theLevelIndexFindsEveryLevelThroughCollisionsAndRemovals()
+    void everyLevelKeepsItsOrdersQuantityAndCountThroughTwentyThousandAddsAndCancels()
     {
-        final MarketDataBooks small = new MarketDataBooks(2, 8);
+        final MarketDataBooks small = new MarketDataBooks(instruments(2), 8);
         final Messages[] feeds = { new Messages(1), new Messages(2) };
         final long[] live = new long[8];
         final int[] liveInstrument = new int[8];
@@ -245,11 +246,17 @@ class MarketDataBooksTest
                 live[pick] = live[--count];
                 liveInstrument[pick] = liveInstrument[count];
             }
-            assertTrue(small.levelIndexConsistent(), "after step " + step);
+            assertTrue(small.levelsConsistent(), "after step " + step);
         }
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** @return instruments 1 to {@code count}, tick 1, prices 1 to 1,000. */
+    private static List<InstrumentSpec> instruments(final int count)
+    {
+        return EngineConfig.uniformInstruments(count, 1, 1_000);
+    }
 
     private void apply(final int length)
     {

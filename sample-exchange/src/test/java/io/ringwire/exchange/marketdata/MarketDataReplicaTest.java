@@ -45,7 +45,7 @@ class MarketDataReplicaTest
     @Test
     void aReplicaFedTheWholeFeedShowsTheEnginesPublicBooksAfterEveryTenThousandRequests()
     {
-        final MarketDataBooks replica = new MarketDataBooks(16, MAX_ORDERS);
+        final MarketDataBooks replica = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final FeedShape shape = new FeedShape();
         final long[] outcomes = new long[16];
         final TestExchange exchange = new TestExchange(0x5EED_A11L, INSTRUMENTS, (buffer, offset, length) ->
@@ -69,9 +69,9 @@ class MarketDataReplicaTest
     @Test
     void aDroppedIncrementalIsAGapForItsInstrumentOnlyAndASnapshotFromTheServiceRecoversIt()
     {
-        final MarketDataBooks service = new MarketDataBooks(16, MAX_ORDERS);
+        final MarketDataBooks service = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final SnapshotEncoder snapshots = new SnapshotEncoder(service, SnapshotEncoder.MAX_ORDERS_PER_PART);
-        final MarketDataBooks client = new MarketDataBooks(16, MAX_ORDERS);
+        final MarketDataBooks client = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
         final Recovery recovery = new Recovery(20_000, 500);
         final TestExchange exchange = new TestExchange(0x5EED_B22L, INSTRUMENTS, (buffer, offset, length) ->
@@ -120,9 +120,9 @@ class MarketDataReplicaTest
     @Test
     void aLateJoinerGetsSnapshotsOfEveryInstrumentInBandAndEndsWithTheEnginesBooks()
     {
-        final MarketDataBooks service = new MarketDataBooks(16, MAX_ORDERS);
+        final MarketDataBooks service = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final SnapshotEncoder snapshots = new SnapshotEncoder(service, SnapshotEncoder.MAX_ORDERS_PER_PART);
-        final MarketDataBooks late = new MarketDataBooks(16, MAX_ORDERS);
+        final MarketDataBooks late = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
         final Messages request = new Messages(0);
         final int requestLength = request.snapshotRequest(0);
@@ -163,7 +163,7 @@ class MarketDataReplicaTest
     @Test
     void aBookLargerThanOnePartRoundTripsThroughItsSnapshotParts()
     {
-        final MarketDataBooks service = new MarketDataBooks(16, MAX_ORDERS);
+        final MarketDataBooks service = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final TestExchange exchange = new TestExchange(0x5EED_D44L, INSTRUMENTS,
             (buffer, offset, length) -> service.onMessage(buffer, offset, length));
         exchange.run(100_000);
@@ -179,7 +179,7 @@ class MarketDataReplicaTest
         {
             final SnapshotEncoder snapshots = new SnapshotEncoder(service, perPart);
             final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
-            final MarketDataBooks fresh = new MarketDataBooks(16, MAX_ORDERS);
+            final MarketDataBooks fresh = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
             final List<Integer> outcomes = new ArrayList<>();
             final int parts = snapshots.encode(largest, partBuffer, 0, (part, partOffset, partLength) ->
             {
@@ -202,7 +202,7 @@ class MarketDataReplicaTest
     @Test
     void malformedAndDuplicateMessagesAreCountedAndChangeNothing()
     {
-        final MarketDataBooks replica = new MarketDataBooks(16, MAX_ORDERS);
+        final MarketDataBooks replica = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final UnsafeBuffer earlier = new UnsafeBuffer(new byte[256]);
         final int[] earlierLength = { 0 };
         final TestExchange exchange = new TestExchange(0x5EED_E55L, INSTRUMENTS, (buffer, offset, length) ->
@@ -255,7 +255,7 @@ class MarketDataReplicaTest
     @Test
     void messagesBeyondTheCapacityAreCountedAndMarkTheirBookStaleWithoutFailing()
     {
-        final MarketDataBooks small = new MarketDataBooks(2, 300);
+        final MarketDataBooks small = new MarketDataBooks(TestExchange.instruments(2), 300);
         final long[] outcomes = new long[16];
         final TestExchange exchange = new TestExchange(0x5EED_F66L, INSTRUMENTS,
             (buffer, offset, length) -> outcomes[small.onMessage(buffer, offset, length)]++);
@@ -265,7 +265,7 @@ class MarketDataReplicaTest
         assertTrue(outcomes[CAPACITY_EXCEEDED] > 0);
         assertEquals(outcomes[CAPACITY_EXCEEDED], small.capacityExceeded());
         assertEquals(2, small.instruments());
-        assertTrue(small.isStale(3) && small.isStale(4), "instruments beyond the table have no book");
+        assertTrue(small.isStale(3) && small.isStale(4), "instruments the replica was not given have no book");
         assertEquals(0, small.orderCount(3));
         final Set<Integer> stale = staleInstruments(small);
         assertTrue(stale.contains(1) || stale.contains(2), "a book with more orders than fit is stale: " + stale);
@@ -283,7 +283,7 @@ class MarketDataReplicaTest
     /** Checks the replica's own invariants through its read API. */
     private static void assertBooksWellFormed(final MarketDataBooks books)
     {
-        assertTrue(books.levelIndexConsistent(), "every level indexed, and nothing else");
+        assertTrue(books.levelsConsistent(), "every level's quantity and count are its orders'");
         for (int instrument = 1; instrument <= INSTRUMENTS; instrument++)
         {
             assertFalse(books.isStale(instrument));

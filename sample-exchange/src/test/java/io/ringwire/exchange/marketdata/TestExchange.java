@@ -1,5 +1,6 @@
 package io.ringwire.exchange.marketdata;
 
+import io.ringwire.exchange.book.InstrumentSpec;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.engine.EngineOutput;
 import io.ringwire.exchange.engine.MatchingEngine;
@@ -8,6 +9,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * A real matching engine driven by a seeded {@link OrderFlow} (limit orders, icebergs, post-only,
@@ -31,10 +33,8 @@ final class TestExchange
 
     TestExchange(final long seed, final int instruments, final Listener listener)
     {
-        flow = new OrderFlow(seed, instruments, 100, 20, 10_000, 50, 4096);
-        final EngineConfig config = new EngineConfig(
-            EngineConfig.uniformInstruments(instruments, flow.minPrice(), (int)(flow.maxPrice() - flow.minPrice() + 1)),
-            200_000, 1_000, 0);
+        flow = flow(seed, instruments);
+        final EngineConfig config = new EngineConfig(instruments(instruments), 200_000, 1_000, 0);
         engine = new MatchingEngine(config, new EngineOutput()
         {
             @Override
@@ -49,6 +49,21 @@ final class TestExchange
                 listener.onMarketData(buffer, offset, length);
             }
         });
+    }
+
+    /**
+     * @return instruments 1 to {@code count} as the engine has them (bands wide enough for every
+     *         price the flow sends), for the replicas the tests feed.
+     */
+    static List<InstrumentSpec> instruments(final int count)
+    {
+        final OrderFlow flow = flow(0, count);
+        return EngineConfig.uniformInstruments(count, flow.minPrice(), (int)(flow.maxPrice() - flow.minPrice() + 1));
+    }
+
+    private static OrderFlow flow(final long seed, final int instruments)
+    {
+        return new OrderFlow(seed, instruments, 100, 20, 10_000, 50, 4096);
     }
 
     /** Applies the flow's next {@code count} requests. */
