@@ -15,7 +15,11 @@ import org.HdrHistogram.Recorder;
  */
 public final class LatencyLedger
 {
-    /** The hops, in the order an order and its acknowledgement take them. */
+    /**
+     * The hops, in the order an order and its acknowledgement take them. "in engine" runs from the
+     * request taken off the gateway's stream to its first report: the journal's append is in it
+     * either way, on the engine's thread or, where one runs, on the journaller's before the hand-over.
+     */
     public static final String[] HOPS = {
         "client to gateway", "in gateway", "gateway to engine", "in engine", "engine to gateway",
         "gateway to client", "order to ack", "order to ack (from due time)", "gateway in to market data" };

@@ -252,18 +252,19 @@ public final class EngineNode implements Agent, AutoCloseable
     {
         if (null == engine)
         {
-            final boolean replicaSnapshots = threads.replica();
+            // A snapshot replica writes the snapshots; without one the engine's thread does.
+            final boolean engineSnapshots = !threads.replica();
             Journal appendable = null;
             try
             {
                 if (threads.journaller())
                 {
-                    engine = JournaledEngine.recover(journal, config, new Output(), !replicaSnapshots);
+                    engine = JournaledEngine.recover(journal, config, new Output(), engineSnapshots);
                     appendable = openForJournaller();
                 }
                 else
                 {
-                    engine = JournaledEngine.open(journal, config, new Output(), segmentLength, !replicaSnapshots);
+                    engine = JournaledEngine.open(journal, config, new Output(), segmentLength, engineSnapshots);
                 }
                 startHelpers(appendable);
             }
@@ -282,8 +283,7 @@ public final class EngineNode implements Agent, AutoCloseable
     /** Starts the threads the engine's work runs on beside its own, as {@link #threads} says. */
     private void startHelpers(final Journal appendable)
     {
-        final boolean replicaSnapshots = threads.replica();
-        if (replicaSnapshots)
+        if (threads.replica())
         {
             applied.set(engine.applied());
             replica = new SnapshotReplica(journal, applied);
