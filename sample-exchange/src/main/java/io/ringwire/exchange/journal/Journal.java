@@ -468,8 +468,7 @@ public final class Journal implements AutoCloseable
      * The writer's idle work: touches up to {@code maxPages} pages ahead of the tail, so that the
      * file system allocates them now rather than in an append, and once the current segment is
      * touched to its end, makes the next one ({@value #PREPARED_SEGMENT}) and touches it. A page
-     * is touched by writing back the byte it starts with: a page ahead of the tail is all zeros,
-     * and stays so.
+     * is touched by adding 0 to a word of it: whatever a page holds, it holds the same after.
      *
      * @param maxPages most pages to touch in this call.
      * @return pages touched, and 1 for a segment made.
@@ -527,7 +526,9 @@ public final class Journal implements AutoCloseable
     {
         try
         {
-            pages.putByte(offset, pages.getByte(offset));
+            // An atomic add of 0 is a write that changes nothing: one fault allocates the page,
+            // where a read then a write of a hole in the file takes two (a zero page, then the copy).
+            pages.getAndAddInt(offset & ~(Integer.BYTES - 1), 0);
             return true;
         }
         catch (final InternalError ex)
