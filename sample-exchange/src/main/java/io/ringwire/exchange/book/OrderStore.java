@@ -191,6 +191,18 @@ public final class OrderStore
         }
     }
 
+    /** Makes an order findable by its account and client order id, in no account's list (a replica's books). */
+    void index(final int order)
+    {
+        index.put(account(order), clientOrderId(order), order);
+    }
+
+    /** Takes an order {@link #index}ed alone out of the index. */
+    void unindex(final int order)
+    {
+        index.remove(account(order), clientOrderId(order), order);
+    }
+
     /** Takes a resting order out of the index and its account's list. */
     void unregister(final int order)
     {

@@ -35,10 +35,14 @@ public final class ReplicaBooks
     /** The selling side. */
     public static final int ASK = 1;
 
-    /** Every order rests under one account: the store's index then finds an order by its id alone. */
+    /**
+     * Every order rests under one account: the store's index then finds an order by its id alone.
+     * No account's list is kept (a feed has no mass cancel to serve).
+     */
     private static final long ACCOUNT = 0;
 
     private final InstrumentSpec[] instruments;
+    private final InstrumentRules[] rules;
     private final OrderStore orders;
     private final PriceLevels levels;
     private final int[] orderCount;
@@ -60,6 +64,7 @@ public final class ReplicaBooks
                     this.instruments[i].id() + " at " + (i + 1));
             }
         }
+        rules = InstrumentRules.of(this.instruments);
         orders = new OrderStore(maxOrders, 1);
         levels = new PriceLevels(this.instruments, orders);
         orderCount = new int[this.instruments.length];
@@ -108,7 +113,7 @@ public final class ReplicaBooks
         }
         orders.terms(order, id, id, ACCOUNT, instrument + 1, bookSide,
             (byte)0, (byte)0, (byte)0, false, price, quantity, 0);
-        orders.register(order);
+        orders.index(order);
         orderCount[instrument]++;
         place(order, price, quantity);
         return APPLIED;
@@ -195,8 +200,8 @@ public final class ReplicaBooks
 
     private boolean onBand(final int instrument, final long price)
     {
-        final InstrumentSpec spec = instruments[instrument];
-        return price >= spec.minPrice() && price <= spec.maxPrice() && price % spec.tickSize() == 0;
+        final InstrumentRules rule = rules[instrument];
+        return price >= rule.minPrice && price <= rule.maxPrice && rule.tick.divides(price);
     }
 
     /**
@@ -205,13 +210,14 @@ public final class ReplicaBooks
      */
     private boolean crosses(final int instrument, final byte side, final long price)
     {
+        // Slots run in price order within an instrument, so the slots compare as the prices would.
         final int best = levels.best(instrument, OrderTerms.opposite(side));
         if (best == NONE)
         {
             return false;
         }
-        final long bestPrice = orders.price(levels.head(best));
-        return side == OrderTerms.BUY ? price >= bestPrice : price <= bestPrice;
+        final int slot = levels.slotOf(instrument, price);
+        return side == OrderTerms.BUY ? slot >= best : slot <= best;
     }
 
     private void place(final int order, final long price, final long shown)
@@ -236,7 +242,7 @@ public final class ReplicaBooks
     private void remove(final int order)
     {
         leaveLevel(order);
-        orders.unregister(order);
+        orders.unindex(order);
         orderCount[orders.instrument(order) - 1]--;
         orders.free(order);
     }
