@@ -62,10 +62,10 @@ public final class FixClients implements Application, AutoCloseable
     public static final int BOUGHT = 5;
     /** Counter: lots sold. */
     public static final int SOLD = 6;
-    /** Counter: canceled reports. */
-    public static final int CANCELS = 7;
-    /** Counter: rejected orders. */
-    public static final int REJECTS = 8;
+    /** Counter: rejected orders (the same index as {@code SimulatedClients.REJECTS}). */
+    public static final int REJECTS = 7;
+    /** Counter: canceled reports (the same index as {@code SimulatedClients.CANCELS}). */
+    public static final int CANCELS = 8;
     /** Counter: OrderCancelRejects. */
     public static final int CANCEL_REJECTS = 9;
     /** Counter: logons. */
