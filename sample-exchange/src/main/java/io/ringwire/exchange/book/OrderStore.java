@@ -82,7 +82,14 @@ public final class OrderStore
     /** Account to its list of resting orders: head in the high 32 bits, tail in the low. */
     private final Long2LongHashMap accounts;
     private final int maxAccounts;
+    /** Slots freed, last freed first, chained through their level-next links. */
     private int freeHead;
+    /**
+     * Slots from here up were never handed out: taken in order once the freed ones are used up, so
+     * no loop over every slot runs at start (a slot is handed out in the order a chain of all of
+     * them, built at start, would give).
+     */
+    private int neverUsed;
     private int live;
 
     /**
@@ -103,11 +110,8 @@ public final class OrderStore
         index = new ClientOrderIndex(capacity, this);
         // Sized so that maxAccounts entries never make the table grow (it grows past 0.5 load).
         accounts = new Long2LongHashMap(Integer.highestOneBit(maxAccounts * 2 - 1) << 1, 0.5f, -1L);
-        for (int i = 0; i < capacity; i++)
-        {
-            levelNext(i, i + 1 < capacity ? i + 1 : NONE);
-        }
-        freeHead = 0;
+        freeHead = NONE;
+        neverUsed = 0;
     }
 
     /** @return orders the store holds at once. */
@@ -127,10 +131,17 @@ public final class OrderStore
      */
     int allocate()
     {
-        final int order = freeHead;
+        int order = freeHead;
         if (order != NONE)
         {
             freeHead = levelNext(order);
+        }
+        else if (neverUsed < capacity)
+        {
+            order = neverUsed++;
+        }
+        if (order != NONE)
+        {
             levelNext(order, NONE);
             levelPrev(order, NONE);
             accountNext(order, NONE);
@@ -151,7 +162,7 @@ public final class OrderStore
     /** @return whether a slot is free for a new order. */
     boolean hasRoom()
     {
-        return freeHead != NONE;
+        return freeHead != NONE || neverUsed < capacity;
     }
 
     /**

@@ -64,6 +64,9 @@ public final class MarketDataClient implements Agent, AutoCloseable
     {
         this.requesterId = index + 1;
         this.ledger = ledger;
+        // The books first: sizing them touches their memory (a fraction of a second for a million
+        // orders), which would keep the connections opened below from being answered in time.
+        this.books = new MarketDataBooks(engine.instruments(), engine.maxOrders());
         Subscription subscription = null;
         Publication toService = null;
         try
@@ -80,7 +83,6 @@ public final class MarketDataClient implements Agent, AutoCloseable
         }
         this.marketData = subscription;
         this.requests = new Outbound(toService);
-        this.books = new MarketDataBooks(engine.instruments(), engine.maxOrders());
     }
 
     @Override

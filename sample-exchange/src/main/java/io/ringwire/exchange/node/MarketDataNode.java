@@ -49,6 +49,9 @@ public final class MarketDataNode implements Agent, AutoCloseable
     public MarketDataNode(final MessagingContext context, final ExchangeLayout layout, final EngineConfig engine,
         final RunFlag running)
     {
+        // The books first: sizing them touches their memory (a fraction of a second for a million
+        // orders), which would keep the connections opened below from being answered in time.
+        this.replica = new MarketDataBooks(engine.instruments(), engine.maxOrders());
         Subscription fromEngine = null;
         Subscription requests = null;
         Publication toSubscribers = null;
@@ -67,7 +70,6 @@ public final class MarketDataNode implements Agent, AutoCloseable
         this.feed = fromEngine;
         this.snapshotRequests = requests;
         this.marketData = new Outbound(toSubscribers);
-        this.replica = new MarketDataBooks(engine.instruments(), engine.maxOrders());
         this.snapshots = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
         this.snapshotBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(snapshots.maxPartLength()));
         this.sendPart = (buffer, offset, length) ->
