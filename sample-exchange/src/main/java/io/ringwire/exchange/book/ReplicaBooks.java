@@ -41,7 +41,6 @@ public final class ReplicaBooks
      */
     private static final long ACCOUNT = 0;
 
-    private final InstrumentSpec[] instruments;
     private final InstrumentRules[] rules;
     private final OrderStore orders;
     private final PriceLevels levels;
@@ -55,19 +54,19 @@ public final class ReplicaBooks
      */
     public ReplicaBooks(final List<InstrumentSpec> instruments, final int maxOrders)
     {
-        this.instruments = instruments.toArray(new InstrumentSpec[0]);
-        for (int i = 0; i < this.instruments.length; i++)
+        final InstrumentSpec[] specs = instruments.toArray(new InstrumentSpec[0]);
+        for (int i = 0; i < specs.length; i++)
         {
-            if (this.instruments[i].id() != i + 1)
+            if (specs[i].id() != i + 1)
             {
                 throw new IllegalArgumentException("instrument ids must run from 1 in order: found " +
-                    this.instruments[i].id() + " at " + (i + 1));
+                    specs[i].id() + " at " + (i + 1));
             }
         }
-        rules = InstrumentRules.of(this.instruments);
+        rules = InstrumentRules.of(specs);
         orders = new OrderStore(maxOrders, 1);
-        levels = new PriceLevels(this.instruments, orders);
-        orderCount = new int[this.instruments.length];
+        levels = new PriceLevels(specs, orders);
+        orderCount = new int[specs.length];
         levelQuantity = new long[levels.slotCount()];
         levelOrders = new int[levels.slotCount()];
     }
@@ -75,13 +74,13 @@ public final class ReplicaBooks
     /** @return instruments, each with a book. */
     public int instruments()
     {
-        return instruments.length;
+        return rules.length;
     }
 
-    /** @return the instrument at an index. */
-    public InstrumentSpec instrument(final int index)
+    /** @return the id of the instrument at an index (ids run from 1 in index order). */
+    public int instrumentId(final int index)
     {
-        return instruments[index];
+        return index + 1;
     }
 
     /** @return orders the books hold at once. */
@@ -101,8 +100,12 @@ public final class ReplicaBooks
     public int add(final int instrument, final int side, final long id, final long price, final long quantity)
     {
         final byte bookSide = side == BID ? OrderTerms.BUY : OrderTerms.SELL;
-        if (quantity <= 0 || !onBand(instrument, price) || crosses(instrument, bookSide, price) ||
-            orders.find(ACCOUNT, id) != NONE)
+        if (quantity <= 0 || !onBand(instrument, price))
+        {
+            return INCONSISTENT;
+        }
+        final int slot = levels.slotOf(instrument, price);
+        if (crosses(instrument, bookSide, slot) || orders.find(ACCOUNT, id) != NONE)
         {
             return INCONSISTENT;
         }
@@ -115,7 +118,7 @@ public final class ReplicaBooks
             (byte)0, (byte)0, (byte)0, false, price, quantity, 0);
         orders.index(order);
         orderCount[instrument]++;
-        place(order, price, quantity);
+        place(order, slot, price, quantity);
         return APPLIED;
     }
 
@@ -160,7 +163,12 @@ public final class ReplicaBooks
         final boolean keepsPriority)
     {
         final int order = find(instrument, id);
-        if (order == NONE || quantity <= 0 || !onBand(instrument, price) || crosses(instrument, orders.side(order), price))
+        if (order == NONE || quantity <= 0 || !onBand(instrument, price))
+        {
+            return INCONSISTENT;
+        }
+        final int newSlot = levels.slotOf(instrument, price);
+        if (crosses(instrument, orders.side(order), newSlot))
         {
             return INCONSISTENT;
         }
@@ -176,7 +184,7 @@ public final class ReplicaBooks
             return APPLIED;
         }
         leaveLevel(order);
-        place(order, price, quantity);
+        place(order, newSlot, price, quantity);
         return APPLIED;
     }
 
@@ -205,24 +213,18 @@ public final class ReplicaBooks
     }
 
     /**
-     * @return whether the price reaches the other side's best: such orders would have traded, and a
+     * @return whether the price (its slot) reaches the other side's best: such orders would have traded, and a
      *         price slot holds one side's queue at a time.
      */
-    private boolean crosses(final int instrument, final byte side, final long price)
+    private boolean crosses(final int instrument, final byte side, final int slot)
     {
         // Slots run in price order within an instrument, so the slots compare as the prices would.
         final int best = levels.best(instrument, OrderTerms.opposite(side));
-        if (best == NONE)
-        {
-            return false;
-        }
-        final int slot = levels.slotOf(instrument, price);
-        return side == OrderTerms.BUY ? slot >= best : slot <= best;
+        return best != NONE && (side == OrderTerms.BUY ? slot >= best : slot <= best);
     }
 
-    private void place(final int order, final long price, final long shown)
+    private void place(final int order, final int slot, final long price, final long shown)
     {
-        final int slot = levels.slotOf(orders.instrument(order) - 1, price);
         orders.price(order, price);
         orders.shown(order, shown);
         orders.slot(order, slot);
@@ -329,7 +331,7 @@ public final class ReplicaBooks
     public boolean levelsConsistent()
     {
         int total = 0;
-        for (int instrument = 0; instrument < instruments.length; instrument++)
+        for (int instrument = 0; instrument < rules.length; instrument++)
         {
             int count = 0;
             for (int side = BID; side <= ASK; side++)

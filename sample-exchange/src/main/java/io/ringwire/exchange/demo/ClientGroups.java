@@ -65,6 +65,17 @@ public final class ClientGroups
         return total;
     }
 
+    /** @return one counter added up over every group (not {@link SimulatedClients#MAX_SEQUENCE}). */
+    public long total(final int counter)
+    {
+        long total = 0;
+        for (final SimulatedClients group : groups)
+        {
+            total += group.counters().get(counter);
+        }
+        return total;
+    }
+
     /** Stops every group's flow; replies are still read. */
     public void stopSending()
     {

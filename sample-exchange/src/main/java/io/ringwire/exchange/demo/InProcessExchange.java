@@ -386,7 +386,7 @@ public final class InProcessExchange implements AutoCloseable
     private long carried()
     {
         return gateway.gateway().counters().forwarded() + engine.engine().engine().counters().applied() +
-            clients.counters().get(SimulatedClients.REPORTS) + marketDataClient.books().applied();
+            clients.total(SimulatedClients.REPORTS) + marketDataClient.books().applied();
     }
 
     /** @return the journal directory. */

@@ -108,7 +108,7 @@ public final class PublicBookDigest
             {
                 continue;
             }
-            digest.instrument(books.instrument(slot).id(), books.countOrders(slot, BID), books.countOrders(slot, ASK));
+            digest.instrument(books.instrumentId(slot), books.countOrders(slot, BID), books.countOrders(slot, ASK));
             for (int side = BID; side <= ASK; side++)
             {
                 for (int level = books.bestLevel(slot, side); level != NONE; level = books.nextLevel(level))

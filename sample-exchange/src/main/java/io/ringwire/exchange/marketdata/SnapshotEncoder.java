@@ -146,7 +146,7 @@ public final class SnapshotEncoder
         {
             return 0;
         }
-        final int instrumentId = books.instrument(slot).id();
+        final int instrumentId = books.instrumentId(slot);
         final long sequence = sequencer.sequence(slot);
         final long stream = sequencer.streamSequence();
         int remaining = books.orderCount(slot);
