@@ -12,17 +12,23 @@ public final class Header
 {
     private DirectBuffer buffer;
     private int frameOffset;
-    /** What the position word is XORed with to give the position: -1 in a memory log, which stores its complement. */
+    /**
+     * What the position word is XORed with to give the position: in a memory log, which stores the
+     * complement salted ({@link io.ringwire.messaging.protocol.FrameDescriptor#logPositionWord}),
+     * the salt's complement; else 0.
+     */
     private long positionWordMask;
 
     /**
-     * @param memoryLog whether the buffer is a memory log (its position words hold the complement).
+     * @param memoryLog         whether the buffer is a memory log (its position words hold the
+     *                          complement, salted).
+     * @param sessionStreamWord the stream's {@link io.ringwire.messaging.protocol.FrameDescriptor#sessionStreamWord}.
      */
-    void wrap(final DirectBuffer buffer, final int frameOffset, final boolean memoryLog)
+    void wrap(final DirectBuffer buffer, final int frameOffset, final boolean memoryLog, final long sessionStreamWord)
     {
         this.buffer = buffer;
         this.frameOffset = frameOffset;
-        this.positionWordMask = memoryLog ? -1L : 0L;
+        this.positionWordMask = memoryLog ? ~logSalt(sessionStreamWord) : 0L;
     }
 
     /** Moves to another frame of the buffer already wrapped. */

@@ -126,7 +126,7 @@ final class Image implements AutoCloseable
         this.receiveBatch = receiveBatch;
         this.repostThreshold = Math.max(1, receiveBatch / REPOSTS_PER_BATCH);
         this.receiveCreditInterval = Math.max(1, receiveBatch / 4);
-        this.header.wrap(ringBuffer, 0, memoryLog);
+        this.header.wrap(ringBuffer, 0, memoryLog, sessionStreamWord);
         this.position = initialPosition;
         this.creditSentPosition = initialPosition;
         this.lastFrameNs = nowNs;
@@ -226,8 +226,8 @@ final class Image implements AutoCloseable
 
     /**
      * Reads the frames a memory log holds from the position on, up to {@code limit}, through its
-     * {@link LogReader}: a frame is there once its commit is visible, and is consumed (the position
-     * words of the lines its payload took cleared) once handled. Data is handed over in place, a checksum trailer is
+     * {@link LogReader}: a frame is there once its commit is visible, and is consumed (the reader's
+     * position moves past it; nothing is written into the ring) once handled. Data is handed over in place, a checksum trailer is
      * verified as {@link #onFrame} verifies one, and credit goes out once {@code creditInterval}
      * bytes were consumed since the last, not per frame.
      *
@@ -288,8 +288,7 @@ final class Image implements AutoCloseable
                     catch (final Throwable ex)
                     {
                         // As Aeron does: the frame that threw counts as delivered, and so does every
-                        // frame before it in this poll, so the next poll neither repeats them nor
-                        // reads lines this poll already cleared.
+                        // frame before it in this poll, so the next poll does not repeat them.
                         this.position = log.consume(position, frameLength);
                         throw ex;
                     }
@@ -353,8 +352,7 @@ final class Image implements AutoCloseable
         }
         final long joinPosition = join.buffer().getLong(JoinLayout.POSITION_OFFSET, ORDER);
         // Every frame offset is derived from this position: one off the frame grid, negative, or past
-        // where a publication stops (MAX_POSITION_EXCEEDED) would point reads (and a memory log's
-        // clears) past the ring, or overflow.
+        // where a publication stops (MAX_POSITION_EXCEEDED) would point reads past the ring, or overflow.
         if (joinPosition < 0 || joinPosition > Long.MAX_VALUE - 2L * capacity ||
             (joinPosition & ((memoryLog ? FrameDescriptor.LINE_ALIGNMENT : FrameDescriptor.ALIGNMENT) - 1)) != 0)
         {

@@ -36,6 +36,9 @@ public final class FrameAppender
     private final int alignment;
     /** A memory log: line-aligned frames whose position word holds {@link FrameDescriptor#logPositionWord}. */
     private final boolean memoryLog;
+    /** The session and stream word whose {@link FrameDescriptor#logSalt} is {@link #salt}. */
+    private long saltedWord;
+    private long salt = logSalt(0);
 
     /**
      * An appender of 8-byte aligned frames, for rings an RDMA WRITE fills.
@@ -123,15 +126,32 @@ public final class FrameAppender
 
     /**
      * Publishes a frame whose header and payload are in place: writes its position word (in a memory
-     * log, {@link FrameDescriptor#logPositionWord}) with release order, so every byte written before
-     * is visible to a reader that sees it.
+     * log, {@link FrameDescriptor#logPositionWord}, salted by the session and stream its header
+     * holds) with release order, so every byte written before is visible to a reader that sees it.
      *
      * @param framePosition where the frame starts, as {@link #claim} returned it.
      */
     public void commit(final long framePosition)
     {
-        final long word = memoryLog ? logPositionWord(framePosition) : framePosition;
-        buffer.putLongRelease(offset(framePosition) + POSITION_OFFSET, NATIVE_IS_ORDER ? word : Long.reverseBytes(word));
+        final int offset = offset(framePosition);
+        final long word = memoryLog ? logPositionWord(framePosition, salt(offset)) : framePosition;
+        buffer.putLongRelease(offset + POSITION_OFFSET, NATIVE_IS_ORDER ? word : Long.reverseBytes(word));
+    }
+
+    /**
+     * @return the salt of the session and stream the header at the offset holds (a memory log's
+     *         frames, PAD frames included, are a line long at least, so each holds them); the last
+     *         one is kept, as a publication's word changes only when it starts a new session.
+     */
+    private long salt(final int frameOffset)
+    {
+        final long word = buffer.getLong(frameOffset + SESSION_ID_OFFSET, ORDER);
+        if (word != saltedWord)
+        {
+            saltedWord = word;
+            salt = logSalt(word);
+        }
+        return salt;
     }
 
     /**

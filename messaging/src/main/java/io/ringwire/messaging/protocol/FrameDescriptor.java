@@ -36,10 +36,11 @@ import java.nio.ByteOrder;
  * whose immediate is the frame length, so a receive completion means a whole frame is in place.
  * In a memory log (shm, see {@code MemoryLog}) frames start at multiples of {@link #LINE_ALIGNMENT}
  * instead, so a message of up to {@link #LINE_PAYLOAD} bytes and its header share one cache line,
- * and the position word, holding the bitwise complement of the position ({@link #logPositionWord}),
- * is written last, with release order: it is what the reader spins on, it tells a frame of this lap
- * of the ring from what an earlier lap left there, and the zeros of a fresh or cleared ring never
- * read as the frame at position 0.
+ * and the position word, holding the bitwise complement of the position mixed with a salt of the
+ * publication's session ({@link #logPositionWord}, {@link #logSalt}), is written last, with release
+ * order: it is what the reader spins on, it tells a frame of this lap of the ring from what an
+ * earlier lap left there (a header of another position, or a payload's bytes, which would have to
+ * hold that exact salted word), and the zeros of a fresh ring never read as the frame at position 0.
  *
  * <p>Constants and pure functions only: usable from any thread.
  */
@@ -106,12 +107,34 @@ public final class FrameDescriptor
 
     /**
      * @param position a frame's stream position.
+     * @param salt     the stream's {@link #logSalt}.
      * @return what the position word of a memory log's frame holds: the position's bitwise
-     *         complement, never 0 for a position of 0 or more.
+     *         complement mixed with the salt, never 0 for a position of 0 or more (the complement's
+     *         top bit is set, the salt's clear).
      */
-    public static long logPositionWord(final long position)
+    public static long logPositionWord(final long position, final long salt)
     {
-        return ~position;
+        return ~position ^ salt;
+    }
+
+    /**
+     * The salt of a memory log's position words: the session and stream, mixed (splitmix64's
+     * finalizer) so that every bit depends on the publication's random session id. A payload
+     * written into the ring passes for a later frame's position word only by holding that exact
+     * word, which honest data does not by chance (and what a publication's own payload forges
+     * lands in its own stream alone, which it could fill with any frame it likes); the reader
+     * therefore never clears the lines a consumed frame's payload took, and the publisher takes
+     * them back on its next lap without a store of the reader's in between.
+     *
+     * @param sessionStreamWord the stream's {@link #sessionStreamWord}.
+     * @return the salt: a long whose top bit is clear.
+     */
+    public static long logSalt(final long sessionStreamWord)
+    {
+        long h = sessionStreamWord;
+        h = (h ^ (h >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        h = (h ^ (h >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return (h ^ (h >>> 31)) & Long.MAX_VALUE;
     }
 
     /**

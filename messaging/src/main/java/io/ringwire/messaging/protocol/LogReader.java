@@ -10,19 +10,19 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 /**
  * Reads a memory log, the ring a {@link FrameAppender} of a memory log writes with plain stores
  * (shm): frames start on cache lines, and a frame is there once the position word at its offset
- * holds its position's {@link FrameDescriptor#logPositionWord}, which the appender's commit writes
- * last, with release order. {@link #next} reads that word with acquire order, so a reader that sees
- * it sees every byte of the frame; a header whose position word is not yet written (a torn frame,
- * still being written) is never read. What an earlier lap of the ring left at the offset holds an
- * older position, and the payload a consumed frame left in its later lines this reader clears
- * ({@link #consume}), so neither passes for a frame.
+ * holds its position's {@link FrameDescriptor#logPositionWord}, salted for the stream, which the
+ * appender's commit writes last, with release order. {@link #next} reads that word with acquire
+ * order, so a reader that sees it sees every byte of the frame; a header whose position word is not
+ * yet written (a torn frame, still being written) is never read. What an earlier lap of the ring
+ * left at the offset holds an older position, and the payload a consumed frame left in its later
+ * lines would have to hold the exact salted word ({@link FrameDescriptor#logSalt}), so neither
+ * passes for a frame and the reader writes nothing into the ring.
  *
  * <p>The checks on a committed frame: the length holds a header and fits before the end of the ring,
  * the version is {@link FrameDescriptor#CURRENT_VERSION}, the type is known, and the frame carries
  * the stream's session and stream. A checksum trailer is the caller's to verify.
  *
- * <p>Threading: the image's polling thread. Allocation-free; pure over the ring's bytes but for
- * {@link #consume}.
+ * <p>Threading: the image's polling thread. Allocation-free; pure over the ring's bytes.
  */
 public final class LogReader
 {
@@ -39,6 +39,7 @@ public final class LogReader
     private final int capacity;
     private final int mask;
     private final long sessionStreamWord;
+    private final long salt;
 
     /**
      * @param ring              the memory log: its capacity, a power of two, is the ring's.
@@ -55,6 +56,7 @@ public final class LogReader
         this.capacity = ring.capacity();
         this.mask = capacity - 1;
         this.sessionStreamWord = sessionStreamWord;
+        this.salt = logSalt(sessionStreamWord);
     }
 
     /**
@@ -68,7 +70,7 @@ public final class LogReader
     {
         final int offset = (int)position & mask;
         final long word = ring.getLongVolatile(offset + POSITION_OFFSET);
-        if ((NATIVE_IS_ORDER ? word : Long.reverseBytes(word)) != logPositionWord(position))
+        if ((NATIVE_IS_ORDER ? word : Long.reverseBytes(word)) != logPositionWord(position, salt))
         {
             return NONE;
         }
@@ -86,11 +88,8 @@ public final class LogReader
     }
 
     /**
-     * Consumes the frame at the position once it is handled: clears the position word of every cache
-     * line it took but its first, so that no later lap reads what its payload left there as a frame.
-     * The first line's position word needs no clearing: it holds this frame's position, which no
-     * later frame has, and leaving it spares a small frame's line a store by the reader (a line the
-     * publisher would then have to take back from this core).
+     * Consumes the frame at the position once it is handled. Nothing is written into the ring: a
+     * later lap's frame is told from what this one left by its salted position word alone.
      *
      * @param position    where the frame starts.
      * @param frameLength its length, as {@link #next} gave it.
@@ -98,13 +97,6 @@ public final class LogReader
      */
     public long consume(final long position, final int frameLength)
     {
-        final int offset = (int)position & mask;
-        final int aligned = alignedLength(frameLength, LINE_ALIGNMENT);
-        for (int line = offset + LINE_ALIGNMENT + POSITION_OFFSET, end = offset + aligned; line < end;
-            line += LINE_ALIGNMENT)
-        {
-            ring.putLong(line, 0L);
-        }
-        return position + aligned;
+        return position + alignedLength(frameLength, LINE_ALIGNMENT);
     }
 }

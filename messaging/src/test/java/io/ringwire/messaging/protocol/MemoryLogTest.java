@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A memory log's appender and reader over a plain buffer: frames on cache lines, a message of up
  * to {@link FrameDescriptor#LINE_PAYLOAD} bytes and its header in one line, the padding rule at the
  * end of the ring, and a frame that is there only once committed: a torn header, a frame an earlier
- * lap left, and bytes a consumed frame left are never read as a frame.
+ * lap left, and bytes a consumed frame left (without its session's salted word) are never read as
+ * a frame; the reader writes nothing into the ring.
  */
 class MemoryLogTest
 {
@@ -135,30 +136,67 @@ class MemoryLogTest
     }
 
     @Test
-    void consumingAFrameClearsThePositionWordOfEveryLineItTookSoItsPayloadNeverPassesForAFrame()
+    void aPayloadHoldingWhatUnsaltedOrAnotherSessionsPositionWordsWouldIsNeverReadAsAFrame()
     {
-        // A payload that, at the second and third lines' position slots, holds what the position words
-        // of frames there would: a frame's own bytes posing as the next frames.
-        final long position = LAP + 512;
-        final int length = 2 * LINE_ALIGNMENT + 8;
-        final UnsafeBuffer forged = new UnsafeBuffer(new byte[length]);
-        for (int line = 1; line <= 2; line++)
+        // A payload that, at the second and third lines' position slots, holds whole headers of
+        // frames there: once with the bare complement of their positions, once salted for another
+        // session. Neither is this stream's word, so neither passes for a frame, now or a lap later.
+        final long otherSalt = logSalt(sessionStreamWord(0x10_6A12, 7));
+        for (final long salt : new long[] { 0, otherSalt })
         {
-            final int at = line * LINE_ALIGNMENT + POSITION_OFFSET - HEADER_LENGTH;
-            forged.putLong(at - 16, lengthWord(HEADER_LENGTH, CURRENT_VERSION, UNFRAGMENTED, TYPE_HEARTBEAT), ORDER);
-            forged.putLong(at - 8, WORD, ORDER);
-            forged.putLong(at, logPositionWord(position + line * LINE_ALIGNMENT), ORDER);
+            final long position = LAP + 512;
+            final int length = 2 * LINE_ALIGNMENT + 8;
+            final UnsafeBuffer forged = new UnsafeBuffer(new byte[length]);
+            for (int line = 1; line <= 2; line++)
+            {
+                final int at = line * LINE_ALIGNMENT + POSITION_OFFSET - HEADER_LENGTH;
+                forged.putLong(at - 16, lengthWord(HEADER_LENGTH, CURRENT_VERSION, UNFRAGMENTED, TYPE_HEARTBEAT), ORDER);
+                forged.putLong(at - 8, WORD, ORDER);
+                forged.putLong(at, logPositionWord(position + line * LINE_ALIGNMENT, salt), ORDER);
+            }
+            appender.appendData(position, UNFRAGMENTED, forged, 0, length, 0, WORD);
+            assertEquals(HEADER_LENGTH + length, (int)reader.next(position));
+            assertEquals(position + 3 * LINE_ALIGNMENT, reader.consume(position, HEADER_LENGTH + length),
+                "160 bytes take three lines");
+            for (int line = 1; line <= 3; line++)
+            {
+                assertEquals(LogReader.NONE, reader.next(position + line * LINE_ALIGNMENT), "line " + line);
+                assertEquals(LogReader.NONE, reader.next(position + line * LINE_ALIGNMENT + CAPACITY),
+                    "line " + line + " a lap later");
+            }
         }
-        appender.appendData(position, UNFRAGMENTED, forged, 0, length, 0, WORD);
-        assertEquals(HEADER_LENGTH + length, (int)reader.next(position));
-        final long next = reader.consume(position, HEADER_LENGTH + length);
-        assertEquals(position + 3 * LINE_ALIGNMENT, next, "160 bytes take three lines");
-        for (int line = 1; line <= 3; line++)
+    }
+
+    @Test
+    void consumingWritesNothingIntoTheRing()
+    {
+        final long position = LAP + 1024;
+        appender.appendData(position, UNFRAGMENTED, payload, 0, 3 * LINE_ALIGNMENT, 0, WORD);
+        final byte[] before = new byte[CAPACITY];
+        ring.getBytes(0, before);
+        reader.consume(position, (int)reader.next(position));
+        final byte[] after = new byte[CAPACITY];
+        ring.getBytes(0, after);
+        assertTrue(java.util.Arrays.equals(before, after), "the reader stores nothing, so the publisher's next lap " +
+            "finds its lines unshared with a store of the reader's");
+    }
+
+    @Test
+    void aPositionWordIsSaltedPerSessionAndNeverZero()
+    {
+        final long salt = logSalt(WORD);
+        assertTrue(salt >= 0, "the salt's top bit is clear");
+        assertTrue(salt != logSalt(sessionStreamWord(0x10_6A12, 7)) && salt != logSalt(sessionStreamWord(0x10_6A11, 8)),
+            "another session or stream salts otherwise");
+        final long position = LAP + 2048;
+        appender.appendData(position, UNFRAGMENTED, payload, 0, 8, 0, WORD);
+        assertEquals(logPositionWord(position, salt), ring.getLong(appender.offset(position) + POSITION_OFFSET, ORDER));
+        for (final long p : new long[] { 0, 64, Long.MAX_VALUE & ~63L })
         {
-            assertEquals(LogReader.NONE, reader.next(position + line * LINE_ALIGNMENT), "line " + line);
-            assertEquals(LogReader.NONE, reader.next(position + line * LINE_ALIGNMENT + CAPACITY),
-                "line " + line + " a lap later");
+            assertTrue(logPositionWord(p, salt) != 0 && logPositionWord(p, Long.MAX_VALUE) != 0, "at " + p);
         }
+        final LogReader otherSession = new LogReader(ring, sessionStreamWord(0x10_6A12, 7));
+        assertEquals(LogReader.NONE, otherSession.next(position), "a reader of another session sees no frame here");
     }
 
     @Test
@@ -166,7 +204,9 @@ class MemoryLogTest
     {
         final long position = LAP + 1024;
         appender.appendData(position, UNFRAGMENTED, payload, 0, 16, 0, sessionStreamWord(1, 2));
-        assertEquals(LogReader.BROKEN, reader.next(position), "another session");
+        assertEquals(LogReader.NONE, reader.next(position), "another session's frame, salted for it: not one of this stream");
+        ring.putLong(appender.offset(position) + POSITION_OFFSET, logPositionWord(position, logSalt(WORD)), ORDER);
+        assertEquals(LogReader.BROKEN, reader.next(position), "committed for this stream, naming another session");
         appender.appendData(position, UNFRAGMENTED, payload, 0, 16, 0, WORD);
         ring.putByte(appender.offset(position) + VERSION_OFFSET, (byte)(CURRENT_VERSION + 1));
         assertEquals(LogReader.BROKEN, reader.next(position), "another version");
