@@ -144,6 +144,30 @@ final class EngineReplay
     }
 
     /**
+     * The fixed-rate schedule of {@link #atRate} with nothing applied: the same due times, spin and
+     * clock reads, and a request's latency from its due time to the clock read after it. What it
+     * records is the floor the thread and the machine put under the fixed-rate figures: an
+     * interrupt, a hypervisor taking the CPU, or the clock itself delays a request by as much
+     * whatever the engine does.
+     *
+     * @param ratePerSecond requests offered a second.
+     * @param latency       takes each request's latency.
+     */
+    void scheduleAlone(final long ratePerSecond, final Histogram latency)
+    {
+        final long firstDueNs = System.nanoTime() + FIRST_DUE_AFTER_NS;
+        for (int i = from, end = to; i < end; i++)
+        {
+            final long dueNs = firstDueNs + (i - from) * 1_000_000_000L / ratePerSecond;
+            while (System.nanoTime() < dueNs)
+            {
+                // spin until it is due, as atRate does
+            }
+            latency.recordValue(Math.min(System.nanoTime() - dueNs, HIGHEST_TRACKABLE_NS));
+        }
+    }
+
+    /**
      * Checks that a replay did what the generator expected: no request refused or dropped, the
      * books left as the generator's, and (when given) the same books and output counts as the
      * first replay.

@@ -44,8 +44,8 @@ public final class MatchingBenchmark
 
     /** One round's figures. */
     private record Round(double ordersPerSecond, MatchingResult.Percentiles service, double serviceMeanNs,
-        double achievedPerSecond, MatchingResult.Percentiles fixedRate, long allocatedBytes, long jitMs,
-        Histogram serviceHistogram, Histogram fixedRateHistogram)
+        double achievedPerSecond, MatchingResult.Percentiles fixedRate, MatchingResult.Percentiles floor,
+        long allocatedBytes, long jitMs, Histogram serviceHistogram, Histogram fixedRateHistogram)
     {
     }
 
@@ -221,7 +221,8 @@ public final class MatchingBenchmark
             percentiles(rounds.stream().map(Round::service).toList()), spread(rounds, Round::serviceMeanNs).median(),
             timerNs, kindTimes(byKind, nsByKind),
             new MatchingResult.FixedRate(options.rate(), spread(rounds, Round::achievedPerSecond).median(),
-                percentiles(rounds.stream().map(Round::fixedRate).toList())),
+                percentiles(rounds.stream().map(Round::fixedRate).toList()),
+                percentiles(rounds.stream().map(Round::floor).toList())),
             digestNs, volume.messages() / measured, volume.bytes() / measured, checkNs, allocated, jitMs);
     }
 
@@ -251,8 +252,12 @@ public final class MatchingBenchmark
         mark.addTo(allocated, jitMs);
         replay.verify(engine, outcome);
 
+        final Histogram floor = EngineReplay.histogram();
+        replay.scheduleAlone(options.rate(), floor);
+
         return new Round(measured * 1e9 / backToBackNs, MatchingResult.Percentiles.of(service), service.getMean(),
-            measured * 1e9 / atRateNs, MatchingResult.Percentiles.of(latency), allocated[0], jitMs[0], service, latency);
+            measured * 1e9 / atRateNs, MatchingResult.Percentiles.of(latency), MatchingResult.Percentiles.of(floor),
+            allocated[0], jitMs[0], service, latency);
     }
 
     /** @return a fresh engine, filled, after a full GC (so the last engine's garbage is not collected in a pass). */

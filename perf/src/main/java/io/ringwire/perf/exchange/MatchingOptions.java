@@ -70,6 +70,8 @@ public record MatchingOptions(
               service      each apply timed on its own: percentiles of the service time
               fixed rate   requests offered at --rate a second, each timed from when it was due to when
                            its apply returned (a late request waits: coordinated omission corrected)
+              floor        the same schedule applying nothing: what the thread and the machine
+                           alone (interrupts, a hypervisor's pauses, the clock) put under the fixed rate
             One round is run first and not reported (JIT warm-up); figures are the median of the rounds.
 
             options:

@@ -93,6 +93,9 @@ public final class MatchingReport
         out.append(String.format(Locale.ROOT, "  fixed rate  %,d/s offered (%,.0f/s done), from due time to done: " +
             "p50 %,d  p99 %,d  p99.9 %,d  max %,d ns%n", fixed.offeredPerSecond(), fixed.achievedPerSecond(),
             fixed.latency().p50(), fixed.latency().p99(), fixed.latency().p99_9(), fixed.latency().max()));
+        out.append(String.format(Locale.ROOT, "  floor       the same schedule applying nothing (this thread and machine " +
+            "alone): p50 %,d  p99 %,d  p99.9 %,d  max %,d ns%n", fixed.floor().p50(), fixed.floor().p99(),
+            fixed.floor().p99_9(), fixed.floor().max()));
         out.append(String.format(Locale.ROOT, "  digest      on the digest agent's thread, not the engine's: SHA-256 of " +
             "%.2f messages, %.0f bytes a request: %.1f ns a request%n", result.outputMessagesPerOrder(),
             result.outputBytesPerOrder(), result.digestNsPerOrder()));
@@ -137,7 +140,9 @@ public final class MatchingReport
         json.append(",\"fixed_rate\":{\"offered_per_second\":").append(fixed.offeredPerSecond())
             .append(",\"achieved_per_second\":").append(Math.round(fixed.achievedPerSecond()));
         appendPercentiles(json, fixed.latency());
-        json.append("},\"mix\":");
+        json.append(",\"floor\":{\"offered_per_second\":").append(fixed.offeredPerSecond());
+        appendPercentiles(json, fixed.floor());
+        json.append("}},\"mix\":");
         appendByKind(json, flow.shares());
         json.append(",\"trading_share\":").append(String.format(Locale.ROOT, "%.4f", flow.tradingShare()))
             .append(",\"trading_share_by_kind\":");

@@ -125,8 +125,11 @@ public record MatchingResult(
      * @param offeredPerSecond  requests offered a second.
      * @param achievedPerSecond requests done a second, first due time to last completion (median).
      * @param latency           from due time to completion: percentiles (medians over rounds).
+     * @param floor             the same schedule with nothing applied, from due time to the clock
+     *                          read after it: what the thread and the machine put under the latency
+     *                          (percentiles, medians over rounds).
      */
-    record FixedRate(long offeredPerSecond, double achievedPerSecond, Percentiles latency)
+    record FixedRate(long offeredPerSecond, double achievedPerSecond, Percentiles latency, Percentiles floor)
     {
     }
 }

@@ -38,6 +38,7 @@ class MatchingReportTest
         final Map<String, Object> fixedRate = (Map<String, Object>)first.get("fixed_rate");
         assertEquals(1_000_000.0, fixedRate.get("offered_per_second"));
         assertEquals(700.0, fixedRate.get("p99_ns"));
+        assertEquals(610.0, ((Map<String, Object>)fixedRate.get("floor")).get("p99_ns"), "the schedule alone beside it");
         final Map<String, Object> mix = (Map<String, Object>)first.get("mix");
         assertEquals(RequestKind.ALL.length, mix.size());
         assertEquals(0.82, ((Number)mix.get("move")).doubleValue(), 1e-9);
@@ -59,6 +60,8 @@ class MatchingReportTest
         assertTrue(table.contains("service     p50 150  p99 400  p99.9 900  max 5,000 ns"), table);
         assertTrue(table.contains("fixed rate  1,000,000/s offered"), table);
         assertTrue(table.contains("p99 700"), table);
+        assertTrue(table.contains("floor       the same schedule applying nothing (this thread and machine alone): " +
+            "p50 40  p99 610  p99.9 1,500  max 30,000 ns"), table);
         assertTrue(table.contains("digest      on the digest agent's thread, not the engine's: SHA-256 of 2.50 messages, " +
             "220 bytes a request: 120.5 ns"), table);
         assertTrue(table.contains("  flow        new GTC 9.0%, new IOC 3.0%, cancel 6.0%, move 82.0%; 3.0% of requests " +
@@ -78,7 +81,8 @@ class MatchingReportTest
                 new double[] { 0.001, 1.0, 0.0, 0.0005 }, 0.03, 1000.0, 750.0, 68.5),
             5, new MatchingResult.Spread(ordersPerSecond, ordersPerSecond - 100_000, ordersPerSecond + 100_000),
             new MatchingResult.Percentiles(150, 400, 900, 5_000), 170.0, 20, byKind,
-            new MatchingResult.FixedRate(1_000_000, 999_999.0, new MatchingResult.Percentiles(200, 700, 2_000, 40_000)),
+            new MatchingResult.FixedRate(1_000_000, 999_999.0, new MatchingResult.Percentiles(200, 700, 2_000, 40_000),
+                new MatchingResult.Percentiles(40, 610, 1_500, 30_000)),
             120.5, 2.5, 220.0, 9.5, 0, 0);
     }
 }
