@@ -345,6 +345,16 @@ class TrustZonesTest
         return closeable;
     }
 
+    /** @return how the gateway lost sessions, for a failure's message (a lost session's replies in flight are lost with it). */
+    private String sessionsLost()
+    {
+        final GatewayCounters g = counters();
+        return "; gateway: " + g.logons() + " logons, " + g.heartbeatTimeouts() + " heartbeat timeouts, " +
+            g.transportLosses() + " transport losses, " + g.sessionsUnreachable() + " unreachable, " +
+            g.slowConsumerDisconnects() + " slow consumers, " + g.sessionSendFailures() + " send failures, " +
+            g.reportsForGoneSessions() + " reports for gone sessions, " + g.cancelOnDisconnects() + " cancel-on-disconnect";
+    }
+
     private GatewayCounters counters()
     {
         return gateway.gateway().counters();
@@ -425,13 +435,21 @@ class TrustZonesTest
         final AtomicLongArray c = honest.counters();
         awaitCounter(() -> c.get(SimulatedClients.NEW_ORDERS) > 200, "the honest members trading");
         honest.stopSending();
-        awaitCounter(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS),
-            "every honest new order acknowledged: " + c);
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (c.get(SimulatedClients.ACKS) != c.get(SimulatedClients.NEW_ORDERS))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail("timed out after " + WAIT + " waiting for every honest new order acknowledged: " + c +
+                    sessionsLost());
+            }
+            Thread.sleep(1);
+        }
         Thread.sleep(300);
-        assertEquals(c.get(SimulatedClients.NEW_ORDERS), c.get(SimulatedClients.ACKS), c.toString());
+        assertEquals(c.get(SimulatedClients.NEW_ORDERS), c.get(SimulatedClients.ACKS), c + sessionsLost());
         assertEquals(0, c.get(SimulatedClients.DUPLICATE_ACKS), "none twice");
         assertEquals(c.get(SimulatedClients.BOUGHT), c.get(SimulatedClients.SOLD), "as much bought as sold");
-        assertEquals(2, c.get(SimulatedClients.LOGGED_ON), "both honest members stayed logged on");
+        assertEquals(2, c.get(SimulatedClients.LOGGED_ON), "both honest members stayed logged on" + sessionsLost());
         assertTrue(failures.isEmpty(), "the exchange's thread: " + failures);
     }
 
