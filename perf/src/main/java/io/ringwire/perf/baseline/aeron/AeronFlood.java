@@ -2,6 +2,7 @@ package io.ringwire.perf.baseline.aeron;
 
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
+import io.aeron.FragmentAssembler;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.logbuffer.FragmentHandler;
@@ -125,8 +126,10 @@ public final class AeronFlood
             join(receiving);
             if (null != sender.failure || null != receiver.failure)
             {
-                throw new IllegalStateException("aeron-ipc flood: " + (null != sender.failure ? "sender: " +
-                    sender.failure : "receiver: " + receiver.failure));
+                // A receiver that failed stops polling, and its sender then reads back pressure: the
+                // receiver's failure is the cause.
+                throw new IllegalStateException("aeron-ipc flood: " + (null != receiver.failure ? "receiver: " +
+                    receiver.failure : "sender: " + sender.failure));
             }
             return new Window(toCount - fromCount, toBytes - fromBytes, toNs - fromNs);
         }
@@ -237,13 +240,18 @@ public final class AeronFlood
         }
     }
 
-    /** Polls until stopped: counts each message, or decodes and checks each probe first. */
+    /**
+     * Polls until stopped: counts each message, or decodes and checks each probe first. A message
+     * longer than the publication's largest payload arrives in fragments, reassembled first, so a
+     * message is counted (and a probe decoded) once, whole.
+     */
     private static final class Receiver implements Runnable, FragmentHandler
     {
         private final Subscription subscription;
         private final Work work;
         private final ThreadPlan plan;
         private final LatencyProbeCodec codec = new LatencyProbeCodec();
+        private final FragmentAssembler assembler = new FragmentAssembler(this);
         final AtomicLong messages = new AtomicLong();
         final AtomicLong bytes = new AtomicLong();
         volatile boolean stop;
@@ -265,7 +273,7 @@ public final class AeronFlood
             pin("receiver", plan);
             while (!stop && null == failure)
             {
-                if (subscription.poll(this, FRAGMENT_LIMIT) == 0)
+                if (subscription.poll(assembler, FRAGMENT_LIMIT) == 0)
                 {
                     idle(plan);
                 }
