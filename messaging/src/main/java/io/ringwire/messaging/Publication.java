@@ -370,7 +370,7 @@ public final class Publication implements AutoCloseable
     long commitClaim(final int claimedLength)
     {
         final int frameLength = claimedLength + claimedTrailerLength;
-        appender.commit(position);
+        appender.commit(position, sessionStreamWord());
         return dutyAfterOffer(publishFrame(appender.offset(position), frameLength,
             frameLength - HEADER_LENGTH - claimedTrailerLength));
     }
@@ -380,7 +380,7 @@ public final class Publication implements AutoCloseable
     {
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.abort(position, frameLength, sessionStreamWord());
-        appender.commit(position);
+        appender.commit(position, sessionStreamWord());
         return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, 0));
     }
 
@@ -512,7 +512,7 @@ public final class Publication implements AutoCloseable
                 {
                     if (destination.connected)
                     {
-                        destination.copyFrame(staging.buffer(), frameOffset, frameLength, framePosition);
+                        destination.copyFrame(staging.buffer(), frameOffset, frameLength, framePosition, sessionStreamWord());
                     }
                 }
             }
@@ -580,7 +580,7 @@ public final class Publication implements AutoCloseable
         }
         final int frameOffset = publishPadding(appender.claim(position, frameLength,
             (byte)(UNFRAGMENTED | signer.flag()), TYPE_HEARTBEAT, sessionStreamWord()));
-        appender.commit(position);
+        appender.commit(position, sessionStreamWord());
         publishFrame(frameOffset, frameLength, 0);
         counters.heartbeatsSent.incrementRelease();
         return 1;

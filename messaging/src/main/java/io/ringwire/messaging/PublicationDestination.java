@@ -293,17 +293,19 @@ final class PublicationDestination implements AutoCloseable
      * offset, and commits it there: every byte but the position word, then the position word with
      * release order.
      *
-     * @param staging       the publication's staging buffer.
-     * @param frameOffset   where the frame lies, in staging and in the ring.
-     * @param frameLength   header plus payload.
-     * @param framePosition the frame's stream position.
+     * @param staging           the publication's staging buffer.
+     * @param frameOffset       where the frame lies, in staging and in the ring.
+     * @param frameLength       header plus payload.
+     * @param framePosition     the frame's stream position.
+     * @param sessionStreamWord the publication's {@link FrameDescriptor#sessionStreamWord}.
      */
-    void copyFrame(final AtomicBuffer staging, final int frameOffset, final int frameLength, final long framePosition)
+    void copyFrame(final AtomicBuffer staging, final int frameOffset, final int frameLength, final long framePosition,
+        final long sessionStreamWord)
     {
         logRing.putBytes(frameOffset, staging, frameOffset, FrameDescriptor.POSITION_OFFSET);
         logRing.putBytes(frameOffset + FrameDescriptor.HEADER_LENGTH, staging, frameOffset +
             FrameDescriptor.HEADER_LENGTH, frameLength - FrameDescriptor.HEADER_LENGTH);
-        logAppender.commit(framePosition);
+        logAppender.commit(framePosition, sessionStreamWord);
     }
 
     /** @return whether its queue pair went to ERROR (the peer is gone, as its provider saw it). */

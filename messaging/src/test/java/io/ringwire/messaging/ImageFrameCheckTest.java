@@ -82,7 +82,7 @@ class ImageFrameCheckTest
                         FrameDescriptor.sessionStreamWord(SESSION, STREAM));
                 if (kind == 2)
                 {
-                    appender.commit(framePosition);
+                    appender.commit(framePosition, FrameDescriptor.sessionStreamWord(SESSION, STREAM));
                 }
                 int immediate = framePosition != position ? (int)(framePosition - position) :
                     kind == 1 ? HEADER_LENGTH : HEADER_LENGTH + length;

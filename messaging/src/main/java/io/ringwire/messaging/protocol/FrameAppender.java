@@ -126,30 +126,30 @@ public final class FrameAppender
 
     /**
      * Publishes a frame whose header and payload are in place: writes its position word (in a memory
-     * log, {@link FrameDescriptor#logPositionWord}, salted by the session and stream its header
-     * holds) with release order, so every byte written before is visible to a reader that sees it.
+     * log, {@link FrameDescriptor#logPositionWord}, salted for the session and stream) with release
+     * order, so every byte written before is visible to a reader that sees it. Nothing is read from
+     * the ring.
      *
-     * @param framePosition where the frame starts, as {@link #claim} returned it.
+     * @param framePosition     where the frame starts, as {@link #claim} returned it.
+     * @param sessionStreamWord the publication's {@link FrameDescriptor#sessionStreamWord}, as its
+     *                          header holds it.
      */
-    public void commit(final long framePosition)
+    public void commit(final long framePosition, final long sessionStreamWord)
     {
-        final int offset = offset(framePosition);
-        final long word = memoryLog ? logPositionWord(framePosition, salt(offset)) : framePosition;
-        buffer.putLongRelease(offset + POSITION_OFFSET, NATIVE_IS_ORDER ? word : Long.reverseBytes(word));
+        final long word = memoryLog ? logPositionWord(framePosition, salt(sessionStreamWord)) : framePosition;
+        buffer.putLongRelease(offset(framePosition) + POSITION_OFFSET, NATIVE_IS_ORDER ? word : Long.reverseBytes(word));
     }
 
     /**
-     * @return the salt of the session and stream the header at the offset holds (a memory log's
-     *         frames, PAD frames included, are a line long at least, so each holds them); the last
-     *         one is kept, as a publication's word changes only when it starts a new session.
+     * @return the salt of a session and stream word; the last one is kept, as a publication's word
+     *         changes only when it starts a new session.
      */
-    private long salt(final int frameOffset)
+    private long salt(final long sessionStreamWord)
     {
-        final long word = buffer.getLong(frameOffset + SESSION_ID_OFFSET, ORDER);
-        if (word != saltedWord)
+        if (sessionStreamWord != saltedWord)
         {
-            saltedWord = word;
-            salt = logSalt(word);
+            saltedWord = sessionStreamWord;
+            salt = logSalt(sessionStreamWord);
         }
         return salt;
     }
@@ -176,7 +176,7 @@ public final class FrameAppender
             writeHeader(position, padding, UNFRAGMENTED, TYPE_PAD, sessionStreamWord);
             if (padding >= HEADER_LENGTH)
             {
-                commit(position);
+                commit(position, sessionStreamWord);
             }
         }
         final long framePosition = position + padding;
@@ -205,7 +205,7 @@ public final class FrameAppender
         final long framePosition = claim(position, HEADER_LENGTH + length + trailerLength, flags, TYPE_DATA,
             sessionStreamWord);
         buffer.putBytes(offset(framePosition) + HEADER_LENGTH, source, sourceOffset, length);
-        commit(framePosition);
+        commit(framePosition, sessionStreamWord);
         return framePosition;
     }
 
@@ -219,7 +219,7 @@ public final class FrameAppender
     public long appendHeartbeat(final long position, final long sessionStreamWord)
     {
         final long framePosition = claim(position, HEADER_LENGTH, UNFRAGMENTED, TYPE_HEARTBEAT, sessionStreamWord);
-        commit(framePosition);
+        commit(framePosition, sessionStreamWord);
         return framePosition;
     }
 

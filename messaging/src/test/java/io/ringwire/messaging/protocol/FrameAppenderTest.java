@@ -162,7 +162,7 @@ class FrameAppenderTest
         {
             assertEquals(UNWRITTEN, buffer.getByte(i), "byte " + i + " before the commit");
         }
-        appender.commit(position);
+        appender.commit(position, WORD);
         assertHeader(200, HEADER_LENGTH + 50, UNFRAGMENTED, TYPE_DATA, position);
         for (int i = 200 + HEADER_LENGTH; i < 200 + HEADER_LENGTH + 50; i++)
         {
@@ -177,7 +177,7 @@ class FrameAppenderTest
         final long framePosition = appender.claim(position, HEADER_LENGTH + 50, UNFRAGMENTED, TYPE_DATA, WORD);
         source.getBytes(0, ring, HEADER_LENGTH, 50);
         appender.abort(framePosition, HEADER_LENGTH + 50, WORD);
-        appender.commit(framePosition);
+        appender.commit(framePosition, WORD);
         assertHeader(0, HEADER_LENGTH + 50, UNFRAGMENTED, TYPE_PAD, framePosition);
         assertPayload(0, 0, 50);
         assertEquals(lengthWord(16, CURRENT_VERSION, UNFRAGMENTED, TYPE_PAD), buffer.getLong(CAPACITY - 16, ORDER));

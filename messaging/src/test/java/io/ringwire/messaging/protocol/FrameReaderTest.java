@@ -110,7 +110,7 @@ class FrameReaderTest
     {
         for (final short type : new short[] { TYPE_DATA, TYPE_PAD, TYPE_HEARTBEAT })
         {
-            appender.commit(appender.claim(LAP, HEADER_LENGTH, UNFRAGMENTED, type, WORD));
+            appender.commit(appender.claim(LAP, HEADER_LENGTH, UNFRAGMENTED, type, WORD), WORD);
             for (final byte version : new byte[] { 0, CURRENT_VERSION + 1, (byte)0xFF })
             {
                 ring.putByte(VERSION_OFFSET, version);
@@ -124,7 +124,7 @@ class FrameReaderTest
     {
         for (final short type : new short[] { 0, 4, 0x7FFF, -1 })
         {
-            appender.commit(appender.claim(LAP, HEADER_LENGTH, UNFRAGMENTED, type, WORD));
+            appender.commit(appender.claim(LAP, HEADER_LENGTH, UNFRAGMENTED, type, WORD), WORD);
             assertEquals(FrameReader.BAD_TYPE, reader.read(LAP, HEADER_LENGTH), "type " + type);
         }
     }

@@ -106,14 +106,14 @@ class MemoryLogTest
         assertEquals(position, framePosition);
         payload.getBytes(0, ring, appender.offset(position) + HEADER_LENGTH, 30);
         assertEquals(LogReader.NONE, reader.next(position), "header and payload in place, position word not yet");
-        appender.commit(framePosition);
+        appender.commit(framePosition, WORD);
         assertEquals(HEADER_LENGTH + 30, (int)reader.next(position));
 
         final long next = reader.consume(position, HEADER_LENGTH + 30);
         appender.claim(next, HEADER_LENGTH + 10, UNFRAGMENTED, TYPE_DATA, WORD);
         appender.abort(next, HEADER_LENGTH + 10, WORD);
         assertEquals(LogReader.NONE, reader.next(next));
-        appender.commit(next);
+        appender.commit(next, WORD);
         assertEquals(TYPE_PAD, (short)(reader.next(next) >>> 48));
     }
 
