@@ -216,7 +216,10 @@ final class MappedSegment
     {
         for (int offset = badOffset + ALIGNMENT; offset <= fileLength - HEADER_LENGTH; offset += ALIGNMENT)
         {
-            if (check(offset) > 0)
+            // An empty record is eight bytes, a length of 8 and the checksum of nothing (0): a
+            // pattern any payload may hold (a torn record's among them), so it is no evidence that
+            // records were appended after the bad one. A record with a payload and its CRC32C is.
+            if (check(offset) > HEADER_LENGTH)
             {
                 return true;
             }

@@ -73,6 +73,27 @@ class JournalDamageTest
     }
 
     @Test
+    void aTornRecordWhosePayloadHoldsWhatAnEmptyRecordWouldBeIsStillATornTail() throws IOException
+    {
+        // A SIGKILL in the middle of an append left a payload without its length; eight of its
+        // bytes, at an aligned offset, read as an empty record (length 8, the checksum of nothing,
+        // 0) and the next eight as no record. Such bytes are no sign of records appended after it.
+        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
+        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
+        final int length = records.length(RECORDS);
+        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, length);
+        unfinishedPayload.putInt(8, 8).putInt(12, 0).putInt(16, 6).putInt(20, 0xFE00_0201);
+        try (FileChannel channel = FileChannel.open(end.file, WRITE))
+        {
+            channel.write(unfinishedPayload.position(0).limit(length), unfinishedOffset + 8);
+        }
+        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+
+        assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
+    }
+
+    @Test
     void aBitFlipInAMiddleRecordIsCorruptionThatStopsTheReaderAndTheWriter() throws IOException
     {
         final Located middle = appendAndLocate(RECORDS, RECORDS - 5);
