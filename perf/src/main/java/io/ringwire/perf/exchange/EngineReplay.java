@@ -131,11 +131,7 @@ final class EngineReplay
         long doneNs = firstDueNs;
         for (int i = from, end = to; i < end; i++)
         {
-            final long dueNs = firstDueNs + (i - from) * 1_000_000_000L / ratePerSecond;
-            while (System.nanoTime() < dueNs)
-            {
-                // spin until it is due: the thread has its CPU to itself
-            }
+            final long dueNs = awaitDue(firstDueNs, i - from, ratePerSecond);
             engine.applyChecked(buffer, at[i], at[i + 1] - at[i]);
             doneNs = System.nanoTime();
             latency.recordValue(Math.min(doneNs - dueNs, HIGHEST_TRACKABLE_NS));
@@ -158,13 +154,26 @@ final class EngineReplay
         final long firstDueNs = System.nanoTime() + FIRST_DUE_AFTER_NS;
         for (int i = from, end = to; i < end; i++)
         {
-            final long dueNs = firstDueNs + (i - from) * 1_000_000_000L / ratePerSecond;
-            while (System.nanoTime() < dueNs)
-            {
-                // spin until it is due, as atRate does
-            }
+            final long dueNs = awaitDue(firstDueNs, i - from, ratePerSecond);
             latency.recordValue(Math.min(System.nanoTime() - dueNs, HIGHEST_TRACKABLE_NS));
         }
+    }
+
+    /**
+     * Spins until the {@code index}th request of a fixed-rate schedule is due. The thread has its CPU
+     * to itself, so it spins without a pause: a park's or a pause's wake-up would add to the time
+     * measured from the due time.
+     *
+     * @return the request's due time.
+     */
+    private static long awaitDue(final long firstDueNs, final int index, final long ratePerSecond)
+    {
+        final long dueNs = firstDueNs + index * 1_000_000_000L / ratePerSecond;
+        while (System.nanoTime() < dueNs)
+        {
+            // spin
+        }
+        return dueNs;
     }
 
     /**

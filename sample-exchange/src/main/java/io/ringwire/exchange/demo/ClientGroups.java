@@ -53,14 +53,9 @@ public final class ClientGroups
     public AtomicLongArray counters()
     {
         final AtomicLongArray total = new AtomicLongArray(groups.getFirst().counters().length());
-        for (final SimulatedClients group : groups)
+        for (int i = 0; i < total.length(); i++)
         {
-            final AtomicLongArray counters = group.counters();
-            for (int i = 0; i < counters.length(); i++)
-            {
-                total.set(i, i == SimulatedClients.MAX_SEQUENCE ? Math.max(total.get(i), counters.get(i)) :
-                    total.get(i) + counters.get(i));
-            }
+            total.set(i, i == SimulatedClients.MAX_SEQUENCE ? highest(i) : total(i));
         }
         return total;
     }
@@ -74,6 +69,16 @@ public final class ClientGroups
             total += group.counters().get(counter);
         }
         return total;
+    }
+
+    private long highest(final int counter)
+    {
+        long highest = 0;
+        for (final SimulatedClients group : groups)
+        {
+            highest = Math.max(highest, group.counters().get(counter));
+        }
+        return highest;
     }
 
     /** Stops every group's flow; replies are still read. */

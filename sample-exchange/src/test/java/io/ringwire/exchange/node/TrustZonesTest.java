@@ -44,6 +44,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -443,16 +444,8 @@ class TrustZonesTest
         final AtomicLongArray c = honest.counters();
         awaitCounter(() -> c.get(SimulatedClients.NEW_ORDERS) > 200, "the honest members trading");
         honest.stopSending();
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (c.get(SimulatedClients.ACKS) != c.get(SimulatedClients.NEW_ORDERS))
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out after " + WAIT + " waiting for every honest new order acknowledged: " + c +
-                    sessionsLost());
-            }
-            Thread.sleep(1);
-        }
+        awaitCounter(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS),
+            () -> "every honest new order acknowledged: " + c + sessionsLost(), () -> { });
         Thread.sleep(300);
         assertEquals(c.get(SimulatedClients.NEW_ORDERS), c.get(SimulatedClients.ACKS), c + sessionsLost());
         assertEquals(0, c.get(SimulatedClients.DUPLICATE_ACKS), "none twice");
@@ -469,12 +462,19 @@ class TrustZonesTest
     private void awaitCounter(final BooleanSupplier condition, final String what, final Runnable duty)
         throws InterruptedException
     {
+        awaitCounter(condition, () -> what, duty);
+    }
+
+    /** As {@link #awaitCounter(BooleanSupplier, String)}, the failure's words read when the wait ends. */
+    private void awaitCounter(final BooleanSupplier condition, final Supplier<String> what, final Runnable duty)
+        throws InterruptedException
+    {
         final long deadline = System.nanoTime() + WAIT.toNanos();
         while (!condition.getAsBoolean())
         {
             if (System.nanoTime() > deadline)
             {
-                fail("timed out after " + WAIT + " waiting for " + what);
+                fail("timed out after " + WAIT + " waiting for " + what.get());
             }
             duty.run();
             Thread.sleep(1);
