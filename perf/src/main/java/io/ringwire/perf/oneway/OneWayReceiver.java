@@ -3,6 +3,7 @@ package io.ringwire.perf.oneway;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.Subscription;
+import io.ringwire.perf.host.PaddedCount;
 import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
@@ -10,8 +11,6 @@ import io.ringwire.perf.pingpong.Pinger;
 import io.ringwire.perf.rtt.MessagingPeer;
 import org.HdrHistogram.Histogram;
 import org.agrona.DirectBuffer;
-
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The receiving end of a one-way run through messaging: busy-polls its subscription, decodes each
@@ -35,8 +34,8 @@ final class OneWayReceiver implements Runnable, FragmentHandler
     private final LatencyProbeCodec codec = new LatencyProbeCodec();
     private final Histogram latency = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
     private final Histogram dueLatency = new Histogram(Pinger.HIGHEST_TRACKABLE_NS, 3);
-    private final AtomicLong receivedCount = new AtomicLong();
-    private final AtomicLong receivedBytes = new AtomicLong();
+    private final PaddedCount receivedCount = new PaddedCount();
+    private final PaddedCount receivedBytes = new PaddedCount();
 
     // Written by the fragment handler, on the receiver thread.
     private boolean stopReceived;
@@ -136,7 +135,7 @@ final class OneWayReceiver implements Runnable, FragmentHandler
      * @return messages received, the stop probe not counted; what {@link OneWaySender.Pacing#ONE_IN_FLIGHT}
      *         waits on.
      */
-    AtomicLong receivedCounter()
+    PaddedCount receivedCounter()
     {
         return receivedCount;
     }

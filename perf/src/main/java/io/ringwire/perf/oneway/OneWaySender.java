@@ -1,14 +1,13 @@
 package io.ringwire.perf.oneway;
 
 import io.ringwire.messaging.Publication;
+import io.ringwire.perf.host.PaddedCount;
 import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPlan;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.rtt.MessagingPeer;
 import io.ringwire.perf.rtt.ProbeSender;
 import org.agrona.DirectBuffer;
-
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The sending end of a one-way run through messaging. Each message is a {@code LatencyProbe}
@@ -48,14 +47,14 @@ public final class OneWaySender implements Runnable
     private final Pacing pacing;
     private final long messages;
     private final long ratePerSecond;
-    private final AtomicLong receivedCount;
+    private final PaddedCount receivedCount;
     private final ProbeSender sender;
     private final DirectBuffer zeroPadding;
     private final int messageLength;
     private final int paddingLength;
     private volatile boolean stopRequested;
     /** Written with release order (no fence a message: the flood measures the transport, not the harness). */
-    private final AtomicLong sentCount = new AtomicLong();
+    private final PaddedCount sentCount = new PaddedCount();
     private String failure;
     /** Claims refused so far; the sender thread only. */
     private int refusedClaims;
@@ -69,7 +68,7 @@ public final class OneWaySender implements Runnable
      * @param receivedCount what the receiver counted, for {@link Pacing#ONE_IN_FLIGHT}.
      */
     OneWaySender(final MessagingPeer peer, final ThreadPlan plan, final Pacing pacing, final long messages,
-        final long ratePerSecond, final AtomicLong receivedCount)
+        final long ratePerSecond, final PaddedCount receivedCount)
     {
         this.publication = peer.publication;
         this.plan = plan;

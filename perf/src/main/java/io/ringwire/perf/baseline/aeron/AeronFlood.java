@@ -8,6 +8,7 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.ringwire.perf.host.CpuPlan;
+import io.ringwire.perf.host.PaddedCount;
 import io.ringwire.perf.host.SpinningTask;
 import io.ringwire.perf.host.ThreadPinning;
 import io.ringwire.perf.host.ThreadPlan;
@@ -19,7 +20,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -252,8 +252,8 @@ public final class AeronFlood
         private final ThreadPlan plan;
         private final LatencyProbeCodec codec = new LatencyProbeCodec();
         private final FragmentAssembler assembler = new FragmentAssembler(this);
-        final AtomicLong messages = new AtomicLong();
-        final AtomicLong bytes = new AtomicLong();
+        final PaddedCount messages = new PaddedCount();
+        final PaddedCount bytes = new PaddedCount();
         volatile boolean stop;
         private long expectedSequence;
         /** The last probe's receive time: read, as RingWire's receiver reads it, and kept so it is not elided. */
