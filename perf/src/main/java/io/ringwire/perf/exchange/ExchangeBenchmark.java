@@ -90,7 +90,7 @@ public final class ExchangeBenchmark
         final boolean fixDoor = "fix".equals(options.door());
         try (InProcessExchange exchange = InProcessExchange.open(provider, options.clients(),
             fixDoor ? options.fixClients() : 0, options.fixRate(), options.instruments(), options.rate(), 1, null,
-            options.engineThreads()))
+            options.engineThreads(), options.warmup() + options.seconds()))
         {
             final String threads = exchange.start(error -> failure.compareAndSet(null, error));
             log.println("exchange " + provider + ": " + threads);

@@ -6,10 +6,12 @@ import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.config.RoleFiles;
+import io.ringwire.exchange.node.EngineNode;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.rdma.cm.Identity;
 import io.ringwire.rdma.cm.PeerKey;
+import io.ringwire.rdma.host.OnlineCpus;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -41,6 +43,11 @@ import java.util.stream.Stream;
 public final class ExchangeDemo
 {
     private static final int MAX_ORDERS = 1 << 20;
+    /**
+     * The most client order ids all sessions of a run are given room for together: the gateway keeps
+     * every id a session used, in tables of 16 to 32 bytes an id (up to 1 GiB at this size).
+     */
+    private static final int MAX_CLIENT_ORDER_IDS = 1 << 25;
 
     private final DemoOptions options;
     private final PrintStream out;
@@ -114,17 +121,46 @@ public final class ExchangeDemo
     }
 
     /**
-     * The gateway's configuration for a run: limits wide enough for the demo's flow to pass, and a
-     * rate limit of twice each client's share of {@code rate}.
+     * The gateway's configuration for a run: limits wide enough for the demo's flow to pass, a rate
+     * limit of twice each client's share of {@code rate}, and room for {@value #MAX_ORDERS} client
+     * order ids a session.
      */
     public static GatewayConfig gatewayConfig(final int clients, final long rate, final EngineConfig engine)
+    {
+        return gatewayConfig(clients, rate, engine, 0);
+    }
+
+    /**
+     * As {@link #gatewayConfig(int, long, EngineConfig)}, with room in each session for a client
+     * order id per request of a run of {@code seconds} at its share of {@code rate}: the gateway
+     * refuses ids past a session's room (CAPACITY_EXCEEDED), so a run longer than the room allows
+     * would measure rejects from then on.
+     *
+     * @param seconds the run's length, warm-up included; 0 when unknown (until Ctrl-C).
+     */
+    public static GatewayConfig gatewayConfig(final int clients, final long rate, final EngineConfig engine,
+        final long seconds)
     {
         final List<InstrumentSpec> instruments = engine.instruments();
         final long[] reference = new long[instruments.size() + 1];
         java.util.Arrays.fill(reference, SimulatedClients.basePrice());
         return new GatewayConfig(sessions(clients), instruments, reference,
             new RiskLimits(1_000_000, 1_000_000_000_000L, 5_000, MAX_ORDERS / Math.max(1, clients)),
-            (int)Math.min(Integer.MAX_VALUE, 2 * rate / clients + 1000), 10_000, MAX_ORDERS);
+            (int)Math.min(Integer.MAX_VALUE, 2 * rate / clients + 1000), 10_000,
+            clientOrderIdsPerSession(clients, rate, seconds));
+    }
+
+    /**
+     * @return client order ids a session may use in a run of {@code seconds} at its share of
+     *         {@code rate}, each request taking one, with a quarter more for a backlog's catching up;
+     *         at least {@value #MAX_ORDERS}; the room a run's length asks for is capped at
+     *         {@value #MAX_CLIENT_ORDER_IDS} over all sessions.
+     */
+    static int clientOrderIdsPerSession(final int clients, final long rate, final long seconds)
+    {
+        final int sessions = Math.max(1, clients);
+        final long needed = rate * seconds / sessions * 5 / 4;
+        return (int)Math.max(MAX_ORDERS, Math.min(needed, MAX_CLIENT_ORDER_IDS / sessions));
     }
 
     /**
@@ -186,7 +222,8 @@ public final class ExchangeDemo
         final long fixRate = Math.min(DemoOptions.MAX_FIX_CLIENT_RATE,
             options.rate() / (options.clients() + options.fixClients()) + 1) * options.fixClients();
         try (InProcessExchange exchange = InProcessExchange.open(options.provider(), options.clients(),
-            options.fixClients(), fixRate, options.instruments(), options.rate(), options.seed(), options.journal()))
+            options.fixClients(), fixRate, options.instruments(), options.rate(), options.seed(), options.journal(),
+            EngineNode.Threads.forCpus(OnlineCpus.count()), options.seconds()))
         {
             out.println("ringwire demo: " + options.provider() + ", " + options.clients() + " clients, " +
                 (options.fixClients() == 0 ? "" : options.fixClients() + " FIX members, ") +

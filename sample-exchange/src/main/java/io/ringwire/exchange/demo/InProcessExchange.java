@@ -118,22 +118,26 @@ public final class InProcessExchange implements AutoCloseable
         throws IOException, InterruptedException
     {
         return open(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, journal,
-            EngineNode.Threads.forCpus(OnlineCpus.count()));
+            EngineNode.Threads.forCpus(OnlineCpus.count()), 0);
     }
 
     /**
      * As {@link #open(String, int, int, long, int, long, long, Path)}, with the engine's helper
-     * threads given rather than taken from the CPUs (to compare them on one machine).
+     * threads given rather than taken from the CPUs (to compare them on one machine), and the
+     * gateway given room for the client order ids of a run of known length.
      *
      * @param engineThreads which of the engine's work runs on threads of its own.
+     * @param runSeconds    how long the clients will send, warm-up included, or 0 when unknown:
+     *                      each session's room for client order ids is sized for it
+     *                      ({@link ExchangeDemo#gatewayConfig(int, long, EngineConfig, long)}).
      */
     public static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
         final long fixRate, final int instruments, final long rate, final long seed, final Path journal,
-        final EngineNode.Threads engineThreads) throws IOException, InterruptedException
+        final EngineNode.Threads engineThreads, final long runSeconds) throws IOException, InterruptedException
     {
         final int cpus = OnlineCpus.count();
         return open(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, journal,
-            ThreadLayout.forCpus(cpus), ThreadLayout.clientGroups(cpus, clientCount), engineThreads);
+            ThreadLayout.forCpus(cpus), ThreadLayout.clientGroups(cpus, clientCount), engineThreads, runSeconds);
     }
 
     /**
@@ -144,11 +148,12 @@ public final class InProcessExchange implements AutoCloseable
      * @param threadLayout  how the roles share threads.
      * @param clientGroups  groups the clients are dealt into, 1 to {@code clientCount}.
      * @param engineThreads which of the engine's work runs on threads of its own.
+     * @param runSeconds    how long the clients will send, or 0 when unknown.
      */
     static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
         final long fixRate, final int instruments, final long rate, final long seed, final Path journal,
-        final ThreadLayout threadLayout, final int clientGroups, final EngineNode.Threads engineThreads)
-        throws IOException, InterruptedException
+        final ThreadLayout threadLayout, final int clientGroups, final EngineNode.Threads engineThreads,
+        final long runSeconds) throws IOException, InterruptedException
     {
         if (clientGroups < 1 || clientGroups > clientCount)
         {
@@ -157,7 +162,8 @@ public final class InProcessExchange implements AutoCloseable
         final InProcessExchange exchange = new InProcessExchange(journal, threadLayout, clientGroups);
         try
         {
-            exchange.openRoles(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, engineThreads);
+            exchange.openRoles(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, engineThreads,
+                runSeconds);
             return exchange;
         }
         catch (final RuntimeException | InterruptedException ex)
@@ -168,8 +174,8 @@ public final class InProcessExchange implements AutoCloseable
     }
 
     private void openRoles(final String provider, final int clientCount, final int fixClientCount, final long fixRate,
-        final int instruments, final long rate, final long seed, final EngineNode.Threads engineThreads)
-        throws InterruptedException
+        final int instruments, final long rate, final long seed, final EngineNode.Threads engineThreads,
+        final long runSeconds) throws InterruptedException
     {
         final int sessionCount = clientCount + fixClientCount;
         final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, sessionCount, 1);
@@ -177,7 +183,7 @@ public final class InProcessExchange implements AutoCloseable
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, sessionCount);
         engine = add(new EngineNode(context, layout, journal, engineConfig, running, EngineNode.JOURNAL_SEGMENT,
             engineThreads));
-        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, rate, engineConfig);
+        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, rate, engineConfig, runSeconds);
         final DoorSetup fix = fixClientCount == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
         door = null == fix ? null : fix.door();
         gateway = add(new GatewayNode(context, layout, gatewayConfig, running, door));

@@ -33,7 +33,7 @@ class ClientGroupsTest
     {
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         try (InProcessExchange exchange = InProcessExchange.open("shm", 5, 0, 0, 4, 3_000, 7, journal,
-            ThreadLayout.SEPARATE, 3, EngineNode.Threads.forCpus(OnlineCpus.count())))
+            ThreadLayout.SEPARATE, 3, EngineNode.Threads.forCpus(OnlineCpus.count()), 0))
         {
             final String threads = exchange.start(failure::set);
             assertTrue(threads.contains("clients group 1 of 3 (2 clients)") &&

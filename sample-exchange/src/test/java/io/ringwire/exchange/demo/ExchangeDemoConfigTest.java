@@ -1,0 +1,52 @@
+package io.ringwire.exchange.demo;
+
+import io.ringwire.exchange.engine.EngineConfig;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The demo's and the benchmark's gateway is given room for every client order id its run will use:
+ * the gateway refuses ids past a session's room, so a run that outlasts it measures rejects.
+ */
+class ExchangeDemoConfigTest
+{
+    private static final int DEFAULT_ROOM = 1 << 20;
+
+    @Test
+    void aRunOfKnownLengthGivesEachSessionRoomForARequestASecondOfItsShareAndAQuarterMore()
+    {
+        // One client at a million requests a second for 5 s of warm-up and 10 measured.
+        final int room = ExchangeDemo.clientOrderIdsPerSession(1, 1_000_000, 15);
+        assertTrue(room >= 15_000_000, "room for 15 M ids: " + room);
+        assertEquals(18_750_000, room);
+        // Four clients share the rate: each needs a quarter.
+        assertEquals(1_000_000L * 15 / 4 * 5 / 4, ExchangeDemo.clientOrderIdsPerSession(4, 1_000_000, 15));
+    }
+
+    @Test
+    void aShortOrUnboundedRunKeepsTheDefaultRoom()
+    {
+        assertEquals(DEFAULT_ROOM, ExchangeDemo.clientOrderIdsPerSession(4, 1_000, 10));
+        assertEquals(DEFAULT_ROOM, ExchangeDemo.clientOrderIdsPerSession(1, 1_000_000, 0));
+    }
+
+    @Test
+    void theRoomOfAllSessionsTogetherIsCappedSoTheGatewaysTablesStayBounded()
+    {
+        final int sessions = 16;
+        final int room = ExchangeDemo.clientOrderIdsPerSession(sessions, 10_000_000, 600);
+        assertEquals((1 << 25) / sessions, room);
+        assertEquals(1 << 25, ExchangeDemo.clientOrderIdsPerSession(1, 100_000_000, 3600));
+    }
+
+    @Test
+    void theGatewayConfigurationCarriesTheRoom()
+    {
+        final EngineConfig engine = ExchangeDemo.engineConfig(2, 2);
+        assertEquals(ExchangeDemo.clientOrderIdsPerSession(2, 400_000, 15),
+            ExchangeDemo.gatewayConfig(2, 400_000, engine, 15).maxClientOrderIdsPerSession());
+        assertEquals(DEFAULT_ROOM, ExchangeDemo.gatewayConfig(2, 400_000, engine).maxClientOrderIdsPerSession());
+    }
+}
