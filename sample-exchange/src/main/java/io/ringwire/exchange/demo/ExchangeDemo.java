@@ -199,8 +199,19 @@ public final class ExchangeDemo
     public static RoleFiles.Run roleFiles(final int instruments, final int clients, final long rate, final long seed,
         final Path journal, final Path shmDirectory, final String engineCores)
     {
+        return roleFiles(instruments, clients, rate, seed, journal, shmDirectory, engineCores, 0);
+    }
+
+    /**
+     * As {@link #roleFiles(int, int, long, long, Path, Path, String)}, with the gateway given room
+     * for the client order ids of a run of {@code seconds} ({@link #gatewayConfig(int, long,
+     * EngineConfig, long)}; 0 when unknown).
+     */
+    public static RoleFiles.Run roleFiles(final int instruments, final int clients, final long rate, final long seed,
+        final Path journal, final Path shmDirectory, final String engineCores, final long seconds)
+    {
         final EngineConfig engine = engineConfig(instruments, clients);
-        return new RoleFiles.Run(engine, gatewayConfig(clients, rate, engine), SimulatedClients.minPrice(),
+        return new RoleFiles.Run(engine, gatewayConfig(clients, rate, engine, seconds), SimulatedClients.minPrice(),
             SimulatedClients.maxPrice(), journal, shmDirectory, engineCores, rate, seed, 2_000);
     }
 

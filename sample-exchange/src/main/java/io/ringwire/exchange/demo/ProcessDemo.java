@@ -53,7 +53,7 @@ final class ProcessDemo
             final String engineCore = cpus.isEmpty() ? "" : String.valueOf(cpus.getLast());
             final Path files = shmDirectory.resolve("roles");
             final RoleFiles.Run run = ExchangeDemo.roleFiles(options.instruments(), options.clients(), options.rate(),
-                options.seed(), journal, shmDirectory, engineCore);
+                options.seed(), journal, shmDirectory, engineCore, options.seconds());
             RoleFiles.writeCore(files, layout, run);
             final RoleProcess engine = start(roles, "engine", files.resolve("engine.conf"), out);
             final RoleProcess gateway = start(roles, "gateway", files.resolve("gateway.conf"), out);

@@ -3,6 +3,8 @@ package io.ringwire.exchange.demo;
 import io.ringwire.exchange.engine.EngineConfig;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,5 +50,13 @@ class ExchangeDemoConfigTest
         assertEquals(ExchangeDemo.clientOrderIdsPerSession(2, 400_000, 15),
             ExchangeDemo.gatewayConfig(2, 400_000, engine, 15).maxClientOrderIdsPerSession());
         assertEquals(DEFAULT_ROOM, ExchangeDemo.gatewayConfig(2, 400_000, engine).maxClientOrderIdsPerSession());
+    }
+
+    @Test
+    void theMultiProcessDemosRoleFilesCarryTheRoomOfItsRun()
+    {
+        final Path nowhere = Path.of("unused");
+        assertEquals(ExchangeDemo.clientOrderIdsPerSession(2, 400_000, 15),
+            ExchangeDemo.roleFiles(2, 2, 400_000, 1, nowhere, nowhere, "", 15).gateway().maxClientOrderIdsPerSession());
     }
 }
