@@ -9,6 +9,7 @@ import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -34,8 +35,35 @@ public final class ExchangeBenchmark
 
     /** One provider's figures. */
     public record Result(String provider, long offered, double achieved, String threads, long acks, long unacked,
-        Histogram[] hops, AckOutcomes outcomes, FixDoorFigures fix)
+        Histogram[] hops, AckOutcomes outcomes, FixDoorFigures fix, long[] secondP50Ns)
     {
+        /** The share of the offered rate the clients must have sent for the rate to count as held. */
+        static final double HELD = 0.99;
+        /** A first measured second's p50 this many times the last's (and over 100 us) is a backlog. */
+        static final int BACKLOG_FACTOR = 10;
+        static final long BACKLOG_MIN_NS = 100_000;
+
+        /** @return whether the clients sent at least {@value #HELD} of the offered rate. */
+        public boolean rateHeld()
+        {
+            return achieved >= HELD * offered;
+        }
+
+        /**
+         * @return whether the first measured second was still draining a backlog from before it (the
+         *         start's, when the warm-up was too short): its p50 from due time over 100 us
+         *         and {@value #BACKLOG_FACTOR} times the last second's.
+         */
+        public boolean backlogAtStart()
+        {
+            if (secondP50Ns.length < 2 || secondP50Ns[0] < 0 || secondP50Ns[secondP50Ns.length - 1] < 0)
+            {
+                return false;
+            }
+            final long first = secondP50Ns[0];
+            return first > BACKLOG_MIN_NS && first > BACKLOG_FACTOR * secondP50Ns[secondP50Ns.length - 1];
+        }
+
         /** @return per hop, the acknowledgements timed there. */
         public long[] hopCounts()
         {
@@ -106,7 +134,7 @@ public final class ExchangeBenchmark
             final FixDoorFigures.Start fixStart = fixDoor ?
                 FixDoorFigures.Start.of(exchange.fixClients(), exchange.fixDoor()) : null;
             final long startNs = System.nanoTime();
-            sleepSeconds(options.seconds(), "measured", provider, clients, ledger, failure);
+            final long[] secondP50Ns = sleepSeconds(options.seconds(), "measured", provider, clients, ledger, failure);
             final double elapsed = (System.nanoTime() - startNs) / 1e9;
             final FixDoorFigures fix = fixDoor ? FixDoorFigures.since(fixStart, exchange.fixClients(),
                 exchange.fixDoor(), options.fixClients(), options.fixRate()) : null;
@@ -127,24 +155,33 @@ public final class ExchangeBenchmark
             final long acks = countersAfter.get(SimulatedClients.ACKS) - acksBefore;
             final long unacked = Math.max(0, countersAfter.get(SimulatedClients.NEW_ORDERS) - newBefore - acks);
             return new Result(provider, options.rate(), sent / elapsed, threads, acks, unacked, copies,
-                AckOutcomes.between(countersBefore, countersAfter), fix);
+                AckOutcomes.between(countersBefore, countersAfter), fix, secondP50Ns);
         }
     }
 
-    private void sleepSeconds(final int seconds, final String phase, final String provider,
+    /**
+     * Sleeps a second at a time, printing each second's rate and order-to-ack percentiles.
+     *
+     * @return each second's p50 from due time, ns (-1 for a second without an acknowledgement).
+     */
+    private long[] sleepSeconds(final int seconds, final String phase, final String provider,
         final ClientGroups clients, final LatencyLedger ledger, final AtomicReference<Throwable> failure)
         throws InterruptedException
     {
-        long lastSent = clients.counters().get(SimulatedClients.SENT);
+        final long[] p50Ns = new long[seconds];
+        Arrays.fill(p50Ns, -1);
+        long lastSent = clients.total(SimulatedClients.SENT);
         for (int second = 1; second <= seconds && null == failure.get(); second++)
         {
             TimeUnit.SECONDS.sleep(1);
-            final long sent = clients.counters().get(SimulatedClients.SENT);
+            final long sent = clients.total(SimulatedClients.SENT);
             final Histogram ack = ledger.interval()[LatencyLedger.ORDER_TO_ACK_FROM_DUE];
+            p50Ns[second - 1] = ack.getTotalCount() == 0 ? -1 : ack.getValueAtPercentile(50);
             log.println(String.format(Locale.ROOT, "exchange %s %s %d/%d s: %,d orders/s, order-to-ack p50 %s p99 %s",
                 provider, phase, second, seconds, sent - lastSent, us(ack, 50), us(ack, 99)));
             lastSent = sent;
         }
+        return p50Ns;
     }
 
     /** @return the counters as they are now, apart from the clients' thread that goes on counting. */
@@ -160,8 +197,12 @@ public final class ExchangeBenchmark
 
     private static String us(final Histogram histogram, final double percentile)
     {
-        return histogram.getTotalCount() == 0 ? "-" :
-            String.format(Locale.ROOT, "%.1f us", histogram.getValueAtPercentile(percentile) / 1e3);
+        return histogram.getTotalCount() == 0 ? "-" : us(histogram.getValueAtPercentile(percentile));
+    }
+
+    private static String us(final long ns)
+    {
+        return String.format(Locale.ROOT, "%.1f us", ns / 1e3);
     }
 
     /**
@@ -191,6 +232,19 @@ public final class ExchangeBenchmark
             text.append(String.format(Locale.ROOT, "%s: %,d orders/s offered, %,.0f sent; %,d acknowledged, %,d not " +
                 "(yet) when measuring stopped%n  threads: %s%n", result.provider(), result.offered(), result.achieved(),
                 result.acks(), result.unacked(), result.threads()));
+            if (!result.rateHeld())
+            {
+                text.append(String.format(Locale.ROOT, "  RATE NOT HELD: the clients sent %,.0f a second of the %,d " +
+                    "offered (%.0f%%); the backlog grew, and the latency below is mostly its queue%n", result.achieved(),
+                    result.offered(), 100 * result.achieved() / result.offered()));
+            }
+            if (result.backlogAtStart())
+            {
+                text.append(String.format(Locale.ROOT, "  BACKLOG FROM THE WARM-UP: order-to-ack p50 from due time %s " +
+                    "in the first measured second, %s in the last; the percentiles below include a backlog draining " +
+                    "(a longer --warmup leaves it out)%n", us(result.secondP50Ns()[0]),
+                    us(result.secondP50Ns()[result.secondP50Ns().length - 1])));
+            }
             text.append(result.outcomes().describe(result.hopCounts()));
             text.append("  latency (ns)                        count       p50       p90       p99     p99.9       max\n");
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)
@@ -215,10 +269,12 @@ public final class ExchangeBenchmark
             text.append(r == 0 ? "" : ",").append(String.format(Locale.ROOT,
                 "{\"provider\":\"%s\",\"offered_per_second\":%d,\"achieved_per_second\":%.0f,\"acks\":%d," +
                 "\"accepted\":%d,\"rejected_by_gateway\":%d,\"rejected_by_engine\":%d,\"mostly_rejected\":%b," +
+                "\"rate_held\":%b,\"backlog_at_start\":%b,\"second_p50_ns\":%s," +
                 "\"p50_ns\":%d,\"p99_ns\":%d,\"p99_9_ns\":%d,\"threads\":\"%s\",\"hops\":[", result.provider(),
                 result.offered(), result.achieved(), result.acks(), result.outcomes().accepted(),
                 result.outcomes().rejectedByGateway(), result.outcomes().rejectedByEngine(),
-                result.outcomes().mostlyRejected(), due.getValueAtPercentile(50),
+                result.outcomes().mostlyRejected(), result.rateHeld(), result.backlogAtStart(),
+                Arrays.toString(result.secondP50Ns()).replace(" ", ""), due.getValueAtPercentile(50),
                 due.getValueAtPercentile(99), due.getValueAtPercentile(99.9), result.threads()));
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)
             {

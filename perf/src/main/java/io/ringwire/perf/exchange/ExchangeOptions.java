@@ -41,7 +41,9 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
             gateway, journaled matching engine, market data; every hop over RingWire messaging) at a fixed
             offered rate. Each order is timed from the moment it was due on the rate's schedule, so a stall
             counts against every order behind it (coordinated omission corrected), and also from its send;
-            every acknowledgement's ledger gives the time of each hop.
+            every acknowledgement's ledger gives the time of each hop. The report says when the clients
+            sent under 99% of the rate (RATE NOT HELD) and when the first measured second still drained a
+            backlog from before it (BACKLOG FROM THE WARM-UP); a run of mostly rejects fails.
 
             options:
               --provider P[,P...]  shm, socket, roce, ibverbs (default shm)

@@ -80,9 +80,9 @@ class AckOutcomesTest
             hops[i] = new Histogram(3);
         }
         final ExchangeBenchmark.Result honest = new ExchangeBenchmark.Result("shm", 1_000, 1_000, "", 100, 0, hops,
-            new AckOutcomes(100, 1, 2, Map.of()), null);
+            new AckOutcomes(100, 1, 2, Map.of()), null, new long[0]);
         final ExchangeBenchmark.Result rejects = new ExchangeBenchmark.Result("socket", 1_000, 1_000, "", 100, 0, hops,
-            new AckOutcomes(100, 90, 0, Map.of("THROTTLED", 90L)), null);
+            new AckOutcomes(100, 90, 0, Map.of("THROTTLED", 90L)), null, new long[0]);
 
         assertEquals("", ExchangeBenchmark.mostlyRejected(List.of(honest)));
         final String named = ExchangeBenchmark.mostlyRejected(List.of(honest, rejects));

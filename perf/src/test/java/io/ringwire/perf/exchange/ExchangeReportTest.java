@@ -1,0 +1,75 @@
+package io.ringwire.perf.exchange;
+
+import io.ringwire.exchange.demo.LatencyLedger;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code perf exchange}'s report says when its figures are not those of the rate offered: a rate
+ * the clients did not keep up, and a first measured second still draining a backlog from before.
+ */
+class ExchangeReportTest
+{
+    private static final long[] SETTLED = { 14_063, 13_300, 15_300 };
+
+    @Test
+    void aRunThatSentLessThanItsRateSaysTheRateWasNotHeld()
+    {
+        final ExchangeBenchmark.Result run = result(400_000, 319_527, SETTLED);
+        assertFalse(run.rateHeld());
+        final String table = ExchangeBenchmark.table(List.of(run));
+        assertTrue(table.contains("RATE NOT HELD: the clients sent 319,527 a second of the 400,000 offered (80%)"),
+            table);
+        assertTrue(ExchangeBenchmark.json(List.of(run)).contains("\"rate_held\":false"));
+    }
+
+    @Test
+    void aRunWhoseFirstSecondDrainedTheStartsBacklogSaysSo()
+    {
+        final ExchangeBenchmark.Result run = result(300_000, 300_032, new long[] { 742_916_100, 362_545_200, 33_300 });
+        assertTrue(run.rateHeld());
+        assertTrue(run.backlogAtStart());
+        final String table = ExchangeBenchmark.table(List.of(run));
+        assertTrue(table.contains("BACKLOG FROM THE WARM-UP: order-to-ack p50 from due time 742916.1 us in the " +
+            "first measured second, 33.3 us in the last"), table);
+        final String json = ExchangeBenchmark.json(List.of(run));
+        assertTrue(json.contains("\"backlog_at_start\":true,\"second_p50_ns\":[742916100,362545200,33300]"), json);
+    }
+
+    @Test
+    void aSettledRunAtItsRateCarriesNeitherWarning()
+    {
+        final ExchangeBenchmark.Result run = result(300_000, 300_032, SETTLED);
+        assertTrue(run.rateHeld());
+        assertFalse(run.backlogAtStart());
+        final String table = ExchangeBenchmark.table(List.of(run));
+        assertFalse(table.contains("RATE NOT HELD") || table.contains("BACKLOG"), table);
+    }
+
+    @Test
+    void aSlowerFirstSecondUnder100MicrosecondsIsNoBacklog()
+    {
+        assertFalse(result(100_000, 100_001, new long[] { 90_000, 5_000 }).backlogAtStart());
+        assertTrue(result(50_000, 49_967, new long[] { 953_855, 6_627, 6_411 }).backlogAtStart());
+        assertFalse(result(100_000, 100_001, new long[] { 50_000_000 }).backlogAtStart(), "one second: no last");
+        assertFalse(result(100_000, 100_001, new long[] { 50_000_000, -1 }).backlogAtStart(), "no ack at the end");
+    }
+
+    private static ExchangeBenchmark.Result result(final long offered, final double achieved, final long[] secondP50Ns)
+    {
+        final Histogram[] hops = new Histogram[LatencyLedger.HOPS.length];
+        for (int i = 0; i < hops.length; i++)
+        {
+            hops[i] = new Histogram(3);
+            hops[i].recordValue(10_000);
+        }
+        return new ExchangeBenchmark.Result("shm", offered, achieved, "", 100, 0, hops,
+            new AckOutcomes(100, 0, 0, Map.of()), null, secondP50Ns);
+    }
+}
