@@ -28,24 +28,50 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <p>As the channel and messaging zero-allocation tests do, it excuses only what
  * {@link SteadyStateAllocation} does: HotSpot's few hundred bytes in a window in which the JIT compiled.
+ * A window in which the JIT compiled and a thread allocated is not steady state, so the run is
+ * repeated on fresh peers (its code compiled by then), up to {@value #ATTEMPTS} windows; a window in
+ * which nothing was compiled is judged as it is.
  */
 class MessagingZeroAllocationTest
 {
     private static final long WARMUP = 200_000;
     private static final long MEASURED = 300_000;
+    /** Windows measured at most: one in which the JIT compiled and a thread allocated is measured again. */
+    private static final int ATTEMPTS = 3;
 
     @TempDir
     Path shmDirectory;
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = { "shm", "socket", "roce" })
-    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @Timeout(value = 480, unit = TimeUnit.SECONDS)
     void pingerAndPongerThreadsAllocateNothingOverTheMeasuredRoundTrips(final String provider) throws Exception
     {
         assumeTrue(RdmaProviders.all().stream().anyMatch(p -> p.name().equals(provider)),
             provider + " is not on the class path");
         assumeTrue(ThreadAllocation.currentThreadAllocatedBytes() != ThreadAllocation.UNKNOWN,
             "this JVM does not count per-thread allocation");
+        for (int attempt = 1; ; attempt++)
+        {
+            final Window window = measure(provider);
+            if (attempt == ATTEMPTS || window.steady())
+            {
+                SteadyStateAllocation.assertAllocationFree("[" + provider + "] pinger thread over " + MEASURED +
+                    " round trips", window.pingerBytes(), window.pingerJit());
+                SteadyStateAllocation.assertAllocationFree("[" + provider + "] ponger thread over " + MEASURED +
+                    " round trips", window.pongerBytes(), window.pongerJit());
+                return;
+            }
+            System.out.println("[" + provider + "] window " + attempt + " allocated " + window +
+                " while the JIT compiled: not steady state yet, measuring again");
+        }
+    }
+
+    /**
+     * One ping-pong run on fresh peers, its measured round trips the window.
+     */
+    private Window measure(final String provider) throws Exception
+    {
         final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
         final PrintStream log = new PrintStream(logBytes, true, StandardCharsets.UTF_8);
         final String secret = MessagingPeer.newSecret();
@@ -79,10 +105,23 @@ class MessagingZeroAllocationTest
             assertNull(ponger.failure(), "ponger: " + logBytes.toString(StandardCharsets.UTF_8));
             assertEquals(MEASURED, pinger.histogram().getTotalCount(), "every measured round trip recorded");
             assertEquals(WARMUP + MEASURED + 1, ponger.echoed(), "every probe and the stop probe echoed");
-            SteadyStateAllocation.assertAllocationFree("[" + provider + "] pinger thread over " + MEASURED +
-                " round trips", pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring());
-            SteadyStateAllocation.assertAllocationFree("[" + provider + "] ponger thread over " + MEASURED +
-                " round trips", ponger.measuredAllocatedBytes(), ponger.jitCompiledWhileMeasuring());
+            return new Window(pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(),
+                ponger.measuredAllocatedBytes(), ponger.jitCompiledWhileMeasuring());
+        }
+    }
+
+    /**
+     * Both threads' allocation over one window, and whether the JIT compiled during it.
+     */
+    private record Window(long pingerBytes, boolean pingerJit, long pongerBytes, boolean pongerJit)
+    {
+        /**
+         * @return false only when a thread allocated while the JIT compiled: the one case a later
+         *         window, with the code compiled, can tell apart from a hot path that allocates.
+         */
+        boolean steady()
+        {
+            return !(pingerBytes > 0 && pingerJit) && !(pongerBytes > 0 && pongerJit);
         }
     }
 }
