@@ -437,12 +437,16 @@ class TrustZonesTest
 
     /**
      * Conservation for the honest members: they stop sending, what is in flight drains, every new
-     * order was acknowledged once, they bought what they sold, and neither lost its session.
+     * order was acknowledged once, they bought what they sold, and neither lost its session (both are
+     * waited for to log on first).
      */
     private void assertHonestMembersConserved() throws InterruptedException
     {
         final AtomicLongArray c = honest.counters();
-        awaitCounter(() -> c.get(SimulatedClients.NEW_ORDERS) > 200, "the honest members trading");
+        // Both must have logged on before their conservation means anything: one member's trades
+        // alone pass the count, and a handshake the loaded machine timed out logs the other on later.
+        awaitCounter(() -> c.get(SimulatedClients.LOGGED_ON) == 2 && c.get(SimulatedClients.NEW_ORDERS) > 200,
+            () -> "both honest members logged on and trading: " + c + sessionsLost(), () -> { });
         honest.stopSending();
         awaitCounter(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS),
             () -> "every honest new order acknowledged: " + c + sessionsLost(), () -> { });
