@@ -14,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,8 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>As the channel and messaging zero-allocation tests do, it excuses only what
  * {@link SteadyStateAllocation} does: HotSpot's few hundred bytes in a window in which the JIT compiled.
  * A window in which the JIT compiled and a thread allocated is not steady state, so the run is
- * repeated on fresh peers (its code compiled by then), up to {@value #ATTEMPTS} windows; a window in
- * which nothing was compiled is judged as it is.
+ * repeated on fresh peers, up to {@value #ATTEMPTS} windows.
  */
 class MessagingZeroAllocationTest
 {
@@ -51,26 +51,13 @@ class MessagingZeroAllocationTest
             provider + " is not on the class path");
         assumeTrue(ThreadAllocation.currentThreadAllocatedBytes() != ThreadAllocation.UNKNOWN,
             "this JVM does not count per-thread allocation");
-        for (int attempt = 1; ; attempt++)
-        {
-            final Window window = measure(provider);
-            if (attempt == ATTEMPTS || window.steady())
-            {
-                SteadyStateAllocation.assertAllocationFree("[" + provider + "] pinger thread over " + MEASURED +
-                    " round trips", window.pingerBytes(), window.pingerJit());
-                SteadyStateAllocation.assertAllocationFree("[" + provider + "] ponger thread over " + MEASURED +
-                    " round trips", window.pongerBytes(), window.pongerJit());
-                return;
-            }
-            System.out.println("[" + provider + "] window " + attempt + " allocated " + window +
-                " while the JIT compiled: not steady state yet, measuring again");
-        }
+        SteadyStateAllocation.assertSteadyAllocationFree(ATTEMPTS, () -> measure(provider));
     }
 
     /**
      * One ping-pong run on fresh peers, its measured round trips the window.
      */
-    private Window measure(final String provider) throws Exception
+    private List<SteadyStateAllocation.Measured> measure(final String provider) throws Exception
     {
         final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
         final PrintStream log = new PrintStream(logBytes, true, StandardCharsets.UTF_8);
@@ -105,23 +92,11 @@ class MessagingZeroAllocationTest
             assertNull(ponger.failure(), "ponger: " + logBytes.toString(StandardCharsets.UTF_8));
             assertEquals(MEASURED, pinger.histogram().getTotalCount(), "every measured round trip recorded");
             assertEquals(WARMUP + MEASURED + 1, ponger.echoed(), "every probe and the stop probe echoed");
-            return new Window(pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring(),
-                ponger.measuredAllocatedBytes(), ponger.jitCompiledWhileMeasuring());
-        }
-    }
-
-    /**
-     * Both threads' allocation over one window, and whether the JIT compiled during it.
-     */
-    private record Window(long pingerBytes, boolean pingerJit, long pongerBytes, boolean pongerJit)
-    {
-        /**
-         * @return false only when a thread allocated while the JIT compiled: the one case a later
-         *         window, with the code compiled, can tell apart from a hot path that allocates.
-         */
-        boolean steady()
-        {
-            return !(pingerBytes > 0 && pingerJit) && !(pongerBytes > 0 && pongerJit);
+            return List.of(
+                new SteadyStateAllocation.Measured("[" + provider + "] pinger thread over " + MEASURED + " round trips",
+                    pinger.measuredAllocatedBytes(), pinger.jitCompiledWhileMeasuring()),
+                new SteadyStateAllocation.Measured("[" + provider + "] ponger thread over " + MEASURED + " round trips",
+                    ponger.measuredAllocatedBytes(), ponger.jitCompiledWhileMeasuring()));
         }
     }
 }

@@ -2,6 +2,8 @@ package io.ringwire.perf.testing;
 
 import io.ringwire.perf.host.ThreadAllocation;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -10,6 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * allocates once, a few hundred bytes, on the thread whose code it recompiles (it resolves String
  * constants there). Only that is excused: at most {@link #JIT_EXCUSE_BYTES}, and only when the JIT
  * compiled during the window.
+ *
+ * <p>A window in which the JIT compiled and a thread allocated cannot tell HotSpot's bytes from a hot
+ * path that allocates, so {@link #assertSteadyAllocationFree} measures such a run again (its code
+ * compiled by then), up to a number of windows; a window in which nothing was compiled is judged as
+ * it is, and the last window by the rule above.
  */
 public final class SteadyStateAllocation
 {
@@ -18,6 +25,52 @@ public final class SteadyStateAllocation
 
     private SteadyStateAllocation()
     {
+    }
+
+    /**
+     * One thread's allocation over one window.
+     *
+     * @param what        the thread and run, for the message.
+     * @param bytes       bytes it allocated over its window.
+     * @param jitCompiled whether the JIT compiled during the window.
+     */
+    public record Measured(String what, long bytes, boolean jitCompiled)
+    {
+        /**
+         * @return whether this window is still settling: the JIT compiled and the thread allocated.
+         */
+        boolean settling()
+        {
+            return bytes > 0 && jitCompiled;
+        }
+    }
+
+    /**
+     * A run that measures one window of its threads' allocation (and asserts whatever else it checks).
+     */
+    @FunctionalInterface
+    public interface Window
+    {
+        List<Measured> measure() throws Exception;
+    }
+
+    /**
+     * Measures windows until one is steady (no thread allocated while the JIT compiled) or
+     * {@code attempts} were measured, then asserts each thread of the last window allocation free.
+     */
+    public static void assertSteadyAllocationFree(final int attempts, final Window window) throws Exception
+    {
+        for (int attempt = 1; ; attempt++)
+        {
+            final List<Measured> threads = window.measure();
+            if (attempt >= attempts || threads.stream().noneMatch(Measured::settling))
+            {
+                threads.forEach(t -> assertAllocationFree(t.what(), t.bytes(), t.jitCompiled()));
+                return;
+            }
+            System.out.println("window " + attempt + " of " + attempts + " allocated while the JIT compiled, " +
+                threads + ": not steady state yet, measuring again");
+        }
     }
 
     /**
