@@ -116,9 +116,10 @@ public final class ExchangeBenchmark
     {
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         final boolean fixDoor = "fix".equals(options.door());
-        try (InProcessExchange exchange = InProcessExchange.open(provider, options.clients(),
-            fixDoor ? options.fixClients() : 0, options.fixRate(), options.instruments(), options.rate(), 1, null,
-            options.engineThreads(), options.warmup() + options.seconds()))
+        try (InProcessExchange exchange = InProcessExchange.open(
+            InProcessExchange.Run.of(provider, options.clients(), options.instruments(), options.rate())
+                .withFix(fixDoor ? options.fixClients() : 0, options.fixRate())
+                .withEngineThreads(options.engineThreads()).forSeconds(options.warmup() + options.seconds())))
         {
             final String threads = exchange.start(error -> failure.compareAndSet(null, error));
             log.println("exchange " + provider + ": " + threads);

@@ -6,12 +6,10 @@ import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.config.RoleFiles;
-import io.ringwire.exchange.node.EngineNode;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.rdma.cm.Identity;
 import io.ringwire.rdma.cm.PeerKey;
-import io.ringwire.rdma.host.OnlineCpus;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -122,21 +120,13 @@ public final class ExchangeDemo
 
     /**
      * The gateway's configuration for a run: limits wide enough for the demo's flow to pass, a rate
-     * limit of twice each client's share of {@code rate}, and room for {@value #MAX_ORDERS} client
-     * order ids a session.
-     */
-    public static GatewayConfig gatewayConfig(final int clients, final long rate, final EngineConfig engine)
-    {
-        return gatewayConfig(clients, rate, engine, 0);
-    }
-
-    /**
-     * As {@link #gatewayConfig(int, long, EngineConfig)}, with room in each session for a client
-     * order id per request of a run of {@code seconds} at its share of {@code rate}: the gateway
-     * refuses ids past a session's room (CAPACITY_EXCEEDED), so a run longer than the room allows
-     * would measure rejects from then on.
+     * limit of twice each client's share of {@code rate}, and room in each session for a client order
+     * id per request of a run of {@code seconds} at its share of {@code rate}: the gateway refuses ids
+     * past a session's room (CAPACITY_EXCEEDED), so a run longer than the room allows would measure
+     * rejects from then on.
      *
-     * @param seconds the run's length, warm-up included; 0 when unknown (until Ctrl-C).
+     * @param seconds the run's length, warm-up included; 0 when unknown (until Ctrl-C): room for
+     *                {@value #MAX_ORDERS} ids a session.
      */
     public static GatewayConfig gatewayConfig(final int clients, final long rate, final EngineConfig engine,
         final long seconds)
@@ -194,18 +184,9 @@ public final class ExchangeDemo
      * @param journal      the engine's journal.
      * @param shmDirectory the shm provider's directory.
      * @param engineCores  the engine's CPUs.
+     * @param seconds      the run's length, for the gateway's room for client order ids
+     *                     ({@link #gatewayConfig(int, long, EngineConfig, long)}; 0 when unknown).
      * @return the run.
-     */
-    public static RoleFiles.Run roleFiles(final int instruments, final int clients, final long rate, final long seed,
-        final Path journal, final Path shmDirectory, final String engineCores)
-    {
-        return roleFiles(instruments, clients, rate, seed, journal, shmDirectory, engineCores, 0);
-    }
-
-    /**
-     * As {@link #roleFiles(int, int, long, long, Path, Path, String)}, with the gateway given room
-     * for the client order ids of a run of {@code seconds} ({@link #gatewayConfig(int, long,
-     * EngineConfig, long)}; 0 when unknown).
      */
     public static RoleFiles.Run roleFiles(final int instruments, final int clients, final long rate, final long seed,
         final Path journal, final Path shmDirectory, final String engineCores, final long seconds)
@@ -232,9 +213,10 @@ public final class ExchangeDemo
         Runtime.getRuntime().addShutdownHook(hook);
         final long fixRate = Math.min(DemoOptions.MAX_FIX_CLIENT_RATE,
             options.rate() / (options.clients() + options.fixClients()) + 1) * options.fixClients();
-        try (InProcessExchange exchange = InProcessExchange.open(options.provider(), options.clients(),
-            options.fixClients(), fixRate, options.instruments(), options.rate(), options.seed(), options.journal(),
-            EngineNode.Threads.forCpus(OnlineCpus.count()), options.seconds()))
+        try (InProcessExchange exchange = InProcessExchange.open(
+            InProcessExchange.Run.of(options.provider(), options.clients(), options.instruments(), options.rate())
+                .withFix(options.fixClients(), fixRate).withSeedAndJournal(options.seed(), options.journal())
+                .forSeconds(options.seconds())))
         {
             out.println("ringwire demo: " + options.provider() + ", " + options.clients() + " clients, " +
                 (options.fixClients() == 0 ? "" : options.fixClients() + " FIX members, ") +

@@ -88,82 +88,96 @@ public final class InProcessExchange implements AutoCloseable
     }
 
     /**
-     * Opens every role, connects them, and opens the engine's journal. Nothing runs yet.
+     * What an in-process exchange runs: its transport, its members and their flow.
      *
-     * @param provider    the transport of every hop.
-     * @param clientCount simulated clients.
-     * @param instruments instruments.
-     * @param rate        orders a second over all clients.
-     * @param seed        the flow's seed.
-     * @param journal     the journal directory, or null for a temporary one removed at close.
+     * @param provider      the transport of every hop.
+     * @param clients       simulated clients.
+     * @param fixClients    simulated FIX members (QuickFIX/J initiators) trading through the gateway's
+     *                      FIX door, each a session of its own after the clients'; 0 opens no door.
+     * @param fixRate       requests a second over all FIX members.
+     * @param instruments   instruments.
+     * @param rate          orders a second over all clients.
+     * @param seed          the flow's seed.
+     * @param journal       the journal directory, or null for a temporary one removed at close.
+     * @param engineThreads which of the engine's work runs on threads of its own.
+     * @param seconds       how long the clients will send, warm-up included, or 0 when unknown: each
+     *                      session's room for client order ids is sized for it
+     *                      ({@link ExchangeDemo#gatewayConfig(int, long, EngineConfig, long)}).
+     */
+    public record Run(String provider, int clients, int fixClients, long fixRate, int instruments, long rate,
+        long seed, Path journal, EngineNode.Threads engineThreads, long seconds)
+    {
+        /**
+         * A run of SBE clients only, seed 1, a temporary journal, the engine's threads chosen for the
+         * online CPUs, its length unknown.
+         */
+        public static Run of(final String provider, final int clients, final int instruments, final long rate)
+        {
+            return new Run(provider, clients, 0, 0, instruments, rate, 1, null,
+                EngineNode.Threads.forCpus(OnlineCpus.count()), 0);
+        }
+
+        /** This run with {@code fixClients} FIX members sending {@code fixRate} requests a second in all. */
+        public Run withFix(final int fixClients, final long fixRate)
+        {
+            return new Run(provider, clients, fixClients, fixRate, instruments, rate, seed, journal, engineThreads,
+                seconds);
+        }
+
+        /** This run with the flow's seed and the journal directory given (null: a temporary one). */
+        public Run withSeedAndJournal(final long seed, final Path journal)
+        {
+            return new Run(provider, clients, fixClients, fixRate, instruments, rate, seed, journal, engineThreads,
+                seconds);
+        }
+
+        /** This run with the engine's helper threads given rather than taken from the CPUs. */
+        public Run withEngineThreads(final EngineNode.Threads engineThreads)
+        {
+            return new Run(provider, clients, fixClients, fixRate, instruments, rate, seed, journal, engineThreads,
+                seconds);
+        }
+
+        /** This run, its clients sending for {@code seconds}, warm-up included (0: unknown). */
+        public Run forSeconds(final long seconds)
+        {
+            return new Run(provider, clients, fixClients, fixRate, instruments, rate, seed, journal, engineThreads,
+                seconds);
+        }
+    }
+
+    /**
+     * Opens every role of a run, connects them, and opens the engine's journal. Nothing runs yet.
+     * The thread layout and the client groups are those {@link ThreadLayout} gives the online CPUs.
+     *
+     * @param run what runs.
      * @return the exchange, connected.
      * @throws IOException when the temporary directories cannot be made.
      */
-    public static InProcessExchange open(final String provider, final int clientCount, final int instruments,
-        final long rate, final long seed, final Path journal) throws IOException, InterruptedException
-    {
-        return open(provider, clientCount, 0, 0, instruments, rate, seed, journal);
-    }
-
-    /**
-     * As {@link #open(String, int, int, long, long, Path)}, with members trading through the gateway's
-     * FIX door too.
-     *
-     * @param fixClientCount simulated FIX members (QuickFIX/J initiators), each a session of its own
-     *                       after the clients'.
-     * @param fixRate        requests a second over all FIX members.
-     */
-    public static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
-        final long fixRate, final int instruments, final long rate, final long seed, final Path journal)
-        throws IOException, InterruptedException
-    {
-        return open(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, journal,
-            EngineNode.Threads.forCpus(OnlineCpus.count()), 0);
-    }
-
-    /**
-     * As {@link #open(String, int, int, long, int, long, long, Path)}, with the engine's helper
-     * threads given rather than taken from the CPUs (to compare them on one machine), and the
-     * gateway given room for the client order ids of a run of known length.
-     *
-     * @param engineThreads which of the engine's work runs on threads of its own.
-     * @param runSeconds    how long the clients will send, warm-up included, or 0 when unknown:
-     *                      each session's room for client order ids is sized for it
-     *                      ({@link ExchangeDemo#gatewayConfig(int, long, EngineConfig, long)}).
-     */
-    public static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
-        final long fixRate, final int instruments, final long rate, final long seed, final Path journal,
-        final EngineNode.Threads engineThreads, final long runSeconds) throws IOException, InterruptedException
+    public static InProcessExchange open(final Run run) throws IOException, InterruptedException
     {
         final int cpus = OnlineCpus.count();
-        return open(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, journal,
-            ThreadLayout.forCpus(cpus), ThreadLayout.clientGroups(cpus, clientCount), engineThreads, runSeconds);
+        return open(run, ThreadLayout.forCpus(cpus), ThreadLayout.clientGroups(cpus, run.clients()));
     }
 
     /**
-     * As {@link #open(String, int, int, long, int, long, long, Path)}, in a thread layout and with
-     * client groups given rather than taken from the CPUs (tests of the layouts a small machine
-     * does not choose).
+     * As {@link #open(Run)}, in a thread layout and with client groups given rather than taken from
+     * the CPUs (tests of the layouts a small machine does not choose).
      *
-     * @param threadLayout  how the roles share threads.
-     * @param clientGroups  groups the clients are dealt into, 1 to {@code clientCount}.
-     * @param engineThreads which of the engine's work runs on threads of its own.
-     * @param runSeconds    how long the clients will send, or 0 when unknown.
+     * @param threadLayout how the roles share threads.
+     * @param clientGroups groups the clients are dealt into, 1 to the run's clients.
      */
-    static InProcessExchange open(final String provider, final int clientCount, final int fixClientCount,
-        final long fixRate, final int instruments, final long rate, final long seed, final Path journal,
-        final ThreadLayout threadLayout, final int clientGroups, final EngineNode.Threads engineThreads,
-        final long runSeconds) throws IOException, InterruptedException
+    static InProcessExchange open(final Run run, final ThreadLayout threadLayout, final int clientGroups)
+        throws IOException, InterruptedException
     {
-        if (clientGroups < 1 || clientGroups > clientCount)
+        if (clientGroups < 1 || clientGroups > run.clients())
         {
-            throw new IllegalArgumentException(clientGroups + " client groups for " + clientCount + " clients");
+            throw new IllegalArgumentException(clientGroups + " client groups for " + run.clients() + " clients");
         }
-        final InProcessExchange exchange = new InProcessExchange(journal, threadLayout, clientGroups);
+        final InProcessExchange exchange = new InProcessExchange(run.journal(), threadLayout, clientGroups);
         try
         {
-            exchange.openRoles(provider, clientCount, fixClientCount, fixRate, instruments, rate, seed, engineThreads,
-                runSeconds);
+            exchange.openRoles(run);
             return exchange;
         }
         catch (final RuntimeException | InterruptedException ex)
@@ -173,37 +187,39 @@ public final class InProcessExchange implements AutoCloseable
         }
     }
 
-    private void openRoles(final String provider, final int clientCount, final int fixClientCount, final long fixRate,
-        final int instruments, final long rate, final long seed, final EngineNode.Threads engineThreads,
-        final long runSeconds) throws InterruptedException
+    private void openRoles(final Run run) throws InterruptedException
     {
-        final int sessionCount = clientCount + fixClientCount;
-        final ExchangeLayout layout = ExchangeLayout.onFreePorts(provider, sessionCount, 1);
+        final int clientCount = run.clients();
+        final int instruments = run.instruments();
+        final int sessionCount = clientCount + run.fixClients();
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts(run.provider(), sessionCount, 1);
         context = ExchangeDemo.context(layout, shmDirectory, cores());
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, sessionCount);
         engine = add(new EngineNode(context, layout, journal, engineConfig, running, EngineNode.JOURNAL_SEGMENT,
-            engineThreads));
-        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, rate, engineConfig, runSeconds);
-        final DoorSetup fix = fixClientCount == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
+            run.engineThreads()));
+        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, run.rate(), engineConfig,
+            run.seconds());
+        final DoorSetup fix = run.fixClients() == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
         door = null == fix ? null : fix.door();
         gateway = add(new GatewayNode(context, layout, gatewayConfig, running, door));
         marketData = add(new MarketDataNode(context, layout, engineConfig, running));
         marketDataClient = add(new MarketDataClient(context, layout, 0, engineConfig, ledger, running));
         final List<SessionConfig> sessions = ExchangeDemo.sessions(clientCount);
         final List<SimulatedClients> groups = new ArrayList<>(clientGroups);
+        final long rate = run.rate();
         for (int group = 0; group < clientGroups; group++)
         {
             final int from = ClientGroups.firstClientOf(clientGroups, clientCount, group);
             final int to = ClientGroups.firstClientOf(clientGroups, clientCount, group + 1);
             groups.add(add(new SimulatedClients(context, layout, sessions.subList(from, to), from, instruments,
-                rate * to / clientCount - rate * from / clientCount, seed, ledger, running)));
+                rate * to / clientCount - rate * from / clientCount, run.seed(), ledger, running)));
         }
         clients = new ClientGroups(groups);
         if (null != fix)
         {
             door.start();
             fixClients = add(new FixClients(fix.address(), FIX_COMP_ID, fix.logins(), instruments,
-                gatewayConfig.referencePrices()[1], fixRate, seed + 1));
+                gatewayConfig.referencePrices()[1], run.fixRate(), run.seed() + 1));
             fixClients.connect();
         }
         connect();

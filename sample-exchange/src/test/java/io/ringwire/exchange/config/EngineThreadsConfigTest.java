@@ -33,7 +33,7 @@ class EngineThreadsConfigTest
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 0);
         RoleFiles.writeCore(directory, layout, ExchangeDemo.roleFiles(2, 2, 1_000, 1, directory.resolve("journal"),
-            directory, ""));
+            directory, "", 0));
         engineText = Files.readString(directory.resolve("engine.conf"));
         gatewayText = Files.readString(directory.resolve("gateway.conf"));
     }

@@ -33,7 +33,7 @@ class FixDoorConfigTest
     {
         layout = ExchangeLayout.onFreePorts("shm", 3, 0);
         RoleFiles.writeCore(directory, layout, ExchangeDemo.roleFiles(2, 3, 1_000, 1, directory.resolve("journal"),
-            directory, ""));
+            directory, "", 0));
         gateway = directory.resolve("gateway.conf");
         text = Files.readString(gateway);
     }

@@ -104,7 +104,7 @@ class RolesInNamespacesTest
         final Path files = directory.resolve("roles");
         // Four JVMs and the test's on two cores: a role may pause for seconds while they all start.
         final RoleFiles.Run run = ExchangeDemo.roleFiles(4, CLIENTS, RATE, 3, directory.resolve("journal"),
-            directory.resolve("shm"), "").withLivenessTimeoutMs(10_000);
+            directory.resolve("shm"), "", 0).withLivenessTimeoutMs(10_000);
         RoleFiles.writeCore(files, layout, run);
         RoleFiles.writeClients(files.resolve("clients.conf"), layout, run, 0, CLIENTS, 0, 0);
 

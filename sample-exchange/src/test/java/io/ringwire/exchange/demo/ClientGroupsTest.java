@@ -1,7 +1,5 @@
 package io.ringwire.exchange.demo;
 
-import io.ringwire.exchange.node.EngineNode;
-import io.ringwire.rdma.host.OnlineCpus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,8 +30,8 @@ class ClientGroupsTest
     void clientsDealtIntoGroupsOnThreadsOfTheirOwnEachTradeAndTogetherBalance() throws Exception
     {
         final AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (InProcessExchange exchange = InProcessExchange.open("shm", 5, 0, 0, 4, 3_000, 7, journal,
-            ThreadLayout.SEPARATE, 3, EngineNode.Threads.forCpus(OnlineCpus.count()), 0))
+        try (InProcessExchange exchange = InProcessExchange.open(
+            InProcessExchange.Run.of("shm", 5, 4, 3_000).withSeedAndJournal(7, journal), ThreadLayout.SEPARATE, 3))
         {
             final String threads = exchange.start(failure::set);
             assertTrue(threads.contains("clients group 1 of 3 (2 clients)") &&

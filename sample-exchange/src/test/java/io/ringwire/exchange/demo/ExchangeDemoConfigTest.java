@@ -49,7 +49,7 @@ class ExchangeDemoConfigTest
         final EngineConfig engine = ExchangeDemo.engineConfig(2, 2);
         assertEquals(ExchangeDemo.clientOrderIdsPerSession(2, 400_000, 15),
             ExchangeDemo.gatewayConfig(2, 400_000, engine, 15).maxClientOrderIdsPerSession());
-        assertEquals(DEFAULT_ROOM, ExchangeDemo.gatewayConfig(2, 400_000, engine).maxClientOrderIdsPerSession());
+        assertEquals(DEFAULT_ROOM, ExchangeDemo.gatewayConfig(2, 400_000, engine, 0).maxClientOrderIdsPerSession());
     }
 
     @Test

@@ -187,7 +187,7 @@ class MultiProcessExchangeTest
     private RoleFiles.Run run(final ExchangeLayout layout) throws IOException
     {
         return ExchangeDemo.roleFiles(INSTRUMENTS, layout.members().size(), RATE, 1, directory.resolve("journal"),
-            shm(), "").withLivenessTimeoutMs(LIVENESS_MS);
+            shm(), "", 0).withLivenessTimeoutMs(LIVENESS_MS);
     }
 
     private RoleProcess engine(final ExchangeLayout layout) throws IOException

@@ -88,7 +88,7 @@ final class InProcessRoles implements AutoCloseable
         final MessagingContext context = ExchangeDemo.context(layout, shm, "");
         final RunFlag running = new RunFlag();
         engine = add(new EngineNode(context, layout, journal, config, running, segmentLength, engineThreads));
-        gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(clientCount, rate, config), running));
+        gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(clientCount, rate, config, 0), running));
         marketData = add(new MarketDataNode(context, layout, config, running));
         subscriber = add(new MarketDataClient(context, layout, 0, config, new LatencyLedger(), running));
         clients = add(new SimulatedClients(context, layout, ExchangeDemo.sessions(clientCount), 0, instruments, rate, 26,

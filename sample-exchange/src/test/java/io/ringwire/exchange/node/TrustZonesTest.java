@@ -113,7 +113,7 @@ class TrustZonesTest
         hostileContext = context(List.of(layout.members().get(HOSTILE)), layout.identities(), 1_000);
 
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(INSTRUMENTS, 3);
-        final GatewayConfig demo = ExchangeDemo.gatewayConfig(3, RATE, engineConfig);
+        final GatewayConfig demo = ExchangeDemo.gatewayConfig(3, RATE, engineConfig, 0);
         final GatewayConfig gatewayConfig = new GatewayConfig(demo.sessions(), demo.instruments(),
             demo.referencePrices(), demo.limits(), demo.maxMessagesPerSecond(), demo.burst(),
             demo.maxClientOrderIdsPerSession(), new TransportLimits(256, 1_000, 5, 5, 16, 64 << 10, 300));
