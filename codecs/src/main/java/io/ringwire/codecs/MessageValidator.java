@@ -117,9 +117,11 @@ public final class MessageValidator
 
     static
     {
-        register(LogonDecoder.TEMPLATE_ID, sameAtEveryVersion(LogonDecoder.BLOCK_LENGTH), NO_GROUPS,
+        register(LogonDecoder.TEMPLATE_ID,
+            grownInVersion3(LogonDecoder.nextReplySequenceEncodingOffset(), LogonDecoder.BLOCK_LENGTH), NO_GROUPS,
             new VarDataField[]{ VAR_STRING });
-        register(LogonResponseDecoder.TEMPLATE_ID, sameAtEveryVersion(LogonResponseDecoder.BLOCK_LENGTH), NO_GROUPS,
+        register(LogonResponseDecoder.TEMPLATE_ID,
+            grownInVersion3(LogonResponseDecoder.nextReplySequenceEncodingOffset(), LogonResponseDecoder.BLOCK_LENGTH), NO_GROUPS,
             new VarDataField[]{ VAR_STRING });
         register(LogoutDecoder.TEMPLATE_ID, sameAtEveryVersion(LogoutDecoder.BLOCK_LENGTH), NO_GROUPS, NO_VAR_DATA);
         register(HeartbeatDecoder.TEMPLATE_ID, sameAtEveryVersion(HeartbeatDecoder.BLOCK_LENGTH), NO_GROUPS,
@@ -138,7 +140,8 @@ public final class MessageValidator
         register(EngineCommandDecoder.TEMPLATE_ID, sameAtEveryVersion(EngineCommandDecoder.BLOCK_LENGTH), NO_GROUPS,
             NO_VAR_DATA);
         register(ExecutionReportDecoder.TEMPLATE_ID,
-            grownInVersion2(ExecutionReportDecoder.priceEncodingOffset(), ExecutionReportDecoder.BLOCK_LENGTH),
+            new int[]{ ExecutionReportDecoder.priceEncodingOffset(), ExecutionReportDecoder.replySequenceEncodingOffset(),
+                ExecutionReportDecoder.BLOCK_LENGTH },
             NO_GROUPS, NO_VAR_DATA);
         register(BookUpdateDecoder.TEMPLATE_ID, sameAtEveryVersion(BookUpdateDecoder.BLOCK_LENGTH),
             new int[]{ BookUpdateDecoder.LevelsDecoder.sbeBlockLength() }, NO_VAR_DATA);
@@ -332,6 +335,12 @@ public final class MessageValidator
     private static int[] grownInVersion2(final int version1BlockLength, final int blockLength)
     {
         return new int[]{ version1BlockLength, blockLength };
+    }
+
+    /** A template of versions 1 and 2 that version 3 appended fields to, the first of them at {@code version2BlockLength}. */
+    private static int[] grownInVersion3(final int version2BlockLength, final int blockLength)
+    {
+        return new int[]{ version2BlockLength, version2BlockLength, blockLength };
     }
 
     /**

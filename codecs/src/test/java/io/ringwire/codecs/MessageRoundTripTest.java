@@ -122,6 +122,7 @@ class MessageRoundTripTest
             .sessionId(0x0102_0304_0506_0708L)
             .heartbeatIntervalMs(30_000)
             .sendingTime(HIGH_BIT_TIME)
+            .nextReplySequence(0x7000_0000_0000_0011L)
             .credentials(credentials);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), LogonDecoder.TEMPLATE_ID,
@@ -132,6 +133,7 @@ class MessageRoundTripTest
         assertEquals(0x0102_0304_0506_0708L, decoder.sessionId());
         assertEquals(30_000, decoder.heartbeatIntervalMs());
         assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
+        assertEquals(0x7000_0000_0000_0011L, decoder.nextReplySequence());
         assertEquals(credentialsBytes, decoder.credentialsLength());
         assertEquals(credentials, decoder.credentials());
         assertConsumedExactly(received, decoder.limit());
@@ -162,6 +164,7 @@ class MessageRoundTripTest
             .rejectReason(reason)
             .heartbeatIntervalMs(Integer.MAX_VALUE)
             .sendingTime(SENDING_TIME)
+            .nextReplySequence(4_097L)
             .reasonText(text);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), LogonResponseDecoder.TEMPLATE_ID,
@@ -174,6 +177,7 @@ class MessageRoundTripTest
         assertEquals(reason, decoder.rejectReason());
         assertEquals(Integer.MAX_VALUE, decoder.heartbeatIntervalMs());
         assertEquals(SENDING_TIME, decoder.sendingTime());
+        assertEquals(4_097L, decoder.nextReplySequence());
         assertEquals(text, decoder.reasonText());
         assertConsumedExactly(received, decoder.limit());
     }
@@ -487,7 +491,8 @@ class MessageRoundTripTest
             .gatewayOutTime(SENDING_TIME + 2_000)
             .engineInTime(SENDING_TIME + 3_000)
             .engineOutTime(SENDING_TIME + 4_000)
-            .gatewayReplyTime(HIGH_BIT_TIME);
+            .gatewayReplyTime(HIGH_BIT_TIME)
+            .replySequence(Long.MAX_VALUE - 12);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), ExecutionReportDecoder.TEMPLATE_ID,
             ExecutionReportDecoder.BLOCK_LENGTH);
@@ -519,6 +524,7 @@ class MessageRoundTripTest
         assertEquals(SENDING_TIME + 3_000, decoder.engineInTime());
         assertEquals(SENDING_TIME + 4_000, decoder.engineOutTime());
         assertEquals(HIGH_BIT_TIME, decoder.gatewayReplyTime());
+        assertEquals(Long.MAX_VALUE - 12, decoder.replySequence());
         assertConsumedExactly(received, decoder.limit());
     }
 

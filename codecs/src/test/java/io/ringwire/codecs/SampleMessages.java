@@ -196,7 +196,8 @@ final class SampleMessages
                 final LogonEncoder encoder = new LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
                     .sessionId(random.nextLong())
                     .heartbeatIntervalMs(random.nextInt())
-                    .sendingTime(random.nextLong());
+                    .sendingTime(random.nextLong())
+                    .nextReplySequence(random.nextLong());
                 varDataLengths.add(encoder.limit());
                 varDataWidths.add(LogonEncoder.credentialsHeaderLength());
                 final byte[] credentials = randomBytes(random, random.nextInt(48));
@@ -211,7 +212,8 @@ final class SampleMessages
                     .status(pick(random, LogonStatus.values()))
                     .rejectReason(pick(random, LogonRejectReason.values()))
                     .heartbeatIntervalMs(random.nextInt())
-                    .sendingTime(random.nextLong());
+                    .sendingTime(random.nextLong())
+                    .nextReplySequence(random.nextLong());
                 varDataLengths.add(encoder.limit());
                 varDataWidths.add(LogonResponseEncoder.reasonTextHeaderLength());
                 final byte[] text = randomBytes(random, random.nextInt(48));
@@ -333,7 +335,8 @@ final class SampleMessages
                     .gatewayOutTime(random.nextLong())
                     .engineInTime(random.nextLong())
                     .engineOutTime(random.nextLong())
-                    .gatewayReplyTime(random.nextLong());
+                    .gatewayReplyTime(random.nextLong())
+                    .replySequence(random.nextLong());
                 length = HEADER_LENGTH + encoder.encodedLength();
             }
             case BookUpdateEncoder.TEMPLATE_ID ->
@@ -790,7 +793,7 @@ final class SampleMessages
                         d.lastQuantity() + d.leavesQuantity() + d.cumulativeQuantity() + d.transactTime() +
                         d.price() + d.orderQuantity() + d.ordTypeRaw() + d.timeInForceRaw() + d.engineSequence() +
                         d.clientSendTime() + d.gatewayInTime() + d.gatewayOutTime() + d.engineInTime() +
-                        d.engineOutTime() + d.gatewayReplyTime();
+                        d.engineOutTime() + d.gatewayReplyTime() + d.replySequence();
                     limit = d.limit();
                 }
                 case BookUpdateDecoder.TEMPLATE_ID ->

@@ -13,6 +13,12 @@ import io.ringwire.codecs.trading.GroupSizeEncodingDecoder;
 import io.ringwire.codecs.trading.GroupSizeEncodingEncoder;
 import io.ringwire.codecs.trading.LatencyProbeDecoder;
 import io.ringwire.codecs.trading.LatencyProbeEncoder;
+import io.ringwire.codecs.trading.LogonDecoder;
+import io.ringwire.codecs.trading.LogonEncoder;
+import io.ringwire.codecs.trading.LogonRejectReason;
+import io.ringwire.codecs.trading.LogonResponseDecoder;
+import io.ringwire.codecs.trading.LogonResponseEncoder;
+import io.ringwire.codecs.trading.LogonStatus;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderDecoder;
@@ -69,7 +75,7 @@ class SchemaEvolutionTest
 {
     private static final int HEADER_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH;
     private static final int LEVEL_COUNT = 5;
-    private static final int LATER_VERSION = 3;
+    private static final int LATER_VERSION = MessageHeaderDecoder.SCHEMA_VERSION + 1;
 
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(512);
     private final io.ringwire.codecs.trading.v1.MessageHeaderDecoder v1Header =
@@ -83,7 +89,7 @@ class SchemaEvolutionTest
     {
         assertEquals(MessageHeaderDecoder.SCHEMA_ID, io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_ID);
         assertEquals(1, io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_VERSION);
-        assertEquals(2, MessageHeaderDecoder.SCHEMA_VERSION);
+        assertEquals(3, MessageHeaderDecoder.SCHEMA_VERSION);
         assertEquals(NewOrderDecoder.postOnlyEncodingOffset(), io.ringwire.codecs.trading.v1.NewOrderDecoder.BLOCK_LENGTH);
         assertEquals(CancelOrderDecoder.receiveTimeEncodingOffset(),
             io.ringwire.codecs.trading.v1.CancelOrderDecoder.BLOCK_LENGTH);
@@ -99,19 +105,19 @@ class SchemaEvolutionTest
     }
 
     @Test
-    void version1SchemaIsTheCurrentSchemaLessExactlyWhatVersion2Added() throws Exception
+    void version1SchemaIsTheCurrentSchemaLessExactlyWhatLaterVersionsAdded() throws Exception
     {
         final Document current = SchemaXml.parse(SchemaXml.TRADING);
         final Document version1 = SchemaXml.parse(SchemaXml.RELEASED_VERSION_1);
         final Element currentRoot = current.getDocumentElement();
         final Element version1Root = version1.getDocumentElement();
-        assertEquals("2", currentRoot.getAttribute("version"));
-        assertEquals("2.0", currentRoot.getAttribute("semanticVersion"));
+        assertEquals("3", currentRoot.getAttribute("version"));
+        assertEquals("3.0", currentRoot.getAttribute("semanticVersion"));
         assertEquals("1", version1Root.getAttribute("version"));
         assertEquals("1.0", version1Root.getAttribute("semanticVersion"));
         assertEquals(currentRoot.getAttribute("package") + ".v1", version1Root.getAttribute("package"));
         assertEquals(Set.of(), sinceVersions(version1Root), "version 1 is the first version");
-        assertEquals(Set.of("2"), sinceVersions(currentRoot), "what version 2 appended says so");
+        assertEquals(Set.of("2", "3"), sinceVersions(currentRoot), "what versions 2 and 3 appended says so");
 
         final Set<String> addedMessages = new TreeSet<>(SchemaXml.messages(current).keySet());
         addedMessages.removeAll(SchemaXml.messages(version1).keySet());
@@ -354,7 +360,7 @@ class SchemaEvolutionTest
         {
             v1Header.wrap(frame, 0);
             assertEquals(io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_ID, v1Header.schemaId());
-            assertEquals(2, v1Header.version());
+            assertEquals(MessageHeaderDecoder.SCHEMA_VERSION, v1Header.version());
             switch (v1Header.templateId())
             {
                 case io.ringwire.codecs.trading.v1.TradeDecoder.TEMPLATE_ID ->
@@ -520,6 +526,76 @@ class SchemaEvolutionTest
         assertEquals(ExecutionReportDecoder.engineOutTimeNullValue(), decoder.engineOutTime());
         assertEquals(ExecutionReportDecoder.gatewayReplyTimeNullValue(), decoder.gatewayReplyTime());
         assertEquals(received.capacity(), decoder.limit());
+    }
+
+    // ---------------------------------------------------------------------------------------------- v3 reads v2
+
+    /**
+     * The message at 0 of {@link #buffer}, encoded with the current codecs, as a version-2 sender
+     * writes it: the header says version 2 and a block that ends where version 3's first field
+     * starts; whatever followed the current block (var data) follows the shorter one. Validated, with
+     * {@link #header} wrapped on it.
+     */
+    private DirectBuffer validatedVersion2Of(final int length, final int version2BlockLength)
+    {
+        header.wrap(buffer, 0);
+        final int currentBlockEnd = HEADER_LENGTH + header.blockLength();
+        final int after = length - currentBlockEnd;
+        final ExpandableArrayBuffer version2 = new ExpandableArrayBuffer(length);
+        version2.putBytes(0, buffer, 0, HEADER_LENGTH + version2BlockLength);
+        version2.putBytes(HEADER_LENGTH + version2BlockLength, buffer, currentBlockEnd, after);
+        new MessageHeaderEncoder().wrap(version2, 0).blockLength(version2BlockLength).version(2);
+        final DirectBuffer received = validatedCopy(version2, HEADER_LENGTH + version2BlockLength + after);
+        header.wrap(received, 0);
+        return received;
+    }
+
+    @Test
+    void currentDecodersReadVersion2SessionMessagesAndReportsWithTheReplySequencesAtTheirNullValues()
+    {
+        final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .sessionId(41L).heartbeatIntervalMs(1_000).sendingTime(42L).nextReplySequence(43L).credentials("token");
+        final DirectBuffer logonV2 = validatedVersion2Of(HEADER_LENGTH + logon.encodedLength(),
+            LogonDecoder.nextReplySequenceEncodingOffset());
+        final LogonDecoder logonDecoder = new LogonDecoder()
+            .wrap(logonV2, HEADER_LENGTH, header.blockLength(), header.version());
+        assertEquals(41L, logonDecoder.sessionId());
+        assertEquals(42L, logonDecoder.sendingTime());
+        assertEquals(LogonDecoder.nextReplySequenceNullValue(), logonDecoder.nextReplySequence(),
+            "a version-2 client asks for no resend");
+        assertEquals("token", logonDecoder.credentials());
+        assertEquals(logonV2.capacity(), logonDecoder.limit());
+
+        final LogonResponseEncoder response = new LogonResponseEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder()).sessionId(51L).status(LogonStatus.ACCEPTED)
+            .rejectReason(LogonRejectReason.NONE).heartbeatIntervalMs(1_000).sendingTime(52L).nextReplySequence(53L)
+            .reasonText("why");
+        final DirectBuffer responseV2 = validatedVersion2Of(HEADER_LENGTH + response.encodedLength(),
+            LogonResponseDecoder.nextReplySequenceEncodingOffset());
+        final LogonResponseDecoder responseDecoder = new LogonResponseDecoder()
+            .wrap(responseV2, HEADER_LENGTH, header.blockLength(), header.version());
+        assertEquals(52L, responseDecoder.sendingTime());
+        assertEquals(LogonResponseDecoder.nextReplySequenceNullValue(), responseDecoder.nextReplySequence());
+        assertEquals("why", responseDecoder.reasonText());
+
+        final int reportLength = encodeExecutionReport(ExecType.NEW, RejectReason.NONE);
+        final DirectBuffer reportV2 = validatedVersion2Of(reportLength, ExecutionReportDecoder.replySequenceEncodingOffset());
+        final ExecutionReportDecoder reportDecoder = new ExecutionReportDecoder()
+            .wrap(reportV2, HEADER_LENGTH, header.blockLength(), header.version());
+        assertEquals(ExecType.NEW, reportDecoder.execType());
+        assertEquals(ExecutionReportDecoder.replySequenceNullValue(), reportDecoder.replySequence());
+        assertEquals(reportV2.capacity(), reportDecoder.limit());
+    }
+
+    @Test
+    void aVersion3HeaderOverAVersion2BlockIsRefused()
+    {
+        final int length = encodeExecutionReport(ExecType.NEW, RejectReason.NONE);
+        final int version2Block = ExecutionReportDecoder.replySequenceEncodingOffset();
+        new MessageHeaderEncoder().wrap(buffer, 0).blockLength(version2Block).version(3);
+        final DirectBuffer received = SampleMessages.exactCopy(buffer, 0, HEADER_LENGTH + version2Block);
+        assertTrue(MessageValidator.validate(received, 0, HEADER_LENGTH + version2Block) < 0,
+            "version 3's reply sequence is missing from its block");
     }
 
     @Test
@@ -766,7 +842,7 @@ class SchemaEvolutionTest
         final DirectBuffer received = validatedCopy(buffer, length);
         v1Header.wrap(received, 0);
         assertEquals(io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_ID, v1Header.schemaId());
-        assertEquals(2, v1Header.version(), "a version-2 sender's header");
+        assertEquals(MessageHeaderDecoder.SCHEMA_VERSION, v1Header.version(), "a current sender's header");
         assertEquals(version2BlockLength, v1Header.blockLength());
         return received;
     }
@@ -848,7 +924,7 @@ class SchemaEvolutionTest
         final List<String> lines)
     {
         final String name = element.getAttribute("name");
-        final boolean leftOut = "2".equals(element.getAttribute("sinceVersion")) ||
+        final boolean leftOut = element.hasAttribute("sinceVersion") ||
             ("message".equals(element.getLocalName()) && leftOutMessages.contains(name)) ||
             (element.getParentNode() instanceof Element parent && "types".equals(parent.getLocalName()) &&
                 leftOutTypes.contains(name));

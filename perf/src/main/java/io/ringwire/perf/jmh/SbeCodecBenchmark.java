@@ -144,7 +144,8 @@ public class SbeCodecBenchmark
             .gatewayOutTime(0)
             .engineInTime(0)
             .engineOutTime(0)
-            .gatewayReplyTime(0);
+            .gatewayReplyTime(0)
+            .replySequence(id);
         return MessageHeaderEncoder.ENCODED_LENGTH + reportEncoder.encodedLength();
     }
 

@@ -484,7 +484,8 @@ public final class MatchingEngine implements BookListener
             .gatewayOutTime(ledgerGatewayOut)
             .engineInTime(0)
             .engineOutTime(0)
-            .gatewayReplyTime(0);
+            .gatewayReplyTime(0)
+            .replySequence(0); // the gateway numbers each session's reports
         counters.executionReports++;
         output.executionReport(reportBuffer, 0, length);
     }

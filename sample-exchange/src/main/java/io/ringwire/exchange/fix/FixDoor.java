@@ -517,6 +517,7 @@ public final class FixDoor implements Application, AutoCloseable
                 .sessionId(member.session().sessionId())
                 .heartbeatIntervalMs(heartbeatMs)
                 .sendingTime(epochNs() - clockToEpochNs)
+                .nextReplySequence(0) // the door keeps its members' replies and resends by FIX's own sequence
                 .credentials(member.session().token());
             offer(LOGGED_ON, member.sessionIndex(), scratch, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength());
         }

@@ -87,16 +87,21 @@ final class ClientReplies
             .gatewayOutTime(ExecutionReportEncoder.gatewayOutTimeNullValue())
             .engineInTime(ExecutionReportEncoder.engineInTimeNullValue())
             .engineOutTime(ExecutionReportEncoder.engineOutTimeNullValue())
-            .gatewayReplyTime(gatewayReplyTime);
+            .gatewayReplyTime(gatewayReplyTime)
+            .replySequence(0); // numbered by its session's reply log, if it goes through one
         buffer.putByte(SIDE_OFFSET, (byte)sideRaw);
         buffer.putByte(ORD_TYPE_OFFSET, (byte)ordTypeRaw);
         buffer.putByte(TIME_IN_FORCE_OFFSET, (byte)timeInForceRaw);
         return MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength();
     }
 
-    /** @return the encoded length of a LogonResponse. */
+    /**
+     * @param nextReplySequence the sequence the logon's reports start from; 0 when the session's
+     *                          reports are not numbered here, or the logon is rejected.
+     * @return the encoded length of a LogonResponse.
+     */
     int logonResponse(final long sessionId, final LogonStatus status, final LogonRejectReason reason,
-        final int heartbeatIntervalMs, final long nowNs, final String reasonText)
+        final int heartbeatIntervalMs, final long nowNs, final long nextReplySequence, final String reasonText)
     {
         logonResponse.wrapAndApplyHeader(buffer, 0, header)
             .sessionId(sessionId)
@@ -104,6 +109,7 @@ final class ClientReplies
             .rejectReason(reason)
             .heartbeatIntervalMs(heartbeatIntervalMs)
             .sendingTime(nowNs)
+            .nextReplySequence(nextReplySequence)
             .reasonText(reasonText);
         return MessageHeaderEncoder.ENCODED_LENGTH + logonResponse.encodedLength();
     }

@@ -39,6 +39,13 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  * the engine one MassCancel of the session's account on every instrument; if the engine's stream
  * refuses it, {@link #doWork} offers it again until it goes.
  *
+ * <p>Replies: every execution report to a session (the engine's, and the gateway's rejects once
+ * logged on) carries the session's reply sequence, 1, 2, ... over the gateway's life, and stays in
+ * the session's reply log ({@link #REPLY_LOG_BYTES}) after it is sent. A Logon names the next
+ * sequence its client expects, and the gateway resends from there before anything newer, so the
+ * replies in flight when a session is lost reach its client once, in order; the LogonResponse says
+ * where the logon's reports start, past the client's when the log no longer kept them.
+ *
  * <p>Client order ids are remembered per session for the gateway's life, across logons, so a
  * client that resends after a reconnect gets DUPLICATE_CLIENT_ORDER_ID instead of a second order.
  * Only ids the engine was sent are remembered: a request the gateway rejected may be corrected and
@@ -98,6 +105,11 @@ public final class Gateway
     private static final int HEADER_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH;
     private static final short MALFORMED = RejectReason.MALFORMED_MESSAGE.value();
     private static final int MAX_CREDENTIALS_LENGTH = 1024;
+    /**
+     * Each session's reply log: about 5,000 execution reports, enough for the reports in flight when
+     * a session is lost and the cancel-on-disconnect of its resting orders to wait for its next logon.
+     */
+    static final int REPLY_LOG_BYTES = 1 << 20;
 
     private final GatewayCounters counters = new GatewayCounters();
     private final GatewaySessions sessions;
@@ -154,7 +166,7 @@ public final class Gateway
             transportLimits.logonBurst());
         this.logonTimeoutNs = transportLimits.logonTimeoutMs() * 1_000_000L;
         this.risk = new PreTradeRisk(config);
-        this.sender = new GatewaySender(output, sendClock, sessions, counters);
+        this.sender = new GatewaySender(output, sendClock, sessions, counters, REPLY_LOG_BYTES);
         this.sessionControl = new SessionControl(sessions, rateLimiter, counters, sender, MAX_CREDENTIALS_LENGTH);
         this.orderEntry = new OrderEntry(sessions, rateLimiter, risk, sessionControl, counters, sender,
             config.maxClientOrderIdsPerSession());
@@ -309,7 +321,7 @@ public final class Gateway
         if (answer)
         {
             final int replyTo = session != NONE ? session : identitySession;
-            sender.reply(replyTo, sender.replies().reject(0, sessions.account(replyTo), 0, NULL_ENUM, NULL_ENUM,
+            sender.replyReport(replyTo, sender.replies().reject(0, sessions.account(replyTo), 0, NULL_ENUM, NULL_ENUM,
                 NULL_ENUM, 0, 0, NULL_TIME, MALFORMED, nowNs, sender.sendTime(nowNs)), nowNs);
         }
         else
@@ -419,11 +431,11 @@ public final class Gateway
     }
 
     /**
-     * Routes one message from the engine: an execution report goes, stamped with
-     * {@code gatewayReplyTime}, to the logged-on session of its account; anything else is counted
-     * and ignored. A report at or below {@link #lastEngineSequence()} is an engine's resend and is
-     * dropped; a report for a session not logged on is dropped (the gateway still learns its fills
-     * and ended orders).
+     * Routes one message from the engine: an execution report goes to the session of its account,
+     * numbered ({@code replySequence}) and kept in the session's reply log, and is sent, stamped with
+     * {@code gatewayReplyTime}, while the session is logged on; a session away is sent it at its next
+     * logon, from the sequence its Logon asks for. Anything else is counted and ignored. A report at
+     * or below {@link #lastEngineSequence()} is an engine's resend and is dropped.
      *
      * @param nowNs epoch nanoseconds now.
      */

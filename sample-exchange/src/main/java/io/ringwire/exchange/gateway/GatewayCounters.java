@@ -47,6 +47,10 @@ public final class GatewayCounters
     long logonTimeouts;
     long malformedDisconnects;
     long slowConsumerDisconnects;
+    long repliesResent;
+    long repliesNoLongerKept;
+    long repliesOverwrittenUnsent;
+    long repliesTooLong;
 
     void countReject(final short reason)
     {
@@ -315,5 +319,29 @@ public final class GatewayCounters
     public long slowConsumerDisconnects()
     {
         return slowConsumerDisconnects;
+    }
+
+    /** @return execution reports sent again after a logon asked for them (they were sent before it). */
+    public long repliesResent()
+    {
+        return repliesResent;
+    }
+
+    /** @return reports a logon asked for that its session's reply log no longer kept. */
+    public long repliesNoLongerKept()
+    {
+        return repliesNoLongerKept;
+    }
+
+    /** @return reports overwritten in a session's reply log before they were ever sent. */
+    public long repliesOverwrittenUnsent()
+    {
+        return repliesOverwrittenUnsent;
+    }
+
+    /** @return reports longer than a reply log keeps: not sent. */
+    public long repliesTooLong()
+    {
+        return repliesTooLong;
     }
 }

@@ -254,7 +254,7 @@ final class OrderEntry
         }
         final int length = sender.replies().reject(clientOrderId, account, instrumentId, side, ordType, timeInForce,
             price, quantity, clientSendTime, reason, nowNs, sender.sendTime(nowNs));
-        sender.reply(replyTo, length, nowNs);
+        sender.replyReport(replyTo, length, nowNs);
         return -reason;
     }
 

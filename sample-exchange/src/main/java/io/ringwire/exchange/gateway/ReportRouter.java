@@ -19,7 +19,9 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  * but for the engine's reject of a request its journal refused, which has no sequence (it was
  * never journaled, so it is never resent) and passes as it comes,
  * shown to pre-trade risk (fills move the price band, ended orders free the open-order limit) and
- * copied, stamped with {@code gatewayReplyTime}, to the logged-on session of its account.
+ * given to the session of its account: numbered and kept in its reply log, and sent, stamped with
+ * {@code gatewayReplyTime}, while it is logged on (see {@link GatewaySender#report}); a session whose
+ * transport keeps its replies (a FIX door's) is sent it as it comes.
  *
  * <p>Threading: the gateway's thread. Allocation: none after construction.
  */
@@ -104,6 +106,14 @@ final class ReportRouter
             return;
         }
         risk.onReport(session, report);
+        if (sender.hasReplyLog(session))
+        {
+            if (sender.report(session, buffer, offset, valid, nowNs))
+            {
+                counters.routed++;
+            }
+            return;
+        }
         if (!sessions.isLoggedOn(session) && !sender.keepsRepliesWhileAway(session))
         {
             counters.reportsForGoneSessions++;

@@ -16,7 +16,8 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
 /**
  * A session's life from logon to loss: a Logon is checked (the session of the identity the
  * connection proved, its token, not logged on already, a heartbeat interval the gateway allows) and
- * binds the session to its transport session; a second connection of a logged-on identity is
+ * binds the session to its transport session, and its reply log resends from the sequence the
+ * Logon asks for (the LogonResponse says from where) before any newer report; a second connection of a logged-on identity is
  * refused (the first keeps the session until it logs out or is lost), never merged with it; Logout, heartbeat silence, the transport going away and an unreachable client
  * each lose it. A loss owes the engine one cancel-on-disconnect, a MassCancel of the session's
  * account, which is offered again until the engine's stream takes it, and before any request of a
@@ -26,6 +27,12 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  */
 final class SessionControl
 {
+    /**
+     * Waiting reports a session is sent per logon or duty cycle: a resend of a whole log goes out
+     * over many cycles, so it never holds the gateway's thread from the other sessions.
+     */
+    static final int REPLIES_PER_CALL = 64;
+
     private final GatewaySessions sessions;
     private final RateLimiter rateLimiter;
     private final GatewayCounters counters;
@@ -89,16 +96,18 @@ final class SessionControl
         sessions.bind(session, transportSession, intervalMs, nowNs);
         rateLimiter.reset(session, nowNs);
         counters.logons++;
+        final long replyFrom = sender.rewindReplies(session, request.nextReplySequence());
         sender.reply(session, sender.replies().logonResponse(sessionId, LogonStatus.ACCEPTED, LogonRejectReason.NONE,
-            intervalMs, nowNs, ""), nowNs);
+            intervalMs, nowNs, replyFrom, ""), nowNs);
+        sender.sendReplies(session, REPLIES_PER_CALL, nowNs);
         return LOGGED_ON;
     }
 
     private int rejectLogon(final int replyTo, final long sessionId, final LogonRejectReason reason, final String text,
         final long nowNs)
     {
-        sender.reply(replyTo, sender.replies().logonResponse(sessionId, LogonStatus.REJECTED, reason, 0, nowNs, text),
-            nowNs);
+        sender.reply(replyTo, sender.replies().logonResponse(sessionId, LogonStatus.REJECTED, reason, 0, nowNs, 0,
+            text), nowNs);
         return LOGON_REJECTED;
     }
 
@@ -170,6 +179,7 @@ final class SessionControl
             {
                 continue;
             }
+            work += sender.sendReplies(session, REPLIES_PER_CALL, nowNs);
             if (sessions.isSilent(session, nowNs, MISSED_HEARTBEATS_TO_LOSE))
             {
                 counters.heartbeatTimeouts++;

@@ -100,7 +100,8 @@ final class JournalRefusals
             .clientSendTime(nullToZero(clientSend, NewOrderDecoder.sendingTimeNullValue()))
             .gatewayInTime(nullToZero(gatewayIn, NewOrderDecoder.receiveTimeNullValue()))
             .gatewayOutTime(nullToZero(gatewayOut, NewOrderDecoder.gatewaySendTimeNullValue()))
-            .gatewayReplyTime(0);
+            .gatewayReplyTime(0)
+            .replySequence(0);
     }
 
     private static long nullToZero(final long value, final long nullValue)

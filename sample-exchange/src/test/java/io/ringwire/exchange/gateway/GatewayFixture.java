@@ -95,8 +95,16 @@ final class GatewayFixture
 
     int logon(final int transport, final long sessionId, final String token, final long nowNs)
     {
+        return logon(transport, sessionId, token, nowNs, 0);
+    }
+
+    /** A Logon asking for the session's replies from {@code nextReplySequence} (0: none resent). */
+    int logon(final int transport, final long sessionId, final String token, final long nowNs,
+        final long nextReplySequence)
+    {
         final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
-            .sessionId(sessionId).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(nowNs).credentials(token);
+            .sessionId(sessionId).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(nowNs)
+            .nextReplySequence(nextReplySequence).credentials(token);
         return gateway.onClientMessage(transport, buffer, 0,
             MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength(), nowNs);
     }

@@ -42,7 +42,7 @@ class GatewayForwardingTest
         for (final int[] session : new int[][]{ { TRANSPORT_A, ID_A }, { TRANSPORT_B, ID_B } })
         {
             final int length = new io.ringwire.codecs.trading.LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
-                .sessionId(session[1]).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(START_NS)
+                .sessionId(session[1]).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(START_NS).nextReplySequence(0)
                 .credentials(session[1] == ID_A ? TOKEN_A : TOKEN_B).encodedLength() +
                 MessageHeaderEncoder.ENCODED_LENGTH;
             gateway.onTransportAvailable(session[0], SessionConfig.memberIdentity(session[1]), START_NS);
@@ -55,7 +55,7 @@ class GatewayForwardingTest
     {
         final MessageHeaderDecoder decoded = new MessageHeaderDecoder().wrap(message, 0);
         assertEquals(NewOrderDecoder.TEMPLATE_ID, decoded.templateId());
-        assertEquals(2, decoded.version(), "forwarded as version 2");
+        assertEquals(MessageHeaderDecoder.SCHEMA_VERSION, decoded.version(), "forwarded as the current version");
         assertEquals(NewOrderDecoder.BLOCK_LENGTH, decoded.blockLength());
         return new NewOrderDecoder().wrap(message, MessageHeaderDecoder.ENCODED_LENGTH, decoded.blockLength(),
             decoded.version());
@@ -197,7 +197,7 @@ class GatewayForwardingTest
     }
 
     @Test
-    void executionReportForASessionThatIsGoneIsDroppedAndCounted()
+    void executionReportForASessionAwayIsKeptForItsNextLogonAndOneOfNoSessionIsDroppedAndCounted()
     {
         logOn();
         gateway.onTransportLost(TRANSPORT_A, START_NS + 1);
@@ -207,7 +207,8 @@ class GatewayForwardingTest
         engineReport(2, 999);
 
         assertTrue(output.toSessions.isEmpty());
-        assertEquals(2, gateway.counters().reportsForGoneSessions());
+        assertEquals(1, gateway.counters().reportsForGoneSessions(), "999 is no session's account");
+        assertEquals(1, gateway.counters().routed(), "A's is kept in its reply log");
         assertEquals(2, gateway.lastEngineSequence(), "seen, so not asked for again");
     }
 

@@ -42,7 +42,7 @@ class GatewaySessionTest
     {
         final MessageHeaderDecoder header = new MessageHeaderDecoder().wrap(message, 0);
         assertEquals(MassCancelDecoder.TEMPLATE_ID, header.templateId(), "a mass cancel to the engine");
-        assertEquals(2, header.version());
+        assertEquals(MessageHeaderDecoder.SCHEMA_VERSION, header.version());
         final MassCancelDecoder cancel = new MassCancelDecoder().wrap(message, MessageHeaderDecoder.ENCODED_LENGTH,
             header.blockLength(), header.version());
         assertEquals(account, cancel.account());
@@ -337,7 +337,7 @@ class GatewaySessionTest
     {
         final int length = MessageHeaderEncoder.ENCODED_LENGTH + new LogonEncoder()
             .wrapAndApplyHeader(fixture.buffer, 0, fixture.header).sessionId(ID_A).heartbeatIntervalMs(0)
-            .sendingTime(START_NS).credentials(TOKEN_A).encodedLength();
+            .sendingTime(START_NS).nextReplySequence(0).credentials(TOKEN_A).encodedLength();
 
         assertEquals(Gateway.LOGON_REJECTED, gateway.onClientMessage(TRANSPORT_A, fixture.buffer, 0, length, START_NS));
 

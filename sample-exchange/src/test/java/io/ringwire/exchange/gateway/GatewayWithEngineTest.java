@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The gateway in front of the real matching engine: what it forwards, the engine takes; the
  * engine's execution reports drive the gateway's open-order count and last trade; a lost session's
- * cancel-on-disconnect empties its account's resting orders from the books.
+ * cancel-on-disconnect empties its account's resting orders from the books, and its CANCELED
+ * reports reach the client at its next logon.
  */
 class GatewayWithEngineTest
 {
@@ -64,7 +65,7 @@ class GatewayWithEngineTest
     }
 
     @Test
-    void engineReportsKeepTheOpenOrderCountAndCancelOnDisconnectEmptiesTheBooks()
+    void engineReportsKeepTheOpenOrderCountAndCancelOnDisconnectEmptiesTheBooksAndIsReportedAtTheNextLogon()
     {
         fixture.logOnBoth();
         for (int i = 1; i <= MAX_OPEN; i++)
@@ -89,8 +90,24 @@ class GatewayWithEngineTest
 
         assertEquals(0, engine.books().orders().live(), "cancel-on-disconnect canceled A's resting orders");
         assertEquals(0, gateway.openOrders(SESSION_A), "their CANCELED reports ended them");
-        assertEquals(MAX_OPEN - 1, gateway.counters().reportsForGoneSessions(), "and were not routed");
-        assertTrue(fixture.output.toSessions.isEmpty());
+        assertTrue(fixture.output.toSessions.isEmpty(), "A is away: its reports wait in its reply log");
+        assertEquals(0, gateway.counters().reportsForGoneSessions());
+
+        // A received a NEW for each order and a FILL, then lost its session: it asks for what follows.
+        final long received = MAX_OPEN + 1 + 1; // NEWs, the MAX_OPEN_ORDERS reject, the fill
+        final int reconnected = TRANSPORT_A + 100;
+        fixture.connect(reconnected, ID_A);
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(reconnected, ID_A, TOKEN_A, ++nowNs, received + 1));
+        gateway.doWork(nowNs);
+        final List<RecordingGatewayOutput.SessionMessage> resent = fixture.output.toSessions;
+        assertEquals(1 + MAX_OPEN - 1, resent.size(), "the LogonResponse, then each CANCELED report once");
+        for (int i = 1; i < resent.size(); i++)
+        {
+            final var report = fixture.report(resent.get(i).buffer());
+            assertEquals(ExecType.CANCELED, report.execType());
+            assertEquals(received + i, report.replySequence(), "in order, from the one A asked for");
+        }
+        assertEquals(0, gateway.counters().repliesResent(), "none had been sent before: first sends, not resends");
         assertEquals(engine.engineSequence(), gateway.lastEngineSequence());
     }
 

@@ -393,7 +393,7 @@ class TrustZonesTest
     private int logon(final long sessionId, final String token)
     {
         return MessageHeaderEncoder.ENCODED_LENGTH + new LogonEncoder().wrapAndApplyHeader(scratch, 0, header)
-            .sessionId(sessionId).heartbeatIntervalMs(1_000).sendingTime(System.nanoTime()).credentials(token)
+            .sessionId(sessionId).heartbeatIntervalMs(1_000).sendingTime(System.nanoTime()).nextReplySequence(0).credentials(token)
             .encodedLength();
     }
 
