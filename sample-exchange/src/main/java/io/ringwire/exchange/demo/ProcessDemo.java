@@ -158,6 +158,8 @@ final class ProcessDemo
             x.get("malformed") + " malformed, " + x.get("throttled") + " throttled");
         out.println("  engine            " + e.get("applied") + " requests applied, last sequence " + e.get("sequence") +
             "; clients received " + c.get("sequences") + " sequenced reports, " + c.get("duplicateSequences") + " twice");
+        out.println("  sessions          " + c.get("sessionsLost") + " lost and logged on again; " + x.get("repliesResent") +
+            " replies resent, " + c.get("replyGaps") + " no longer kept, " + c.get("duplicateReplies") + " received again (dropped)");
         out.println("  market data       " + m.get("published") + " published; subscriber " + c.get("mdGaps") + " gaps, " +
             c.get("mdRecoveries") + " recoveries");
         out.println("  latency (us)                       count      p50      p90      p99    p99.9      max");
@@ -176,6 +178,7 @@ final class ProcessDemo
             c.get("acks") != null && c.get("acks").equals(c.get("newOrders")) &&
             c.get("bought") != null && c.get("bought").equals(c.get("sold")) &&
             "0".equals(c.get("filledAndCanceled")) && "0".equals(c.get("duplicateSequences")) &&
+            "0".equals(c.get("replyGaps")) &&
             c.get("sequences") != null && c.get("sequences").equals(e.get("sequence"));
         out.println("  checks            " + (passed ? "passed" : "FAILED") + ": every new order acknowledged once, " +
             "as much bought as sold, no order both filled and canceled, every report once, the subscriber's books " +

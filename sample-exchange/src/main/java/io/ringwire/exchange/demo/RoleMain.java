@@ -227,7 +227,8 @@ public final class RoleMain
             " cancelOnDisconnect=" + counters.cancelOnDisconnects() + " transportLosses=" + counters.transportLosses() +
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
             " logonTimeouts=" + counters.logonTimeouts() + " slowConsumers=" + counters.slowConsumerDisconnects() +
-            " malformedDisconnects=" + counters.malformedDisconnects() + " lastEngineSequence=" +
+            " malformedDisconnects=" + counters.malformedDisconnects() + " repliesResent=" +
+            counters.repliesResent() + " repliesNoLongerKept=" + counters.repliesNoLongerKept() + " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused()));
         return 0;
@@ -311,7 +312,8 @@ public final class RoleMain
             final Histogram ack = ledger.interval()[LatencyLedger.ORDER_TO_ACK];
             final AtomicLongArray c = clients.counters();
             out.println("PROGRESS sent=" + c.get(SimulatedClients.SENT) + " fills=" + c.get(SimulatedClients.FILLS) +
-                " rejects=" + c.get(SimulatedClients.REJECTS) + " p50=" + (ack.getTotalCount() == 0 ? -1 :
+                " rejects=" + c.get(SimulatedClients.REJECTS) + " loggedOn=" + c.get(SimulatedClients.LOGGED_ON) +
+                " p50=" + (ack.getTotalCount() == 0 ? -1 :
                 ack.getValueAtPercentile(50)) + " p99=" + (ack.getTotalCount() == 0 ? -1 : ack.getValueAtPercentile(99)) +
                 (null == marketData ? "" : " mdRecoveries=" + marketData.books().recoveries())); // read late
             out.flush();
@@ -337,6 +339,9 @@ public final class RoleMain
         {
             report.append(' ').append(names[i]).append('=').append(c.get(i));
         }
+        report.append(" replyGaps=").append(c.get(SimulatedClients.REPLY_GAPS))
+            .append(" duplicateReplies=").append(c.get(SimulatedClients.DUPLICATE_REPLIES))
+            .append(" sessionsLost=").append(c.get(SimulatedClients.SESSIONS_LOST));
         if (null != marketData)
         {
             report.append(" books=").append(marketData.books().publicDigest())

@@ -206,6 +206,20 @@ public final class RoleProcess implements AutoCloseable
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * Stops the role with SIGSTOP (or lets it go on with SIGCONT): a process the scheduler or a
+     * debugger holds, every thread of it, while its peers go on.
+     */
+    public void signal(final boolean stop) throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT", Long.toString(process.pid()))
+            .inheritIO().start();
+        if (kill.waitFor() != 0)
+        {
+            throw new IllegalStateException("kill " + (stop ? "-STOP " : "-CONT ") + process.pid() + " failed");
+        }
+    }
+
     /** @return the last PROGRESS line's values, empty before the first. */
     public Map<String, String> progress()
     {

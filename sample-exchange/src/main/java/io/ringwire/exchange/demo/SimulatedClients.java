@@ -7,6 +7,8 @@ import io.ringwire.codecs.trading.HeartbeatEncoder;
 import io.ringwire.codecs.trading.LogonEncoder;
 import io.ringwire.codecs.trading.LogonResponseDecoder;
 import io.ringwire.codecs.trading.LogonStatus;
+import io.ringwire.codecs.trading.LogoutDecoder;
+import io.ringwire.codecs.trading.LogoutEncoder;
 import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
@@ -15,6 +17,7 @@ import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderEncoder;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.exchange.flow.OrderFlow;
+import io.ringwire.exchange.gateway.Gateway;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.exchange.node.Outbound;
@@ -96,7 +99,16 @@ public final class SimulatedClients implements Agent, AutoCloseable
     public static final int REJECT_REASONS = 18;
     /** Rejects that acknowledged a new order, by reason, start here: {@code ACK_REJECT_REASONS + reason}. */
     public static final int ACK_REJECT_REASONS = REJECT_REASONS + 64;
-    private static final int COUNTERS = ACK_REJECT_REASONS + 64;
+    /** Replies a client never received: its session's reply sequence jumped (the gateway no longer kept them). */
+    public static final int REPLY_GAPS = ACK_REJECT_REASONS + 64;
+    /**
+     * Replies received again: the gateway's resend of one that was still on its way when the client
+     * logged on again. Dropped by their sequence, so each is taken once.
+     */
+    public static final int DUPLICATE_REPLIES = REPLY_GAPS + 1;
+    /** Sessions a client found lost (told it is not logged on, or logged out): it logs on again. */
+    public static final int SESSIONS_LOST = REPLY_GAPS + 2;
+    private static final int COUNTERS = REPLY_GAPS + 3;
 
     private static final int FRAGMENT_LIMIT = 32;
     private static final int SEQUENCE_BITS = 1 << 27;
@@ -122,6 +134,9 @@ public final class SimulatedClients implements Agent, AutoCloseable
     private final ReplaceOrderEncoder replace = new ReplaceOrderEncoder();
     private final MassCancelEncoder massCancel = new MassCancelEncoder();
     private final HeartbeatEncoder heartbeat = new HeartbeatEncoder();
+    private final LogoutEncoder logout = new LogoutEncoder();
+    /** When a duty cycle last ran, 0 before the first. */
+    private long lastDutyCycleNs;
     private final UnsafeBuffer scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
     /** One bit per engine sequence received, up to {@link #SEQUENCE_BITS}. */
     private final long[] sequencesSeen = new long[SEQUENCE_BITS / 64];
@@ -150,6 +165,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
         long heldDue;
         boolean logonSent;
         boolean loggedOn;
+        /** One past the last reply sequence received, asked for at logon; 0 before the first logon. */
+        long nextReplySequence;
         long nextDueNs;
         long lastSentNs;
 
@@ -233,14 +250,22 @@ public final class SimulatedClients implements Agent, AutoCloseable
     public int doWork()
     {
         final long nowNs = System.nanoTime();
-        int work = 0;
+        int work = heldPastHeartbeats(nowNs);
         for (final Client client : clients)
         {
             current = client;
-            work += client.replies.poll(onReply, FRAGMENT_LIMIT);
-            work += client.out.doWork();
+            final int replies = client.replies.poll(onReply, FRAGMENT_LIMIT);
+            work += replies + client.out.doWork();
+            if (client.loggedOn && !client.out.isConnected())
+            {
+                lost(client); // the gateway lost the session with the connection: log on again once it is back
+            }
             if (!client.logonSent)
             {
+                if (replies == FRAGMENT_LIMIT)
+                {
+                    continue; // read what arrived first, so the logon asks for exactly what is missing
+                }
                 work += logon(client, nowNs);
             }
             else if (!client.loggedOn && nowNs - client.lastSentNs > LOGON_RETRY_NS)
@@ -281,7 +306,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
     public int pollOnly()
     {
         final long nowNs = System.nanoTime();
-        int work = 0;
+        int work = heldPastHeartbeats(nowNs);
         for (final Client client : clients)
         {
             current = client;
@@ -294,12 +319,43 @@ public final class SimulatedClients implements Agent, AutoCloseable
         return work;
     }
 
+    /**
+     * A thread held longer than the gateway waits for heartbeats (a stopped process, a long pause)
+     * has lost its sessions, whether or not the gateway has acted on it yet: each logged-on client
+     * logs out and on again before it sends anything, so no request goes into a session the gateway
+     * no longer holds.
+     */
+    private int heldPastHeartbeats(final long nowNs)
+    {
+        final boolean held = lastDutyCycleNs != 0 &&
+            nowNs - lastDutyCycleNs > Gateway.MISSED_HEARTBEATS_TO_LOSE * heartbeatNs;
+        lastDutyCycleNs = nowNs;
+        if (!held)
+        {
+            return 0;
+        }
+        int work = 0;
+        for (final Client client : clients)
+        {
+            if (client.loggedOn)
+            {
+                logout.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId())
+                    .sendingTime(nowNs);
+                client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logout.encodedLength());
+                lost(client);
+                work++;
+            }
+        }
+        return work;
+    }
+
     private int logon(final Client client, final long nowNs)
     {
         final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(scratch, 0, headerEncoder)
             .sessionId(client.session.sessionId())
             .heartbeatIntervalMs((int)(heartbeatNs / 1_000_000))
             .sendingTime(nowNs)
+            .nextReplySequence(client.nextReplySequence)
             .credentials(client.session.token());
         if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength()) ==
             Outbound.SENT)
@@ -438,7 +494,13 @@ public final class SimulatedClients implements Agent, AutoCloseable
                 current.loggedOn = true;
                 current.nextDueNs = receivedNs;
                 counters.incrementAndGet(LOGGED_ON);
+                onReplyStart(logonResponse.nextReplySequence());
             }
+            return;
+        }
+        if (templateId == LogoutDecoder.TEMPLATE_ID)
+        {
+            lost(current);
             return;
         }
         if (templateId != ExecutionReportDecoder.TEMPLATE_ID)
@@ -446,6 +508,14 @@ public final class SimulatedClients implements Agent, AutoCloseable
             return;
         }
         report.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
+        if (!inReplySequence(report.replySequence()))
+        {
+            return;
+        }
+        if (report.execType() == ExecType.REJECTED && report.rejectReason() == RejectReason.NOT_LOGGED_ON)
+        {
+            lost(current);
+        }
         counters.lazySet(REPORTS, counters.get(REPORTS) + 1);
         onSequence(report.engineSequence());
         final ExecType execType = report.execType();
@@ -479,6 +549,64 @@ public final class SimulatedClients implements Agent, AutoCloseable
             counters.lazySet(CANCELS, counters.get(CANCELS) + 1);
             current.flow.ended(report.clientOrderId());
             ended(report.clientOrderId(), CANCELED);
+        }
+    }
+
+    /**
+     * Where a logon's replies start: past the sequence the client asked for, the ones between were
+     * no longer kept; before it, the gateway is another life's, whose sequence starts anew.
+     */
+    private void onReplyStart(final long start)
+    {
+        final Client client = current;
+        if (start <= 0 || start == LogonResponseDecoder.nextReplySequenceNullValue())
+        {
+            return; // a gateway that does not number replies
+        }
+        if (client.nextReplySequence > 0 && start > client.nextReplySequence)
+        {
+            counters.lazySet(REPLY_GAPS, counters.get(REPLY_GAPS) + start - client.nextReplySequence);
+        }
+        client.nextReplySequence = start;
+    }
+
+    /**
+     * @return false for a report received before (a resend of one that had arrived): it is dropped.
+     *         An unnumbered one (a reject before logon) passes.
+     */
+    private boolean inReplySequence(final long sequence)
+    {
+        final Client client = current;
+        if (sequence <= 0 || sequence == ExecutionReportDecoder.replySequenceNullValue())
+        {
+            return true;
+        }
+        if (client.nextReplySequence > 0 && sequence < client.nextReplySequence)
+        {
+            counters.incrementAndGet(DUPLICATE_REPLIES);
+            return false;
+        }
+        if (client.nextReplySequence > 0 && sequence > client.nextReplySequence)
+        {
+            counters.lazySet(REPLY_GAPS, counters.get(REPLY_GAPS) + sequence - client.nextReplySequence);
+        }
+        client.nextReplySequence = sequence + 1;
+        return true;
+    }
+
+    /**
+     * The gateway no longer holds the client's session (it said so, or the connection went): the
+     * client logs on again, asking for the replies it missed. Requests it sent into the lost session
+     * before it knew may go unanswered (the gateway answers a connection before logon only within a
+     * rate); those it has not sent wait for the logon.
+     */
+    private void lost(final Client client)
+    {
+        if (client.loggedOn)
+        {
+            client.loggedOn = false;
+            client.logonSent = false;
+            counters.incrementAndGet(SESSIONS_LOST);
         }
     }
 

@@ -53,6 +53,7 @@ final class Summary
         final AtomicLongArray f = null == fix ? new AtomicLongArray(FixClients.LOGONS + 1) : fix.counters();
         return clients.get(SimulatedClients.DUPLICATE_ACKS) == 0 &&
             clients.get(SimulatedClients.ACKS) == clients.get(SimulatedClients.NEW_ORDERS) &&
+            clients.get(SimulatedClients.REPLY_GAPS) == 0 &&
             f.get(FixClients.DUPLICATE_ACKS) == 0 && f.get(FixClients.ACKS) == f.get(FixClients.NEW_ORDERS) &&
             clients.get(SimulatedClients.BOUGHT) + f.get(FixClients.BOUGHT) ==
                 clients.get(SimulatedClients.SOLD) + f.get(FixClients.SOLD) &&
@@ -73,6 +74,13 @@ final class Summary
             clients.get(SimulatedClients.FILLS), counters.trades(), clients.get(SimulatedClients.BOUGHT),
             clients.get(SimulatedClients.SOLD)));
         out.println(String.format(Locale.ROOT, "  canceled          %,d reports", clients.get(SimulatedClients.CANCELS)));
+        if (clients.get(SimulatedClients.SESSIONS_LOST) > 0)
+        {
+            out.println(String.format(Locale.ROOT, "  sessions          %,d lost and logged on again; %,d replies resent, " +
+                "%,d no longer kept, %,d received again (dropped)", clients.get(SimulatedClients.SESSIONS_LOST),
+                gateway.gateway().counters().repliesResent(), clients.get(SimulatedClients.REPLY_GAPS),
+                clients.get(SimulatedClients.DUPLICATE_REPLIES)));
+        }
         out.println(String.format(Locale.ROOT, "  rejected          %,d", clients.get(SimulatedClients.REJECTS)));
         for (final RejectReason reason : RejectReason.values())
         {

@@ -4,6 +4,7 @@ import io.ringwire.exchange.config.RoleFiles;
 import io.ringwire.exchange.engine.JournaledEngine;
 import io.ringwire.exchange.node.ExchangeLayout;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -157,6 +158,49 @@ class MultiProcessExchangeTest
         assertTrue(e.containsKey("resting." + sessions.get(2).account()), "the other clients keep theirs: " + e);
         assertTrue(e.containsKey("resting." + sessions.get(3).account()), "the other clients keep theirs: " + e);
         assertTrue(Long.parseLong(x.get("cancelOnDisconnect")) >= 2, x.toString());
+    }
+
+    @Test
+    void aClientProcessHeldPastItsHeartbeatsLogsOnAgainAndReceivesEveryExecutionReportOnce() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
+        final RoleProcess engine = engine(layout);
+        final RoleProcess exchange = exchange(layout);
+        final RoleProcess clients = clients(layout, 0, 2, -1, 0);
+        awaitReady(engine, exchange, clients);
+        Thread.sleep(2_000);
+
+        // Held past three of its 1 s heartbeat intervals (and under the transport's liveness): the
+        // gateway loses both sessions and cancels their orders while the reports in flight to them,
+        // and the cancels' reports, wait in the sessions' reply logs.
+        clients.signal(true);
+        Thread.sleep(4_000);
+        clients.signal(false);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Long.parseLong(clients.progress().getOrDefault("loggedOn", "0")) < 4 && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(100);
+        }
+        Thread.sleep(1_500);
+
+        final Map<String, String> c = clients.quiesce(STOP);
+        assertEquals(0, engine.stopAndWait(STOP));
+        final Map<String, String> e = engine.report("engine");
+        assertEquals(0, stopExchange(exchange));
+        final Map<String, String> x = exchange.report("gateway");
+        assertEquals(0, clients.stopAndWait(STOP));
+        System.out.println("clients held past their heartbeats: " + c + "; gateway: " + x);
+
+        assertTrue(Long.parseLong(x.get("cancelOnDisconnect")) >= 2, "the gateway lost both sessions: " + x);
+        assertTrue(Long.parseLong(c.get("sessionsLost")) >= 2, "the clients found out: " + c);
+        assertTrue(Long.parseLong(c.get("loggedOn")) >= 4, "and logged on again: " + c);
+        assertEquals("0", c.get("replyGaps"), "nothing the reply logs no longer kept: " + c + " " + x);
+        assertEquals("0", c.get("duplicateSequences"), "a report received again is dropped by its reply sequence: " + c);
+        assertEquals(e.get("sequence"), c.get("sequences"), "every execution report reached its client, those in " +
+            "flight at the loss and the cancel-on-disconnect's among them: " + c + " " + e + " " + x);
+        assertEquals("0", c.get("duplicateAcks"), c.toString());
+        assertEquals(c.get("newOrders"), c.get("acks"), "every new order acknowledged: the held clients logged on " +
+            "again before sending anything, so no request went into a lost session: " + c);
     }
 
     /** The accounts the demo's sessions trade. */
