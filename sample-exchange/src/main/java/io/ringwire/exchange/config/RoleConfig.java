@@ -399,7 +399,9 @@ public record RoleConfig(String role, String provider, List<Identity> identities
                     (int)config.number(RoleFiles.LOGON_BURST, 5, 1, 1_000_000),
                     (int)config.number(RoleFiles.MAX_MALFORMED, 64, 0, Integer.MAX_VALUE),
                     (int)config.number(RoleFiles.REPLY_BACKLOG_BYTES, 4 << 20, 4096, 1 << 30),
-                    config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, 3_600_000)));
+                    config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, 3_600_000),
+                    (int)config.number(RoleFiles.REPLY_LOG_BYTES, TransportLimits.DEFAULT_REPLY_LOG_BYTES, 4096,
+                        1 << 30)));
         }
         catch (final IllegalArgumentException ex)
         {

@@ -41,7 +41,7 @@ import java.util.List;
  * risk.max-order-quantity, risk.max-notional, risk.price-band-ticks, risk.max-open-orders (gateway)
  * rate-limit.per-second, rate-limit.burst, max-client-order-ids (gateway)
  * limits.max-connections, limits.logon-timeout-ms, limits.logons-per-second, limits.logon-burst,
- * limits.max-malformed, limits.reply-backlog-bytes, limits.reply-backlog-ms (gateway)
+ * limits.max-malformed, limits.reply-backlog-bytes, limits.reply-backlog-ms, limits.reply-log-bytes (gateway)
  * rate, seed, md-join-after-ms (clients)
  * </pre>
  */
@@ -87,6 +87,7 @@ public final class RoleFiles
     static final String MAX_MALFORMED = "limits.max-malformed";
     static final String REPLY_BACKLOG_BYTES = "limits.reply-backlog-bytes";
     static final String REPLY_BACKLOG_MS = "limits.reply-backlog-ms";
+    static final String REPLY_LOG_BYTES = "limits.reply-log-bytes";
     static final String FIX_DOOR = "fix-door";
     static final String FIX_COMP_ID = "fix-comp-id";
     static final String FIX_STORE = "fix-store";
@@ -173,6 +174,7 @@ public final class RoleFiles
         line(gateway, MAX_MALFORMED, Integer.toString(limits.maxMalformed()));
         line(gateway, REPLY_BACKLOG_BYTES, Integer.toString(limits.maxReplyBacklogBytes()));
         line(gateway, REPLY_BACKLOG_MS, Long.toString(limits.maxReplyBacklogMs()));
+        line(gateway, REPLY_LOG_BYTES, Integer.toString(limits.replyLogBytes()));
         write(directory.resolve("gateway.conf"), gateway);
 
         final List<String> marketDataTrust = new ArrayList<>(List.of(ExchangeLayout.ENGINE));

@@ -41,7 +41,7 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  *
  * <p>Replies: every execution report to a session (the engine's, and the gateway's rejects once
  * logged on) carries the session's reply sequence, 1, 2, ... over the gateway's life, and stays in
- * the session's reply log ({@link #REPLY_LOG_BYTES}) after it is sent. A Logon names the next
+ * the session's reply log ({@link TransportLimits#replyLogBytes()}) after it is sent. A Logon names the next
  * sequence its client expects, and the gateway resends from there before anything newer, so the
  * replies in flight when a session is lost reach its client once, in order; the LogonResponse says
  * where the logon's reports start, past the client's when the log no longer kept them.
@@ -105,11 +105,6 @@ public final class Gateway
     private static final int HEADER_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH;
     private static final short MALFORMED = RejectReason.MALFORMED_MESSAGE.value();
     private static final int MAX_CREDENTIALS_LENGTH = 1024;
-    /**
-     * Each session's reply log: about 5,000 execution reports, enough for the reports in flight when
-     * a session is lost and the cancel-on-disconnect of its resting orders to wait for its next logon.
-     */
-    static final int REPLY_LOG_BYTES = 1 << 20;
 
     private final GatewayCounters counters = new GatewayCounters();
     private final GatewaySessions sessions;
@@ -166,7 +161,7 @@ public final class Gateway
             transportLimits.logonBurst());
         this.logonTimeoutNs = transportLimits.logonTimeoutMs() * 1_000_000L;
         this.risk = new PreTradeRisk(config);
-        this.sender = new GatewaySender(output, sendClock, sessions, counters, REPLY_LOG_BYTES);
+        this.sender = new GatewaySender(output, sendClock, sessions, counters, transportLimits.replyLogBytes());
         this.sessionControl = new SessionControl(sessions, rateLimiter, counters, sender, MAX_CREDENTIALS_LENGTH);
         this.orderEntry = new OrderEntry(sessions, rateLimiter, risk, sessionControl, counters, sender,
             config.maxClientOrderIdsPerSession());

@@ -5,7 +5,8 @@ package io.ringwire.exchange.gateway;
  * connections it tracks, how long one may stay without logging on, how often it may try to log on
  * (and be answered before it has), and how many malformed messages it may send in its life before
  * it is disconnected; and how far a client's replies may fall behind (bytes waiting, and for how
- * long) before the client is disconnected as a slow consumer, so it holds no other session up.
+ * long) before the client is disconnected as a slow consumer, so it holds no other session up; and
+ * how much of each session's replies the gateway keeps to resend at its next logon.
  *
  * @param maxTransports       connections (messaging images) tracked at once; more are refused.
  * @param logonTimeoutMs      a connection not logged on this long is disconnected.
@@ -14,12 +15,20 @@ package io.ringwire.exchange.gateway;
  * @param maxMalformed        malformed messages a connection may send before it is disconnected.
  * @param maxReplyBacklogBytes bytes of replies that may wait for a client that reads too slowly.
  * @param maxReplyBacklogMs   how long its oldest waiting reply may wait.
+ * @param replyLogBytes       each session's reply log: its newest execution reports, kept for a resend
+ *                            at its next logon (a power of two, 4 KiB to 1 GiB; allocated at start).
  */
 public record TransportLimits(int maxTransports, long logonTimeoutMs, int logonsPerSecond, int logonBurst,
-    int maxMalformed, int maxReplyBacklogBytes, long maxReplyBacklogMs)
+    int maxMalformed, int maxReplyBacklogBytes, long maxReplyBacklogMs, int replyLogBytes)
 {
+    /**
+     * The reply log of a gateway configured without its own: about 5,000 execution reports, room
+     * for those in flight when a session is lost and the cancel-on-disconnect of its resting orders.
+     */
+    public static final int DEFAULT_REPLY_LOG_BYTES = 1 << 20;
     /** The limits of a gateway configured without its own. */
-    public static final TransportLimits DEFAULT = new TransportLimits(256, 5_000, 5, 5, 64, 4 << 20, 2_000);
+    public static final TransportLimits DEFAULT =
+        new TransportLimits(256, 5_000, 5, 5, 64, 4 << 20, 2_000, DEFAULT_REPLY_LOG_BYTES);
 
     /**
      * Validates the values.
@@ -27,12 +36,14 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
     public TransportLimits
     {
         if (maxTransports < 1 || maxTransports > 65_536 || logonTimeoutMs < 1 || logonsPerSecond < 1 ||
-            logonBurst < 1 || maxMalformed < 0 || maxReplyBacklogBytes < 4096 || maxReplyBacklogMs < 1)
+            logonBurst < 1 || maxMalformed < 0 || maxReplyBacklogBytes < 4096 || maxReplyBacklogMs < 1 ||
+            replyLogBytes < 4096 || replyLogBytes > (1 << 30) || Integer.bitCount(replyLogBytes) != 1)
         {
             throw new IllegalArgumentException("transport limits: maxTransports 1 to 65536, logonTimeoutMs, " +
                 "logonsPerSecond and logonBurst at least 1, maxMalformed at least 0, maxReplyBacklogBytes at least " +
-                "4096, maxReplyBacklogMs at least 1: " + maxTransports + ", " + logonTimeoutMs + ", " + logonsPerSecond +
-                ", " + logonBurst + ", " + maxMalformed + ", " + maxReplyBacklogBytes + ", " + maxReplyBacklogMs);
+                "4096, maxReplyBacklogMs at least 1, replyLogBytes a power of two from 4096 to 2^30: " + maxTransports +
+                ", " + logonTimeoutMs + ", " + logonsPerSecond + ", " + logonBurst + ", " + maxMalformed + ", " +
+                maxReplyBacklogBytes + ", " + maxReplyBacklogMs + ", " + replyLogBytes);
         }
     }
 }

@@ -135,7 +135,7 @@ class GatewayReplyResendTest
     {
         logOnA(0);
         loseA();
-        final int reports = 2 * Gateway.REPLY_LOG_BYTES / 200; // each ExecutionReport takes about 200 bytes
+        final int reports = 2 * TransportLimits.DEFAULT_REPLY_LOG_BYTES / 200; // each ExecutionReport takes about 200 bytes
         for (long id = 1; id <= reports; id++)
         {
             reportToA(id);

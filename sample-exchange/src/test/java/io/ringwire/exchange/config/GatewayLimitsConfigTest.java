@@ -1,0 +1,66 @@
+package io.ringwire.exchange.config;
+
+import io.ringwire.exchange.demo.ExchangeDemo;
+import io.ringwire.exchange.gateway.TransportLimits;
+import io.ringwire.exchange.node.ExchangeLayout;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The gateway's config file sizes each session's reply log ({@code limits.reply-log-bytes}): the
+ * written file carries the default, a power of two is taken, and any other size is refused naming
+ * the file and the rule.
+ */
+class GatewayLimitsConfigTest
+{
+    @TempDir
+    Path directory;
+
+    private String gatewayText;
+
+    @BeforeEach
+    void write() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 0);
+        RoleFiles.writeCore(directory, layout, ExchangeDemo.roleFiles(2, 2, 1_000, 1, directory.resolve("journal"),
+            directory, "", 0));
+        gatewayText = Files.readString(directory.resolve("gateway.conf"));
+    }
+
+    private RoleConfig gatewayWithReplyLog(final String value) throws Exception
+    {
+        final Path file = directory.resolve("gateway.conf");
+        Files.writeString(file, gatewayText.replaceAll("(?m)^limits\\.reply-log-bytes.*$",
+            "limits.reply-log-bytes = " + value));
+        return RoleConfig.read(file);
+    }
+
+    @Test
+    void theWrittenFileCarriesTheDefaultAndAPowerOfTwoIsTaken() throws Exception
+    {
+        assertTrue(gatewayText.contains("limits.reply-log-bytes"), gatewayText);
+        assertEquals(TransportLimits.DEFAULT_REPLY_LOG_BYTES,
+            RoleConfig.read(directory.resolve("gateway.conf")).gateway().transportLimits().replyLogBytes());
+        assertEquals(1 << 16, gatewayWithReplyLog("65536").gateway().transportLimits().replyLogBytes());
+    }
+
+    @Test
+    void aSizeThatIsNoPowerOfTwoOrOutOfRangeIsRefusedNamingTheFile()
+    {
+        for (final String bad : new String[]{ "5000", "2048", "2147483648" })
+        {
+            final Exception refused = assertThrows(IllegalArgumentException.class, () -> gatewayWithReplyLog(bad));
+            assertTrue(refused.getMessage().contains("gateway.conf") &&
+                (refused.getMessage().contains("replyLogBytes") || refused.getMessage().contains("reply-log-bytes")),
+                bad + ": " + refused.getMessage());
+        }
+    }
+}
