@@ -1,8 +1,6 @@
 package io.ringwire.exchange.config;
 
-import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.node.EngineNode;
-import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.rdma.host.OnlineCpus;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,9 +29,7 @@ class EngineThreadsConfigTest
     @BeforeEach
     void write() throws Exception
     {
-        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 0);
-        RoleFiles.writeCore(directory, layout, ExchangeDemo.roleFiles(2, 2, 1_000, 1, directory.resolve("journal"),
-            directory, "", 0));
+        DemoRoleFiles.write(directory, 2);
         engineText = Files.readString(directory.resolve("engine.conf"));
         gatewayText = Files.readString(directory.resolve("gateway.conf"));
     }

@@ -1,6 +1,5 @@
 package io.ringwire.exchange.config;
 
-import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.node.ExchangeLayout;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,9 +30,7 @@ class FixDoorConfigTest
     @BeforeEach
     void write() throws Exception
     {
-        layout = ExchangeLayout.onFreePorts("shm", 3, 0);
-        RoleFiles.writeCore(directory, layout, ExchangeDemo.roleFiles(2, 3, 1_000, 1, directory.resolve("journal"),
-            directory, "", 0));
+        layout = DemoRoleFiles.write(directory, 3);
         gateway = directory.resolve("gateway.conf");
         text = Files.readString(gateway);
     }

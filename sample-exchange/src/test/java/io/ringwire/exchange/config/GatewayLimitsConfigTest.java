@@ -1,8 +1,6 @@
 package io.ringwire.exchange.config;
 
-import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.gateway.TransportLimits;
-import io.ringwire.exchange.node.ExchangeLayout;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,9 +27,7 @@ class GatewayLimitsConfigTest
     @BeforeEach
     void write() throws Exception
     {
-        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 0);
-        RoleFiles.writeCore(directory, layout, ExchangeDemo.roleFiles(2, 2, 1_000, 1, directory.resolve("journal"),
-            directory, "", 0));
+        DemoRoleFiles.write(directory, 2);
         gatewayText = Files.readString(directory.resolve("gateway.conf"));
     }
 
