@@ -249,7 +249,10 @@ public final class GatewayCounters
         return duplicateReportsDropped;
     }
 
-    /** @return execution reports whose session is not logged on: dropped. */
+    /**
+     * @return execution reports dropped for want of a session to keep them: an account no session
+     *         trades, or a session away whose transport keeps no replies and that has no reply log.
+     */
     public long reportsForGoneSessions()
     {
         return reportsForGoneSessions;
