@@ -106,7 +106,10 @@ public final class SimulatedClients implements Agent, AutoCloseable
      * logged on again. Dropped by their sequence, so each is taken once.
      */
     public static final int DUPLICATE_REPLIES = REPLY_GAPS + 1;
-    /** Sessions a client found lost (told it is not logged on, or logged out): it logs on again. */
+    /**
+     * Sessions a client found lost (told it is not logged on or logged out, its connection gone, or
+     * its thread held past its heartbeats): it logs on again.
+     */
     public static final int SESSIONS_LOST = REPLY_GAPS + 2;
     private static final int COUNTERS = REPLY_GAPS + 3;
 
