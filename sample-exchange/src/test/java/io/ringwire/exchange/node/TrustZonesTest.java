@@ -378,7 +378,11 @@ class TrustZonesTest
     {
         final Publication orders = add(Publication.open(hostileContext, layout.clientOrdersPublication(HOSTILE),
             ExchangeLayout.ORDERS_STREAM));
-        await(orders::isConnected, "the hostile member connected", orders::doWork);
+        await(orders::isConnected, "the hostile member connected", () ->
+        {
+            orders.doWork();
+            serviceHostileReplies();
+        });
         return orders;
     }
 
@@ -397,9 +401,25 @@ class TrustZonesTest
             .encodedLength();
     }
 
+    /** Offers a Logon of the hostile member's; nothing is due back on its reply stream before it goes. */
     private void send(final Publication publication, final int length)
     {
-        await(() -> publication.offer(scratch, 0, length) > 0, "the message offered", publication::doWork);
+        await(() -> publication.offer(scratch, 0, length) > 0, "the message offered", () ->
+        {
+            publication.doWork();
+            serviceHostileReplies();
+        });
+    }
+
+    /**
+     * Keeps the hostile member's reply stream alive while the test waits on something else: its
+     * subscription closes an image it has not heard from within its 1 s liveness, and a loaded
+     * machine can take longer than that to connect or offer; a reply arriving on a closed image
+     * would be lost. Only where no reply is due yet (what it reads is dropped).
+     */
+    private void serviceHostileReplies()
+    {
+        hostileReplies.poll((buffer, offset, length, h) -> { }, 10);
     }
 
     private LogonResponseDecoder awaitLogonResponse()
