@@ -330,8 +330,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
      */
     private int heldPastHeartbeats(final long nowNs)
     {
-        final boolean held = lastDutyCycleNs != 0 &&
-            nowNs - lastDutyCycleNs > Gateway.MISSED_HEARTBEATS_TO_LOSE * heartbeatNs;
+        final boolean held = lastDutyCycleNs != 0 && isHeld(lastDutyCycleNs, nowNs);
         lastDutyCycleNs = nowNs;
         if (!held)
         {
@@ -350,6 +349,12 @@ public final class SimulatedClients implements Agent, AutoCloseable
             }
         }
         return work;
+    }
+
+    /** @return whether the thread went from {@code fromNs} to {@code toNs} without a heartbeat the gateway would wait for. */
+    private boolean isHeld(final long fromNs, final long toNs)
+    {
+        return toNs - fromNs > Gateway.MISSED_HEARTBEATS_TO_LOSE * heartbeatNs;
     }
 
     private int logon(final Client client, final long nowNs)
@@ -376,7 +381,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
         int sent = 0;
         if (client.heldLength > 0)
         {
-            final int result = client.out.trySend(client.held, 0, client.heldLength);
+            final int result = isHeld(nowNs, System.nanoTime()) ? Outbound.RETRY :
+                client.out.trySend(client.held, 0, client.heldLength);
             if (result == Outbound.RETRY)
             {
                 return 0;
@@ -399,7 +405,10 @@ public final class SimulatedClients implements Agent, AutoCloseable
             final int length = client.flow.next(scratch, 0);
             final long sendNs = System.nanoTime();
             final long clientOrderId = stamp(sendNs);
-            final int result = client.out.trySend(scratch, 0, length);
+            // Held mid-burst past the heartbeats (the check at the cycle's start could not see it):
+            // the session is gone, so this one waits for the next logon like one the gateway was
+            // too far behind to take.
+            final int result = isHeld(nowNs, sendNs) ? Outbound.RETRY : client.out.trySend(scratch, 0, length);
             if (result == Outbound.RETRY)
             {
                 // The gateway is behind: hold this one, read replies, offer it again next time.
