@@ -44,7 +44,8 @@ import java.util.function.Supplier;
  * @param shmDirectory          the shm provider's directory, or null for its default.
  * @param rate                  orders a second the clients offer (clients role).
  * @param seed                  the clients' flow seed (clients role).
- * @param marketDataJoinAfterMs when the clients' market-data subscriber joins (clients role).
+ * @param marketDataJoinAfterMs when the clients' market-data subscriber joins, after their first
+ *                              acknowledgement (clients role; 0: at the start).
  * @param livenessTimeoutMs     how long the role waits for a silent peer before it is gone.
  * @param fix                   the gateway's FIX door, or null when no session is a FIX session.
  */

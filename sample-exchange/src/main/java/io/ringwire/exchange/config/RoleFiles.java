@@ -197,7 +197,7 @@ public final class RoleFiles
      * @param from                  its first session's index.
      * @param to                    one past its last.
      * @param marketDataIndex       its market-data subscriber's index, or -1 for none.
-     * @param marketDataJoinAfterMs when that subscriber joins.
+     * @param marketDataJoinAfterMs when that subscriber joins, after the clients' first acknowledgement.
      * @return the file.
      */
     public static Path writeClients(final Path file, final ExchangeLayout layout, final Run run, final int from,

@@ -297,12 +297,19 @@ public final class RoleMain
         out.println("READY clients sessions " + sessions.getFirst().sessionId() + " to " +
             sessions.getLast().sessionId() + " (backs off, not pinned)");
         out.flush();
-        final long startNs = System.nanoTime();
-        long nextNs = startNs + TimeUnit.SECONDS.toNanos(1);
+        // A late subscriber's clock starts at the first acknowledgement: before it the feed may not
+        // have begun (logons can take seconds on a loaded machine), and a subscriber that sees the
+        // feed from its first change has nothing to recover.
+        long flowStartNs = 0;
+        long nextNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
         while (!stop.await(Math.max(1, nextNs - System.nanoTime()), TimeUnit.NANOSECONDS))
         {
             nextNs += TimeUnit.SECONDS.toNanos(1);
-            if (marketDataIndex >= 0 && null == marketData && System.nanoTime() - startNs >=
+            if (0 == flowStartNs && clients.counters().get(SimulatedClients.ACKS) > 0)
+            {
+                flowStartNs = System.nanoTime();
+            }
+            if (marketDataIndex >= 0 && null == marketData && 0 != flowStartNs && System.nanoTime() - flowStartNs >=
                 TimeUnit.MILLISECONDS.toNanos(marketDataJoinMs))
             {
                 marketData = add(closeables, new MarketDataClient(context, layout, marketDataIndex, engineConfig,
