@@ -81,12 +81,6 @@ final class GatewaySender
         return null == sendClock ? nowNs : sendClock.nanoTime();
     }
 
-    /** @return whether the session's transport keeps replies while the session is away. */
-    boolean keepsRepliesWhileAway(final int session)
-    {
-        return output.keepsRepliesWhileAway(session);
-    }
-
     /** @return whether the session's reports are numbered and kept here (its transport keeps none). */
     boolean hasReplyLog(final int session)
     {

@@ -114,11 +114,8 @@ final class ReportRouter
             }
             return;
         }
-        if (!sessions.isLoggedOn(session) && !sender.keepsRepliesWhileAway(session))
-        {
-            counters.reportsForGoneSessions++;
-            return;
-        }
+        // Without a log the session's transport keeps its replies while it is away (the FIX door's
+        // store): the report goes to it whether or not the session is logged on.
         replyBuffer.putBytes(0, buffer, offset, valid);
         reportStamp.wrap(replyBuffer, HEADER_LENGTH).gatewayReplyTime(sender.sendTime(nowNs));
         if (sender.toSession(session, replyBuffer, valid, nowNs))
