@@ -45,7 +45,8 @@ public final class MatchingBenchmark
     /** One round's figures. */
     private record Round(double ordersPerSecond, MatchingResult.Percentiles service, double serviceMeanNs,
         double achievedPerSecond, MatchingResult.Percentiles fixedRate, MatchingResult.Percentiles floor,
-        long allocatedBytes, long jitMs, Histogram serviceHistogram, Histogram fixedRateHistogram)
+        long allocatedBytes, long jitMs, Histogram serviceHistogram, Histogram fixedRateHistogram,
+        Histogram floorHistogram)
     {
     }
 
@@ -188,6 +189,8 @@ public final class MatchingBenchmark
                 ": service time, back to back", round.serviceHistogram()));
             histograms.add(new RecordedHistogram(name + "-at-rate", name, instruments + " instrument(s), round " + r +
                 ": latency from due time at " + options.rate() + "/s", round.fixedRateHistogram()));
+            histograms.add(new RecordedHistogram(name + "-floor", name, instruments + " instrument(s), round " + r +
+                ": the same schedule applying nothing", round.floorHistogram()));
             log.println(String.format(Locale.ROOT, "matching: round %d: %.2f M orders/s; service p50 %d p99 %d ns; " +
                 "at %d/s p99 %d ns", r, round.ordersPerSecond() / 1e6, round.service().p50(), round.service().p99(),
                 options.rate(), round.fixedRate().p99()));
@@ -222,7 +225,9 @@ public final class MatchingBenchmark
             timerNs, kindTimes(byKind, nsByKind),
             new MatchingResult.FixedRate(options.rate(), spread(rounds, Round::achievedPerSecond).median(),
                 percentiles(rounds.stream().map(Round::fixedRate).toList()),
-                percentiles(rounds.stream().map(Round::floor).toList())),
+                percentiles(rounds.stream().map(Round::floor).toList()),
+                spread(rounds, round -> MatchingResult.FixedRate.lateShare(round.fixedRateHistogram())).median(),
+                spread(rounds, round -> MatchingResult.FixedRate.lateShare(round.floorHistogram())).median()),
             digestNs, volume.messages() / measured, volume.bytes() / measured, checkNs, allocated, jitMs);
     }
 
@@ -257,7 +262,7 @@ public final class MatchingBenchmark
 
         return new Round(measured * 1e9 / backToBackNs, MatchingResult.Percentiles.of(service), service.getMean(),
             measured * 1e9 / atRateNs, MatchingResult.Percentiles.of(latency), MatchingResult.Percentiles.of(floor),
-            allocated[0], jitMs[0], service, latency);
+            allocated[0], jitMs[0], service, latency, floor);
     }
 
     /** @return a fresh engine, filled, after a full GC (so the last engine's garbage is not collected in a pass). */

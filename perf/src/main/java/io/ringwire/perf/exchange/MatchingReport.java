@@ -96,6 +96,9 @@ public final class MatchingReport
         out.append(String.format(Locale.ROOT, "  floor       the same schedule applying nothing (this thread and machine " +
             "alone): p50 %,d  p99 %,d  p99.9 %,d  max %,d ns%n", fixed.floor().p50(), fixed.floor().p99(),
             fixed.floor().p99_9(), fixed.floor().max()));
+        out.append(String.format(Locale.ROOT, "  late        over %,d ns from due time: %s of requests at the rate, %s in " +
+            "the floor (a p99 within it needs under 1%%)%n", MatchingResult.FixedRate.LATE_NS,
+            precisePercent(fixed.lateShare()), precisePercent(fixed.floorLateShare())));
         out.append(String.format(Locale.ROOT, "  digest      on the digest agent's thread, not the engine's: SHA-256 of " +
             "%.2f messages, %.0f bytes a request: %.1f ns a request%n", result.outputMessagesPerOrder(),
             result.outputBytesPerOrder(), result.digestNsPerOrder()));
@@ -142,7 +145,10 @@ public final class MatchingReport
         appendPercentiles(json, fixed.latency());
         json.append(",\"floor\":{\"offered_per_second\":").append(fixed.offeredPerSecond());
         appendPercentiles(json, fixed.floor());
-        json.append("}},\"mix\":");
+        json.append("},\"late_ns\":").append(MatchingResult.FixedRate.LATE_NS)
+            .append(",\"late_share\":").append(String.format(Locale.ROOT, "%.5f", fixed.lateShare()))
+            .append(",\"floor_late_share\":").append(String.format(Locale.ROOT, "%.5f", fixed.floorLateShare()));
+        json.append("},\"mix\":");
         appendByKind(json, flow.shares());
         json.append(",\"trading_share\":").append(String.format(Locale.ROOT, "%.4f", flow.tradingShare()))
             .append(",\"trading_share_by_kind\":");
@@ -192,6 +198,12 @@ public final class MatchingReport
     private static String percent(final double fraction)
     {
         return String.format(Locale.ROOT, "%.1f%%", fraction * 100);
+    }
+
+    /** A share to two decimals of a percent: the late shares sit near 1%, where one decimal hides the answer. */
+    private static String precisePercent(final double fraction)
+    {
+        return String.format(Locale.ROOT, "%.2f%%", fraction * 100);
     }
 
     private static String decimal(final double value)

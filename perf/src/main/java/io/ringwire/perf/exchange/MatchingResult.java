@@ -128,8 +128,21 @@ public record MatchingResult(
      * @param floor             the same schedule with nothing applied, from due time to the clock
      *                          read after it: what the thread and the machine put under the latency
      *                          (percentiles, medians over rounds).
+     * @param lateShare         the share of requests done more than {@link #LATE_NS} after their due
+     *                          time (median over rounds): under 1% is a p99 within it.
+     * @param floorLateShare    the same share in the floor: what the machine alone makes late.
      */
-    record FixedRate(long offeredPerSecond, double achievedPerSecond, Percentiles latency, Percentiles floor)
+    record FixedRate(long offeredPerSecond, double achievedPerSecond, Percentiles latency, Percentiles floor,
+        double lateShare, double floorLateShare)
     {
+        /** The fixed-rate p99 the engine is held to: a request later than this is late. */
+        static final long LATE_NS = 2_000;
+
+        /** @return the share of a histogram's values above {@link #LATE_NS}. */
+        static double lateShare(final Histogram histogram)
+        {
+            return histogram.getTotalCount() == 0 ? 0 :
+                1 - histogram.getPercentileAtOrBelowValue(LATE_NS) / 100.0;
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.ringwire.perf.exchange;
 
 import io.ringwire.perf.testing.MiniJson;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -39,6 +40,9 @@ class MatchingReportTest
         assertEquals(1_000_000.0, fixedRate.get("offered_per_second"));
         assertEquals(700.0, fixedRate.get("p99_ns"));
         assertEquals(610.0, ((Map<String, Object>)fixedRate.get("floor")).get("p99_ns"), "the schedule alone beside it");
+        assertEquals(2_000.0, fixedRate.get("late_ns"));
+        assertEquals(0.0132, fixedRate.get("late_share"));
+        assertEquals(0.0061, fixedRate.get("floor_late_share"), "the machine's own share of late requests beside it");
         final Map<String, Object> mix = (Map<String, Object>)first.get("mix");
         assertEquals(RequestKind.ALL.length, mix.size());
         assertEquals(0.82, ((Number)mix.get("move")).doubleValue(), 1e-9);
@@ -62,10 +66,24 @@ class MatchingReportTest
         assertTrue(table.contains("p99 700"), table);
         assertTrue(table.contains("floor       the same schedule applying nothing (this thread and machine alone): " +
             "p50 40  p99 610  p99.9 1,500  max 30,000 ns"), table);
+        assertTrue(table.contains("late        over 2,000 ns from due time: 1.32% of requests at the rate, 0.61% in " +
+            "the floor (a p99 within it needs under 1%)"), table);
         assertTrue(table.contains("digest      on the digest agent's thread, not the engine's: SHA-256 of 2.50 messages, " +
             "220 bytes a request: 120.5 ns"), table);
         assertTrue(table.contains("  flow        new GTC 9.0%, new IOC 3.0%, cancel 6.0%, move 82.0%; 3.0% of requests " +
             "trade (new GTC 0.1%, new IOC 100.0%, cancel 0.0%, move 0.1% of each)"), table);
+    }
+
+    @Test
+    void aRequestIsLateOnlyPastTheFixedRateBoundAndAnEmptyRunHasNoneLate()
+    {
+        final Histogram histogram = EngineReplay.histogram();
+        histogram.recordValueWithCount(150, 985);
+        histogram.recordValueWithCount(MatchingResult.FixedRate.LATE_NS, 5);
+        histogram.recordValueWithCount(25_000, 10);
+
+        assertEquals(0.01, MatchingResult.FixedRate.lateShare(histogram), 1e-9, "at the bound is on time, past it late");
+        assertEquals(0.0, MatchingResult.FixedRate.lateShare(EngineReplay.histogram()));
     }
 
     private static MatchingResult result(final int instruments, final double ordersPerSecond)
@@ -82,7 +100,7 @@ class MatchingReportTest
             5, new MatchingResult.Spread(ordersPerSecond, ordersPerSecond - 100_000, ordersPerSecond + 100_000),
             new MatchingResult.Percentiles(150, 400, 900, 5_000), 170.0, 20, byKind,
             new MatchingResult.FixedRate(1_000_000, 999_999.0, new MatchingResult.Percentiles(200, 700, 2_000, 40_000),
-                new MatchingResult.Percentiles(40, 610, 1_500, 30_000)),
+                new MatchingResult.Percentiles(40, 610, 1_500, 30_000), 0.0132, 0.0061),
             120.5, 2.5, 220.0, 9.5, 0, 0);
     }
 }
