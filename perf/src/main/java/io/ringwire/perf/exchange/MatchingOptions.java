@@ -72,6 +72,8 @@ public record MatchingOptions(
                            its apply returned (a late request waits: coordinated omission corrected)
               floor        the same schedule applying nothing: what the thread and the machine
                            alone (interrupts, a hypervisor's pauses, the clock) put under the fixed rate
+              late         the share of requests done over 2 us after their due time, at the rate
+                           and in the floor (a p99 within 2 us needs under 1%)
             One round is run first and not reported (JIT warm-up); figures are the median of the rounds.
 
             options:
@@ -83,9 +85,9 @@ public record MatchingOptions(
                                 (default %d)
               --seed N          seed of the flow (default %d)
               --json            print one JSON object (times in ns) instead of the table
-              --out DIR         write the results directory there: each round's service time and
-                                fixed-rate latency as HdrHistogram logs (.hdr), distributions (.hgrm)
-                                and plots (.png), summary.json and results.md
+              --out DIR         write the results directory there: each round's service time,
+                                fixed-rate latency and floor as HdrHistogram logs (.hdr),
+                                distributions (.hgrm) and plots (.png), summary.json and results.md
                                 (default perf/results/<date-time>/)
               --help            this text
 
