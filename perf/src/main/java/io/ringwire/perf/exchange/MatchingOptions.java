@@ -73,7 +73,7 @@ public record MatchingOptions(
               floor        the same schedule applying nothing: what the thread and the machine
                            alone (interrupts, a hypervisor's pauses, the clock) put under the fixed rate
               late         the share of requests done over 2 us after their due time, at the rate
-                           and in the floor (a p99 within 2 us needs under 1%)
+                           and in the floor (a p99 within 2 us needs under 1%%)
             One round is run first and not reported (JIT warm-up); figures are the median of the rounds.
 
             options:
