@@ -250,8 +250,9 @@ public final class GatewayCounters
     }
 
     /**
-     * @return execution reports dropped for want of a session to keep them: an account no session
-     *         trades, or a session away whose transport keeps no replies and that has no reply log.
+     * @return execution reports dropped for want of a session to keep them: for an account no
+     *         session trades (a session away keeps its reports, in its reply log or its transport's
+     *         store).
      */
     public long reportsForGoneSessions()
     {
