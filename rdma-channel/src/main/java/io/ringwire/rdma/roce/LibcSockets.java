@@ -28,6 +28,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 final class LibcSockets
 {
     static final int AF_INET = 2;
+    static final int AF_PACKET = 17;
     static final int SOCK_DGRAM = 2;
     static final int SOCK_RAW = 3;
     static final int SOCK_NONBLOCK = 0x800;
@@ -148,6 +149,20 @@ final class LibcSockets
      */
     static int openSocket(final int type, final int protocol) throws Unavailable
     {
+        return openSocket(AF_INET, type, protocol);
+    }
+
+    /**
+     * Opens a non-blocking socket of any family.
+     *
+     * @param family   {@link #AF_INET} or {@link #AF_PACKET}.
+     * @param type     {@link #SOCK_DGRAM} or {@link #SOCK_RAW}.
+     * @param protocol the family's protocol number (for {@link #AF_PACKET}, the EtherType in network order).
+     * @return the descriptor.
+     * @throws Unavailable when libc cannot be called or socket() fails (with its errno).
+     */
+    static int openSocket(final int family, final int type, final int protocol) throws Unavailable
+    {
         if (null != LIBC.unavailable())
         {
             throw new Unavailable(LIBC.unavailable());
@@ -155,7 +170,7 @@ final class LibcSockets
         try (Arena setup = Arena.ofConfined())
         {
             final MemorySegment state = setup.allocate(CALL_STATE);
-            final int fd = (int)LIBC.socket().invokeExact(state, AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
+            final int fd = (int)LIBC.socket().invokeExact(state, family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
             if (fd < 0)
             {
                 throw new Unavailable("socket() failed: errno " + errno(state), errno(state));

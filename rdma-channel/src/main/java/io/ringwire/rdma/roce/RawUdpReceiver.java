@@ -12,15 +12,25 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * Receives one roce device's datagrams with their IPv4 and UDP headers, through a raw IP socket
- * (needs CAP_NET_RAW), so that the receiver verifies the ICRC against the IP Identification each
- * packet really carried. A socket filter in the kernel passes only UDP datagrams addressed to the
- * device's address and port, so the socket sees nothing else.
+ * Receives one roce device's datagrams with their IPv4 and UDP headers (needs CAP_NET_RAW), so that
+ * the receiver verifies the ICRC against the IP Identification each packet really carried. A socket
+ * filter in the kernel passes only unfragmented UDP datagrams addressed to the device's address and
+ * port, so the socket sees nothing else.
+ *
+ * <p>The socket is a packet socket ({@code AF_PACKET}, {@code SOCK_DGRAM}, IPv4) where the process
+ * may open one, else a raw IP socket. The difference is what every other datagram on the host
+ * costs: the kernel runs a packet socket's filter before it takes a copy of the datagram, while it
+ * copies each UDP datagram to every raw UDP socket and runs the filter on the copy. Every roce
+ * device holds one such socket and each messaging publication and subscription opens a device, so
+ * with raw sockets each datagram on the host paid a copy per device on the host. A packet socket
+ * sees a datagram where the IP layer receives it: after the interface's ingress hooks, before the
+ * IP layer's own checks and filter rules; the ICRC, checked before anything is applied, covers
+ * every byte of the packet but the fields that change in flight. RoCE packets are never
+ * fragmented (RingWire sends with DF set, as RoCE NICs do), so fragments are filtered out.
  *
  * <p>Each datagram arrives from its IPv4 header on: {@value #IPV4_HEADER_LENGTH} bytes (a header
- * with options is the receiver's to refuse), the UDP header, then the RoCE packet from its BTH.
- * The kernel hands raw sockets reassembled datagrams only, and a copy of every datagram also goes
- * to the device's UDP socket, which owns the port and is not read.
+ * with options is the receiver's to refuse), the UDP header, then the RoCE packet from its BTH. A
+ * copy of every datagram also goes to the device's UDP socket, which owns the port and is not read.
  *
  * <p>Threading: the device's owning thread after construction. {@link #receive} allocates nothing.
  */
@@ -34,28 +44,51 @@ final class RawUdpReceiver implements AutoCloseable
     /** struct sock_fprog on LP64: u16 length, padding, pointer to the instructions. */
     private static final int FILTER_PROGRAM_LENGTH = 16;
     private static final int BPF_INSTRUCTION_LENGTH = 8;
+    /** ETH_P_IP (0x0800) as socket() takes it for a packet socket: in network order, read as a host int. */
+    private static final int ETH_P_IP_NETWORK_ORDER = Short.toUnsignedInt(Short.reverseBytes((short)0x0800));
 
     private final int fd;
+    private final boolean packetSocket;
     private boolean closed;
 
-    private RawUdpReceiver(final int fd)
+    private RawUdpReceiver(final int fd, final boolean packetSocket)
     {
         this.fd = fd;
+        this.packetSocket = packetSocket;
     }
 
     /**
-     * Opens a raw socket that receives the UDP datagrams sent to {@code localAddress:port}.
+     * @return true for a packet socket, false for the raw IP socket opened where none may be.
+     */
+    boolean isPacketSocket()
+    {
+        return packetSocket;
+    }
+
+    /**
+     * Opens a socket that receives the UDP datagrams sent to {@code localAddress:port} with their
+     * headers: a packet socket, or a raw IP socket where no packet socket may be opened.
      *
      * @param localAddress the device's IPv4 address, as an int (network order read big-endian).
      * @param port         the device's UDP port.
      * @return the receiver.
-     * @throws Unavailable when the process may not open raw sockets (errno EPERM: no CAP_NET_RAW),
-     *                     or the platform has no such sockets; the device then predicts IP IDs.
+     * @throws Unavailable when the process may open neither (errno EPERM: no CAP_NET_RAW), or the
+     *                     platform has no such sockets; the device then predicts IP IDs.
      */
     static RawUdpReceiver open(final int localAddress, final int port) throws Unavailable
     {
-        final int fd = openSocket(SOCK_RAW, IPPROTO_UDP);
-        final RawUdpReceiver receiver = new RawUdpReceiver(fd);
+        int fd;
+        boolean packetSocket = true;
+        try
+        {
+            fd = openSocket(AF_PACKET, SOCK_DGRAM, ETH_P_IP_NETWORK_ORDER);
+        }
+        catch (final Unavailable ex)
+        {
+            fd = openSocket(SOCK_RAW, IPPROTO_UDP);
+            packetSocket = false;
+        }
+        final RawUdpReceiver receiver = new RawUdpReceiver(fd, packetSocket);
         try
         {
             receiver.attachFilter(localAddress, port);
@@ -70,15 +103,20 @@ final class RawUdpReceiver implements AutoCloseable
     }
 
     /**
-     * The classic BPF program the kernel runs on each IPv4/UDP datagram before it queues it here:
-     * accept when the destination address is the device's and the UDP destination port its port.
-     * Loads are relative to the IPv4 header and in network order.
+     * The classic BPF program the kernel runs on each IPv4 packet (a packet socket) or UDP datagram
+     * (a raw socket) before it queues it here: accept an unfragmented UDP datagram whose destination
+     * address is the device's and whose UDP destination port is its port. Loads are relative to the
+     * IPv4 header and in network order.
      */
     private void attachFilter(final int localAddress, final int port) throws Unavailable
     {
         final int[][] program = {
             { 0x20, 0, 0, 16 },            // ld  [16]              destination address
-            { 0x15, 0, 4, localAddress },  // jeq #address, next, drop
+            { 0x15, 0, 8, localAddress },  // jeq #address, next, drop
+            { 0x30, 0, 0, 9 },             // ldb [9]               protocol
+            { 0x15, 0, 6, IPPROTO_UDP },   // jeq #UDP, next, drop
+            { 0x28, 0, 0, 6 },             // ldh [6]               flags and fragment offset
+            { 0x45, 4, 0, 0x3FFF },        // jset #MF|offset, drop, next
             { 0xB1, 0, 0, 0 },             // ldxb 4*([0]&0xf)     header length
             { 0x48, 0, 0, 2 },             // ldh [x + 2]           UDP destination port
             { 0x15, 0, 1, port },          // jeq #port, next, drop

@@ -97,7 +97,7 @@ final class RoceDevice extends SoftDevice
         {
             if (RoceSettings.ICRC_RAW.equals(settings.icrcCheck()))
             {
-                throw new RdmaException(RoceProvider.ICRC_CHECK_PROP + "=raw needs a raw IP socket, which this " +
+                throw new RdmaException(RoceProvider.ICRC_CHECK_PROP + "=raw needs a packet or raw IP socket, which this " +
                     "process cannot open (" + ex.getMessage() + (ex.errno == LibcSockets.EPERM ? ": grant " +
                     "CAP_NET_RAW, e.g. setcap cap_net_raw+ep on the java binary" : "") + "); or set it to auto or " +
                     "predicted", ex);

@@ -16,7 +16,8 @@ import io.ringwire.rdma.soft.SoftProvider;
  *       they cannot be learnt; {@code false} sends from unconnected sockets, with IP ID 0.</li>
  *   <li>{@value #ICRC_CHECK_PROP}: how the receiver knows the IPv4 Identification each packet's ICRC
  *       covers, which a UDP socket never sees. {@code raw} reads every packet's IPv4 header through a
- *       raw socket (needs CAP_NET_RAW) and verifies the ICRC against the ID the packet carried;
+ *       packet socket, or a raw IP socket where none may be opened (needs CAP_NET_RAW), and
+ *       verifies the ICRC against the ID the packet carried;
  *       {@code predicted} accepts only IDs predicted before the packet arrived (see
  *       {@code RoceReceiver}), and the device then says it does not verify integrity, so messaging
  *       checksums its frames; {@code auto} (the default) is raw where the process may open raw

@@ -1,0 +1,140 @@
+package io.ringwire.rdma.roce;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+
+import static io.ringwire.rdma.roce.RawUdpReceiver.IPV4_HEADER_LENGTH;
+import static io.ringwire.rdma.roce.RawUdpReceiver.UDP_HEADER_LENGTH;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The socket through which a roce device reads each datagram's headers, on real loopback sockets:
+ * it gets exactly the datagrams sent to its address and port, each from its IPv4 header on, and is
+ * a packet socket wherever the process may open one (so other datagrams on the host are filtered
+ * before the kernel copies them). Skipped where the process may open neither kind (no CAP_NET_RAW).
+ */
+class RawUdpReceiverTest
+{
+    private static final int LOOPBACK = 0x7F00_0001;
+    private static final long ARRIVAL_TIMEOUT_NS = 1_000_000_000L;
+
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment target = arena.allocate(RoceReceiver.MAX_DATAGRAM + IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH);
+    private DatagramChannel owner;
+    private DatagramChannel other;
+    private DatagramChannel sender;
+    private RawUdpReceiver receiver;
+
+    @BeforeEach
+    void open() throws IOException
+    {
+        owner = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        other = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        sender = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        try
+        {
+            receiver = RawUdpReceiver.open(LOOPBACK, port(owner));
+        }
+        catch (final LibcSockets.Unavailable ex)
+        {
+            Assumptions.abort("this process may open neither a packet nor a raw IP socket: " + ex.getMessage());
+        }
+    }
+
+    @AfterEach
+    void close() throws IOException
+    {
+        if (null != receiver)
+        {
+            receiver.close();
+        }
+        sender.close();
+        other.close();
+        owner.close();
+        arena.close();
+    }
+
+    @Test
+    void receivesADatagramSentToItsPortFromItsIpv4Header() throws IOException
+    {
+        final byte[] payload = "a roce packet".getBytes(StandardCharsets.US_ASCII);
+        sender.send(ByteBuffer.wrap(payload), owner.getLocalAddress());
+
+        final long length = awaitDatagram();
+
+        assertEquals(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + payload.length, length);
+        final ByteBuffer datagram = target.asSlice(0, length).asByteBuffer().order(ByteOrder.BIG_ENDIAN);
+        assertEquals(0x45, datagram.get(0) & 0xFF, "IPv4 without options");
+        assertEquals(LibcSockets.IPPROTO_UDP, datagram.get(9) & 0xFF, "protocol");
+        assertEquals(LOOPBACK, datagram.getInt(16), "destination address");
+        assertEquals(port(sender), datagram.getShort(IPV4_HEADER_LENGTH) & 0xFFFF, "UDP source port");
+        assertEquals(port(owner), datagram.getShort(IPV4_HEADER_LENGTH + 2) & 0xFFFF, "UDP destination port");
+        final byte[] received = new byte[payload.length];
+        datagram.get(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH, received);
+        assertArrayEquals(payload, received);
+    }
+
+    @Test
+    void takesNothingSentToAnotherPortOrAddress() throws IOException
+    {
+        sender.send(ByteBuffer.wrap(new byte[] { 1 }), other.getLocalAddress());
+        try (DatagramChannel elsewhere = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.2", port(owner))))
+        {
+            sender.send(ByteBuffer.wrap(new byte[] { 2 }), elsewhere.getLocalAddress());
+            sender.send(ByteBuffer.wrap(new byte[] { 3, 3 }), owner.getLocalAddress());
+
+            final long length = awaitDatagram();
+
+            assertEquals(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + 2, length, "only the datagram sent to its port");
+            assertEquals(3, target.get(JAVA_BYTE, IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH));
+            assertEquals(-1, receiver.receive(target, target.byteSize()), "nothing else is queued");
+        }
+    }
+
+    @Test
+    void isAPacketSocketWhereTheProcessMayOpenOne()
+    {
+        boolean packetSocketsAllowed;
+        try
+        {
+            LibcSockets.closeDescriptor(LibcSockets.openSocket(LibcSockets.AF_PACKET, LibcSockets.SOCK_DGRAM, 0));
+            packetSocketsAllowed = true;
+        }
+        catch (final LibcSockets.Unavailable ex)
+        {
+            packetSocketsAllowed = false;
+        }
+        assertEquals(packetSocketsAllowed, receiver.isPacketSocket());
+    }
+
+    private long awaitDatagram()
+    {
+        final long deadline = System.nanoTime() + ARRIVAL_TIMEOUT_NS;
+        long length;
+        while ((length = receiver.receive(target, target.byteSize())) < 0)
+        {
+            assertTrue(System.nanoTime() - deadline < 0, "no datagram within a second");
+            Thread.onSpinWait();
+        }
+        return length;
+    }
+
+    private static int port(final DatagramChannel channel) throws IOException
+    {
+        return ((InetSocketAddress)channel.getLocalAddress()).getPort();
+    }
+}
