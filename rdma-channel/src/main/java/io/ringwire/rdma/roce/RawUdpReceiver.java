@@ -22,7 +22,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * costs: the kernel runs a packet socket's filter before it takes a copy of the datagram, while it
  * copies each UDP datagram to every raw UDP socket and runs the filter on the copy. Every roce
  * device holds one such socket and each messaging publication and subscription opens a device, so
- * with raw sockets each datagram on the host paid a copy per device on the host. A packet socket
+ * with raw sockets each datagram on the host would cost a copy per device on the host. A packet socket
  * sees a datagram where the IP layer receives it: after the interface's ingress hooks, before the
  * IP layer's own checks and filter rules; the ICRC, checked before anything is applied, covers
  * every byte of the packet but the fields that change in flight. RoCE packets are never
