@@ -30,10 +30,12 @@ import static io.ringwire.rdma.roce.RoceWire.psnDistance;
  * each time. Such a requester stalls: the timer releases an ACK when this queue pair had sent the
  * requester nothing since its last packet (so the ACK was all the requester could be waiting for
  * from us) and the requester had been quiet for at least half the delay, and its next packet comes
- * within the delay after the ACK. After {@link #STALLS_TO_LEARN} such stalls in a row (no timer
- * release in between found the requester busy, no ACK went by count or behind an answer), the
- * fewest PSNs those ACKs covered become the limit, so the next run of that length is acknowledged as
- * soon as it is complete, and the requester waits for the delay twice, not at every run. One stall
+ * within the delay after the ACK, in a later progress round (a packet read in the round that
+ * released the ACK was waiting before the ACK went: the requester sent it without the ACK, which a
+ * thread that polls several devices in turn sees whenever it comes back to this one). After
+ * {@link #STALLS_TO_LEARN} such stalls in a row (no timer release in between found the requester
+ * busy, no ACK went by count or behind an answer), the fewest PSNs those ACKs covered become the
+ * limit, so the next run of that length is acknowledged as soon as it is complete, and the requester waits for the delay twice, not at every run. One stall
  * is not enough: a requester that was not waiting but paused (a JIT or GC pause, a descheduled
  * thread) and then resumed looks the same once, and a limit learned from it would cost an ACK
  * datagram per message for the next {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs (a ping-pong whose
@@ -103,7 +105,13 @@ final class AckCoalescer
         if (watchingForResume)
         {
             watchingForResume = false;
-            if (nowNs - timerReleaseNs <= delayNs)
+            if (nowNs == timerReleaseNs)
+            {
+                // Read in the round that released the ACK, right behind it: the packet was waiting
+                // already (a thread that polls this device now and then), sent without the ACK.
+                stallsInARow = 0;
+            }
+            else if (nowNs - timerReleaseNs <= delayNs)
             {
                 // The requester was quiet until the delayed ACK reached it: it stalled on it.
                 shortestStalledRun = stallsInARow == 0 ?

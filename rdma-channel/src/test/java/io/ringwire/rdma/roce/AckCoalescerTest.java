@@ -202,6 +202,34 @@ class AckCoalescerTest
     }
 
     @Test
+    void aPacketReadInTheRoundThatReleasedTheAckWasNotWaitingForIt()
+    {
+        // A thread that polls this device now and then: each time it comes back, the timer releases
+        // the owed ACK and the same round then reads the packet that was waiting already.
+        execute(true);
+        for (int round = 0; round < 3 * STALLS_TO_LEARN; round++)
+        {
+            nowNs += DELAY_NS;
+            assertTrue(release(), "the timer");
+            execute(true);
+        }
+        assertEquals(MAX_UNACKNOWLEDGED_PSNS, coalescer.limit(), "nothing learned");
+    }
+
+    @Test
+    void aPacketReadInTheRoundThatReleasedTheAckBreaksARowOfStalls()
+    {
+        stallAfterRun(2);
+        execute(true); // a stall: resumed in a later round
+        nowNs += DELAY_NS;
+        assertTrue(release(), "the timer");
+        execute(true); // the same round: it was waiting already
+        stallAfterRun(2);
+        execute(true); // another stall, but not the second in a row
+        assertEquals(MAX_UNACKNOWLEDGED_PSNS, coalescer.limit());
+    }
+
+    @Test
     void aPingPongPeerIsNotTakenForOneWaitingForTheAckEvenWhenSlow()
     {
         execute(true);
