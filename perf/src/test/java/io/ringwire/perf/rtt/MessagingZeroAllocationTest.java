@@ -36,8 +36,12 @@ class MessagingZeroAllocationTest
 {
     private static final long WARMUP = 200_000;
     private static final long MEASURED = 300_000;
-    /** Windows measured at most: one in which the JIT compiled and a thread allocated is measured again. */
-    private static final int ATTEMPTS = 3;
+    /**
+     * Windows measured at most: one in which the JIT compiled and a thread allocated is measured again.
+     * Five, as each window runs on fresh peers whose first round trips after the warm-up may still
+     * meet code the JIT compiles (three such windows in a row have been seen on a 2-CPU machine).
+     */
+    private static final int ATTEMPTS = 5;
 
     @TempDir
     Path shmDirectory;
