@@ -35,14 +35,14 @@ import static io.ringwire.rdma.roce.RoceWire.psnDistance;
  * thread that polls several devices in turn sees whenever it comes back to this one). After
  * {@link #STALLS_TO_LEARN} such stalls in a row (no timer release in between found the requester
  * busy, no ACK went by count or behind an answer), the fewest PSNs those ACKs covered become the
- * limit, so the next run of that length is acknowledged as soon as it is complete, and the requester waits for the delay twice, not at every run. One stall
- * is not enough: a requester that was not waiting but paused (a JIT or GC pause, a descheduled
- * thread) and then resumed looks the same once, and a limit learned from it would cost an ACK
- * datagram per message for the next {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs (a ping-pong whose
- * answers go through another queue pair would then pay a system call on each side for every
- * message, where one ACK covers several). The learned limit is forgotten after
- * {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs, since the requester may have changed its pattern;
- * relearning costs two delays.
+ * limit, so the next run of that length is acknowledged as soon as it is complete, and the
+ * requester waits for the delay twice, not at every run. One stall is not enough: a requester that
+ * was not waiting but paused (a JIT or GC pause, a descheduled thread) and then resumed looks the
+ * same once, and a limit learned from it would cost an ACK datagram per message for the next
+ * {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs (a ping-pong whose answers go through another queue
+ * pair would then pay a system call on each side for every message, where one ACK covers several).
+ * The learned limit is forgotten after {@link #LEARNED_LIMIT_LIFETIME_PSNS} PSNs, since the
+ * requester may have changed its pattern; relearning costs two delays.
  *
  * <p>When this queue pair answered (a ping-pong), the requester is taken to wait for the answer, not
  * for the ACK: timing cannot tell the two apart on a busy machine (a ping-pong peer that is

@@ -22,11 +22,13 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * costs: the kernel runs a packet socket's filter before it takes a copy of the datagram, while it
  * copies each UDP datagram to every raw UDP socket and runs the filter on the copy. Every roce
  * device holds one such socket and each messaging publication and subscription opens a device, so
- * with raw sockets each datagram on the host would cost a copy per device on the host. A packet socket
- * sees a datagram where the IP layer receives it: after the interface's ingress hooks, before the
- * IP layer's own checks and filter rules; the ICRC, checked before anything is applied, covers
- * every byte of the packet but the fields that change in flight. RoCE packets are never
- * fragmented (RingWire sends with DF set, as RoCE NICs do), so fragments are filtered out.
+ * with raw sockets each datagram on the host would cost a copy per device on the host. A packet
+ * socket sees a datagram where the IP layer receives it: after the interface's ingress hooks,
+ * before the IP layer's own checks and filter rules (reverse-path and firewall rules among them:
+ * the receiver's own checks of each packet's source stand in their place); the ICRC, checked
+ * before anything is applied, covers every byte of the packet but the fields that change in
+ * flight. RoCE packets are never fragmented (RingWire sends with DF set, as RoCE NICs do), so
+ * fragments are filtered out.
  *
  * <p>Each datagram arrives from its IPv4 header on: {@value #IPV4_HEADER_LENGTH} bytes (a header
  * with options is the receiver's to refuse), the UDP header, then the RoCE packet from its BTH. A
