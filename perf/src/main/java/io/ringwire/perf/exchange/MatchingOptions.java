@@ -72,8 +72,8 @@ public record MatchingOptions(
                            its apply returned (a late request waits: coordinated omission corrected)
               floor        the same schedule applying nothing: what the thread and the machine
                            alone (interrupts, a hypervisor's pauses, the clock) put under the fixed rate
-              late         the share of requests done over 2 us after their due time, at the rate
-                           and in the floor (a p99 within 2 us needs under 1%%)
+              late         the share of requests done over %d ns after their due time, at the rate
+                           and in the floor (a p99 within that needs under 1%%)
             One round is run first and not reported (JIT warm-up); figures are the median of the rounds.
 
             options:
@@ -92,7 +92,7 @@ public record MatchingOptions(
               --help            this text
 
             exit codes: 0 done, 1 the benchmark failed, 2 bad command line
-            """.formatted(MAX_ORDERS, DEFAULT_ORDERS, MAX_INSTRUMENTS, DEFAULT_BOOK_ORDERS, DEFAULT_ROUNDS,
+            """.formatted(MatchingResult.FixedRate.LATE_NS, MAX_ORDERS, DEFAULT_ORDERS, MAX_INSTRUMENTS, DEFAULT_BOOK_ORDERS, DEFAULT_ROUNDS,
             DEFAULT_RATE, DEFAULT_SEED);
     }
 
