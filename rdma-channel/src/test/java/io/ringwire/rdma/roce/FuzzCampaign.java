@@ -135,8 +135,11 @@ final class FuzzCampaign implements AutoCloseable
             QueuePairEndpoint.DEFAULT_PARTITION_KEY));
         marker.modifyToReadyToSend();
 
+        // Every live region on the fuzzed device: keys are handed out in sequence, so a mutated rkey
+        // lands on a neighbour's now and then.
         memory.addOtherDomainKey(markerRegion.rkey());
         memory.addOtherDomainKey(healthy.fuzzedRegionRkey());
+        memory.addOtherDomainKey(healthy.fuzzedLocalRegionRkey());
         model = new FuzzResponderModel(memory, responderDevice.verifiesIntegrity());
         model.protectedQueuePairs.add(healthy.fuzzedQueuePairNumber());
         model.protectedQueuePairs.add(marker.queuePairNumber());

@@ -75,7 +75,7 @@ final class FuzzMemory
         dead.close();
     }
 
-    /** Declares the rkey of a REMOTE_WRITE region of another protection domain on the same device. */
+    /** Declares the rkey of a region of another protection domain on the same device. */
     void addOtherDomainKey(final int rkey)
     {
         otherDomainKeys.add(rkey);

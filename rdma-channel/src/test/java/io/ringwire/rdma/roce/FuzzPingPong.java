@@ -143,6 +143,12 @@ final class FuzzPingPong
         return pong.inbound.rkey();
     }
 
+    /** @return the rkey of the fuzzed side's local-only region, which lives on the fuzzed device too. */
+    int fuzzedLocalRegionRkey()
+    {
+        return pong.outbound.rkey();
+    }
+
     long fuzzedRegionAddress()
     {
         return pong.inbound.address();
