@@ -35,11 +35,14 @@ import static io.ringwire.rdma.roce.RawUdpReceiver.UDP_HEADER_LENGTH;
  *   <li>Without one, the receiver accepts a packet only when its ICRC matches an ID predicted
  *       before it arrived: one of the next {@value #ID_WINDOW} IDs of its queue pair's peer
  *       (RingWire's connected sockets and rxe number their datagrams one by one, and a lost datagram
- *       skips one), one of the next IDs from its source address (rxe numbers all of a host pair's
- *       queue pairs together), or 0 (RingWire's unconnected sockets). A packet whose ICRC matches
- *       only an ID solved out of the packet itself (its sender's first packet, one after a long
- *       outage) is dropped, as unverified, and the reliable connection resends it; only after
- *       {@value #RESYNC_RUN} such packets in a row whose solved IDs follow one another does the
+ *       skips one), or one of the next IDs from its source address (rxe numbers all of a host pair's
+ *       queue pairs together). RingWire's unconnected sockets send ID 0 throughout, which a queue
+ *       pair expects until it has learnt another sequence. ID 0, too, is accepted only where it lies
+ *       in the window: otherwise a corruption that the ICRC takes for ID 0 in a numbering peer's
+ *       packet would pass. A packet whose ICRC matches only an ID solved out of the packet itself
+ *       (its sender's first packet, one after a long outage) is dropped, as unverified, and the
+ *       reliable connection resends it; only after {@value #RESYNC_RUN} such packets in a row whose
+ *       solved IDs follow one another (or are all 0) does the
  *       receiver take up their sequence. An error the ICRC, being affine in the ID bits, would
  *       take for another ID is thus accepted only if that ID lies in the predicted window, or if
  *       the same error strikes {@value #RESYNC_RUN} consecutive packets while the sequence is
@@ -250,7 +253,7 @@ final class RoceReceiver
         {
             // Dropped; a run of such packets whose IDs follow one another becomes the expected sequence.
             queuePair.resyncRun = solvedIdentification == queuePair.candidateIpIdentification ? queuePair.resyncRun + 1 : 1;
-            queuePair.candidateIpIdentification = (solvedIdentification + 1) & 0xFFFF;
+            queuePair.candidateIpIdentification = 0 == solvedIdentification ? 0 : (solvedIdentification + 1) & 0xFFFF;
             if (queuePair.resyncRun >= RESYNC_RUN)
             {
                 queuePair.expectedIpIdentification = queuePair.candidateIpIdentification;
@@ -287,29 +290,44 @@ final class RoceReceiver
         }
         final int computed = icrc.computeInPlace(receiveBuffer, receiveView, 0, length);
         final int difference = computed ^ received;
+        final int fromSource = expectedIdBySource.get(sourceAddress);
         if (0 == difference)
         {
-            return 0;
-        }
-        if (null != queuePair)
-        {
-            final int predicted = matchWindow(difference, queuePair.expectedIpIdentification, length);
-            if (NO_ID != predicted)
+            // Only where predicted: a numbering peer's packet whose corruption the ICRC takes for ID 0
+            // must not pass as an unconnected peer's.
+            if (null == queuePair || inWindow(0, queuePair.expectedIpIdentification) ||
+                (NO_ID != fromSource && inWindow(0, fromSource)))
             {
-                return predicted;
+                return 0;
             }
         }
-        final int fromSource = expectedIdBySource.get(sourceAddress);
-        if (NO_ID != fromSource)
+        else
         {
-            final int predicted = matchWindow(difference, fromSource, length);
-            if (NO_ID != predicted)
+            if (null != queuePair)
             {
-                return predicted;
+                final int predicted = matchWindow(difference, queuePair.expectedIpIdentification, length);
+                if (NO_ID != predicted)
+                {
+                    return predicted;
+                }
+            }
+            if (NO_ID != fromSource)
+            {
+                final int predicted = matchWindow(difference, fromSource, length);
+                if (NO_ID != predicted)
+                {
+                    return predicted;
+                }
             }
         }
         solvedIdentification = icrc.solveIpIdentification(computed, received, length);
         return solvedIdentification < 0 ? ICRC_MISMATCH : UNVERIFIED;
+    }
+
+    /** @return true when {@code identification} is one of the {@link #ID_WINDOW} IDs from {@code first} on. */
+    private static boolean inWindow(final int identification, final int first)
+    {
+        return ((identification - first) & 0xFFFF) < ID_WINDOW;
     }
 
     /** @return the ID among the {@link #ID_WINDOW} from {@code first} on whose difference matches; {@link #NO_ID} for none. */

@@ -28,8 +28,18 @@ final class ScriptedRelay implements AutoCloseable
 {
     enum Action
     {
-        PASS, DROP, DUPLICATE, HOLD
+        PASS, DROP, DUPLICATE, HOLD,
+        /**
+         * Pass with the lab's {@code icrcblind} error (netns-lab.sh): 0x0f XORed into the byte at UDP
+         * offset 101, which the ICRC takes for the IP ID XOR {@link #BLIND_ID_ERROR}, whatever the packet.
+         */
+        CORRUPT_BLIND
     }
+
+    /** The IP ID error that {@link Action#CORRUPT_BLIND} imitates. */
+    static final int BLIND_ID_ERROR = 0x771C;
+    /** Where {@link Action#CORRUPT_BLIND} strikes, from the start of the UDP payload (the BTH). */
+    private static final int BLIND_OFFSET = 101 - 8;
 
     /** Decides the fate of one packet. */
     interface Script
@@ -56,6 +66,9 @@ final class ScriptedRelay implements AutoCloseable
     private Script script = (towards, index, p) -> Action.PASS;
     private int countTowardsResponder;
     private int countTowardsRequester;
+    /** The IP ID the next packet each way is stamped with, counting as a connected socket's; -1: always 0. */
+    private int nextIdTowardsResponder = -1;
+    private int nextIdTowardsRequester = -1;
 
     /**
      * @param requesterDevice the requester device's "ip:port".
@@ -121,17 +134,30 @@ final class ScriptedRelay implements AutoCloseable
         this.script = script;
     }
 
+    /**
+     * Stamps every packet's ICRC from now on with IP IDs that count up from {@code first} each way,
+     * as a connected socket's do (the relay's own socket sends ID 0: only a receiver that predicts
+     * IDs, never reading the header, can tell them apart; it sees a sender that numbers its packets).
+     *
+     * @param first the ID of the next packet each way.
+     */
+    void countIdentifications(final int first)
+    {
+        nextIdTowardsResponder = first & 0xFFFF;
+        nextIdTowardsRequester = first & 0xFFFF;
+    }
+
     /** Sends the held packets, in the order they were held. */
     void releaseHeld()
     {
         for (final byte[] held : heldTowardsResponder)
         {
-            forward(responderSide, responderDevice, held);
+            forward(responderSide, responderDevice, held, nextIdentification(true), false);
         }
         heldTowardsResponder.clear();
         for (final byte[] held : heldTowardsRequester)
         {
-            forward(requesterSide, requesterDevice, held);
+            forward(requesterSide, requesterDevice, held, nextIdentification(false), false);
         }
         heldTowardsRequester.clear();
     }
@@ -176,12 +202,14 @@ final class ScriptedRelay implements AutoCloseable
                 final InetSocketAddress target = towardsResponder ? responderDevice : requesterDevice;
                 switch (action)
                 {
-                    case PASS -> forward(out, target, bytes);
+                    case PASS -> forward(out, target, bytes, nextIdentification(towardsResponder), false);
                     case DUPLICATE ->
                     {
-                        forward(out, target, bytes);
-                        forward(out, target, bytes);
+                        final int identification = nextIdentification(towardsResponder);
+                        forward(out, target, bytes, identification, false); // the network's copy: the same ID
+                        forward(out, target, bytes, identification, false);
                     }
+                    case CORRUPT_BLIND -> forward(out, target, bytes, nextIdentification(towardsResponder), true);
                     case HOLD -> (towardsResponder ? heldTowardsResponder : heldTowardsRequester).add(bytes);
                     case DROP ->
                     {
@@ -195,7 +223,30 @@ final class ScriptedRelay implements AutoCloseable
         }
     }
 
-    private void forward(final DatagramChannel out, final InetSocketAddress target, final byte[] bytes)
+    private int nextIdentification(final boolean towardsResponder)
+    {
+        final int next = towardsResponder ? nextIdTowardsResponder : nextIdTowardsRequester;
+        if (next < 0)
+        {
+            return 0;
+        }
+        if (towardsResponder)
+        {
+            nextIdTowardsResponder = (next + 1) & 0xFFFF;
+        }
+        else
+        {
+            nextIdTowardsRequester = (next + 1) & 0xFFFF;
+        }
+        return next;
+    }
+
+    /**
+     * Sends a packet on, its ICRC stamped for {@code identification}; a blind corruption strikes after
+     * the stamp, as on the wire.
+     */
+    private void forward(final DatagramChannel out, final InetSocketAddress target, final byte[] bytes,
+        final int identification, final boolean corruptBlind)
     {
         try
         {
@@ -203,9 +254,17 @@ final class ScriptedRelay implements AutoCloseable
             copy.put(bytes).flip();
             final int source = ((Inet4Address)InetAddress.getByName("127.0.0.1")).hashCode();
             final int destination = ((Inet4Address)target.getAddress()).hashCode();
-            final int crc = IcrcReference.compute(icrc, source, destination, 0, port(out), target.getPort(), copy, 0, bytes.length);
+            final int crc = IcrcReference.compute(icrc, source, destination, identification, port(out), target.getPort(),
+                copy, 0, bytes.length);
             copy.putInt(bytes.length - Icrc.LENGTH, Integer.reverseBytes(crc));
-            copy.order(ByteOrder.BIG_ENDIAN);
+            if (corruptBlind)
+            {
+                if (BLIND_OFFSET >= bytes.length - Icrc.LENGTH)
+                {
+                    throw new IllegalStateException("a blind corruption needs a packet longer than " + BLIND_OFFSET + " bytes");
+                }
+                copy.put(BLIND_OFFSET, (byte)(copy.get(BLIND_OFFSET) ^ 0x0f));
+            }
             out.send(copy, target);
         }
         catch (final IOException ex)
