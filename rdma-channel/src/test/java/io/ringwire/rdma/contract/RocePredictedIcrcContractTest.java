@@ -1,9 +1,9 @@
 package io.ringwire.rdma.contract;
 
 import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.roce.PredictedIcrc;
 import io.ringwire.rdma.roce.RoceProvider;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Path;
 
@@ -13,29 +13,9 @@ import java.nio.file.Path;
  * request, answer and refusal still completes as the contract says, although each flow's first
  * packet only teaches its receiver the sender's IP ID sequence.
  */
+@ExtendWith(PredictedIcrc.class)
 class RocePredictedIcrcContractTest extends ProviderContractTest
 {
-    private static String previous;
-
-    @BeforeAll
-    static void predictIpIdentifications()
-    {
-        previous = System.setProperty(RoceProvider.ICRC_CHECK_PROP, "predicted");
-    }
-
-    @AfterAll
-    static void restoreIcrcCheck()
-    {
-        if (null == previous)
-        {
-            System.clearProperty(RoceProvider.ICRC_CHECK_PROP);
-        }
-        else
-        {
-            System.setProperty(RoceProvider.ICRC_CHECK_PROP, previous);
-        }
-    }
-
     @Override
     protected RdmaConfig config(final Path tempDir)
     {

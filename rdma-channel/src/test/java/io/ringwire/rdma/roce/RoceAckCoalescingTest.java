@@ -7,7 +7,6 @@ import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.Endpoint;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
-import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
@@ -64,16 +63,7 @@ class RoceAckCoalescingTest
         relay = new ScriptedRelay(requester.device.address(), responder.device.address());
         source = requester.domain.allocateRegion(REGION, Access.LOCAL_WRITE);
         target = responder.domain.allocateRegion(REGION, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        requester.queuePair.modifyToInit();
-        responder.queuePair.modifyToInit();
-        final QueuePairEndpoint a = requester.queuePair.localEndpoint();
-        final QueuePairEndpoint b = responder.queuePair.localEndpoint();
-        requester.queuePair.modifyToReadyToReceive(new QueuePairEndpoint(b.queuePairNumber(), b.startPsn(),
-            relay.addressForRequester(), b.mtu(), b.partitionKey()));
-        responder.queuePair.modifyToReadyToReceive(new QueuePairEndpoint(a.queuePairNumber(), a.startPsn(),
-            relay.addressForResponder(), a.mtu(), a.partitionKey()));
-        requester.queuePair.modifyToReadyToSend();
-        responder.queuePair.modifyToReadyToSend();
+        relay.connect(requester.queuePair, responder.queuePair);
     }
 
     @AfterEach

@@ -5,14 +5,12 @@ import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.Endpoint;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
-import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.Random;
@@ -29,38 +27,19 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@link ScriptedRelay} that stamps each packet's ICRC with the ID a sender's socket would give it:
  * which IDs it accepts and which it drops as unverified.
  */
+@ExtendWith(PredictedIcrc.class)
 class RocePredictedIdentificationTest
 {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final int REGION = 64 * 1024;
     /** Each write is one packet, long enough for the blind corruption's offset. */
     private static final int WRITE = 256;
-    private static String previous;
 
     private Endpoint requester;
     private Endpoint responder;
     private ScriptedRelay relay;
     private MemoryRegion source;
     private MemoryRegion target;
-
-    @BeforeAll
-    static void predictIpIdentifications()
-    {
-        previous = System.setProperty(RoceProvider.ICRC_CHECK_PROP, RoceSettings.ICRC_PREDICTED);
-    }
-
-    @AfterAll
-    static void restoreIcrcCheck()
-    {
-        if (null == previous)
-        {
-            System.clearProperty(RoceProvider.ICRC_CHECK_PROP);
-        }
-        else
-        {
-            System.setProperty(RoceProvider.ICRC_CHECK_PROP, previous);
-        }
-    }
 
     /**
      * Connects the pair through the relay.
@@ -81,16 +60,7 @@ class RocePredictedIdentificationTest
         }
         source = requester.domain.allocateRegion(REGION, Access.LOCAL_WRITE);
         target = responder.domain.allocateRegion(REGION, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        requester.queuePair.modifyToInit();
-        responder.queuePair.modifyToInit();
-        final QueuePairEndpoint a = requester.queuePair.localEndpoint();
-        final QueuePairEndpoint b = responder.queuePair.localEndpoint();
-        requester.queuePair.modifyToReadyToReceive(new QueuePairEndpoint(b.queuePairNumber(), b.startPsn(),
-            relay.addressForRequester(), b.mtu(), b.partitionKey()));
-        responder.queuePair.modifyToReadyToReceive(new QueuePairEndpoint(a.queuePairNumber(), a.startPsn(),
-            relay.addressForResponder(), a.mtu(), a.partitionKey()));
-        requester.queuePair.modifyToReadyToSend();
-        responder.queuePair.modifyToReadyToSend();
+        relay.connect(requester.queuePair, responder.queuePair);
     }
 
     @AfterEach

@@ -59,16 +59,7 @@ class RoceReliabilityTest
         relay = new ScriptedRelay(requester.device.address(), responder.device.address());
         source = requester.domain.allocateRegion(REGION, Access.LOCAL_WRITE);
         target = responder.domain.allocateRegion(REGION, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        requester.queuePair.modifyToInit();
-        responder.queuePair.modifyToInit();
-        final QueuePairEndpoint a = requester.queuePair.localEndpoint();
-        final QueuePairEndpoint b = responder.queuePair.localEndpoint();
-        requester.queuePair.modifyToReadyToReceive(new QueuePairEndpoint(b.queuePairNumber(), b.startPsn(),
-            relay.addressForRequester(), b.mtu(), b.partitionKey()));
-        responder.queuePair.modifyToReadyToReceive(new QueuePairEndpoint(a.queuePairNumber(), a.startPsn(),
-            relay.addressForResponder(), a.mtu(), a.partitionKey()));
-        requester.queuePair.modifyToReadyToSend();
-        responder.queuePair.modifyToReadyToSend();
+        relay.connect(requester.queuePair, responder.queuePair);
     }
 
     private void connect(final int mtu)

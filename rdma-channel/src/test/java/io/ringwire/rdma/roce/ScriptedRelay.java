@@ -1,5 +1,7 @@
 package io.ringwire.rdma.roce;
 
+import io.ringwire.rdma.QueuePair;
+import io.ringwire.rdma.QueuePairEndpoint;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -127,6 +129,24 @@ final class ScriptedRelay implements AutoCloseable
         {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /**
+     * Connects two queue pairs through this relay, each told the relay's address as its peer's, and
+     * takes both to ready-to-send.
+     */
+    void connect(final QueuePair requester, final QueuePair responder)
+    {
+        requester.modifyToInit();
+        responder.modifyToInit();
+        final QueuePairEndpoint a = requester.localEndpoint();
+        final QueuePairEndpoint b = responder.localEndpoint();
+        requester.modifyToReadyToReceive(new QueuePairEndpoint(b.queuePairNumber(), b.startPsn(), addressForRequester(),
+            b.mtu(), b.partitionKey()));
+        responder.modifyToReadyToReceive(new QueuePairEndpoint(a.queuePairNumber(), a.startPsn(), addressForResponder(),
+            a.mtu(), a.partitionKey()));
+        requester.modifyToReadyToSend();
+        responder.modifyToReadyToSend();
     }
 
     void script(final Script script)
