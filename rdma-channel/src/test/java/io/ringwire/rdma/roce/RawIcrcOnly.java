@@ -1,8 +1,6 @@
 package io.ringwire.rdma.roce;
 
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
@@ -12,10 +10,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * unverified: see {@link RoceReceiver}). Where this process may not open raw sockets (no
  * CAP_NET_RAW), the class is skipped with that reason; the predicted mode has tests of its own.
  */
-public final class RawIcrcOnly implements BeforeAllCallback, AfterAllCallback
+public final class RawIcrcOnly extends IcrcCheckSetting
 {
-    private String previous;
-
     @Override
     public void beforeAll(final ExtensionContext context)
     {
@@ -28,20 +24,6 @@ public final class RawIcrcOnly implements BeforeAllCallback, AfterAllCallback
             Assumptions.abort("this process cannot open raw sockets (" + ex.getMessage() + "): the wire-level roce " +
                 "tests need a device that sees each packet's IP header");
         }
-        previous = System.getProperty(RoceProvider.ICRC_CHECK_PROP);
-        System.setProperty(RoceProvider.ICRC_CHECK_PROP, RoceSettings.ICRC_RAW);
-    }
-
-    @Override
-    public void afterAll(final ExtensionContext context)
-    {
-        if (null == previous)
-        {
-            System.clearProperty(RoceProvider.ICRC_CHECK_PROP);
-        }
-        else
-        {
-            System.setProperty(RoceProvider.ICRC_CHECK_PROP, previous);
-        }
+        use(RoceSettings.ICRC_RAW);
     }
 }
