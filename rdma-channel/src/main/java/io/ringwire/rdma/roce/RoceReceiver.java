@@ -290,13 +290,16 @@ final class RoceReceiver
         }
         final int computed = icrc.computeInPlace(receiveBuffer, receiveView, 0, length);
         final int difference = computed ^ received;
-        final int fromSource = expectedIdBySource.get(sourceAddress);
         if (0 == difference)
         {
             // Only where predicted: a numbering peer's packet whose corruption the ICRC takes for ID 0
             // must not pass as an unconnected peer's.
-            if (null == queuePair || inWindow(0, queuePair.expectedIpIdentification) ||
-                (NO_ID != fromSource && inWindow(0, fromSource)))
+            if (null == queuePair || inWindow(0, queuePair.expectedIpIdentification))
+            {
+                return 0;
+            }
+            final int fromSource = expectedIdBySource.get(sourceAddress);
+            if (NO_ID != fromSource && inWindow(0, fromSource))
             {
                 return 0;
             }
@@ -311,6 +314,7 @@ final class RoceReceiver
                     return predicted;
                 }
             }
+            final int fromSource = expectedIdBySource.get(sourceAddress);
             if (NO_ID != fromSource)
             {
                 final int predicted = matchWindow(difference, fromSource, length);
