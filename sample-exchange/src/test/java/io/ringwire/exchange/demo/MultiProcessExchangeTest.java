@@ -38,6 +38,8 @@ class MultiProcessExchangeTest
     private static final int INSTRUMENTS = 4;
     private static final long RATE = 4_000;
     private static final long LIVENESS_MS = 5_000;
+    /** Requests the clients send before the engine is killed, and again after its restart. */
+    private static final long ORDERS_PER_PHASE = 600;
 
     @TempDir
     Path directory;
@@ -90,6 +92,25 @@ class MultiProcessExchangeTest
         assertEquals(e.get("books"), c.get("books"), "the late subscriber's books are the engine's");
     }
 
+    /**
+     * Waits, up to 30 s, until the clients' PROGRESS line counts at least {@code atLeast} requests
+     * sent: a loaded two-CPU machine may take longer than a fixed pause to get a flow going (the
+     * assertions after say whether it did).
+     *
+     * @return the count the last PROGRESS line gave.
+     */
+    private static long awaitSent(final RoleProcess clients, final long atLeast) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long sent = Long.parseLong(clients.progress().getOrDefault("sent", "0"));
+        while (sent < atLeast && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(100);
+            sent = Long.parseLong(clients.progress().getOrDefault("sent", "0"));
+        }
+        return sent;
+    }
+
     @ParameterizedTest(name = "{0}, engine-threads = {1}")
     @CsvSource(delimiter = ';', value = { "shm;auto", "roce;auto", "shm;journaller, digest, replica" })
     void anEngineKilledMidRunAndRestartedFromItsJournalLosesAndRepeatsNoExecutionReport(final String provider,
@@ -103,6 +124,7 @@ class MultiProcessExchangeTest
         final RoleProcess clients = clients(layout, 0, 2, -1, 0);
         awaitReady(engine, exchange, clients);
         Thread.sleep(1_500);
+        final long sentBeforeKill = awaitSent(clients, ORDERS_PER_PHASE);
 
         engine.kill();
         Thread.sleep(300);
@@ -112,6 +134,7 @@ class MultiProcessExchangeTest
         assertEquals(journaller, engine.lines().stream().anyMatch(line -> line.startsWith("READY engine") &&
             line.contains("a journaller")), "the restarted engine says where it journals: " + engine.lines());
         Thread.sleep(1_500);
+        awaitSent(clients, sentBeforeKill + ORDERS_PER_PHASE);
 
         final Map<String, String> c = clients.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
