@@ -81,17 +81,7 @@ class RoceAckCoalescingTest
 
     private void drive(final BooleanSupplier condition, final String what)
     {
-        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out waiting for " + what + "; requester " + requester.completions + " " +
-                    requester.device.counters() + "; responder " + responder.completions + " " +
-                    responder.device.counters());
-            }
-            driveOnce();
-        }
+        relay.drive(requester, responder, condition, what, TIMEOUT);
     }
 
     private int firstPsn()

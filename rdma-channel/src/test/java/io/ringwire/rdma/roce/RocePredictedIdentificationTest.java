@@ -20,7 +20,6 @@ import static io.ringwire.rdma.roce.ScriptedRelay.Action.CORRUPT_BLIND;
 import static io.ringwire.rdma.roce.ScriptedRelay.Action.PASS;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The receiver that predicts IP IDs ({@value RoceProvider#ICRC_CHECK_PROP}=predicted), fed through a
@@ -71,18 +70,7 @@ class RocePredictedIdentificationTest
 
     private void drive(final BooleanSupplier condition, final String what)
     {
-        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out waiting for " + what + "; requester " + requester.device.counters() +
-                    "; responder " + responder.device.counters());
-            }
-            relay.pump();
-            requester.poll();
-            responder.poll();
-        }
+        relay.drive(requester, responder, condition, what, TIMEOUT);
     }
 
     private long responderCount(final int counter)

@@ -28,7 +28,6 @@ import static io.ringwire.rdma.roce.ScriptedRelay.Action.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The requester's and responder's reliability rules, exercised deterministically: every packet
@@ -75,19 +74,7 @@ class RoceReliabilityTest
 
     private void drive(final BooleanSupplier condition, final String what)
     {
-        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out waiting for " + what + "; requester " + requester.completions + " " +
-                    requester.device.counters() + "; responder " + responder.completions + " " +
-                    responder.device.counters());
-            }
-            relay.pump();
-            requester.poll();
-            responder.poll();
-        }
+        relay.drive(requester, responder, condition, what, TIMEOUT);
     }
 
     private void driveFor(final Duration duration)

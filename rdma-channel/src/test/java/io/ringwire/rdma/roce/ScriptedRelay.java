@@ -1,5 +1,6 @@
 package io.ringwire.rdma.roce;
 
+import io.ringwire.rdma.Endpoint;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairEndpoint;
 import org.agrona.CloseHelper;
@@ -14,8 +15,10 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * A UDP relay between two roce devices for deterministic fault tests: each queue pair is told the
@@ -147,6 +150,30 @@ final class ScriptedRelay implements AutoCloseable
             a.mtu(), a.partitionKey()));
         requester.modifyToReadyToSend();
         responder.modifyToReadyToSend();
+    }
+
+    /**
+     * Pumps this relay and polls both ends until {@code condition} holds.
+     *
+     * @throws AssertionError after {@code timeout}, naming what it waited for and both ends'
+     *                        completions and counters.
+     */
+    void drive(final Endpoint requester, final Endpoint responder, final BooleanSupplier condition, final String what,
+        final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("timed out waiting for " + what + "; requester " + requester.completions + " " +
+                    requester.device.counters() + "; responder " + responder.completions + " " +
+                    responder.device.counters());
+            }
+            pump();
+            requester.poll();
+            responder.poll();
+        }
     }
 
     void script(final Script script)
