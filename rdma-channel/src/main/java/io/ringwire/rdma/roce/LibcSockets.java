@@ -13,8 +13,10 @@ import java.nio.ByteOrder;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The libc socket calls roce makes where the JDK's channels cannot reach (a socket's error queue,
@@ -41,6 +43,10 @@ final class LibcSockets
     static final int EPERM = 1;
     static final int EACCES = 13;
 
+    /** struct sock_fprog on LP64: u16 length, padding, pointer to the instructions. */
+    private static final int FILTER_PROGRAM_LENGTH = 16;
+    private static final int BPF_INSTRUCTION_LENGTH = 8;
+
     /** What libc writes errno into, per call. */
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(groupElement("errno"));
@@ -53,7 +59,7 @@ final class LibcSockets
 
     /** The libc functions, or why they are not there. */
     record Functions(
-        MethodHandle socket, MethodHandle setsockopt, MethodHandle bind, MethodHandle connect,
+        MethodHandle socket, MethodHandle setsockopt, MethodHandle getsockopt, MethodHandle bind, MethodHandle connect,
         MethodHandle getsockname, MethodHandle send, MethodHandle sendto, MethodHandle recv,
         MethodHandle recvmsg, MethodHandle close, String unavailable)
     {
@@ -77,6 +83,8 @@ final class LibcSockets
                     handle(linker, libc, "socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), errno),
                     handle(linker, libc, "setsockopt",
                         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
+                    handle(linker, libc, "getsockopt",
+                        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), errno),
                     handle(linker, libc, "bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
                     handle(linker, libc, "connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
                     handle(linker, libc, "getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), errno),
@@ -98,7 +106,7 @@ final class LibcSockets
 
         private static Functions unavailable(final String reason)
         {
-            return new Functions(null, null, null, null, null, null, null, null, null, null, reason);
+            return new Functions(null, null, null, null, null, null, null, null, null, null, null, reason);
         }
 
         private static MethodHandle handle(
@@ -227,6 +235,67 @@ final class LibcSockets
         {
             throw new Unavailable("setsockopt(" + what + ") failed: errno " + errno(state), errno(state));
         }
+    }
+
+    /**
+     * Reads an int socket option.
+     *
+     * @param fd    the socket.
+     * @param state call state for errno.
+     * @param level the option's level.
+     * @param name  the option.
+     * @param what  the option's name, for the message.
+     * @return its value.
+     * @throws Unavailable when it cannot be read.
+     */
+    static int getIntOption(final int fd, final MemorySegment state, final int level, final int name,
+        final String what) throws Unavailable
+    {
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment value = scratch.allocate(JAVA_INT);
+            final MemorySegment length = scratch.allocate(JAVA_INT);
+            length.set(JAVA_INT, 0, Integer.BYTES);
+            final int result;
+            try
+            {
+                result = (int)LIBC.getsockopt().invokeExact(state, fd, level, name, value, length);
+            }
+            catch (final Throwable ex)
+            {
+                throw new Unavailable("libc getsockopt() failed to run: " + ex);
+            }
+            if (result != 0)
+            {
+                throw new Unavailable("getsockopt(" + what + ") failed: errno " + errno(state), errno(state));
+            }
+            return value.get(JAVA_INT, 0);
+        }
+    }
+
+    /**
+     * Lays out a classic BPF program as {@code struct sock_fprog} takes it (for
+     * {@code SO_ATTACH_FILTER} and {@code PACKET_FANOUT_DATA}).
+     *
+     * @param arena   where it goes; it must outlive the call that passes it.
+     * @param program the instructions: each {code, jt, jf, k}.
+     * @return the {@code struct sock_fprog}.
+     */
+    static MemorySegment socketFilterProgram(final Arena arena, final int[][] program)
+    {
+        final MemorySegment instructions = arena.allocate((long)BPF_INSTRUCTION_LENGTH * program.length, 8);
+        for (int i = 0; i < program.length; i++)
+        {
+            final long at = (long)BPF_INSTRUCTION_LENGTH * i;
+            instructions.set(JAVA_SHORT, at, (short)program[i][0]);
+            instructions.set(JAVA_BYTE, at + 2, (byte)program[i][1]);
+            instructions.set(JAVA_BYTE, at + 3, (byte)program[i][2]);
+            instructions.set(JAVA_INT, at + 4, program[i][3]);
+        }
+        final MemorySegment filter = arena.allocate(FILTER_PROGRAM_LENGTH, 8);
+        filter.set(JAVA_SHORT, 0, (short)program.length);
+        filter.set(ADDRESS, 8, instructions);
+        return filter;
     }
 
     /**

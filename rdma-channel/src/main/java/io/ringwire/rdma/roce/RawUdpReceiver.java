@@ -6,10 +6,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static io.ringwire.rdma.roce.LibcSockets.*;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * Receives one roce device's datagrams with their IPv4 and UDP headers (needs CAP_NET_RAW), so that
@@ -22,7 +18,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * costs: the kernel runs a packet socket's filter before it takes a copy of the datagram, while it
  * copies each UDP datagram to every raw UDP socket and runs the filter on the copy. Every roce
  * device holds one such socket and each messaging publication and subscription opens a device, so
- * with raw sockets each datagram on the host would cost a copy per device on the host. A packet
+ * with raw sockets each datagram on the host would cost a copy per device on the host. The packet
+ * sockets of one process share a {@link PacketFanout} group, which the kernel visits once per
+ * packet for all of them. A packet
  * socket sees a datagram where the IP layer receives it: after the interface's ingress hooks,
  * before the IP layer's own checks and filter rules (reverse-path and firewall rules among them:
  * the receiver's own checks of each packet's source stand in their place); the ICRC, checked
@@ -43,14 +41,13 @@ final class RawUdpReceiver implements AutoCloseable
     /** Bytes of the UDP header. */
     static final int UDP_HEADER_LENGTH = 8;
     private static final int SO_ATTACH_FILTER = 26;
-    /** struct sock_fprog on LP64: u16 length, padding, pointer to the instructions. */
-    private static final int FILTER_PROGRAM_LENGTH = 16;
-    private static final int BPF_INSTRUCTION_LENGTH = 8;
     /** ETH_P_IP (0x0800) as socket() takes it for a packet socket: in network order, read as a host int. */
     private static final int ETH_P_IP_NETWORK_ORDER = Short.toUnsignedInt(Short.reverseBytes((short)0x0800));
 
     private final int fd;
     private final boolean packetSocket;
+    /** In the process's {@link PacketFanout} group. */
+    private boolean grouped;
     private boolean closed;
 
     private RawUdpReceiver(final int fd, final boolean packetSocket)
@@ -68,8 +65,18 @@ final class RawUdpReceiver implements AutoCloseable
     }
 
     /**
+     * @return the id of the packet fanout group the socket is in, or -1 when it is a socket of its
+     *         own (a raw IP socket, or a packet socket the kernel kept out of a group).
+     */
+    int fanoutGroup()
+    {
+        return grouped ? PacketFanout.groupOf(fd) : -1;
+    }
+
+    /**
      * Opens a socket that receives the UDP datagrams sent to {@code localAddress:port} with their
-     * headers: a packet socket, or a raw IP socket where no packet socket may be opened.
+     * headers: a packet socket, in the process's {@link PacketFanout} group where the kernel allows,
+     * or a raw IP socket where no packet socket may be opened.
      *
      * @param localAddress the device's IPv4 address, as an int (network order read big-endian).
      * @param port         the device's UDP port.
@@ -95,6 +102,16 @@ final class RawUdpReceiver implements AutoCloseable
         {
             receiver.attachFilter(localAddress, port);
             receiver.drain(); // datagrams for anyone that queued before the filter was in place
+            if (packetSocket)
+            {
+                final int joined = PacketFanout.join(fd, localAddress, port);
+                if (joined == PacketFanout.CLOSED)
+                {
+                    receiver.closed = true;
+                    return open(localAddress, port); // alone this time: the group takes no more
+                }
+                receiver.grouped = joined == PacketFanout.JOINED;
+            }
             return receiver;
         }
         catch (final Unavailable | RuntimeException ex)
@@ -127,19 +144,8 @@ final class RawUdpReceiver implements AutoCloseable
         };
         try (Arena setup = Arena.ofConfined())
         {
-            final MemorySegment instructions = setup.allocate((long)BPF_INSTRUCTION_LENGTH * program.length, 8);
-            for (int i = 0; i < program.length; i++)
-            {
-                final long at = (long)BPF_INSTRUCTION_LENGTH * i;
-                instructions.set(JAVA_SHORT, at, (short)program[i][0]);
-                instructions.set(JAVA_BYTE, at + 2, (byte)program[i][1]);
-                instructions.set(JAVA_BYTE, at + 3, (byte)program[i][2]);
-                instructions.set(JAVA_INT, at + 4, program[i][3]);
-            }
-            final MemorySegment filter = setup.allocate(FILTER_PROGRAM_LENGTH, 8);
-            filter.set(JAVA_SHORT, 0, (short)program.length);
-            filter.set(ADDRESS, 8, instructions);
-            setOption(fd, setup.allocate(CALL_STATE), filter, SOL_SOCKET, SO_ATTACH_FILTER, "SO_ATTACH_FILTER");
+            setOption(fd, setup.allocate(CALL_STATE), socketFilterProgram(setup, program), SOL_SOCKET,
+                SO_ATTACH_FILTER, "SO_ATTACH_FILTER");
         }
     }
 
@@ -177,10 +183,27 @@ final class RawUdpReceiver implements AutoCloseable
     @Override
     public void close()
     {
+        close(PacketFanout.LeaveSteps.NONE);
+    }
+
+    /**
+     * Closes the socket, leaving its fanout group if it is in one.
+     *
+     * @param steps told of each step of the leave (tests).
+     */
+    void close(final PacketFanout.LeaveSteps steps)
+    {
         if (!closed)
         {
             closed = true;
-            closeDescriptor(fd);
+            if (grouped)
+            {
+                PacketFanout.leaveAndClose(fd, steps);
+            }
+            else
+            {
+                closeDescriptor(fd);
+            }
         }
     }
 }
