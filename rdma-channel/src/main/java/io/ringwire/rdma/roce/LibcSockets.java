@@ -20,7 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The libc socket calls roce makes where the JDK's channels cannot reach (a socket's error queue,
- * raw IP sockets, socket filters), bound once with the foreign function API, with their constants
+ * raw IP and packet sockets, socket filters, a packet socket's mapped ring), bound once with the foreign function API, with their constants
  * and the set-up steps both {@link ConnectedUdpSocket} and {@link RawUdpReceiver} take. Linux on
  * 64-bit only; elsewhere {@link Functions#unavailable()} says why and callers fall back.
  *
@@ -61,7 +61,7 @@ final class LibcSockets
     record Functions(
         MethodHandle socket, MethodHandle setsockopt, MethodHandle getsockopt, MethodHandle bind, MethodHandle connect,
         MethodHandle getsockname, MethodHandle send, MethodHandle sendto, MethodHandle recv,
-        MethodHandle recvmsg, MethodHandle close, String unavailable)
+        MethodHandle recvmsg, MethodHandle close, MethodHandle mmap, MethodHandle munmap, String unavailable)
     {
         static Functions load()
         {
@@ -96,6 +96,9 @@ final class LibcSockets
                         Linker.Option.critical(false)),
                     handle(linker, libc, "recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT)),
                     handle(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
+                    handle(linker, libc, "mmap",
+                        FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), errno),
+                    handle(linker, libc, "munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG)),
                     null);
             }
             catch (final RuntimeException ex)
@@ -106,7 +109,7 @@ final class LibcSockets
 
         private static Functions unavailable(final String reason)
         {
-            return new Functions(null, null, null, null, null, null, null, null, null, null, null, reason);
+            return new Functions(null, null, null, null, null, null, null, null, null, null, null, null, null, reason);
         }
 
         private static MethodHandle handle(

@@ -83,9 +83,10 @@ final class PacketFanout
      * @param fd      a packet socket of {@code ETH_P_IP}, its filter attached.
      * @param address the device's IPv4 address (network order read big-endian).
      * @param port    the device's UDP port.
+     * @param ring    the socket's mapped ring, unmapped before a close here, or null.
      * @return {@link #JOINED}, {@link #ALONE} or {@link #CLOSED}.
      */
-    static synchronized int join(final int fd, final int address, final int port)
+    static synchronized int join(final int fd, final int address, final int port, final PacketRing ring)
     {
         if (null != refused || members >= MAX_MEMBERS)
         {
@@ -127,6 +128,10 @@ final class PacketFanout
             LOGGER.log(System.Logger.Level.WARNING, "roce packet fanout could not route a new member (" + failure +
                 "): its socket is reopened alone, and so are later ones");
             members--;
+            if (null != ring)
+            {
+                ring.close();
+            }
             closeDescriptor(fd);
             if (members == 0)
             {

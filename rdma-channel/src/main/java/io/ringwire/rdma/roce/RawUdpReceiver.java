@@ -48,6 +48,8 @@ final class RawUdpReceiver implements AutoCloseable
     private final boolean packetSocket;
     /** In the process's {@link PacketFanout} group. */
     private boolean grouped;
+    /** The packet socket's mapped receive ring, or null to receive through {@code recv}. */
+    private PacketRing ring;
     private boolean closed;
 
     private RawUdpReceiver(final int fd, final boolean packetSocket)
@@ -104,7 +106,8 @@ final class RawUdpReceiver implements AutoCloseable
             receiver.drain(); // datagrams for anyone that queued before the filter was in place
             if (packetSocket)
             {
-                final int joined = PacketFanout.join(fd, localAddress, port);
+                receiver.ring = mapRing(fd, port);
+                final int joined = PacketFanout.join(fd, localAddress, port, receiver.ring);
                 if (joined == PacketFanout.CLOSED)
                 {
                     receiver.closed = true;
@@ -149,6 +152,28 @@ final class RawUdpReceiver implements AutoCloseable
         }
     }
 
+    private static PacketRing mapRing(final int fd, final int port)
+    {
+        try
+        {
+            return PacketRing.map(fd);
+        }
+        catch (final Unavailable ex)
+        {
+            System.getLogger(RawUdpReceiver.class.getName()).log(System.Logger.Level.INFO, "roce on port " + port +
+                " receives through recv(), a system call a poll: no packet ring (" + ex.getMessage() + ")");
+            return null;
+        }
+    }
+
+    /**
+     * @return true when datagrams arrive through a mapped ring, not {@code recv}.
+     */
+    boolean hasRing()
+    {
+        return null != ring;
+    }
+
     private void drain()
     {
         try (Arena setup = Arena.ofConfined())
@@ -170,6 +195,10 @@ final class RawUdpReceiver implements AutoCloseable
      */
     long receive(final MemorySegment target, final long capacity)
     {
+        if (null != ring)
+        {
+            return ring.receive(target, capacity);
+        }
         try
         {
             return (long)LIBC.recv().invokeExact(fd, target, capacity, MSG_DONTWAIT);
@@ -196,6 +225,10 @@ final class RawUdpReceiver implements AutoCloseable
         if (!closed)
         {
             closed = true;
+            if (null != ring)
+            {
+                ring.close(); // unmapped before the socket closes
+            }
             if (grouped)
             {
                 PacketFanout.leaveAndClose(fd, steps);

@@ -25,7 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The socket through which a roce device reads each datagram's headers, on real loopback sockets:
  * it gets exactly the datagrams sent to its address and port, each from its IPv4 header on, and is
  * a packet socket wherever the process may open one (so other datagrams on the host are filtered
- * before the kernel copies them). Skipped where the process may open neither kind (no CAP_NET_RAW).
+ * before the kernel copies them), and reads a packet socket's datagrams from its mapped ring: in order over
+ * many laps, the overflow of a full ring dropped rather than queued, a datagram longer than a frame
+ * cut short. Skipped where the process may open neither kind (no CAP_NET_RAW).
  */
 class RawUdpReceiverTest
 {
@@ -119,6 +121,63 @@ class RawUdpReceiverTest
             packetSocketsAllowed = false;
         }
         assertEquals(packetSocketsAllowed, receiver.isPacketSocket());
+    }
+
+    @Test
+    void readsAPacketSocketsDatagramsFromAMappedRing()
+    {
+        Assumptions.assumeTrue(receiver.isPacketSocket(), "a raw IP socket has no ring");
+        assertTrue(receiver.hasRing());
+    }
+
+    @Test
+    void keepsTheOrderOfDatagramsOverManyLapsOfTheRing() throws IOException
+    {
+        Assumptions.assumeTrue(receiver.hasRing(), "no packet ring here");
+        for (int i = 0; i < 3 * PacketRing.FRAMES + 7; i++)
+        {
+            sender.send(ByteBuffer.allocate(4).putInt(0, i), owner.getLocalAddress());
+
+            assertEquals(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + 4, awaitDatagram());
+            assertEquals(i, target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getInt(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH));
+        }
+    }
+
+    @Test
+    void aFullRingDropsWhatComesUntilFramesAreHandedBack() throws IOException
+    {
+        Assumptions.assumeTrue(receiver.hasRing(), "no packet ring here");
+        final int sent = PacketRing.FRAMES + 20;
+        for (int i = 0; i < sent; i++)
+        {
+            sender.send(ByteBuffer.allocate(4).putInt(0, i), owner.getLocalAddress());
+        }
+
+        for (int i = 0; i < PacketRing.FRAMES; i++)
+        {
+            awaitDatagram();
+            assertEquals(i, target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getInt(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH),
+                "the first datagrams, in order");
+        }
+        assertEquals(-1, receiver.receive(target, target.byteSize()), "the rest were dropped, not queued");
+        sender.send(ByteBuffer.allocate(4).putInt(0, sent), owner.getLocalAddress());
+        awaitDatagram();
+        assertEquals(sent, target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getInt(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH),
+            "the ring takes datagrams again once its frames are back");
+    }
+
+    @Test
+    void aDatagramLongerThanAFrameArrivesCutShort() throws IOException
+    {
+        Assumptions.assumeTrue(receiver.hasRing(), "no packet ring here");
+        final int payload = PacketRing.FRAME_SIZE + 1000;
+        sender.send(ByteBuffer.allocate(payload), owner.getLocalAddress());
+
+        final long length = awaitDatagram();
+
+        final int totalLength = target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getShort(2) & 0xFFFF;
+        assertEquals(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + payload, totalLength, "the IPv4 header's total length");
+        assertTrue(length < totalLength, "only " + length + " bytes of it: the receiver sees it was cut short");
     }
 
     private long awaitDatagram()
