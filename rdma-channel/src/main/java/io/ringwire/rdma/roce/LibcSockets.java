@@ -20,9 +20,10 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The libc socket calls roce makes where the JDK's channels cannot reach (a socket's error queue,
- * raw IP and packet sockets, socket filters, a packet socket's mapped ring), bound once with the foreign function API, with their constants
- * and the set-up steps both {@link ConnectedUdpSocket} and {@link RawUdpReceiver} take. Linux on
- * 64-bit only; elsewhere {@link Functions#unavailable()} says why and callers fall back.
+ * raw IP and packet sockets, socket filters, a packet socket's mapped ring), bound once with the
+ * foreign function API, with their constants and the set-up steps {@link ConnectedUdpSocket},
+ * {@link RawUdpReceiver}, {@link PacketFanout} and {@link PacketRing} take. Linux on 64-bit only;
+ * elsewhere {@link Functions#unavailable()} says why and callers fall back.
  *
  * <p>Threading: stateless; the handles are immutable.
  */
@@ -97,7 +98,8 @@ final class LibcSockets
                     handle(linker, libc, "recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT)),
                     handle(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
                     handle(linker, libc, "mmap",
-                        FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), errno),
+                        FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
+                        errno),
                     handle(linker, libc, "munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG)),
                     null);
             }

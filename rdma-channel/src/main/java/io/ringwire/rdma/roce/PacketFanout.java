@@ -47,7 +47,7 @@ final class PacketFanout
     static final int PACKET_FANOUT_DATA = 22;
     static final int PACKET_FANOUT_CBPF = 6;
     static final int PACKET_FANOUT_FLAG_UNIQUEID = 0x2000;
-    /** The kernel's member limit for a group joined with an int option (PACKET_FANOUT_MAX). */
+    /** The kernel's member limit for a group joined with an int option (the kernel's own is higher). */
     static final int MAX_MEMBERS = 256;
     /** {@link #join}: the socket joined the group. */
     static final int JOINED = 1;
@@ -59,6 +59,8 @@ final class PacketFanout
     private static final System.Logger LOGGER = System.getLogger(PacketFanout.class.getName());
     /** Classic BPF instructions a member takes in the program. */
     private static final int INSTRUCTIONS_PER_MEMBER = 5;
+    /** The port of a member routed to by nothing: a 16-bit load never equals it. */
+    private static final int NO_PORT = 0x1_0000;
 
     // Guarded by the class; mirror the kernel's array of members.
     private static int[] fds = new int[8];
@@ -127,11 +129,12 @@ final class PacketFanout
             refused = failure;
             LOGGER.log(System.Logger.Level.WARNING, "roce packet fanout could not route a new member (" + failure +
                 "): its socket is reopened alone, and so are later ones");
-            members--;
-            if (null != ring)
+            if (null != ring && !ring.unmap())
             {
-                ring.close();
+                ports[members - 1] = NO_PORT; // still held by its mapping: it stays, routed to by nothing
+                return CLOSED;
             }
+            members--;
             closeDescriptor(fd);
             if (members == 0)
             {
@@ -185,25 +188,64 @@ final class PacketFanout
                     "moves may lose datagrams until the next program is in place");
             }
         }
-        steps.reached(BEFORE_CLOSE);
+        Throwable stepFailure = reach(steps, BEFORE_CLOSE, null);
         closeDescriptor(fd);
         fds[index] = fds[last];
         addresses[index] = addresses[last];
         ports[index] = ports[last];
         members = last;
-        steps.reached(AFTER_CLOSE);
+        stepFailure = reach(steps, AFTER_CLOSE, stepFailure);
         if (members > 0)
         {
-            // The transitional program stays right; this one only drops its leftovers.
+            // The transitional program stays right until the next join, whose member it would name.
             final String failure = install(fds[0], -1, 0);
             if (null != failure)
             {
-                LOGGER.log(System.Logger.Level.DEBUG, "roce packet fanout: " + failure);
+                LOGGER.log(System.Logger.Level.WARNING, "roce packet fanout: " + failure + "; the next member to " +
+                    "join may take the moved member's datagrams until its own program is in place");
             }
         }
         else
         {
             groupId = -1;
+        }
+        if (stepFailure instanceof RuntimeException runtime)
+        {
+            throw runtime;
+        }
+        if (stepFailure instanceof Error error)
+        {
+            throw error;
+        }
+    }
+
+    /**
+     * A member whose socket cannot close (its ring would not unmap) stays in the group, routed to by
+     * nothing.
+     *
+     * @param fd a socket {@link #join} took.
+     */
+    static synchronized void abandon(final int fd)
+    {
+        final int index = indexOf(fd);
+        if (index >= 0)
+        {
+            ports[index] = NO_PORT;
+            install(fds[0], -1, 0);
+        }
+    }
+
+    /** Tells the steps, and keeps the first failure for after the leave is complete. */
+    private static Throwable reach(final LeaveSteps steps, final String step, final Throwable earlier)
+    {
+        try
+        {
+            steps.reached(step);
+            return earlier;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            return null == earlier ? ex : earlier;
         }
     }
 

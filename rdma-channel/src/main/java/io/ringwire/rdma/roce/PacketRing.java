@@ -1,13 +1,14 @@
 package io.ringwire.rdma.roce;
 
 import io.ringwire.rdma.roce.LibcSockets.Unavailable;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 
 import static io.ringwire.rdma.roce.LibcSockets.*;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * A packet socket's receive ring ({@code PACKET_RX_RING}, {@code TPACKET_V2}) mapped into the
@@ -23,6 +24,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * truncated. When every frame is taken the kernel drops the datagram, as a full receive queue
  * would, and the reliable connection resends it.
  *
+ * <p>The mapping belongs to a shared arena whose close unmaps it: a thread still polling a device
+ * that another closes (a progress agent not yet stopped) then gets an {@link IllegalStateException}
+ * from its next read, never a read of memory no longer mapped.
+ *
  * <p>Threading: the device's owning thread after construction. {@link #receive} allocates nothing.
  */
 final class PacketRing implements AutoCloseable
@@ -33,7 +38,7 @@ final class PacketRing implements AutoCloseable
     /** Frame bytes: the frame header and link address (80 bytes before the IPv4 header) and 4272 of packet. */
     static final int FRAME_SIZE = 4352;
     static final int BLOCK_SIZE = 65536;
-    /** 240 frames: more datagrams than a default receive buffer held, and a 128-PSN window twice over. */
+    /** 240 frames: more small datagrams than a default receive buffer holds, nearly two 128-PSN windows. */
     static final int BLOCKS = 16;
     static final int FRAMES_PER_BLOCK = BLOCK_SIZE / FRAME_SIZE;
     static final int FRAMES = FRAMES_PER_BLOCK * BLOCKS;
@@ -50,16 +55,18 @@ final class PacketRing implements AutoCloseable
     private static final int NETWORK_OFFSET = 14;
     private static final int TP_STATUS_KERNEL = 0;
     private static final int TP_STATUS_USER = 1;
+    private static final VarHandle STATUS = JAVA_INT.varHandle();
 
-    private final MemorySegment mapping;
-    private final UnsafeBuffer frames;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment frames;
     private int next;
-    private boolean closed;
+    /** munmap() succeeded: written by the arena's cleanup, read after its close. */
+    private boolean unmapped;
 
-    private PacketRing(final MemorySegment mapping)
+    @SuppressWarnings("restricted")
+    private PacketRing(final MemorySegment address)
     {
-        this.mapping = mapping;
-        this.frames = new UnsafeBuffer(mapping.address(), (int)LENGTH);
+        this.frames = address.reinterpret(LENGTH, arena, this::unmap);
     }
 
     /**
@@ -100,8 +107,22 @@ final class PacketRing implements AutoCloseable
             {
                 throw new Unavailable("mmap() of the packet ring failed: errno " + errno(state), errno(state));
             }
-            return new PacketRing(address.reinterpret(LENGTH));
+            return new PacketRing(address);
         }
+    }
+
+    private void unmap(final MemorySegment mapping)
+    {
+        final int result;
+        try
+        {
+            result = (int)LIBC.munmap().invokeExact(MemorySegment.ofAddress(mapping.address()), LENGTH);
+        }
+        catch (final Throwable ex)
+        {
+            return; // the caller sees the ring still mapped
+        }
+        unmapped = result == 0;
     }
 
     /**
@@ -115,40 +136,42 @@ final class PacketRing implements AutoCloseable
      */
     long receive(final MemorySegment target, final long capacity)
     {
-        final int frame = (next / FRAMES_PER_BLOCK) * BLOCK_SIZE + (next % FRAMES_PER_BLOCK) * FRAME_SIZE;
-        if ((frames.getIntVolatile(frame + STATUS_OFFSET) & TP_STATUS_USER) == 0)
+        final long frame = (long)(next / FRAMES_PER_BLOCK) * BLOCK_SIZE + (long)(next % FRAMES_PER_BLOCK) * FRAME_SIZE;
+        if (((int)STATUS.getAcquire(frames, frame + STATUS_OFFSET) & TP_STATUS_USER) == 0)
         {
             return -1;
         }
-        final int snapshot = frames.getInt(frame + SNAPSHOT_LENGTH_OFFSET);
-        final int length = (int)Math.min(Math.min(snapshot, frames.getInt(frame + LENGTH_OFFSET)), capacity);
-        final int network = frames.getShort(frame + NETWORK_OFFSET) & 0xFFFF;
-        final int copied = Math.max(0, Math.min(length, FRAME_SIZE - network));
-        MemorySegment.copy(mapping, frame + network, target, 0, copied);
+        final int snapshot = frames.get(JAVA_INT, frame + SNAPSHOT_LENGTH_OFFSET);
+        final long length = Math.min(Math.min(snapshot, frames.get(JAVA_INT, frame + LENGTH_OFFSET)), capacity);
+        final int network = frames.get(JAVA_SHORT, frame + NETWORK_OFFSET) & 0xFFFF;
+        final long copied = Math.max(0, Math.min(length, FRAME_SIZE - network));
+        MemorySegment.copy(frames, frame + network, target, 0, copied);
         // The copy is read before the frame goes back: the kernel may write the next lap into it.
-        frames.putIntOrdered(frame + STATUS_OFFSET, TP_STATUS_KERNEL);
+        STATUS.setRelease(frames, frame + STATUS_OFFSET, TP_STATUS_KERNEL);
         next = next + 1 == FRAMES ? 0 : next + 1;
         return copied;
     }
 
     /**
-     * Unmaps the ring. Call before the socket closes: the kernel complains of a socket closed while
-     * its ring is still mapped.
+     * Unmaps the ring, once no thread is reading it. Call before the socket closes: the mapping
+     * holds the socket, which a close would leave open (and in its fanout group) while it lasts.
+     * Idempotent.
+     *
+     * @return true when the ring is unmapped; false when munmap() failed, and the socket with it
+     *         must be left as it is.
      */
+    boolean unmap()
+    {
+        if (arena.scope().isAlive())
+        {
+            arena.close();
+        }
+        return unmapped;
+    }
+
     @Override
     public void close()
     {
-        if (!closed)
-        {
-            closed = true;
-            try
-            {
-                final int ignored = (int)LIBC.munmap().invokeExact(mapping, LENGTH);
-            }
-            catch (final Throwable ex)
-            {
-                // the mapping is abandoned either way
-            }
-        }
+        unmap();
     }
 }

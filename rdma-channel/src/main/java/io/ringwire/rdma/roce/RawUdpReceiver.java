@@ -44,6 +44,8 @@ final class RawUdpReceiver implements AutoCloseable
     /** ETH_P_IP (0x0800) as socket() takes it for a packet socket: in network order, read as a host int. */
     private static final int ETH_P_IP_NETWORK_ORDER = Short.toUnsignedInt(Short.reverseBytes((short)0x0800));
 
+    private static final System.Logger LOGGER = System.getLogger(RawUdpReceiver.class.getName());
+
     private final int fd;
     private final boolean packetSocket;
     /** In the process's {@link PacketFanout} group. */
@@ -88,6 +90,12 @@ final class RawUdpReceiver implements AutoCloseable
      */
     static RawUdpReceiver open(final int localAddress, final int port) throws Unavailable
     {
+        return open(localAddress, port, true);
+    }
+
+    private static RawUdpReceiver open(final int localAddress, final int port, final boolean withRing)
+        throws Unavailable
+    {
         int fd;
         boolean packetSocket = true;
         try
@@ -104,17 +112,33 @@ final class RawUdpReceiver implements AutoCloseable
         {
             receiver.attachFilter(localAddress, port);
             receiver.drain(); // datagrams for anyone that queued before the filter was in place
-            if (packetSocket)
+            if (!packetSocket)
             {
-                receiver.ring = mapRing(fd, port);
-                final int joined = PacketFanout.join(fd, localAddress, port, receiver.ring);
-                if (joined == PacketFanout.CLOSED)
-                {
-                    receiver.closed = true;
-                    return open(localAddress, port); // alone this time: the group takes no more
-                }
-                receiver.grouped = joined == PacketFanout.JOINED;
+                return receiver;
             }
+            if (withRing)
+            {
+                try
+                {
+                    receiver.ring = PacketRing.map(fd);
+                }
+                catch (final Unavailable ex)
+                {
+                    // A ring the kernel took but could not map would keep every datagram from recv():
+                    // a socket of its own, without one, is the safe way on.
+                    LOGGER.log(System.Logger.Level.INFO, "roce on port " + port + " receives through recv(), a " +
+                        "system call per poll: no packet ring (" + ex.getMessage() + ")");
+                    receiver.close();
+                    return open(localAddress, port, false);
+                }
+            }
+            final int joined = PacketFanout.join(fd, localAddress, port, receiver.ring);
+            if (joined == PacketFanout.CLOSED)
+            {
+                receiver.closed = true;
+                return open(localAddress, port, withRing); // alone this time: the group takes no more
+            }
+            receiver.grouped = joined == PacketFanout.JOINED;
             return receiver;
         }
         catch (final Unavailable | RuntimeException ex)
@@ -149,20 +173,6 @@ final class RawUdpReceiver implements AutoCloseable
         {
             setOption(fd, setup.allocate(CALL_STATE), socketFilterProgram(setup, program), SOL_SOCKET,
                 SO_ATTACH_FILTER, "SO_ATTACH_FILTER");
-        }
-    }
-
-    private static PacketRing mapRing(final int fd, final int port)
-    {
-        try
-        {
-            return PacketRing.map(fd);
-        }
-        catch (final Unavailable ex)
-        {
-            System.getLogger(RawUdpReceiver.class.getName()).log(System.Logger.Level.INFO, "roce on port " + port +
-                " receives through recv(), a system call a poll: no packet ring (" + ex.getMessage() + ")");
-            return null;
         }
     }
 
@@ -225,9 +235,16 @@ final class RawUdpReceiver implements AutoCloseable
         if (!closed)
         {
             closed = true;
-            if (null != ring)
+            if (null != ring && !ring.unmap())
             {
-                ring.close(); // unmapped before the socket closes
+                // The mapping holds the socket open: closing the descriptor would not take it out of
+                // its group, so it stays, routed to by nothing.
+                LOGGER.log(System.Logger.Level.WARNING, "roce packet ring not unmapped; its socket is left open");
+                if (grouped)
+                {
+                    PacketFanout.abandon(fd);
+                }
+                return;
             }
             if (grouped)
             {

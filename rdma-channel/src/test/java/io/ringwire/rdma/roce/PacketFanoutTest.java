@@ -38,7 +38,8 @@ class PacketFanoutTest
     private static final long SETTLE_NS = 20_000_000L;
 
     private final Arena arena = Arena.ofConfined();
-    private final MemorySegment target = arena.allocate(RoceReceiver.MAX_DATAGRAM + IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH);
+    private final MemorySegment target =
+        arena.allocate(RoceReceiver.MAX_DATAGRAM + IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH);
     private final List<DatagramChannel> owners = new ArrayList<>();
     private final List<RawUdpReceiver> receivers = new ArrayList<>();
     private DatagramChannel sender;
@@ -63,6 +64,8 @@ class PacketFanoutTest
             }
         }
         Assumptions.assumeTrue(receivers.get(0).isPacketSocket(), "raw IP sockets join no fanout group");
+        Assumptions.assumeTrue(receivers.get(0).fanoutGroup() >= 0,
+            "the kernel keeps packet sockets out of groups here");
     }
 
     @AfterEach

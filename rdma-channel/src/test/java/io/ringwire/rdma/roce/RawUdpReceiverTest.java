@@ -19,6 +19,7 @@ import static io.ringwire.rdma.roce.RawUdpReceiver.UDP_HEADER_LENGTH;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -124,46 +125,54 @@ class RawUdpReceiverTest
     }
 
     @Test
-    void readsAPacketSocketsDatagramsFromAMappedRing()
+    void readsAPacketSocketsDatagramsFromAMappedRing() throws IOException
     {
         Assumptions.assumeTrue(receiver.isPacketSocket(), "a raw IP socket has no ring");
         assertTrue(receiver.hasRing());
+
+        sendAndAwaitDelivery(17);
+
+        assertEquals(17, awaitSequence());
     }
 
     @Test
-    void keepsTheOrderOfDatagramsOverManyLapsOfTheRing() throws IOException
+    void keepsReceivingOverManyLapsOfTheRing() throws IOException
     {
         Assumptions.assumeTrue(receiver.hasRing(), "no packet ring here");
         for (int i = 0; i < 3 * PacketRing.FRAMES + 7; i++)
         {
-            sender.send(ByteBuffer.allocate(4).putInt(0, i), owner.getLocalAddress());
+            sendAndAwaitDelivery(i);
 
-            assertEquals(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + 4, awaitDatagram());
-            assertEquals(i, target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getInt(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH));
+            assertEquals(i, awaitSequence());
         }
     }
 
     @Test
-    void aFullRingDropsWhatComesUntilFramesAreHandedBack() throws IOException
+    void aFullRingKeepsItsDatagramsInOrderAndDropsWhatComesUntilFramesAreHandedBack() throws IOException
     {
         Assumptions.assumeTrue(receiver.hasRing(), "no packet ring here");
         final int sent = PacketRing.FRAMES + 20;
         for (int i = 0; i < sent; i++)
         {
-            sender.send(ByteBuffer.allocate(4).putInt(0, i), owner.getLocalAddress());
+            sendAndAwaitDelivery(i);
         }
 
         for (int i = 0; i < PacketRing.FRAMES; i++)
         {
-            awaitDatagram();
-            assertEquals(i, target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getInt(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH),
-                "the first datagrams, in order");
+            assertEquals(i, awaitSequence(), "the first datagrams, in order");
         }
         assertEquals(-1, receiver.receive(target, target.byteSize()), "the rest were dropped, not queued");
-        sender.send(ByteBuffer.allocate(4).putInt(0, sent), owner.getLocalAddress());
-        awaitDatagram();
-        assertEquals(sent, target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getInt(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH),
-            "the ring takes datagrams again once its frames are back");
+        sendAndAwaitDelivery(sent);
+        assertEquals(sent, awaitSequence(), "the ring takes datagrams again once its frames are back");
+    }
+
+    @Test
+    void aPollAfterTheCloseIsRefusedRatherThanAReadOfUnmappedMemory()
+    {
+        Assumptions.assumeTrue(receiver.hasRing(), "no packet ring here");
+        receiver.close();
+
+        assertThrows(IllegalStateException.class, () -> receiver.receive(target, target.byteSize()));
     }
 
     @Test
@@ -178,6 +187,32 @@ class RawUdpReceiverTest
         final int totalLength = target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getShort(2) & 0xFFFF;
         assertEquals(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + payload, totalLength, "the IPv4 header's total length");
         assertTrue(length < totalLength, "only " + length + " bytes of it: the receiver sees it was cut short");
+    }
+
+    /**
+     * Sends a datagram of a sequence number to the receiver's port and waits until the port's owner
+     * has it: the kernel hands a datagram to packet sockets before the UDP socket that owns its port,
+     * so by then the ring has it too (or has dropped it), whatever the softirq's timing.
+     */
+    private void sendAndAwaitDelivery(final int sequence) throws IOException
+    {
+        owner.configureBlocking(false);
+        sender.send(ByteBuffer.allocate(4).putInt(0, sequence), owner.getLocalAddress());
+        final ByteBuffer delivered = ByteBuffer.allocate(16);
+        final long deadline = System.nanoTime() + ARRIVAL_TIMEOUT_NS;
+        while (null == owner.receive(delivered.clear()))
+        {
+            assertTrue(System.nanoTime() - deadline < 0, "the owner got no datagram within a second");
+            Thread.onSpinWait();
+        }
+        assertEquals(sequence, delivered.getInt(0));
+    }
+
+    /** @return the sequence number the next datagram from the receiver carries. */
+    private int awaitSequence()
+    {
+        assertEquals(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + 4, awaitDatagram());
+        return target.asByteBuffer().order(ByteOrder.BIG_ENDIAN).getInt(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH);
     }
 
     private long awaitDatagram()
