@@ -60,8 +60,8 @@ final class LibcSockets
 
     /** The libc functions, or why they are not there. */
     record Functions(
-        MethodHandle socket, MethodHandle setsockopt, MethodHandle getsockopt, MethodHandle bind, MethodHandle connect,
-        MethodHandle getsockname, MethodHandle send, MethodHandle sendto, MethodHandle recv,
+        MethodHandle socket, MethodHandle setsockopt, MethodHandle getsockopt, MethodHandle bind,
+        MethodHandle connect, MethodHandle getsockname, MethodHandle send, MethodHandle sendto, MethodHandle recv,
         MethodHandle recvmsg, MethodHandle close, MethodHandle mmap, MethodHandle munmap, String unavailable)
     {
         static Functions load()

@@ -66,7 +66,7 @@ final class PacketRing implements AutoCloseable
     @SuppressWarnings("restricted")
     private PacketRing(final MemorySegment address)
     {
-        this.frames = address.reinterpret(LENGTH, arena, this::unmap);
+        this.frames = address.reinterpret(LENGTH, arena, this::release);
     }
 
     /**
@@ -76,8 +76,9 @@ final class PacketRing implements AutoCloseable
      *
      * @param fd a packet socket with no ring yet.
      * @return the ring.
-     * @throws Unavailable when the kernel refuses the ring or the mapping (the socket then keeps
-     *                     receiving through {@code recv}).
+     * @throws Unavailable when the kernel refuses the ring or the mapping (then open a socket without
+     *                     one: a socket whose ring could not be mapped gets no datagram through
+     *                     {@code recv} either).
      */
     @SuppressWarnings("restricted")
     static PacketRing map(final int fd) throws Unavailable
@@ -111,7 +112,8 @@ final class PacketRing implements AutoCloseable
         }
     }
 
-    private void unmap(final MemorySegment mapping)
+    /** The arena's cleanup, once no thread reads the ring. */
+    private void release(final MemorySegment mapping)
     {
         final int result;
         try

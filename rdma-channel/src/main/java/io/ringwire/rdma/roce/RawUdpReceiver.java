@@ -20,7 +20,7 @@ import static io.ringwire.rdma.roce.LibcSockets.*;
  * device holds one such socket and each messaging publication and subscription opens a device, so
  * with raw sockets each datagram on the host would cost a copy per device on the host. The packet
  * sockets of one process share a {@link PacketFanout} group, which the kernel visits once per
- * packet for all of them. A packet
+ * packet for all of them, and each reads its datagrams from a mapped {@link PacketRing}. A packet
  * socket sees a datagram where the IP layer receives it: after the interface's ingress hooks,
  * before the IP layer's own checks and filter rules (reverse-path and firewall rules among them:
  * the receiver's own checks of each packet's source stand in their place); the ICRC, checked
