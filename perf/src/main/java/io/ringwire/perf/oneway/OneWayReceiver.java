@@ -14,9 +14,9 @@ import org.agrona.DirectBuffer;
 
 /**
  * The receiving end of a one-way run through messaging: busy-polls its subscription, decodes each
- * {@code LatencyProbe} in place, reads the clock and records, from the probe with the warm-up's
- * sequence on, the receive time minus the send stamp and, when the probe carries a due time, the
- * receive time minus that. Both ends read {@code System.nanoTime} on one host, so the difference
+ * {@code LatencyProbe} in place and checks its sequence; from the probe with the warm-up's sequence
+ * on, it reads the clock and records the receive time minus the send stamp and, when the probe
+ * carries a due time, the receive time minus that. Both ends read {@code System.nanoTime} on one host, so the difference
  * is a one-way latency without clock synchronisation. It counts messages and bytes for
  * throughput and ends at the stop probe.
  *
@@ -94,7 +94,6 @@ final class OneWayReceiver implements Runnable, FragmentHandler
     public void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         final int decoded = codec.decode(buffer, offset, length);
-        final long receiveNs = System.nanoTime();
         if (decoded < 0)
         {
             failure = "message " + receivedCount.get() + " refused: " + LatencyProbeCodec.describe(decoded);
@@ -114,6 +113,8 @@ final class OneWayReceiver implements Runnable, FragmentHandler
         expectedSequence++;
         if (sequence >= warmup)
         {
+            // Read only for a measured probe: a flood (warm-up without end) reads no clock a message.
+            final long receiveNs = System.nanoTime();
             final long dueNs = codec.echoTimestampNs();
             if (sequence == warmup)
             {

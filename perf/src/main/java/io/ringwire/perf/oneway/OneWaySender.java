@@ -19,7 +19,8 @@ import org.agrona.DirectBuffer;
  * counted the previous one (the unloaded one-way latency, the two ends share memory so no return
  * path is needed); {@link Pacing#OPEN_LOOP} sends message {@code i} at {@code start + i / rate},
  * whether or not earlier ones arrived; {@link Pacing#FLOOD} sends as fast as back pressure allows
- * until {@link #stop()}, for throughput. A run ends with a probe of sequence
+ * until {@link #stop()}, for throughput, and reads no clock a message (its probes' send stamps
+ * are 0: the flood's receiver records no latency). A run ends with a probe of sequence
  * {@link LatencyProbeCodec#STOP_SEQUENCE}.
  *
  * <p>Threading: {@link #run()} on the sender thread; {@link #stop()} from the control thread; the
@@ -105,7 +106,8 @@ public final class OneWaySender implements Runnable
             {
                 break;
             }
-            send(sequence, System.nanoTime(), dueNs);
+            // A flood counts messages, not latencies: a clock read a message would be the harness's cost.
+            send(sequence, pacing == Pacing.FLOOD ? ProbeSender.CLOCK_NOT_READ : System.nanoTime(), dueNs);
             sequence++;
             sentCount.lazySet(sequence);
         }
@@ -165,9 +167,14 @@ public final class OneWaySender implements Runnable
         return true;
     }
 
+    /**
+     * @param sendNs the clock read before the claim, or {@link ProbeSender#CLOCK_NOT_READ} (a flood's
+     *               probes then carry a send stamp of 0).
+     */
     private void send(final long sequence, final long sendNs, final long dueNs)
     {
-        failure = sender.send(messageLength, sequence, sendNs, dueNs, zeroPadding, paddingLength, sendNs);
+        failure = sender.send(messageLength, sequence, ProbeSender.CLOCK_NOT_READ == sendNs ? 0 : sendNs, dueNs,
+            zeroPadding, paddingLength, sendNs);
     }
 
     /**

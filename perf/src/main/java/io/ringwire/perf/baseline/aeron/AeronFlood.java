@@ -31,9 +31,9 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@link Work#RAW}: the sender offers a buffer of the message's length as it is, the receiver
  *   counts it: Aeron's floor.</li>
  *   <li>{@link Work#PROBE}: the same work RingWire's flood does a message, the SBE
- *   {@code LatencyProbe} claimed, stamped with the clock and encoded in place on the sender
- *   ({@code tryClaim}), decoded, checked for its sequence and followed by a clock read on the
- *   receiver.</li>
+ *   {@code LatencyProbe} claimed and encoded in place on the sender ({@code tryClaim}), decoded,
+ *   validated and checked for its sequence on the receiver. Neither side reads a clock a message,
+ *   as RingWire's flood reads none: both count messages, not latencies.</li>
  * </ul>
  * The driver runs SHARED and sleeps 1 ms when idle (an IPC publication writes the subscriber's log
  * itself; the conductor only moves the publication's limit), with Aeron's default 64 MiB term, so
@@ -216,7 +216,7 @@ public final class AeronFlood
             while (!stop)
             {
                 final long result = work == Work.RAW ? publication.offer(raw, 0, length) :
-                    probes.tryWrite(length, sequence, System.nanoTime(), padding, paddingLength);
+                    probes.tryWrite(length, sequence, 0, padding, paddingLength);
                 if (result > 0)
                 {
                     sequence++;
@@ -256,8 +256,6 @@ public final class AeronFlood
         final PaddedCount bytes = new PaddedCount();
         volatile boolean stop;
         private long expectedSequence;
-        /** The last probe's receive time: read, as RingWire's receiver reads it, and kept so it is not elided. */
-        long lastReceiveNs;
         String failure;
 
         Receiver(final Subscription subscription, final Work work, final ThreadPlan plan)
@@ -286,7 +284,6 @@ public final class AeronFlood
             if (work == Work.PROBE)
             {
                 final int decoded = codec.decode(buffer, offset, length);
-                lastReceiveNs = System.nanoTime();
                 if (decoded < 0 || codec.sequence() != expectedSequence)
                 {
                     failure = "probe " + expectedSequence + ": " + (decoded < 0 ? LatencyProbeCodec.describe(decoded) :
