@@ -32,6 +32,8 @@ final class LibcSockets
 {
     static final int AF_INET = 2;
     static final int AF_PACKET = 17;
+    /** Bytes of a {@code struct sockaddr_ll}. */
+    static final int SOCKADDR_LL_LENGTH = 20;
     static final int SOCK_DGRAM = 2;
     static final int SOCK_RAW = 3;
     static final int SOCK_NONBLOCK = 0x800;
@@ -301,6 +303,39 @@ final class LibcSockets
         filter.set(JAVA_SHORT, 0, (short)program.length);
         filter.set(ADDRESS, 8, instructions);
         return filter;
+    }
+
+    /**
+     * Binds a packet socket to an EtherType on every interface ({@code struct sockaddr_ll} with
+     * interface index 0): a packet socket opened with protocol 0 receives nothing until this call.
+     *
+     * @param fd                   the packet socket.
+     * @param protocolNetworkOrder the EtherType, in network order read as a host int.
+     * @throws Unavailable when bind() fails (with its errno) or cannot be called.
+     */
+    static void bindPacketSocket(final int fd, final int protocolNetworkOrder) throws Unavailable
+    {
+        try (Arena setup = Arena.ofConfined())
+        {
+            final MemorySegment state = setup.allocate(CALL_STATE);
+            final MemorySegment address = setup.allocate(SOCKADDR_LL_LENGTH, 4);
+            address.fill((byte)0);
+            address.set(JAVA_SHORT, 0, (short)AF_PACKET);
+            address.set(JAVA_SHORT, 2, (short)protocolNetworkOrder);
+            final int result;
+            try
+            {
+                result = (int)LIBC.bind().invokeExact(state, fd, address, SOCKADDR_LL_LENGTH);
+            }
+            catch (final Throwable ex)
+            {
+                throw new Unavailable("libc bind() failed to run: " + ex);
+            }
+            if (result != 0)
+            {
+                throw new Unavailable("bind() of the packet socket failed: errno " + errno(state), errno(state));
+            }
+        }
     }
 
     /**

@@ -41,7 +41,7 @@ final class RawUdpReceiver implements AutoCloseable
     /** Bytes of the UDP header. */
     static final int UDP_HEADER_LENGTH = 8;
     private static final int SO_ATTACH_FILTER = 26;
-    /** ETH_P_IP (0x0800) as socket() takes it for a packet socket: in network order, read as a host int. */
+    /** ETH_P_IP (0x0800) as bind() takes it for a packet socket: in network order, read as a host int. */
     private static final int ETH_P_IP_NETWORK_ORDER = Short.toUnsignedInt(Short.reverseBytes((short)0x0800));
 
     private static final System.Logger LOGGER = System.getLogger(RawUdpReceiver.class.getName());
@@ -100,7 +100,9 @@ final class RawUdpReceiver implements AutoCloseable
         boolean packetSocket = true;
         try
         {
-            fd = openSocket(AF_PACKET, SOCK_DGRAM, ETH_P_IP_NETWORK_ORDER);
+            // Protocol 0: it receives nothing until bound below, once its filter and ring are in
+            // place (setting a ring empties the queue, so a datagram queued before would be lost).
+            fd = openSocket(AF_PACKET, SOCK_DGRAM, 0);
         }
         catch (final Unavailable ex)
         {
@@ -111,9 +113,9 @@ final class RawUdpReceiver implements AutoCloseable
         try
         {
             receiver.attachFilter(localAddress, port);
-            receiver.drain(); // datagrams for anyone that queued before the filter was in place
             if (!packetSocket)
             {
+                receiver.drain(); // datagrams for anyone that queued before the filter was in place
                 return receiver;
             }
             if (withRing)
@@ -132,6 +134,7 @@ final class RawUdpReceiver implements AutoCloseable
                     return open(localAddress, port, false);
                 }
             }
+            bindPacketSocket(fd, ETH_P_IP_NETWORK_ORDER); // a group takes only a socket that receives
             final int joined = PacketFanout.join(fd, localAddress, port, receiver.ring);
             if (joined == PacketFanout.CLOSED)
             {
