@@ -63,14 +63,15 @@ public record ThroughputOptions(
                                             [--sweep-start R] [--sweep-steps N] [--sweep-size B]
                                             [--rounds N] [--baseline aeron-ipc|none] [--out DIR] [--json] [--allow-oversubscribe] [--shm-dir DIR]
 
-            (a) Per message size, the highest rate held: the sender offers as fast as back pressure allows,
-            the receiver counts; the rate over the measured seconds (after an unmeasured half second), in
+            (a) Per message size, the highest rate held: the sender claims and encodes the SBE probe as fast
+            as back pressure allows, the receiver decodes, validates and counts it (neither end reads a
+            clock a message); the rate over the measured seconds (after an unmeasured half second), in
             msgs/s and MB/s (10^6 bytes). (b) One-way latency against offered rate, open loop: rates double
             from --sweep-start until the achieved rate misses the target by more than 5% or the p99 from
             due time exceeds 10 ms (that step is the last reported). Plots of both in the results directory.
             On shm, Aeron IPC floods beside each size (an exclusive publication, one thread offering, one
             polling, on the same CPUs): raw (a buffer offered as it is) and carrying the same SBE probe,
-            encoded in place and decoded. Rounds interleave the rows; each row reports its median, its
+            encoded in place, decoded and validated, with no clock read either. Rounds interleave the rows; each row reports its median, its
             spread, and messaging/x, the median of the per-round ratios of messaging's rate to the row's.
 
               --provider     shm, socket, roce or ibverbs (default shm)
