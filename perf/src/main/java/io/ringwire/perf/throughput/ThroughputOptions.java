@@ -71,8 +71,9 @@ public record ThroughputOptions(
             due time exceeds 10 ms (that step is the last reported). Plots of both in the results directory.
             On shm, Aeron IPC floods beside each size (an exclusive publication, one thread offering, one
             polling, on the same CPUs): raw (a buffer offered as it is) and carrying the same SBE probe,
-            encoded in place, decoded and validated, with no clock read either. Rounds interleave the rows; each row reports its median, its
-            spread, and messaging/x, the median of the per-round ratios of messaging's rate to the row's.
+            encoded in place, decoded and validated, with no clock read either. Rounds interleave the rows;
+            each row reports its median, its spread, and messaging/x, the median of the per-round ratios of
+            messaging's rate to the row's.
 
               --provider     shm, socket, roce or ibverbs (default shm)
               --api          messaging; channel is not measured yet
