@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a packet socket wherever the process may open one (so other datagrams on the host are filtered
  * before the kernel copies them), and reads a packet socket's datagrams from its mapped ring: in order over
  * many laps, the overflow of a full ring dropped rather than queued, a datagram longer than a frame
- * cut short. Skipped where the process may open neither kind (no CAP_NET_RAW).
+ * cut short; a packet socket opened with protocol 0 takes nothing until bound. Skipped where the
+ * process may open neither kind (no CAP_NET_RAW).
  */
 class RawUdpReceiverTest
 {
@@ -122,6 +123,45 @@ class RawUdpReceiverTest
             packetSocketsAllowed = false;
         }
         assertEquals(packetSocketsAllowed, receiver.isPacketSocket());
+    }
+
+    /**
+     * What the receiver's opening order rests on: its packet socket takes no datagram before its
+     * filter and ring are in place (setting a ring empties the queue, which would drop one).
+     */
+    @Test
+    void aPacketSocketOpenedWithProtocolZeroTakesNothingUntilBoundToIpv4() throws Throwable
+    {
+        Assumptions.assumeTrue(receiver.isPacketSocket(), "no packet sockets here");
+        final int fd = LibcSockets.openSocket(LibcSockets.AF_PACKET, LibcSockets.SOCK_DGRAM, 0);
+        try
+        {
+            sendAndAwaitDelivery(1);
+            assertEquals(-1, (long)LibcSockets.LIBC.recv().invokeExact(fd, target, target.byteSize(),
+                LibcSockets.MSG_DONTWAIT), "an unbound packet socket queued a datagram");
+
+            LibcSockets.bindPacketSocket(fd, Short.toUnsignedInt(Short.reverseBytes((short)0x0800)));
+            sendAndAwaitDelivery(2);
+            // Bound to every interface without a filter, it takes every IPv4 packet on the host: ours among them.
+            final long deadline = System.nanoTime() + ARRIVAL_TIMEOUT_NS;
+            boolean found = false;
+            while (!found)
+            {
+                assertTrue(System.nanoTime() - deadline < 0,
+                    "the bound socket got no datagram to the port within a second");
+                final long length = (long)LibcSockets.LIBC.recv().invokeExact(fd, target, target.byteSize(),
+                    LibcSockets.MSG_DONTWAIT);
+                final ByteBuffer datagram = target.asByteBuffer().order(ByteOrder.BIG_ENDIAN);
+                found = length == IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH + 4 &&
+                    datagram.get(9) == LibcSockets.IPPROTO_UDP &&
+                    (datagram.getShort(IPV4_HEADER_LENGTH + 2) & 0xFFFF) == port(owner) &&
+                    datagram.getInt(IPV4_HEADER_LENGTH + UDP_HEADER_LENGTH) == 2;
+            }
+        }
+        finally
+        {
+            LibcSockets.closeDescriptor(fd);
+        }
     }
 
     @Test
