@@ -348,7 +348,8 @@ public final class RoleMain
         }
         report.append(" replyGaps=").append(c.get(SimulatedClients.REPLY_GAPS))
             .append(" duplicateReplies=").append(c.get(SimulatedClients.DUPLICATE_REPLIES))
-            .append(" sessionsLost=").append(c.get(SimulatedClients.SESSIONS_LOST));
+            .append(" sessionsLost=").append(c.get(SimulatedClients.SESSIONS_LOST))
+            .append(" unansweredAcrossHold=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_HOLD));
         if (null != marketData)
         {
             report.append(" books=").append(marketData.books().publicDigest())

@@ -111,7 +111,13 @@ public final class SimulatedClients implements Agent, AutoCloseable
      * its thread held past its heartbeats): it logs on again.
      */
     public static final int SESSIONS_LOST = REPLY_GAPS + 2;
-    private static final int COUNTERS = REPLY_GAPS + 3;
+    /**
+     * New orders whose send a hold of the thread past its heartbeats straddled, not acknowledged so
+     * far: the checks before a send saw no hold, so the order may have gone into a session the gateway
+     * had lost meanwhile, where a request may go unanswered. Each leaves it when acknowledged.
+     */
+    public static final int UNANSWERED_ACROSS_HOLD = REPLY_GAPS + 3;
+    private static final int COUNTERS = REPLY_GAPS + 4;
 
     private static final int FRAGMENT_LIMIT = 32;
     private static final int SEQUENCE_BITS = 1 << 27;
@@ -158,6 +164,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
         final long[] pendingSent = new long[PENDING];
         final long[] pendingDue = new long[PENDING];
         final long[] ackedIds = new long[PENDING];
+        /** Per pending slot: its send was straddled by a hold (see {@link #UNANSWERED_ACROSS_HOLD}). */
+        final boolean[] pendingAcrossHold = new boolean[PENDING];
         /** Per client order id slot: the id, and whether it was reported filled and canceled. */
         final long[] endedIds = new long[PENDING];
         final byte[] ended = new byte[PENDING];
@@ -381,7 +389,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
         int sent = 0;
         if (client.heldLength > 0)
         {
-            final int result = isHeld(nowNs, System.nanoTime()) ? Outbound.RETRY :
+            final long sendNs = System.nanoTime();
+            final int result = isHeld(nowNs, sendNs) ? Outbound.RETRY :
                 client.out.trySend(client.held, 0, client.heldLength);
             if (result == Outbound.RETRY)
             {
@@ -390,7 +399,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
             client.heldLength = 0;
             if (result == Outbound.SENT)
             {
-                sent(client, client.heldOrderId, System.nanoTime(), client.heldDue);
+                sent(client, client.heldOrderId, sendNs, client.heldDue);
                 sent++;
             }
             else
@@ -451,6 +460,11 @@ public final class SimulatedClients implements Agent, AutoCloseable
         return 0;
     }
 
+    /**
+     * Records a request that went.
+     *
+     * @param sendNs the clock read before the checks that no hold had begun, and before the send.
+     */
     private void sent(final Client client, final long clientOrderId, final long sendNs, final long due)
     {
         client.lastSentNs = sendNs;
@@ -461,6 +475,13 @@ public final class SimulatedClients implements Agent, AutoCloseable
             client.pendingIds[slot] = clientOrderId;
             client.pendingSent[slot] = sendNs;
             client.pendingDue[slot] = due;
+            // A hold that began after the checks and ended after the send: the order may have gone
+            // into a session the gateway lost meanwhile (the next duty cycle logs on again).
+            client.pendingAcrossHold[slot] = isHeld(sendNs, System.nanoTime());
+            if (client.pendingAcrossHold[slot])
+            {
+                counters.incrementAndGet(UNANSWERED_ACROSS_HOLD);
+            }
             counters.lazySet(NEW_ORDERS, counters.get(NEW_ORDERS) + 1);
         }
     }
@@ -669,6 +690,11 @@ public final class SimulatedClients implements Agent, AutoCloseable
         {
             client.pendingIds[slot] = 0;
             client.ackedIds[slot] = clientOrderId;
+            if (client.pendingAcrossHold[slot])
+            {
+                client.pendingAcrossHold[slot] = false;
+                counters.decrementAndGet(UNANSWERED_ACROSS_HOLD);
+            }
             counters.lazySet(ACKS, counters.get(ACKS) + 1);
             if (report.execType() == ExecType.REJECTED)
             {
