@@ -16,9 +16,9 @@ import org.agrona.DirectBuffer;
  * The receiving end of a one-way run through messaging: busy-polls its subscription, decodes each
  * {@code LatencyProbe} in place and checks its sequence; from the probe with the warm-up's sequence
  * on, it reads the clock and records the receive time minus the send stamp and, when the probe
- * carries a due time, the receive time minus that. Both ends read {@code System.nanoTime} on one host, so the difference
- * is a one-way latency without clock synchronisation. It counts messages and bytes for
- * throughput and ends at the stop probe.
+ * carries a due time, the receive time minus that. Both ends read {@code System.nanoTime} on one
+ * host, so the difference is a one-way latency without clock synchronisation. It counts messages
+ * and bytes for throughput and ends at the stop probe.
  *
  * <p>Threading: {@link #run()} on the receiver thread; {@link #received()} and {@link #bytes()} may
  * be read by the control thread at any time (release writes); the histograms and times after the
