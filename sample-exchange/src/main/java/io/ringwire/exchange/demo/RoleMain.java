@@ -228,7 +228,10 @@ public final class RoleMain
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
             " logonTimeouts=" + counters.logonTimeouts() + " slowConsumers=" + counters.slowConsumerDisconnects() +
             " malformedDisconnects=" + counters.malformedDisconnects() + " repliesResent=" +
-            counters.repliesResent() + " repliesNoLongerKept=" + counters.repliesNoLongerKept() + " lastEngineSequence=" +
+            counters.repliesResent() + " repliesNoLongerKept=" + counters.repliesNoLongerKept() +
+            " notLoggedOn=" + counters.notLoggedOn() + " repliesThrottled=" + counters.repliesThrottled() +
+            " unidentifiedBeforeLogon=" + counters.unidentifiedBeforeLogon() + " sessionSendFailures=" +
+            counters.sessionSendFailures() + " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused()));
         return 0;
