@@ -42,7 +42,7 @@ final class RawUdpReceiver implements AutoCloseable
     static final int UDP_HEADER_LENGTH = 8;
     private static final int SO_ATTACH_FILTER = 26;
     /** ETH_P_IP (0x0800) as bind() takes it for a packet socket: in network order, read as a host int. */
-    private static final int ETH_P_IP_NETWORK_ORDER = Short.toUnsignedInt(Short.reverseBytes((short)0x0800));
+    static final int ETH_P_IP_NETWORK_ORDER = Short.toUnsignedInt(Short.reverseBytes((short)0x0800));
 
     private static final System.Logger LOGGER = System.getLogger(RawUdpReceiver.class.getName());
 

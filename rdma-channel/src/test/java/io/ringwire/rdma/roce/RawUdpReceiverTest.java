@@ -140,7 +140,7 @@ class RawUdpReceiverTest
             assertEquals(-1, (long)LibcSockets.LIBC.recv().invokeExact(fd, target, target.byteSize(),
                 LibcSockets.MSG_DONTWAIT), "an unbound packet socket queued a datagram");
 
-            LibcSockets.bindPacketSocket(fd, Short.toUnsignedInt(Short.reverseBytes((short)0x0800)));
+            LibcSockets.bindPacketSocket(fd, RawUdpReceiver.ETH_P_IP_NETWORK_ORDER);
             sendAndAwaitDelivery(2);
             // Bound to every interface without a filter, it takes every IPv4 packet on the host: ours among them.
             final long deadline = System.nanoTime() + ARRIVAL_TIMEOUT_NS;
