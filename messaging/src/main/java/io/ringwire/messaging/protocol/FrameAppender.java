@@ -1,6 +1,7 @@
 package io.ringwire.messaging.protocol;
 
 import org.agrona.BitUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 
@@ -24,6 +25,10 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.*;
  * is the one a memory log's reader spins on, so a reader that sees it sees the whole frame. A PAD
  * frame the padding rule needs is committed by the call that writes it.
  *
+ * <p>The header's words are written straight to the ring's memory, not through the buffer's
+ * bounds-checked setters: a header's offset is a position masked to the ring, and the padding rule
+ * keeps every frame, and the length word of a PAD frame shorter than a header, inside it.
+ *
  * <p>Threading: one writing thread. Allocation-free.
  */
 public final class FrameAppender
@@ -31,6 +36,9 @@ public final class FrameAppender
     private static final boolean NATIVE_IS_ORDER = ByteOrder.nativeOrder() == ORDER;
 
     private final AtomicBuffer buffer;
+    /** The ring's bytes, for the header's words: its array (null off-heap) and the address of its first byte. */
+    private final byte[] array;
+    private final long address;
     private final int capacity;
     private final int mask;
     private final int alignment;
@@ -69,6 +77,8 @@ public final class FrameAppender
                 8 * Math.max(HEADER_LENGTH, alignment));
         }
         this.buffer = buffer;
+        this.array = buffer.byteArray();
+        this.address = buffer.addressOffset();
         this.capacity = capacity;
         this.mask = capacity - 1;
         this.alignment = alignment;
@@ -137,7 +147,8 @@ public final class FrameAppender
     public void commit(final long framePosition, final long sessionStreamWord)
     {
         final long word = memoryLog ? logPositionWord(framePosition, salt(sessionStreamWord)) : framePosition;
-        buffer.putLongRelease(offset(framePosition) + POSITION_OFFSET, NATIVE_IS_ORDER ? word : Long.reverseBytes(word));
+        UnsafeApi.putLongRelease(array, address + offset(framePosition) + POSITION_OFFSET,
+            NATIVE_IS_ORDER ? word : Long.reverseBytes(word));
     }
 
     /**
@@ -246,10 +257,16 @@ public final class FrameAppender
         final long sessionStreamWord)
     {
         final int frameOffset = offset(framePosition);
-        buffer.putLong(frameOffset + FRAME_LENGTH_OFFSET, lengthWord(frameLength, CURRENT_VERSION, flags, type), ORDER);
+        putWord(frameOffset + FRAME_LENGTH_OFFSET, lengthWord(frameLength, CURRENT_VERSION, flags, type));
         if (frameLength >= HEADER_LENGTH)
         {
-            buffer.putLong(frameOffset + SESSION_ID_OFFSET, sessionStreamWord, ORDER);
+            putWord(frameOffset + SESSION_ID_OFFSET, sessionStreamWord);
         }
+    }
+
+    /** Writes a header word in the log's byte order, with no ordering of its own. */
+    private void putWord(final int offset, final long word)
+    {
+        UnsafeApi.putLong(array, address + offset, NATIVE_IS_ORDER ? word : Long.reverseBytes(word));
     }
 }

@@ -1,6 +1,7 @@
 package io.ringwire.messaging.protocol;
 
 import org.agrona.BitUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.nio.ByteOrder;
@@ -22,6 +23,10 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.*;
  * the version is {@link FrameDescriptor#CURRENT_VERSION}, the type is known, and the frame carries
  * the stream's session and stream. A checksum trailer is the caller's to verify.
  *
+ * <p>The header's words are read straight from the ring's memory, not through the buffer's
+ * bounds-checked getters: every offset is a position masked to the ring, on a line, so a header
+ * lies inside it, and a subscriber polls these words for every frame.
+ *
  * <p>Threading: the image's polling thread. Allocation-free; pure over the ring's bytes.
  */
 public final class LogReader
@@ -35,7 +40,9 @@ public final class LogReader
     private static final long VERSION_BITS_MASK = 0xFF_0000_0000L;
     private static final long CURRENT_VERSION_BITS = (long)CURRENT_VERSION << 32;
 
-    private final AtomicBuffer ring;
+    /** The ring's bytes: its array (null off-heap) and the address of its first byte. */
+    private final byte[] array;
+    private final long address;
     private final int capacity;
     private final int mask;
     private final long sessionStreamWord;
@@ -52,7 +59,8 @@ public final class LogReader
             throw new IllegalArgumentException("a memory log of " + ring.capacity() +
                 " bytes is not a power of two of at least " + 8 * LINE_ALIGNMENT);
         }
-        this.ring = ring;
+        this.array = ring.byteArray();
+        this.address = ring.addressOffset();
         this.capacity = ring.capacity();
         this.mask = capacity - 1;
         this.sessionStreamWord = sessionStreamWord;
@@ -69,18 +77,18 @@ public final class LogReader
     public long next(final long position)
     {
         final int offset = (int)position & mask;
-        final long word = ring.getLongVolatile(offset + POSITION_OFFSET);
+        final long word = UnsafeApi.getLongVolatile(array, address + offset + POSITION_OFFSET);
         if ((NATIVE_IS_ORDER ? word : Long.reverseBytes(word)) != logPositionWord(position, salt))
         {
             return NONE;
         }
-        final long lengthWord = ring.getLong(offset + FRAME_LENGTH_OFFSET, ORDER);
+        final long lengthWord = word(offset + FRAME_LENGTH_OFFSET);
         final int frameLength = (int)lengthWord;
         final int type = (int)(lengthWord >>> 48);
         if (frameLength < HEADER_LENGTH || frameLength > capacity - offset ||
             (lengthWord & VERSION_BITS_MASK) != CURRENT_VERSION_BITS ||
             ((type - TYPE_DATA) & 0xFFFF) > TYPE_HEARTBEAT - TYPE_DATA ||
-            ring.getLong(offset + SESSION_ID_OFFSET, ORDER) != sessionStreamWord)
+            word(offset + SESSION_ID_OFFSET) != sessionStreamWord)
         {
             return BROKEN;
         }
@@ -98,5 +106,12 @@ public final class LogReader
     public long consume(final long position, final int frameLength)
     {
         return position + alignedLength(frameLength, LINE_ALIGNMENT);
+    }
+
+    /** A header word in the log's byte order, read with no ordering of its own. */
+    private long word(final int offset)
+    {
+        final long word = UnsafeApi.getLong(array, address + offset);
+        return NATIVE_IS_ORDER ? word : Long.reverseBytes(word);
     }
 }
