@@ -67,10 +67,11 @@ public record CompareOptions(
                   the same SBE LatencyProbe, validated and decoded)
               socket / nio-tcp
               roce / nio-udp, roce / aeron-udp
-              shm, socket and roce messaging / their own channel (what messaging costs over it)
               ibverbs / ib_write_lat (only with an RDMA device: perftest's ib_write_lat, server and
                   client on this host, on the device -Dringwire.rdma.ibverbs.device names; its
                   half round trips doubled)
+              shm, socket, roce and ibverbs messaging / their own channel (what messaging costs
+                  over it)
             Prints each row's p50 and p99 (medians over the rounds) and each pair's p50 ratio: the median
             of its per-round ratios, with every reading. aeron-udp's media driver runs DEDICATED on CPUs
             of its own where the host has %d online CPUs or more; elsewhere it runs SHARED and

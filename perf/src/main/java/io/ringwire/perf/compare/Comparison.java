@@ -30,7 +30,7 @@ public record Comparison(String provider, String api, String baseline)
      * Every pair, in the order compare runs them: shm's channel and messaging beside Aeron IPC (raw,
      * and carrying the same SBE probe through the same validation, the like-for-like one for
      * messaging); socket beside a raw NIO TCP ping-pong; roce beside NIO UDP and Aeron UDP; ibverbs
-     * beside ib_write_lat; and each software provider's messaging over its own channel.
+     * beside ib_write_lat; and each provider's messaging over its own channel.
      */
     public static final List<Comparison> ALL = List.of(
         new Comparison(Transports.SHM, Transports.API_CHANNEL, Transports.AERON_IPC),
@@ -42,7 +42,8 @@ public record Comparison(String provider, String api, String baseline)
         new Comparison(Transports.IBVERBS, Transports.API_CHANNEL, IB_WRITE_LAT),
         new Comparison(Transports.SHM, Transports.API_MESSAGING, CHANNEL),
         new Comparison(Transports.SOCKET, Transports.API_MESSAGING, CHANNEL),
-        new Comparison(Transports.ROCE, Transports.API_MESSAGING, CHANNEL));
+        new Comparison(Transports.ROCE, Transports.API_MESSAGING, CHANNEL),
+        new Comparison(Transports.IBVERBS, Transports.API_MESSAGING, CHANNEL));
 
     /**
      * @return "shm / aeron-ipc", "shm messaging / aeron-ipc-sbe" (as {@link RttRatio#label()}).

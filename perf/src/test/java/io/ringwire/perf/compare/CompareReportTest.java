@@ -148,6 +148,10 @@ class CompareReportTest
         final List<Comparison> roce = CompareOptions.parsePairs("roce/aeron-udp,socket");
         assertEquals(List.of("socket / nio-tcp", "roce / aeron-udp", "socket messaging / socket channel"),
             roce.stream().map(Comparison::label).toList());
+        assertEquals(List.of("ibverbs / ib_write_lat", "ibverbs messaging / ibverbs channel"),
+            CompareOptions.parsePairs("ibverbs").stream().map(Comparison::label).toList());
+        assertEquals(List.of("ibverbs messaging / ibverbs channel"),
+            CompareOptions.parsePairs("ibverbs/channel").stream().map(Comparison::label).toList());
         assertTrue(assertThrows(UsageException.class, () -> CompareOptions.parsePairs("shm/nio-tcp")).getMessage()
             .contains("shm/nio-tcp"));
     }
