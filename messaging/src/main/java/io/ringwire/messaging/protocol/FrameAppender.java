@@ -1,8 +1,8 @@
 package io.ringwire.messaging.protocol;
 
 import org.agrona.BitUtil;
-import org.agrona.UnsafeApi;
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.nio.ByteOrder;

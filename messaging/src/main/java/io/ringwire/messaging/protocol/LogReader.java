@@ -40,6 +40,8 @@ public final class LogReader
     private static final long VERSION_BITS_MASK = 0xFF_0000_0000L;
     private static final long CURRENT_VERSION_BITS = (long)CURRENT_VERSION << 32;
 
+    /** Held so that a mapping behind the ring stays reachable while this reads its memory by address. */
+    private final AtomicBuffer ring;
     /** The ring's bytes: its array (null off-heap) and the address of its first byte. */
     private final byte[] array;
     private final long address;
@@ -59,6 +61,7 @@ public final class LogReader
             throw new IllegalArgumentException("a memory log of " + ring.capacity() +
                 " bytes is not a power of two of at least " + 8 * LINE_ALIGNMENT);
         }
+        this.ring = ring;
         this.array = ring.byteArray();
         this.address = ring.addressOffset();
         this.capacity = ring.capacity();
