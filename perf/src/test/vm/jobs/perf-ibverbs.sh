@@ -57,12 +57,13 @@ for api in channel messaging; do
   [ -n "$row" ] || { note "compare_$api" "MISSING"; rc=1; continue; }
   note "compare_${api}_p50_p99_usec" "$(echo "$row" | awk '{ printf "%.2f %.2f", $4 / 1000, $5 / 1000 }')"
 done
-# "ibverbs / ib_write_lat  1.20x  1.21 1.18 1.20": the median, then each round's reading.
-ratio=$(awk '$1 == "ibverbs" && $2 == "/" && $3 == "ib_write_lat" { $1 = $2 = $3 = ""; $0 = $0; $1 = $1; print; exit }' \
-  "$RESULTS/compare.txt")
+# A pair's line, "ibverbs / ib_write_lat  1.20x  1.21 1.18 1.20": its median, then each round's reading.
+ratio_of() {
+  awk -v label="$1" 'index($0, label " ") == 1 { sub(/^[^0-9]*/, ""); $1 = $1; print; exit }' "$RESULTS/compare.txt"
+}
+ratio=$(ratio_of "ibverbs / ib_write_lat")
 note compare_ibverbs_over_ib_write_lat "${ratio:-MISSING}"
-overhead=$(awk '$1 == "ibverbs" && $2 == "messaging" && $3 == "/" { $1 = $2 = $3 = $4 = $5 = ""; $0 = $0; $1 = $1; print; exit }' \
-  "$RESULTS/compare.txt")
+overhead=$(ratio_of "ibverbs messaging / ibverbs channel")
 note compare_messaging_over_channel "${overhead:-MISSING}"
 [ -n "$ratio" ] && [ -n "$overhead" ] || rc=1
 
