@@ -274,6 +274,12 @@ public final class FixDoor implements Application, AutoCloseable
         return repliesDropped.get();
     }
 
+    /** @return bytes of replies the gateway handed the door that the sender thread has not taken yet. */
+    public int repliesPending()
+    {
+        return outbound.size();
+    }
+
     /**
      * @return each of {@link #STAGES}' latencies since the last call, ns (the first only for requests
      *         that carry {@link #CLIENT_SEND_NS_TAG}).
