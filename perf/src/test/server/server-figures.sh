@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The figures the shm and exchange targets ask of a many-core server, in one run that fits a short
+# lease of one (about 7 minutes on 16 cores): shm's hop on one thread, shm beside Aeron IPC (round
+# trip and flood), the matching engine alone, and the exchange end to end at 1 M and 100 k orders a
+# second. Every step's table goes to OUT/summary.txt as it finishes, and all results directories
+# into OUT/server-figures.tgz, so a lease that ends early still returns what was done.
+#
+# usage: server-figures.sh OUT [LAUNCHER]
+#   OUT       an empty directory (on the device machine: $OUT)
+#   LAUNCHER  what runs `perf ...`: ./ringwire on a machine with JDK 25 and the build (default),
+#             or a bundle's launcher such as .devrun/rw
+# A step that fails or runs past its limit is noted in the summary and the run goes on; the exit
+# code is the number of such steps (0: every figure taken).
+set -u
+out=${1:?usage: server-figures.sh OUT [LAUNCHER]}
+launcher=${2:-./ringwire}
+mkdir -p "$out/results"
+summary=$out/summary.txt
+failed=0
+
+say() { printf '%s\n' "$*" | tee -a "$summary"; }
+
+# step NAME LIMIT_SECONDS perf-args...: runs `perf args` (its log results/NAME.log; a benchmark that
+# writes a results directory is given --out results/NAME), its table into the summary.
+step() {
+  local name=$1 limit=$2; shift 2
+  say ""; say "== $name: perf $* ($(date -u +%H:%M:%S))"
+  local dir=()
+  [ "$1" = path ] || dir=(--out "$out/results/$name")
+  timeout --kill-after=10 "$limit" bash "$launcher" perf "$@" "${dir[@]}" > "$out/results/$name.log" 2>&1
+  local rc=$?
+  # The table and its notes, without the progress lines (rounds, rows, seconds) before them.
+  grep -v -E -e 'round trips \(|flooding for|msgs in |: results in ' \
+    -e '^(rtt: |compare: round|matching: (warm-up|round))' \
+    -e '^exchange [a-z]+ (warm-up|measured) [0-9]+/' "$out/results/$name.log" | tail -n 45 >> "$summary"
+  if [ "$rc" -ne 0 ]; then
+    failed=$((failed + 1))
+    say "-- $name: FAILED, exit $rc$([ "$rc" -ge 124 ] && echo " (past its ${limit} s)")"
+  fi
+  tar czf "$out/server-figures.tgz" -C "$out" results
+}
+
+say "server figures, $(date -u +%Y-%m-%dT%H:%M:%SZ), launcher $launcher"
+say "machine: $(nproc) online CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+say "kernel: $(uname -r); memory: $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+
+step path 60 path --provider shm
+step compare-shm 240 compare --pairs shm --processes 2 --rounds 5
+step throughput-shm 240 throughput --provider shm --baseline aeron-ipc --sizes 36,256 --rounds 5 --seconds 2 \
+  --sweep-steps 0
+step matching 240 matching --rounds 3
+step exchange-1m 90 exchange --provider shm --rate 1000000 --clients 16 --seconds 10 --warmup 5
+step exchange-100k 90 exchange --provider shm --rate 100000 --clients 4 --seconds 10 --warmup 5
+
+say ""; say "done $(date -u +%H:%M:%S): $failed step(s) failed"
+exit "$failed"
