@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The figures the shm and exchange targets ask of a many-core server, in one run that fits a short
-# lease of one (each step has a time limit of its own): shm's hop on one thread, shm beside Aeron IPC (round
-# trip and flood), the matching engine alone, and the exchange end to end at 1 M and 100 k orders a
-# second. Every step's table goes to OUT/summary.txt as it finishes, and all results directories
-# into OUT/server-figures.tgz, so a lease that ends early still returns what was done.
+# lease of one (each step has a time limit of its own): shm's hop on one thread, shm beside Aeron
+# IPC (round trip and flood), the matching engine alone, and the exchange end to end at 1 M and
+# 100 k orders a second. Every step's table goes to OUT/summary.txt as it finishes, and all results
+# directories into OUT/server-figures.tgz, so a lease that ends early still returns what was done.
 #
 # usage: server-figures.sh OUT [LAUNCHER]
 #   OUT       an empty directory (on the device machine: $OUT)
