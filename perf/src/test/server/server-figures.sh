@@ -6,7 +6,8 @@
 # directories into OUT/server-figures.tgz, so a lease that ends early still returns what was done.
 #
 # usage: server-figures.sh OUT [LAUNCHER]
-#   OUT       an empty directory (on the device machine: $OUT)
+#   OUT       where summary.txt and server-figures.tgz go, nothing else (a leased machine returns a
+#             few files at most); the results directories are built in a temporary one
 #   LAUNCHER  what runs `perf ...`: ./ringwire on a machine with JDK 25 and the build (default),
 #             or a bundle's launcher such as .devrun/rw
 # A step that fails or runs past its limit is noted in the summary and the run goes on; the exit
@@ -14,7 +15,9 @@
 set -u
 out=${1:?usage: server-figures.sh OUT [LAUNCHER]}
 launcher=${2:-./ringwire}
-mkdir -p "$out/results"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out" "$work/results"
 summary=$out/summary.txt
 failed=0
 
@@ -26,18 +29,18 @@ step() {
   local name=$1 limit=$2; shift 2
   say ""; say "== $name: perf $* ($(date -u +%H:%M:%S))"
   local dir=()
-  [ "$1" = path ] || dir=(--out "$out/results/$name")
-  timeout --kill-after=10 "$limit" bash "$launcher" perf "$@" "${dir[@]}" > "$out/results/$name.log" 2>&1
+  [ "$1" = path ] || dir=(--out "$work/results/$name")
+  timeout --kill-after=10 "$limit" bash "$launcher" perf "$@" "${dir[@]}" > "$work/results/$name.log" 2>&1
   local rc=$?
   # The table and its notes, without the progress lines (rounds, rows, seconds) before them.
   grep -v -E -e 'round trips \(|flooding for|msgs in |: results in ' \
     -e '^(rtt: |compare: round|matching: (warm-up|round))' \
-    -e '^exchange [a-z]+ (warm-up|measured) [0-9]+/' "$out/results/$name.log" | tail -n 45 >> "$summary"
+    -e '^exchange [a-z]+ (warm-up|measured) [0-9]+/' "$work/results/$name.log" | tail -n 45 >> "$summary"
   if [ "$rc" -ne 0 ]; then
     failed=$((failed + 1))
     say "-- $name: FAILED, exit $rc$([ "$rc" -ge 124 ] && echo " (past its ${limit} s)")"
   fi
-  tar czf "$out/server-figures.tgz" -C "$out" results
+  tar czf "$out/server-figures.tgz" -C "$work" results
 }
 
 say "server figures, $(date -u +%Y-%m-%dT%H:%M:%SZ), launcher $launcher"
