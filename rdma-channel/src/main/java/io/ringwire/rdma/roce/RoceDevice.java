@@ -23,9 +23,9 @@ import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A RoCEv2 device: one UDP socket (port 4791 by default, any port for tests) that receives every
- * packet for this device's queue pairs; {@link RoceReceiver} verifies each and hands it to the queue
- * pair its BTH names.
+ * A RoCEv2 device: one UDP socket (on the bind address's port: any free one unless configured, 4791
+ * to talk to a kernel or NIC RoCE stack) that receives every packet for this device's queue pairs;
+ * {@link RoceReceiver} verifies each and hands it to the queue pair its BTH names.
  *
  * <p>What every software device shares comes from {@link SoftDevice}; this class adds the socket,
  * its queue pairs by number, and the list of those that owe their peer an ACK, which each progress
