@@ -34,7 +34,7 @@ import java.nio.ByteOrder;
  * not fit before the end of the ring is preceded by a PAD frame filling the rest of the ring, as in
  * Aeron. Over RDMA each frame, padding included, is written with one RDMA WRITE WITH IMMEDIATE
  * whose immediate is the frame length, so a receive completion means a whole frame is in place.
- * In a memory log (shm, see {@code MemoryLog}) frames start at multiples of {@link #LINE_ALIGNMENT}
+ * In a memory log (shm, see {@link LogReader}) frames start at multiples of {@link #LINE_ALIGNMENT}
  * instead, so a message of up to {@link #LINE_PAYLOAD} bytes and its header share one cache line,
  * and the position word, holding the bitwise complement of the position mixed with a salt of the
  * publication's session ({@link #logPositionWord}, {@link #logSalt}), is written last, with release
