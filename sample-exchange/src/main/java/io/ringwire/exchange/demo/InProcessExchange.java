@@ -8,6 +8,7 @@ import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.node.EngineNode;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.exchange.node.GatewayNode;
+import io.ringwire.exchange.node.LoopbackPorts;
 import io.ringwire.exchange.node.MarketDataNode;
 import io.ringwire.exchange.node.RunFlag;
 import io.ringwire.messaging.Agents;
@@ -20,10 +21,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.CompositeAgent;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -242,15 +240,7 @@ public final class InProcessExchange implements AutoCloseable
             members.add(member);
             logins.add(new FixClients.Login(member.senderCompId(), member.session().token()));
         }
-        final InetSocketAddress address;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            address = new InetSocketAddress("127.0.0.1", probe.getLocalPort());
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("no free port for the FIX door", ex);
-        }
+        final InetSocketAddress address = new InetSocketAddress("127.0.0.1", LoopbackPorts.pick());
         final Instant now = Instant.now();
         return new DoorSetup(new FixDoor(address, FIX_COMP_ID, null, members,
             now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime()), address, logins);

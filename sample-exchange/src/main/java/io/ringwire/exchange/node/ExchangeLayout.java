@@ -2,15 +2,8 @@ package io.ringwire.exchange.node;
 
 import io.ringwire.exchange.gateway.SessionConfig;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Where every role of the sample exchange listens and who may talk to whom: one subscription
@@ -109,7 +102,7 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
      */
     public static ExchangeLayout onFreePorts(final String provider, final int clients, final int marketDataClients)
     {
-        final int[] ports = freePorts(5 + clients + marketDataClients);
+        final int[] ports = LoopbackPorts.pick(5 + clients + marketDataClients);
         final List<String> replies = new ArrayList<>();
         final List<String> members = new ArrayList<>();
         for (int i = 0; i < clients; i++)
@@ -140,87 +133,6 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
     private static String loopback(final int port)
     {
         return "127.0.0.1:" + port;
-    }
-
-    /**
-     * Ports taken below the kernel's ephemeral range: the roles bind them one after another while
-     * the ones already up open connections, and an outgoing connection's local port comes from
-     * that range, so a port picked inside it could be taken between the look and the bind. Each is
-     * held open until all are picked, so no two are the same.
-     */
-    private static int[] freePorts(final int count)
-    {
-        final int below = ephemeralRangeStart();
-        final ServerSocket[] sockets = new ServerSocket[count];
-        try
-        {
-            final int[] ports = new int[count];
-            for (int i = 0; i < count; i++)
-            {
-                sockets[i] = portBelow(below);
-                ports[i] = sockets[i].getLocalPort();
-            }
-            return ports;
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("could not find " + count + " free ports on the loopback address", ex);
-        }
-        finally
-        {
-            for (final ServerSocket socket : sockets)
-            {
-                if (null != socket)
-                {
-                    try
-                    {
-                        socket.close();
-                    }
-                    catch (final IOException ignored)
-                    {
-                        // a port we only looked at
-                    }
-                }
-            }
-        }
-    }
-
-    /** Where {@link #onFreePorts} picks from: above the well-known and most registered ports. */
-    private static final int LOWEST_PORT = 10_000;
-    private static final int LOW_PORT_ATTEMPTS = 200;
-    private static final int DEFAULT_EPHEMERAL_START = 32_768;
-
-    /** @return a socket bound to a free loopback port below {@code below}, or to any free port where none was found. */
-    private static ServerSocket portBelow(final int below) throws IOException
-    {
-        for (int attempt = 0; attempt < LOW_PORT_ATTEMPTS && below > LOWEST_PORT; attempt++)
-        {
-            final int port = ThreadLocalRandom.current().nextInt(LOWEST_PORT, below);
-            try
-            {
-                return new ServerSocket(port, 1, InetAddress.getLoopbackAddress());
-            }
-            catch (final IOException taken)
-            {
-                // in use: try another
-            }
-        }
-        return new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-    }
-
-    /** @return the first port of the kernel's ephemeral range, or Linux's default where it cannot be read. */
-    private static int ephemeralRangeStart()
-    {
-        try
-        {
-            final String[] range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim()
-                .split("\\s+");
-            return Integer.parseInt(range[0]);
-        }
-        catch (final IOException | RuntimeException unreadable)
-        {
-            return DEFAULT_EPHEMERAL_START;
-        }
     }
 
     private String channel(final String endpoints, final String identity, final String acceptKey,

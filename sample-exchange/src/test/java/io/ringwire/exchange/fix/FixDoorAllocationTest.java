@@ -6,6 +6,7 @@ import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.GatewayOutput;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
+import io.ringwire.exchange.node.LoopbackPorts;
 import org.agrona.DirectBuffer;
 import org.junit.jupiter.api.Test;
 import quickfix.SessionID;
@@ -21,7 +22,6 @@ import quickfix.fix44.NewOrderSingle;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.LocalDateTime;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -43,11 +43,7 @@ class FixDoorAllocationTest
     void theGatewaysThreadReadsRequestsAndHandsBackRepliesWithoutAllocating() throws Exception
     {
         final List<SessionConfig> sessions = List.of(new SessionConfig(7, "token-7", 700));
-        final int port;
-        try (ServerSocket probe = new ServerSocket(0))
-        {
-            port = probe.getLocalPort();
-        }
+        final int port = LoopbackPorts.pick();
         final FixDoor door = new FixDoor(new InetSocketAddress("127.0.0.1", port), "RINGWIRE", null,
             List.of(new FixDoor.Member(0, sessions.get(0), "MEMBER7")), 0);
         final long[] replies = new long[1];

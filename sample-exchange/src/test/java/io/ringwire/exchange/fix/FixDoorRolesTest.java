@@ -5,6 +5,7 @@ import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.demo.RoleProcess;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.exchange.node.LoopbackPorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,6 @@ import quickfix.field.TimeInForce;
 import quickfix.field.TransactTime;
 import quickfix.fix44.NewOrderSingle;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -135,11 +135,7 @@ class FixDoorRolesTest
         final RoleFiles.Run run = ExchangeDemo.roleFiles(INSTRUMENTS, 4, 2_000, 1, directory.resolve("journal"),
             Files.createDirectories(directory.resolve("shm")), "", 0).withLivenessTimeoutMs(5_000);
         RoleFiles.writeCore(files, layout, run);
-        final int port;
-        try (ServerSocket probe = new ServerSocket(0))
-        {
-            port = probe.getLocalPort();
-        }
+        final int port = LoopbackPorts.pick();
         // Sessions 0 and 1 become FIX sessions: a SenderCompID where the reply endpoint was.
         final Path gatewayFile = files.resolve("gateway.conf");
         String gateway = Files.readString(gatewayFile);

@@ -9,11 +9,11 @@ import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.GatewayOutput;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
+import io.ringwire.exchange.node.LoopbackPorts;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -46,11 +46,7 @@ final class FixExchange implements AutoCloseable
     private volatile boolean running = true;
 
     FixExchange(final Path store) throws Exception
-    {
-        try (ServerSocket probe = new ServerSocket(0))
-        {
-            port = probe.getLocalPort();
-        }
+    {port = LoopbackPorts.pick();
         final List<SessionConfig> sessions = List.of(new SessionConfig(7, PASSWORD_A, ACCOUNT_A),
             new SessionConfig(8, PASSWORD_B, 800));
         final List<InstrumentSpec> instruments = List.of(new InstrumentSpec(1, 1, 1, 1, 100_000));
