@@ -274,8 +274,11 @@ public final class FixDoor implements Application, AutoCloseable
         return repliesDropped.get();
     }
 
-    /** @return bytes of replies the gateway handed the door that the sender thread has not taken yet. */
-    public int repliesPending()
+    /**
+     * @return bytes in the outbound ring the sender thread has not taken yet (replies, and the
+     *         door's own records for it, with their headers).
+     */
+    public int outboundBacklog()
     {
         return outbound.size();
     }

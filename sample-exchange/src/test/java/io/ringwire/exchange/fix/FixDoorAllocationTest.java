@@ -99,11 +99,11 @@ class FixDoorAllocationTest
                 // replies never find the outbound ring full: a full ring cuts the member off as a slow
                 // consumer, which is the gateway's answer to a slow member, not what this measures.
                 final long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (door.repliesPending() > 0 && System.nanoTime() < drainDeadline)
+                while (door.outboundBacklog() > 0 && System.nanoTime() < drainDeadline)
                 {
                     Thread.sleep(1);
                 }
-                assertEquals(0, door.repliesPending(), "replies the sender thread had not taken after a minute");
+                assertEquals(0, door.outboundBacklog(), "replies the sender thread had not taken after a minute");
                 final long before = threads.getCurrentThreadAllocatedBytes();
                 int handled = 0;
                 while (handled < WINDOW)

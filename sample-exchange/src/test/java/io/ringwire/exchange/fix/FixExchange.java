@@ -46,7 +46,8 @@ final class FixExchange implements AutoCloseable
     private volatile boolean running = true;
 
     FixExchange(final Path store) throws Exception
-    {port = LoopbackPorts.pick();
+    {
+        port = LoopbackPorts.pick();
         final List<SessionConfig> sessions = List.of(new SessionConfig(7, PASSWORD_A, ACCOUNT_A),
             new SessionConfig(8, PASSWORD_B, 800));
         final List<InstrumentSpec> instruments = List.of(new InstrumentSpec(1, 1, 1, 1, 100_000));
