@@ -100,7 +100,19 @@ public final class LoopbackPorts
             return below;
         }
         final ServerSocket above = bindBetween(Math.max(LOWEST_PORT, ephemeralEnd + 1), HIGHEST_PORT + 1);
-        return null != above ? above : new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        return null != above ? above : bindAny();
+    }
+
+    /** @return a socket on a port the kernel chose: one not handed out before, where it gives one in some tries. */
+    private static ServerSocket bindAny() throws IOException
+    {
+        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        for (int attempt = 0; attempt < ATTEMPTS && HANDED_OUT.contains(socket.getLocalPort()); attempt++)
+        {
+            socket.close();
+            socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        }
+        return socket;
     }
 
     /** @return a socket bound to a free port of {@code [from, to)} not handed out before, or null after some tries. */
