@@ -433,6 +433,32 @@ public final class ConnectionListener implements AutoCloseable
     }
 
     /**
+     * {@link #refuse}, counted at once and answered on a virtual thread of its own: the REJ's bounded
+     * drain waits for the peer to close, and a peer that holds its end open would otherwise hold the
+     * caller (an application's polling thread) for the whole bound.
+     *
+     * <p>Threading: any thread holding the channel; returns without waiting on the peer.
+     */
+    void refuseWithoutWaiting(final ManagementChannel channel, final byte[] echoedNonce, final RejectReason reason,
+        final String detail)
+    {
+        if (closed.get())
+        {
+            channel.close();
+            return;
+        }
+        counters.incrementRejected(reason);
+        Thread.ofVirtual()
+            .name("ringwire-cm-reject-" + channel.remoteAddress())
+            .start(() ->
+            {
+                LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " rejected the handshake from " +
+                    channel.remoteAddress() + ": " + reason + ": " + detail);
+                channel.rejectAndClose(echoedNonce, reason, detail);
+            });
+    }
+
+    /**
      * The close action of every channel this listener admitted: the only place a handshake slot is
      * given back, so it happens exactly once per admitted connection.
      */

@@ -216,8 +216,9 @@ public final class PendingConnection
      * and this text, and its {@link ConnectionManager#connect} throws {@link ConnectionRejectedException}.
      * No queue pair is involved.
      *
-     * <p>Threading: blocks the calling thread briefly (at most about 200 ms) while the REJ is
-     * delivered.
+     * <p>Threading: returns without waiting on the peer: the REJ is sent, and the connection drained
+     * and closed, on a virtual thread (a peer that keeps its end open holds that thread for the
+     * drain's bound, never the caller).
      *
      * @param reason why, for the active side's exception and the logs; at most 512 UTF-8 bytes are
      *               sent.
@@ -227,7 +228,7 @@ public final class PendingConnection
     {
         Objects.requireNonNull(reason, "reason");
         claim();
-        listener.refuse(channel, request.nonce(), RejectReason.REJECTED_BY_APPLICATION, reason);
+        listener.refuseWithoutWaiting(channel, request.nonce(), RejectReason.REJECTED_BY_APPLICATION, reason);
     }
 
     boolean isExpired(final long nowNanos)

@@ -285,6 +285,36 @@ final class ConnectionListenerRobustnessTest
     }
 
     @Test
+    void anApplicationsRejectReturnsAtOnceWhileThePeerKeepsItsEndOpenAndThePeerStillGetsTheReason()
+        throws Exception
+    {
+        // A step timeout far beyond the REJ's drain bound (200 ms): a reject that drained on the
+        // caller's thread would hold it that whole bound, as this peer never closes on its own.
+        final ConnectionManagerConfig config = config(10_000);
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
+            RawPeer holder = RawPeer.connect(listener.localAddress(), config))
+        {
+            holder.send(requestFrame(config, Nonces.newNonce(), holder.challenge(), activeQueuePair().localEndpoint(),
+                "stream=7".getBytes(StandardCharsets.UTF_8)));
+            final PendingConnection pending = listener.accept(WAIT_LIMIT);
+            assertNotNull(pending, "the well-formed request is accepted");
+
+            final long startNs = System.nanoTime();
+            pending.reject("ring too large for this subscription");
+            final long rejectMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+
+            assertTrue(rejectMs < 150, "reject held the calling thread " + rejectMs + " ms while the peer kept " +
+                "its end open (the drain's bound is 200 ms): it must leave that wait to another thread");
+            assertEquals(1, listener.counters().rejectedByApplication(),
+                "counted when reject returns");
+            final RejectMessage reject = holder.readReject();
+            assertEquals(RejectReason.REJECTED_BY_APPLICATION, reject.reason());
+            assertTrue(reject.text().contains("ring too large"), reject.text());
+            assertHandshakeSucceeds(listener, config);
+        }
+    }
+
+    @Test
     void aFloodOfSilentConnectionsFromOneAddressLeavesRoomForAPeerFromAnother() throws Exception
     {
         // The defaults: 64 handshakes at once, 16 from one source address.
