@@ -64,11 +64,15 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
     /** The market-data service's identity. */
     public static final String MARKET_DATA = "marketdata";
     /**
-     * Publications one member may hold at once at the gateway's order endpoint: a reconnecting
-     * client's new one beside its old one, and no more, so a member cannot fill the endpoint.
+     * Publications one member may hold at once at the gateway's order endpoint, and one market-data
+     * subscriber at the service's snapshot-request endpoint: a reconnecting client's new one beside
+     * its old one, and no more, so no outer identity can fill an endpoint the others share.
      */
     public static final int MEMBER_CONNECTIONS = 2;
-    /** The largest ring the gateway maps for a member's orders. */
+    /**
+     * The largest ring the gateway maps for a member's orders, and the market-data service for a
+     * subscriber's snapshot requests.
+     */
     public static final int MEMBER_RING_LIMIT = 4 << 20;
     /** The first session id of a layout on free ports; the demo's sessions count up from it. */
     public static final int FIRST_SESSION_ID = 101;
@@ -202,10 +206,15 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
         return channel(marketDataFeed, MARKET_DATA, "accept", List.of(ENGINE));
     }
 
-    /** @return the market-data service's snapshot-request subscription: accepts every subscriber. */
+    /**
+     * @return the market-data service's snapshot-request subscription: accepts every subscriber,
+     *         {@value #MEMBER_CONNECTIONS} connections each, with rings of at most
+     *         {@value #MEMBER_RING_LIMIT} bytes.
+     */
     public String snapshotRequestsSubscription()
     {
-        return channel(snapshotRequests, MARKET_DATA, "accept", marketDataSubscribers);
+        return channel(snapshotRequests, MARKET_DATA, "accept", marketDataSubscribers) + "|max-per-identity=" +
+            MEMBER_CONNECTIONS + "|max-ring=" + MEMBER_RING_LIMIT;
     }
 
     /** @return the market-data service's publication to every subscriber (fan-out). */

@@ -305,6 +305,38 @@ class TrustZonesTest
     }
 
     @Test
+    void aMarketDataSubscriberHoldsAtMostTwoSnapshotRequestConnectionsAndNoLargeRing() throws Exception
+    {
+        // A market-data subscriber's key in a hostile process: the honest subscriber holds one
+        // connection to the snapshot-request endpoint already.
+        final MessagingContext hostileSubscriber = context(List.of(layout.marketDataSubscribers().getFirst()),
+            List.of(ExchangeLayout.MARKET_DATA), 1_000);
+        final List<Publication> requests = new ArrayList<>();
+        for (int i = 0; i < 4; i++)
+        {
+            requests.add(add(Publication.open(hostileSubscriber, layout.snapshotRequestsPublication(0),
+                ExchangeLayout.SNAPSHOT_REQUESTS_STREAM)));
+        }
+        final Publication huge = add(Publication.open(hostileSubscriber, layout.snapshotRequestsPublication(0) +
+            "|ring=" + (2 * ExchangeLayout.MEMBER_RING_LIMIT), ExchangeLayout.SNAPSHOT_REQUESTS_STREAM));
+        await(() -> requests.stream().filter(Publication::isConnected).count() == ExchangeLayout.MEMBER_CONNECTIONS - 1 &&
+            requests.stream().filter(p -> !p.isConnected()).allMatch(p -> null != p.lastConnectionError()) &&
+            null != huge.lastConnectionError(),
+            "the subscriber's snapshot-request connections bounded", () ->
+            {
+                requests.forEach(Publication::doWork);
+                huge.doWork();
+            });
+        assertTrue(requests.stream().filter(p -> !p.isConnected()).allMatch(p ->
+            p.lastConnectionError().contains("has " + ExchangeLayout.MEMBER_CONNECTIONS + " publications here")),
+            () -> requests.stream().map(Publication::lastConnectionError).toList().toString());
+        assertFalse(huge.isConnected());
+        assertTrue(huge.lastConnectionError().contains("above this subscription's largest, " +
+            ExchangeLayout.MEMBER_RING_LIMIT), huge.lastConnectionError());
+        assertHonestMembersConserved();
+    }
+
+    @Test
     void aMemberThatKeepsSendingMalformedMessagesIsDisconnected() throws Exception
     {
         final Publication orders = logOnHostile();
