@@ -17,7 +17,8 @@ import java.util.TreeSet;
 
 /**
  * One role's config file: {@code key = value} lines, {@code #} comments (whole lines, or after a
- * value), blank lines ignored. Keys are unique; a value may be a comma list. Paths are read relative
+ * value and a space: a {@code #} inside a value, a session's token say, is part of it), blank lines
+ * ignored. Keys are unique; a value may be a comma list. Paths are read relative
  * to the file's directory. Every refusal names the file, the line and what is allowed, and a key the
  * role does not know is refused rather than ignored, so a typo cannot silently leave a default in
  * place.
@@ -92,10 +93,17 @@ public final class ConfigFile
         return new ConfigFile(file, values, lines);
     }
 
+    /** @return the line up to its comment: a {@code #} that starts the line or follows white space. */
     private static String stripComment(final String line)
     {
-        final int hash = line.indexOf('#');
-        return hash < 0 ? line : line.substring(0, hash);
+        for (int i = line.indexOf('#'); i >= 0; i = line.indexOf('#', i + 1))
+        {
+            if (i == 0 || Character.isWhitespace(line.charAt(i - 1)))
+            {
+                return line.substring(0, i);
+            }
+        }
+        return line;
     }
 
     /**

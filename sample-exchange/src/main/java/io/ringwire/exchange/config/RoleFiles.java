@@ -13,8 +13,12 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The keys of a role's config file, and the writer of a run's files: a directory of identity keys
@@ -47,6 +51,7 @@ import java.util.List;
  */
 public final class RoleFiles
 {
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
     static final String ROLE = "role";
     static final String PROVIDER = "provider";
     static final String IDENTITY = "identity";
@@ -281,11 +286,21 @@ public final class RoleFiles
         }
     }
 
+    /**
+     * Writes a role's file readable by its owner alone (mode 600), as its key: the gateway's and the
+     * clients' files hold the sessions' tokens.
+     */
     private static void write(final Path file, final StringBuilder text)
     {
         try
         {
-            Files.createDirectories(file.toAbsolutePath().getParent());
+            final Path directory = file.toAbsolutePath().getParent();
+            Files.createDirectories(directory);
+            if (null != Files.getFileAttributeView(directory, PosixFileAttributeView.class))
+            {
+                Files.deleteIfExists(file);
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            }
             Files.writeString(file, text, StandardCharsets.UTF_8);
         }
         catch (final IOException ex)

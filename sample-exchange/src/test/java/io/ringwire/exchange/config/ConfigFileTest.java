@@ -1,0 +1,31 @@
+package io.ringwire.exchange.config;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** How a role's config file reads its lines: comments, and a {@code #} inside a value. */
+class ConfigFileTest
+{
+    private static final Path FILE = Path.of("gateway.conf");
+
+    @Test
+    void aHashInsideAValueIsPartOfItAndOneAfterASpaceStartsAComment()
+    {
+        final ConfigFile config = ConfigFile.parse(FILE, List.of(
+            "# a whole-line comment",
+            "   # an indented one",
+            "session.1 = identity member-0, account 1, token s3#cr#t, replies 127.0.0.1:9000",
+            "provider = shm # the same host",
+            "shm-dir = /dev/shm/ring#1\t# a tab before the comment",
+            ""));
+
+        assertEquals("identity member-0, account 1, token s3#cr#t, replies 127.0.0.1:9000",
+            config.required("session.1", "a session"));
+        assertEquals("shm", config.required("provider", "a provider"));
+        assertEquals("/dev/shm/ring#1", config.required("shm-dir", "a directory"));
+    }
+}
