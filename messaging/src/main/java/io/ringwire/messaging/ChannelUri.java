@@ -20,16 +20,20 @@ import java.util.Map;
  * ({@link ChannelKeys}): {@code identity=name} the identity this end proves, {@code accept=a,b} the
  * identities a subscription takes publications from, {@code peer=a,b} those a publication takes as
  * its subscribers; a subscription's limits: {@code max-ring=bytes} the largest ring it maps for one
- * publication, {@code max-per-identity=n} how many publications of one identity it takes at once.
+ * publication, {@code max-per-identity=n} how many publications of one identity it takes at once;
+ * a publication's: {@code slow-timeout=ms} how long one subscriber may hold it back (more than three
+ * quarters of its ring unread, or no room for a frame) before it is disconnected as a slow consumer
+ * (absent: every live subscriber is waited for, however slow).
  *
  * <p>Immutable; any thread.
  */
 public final class ChannelUri
 {
     private static final String PREFIX = "ringwire:";
+    private static final String SLOW_TIMEOUT = "slow-timeout";
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs", "auto");
     private static final List<String> KEYS = List.of("endpoint", "interface", "ring", "identity", "accept", "peer",
-        "max-ring", "max-per-identity");
+        "max-ring", "max-per-identity", "slow-timeout");
 
     private final String provider;
     private final List<InetSocketAddress> endpoints;
@@ -112,6 +116,10 @@ public final class ChannelUri
                 Settings.parseInt("max-per-identity", parameters.get("max-per-identity"), 0, 4096,
                     "0 (no limit) to 4096");
             }
+            if (parameters.containsKey(SLOW_TIMEOUT))
+            {
+                slowTimeout(parameters.get(SLOW_TIMEOUT));
+            }
         }
         catch (final IllegalArgumentException ex)
         {
@@ -168,6 +176,21 @@ public final class ChannelUri
         final String limit = parameters.get("max-per-identity");
         return null == limit ? defaultLimit : Settings.parseInt("max-per-identity", limit, 0, 4096,
             "0 (no limit) to 4096");
+    }
+
+    /**
+     * @return the channel's {@code slow-timeout=} in milliseconds (checked when parsed), or 0 where it
+     *         has none: a publication then waits for every live subscriber.
+     */
+    public long slowTimeoutMs()
+    {
+        final String timeout = parameters.get(SLOW_TIMEOUT);
+        return null == timeout ? 0 : slowTimeout(timeout);
+    }
+
+    private static int slowTimeout(final String value)
+    {
+        return Settings.parseInt(SLOW_TIMEOUT, value, 1, 3_600_000, "1 to 3600000 (milliseconds)");
     }
 
     /**

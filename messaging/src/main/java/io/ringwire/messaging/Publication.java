@@ -17,6 +17,7 @@ import org.agrona.DirectBuffer;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static io.ringwire.messaging.protocol.FrameDescriptor.*;
 
@@ -139,7 +140,8 @@ public final class Publication implements AutoCloseable
             this.credit = new PublicationCredit(destinations, completionQueue, destinations.completionHandler, capacity,
                 memoryLog);
             this.duty = new PublicationDuty(context, completionQueue, destinations.completionHandler, destinations,
-                counters, this::sendHeartbeat, memoryLog ? LOG_OFFERS_PER_DUTY : OFFERS_PER_DUTY);
+                counters, this::sendHeartbeat, memoryLog ? LOG_OFFERS_PER_DUTY : OFFERS_PER_DUTY,
+                TimeUnit.MILLISECONDS.toNanos(channel.slowTimeoutMs()));
         }
         catch (final RuntimeException ex)
         {

@@ -33,6 +33,8 @@ import java.util.List;
  */
 final class PublicationDestination implements AutoCloseable
 {
+    static final long NOT_HOLDING_BACK = Long.MIN_VALUE;
+
     final InetSocketAddress endpoint;
     private final MemoryRegion credit;
     private final AtomicBuffer creditBuffer;
@@ -51,6 +53,8 @@ final class PublicationDestination implements AutoCloseable
     private long receiveConsumingRequests;
     private long lastLivenessCounter = -1;
     private long lastLivenessChangeNs;
+    /** When it began to hold the publication back, as the duty cycle saw it; {@link #NOT_HOLDING_BACK} while it does not. */
+    long holdingBackSinceNs = NOT_HOLDING_BACK;
     long lastAttemptNs = Long.MIN_VALUE / 2;
     String lastError;
     private Attempt attempt;
@@ -318,6 +322,7 @@ final class PublicationDestination implements AutoCloseable
     {
         connected = false;
         lastError = reason;
+        holdingBackSinceNs = NOT_HOLDING_BACK;
     }
 
     private void closeQueuePair()

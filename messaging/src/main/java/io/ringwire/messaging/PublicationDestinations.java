@@ -1,5 +1,6 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.messaging.status.PublicationCounters;
 import io.ringwire.rdma.CompletionHandler;
@@ -329,6 +330,53 @@ final class PublicationDestinations implements AutoCloseable
             }
         }
         return work;
+    }
+
+    /**
+     * Disconnects, as a slow consumer, each connected destination that has held the publication back
+     * at every look for longer than the timeout: more than three quarters of its ring unread, or
+     * (over RDMA) no posted receive or no room in its send queue for one more frame. A look at which
+     * it had room starts its time over. It rejoins at the stream's position when it reconnects, and
+     * has lost what it had not read.
+     *
+     * @param nowNs     the time now.
+     * @param position  the publication's position.
+     * @param timeoutNs the channel's {@code slow-timeout}.
+     * @return destinations disconnected.
+     */
+    int disconnectSlow(final long nowNs, final long position, final long timeoutNs)
+    {
+        int work = 0;
+        for (final PublicationDestination destination : all)
+        {
+            if (!destination.connected)
+            {
+                continue;
+            }
+            if (!holdsBack(destination, position))
+            {
+                destination.holdingBackSinceNs = PublicationDestination.NOT_HOLDING_BACK;
+            }
+            else if (destination.holdingBackSinceNs == PublicationDestination.NOT_HOLDING_BACK)
+            {
+                destination.holdingBackSinceNs = nowNs;
+            }
+            else if (nowNs - destination.holdingBackSinceNs > timeoutNs)
+            {
+                counters.slowSubscribers.incrementRelease();
+                disconnect(destination, "slow subscriber: it held the publication back for longer than slow-timeout=" +
+                    timeoutNs / 1_000_000 + " ms");
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private boolean holdsBack(final PublicationDestination destination, final long position)
+    {
+        return position - destination.consumedPosition() > ringCapacity - (ringCapacity >> 2) ||
+            (!memoryLog && (destination.receiveHeadroom() <= 0 ||
+            !destination.queuePair.canPostSends(1, FrameDescriptor.HEADER_LENGTH)));
     }
 
     /**

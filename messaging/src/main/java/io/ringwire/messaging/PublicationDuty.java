@@ -10,7 +10,8 @@ import java.util.function.IntSupplier;
  * A publication's admin work, its duty cycle: reaps completions (a failed one disconnects its
  * subscriber), reconnects disconnected subscribers every reconnect interval, and, at most every
  * quarter heartbeat interval, updates the device's counters, declares silent subscribers gone
- * after the liveness timeout and has a heartbeat sent when no frame went out for a heartbeat
+ * after the liveness timeout, disconnects subscribers that hold it back past the channel's
+ * {@code slow-timeout} (where set) and has a heartbeat sent when no frame went out for a heartbeat
  * interval. It also paces the cycles that offers run themselves, one every so many attempts.
  *
  * <p>It sends no frame itself: the heartbeat is the publication's, which lays it out in its ring
@@ -32,6 +33,8 @@ final class PublicationDuty
     private final IntSupplier heartbeat;
     /** Offer attempts between the cycles offers run themselves. */
     private final int offersPerDuty;
+    /** The channel's slow-timeout; 0: every subscriber is waited for. */
+    private final long slowTimeoutNs;
 
     private long lastFrameNs;
     private long nextDutyNs;
@@ -41,11 +44,15 @@ final class PublicationDuty
     /**
      * @param completionHandler what the reaped completions go to.
      * @param heartbeat         sends a heartbeat frame and says whether it went out (1) or not (0).
+     * @param slowTimeoutNs     how long a subscriber may hold the publication back before it is
+     *                          disconnected; 0 for as long as it stays alive.
      */
     PublicationDuty(final MessagingContext context, final CompletionQueue completionQueue,
         final CompletionHandler completionHandler, final PublicationDestinations destinations,
-        final PublicationCounters counters, final IntSupplier heartbeat, final int offersPerDuty)
+        final PublicationCounters counters, final IntSupplier heartbeat, final int offersPerDuty,
+        final long slowTimeoutNs)
     {
+        this.slowTimeoutNs = slowTimeoutNs;
         this.offersPerDuty = offersPerDuty;
         this.context = context;
         this.completionQueue = completionQueue;
@@ -74,6 +81,10 @@ final class PublicationDuty
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, MAX_DUTY_INTERVAL_NS);
         counters.device.update();
         work += destinations.disconnectSilent(nowNs);
+        if (slowTimeoutNs > 0)
+        {
+            work += destinations.disconnectSlow(nowNs, position, slowTimeoutNs);
+        }
         if (framesPublished != framesPublishedAtLastDuty)
         {
             framesPublishedAtLastDuty = framesPublished;

@@ -34,6 +34,8 @@ public final class PublicationCounters implements AutoCloseable
     public final AtomicCounter livenessTimeouts;
     /** Frames a queue pair refused to post, each of which disconnects its subscriber. */
     public final AtomicCounter sendFailures;
+    /** Subscribers disconnected for holding the publication back past the channel's slow-timeout. */
+    public final AtomicCounter slowSubscribers;
 
     private PublicationCounters(final CounterSet set, final DeviceCounters deviceCounters)
     {
@@ -47,6 +49,7 @@ public final class PublicationCounters implements AutoCloseable
         errors = set.newCounter("error completions");
         livenessTimeouts = set.newCounter("liveness timeouts");
         sendFailures = set.newCounter("send failures");
+        slowSubscribers = set.newCounter("slow subscribers");
         device = new DeviceCounterMirror(set, deviceCounters);
     }
 
