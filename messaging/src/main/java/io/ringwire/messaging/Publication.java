@@ -269,6 +269,12 @@ public final class Publication implements AutoCloseable
         return counters;
     }
 
+    /** @return subscribers disconnected for holding this publication back past its channel's slow-timeout. */
+    public long slowSubscribers()
+    {
+        return counters.slowSubscribers.get();
+    }
+
     /**
      * @return why the last connection attempt of the first disconnected subscriber failed, or null.
      */

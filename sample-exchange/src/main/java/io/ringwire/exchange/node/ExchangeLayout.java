@@ -74,6 +74,12 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
      * subscriber's snapshot requests.
      */
     public static final int MEMBER_RING_LIMIT = 4 << 20;
+    /**
+     * How long one market-data subscriber may hold the fan-out back before the service cuts it off
+     * (it rejoins, and recovers from a snapshot): the other subscribers wait on it no longer, and
+     * the engine, behind the service's backlog, not at all.
+     */
+    public static final int MARKET_DATA_SLOW_TIMEOUT_MS = 1_000;
     /** The first session id of a layout on free ports; the demo's sessions count up from it. */
     public static final int FIRST_SESSION_ID = 101;
 
@@ -217,11 +223,14 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
             MEMBER_CONNECTIONS + "|max-ring=" + MEMBER_RING_LIMIT;
     }
 
-    /** @return the market-data service's publication to every subscriber (fan-out). */
+    /**
+     * @return the market-data service's publication to every subscriber (fan-out), which cuts off a
+     *         subscriber that holds it back for {@value #MARKET_DATA_SLOW_TIMEOUT_MS} ms.
+     */
     public String marketDataPublication()
     {
         return channel(marketDataClients.isEmpty() ? null : String.join(",", marketDataClients), MARKET_DATA, "peer",
-            marketDataSubscribers);
+            marketDataSubscribers) + "|slow-timeout=" + MARKET_DATA_SLOW_TIMEOUT_MS;
     }
 
     /**

@@ -20,13 +20,22 @@ import java.nio.ByteBuffer;
  * book from it ({@link MarketDataBooks}), and publishes the feed to every market-data subscriber
  * (one publication, one destination each: fan-out). A subscriber that joins late or finds a gap
  * asks for snapshots; the service answers in-band on the same stream, so each snapshot sits
- * exactly between the incrementals it includes and the ones after it.
+ * exactly between the incrementals it includes and the ones after it. A subscriber that stops
+ * reading holds the fan-out back until the slow-timeout cuts it off
+ * ({@link ExchangeLayout#MARKET_DATA_SLOW_TIMEOUT_MS}); meanwhile the service keeps reading the
+ * feed into its backlog, so the engine never waits on a subscriber.
  *
  * <p>Threading: one thread (the agent's).
  */
 public final class MarketDataNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 32;
+    /**
+     * The backlog the service lets build while a subscriber holds the fan-out back before it stops
+     * reading the engine's feed (and so holds the engine back): more than the feed brings in the
+     * fan-out's slow-timeout at the exchange's rates, so the slow subscriber is cut off first.
+     */
+    private static final int FEED_BACKLOG_LIMIT = 64 << 20;
 
     private final Subscription feed;
     private final Subscription snapshotRequests;
@@ -85,11 +94,11 @@ public final class MarketDataNode implements Agent, AutoCloseable
     public int doWork()
     {
         final int work = marketData.doWork();
-        if (marketData.isBehind())
-        {
-            return work + feed.doWork() + snapshotRequests.doWork();
-        }
-        return work + feed.poll(onFeed, FRAGMENT_LIMIT) + snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT);
+        final int feedWork = marketData.backlogBytes() > FEED_BACKLOG_LIMIT ? feed.doWork() :
+            feed.poll(onFeed, FRAGMENT_LIMIT);
+        // Snapshots, large and asked for at will, wait until the fan-out keeps up.
+        return work + feedWork + (marketData.isBehind() ? snapshotRequests.doWork() :
+            snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT));
     }
 
     private void onFeed(final DirectBuffer buffer, final int offset, final int length, final Header header)
@@ -128,6 +137,12 @@ public final class MarketDataNode implements Agent, AutoCloseable
     public long snapshotParts()
     {
         return snapshotParts;
+    }
+
+    /** @return subscribers cut off for holding the fan-out back past its slow-timeout. */
+    public long slowSubscribers()
+    {
+        return marketData.publication().slowSubscribers();
     }
 
     /** @return snapshot requests that were not well-formed. */

@@ -1,0 +1,215 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.exchange.demo.ExchangeDemo;
+import io.ringwire.exchange.demo.LatencyLedger;
+import io.ringwire.exchange.demo.MarketDataClient;
+import io.ringwire.exchange.demo.SimulatedClients;
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.gateway.GatewayConfig;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Subscription;
+import io.ringwire.rdma.cm.Identity;
+import io.ringwire.rdma.cm.PeerKey;
+import org.agrona.CloseHelper;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A market-data subscriber that stays connected and alive but never reads, beside an honest one,
+ * through real messaging with small rings (its ring fills in a fraction of a second): the fan-out
+ * cuts it off after its slow-timeout (it rejoins once its image has timed out, and stalls again),
+ * while the honest
+ * members trade on without a pause (the engine never waits on the service) and the honest
+ * subscriber's books end equal to the service's.
+ *
+ * <p>Thread layout: the exchange's roles, the honest members and the honest subscriber on one
+ * spinning thread; the stalled subscriber's housekeeping on the test's thread, which sleeps between
+ * its turns.
+ */
+@Tag("system")
+class MarketDataIsolationTest
+{
+    private static final String PROVIDER = "shm";
+    private static final int INSTRUMENTS = 4;
+    private static final long RATE = 2_000;
+    private static final int RING = 64 << 10;
+    /** Past the first cut-off (a ring filled, then the slow-timeout) with time to spare. */
+    private static final Duration STALLED_FOR = Duration.ofSeconds(6);
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final int LIVENESS_MS = 4_000;
+
+    @TempDir
+    Path directory;
+
+    private final Map<String, Identity> identities = new HashMap<>();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @Test
+    void aSubscriberThatNeverReadsIsCutOffWhileMembersTradeOnAndTheHonestSubscriberKeepsTheBooks() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts(PROVIDER, 2, 2);
+        for (final String name : layout.identities())
+        {
+            identities.put(name, Identity.generate(name));
+        }
+        final MessagingContext core = context(List.of(ExchangeLayout.ENGINE, ExchangeLayout.GATEWAY,
+            ExchangeLayout.MARKET_DATA), layout.identities());
+        final MessagingContext honestSide = context(List.of(layout.members().get(0), layout.members().get(1),
+            layout.marketDataSubscribers().get(0)), List.of(ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA));
+        final MessagingContext stalledSide = context(List.of(layout.marketDataSubscribers().get(1)),
+            List.of(ExchangeLayout.MARKET_DATA));
+        final EngineConfig engineConfig = ExchangeDemo.engineConfig(INSTRUMENTS, 2);
+        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(2, RATE, engineConfig, 0);
+        final RunFlag flag = new RunFlag();
+        final LatencyLedger ledger = new LatencyLedger();
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final List<Throwable> failures = new ArrayList<>();
+        Thread exchangeThread = null;
+        try
+        {
+            final EngineNode engine = add(new EngineNode(core, layout, directory.resolve("journal"), engineConfig, flag));
+            final GatewayNode gateway = add(new GatewayNode(core, layout, gatewayConfig, flag));
+            final MarketDataNode marketData = add(new MarketDataNode(core, layout, engineConfig, flag));
+            final MarketDataClient subscriber = add(new MarketDataClient(honestSide, layout, 0, engineConfig, ledger,
+                flag));
+            final SimulatedClients members = add(new SimulatedClients(honestSide, layout, gatewayConfig.sessions(), 0,
+                INSTRUMENTS, RATE, 7, ledger, flag));
+            final Subscription stalled = add(Subscription.open(stalledSide, layout.marketDataClientSubscription(1),
+                ExchangeLayout.MARKET_DATA_STREAM));
+            await(() -> engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
+                subscriber.isConnected() && members.isConnected() && stalled.imageCount() == 1,
+                "the exchange and both subscribers connected", () ->
+                {
+                    engine.doWork();
+                    gateway.doWork();
+                    marketData.doWork();
+                    subscriber.doWork();
+                    members.pollOnly();
+                    stalled.poll((buffer, offset, length, header) -> { }, 10);
+                });
+            engine.open();
+            exchangeThread = Thread.ofPlatform().name("exchange").start(() ->
+            {
+                try
+                {
+                    while (running.get())
+                    {
+                        if (engine.doWork() + gateway.doWork() + marketData.doWork() + subscriber.doWork() +
+                            members.doWork() == 0)
+                        {
+                            Thread.onSpinWait();
+                        }
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failures.add(ex);
+                }
+            });
+
+            // The stalled subscriber: alive (its housekeeping sends credit and liveness), never reading.
+            final AtomicLongArray counters = members.counters();
+            final long endNs = System.nanoTime() + STALLED_FOR.toNanos();
+            long windowStartNs = System.nanoTime();
+            long acksAtWindowStart = counters.get(SimulatedClients.ACKS);
+            long slowestWindow = Long.MAX_VALUE;
+            while (System.nanoTime() - endNs < 0)
+            {
+                stalled.doWork();
+                Thread.sleep(5);
+                if (System.nanoTime() - windowStartNs > 1_000_000_000L)
+                {
+                    final long acks = counters.get(SimulatedClients.ACKS);
+                    slowestWindow = Math.min(slowestWindow, acks - acksAtWindowStart);
+                    acksAtWindowStart = acks;
+                    windowStartNs = System.nanoTime();
+                }
+            }
+            assertTrue(marketData.slowSubscribers() >= 1, "the stalled subscriber cut off: " +
+                marketData.slowSubscribers());
+            // At 2,000 orders a second the members get some 1,500 acknowledgements a second (the rest
+            // of their requests are cancels and replaces); an engine held back by the stalled
+            // subscriber would have stopped within the first second.
+            assertTrue(slowestWindow > RATE / 4, "the members' slowest second while a subscriber stalled: " +
+                slowestWindow + " acknowledgements (" + counters.get(SimulatedClients.ACKS) + " in all)");
+
+            members.stopSending();
+            await(() -> counters.get(SimulatedClients.ACKS) == counters.get(SimulatedClients.NEW_ORDERS),
+                "every new order acknowledged", stalled::doWork);
+            Thread.sleep(300);
+            running.set(false);
+            exchangeThread.join(10_000);
+            assertTrue(failures.isEmpty(), "the exchange's thread: " + failures);
+            assertEquals(counters.get(SimulatedClients.NEW_ORDERS), counters.get(SimulatedClients.ACKS));
+            assertEquals(2, counters.get(SimulatedClients.LOGGED_ON), "both members stayed logged on");
+            // The honest subscriber has the service's books once it has read what is in flight (on
+            // this thread now; the stalled one may rejoin and be cut off again meanwhile).
+            await(() -> subscriber.books().publicDigest().equals(marketData.replica().publicDigest()),
+                "the honest subscriber's books equal to the service's", () ->
+                {
+                    marketData.doWork();
+                    subscriber.doWork();
+                    stalled.doWork();
+                });
+            assertEquals(0, subscriber.books().inconsistencies(), "the honest subscriber's books never disagreed");
+        }
+        finally
+        {
+            running.set(false);
+            if (null != exchangeThread)
+            {
+                exchangeThread.join(10_000);
+            }
+            for (int i = closeables.size() - 1; i >= 0; i--)
+            {
+                CloseHelper.quietClose(closeables.get(i));
+            }
+        }
+    }
+
+    private MessagingContext context(final List<String> own, final List<String> trusted)
+    {
+        final MessagingContext context = new MessagingContext()
+            .countersDirectory(directory.resolve("counters").toString()).ringCapacity(RING)
+            .heartbeatIntervalMs(50).livenessTimeoutMs(LIVENESS_MS).reconnectIntervalMs(50)
+            .rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(LIVENESS_MS));
+        own.forEach(name -> context.identity(identities.get(name)));
+        final List<PeerKey> keys = new ArrayList<>();
+        trusted.forEach(name -> keys.add(identities.get(name).peerKey()));
+        return context.trust(keys).conclude();
+    }
+
+    private <T extends AutoCloseable> T add(final T closeable)
+    {
+        closeables.add(closeable);
+        return closeable;
+    }
+
+    private static void await(final BooleanSupplier condition, final String what, final Runnable duty)
+    {
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail("timed out after " + WAIT + " waiting for " + what);
+            }
+            duty.run();
+        }
+    }
+}
