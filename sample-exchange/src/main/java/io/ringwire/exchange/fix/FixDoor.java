@@ -78,6 +78,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class FixDoor implements Application, AutoCloseable
 {
+    private static final System.Logger LOG = System.getLogger(FixDoor.class.getName());
     /** The door's transport session ids: a block the gateway's messaging images are kept out of. */
     public static final int FIRST_TRANSPORT = Integer.MIN_VALUE;
     /** Sessions a door serves at most (one transport id each). */
@@ -144,6 +145,12 @@ public final class FixDoor implements Application, AutoCloseable
     private final AtomicLong refusals = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong repliesDropped = new AtomicLong();
+    private final AtomicLong senderFailures = new AtomicLong();
+    private final AtomicLong disconnectsDone = new AtomicLong();
+    /** Per session index: a disconnect the full outbound ring could not take yet (the gateway's thread). */
+    private final boolean[] disconnectOwed;
+    private int disconnectsOwed;
+    private long disconnectsDeferred;
     private final SocketAcceptor acceptor;
     private final long clockToEpochNs;
     private volatile boolean running = true;
@@ -171,6 +178,7 @@ public final class FixDoor implements Application, AutoCloseable
         membersByIndex = new Member[slots];
         sessionIds = new SessionID[slots];
         orders = new FixOrders[slots];
+        disconnectOwed = new boolean[slots];
         final SessionSettings settings = new SessionSettings();
         settings.setString("ConnectionType", "acceptor");
         settings.setString("BeginString", "FIX.4.4");
@@ -274,6 +282,24 @@ public final class FixDoor implements Application, AutoCloseable
         return repliesDropped.get();
     }
 
+    /** @return records the sender thread failed on (each logged, skipped, and the rest sent). */
+    public long senderFailures()
+    {
+        return senderFailures.get();
+    }
+
+    /** @return members' connections the sender thread closed because the gateway asked. */
+    public long disconnectsDone()
+    {
+        return disconnectsDone.get();
+    }
+
+    /** @return disconnects the full outbound ring could not take at once, sent later (the gateway's thread). */
+    public long disconnectsDeferred()
+    {
+        return disconnectsDeferred;
+    }
+
     /**
      * @return bytes in the outbound ring the sender thread has not taken yet (replies, and the
      *         door's own records for it, with their headers).
@@ -315,7 +341,8 @@ public final class FixDoor implements Application, AutoCloseable
     {
         this.gateway = gateway;
         this.nowNs = nowNs;
-        return inbound.controlledRead(onInbound, POLL_LIMIT);
+        final int owed = disconnectsOwed > 0 ? sendOwedDisconnects() : 0;
+        return owed + inbound.controlledRead(onInbound, POLL_LIMIT);
     }
 
     private ControlledMessageHandler.Action onInbound(final int type, final MutableDirectBuffer buffer, final int index,
@@ -381,16 +408,55 @@ public final class FixDoor implements Application, AutoCloseable
         return true;
     }
 
-    /** Closes a member's FIX connection (the gateway asked for it), from the sender thread. */
+    /**
+     * Closes a member's FIX connection (the gateway asked for it), from the sender thread. A
+     * disconnect the full outbound ring cannot take now (it is the slow consumer the gateway is
+     * cutting off) is owed, and sent by a later {@link #poll}, behind the replies already waiting.
+     */
     public void disconnect(final int transportSession)
     {
-        final int claimed = outbound.tryClaim(DISCONNECT, RECORD_HEADER);
-        if (claimed >= 0)
+        final int sessionIndex = transportSession - FIRST_TRANSPORT;
+        if (!writeDisconnect(sessionIndex) && !disconnectOwed[sessionIndex])
         {
-            outbound.buffer().putInt(claimed, transportSession - FIRST_TRANSPORT);
-            outbound.buffer().putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
-            outbound.commit(claimed);
+            disconnectOwed[sessionIndex] = true;
+            disconnectsOwed++;
+            disconnectsDeferred++;
         }
+    }
+
+    private boolean writeDisconnect(final int sessionIndex)
+    {
+        final int claimed = outbound.tryClaim(DISCONNECT, RECORD_HEADER);
+        if (claimed < 0)
+        {
+            return false;
+        }
+        outbound.buffer().putInt(claimed, sessionIndex);
+        outbound.buffer().putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
+        outbound.commit(claimed);
+        if (disconnectOwed[sessionIndex])
+        {
+            disconnectOwed[sessionIndex] = false;
+            disconnectsOwed--;
+        }
+        return true;
+    }
+
+    private int sendOwedDisconnects()
+    {
+        int sent = 0;
+        for (int i = 0; i < disconnectOwed.length && disconnectsOwed > 0; i++)
+        {
+            if (disconnectOwed[i])
+            {
+                if (!writeDisconnect(i))
+                {
+                    break;
+                }
+                sent++;
+            }
+        }
+        return sent;
     }
 
     // ---------------------------------------------------------------- the sender thread
@@ -406,7 +472,28 @@ public final class FixDoor implements Application, AutoCloseable
         }
     }
 
+    /**
+     * One record for a member. A record that fails (a QuickFIX/J or decoding exception) is counted,
+     * logged and skipped: the thread goes on with the rest, as every member's replies depend on it.
+     */
     private void onOutbound(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        try
+        {
+            sendOne(type, buffer, index);
+        }
+        catch (final RuntimeException ex)
+        {
+            final long failures = senderFailures.incrementAndGet();
+            if (Long.bitCount(failures) == 1) // the 1st, 2nd, 4th, 8th...: a stream of them cannot flood the log
+            {
+                LOG.log(System.Logger.Level.WARNING, "the FIX door's sender skipped a record of type " + type +
+                    " (" + failures + " so far): " + ex, ex);
+            }
+        }
+    }
+
+    private void sendOne(final int type, final MutableDirectBuffer buffer, final int index)
     {
         final long readNs = System.nanoTime();
         final int sessionIndex = buffer.getInt(index);
@@ -430,6 +517,7 @@ public final class FixDoor implements Application, AutoCloseable
             {
                 // Gone either way; its loss reaches the gateway through onLogout.
             }
+            disconnectsDone.incrementAndGet();
         }
         else if (type == MASS_CANCEL_FORWARDED)
         {
