@@ -105,6 +105,13 @@ public final class FixDoor implements Application, AutoCloseable
     private static final int MASS_CANCEL_FORWARDED = 2;
     private static final int DISCONNECT = 3;
     private static final int RING_BYTES = 4 << 20;
+    /**
+     * Messages QuickFIX/J may queue for one member's socket (its own write queue, past the kernel's
+     * buffers) before it disconnects the member as a slow consumer: a member that stops reading
+     * holds that much of the door's memory at most. What was queued stays in the store, for its
+     * ResendRequest.
+     */
+    static final int MAX_QUEUED_WRITES = 10_000;
     /** A record's header: the session's index, then when it was written (ns, this host's monotonic clock). */
     private static final int RECORD_HEADER = BitUtil.SIZE_OF_INT + BitUtil.SIZE_OF_LONG;
     /** A user-defined tag a client may stamp with its send time ({@link System#nanoTime}, same host): times the wire. */
@@ -146,6 +153,7 @@ public final class FixDoor implements Application, AutoCloseable
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong repliesDropped = new AtomicLong();
     private final AtomicLong senderFailures = new AtomicLong();
+    private final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
     private final AtomicLong disconnectsDone = new AtomicLong();
     /** Per session index: a disconnect the full outbound ring could not take yet (the gateway's thread). */
     private final boolean[] disconnectOwed;
@@ -192,6 +200,7 @@ public final class FixDoor implements Application, AutoCloseable
         settings.setString("ResetOnLogon", "N");
         settings.setString("PersistMessages", "Y");
         settings.setString("SocketTcpNoDelay", "Y");
+        settings.setLong("MaxScheduledWriteRequests", MAX_QUEUED_WRITES);
         if (null != store)
         {
             settings.setString("FileStorePath", store.toString());
@@ -341,8 +350,27 @@ public final class FixDoor implements Application, AutoCloseable
     {
         this.gateway = gateway;
         this.nowNs = nowNs;
-        final int owed = disconnectsOwed > 0 ? sendOwedDisconnects() : 0;
-        return owed + inbound.controlledRead(onInbound, POLL_LIMIT);
+        return sendOwed() + inbound.controlledRead(onInbound, POLL_LIMIT);
+    }
+
+    /**
+     * Writes the disconnects the full outbound ring could not take, where it has room now. The
+     * gateway's thread calls it on every cycle, also while it reads no input ({@link #poll} does too).
+     *
+     * @return disconnects written.
+     */
+    public int sendOwed()
+    {
+        return disconnectsOwed > 0 ? sendOwedDisconnects() : 0;
+    }
+
+    private void forgetOwedDisconnect(final int sessionIndex)
+    {
+        if (sessionIndex >= 0 && sessionIndex < disconnectOwed.length && disconnectOwed[sessionIndex])
+        {
+            disconnectOwed[sessionIndex] = false;
+            disconnectsOwed--;
+        }
     }
 
     private ControlledMessageHandler.Action onInbound(final int type, final MutableDirectBuffer buffer, final int index,
@@ -377,7 +405,11 @@ public final class FixDoor implements Application, AutoCloseable
                     }
                 }
             }
-            case LOST -> gateway.onTransportLost(transport, nowNs);
+            case LOST ->
+            {
+                forgetOwedDisconnect(sessionIndex); // that connection is gone: a later one must not be cut
+                gateway.onTransportLost(transport, nowNs);
+            }
             default ->
             {
             }
@@ -529,7 +561,7 @@ public final class FixDoor implements Application, AutoCloseable
         {
             report.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
             // Sent, or, while the member is away, stored under its sequence number for its ResendRequest.
-            session.send(FixOutbound.report(report, orders[sessionIndex], clockToEpochNs));
+            session.send(FixOutbound.report(report, orders[sessionIndex], execIds, clockToEpochNs));
             record(4, System.nanoTime() - readNs);
         }
         else if (headerDecoder.templateId() == LogonResponseDecoder.TEMPLATE_ID)
@@ -739,7 +771,7 @@ public final class FixDoor implements Application, AutoCloseable
     {
         return switch (type)
         {
-            case MsgType.ORDER_SINGLE -> FixOutbound.orderRefused(message, "D" + refusals.get(), mapper.rejectCode(),
+            case MsgType.ORDER_SINGLE -> FixOutbound.orderRefused(message, execIds.next(), mapper.rejectCode(),
                 mapper.rejectText());
             case MsgType.ORDER_MASS_CANCEL_REQUEST -> FixOutbound.massCancelReport(message.getString(11),
                 massCancelInstrument(message), mapper.rejectCode(), mapper.rejectText());

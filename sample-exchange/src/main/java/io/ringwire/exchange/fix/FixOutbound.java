@@ -61,10 +61,12 @@ public final class FixOutbound
     /**
      * @param report an SBE ExecutionReport.
      * @param orders the session's orders.
+     * @param execIds the door's ExecIDs, for a report the engine did not number (a gateway's reject).
      * @param clockToEpochNs what turns the engine's transact time into epoch nanoseconds.
      * @return the FIX message for it.
      */
-    public static Message report(final ExecutionReportDecoder report, final FixOrders orders, final long clockToEpochNs)
+    public static Message report(final ExecutionReportDecoder report, final FixOrders orders,
+        final FixExecIds execIds, final long clockToEpochNs)
     {
         final long id = report.clientOrderId();
         final ExecType execType = report.execType();
@@ -84,7 +86,7 @@ public final class FixOutbound
         }
         final ExecutionReport message = new ExecutionReport();
         message.set(new OrderID(report.exchangeOrderId() == 0 ? "NONE" : Long.toString(report.exchangeOrderId())));
-        message.set(new ExecID(Long.toString(report.execId())));
+        message.set(new ExecID(execIds.of(report.execId())));
         message.set(new quickfix.field.ExecType(execType(execType, report.lastQuantity())));
         message.set(new quickfix.field.OrdStatus(ordStatus(report.ordStatus())));
         message.set(new quickfix.field.Side(report.side() == Side.SELL ? quickfix.field.Side.SELL : quickfix.field.Side.BUY));

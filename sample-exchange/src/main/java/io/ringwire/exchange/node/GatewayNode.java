@@ -139,6 +139,7 @@ public final class GatewayNode implements Agent, AutoCloseable
         if (toEngine.isBehind())
         {
             work += orders.doWork(); // accepts and keeps clients alive; their orders wait in the rings
+            work += null == door ? 0 : door.sendOwed(); // a cut-off FIX member goes now, input or not
             gateway.notReadingClients(nowNs);
         }
         else

@@ -50,9 +50,9 @@ class FixDoorSenderTest
             door.start();
             await(() -> door.outboundBacklog() == 0, "the sender to take the replies");
             assertEquals(0, door.disconnectsDone(), "nothing sent it yet");
-            assertEquals(1, door.poll(null, 0), "the next poll writes the owed disconnect");
+            assertEquals(1, door.sendOwed(), "the gateway's next cycle writes the owed disconnect");
             await(() -> door.disconnectsDone() == 1, "the sender to act on the disconnect");
-            assertEquals(0, door.poll(null, 0), "and owes nothing more");
+            assertEquals(0, door.sendOwed(), "and owes nothing more");
             assertEquals(1, door.disconnectsDone());
             assertEquals(0, door.senderFailures());
         }

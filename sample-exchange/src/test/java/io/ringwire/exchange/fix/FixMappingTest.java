@@ -22,6 +22,7 @@ import quickfix.Message;
 import quickfix.field.MsgType;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,6 +37,7 @@ class FixMappingTest
 {
     private static final long ACCOUNT = 700;
     private static final long SENT_NS = 1_764_000_000_123_456_789L;
+    private static final FixExecIds EXEC_IDS = new FixExecIds(1_764_000_000_000L);
 
     private final FixInbound inbound = new FixInbound();
     private final FixOrders orders = new FixOrders();
@@ -186,9 +188,16 @@ class FixMappingTest
     private ExecutionReportDecoder report(final long clientOrderId, final ExecType execType, final OrdStatus status,
         final RejectReason reason, final long lastPrice, final long lastQuantity, final long leaves, final long cum)
     {
+        return report(clientOrderId, 5, execType, status, reason, lastPrice, lastQuantity, leaves, cum);
+    }
+
+    private ExecutionReportDecoder report(final long clientOrderId, final long execId, final ExecType execType,
+        final OrdStatus status, final RejectReason reason, final long lastPrice, final long lastQuantity,
+        final long leaves, final long cum)
+    {
         final ExecutionReportEncoder encoder = new ExecutionReportEncoder().wrapAndApplyHeader(buffer, 0,
             new MessageHeaderEncoder());
-        encoder.exchangeOrderId(77).clientOrderId(clientOrderId).execId(5).account(ACCOUNT).instrumentId(1)
+        encoder.exchangeOrderId(77).clientOrderId(clientOrderId).execId(execId).account(ACCOUNT).instrumentId(1)
             .execType(execType).ordStatus(status).side(Side.BUY).rejectReason(reason).lastPrice(lastPrice)
             .lastQuantity(lastQuantity).leavesQuantity(leaves).cumulativeQuantity(cum).transactTime(SENT_NS)
             .price(1000).orderQuantity(leaves + cum).ordType(OrdType.LIMIT).timeInForce(TimeInForce.DAY)
@@ -203,7 +212,7 @@ class FixMappingTest
         final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
             .clientOrderId();
         final Message first = FixOutbound.report(report(id, ExecType.PARTIAL_FILL, OrdStatus.PARTIALLY_FILLED,
-            RejectReason.NONE, 1000, 4, 6, 4), orders, 0);
+            RejectReason.NONE, 1000, 4, 6, 4), orders, EXEC_IDS, 0);
         assertEquals("8", first.getHeader().getString(MsgType.FIELD));
         assertEquals('F', first.getChar(150));
         assertEquals('1', first.getChar(39));
@@ -214,7 +223,7 @@ class FixMappingTest
         assertEquals(6, first.getDouble(151), 0);
         assertEquals(4, first.getDouble(14), 0);
         final Message second = FixOutbound.report(report(id, ExecType.FILL, OrdStatus.FILLED, RejectReason.NONE, 1003, 6,
-            0, 10), orders, 0);
+            0, 10), orders, EXEC_IDS, 0);
         assertEquals('2', second.getChar(39));
         assertEquals((4 * 1000 + 6 * 1003) / 10.0, second.getDouble(6), 1e-9, "AvgPx over both fills");
     }
@@ -228,28 +237,50 @@ class FixMappingTest
             buffer) > 0);
         final long cancelId = inbound.clientOrderId();
         final Message canceled = FixOutbound.report(report(id, ExecType.CANCELED, OrdStatus.CANCELED,
-            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, 0);
+            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, EXEC_IDS, 0);
         assertEquals("c", canceled.getString(11));
         assertEquals("o", canceled.getString(41));
         assertEquals('4', canceled.getChar(39));
 
         final Message refused = FixOutbound.report(report(cancelId, ExecType.REJECTED, OrdStatus.REJECTED,
-            RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, 0);
+            RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS, 0);
         assertEquals("9", refused.getHeader().getString(MsgType.FIELD));
         assertEquals(1, refused.getInt(102));
         assertEquals('1', refused.getChar(434));
 
         final long massId = orders.idFor("m", FixOrders.Kind.MASS_CANCEL, 0);
         final Message massRefused = FixOutbound.report(report(massId, ExecType.REJECTED, OrdStatus.REJECTED,
-            RejectReason.THROTTLED, 0, 0, 0, 0), orders, 0);
+            RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS, 0);
         assertEquals("r", massRefused.getHeader().getString(MsgType.FIELD));
         assertEquals('0', massRefused.getChar(531), "rejected");
         assertEquals("over the session's message rate", massRefused.getString(58));
 
         final Message orderRefused = FixOutbound.report(report(orders.idFor("z", FixOrders.Kind.ORDER, 0),
-            ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MAX_NOTIONAL, 0, 0, 0, 0), orders, 0);
+            ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MAX_NOTIONAL, 0, 0, 0, 0), orders, EXEC_IDS, 0);
         assertEquals('8', orderRefused.getChar(150));
         assertEquals(3, orderRefused.getInt(103));
+    }
+
+    @Test
+    void reportsTheEngineDidNotNumberGetExecIdsOfTheirOwnThatNoOtherDoorProcessGives() throws Exception
+    {
+        final long id = orders.idFor("g", FixOrders.Kind.ORDER, 0);
+        final Message engines = FixOutbound.report(report(id, 5, ExecType.NEW, OrdStatus.NEW, RejectReason.NONE, 0, 0,
+            10, 0), orders, EXEC_IDS, 0);
+        assertEquals("5", engines.getString(17), "the engine's number");
+
+        final Set<String> seen = new HashSet<>();
+        for (final FixExecIds door : List.of(new FixExecIds(1_764_000_000_000L), new FixExecIds(1_764_000_000_001L)))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                final Message gateways = FixOutbound.report(report(id, 0, ExecType.REJECTED, OrdStatus.REJECTED,
+                    RejectReason.THROTTLED, 0, 0, 0, 0), orders, door, 0);
+                final String execId = gateways.getString(17);
+                assertTrue(execId.startsWith("R"), execId);
+                assertTrue(seen.add(execId), "no ExecID twice, across two door processes: " + seen + " and " + execId);
+            }
+        }
     }
 
     @Test

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import quickfix.Message;
+import quickfix.Session;
+import quickfix.SessionID;
 import quickfix.field.ClOrdID;
 import quickfix.field.MsgType;
 import quickfix.field.OrdType;
@@ -102,6 +104,48 @@ class FixSessionLayerTest
             }
             assertEquals(orders, canceled, "every order's cancel, resent after the gap");
             assertNull(again.received.poll(1, TimeUnit.SECONDS), "and nothing more");
+        }
+    }
+
+    @Test
+    void aMemberThatStopsReadingIsDisconnectedAsASlowConsumerAndTheOtherMemberTradesOn() throws Exception
+    {
+        final SessionID slow = new SessionID("FIX.4.4", FixDoorTest.DOOR_COMP_ID, FixExchange.MEMBER_B);
+        try (RawFixConnection member = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
+            FixDoorTest.DOOR_COMP_ID, 4096))
+        {
+            member.send("A", "98=0|108=30|141=Y|554=" + FixExchange.PASSWORD_B + "|");
+            assertEquals("A", member.receive(WAIT).get(35));
+            // IOC orders nobody trades against, at about the gateway's rate: each draws a report,
+            // which this member never reads, until the door's queue for it is past its bound.
+            final long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+            int sent = 0;
+            while (Session.lookupSession(slow).isLoggedOn())
+            {
+                assertTrue(System.nanoTime() < deadline, "still logged on after " + sent + " orders");
+                for (int i = 0; i < 100; i++)
+                {
+                    member.send("D", "11=S" + sent++ + "|55=1|54=1|60=20261128-12:00:00|40=2|44=990|38=1|59=3|");
+                }
+                Thread.sleep(10);
+            }
+            assertTrue(sent > FixDoor.MAX_QUEUED_WRITES, "cut off after " + sent + " orders, past the door's bound");
+            assertEquals(0, exchange.door.disconnectsDone(), "cut off by the door's write bound, not by the " +
+                "gateway's (its outbound ring never filled)");
+            assertEquals(0, exchange.door.repliesDropped());
+        }
+        try (FixTestClient other = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A,
+            directory.resolve("member")))
+        {
+            assertTrue(other.awaitLogon(WAIT));
+            final NewOrderSingle order = new NewOrderSingle(new ClOrdID("A-1"), new Side(Side.BUY),
+                new TransactTime(LocalDateTime.now()), new OrdType(OrdType.LIMIT));
+            order.set(new Symbol("1"));
+            order.setString(Price.FIELD, "990");
+            order.set(new OrderQty(1));
+            order.set(new TimeInForce(TimeInForce.GOOD_TILL_CANCEL));
+            other.send(order);
+            assertEquals('0', other.next(MsgType.EXECUTION_REPORT, WAIT).getChar(150), "the other member trades on");
         }
     }
 

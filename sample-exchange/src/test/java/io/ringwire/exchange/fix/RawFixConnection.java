@@ -31,7 +31,23 @@ final class RawFixConnection implements AutoCloseable
 
     RawFixConnection(final int port, final String sender, final String target) throws IOException
     {
-        socket = new Socket("127.0.0.1", port);
+        this(port, sender, target, 0);
+    }
+
+    /**
+     * @param receiveBuffer the socket's receive buffer in bytes, set before it connects (a small one
+     *                      makes a member that stops reading hold the door's writes back sooner);
+     *                      0 for the system's.
+     */
+    RawFixConnection(final int port, final String sender, final String target, final int receiveBuffer)
+        throws IOException
+    {
+        socket = new Socket();
+        if (receiveBuffer > 0)
+        {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", port));
         socket.setTcpNoDelay(true);
         out = socket.getOutputStream();
         in = socket.getInputStream();
