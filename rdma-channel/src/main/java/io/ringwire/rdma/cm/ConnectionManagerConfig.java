@@ -129,13 +129,24 @@ public final class ConnectionManagerConfig
         }
         if (trusted.isEmpty() && !trustFiles.isBlank())
         {
+            final Map<String, PeerKey> fromFiles = new LinkedHashMap<>();
             for (final String file : trustFiles.split(","))
             {
                 if (!file.isBlank())
                 {
-                    KeyFiles.readTrusted(Path.of(file.trim())).forEach(key -> trusted.put(key.name(), key));
+                    for (final PeerKey key : KeyFiles.readTrusted(Path.of(file.trim())))
+                    {
+                        final PeerKey earlier = fromFiles.putIfAbsent(key.name(), key);
+                        if (null != earlier && !earlier.equals(key))
+                        {
+                            throw new IllegalArgumentException("two different keys are named '" + key.name() + "' (" +
+                                earlier.fingerprint() + ", " + key.fingerprint() + ") in " + TRUST_PROP + "=" +
+                                trustFiles + ": an identity has one key; remove the one that is not its");
+                        }
+                    }
                 }
             }
+            trusted.putAll(fromFiles); // all or nothing: a refused set leaves nothing trusted
         }
         if (null == identity && secret.length > 0)
         {

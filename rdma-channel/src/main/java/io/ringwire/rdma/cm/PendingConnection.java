@@ -218,7 +218,8 @@ public final class PendingConnection
      *
      * <p>Threading: returns without waiting on the peer: the REJ is sent, and the connection drained
      * and closed, on a virtual thread (a peer that keeps its end open holds that thread for the
-     * drain's bound, never the caller).
+     * drain's bound, never the caller). A listener closed right after may close the connection
+     * before the REJ went out: the active side then sees the connection end instead of the reason.
      *
      * @param reason why, for the active side's exception and the logs; at most 512 UTF-8 bytes are
      *               sent.

@@ -106,6 +106,38 @@ class IdentityTest
     }
 
     @Test
+    void twoTrustedKeyFilesThatGiveOneNameTwoKeysAreRefusedNotTheLastTaken()
+    {
+        final Identity engine = Identity.generate("engine-1");
+        final Path keyFile = KeyFiles.write(directory.resolve("engine"), engine);
+        final Identity genuine = Identity.generate("gateway-1");
+        final Identity impostor = Identity.generate("gateway-1");
+        KeyFiles.writePublic(directory.resolve("ours"), genuine.peerKey());
+        KeyFiles.writePublic(directory.resolve("dropped-in"), impostor.peerKey());
+        KeyFiles.writePublic(directory.resolve("again"), genuine.peerKey());
+        final String saved = System.setProperty(ConnectionManagerConfig.IDENTITY_FILE_PROP, keyFile.toString());
+        try
+        {
+            System.setProperty(ConnectionManagerConfig.TRUST_PROP, directory.resolve("ours") + "," +
+                directory.resolve("dropped-in"));
+            final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> new ConnectionManagerConfig().conclude());
+            assertTrue(refused.getMessage().contains("two different keys are named 'gateway-1'"), refused.getMessage());
+
+            // The same key twice is one key.
+            System.setProperty(ConnectionManagerConfig.TRUST_PROP, directory.resolve("ours") + "," +
+                directory.resolve("again"));
+            assertEquals(genuine.peerKey(), new ConnectionManagerConfig().conclude().trusted().get("gateway-1"));
+        }
+        finally
+        {
+            System.clearProperty(ConnectionManagerConfig.IDENTITY_FILE_PROP);
+            System.clearProperty(ConnectionManagerConfig.TRUST_PROP);
+            assertEquals(null, saved);
+        }
+    }
+
+    @Test
     void keygenWritesBothFilesPerNameAndRefusesABadName() throws Exception
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
