@@ -4,7 +4,6 @@ import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Long2LongHashMap;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,10 +127,19 @@ final class GatewaySessions
         return loggedOn[session];
     }
 
-    /** @return whether the credentials are the session's token, byte for byte. */
+    /**
+     * @return whether the credentials are the session's token, byte for byte, compared in a time
+     *         that depends on the token's length alone (not on where a guess first differs).
+     */
     boolean tokenMatches(final int session, final byte[] credentials, final int length)
     {
-        return Arrays.equals(credentials, 0, length, tokens[session], 0, tokens[session].length);
+        final byte[] token = tokens[session];
+        int difference = length ^ token.length;
+        for (int i = 0; i < token.length; i++)
+        {
+            difference |= token[i] ^ (i < length ? credentials[i] : 0);
+        }
+        return difference == 0;
     }
 
     /** Logs the session on over the transport session. */

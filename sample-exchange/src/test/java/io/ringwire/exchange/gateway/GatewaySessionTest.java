@@ -82,6 +82,19 @@ class GatewaySessionTest
     }
 
     @Test
+    void aTokensPrefixOrTheTokenWithMoreAfterItIsNotTheToken()
+    {
+        final String prefix = TOKEN_A.substring(0, TOKEN_A.length() - 1);
+        // A second apart: within any logon rate.
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, ID_A, prefix, START_NS));
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A + "x", START_NS + 1_000_000_000L));
+        assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, ID_A, "", START_NS + 2_000_000_000L));
+        assertEquals(3, gateway.counters().badCredentials());
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS + 3_000_000_000L));
+    }
+
+    @Test
     void logonForAnUnknownSessionIsRefusedAndAnsweredOnlyOnTheConnectionsOwnSession()
     {
         assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, 99, TOKEN_A, START_NS));
