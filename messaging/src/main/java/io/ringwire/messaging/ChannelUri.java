@@ -22,8 +22,8 @@ import java.util.Map;
  * its subscribers; a subscription's limits: {@code max-ring=bytes} the largest ring it maps for one
  * publication, {@code max-per-identity=n} how many publications of one identity it takes at once;
  * a publication's: {@code slow-timeout=ms} how long one subscriber may hold it back (more than three
- * quarters of its ring unread, or no room for a frame) before it is disconnected as a slow consumer
- * (absent: every live subscriber is waited for, however slow).
+ * quarters of its ring unread, or no room for a frame, reading less than a ring meanwhile) before
+ * it is disconnected as a slow consumer (absent: every live subscriber is waited for, however slow).
  *
  * <p>Immutable; any thread.
  */

@@ -55,6 +55,8 @@ final class PublicationDestination implements AutoCloseable
     private long lastLivenessChangeNs;
     /** When it began to hold the publication back, as the duty cycle saw it; {@link #NOT_HOLDING_BACK} while it does not. */
     long holdingBackSinceNs = NOT_HOLDING_BACK;
+    /** Its consumed position when it began to hold the publication back. */
+    long consumedWhenHoldingBackBegan;
     long lastAttemptNs = Long.MIN_VALUE / 2;
     String lastError;
     private Attempt attempt;
@@ -325,7 +327,12 @@ final class PublicationDestination implements AutoCloseable
         holdingBackSinceNs = NOT_HOLDING_BACK;
     }
 
-    private void closeQueuePair()
+    /**
+     * Closes its queue pair now rather than at the next attempt (a disconnected destination's):
+     * its subscriber's side of the connection fails at once, so its image closes, and stops storing
+     * credit into this destination's region, well before the reconnection.
+     */
+    void closeQueuePair()
     {
         if (null != queuePair)
         {

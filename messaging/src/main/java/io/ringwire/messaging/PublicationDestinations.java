@@ -334,10 +334,12 @@ final class PublicationDestinations implements AutoCloseable
 
     /**
      * Disconnects, as a slow consumer, each connected destination that has held the publication back
-     * at every look for longer than the timeout: more than three quarters of its ring unread, or
-     * (over RDMA) no posted receive or no room in its send queue for one more frame. A look at which
-     * it had room starts its time over. It rejoins at the stream's position when it reconnects, and
-     * has lost what it had not read.
+     * at every look for longer than the timeout (more than three quarters of its ring unread, or
+     * over RDMA no posted receive or no room in its send queue for one more frame) and read less
+     * than a ring meanwhile. A look at which it had room starts its time over, and so does one by
+     * which it has read a whole ring since its time began: a subscriber that reads at pace is never
+     * cut, however far behind a burst (a backlog drained into the stream) keeps it. It rejoins at
+     * the stream's position when it reconnects, and has lost what it had not read.
      *
      * @param nowNs     the time now.
      * @param position  the publication's position.
@@ -353,28 +355,32 @@ final class PublicationDestinations implements AutoCloseable
             {
                 continue;
             }
-            if (!holdsBack(destination, position))
+            final long consumed = destination.consumedPosition();
+            if (!holdsBack(destination, position, consumed))
             {
                 destination.holdingBackSinceNs = PublicationDestination.NOT_HOLDING_BACK;
             }
-            else if (destination.holdingBackSinceNs == PublicationDestination.NOT_HOLDING_BACK)
+            else if (destination.holdingBackSinceNs == PublicationDestination.NOT_HOLDING_BACK ||
+                consumed - destination.consumedWhenHoldingBackBegan >= ringCapacity)
             {
                 destination.holdingBackSinceNs = nowNs;
+                destination.consumedWhenHoldingBackBegan = consumed;
             }
             else if (nowNs - destination.holdingBackSinceNs > timeoutNs)
             {
                 counters.slowSubscribers.incrementRelease();
                 disconnect(destination, "slow subscriber: it held the publication back for longer than slow-timeout=" +
                     timeoutNs / 1_000_000 + " ms");
+                destination.closeQueuePair();
                 work++;
             }
         }
         return work;
     }
 
-    private boolean holdsBack(final PublicationDestination destination, final long position)
+    private boolean holdsBack(final PublicationDestination destination, final long position, final long consumed)
     {
-        return position - destination.consumedPosition() > ringCapacity - (ringCapacity >> 2) ||
+        return position - consumed > ringCapacity - (ringCapacity >> 2) ||
             (!memoryLog && (destination.receiveHeadroom() <= 0 ||
             !destination.queuePair.canPostSends(1, FrameDescriptor.HEADER_LENGTH)));
     }

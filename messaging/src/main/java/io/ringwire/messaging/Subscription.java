@@ -7,6 +7,7 @@ import io.ringwire.rdma.CompletionQueue;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaProviders;
 import io.ringwire.rdma.cm.ConnectionListener;
 import io.ringwire.rdma.cm.ConnectionManagerCounters;
@@ -382,6 +383,13 @@ public final class Subscription implements AutoCloseable
             if (nowNs - image.lastFrameNs > context.livenessTimeoutNs())
             {
                 counters.livenessTimeouts.incrementRelease();
+                closeImage(image);
+                work++;
+            }
+            else if (memoryLog && image.available && image.queuePair.state() == QueuePairState.ERROR)
+            {
+                // A memory log takes no completion that would tell: its publication closed the
+                // connection (it cut this subscriber off, or closed) or its process is gone.
                 closeImage(image);
                 work++;
             }

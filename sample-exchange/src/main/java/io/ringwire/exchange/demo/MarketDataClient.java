@@ -82,6 +82,9 @@ public final class MarketDataClient implements Agent, AutoCloseable
             throw ex;
         }
         this.marketData = subscription;
+        // A new image is a new start: the first one, or one after the service cut this subscriber off
+        // (it then missed what went out meanwhile, in books the stream may not touch again soon).
+        subscription.availableImageHandler(sessionId -> joined = false);
         this.requests = new Outbound(toService);
     }
 
@@ -102,6 +105,17 @@ public final class MarketDataClient implements Agent, AutoCloseable
             requestSnapshot(instrument);
         }
         return work + marketData.poll(onMarketData, FRAGMENT_LIMIT);
+    }
+
+    /**
+     * Housekeeping alone, reading nothing: the subscriber stays alive (its credit and liveness go
+     * out) while it falls behind, as a stalled process's messaging would.
+     *
+     * @return work done.
+     */
+    public int keepAliveWithoutReading()
+    {
+        return requests.doWork() + marketData.doWork();
     }
 
     private void onMarketData(final DirectBuffer buffer, final int offset, final int length, final Header frame)

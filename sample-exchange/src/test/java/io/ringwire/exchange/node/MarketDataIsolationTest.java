@@ -7,7 +7,6 @@ import io.ringwire.exchange.demo.SimulatedClients;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.messaging.MessagingContext;
-import io.ringwire.messaging.Subscription;
 import io.ringwire.rdma.cm.Identity;
 import io.ringwire.rdma.cm.PeerKey;
 import org.agrona.CloseHelper;
@@ -30,16 +29,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * A market-data subscriber that stays connected and alive but never reads, beside an honest one,
+ * A market-data subscriber that stays connected and alive but stops reading, beside an honest one,
  * through real messaging with small rings (its ring fills in a fraction of a second): the fan-out
- * cuts it off after its slow-timeout (it rejoins once its image has timed out, and stalls again),
- * while the honest
- * members trade on without a pause (the engine never waits on the service) and the honest
- * subscriber's books end equal to the service's.
+ * cuts it off after its slow-timeout while the members trade on without a pause (the engine never
+ * waits on the service); once it reads again it rejoins, asks for every book, and ends with the
+ * service's books, as the honest subscriber does.
  *
- * <p>Thread layout: the exchange's roles, the honest members and the honest subscriber on one
- * spinning thread; the stalled subscriber's housekeeping on the test's thread, which sleeps between
- * its turns.
+ * <p>Thread layout: the exchange's roles, the members and the honest subscriber on one spinning
+ * thread; the stalled subscriber on the test's thread, which sleeps between its turns while it is
+ * stalled.
  */
 @Tag("system")
 class MarketDataIsolationTest
@@ -89,10 +87,10 @@ class MarketDataIsolationTest
                 flag));
             final SimulatedClients members = add(new SimulatedClients(honestSide, layout, gatewayConfig.sessions(), 0,
                 INSTRUMENTS, RATE, 7, ledger, flag));
-            final Subscription stalled = add(Subscription.open(stalledSide, layout.marketDataClientSubscription(1),
-                ExchangeLayout.MARKET_DATA_STREAM));
+            final MarketDataClient stalled = add(new MarketDataClient(stalledSide, layout, 1, engineConfig, null,
+                flag));
             await(() -> engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
-                subscriber.isConnected() && members.isConnected() && stalled.imageCount() == 1,
+                subscriber.isConnected() && members.isConnected() && stalled.isConnected(),
                 "the exchange and both subscribers connected", () ->
                 {
                     engine.doWork();
@@ -100,7 +98,7 @@ class MarketDataIsolationTest
                     marketData.doWork();
                     subscriber.doWork();
                     members.pollOnly();
-                    stalled.poll((buffer, offset, length, header) -> { }, 10);
+                    stalled.doWork();
                 });
             engine.open();
             exchangeThread = Thread.ofPlatform().name("exchange").start(() ->
@@ -122,7 +120,7 @@ class MarketDataIsolationTest
                 }
             });
 
-            // The stalled subscriber: alive (its housekeeping sends credit and liveness), never reading.
+            // The stalled subscriber: alive (its housekeeping sends credit and liveness), not reading.
             final AtomicLongArray counters = members.counters();
             final long endNs = System.nanoTime() + STALLED_FOR.toNanos();
             long windowStartNs = System.nanoTime();
@@ -130,7 +128,7 @@ class MarketDataIsolationTest
             long slowestWindow = Long.MAX_VALUE;
             while (System.nanoTime() - endNs < 0)
             {
-                stalled.doWork();
+                stalled.keepAliveWithoutReading();
                 Thread.sleep(5);
                 if (System.nanoTime() - windowStartNs > 1_000_000_000L)
                 {
@@ -148,6 +146,10 @@ class MarketDataIsolationTest
             assertTrue(slowestWindow > RATE / 4, "the members' slowest second while a subscriber stalled: " +
                 slowestWindow + " acknowledgements (" + counters.get(SimulatedClients.ACKS) + " in all)");
 
+            // It reads again, while the members go on trading: it rejoins and asks for every book.
+            final long requestsBefore = stalled.snapshotRequests();
+            await(() -> stalled.snapshotRequests() > requestsBefore && stalled.isConnected(),
+                "the stalled subscriber to rejoin and ask for the books", stalled::doWork);
             members.stopSending();
             await(() -> counters.get(SimulatedClients.ACKS) == counters.get(SimulatedClients.NEW_ORDERS),
                 "every new order acknowledged", stalled::doWork);
@@ -157,10 +159,11 @@ class MarketDataIsolationTest
             assertTrue(failures.isEmpty(), "the exchange's thread: " + failures);
             assertEquals(counters.get(SimulatedClients.NEW_ORDERS), counters.get(SimulatedClients.ACKS));
             assertEquals(2, counters.get(SimulatedClients.LOGGED_ON), "both members stayed logged on");
-            // The honest subscriber has the service's books once it has read what is in flight (on
-            // this thread now; the stalled one may rejoin and be cut off again meanwhile).
-            await(() -> subscriber.books().publicDigest().equals(marketData.replica().publicDigest()),
-                "the honest subscriber's books equal to the service's", () ->
+            // Both subscribers have the service's books once they have read what is in flight (on
+            // this thread now).
+            await(() -> subscriber.books().publicDigest().equals(marketData.replica().publicDigest()) &&
+                stalled.books().publicDigest().equals(marketData.replica().publicDigest()),
+                "both subscribers' books equal to the service's", () ->
                 {
                     marketData.doWork();
                     subscriber.doWork();
