@@ -23,7 +23,8 @@ import java.nio.ByteBuffer;
  * exactly between the incrementals it includes and the ones after it. A subscriber that stops
  * reading holds the fan-out back until the slow-timeout cuts it off
  * ({@link ExchangeLayout#MARKET_DATA_SLOW_TIMEOUT_MS}); meanwhile the service keeps reading the
- * feed into its backlog, so the engine never waits on a subscriber.
+ * feed into its backlog, so the engine never waits on a subscriber. The backlog grows for that
+ * (allocating, past its first megabyte) and is reused once drained.
  *
  * <p>Threading: one thread (the agent's).
  */
