@@ -20,7 +20,8 @@ import java.util.Map;
  * ({@link ChannelKeys}): {@code identity=name} the identity this end proves, {@code accept=a,b} the
  * identities a subscription takes publications from, {@code peer=a,b} those a publication takes as
  * its subscribers; a subscription's limits: {@code max-ring=bytes} the largest ring it maps for one
- * publication, {@code max-per-identity=n} how many publications of one identity it takes at once;
+ * publication, {@code max-per-identity=n} how many publications of one identity it takes at once,
+ * {@code max-publications=n} how many it takes at once in all (default: the context's);
  * a publication's: {@code slow-timeout=ms} how long one subscriber may hold it back (more than three
  * quarters of its ring unread, or no room for a frame, reading less than a ring meanwhile) before
  * it is disconnected as a slow consumer (absent: every live subscriber is waited for, however slow).
@@ -31,9 +32,10 @@ public final class ChannelUri
 {
     private static final String PREFIX = "ringwire:";
     private static final String SLOW_TIMEOUT = "slow-timeout";
+    private static final String MAX_PUBLICATIONS = "max-publications";
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs", "auto");
     private static final List<String> KEYS = List.of("endpoint", "interface", "ring", "identity", "accept", "peer",
-        "max-ring", "max-per-identity", "slow-timeout");
+        "max-ring", "max-per-identity", "max-publications", "slow-timeout");
 
     private final String provider;
     private final List<InetSocketAddress> endpoints;
@@ -116,6 +118,10 @@ public final class ChannelUri
                 Settings.parseInt("max-per-identity", parameters.get("max-per-identity"), 0, 4096,
                     "0 (no limit) to 4096");
             }
+            if (parameters.containsKey(MAX_PUBLICATIONS))
+            {
+                maxPublicationsOf(parameters.get(MAX_PUBLICATIONS));
+            }
             if (parameters.containsKey(SLOW_TIMEOUT))
             {
                 slowTimeout(parameters.get(SLOW_TIMEOUT));
@@ -176,6 +182,21 @@ public final class ChannelUri
         final String limit = parameters.get("max-per-identity");
         return null == limit ? defaultLimit : Settings.parseInt("max-per-identity", limit, 0, 4096,
             "0 (no limit) to 4096");
+    }
+
+    /**
+     * @param defaultLimit the context's {@link MessagingContext#maxPublicationsPerSubscription()}.
+     * @return the channel's {@code max-publications=} (checked when parsed), or {@code defaultLimit}.
+     */
+    public int maxPublications(final int defaultLimit)
+    {
+        final String limit = parameters.get(MAX_PUBLICATIONS);
+        return null == limit ? defaultLimit : maxPublicationsOf(limit);
+    }
+
+    private static int maxPublicationsOf(final String value)
+    {
+        return Settings.parseInt(MAX_PUBLICATIONS, value, 1, 4096, "1 to 4096");
     }
 
     /**

@@ -158,10 +158,10 @@ final class ImageAdmission
         if (availableImages + unavailableHandshakes() >= maxImages)
         {
             counters.imagesRefused.incrementRelease();
-            return "subscription full: it has " + availableImages + " publications, its most (" +
-                MessagingContext.MAX_PUBLICATIONS_PROP + "=" + context.maxPublicationsPerSubscription() +
-                ", and its completion queue on " + device.name() + " holds " + completionQueue.depth() +
-                " completions, " + IMAGE_COMPLETIONS + " per publication)";
+            return "subscription full: it has " + availableImages + " publications, its most (" + maxImages +
+                ": its channel's max-publications= or " + MessagingContext.MAX_PUBLICATIONS_PROP + "=" +
+                context.maxPublicationsPerSubscription() + ", and its completion queue on " + device.name() +
+                " holds " + completionQueue.depth() + " completions, " + IMAGE_COMPLETIONS + " per publication)";
         }
         final int capacity = setup.ringCapacity();
         if (capacity < 4096 || capacity > (1 << 30) || Integer.bitCount(capacity) != 1 ||

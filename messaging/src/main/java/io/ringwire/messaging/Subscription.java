@@ -38,6 +38,8 @@ import java.util.function.IntConsumer;
  */
 public final class Subscription implements AutoCloseable
 {
+    /** Waiting publications one housekeeping cycle takes from the listener at most. */
+    private static final int ACCEPTS_PER_DUTY = 16;
     /** Polls between housekeeping passes (each reads the clock once). */
     private static final int DUTY_POLL_INTERVAL = 128;
     /** Polls of memory logs between two polls of the completion queue once no handshake is open. */
@@ -96,10 +98,10 @@ public final class Subscription implements AutoCloseable
         try
         {
             final ProtectionDomain domain = device.allocateProtectionDomain();
-            final long wanted = (long)context.maxPublicationsPerSubscription() * ImageAdmission.IMAGE_COMPLETIONS;
+            final int wantedImages = channel.maxPublications(context.maxPublicationsPerSubscription());
+            final long wanted = (long)wantedImages * ImageAdmission.IMAGE_COMPLETIONS;
             this.completionQueue = device.createCompletionQueue((int)Math.min(wanted, device.maxCompletionQueueDepth()));
-            this.maxImages = Math.min(context.maxPublicationsPerSubscription(),
-                completionQueue.depth() / ImageAdmission.IMAGE_COMPLETIONS);
+            this.maxImages = Math.min(wantedImages, completionQueue.depth() / ImageAdmission.IMAGE_COMPLETIONS);
             if (maxImages < 1)
             {
                 throw new IllegalStateException(device.name() + "'s completion queues hold at most " +
@@ -151,7 +153,8 @@ public final class Subscription implements AutoCloseable
     }
 
     /**
-     * @return how many publications this subscription takes at once: the context's
+     * @return how many publications this subscription takes at once: its channel's
+     *         {@code max-publications=}, else the context's
      *         {@link MessagingContext#maxPublicationsPerSubscription()}, or fewer when the device's
      *         completion queues cannot hold what that many may complete at once. Further ones are
      *         refused with the reason (their publications report NOT_CONNECTED and retry) and
@@ -365,7 +368,14 @@ public final class Subscription implements AutoCloseable
         counters.device.update();
         tallies.flush(counters);
         counters.identitiesRefused.setRelease(listener.counters().rejectedUnknownIdentity());
-        int work = admission.acceptPublication(images.length, nowNs) + admission.adoptHandshakes();
+        // Several waiting publications a cycle: many connecting at once (an exchange's clients at
+        // start) are each answered within their handshake's time, not one per cycle.
+        int work = 0;
+        for (int i = 0; i < ACCEPTS_PER_DUTY && admission.acceptPublication(images.length, nowNs) > 0; i++)
+        {
+            work++;
+        }
+        work += admission.adoptHandshakes();
         final boolean polled = polledSinceDuty;
         polledSinceDuty = false;
         if (!polled)

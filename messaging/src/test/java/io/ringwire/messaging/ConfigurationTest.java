@@ -45,6 +45,10 @@ class ConfigurationTest
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|slow-timeout=soon"), "slow-timeout");
         assertEquals(250, ChannelUri.parse("ringwire:socket?endpoint=a:1|slow-timeout=250").slowTimeoutMs());
         assertEquals(0, ChannelUri.parse("ringwire:socket?endpoint=a:1").slowTimeoutMs(), "absent: waits for every one");
+        assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|max-publications=0"), "max-publications",
+            "1 to 4096");
+        assertEquals(68, ChannelUri.parse("ringwire:socket?endpoint=a:1|max-publications=68").maxPublications(32));
+        assertEquals(32, ChannelUri.parse("ringwire:socket?endpoint=a:1").maxPublications(32), "absent: the context's");
     }
 
     @Test

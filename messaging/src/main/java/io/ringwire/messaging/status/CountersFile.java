@@ -41,7 +41,13 @@ public final class CountersFile
     static final int START_TIME_OFFSET = 16;
     static final int METADATA_LENGTH_OFFSET = 24;
     static final int VALUES_LENGTH_OFFSET = 28;
-    static final int COUNTERS = 4096;
+    /**
+     * Counters one process holds at once: some 40 per publication or subscription (its own and its
+     * device's), so an exchange in one process with 64 clients (two streams each, and the gateway's
+     * reply stream to each) needs over 7,000. The file is sparse: a page takes memory once a counter
+     * on it is allocated.
+     */
+    static final int COUNTERS = 32_768;
     static final int METADATA_LENGTH = COUNTERS * CountersReader.METADATA_LENGTH;
     static final int VALUES_LENGTH = COUNTERS * CountersReader.COUNTER_LENGTH;
     /** Suffix of counters files. */
