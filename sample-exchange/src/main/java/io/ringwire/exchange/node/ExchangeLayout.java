@@ -164,7 +164,7 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
     public String gatewayOrdersSubscription()
     {
         return channel(gatewayOrders, GATEWAY, "accept", members) + "|max-per-identity=" + MEMBER_CONNECTIONS +
-            "|max-ring=" + MEMBER_RING_LIMIT;
+            "|max-ring=" + MEMBER_RING_LIMIT + "|max-publications=" + roomFor(members);
     }
 
     /** @return the gateway's report subscription: accepts the engine. */
@@ -220,7 +220,16 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
     public String snapshotRequestsSubscription()
     {
         return channel(snapshotRequests, MARKET_DATA, "accept", marketDataSubscribers) + "|max-per-identity=" +
-            MEMBER_CONNECTIONS + "|max-ring=" + MEMBER_RING_LIMIT;
+            MEMBER_CONNECTIONS + "|max-ring=" + MEMBER_RING_LIMIT + "|max-publications=" + roomFor(marketDataSubscribers);
+    }
+
+    /**
+     * @return publications an endpoint shared by these identities takes at once: each one's
+     *         {@value #MEMBER_CONNECTIONS}, so every honest one finds room whatever the others hold.
+     */
+    private static int roomFor(final List<String> identities)
+    {
+        return Math.max(1, identities.size() * MEMBER_CONNECTIONS);
     }
 
     /**

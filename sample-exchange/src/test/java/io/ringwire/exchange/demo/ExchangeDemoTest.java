@@ -60,6 +60,24 @@ class ExchangeDemoTest
     }
 
     /**
+     * The most clients the demo takes, in one process: every one connects and logs on (the gateway's
+     * member endpoint has room for them all, the process's counters for all their streams, and the
+     * endpoints answer a crowd of handshakes in time), and the checks pass.
+     */
+    @Test
+    void theDemoAtItsMostClientsConnectsThemAllAndPassesItsChecks()
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final int code = ExchangeDemo.run(new String[]{ "--provider", "shm", "--seconds", "2", "--rate", "5000",
+            "--clients", "64", "--instruments", "4", "--journal", journal.toString() },
+            new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        final String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, text);
+        assertTrue(text.contains("64 logons"), text);
+        assertTrue(text.contains("checks            passed"), text);
+    }
+
+    /**
      * The clients follow their orders from their reports, so a cancel or replace misses only an
      * order that ended while it was on its way. How many do is the rate times the round trip: the
      * run offers a rate whose requests in flight stay few even where the round trip takes
