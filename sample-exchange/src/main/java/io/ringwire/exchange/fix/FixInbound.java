@@ -94,7 +94,7 @@ public final class FixInbound
         final Side side = side(message);
         final char ordTypeCode = message.getChar(40);
         final OrdType ordType = ordTypeCode == '1' ? OrdType.MARKET : ordTypeCode == '2' ? OrdType.LIMIT : null;
-        final TimeInForce timeInForce = timeInForce(message);
+        final TimeInForce timeInForce = timeInForce(message, ordType);
         final long quantity = whole(message, 38);
         final long price = ordType == OrdType.LIMIT ? (message.isSetField(44) ? whole(message, 44) : NOT_A_WHOLE_NUMBER) : 0;
         final long display = message.isSetField(111) ? whole(message, 111) : 0;
@@ -292,11 +292,15 @@ public final class FixInbound
         return side == '1' ? Side.BUY : side == '2' ? Side.SELL : null;
     }
 
-    private static TimeInForce timeInForce(final FieldMap message) throws FieldNotFound
+    /**
+     * @return the order's TimeInForce (59); absent, Day for a limit order and IOC for a market
+     *         order, which cannot rest (the engine refuses a market order for the day).
+     */
+    private static TimeInForce timeInForce(final FieldMap message, final OrdType ordType) throws FieldNotFound
     {
         if (!message.isSetField(59))
         {
-            return TimeInForce.DAY;
+            return ordType == OrdType.MARKET ? TimeInForce.IOC : TimeInForce.DAY;
         }
         return switch (message.getChar(59))
         {

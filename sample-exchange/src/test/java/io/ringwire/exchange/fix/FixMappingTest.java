@@ -94,6 +94,8 @@ class FixMappingTest
         assertEquals(TimeInForce.IOC, market.timeInForce());
         assertEquals(TimeInForce.DAY, newOrder(fix("D", "11", "d", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
             .timeInForce(), "no TimeInForce is Day");
+        assertEquals(TimeInForce.IOC, newOrder(fix("D", "11", "mi", "55", "2", "54", "1", "40", "1", "38", "5"))
+            .timeInForce(), "a market order without TimeInForce cannot rest: IOC");
         assertEquals(TimeInForce.FOK, newOrder(fix("D", "11", "f", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1",
             "59", "4")).timeInForce());
         assertEquals(BooleanType.TRUE, newOrder(fix("D", "11", "p", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1",
