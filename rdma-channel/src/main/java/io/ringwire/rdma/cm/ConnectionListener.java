@@ -421,15 +421,10 @@ public final class ConnectionListener implements AutoCloseable
     void refuse(final ManagementChannel channel, final byte[] echoedNonce, final RejectReason reason,
         final String detail)
     {
-        if (closed.get())
+        if (counted(channel, reason))
         {
-            channel.close();
-            return;
+            logAndReject(channel, echoedNonce, reason, detail);
         }
-        counters.incrementRejected(reason);
-        LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " rejected the handshake from " +
-            channel.remoteAddress() + ": " + reason + ": " + detail);
-        channel.rejectAndClose(echoedNonce, reason, detail);
     }
 
     /**
@@ -442,20 +437,32 @@ public final class ConnectionListener implements AutoCloseable
     void refuseWithoutWaiting(final ManagementChannel channel, final byte[] echoedNonce, final RejectReason reason,
         final String detail)
     {
+        if (counted(channel, reason))
+        {
+            Thread.ofVirtual()
+                .name("ringwire-cm-reject-" + channel.remoteAddress())
+                .start(() -> logAndReject(channel, echoedNonce, reason, detail));
+        }
+    }
+
+    /** @return false, the connection closed, once the listener is closed; else true, the refusal counted. */
+    private boolean counted(final ManagementChannel channel, final RejectReason reason)
+    {
         if (closed.get())
         {
             channel.close();
-            return;
+            return false;
         }
         counters.incrementRejected(reason);
-        Thread.ofVirtual()
-            .name("ringwire-cm-reject-" + channel.remoteAddress())
-            .start(() ->
-            {
-                LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " rejected the handshake from " +
-                    channel.remoteAddress() + ": " + reason + ": " + detail);
-                channel.rejectAndClose(echoedNonce, reason, detail);
-            });
+        return true;
+    }
+
+    private void logAndReject(final ManagementChannel channel, final byte[] echoedNonce, final RejectReason reason,
+        final String detail)
+    {
+        LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " rejected the handshake from " +
+            channel.remoteAddress() + ": " + reason + ": " + detail);
+        channel.rejectAndClose(echoedNonce, reason, detail);
     }
 
     /**

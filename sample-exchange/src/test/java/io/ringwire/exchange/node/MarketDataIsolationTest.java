@@ -8,7 +8,6 @@ import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.rdma.cm.Identity;
-import io.ringwire.rdma.cm.PeerKey;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,7 +25,6 @@ import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A market-data subscriber that stays connected and alive but stops reading, beside an honest one,
@@ -187,14 +185,7 @@ class MarketDataIsolationTest
 
     private MessagingContext context(final List<String> own, final List<String> trusted)
     {
-        final MessagingContext context = new MessagingContext()
-            .countersDirectory(directory.resolve("counters").toString()).ringCapacity(RING)
-            .heartbeatIntervalMs(50).livenessTimeoutMs(LIVENESS_MS).reconnectIntervalMs(50)
-            .rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(LIVENESS_MS));
-        own.forEach(name -> context.identity(identities.get(name)));
-        final List<PeerKey> keys = new ArrayList<>();
-        trusted.forEach(name -> keys.add(identities.get(name).peerKey()));
-        return context.trust(keys).conclude();
+        return RoleContexts.context(directory, identities, own, trusted, LIVENESS_MS, RING);
     }
 
     private <T extends AutoCloseable> T add(final T closeable)
@@ -205,14 +196,6 @@ class MarketDataIsolationTest
 
     private static void await(final BooleanSupplier condition, final String what, final Runnable duty)
     {
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out after " + WAIT + " waiting for " + what);
-            }
-            duty.run();
-        }
+        RoleContexts.await(condition, WAIT, what, duty);
     }
 }

@@ -24,7 +24,6 @@ import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import io.ringwire.rdma.cm.Identity;
-import io.ringwire.rdma.cm.PeerKey;
 import org.HdrHistogram.Histogram;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -360,14 +359,7 @@ class TrustZonesTest
 
     private MessagingContext context(final List<String> own, final List<String> trusted, final int livenessMs)
     {
-        final MessagingContext context = new MessagingContext()
-            .countersDirectory(directory.resolve("counters").toString())
-            .heartbeatIntervalMs(50).livenessTimeoutMs(livenessMs).reconnectIntervalMs(50)
-            .rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(livenessMs));
-        own.forEach(name -> context.identity(identities.get(name)));
-        final List<PeerKey> keys = new ArrayList<>();
-        trusted.forEach(name -> keys.add(identities.get(name).peerKey()));
-        return context.trust(keys).conclude();
+        return RoleContexts.context(directory, identities, own, trusted, livenessMs, 0);
     }
 
     private static int streamOf(final String endpoint)
@@ -541,14 +533,6 @@ class TrustZonesTest
 
     private static void await(final BooleanSupplier condition, final String what, final Runnable duty)
     {
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                fail("timed out after " + WAIT + " waiting for " + what);
-            }
-            duty.run();
-        }
+        RoleContexts.await(condition, WAIT, what, duty);
     }
 }
