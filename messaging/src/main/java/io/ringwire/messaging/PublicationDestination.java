@@ -53,7 +53,10 @@ final class PublicationDestination implements AutoCloseable
     private long receiveConsumingRequests;
     private long lastLivenessCounter = -1;
     private long lastLivenessChangeNs;
-    /** When it began to hold the publication back, as the duty cycle saw it; {@link #NOT_HOLDING_BACK} while it does not. */
+    /**
+     * When it began to hold the publication back, as the duty cycle saw it; {@link #NOT_HOLDING_BACK}
+     * while it does not.
+     */
     long holdingBackSinceNs = NOT_HOLDING_BACK;
     /** Its consumed position when it began to hold the publication back. */
     long consumedWhenHoldingBackBegan;

@@ -18,8 +18,8 @@ import java.util.TreeSet;
 /**
  * One role's config file: {@code key = value} lines, {@code #} comments (whole lines, or after a
  * value and a space: a {@code #} inside a word of a value, a session's token say, is part of it;
- * one that starts a word starts a comment), blank lines ignored. Keys are unique; a value may be a comma list. Paths are read relative
- * to the file's directory. Every refusal names the file, the line and what is allowed, and a key the
+ * one that starts a word starts a comment), blank lines ignored. Keys are unique; a value may be a
+ * comma list. Paths are read relative to the file's directory. Every refusal names the file, the line and what is allowed, and a key the
  * role does not know is refused rather than ignored, so a typo cannot silently leave a default in
  * place.
  *

@@ -443,7 +443,8 @@ public final class FixDoor implements Application, AutoCloseable
     /**
      * Closes a member's FIX connection (the gateway asked for it), from the sender thread. A
      * disconnect the full outbound ring cannot take now (it is the slow consumer the gateway is
-     * cutting off) is owed, and sent by a later {@link #poll}, behind the replies already waiting.
+     * cutting off) is owed, and written by a later {@link #sendOwed}, behind the replies already
+     * waiting.
      */
     public void disconnect(final int transportSession)
     {
@@ -466,11 +467,7 @@ public final class FixDoor implements Application, AutoCloseable
         outbound.buffer().putInt(claimed, sessionIndex);
         outbound.buffer().putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
         outbound.commit(claimed);
-        if (disconnectOwed[sessionIndex])
-        {
-            disconnectOwed[sessionIndex] = false;
-            disconnectsOwed--;
-        }
+        forgetOwedDisconnect(sessionIndex);
         return true;
     }
 

@@ -220,7 +220,8 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
     public String snapshotRequestsSubscription()
     {
         return channel(snapshotRequests, MARKET_DATA, "accept", marketDataSubscribers) + "|max-per-identity=" +
-            MEMBER_CONNECTIONS + "|max-ring=" + MEMBER_RING_LIMIT + "|max-publications=" + roomFor(marketDataSubscribers);
+            MEMBER_CONNECTIONS + "|max-ring=" + MEMBER_RING_LIMIT + "|max-publications=" +
+            roomFor(marketDataSubscribers);
     }
 
     /**
