@@ -81,6 +81,13 @@ public final class DeviceCounters
      * connection resends them); each teaches the ID its successor must carry.
      */
     public static final int ICRC_UNVERIFIED = 25;
+    /**
+     * Connections a socket device's listener closed without handing them to a queue pair: a hello
+     * that named no waiting queue pair or not the negotiation it belongs to, a hello not complete
+     * within the peer timeout, or a connection past the bound on hellos waiting from one address or
+     * in all.
+     */
+    public static final int CONNECTIONS_REFUSED = 26;
 
     private static final String[] NAMES = {
         "responder unknown rkey", "responder out of bounds", "responder access denied",
@@ -89,7 +96,7 @@ public final class DeviceCounters
         "icrc errors", "unknown queue pair", "bad partition key", "duplicate requests", "sequence naks sent",
         "out of order dropped", "naks received", "rnr naks sent", "retransmit timeouts",
         "responder refused operation", "acknowledgements sent", "ghost acknowledgements", "foreign packets",
-        "icrc unverified" };
+        "icrc unverified", "connections refused" };
 
     /** Number of counters. */
     public static final int COUNT = NAMES.length;

@@ -40,6 +40,7 @@ final class SocketConnector
     private final long peerTimeoutNs;
     private boolean awaitingIncoming;
     private int expectedSourceQpn;
+    private int expectedSourcePsn;
     private long connectStartNs;
     private volatile SocketChannel adoptedChannel;
 
@@ -79,6 +80,7 @@ final class SocketConnector
             return true;
         }
         expectedSourceQpn = remote.queuePairNumber();
+        expectedSourcePsn = remote.startPsn();
         awaitingIncoming = true;
         return false;
     }
@@ -100,7 +102,8 @@ final class SocketConnector
             connecting = SocketChannel.open();
             connecting.setOption(StandardSocketOptions.TCP_NODELAY, true);
             connecting.socket().connect(peer, (int)Math.max(1, peerTimeoutNs / 1_000_000));
-            final ByteBuffer hello = SocketFrame.hello(remote.queuePairNumber(), queuePair.queuePairNumber());
+            final ByteBuffer hello = SocketFrame.hello(remote.queuePairNumber(), queuePair.queuePairNumber(),
+                remote.startPsn(), queuePair.startPsn());
             while (hello.hasRemaining())
             {
                 connecting.write(hello);
@@ -118,21 +121,24 @@ final class SocketConnector
     }
 
     /**
-     * Offered a connection the device accepted. Any thread.
+     * Offered a connection the device accepted. Any thread. Adopted only when its hello names the
+     * peer this queue pair was connected to and both start PSNs of that negotiation.
      *
-     * @param incoming  the accepted channel, hello consumed.
-     * @param sourceQpn the queue pair number its hello names as sender.
+     * @param incoming       the accepted channel, hello consumed.
+     * @param sourceQpn      the queue pair number its hello names as sender.
+     * @param destinationPsn the start PSN its hello gives for this queue pair.
+     * @param sourcePsn      the start PSN its hello gives for the sender.
      * @return what became of it.
      */
-    Offer offer(final SocketChannel incoming, final int sourceQpn)
+    Offer offer(final SocketChannel incoming, final int sourceQpn, final int destinationPsn, final int sourcePsn)
     {
         final QueuePairState current = queuePair.state();
         if (current == QueuePairState.RESET || current == QueuePairState.INIT)
         {
             return Offer.NOT_YET;
         }
-        if (!awaitingIncoming || sourceQpn != expectedSourceQpn || null != adoptedChannel ||
-            current == QueuePairState.ERROR)
+        if (!awaitingIncoming || sourceQpn != expectedSourceQpn || sourcePsn != expectedSourcePsn ||
+            destinationPsn != queuePair.startPsn() || null != adoptedChannel || current == QueuePairState.ERROR)
         {
             return Offer.REFUSED;
         }

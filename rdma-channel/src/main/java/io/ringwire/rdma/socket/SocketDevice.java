@@ -12,6 +12,7 @@ import io.ringwire.rdma.soft.SoftProtectionDomain;
 import org.agrona.CloseHelper;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -36,6 +37,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class SocketDevice extends SoftDevice
 {
     private static final int SEND_STAGING_CAPACITY = 4 * 1024 * 1024;
+    /**
+     * Hellos that may wait from one remote address. A hello waits only until its queue pair is at
+     * RTR, so even a host setting up many queue pairs at once has few waiting.
+     */
+    static final int MAX_PENDING_HELLOS_PER_ADDRESS = 16;
+    /** Hellos that may wait in all, each an open socket until the peer timeout. */
+    static final int MAX_PENDING_HELLOS = 256;
+    /** Connections accepted in one poll, so that a flood does not hold the polling thread. */
+    private static final int ACCEPTS_PER_POLL = 64;
 
     private final ServerSocketChannel listener;
     private final String address;
@@ -107,6 +117,10 @@ final class SocketDevice extends SoftDevice
      * is: any waiting queue pair of this device may read it first. Non-blocking; called only by queue
      * pairs still waiting for their connection.
      *
+     * <p>Waiting hellos are bounded per remote address and in all, so that one peer's idle
+     * connections cannot keep another's out: a connection past its address's bound takes the place
+     * of that address's oldest connection that has not sent a whole hello, or is refused.
+     *
      * @param nowNs current time.
      */
     synchronized void pollIncoming(final long nowNs)
@@ -115,45 +129,118 @@ final class SocketDevice extends SoftDevice
         {
             return;
         }
-        try
-        {
-            SocketChannel channel;
-            while (null != (channel = listener.accept()))
-            {
-                channel.configureBlocking(false);
-                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                pendingHellos.add(new PendingHello(channel, nowNs));
-            }
-        }
-        catch (final IOException ex)
-        {
-            counters().increment(DeviceCounters.RESPONDER_MALFORMED);
-        }
-
         for (final Iterator<PendingHello> it = pendingHellos.iterator(); it.hasNext(); )
         {
-            final PendingHello pending = it.next();
-            final int state = pending.read();
-            if (state == PendingHello.INCOMPLETE && nowNs - pending.acceptedNs < config().peerTimeoutNs())
+            if (!keep(it.next(), nowNs))
             {
-                continue;
-            }
-            final SocketQueuePair target = state == PendingHello.COMPLETE ? queuePairs.get(pending.destinationQpn()) : null;
-            final SocketConnector.Offer adopted = null == target ? SocketConnector.Offer.REFUSED :
-                target.adoptIncoming(pending.channel, pending.sourceQpn());
-            if (adopted == SocketConnector.Offer.NOT_YET && nowNs - pending.acceptedNs < config().peerTimeoutNs())
-            {
-                // The peer reached RTR first (the passive side connects before it sends REP) and its
-                // hello is here before our queue pair's RTR: keep it for that queue pair.
-                continue;
-            }
-            it.remove();
-            if (adopted != SocketConnector.Offer.ADOPTED)
-            {
-                counters().increment(DeviceCounters.RESPONDER_MALFORMED);
-                CloseHelper.quietClose(pending.channel);
+                it.remove();
             }
         }
+        for (int accepted = 0; accepted < ACCEPTS_PER_POLL; accepted++)
+        {
+            SocketChannel channel = null;
+            try
+            {
+                if (null == (channel = listener.accept()))
+                {
+                    break;
+                }
+                channel.configureBlocking(false);
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                final PendingHello pending =
+                    new PendingHello(channel, ((InetSocketAddress)channel.getRemoteAddress()).getAddress(), nowNs);
+                if (keep(pending, nowNs))
+                {
+                    if (makeRoomFor(pending.from))
+                    {
+                        pendingHellos.add(pending);
+                    }
+                    else
+                    {
+                        refuse(channel);
+                    }
+                }
+            }
+            catch (final IOException ex)
+            {
+                if (null == channel)
+                {
+                    counters().increment(DeviceCounters.RESPONDER_MALFORMED);
+                    break;
+                }
+                refuse(channel);
+            }
+        }
+    }
+
+    /**
+     * Reads what has arrived of a hello and offers a whole one to the queue pair it names.
+     *
+     * @return true when the connection waits on, false when it is adopted or refused (and closed).
+     */
+    private boolean keep(final PendingHello pending, final long nowNs)
+    {
+        final int state = pending.read();
+        if (state == PendingHello.INCOMPLETE && nowNs - pending.acceptedNs < config().peerTimeoutNs())
+        {
+            return true;
+        }
+        final SocketQueuePair target = state == PendingHello.COMPLETE ? queuePairs.get(pending.destinationQpn()) : null;
+        final SocketConnector.Offer adopted = null == target ? SocketConnector.Offer.REFUSED :
+            target.adoptIncoming(pending.channel, pending.sourceQpn(), pending.destinationPsn(), pending.sourcePsn());
+        if (adopted == SocketConnector.Offer.NOT_YET && nowNs - pending.acceptedNs < config().peerTimeoutNs())
+        {
+            // The peer reached RTR first (the passive side connects before it sends REP) and its
+            // hello is here before our queue pair's RTR: keep it for that queue pair.
+            return true;
+        }
+        if (adopted != SocketConnector.Offer.ADOPTED)
+        {
+            refuse(pending.channel);
+        }
+        return false;
+    }
+
+    private boolean makeRoomFor(final InetAddress from)
+    {
+        int fromThere = 0;
+        int oldestIncomplete = -1;
+        for (int i = 0, size = pendingHellos.size(); i < size; i++)
+        {
+            final PendingHello pending = pendingHellos.get(i);
+            if (pending.from.equals(from))
+            {
+                fromThere++;
+                if (oldestIncomplete < 0 && pending.incomplete())
+                {
+                    oldestIncomplete = i;
+                }
+            }
+        }
+        if (fromThere < MAX_PENDING_HELLOS_PER_ADDRESS && pendingHellos.size() < MAX_PENDING_HELLOS)
+        {
+            return true;
+        }
+        if (oldestIncomplete < 0)
+        {
+            return false;
+        }
+        refuse(pendingHellos.remove(oldestIncomplete).channel);
+        return true;
+    }
+
+    private void refuse(final SocketChannel channel)
+    {
+        counters().increment(DeviceCounters.CONNECTIONS_REFUSED);
+        CloseHelper.quietClose(channel);
+    }
+
+    /**
+     * @return accepted connections whose hello has not been handed to a queue pair yet.
+     */
+    synchronized int pendingHellos()
+    {
+        return pendingHellos.size();
     }
 
     @Override
@@ -184,12 +271,14 @@ final class SocketDevice extends SoftDevice
         static final int FAILED = 2;
 
         final SocketChannel channel;
+        final InetAddress from;
         final long acceptedNs;
         final ByteBuffer hello = ByteBuffer.allocate(SocketFrame.HELLO_LENGTH).order(SocketFrame.ORDER);
 
-        PendingHello(final SocketChannel channel, final long acceptedNs)
+        PendingHello(final SocketChannel channel, final InetAddress from, final long acceptedNs)
         {
             this.channel = channel;
+            this.from = from;
             this.acceptedNs = acceptedNs;
         }
 
@@ -213,6 +302,11 @@ final class SocketDevice extends SoftDevice
             return hello.getInt(SocketFrame.HELLO_MAGIC_OFFSET) == SocketFrame.HELLO_MAGIC ? COMPLETE : FAILED;
         }
 
+        boolean incomplete()
+        {
+            return hello.hasRemaining();
+        }
+
         int destinationQpn()
         {
             return hello.getInt(SocketFrame.HELLO_DESTINATION_QPN_OFFSET);
@@ -221,6 +315,16 @@ final class SocketDevice extends SoftDevice
         int sourceQpn()
         {
             return hello.getInt(SocketFrame.HELLO_SOURCE_QPN_OFFSET);
+        }
+
+        int destinationPsn()
+        {
+            return hello.getInt(SocketFrame.HELLO_DESTINATION_PSN_OFFSET);
+        }
+
+        int sourcePsn()
+        {
+            return hello.getInt(SocketFrame.HELLO_SOURCE_PSN_OFFSET);
         }
     }
 }

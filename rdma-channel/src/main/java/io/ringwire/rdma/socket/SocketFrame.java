@@ -41,7 +41,10 @@ import java.nio.ByteOrder;
  * requester) when it refuses one; after a NAK it closes the connection.
  *
  * <p>A connection starts with a {@link #HELLO_LENGTH}-byte hello from the connecting side:
- * magic, destination queue pair number, source queue pair number.
+ * magic, destination queue pair number, source queue pair number, destination start PSN, source
+ * start PSN. The two start PSNs are random and travel only in the connection manager's
+ * authenticated exchange, so the listener adopts a connection only from the peer it negotiated
+ * with, not from anyone who reaches its port and guesses a queue pair number.
  */
 final class SocketFrame
 {
@@ -70,7 +73,9 @@ final class SocketFrame
     static final int HELLO_MAGIC_OFFSET = 0;
     static final int HELLO_DESTINATION_QPN_OFFSET = 4;
     static final int HELLO_SOURCE_QPN_OFFSET = 8;
-    static final int HELLO_LENGTH = 12;
+    static final int HELLO_DESTINATION_PSN_OFFSET = 12;
+    static final int HELLO_SOURCE_PSN_OFFSET = 16;
+    static final int HELLO_LENGTH = 20;
 
     private SocketFrame()
     {
@@ -137,14 +142,19 @@ final class SocketFrame
     /**
      * @param destinationQpn the queue pair the connection is for.
      * @param sourceQpn      the queue pair that connects.
+     * @param destinationPsn the destination's start PSN, as its connection manager message gave it.
+     * @param sourcePsn      the connecting queue pair's start PSN.
      * @return the hello, ready to write.
      */
-    static ByteBuffer hello(final int destinationQpn, final int sourceQpn)
+    static ByteBuffer hello(final int destinationQpn, final int sourceQpn, final int destinationPsn,
+        final int sourcePsn)
     {
         final ByteBuffer hello = ByteBuffer.allocate(HELLO_LENGTH).order(ORDER);
         hello.putInt(HELLO_MAGIC_OFFSET, HELLO_MAGIC)
             .putInt(HELLO_DESTINATION_QPN_OFFSET, destinationQpn)
-            .putInt(HELLO_SOURCE_QPN_OFFSET, sourceQpn);
+            .putInt(HELLO_SOURCE_QPN_OFFSET, sourceQpn)
+            .putInt(HELLO_DESTINATION_PSN_OFFSET, destinationPsn)
+            .putInt(HELLO_SOURCE_PSN_OFFSET, sourcePsn);
         return hello;
     }
 }

@@ -60,9 +60,18 @@ final class SocketQueuePair extends SoftQueuePair
     /**
      * Offered a connection the device accepted; see {@link SocketConnector#offer}. Any thread.
      */
-    SocketConnector.Offer adoptIncoming(final SocketChannel incoming, final int sourceQpn)
+    SocketConnector.Offer adoptIncoming(final SocketChannel incoming, final int sourceQpn, final int destinationPsn,
+        final int sourcePsn)
     {
-        return connector.offer(incoming, sourceQpn);
+        return connector.offer(incoming, sourceQpn, destinationPsn, sourcePsn);
+    }
+
+    /**
+     * @return the first PSN this side sends, which the hello carries as proof of the negotiation.
+     */
+    int startPsn()
+    {
+        return startPsn;
     }
 
     @Override
