@@ -1,12 +1,9 @@
 package io.ringwire.exchange.marketdata;
 
-import io.ringwire.codecs.MessageValidator;
 import io.ringwire.codecs.trading.BookSnapshotEncoder;
 import io.ringwire.codecs.trading.BooleanType;
-import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.Side;
-import io.ringwire.codecs.trading.SnapshotRequestDecoder;
 import io.ringwire.exchange.book.ReplicaBooks;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -17,10 +14,10 @@ import static io.ringwire.exchange.book.ReplicaBooks.BID;
 
 /**
  * The market-data service's side of recovery: encodes BookSnapshots of a replica's live books.
- * The service feeds its {@link MarketDataBooks} from the engine's feed and answers each
- * SnapshotRequest on the same stream between two incrementals, so a snapshot holds exactly the
- * incrementals before it (its sequence is the instrument's last one applied) and a client applies
- * the ones after it.
+ * The service feeds its {@link MarketDataBooks} from the engine's feed and answers SnapshotRequests
+ * ({@link SnapshotSchedule}) on the same stream between two incrementals, so a snapshot holds
+ * exactly the incrementals before it (its sequence is the instrument's last one applied) and a
+ * client applies the ones after it.
  *
  * <p>A book is sent in as many parts as it takes, each with at most {@code maxOrdersPerPart}
  * orders, so every part fits one fixed buffer of {@link #maxPartLength()} bytes; parts go to the
@@ -54,8 +51,6 @@ public final class SnapshotEncoder
     private final int maxOrdersPerPart;
     private final MessageHeaderEncoder header = new MessageHeaderEncoder();
     private final BookSnapshotEncoder snapshot = new BookSnapshotEncoder();
-    private final MessageHeaderDecoder requestHeader = new MessageHeaderDecoder();
-    private final SnapshotRequestDecoder request = new SnapshotRequestDecoder();
 
     private int cursorSide;
     private int cursorLevel;
@@ -92,29 +87,6 @@ public final class SnapshotEncoder
     }
 
     /**
-     * Answers a SnapshotRequest: every live book when it asks for instrument 0, else the one it
-     * names.
-     *
-     * @return parts sent, or -1 when the message is not a well-formed SnapshotRequest.
-     */
-    public int answer(final DirectBuffer message, final int messageOffset, final int messageLength,
-        final MutableDirectBuffer buffer, final int offset, final PartSink sink)
-    {
-        if (MessageValidator.validate(message, messageOffset, messageLength) < 0)
-        {
-            return -1;
-        }
-        requestHeader.wrap(message, messageOffset);
-        if (requestHeader.templateId() != SnapshotRequestDecoder.TEMPLATE_ID)
-        {
-            return -1;
-        }
-        request.wrap(message, messageOffset + MessageHeaderDecoder.ENCODED_LENGTH, requestHeader.blockLength(),
-            requestHeader.version());
-        return encode(request.instrumentId(), buffer, offset, sink);
-    }
-
-    /**
      * Encodes the snapshot of one instrument's book, or of every live book (instrument id order)
      * for instrument 0.
      *
@@ -124,10 +96,7 @@ public final class SnapshotEncoder
      */
     public int encode(final int instrumentId, final MutableDirectBuffer buffer, final int offset, final PartSink sink)
     {
-        if (offset < 0 || buffer.capacity() - offset < maxPartLength())
-        {
-            throw new IllegalArgumentException("a part needs " + maxPartLength() + " bytes from the offset");
-        }
+        checkRoom(buffer, offset);
         if (instrumentId != 0)
         {
             return encodeBook(replica.slotOf(instrumentId), buffer, offset, sink);
@@ -138,6 +107,26 @@ public final class SnapshotEncoder
             parts += encodeBook(slot, buffer, offset, sink);
         }
         return parts;
+    }
+
+    /**
+     * Encodes the snapshot of the book in one slot of the replica.
+     *
+     * @return parts sent; 0 when the book is stale.
+     * @throws IllegalArgumentException when the buffer cannot hold a part.
+     */
+    int encodeSlot(final int slot, final MutableDirectBuffer buffer, final int offset, final PartSink sink)
+    {
+        checkRoom(buffer, offset);
+        return encodeBook(slot, buffer, offset, sink);
+    }
+
+    private void checkRoom(final MutableDirectBuffer buffer, final int offset)
+    {
+        if (offset < 0 || buffer.capacity() - offset < maxPartLength())
+        {
+            throw new IllegalArgumentException("a part needs " + maxPartLength() + " bytes from the offset");
+        }
     }
 
     private int encodeBook(final int slot, final MutableDirectBuffer buffer, final int offset, final PartSink sink)

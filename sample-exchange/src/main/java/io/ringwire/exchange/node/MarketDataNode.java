@@ -3,6 +3,7 @@ package io.ringwire.exchange.node;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
 import io.ringwire.exchange.marketdata.SnapshotEncoder;
+import io.ringwire.exchange.marketdata.SnapshotSchedule;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.MessagingContext;
@@ -20,7 +21,9 @@ import java.nio.ByteBuffer;
  * book from it ({@link MarketDataBooks}), and publishes the feed to every market-data subscriber
  * (one publication, one destination each: fan-out). A subscriber that joins late or finds a gap
  * asks for snapshots; the service answers in-band on the same stream, so each snapshot sits
- * exactly between the incrementals it includes and the ones after it. A subscriber that stops
+ * exactly between the incrementals it includes and the ones after it, and one snapshot answers
+ * every request for its book ({@link SnapshotSchedule}: at most one per book per interval, however
+ * many subscribers ask how often). A subscriber that stops
  * reading holds the fan-out back until the slow-timeout cuts it off
  * ({@link ExchangeLayout#MARKET_DATA_SLOW_TIMEOUT_MS}); meanwhile the service keeps reading the
  * feed into its backlog, so the engine never waits on a subscriber. The backlog grows for that
@@ -42,13 +45,12 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private final Subscription snapshotRequests;
     private final Outbound marketData;
     private final MarketDataBooks replica;
-    private final SnapshotEncoder snapshots;
+    private final SnapshotSchedule snapshots;
     private final UnsafeBuffer snapshotBuffer;
     private final FragmentHandler onFeed = this::onFeed;
     private final FragmentHandler onSnapshotRequest = this::onSnapshotRequest;
     private final SnapshotEncoder.PartSink sendPart;
     private long snapshotParts;
-    private long badRequests;
 
     /**
      * @param context messaging settings.
@@ -80,8 +82,9 @@ public final class MarketDataNode implements Agent, AutoCloseable
         this.feed = fromEngine;
         this.snapshotRequests = requests;
         this.marketData = new Outbound(toSubscribers);
-        this.snapshots = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
-        this.snapshotBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(snapshots.maxPartLength()));
+        final SnapshotEncoder encoder = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
+        this.snapshots = new SnapshotSchedule(replica, encoder);
+        this.snapshotBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(encoder.maxPartLength()));
         this.sendPart = (buffer, offset, length) ->
         {
             if (marketData.send(buffer, offset, length))
@@ -97,9 +100,11 @@ public final class MarketDataNode implements Agent, AutoCloseable
         final int work = marketData.doWork();
         final int feedWork = marketData.backlogBytes() > FEED_BACKLOG_LIMIT ? feed.doWork() :
             feed.poll(onFeed, FRAGMENT_LIMIT);
+        final int requestWork = snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT);
         // Snapshots, large and asked for at will, wait until the fan-out keeps up.
-        return work + feedWork + (marketData.isBehind() ? snapshotRequests.doWork() :
-            snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT));
+        final int snapshotWork = !snapshots.hasWanted() || marketData.isBehind() ? 0 :
+            snapshots.sendDue(System.nanoTime(), snapshotBuffer, 0, sendPart);
+        return work + feedWork + requestWork + snapshotWork;
     }
 
     private void onFeed(final DirectBuffer buffer, final int offset, final int length, final Header header)
@@ -110,10 +115,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
 
     private void onSnapshotRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        if (snapshots.answer(buffer, offset, length, snapshotBuffer, 0, sendPart) < 0)
-        {
-            badRequests++;
-        }
+        snapshots.request(buffer, offset, length);
     }
 
     /** @return whether every subscriber's destination is connected. */
@@ -149,7 +151,19 @@ public final class MarketDataNode implements Agent, AutoCloseable
     /** @return snapshot requests that were not well-formed. */
     public long badRequests()
     {
-        return badRequests;
+        return snapshots.badRequests();
+    }
+
+    /** @return well-formed snapshot requests taken. */
+    public long snapshotRequests()
+    {
+        return snapshots.requests();
+    }
+
+    /** @return book snapshots sent, each answering every request for its book since the last. */
+    public long booksSnapshotted()
+    {
+        return snapshots.booksSent();
     }
 
     /** @return publications its feed and snapshot-request endpoints refused at the handshake for their identity. */

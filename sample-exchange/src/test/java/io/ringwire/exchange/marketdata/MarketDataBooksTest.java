@@ -194,9 +194,6 @@ class MarketDataBooksTest
         assertEquals(2, client.sequence(1));
         assertEquals(0, snapshots.encode(5, partBuffer, 0, (buffer, offset, length) -> { }),
             "no such instrument, no book, no snapshot");
-        final Messages request = new Messages(1);
-        assertEquals(-1, snapshots.answer(request.buffer, 0, request.added(1, Side.BUY, 1, 1), partBuffer, 0,
-            (buffer, offset, length) -> { }), "not a SnapshotRequest");
     }
 
     @Test

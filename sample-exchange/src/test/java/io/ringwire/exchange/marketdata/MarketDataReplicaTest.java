@@ -122,6 +122,7 @@ class MarketDataReplicaTest
     {
         final MarketDataBooks service = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final SnapshotEncoder snapshots = new SnapshotEncoder(service, SnapshotEncoder.MAX_ORDERS_PER_PART);
+        final SnapshotSchedule schedule = new SnapshotSchedule(service, snapshots);
         final MarketDataBooks late = new MarketDataBooks(TestExchange.instruments(16), MAX_ORDERS);
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
         final Messages request = new Messages(0);
@@ -138,8 +139,12 @@ class MarketDataReplicaTest
             late.onMessage(buffer, offset, length);
             if (state[0]++ == state[1])
             {
-                state[2] = snapshots.answer(request.buffer, 0, requestLength, partBuffer, 0,
-                    (part, partOffset, partLength) -> late.onMessage(part, partOffset, partLength));
+                assertTrue(schedule.request(request.buffer, 0, requestLength));
+                while (schedule.hasWanted())
+                {
+                    state[2] += schedule.sendDue(0, partBuffer, 0,
+                        (part, partOffset, partLength) -> late.onMessage(part, partOffset, partLength));
+                }
             }
         });
 

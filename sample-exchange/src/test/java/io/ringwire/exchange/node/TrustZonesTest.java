@@ -10,6 +10,7 @@ import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.SnapshotRequestEncoder;
 import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.demo.LatencyLedger;
@@ -17,6 +18,7 @@ import io.ringwire.exchange.demo.MarketDataClient;
 import io.ringwire.exchange.demo.SimulatedClients;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.gateway.GatewayConfig;
+import io.ringwire.exchange.marketdata.SnapshotSchedule;
 import io.ringwire.exchange.gateway.GatewayCounters;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.gateway.TransportLimits;
@@ -334,6 +336,38 @@ class TrustZonesTest
             p.lastConnectionError().contains("has " + ExchangeLayout.MEMBER_CONNECTIONS + " publications here") ||
             p.lastConnectionError().contains("subscription full")),
             () -> requests.stream().map(Publication::lastConnectionError).toList().toString());
+        assertHonestMembersConserved();
+    }
+
+    @Test
+    void aSubscriberThatFloodsSnapshotRequestsGetsEachBookAtMostOnceAnIntervalForEveryone() throws Exception
+    {
+        final MessagingContext hostileSubscriber = context(List.of(layout.marketDataSubscribers().getFirst()),
+            List.of(ExchangeLayout.MARKET_DATA), 1_000);
+        final Publication requests = add(Publication.open(hostileSubscriber, layout.snapshotRequestsPublication(0),
+            ExchangeLayout.SNAPSHOT_REQUESTS_STREAM));
+        await(requests::isConnected, "the subscriber's second snapshot-request connection", requests::doWork);
+        final int length = MessageHeaderEncoder.ENCODED_LENGTH + new SnapshotRequestEncoder()
+            .wrapAndApplyHeader(scratch, 0, header).instrumentId(0).requesterId(HOSTILE).encodedLength();
+        final long requestsBefore = marketData.snapshotRequests();
+        final long booksBefore = marketData.booksSnapshotted();
+        final long startNs = System.nanoTime();
+        long offered = 0;
+        while (System.nanoTime() - startNs < Duration.ofMillis(1_500).toNanos())
+        {
+            offered += requests.offer(scratch, 0, length) > 0 ? 1 : 0;
+            requests.doWork();
+        }
+        final long sentOffered = offered;
+        awaitCounter(() -> marketData.snapshotRequests() - requestsBefore >= sentOffered,
+            () -> "the service took every request: " + (marketData.snapshotRequests() - requestsBefore) + " of " +
+                sentOffered, () -> { });
+        final long elapsedNs = System.nanoTime() - startNs;
+        final long books = marketData.booksSnapshotted() - booksBefore;
+        assertTrue(offered > 1_000, "the flood: " + offered + " requests for every book");
+        assertTrue(books <= INSTRUMENTS * (elapsedNs / SnapshotSchedule.MIN_INTERVAL_NS + 2),
+            books + " book snapshots for " + offered + " requests in " + elapsedNs / 1_000_000 + " ms");
+        assertTrue(books >= INSTRUMENTS, "the requests were answered: " + books);
         assertHonestMembersConserved();
     }
 
