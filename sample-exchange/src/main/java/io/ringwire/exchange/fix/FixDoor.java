@@ -46,7 +46,9 @@ import quickfix.field.SendingTime;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
@@ -60,7 +62,7 @@ import java.util.concurrent.locks.LockSupport;
  * keeps the FIX session layer (logon, heartbeats, TestRequest, sequence numbers in a file store
  * across restarts, ResendRequest and gap fill, SequenceReset, session-level Reject of what does not
  * parse or misses a required tag); the door authenticates each Logon (SenderCompID and Password, the
- * password being the session's token), maps the four requests it supports to the SBE requests the
+ * password being the session's token) before QuickFIX/J's session sees it ({@link LogonGate}), maps the four requests it supports to the SBE requests the
  * SBE door's clients send ({@link FixInbound}) and hands them to the same {@link Gateway}, which
  * applies the same checks (logon, rate, account, duplicate id, pre-trade risk) and
  * cancel-on-disconnect; the gateway's replies go back as FIX ({@link FixOutbound}). A FIX session
@@ -223,6 +225,8 @@ public final class FixDoor implements Application, AutoCloseable
         try
         {
             acceptor = new SocketAcceptor(this, stores, settings, null, new DefaultMessageFactory());
+            final LogonGate gate = new LogonGate(compId, this::passwordOf, this::onLogonRefused);
+            acceptor.setIoFilterChainBuilder(chain -> chain.addLast("ringwire-logon-gate", gate));
         }
         catch (final ConfigError ex)
         {
@@ -620,6 +624,24 @@ public final class FixDoor implements Application, AutoCloseable
         return membersByCompId.get(sessionId.getTargetCompID());
     }
 
+    /** @return the member's password (its session's token) by SenderCompID, or null. QuickFIX/J's threads. */
+    private String passwordOf(final String senderCompId)
+    {
+        final Member member = membersByCompId.get(senderCompId);
+        return null == member ? null : member.session().token();
+    }
+
+    /** A Logon the gate refused before QuickFIX/J's session saw it. QuickFIX/J's threads. */
+    private void onLogonRefused(final String senderCompId, final String why)
+    {
+        final long refused = logonsRefused.incrementAndGet();
+        if (Long.bitCount(refused) == 1) // the 1st, 2nd, 4th, 8th...: a flood of them cannot flood the log
+        {
+            LOG.log(System.Logger.Level.WARNING, "the FIX door refused a Logon as SenderCompID " + senderCompId +
+                ": " + why + " (" + refused + " refused so far)");
+        }
+    }
+
     @Override
     public void onCreate(final SessionID sessionId)
     {
@@ -674,8 +696,10 @@ public final class FixDoor implements Application, AutoCloseable
         final Member member = member(sessionId);
         if (MsgType.LOGON.equals(type))
         {
-            if (null == member || !message.isSetField(Password.FIELD) ||
-                !member.session().token().equals(message.getString(Password.FIELD)))
+            // The gate has refused a wrong password already; checked again here in case it is not installed.
+            if (null == member || !message.isSetField(Password.FIELD) || !MessageDigest.isEqual(
+                member.session().token().getBytes(StandardCharsets.UTF_8),
+                message.getString(Password.FIELD).getBytes(StandardCharsets.UTF_8)))
             {
                 logonsRefused.incrementAndGet();
                 throw new RejectLogon("bad SenderCompID or password");

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -108,6 +109,64 @@ class FixSessionLayerTest
     }
 
     @Test
+    void aLogonWithAWrongPasswordNeitherResetsNorAdvancesTheMembersSessionAndTheMemberResumesWhereItWas()
+        throws Exception
+    {
+        final int target;
+        final int sender;
+        final Session doorSide = Session.lookupSession(new SessionID("FIX.4.4", FixDoorTest.DOOR_COMP_ID,
+            FixExchange.MEMBER_B));
+        try (RawFixConnection member = logOnRaw())
+        {
+            assertAlive(member, "before");
+            member.send("5", "");
+            assertEquals("5", member.receiveSkippingHeartbeats(WAIT).get(35), "logged out");
+        }
+        awaitLoggedOff(doorSide);
+        target = doorSide.getExpectedTargetNum();
+        sender = doorSide.getExpectedSenderNum();
+
+        // Someone who knows the member's SenderCompID but not its password: once at the sequence
+        // number the door expects, once asking for both to start again at 1.
+        for (final String attempt : List.of("", "141=Y|"))
+        {
+            try (RawFixConnection intruder = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
+                FixDoorTest.DOOR_COMP_ID))
+            {
+                intruder.sequence(attempt.isEmpty() ? target : 1);
+                intruder.send("A", "98=0|108=30|" + attempt + "554=not-" + FixExchange.PASSWORD_B + "|");
+                final Map<Integer, String> answer = intruder.receive(WAIT);
+                assertTrue(null == answer || "5".equals(answer.get(35)), "no Logon answered: " + answer);
+            }
+            awaitLoggedOff(doorSide);
+            assertEquals(target, doorSide.getExpectedTargetNum(), "the member's next MsgSeqNum, after " + attempt);
+            assertEquals(sender, doorSide.getExpectedSenderNum(), "the door's next MsgSeqNum, after " + attempt);
+        }
+        assertEquals(2, exchange.door.logonsRefused());
+
+        try (RawFixConnection member = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
+            FixDoorTest.DOOR_COMP_ID))
+        {
+            member.sequence(target);
+            member.send("A", "98=0|108=30|554=" + FixExchange.PASSWORD_B + "|");
+            final Map<Integer, String> logon = member.receive(WAIT);
+            assertEquals("A", logon.get(35), "logged on where it left off: " + logon);
+            assertEquals(String.valueOf(sender), logon.get(34), "the door goes on from its own number");
+            assertAlive(member, "after");
+        }
+    }
+
+    private static void awaitLoggedOff(final Session session) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (session.isLoggedOn() || session.hasResponder())
+        {
+            assertTrue(System.nanoTime() < deadline, "the door's session ended");
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
     void aMemberThatStopsReadingIsDisconnectedAsASlowConsumerAndTheOtherMemberTradesOn() throws Exception
     {
         final SessionID slow = new SessionID("FIX.4.4", FixDoorTest.DOOR_COMP_ID, FixExchange.MEMBER_B);
@@ -116,6 +175,13 @@ class FixSessionLayerTest
         {
             member.send("A", "98=0|108=30|141=Y|554=" + FixExchange.PASSWORD_B + "|");
             assertEquals("A", member.receive(WAIT).get(35));
+            // QuickFIX/J writes its Logon answer before it marks the session logged on.
+            final long loggedOnBy = System.nanoTime() + WAIT.toNanos();
+            while (!Session.lookupSession(slow).isLoggedOn())
+            {
+                assertTrue(System.nanoTime() < loggedOnBy, "the door's session logged on");
+                Thread.sleep(1);
+            }
             // IOC orders nobody trades against, at about the gateway's rate: each draws a report,
             // which this member never reads, until the door's queue for it is past its bound.
             final long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();

@@ -89,6 +89,12 @@ final class RawFixConnection implements AutoCloseable
         out.flush();
     }
 
+    /** Sets the next message's MsgSeqNum (34). */
+    void sequence(final int next)
+    {
+        nextSeq = next;
+    }
+
     /** Takes back a sequence number a garbled message used, as its sender must (the receiver never saw it). */
     void reuseSequence()
     {
