@@ -197,7 +197,7 @@ public final class InProcessExchange implements AutoCloseable
             run.engineThreads()));
         final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, run.rate(), engineConfig,
             run.seconds());
-        final DoorSetup fix = run.fixClients() == 0 ? null : fixDoor(gatewayConfig.sessions(), clientCount);
+        final DoorSetup fix = run.fixClients() == 0 ? null : fixDoor(gatewayConfig, clientCount);
         door = null == fix ? null : fix.door();
         gateway = add(new GatewayNode(context, layout, gatewayConfig, running, door));
         marketData = add(new MarketDataNode(context, layout, engineConfig, running));
@@ -230,8 +230,9 @@ public final class InProcessExchange implements AutoCloseable
     }
 
     /** The door's members: the sessions after the SBE clients', SenderCompID {@code FIX<session id>}. */
-    private static DoorSetup fixDoor(final List<SessionConfig> sessions, final int firstIndex)
+    private static DoorSetup fixDoor(final GatewayConfig gatewayConfig, final int firstIndex)
     {
+        final List<SessionConfig> sessions = gatewayConfig.sessions();
         final List<FixDoor.Member> members = new ArrayList<>();
         final List<FixClients.Login> logins = new ArrayList<>();
         for (int i = firstIndex; i < sessions.size(); i++)
@@ -243,7 +244,7 @@ public final class InProcessExchange implements AutoCloseable
         final InetSocketAddress address = new InetSocketAddress("127.0.0.1", LoopbackPorts.pick());
         final Instant now = Instant.now();
         return new DoorSetup(new FixDoor(address, FIX_COMP_ID, null, members,
-            now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime()), address, logins);
+            gatewayConfig.maxClientOrderIdsPerSession(), now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime()), address, logins);
     }
 
     private Agent agentOf(final ThreadLayout.Role role)

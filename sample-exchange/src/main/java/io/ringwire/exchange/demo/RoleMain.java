@@ -205,7 +205,7 @@ public final class RoleMain
     {
         final RoleConfig.FixDoorConfig fix = config.fix();
         final FixDoor door = null == fix ? null : new FixDoor(fix.address(), fix.compId(), fix.store(), fix.members(),
-            epochMinusNanoTime());
+            config.gateway().maxClientOrderIdsPerSession(), epochMinusNanoTime());
         final GatewayNode gateway = add(closeables, new GatewayNode(context, config.layout(), config.gateway(),
             running, door));
         connect(gateway::isConnected, gateway, "gateway");

@@ -173,11 +173,13 @@ public final class FixDoor implements Application, AutoCloseable
      * @param store          where sequence numbers and sent messages are kept across restarts, or
      *                       null to keep them in memory only.
      * @param members        the FIX sessions.
+     * @param maxClOrdIds    ClOrdIDs a session may use in the door's life: the gateway's client
+     *                       order ids per session ({@code GatewayConfig.maxClientOrderIdsPerSession}).
      * @param clockToEpochNs what to add to the exchange's clock (the gateway's {@code nowNs}, the
      *                       engine's transact times) to get epoch nanoseconds: FIX times are UTC.
      */
     public FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
-        final long clockToEpochNs)
+        final int maxClOrdIds, final long clockToEpochNs)
     {
         if (members.size() > MAX_SESSIONS)
         {
@@ -189,6 +191,7 @@ public final class FixDoor implements Application, AutoCloseable
         sessionIds = new SessionID[slots];
         orders = new FixOrders[slots];
         disconnectOwed = new boolean[slots];
+        final long firstOrderId = FixOrders.firstIdAt(System.currentTimeMillis());
         final SessionSettings settings = new SessionSettings();
         settings.setString("ConnectionType", "acceptor");
         settings.setString("BeginString", "FIX.4.4");
@@ -219,7 +222,7 @@ public final class FixDoor implements Application, AutoCloseable
             final SessionID sessionId = new SessionID("FIX.4.4", compId, member.senderCompId());
             settings.setString(sessionId, "TargetCompID", member.senderCompId());
             sessionIds[member.sessionIndex()] = sessionId;
-            orders[member.sessionIndex()] = new FixOrders();
+            orders[member.sessionIndex()] = new FixOrders(firstOrderId, maxClOrdIds);
         }
         final MessageStoreFactory stores = null == store ? new MemoryStoreFactory() : new FileStoreFactory(settings);
         try
@@ -796,9 +799,12 @@ public final class FixDoor implements Application, AutoCloseable
                 mapper.rejectText());
             case MsgType.ORDER_MASS_CANCEL_REQUEST -> FixOutbound.massCancelReport(message.getString(11),
                 massCancelInstrument(message), mapper.rejectCode(), mapper.rejectText());
+            // OrdStatus is the named order's, as the gateway's own cancel rejects give it: rejected
+            // when there is no such order, else taken as live (the door does not follow fills).
             default -> FixOutbound.cancelReject(message.getString(11), message.getString(41),
                 MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type), mapper.rejectCode(), mapper.rejectText(),
-                FixOutbound.OrdStatusCodes.REJECTED);
+                mapper.rejectCode() == FixRejectCodes.CXL_UNKNOWN_ORDER ? FixOutbound.OrdStatusCodes.REJECTED :
+                    FixOutbound.OrdStatusCodes.NEW);
         };
     }
 

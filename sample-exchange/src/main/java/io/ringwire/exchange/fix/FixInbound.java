@@ -128,6 +128,10 @@ public final class FixInbound
             return refuse(FixRejectCodes.UNKNOWN_ACCOUNT, "Account (1) must be the session's account number");
         }
         clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.ORDER, 0);
+        if (clientOrderId < 0)
+        {
+            return refuseId(orders, FixRejectCodes.DUPLICATE_ORDER, FixRejectCodes.OTHER);
+        }
         newOrder.wrapAndApplyHeader(buffer, 0, header)
             .clientOrderId(clientOrderId)
             .account(accountNumber)
@@ -157,6 +161,10 @@ public final class FixInbound
             return REFUSED;
         }
         clientOrderId = orders.idFor(message.getString(11), FixOrders.Kind.CANCEL, named.original);
+        if (clientOrderId < 0)
+        {
+            return refuseId(orders, FixRejectCodes.CXL_DUPLICATE_CLORDID, FixRejectCodes.OTHER);
+        }
         cancel.wrapAndApplyHeader(buffer, 0, header)
             .clientOrderId(clientOrderId)
             .origClientOrderId(named.original)
@@ -187,6 +195,10 @@ public final class FixInbound
                 "a replace is of a limit order (OrdType 2) to a whole Price (44) and OrderQty (38)");
         }
         clientOrderId = orders.idFor(message.getString(11), FixOrders.Kind.REPLACE, named.original);
+        if (clientOrderId < 0)
+        {
+            return refuseId(orders, FixRejectCodes.CXL_DUPLICATE_CLORDID, FixRejectCodes.OTHER);
+        }
         replace.wrapAndApplyHeader(buffer, 0, header)
             .clientOrderId(clientOrderId)
             .origClientOrderId(named.original)
@@ -228,6 +240,10 @@ public final class FixInbound
             return refuse(0, "MassCancelRequestType (530) supports 1 (security) and 7 (all orders)");
         }
         clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.MASS_CANCEL, 0);
+        if (clientOrderId < 0)
+        {
+            return refuseId(orders, FixRejectCodes.OTHER, FixRejectCodes.OTHER);
+        }
         massCancel.wrapAndApplyHeader(buffer, 0, header)
             .clientOrderId(clientOrderId)
             .account(account)
@@ -271,6 +287,15 @@ public final class FixInbound
             return false;
         }
         return true;
+    }
+
+    /** Refuses a request whose ClOrdID the session's orders did not number ({@link FixOrders#idFor}). */
+    private int refuseId(final FixOrders orders, final int duplicateCode, final int fullCode)
+    {
+        final boolean duplicate = clientOrderId == FixOrders.DUPLICATE;
+        clientOrderId = 0;
+        return duplicate ? refuse(duplicateCode, "ClOrdID (11) was used before in this session") :
+            refuse(fullCode, "this session has used its " + orders.capacity() + " ClOrdIDs in this door's life");
     }
 
     private int refuse(final int code, final String text)

@@ -6,8 +6,13 @@ import java.util.Map;
 /**
  * One FIX session's orders as the door sees them: FIX ClOrdIDs are text, the exchange's client
  * order ids numbers, so each ClOrdID gets a number the first time it is seen and keeps it for the
- * door's life (a ClOrdID sent twice reaches the gateway as the same number, which the gateway's
- * duplicate check then refuses). What each number was sent as (an order, a cancel, a replace, a
+ * door's life. A ClOrdID sent again is refused here as a duplicate, answered as what the new
+ * request is (not as what the ClOrdID was first used for), unless the exchange rejected its
+ * request ({@link #forget}); a session has as many ClOrdIDs as the gateway gives it client order
+ * ids, so the maps stay bounded. Numbers start from the door's
+ * start time in milliseconds times 2^20 ({@link #firstIdAt}): a door cannot give out 2^20 numbers a
+ * millisecond, so a restarted door never gives a number an earlier one gave (an order still resting
+ * in the engine under it keeps its own), as long as the clock does not step back. What each number was sent as (an order, a cancel, a replace, a
  * mass cancel) and the order a cancel or replace named tell the reports apart: a refused cancel is
  * an OrderCancelReject, a cancel's report carries the cancel's ClOrdID and the order's as
  * OrigClOrdID. The traded notional per exchange order gives AvgPx (6).
@@ -28,27 +33,57 @@ final class FixOrders
     {
     }
 
+    /** {@link #idFor}: the ClOrdID was used before in this session. */
+    static final long DUPLICATE = -1;
+    /** {@link #idFor}: the session has used as many ClOrdIDs as it may. */
+    static final long FULL = -2;
+
     private final Map<String, Long> idsByClOrdId = new HashMap<>();
     private final Map<Long, Sent> sentById = new HashMap<>();
     /** An order's client order id to the open cancel request that names it. */
     private final Map<Long, Long> cancelByOrder = new HashMap<>();
     /** Exchange order id to {traded quantity, traded notional}. */
     private final Map<Long, long[]> tradedByOrder = new HashMap<>();
-    private long nextId = 1;
+    private final int capacity;
+    private long nextId;
+
+    /**
+     * @param firstId  the first number given ({@link #firstIdAt} the door's start), at least 1.
+     * @param capacity ClOrdIDs the session may use in the door's life: the gateway's client order
+     *                 ids per session.
+     */
+    FixOrders(final long firstId, final int capacity)
+    {
+        if (firstId < 1 || capacity < 1)
+        {
+            throw new IllegalArgumentException("first id and capacity must be positive: " + firstId + ", " + capacity);
+        }
+        this.nextId = firstId;
+        this.capacity = capacity;
+    }
+
+    /** @return the first number a door started at {@code epochMillis} gives. */
+    static long firstIdAt(final long epochMillis)
+    {
+        return Math.max(1, epochMillis << 20);
+    }
 
     /**
      * @param clOrdId    the request's ClOrdID (11).
      * @param kind       what it is.
      * @param originalId the client order id of the order it names (cancel, replace), else 0.
-     * @return the number the exchange knows the ClOrdID by: a new one for a ClOrdID never seen, the
-     *         same one for a ClOrdID sent before (a duplicate, for the gateway to refuse).
+     * @return the new number the exchange knows the ClOrdID by, {@link #DUPLICATE} for a ClOrdID
+     *         used before, or {@link #FULL} when the session has used its ClOrdIDs.
      */
     synchronized long idFor(final String clOrdId, final Kind kind, final long originalId)
     {
-        final Long known = idsByClOrdId.get(clOrdId);
-        if (null != known)
+        if (idsByClOrdId.containsKey(clOrdId))
         {
-            return known;
+            return DUPLICATE;
+        }
+        if (idsByClOrdId.size() >= capacity)
+        {
+            return FULL;
         }
         final long id = nextId++;
         idsByClOrdId.put(clOrdId, id);
@@ -58,6 +93,12 @@ final class FixOrders
             cancelByOrder.put(originalId, id);
         }
         return id;
+    }
+
+    /** @return ClOrdIDs this session may use in the door's life. */
+    int capacity()
+    {
+        return capacity;
     }
 
     /** @return the number of a ClOrdID sent before, or 0 when it never was. */
@@ -96,6 +137,25 @@ final class FixOrders
     {
         final Long cancel = cancelByOrder.remove(orderId);
         return null == cancel ? 0 : cancel;
+    }
+
+    /**
+     * Forgets a request the exchange rejected: its ClOrdID may be used again (it gets a new number
+     * then) and no longer counts against the session's ClOrdIDs.
+     *
+     * @param id the rejected request's number.
+     */
+    synchronized void forget(final long id)
+    {
+        final Sent sent = sentById.remove(id);
+        if (null != sent)
+        {
+            idsByClOrdId.remove(sent.clOrdId(), id);
+            if (sent.kind() == Kind.CANCEL)
+            {
+                cancelByOrder.remove(sent.originalId(), id);
+            }
+        }
     }
 
     /** A refused cancel no longer stands for its order. */

@@ -74,15 +74,19 @@ public final class FixOutbound
         final FixOrders.Kind kind = orders.kind(id);
         if (execType == ExecType.REJECTED && kind == FixOrders.Kind.MASS_CANCEL)
         {
-            return massCancelReport(orders.clOrdId(id), report.instrumentId(),
+            final Message rejected = massCancelReport(orders.clOrdId(id), report.instrumentId(),
                 FixRejectCodes.massCancelRejectReason(reason), FixRejectCodes.text(reason));
+            orders.forget(id);
+            return rejected;
         }
         if (execType == ExecType.REJECTED && (kind == FixOrders.Kind.CANCEL || kind == FixOrders.Kind.REPLACE))
         {
             orders.cancelRefused(id);
-            return cancelReject(orders.clOrdId(id), orders.clOrdId(orders.originalId(id)), kind == FixOrders.Kind.REPLACE,
-                FixRejectCodes.cxlRejReason(reason), FixRejectCodes.text(reason),
+            final Message rejected = cancelReject(orders.clOrdId(id), orders.clOrdId(orders.originalId(id)),
+                kind == FixOrders.Kind.REPLACE, FixRejectCodes.cxlRejReason(reason), FixRejectCodes.text(reason),
                 reason == RejectReason.UNKNOWN_ORDER ? OrdStatusCodes.REJECTED : OrdStatusCodes.NEW);
+            orders.forget(id);
+            return rejected;
         }
         final ExecutionReport message = new ExecutionReport();
         message.set(new OrderID(report.exchangeOrderId() == 0 ? "NONE" : Long.toString(report.exchangeOrderId())));
@@ -134,6 +138,10 @@ public final class FixOutbound
         if (reason != RejectReason.NONE && reason != RejectReason.NULL_VAL)
         {
             message.set(new Text(FixRejectCodes.text(reason)));
+        }
+        if (execType == ExecType.REJECTED && kind == FixOrders.Kind.ORDER)
+        {
+            orders.forget(id);
         }
         return message;
     }

@@ -76,7 +76,7 @@ class FixDoorSenderTest
     private static FixDoor door()
     {
         return new FixDoor(new InetSocketAddress("127.0.0.1", LoopbackPorts.pick()), "EXCH", null,
-            List.of(new FixDoor.Member(0, new SessionConfig(1, "token-1", 1, "member-0"), "MEMBER0")), 0);
+            List.of(new FixDoor.Member(0, new SessionConfig(1, "token-1", 1, "member-0"), "MEMBER0")), 1 << 20, 0);
     }
 
     private static void await(final BooleanSupplier condition, final String what) throws InterruptedException

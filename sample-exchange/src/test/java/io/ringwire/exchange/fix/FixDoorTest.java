@@ -146,6 +146,16 @@ class FixDoorTest
         assertEquals(991, replaced.getDouble(44), 0);
         assertEquals(7, replaced.getDouble(151), 0);
 
+        // A cancel that reuses the live order's own ClOrdID: refused as a cancel, the order live.
+        final OrderCancelRequest reused = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("O-2"),
+            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
+        reused.set(new Symbol("1"));
+        client.send(reused);
+        final Message duplicate = client.next(MsgType.ORDER_CANCEL_REJECT, WAIT);
+        assertEquals(6, duplicate.getInt(102), "CxlRejReason: duplicate ClOrdID");
+        assertEquals('0', duplicate.getChar(39), "the order is still live");
+        assertEquals(1, exchange.liveOrders());
+
         final OrderCancelRequest cancel = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("C-1"),
             new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
         cancel.set(new Symbol("1"));

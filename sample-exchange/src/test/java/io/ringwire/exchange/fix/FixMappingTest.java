@@ -40,7 +40,7 @@ class FixMappingTest
     private static final FixExecIds EXEC_IDS = new FixExecIds(1_764_000_000_000L);
 
     private final FixInbound inbound = new FixInbound();
-    private final FixOrders orders = new FixOrders();
+    private final FixOrders orders = new FixOrders(1, 1 << 20);
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
 
@@ -136,15 +136,53 @@ class FixMappingTest
     }
 
     @Test
-    void aClOrdIdKeepsItsNumberSoTheGatewaySeesADuplicate() throws Exception
+    void aClOrdIdUsedAgainIsRefusedAsWhatTheNewRequestIsUnlessItsRequestWasRejected() throws Exception
     {
         final long first = newOrder(fix("D", "11", "same", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
             .clientOrderId();
-        final long again = newOrder(fix("D", "11", "same", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
-            .clientOrderId();
-        assertEquals(first, again);
+        assertEquals(FixInbound.REFUSED, inbound.newOrder(fix("D", "11", "same", "55", "1", "54", "1", "40", "2", "44",
+            "9", "38", "1"), orders, ACCOUNT, SENT_NS, buffer));
+        assertEquals(FixRejectCodes.DUPLICATE_ORDER, inbound.rejectCode(), inbound.rejectText());
+        // A cancel that reuses the order's ClOrdID is refused as a cancel: CxlRejReason 6.
+        assertEquals(FixInbound.REFUSED, inbound.cancel(fix("F", "11", "same", "41", "same", "55", "1", "54", "1"),
+            orders, ACCOUNT, SENT_NS, buffer));
+        assertEquals(FixRejectCodes.CXL_DUPLICATE_CLORDID, inbound.rejectCode(), inbound.rejectText());
+        assertEquals(FixOrders.Kind.ORDER, orders.kind(first), "the order keeps what it was");
         assertEquals(first + 1, newOrder(fix("D", "11", "other", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
             .clientOrderId());
+
+        // Rejected by the exchange: the ClOrdID is free again, under a new number.
+        orders.forget(first);
+        assertEquals(first + 2, newOrder(fix("D", "11", "same", "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"))
+            .clientOrderId());
+        assertEquals(0, orders.existingId("never"));
+    }
+
+    @Test
+    void aSessionHasAsManyClOrdIdsAsItsCapacityAndARejectedOneGivesItsPlaceBack() throws Exception
+    {
+        final FixOrders small = new FixOrders(FixOrders.firstIdAt(1_764_000_000_000L), 2);
+        final long a = small.idFor("a", FixOrders.Kind.ORDER, 0);
+        final long b = small.idFor("b", FixOrders.Kind.CANCEL, a);
+        assertEquals(a + 1, b);
+        assertEquals(FixOrders.FULL, small.idFor("c", FixOrders.Kind.ORDER, 0));
+        assertEquals(FixInbound.REFUSED, inbound.newOrder(fix("D", "11", "c", "55", "1", "54", "1", "40", "2", "44", "9",
+            "38", "1"), small, ACCOUNT, SENT_NS, buffer));
+        assertEquals(FixRejectCodes.OTHER, inbound.rejectCode());
+        assertTrue(inbound.rejectText().contains("used its 2 ClOrdIDs"), inbound.rejectText());
+        small.forget(b);
+        assertEquals(0, small.takeCancel(a), "the rejected cancel no longer stands for its order");
+        assertEquals(b + 1, small.idFor("c", FixOrders.Kind.ORDER, 0));
+    }
+
+    @Test
+    void aRestartedDoorNumbersFromAboveEveryNumberAnEarlierDoorGave()
+    {
+        final long startedMs = 1_764_000_000_000L;
+        final long earlierLastId = FixOrders.firstIdAt(startedMs) + (1L << 20) * 60_000 - 1; // 2^20 a ms for a minute
+        assertTrue(FixOrders.firstIdAt(startedMs + 60_000) > earlierLastId);
+        assertTrue(FixOrders.firstIdAt(startedMs + 60_000) > 0, "positive for centuries: " +
+            FixOrders.firstIdAt(startedMs + 60_000));
     }
 
     @Test
