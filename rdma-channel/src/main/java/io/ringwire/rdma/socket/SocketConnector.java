@@ -132,13 +132,19 @@ final class SocketConnector
      */
     Offer offer(final SocketChannel incoming, final int sourceQpn, final int destinationPsn, final int sourcePsn)
     {
+        // This side's PSN is known from the start: a hello without it is a stranger's, refused
+        // before it could wait for RTR.
+        if (destinationPsn != queuePair.startPsn())
+        {
+            return Offer.REFUSED;
+        }
         final QueuePairState current = queuePair.state();
         if (current == QueuePairState.RESET || current == QueuePairState.INIT)
         {
             return Offer.NOT_YET;
         }
         if (!awaitingIncoming || sourceQpn != expectedSourceQpn || sourcePsn != expectedSourcePsn ||
-            destinationPsn != queuePair.startPsn() || null != adoptedChannel || current == QueuePairState.ERROR)
+            null != adoptedChannel || current == QueuePairState.ERROR)
         {
             return Offer.REFUSED;
         }

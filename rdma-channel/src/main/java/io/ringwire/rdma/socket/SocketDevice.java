@@ -12,6 +12,7 @@ import io.ringwire.rdma.soft.SoftProtectionDomain;
 import org.agrona.CloseHelper;
 
 import java.io.IOException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -19,8 +20,12 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -38,12 +43,12 @@ final class SocketDevice extends SoftDevice
 {
     private static final int SEND_STAGING_CAPACITY = 4 * 1024 * 1024;
     /**
-     * Hellos that may wait from one remote address. A hello waits only until its queue pair is at
-     * RTR, so even a host setting up many queue pairs at once has few waiting.
+     * Hellos that may wait from one source (an IPv4 address, an IPv6 /64). A hello waits only until
+     * its queue pair is at RTR, so even a host setting up many queue pairs at once has few waiting.
      */
-    static final int MAX_PENDING_HELLOS_PER_ADDRESS = 16;
+    static final int MAX_PENDING_HELLOS_PER_SOURCE = 64;
     /** Hellos that may wait in all, each an open socket until the peer timeout. */
-    static final int MAX_PENDING_HELLOS = 256;
+    static final int MAX_PENDING_HELLOS = 1024;
     /** Connections accepted in one poll, so that a flood does not hold the polling thread. */
     private static final int ACCEPTS_PER_POLL = 64;
 
@@ -117,9 +122,9 @@ final class SocketDevice extends SoftDevice
      * is: any waiting queue pair of this device may read it first. Non-blocking; called only by queue
      * pairs still waiting for their connection.
      *
-     * <p>Waiting hellos are bounded per remote address and in all, so that one peer's idle
-     * connections cannot keep another's out: a connection past its address's bound takes the place
-     * of that address's oldest connection that has not sent a whole hello, or is refused.
+     * <p>Waiting hellos are bounded per source and in all, so that one peer's idle connections cannot
+     * keep another's out ({@link #makeRoomFor}); a hello that does not name this side's start PSN is
+     * refused at once, so only a hello from the negotiating peer waits for its queue pair's RTR.
      *
      * @param nowNs current time.
      */
@@ -165,7 +170,8 @@ final class SocketDevice extends SoftDevice
             {
                 if (null == channel)
                 {
-                    counters().increment(DeviceCounters.RESPONDER_MALFORMED);
+                    // accept() itself failed (out of descriptors, say): nothing more to take this round.
+                    counters().increment(DeviceCounters.CONNECTIONS_REFUSED);
                     break;
                 }
                 refuse(channel);
@@ -201,32 +207,79 @@ final class SocketDevice extends SoftDevice
         return false;
     }
 
+    /**
+     * Makes room for one more hello from {@code from}: past its source's bound, the oldest of that
+     * source's connections that has not sent a whole hello goes; past the bound in all, the oldest
+     * such connection of the source holding the most goes. So a source can crowd out only itself.
+     *
+     * @return false when there is no room: the new connection is refused.
+     */
     private boolean makeRoomFor(final InetAddress from)
     {
-        int fromThere = 0;
-        int oldestIncomplete = -1;
-        for (int i = 0, size = pendingHellos.size(); i < size; i++)
+        final int fromThere = pendingFrom(from);
+        if (fromThere >= MAX_PENDING_HELLOS_PER_SOURCE)
         {
-            final PendingHello pending = pendingHellos.get(i);
-            if (pending.from.equals(from))
-            {
-                fromThere++;
-                if (oldestIncomplete < 0 && pending.incomplete())
-                {
-                    oldestIncomplete = i;
-                }
-            }
+            return evictOldestIncompleteFrom(from);
         }
-        if (fromThere < MAX_PENDING_HELLOS_PER_ADDRESS && pendingHellos.size() < MAX_PENDING_HELLOS)
+        if (pendingHellos.size() < MAX_PENDING_HELLOS)
         {
             return true;
         }
-        if (oldestIncomplete < 0)
+        // Full: one pass counts every source (setup path; only a crowd gets here).
+        final Map<String, int[]> counts = new HashMap<>();
+        InetAddress crowding = null;
+        int most = fromThere;
+        for (int i = 0, size = pendingHellos.size(); i < size; i++)
         {
-            return false;
+            final InetAddress source = pendingHellos.get(i).from;
+            final int count = ++counts.computeIfAbsent(sourceKey(source), key -> new int[1])[0];
+            if (count > most)
+            {
+                most = count;
+                crowding = source;
+            }
         }
-        refuse(pendingHellos.remove(oldestIncomplete).channel);
-        return true;
+        return null != crowding && evictOldestIncompleteFrom(crowding);
+    }
+
+    private static String sourceKey(final InetAddress address)
+    {
+        final byte[] bytes = address.getAddress();
+        return HexFormat.of().formatHex(bytes, 0, address instanceof Inet6Address ? 8 : bytes.length);
+    }
+
+    private int pendingFrom(final InetAddress source)
+    {
+        int count = 0;
+        for (int i = 0, size = pendingHellos.size(); i < size; i++)
+        {
+            count += sameSource(pendingHellos.get(i).from, source) ? 1 : 0;
+        }
+        return count;
+    }
+
+    private boolean evictOldestIncompleteFrom(final InetAddress source)
+    {
+        for (int i = 0, size = pendingHellos.size(); i < size; i++)
+        {
+            final PendingHello pending = pendingHellos.get(i);
+            if (sameSource(pending.from, source) && pending.incomplete())
+            {
+                refuse(pendingHellos.remove(i).channel);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return whether two addresses are one source: the same IPv4 address, or the same IPv6 /64. */
+    static boolean sameSource(final InetAddress a, final InetAddress b)
+    {
+        if (!(a instanceof Inet6Address) || !(b instanceof Inet6Address))
+        {
+            return a.equals(b);
+        }
+        return Arrays.equals(a.getAddress(), 0, 8, b.getAddress(), 0, 8);
     }
 
     private void refuse(final SocketChannel channel)

@@ -42,9 +42,10 @@ import java.nio.ByteOrder;
  *
  * <p>A connection starts with a {@link #HELLO_LENGTH}-byte hello from the connecting side:
  * magic, destination queue pair number, source queue pair number, destination start PSN, source
- * start PSN. The two start PSNs are random and travel only in the connection manager's
- * authenticated exchange, so the listener adopts a connection only from the peer it negotiated
- * with, not from anyone who reaches its port and guesses a queue pair number.
+ * start PSN. The two start PSNs are random and travel only in the connection manager's signed
+ * (not encrypted) exchange, so the listener adopts a connection only from the peer it negotiated
+ * with, not from anyone who reaches its port without having seen that exchange and guesses a
+ * queue pair number.
  */
 final class SocketFrame
 {

@@ -10,7 +10,7 @@ import io.ringwire.rdma.soft.SoftQueuePair;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.ThreadLocalRandom;
+import java.security.SecureRandom;
 
 import static io.ringwire.rdma.socket.SocketFrame.*;
 
@@ -29,6 +29,9 @@ import static io.ringwire.rdma.socket.SocketFrame.*;
  */
 final class SocketQueuePair extends SoftQueuePair
 {
+    /** Start PSNs prove a hello's negotiation (see {@link SocketFrame}): not to be guessed from others seen. */
+    private static final SecureRandom START_PSNS = new SecureRandom();
+
     private final SocketDevice device;
     private final SocketConnection connection;
     private final SocketConnector connector;
@@ -38,7 +41,7 @@ final class SocketQueuePair extends SoftQueuePair
 
     SocketQueuePair(final SocketDevice device, final int queuePairNumber, final QueuePairConfig config)
     {
-        super(device, queuePairNumber, ThreadLocalRandom.current().nextInt(QueuePairEndpoint.MASK_24 + 1), config);
+        super(device, queuePairNumber, START_PSNS.nextInt(QueuePairEndpoint.MASK_24 + 1), config);
         this.device = device;
         final long peerTimeoutNs = device.config().peerTimeoutNs();
         this.connection = new SocketConnection(this, device.sendStagingCapacity());
