@@ -114,6 +114,11 @@ public final class FixDoor implements Application, AutoCloseable
      * ResendRequest.
      */
     static final int MAX_QUEUED_WRITES = 10_000;
+    /**
+     * ClOrdIDs a FIX session may use in the door's life at most, whatever the gateway allows: the
+     * door keeps each as text in maps (a few hundred bytes), where the gateway keeps a number.
+     */
+    static final int MAX_CLORDIDS = 1 << 20;
     /** A record's header: the session's index, then when it was written (ns, this host's monotonic clock). */
     private static final int RECORD_HEADER = BitUtil.SIZE_OF_INT + BitUtil.SIZE_OF_LONG;
     /** A user-defined tag a client may stamp with its send time ({@link System#nanoTime}, same host): times the wire. */
@@ -174,7 +179,8 @@ public final class FixDoor implements Application, AutoCloseable
      *                       null to keep them in memory only.
      * @param members        the FIX sessions.
      * @param maxClOrdIds    ClOrdIDs a session may use in the door's life: the gateway's client
-     *                       order ids per session ({@code GatewayConfig.maxClientOrderIdsPerSession}).
+     *                       order ids per session ({@code GatewayConfig.maxClientOrderIdsPerSession}),
+     *                       at most {@link #MAX_CLORDIDS}.
      * @param clockToEpochNs what to add to the exchange's clock (the gateway's {@code nowNs}, the
      *                       engine's transact times) to get epoch nanoseconds: FIX times are UTC.
      */
@@ -222,7 +228,7 @@ public final class FixDoor implements Application, AutoCloseable
             final SessionID sessionId = new SessionID("FIX.4.4", compId, member.senderCompId());
             settings.setString(sessionId, "TargetCompID", member.senderCompId());
             sessionIds[member.sessionIndex()] = sessionId;
-            orders[member.sessionIndex()] = new FixOrders(firstOrderId, maxClOrdIds);
+            orders[member.sessionIndex()] = new FixOrders(firstOrderId, Math.min(maxClOrdIds, MAX_CLORDIDS));
         }
         final MessageStoreFactory stores = null == store ? new MemoryStoreFactory() : new FileStoreFactory(settings);
         try

@@ -29,7 +29,8 @@ final class FixOrders
         ORDER, CANCEL, REPLACE, MASS_CANCEL
     }
 
-    private record Sent(String clOrdId, Kind kind, long originalId)
+    /** @param originalClOrdId the ClOrdID of the order a cancel or replace named, kept with it. */
+    private record Sent(String clOrdId, Kind kind, long originalId, String originalClOrdId)
     {
     }
 
@@ -87,7 +88,8 @@ final class FixOrders
         }
         final long id = nextId++;
         idsByClOrdId.put(clOrdId, id);
-        sentById.put(id, new Sent(clOrdId, kind, originalId));
+        final Sent original = originalId == 0 ? null : sentById.get(originalId);
+        sentById.put(id, new Sent(clOrdId, kind, originalId, null == original ? null : original.clOrdId()));
         if (kind == Kind.CANCEL)
         {
             cancelByOrder.put(originalId, id);
@@ -120,6 +122,16 @@ final class FixOrders
     {
         final Sent sent = sentById.get(id);
         return null == sent ? null : sent.kind();
+    }
+
+    /**
+     * @return the ClOrdID of the order a cancel or replace named, as it was when the request came
+     *         (the order may be forgotten since), or null.
+     */
+    synchronized String originalClOrdId(final long id)
+    {
+        final Sent sent = sentById.get(id);
+        return null == sent ? null : sent.originalClOrdId();
     }
 
     /** @return the order a cancel or replace named, or 0. */

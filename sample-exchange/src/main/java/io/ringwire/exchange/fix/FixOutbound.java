@@ -82,7 +82,7 @@ public final class FixOutbound
         if (execType == ExecType.REJECTED && (kind == FixOrders.Kind.CANCEL || kind == FixOrders.Kind.REPLACE))
         {
             orders.cancelRefused(id);
-            final Message rejected = cancelReject(orders.clOrdId(id), orders.clOrdId(orders.originalId(id)),
+            final Message rejected = cancelReject(orders.clOrdId(id), orders.originalClOrdId(id),
                 kind == FixOrders.Kind.REPLACE, FixRejectCodes.cxlRejReason(reason), FixRejectCodes.text(reason),
                 reason == RejectReason.UNKNOWN_ORDER ? OrdStatusCodes.REJECTED : OrdStatusCodes.NEW);
             orders.forget(id);
@@ -123,9 +123,9 @@ public final class FixOutbound
                 clOrdId = orders.clOrdId(cancel);
             }
         }
-        else if (execType == ExecType.REPLACED && orders.originalId(id) != 0)
+        else if (execType == ExecType.REPLACED && null != orders.originalClOrdId(id))
         {
-            message.set(new OrigClOrdID(orders.clOrdId(orders.originalId(id))));
+            message.set(new OrigClOrdID(orders.originalClOrdId(id)));
         }
         if (null != clOrdId)
         {

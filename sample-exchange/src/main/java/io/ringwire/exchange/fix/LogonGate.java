@@ -5,8 +5,6 @@ import org.apache.mina.core.session.IoSession;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -31,7 +29,8 @@ final class LogonGate extends IoFilterAdapter
     private static final int RAW_DATA_LENGTH = 95;
     private static final int RAW_DATA = 96;
     private static final int PASSWORD = 554;
-    private static final int CHECKSUM = 10;
+    private static final int RESET_SEQ_NUM_FLAG = 141;
+    private static final int NOT_A_TAG = -1;
 
     /** What the gate learns of each Logon it refuses. */
     @FunctionalInterface
@@ -83,24 +82,22 @@ final class LogonGate extends IoFilterAdapter
      */
     String check(final String message)
     {
-        final Map<Integer, String> fields = logonFields(message);
+        final LogonFields fields = LogonFields.of(message);
         if (null == fields)
         {
             return null;
         }
-        if (fields.containsKey(-1))
+        if (null != fields.refusal)
         {
-            return "a Logon that repeats " + fields.get(-1);
+            return fields.refusal;
         }
-        final String sender = fields.get(SENDER_COMP_ID);
-        final String expected = null == sender ? null : passwordOf.apply(sender);
-        final String given = fields.get(PASSWORD);
-        if (null == expected || !doorCompId.equals(fields.get(TARGET_COMP_ID)))
+        final String expected = passwordOf.apply(fields.sender);
+        if (null == expected || !doorCompId.equals(fields.target))
         {
             return "no such member here";
         }
-        if (null == given || !MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
-            given.getBytes(StandardCharsets.UTF_8)))
+        if (null == fields.password || !MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
+            fields.password.getBytes(StandardCharsets.UTF_8)))
         {
             return "wrong password";
         }
@@ -108,53 +105,106 @@ final class LogonGate extends IoFilterAdapter
     }
 
     /**
-     * @return the Logon's SenderCompID, TargetCompID and Password by tag (a repeated one under -1),
-     *         or null when the message is not a Logon.
+     * What a Logon says of who sends it, read field by field with QuickFIX/J's own reading of a
+     * tag (a decimal number as {@link Integer#parseInt} takes it, so "049" and "+49" are 49).
+     * QuickFIX/J finds a connection's session by the first SenderCompID and TargetCompID in the text
+     * and acts on the last MsgType and the last of each field it parses; so any message with a
+     * MsgType A anywhere is taken for a Logon, and a Logon in which MsgType, SenderCompID,
+     * TargetCompID, Password or ResetSeqNumFlag appears twice, or that carries RawData (whose
+     * length-delimited value two readers could cut differently), is refused whatever its copies
+     * say: there is then one reading of it, the same as QuickFIX/J's.
      */
-    private static Map<Integer, String> logonFields(final String message)
+    private static final class LogonFields
     {
-        final Map<Integer, String> fields = new HashMap<>();
-        boolean logon = false;
-        int rawDataLength = -1;
-        int at = 0;
-        final int length = message.length();
-        while (at < length)
+        String sender;
+        String target;
+        String password;
+        String refusal;
+
+        /** @return the Logon's fields, or null when no MsgType of the message is A. */
+        static LogonFields of(final String message)
         {
-            final int equals = message.indexOf('=', at);
-            if (equals < 0)
+            final LogonFields fields = new LogonFields();
+            boolean logon = false;
+            int msgTypes = 0;
+            int senders = 0;
+            int targets = 0;
+            int passwords = 0;
+            int resets = 0;
+            boolean rawData = false;
+            boolean garbled = false;
+            final int length = message.length();
+            int at = 0;
+            while (at < length)
             {
-                break;
-            }
-            final int tag = parseNumber(message, at, equals);
-            // RawData (96) may hold SOH: it runs for the length RawDataLength (95) gave.
-            final int soh = tag == RAW_DATA && rawDataLength >= 0 ? Math.min(length, equals + 1 + rawDataLength) :
-                message.indexOf(SOH, equals + 1);
-            final int end = soh < 0 ? length : soh;
-            final String value = message.substring(equals + 1, end);
-            if (tag == MSG_TYPE)
-            {
-                if (!"A".equals(value))
+                final int equals = message.indexOf('=', at);
+                if (equals < 0)
                 {
-                    return null;
+                    break;
                 }
-                logon = true;
+                final int soh = message.indexOf(SOH, equals + 1);
+                final int end = soh < 0 ? length : soh;
+                final int tag = tagOf(message.substring(at, equals));
+                final String value = message.substring(equals + 1, end);
+                switch (tag)
+                {
+                    case MSG_TYPE ->
+                    {
+                        msgTypes++;
+                        logon |= "A".equals(value);
+                    }
+                    case SENDER_COMP_ID ->
+                    {
+                        senders++;
+                        fields.sender = value;
+                    }
+                    case TARGET_COMP_ID ->
+                    {
+                        targets++;
+                        fields.target = value;
+                    }
+                    case PASSWORD ->
+                    {
+                        passwords++;
+                        fields.password = value;
+                    }
+                    case RESET_SEQ_NUM_FLAG -> resets++;
+                    case RAW_DATA_LENGTH, RAW_DATA -> rawData = true;
+                    case NOT_A_TAG -> garbled = true;
+                    default ->
+                    {
+                    }
+                }
+                at = end + 1;
             }
-            else if (tag == RAW_DATA_LENGTH)
+            if (!logon)
             {
-                rawDataLength = parseNumber(value, 0, value.length());
+                return null;
             }
-            else if ((tag == SENDER_COMP_ID || tag == TARGET_COMP_ID || tag == PASSWORD) &&
-                null != fields.putIfAbsent(tag, value))
+            if (garbled || rawData)
             {
-                fields.put(-1, "tag " + tag);
+                fields.refusal = garbled ? "a Logon with a field that is not tag=value" : "a Logon with RawData";
             }
-            else if (tag == CHECKSUM)
+            else if (msgTypes != 1 || senders != 1 || targets != 1 || passwords > 1 || resets > 1)
             {
-                break;
+                fields.refusal = "a Logon that repeats MsgType, SenderCompID, TargetCompID, Password or " +
+                    "ResetSeqNumFlag";
             }
-            at = end + 1;
+            return fields;
         }
-        return logon ? fields : null;
+
+        private static int tagOf(final String text)
+        {
+            try
+            {
+                final int tag = Integer.parseInt(text);
+                return tag > 0 ? tag : NOT_A_TAG;
+            }
+            catch (final NumberFormatException ex)
+            {
+                return NOT_A_TAG;
+            }
+        }
     }
 
     /** @return the field's value, or null; for logging only. */
@@ -168,25 +218,5 @@ final class LogonGate extends IoFilterAdapter
         }
         final int end = message.indexOf(SOH, at + start.length());
         return message.substring(at + start.length(), end < 0 ? message.length() : end);
-    }
-
-    /** @return the decimal number in [from, to), or -1 when it is not one. */
-    private static int parseNumber(final CharSequence text, final int from, final int to)
-    {
-        if (to <= from || to - from > 9)
-        {
-            return -1;
-        }
-        int value = 0;
-        for (int i = from; i < to; i++)
-        {
-            final char c = text.charAt(i);
-            if (c < '0' || c > '9')
-            {
-                return -1;
-            }
-            value = value * 10 + (c - '0');
-        }
-        return value;
     }
 }

@@ -79,7 +79,8 @@ public final class SnapshotSchedule
         final int instrumentId = request.instrumentId();
         if (instrumentId == 0)
         {
-            for (int slot = 0; slot < wanted.length; slot++)
+            // A flood of these finds every book wanted already: one comparison each, not a pass.
+            for (int slot = 0; slot < wanted.length && wantedCount < wanted.length; slot++)
             {
                 want(slot);
             }

@@ -170,6 +170,9 @@ class FixMappingTest
             "38", "1"), small, ACCOUNT, SENT_NS, buffer));
         assertEquals(FixRejectCodes.OTHER, inbound.rejectCode());
         assertTrue(inbound.rejectText().contains("used its 2 ClOrdIDs"), inbound.rejectText());
+        assertEquals("a", small.originalClOrdId(b));
+        small.forget(a);
+        assertEquals("a", small.originalClOrdId(b), "a cancel keeps its order's ClOrdID, forgotten or not");
         small.forget(b);
         assertEquals(0, small.takeCancel(a), "the rejected cancel no longer stands for its order");
         assertEquals(b + 1, small.idFor("c", FixOrders.Kind.ORDER, 0));

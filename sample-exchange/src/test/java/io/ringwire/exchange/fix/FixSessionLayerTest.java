@@ -127,14 +127,23 @@ class FixSessionLayerTest
         sender = doorSide.getExpectedSenderNum();
 
         // Someone who knows the member's SenderCompID but not its password: once at the sequence
-        // number the door expects, once asking for both to start again at 1.
-        for (final String attempt : List.of("", "141=Y|"))
+        // number the door expects, once asking for both to start again at 1, once with no password
+        // behind a Heartbeat's MsgType (QuickFIX/J takes the last MsgType).
+        for (final String attempt : List.of("", "141=Y|", "disguised"))
         {
             try (RawFixConnection intruder = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
                 FixDoorTest.DOOR_COMP_ID))
             {
                 intruder.sequence(attempt.isEmpty() ? target : 1);
-                intruder.send("A", "98=0|108=30|" + attempt + "554=not-" + FixExchange.PASSWORD_B + "|");
+                if ("disguised".equals(attempt))
+                {
+                    intruder.sendRaw(RawFixConnection.frame("35=0\u0001" + intruder.body("A", "98=0|108=30|141=Y|"),
+                        0, false));
+                }
+                else
+                {
+                    intruder.send("A", "98=0|108=30|" + attempt + "554=not-" + FixExchange.PASSWORD_B + "|");
+                }
                 final Map<Integer, String> answer = intruder.receive(WAIT);
                 assertTrue(null == answer || "5".equals(answer.get(35)), "no Logon answered: " + answer);
             }
@@ -142,7 +151,7 @@ class FixSessionLayerTest
             assertEquals(target, doorSide.getExpectedTargetNum(), "the member's next MsgSeqNum, after " + attempt);
             assertEquals(sender, doorSide.getExpectedSenderNum(), "the door's next MsgSeqNum, after " + attempt);
         }
-        assertEquals(2, exchange.door.logonsRefused());
+        assertEquals(3, exchange.door.logonsRefused());
 
         try (RawFixConnection member = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
             FixDoorTest.DOOR_COMP_ID))

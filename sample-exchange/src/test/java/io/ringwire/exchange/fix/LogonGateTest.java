@@ -43,23 +43,42 @@ class LogonGateTest
             gate.check(message("35=A|34=1|49=M1|56=OTHER|52=20261130-12:00:00|98=0|108=30|554=secret-1|")));
     }
 
+    private static final String REPEATS = "a Logon that repeats MsgType, SenderCompID, TargetCompID, Password or ResetSeqNumFlag";
+
     @Test
     void aLogonThatRepeatsAnIdentityFieldIsRefusedWhicheverCopyIsRight()
     {
-        assertEquals("a Logon that repeats tag 554", gate.check(
+        assertEquals(REPEATS, gate.check(
             message("35=A|34=1|49=M1|56=DOOR|52=20261130-12:00:00|98=0|108=30|554=wrong|554=secret-1|")));
-        assertEquals("a Logon that repeats tag 49", gate.check(
+        assertEquals(REPEATS, gate.check(
             message("35=A|34=1|49=M3|49=M1|56=DOOR|52=20261130-12:00:00|98=0|108=30|554=secret-1|")));
+        assertEquals(REPEATS, gate.check(
+            message("35=A|34=1|49=M1|56=DOOR|52=20261130-12:00:00|98=0|108=30|141=N|141=Y|554=secret-1|")));
     }
 
     @Test
-    void rawDataThatHoldsSohIsSkippedByItsLengthNotReadAsFields()
+    void aLogonDisguisedBehindAnotherMsgTypeOrAnotherSpellingOfATagIsStillALogon()
     {
-        final String raw = "x\u0001554=secret-1";
-        assertEquals("wrong password", gate.check(message("35=A|34=1|49=M1|56=DOOR|52=20261130-12:00:00|98=0|108=30|" +
-            "95=" + raw.length() + "|96=" + raw + "|554=guess|")));
-        assertNull(gate.check(message("35=A|34=1|49=M1|56=DOOR|52=20261130-12:00:00|98=0|108=30|" +
-            "95=" + raw.length() + "|96=" + raw + "|554=secret-1|")));
+        // QuickFIX/J acts on the last MsgType it parses: a Heartbeat's 35 first, a Logon's after.
+        assertEquals(REPEATS, gate.check(message("35=0|35=A|34=1|49=M2|56=DOOR|52=20261130-12:00:00|98=0|108=30|141=Y|")));
+        // QuickFIX/J reads "+49" and "049" as tag 49: member M1's password under M2's name.
+        assertEquals(REPEATS,
+            gate.check(message("35=A|34=1|49=M1|56=DOOR|52=20261130-12:00:00|98=0|108=30|554=secret-1|+49=M2|")));
+        assertEquals(REPEATS,
+            gate.check(message("35=A|34=1|49=M1|56=DOOR|52=20261130-12:00:00|98=0|108=30|554=secret-1|049=M2|")));
+        // One copy each, spelled differently: read as QuickFIX/J reads it.
+        assertEquals("wrong password",
+            gate.check(message("0035=A|34=1|+49=M2|56=DOOR|52=20261130-12:00:00|98=0|108=30|554=secret-1|")));
+        assertEquals("a Logon with a field that is not tag=value",
+            gate.check(message("35=A|34=1|49=M1|56=DOOR|52=20261130-12:00:00|98=0|108=30|x49=M2|554=secret-1|")));
+    }
+
+    @Test
+    void aLogonWithRawDataIsRefusedSinceItsLengthDelimitedValueCouldHideFields()
+    {
+        final String raw = "x|554=secret-1";
+        assertEquals("a Logon with RawData", gate.check(message("35=A|34=1|49=M1|56=DOOR|52=20261130-12:00:00|98=0|" +
+            "108=30|95=" + raw.length() + "|96=" + raw + "|554=secret-1|")));
     }
 
     @Test
