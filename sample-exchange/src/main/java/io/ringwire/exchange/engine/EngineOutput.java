@@ -36,4 +36,17 @@ public interface EngineOutput
      * @param length its length.
      */
     void marketData(DirectBuffer buffer, int offset, int length);
+
+    /**
+     * Whether every message handed over so far has left this process's own memory (a kill loses
+     * what has not). An engine that writes its own snapshots writes one only then: recovery replays
+     * and sends again only what comes after the newest snapshot, so a snapshot must never be ahead
+     * of what was sent.
+     *
+     * @return true when nothing waits in a backlog of this output's.
+     */
+    default boolean isSent()
+    {
+        return true;
+    }
 }

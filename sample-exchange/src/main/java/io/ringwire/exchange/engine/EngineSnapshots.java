@@ -1,6 +1,7 @@
 package io.ringwire.exchange.engine;
 
 import io.ringwire.exchange.book.RestingOrder;
+import io.ringwire.exchange.journal.JournalDirectory;
 
 import java.io.ByteArrayInputStream;
 import java.io.BufferedOutputStream;
@@ -86,6 +87,7 @@ public final class EngineSnapshots
                 channel.force(true);
             }
             Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            JournalDirectory.force(directory); // the rename itself, before the older snapshots go
             final List<Path> all = files();
             for (int i = 0; i < all.size() - KEPT; i++)
             {

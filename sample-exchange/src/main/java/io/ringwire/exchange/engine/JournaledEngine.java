@@ -48,18 +48,25 @@ public final class JournaledEngine implements AutoCloseable
     private static final System.Logger LOG = System.getLogger(JournaledEngine.class.getName());
 
     private final MatchingEngine engine;
+    private final EngineOutput output;
     private final EngineSnapshots snapshots;
     private final long snapshotInterval;
+    /** A snapshot taken while output it covers was still waiting to leave: written once it has. */
+    private EngineState pendingSnapshot;
     private Journal journal;
+    /** Held by the live engine (from {@link #open} or {@link #recover}) until {@link #close}. */
+    private EngineLock engineLock;
     private JournalReadResult recovery;
     private long applied;
     private long snapshotsTaken;
     private long snapshotFailures;
     private boolean closed;
 
-    private JournaledEngine(final MatchingEngine engine, final EngineSnapshots snapshots, final long snapshotInterval)
+    private JournaledEngine(final MatchingEngine engine, final EngineOutput output, final EngineSnapshots snapshots,
+        final long snapshotInterval)
     {
         this.engine = engine;
+        this.output = output;
         this.snapshots = snapshots;
         this.snapshotInterval = snapshotInterval;
         engine.digest().onValue(digest -> LOG.log(System.Logger.Level.DEBUG, () -> "engine output digest " + digest));
@@ -95,15 +102,25 @@ public final class JournaledEngine implements AutoCloseable
     public static JournaledEngine open(final Path directory, final EngineConfig config, final EngineOutput output,
         final int segmentLength, final boolean writesSnapshots)
     {
-        final EngineConfig actual = settle(directory, config);
-        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output),
-            writesSnapshots ? new EngineSnapshots(directory) : null, actual.snapshotInterval());
-        journaled.recover(directory, true);
-        final Journal journal = Journal.open(new JournalContext().directory(directory).segmentLength(segmentLength)
-            .conclude());
-        journaled.requireWhole(journal);
-        journaled.journal = journal;
-        return journaled;
+        final EngineLock lock = EngineLock.take(directory);
+        try
+        {
+            final EngineConfig actual = settle(directory, config);
+            final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output), output,
+                writesSnapshots ? new EngineSnapshots(directory) : null, actual.snapshotInterval());
+            journaled.recover(directory, true);
+            final Journal journal = Journal.open(new JournalContext().directory(directory).segmentLength(segmentLength)
+                .conclude());
+            journaled.engineLock = lock;
+            journaled.requireWhole(journal);
+            journaled.journal = journal;
+            return journaled;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            lock.close();
+            throw ex;
+        }
     }
 
     /**
@@ -122,11 +139,21 @@ public final class JournaledEngine implements AutoCloseable
     public static JournaledEngine recover(final Path directory, final EngineConfig config, final EngineOutput output,
         final boolean writesSnapshots)
     {
-        final EngineConfig actual = settle(directory, config);
-        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output),
-            writesSnapshots ? new EngineSnapshots(directory) : null, actual.snapshotInterval());
-        journaled.recover(directory, true);
-        return journaled;
+        final EngineLock lock = EngineLock.take(directory);
+        try
+        {
+            final EngineConfig actual = settle(directory, config);
+            final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output), output,
+                writesSnapshots ? new EngineSnapshots(directory) : null, actual.snapshotInterval());
+            journaled.recover(directory, true);
+            journaled.engineLock = lock;
+            return journaled;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            lock.close();
+            throw ex;
+        }
     }
 
     /**
@@ -143,7 +170,7 @@ public final class JournaledEngine implements AutoCloseable
     {
         final EngineConfig config = settle(directory, null);
         final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE),
-            new EngineSnapshots(directory), config.snapshotInterval());
+            EngineOutput.NONE, new EngineSnapshots(directory), config.snapshotInterval());
         journaled.restoreLatestSnapshot(directory);
         return journaled;
     }
@@ -159,8 +186,8 @@ public final class JournaledEngine implements AutoCloseable
     public static Replay replay(final Path directory)
     {
         final EngineConfig config = settle(directory, null);
-        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE), null,
-            config.snapshotInterval());
+        final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE),
+            EngineOutput.NONE, null, config.snapshotInterval());
         journaled.recover(directory, false);
         return new Replay(journaled.applied, journaled.recovery, journaled.digest(), journaled.engine.booksDigest());
     }
@@ -308,7 +335,8 @@ public final class JournaledEngine implements AutoCloseable
             engine.digestFeed().link(applied);
             if (null != snapshots)
             {
-                writeSnapshot();
+                pendingSnapshot = engine.state(applied);
+                writePendingSnapshot();
             }
         }
         if (command == EngineCommandType.DIGEST.value())
@@ -344,19 +372,44 @@ public final class JournaledEngine implements AutoCloseable
      * engine goes on: the journal holds every request, so recovery replays further back, and a
      * half-taken state must not stop matching or be applied again.
      */
-    private void writeSnapshot()
+    private void writeSnapshot(final EngineState state)
     {
         try
         {
-            snapshots.write(engine.state(applied));
+            if (null != journal)
+            {
+                // The records below the snapshot reach the device first: a power loss must not
+                // leave a snapshot whose journal prefix is gone (recovery would refuse to start).
+                journal.force();
+            }
+            snapshots.write(state);
             snapshotsTaken++;
         }
         catch (final RuntimeException ex)
         {
             snapshotFailures++;
-            LOG.log(System.Logger.Level.WARNING, "snapshot at record " + applied + " not written (" +
+            LOG.log(System.Logger.Level.WARNING, "snapshot at record " + state.journalSequence() + " not written (" +
                 snapshotFailures + " so far); recovery replays from the one before", ex);
         }
+    }
+
+    /**
+     * Writes the snapshot taken at the last snapshot point once the output it covers has left
+     * ({@link EngineOutput#isSent}); a newer snapshot point replaces one still waiting. Call between
+     * requests; costs a check when nothing waits.
+     *
+     * @return 1 when it wrote one, else 0.
+     */
+    public int writePendingSnapshot()
+    {
+        final EngineState state = pendingSnapshot;
+        if (null == state || !output.isSent())
+        {
+            return 0;
+        }
+        pendingSnapshot = null;
+        writeSnapshot(state);
+        return 1;
     }
 
     /** @return snapshots that could not be written (read late from other threads). */
@@ -402,6 +455,11 @@ public final class JournaledEngine implements AutoCloseable
         {
             journal.close();
             journal = null;
+        }
+        if (null != engineLock)
+        {
+            engineLock.close();
+            engineLock = null;
         }
         engine.digest().valueRequested();
     }

@@ -38,7 +38,9 @@ import static java.nio.file.StandardOpenOption.WRITE;
  *   <li>{@code segment-<first sequence, 20 digits>.journal}: the segments, in sequence order (see
  *       {@link JournalFormat}); a segment's name gives the sequence of its first record, so a reader
  *       starting at a sequence opens the one segment that holds it;</li>
- *   <li>{@value #LOCK_FILE}: locked by the one process appending.</li>
+ *   <li>{@value #LOCK_FILE}: locked by the one process appending;</li>
+ *   <li>beside them, the application's own files: the engine's snapshots and {@code engine.lock},
+ *       which the live engine holds from before its recovery.</li>
  * </ul>
  *
  * Both properties files are replaced atomically (written beside, forced, renamed over), so a reader
@@ -189,7 +191,7 @@ public final class JournalDirectory
      * @param path a file or a directory.
      * @throws IOException when it cannot be opened or forced.
      */
-    static void force(final Path path) throws IOException
+    public static void force(final Path path) throws IOException
     {
         try (FileChannel channel = FileChannel.open(path, READ))
         {

@@ -59,13 +59,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link DigestAgent} on a thread of its own, which backs off when idle, hashes it in order.
  * {@link #digest()} settles it. On two CPUs both are taken by spinning threads, and a third thread
  * with work would take its time slices from them, milliseconds at a time, where hashing inline
- * costs the engine a fraction of a microsecond a request: the engine hashes inline there.
+ * costs the engine a fraction of a microsecond a request: the engine hashes inline there. The
+ * digest leaves the engine's thread only with the snapshots (the replica keeps a chain of its own
+ * for them): a snapshot the engine's thread writes holds the chain at its point, which only the
+ * thread that keeps the digest can read.
  *
  * <p>Where the machine has {@value #REPLICA_MIN_CPUS} CPUs or more, the snapshots are kept off the
  * engine's thread too: a {@link SnapshotReplica} on a thread of its own follows the journal up to
  * what the engine has applied and sent, and writes them (allocating, forcing the file) there. With
  * fewer, the replica's matching would take CPU from the spinning threads, and the engine writes its
- * snapshots itself, between requests.
+ * snapshots itself, between requests, each once the output it covers has left the process
+ * ({@link JournaledEngine#writePendingSnapshot}).
  *
  * <p>A failure on any of these threads is logged and kept ({@link #backgroundFailure()}).
  *
@@ -88,8 +92,12 @@ public final class EngineNode implements Agent, AutoCloseable
     private static final System.Logger LOG = System.getLogger(EngineNode.class.getName());
     /** The fewest CPUs on which a replica writes the snapshots instead of the engine's thread. */
     public static final int REPLICA_MIN_CPUS = 4;
-    /** The fewest CPUs on which a thread of its own keeps the output digest instead of the engine's. */
-    public static final int DIGEST_THREAD_MIN_CPUS = 3;
+    /**
+     * The fewest CPUs on which a thread of its own keeps the output digest instead of the engine's:
+     * those on which a replica writes the snapshots (a snapshot holds the digest's chain, which the
+     * engine's thread cannot read while another thread keeps it).
+     */
+    public static final int DIGEST_THREAD_MIN_CPUS = REPLICA_MIN_CPUS;
     /**
      * The fewest CPUs on which a journaller spins ahead of the engine: the exchange's five spinning
      * roles, the journaller, and two for the threads that do not spin.
@@ -107,6 +115,20 @@ public final class EngineNode implements Agent, AutoCloseable
      */
     public record Threads(boolean journaller, boolean digest, boolean replica)
     {
+        /**
+         * @throws IllegalArgumentException for a digest thread without a replica: the engine's thread
+         *                                  would then write snapshots holding a digest chain that
+         *                                  another thread is still updating.
+         */
+        public Threads
+        {
+            if (digest && !replica)
+            {
+                throw new IllegalArgumentException("the digest's thread needs the replica's: a snapshot the engine's " +
+                    "thread writes takes the digest's chain from that thread");
+            }
+        }
+
         /** Everything on the engine's thread. */
         public static final Threads NONE = new Threads(false, false, false);
         /** Everything that can leave the engine's thread on threads of its own. */
@@ -285,7 +307,8 @@ public final class EngineNode implements Agent, AutoCloseable
     {
         if (threads.replica())
         {
-            applied.set(engine.applied());
+            // The replica's limit stays below what recovery sent again until publishSent sees that
+            // output leave: a replayed report still in a backlog is one a kill would lose.
             replica = new SnapshotReplica(journal, applied);
             replicaRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 1_000_000),
                 ex -> failedInBackground("the snapshot replica", ex), null, replica);
@@ -362,7 +385,7 @@ public final class EngineNode implements Agent, AutoCloseable
             work += taken > 0 ? taken : engine.prepareJournal(IDLE_JOURNAL_PAGES);
         }
         publishSent();
-        return work;
+        return work + (null == engine ? 0 : engine.writePendingSnapshot());
     }
 
     /**
@@ -598,6 +621,12 @@ public final class EngineNode implements Agent, AutoCloseable
         public void marketData(final DirectBuffer buffer, final int offset, final int length)
         {
             feed.send(buffer, offset, length);
+        }
+
+        @Override
+        public boolean isSent()
+        {
+            return !reports.isBehind() && !feed.isBehind();
         }
     }
 }

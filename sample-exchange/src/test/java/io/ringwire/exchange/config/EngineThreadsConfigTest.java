@@ -62,6 +62,9 @@ class EngineThreadsConfigTest
             () -> read("engine.conf", engineText + "engine-threads = journaler\n"));
         assertTrue(typo.getMessage().contains("engine-threads") && typo.getMessage().contains("journaler"),
             typo.getMessage());
+        final Exception digestAlone = assertThrows(IllegalArgumentException.class,
+            () -> read("engine.conf", engineText + "engine-threads = digest\n"));
+        assertTrue(digestAlone.getMessage().contains("needs the replica"), digestAlone.getMessage());
         final Exception elsewhere = assertThrows(IllegalArgumentException.class,
             () -> read("gateway.conf", gatewayText + "engine-threads = none\n"));
         assertTrue(elsewhere.getMessage().contains("engine-threads"), elsewhere.getMessage());
@@ -71,7 +74,9 @@ class EngineThreadsConfigTest
     void eightCpusPutTheJournallerAheadOfTheEngineAndTwoKeepEverythingOnIt()
     {
         assertEquals(EngineNode.Threads.NONE, EngineNode.Threads.forCpus(2));
-        assertEquals(new EngineNode.Threads(false, true, false), EngineNode.Threads.forCpus(3));
+        assertEquals(EngineNode.Threads.NONE, EngineNode.Threads.forCpus(3),
+            "the digest leaves the engine's thread only with the snapshots, on four");
+        assertEquals(new EngineNode.Threads(false, true, true), EngineNode.Threads.forCpus(4));
         assertEquals(new EngineNode.Threads(false, true, true), EngineNode.Threads.forCpus(7));
         assertEquals(EngineNode.Threads.ALL, EngineNode.Threads.forCpus(8));
     }

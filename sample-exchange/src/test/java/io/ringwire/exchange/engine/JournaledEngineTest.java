@@ -4,6 +4,7 @@ import io.ringwire.codecs.trading.EngineCommandEncoder;
 import io.ringwire.codecs.trading.EngineCommandType;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.exchange.flow.OrderFlow;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,6 +102,84 @@ class JournaledEngineTest
         final IllegalStateException refused = assertThrows(IllegalStateException.class,
             () -> JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 20));
         assertTrue(refused.getMessage().contains("damaged before its end"), refused.getMessage());
+    }
+
+    @Test
+    void aSecondEngineOnAJournalInUseIsRefusedBeforeItRecoversAnything()
+    {
+        final int[] replayed = { 0 };
+        final EngineOutput counting = new EngineOutput()
+        {
+            @Override
+            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
+            {
+                replayed[0]++;
+            }
+
+            @Override
+            public void marketData(final DirectBuffer buffer, final int offset, final int length)
+            {
+            }
+        };
+        try (JournaledEngine engine = JournaledEngine.recover(directory, config, EngineOutput.NONE, true))
+        {
+            final IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> JournaledEngine.open(directory, null, counting, 1 << 20));
+            assertTrue(refused.getMessage().contains("another engine runs on the journal"), refused.getMessage());
+            assertThrows(IllegalStateException.class, () -> JournaledEngine.recover(directory, null, counting, true));
+        }
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            feed(engine, 100);
+            assertThrows(IllegalStateException.class, () -> JournaledEngine.open(directory, null, counting, 1 << 20));
+            assertEquals(0, replayed[0], "the refused engine replayed nothing, so sent nothing");
+        }
+        try (JournaledEngine again = JournaledEngine.open(directory, null, counting, 1 << 20))
+        {
+            assertEquals(100, again.applied(), "closed, the journal is free for the next engine");
+            assertTrue(replayed[0] > 0);
+        }
+    }
+
+    @Test
+    void aSnapshotWaitsUntilTheOutputItCoversHasLeftAndANewerSnapshotPointReplacesIt()
+    {
+        final boolean[] sent = { false };
+        final EngineOutput holding = new EngineOutput()
+        {
+            @Override
+            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
+            {
+            }
+
+            @Override
+            public void marketData(final DirectBuffer buffer, final int offset, final int length)
+            {
+            }
+
+            @Override
+            public boolean isSent()
+            {
+                return sent[0];
+            }
+        };
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, holding, 1 << 20))
+        {
+            feed(engine, 100);
+            engine.accept(request, 0, command(EngineCommandType.SNAPSHOT));
+            assertEquals(0, engine.snapshotsTaken(), "reports up to the snapshot still wait to leave");
+            assertEquals(0, engine.writePendingSnapshot());
+            feed(engine, 100);
+            engine.accept(request, 0, command(EngineCommandType.SNAPSHOT));
+            assertEquals(0, engine.snapshotsTaken());
+
+            sent[0] = true;
+            assertEquals(1, engine.writePendingSnapshot());
+            assertEquals(0, engine.writePendingSnapshot(), "written once");
+            assertEquals(1, engine.snapshotsTaken(), "the newer point replaced the older");
+            assertEquals(202, new EngineSnapshots(directory).latest().orElseThrow().journalSequence(),
+                "the state at its point, not at the time it was written");
+        }
     }
 
     private void feed(final JournaledEngine engine, final int count)

@@ -1,0 +1,102 @@
+package io.ringwire.exchange.engine;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * One live engine per journal directory, held from before recovery to close. The journal's own
+ * lock is taken only when its writer opens it, after recovery; without this one a second engine
+ * started on a directory in use would replay the journal, send the replay to its gateway and
+ * rewrite the snapshots before finding the journal taken. Replicas and replays read without it.
+ *
+ * <p>Threading: taken and released on the control thread.
+ */
+final class EngineLock implements AutoCloseable
+{
+    /** The file in the journal directory that the live engine holds locked. */
+    static final String FILE = "engine.lock";
+
+    private final FileChannel channel;
+    private final FileLock lock;
+
+    private EngineLock(final FileChannel channel, final FileLock lock)
+    {
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    /**
+     * @param directory the journal directory (created when new).
+     * @return the lock, held until {@link #close}.
+     * @throws IllegalStateException when another engine holds it.
+     */
+    static EngineLock take(final Path directory)
+    {
+        FileChannel channel = null;
+        try
+        {
+            Files.createDirectories(directory);
+            channel = FileChannel.open(directory.resolve(FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock;
+            try
+            {
+                lock = channel.tryLock();
+            }
+            catch (final OverlappingFileLockException ex)
+            {
+                lock = null;
+            }
+            if (null == lock)
+            {
+                throw new IllegalStateException("another engine runs on the journal in " + directory + " (" + FILE +
+                    " is locked): one engine per journal");
+            }
+            return new EngineLock(channel, lock);
+        }
+        catch (final IOException ex)
+        {
+            closeQuietly(channel);
+            throw new UncheckedIOException("cannot lock the journal in " + directory + " for its engine", ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(channel);
+            throw ex;
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            lock.release();
+        }
+        catch (final IOException ignored)
+        {
+            // Closing the channel below releases it too.
+        }
+        closeQuietly(channel);
+    }
+
+    private static void closeQuietly(final FileChannel channel)
+    {
+        try
+        {
+            if (null != channel)
+            {
+                channel.close();
+            }
+        }
+        catch (final IOException ignored)
+        {
+            // Nothing more to release.
+        }
+    }
+}
