@@ -194,6 +194,7 @@ public final class RoleMain
             " books=" + PublicBookDigest.of(engine.engine().engine().books()) +
             " resting=" + resting.values().stream().mapToLong(Long::longValue).sum() +
             " dropped=" + engine.dropped() + " refused=" + engine.refused() +
+            " snapshotFailures=" + engine.snapshotFailures() + " tornTails=" + engine.tornTailsDiscarded() +
             resting.entrySet().stream().map(entry -> " " + entry.getKey() + "=" + entry.getValue())
                 .reduce("", String::concat));
         return 0;

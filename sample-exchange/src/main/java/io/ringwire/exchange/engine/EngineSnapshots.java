@@ -44,6 +44,7 @@ public final class EngineSnapshots
     private static final long MAGIC = 0x52_57_53_4E_41_50_30_31L; // "RWSNAP01"
     private static final String PREFIX = "snapshot-";
     private static final String SUFFIX = ".bin";
+    private static final String TEMPORARY = ".tmp";
 
     private final Path directory;
     private final List<String> problems = new ArrayList<>();
@@ -71,7 +72,7 @@ public final class EngineSnapshots
     public Path write(final EngineState state)
     {
         final Path target = directory.resolve(String.format("%s%020d%s", PREFIX, state.journalSequence(), SUFFIX));
-        final Path temporary = directory.resolve(target.getFileName() + ".tmp");
+        final Path temporary = directory.resolve(target.getFileName() + TEMPORARY);
         try
         {
             final CRC32C crc = new CRC32C();
@@ -93,6 +94,7 @@ public final class EngineSnapshots
             {
                 Files.deleteIfExists(all.get(i));
             }
+            deleteLeftovers();
             return target;
         }
         catch (final IOException ex)
@@ -121,6 +123,33 @@ public final class EngineSnapshots
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Deletes temporary files that writers killed before their rename left behind: housekeeping,
+     * so one it cannot delete stays (it is never read as a snapshot) and the snapshot just written
+     * stands.
+     */
+    private void deleteLeftovers() throws IOException
+    {
+        try (Stream<Path> list = Files.list(directory))
+        {
+            for (final Path path : list.toList())
+            {
+                final String name = path.getFileName().toString();
+                if (name.startsWith(PREFIX) && name.endsWith(SUFFIX + TEMPORARY) && Files.isRegularFile(path))
+                {
+                    try
+                    {
+                        Files.deleteIfExists(path);
+                    }
+                    catch (final IOException ex)
+                    {
+                        problems.add(path + ": not deleted: " + ex.getMessage());
+                    }
+                }
+            }
+        }
     }
 
     /** @return the snapshot files, oldest first. */

@@ -520,6 +520,21 @@ public final class EngineNode implements Agent, AutoCloseable
         return null != replica ? replica.snapshotsTaken() : null == engine ? 0 : engine.snapshotsTaken();
     }
 
+    /** @return snapshots that could not be written, by the replica or the engine (any thread, late). */
+    public long snapshotFailures()
+    {
+        return null != replica ? replica.snapshotFailures() : null == engine ? 0 : engine.snapshotFailures();
+    }
+
+    /**
+     * @return 1 when recovery found the journal's last record torn (a write the process died in) and
+     *         left it unapplied, else 0.
+     */
+    public long tornTailsDiscarded()
+    {
+        return null != engine && null != engine.recovery() && engine.recovery().tornTail() ? 1 : 0;
+    }
+
     /** @return messages the digest's thread has hashed (any thread, late). */
     public long digestedMessages()
     {

@@ -150,6 +150,9 @@ class MultiProcessExchangeTest
         assertEquals(e.get("sequence"), c.get("maxSequence"), c.toString());
         assertEquals(e.get("digest"), JournaledEngine.replay(directory.resolve("journal")).digest(),
             "the journal replays to the restarted engine's digest");
+        assertEquals("0", e.get("snapshotFailures"), e.toString());
+        assertTrue("0".equals(e.get("tornTails")) || "1".equals(e.get("tornTails")),
+            "a SIGKILL leaves at most the last record torn, and says so: " + e);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -88,6 +89,24 @@ class EngineSnapshotsTest
         final EngineSnapshots again = new EngineSnapshots(directory);
         assertEquals(10_000, again.latest().orElseThrow().journalSequence());
         assertNotEquals(0, again.problems().size());
+    }
+
+    @Test
+    void aTemporaryFileThatAKilledWriterLeftIsDeletedByTheNextWriteAndNeverRead() throws IOException
+    {
+        final OrderFlow flow = flow();
+        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
+        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+        final EngineSnapshots snapshots = new EngineSnapshots(directory);
+        final Path leftover = directory.resolve("snapshot-00000000000000000500.bin.tmp");
+        Files.write(leftover, List.of("half a snapshot"));
+        assertTrue(snapshots.latest().isEmpty(), "a temporary file is not a snapshot");
+
+        feed(engine, flow, request, 1_000);
+        engine.digest().link();
+        snapshots.write(engine.state(1_000));
+        assertFalse(Files.exists(leftover));
+        assertEquals(1_000, snapshots.latest().orElseThrow().journalSequence());
     }
 
     private static OrderFlow flow()
