@@ -11,21 +11,49 @@ import static io.ringwire.messaging.protocol.FrameDescriptor.END_FLAG;
  * Reassembles fragmented messages per session and hands the delegate whole messages only (an
  * unfragmented one passes straight through, in place). A message whose publication dies before its
  * last fragment is never delivered: register {@link #freeSessionBuffer} as the subscription's
- * unavailable-image handler so its partial bytes are dropped.
+ * unavailable-image handler so its partial bytes are dropped. A message that grows past the
+ * assembler's largest (a publication's largest message is half its ring) is dropped and counted,
+ * so a peer that sends fragments without end cannot grow the buffer without bound.
  *
  * <p>Threading: the polling thread. Allocates only when a session's message outgrows its buffer.
  */
 public final class FragmentAssembler implements FragmentHandler
 {
+    /** The largest message by default: half the largest ring a subscription takes by default. */
+    public static final int DEFAULT_MAX_MESSAGE_LENGTH = 32 << 20;
+
     private final FragmentHandler delegate;
+    private final int maxMessageLength;
     private final Int2ObjectHashMap<Builder> builders = new Int2ObjectHashMap<>();
+    private long oversizedMessages;
 
     /**
-     * @param delegate receives whole messages.
+     * @param delegate receives whole messages, up to {@link #DEFAULT_MAX_MESSAGE_LENGTH} bytes.
      */
     public FragmentAssembler(final FragmentHandler delegate)
     {
+        this(delegate, DEFAULT_MAX_MESSAGE_LENGTH);
+    }
+
+    /**
+     * @param delegate         receives whole messages.
+     * @param maxMessageLength the largest message it assembles (half the largest ring the
+     *                         subscription takes); a longer one is dropped and counted.
+     */
+    public FragmentAssembler(final FragmentHandler delegate, final int maxMessageLength)
+    {
+        if (maxMessageLength < 1)
+        {
+            throw new IllegalArgumentException("largest message must be positive: " + maxMessageLength);
+        }
         this.delegate = delegate;
+        this.maxMessageLength = maxMessageLength;
+    }
+
+    /** @return messages dropped for growing past the largest. */
+    public long oversizedMessages()
+    {
+        return oversizedMessages;
     }
 
     @Override
@@ -47,17 +75,32 @@ public final class FragmentAssembler implements FragmentHandler
                 builders.put(sessionId, builder);
             }
             builder.reset();
-            builder.append(buffer, offset, length);
+            append(builder, buffer, offset, length);
         }
         else if (null != builder && builder.active)
         {
-            builder.append(buffer, offset, length);
+            if (!append(builder, buffer, offset, length))
+            {
+                return;
+            }
             if ((flags & END_FLAG) != 0)
             {
                 builder.active = false;
                 delegate.onFragment(builder.buffer, 0, builder.length, header);
             }
         }
+    }
+
+    private boolean append(final Builder builder, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length > maxMessageLength - builder.length)
+        {
+            builder.active = false; // its remaining fragments are dropped until the next BEGIN
+            oversizedMessages++;
+            return false;
+        }
+        builder.append(buffer, offset, length);
+        return true;
     }
 
     /**

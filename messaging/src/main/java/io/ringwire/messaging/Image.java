@@ -93,6 +93,12 @@ final class Image implements AutoCloseable
     private boolean closed;
     /** True once the subscription polls it for liveness and the application knows of it. Polling thread. */
     boolean available;
+    /**
+     * A memory log whose connection ended (its publication closed, cut it off, or its process is
+     * gone): every frame committed in the ring is whole and is still read; the image closes once
+     * a poll finds nothing more.
+     */
+    boolean draining;
     /** False until the JOIN message set the start position: frames before it break the protocol. */
     private boolean joined;
 
@@ -247,6 +253,10 @@ final class Image implements AutoCloseable
         }
         final LogReader log = logReader;
         long position = this.position;
+        if ((position & (FrameDescriptor.LINE_ALIGNMENT - 1)) != 0)
+        {
+            return LOG_PROTOCOL_ERROR; // off the frame grid (the join checks it; nothing else moves it so)
+        }
         int read = 0;
         long lengthWord;
         while (read < limit && (lengthWord = log.next(position)) != LogReader.NONE)
@@ -403,6 +413,10 @@ final class Image implements AutoCloseable
      */
     void sendCredit(final long nowNs, final SubscriptionCounters counters)
     {
+        if (draining)
+        {
+            return; // the connection is gone: its credit region may be another connection's soon
+        }
         if (memoryLog)
         {
             storeCredit(nowNs, counters);

@@ -265,7 +265,7 @@ public final class Subscription implements AutoCloseable
             final int read = pollLog(current[0], fragmentHandler, fragmentLimit);
             if (read < 0)
             {
-                return 0; // the image broke the stream's rules and is closed
+                return 0; // the image broke the stream's rules, or drained, and is closed
             }
             handled = read;
         }
@@ -291,10 +291,18 @@ public final class Subscription implements AutoCloseable
         return handled;
     }
 
-    /** @return frames one image's memory log gave, or -1 when it broke the rules (it is closed). */
+    /**
+     * @return frames one image's memory log gave, or -1 when it broke the rules or has drained (it
+     *         is closed).
+     */
     private int pollLog(final Image image, final FragmentHandler fragmentHandler, final int fragmentLimit)
     {
         final int read = image.pollLog(fragmentHandler, fragmentLimit, counters, tallies, nowNs);
+        if (read == 0 && image.draining)
+        {
+            closeImage(image);
+            return -1;
+        }
         if (read < 0)
         {
             counters.protocolErrors.incrementRelease();
@@ -327,6 +335,16 @@ public final class Subscription implements AutoCloseable
         }
         if (status != CompletionStatus.SUCCESS)
         {
+            if (memoryLog)
+            {
+                // The ring still holds whole frames the publication committed: read them first.
+                if (!image.draining)
+                {
+                    counters.errors.incrementRelease();
+                    image.draining = true;
+                }
+                return;
+            }
             counters.errors.incrementRelease();
             closeImage(image);
             return;
@@ -334,7 +352,9 @@ public final class Subscription implements AutoCloseable
         final int outcome;
         if (opcode == CompletionOpcode.RECV_RDMA_WITH_IMM)
         {
-            outcome = image.onFrame(immediate, handler, counters, tallies, nowNs);
+            // A memory log's frames are read from the ring, never announced: a peer that announces
+            // one would move the position off the log's frame grid.
+            outcome = memoryLog ? Image.PROTOCOL_ERROR : image.onFrame(immediate, handler, counters, tallies, nowNs);
         }
         else if (opcode == CompletionOpcode.RECV)
         {
@@ -396,11 +416,14 @@ public final class Subscription implements AutoCloseable
                 closeImage(image);
                 work++;
             }
-            else if (memoryLog && image.available && image.queuePair.state() == QueuePairState.ERROR)
+            else if (memoryLog && image.available && !image.draining &&
+                image.queuePair.state() == QueuePairState.ERROR)
             {
                 // A memory log takes no completion that would tell: its publication closed the
-                // connection (it cut this subscriber off, or closed) or its process is gone.
-                closeImage(image);
+                // connection (it cut this subscriber off, or closed) or its process is gone. The
+                // frames it committed are read before the image closes; a new connection of the
+                // same session is refused until then, so nothing of it comes out of order.
+                image.draining = true;
                 work++;
             }
             else if (nowNs - image.lastCreditNs > context.heartbeatIntervalNs())

@@ -100,6 +100,23 @@ class ImageMemoryLogTest
     }
 
     @Test
+    void aPositionOffTheLineGridIsAProtocolErrorBeforeAnyRead()
+    {
+        final Image image = image();
+        final long start = 2L * CAPACITY;
+        assertEquals(Image.VALID, joinAt(image, start));
+        new FrameAppender(ring.buffer(), true).appendData(start, UNFRAGMENTED, new UnsafeBuffer(new byte[8]), 0, 8, 0,
+            WORD);
+        // Only a frame announced as over RDMA (which a memory log's subscription refuses) moves the
+        // position by other than whole lines: the log's reader would then read past the ring's end.
+        image.position = start + CAPACITY - FrameDescriptor.ALIGNMENT;
+        final int[] delivered = { 0 };
+        assertEquals(Image.LOG_PROTOCOL_ERROR, image.pollLog((buffer, offset, length, header) -> delivered[0]++, 10,
+            counters, new SubscriptionTallies(), 0));
+        assertEquals(0, delivered[0]);
+    }
+
+    @Test
     void aHandlerThatThrowsLeavesTheFramesUpToItDeliveredOnceAndTheRestWhole()
     {
         final Image image = image();

@@ -298,6 +298,53 @@ class PublicationLifecycleTest
         return 8 + (sequence * 37) % 500;
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void everyMessageOfferedBeforeThePublicationClosedIsReceivedByASubscriberThatReadsOnlyAfter(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0) + "|ring=16384", STREAM))
+        {
+            final int messages = 100;
+            try (Publication publication = Publication.open(context,
+                channel(provider, subscription.endpoint().getPort()) + "|ring=16384", STREAM))
+            {
+                connect(subscription, publication);
+                final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
+                for (int i = 0; i < messages; i++)
+                {
+                    message.putInt(0, i);
+                    final int sequence = i;
+                    await(() -> publication.offer(message, 0, 32) > 0, Duration.ofSeconds(10), "offer " + sequence,
+                        publication::doWork);
+                }
+                final long sentBy = System.nanoTime() + Duration.ofMillis(200).toNanos();
+                while (System.nanoTime() - sentBy < 0)
+                {
+                    publication.doWork(); // what a transport still stages goes out
+                }
+            }
+            // The publication is gone; the subscriber's housekeeping notices before it reads.
+            final long noticedBy = System.nanoTime() + Duration.ofMillis(300).toNanos();
+            while (System.nanoTime() - noticedBy < 0)
+            {
+                subscription.doWork();
+            }
+            final List<Integer> received = new ArrayList<>();
+            await(() -> received.size() == messages || subscription.imageCount() == 0, Duration.ofSeconds(10),
+                "the messages", () -> subscription.poll((buffer, offset, length, header) ->
+                    received.add(buffer.getInt(offset)), 10));
+            final List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < messages; i++)
+            {
+                expected.add(i);
+            }
+            assertEquals(expected, received, "every accepted message, once, in order");
+            await(() -> subscription.imageCount() == 0, Duration.ofSeconds(10), "the image to close",
+                () -> subscription.poll(IGNORE, 10));
+        }
+    }
+
     private static void connect(final Subscription subscription, final Publication publication)
     {
         await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
