@@ -8,6 +8,7 @@ import io.ringwire.exchange.journal.JournalReadResult;
 import io.ringwire.exchange.journal.JournalReader;
 import org.agrona.DirectBuffer;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -54,6 +55,10 @@ public final class JournaledEngine implements AutoCloseable
     /** A snapshot taken while output it covers was still waiting to leave: written once it has. */
     private EngineState pendingSnapshot;
     private Journal journal;
+    /** Where the journal is, for forcing its segments where another thread appends to it. */
+    private Path journalDirectory;
+    /** The first segment that may hold records not yet forced before a snapshot. */
+    private long unforcedSegmentBase;
     /** Held by the live engine (from {@link #open} or {@link #recover}) until {@link #close}. */
     private EngineLock engineLock;
     private JournalReadResult recovery;
@@ -171,6 +176,7 @@ public final class JournaledEngine implements AutoCloseable
         final EngineConfig config = settle(directory, null);
         final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE),
             EngineOutput.NONE, new EngineSnapshots(directory), config.snapshotInterval());
+        journaled.journalDirectory = directory;
         journaled.restoreLatestSnapshot(directory);
         return journaled;
     }
@@ -224,6 +230,7 @@ public final class JournaledEngine implements AutoCloseable
 
     private void recover(final Path directory, final boolean fromSnapshot)
     {
+        journalDirectory = directory;
         if (fromSnapshot)
         {
             restoreLatestSnapshot(directory);
@@ -376,16 +383,21 @@ public final class JournaledEngine implements AutoCloseable
     {
         try
         {
+            // The records below the snapshot reach the device first: a power loss must not leave a
+            // snapshot whose journal prefix is gone (recovery would refuse to start).
             if (null != journal)
             {
-                // The records below the snapshot reach the device first: a power loss must not
-                // leave a snapshot whose journal prefix is gone (recovery would refuse to start).
                 journal.force();
+            }
+            else if (null != journalDirectory)
+            {
+                unforcedSegmentBase = JournalDirectory.forceSegments(journalDirectory, unforcedSegmentBase,
+                    state.journalSequence());
             }
             snapshots.write(state);
             snapshotsTaken++;
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | IOException ex)
         {
             snapshotFailures++;
             LOG.log(System.Logger.Level.WARNING, "snapshot at record " + state.journalSequence() + " not written (" +

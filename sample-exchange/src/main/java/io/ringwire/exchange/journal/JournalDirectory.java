@@ -193,6 +193,36 @@ public final class JournalDirectory
      */
     public static void force(final Path path) throws IOException
     {
+        forceOne(path);
+    }
+
+    /**
+     * Forces to the device the segments that hold records below {@code sequence}, from the one that
+     * starts at {@code fromBase}: what a snapshot at {@code sequence} stands on. Any thread; the
+     * writer may append meanwhile.
+     *
+     * @param directory the journal directory.
+     * @param fromBase  the first segment's base that may not be forced yet (0 at first).
+     * @param sequence  records below it must be on the device.
+     * @return the base of the last segment forced, which may take more records: where to start next.
+     * @throws IOException when the device refuses.
+     */
+    public static long forceSegments(final Path directory, final long fromBase, final long sequence) throws IOException
+    {
+        long last = fromBase;
+        for (final long base : segmentBases(directory))
+        {
+            if (base >= fromBase && base < sequence)
+            {
+                forceOne(segmentFile(directory, base));
+                last = base;
+            }
+        }
+        return last;
+    }
+
+    private static void forceOne(final Path path) throws IOException
+    {
         try (FileChannel channel = FileChannel.open(path, READ))
         {
             channel.force(true);

@@ -53,6 +53,23 @@ class JournalTest
     }
 
     @Test
+    void forcingTheSegmentsBelowASequenceStartsWhereTheLastForceLeftOff() throws IOException
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 300);
+        }
+        final long[] bases = JournalDirectory.segmentBases(directory);
+        assertTrue(bases.length > 3, "several segments: " + bases.length);
+        final long below = bases[2] + 1; // a record in the third segment
+        assertEquals(bases[2], JournalDirectory.forceSegments(directory, 0, below), "the third is the last forced");
+        assertEquals(bases[2], JournalDirectory.forceSegments(directory, bases[2], below), "it may grow: again");
+        assertEquals(bases[bases.length - 1], JournalDirectory.forceSegments(directory, bases[2], 300));
+        assertEquals(bases[2], JournalDirectory.forceSegments(directory, bases[2], bases[2]),
+            "none below: where to start next is unchanged");
+    }
+
+    @Test
     void aReopenedJournalHoldsItsRecordsAndAppendsAfterTheLast()
     {
         try (Journal journal = Journal.open(context()))
