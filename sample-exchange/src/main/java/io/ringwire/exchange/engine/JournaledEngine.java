@@ -107,23 +107,18 @@ public final class JournaledEngine implements AutoCloseable
     public static JournaledEngine open(final Path directory, final EngineConfig config, final EngineOutput output,
         final int segmentLength, final boolean writesSnapshots)
     {
-        final EngineLock lock = EngineLock.take(directory);
+        final JournaledEngine journaled = recover(directory, config, output, writesSnapshots);
         try
         {
-            final EngineConfig actual = settle(directory, config);
-            final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output), output,
-                writesSnapshots ? new EngineSnapshots(directory) : null, actual.snapshotInterval());
-            journaled.recover(directory, true);
             final Journal journal = Journal.open(new JournalContext().directory(directory).segmentLength(segmentLength)
                 .conclude());
-            journaled.engineLock = lock;
             journaled.requireWhole(journal);
             journaled.journal = journal;
             return journaled;
         }
         catch (final RuntimeException | Error ex)
         {
-            lock.close();
+            journaled.engineLock.close();
             throw ex;
         }
     }
