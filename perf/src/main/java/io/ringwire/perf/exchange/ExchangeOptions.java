@@ -58,8 +58,9 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
               --fix-clients N      FIX members with --door fix, 1 to 16 (default 1)
               --fix-rate R         requests a second over the FIX members, 1 to 20000 (default 1000)
               --engine-threads T   the engine's work on threads of its own: auto (what the CPUs allow:
-                                   journaller from 8, digest from 3, replica from 4; the default),
-                                   none, or any of journaller,digest,replica (to compare on one host)
+                                   journaller from 8, digest and replica from 4; the default),
+                                   none, or any of journaller,digest,replica (digest only with
+                                   replica; to compare on one host)
               --json               print one JSON object (times in ns) instead of the table
               --out DIR            write the results directory there: each hop's HdrHistogram log (.hdr),
                                    percentile distribution (.hgrm) and plot (.png), summary.json and

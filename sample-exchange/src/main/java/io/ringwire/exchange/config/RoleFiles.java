@@ -41,7 +41,8 @@ import java.util.Set;
  * subscriber.INDEX = identity NAME, endpoint HOST:PORT                # marketdata: every one; clients: its own
  * instruments = N ; price.min = P ; price.max = P ; price.reference = P (gateway)
  * max-orders, max-accounts, snapshot-interval, journal (engine), cores, shm-dir, liveness-timeout-ms
- * engine-threads = auto | none | journaller, digest, replica   # engine: work off its thread (auto: by CPUs)
+ * engine-threads = auto | none | journaller, digest, replica   # engine: work off its thread (auto: by CPUs;
+ *                                                            # digest only with replica)
  * risk.max-order-quantity, risk.max-notional, risk.price-band-ticks, risk.max-open-orders (gateway)
  * rate-limit.per-second, rate-limit.burst, max-client-order-ids (gateway)
  * limits.max-connections, limits.logon-timeout-ms, limits.logons-per-second, limits.logon-burst,
