@@ -138,6 +138,12 @@ final class ReplyLog
             sendSequence = headSequence;
             sendPosition = headPosition;
         }
+        else if (sendPosition < headPosition)
+        {
+            // The cursor was on padding that is dropped now, and may be written over: the report it
+            // stands before is the oldest kept.
+            sendPosition = headPosition;
+        }
     }
 
     /**

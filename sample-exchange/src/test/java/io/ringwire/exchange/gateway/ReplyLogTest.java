@@ -45,6 +45,33 @@ class ReplyLogTest
     }
 
     @Test
+    void aSendCursorOnPaddingThatIsDroppedAndWrittenOverMovesToTheNextReport()
+    {
+        final ReplyLog log = new ReplyLog(CAPACITY);
+        for (long sequence = 1; sequence <= 5; sequence++)
+        {
+            append(log, sequence, 1000); // 1,008-byte records: the fifth wraps past 64 bytes of padding
+        }
+        for (long sequence = 2; sequence <= 4; sequence++)
+        {
+            sendExpecting(log, sequence, 1000); // the first was overwritten; the cursor ends on the padding
+        }
+        for (long sequence = 6; sequence <= 8; sequence++)
+        {
+            append(log, sequence, 1000); // drop 2, 3 and 4: the padding is the oldest kept now
+        }
+        append(log, 9, 16); // fits where the padding was, which is dropped and written over
+        assertEquals(5, log.oldestSequence());
+        for (long sequence = 5; sequence <= 8; sequence++)
+        {
+            sendExpecting(log, sequence, 1000);
+        }
+        sendExpecting(log, 9, 16);
+        assertFalse(log.hasUnsent());
+        assertEquals(1, log.overwrittenUnsent());
+    }
+
+    @Test
     void reportsAreNumberedFromOneAndSentInOrderOnce()
     {
         final ReplyLog log = new ReplyLog(CAPACITY);
