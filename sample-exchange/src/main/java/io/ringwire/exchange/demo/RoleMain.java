@@ -231,7 +231,8 @@ public final class RoleMain
             " malformedDisconnects=" + counters.malformedDisconnects() + " repliesResent=" +
             counters.repliesResent() + " repliesNoLongerKept=" + counters.repliesNoLongerKept() +
             " notLoggedOn=" + counters.notLoggedOn() + " repliesThrottled=" + counters.repliesThrottled() +
-            " unidentifiedBeforeLogon=" + counters.unidentifiedBeforeLogon() + " sessionSendFailures=" +
+            " unidentifiedBeforeLogon=" + counters.unidentifiedBeforeLogon() +
+            " fromLeftConnections=" + counters.fromLeftConnections() + " sessionSendFailures=" +
             counters.sessionSendFailures() + " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused()));

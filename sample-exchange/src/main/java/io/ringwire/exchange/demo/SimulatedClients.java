@@ -178,6 +178,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
         boolean loggedOn;
         /** One past the last reply sequence received, asked for at logon; 0 before the first logon. */
         long nextReplySequence;
+        /** What the last Logon asked for: reports of it may arrive before the answer, and count. */
+        long askedReplySequence;
         long nextDueNs;
         long lastSentNs;
 
@@ -373,6 +375,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
             .sendingTime(nowNs)
             .nextReplySequence(client.nextReplySequence)
             .credentials(client.session.token());
+        client.askedReplySequence = client.nextReplySequence;
         if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength()) ==
             Outbound.SENT)
         {
@@ -587,7 +590,10 @@ public final class SimulatedClients implements Agent, AutoCloseable
 
     /**
      * Where a logon's replies start: past the sequence the client asked for, the ones between were
-     * no longer kept; before it, the gateway is another life's, whose sequence starts anew.
+     * no longer kept; before it, the gateway is another life's, whose sequence starts anew. Reports
+     * that were on their way before the answer (the lost connection's backlog, or in flight) have
+     * moved the client past what it asked for already: the resend of those is dropped as seen, not
+     * taken again.
      */
     private void onReplyStart(final long start)
     {
@@ -596,11 +602,16 @@ public final class SimulatedClients implements Agent, AutoCloseable
         {
             return; // a gateway that does not number replies
         }
+        if (client.askedReplySequence > 0 && start < client.askedReplySequence)
+        {
+            client.nextReplySequence = start; // another gateway's life
+            return;
+        }
         if (client.nextReplySequence > 0 && start > client.nextReplySequence)
         {
             counters.lazySet(REPLY_GAPS, counters.get(REPLY_GAPS) + start - client.nextReplySequence);
         }
-        client.nextReplySequence = start;
+        client.nextReplySequence = Math.max(client.nextReplySequence, start);
     }
 
     /**

@@ -162,7 +162,7 @@ public final class Gateway
         this.logonTimeoutNs = transportLimits.logonTimeoutMs() * 1_000_000L;
         this.risk = new PreTradeRisk(config);
         this.sender = new GatewaySender(output, sendClock, sessions, counters, transportLimits.replyLogBytes());
-        this.sessionControl = new SessionControl(sessions, rateLimiter, counters, sender, MAX_CREDENTIALS_LENGTH);
+        this.sessionControl = new SessionControl(sessions, counters, sender, MAX_CREDENTIALS_LENGTH);
         this.orderEntry = new OrderEntry(sessions, rateLimiter, risk, sessionControl, counters, sender,
             config.maxClientOrderIdsPerSession());
         this.reportRouter = new ReportRouter(sessions, risk, counters, sender);
@@ -262,8 +262,8 @@ public final class Gateway
         header.wrap(buffer, offset);
         if (session == NONE && header.templateId() != LogonDecoder.TEMPLATE_ID)
         {
-            orderEntry.replyBeforeLogon(transportLimiter.tryAcquire(slot, nowNs) ? identitySession :
-                OrderEntry.THROTTLED);
+            orderEntry.replyBeforeLogon(loggedOnElsewhere(identitySession) ? OrderEntry.LEFT_CONNECTION :
+                transportLimiter.tryAcquire(slot, nowNs) ? identitySession : OrderEntry.THROTTLED);
         }
         final int blockLength = header.blockLength();
         final int version = header.version();
@@ -300,17 +300,36 @@ public final class Gateway
     private int onLogout(final int slot, final int session, final long nowNs)
     {
         final int result = sessionControl.onLogout(session, nowNs);
-        transports.waitingFrom(slot, nowNs);
+        if (result == LOGGED_OUT)
+        {
+            // Only a logged-on connection starts its logon timeout again: one that never logged on
+            // cannot hold its slot by sending Logouts.
+            transports.waitingFrom(slot, nowNs);
+        }
         return result;
+    }
+
+    /**
+     * @return whether a connection not logged on belongs to an identity whose session is logged on
+     *         over another connection.
+     */
+    private boolean loggedOnElsewhere(final int identitySession)
+    {
+        return identitySession != NONE && sessions.isLoggedOn(identitySession);
     }
 
     /**
      * A malformed message takes a token of its sender's rate (its session's once logged on, its
      * connection's before) and is answered only with that token; past the connection's limit of
-     * them, the connection is asked to go.
+     * them, the connection is asked to go. One over a connection its session left is dropped.
      */
     private void onMalformed(final int slot, final int session, final int identitySession, final long nowNs)
     {
+        if (session == NONE && loggedOnElsewhere(identitySession))
+        {
+            counters.fromLeftConnections++;
+            return;
+        }
         final boolean answer = session != NONE ? rateLimiter.tryAcquire(session, nowNs) :
             transportLimiter.tryAcquire(slot, nowNs);
         if (answer)

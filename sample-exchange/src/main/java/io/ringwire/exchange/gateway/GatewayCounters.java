@@ -21,6 +21,7 @@ public final class GatewayCounters
     long unsupportedMessages;
     long unknownSessions;
     long unidentifiedBeforeLogon;
+    long fromLeftConnections;
     long logons;
     long badCredentials;
     long alreadyLoggedOn;
@@ -151,6 +152,16 @@ public final class GatewayCounters
     public long unidentifiedBeforeLogon()
     {
         return unidentifiedBeforeLogon;
+    }
+
+    /**
+     * @return requests over a connection whose session is logged on over another (its client's late
+     *         frames on a connection it left): dropped without a reply, which would tell the live
+     *         connection's client it is not logged on.
+     */
+    public long fromLeftConnections()
+    {
+        return fromLeftConnections;
     }
 
     /** @return well-formed messages of a template a client may not send (e.g. EngineCommand): dropped. */

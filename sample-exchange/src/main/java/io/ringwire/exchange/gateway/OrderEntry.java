@@ -44,12 +44,19 @@ final class OrderEntry
     /**
      * Where a reject of the current request goes when it came before logon: the session of the
      * identity its connection proved, {@link #THROTTLED} when that connection is over its rate of
-     * such answers, NONE when it proved no member's identity. Set by the gateway per request.
+     * such answers, {@link #LEFT_CONNECTION} when that session is logged on over another
+     * connection, NONE when it proved no member's identity. Set by the gateway per request.
      */
     private int replyBeforeLogon = NONE;
 
     /** {@link #replyBeforeLogon}: the connection is over its rate; the reject is not sent. */
     static final int THROTTLED = -2;
+    /**
+     * {@link #replyBeforeLogon}: the identity's session is logged on over another connection, so
+     * this one's request is a late frame of a connection its client left; the reject is not sent
+     * (its NOT_LOGGED_ON would reach the live connection's client).
+     */
+    static final int LEFT_CONNECTION = -3;
 
     OrderEntry(final GatewaySessions sessions, final RateLimiter rateLimiter, final PreTradeRisk risk,
         final SessionControl sessionControl, final GatewayCounters counters, final GatewaySender sender,
@@ -243,6 +250,11 @@ final class OrderEntry
             if (replyBeforeLogon == THROTTLED)
             {
                 counters.repliesThrottled++;
+                return -reason;
+            }
+            if (replyBeforeLogon == LEFT_CONNECTION)
+            {
+                counters.fromLeftConnections++;
                 return -reason;
             }
             if (replyBeforeLogon == NONE)

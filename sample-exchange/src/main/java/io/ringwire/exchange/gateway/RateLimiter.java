@@ -24,13 +24,16 @@ final class RateLimiter
         this.capacity = burst * COST;
         this.tokens = new long[sessions];
         this.lastRefillNs = new long[sessions];
+        // Each session starts with its whole burst. A bucket is not filled again at a logon: it
+        // refills with time alone, so logging out and on again gives no extra requests.
+        java.util.Arrays.fill(tokens, capacity);
     }
 
-    /** Fills the session's bucket: a session starts with its whole burst at logon. */
-    void reset(final int session, final long nowNs)
+    /** Fills a bucket for a new holder: a connection taking a slot another left. */
+    void reset(final int holder, final long nowNs)
     {
-        tokens[session] = capacity;
-        lastRefillNs[session] = nowNs;
+        tokens[holder] = capacity;
+        lastRefillNs[holder] = nowNs;
     }
 
     /**

@@ -34,7 +34,6 @@ final class SessionControl
     static final int REPLIES_PER_CALL = 64;
 
     private final GatewaySessions sessions;
-    private final RateLimiter rateLimiter;
     private final GatewayCounters counters;
     private final GatewaySender sender;
     private final byte[] credentials;
@@ -42,11 +41,10 @@ final class SessionControl
     /**
      * @param maxCredentialsLength the longest token a Logon may carry.
      */
-    SessionControl(final GatewaySessions sessions, final RateLimiter rateLimiter, final GatewayCounters counters,
-        final GatewaySender sender, final int maxCredentialsLength)
+    SessionControl(final GatewaySessions sessions, final GatewayCounters counters, final GatewaySender sender,
+        final int maxCredentialsLength)
     {
         this.sessions = sessions;
-        this.rateLimiter = rateLimiter;
         this.counters = counters;
         this.sender = sender;
         this.credentials = new byte[maxCredentialsLength];
@@ -94,7 +92,6 @@ final class SessionControl
                 "the heartbeat interval must be 1 to 300000 ms", nowNs);
         }
         sessions.bind(session, transportSession, intervalMs, nowNs);
-        rateLimiter.reset(session, nowNs);
         counters.logons++;
         final long replyFrom = sender.rewindReplies(session, request.nextReplySequence());
         sender.reply(session, sender.replies().logonResponse(sessionId, LogonStatus.ACCEPTED, LogonRejectReason.NONE,

@@ -206,6 +206,22 @@ class GatewayRiskTest
     }
 
     @Test
+    void loggingOutAndOnAgainGivesNoFreshBurst()
+    {
+        // 100 per second, burst 10.
+        fixture.logOnBoth();
+        for (int i = 1; i <= 10; i++)
+        {
+            assertEquals(Gateway.FORWARDED, fixture.cancel(TRANSPORT_A, i, 1_000 + i, ACCOUNT_A, START_NS + 1));
+        }
+        assertEquals(Gateway.LOGGED_OUT, fixture.logout(TRANSPORT_A, ID_A, START_NS + 2));
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS + 3));
+        assertEquals(-RejectReason.THROTTLED.value(), fixture.cancel(TRANSPORT_A, 11, 1_011, ACCOUNT_A, START_NS + 4),
+            "the bucket refills with time, not with a logon");
+        assertEquals(Gateway.FORWARDED, fixture.cancel(TRANSPORT_A, 12, 1_012, ACCOUNT_A, START_NS + 1 + 10_000_000));
+    }
+
+    @Test
     void duplicateClientOrderIdIsRejectedSoAResendIsSafe()
     {
         fixture.logOnBoth();

@@ -14,6 +14,7 @@ import io.ringwire.codecs.trading.NewOrderDecoder;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import static io.ringwire.exchange.gateway.GatewayFixture.*;
@@ -168,6 +169,21 @@ class GatewaySessionTest
     }
 
     @Test
+    void aConnectionThatNeverLogsOnCannotHoldItsSlotBySendingLogouts()
+    {
+        fixture.logon(TRANSPORT_B, ID_B, TOKEN_B, START_NS);
+        final long timeoutNs = TransportLimits.DEFAULT.logonTimeoutMs() * 1_000_000L;
+        for (long atNs = START_NS + timeoutNs / 2; atNs < START_NS + 3 * timeoutNs; atNs += timeoutNs / 2)
+        {
+            fixture.logout(TRANSPORT_A, ID_A, atNs); // A never logged on
+            fixture.heartbeat(TRANSPORT_B, ID_B, atNs);
+            gateway.doWork(atNs + 1);
+        }
+        assertEquals(java.util.List.of(TRANSPORT_A), output.disconnected, "asked to go at its logon timeout");
+        assertEquals(1, gateway.counters().logonTimeouts());
+    }
+
+    @Test
     void aSlowConsumerLosesItsSessionAndItsConnectionAndTheOthersStay()
     {
         fixture.logOnBoth();
@@ -179,6 +195,24 @@ class GatewaySessionTest
         assertEquals(java.util.List.of(TRANSPORT_A), output.disconnected);
         assertEquals(1, gateway.counters().slowConsumerDisconnects());
         assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 1);
+    }
+
+    @Test
+    void lateRequestsOverAConnectionTheSessionLeftAreDroppedNotAnsweredAsNotLoggedOn()
+    {
+        fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS);
+        fixture.connect(TRANSPORT_A + 50, ID_A); // the connection it left, its frames still arriving
+        final int replies = output.toSessions.size();
+
+        assertEquals(-RejectReason.NOT_LOGGED_ON.value(), fixture.newOrder(TRANSPORT_A + 50, 1, ACCOUNT_A, 1,
+            OrdType.LIMIT, 1_000, 10, START_NS + 1));
+        final UnsafeBuffer garbage = new UnsafeBuffer(new byte[5]);
+        assertEquals(-RejectReason.MALFORMED_MESSAGE.value(),
+            gateway.onClientMessage(TRANSPORT_A + 50, garbage, 0, 5, START_NS + 2));
+
+        assertEquals(replies, output.toSessions.size(), "nothing reaches the logged-on session's client");
+        assertEquals(2, gateway.counters().fromLeftConnections());
+        assertTrue(gateway.isLoggedOn(SESSION_A));
     }
 
     @Test
