@@ -405,7 +405,9 @@ public final class Subscription implements AutoCloseable
         final Image[] current = images;
         for (final Image image : current)
         {
-            if (!polled || image.framesReceived != image.framesReceivedAtDuty)
+            // Unpolled images are kept alive (the application is busy), but not a draining one: only
+            // a poll closes it, and one the application never polls again ends with the timeout.
+            if ((!polled && !image.draining) || image.framesReceived != image.framesReceivedAtDuty)
             {
                 image.framesReceivedAtDuty = image.framesReceived;
                 image.lastFrameNs = nowNs;

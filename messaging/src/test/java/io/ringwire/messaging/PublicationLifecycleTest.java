@@ -2,6 +2,7 @@ package io.ringwire.messaging;
 
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -342,6 +343,28 @@ class PublicationLifecycleTest
             assertEquals(expected, received, "every accepted message, once, in order");
             await(() -> subscription.imageCount() == 0, Duration.ofSeconds(10), "the image to close",
                 () -> subscription.poll(IGNORE, 10));
+        }
+    }
+
+    /** A memory log's image drains after its publication is gone; one the application never polls ends too. */
+    @Test
+    void aMemoryLogImageWhosePublicationClosedEndsEvenWhenTheApplicationOnlyRunsHousekeeping()
+    {
+        final String provider = "shm";
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0) + "|ring=16384", STREAM))
+        {
+            try (Publication publication = Publication.open(context,
+                channel(provider, subscription.endpoint().getPort()) + "|ring=16384", STREAM))
+            {
+                connect(subscription, publication);
+                final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
+                await(() -> publication.offer(message, 0, 32) > 0, Duration.ofSeconds(10), "an offer",
+                    publication::doWork);
+            }
+            // Never polled again: the image ends within the liveness timeout all the same.
+            await(() -> subscription.imageCount() == 0, Duration.ofSeconds(10), "the image to end",
+                subscription::doWork);
         }
     }
 

@@ -321,18 +321,16 @@ public final class Gateway
     /**
      * A malformed message takes a token of its sender's rate (its session's once logged on, its
      * connection's before) and is answered only with that token; past the connection's limit of
-     * them, the connection is asked to go. One over a connection its session left is dropped.
+     * them, the connection is asked to go. One over a connection its session left is not answered,
+     * but counts toward that limit all the same.
      */
     private void onMalformed(final int slot, final int session, final int identitySession, final long nowNs)
     {
         if (session == NONE && loggedOnElsewhere(identitySession))
         {
             counters.fromLeftConnections++;
-            return;
         }
-        final boolean answer = session != NONE ? rateLimiter.tryAcquire(session, nowNs) :
-            transportLimiter.tryAcquire(slot, nowNs);
-        if (answer)
+        else if (session != NONE ? rateLimiter.tryAcquire(session, nowNs) : transportLimiter.tryAcquire(slot, nowNs))
         {
             final int replyTo = session != NONE ? session : identitySession;
             sender.replyReport(replyTo, sender.replies().reject(0, sessions.account(replyTo), 0, NULL_ENUM, NULL_ENUM,

@@ -210,13 +210,19 @@ public final class JournalDirectory
     public static long forceSegments(final Path directory, final long fromBase, final long sequence) throws IOException
     {
         long last = fromBase;
+        boolean newSegments = false;
         for (final long base : segmentBases(directory))
         {
             if (base >= fromBase && base < sequence)
             {
                 forceOne(segmentFile(directory, base));
+                newSegments |= base != fromBase;
                 last = base;
             }
+        }
+        if (newSegments)
+        {
+            forceOne(directory); // their names too
         }
         return last;
     }

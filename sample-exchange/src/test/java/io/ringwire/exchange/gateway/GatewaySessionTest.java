@@ -213,6 +213,14 @@ class GatewaySessionTest
         assertEquals(replies, output.toSessions.size(), "nothing reaches the logged-on session's client");
         assertEquals(2, gateway.counters().fromLeftConnections());
         assertTrue(gateway.isLoggedOn(SESSION_A));
+
+        // Unanswered, its malformed messages still count toward its limit of them.
+        for (int i = 0; i < TransportLimits.DEFAULT.maxMalformed(); i++)
+        {
+            gateway.onClientMessage(TRANSPORT_A + 50, garbage, 0, 5, START_NS + 3 + i);
+        }
+        assertEquals(java.util.List.of(TRANSPORT_A + 50), output.disconnected, "the left connection is asked to go");
+        assertTrue(gateway.isLoggedOn(SESSION_A), "the session stays on its live connection");
     }
 
     @Test
