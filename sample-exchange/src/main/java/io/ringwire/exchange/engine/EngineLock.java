@@ -1,10 +1,11 @@
 package io.ringwire.exchange.engine;
 
+import io.ringwire.exchange.journal.JournalDirectory;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -43,15 +44,7 @@ final class EngineLock implements AutoCloseable
         {
             Files.createDirectories(directory);
             channel = FileChannel.open(directory.resolve(FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock;
-            try
-            {
-                lock = channel.tryLock();
-            }
-            catch (final OverlappingFileLockException ex)
-            {
-                lock = null;
-            }
+            final FileLock lock = JournalDirectory.tryLock(channel);
             if (null == lock)
             {
                 throw new IllegalStateException("another engine runs on the journal in " + directory + " (" + FILE +

@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -563,15 +562,7 @@ public final class Journal implements AutoCloseable
 
     private static FileLock tryLock(final FileChannel lockChannel, final Path directory) throws IOException
     {
-        FileLock lock;
-        try
-        {
-            lock = lockChannel.tryLock();
-        }
-        catch (final OverlappingFileLockException ex)
-        {
-            lock = null;
-        }
+        final FileLock lock = JournalDirectory.tryLock(lockChannel);
         if (null == lock)
         {
             throw new IllegalStateException("the journal in " + directory + " is open for appending elsewhere (" +

@@ -9,6 +9,8 @@ import java.io.Writer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -182,6 +184,25 @@ public final class JournalDirectory
             FileChannel.open(file, READ) : FileChannel.open(file, CREATE, READ, WRITE))
         {
             return channel.map(mode, 0, length);
+        }
+    }
+
+    /**
+     * Takes a lock file's lock for this process without waiting.
+     *
+     * @param channel the lock file, open for writing.
+     * @return the lock, or null when another process, or another holder in this one, has it.
+     * @throws IOException when the file system refuses.
+     */
+    public static FileLock tryLock(final FileChannel channel) throws IOException
+    {
+        try
+        {
+            return channel.tryLock();
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            return null;
         }
     }
 
