@@ -225,7 +225,8 @@ public final class RoleMain
         final GatewayCounters counters = gateway.gateway().counters();
         out.println("REPORT gateway forwarded=" + counters.forwarded() + " logons=" + counters.logons() +
             " malformed=" + counters.malformed() + " throttled=" + counters.throttled() +
-            " cancelOnDisconnect=" + counters.cancelOnDisconnects() + " transportLosses=" + counters.transportLosses() +
+            " cancelOnDisconnect=" + counters.cancelOnDisconnects() + " startCancels=" + counters.startCancels() +
+            " transportLosses=" + counters.transportLosses() +
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
             " logonTimeouts=" + counters.logonTimeouts() + " slowConsumers=" + counters.slowConsumerDisconnects() +
             " malformedDisconnects=" + counters.malformedDisconnects() + " repliesResent=" +

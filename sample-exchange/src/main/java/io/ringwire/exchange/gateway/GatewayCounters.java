@@ -32,6 +32,7 @@ public final class GatewayCounters
     long transportLosses;
     long sessionsUnreachable;
     long cancelOnDisconnects;
+    long startCancels;
     long engineBackPressured;
     long sessionSendFailures;
     long routed;
@@ -234,6 +235,15 @@ public final class GatewayCounters
     public long cancelOnDisconnects()
     {
         return cancelOnDisconnects;
+    }
+
+    /**
+     * @return mass cancels sent to the engine at the gateway's start, one per session: the orders
+     *         of a session the last gateway process lost with it.
+     */
+    public long startCancels()
+    {
+        return startCancels;
     }
 
     /** @return times the engine's stream refused a message (the request was not forwarded). */

@@ -22,6 +22,16 @@ final class GatewaySessions
     /** No session: the missing value of every lookup. */
     static final int NONE = -1;
 
+    /** No cancel owed. */
+    static final byte NO_CANCEL = 0;
+    /** A cancel-on-disconnect owed for a session lost at this gateway. */
+    static final byte LOSS_CANCEL = 1;
+    /**
+     * A cancel owed from the gateway's start: a session logged on when the last gateway went (killed,
+     * or its host lost) was lost with it, and nothing else cancels the orders it left in the engine.
+     */
+    static final byte START_CANCEL = 2;
+
     private final long[] sessionIds;
     private final long[] accounts;
     private final byte[][] tokens;
@@ -30,7 +40,8 @@ final class GatewaySessions
     private final long[] heartbeatIntervalNs;
     private final long[] lastReceivedNs;
     private final long[] lastSentNs;
-    private final boolean[] cancelPending;
+    /** {@link #NO_CANCEL}, {@link #LOSS_CANCEL} or {@link #START_CANCEL}: the cancel owed, if any. */
+    private final byte[] cancelPending;
 
     private final Int2IntHashMap sessionOfTransport = new Int2IntHashMap(NONE);
     private final Long2LongHashMap sessionOfId = new Long2LongHashMap(NONE);
@@ -49,7 +60,7 @@ final class GatewaySessions
         heartbeatIntervalNs = new long[count];
         lastReceivedNs = new long[count];
         lastSentNs = new long[count];
-        cancelPending = new boolean[count];
+        cancelPending = new byte[count];
         identities = new String[count];
         for (int i = 0; i < count; i++)
         {
@@ -65,6 +76,7 @@ final class GatewaySessions
                     maxTokenLength + " bytes, the most a Logon carries");
             }
             transportOf[i] = NONE;
+            cancelPending[i] = START_CANCEL;
             sessionOfId.put(session.sessionId(), i);
             sessionOfAccount.put(session.account(), i);
         }
@@ -166,18 +178,24 @@ final class GatewaySessions
         loggedOn[session] = false;
         sessionOfTransport.remove(transportOf[session]);
         transportOf[session] = NONE;
-        cancelPending[session] = true;
+        cancelPending[session] = LOSS_CANCEL;
         return true;
     }
 
     boolean isCancelPending(final int session)
+    {
+        return cancelPending[session] != NO_CANCEL;
+    }
+
+    /** @return the cancel owed: {@link #NO_CANCEL}, {@link #LOSS_CANCEL} or {@link #START_CANCEL}. */
+    byte cancelOwed(final int session)
     {
         return cancelPending[session];
     }
 
     void cancelSent(final int session)
     {
-        cancelPending[session] = false;
+        cancelPending[session] = NO_CANCEL;
     }
 
     void received(final int session, final long nowNs)

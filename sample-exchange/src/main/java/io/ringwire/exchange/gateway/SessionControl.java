@@ -21,7 +21,8 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  * refused (the first keeps the session until it logs out or is lost), never merged with it; Logout, heartbeat silence, the transport going away and an unreachable client
  * each lose it. A loss owes the engine one cancel-on-disconnect, a MassCancel of the session's
  * account, which is offered again until the engine's stream takes it, and before any request of a
- * later logon.
+ * later logon. The gateway's start owes one for every session: a session logged on when the last
+ * gateway process went was lost with it, and the engine, which keeps its orders, cannot tell.
  *
  * <p>Threading: the gateway's thread. Allocation: none after construction.
  */
@@ -166,11 +167,20 @@ final class SessionControl
     int doWork(final long nowNs)
     {
         int work = 0;
+        boolean engineRefused = false;
         for (int session = 0, count = sessions.count(); session < count; session++)
         {
-            if (sessions.isCancelPending(session) && sendCancelOnDisconnect(session, nowNs))
+            if (!engineRefused && sessions.isCancelPending(session))
             {
-                work++;
+                if (sendCancelOnDisconnect(session, nowNs))
+                {
+                    work++;
+                }
+                else
+                {
+                    // The stream is full or not yet connected: the other owed cancels wait for the next cycle.
+                    engineRefused = true;
+                }
             }
             if (!sessions.isLoggedOn(session))
             {
@@ -218,8 +228,15 @@ final class SessionControl
     {
         if (sender.toEngine(sender.requests().cancelOnDisconnect(sessions.account(session), nowNs)))
         {
+            if (sessions.cancelOwed(session) == GatewaySessions.START_CANCEL)
+            {
+                counters.startCancels++;
+            }
+            else
+            {
+                counters.cancelOnDisconnects++;
+            }
             sessions.cancelSent(session);
-            counters.cancelOnDisconnects++;
             return true;
         }
         return false;

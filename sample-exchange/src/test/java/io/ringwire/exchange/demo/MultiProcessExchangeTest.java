@@ -187,6 +187,36 @@ class MultiProcessExchangeTest
     }
 
     @Test
+    void aGatewayKilledAndStartedAgainCancelsTheOrdersItsLoggedOnSessionsLeftInTheEngine() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
+        final RoleProcess engine = engine(layout);
+        final RoleProcess exchange = exchange(layout);
+        final RoleProcess clients = clients(layout, 0, 2, -1, 0);
+        awaitReady(engine, exchange, clients);
+        Thread.sleep(2_000);
+        // The clients stop sending and stay logged on: their orders rest in the engine.
+        final Map<String, String> c = clients.quiesce(STOP);
+        assertTrue(Long.parseLong(c.get("newOrders")) > 100, c.toString());
+
+        exchange.kill();
+        final RoleProcess gateway = start("gateway", files(layout).resolve("gateway.conf"));
+        gateway.awaitReady(READY);
+        Thread.sleep(3_000);
+        assertEquals(0, engine.stopAndWait(STOP));
+        final Map<String, String> e = engine.report("engine");
+        assertEquals(0, gateway.stopAndWait(STOP));
+        final Map<String, String> g = gateway.report("gateway");
+
+        for (final SessionConfigView session : SessionConfigView.of(2))
+        {
+            assertFalse(e.containsKey("resting." + session.account()), "the lost sessions' orders canceled: " + e);
+        }
+        assertEquals("2", g.get("startCancels"), "one per configured session: " + g);
+        assertEquals("0", g.get("cancelOnDisconnect"), "no session was lost at the new gateway: " + g);
+    }
+
+    @Test
     void aClientProcessHeldPastItsHeartbeatsLogsOnAgainAndReceivesEveryExecutionReportOnce() throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);

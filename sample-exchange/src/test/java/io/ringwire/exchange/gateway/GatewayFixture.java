@@ -65,9 +65,40 @@ final class GatewayFixture
 
     GatewayFixture(final int maxMessagesPerSecond, final int burst, final int maxClientOrderIds)
     {
+        this(maxMessagesPerSecond, burst, maxClientOrderIds, true);
+    }
+
+    /**
+     * @param engineTookStartCancels false: the engine's stream refuses until a test lets it take
+     *                               messages, and the start cancels are still owed.
+     */
+    GatewayFixture(final int maxMessagesPerSecond, final int burst, final int maxClientOrderIds,
+        final boolean engineTookStartCancels)
+    {
         gateway = new Gateway(config(maxMessagesPerSecond, burst, maxClientOrderIds), output);
+        if (engineTookStartCancels)
+        {
+            sendStartCancels(gateway, output);
+        }
+        else
+        {
+            output.engineRefuses = true;
+        }
         connect(TRANSPORT_A, ID_A);
         connect(TRANSPORT_B, ID_B);
+    }
+
+    /**
+     * Runs a new gateway's first duty cycle, which owes the engine one mass cancel per configured
+     * session (the orders a session left when the last gateway process went), and forgets them, so a
+     * test sees only what it causes.
+     */
+    static void sendStartCancels(final Gateway gateway, final RecordingGatewayOutput output)
+    {
+        gateway.doWork(START_NS);
+        assertEquals(2, gateway.counters().startCancels(), "a start cancel for each configured session");
+        assertEquals(2, output.toEngine.size());
+        output.clear();
     }
 
     /**

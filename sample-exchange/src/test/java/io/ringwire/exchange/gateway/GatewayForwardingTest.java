@@ -39,6 +39,7 @@ class GatewayForwardingTest
 
     private void logOn()
     {
+        GatewayFixture.sendStartCancels(gateway, output);
         for (final int[] session : new int[][]{ { TRANSPORT_A, ID_A }, { TRANSPORT_B, ID_B } })
         {
             final int length = new io.ringwire.codecs.trading.LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
@@ -94,7 +95,7 @@ class GatewayForwardingTest
         assertEquals(1_010, forwarded.price());
         assertEquals(7, forwarded.quantity());
         assertEquals(START_NS + 400, forwarded.sendingTime());
-        assertEquals(1, gateway.counters().forwarded());
+        assertEquals(1 + gateway.counters().startCancels(), gateway.counters().forwarded(), "and the start cancels");
     }
 
     @Test

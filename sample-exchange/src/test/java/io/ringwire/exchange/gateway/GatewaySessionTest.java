@@ -17,6 +17,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static io.ringwire.exchange.gateway.GatewayFixture.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -451,5 +453,34 @@ class GatewaySessionTest
         assertMassCancelOfAccount(output.toEngine.get(0), ACCOUNT_A, START_NS + 4);
         assertEquals(NewOrderDecoder.TEMPLATE_ID, GatewayFixture.templateId(output.toEngine.get(1)));
         assertEquals(1, gateway.counters().cancelOnDisconnects());
+    }
+
+    @Test
+    void aStartingGatewayCancelsEverySessionsOrdersOnceAndBeforeAnyOfItsRequests()
+    {
+        // The orders of a session logged on when the last gateway process went: nothing else cancels them.
+        final GatewayFixture starting = new GatewayFixture(100, 10, 1_000, false);
+        final Gateway started = starting.gateway;
+        started.doWork(START_NS);
+        started.doWork(START_NS + 1);
+        assertEquals(0, started.counters().startCancels(), "the engine's stream is not there yet");
+        assertEquals(2, started.counters().engineBackPressured(), "one refusal a cycle, not one per session");
+
+        starting.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS + 2);
+        assertEquals(Gateway.BACK_PRESSURED,
+            starting.newOrder(TRANSPORT_A, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1, START_NS + 3));
+        starting.output.engineRefuses = false;
+        assertEquals(Gateway.FORWARDED,
+            starting.newOrder(TRANSPORT_A, 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1, START_NS + 4));
+        started.doWork(START_NS + 5);
+        started.doWork(START_NS + 6);
+
+        final List<UnsafeBuffer> toEngine = starting.output.toEngine;
+        assertEquals(3, toEngine.size(), "A's cancel, A's order, then B's cancel; once each");
+        assertMassCancelOfAccount(toEngine.get(0), ACCOUNT_A, START_NS + 4);
+        assertEquals(NewOrderDecoder.TEMPLATE_ID, GatewayFixture.templateId(toEngine.get(1)));
+        assertMassCancelOfAccount(toEngine.get(2), ACCOUNT_B, START_NS + 5);
+        assertEquals(2, started.counters().startCancels());
+        assertEquals(0, started.counters().cancelOnDisconnects(), "no session was lost at this gateway");
     }
 }
