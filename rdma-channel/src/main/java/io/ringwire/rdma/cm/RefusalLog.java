@@ -15,11 +15,19 @@ import java.util.concurrent.TimeUnit;
  */
 final class RefusalLog
 {
+    /**
+     * Sources remembered at once: a flood from ever new addresses (an IPv6 /64 is one host's) shares
+     * one entry past this, so the log's memory stays bounded while the warnings go on.
+     */
+    static final int MAX_SOURCES = 1_024;
+
     private static final long INTERVAL_SECONDS = 10;
     private static final long INTERVAL_NS = TimeUnit.SECONDS.toNanos(INTERVAL_SECONDS);
 
     private final System.Logger logger;
     private final ConcurrentHashMap<InetAddress, long[]> bySource = new ConcurrentHashMap<>();
+    private final long[] otherSources = { System.nanoTime() - INTERVAL_NS, 0 };
+    private long lastSweepNs = System.nanoTime() - INTERVAL_NS;
 
     RefusalLog(final System.Logger logger)
     {
@@ -35,7 +43,16 @@ final class RefusalLog
     void warn(final InetAddress source, final String message)
     {
         final long now = System.nanoTime();
-        final long[] entry = bySource.computeIfAbsent(source, address -> new long[] { now - INTERVAL_NS, 0 });
+        long[] entry = bySource.get(source);
+        if (null == entry)
+        {
+            if (bySource.size() >= MAX_SOURCES)
+            {
+                sweep(now);
+            }
+            entry = bySource.size() < MAX_SOURCES ?
+                bySource.computeIfAbsent(source, address -> new long[] { now - INTERVAL_NS, 0 }) : otherSources;
+        }
         final long suppressed;
         synchronized (entry)
         {
@@ -50,5 +67,28 @@ final class RefusalLog
         }
         logger.log(Level.WARNING, message + (suppressed > 0 ? " (and " + suppressed + " more from it since the last " +
             "warning)" : ""));
+    }
+
+    /** Forgets the sources not warned about within the interval, at most once an interval. */
+    private synchronized void sweep(final long now)
+    {
+        if (now - lastSweepNs < INTERVAL_NS)
+        {
+            return;
+        }
+        lastSweepNs = now;
+        bySource.values().removeIf(entry ->
+        {
+            synchronized (entry)
+            {
+                return now - entry[0] >= INTERVAL_NS;
+            }
+        });
+    }
+
+    /** @return the sources remembered now. */
+    int sources()
+    {
+        return bySource.size();
     }
 }

@@ -185,46 +185,39 @@ final class RoceQueuePair extends SoftQueuePair
     // ---------------------------------------------------------------- acknowledgements
 
     /**
-     * Whether a verified packet comes from this queue pair's peer: its address, and the source port
-     * of the peer's first packet (a RoCE stack sends every packet of a queue pair from one port, its
-     * flow entropy). The first packet from the peer's address teaches the port.
+     * Whether a packet may come from this queue pair's peer: its address, and the source port of
+     * the peer's packets (a RoCE stack sends every packet of a queue pair from one port, its flow
+     * entropy), or any port while that is not yet known.
      *
      * @param sourceAddress the packet's IPv4 source, as an int.
      * @param sourcePort    its UDP source port.
-     * @param learn         whether a verified packet may teach the port (an unverified one may not).
      * @return false for a packet from anyone else.
      */
-    boolean isFromPeer(final int sourceAddress, final int sourcePort, final boolean learn)
+    boolean isFromPeer(final int sourceAddress, final int sourcePort)
     {
-        if (sourceAddress != peerAddress)
-        {
-            return false;
-        }
-        if (0 == peerSourcePort)
-        {
-            if (learn)
-            {
-                peerSourcePort = sourcePort;
-            }
-            return true;
-        }
-        return sourcePort == peerSourcePort;
+        return sourceAddress == peerAddress && (0 == peerSourcePort || sourcePort == peerSourcePort);
     }
 
-    void onPacket(final RocePacket packet, final DirectBuffer buffer, final long nowNs)
+    /**
+     * Applies a verified packet from the peer's address. The first one the requester or responder
+     * takes (an ACK that answers something outstanding, a request at the expected PSN) teaches the
+     * peer's port: any other process on the peer's host can send a packet with a valid ICRC, but not
+     * one that names the PSNs the signed connection messages exchanged, so it cannot claim the port.
+     *
+     * @param sourcePort the packet's UDP source port.
+     */
+    void onPacket(final RocePacket packet, final DirectBuffer buffer, final int sourcePort, final long nowNs)
     {
         final QueuePairState current = state();
         if (current != QueuePairState.READY_TO_RECEIVE && current != QueuePairState.READY_TO_SEND)
         {
             return;
         }
-        if (packet.opcode() == ACKNOWLEDGE)
+        final boolean taken = packet.opcode() == ACKNOWLEDGE ?
+            requester.onAcknowledge(packet, nowNs) : responder.onRequest(packet, buffer, nowNs);
+        if (taken && 0 == peerSourcePort)
         {
-            requester.onAcknowledge(packet, nowNs);
-        }
-        else
-        {
-            responder.onRequest(packet, buffer, nowNs);
+            peerSourcePort = sourcePort;
         }
     }
 

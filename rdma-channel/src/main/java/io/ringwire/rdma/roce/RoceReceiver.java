@@ -244,7 +244,7 @@ final class RoceReceiver
             counters.increment(DeviceCounters.BAD_PARTITION_KEY);
             return;
         }
-        if (!queuePair.isFromPeer(sourceAddress, sourcePort, UNVERIFIED != identification))
+        if (!queuePair.isFromPeer(sourceAddress, sourcePort))
         {
             counters.increment(DeviceCounters.FOREIGN_PACKETS);
             return;
@@ -271,7 +271,7 @@ final class RoceReceiver
             queuePair.resyncRun = 0;
             expectedIdBySource.put(sourceAddress, next);
         }
-        queuePair.onPacket(packet, receiveView, nowNs);
+        queuePair.onPacket(packet, receiveView, sourcePort, nowNs);
     }
 
     /**

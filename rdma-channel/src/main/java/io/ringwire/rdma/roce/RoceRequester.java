@@ -55,6 +55,8 @@ final class RoceRequester
     private int transmitPacket;
     private int nextPsn;
     private int oldestUnacknowledgedPsn;
+    /** One past the highest PSN transmitted: an acknowledgement beyond it answers nothing sent. */
+    private int sentPsnEnd;
     private int packetsSinceAckRequest;
     private long requestPacketsSent;
 
@@ -85,6 +87,7 @@ final class RoceRequester
         this.inlineData = new UnsafeBuffer(ByteBuffer.allocateDirect(depth * inlineStride));
         this.nextPsn = startPsn;
         this.oldestUnacknowledgedPsn = nextPsn;
+        this.sentPsnEnd = nextPsn;
     }
 
     /**
@@ -203,6 +206,10 @@ final class RoceRequester
                 break;
             }
             sendPacket(index, transmitPacket, psn);
+            if (psnDistance(psn, sentPsnEnd) >= 0)
+            {
+                sentPsnEnd = addPsn(psn, 1);
+            }
             requestPacketsSent++;
             sent++;
             if (++transmitPacket == packetCounts[index])
@@ -289,15 +296,16 @@ final class RoceRequester
      *
      * @param packet the parsed packet.
      * @param nowNs  the progress round's time.
+     * @return false for a ghost, an acknowledgement of nothing outstanding (dropped).
      */
-    void onAcknowledge(final RocePacket packet, final long nowNs)
+    boolean onAcknowledge(final RocePacket packet, final long nowNs)
     {
         final int psn = packet.psn();
         final int syndrome = packet.syndrome();
         if (isGhost(psn, syndrome))
         {
             counters.increment(DeviceCounters.GHOST_ACKNOWLEDGEMENTS);
-            return;
+            return false;
         }
         switch (syndrome & AETH_KIND_MASK)
         {
@@ -314,7 +322,7 @@ final class RoceRequester
                 if (!timer.takeRnrRetry())
                 {
                     failHead(CompletionStatus.RNR_RETRY_EXCEEDED);
-                    return;
+                    return true;
                 }
                 timer.waitForReceiver(nowNs, syndrome & 0x1F);
                 rewindTo(psn);
@@ -326,12 +334,15 @@ final class RoceRequester
                 onNak(psn, syndrome, nowNs);
                 break;
         }
+        return true;
     }
 
     /**
      * True for an ACK or NAK that answers nothing outstanding: its PSN lies outside the window from
      * the oldest unacknowledged PSN (one before it for an ACK, which may repeat the last one: a
-     * duplicate ACK, always valid) to the last PSN sent. The IBA's requester drops such a packet;
+     * duplicate ACK, always valid) to the last PSN transmitted (not the last assigned: a request
+     * longer than the window, or one held by an RNR wait, has PSNs no packet carried yet). The
+     * IBA's requester drops such a packet;
      * acting on it would let any packet with the right queue pair number complete or fail requests
      * it never saw.
      */
@@ -344,7 +355,7 @@ final class RoceRequester
             return !(acknowledge && psn == lastAcknowledged);
         }
         final int windowStart = acknowledge ? lastAcknowledged : oldestUnacknowledgedPsn;
-        return psnDistance(psn, windowStart) < 0 || psnDistance(psn, nextPsn) >= 0;
+        return psnDistance(psn, windowStart) < 0 || psnDistance(psn, sentPsnEnd) >= 0;
     }
 
     private void onNak(final int psn, final int syndrome, final long nowNs)

@@ -4,7 +4,6 @@ import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.DeviceCounters;
-import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.soft.ReceiveQueue;
 import io.ringwire.rdma.soft.RegionRegistry;
 import io.ringwire.rdma.soft.SoftMemoryRegion;
@@ -61,7 +60,7 @@ final class RoceResponder
     private int writeRemaining;
     private int writeTotal;
     private long sendWorkRequestId;
-    private MemoryRegion sendRegion;
+    private SoftMemoryRegion sendRegion;
     private int sendOffset;
     private int sendCapacity;
     private int sendReceived;
@@ -93,18 +92,23 @@ final class RoceResponder
         acknowledgements.connect(expectedPsn);
     }
 
-    void onRequest(final RocePacket packet, final DirectBuffer buffer, final long nowNs)
+    /**
+     * Applies a request packet from the peer.
+     *
+     * @return true when it was executed: at the expected PSN, valid, and taken.
+     */
+    boolean onRequest(final RocePacket packet, final DirectBuffer buffer, final long nowNs)
     {
         acknowledgements.onRequest(nowNs, queuePair.requestPacketsSent());
         if (!isExpected(packet.psn(), nowNs) || !isValid(packet))
         {
-            return;
+            return false;
         }
         final int opcode = packet.opcode();
         final boolean executed = isWrite(opcode) ? onWrite(packet, buffer) : onSend(packet, buffer);
         if (!executed)
         {
-            return;
+            return false;
         }
         sequenceNakSent = false;
         expectedPsn = nextPsn(expectedPsn);
@@ -117,6 +121,7 @@ final class RoceResponder
         {
             queuePair.acknowledgeLater();
         }
+        return true;
     }
 
     /**
@@ -261,7 +266,15 @@ final class RoceResponder
                 refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
                 return false;
             }
+            // Looked up after the check: the control thread may have deregistered it in between.
             writeRegion = regions.byKey(packet.rkey());
+            if (null == writeRegion || writeRegion.isClosed())
+            {
+                writeRegion = null;
+                counters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
+                refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
+                return false;
+            }
             writeOffset = offset;
         }
         writeRemaining = dmaLength;
@@ -324,6 +337,13 @@ final class RoceResponder
             sendReceived += payload;
             completeHeldReceive(CompletionStatus.LOCAL_LENGTH_ERROR);
             refuse(AETH_NAK_INVALID_REQUEST, -1);
+            return false;
+        }
+        if (sendRegion.isClosed())
+        {
+            // Deregistered after the receive was posted: its memory is no longer the application's to fill.
+            completeHeldReceive(CompletionStatus.LOCAL_PROTECTION_ERROR);
+            refuse(AETH_NAK_REMOTE_OPERATIONAL_ERROR, -1);
             return false;
         }
         if (payload > 0)

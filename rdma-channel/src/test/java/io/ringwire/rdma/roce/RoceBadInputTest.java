@@ -106,10 +106,15 @@ class RoceBadInputTest
 
     private Rig rig()
     {
+        return rig(4096);
+    }
+
+    private Rig rig(final int regionLength)
+    {
         final Device device = closeLater(RdmaProviders.open(config()));
         final FuzzRequester peer = closeLater(new FuzzRequester(device.address()));
         final ProtectionDomain domain = device.allocateProtectionDomain();
-        final MemoryRegion region = domain.allocateRegion(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        final MemoryRegion region = domain.allocateRegion(regionLength, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
         final CompletionQueue completionQueue = device.createCompletionQueue(64);
         final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue, 4, 8, 0));
         queuePair.modifyToInit();
@@ -422,5 +427,102 @@ class RoceBadInputTest
         {
             assertEquals((byte)0x33, rig.region().buffer().getByte(i), "byte " + i + " is untouched");
         }
+    }
+
+    private static void sendAcknowledge(final FuzzRequester from, final Rig rig, final int psn)
+    {
+        final int end = RocePacket.writeAcknowledge(from.sendView, 0, QueuePairEndpoint.DEFAULT_PARTITION_KEY,
+            rig.queuePair().queuePairNumber(), psn, AETH_ACK | AETH_CREDITS_UNLIMITED, 0);
+        final int length = RocePacket.finish(from.sendView, 0, end);
+        from.stampIcrc(length);
+        from.send(length);
+    }
+
+    private static void awaitCounter(final Rig rig, final int counter, final long atLeast)
+    {
+        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (rig.device().counters().get(counter) < atLeast)
+        {
+            assertTrue(System.nanoTime() < deadline, "counter " + counter + " below " + atLeast + "; " +
+                rig.device().counters());
+            drive(rig);
+        }
+    }
+
+    /** Polls the rig's completion queue, which drives the device; keeps what completes. */
+    private static void drive(final Rig rig)
+    {
+        rig.completionQueue().poll((id, opcode, status, length, imm, qpn) ->
+            rig.completions().add(new Completion(id, opcode, status, length, imm, qpn)), 16);
+    }
+
+    /**
+     * Another process on the peer's host (the peer's address, its own port) can send packets whose
+     * ICRC checks; one the queue pair drops (an ACK of nothing outstanding) must not teach the
+     * queue pair that port as the peer's, or every packet of the real peer would then be foreign.
+     */
+    @Test
+    void aDroppedPacketFromAnotherPortOfThePeersHostDoesNotClaimThePeersPort()
+    {
+        final Rig rig = rig();
+        final FuzzRequester intruder = closeLater(new FuzzRequester(rig.device().address()));
+        sendAcknowledge(intruder, rig, 0x77_7777);
+        awaitCounter(rig, DeviceCounters.GHOST_ACKNOWLEDGEMENTS, 1);
+
+        sendRequest(rig, WRITE_ONLY, rig.startPsn(), rig.region().address(), rig.region().rkey(), 8, 8);
+        final FuzzParsed answer = awaitAnswer(rig);
+        assertEquals(AETH_ACK | AETH_CREDITS_UNLIMITED, answer.syndrome, syndrome(answer));
+        assertEquals((byte)0xA0, rig.region().buffer().getByte(0), "the peer's write is executed");
+        assertEquals(0, rig.device().counters().get(DeviceCounters.FOREIGN_PACKETS));
+
+        // The peer's port is now known: the other process's packets are foreign.
+        sendAcknowledge(intruder, rig, 0x77_7777);
+        awaitCounter(rig, DeviceCounters.FOREIGN_PACKETS, 1);
+    }
+
+    /**
+     * A SEND whose receive's region was deregistered after the receive was posted writes nothing
+     * there: the receive completes with a protection error and the peer hears a NAK.
+     */
+    @Test
+    void aSendIntoAReceiveWhoseRegionWasDeregisteredWritesNothing()
+    {
+        final Rig rig = rig();
+        assertEquals(PostResult.OK, rig.queuePair().postReceive(1, rig.region(), 0, 512));
+        rig.region().close();
+
+        sendRequest(rig, SEND_ONLY, rig.startPsn(), 0, 0, 0, 8);
+
+        final FuzzParsed answer = awaitAnswer(rig);
+        assertEquals(AETH_NAK_REMOTE_OPERATIONAL_ERROR, answer.syndrome, syndrome(answer));
+        final List<Completion> completions = pollCompletions(rig, Duration.ofMillis(200));
+        assertEquals(1, completions.size(), completions.toString());
+        assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR, completions.getFirst().status());
+    }
+
+    /**
+     * A WRITE longer than the window of unacknowledged PSNs has PSNs no packet has carried yet; an
+     * ACK naming its last one answers nothing sent and must not complete it.
+     */
+    @Test
+    void anAcknowledgementOfAPsnAssignedButNotYetSentCompletesNothing()
+    {
+        final int packets = 2 * MAX_UNACKNOWLEDGED_PSNS;
+        final Rig rig = rig(packets * VICTIM_MTU);
+        assertEquals(PostResult.OK, rig.queuePair().postWrite(9, rig.region(), 0, packets * VICTIM_MTU, 0x1000, 0x42,
+            SendFlags.SIGNALED));
+        final FuzzParsed first = new FuzzParsed();
+        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        int length;
+        while ((length = rig.requester().receive()) < 0)
+        {
+            assertTrue(System.nanoTime() < deadline, "the write's first packet");
+            drive(rig);
+        }
+        assertTrue(first.parse(rig.requester().receiveView, length));
+
+        sendAcknowledge(rig.requester(), rig, (first.psn + packets - 1) & PSN_MASK);
+        awaitCounter(rig, DeviceCounters.GHOST_ACKNOWLEDGEMENTS, 1);
+        assertEquals(List.of(), pollCompletions(rig, Duration.ofMillis(200)), "the write is not complete");
     }
 }
