@@ -45,8 +45,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>It talks to whoever started it by lines: it prints {@code READY} once every connection it
  * needs is up and its thread runs, {@code PROGRESS k=v...} once a second (clients), and on
- * {@code stop} (a line on its stdin, or stdin closing, or SIGTERM) it stops, prints
- * {@code REPORT k=v...} lines and {@code DONE}, and exits 0. Clients also take {@code quiesce}: stop
+ * {@code stop} (a line on its stdin, or SIGTERM) it stops, prints {@code REPORT k=v...} lines and
+ * {@code DONE}, closes what it opened, and exits (0 after a stop line; SIGTERM's status after
+ * SIGTERM). Stdin closing stops it only where a parent started it over a pipe and said so
+ * ({@value #PARENT_PIPE_ENV}{@code =1}, as {@link RoleProcess} does): the pipe closing then means
+ * the parent is gone. A role deployed as a service has no such parent, and its stdin may be
+ * {@code /dev/null}. Clients also take {@code quiesce}: stop
  * sending, drain and report, but keep the sessions up until {@code stop}, so the engine can report
  * its books before cancel-on-disconnect empties them.
  *
@@ -56,7 +60,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class RoleMain
 {
+    /** Set to {@code 1} by a parent whose pipe to the role's stdin closing means the parent is gone. */
+    public static final String PARENT_PIPE_ENV = "RINGWIRE_ROLE_PARENT_PIPE";
+
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+    /** How long SIGTERM waits for the role to stop, report and close before the JVM halts. */
+    private static final long TERMINATE_WAIT_SECONDS = 20;
 
     private RoleMain()
     {
@@ -101,13 +110,24 @@ public final class RoleMain
         final RunFlag running = new RunFlag();
         final CountDownLatch stop = new CountDownLatch(1);
         final CountDownLatch exit = new CountDownLatch(1);
+        final CountDownLatch finished = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {
             stop.countDown();
             exit.countDown();
+            try
+            {
+                // The JVM halts when its hooks return: the role's stop (report, close) must run first.
+                finished.await(TERMINATE_WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
         }, "ringwire-role-stop");
         Runtime.getRuntime().addShutdownHook(hook);
-        final Thread stdin = Thread.ofPlatform().daemon().start(() -> awaitStopLines(stop, exit));
+        final boolean parentPipe = "1".equals(System.getenv(PARENT_PIPE_ENV));
+        final Thread stdin = Thread.ofPlatform().daemon().start(() -> awaitStopLines(stop, exit, parentPipe));
         final List<AutoCloseable> closeables = new ArrayList<>();
         try
         {
@@ -146,6 +166,7 @@ public final class RoleMain
             {
                 // shutting down already
             }
+            finished.countDown();
         }
     }
 
@@ -491,10 +512,10 @@ public final class RoleMain
     }
 
     /**
-     * {@code quiesce}: stop and report, but stay connected; {@code stop} (or stdin closing): stop,
-     * report and exit.
+     * {@code quiesce}: stop and report, but stay connected; {@code stop}: stop, report and exit; and
+     * so does stdin closing where it is a parent's pipe.
      */
-    private static void awaitStopLines(final CountDownLatch stop, final CountDownLatch exit)
+    private static void awaitStopLines(final CountDownLatch stop, final CountDownLatch exit, final boolean parentPipe)
     {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)))
         {
@@ -507,16 +528,22 @@ public final class RoleMain
                 }
                 else if ("stop".equals(line.trim()))
                 {
-                    break;
+                    stop.countDown();
+                    exit.countDown();
+                    return;
                 }
             }
         }
         catch (final java.io.IOException ignored)
         {
-            // stdin closed: the parent is gone
+            // stdin closed or unreadable: as its end
         }
-        stop.countDown();
-        exit.countDown();
+        if (parentPipe)
+        {
+            // The parent is gone: nobody is left to stop the role.
+            stop.countDown();
+            exit.countDown();
+        }
     }
 
     private static void fail(final Throwable throwable)

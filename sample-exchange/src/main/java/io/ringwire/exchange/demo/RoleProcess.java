@@ -105,6 +105,21 @@ public final class RoleProcess implements AutoCloseable
     public static RoleProcess start(final String name, final List<String> prefix, final Path config,
         final Consumer<String> echo) throws IOException
     {
+        final ProcessBuilder builder = new ProcessBuilder(command(prefix, config))
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
+        builder.environment().put(RoleMain.PARENT_PIPE_ENV, "1");
+        return new RoleProcess(name, builder.start(), echo);
+    }
+
+    /** The role's JVM: this JVM's java, options (no agents) and class path. */
+    private static List<String> command(final List<String> prefix, final Path config)
+    {
+        return javaCommand(prefix, RoleMain.class.getName(), "--config", config.toString());
+    }
+
+    /** A JVM like this one (its java, options but agents, class path) running {@code mainClass}. */
+    static List<String> javaCommand(final List<String> prefix, final String mainClass, final String... args)
+    {
         final List<String> command = new ArrayList<>(prefix);
         command.add(ProcessHandle.current().info().command().orElse("java"));
         for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
@@ -117,11 +132,44 @@ public final class RoleProcess implements AutoCloseable
         }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(RoleMain.class.getName());
-        command.add("--config");
-        command.add(config.toString());
-        final ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-        return new RoleProcess(name, builder.start(), echo);
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    /**
+     * Starts a role as a service manager would: stdin {@code /dev/null}, no parent pipe; only a stop
+     * line it cannot get, or SIGTERM ({@link #terminate}), stops it.
+     */
+    public static RoleProcess startDetached(final String name, final Path config) throws IOException
+    {
+        final ProcessBuilder builder = new ProcessBuilder(command(List.of(), config))
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        builder.environment().remove(RoleMain.PARENT_PIPE_ENV);
+        return new RoleProcess(name, builder.start(), null);
+    }
+
+    /**
+     * Stops the role with SIGTERM, as a service manager does, and waits for it to exit.
+     *
+     * @return its exit code.
+     */
+    public int terminate(final Duration timeout) throws InterruptedException, IOException
+    {
+        // kill(1), not Process.destroy, which also closes this side's pipes: the role's last lines would be lost.
+        final Process kill = new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0)
+        {
+            throw new IllegalStateException("kill -TERM " + process.pid() + " failed");
+        }
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
+        {
+            process.destroyForcibly();
+            throw new IllegalStateException(name + " did not stop within " + timeout.toSeconds() + " s of SIGTERM");
+        }
+        done.await(5, TimeUnit.SECONDS);
+        return process.exitValue();
     }
 
     /**

@@ -187,6 +187,28 @@ class MultiProcessExchangeTest
     }
 
     @Test
+    void aDeployedRoleRunsWithStdinAtItsEndAndStopsGracefullyOnSigterm() throws Exception
+    {
+        // As a service manager runs it: stdin /dev/null, no parent watching over a pipe.
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
+        final RoleProcess engine = RoleProcess.startDetached("engine", files(layout).resolve("engine.conf"));
+        roles.add(engine);
+        final RoleProcess exchange = exchange(layout);
+        final RoleProcess clients = clients(layout, 0, 1, -1, 0);
+        awaitReady(engine, exchange, clients);
+        Thread.sleep(1_000);
+        assertTrue(engine.isAlive(), "stdin at its end stops no role without a parent pipe: " + engine.lines());
+        clients.quiesce(STOP);
+
+        assertEquals(143, engine.terminate(STOP), "SIGTERM's status");
+        final List<String> lines = engine.lines();
+        assertFalse(engine.report("engine").isEmpty(), "SIGTERM runs the role's stop and report: " + lines);
+        assertEquals("DONE", lines.getLast(), lines.toString());
+        assertEquals(0, stopExchange(exchange));
+        assertEquals(0, clients.stopAndWait(STOP));
+    }
+
+    @Test
     void aGatewayKilledAndStartedAgainCancelsTheOrdersItsLoggedOnSessionsLeftInTheEngine() throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
