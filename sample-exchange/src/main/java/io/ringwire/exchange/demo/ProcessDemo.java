@@ -14,7 +14,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code ringwire demo --processes}: the engine, the gateway, the market-data service and the
@@ -41,13 +43,29 @@ final class ProcessDemo
         Path shmDirectory = null;
         Path journal = options.journal();
         final boolean temporaryJournal = null == journal;
-        final Thread hook = new Thread(() -> roles.forEach(RoleProcess::stop), "ringwire-demo-stop");
+        final AtomicBoolean stopRequested = new AtomicBoolean();
+        final CountDownLatch finished = new CountDownLatch(1);
+        final Thread hook = new Thread(() ->
+        {
+            // Ctrl-C or SIGTERM: the run stops its roles in order, summarises and deletes its files
+            // (keys and tokens among them) before the JVM halts, which it does when this returns.
+            stopRequested.set(true);
+            try
+            {
+                finished.await(2 * STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }, "ringwire-demo-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
             shmDirectory = Files.createTempDirectory(Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" :
                 System.getProperty("java.io.tmpdir")), "ringwire-demo-");
-            journal = temporaryJournal ? Files.createTempDirectory("ringwire-demo-journal-") : journal;
+            // Absolute: the engine's config file, in a directory of its own, would resolve it against that.
+            journal = temporaryJournal ? Files.createTempDirectory("ringwire-demo-journal-") : journal.toAbsolutePath();
             final ExchangeLayout layout = ExchangeLayout.onFreePorts(options.provider(), options.clients(), 1);
             final List<Integer> cpus = OnlineCpus.asList();
             final String engineCore = cpus.isEmpty() ? "" : String.valueOf(cpus.getLast());
@@ -70,7 +88,7 @@ final class ProcessDemo
             final long startNs = System.nanoTime();
             final long endNs = options.seconds() == 0 ? Long.MAX_VALUE : startNs + TimeUnit.SECONDS.toNanos(options.seconds());
             long lastSent = 0;
-            while (System.nanoTime() - endNs < 0 && roles.stream().allMatch(RoleProcess::isAlive))
+            while (!stopRequested.get() && System.nanoTime() - endNs < 0 && roles.stream().allMatch(RoleProcess::isAlive))
             {
                 Thread.sleep(Math.max(1, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(endNs - System.nanoTime()))));
                 final Map<String, String> progress = clients.progress();
@@ -121,8 +139,9 @@ final class ProcessDemo
             }
             catch (final IllegalStateException ignored)
             {
-                // shutting down: the hook asked the roles to stop, and this run has waited for them
+                // shutting down: the hook waits for finished
             }
+            finished.countDown();
         }
     }
 
