@@ -49,8 +49,8 @@ public final class OrderStore
     public static final int NONE = -1;
     /** Bytes of an order's record: two cache lines. */
     public static final int RECORD_LENGTH = 128;
-    /** The most order slots a store holds: their records' offsets stay ints. */
-    public static final int MAX_CAPACITY = 1 << 24;
+    /** The most order slots a store holds: their records, and the line that aligns them, fit one buffer. */
+    public static final int MAX_CAPACITY = (1 << 24) - 1;
 
     private static final int RECORD_SHIFT = 7;
     private static final int CACHE_LINE = 64;

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.config;
 
+import io.ringwire.exchange.book.OrderStore;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.fix.FixDoor;
 import io.ringwire.exchange.gateway.GatewayConfig;
@@ -16,9 +17,11 @@ import io.ringwire.rdma.config.EndpointAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -132,17 +135,69 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         final FixDoorConfig fix = fixDoor(config, role, sessions);
         final Path journal = "engine".equals(role) ? config.path(RoleFiles.JOURNAL) : null;
         final EngineNode.Threads engineThreads = "engine".equals(role) ? engineThreads(config) : null;
-        final String cores = config.optional(RoleFiles.CORES, "");
+        // Only the engine and the gateway spin on a thread of their own that cores pin.
+        final boolean spins = "engine".equals(role) || "gateway".equals(role);
+        final String cores = spins ? config.optional(RoleFiles.CORES, "") : "";
         final String shm = config.optional(RoleFiles.SHM_DIR, null);
-        final long rate = config.number(RoleFiles.RATE, 1_000, 1, 100_000_000);
-        final long seed = config.number(RoleFiles.SEED, 1, Long.MIN_VALUE, Long.MAX_VALUE);
-        final long joinAfterMs = config.number(RoleFiles.MD_JOIN_AFTER_MS, 0, 0, 3_600_000);
+        final boolean clients = "clients".equals(role);
+        final long rate = clients ? config.number(RoleFiles.RATE, 1_000, 1, 100_000_000) : 1_000;
+        final long seed = clients ? config.number(RoleFiles.SEED, 1, Long.MIN_VALUE, Long.MAX_VALUE) : 1;
+        final long joinAfterMs = clients ? config.number(RoleFiles.MD_JOIN_AFTER_MS, 0, 0, 3_600_000) : 0;
+        checkIdentities(config, role, identities, sessions, subscribers);
         final long livenessTimeoutMs = config.number(RoleFiles.LIVENESS_TIMEOUT_MS, 2_000, 2, 3_600_000);
         requireEndpoints(config, role, sessions, subscribers);
         config.rejectUnknownKeys(role);
         return new RoleConfig(role, provider, List.copyOf(identities), List.copyOf(trusted), layout, engine, gateway,
             sessions, journal, engineThreads, cores, null == shm ? null : config.resolve(shm), rate, seed, joinAfterMs,
             livenessTimeoutMs, fix);
+    }
+
+    /**
+     * A core role proves its own identity alone (the engine's key on the gateway's host would let
+     * the gateway's process speak for the engine); a clients process proves only its sessions' and
+     * its subscribers' identities; no member or subscriber takes a core role's name.
+     */
+    private static void checkIdentities(final ConfigFile config, final String role, final List<Identity> identities,
+        final List<SessionConfig> sessions, final List<String[]> subscribers)
+    {
+        final Set<String> core = Set.of(ExchangeLayout.ENGINE, ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA);
+        final Set<String> members = new HashSet<>();
+        for (final SessionConfig session : sessions)
+        {
+            if (core.contains(session.identity()))
+            {
+                throw config.refusal(RoleFiles.SESSION_PREFIX + session.sessionId(), "identity '" +
+                    session.identity() + "' is a core role's name; a member's may not be one");
+            }
+            members.add(session.identity());
+        }
+        for (int i = 0; i < subscribers.size(); i++)
+        {
+            if (core.contains(subscribers.get(i)[0]))
+            {
+                throw config.refusal(RoleFiles.SUBSCRIBER_PREFIX + i, "identity '" + subscribers.get(i)[0] +
+                    "' is a core role's name; a subscriber's may not be one");
+            }
+            members.add(subscribers.get(i)[0]);
+        }
+        final List<String> names = identities.stream().map(Identity::name).toList();
+        if (!"clients".equals(role))
+        {
+            if (!names.equals(List.of(role)))
+            {
+                throw config.refusal(RoleFiles.IDENTITY, "the " + role + " role proves one identity, '" + role +
+                    "', and no other; got " + names);
+            }
+            return;
+        }
+        for (final String name : names)
+        {
+            if (!members.contains(name))
+            {
+                throw config.refusal(RoleFiles.IDENTITY, "a clients process proves only its sessions' and its " +
+                    "market-data subscribers' identities; '" + name + "' is neither");
+            }
+        }
     }
 
     /** {@code engine-threads}: auto (the default), none, or any of journaller, digest and replica. */
@@ -191,7 +246,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
                 minPrice + " and within " + (Integer.MAX_VALUE / 4) + " ticks of it");
         }
         return new EngineConfig(EngineConfig.uniformInstruments(instruments, minPrice, (int)(maxPrice - minPrice + 1)),
-            (int)config.number(RoleFiles.MAX_ORDERS, 1 << 20, 1, 1 << 28),
+            (int)config.number(RoleFiles.MAX_ORDERS, 1 << 20, 1, OrderStore.MAX_CAPACITY),
             (int)config.number(RoleFiles.MAX_ACCOUNTS, 1024, 1, 1 << 24),
             config.number(RoleFiles.SNAPSHOT_INTERVAL, 1_000_000, 0, Long.MAX_VALUE));
     }
