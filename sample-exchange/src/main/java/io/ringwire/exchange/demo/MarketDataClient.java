@@ -4,8 +4,10 @@ import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.OrderAddedDecoder;
 import io.ringwire.codecs.trading.SnapshotRequestEncoder;
+import io.ringwire.exchange.book.InstrumentSpec;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
+import io.ringwire.exchange.marketdata.StaleBooks;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.exchange.node.Outbound;
 import io.ringwire.exchange.node.RunFlag;
@@ -20,6 +22,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
+import java.util.function.IntConsumer;
 
 /**
  * A market-data subscriber: builds every book from the market-data service's stream with
@@ -46,6 +49,8 @@ public final class MarketDataClient implements Agent, AutoCloseable
     private final SnapshotRequestEncoder request = new SnapshotRequestEncoder();
     private final UnsafeBuffer requestBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
     private final FragmentHandler onMarketData = this::onMarketData;
+    private final IntConsumer requestSnapshot = this::requestSnapshot;
+    private final StaleBooks staleBooks;
     private boolean joined;
     /** A snapshot request the service was too far behind to take: 0 for every book, -1 for none. */
     private int heldRequest = -1;
@@ -67,6 +72,8 @@ public final class MarketDataClient implements Agent, AutoCloseable
         // The books first: sizing them touches their memory (a fraction of a second for a million
         // orders), which would keep the connections opened below from being answered in time.
         this.books = new MarketDataBooks(engine.instruments(), engine.maxOrders());
+        this.staleBooks = new StaleBooks(engine.instruments().stream().mapToInt(InstrumentSpec::id).toArray(),
+            System.nanoTime());
         Subscription subscription = null;
         Publication toService = null;
         try
@@ -104,6 +111,7 @@ public final class MarketDataClient implements Agent, AutoCloseable
             heldRequest = -1;
             requestSnapshot(instrument);
         }
+        work += staleBooks.poll(System.nanoTime(), books, requestSnapshot);
         return work + marketData.poll(onMarketData, FRAGMENT_LIMIT);
     }
 
@@ -151,6 +159,7 @@ public final class MarketDataClient implements Agent, AutoCloseable
         }
         else if (result == Outbound.RETRY)
         {
+            // A DROPPED one (the request path down) is not held: its book stays stale, and StaleBooks asks again.
             heldRequest = heldRequest < 0 || heldRequest == instrumentId ? instrumentId : 0;
         }
     }

@@ -254,6 +254,12 @@ final class FeedSequencer
         return stale[slot];
     }
 
+    /** @return whether a snapshot of the slot's book is being collected. */
+    boolean isLoading(final int slot)
+    {
+        return loadingPart[slot] != NONE;
+    }
+
     /** @return the slot's last sequence applied (by an incremental or a snapshot), 0 when none. */
     long sequence(final int slot)
     {

@@ -277,6 +277,13 @@ public final class MarketDataBooks
         return slot == NONE || sequencer.isStale(slot);
     }
 
+    /** @return whether a snapshot of the instrument's book is being collected (false for one without a book). */
+    public boolean isLoadingSnapshot(final int instrument)
+    {
+        final int slot = slotOf(instrument);
+        return slot != NONE && sequencer.isLoading(slot);
+    }
+
     /** @return the instrument's last sequence applied (by an incremental or a snapshot), 0 when none. */
     public long sequence(final int instrument)
     {

@@ -116,7 +116,7 @@ class MarketDataBooksTest
             }
             else
             {
-                assertEquals(3, snapshots.encode(1, partBuffer, 0, (buffer, offset, partLength) -> parts.add(copy(buffer, offset, partLength))));
+                assertEquals(3, snapshots.encode(1, partBuffer, 0, (buffer, offset, partLength) -> parts.add(Messages.copy(buffer, offset, partLength))));
             }
         }
         assertTrue(books.isStale(1), "message 3 was missed");
@@ -126,9 +126,9 @@ class MarketDataBooksTest
         assertEquals(STALE, books.onMessage(feed.buffer, 0, sixth));
 
         // The snapshot taken after message 3: messages 4 and 5 are then repeated by a retransmission.
-        assertEquals(APPLIED, books.onMessage(wrap(parts.get(0)), 0, parts.get(0).length));
-        assertEquals(APPLIED, books.onMessage(wrap(parts.get(1)), 0, parts.get(1).length));
-        assertEquals(RECOVERED, books.onMessage(wrap(parts.get(2)), 0, parts.get(2).length));
+        assertEquals(APPLIED, books.onMessage(Messages.wrap(parts.get(0)), 0, parts.get(0).length));
+        assertEquals(APPLIED, books.onMessage(Messages.wrap(parts.get(1)), 0, parts.get(1).length));
+        assertEquals(RECOVERED, books.onMessage(Messages.wrap(parts.get(2)), 0, parts.get(2).length));
         assertFalse(books.isStale(1));
         assertEquals(3, books.sequence(1));
         final Messages again = new Messages(1);
@@ -155,21 +155,21 @@ class MarketDataBooksTest
         final SnapshotEncoder snapshots = new SnapshotEncoder(books, 2);
         final List<byte[]> parts = new ArrayList<>();
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
-        snapshots.encode(1, partBuffer, 0, (buffer, offset, length) -> parts.add(copy(buffer, offset, length)));
+        snapshots.encode(1, partBuffer, 0, (buffer, offset, length) -> parts.add(Messages.copy(buffer, offset, length)));
         final MarketDataBooks client = new MarketDataBooks(instruments(4), 100);
         final Messages late = new Messages(1);
         late.sequence = 9;
         assertEquals(GAP, client.onMessage(late.buffer, 0, late.added(99, Side.BUY, 50, 1)));
 
-        assertEquals(APPLIED, client.onMessage(wrap(parts.get(0)), 0, parts.get(0).length));
-        assertEquals(IGNORED, client.onMessage(wrap(parts.get(2)), 0, parts.get(2).length), "part 1 went missing");
+        assertEquals(APPLIED, client.onMessage(Messages.wrap(parts.get(0)), 0, parts.get(0).length));
+        assertEquals(IGNORED, client.onMessage(Messages.wrap(parts.get(2)), 0, parts.get(2).length), "part 1 went missing");
         assertTrue(client.isStale(1));
         assertEquals(1, client.snapshotsAbandoned());
         assertEquals(0, client.orderCount(1));
 
         for (final byte[] part : parts)
         {
-            client.onMessage(wrap(part), 0, part.length);
+            client.onMessage(Messages.wrap(part), 0, part.length);
         }
         assertFalse(client.isStale(1));
         assertEquals(books.publicDigest(), client.publicDigest());
@@ -284,17 +284,5 @@ class MarketDataBooksTest
             count++;
         }
         return count;
-    }
-
-    private static byte[] copy(final DirectBuffer buffer, final int offset, final int length)
-    {
-        final byte[] bytes = new byte[length];
-        buffer.getBytes(offset, bytes);
-        return bytes;
-    }
-
-    private static UnsafeBuffer wrap(final byte[] bytes)
-    {
-        return new UnsafeBuffer(bytes);
     }
 }

@@ -8,6 +8,7 @@ import io.ringwire.codecs.trading.OrderExecutedEncoder;
 import io.ringwire.codecs.trading.OrderReplacedEncoder;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.SnapshotRequestEncoder;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -66,5 +67,18 @@ final class Messages
         final SnapshotRequestEncoder message = new SnapshotRequestEncoder().wrapAndApplyHeader(buffer, 0, header)
             .instrumentId(instrument).requesterId(7);
         return MessageHeaderEncoder.ENCODED_LENGTH + message.encodedLength();
+    }
+
+    /** @return a copy of a message (a snapshot part handed to a callback), to apply later. */
+    static byte[] copy(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final byte[] bytes = new byte[length];
+        buffer.getBytes(offset, bytes);
+        return bytes;
+    }
+
+    static UnsafeBuffer wrap(final byte[] bytes)
+    {
+        return new UnsafeBuffer(bytes);
     }
 }
