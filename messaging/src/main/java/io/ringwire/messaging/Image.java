@@ -349,6 +349,12 @@ final class Image implements AutoCloseable
         return unaskedChecksum;
     }
 
+    /** @return whether the JOIN arrived: the stream's start is known. */
+    boolean isJoined()
+    {
+        return joined;
+    }
+
     /**
      * The JOIN message arrived: the stream starts at the position it carries.
      *

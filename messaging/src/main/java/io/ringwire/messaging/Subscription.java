@@ -300,6 +300,14 @@ public final class Subscription implements AutoCloseable
         final int read = image.pollLog(fragmentHandler, fragmentLimit, counters, tallies, nowNs);
         if (read == 0 && image.draining)
         {
+            if (!image.isJoined())
+            {
+                // Its JOIN (where the stream starts) may wait in the completion queue, which a memory
+                // log's poll reads only now and then: read it in this poll, the frames in the next.
+                // One that never comes ends the image with the liveness timeout.
+                pollsSinceCompletions = LOG_COMPLETION_POLL_INTERVAL;
+                return 0;
+            }
             closeImage(image);
             return -1;
         }
