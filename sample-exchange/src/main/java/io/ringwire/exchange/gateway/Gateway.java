@@ -165,7 +165,7 @@ public final class Gateway
         this.sessionControl = new SessionControl(sessions, counters, sender, MAX_CREDENTIALS_LENGTH);
         this.orderEntry = new OrderEntry(sessions, rateLimiter, risk, sessionControl, counters, sender,
             config.maxClientOrderIdsPerSession());
-        this.reportRouter = new ReportRouter(sessions, risk, counters, sender);
+        this.reportRouter = new ReportRouter(sessions, risk, orderEntry, counters, sender);
     }
 
     /** @return the counters. */

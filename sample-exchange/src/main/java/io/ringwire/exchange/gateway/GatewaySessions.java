@@ -36,6 +36,7 @@ final class GatewaySessions
     private final long[] accounts;
     private final byte[][] tokens;
     private final boolean[] loggedOn;
+    private final boolean[] everLoggedOn;
     private final int[] transportOf;
     private final long[] heartbeatIntervalNs;
     private final long[] lastReceivedNs;
@@ -56,6 +57,7 @@ final class GatewaySessions
         accounts = new long[count];
         tokens = new byte[count][];
         loggedOn = new boolean[count];
+        everLoggedOn = new boolean[count];
         transportOf = new int[count];
         heartbeatIntervalNs = new long[count];
         lastReceivedNs = new long[count];
@@ -158,10 +160,17 @@ final class GatewaySessions
     void bind(final int session, final int transportSession, final int heartbeatIntervalMs, final long nowNs)
     {
         loggedOn[session] = true;
+        everLoggedOn[session] = true;
         transportOf[session] = transportSession;
         sessionOfTransport.put(transportSession, session);
         heartbeatIntervalNs[session] = heartbeatIntervalMs * 1_000_000L;
         lastReceivedNs[session] = nowNs;
+    }
+
+    /** @return whether the session has logged on since this gateway process started. */
+    boolean hasLoggedOn(final int session)
+    {
+        return everLoggedOn[session];
     }
 
     /**

@@ -229,6 +229,16 @@ final class OrderEntry
         return 0;
     }
 
+    /**
+     * @return whether a request of this gateway process used the client order id: false for the
+     *         orders a session left in the engine before this process started (its start cancel
+     *         ends them, and they were never counted here).
+     */
+    boolean usedClientOrderId(final int session, final long clientOrderId)
+    {
+        return clientOrderIds[session].contains(clientOrderId);
+    }
+
     private short roomForClientOrderId(final int session)
     {
         return clientOrderIds[session].size() >= maxClientOrderIds ? RejectReason.CAPACITY_EXCEEDED.value() : 0;

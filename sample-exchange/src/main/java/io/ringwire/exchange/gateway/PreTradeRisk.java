@@ -152,8 +152,11 @@ final class PreTradeRisk
     /**
      * Learns from one execution report of the session's account: the last trade of a fill, the end
      * of an open order.
+     *
+     * @param counted whether the order is one this gateway process forwarded, so counted as open:
+     *                not one a session left in the engine before it started.
      */
-    void onReport(final int session, final ExecutionReportDecoder report)
+    void onReport(final int session, final ExecutionReportDecoder report, final boolean counted)
     {
         final int instrumentId = report.instrumentId();
         if (report.lastQuantity() > 0 && isKnown(instrumentId))
@@ -173,7 +176,7 @@ final class PreTradeRisk
             final short status = report.ordStatusRaw();
             ended = status == FILLED || status == CANCELED;
         }
-        if (ended && openOrders[session] > 0)
+        if (ended && counted && openOrders[session] > 0)
         {
             openOrders[session]--;
         }

@@ -33,6 +33,7 @@ final class ReportRouter
 
     private final GatewaySessions sessions;
     private final PreTradeRisk risk;
+    private final OrderEntry orderEntry;
     private final GatewayCounters counters;
     private final GatewaySender sender;
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
@@ -42,11 +43,12 @@ final class ReportRouter
 
     private long lastEngineSequence;
 
-    ReportRouter(final GatewaySessions sessions, final PreTradeRisk risk, final GatewayCounters counters,
-        final GatewaySender sender)
+    ReportRouter(final GatewaySessions sessions, final PreTradeRisk risk, final OrderEntry orderEntry,
+        final GatewayCounters counters, final GatewaySender sender)
     {
         this.sessions = sessions;
         this.risk = risk;
+        this.orderEntry = orderEntry;
         this.counters = counters;
         this.sender = sender;
     }
@@ -105,7 +107,7 @@ final class ReportRouter
             counters.reportsForGoneSessions++;
             return;
         }
-        risk.onReport(session, report);
+        risk.onReport(session, report, orderEntry.usedClientOrderId(session, report.clientOrderId()));
         if (sender.hasReplyLog(session))
         {
             if (sender.report(session, buffer, offset, valid, nowNs))

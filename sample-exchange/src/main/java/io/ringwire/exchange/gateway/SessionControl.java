@@ -17,7 +17,8 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  * A session's life from logon to loss: a Logon is checked (the session of the identity the
  * connection proved, its token, not logged on already, a heartbeat interval the gateway allows) and
  * binds the session to its transport session, and its reply log resends from the sequence the
- * Logon asks for (the LogonResponse says from where) before any newer report; a second connection of a logged-on identity is
+ * Logon asks for (from the oldest kept at the session's first logon in this gateway process; the
+ * LogonResponse says from where) before any newer report; a second connection of a logged-on identity is
  * refused (the first keeps the session until it logs out or is lost), never merged with it; Logout, heartbeat silence, the transport going away and an unreachable client
  * each lose it. A loss owes the engine one cancel-on-disconnect, a MassCancel of the session's
  * account, which is offered again until the engine's stream takes it, and before any request of a
@@ -92,9 +93,13 @@ final class SessionControl
             return rejectLogon(session, sessionId, LogonRejectReason.INVALID_HEARTBEAT_INTERVAL,
                 "the heartbeat interval must be 1 to 300000 ms", nowNs);
         }
+        // At the first logon since this gateway process started, every report kept is new to the
+        // client, whatever it asks (a number from another life of the log, or none): its start
+        // cancel's reports among them, which tell it (or the FIX door's member) what it no longer has.
+        final long replyFrom = sender.rewindReplies(session,
+            sessions.hasLoggedOn(session) ? request.nextReplySequence() : 1);
         sessions.bind(session, transportSession, intervalMs, nowNs);
         counters.logons++;
-        final long replyFrom = sender.rewindReplies(session, request.nextReplySequence());
         sender.reply(session, sender.replies().logonResponse(sessionId, LogonStatus.ACCEPTED, LogonRejectReason.NONE,
             intervalMs, nowNs, replyFrom, ""), nowNs);
         sender.sendReplies(session, REPLIES_PER_CALL, nowNs);

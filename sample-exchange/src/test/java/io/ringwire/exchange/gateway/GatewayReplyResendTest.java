@@ -113,6 +113,21 @@ class GatewayReplyResendTest
     }
 
     @Test
+    void aSessionsFirstLogonInThisGatewayProcessGetsEveryReportKeptWhateverItAsks()
+    {
+        // The start cancel's reports come before the member logs on again; its client asks for the
+        // number the last gateway process would have sent next (or for none, as the FIX door does).
+        reportToA(1);
+        reportToA(2);
+        assertEquals(1, logOnA(7), "another life's number: from the oldest kept");
+        drain();
+        assertReportsToA(1, 1, 2);
+        loseA();
+        reportToA(3);
+        assertEquals(4, logOnA(0), "a later logon asking for none skips what waited, as before");
+    }
+
+    @Test
     void aLogonAskingForNoneOrForASequenceThisGatewayNeverSentStartsAtTheNextNewReport()
     {
         logOnA(0);

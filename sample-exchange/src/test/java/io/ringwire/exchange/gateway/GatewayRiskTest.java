@@ -141,6 +141,18 @@ class GatewayRiskTest
     }
 
     @Test
+    void theCancelsOfOrdersLeftBeforeThisGatewayStartedEndNoneOfItsOwn()
+    {
+        // Orders 900 and 901 rest from the last gateway's life; this one's start cancel ends them.
+        fixture.logOnBoth();
+        fixture.limitA(1, 1_000, 1, START_NS + 1);
+        fixture.limitA(2, 1_000, 1, START_NS + 2);
+        fixture.engineReport(ACCOUNT_A, 900, 700, ExecType.CANCELED, OrdStatus.CANCELED, 1, 0, 0, START_NS + 3);
+        fixture.engineReport(ACCOUNT_A, 901, 701, ExecType.CANCELED, OrdStatus.CANCELED, 1, 0, 0, START_NS + 4);
+        assertEquals(2, gateway.openOrders(SESSION_A), "this gateway's two orders are still open");
+    }
+
+    @Test
     void engineRejectOfANewOrderEndsItButOfACancelDoesNot()
     {
         fixture.logOnBoth();
