@@ -52,7 +52,8 @@ final class ProcessDemo
             stopRequested.set(true);
             try
             {
-                finished.await(2 * STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                // Past the ordered stop's own timeouts (a quiesce and four stops).
+                finished.await(6 * STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             }
             catch (final InterruptedException ex)
             {

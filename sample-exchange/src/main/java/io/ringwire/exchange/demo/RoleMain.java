@@ -64,8 +64,11 @@ public final class RoleMain
     public static final String PARENT_PIPE_ENV = "RINGWIRE_ROLE_PARENT_PIPE";
 
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
-    /** How long SIGTERM waits for the role to stop, report and close before the JVM halts. */
-    private static final long TERMINATE_WAIT_SECONDS = 20;
+    /**
+     * How long SIGTERM waits for the role to stop, report and close before the JVM halts: past the
+     * clients' drain of what is in flight, the longest stop.
+     */
+    private static final long TERMINATE_WAIT_SECONDS = 60;
 
     private RoleMain()
     {
@@ -194,7 +197,7 @@ public final class RoleMain
     {
         final EngineNode engine = add(closeables, new EngineNode(context, config.layout(), config.journal(),
             config.engine(), running, EngineNode.JOURNAL_SEGMENT, config.engineThreads()));
-        connect(engine::isConnected, engine, "engine");
+        connect(engine::isConnected, engine, "engine", stop);
         engine.open();
         final Agents.RunningAgent agent = add(closeables, Agents.start(context, engine, RoleMain::fail));
         out.println("READY engine " + describe(agent) + "; " + engineHelpers(engine));
@@ -230,7 +233,7 @@ public final class RoleMain
             config.gateway().maxClientOrderIdsPerSession(), epochMinusNanoTime());
         final GatewayNode gateway = add(closeables, new GatewayNode(context, config.layout(), config.gateway(),
             running, door));
-        connect(gateway::isConnected, gateway, "gateway");
+        connect(gateway::isConnected, gateway, "gateway", stop);
         if (null != door)
         {
             door.start();
@@ -275,7 +278,7 @@ public final class RoleMain
         final MarketDataNode marketData = add(closeables, new MarketDataNode(context, config.layout(), config.engine(),
             running));
         // Subscribers may join late: the service publishes whether or not one is there.
-        connect(() -> true, marketData, "marketdata");
+        connect(() -> true, marketData, "marketdata", stop);
         final AgentRunner runner = add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail, null,
             marketData)); // a third role on a small machine: it backs off, leaving the cores to engine and gateway
         AgentRunner.startOnThread(runner);
@@ -311,11 +314,11 @@ public final class RoleMain
                 running));
             final MarketDataClient subscriber = marketData;
             connect(() -> clients.isConnected() && subscriber.isConnected(), new CompositeAgent(clients, subscriber),
-                "clients");
+                "clients", stop);
         }
         else
         {
-            connect(clients::isConnected, new CompositeAgent(clients), "clients");
+            connect(clients::isConnected, new CompositeAgent(clients), "clients", stop);
         }
         final SwitchableAgent agent = new SwitchableAgent(clients, marketData);
         final AgentRunner runner = add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail, null,
@@ -438,11 +441,16 @@ public final class RoleMain
     }
 
     private static void connect(final java.util.function.BooleanSupplier connected, final Agent agent,
-        final String role) throws InterruptedException
+        final String role, final CountDownLatch stop) throws InterruptedException
     {
         final long deadline = System.nanoTime() + CONNECT_TIMEOUT_NS;
         while (!connected.getAsBoolean())
         {
+            if (stop.getCount() == 0)
+            {
+                // SIGTERM or a stop line: the JVM waits for the stop only so long.
+                throw new IllegalStateException(role + " stopped before it connected");
+            }
             if (System.nanoTime() - deadline > 0)
             {
                 throw new IllegalStateException(role + " did not connect within " +

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,6 +28,8 @@ import java.util.function.Consumer;
  */
 public final class RoleProcess implements AutoCloseable
 {
+    private static final Path SETSID = Path.of("/usr/bin/setsid");
+
     private final String name;
     private final Process process;
     private final CountDownLatch ready = new CountDownLatch(1);
@@ -111,10 +114,21 @@ public final class RoleProcess implements AutoCloseable
         return new RoleProcess(name, builder.start(), echo);
     }
 
-    /** The role's JVM: this JVM's java, options (no agents) and class path. */
+    /**
+     * The role's JVM: this JVM's java, options (no agents) and class path, in a session of its own
+     * where setsid is at hand, so a Ctrl-C at the terminal reaches the parent alone, which stops
+     * its roles in order (the role still stops when the parent's pipe closes).
+     */
     private static List<String> command(final List<String> prefix, final Path config)
     {
-        return javaCommand(prefix, RoleMain.class.getName(), "--config", config.toString());
+        final List<String> detached = new ArrayList<>();
+        if (Files.isExecutable(SETSID))
+        {
+            // setsid execs in place (the child leads no process group), so the pid stays the role's.
+            detached.add(SETSID.toString());
+        }
+        detached.addAll(prefix);
+        return javaCommand(detached, RoleMain.class.getName(), "--config", config.toString());
     }
 
     /** A JVM like this one (its java, options but agents, class path) running {@code mainClass}. */
