@@ -103,6 +103,7 @@ public final class MarketDataClient implements Agent, AutoCloseable
         {
             joined = true;
             requestSnapshot(0);
+            staleBooks.restart(System.nanoTime());
             work++;
         }
         if (heldRequest >= 0)
@@ -111,7 +112,10 @@ public final class MarketDataClient implements Agent, AutoCloseable
             heldRequest = -1;
             requestSnapshot(instrument);
         }
-        work += staleBooks.poll(System.nanoTime(), books, requestSnapshot);
+        if (joined)
+        {
+            work += staleBooks.poll(System.nanoTime(), books, requestSnapshot);
+        }
         return work + marketData.poll(onMarketData, FRAGMENT_LIMIT);
     }
 

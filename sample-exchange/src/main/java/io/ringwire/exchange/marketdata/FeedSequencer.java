@@ -254,10 +254,13 @@ final class FeedSequencer
         return stale[slot];
     }
 
-    /** @return whether a snapshot of the slot's book is being collected. */
-    boolean isLoading(final int slot)
+    /**
+     * @return -1 when no snapshot of the slot's book is being collected, else a value that changes
+     *         with each part taken (the snapshot's sequence and the next part).
+     */
+    long loadingProgress(final int slot)
     {
-        return loadingPart[slot] != NONE;
+        return loadingPart[slot] == NONE ? -1 : (loadingSequence[slot] << 20) + loadingPart[slot];
     }
 
     /** @return the slot's last sequence applied (by an incremental or a snapshot), 0 when none. */

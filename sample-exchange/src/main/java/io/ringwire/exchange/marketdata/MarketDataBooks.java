@@ -277,11 +277,14 @@ public final class MarketDataBooks
         return slot == NONE || sequencer.isStale(slot);
     }
 
-    /** @return whether a snapshot of the instrument's book is being collected (false for one without a book). */
-    public boolean isLoadingSnapshot(final int instrument)
+    /**
+     * @return -1 when no snapshot of the instrument's book is being collected (or it has no book),
+     *         else a value that changes with each part of it taken.
+     */
+    public long snapshotProgress(final int instrument)
     {
         final int slot = slotOf(instrument);
-        return slot != NONE && sequencer.isLoading(slot);
+        return slot == NONE ? -1 : sequencer.loadingProgress(slot);
     }
 
     /** @return the instrument's last sequence applied (by an incremental or a snapshot), 0 when none. */

@@ -63,4 +63,44 @@ class StaleBooksTest
         assertFalse(client.isStale(1), "the next snapshot recovers it");
         assertEquals(0, stale.poll(4 * StaleBooks.INTERVAL_NS, client, asked::add));
     }
+
+    @Test
+    void aSnapshotThatStopsArrivingIsAskedForAgainAndManyStaleBooksInOneRequest()
+    {
+        final MarketDataBooks service = new MarketDataBooks(INSTRUMENTS, 100);
+        final Messages feed = new Messages(1);
+        for (int order = 1; order <= 5; order++)
+        {
+            assertEquals(APPLIED, service.onMessage(feed.buffer, 0, feed.added(order, Side.SELL, 100 + order, order)));
+        }
+        final SnapshotEncoder snapshots = new SnapshotEncoder(service, 2);
+        final List<byte[]> parts = new ArrayList<>();
+        final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
+        snapshots.encode(1, partBuffer, 0, (buffer, offset, length) -> parts.add(Messages.copy(buffer, offset, length)));
+        final MarketDataBooks client = new MarketDataBooks(INSTRUMENTS, 100);
+        final StaleBooks stale = new StaleBooks(new int[]{ 1, 2, 3, 4 }, 0);
+        final List<Integer> asked = new ArrayList<>();
+        final Messages late = new Messages(1);
+        late.sequence = 9;
+        assertEquals(GAP, client.onMessage(late.buffer, 0, late.added(99, Side.BUY, 50, 1)));
+        assertEquals(APPLIED, client.onMessage(Messages.wrap(parts.get(0)), 0, parts.get(0).length));
+
+        // The rest of the snapshot never comes: loading, but no part for a whole interval.
+        assertEquals(0, stale.poll(StaleBooks.INTERVAL_NS, client, asked::add), "a part came since the start");
+        assertEquals(1, stale.poll(2 * StaleBooks.INTERVAL_NS, client, asked::add), "no part for an interval");
+        assertEquals(List.of(1), asked);
+
+        final MarketDataBooks many = new MarketDataBooks(EngineConfig.uniformInstruments(20, 1, 1_000), 100);
+        final int[] ids = new int[20];
+        for (int i = 0; i < ids.length; i++)
+        {
+            ids[i] = i + 1;
+            final Messages book = new Messages(i + 1);
+            book.sequence = 5; // a gap on every book
+            assertEquals(GAP, many.onMessage(book.buffer, 0, book.added(1_000 + i, Side.BUY, 50, 1)));
+        }
+        asked.clear();
+        assertEquals(20, new StaleBooks(ids, 0).poll(StaleBooks.INTERVAL_NS, many, asked::add));
+        assertEquals(List.of(0), asked, "past " + StaleBooks.MAX_SINGLE_REQUESTS + " books: one request for all");
+    }
 }
