@@ -356,8 +356,8 @@ public final class PerfMain
             if (!rejects.isEmpty())
             {
                 // Printed and kept, but not a measurement of orders through the exchange: fail the run.
-                throw new IllegalStateException("most acknowledgements were rejects, so the latency is not that of " +
-                    "orders through the engine: " + rejects);
+                throw new IllegalStateException("no acknowledgements, or most were rejects, so the latency is not " +
+                    "that of orders through the engine: " + rejects);
             }
         });
     }

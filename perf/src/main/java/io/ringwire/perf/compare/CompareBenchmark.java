@@ -1,6 +1,7 @@
 package io.ringwire.perf.compare;
 
 import io.ringwire.perf.cli.Transports;
+import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.output.RecordedHistogram;
 import io.ringwire.perf.pingpong.Pinger;
@@ -61,6 +62,11 @@ public final class CompareBenchmark
         final List<String> notes = new ArrayList<>();
         final Map<String, List<Comparison>> byProvider = runnableByProvider(notes);
         notes.forEach(note -> log.println("compare: " + note));
+        if (byProvider.isEmpty())
+        {
+            // A run that measured nothing is refused, as rtt refuses a provider it cannot run.
+            throw new UsageException("no pair can run here: " + String.join("; ", notes));
+        }
         final List<Comparison> compared = new ArrayList<>();
         byProvider.values().forEach(compared::addAll);
         final List<List<RttResult>> rounds = new ArrayList<>();

@@ -112,11 +112,24 @@ final class IbWriteLat
             String output = "";
             for (int attempt = 0; attempt < CONNECT_ATTEMPTS && server.isAlive(); attempt++)
             {
-                final Process process = new ProcessBuilder(client).redirectErrorStream(true).start();
-                output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (waitFor(process) == 0)
+                // To a file, read once it has ended: reading its pipe would block until it exits, so
+                // a client that never does (its writes never complete) would outwait the timeout.
+                final Path outputFile = Files.createTempFile("ringwire-ib-write-lat-", ".out");
+                try
                 {
-                    return parse(output, size);
+                    final Process process = new ProcessBuilder(client).redirectErrorStream(true)
+                        .redirectOutput(outputFile.toFile()).start();
+                    final int status = waitFor(process);
+                    output = Files.readString(outputFile, StandardCharsets.UTF_8) +
+                        (status < 0 ? "\n(killed after " + TIMEOUT_SECONDS + " s)" : "");
+                    if (status == 0)
+                    {
+                        return parse(output, size);
+                    }
+                }
+                finally
+                {
+                    Files.deleteIfExists(outputFile);
                 }
                 sleep(CONNECT_RETRY_MS); // the server may not listen yet
             }

@@ -85,7 +85,12 @@ public final class ExchangeBenchmark
         final StringBuilder text = new StringBuilder();
         for (final Result result : results)
         {
-            if (result.outcomes().mostlyRejected())
+            if (0 == result.outcomes().acks())
+            {
+                text.append(text.isEmpty() ? "" : "; ").append(result.provider())
+                    .append(": no acknowledgement arrived in the measured window");
+            }
+            else if (result.outcomes().mostlyRejected())
             {
                 text.append(text.isEmpty() ? "" : "; ").append(String.format(Locale.ROOT,
                     "%s: %,d of %,d acknowledgements were rejects (%,d by the gateway, %,d by the engine)",
@@ -251,9 +256,8 @@ public final class ExchangeBenchmark
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)
             {
                 final Histogram h = result.hops()[i];
-                text.append(String.format(Locale.ROOT, "    %-30s %9d %9d %9d %9d %9d %9d%n", LatencyLedger.HOPS[i],
-                    h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
-                    h.getValueAtPercentile(99.9), h.getMaxValue()));
+                text.append(String.format(Locale.ROOT, "    %-30s %9d %9s %9s %9s %9s %9s%n", LatencyLedger.HOPS[i],
+                    h.getTotalCount(), cell(h, 50), cell(h, 90), cell(h, 99), cell(h, 99.9), cell(h, 100)));
             }
             text.append(null == result.fix() ? "" : result.fix().describe());
         }
@@ -271,22 +275,39 @@ public final class ExchangeBenchmark
                 "{\"provider\":\"%s\",\"offered_per_second\":%d,\"achieved_per_second\":%.0f,\"acks\":%d," +
                 "\"accepted\":%d,\"rejected_by_gateway\":%d,\"rejected_by_engine\":%d,\"mostly_rejected\":%b," +
                 "\"rate_held\":%b,\"backlog_at_start\":%b,\"second_p50_ns\":%s," +
-                "\"p50_ns\":%d,\"p99_ns\":%d,\"p99_9_ns\":%d,\"threads\":\"%s\",\"hops\":[", result.provider(),
+                "\"p50_ns\":%s,\"p99_ns\":%s,\"p99_9_ns\":%s,\"threads\":\"%s\",\"hops\":[", result.provider(),
                 result.offered(), result.achieved(), result.acks(), result.outcomes().accepted(),
                 result.outcomes().rejectedByGateway(), result.outcomes().rejectedByEngine(),
                 result.outcomes().mostlyRejected(), result.rateHeld(), result.backlogAtStart(),
-                Arrays.toString(result.secondP50Ns()).replace(" ", ""), due.getValueAtPercentile(50),
-                due.getValueAtPercentile(99), due.getValueAtPercentile(99.9), result.threads()));
+                Arrays.toString(result.secondP50Ns()).replace(" ", ""), jsonValue(due, 50), jsonValue(due, 99),
+                jsonValue(due, 99.9), result.threads()));
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)
             {
                 final Histogram h = result.hops()[i];
                 text.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
-                    "{\"hop\":\"%s\",\"count\":%d,\"p50_ns\":%d,\"p90_ns\":%d,\"p99_ns\":%d,\"p99_9_ns\":%d,\"max_ns\":%d}",
-                    LatencyLedger.HOPS[i], h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
-                    h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue()));
+                    "{\"hop\":\"%s\",\"count\":%d,\"p50_ns\":%s,\"p90_ns\":%s,\"p99_ns\":%s,\"p99_9_ns\":%s,\"max_ns\":%s}",
+                    LatencyLedger.HOPS[i], h.getTotalCount(), jsonValue(h, 50), jsonValue(h, 90), jsonValue(h, 99),
+                    jsonValue(h, 99.9), jsonValue(h, 100)));
             }
             text.append(']').append(null == result.fix() ? "" : ",\"fix\":" + result.fix().json()).append('}');
         }
         return text.append("]}").toString();
+    }
+
+    /** @return the percentile (100: the maximum) for the table, "-" for an empty histogram, not a 0 no one measured. */
+    private static String cell(final Histogram histogram, final double percentile)
+    {
+        return 0 == histogram.getTotalCount() ? "-" : Long.toString(value(histogram, percentile));
+    }
+
+    /** @return the percentile (100: the maximum) for the JSON, null for an empty histogram. */
+    private static String jsonValue(final Histogram histogram, final double percentile)
+    {
+        return 0 == histogram.getTotalCount() ? "null" : Long.toString(value(histogram, percentile));
+    }
+
+    private static long value(final Histogram histogram, final double percentile)
+    {
+        return percentile >= 100 ? histogram.getMaxValue() : histogram.getValueAtPercentile(percentile);
     }
 }

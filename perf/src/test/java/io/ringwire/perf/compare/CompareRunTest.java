@@ -76,4 +76,20 @@ class CompareRunTest
             assertTrue((Double)ratio.get("median") > 0, ratio.toString());
         }
     }
+
+    @Test
+    void aCompareWhereNoPairCanRunIsRefusedNotReportedAsAnEmptyTable() throws Exception
+    {
+        final Path notADirectory = Files.writeString(directory.resolve("a-file"), "x");
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int exitCode = PerfMain.compare(new String[] { "--pairs", "shm/aeron-ipc", "--messages", "300",
+            "--rounds", "1", "--allow-oversubscribe", "--shm-dir", notADirectory.toString(), "--out",
+            directory.resolve("results").toString() },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+            OnlineCpus.asList());
+        assertEquals(2, exitCode, err::toString);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("no pair can run here"), err::toString);
+        assertTrue(out.toString(StandardCharsets.UTF_8).isEmpty(), "no table");
+    }
 }

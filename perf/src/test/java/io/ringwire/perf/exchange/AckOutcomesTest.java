@@ -91,6 +91,25 @@ class AckOutcomesTest
     }
 
     @Test
+    void aRunWithNoAcknowledgementFailsTheCommandAndItsEmptyHopsPrintNoFigures()
+    {
+        final Histogram[] hops = new Histogram[LatencyLedger.HOPS.length];
+        for (int i = 0; i < hops.length; i++)
+        {
+            hops[i] = new Histogram(3);
+        }
+        final ExchangeBenchmark.Result silent = new ExchangeBenchmark.Result("shm", 1_000, 0, "", 0, 0, hops,
+            new AckOutcomes(0, 0, 0, Map.of()), null, new long[0]);
+
+        assertEquals("shm: no acknowledgement arrived in the measured window",
+            ExchangeBenchmark.mostlyRejected(List.of(silent)));
+        final String table = ExchangeBenchmark.table(List.of(silent));
+        assertTrue(table.contains("        0         -         -         -         -         -"), table);
+        final String json = ExchangeBenchmark.json(List.of(silent));
+        assertTrue(json.contains("\"p50_ns\":null") && !json.contains("\"p50_ns\":0"), json);
+    }
+
+    @Test
     void halfRejectedIsNotMostly()
     {
         assertFalse(new AckOutcomes(10, 5, 0, Map.of()).mostlyRejected());
