@@ -104,12 +104,17 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                 case "--out" -> out = value(args, i++, arg);
                 case "--provider" ->
                 {
-                    providers = List.of(value(args, i++, arg).split(","));
+                    providers = java.util.Arrays.stream(value(args, i++, arg).split(",")).map(String::trim).toList();
                     for (final String provider : providers)
                     {
                         if (!PROVIDERS.contains(provider))
                         {
                             throw new UsageException("--provider takes " + PROVIDERS + ", not '" + provider + "'");
+                        }
+                        if (providers.indexOf(provider) != providers.lastIndexOf(provider))
+                        {
+                            // Each run writes its histograms under its provider's name.
+                            throw new UsageException("--provider names " + provider + " twice");
                         }
                     }
                 }
@@ -148,7 +153,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
 
     private static String value(final String[] args, final int index, final String name)
     {
-        if (index + 1 >= args.length)
+        if (index + 1 >= args.length || args[index + 1].startsWith("--"))
         {
             throw new UsageException(name + " needs a value");
         }

@@ -4,6 +4,7 @@ import io.ringwire.perf.cli.CommonOptions;
 import io.ringwire.perf.cli.OptionReader;
 import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.pingpong.LatencyProbeCodec;
 import io.ringwire.perf.pingpong.RttMessage;
 
 import java.util.ArrayList;
@@ -159,6 +160,17 @@ public record ThroughputOptions(
                 if (size < 1 || size > RttMessage.MAX_LENGTH)
                 {
                     throw new NumberFormatException();
+                }
+                final int length = LatencyProbeCodec.messageLength(size);
+                for (final int earlier : sizes)
+                {
+                    if (LatencyProbeCodec.messageLength(earlier) == length)
+                    {
+                        // One row per length: two floods of one length would be mixed in one median.
+                        throw new UsageException("--sizes " + earlier + " and " + size + " are both floods of " +
+                            length + "-byte messages (the probe takes " + LatencyProbeCodec.messageLength(1) +
+                            " at least); give each length once");
+                    }
                 }
                 sizes.add(size);
             }

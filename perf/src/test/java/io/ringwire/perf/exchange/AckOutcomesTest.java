@@ -74,11 +74,7 @@ class AckOutcomesTest
     @Test
     void theBenchmarkNamesTheRunsOfMostlyRejectsThatFailTheCommand()
     {
-        final Histogram[] hops = new Histogram[LatencyLedger.HOPS.length];
-        for (int i = 0; i < hops.length; i++)
-        {
-            hops[i] = new Histogram(3);
-        }
+        final Histogram[] hops = emptyHops();
         final ExchangeBenchmark.Result honest = new ExchangeBenchmark.Result("shm", 1_000, 1_000, "", 100, 0, hops,
             new AckOutcomes(100, 1, 2, Map.of()), null, new long[0]);
         final ExchangeBenchmark.Result rejects = new ExchangeBenchmark.Result("socket", 1_000, 1_000, "", 100, 0, hops,
@@ -93,11 +89,7 @@ class AckOutcomesTest
     @Test
     void aRunWithNoAcknowledgementFailsTheCommandAndItsEmptyHopsPrintNoFigures()
     {
-        final Histogram[] hops = new Histogram[LatencyLedger.HOPS.length];
-        for (int i = 0; i < hops.length; i++)
-        {
-            hops[i] = new Histogram(3);
-        }
+        final Histogram[] hops = emptyHops();
         final ExchangeBenchmark.Result silent = new ExchangeBenchmark.Result("shm", 1_000, 0, "", 0, 0, hops,
             new AckOutcomes(0, 0, 0, Map.of()), null, new long[0]);
 
@@ -114,5 +106,15 @@ class AckOutcomesTest
     {
         assertFalse(new AckOutcomes(10, 5, 0, Map.of()).mostlyRejected());
         assertTrue(new AckOutcomes(10, 3, 3, Map.of()).mostlyRejected());
+    }
+
+    private static Histogram[] emptyHops()
+    {
+        final Histogram[] hops = new Histogram[LatencyLedger.HOPS.length];
+        for (int i = 0; i < hops.length; i++)
+        {
+            hops[i] = new Histogram(3);
+        }
+        return hops;
     }
 }

@@ -45,6 +45,8 @@ class ExchangeOptionsTest
         "--seconds 0|--seconds must be 1 to",
         "--clients x|--clients needs a whole number",
         "--warmup|--warmup needs a value",
+        "--out --json|--out needs a value",
+        "--provider shm,shm|--provider names shm twice",
         "--fast|unknown option '--fast'",
         "--door tcp|--door takes sbe or fix",
         "--fix-rate 0|--fix-rate must be 1 to",

@@ -72,4 +72,13 @@ class OneWayOptionsTest
 
         assertTrue(refusal.getMessage().startsWith("--sizes 'big' is not a size"), refusal.getMessage());
     }
+
+    @Test
+    void sizesThatAreFloodsOfOneLengthAreRefused()
+    {
+        final UsageException below = assertThrows(UsageException.class,
+            () -> ThroughputOptions.parse("--sizes", "16,32"));
+        assertTrue(below.getMessage().contains("16 and 32 are both floods of"), below.getMessage());
+        assertThrows(UsageException.class, () -> ThroughputOptions.parse("--sizes", "256,256"));
+    }
 }
