@@ -26,8 +26,12 @@ public final class CoreCountCheck implements Check
                 List.of(), "nothing to change");
         }
         final BitSet cpus = CpuList.parseLenient(online);
-        final int count = cpus.cardinality();
-        final String observed = count + " online core" + (count == 1 ? "" : "s") + " (" + online + ")";
+        final BitSet usable = allowed(host, cpus);
+        final int count = usable.cardinality();
+        final String observed = count == cpus.cardinality() ?
+            count + " online core" + (count == 1 ? "" : "s") + " (" + online + ")" :
+            count + " usable core" + (count == 1 ? "" : "s") + " (" + CpuList.format(usable) + ") of " +
+                cpus.cardinality() + " online: this process's CPU affinity (a cpuset, taskset) allows only those";
         if (count >= RECOMMENDED_CORES)
         {
             return new Finding(NAME, Status.OK, observed, List.of(), "nothing to change");
@@ -37,5 +41,23 @@ public final class CoreCountCheck implements Check
                 "each other and the OS, and latency follows the scheduler's time slices"),
             "run on a machine (or VM) with at least " + RECOMMENDED_CORES + " cores, or use at most " +
                 Math.max(1, count - 1) + " spinning thread(s) and a backing-off idle strategy for the rest");
+    }
+
+    /**
+     * @return the online CPUs this process may run on ({@code Cpus_allowed_list} of
+     *         {@code /proc/self/status}: a container's cpuset, taskset); all online ones when unreadable.
+     */
+    static BitSet allowed(final Host host, final BitSet online)
+    {
+        for (final String line : host.read("/proc/self/status").orElse("").split("\n"))
+        {
+            if (line.startsWith("Cpus_allowed_list:"))
+            {
+                final BitSet allowed = CpuList.parseLenient(line.substring("Cpus_allowed_list:".length()).trim());
+                allowed.and(online);
+                return allowed.isEmpty() ? online : allowed;
+            }
+        }
+        return online;
     }
 }

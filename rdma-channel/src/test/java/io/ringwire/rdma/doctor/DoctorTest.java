@@ -230,6 +230,35 @@ class DoctorTest
     }
 
     @Test
+    void coresThisProcessMayNotRunOnAreNotCounted()
+    {
+        // docker run --cpuset-cpus=0 on a 16-core host.
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
+            .write("/sys/devices/system/cpu/online", "0-15\n")
+            .write("/proc/self/status", "Name:\tjava\nCpus_allowed:\t0001\nCpus_allowed_list:\t0\n")
+            .host());
+        final Finding cores = report.finding(CoreCountCheck.NAME);
+        assertEquals(Status.WARN, cores.status(), cores.summary());
+        assertTrue(cores.summary().startsWith("1 usable core (0) of 16 online"), cores.summary());
+    }
+
+    @Test
+    void hugePagesOfASizeOtherThanTheDefaultAreCounted()
+    {
+        // Booted with default_hugepagesz=2M hugepagesz=1G hugepages=16: meminfo counts the 2 MiB pool alone.
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
+            .write("/proc/meminfo", "HugePages_Total:       0\nHugePages_Free:        0\nHugepagesize:       2048 kB\n")
+            .write("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "0\n")
+            .write("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "0\n")
+            .write("/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "16\n")
+            .write("/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages", "12\n")
+            .host());
+        final Finding hugePages = report.finding(HugePagesCheck.NAME);
+        assertEquals(Status.OK, hugePages.status(), hugePages.summary());
+        assertEquals("16 huge pages reserved: 16 of 1 GiB (12 free)", hugePages.summary());
+    }
+
+    @Test
     void anInstalledLibvmaBecomesAHintForProviderSocket()
     {
         final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
