@@ -25,8 +25,8 @@ class StaleBooksTest
 {
     private static final List<InstrumentSpec> INSTRUMENTS = EngineConfig.uniformInstruments(4, 1, 1_000);
 
-    @Test
-    void aBookStaleAfterAnAbandonedSnapshotIsAskedForAgainOnceAnIntervalAndALiveOneNever()
+    /** @return the parts of a snapshot of book 1 (five orders, two a part). */
+    private static List<byte[]> snapshotOfBookOne()
     {
         final MarketDataBooks service = new MarketDataBooks(INSTRUMENTS, 100);
         final Messages feed = new Messages(1);
@@ -38,14 +38,27 @@ class StaleBooksTest
         final List<byte[]> parts = new ArrayList<>();
         final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
         snapshots.encode(1, partBuffer, 0, (buffer, offset, length) -> parts.add(Messages.copy(buffer, offset, length)));
+        return parts;
+    }
 
+    /** @return a subscriber that found a gap in book 1 and took the first part of its snapshot. */
+    private static MarketDataBooks clientTakingPartZero(final List<byte[]> parts)
+    {
         final MarketDataBooks client = new MarketDataBooks(INSTRUMENTS, 100);
-        final StaleBooks stale = new StaleBooks(new int[]{ 1, 2, 3, 4 }, 0);
-        final List<Integer> asked = new ArrayList<>();
         final Messages late = new Messages(1);
         late.sequence = 9;
         assertEquals(GAP, client.onMessage(late.buffer, 0, late.added(99, Side.BUY, 50, 1)));
         assertEquals(APPLIED, client.onMessage(Messages.wrap(parts.get(0)), 0, parts.get(0).length));
+        return client;
+    }
+
+    @Test
+    void aBookStaleAfterAnAbandonedSnapshotIsAskedForAgainOnceAnIntervalAndALiveOneNever()
+    {
+        final List<byte[]> parts = snapshotOfBookOne();
+        final MarketDataBooks client = clientTakingPartZero(parts);
+        final StaleBooks stale = new StaleBooks(new int[]{ 1, 2, 3, 4 }, 0);
+        final List<Integer> asked = new ArrayList<>();
 
         assertEquals(0, stale.poll(StaleBooks.INTERVAL_NS, client, asked::add), "book 1 is taking its snapshot");
         assertEquals(IGNORED, client.onMessage(Messages.wrap(parts.get(2)), 0, parts.get(2).length), "part 1 went missing");
@@ -67,23 +80,10 @@ class StaleBooksTest
     @Test
     void aSnapshotThatStopsArrivingIsAskedForAgainAndManyStaleBooksInOneRequest()
     {
-        final MarketDataBooks service = new MarketDataBooks(INSTRUMENTS, 100);
-        final Messages feed = new Messages(1);
-        for (int order = 1; order <= 5; order++)
-        {
-            assertEquals(APPLIED, service.onMessage(feed.buffer, 0, feed.added(order, Side.SELL, 100 + order, order)));
-        }
-        final SnapshotEncoder snapshots = new SnapshotEncoder(service, 2);
-        final List<byte[]> parts = new ArrayList<>();
-        final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
-        snapshots.encode(1, partBuffer, 0, (buffer, offset, length) -> parts.add(Messages.copy(buffer, offset, length)));
-        final MarketDataBooks client = new MarketDataBooks(INSTRUMENTS, 100);
+        final List<byte[]> parts = snapshotOfBookOne();
+        final MarketDataBooks client = clientTakingPartZero(parts);
         final StaleBooks stale = new StaleBooks(new int[]{ 1, 2, 3, 4 }, 0);
         final List<Integer> asked = new ArrayList<>();
-        final Messages late = new Messages(1);
-        late.sequence = 9;
-        assertEquals(GAP, client.onMessage(late.buffer, 0, late.added(99, Side.BUY, 50, 1)));
-        assertEquals(APPLIED, client.onMessage(Messages.wrap(parts.get(0)), 0, parts.get(0).length));
 
         // The rest of the snapshot never comes: loading, but no part for a whole interval.
         assertEquals(0, stale.poll(StaleBooks.INTERVAL_NS, client, asked::add), "a part came since the start");
