@@ -65,8 +65,9 @@ public final class StaleBooks
         int stalled = 0;
         for (int i = 0; i < instrumentIds.length; i++)
         {
-            final long progress = books.isStale(instrumentIds[i]) ? books.snapshotProgress(instrumentIds[i]) : NOT_LOADING;
-            wanted[i] = books.isStale(instrumentIds[i]) && (progress == NOT_LOADING || progress == progressAtScan[i]);
+            final boolean stale = books.isStale(instrumentIds[i]);
+            final long progress = stale ? books.snapshotProgress(instrumentIds[i]) : NOT_LOADING;
+            wanted[i] = stale && (progress == NOT_LOADING || progress == progressAtScan[i]);
             progressAtScan[i] = progress;
             stalled += wanted[i] ? 1 : 0;
         }

@@ -212,11 +212,10 @@ class MultiProcessExchangeTest
     void aGatewayKilledAndStartedAgainCancelsTheOrdersItsLoggedOnSessionsLeftInTheEngine() throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
-        final RoleProcess engine = engine(layout);
-        final RoleProcess exchange = exchange(layout);
-        final RoleProcess clients = clients(layout, 0, 2, -1, 0);
-        awaitReady(engine, exchange, clients);
-        Thread.sleep(2_000);
+        final Trading trading = trading(layout);
+        final RoleProcess engine = trading.engine();
+        final RoleProcess exchange = trading.exchange();
+        final RoleProcess clients = trading.clients();
         // The clients stop sending and stay logged on: their orders rest in the engine.
         final Map<String, String> c = clients.quiesce(STOP);
         assertTrue(Long.parseLong(c.get("newOrders")) > 100, c.toString());
@@ -242,11 +241,10 @@ class MultiProcessExchangeTest
     void aClientProcessHeldPastItsHeartbeatsLogsOnAgainAndReceivesEveryExecutionReportOnce() throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
-        final RoleProcess engine = engine(layout);
-        final RoleProcess exchange = exchange(layout);
-        final RoleProcess clients = clients(layout, 0, 2, -1, 0);
-        awaitReady(engine, exchange, clients);
-        Thread.sleep(2_000);
+        final Trading trading = trading(layout);
+        final RoleProcess engine = trading.engine();
+        final RoleProcess exchange = trading.exchange();
+        final RoleProcess clients = trading.clients();
 
         // Held past three of its 1 s heartbeat intervals (and under the transport's liveness): the
         // gateway loses both sessions and cancels their orders while the reports in flight to them,
@@ -294,6 +292,20 @@ class MultiProcessExchangeTest
             return ExchangeDemo.sessions(clients).stream().map(session -> new SessionConfigView(session.account()))
                 .toList();
         }
+    }
+
+    /** The roles of a run: the engine, the gateway (with market data), the clients of every member. */
+    private record Trading(RoleProcess engine, RoleProcess exchange, RoleProcess clients)
+    {
+    }
+
+    /** @return the roles of two members over shm, ready and trading for two seconds. */
+    private Trading trading(final ExchangeLayout layout) throws IOException, InterruptedException
+    {
+        final Trading trading = new Trading(engine(layout), exchange(layout), clients(layout, 0, 2, -1, 0));
+        awaitReady(trading.engine(), trading.exchange(), trading.clients());
+        Thread.sleep(2_000);
+        return trading;
     }
 
     /** The run's role files: keys and the core roles' configs, written once per layout. */
