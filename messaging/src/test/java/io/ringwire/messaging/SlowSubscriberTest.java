@@ -106,9 +106,16 @@ class SlowSubscriberTest
         return channel(provider, first.endpoint().getPort()) + ",127.0.0.1:" + second.endpoint().getPort();
     }
 
+    /**
+     * Waits until the publication has joined both subscribers. A subscriber sees its image once the
+     * handshake reaches it, before the publication adopts that connection; a publication connected
+     * to the reader alone would write past the stalled one's ring unchecked, and the stalled one
+     * would join later at the stream's position.
+     */
     private static void connect(final Subscription reader, final Subscription stalled, final Publication publication)
     {
-        await(() -> publication.isConnected() && reader.imageCount() == 1 && stalled.imageCount() == 1, WAIT,
+        await(() -> publication.counters().connects.get() == 2 && reader.imageCount() == 1 &&
+            stalled.imageCount() == 1, WAIT,
             "both subscribers to connect", () ->
             {
                 publication.doWork();
