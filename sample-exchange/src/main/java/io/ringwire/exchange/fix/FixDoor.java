@@ -782,7 +782,7 @@ public final class FixDoor implements Application, AutoCloseable
                     record(1, System.nanoTime() - arrivedNs);
                     return;
                 }
-                refusal = refusal(type, message);
+                refusal = refusal(type, message, sessionOrders);
             }
             catch (final FieldNotFound ex)
             {
@@ -797,7 +797,8 @@ public final class FixDoor implements Application, AutoCloseable
         Session.lookupSession(sessionId).send(refusal);
     }
 
-    private Message refusal(final String type, final Message message) throws FieldNotFound
+    private Message refusal(final String type, final Message message, final FixOrders sessionOrders)
+        throws FieldNotFound
     {
         return switch (type)
         {
@@ -805,12 +806,13 @@ public final class FixDoor implements Application, AutoCloseable
                 mapper.rejectText());
             case MsgType.ORDER_MASS_CANCEL_REQUEST -> FixOutbound.massCancelReport(message.getString(11),
                 massCancelInstrument(message), mapper.rejectCode(), mapper.rejectText());
-            // OrdStatus is the named order's, as the gateway's own cancel rejects give it: rejected
-            // when there is no such order, else taken as live (the door does not follow fills).
+            // OrdStatus is the named order's, from its last report: rejected when there is no such
+            // order, new when it has had no report yet.
             default -> FixOutbound.cancelReject(message.getString(11), message.getString(41),
                 MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type), mapper.rejectCode(), mapper.rejectText(),
                 mapper.rejectCode() == FixRejectCodes.CXL_UNKNOWN_ORDER ? FixOutbound.OrdStatusCodes.REJECTED :
-                    FixOutbound.OrdStatusCodes.NEW);
+                    sessionOrders.status(sessionOrders.existingId(message.getString(41)),
+                    FixOutbound.OrdStatusCodes.NEW));
         };
     }
 

@@ -15,7 +15,9 @@ import java.util.Map;
  * in the engine under it keeps its own), as long as the clock does not step back. What each number was sent as (an order, a cancel, a replace, a
  * mass cancel) and the order a cancel or replace named tell the reports apart: a refused cancel is
  * an OrderCancelReject, a cancel's report carries the cancel's ClOrdID and the order's as
- * OrigClOrdID. The traded notional per exchange order gives AvgPx (6).
+ * OrigClOrdID. The traded notional per exchange order gives AvgPx (6). The OrdStatus (39) of the
+ * last report each order had is kept, for the OrderCancelReject that names the order: a cancel
+ * refused because the order has filled answers 2 (filled), not 0 (new).
  *
  * <p>Threading: the door's inbound side (QuickFIX/J's thread) names requests, its sender thread
  * reads them back for the reports; every method holds the object's lock, uncontended but for the
@@ -43,6 +45,8 @@ final class FixOrders
     private final Map<Long, Sent> sentById = new HashMap<>();
     /** An order's client order id to the open cancel request that names it. */
     private final Map<Long, Long> cancelByOrder = new HashMap<>();
+    /** An order's client order id to the OrdStatus (39) of its last report. */
+    private final Map<Long, Character> statusByOrder = new HashMap<>();
     /** Exchange order id to {traded quantity, traded notional}. */
     private final Map<Long, long[]> tradedByOrder = new HashMap<>();
     private final int capacity;
@@ -160,6 +164,7 @@ final class FixOrders
     synchronized void forget(final long id)
     {
         final Sent sent = sentById.remove(id);
+        statusByOrder.remove(id);
         if (null != sent)
         {
             idsByClOrdId.remove(sent.clOrdId(), id);
@@ -168,6 +173,29 @@ final class FixOrders
                 cancelByOrder.remove(sent.originalId(), id);
             }
         }
+    }
+
+    /**
+     * @param id       an order's client order id, as its reports carry it.
+     * @param ordStatus the OrdStatus (39) its latest report gave it.
+     */
+    synchronized void statusReported(final long id, final char ordStatus)
+    {
+        if (sentById.containsKey(id))
+        {
+            statusByOrder.put(id, ordStatus);
+        }
+    }
+
+    /**
+     * @param id      an order's client order id, or 0.
+     * @param unknown what to answer for an order no report has named yet.
+     * @return the OrdStatus (39) of the order's last report, else {@code unknown}.
+     */
+    synchronized char status(final long id, final char unknown)
+    {
+        final Character status = statusByOrder.get(id);
+        return null == status ? unknown : status;
     }
 
     /** A refused cancel no longer stands for its order. */

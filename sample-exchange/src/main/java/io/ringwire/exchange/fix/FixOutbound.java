@@ -82,9 +82,13 @@ public final class FixOutbound
         if (execType == ExecType.REJECTED && (kind == FixOrders.Kind.CANCEL || kind == FixOrders.Kind.REPLACE))
         {
             orders.cancelRefused(id);
-            final Message rejected = cancelReject(orders.clOrdId(id), orders.originalClOrdId(id),
-                kind == FixOrders.Kind.REPLACE, FixRejectCodes.cxlRejReason(reason), FixRejectCodes.text(reason),
+            final char status = orders.status(orders.originalId(id),
                 reason == RejectReason.UNKNOWN_ORDER ? OrdStatusCodes.REJECTED : OrdStatusCodes.NEW);
+            final int cxlRejReason = cxlRejReason(reason, status);
+            final Message rejected = cancelReject(orders.clOrdId(id), orders.originalClOrdId(id),
+                kind == FixOrders.Kind.REPLACE, cxlRejReason, cxlRejReason == CxlRejReason.TOO_LATE_TO_CANCEL ?
+                "too late to cancel: the order is " + (status == quickfix.field.OrdStatus.FILLED ? "filled" : "canceled") :
+                FixRejectCodes.text(reason), status);
             orders.forget(id);
             return rejected;
         }
@@ -92,7 +96,12 @@ public final class FixOutbound
         message.set(new OrderID(report.exchangeOrderId() == 0 ? "NONE" : Long.toString(report.exchangeOrderId())));
         message.set(new ExecID(execIds.of(report.execId())));
         message.set(new quickfix.field.ExecType(execType(execType, report.lastQuantity())));
-        message.set(new quickfix.field.OrdStatus(ordStatus(report.ordStatus())));
+        final char status = ordStatus(report.ordStatus());
+        message.set(new quickfix.field.OrdStatus(status));
+        if (execType != ExecType.REJECTED)
+        {
+            orders.statusReported(id, status);
+        }
         message.set(new quickfix.field.Side(report.side() == Side.SELL ? quickfix.field.Side.SELL : quickfix.field.Side.BUY));
         message.set(new Symbol(Integer.toString(report.instrumentId())));
         message.set(new Account(Long.toString(report.account())));
@@ -208,6 +217,19 @@ public final class FixOutbound
         message.set(new CxlRejReason(cxlRejReason));
         message.set(new Text(text));
         return message;
+    }
+
+    /**
+     * @param reason the exchange's reason for refusing a cancel or replace.
+     * @param status the named order's OrdStatus (39).
+     * @return CxlRejReason (102): 0 (too late to cancel) for an order the exchange no longer knows
+     *         because it filled or was canceled, else the reason's own code.
+     */
+    static int cxlRejReason(final RejectReason reason, final char status)
+    {
+        return reason == RejectReason.UNKNOWN_ORDER && (status == quickfix.field.OrdStatus.FILLED ||
+            status == quickfix.field.OrdStatus.CANCELED) ? CxlRejReason.TOO_LATE_TO_CANCEL :
+            FixRejectCodes.cxlRejReason(reason);
     }
 
     /**

@@ -175,8 +175,18 @@ class FixDoorTest
         assertEquals("C-2", refused.getString(11));
         assertEquals("O-2", refused.getString(41));
         assertEquals('1', refused.getChar(434), "CxlRejResponseTo: cancel");
-        assertEquals(1, refused.getInt(102), "CxlRejReason: unknown order");
-        assertEquals("unknown order", refused.getString(58));
+        assertEquals(0, refused.getInt(102), "CxlRejReason: too late to cancel");
+        assertEquals('4', refused.getChar(39), "the order's status: canceled");
+        assertEquals("too late to cancel: the order is canceled", refused.getString(58));
+
+        // A door-side refusal (the ClOrdID is the canceled order's own) also gives the order's status.
+        final OrderCancelRequest reusedAfter = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("O-1"),
+            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
+        reusedAfter.set(new Symbol("1"));
+        client.send(reusedAfter);
+        final Message duplicateAfter = client.next(MsgType.ORDER_CANCEL_REJECT, WAIT);
+        assertEquals(6, duplicateAfter.getInt(102), "CxlRejReason: duplicate ClOrdID");
+        assertEquals('4', duplicateAfter.getChar(39), "the order's status: canceled");
 
         final OrderCancelRequest never = new OrderCancelRequest(new OrigClOrdID("NEVER"), new ClOrdID("C-3"),
             new Side(Side.BUY), new TransactTime(LocalDateTime.now()));

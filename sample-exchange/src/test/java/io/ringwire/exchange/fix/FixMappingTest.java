@@ -288,7 +288,8 @@ class FixMappingTest
         final Message refused = FixOutbound.report(report(cancelId, ExecType.REJECTED, OrdStatus.REJECTED,
             RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS, 0);
         assertEquals("9", refused.getHeader().getString(MsgType.FIELD));
-        assertEquals(1, refused.getInt(102));
+        assertEquals(0, refused.getInt(102), "too late to cancel: the order was canceled");
+        assertEquals('4', refused.getChar(39));
         assertEquals('1', refused.getChar(434));
 
         final long massId = orders.idFor("m", FixOrders.Kind.MASS_CANCEL, 0);
@@ -302,6 +303,40 @@ class FixMappingTest
             ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MAX_NOTIONAL, 0, 0, 0, 0), orders, EXEC_IDS, 0);
         assertEquals('8', orderRefused.getChar(150));
         assertEquals(3, orderRefused.getInt(103));
+    }
+
+    @Test
+    void aRefusedCancelCarriesTheNamedOrdersStatusFromItsLastReport() throws Exception
+    {
+        final long id = newOrder(fix("D", "11", "p", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        FixOutbound.report(report(id, ExecType.PARTIAL_FILL, OrdStatus.PARTIALLY_FILLED, RejectReason.NONE, 1000, 4, 6,
+            4), orders, EXEC_IDS, 0);
+        assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "p", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        final Message throttled = FixOutbound.report(report(inbound.clientOrderId(), ExecType.REJECTED,
+            OrdStatus.REJECTED, RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+        assertEquals('1', throttled.getChar(39), "partially filled, still live");
+        assertEquals(FixRejectCodes.cxlRejReason(RejectReason.THROTTLED), throttled.getInt(102));
+
+        FixOutbound.report(report(id, ExecType.FILL, OrdStatus.FILLED, RejectReason.NONE, 1000, 6, 0, 10), orders,
+            EXEC_IDS, 0);
+        assertTrue(inbound.cancel(fix("F", "11", "c2", "41", "p", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        final Message tooLate = FixOutbound.report(report(inbound.clientOrderId(), ExecType.REJECTED,
+            OrdStatus.REJECTED, RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+        assertEquals('2', tooLate.getChar(39), "filled");
+        assertEquals(0, tooLate.getInt(102), "CxlRejReason: too late to cancel");
+        assertEquals("too late to cancel: the order is filled", tooLate.getString(58));
+
+        // An order the exchange never reported on (its NEW not back yet, or never accepted).
+        newOrder(fix("D", "11", "q", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"));
+        assertTrue(inbound.cancel(fix("F", "11", "c3", "41", "q", "55", "1", "54", "1"), orders, ACCOUNT,
+            SENT_NS, buffer) > 0);
+        final Message unknown = FixOutbound.report(report(inbound.clientOrderId(), ExecType.REJECTED,
+            OrdStatus.REJECTED, RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+        assertEquals('8', unknown.getChar(39), "no such order: rejected");
+        assertEquals(1, unknown.getInt(102), "CxlRejReason: unknown order");
     }
 
     @Test
