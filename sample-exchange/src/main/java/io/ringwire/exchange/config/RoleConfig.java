@@ -124,9 +124,13 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         final EngineConfig engine = engineConfig(config);
         final List<SessionConfig> sessions = sessions(config);
         final List<String[]> subscribers = subscribers(config);
+        // Only the endpoints the role uses are read: another's endpoint line in its file is refused
+        // below as a key it does not know.
+        final List<String> endpoints = endpointKeys(role, subscribers);
         final ExchangeLayout layout = new ExchangeLayout(provider,
-            endpoint(config, RoleFiles.ORDERS), endpoint(config, RoleFiles.REPORTS), endpoint(config, RoleFiles.REQUESTS),
-            endpoint(config, RoleFiles.FEED), endpoint(config, RoleFiles.SNAPSHOTS),
+            endpoint(config, endpoints, RoleFiles.ORDERS), endpoint(config, endpoints, RoleFiles.REPORTS),
+            endpoint(config, endpoints, RoleFiles.REQUESTS), endpoint(config, endpoints, RoleFiles.FEED),
+            endpoint(config, endpoints, RoleFiles.SNAPSHOTS),
             sessions.stream().map(session -> replies(config, session)).toList(),
             sessions.stream().map(SessionConfig::identity).toList(),
             subscribers.stream().map(subscriber -> subscriber[1]).toList(),
@@ -225,9 +229,21 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         }
     }
 
-    private static String endpoint(final ConfigFile config, final String key)
+    private static String endpoint(final ConfigFile config, final List<String> endpoints, final String key)
     {
-        return config.has(key) ? config.address(key) : null;
+        return endpoints.contains(key) && config.has(key) ? config.address(key) : null;
+    }
+
+    /** @return the endpoint keys a role reads: those it binds or connects to. */
+    private static List<String> endpointKeys(final String role, final List<String[]> subscribers)
+    {
+        return switch (role)
+        {
+            case "engine" -> List.of(RoleFiles.REQUESTS, RoleFiles.REPORTS, RoleFiles.FEED);
+            case "gateway" -> List.of(RoleFiles.ORDERS, RoleFiles.REPORTS, RoleFiles.REQUESTS);
+            case "marketdata" -> List.of(RoleFiles.FEED, RoleFiles.SNAPSHOTS);
+            default -> subscribers.isEmpty() ? List.of(RoleFiles.ORDERS) : List.of(RoleFiles.ORDERS, RoleFiles.SNAPSHOTS);
+        };
     }
 
     private static EngineConfig engineConfig(final ConfigFile config)
@@ -468,14 +484,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
     private static void requireEndpoints(final ConfigFile config, final String role, final List<SessionConfig> sessions,
         final List<String[]> subscribers)
     {
-        final List<String> needed = switch (role)
-        {
-            case "engine" -> List.of(RoleFiles.REQUESTS, RoleFiles.REPORTS, RoleFiles.FEED);
-            case "gateway" -> List.of(RoleFiles.ORDERS, RoleFiles.REPORTS, RoleFiles.REQUESTS);
-            case "marketdata" -> List.of(RoleFiles.FEED, RoleFiles.SNAPSHOTS);
-            default -> List.of(RoleFiles.ORDERS);
-        };
-        for (final String key : needed)
+        for (final String key : endpointKeys(role, subscribers))
         {
             config.address(key);
         }
@@ -493,10 +502,6 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         {
             throw config.refusal(RoleFiles.SUBSCRIBER_PREFIX + "1", "a clients process runs at most one market-data " +
                 "subscriber");
-        }
-        if ("clients".equals(role) && !subscribers.isEmpty())
-        {
-            config.address(RoleFiles.SNAPSHOTS);
         }
     }
 }

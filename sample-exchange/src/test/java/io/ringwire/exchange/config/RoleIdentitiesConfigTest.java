@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A role's file is refused, naming the key, when it would give the role another role's identity
  * (the engine's key on the gateway's host lets that process speak for the engine), a member an
  * identity with a core role's name, a book capacity the order store cannot hold, or a setting
- * the role does not use.
+ * the role does not use (another role's endpoint among them).
  */
 class RoleIdentitiesConfigTest
 {
@@ -103,5 +103,16 @@ class RoleIdentitiesConfigTest
         assertRefused("engine.conf", engineText + "rate = 5000\n", "'rate' is not a key of the engine role");
         // The clients and market data back off unpinned: cores would be ignored there.
         assertRefused("clients.conf", clientsText + "cores = 1\n", "'cores' is not a key of the clients role");
+    }
+
+    @Test
+    void anotherRolesEndpointInARolesFileIsRefused()
+    {
+        final String feed = engineText.lines().filter(l -> l.startsWith("endpoint.feed")).findFirst().orElseThrow();
+        assertRefused("gateway.conf", gatewayText + feed + "\n", "'endpoint.feed' is not a key of the gateway role");
+        final String requests = engineText.lines().filter(l -> l.startsWith("endpoint.requests")).findFirst()
+            .orElseThrow();
+        assertRefused("clients.conf", clientsText + requests + "\n",
+            "'endpoint.requests' is not a key of the clients role");
     }
 }
