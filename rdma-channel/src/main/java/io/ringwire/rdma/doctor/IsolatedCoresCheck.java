@@ -32,7 +32,15 @@ public final class IsolatedCoresCheck implements Check
         if (isolated.isEmpty() && nohzFull.isEmpty())
         {
             final BitSet online = CpuList.parseLenient(host.read("/sys/devices/system/cpu/online").orElse(""));
-            final String example = exampleCores(online);
+            final BitSet usable = CoreCountCheck.allowed(host, online);
+            if (usable.cardinality() < 2)
+            {
+                return new Finding(NAME, Status.WARN, "no isolated cores, and this process may run on one core (" +
+                    CpuList.format(usable) + ") only", details, "isolating the one core would leave nothing for " +
+                    "the OS: give the process at least two cores (a container's cpuset, taskset), then isolate " +
+                    "all but one of them for the spinning agents");
+            }
+            final String example = exampleCores(usable);
             return new Finding(NAME, Status.WARN, "no isolated cores: the scheduler may run anything on the spinning " +
                 "agents' cores", details, "reserve cores for the agents: add isolcpus=" + example + " nohz_full=" +
                 example + " rcu_nocbs=" + example + " to the kernel command line, reboot, and pin the agents there");
@@ -43,13 +51,12 @@ public final class IsolatedCoresCheck implements Check
             "pin RingWire's spinning agents to these cores");
     }
 
-    /** The last two online cores (one when there are only two), leaving the first for the OS. */
+    /**
+     * The last two cores this process may run on (one when there are only two), leaving the first
+     * for the OS.
+     */
     private static String exampleCores(final BitSet online)
     {
-        if (online.cardinality() < 2)
-        {
-            return "1";
-        }
         final BitSet example = new BitSet();
         final int last = online.length() - 1;
         example.set(last);
