@@ -266,12 +266,9 @@ final class RoceResponder
                 refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
                 return false;
             }
-            // Looked up after the check: the control thread may have deregistered it in between.
-            writeRegion = regions.byKey(packet.rkey());
-            if (null == writeRegion || writeRegion.isClosed())
+            writeRegion = regions.checkedRegion(packet.rkey());
+            if (null == writeRegion)
             {
-                writeRegion = null;
-                counters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
                 refuse(AETH_NAK_REMOTE_ACCESS_ERROR, -1);
                 return false;
             }

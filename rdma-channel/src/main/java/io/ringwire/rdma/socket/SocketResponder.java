@@ -90,7 +90,12 @@ final class SocketResponder
             refuse(sequence, CompletionStatus.REMOTE_ACCESS_ERROR);
             return false;
         }
-        final SoftMemoryRegion target = regions.byKey(rkey);
+        final SoftMemoryRegion target = regions.checkedRegion(rkey);
+        if (null == target)
+        {
+            refuse(sequence, CompletionStatus.REMOTE_ACCESS_ERROR);
+            return false;
+        }
         if (payloadLength > 0)
         {
             target.buffer().putBytes((int)offset, received, frame + HEADER_LENGTH, payloadLength);

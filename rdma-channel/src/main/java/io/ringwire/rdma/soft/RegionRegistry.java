@@ -102,6 +102,25 @@ public final class RegionRegistry
     }
 
     /**
+     * The region a request {@link #checkRemoteAccess checked} goes to, looked up again: the control
+     * thread may have deregistered it in between, and then the request is refused as one with an
+     * unknown rkey (counted).
+     *
+     * @param rkey the checked request's rkey.
+     * @return the live region, or null.
+     */
+    public SoftMemoryRegion checkedRegion(final int rkey)
+    {
+        final SoftMemoryRegion region = regionsByKey.get(rkey);
+        if (null == region || region.isClosed())
+        {
+            counters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
+            return null;
+        }
+        return region;
+    }
+
+    /**
      * The responder's check of a remote request, before a single byte is touched. Counts refusals.
      *
      * @param rkey           from the request.

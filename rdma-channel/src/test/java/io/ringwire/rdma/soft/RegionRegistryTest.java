@@ -6,8 +6,10 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RegionRegistryTest
@@ -61,5 +63,18 @@ class RegionRegistryTest
         final SoftMemoryRegion region = registry.register(memory(), Access.LOCAL_WRITE, null, 1);
         assertTrue(registry.checkLocalAccess(region, 0, 64, false, 1));
         assertFalse(registry.checkLocalAccess(region, 0, 64, false, 2));
+    }
+
+    @Test
+    void aRegionDeregisteredBetweenTheRemoteCheckAndItsLookupIsRefusedAsAnUnknownRkey()
+    {
+        final DeviceCounters counters = new DeviceCounters();
+        final RegionRegistry responder = new RegionRegistry(counters);
+        final SoftMemoryRegion region = responder.register(memory(), Access.LOCAL_WRITE | Access.REMOTE_WRITE, null);
+        assertTrue(responder.checkRemoteAccess(region.rkey(), region.address(), 64, Access.REMOTE_WRITE) >= 0);
+        assertSame(region, responder.checkedRegion(region.rkey()), "still there: the write goes to it");
+        region.close(); // the control thread deregisters it, between the responder's check and its write
+        assertNull(responder.checkedRegion(region.rkey()));
+        assertEquals(1, counters.get(DeviceCounters.RESPONDER_UNKNOWN_RKEY));
     }
 }
