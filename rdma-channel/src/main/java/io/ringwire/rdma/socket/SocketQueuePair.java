@@ -125,10 +125,6 @@ final class SocketQueuePair extends SoftQueuePair
             peerLost();
             return 1;
         }
-        if (bytesRead > 0)
-        {
-            requester.restartTimer(System.nanoTime());
-        }
         final int applied = applyFrames();
         return applied + (bytesRead > 0 ? 1 : 0);
     }
@@ -178,14 +174,31 @@ final class SocketQueuePair extends SoftQueuePair
         switch (opcode)
         {
             case OPCODE_ACK:
-                requester.completeThrough(SocketFrame.sequence(received, frame));
+            {
+                final long sequence = SocketFrame.sequence(received, frame);
+                if (!requester.wasPosted(sequence))
+                {
+                    ghostAcknowledgement();
+                    return true;
+                }
+                requester.completeThrough(sequence);
                 return true;
+            }
 
             case OPCODE_NAK:
-                requester.completeThrough(SocketFrame.sequence(received, frame) - 1);
-                requester.failOldest(received.getInt(frame + IMMEDIATE_OFFSET, ORDER));
+            {
+                final long sequence = SocketFrame.sequence(received, frame);
+                final int status = received.getInt(frame + IMMEDIATE_OFFSET, ORDER);
+                if (!requester.isOutstanding(sequence) || !isResponderRefusal(status))
+                {
+                    ghostAcknowledgement();
+                    return true;
+                }
+                requester.completeThrough(sequence - 1);
+                requester.failOldest(status);
                 enterError();
                 return true;
+            }
 
             case OPCODE_WRITE:
             case OPCODE_WRITE_WITH_IMMEDIATE:
@@ -196,6 +209,25 @@ final class SocketQueuePair extends SoftQueuePair
                 responder.protocolError(SocketFrame.sequence(received, frame));
                 return true;
         }
+    }
+
+    /**
+     * An ACK or NAK for a request never posted, or a NAK with a status no responder sends: over a
+     * reliable stream that is a broken or hostile peer, not a late duplicate. Nothing it names is
+     * completed (a NAK of status SUCCESS would complete a refused request as done); the queue pair
+     * fails, its requests flushed.
+     */
+    private void ghostAcknowledgement()
+    {
+        counters.increment(DeviceCounters.GHOST_ACKNOWLEDGEMENTS);
+        counters.increment(DeviceCounters.RESPONDER_MALFORMED);
+        enterError();
+    }
+
+    private static boolean isResponderRefusal(final int status)
+    {
+        return status == CompletionStatus.REMOTE_ACCESS_ERROR || status == CompletionStatus.REMOTE_INVALID_REQUEST ||
+            status == CompletionStatus.REMOTE_OPERATIONAL_ERROR;
     }
 
     /**
@@ -219,6 +251,14 @@ final class SocketQueuePair extends SoftQueuePair
     int outstandingRequests()
     {
         return outstandingSends();
+    }
+
+    /**
+     * Completes a request posted as the queue pair entered ERROR (see {@link SoftQueuePair#flushPost}).
+     */
+    int flushRequest(final int kind, final long workRequestId, final int length)
+    {
+        return flushPost(kind, workRequestId, length);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.ringwire.rdma.socket;
 
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.PostResult;
+import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.SendFlags;
 import io.ringwire.rdma.soft.SendQueue;
 import io.ringwire.rdma.soft.SoftMemoryRegion;
@@ -74,6 +75,11 @@ final class SocketRequester
         {
             return PostResult.QUEUE_FULL;
         }
+        if (queuePair.state() == QueuePairState.ERROR)
+        {
+            // Making room wrote to a connection the peer had closed: the queue was flushed, and so is this.
+            return queuePair.flushRequest(kind, workRequestId, length);
+        }
         final boolean signaled = SendFlags.isSignaled(flags);
         final int outstanding = sendQueue.size();
         final boolean ackRequested = signaled || ++requestsSinceAckRequest >= ackRequestInterval ||
@@ -105,7 +111,7 @@ final class SocketRequester
     }
 
     /**
-     * Restarts the timer: the peer showed it is alive (connected, or sent bytes).
+     * Restarts the timer: the peer showed it is alive (it connected).
      *
      * @param nowNs the time.
      */
@@ -124,6 +130,25 @@ final class SocketRequester
     }
 
     /**
+     * @param sequence an ACK's cumulative sequence.
+     * @return true when it covers nothing past the last request posted and does not go back behind
+     *         the last ACK (ACKs come in order over the stream; one may repeat the last).
+     */
+    boolean wasPosted(final long sequence)
+    {
+        return sequence >= sendQueue.head() - 1 && sequence < sendQueue.tail();
+    }
+
+    /**
+     * @param sequence a NAK's sequence.
+     * @return true when it names a request posted and not yet completed.
+     */
+    boolean isOutstanding(final long sequence)
+    {
+        return sequence >= sendQueue.head() && sequence < sendQueue.tail();
+    }
+
+    /**
      * Completes every outstanding request up to a cumulative ACK.
      *
      * @param sequence the last request the ACK covers.
@@ -131,6 +156,12 @@ final class SocketRequester
     void completeThrough(final long sequence)
     {
         final long last = Math.min(sequence, sendQueue.tail() - 1);
+        if (sendQueue.head() <= last)
+        {
+            // Only an ACK of our own requests shows the peer is answering them: its own requests
+            // may keep coming while it never executes ours.
+            timerStartNs = System.nanoTime();
+        }
         while (sendQueue.head() <= last)
         {
             queuePair.completeOldest(CompletionStatus.SUCCESS, false);

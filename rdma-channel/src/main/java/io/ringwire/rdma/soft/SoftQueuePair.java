@@ -315,6 +315,21 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
     }
 
     /**
+     * Completes a request the transport could not take because the queue pair entered ERROR while it
+     * was being posted (the transport found the peer gone): flushed, as every request behind an error.
+     *
+     * @param kind          {@link #KIND_WRITE}, {@link #KIND_SEND} or {@link #KIND_WRITE_WITH_IMMEDIATE}.
+     * @param workRequestId the caller's id.
+     * @param length        bytes.
+     * @return {@link PostResult#OK}: the request completes, with WR_FLUSH_ERROR.
+     */
+    protected final int flushPost(final int kind, final long workRequestId, final int length)
+    {
+        completeSend(workRequestId, completionOpcode(kind), CompletionStatus.WR_FLUSH_ERROR, length, true);
+        return PostResult.OK;
+    }
+
+    /**
      * Completes the oldest request of the {@link #sendQueue} and removes it (first, so a completion
      * handler that posts from inside the completion sees it gone).
      *
@@ -432,6 +447,12 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         if (outstandingSends() >= maxSendRequests)
         {
             progress(System.nanoTime());
+            if (state == QueuePairState.ERROR)
+            {
+                // The progress found the peer gone and flushed the queue: this request is flushed too,
+                // not admitted to a queue nothing drains any more.
+                return flushPost(kind, workRequestId, length);
+            }
             if (outstandingSends() >= maxSendRequests)
             {
                 return PostResult.QUEUE_FULL;

@@ -37,8 +37,14 @@ final class SocketEnds implements AutoCloseable
 
     End open()
     {
+        return open(10_000);
+    }
+
+    /** @param peerTimeoutMs how long a requester waits for its peer to answer before it is gone. */
+    End open(final int peerTimeoutMs)
+    {
         final Device device = RdmaProviders.open(new RdmaConfig().provider("socket").bindAddress("127.0.0.1:0")
-            .peerTimeoutMs(10_000).conclude());
+            .peerTimeoutMs(peerTimeoutMs).conclude());
         resources.add(device);
         final ProtectionDomain domain = device.allocateProtectionDomain();
         final MemoryRegion region = domain.allocateRegion(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
