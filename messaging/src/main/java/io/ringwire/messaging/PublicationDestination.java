@@ -61,6 +61,12 @@ final class PublicationDestination implements AutoCloseable
     /** Its consumed position when it began to hold the publication back. */
     long consumedWhenHoldingBackBegan;
     long lastAttemptNs = Long.MIN_VALUE / 2;
+    /** Slow-consumer cuts in a row: each one waits longer before the reconnection. */
+    int slowCuts;
+    /** After a slow-consumer cut, no reconnection attempt before this time. */
+    long reconnectNotBeforeNs = Long.MIN_VALUE / 2;
+    /** When it last joined. */
+    long joinedNs;
     String lastError;
     private Attempt attempt;
 

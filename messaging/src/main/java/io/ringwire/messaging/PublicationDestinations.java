@@ -17,6 +17,7 @@ import org.agrona.CloseHelper;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A publication's subscribers, one {@link PublicationDestination} per endpoint of its channel, and
@@ -34,6 +35,10 @@ final class PublicationDestinations implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(PublicationDestinations.class.getName());
 
+    /** The longest wait before a subscriber cut as slow again and again is reconnected. */
+    static final long MAX_SLOW_BACKOFF_NS = TimeUnit.SECONDS.toNanos(30);
+    /** Connected this long before its next cut, a subscriber's earlier slow-consumer cuts are forgotten. */
+    static final long SLOW_CUTS_FORGOTTEN_NS = TimeUnit.SECONDS.toNanos(60);
     /** Writes one destination's queue pair may have outstanding, where the device allows it. */
     private static final int SEND_DEPTH = 4096;
     /** The fewest: a device that cannot hold this many per destination refuses the publication. */
@@ -219,6 +224,7 @@ final class PublicationDestinations implements AutoCloseable
             {
                 if (destination.completeConnect(nowNs) > 0 && destination.join(position))
                 {
+                    destination.joinedNs = nowNs;
                     connectedCount++;
                     connections++;
                     onConnectionChange.run();
@@ -227,7 +233,8 @@ final class PublicationDestinations implements AutoCloseable
                 }
                 continue;
             }
-            if (!force && nowNs - destination.lastAttemptNs < context.reconnectIntervalNs())
+            if ((!force && nowNs - destination.lastAttemptNs < context.reconnectIntervalNs()) ||
+                nowNs - destination.reconnectNotBeforeNs < 0)
             {
                 continue;
             }
@@ -339,7 +346,10 @@ final class PublicationDestinations implements AutoCloseable
      * than a ring meanwhile. A look at which it had room starts its time over, and so does one by
      * which it has read a whole ring since its time began: a subscriber that reads at pace is never
      * cut, however far behind a burst (a backlog drained into the stream) keeps it. It rejoins at
-     * the stream's position when it reconnects, and has lost what it had not read.
+     * the stream's position when it reconnects, and has lost what it had not read; it is
+     * reconnected after twice the reconnect interval, doubled for every cut in a row (see
+     * {@link #slowCutBackoffNs}), so one that stops reading again at once cannot hold the others
+     * back for the timeout every reconnect interval.
      *
      * @param nowNs     the time now.
      * @param position  the publication's position.
@@ -368,6 +378,13 @@ final class PublicationDestinations implements AutoCloseable
             }
             else if (nowNs - destination.holdingBackSinceNs > timeoutNs)
             {
+                // A subscriber that stops reading again as soon as it is back would hold the others
+                // back for the timeout every reconnect interval: each cut in a row doubles its wait
+                // before the next attempt, and a subscriber that reads at pace long enough starts over.
+                destination.slowCuts = nowNs - destination.joinedNs > SLOW_CUTS_FORGOTTEN_NS ? 1 :
+                    Math.min(destination.slowCuts + 1, 16);
+                destination.reconnectNotBeforeNs = nowNs + slowCutBackoffNs(context.reconnectIntervalNs(),
+                    destination.slowCuts);
                 counters.slowSubscribers.incrementRelease();
                 disconnect(destination, "slow subscriber: it held the publication back for longer than slow-timeout=" +
                     timeoutNs / 1_000_000 + " ms");
@@ -376,6 +393,19 @@ final class PublicationDestinations implements AutoCloseable
             }
         }
         return work;
+    }
+
+    /**
+     * @param reconnectIntervalNs the context's reconnect interval.
+     * @param slowCuts            slow-consumer cuts in a row, from 1.
+     * @return how long after the cut the destination waits before it is connected again: the
+     *         reconnect interval doubled with each cut in a row, at most {@link #MAX_SLOW_BACKOFF_NS}.
+     */
+    static long slowCutBackoffNs(final long reconnectIntervalNs, final int slowCuts)
+    {
+        final int doublings = Math.min(slowCuts, 30);
+        return reconnectIntervalNs > MAX_SLOW_BACKOFF_NS >> doublings ? Math.max(MAX_SLOW_BACKOFF_NS,
+            reconnectIntervalNs) : reconnectIntervalNs << doublings;
     }
 
     private boolean holdsBack(final PublicationDestination destination, final long position, final long consumed)

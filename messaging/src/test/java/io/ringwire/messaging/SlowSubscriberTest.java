@@ -1,6 +1,7 @@
 package io.ringwire.messaging;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -8,6 +9,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import static io.ringwire.messaging.PubSubTestSupport.await;
 import static io.ringwire.messaging.PubSubTestSupport.channel;
@@ -19,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A fan-out publication and a subscriber that stays alive (its housekeeping runs, its credit and
  * liveness go out) but stops reading, on every provider: with the channel's {@code slow-timeout}
  * that subscriber is disconnected as a slow consumer and counted, and the other subscriber goes on
- * receiving; without it the publication waits for the stalled one, as it always has.
+ * receiving, and each cut in a row waits longer before the reconnection; without it the
+ * publication waits for the stalled one, as it always has.
  */
 class SlowSubscriberTest
 {
@@ -61,6 +64,48 @@ class SlowSubscriberTest
         }
     }
 
+    /**
+     * On shm: the wait is the publication's, the same for every provider, but over the RDMA
+     * providers a cut subscriber is let in again only once its old image has drained, which one
+     * that does not read never does.
+     */
+    @Test
+    void aSubscriberCutAsSlowAgainAndAgainWaitsLongerBeforeEachReconnection()
+    {
+        final String provider = "shm";
+        final MessagingContext context = PubSubTestSupport.context(directory,
+            settings -> settings.reconnectIntervalMs(500));
+        final long intervalNs = context.reconnectIntervalNs();
+        try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
+             Subscription stalled = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
+             Publication publication = Publication.open(context, fanOut(provider, reader, stalled) + "|ring=" + RING +
+                 "|slow-timeout=200", STREAM))
+        {
+            connect(reader, stalled, publication);
+            final FragmentHandler ignore = (buffer, offset, length, header) -> { };
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
+            final long[] cutNs = new long[3];
+            final int[] cuts = { 0 };
+            await(() -> cuts[0] == cutNs.length, WAIT, "three slow-consumer cuts", () ->
+            {
+                publication.offer(message, 0, MESSAGE);
+                publication.doWork();
+                reader.poll(ignore, 16);
+                stalled.doWork(); // alive, never reading, back each time it is let in
+                while (cuts[0] < cutNs.length && cuts[0] < publication.counters().slowSubscribers.get())
+                {
+                    cutNs[cuts[0]++] = System.nanoTime();
+                }
+            });
+            // Between two cuts: at least the wait before the reconnection (then the slow timeout held
+            // back again, which is the margin for when each cut was seen here).
+            assertTrue(cutNs[1] - cutNs[0] >= 2 * intervalNs, "after the first cut, twice the interval: " +
+                (cutNs[1] - cutNs[0]) / 1_000_000 + " ms");
+            assertTrue(cutNs[2] - cutNs[1] >= 4 * intervalNs, "after the second, four times: " +
+                (cutNs[2] - cutNs[1]) / 1_000_000 + " ms");
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void withoutASlowTimeoutThePublicationWaitsForTheSubscriberThatStoppedReading(final String provider)
@@ -99,6 +144,19 @@ class SlowSubscriberTest
             assertTrue(received[0] <= 2L * RING / MESSAGE, "the reader got no more than the stalled ring let through: " +
                 received[0]);
         }
+    }
+
+    @Test
+    void theWaitAfterASlowConsumerCutDoublesWithEachCutInARowUpToItsCap()
+    {
+        final long interval = TimeUnit.MILLISECONDS.toNanos(200);
+        assertEquals(2 * interval, PublicationDestinations.slowCutBackoffNs(interval, 1));
+        assertEquals(4 * interval, PublicationDestinations.slowCutBackoffNs(interval, 2));
+        assertEquals(PublicationDestinations.MAX_SLOW_BACKOFF_NS, PublicationDestinations.slowCutBackoffNs(interval, 16));
+        assertEquals(PublicationDestinations.MAX_SLOW_BACKOFF_NS, PublicationDestinations.slowCutBackoffNs(interval, 40));
+        final long longInterval = TimeUnit.SECONDS.toNanos(40);
+        assertEquals(longInterval, PublicationDestinations.slowCutBackoffNs(longInterval, 3),
+            "never shorter than the interval itself");
     }
 
     private static String fanOut(final String provider, final Subscription first, final Subscription second)
