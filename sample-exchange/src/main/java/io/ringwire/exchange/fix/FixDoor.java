@@ -54,6 +54,7 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -162,8 +163,20 @@ public final class FixDoor implements Application, AutoCloseable
     private final AtomicLong senderFailures = new AtomicLong();
     private final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
     private final AtomicLong disconnectsDone = new AtomicLong();
+    private final AtomicLong disconnectsStale = new AtomicLong();
+    /**
+     * Per session index, the member's FIX connections logged on in the door's life (QuickFIX/J's
+     * threads count them; the sender reads them). A disconnect carries the count the gateway had read
+     * when it asked, so one that reaches the sender after the member logged on again leaves the new
+     * connection up: the gateway asked about the old one.
+     */
+    private final AtomicIntegerArray logons;
+    /** Per session index, the logons the gateway's thread has read ({@link #LOGGED_ON} records). */
+    private final int[] logonsRead;
     /** Per session index: a disconnect the full outbound ring could not take yet (the gateway's thread). */
     private final boolean[] disconnectOwed;
+    /** Per session index: the connection an owed disconnect is for ({@link #logonsRead} when asked). */
+    private final int[] disconnectOwedFor;
     private int disconnectsOwed;
     private long disconnectsDeferred;
     private final SocketAcceptor acceptor;
@@ -197,6 +210,9 @@ public final class FixDoor implements Application, AutoCloseable
         sessionIds = new SessionID[slots];
         orders = new FixOrders[slots];
         disconnectOwed = new boolean[slots];
+        disconnectOwedFor = new int[slots];
+        logons = new AtomicIntegerArray(slots);
+        logonsRead = new int[slots];
         final long firstOrderId = FixOrders.firstIdAt(System.currentTimeMillis());
         final SessionSettings settings = new SessionSettings();
         settings.setString("ConnectionType", "acceptor");
@@ -316,6 +332,15 @@ public final class FixDoor implements Application, AutoCloseable
         return disconnectsDone.get();
     }
 
+    /**
+     * @return disconnects the sender did not act on because the member had logged on again since the
+     *         gateway asked (the connection it asked about was gone already).
+     */
+    public long disconnectsStale()
+    {
+        return disconnectsStale.get();
+    }
+
     /** @return disconnects the full outbound ring could not take at once, sent later (the gateway's thread). */
     public long disconnectsDeferred()
     {
@@ -397,6 +422,7 @@ public final class FixDoor implements Application, AutoCloseable
         {
             case LOGGED_ON ->
             {
+                logonsRead[sessionIndex]++;
                 gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
                 gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
@@ -462,23 +488,29 @@ public final class FixDoor implements Application, AutoCloseable
     public void disconnect(final int transportSession)
     {
         final int sessionIndex = transportSession - FIRST_TRANSPORT;
-        if (!writeDisconnect(sessionIndex) && !disconnectOwed[sessionIndex])
+        final int connection = logonsRead[sessionIndex];
+        if (!writeDisconnect(sessionIndex, connection))
         {
-            disconnectOwed[sessionIndex] = true;
-            disconnectsOwed++;
-            disconnectsDeferred++;
+            disconnectOwedFor[sessionIndex] = connection;
+            if (!disconnectOwed[sessionIndex])
+            {
+                disconnectOwed[sessionIndex] = true;
+                disconnectsOwed++;
+                disconnectsDeferred++;
+            }
         }
     }
 
-    private boolean writeDisconnect(final int sessionIndex)
+    private boolean writeDisconnect(final int sessionIndex, final int connection)
     {
-        final int claimed = outbound.tryClaim(DISCONNECT, RECORD_HEADER);
+        final int claimed = outbound.tryClaim(DISCONNECT, RECORD_HEADER + BitUtil.SIZE_OF_INT);
         if (claimed < 0)
         {
             return false;
         }
         outbound.buffer().putInt(claimed, sessionIndex);
         outbound.buffer().putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
+        outbound.buffer().putInt(claimed + RECORD_HEADER, connection);
         outbound.commit(claimed);
         forgetOwedDisconnect(sessionIndex);
         return true;
@@ -491,7 +523,7 @@ public final class FixDoor implements Application, AutoCloseable
         {
             if (disconnectOwed[i])
             {
-                if (!writeDisconnect(i))
+                if (!writeDisconnect(i, disconnectOwedFor[i]))
                 {
                     break;
                 }
@@ -551,6 +583,11 @@ public final class FixDoor implements Application, AutoCloseable
         final int fields = body + MessageHeaderDecoder.ENCODED_LENGTH;
         if (type == DISCONNECT)
         {
+            if (buffer.getInt(body) != logons.get(sessionIndex))
+            {
+                disconnectsStale.incrementAndGet();
+                return;
+            }
             try
             {
                 session.disconnect("the gateway disconnected the session", false);
@@ -670,6 +707,7 @@ public final class FixDoor implements Application, AutoCloseable
             Math.clamp(seconds * 1000L, 1000, Gateway.MAX_HEARTBEAT_INTERVAL_MS);
         synchronized (inboundLock)
         {
+            logons.incrementAndGet(member.sessionIndex()); // before the record: the gateway never reads ahead of it
             logon.wrapAndApplyHeader(scratch, 0, headerEncoder)
                 .sessionId(member.session().sessionId())
                 .heartbeatIntervalMs(heartbeatMs)

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import quickfix.Message;
+import quickfix.Session;
+import quickfix.SessionID;
 import quickfix.field.ClOrdID;
 import quickfix.field.ExecInst;
 import quickfix.field.MassCancelRequestType;
@@ -267,6 +269,57 @@ class FixDoorTest
             Thread.sleep(20);
         }
         assertEquals(0, exchange.liveOrders(), "cancel-on-disconnect");
+    }
+
+    @Test
+    void aDisconnectTheGatewayAskedForTheMembersEarlierConnectionLeavesItsNewOneUp() throws Exception
+    {
+        final Path store = directory.resolve("member");
+        final FixTestClient first = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
+        clients.add(first);
+        assertTrue(first.awaitLogon(WAIT));
+        final FixTestClient[] second = new FixTestClient[1];
+        // On the gateway's thread, so it reads nothing meanwhile: the member drops and logs on again,
+        // and only then does the gateway, still knowing the first connection alone, cut it off.
+        exchange.onThread(() ->
+        {
+            first.kill();
+            final SessionID doorSide = new SessionID("FIX.4.4", DOOR_COMP_ID, FixExchange.MEMBER_A);
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (Session.lookupSession(doorSide).isLoggedOn() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(5);
+            }
+            second[0] = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
+            clients.add(second[0]);
+            assertTrue(second[0].awaitLogon(WAIT), "logged on again");
+            exchange.door.disconnect(FixDoor.FIRST_TRANSPORT);
+            return null;
+        });
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (exchange.door.disconnectsStale() == 0 && System.nanoTime() < deadline)
+        {
+            Thread.sleep(5);
+        }
+        assertEquals(1, exchange.door.disconnectsStale(), "the disconnect was for the connection gone");
+        assertEquals(0, exchange.door.disconnectsDone());
+        assertTrue(second[0].isLoggedOn(), "the new connection is up");
+        second[0].send(limit("N-1", Side.BUY, "1000", 1, TimeInForce.DAY));
+        assertEquals('0', execType(second[0].next(MsgType.EXECUTION_REPORT, WAIT)), "and trades");
+
+        // The gateway, having read the new logon, cuts the connection it knows: that one goes.
+        exchange.onThread(() ->
+        {
+            exchange.door.disconnect(FixDoor.FIRST_TRANSPORT);
+            return null;
+        });
+        final long cut = System.nanoTime() + WAIT.toNanos();
+        while (second[0].isLoggedOn() && System.nanoTime() < cut)
+        {
+            Thread.sleep(5);
+        }
+        assertFalse(second[0].isLoggedOn(), "the connection the gateway knew is closed");
+        assertEquals(1, exchange.door.disconnectsDone());
     }
 
     @Test
