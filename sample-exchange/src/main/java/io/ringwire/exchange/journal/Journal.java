@@ -66,6 +66,12 @@ public final class Journal implements AutoCloseable
     public static final long SEGMENT_ROLL_FAILED = -3;
     /** {@link #append}: the journal is closed; nothing written. */
     public static final long CLOSED = -4;
+    /**
+     * {@link #append}: the file system could not give the record a page (a full file system
+     * raises SIGBUS on the write, which the JVM turns into an InternalError); what was written of it
+     * is cleared again, so the tail is as it was. The next append tries again.
+     */
+    public static final long WRITE_FAILED = -5;
     /** The next segment, made and touched ahead of the roll that renames it; never read. */
     public static final String PREPARED_SEGMENT = "segment-next.prepared";
 
@@ -98,6 +104,7 @@ public final class Journal implements AutoCloseable
     private long unforcedFromBaseSequence;
     private long refusedAppends;
     private long failedRolls;
+    private long failedWrites;
     private Exception lastRollFailure;
     private boolean closed;
 
@@ -198,7 +205,8 @@ public final class Journal implements AutoCloseable
      * @param length the payload's bytes, from 0 to {@link #maxPayloadLength()}.
      * @return the record's sequence (0 or more), or {@link #RECORD_TOO_LARGE}, {@link #INVALID_RANGE}
      *         (both counted in {@link #refusedAppends()}), {@link #SEGMENT_ROLL_FAILED} (counted in
-     *         {@link #failedRolls()}) or {@link #CLOSED}.
+     *         {@link #failedRolls()}), {@link #WRITE_FAILED} (counted in {@link #failedWrites()}) or
+     *         {@link #CLOSED}.
      */
     public long append(final DirectBuffer buffer, final int offset, final int length)
     {
@@ -224,14 +232,53 @@ public final class Journal implements AutoCloseable
         }
         final int recordOffset = tailOffset;
         final int payloadOffset = recordOffset + HEADER_LENGTH;
-        segment.buffer().putBytes(payloadOffset, buffer, offset, length);
-        segment.buffer().putInt(recordOffset + CHECKSUM_OFFSET, segment.checksum(payloadOffset, length), ORDER);
-        // The length goes last, with release: a reader of this mapping that sees it sees the payload
-        // and checksum. A SIGKILL stops this thread between two stores, and what it stored so far
-        // stays in the page cache: a record without its length is no record.
-        JournalFormat.putLengthRelease(segment.buffer(), recordOffset, recordLength);
+        try
+        {
+            segment.buffer().putBytes(payloadOffset, buffer, offset, length);
+            segment.buffer().putInt(recordOffset + CHECKSUM_OFFSET, segment.checksum(payloadOffset, length), ORDER);
+            // The length goes last, with release: a reader of this mapping that sees it sees the payload
+            // and checksum. A SIGKILL stops this thread between two stores, and what it stored so far
+            // stays in the page cache: a record without its length is no record.
+            JournalFormat.putLengthRelease(segment.buffer(), recordOffset, recordLength);
+        }
+        catch (final InternalError ex)
+        {
+            failedWrites++;
+            clearFrom(recordOffset, alignedLength);
+            if (Long.bitCount(failedWrites) == 1) // the 1st, 2nd, 4th...: a full disk cannot flood the log
+            {
+                LOGGER.log(System.Logger.Level.WARNING, "cannot write a journal record in " + directory +
+                    " (a full file system?); refused, " + failedWrites + " so far", ex);
+            }
+            return WRITE_FAILED;
+        }
         tailOffset = recordOffset + alignedLength;
         return nextSequence++;
+    }
+
+    /**
+     * Zeroes what a failed append wrote, page by page up to the first page the file system
+     * refuses (the copy stopped there, so nothing lies past it). Left behind, those bytes would lie
+     * past the last record, and once a later record rolled to a new segment, recovery would read
+     * them as damage inside the journal rather than a clean end.
+     */
+    private void clearFrom(final int from, final int length)
+    {
+        int at = from;
+        final int end = from + length;
+        while (at < end)
+        {
+            final int pageEnd = Math.min(end, (at & -PAGE) + PAGE);
+            try
+            {
+                segment.buffer().setMemory(at, pageEnd - at, (byte)0);
+            }
+            catch (final InternalError ex)
+            {
+                return;
+            }
+            at = pageEnd;
+        }
     }
 
     /**
@@ -323,6 +370,14 @@ public final class Journal implements AutoCloseable
     public long failedRolls()
     {
         return failedRolls;
+    }
+
+    /**
+     * @return appends the file system refused a page for ({@link #WRITE_FAILED}).
+     */
+    public long failedWrites()
+    {
+        return failedWrites;
     }
 
     /**

@@ -7,6 +7,7 @@ import io.ringwire.messaging.Header;
 import io.ringwire.messaging.Subscription;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
 
 /**
  * The journal ahead of the engine (LMAX's input side): takes the gateway's requests, checks each
@@ -87,8 +88,10 @@ final class Journaller implements Agent, AutoCloseable
         if (!engineInput.offer(JournaledRequests.JOURNALED, takenNs, buffer, offset, length))
         {
             // The room check before the poll makes this unreachable; were it reached, the engine
-            // would no longer apply what the journal holds, so this thread stops (and says why).
-            throw new IllegalStateException("the engine's ring refused a journaled request: the room check is wrong");
+            // would no longer apply what the journal holds, so this agent stops taking requests
+            // for good (its runner ends on this exception; the engine logs and keeps it).
+            taking = false;
+            throw new AgentTerminationException("the engine's ring refused a journaled request: the room check is wrong");
         }
     }
 
