@@ -241,6 +241,15 @@ public final class JournaledEngine implements AutoCloseable
             throw new IllegalStateException("the journal in " + directory + " is damaged before its end: " +
                 recovery.damage().message() + "; the engine does not start on a journal that would lose accepted requests");
         }
+        if (recovery.nextSequence() < applied)
+        {
+            // Refused before the journal is opened for appending, which would zero a torn tail: the
+            // bytes stay as they are for whoever looks into why.
+            throw new IllegalStateException("the journal in " + directory + " ends at record " +
+                recovery.nextSequence() + (recovery.tornTail() ? " (a torn record there: " +
+                recovery.damage().message() + ")" : "") + ", but the newest snapshot is at record " + applied +
+                "; the engine does not start on a journal that lost records a snapshot holds (nothing was changed)");
+        }
         if (recovery.tornTail())
         {
             LOG.log(System.Logger.Level.WARNING, "the journal's last record was torn and is not applied: " +

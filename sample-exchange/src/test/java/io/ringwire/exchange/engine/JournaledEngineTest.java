@@ -4,6 +4,7 @@ import io.ringwire.codecs.trading.EngineCommandEncoder;
 import io.ringwire.codecs.trading.EngineCommandType;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.exchange.flow.OrderFlow;
+import io.ringwire.exchange.journal.JournalReader;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -102,6 +104,39 @@ class JournaledEngineTest
         final IllegalStateException refused = assertThrows(IllegalStateException.class,
             () -> JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 20));
         assertTrue(refused.getMessage().contains("damaged before its end"), refused.getMessage());
+    }
+
+    @Test
+    void aJournalEndingBeforeTheNewestSnapshotIsRefusedWithItsBytesLeftAsTheyWere() throws IOException
+    {
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            feed(engine, 1_000);
+            engine.accept(request, 0, command(EngineCommandType.SNAPSHOT));
+        }
+        final long snapshotAt = new EngineSnapshots(directory).latest().orElseThrow().journalSequence();
+        assertEquals(snapshotAt, new JournalReader(directory).readAll((sequence, buffer, offset, length) -> { })
+            .nextSequence(), "the snapshot covers every record");
+        final Path segment;
+        try (Stream<Path> files = Files.list(directory))
+        {
+            segment = files.filter(path -> path.getFileName().toString().endsWith(".journal")).findFirst().orElseThrow();
+        }
+        // The last record's last byte flipped: a torn tail, one record short of the snapshot.
+        final byte[] bytes = Files.readAllBytes(segment);
+        int last = bytes.length - 1;
+        while (bytes[last] == 0)
+        {
+            last--;
+        }
+        bytes[last] ^= 0x01;
+        Files.write(segment, bytes);
+
+        final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            () -> JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 20));
+        assertTrue(refused.getMessage().contains("ends at record " + (snapshotAt - 1)) &&
+            refused.getMessage().contains("newest snapshot is at record " + snapshotAt), refused.getMessage());
+        assertArrayEquals(bytes, Files.readAllBytes(segment), "the torn record is still there to look at");
     }
 
     @Test
