@@ -465,20 +465,27 @@ public record RoleConfig(String role, String provider, List<Identity> identities
                 (int)config.number(RoleFiles.RATE_PER_SESSION, 10_000, 1, Integer.MAX_VALUE),
                 (int)config.number(RoleFiles.RATE_BURST, 10_000, 1, Integer.MAX_VALUE),
                 (int)config.number(RoleFiles.MAX_CLIENT_ORDER_IDS, 1 << 20, 1, 1 << 28),
-                new TransportLimits((int)config.number(RoleFiles.MAX_CONNECTIONS, 256, 1, 65_536),
-                    config.number(RoleFiles.LOGON_TIMEOUT_MS, 5_000, 1, 3_600_000),
-                    (int)config.number(RoleFiles.LOGONS_PER_SECOND, 5, 1, 1_000_000),
-                    (int)config.number(RoleFiles.LOGON_BURST, 5, 1, 1_000_000),
-                    (int)config.number(RoleFiles.MAX_MALFORMED, 64, 0, Integer.MAX_VALUE),
-                    (int)config.number(RoleFiles.REPLY_BACKLOG_BYTES, 4 << 20, 4096, 1 << 30),
-                    config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, 3_600_000),
-                    (int)config.number(RoleFiles.REPLY_LOG_BYTES, TransportLimits.DEFAULT_REPLY_LOG_BYTES, 4096,
-                        1 << 30)));
+                transportLimits(config));
         }
         catch (final IllegalArgumentException ex)
         {
             throw new IllegalArgumentException(config.file() + ": " + ex.getMessage(), ex);
         }
+    }
+
+    private static TransportLimits transportLimits(final ConfigFile config)
+    {
+        final int replyLogBytes = (int)config.number(RoleFiles.REPLY_LOG_BYTES, TransportLimits.DEFAULT_REPLY_LOG_BYTES,
+            4096, 1 << 30);
+        return new TransportLimits((int)config.number(RoleFiles.MAX_CONNECTIONS, 256, 1, 65_536),
+            config.number(RoleFiles.LOGON_TIMEOUT_MS, 5_000, 1, 3_600_000),
+            (int)config.number(RoleFiles.LOGONS_PER_SECOND, 5, 1, 1_000_000),
+            (int)config.number(RoleFiles.LOGON_BURST, 5, 1, 1_000_000),
+            (int)config.number(RoleFiles.MAX_MALFORMED, 64, 0, Integer.MAX_VALUE),
+            // Without a line of its own, the backlog fits the log the file sets.
+            (int)config.number(RoleFiles.REPLY_BACKLOG_BYTES,
+                Math.min(TransportLimits.DEFAULT_REPLY_BACKLOG_BYTES, replyLogBytes / 2), 4096, 1 << 30),
+            config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, 3_600_000), replyLogBytes);
     }
 
     private static void requireEndpoints(final ConfigFile config, final String role, final List<SessionConfig> sessions,

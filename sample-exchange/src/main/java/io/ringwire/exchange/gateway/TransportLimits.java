@@ -13,7 +13,10 @@ package io.ringwire.exchange.gateway;
  * @param logonsPerSecond     sustained logon attempts, and answers before logon, per connection.
  * @param logonBurst          those it may send at once.
  * @param maxMalformed        malformed messages a connection may send before it is disconnected.
- * @param maxReplyBacklogBytes bytes of replies that may wait for a client that reads too slowly.
+ * @param maxReplyBacklogBytes bytes of replies that may wait for a client that reads too slowly, at
+ *                            most half the reply log: a client cut off as a slow consumer loses its
+ *                            backlog, and finds it in the reply log at its next logon, beside the
+ *                            log's other half for what comes while it is away.
  * @param maxReplyBacklogMs   how long its oldest waiting reply may wait.
  * @param replyLogBytes       each session's reply log: its newest execution reports, kept for a resend
  *                            at its next logon (a power of two, 4 KiB to 1 GiB; allocated at start).
@@ -22,13 +25,16 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
     int maxMalformed, int maxReplyBacklogBytes, long maxReplyBacklogMs, int replyLogBytes)
 {
     /**
-     * The reply log of a gateway configured without its own: about 5,000 execution reports, room
-     * for those in flight when a session is lost and the cancel-on-disconnect of its resting orders.
+     * The reply log of a gateway configured without its own: about 20,000 execution reports, room
+     * for a slow client's whole backlog, or those in flight when a session is lost and the
+     * cancel-on-disconnect of its resting orders.
      */
-    public static final int DEFAULT_REPLY_LOG_BYTES = 1 << 20;
+    public static final int DEFAULT_REPLY_LOG_BYTES = 4 << 20;
+    /** The reply backlog of a gateway configured without its own: half its reply log. */
+    public static final int DEFAULT_REPLY_BACKLOG_BYTES = DEFAULT_REPLY_LOG_BYTES / 2;
     /** The limits of a gateway configured without its own. */
     public static final TransportLimits DEFAULT =
-        new TransportLimits(256, 5_000, 5, 5, 64, 4 << 20, 2_000, DEFAULT_REPLY_LOG_BYTES);
+        new TransportLimits(256, 5_000, 5, 5, 64, DEFAULT_REPLY_BACKLOG_BYTES, 2_000, DEFAULT_REPLY_LOG_BYTES);
 
     /**
      * Validates the values.
@@ -44,6 +50,14 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
                 "4096, maxReplyBacklogMs at least 1, replyLogBytes a power of two from 4096 to 2^30: " + maxTransports +
                 ", " + logonTimeoutMs + ", " + logonsPerSecond + ", " + logonBurst + ", " + maxMalformed + ", " +
                 maxReplyBacklogBytes + ", " + maxReplyBacklogMs + ", " + replyLogBytes);
+        }
+        if (maxReplyBacklogBytes > replyLogBytes / 2)
+        {
+            // A message that does not fit before the log's end starts it over, so the log holds a
+            // little less than its length: half of it is what a backlog is sure to find there.
+            throw new IllegalArgumentException("transport limits: maxReplyBacklogBytes (reply-backlog-bytes) " +
+                maxReplyBacklogBytes + " must be at most half of replyLogBytes (reply-log-bytes) " + replyLogBytes +
+                ", so that a client cut off as a slow consumer finds its dropped replies in the log at its next logon");
         }
     }
 }

@@ -35,7 +35,7 @@ class GatewayLimitsConfigTest
     {
         final Path file = directory.resolve("gateway.conf");
         Files.writeString(file, gatewayText.replaceAll("(?m)^limits\\.reply-log-bytes.*$",
-            "limits.reply-log-bytes = " + value));
+            "limits.reply-log-bytes = " + value).replaceAll("(?m)^limits\\.reply-backlog-bytes.*$", ""));
         return RoleConfig.read(file);
     }
 
@@ -58,5 +58,18 @@ class GatewayLimitsConfigTest
                 (refused.getMessage().contains("replyLogBytes") || refused.getMessage().contains("reply-log-bytes")),
                 bad + ": " + refused.getMessage());
         }
+    }
+
+    @Test
+    void aReplyBacklogLargerThanHalfTheReplyLogIsRefusedAndWithoutItsLineTheBacklogFitsTheLog() throws Exception
+    {
+        assertEquals(1 << 15, gatewayWithReplyLog("65536").gateway().transportLimits().maxReplyBacklogBytes(),
+            "the default backlog, halved to fit the log");
+        final Path file = directory.resolve("gateway.conf");
+        Files.writeString(file, gatewayText.replaceAll("(?m)^limits\\.reply-backlog-bytes.*$",
+            "limits.reply-backlog-bytes = " + TransportLimits.DEFAULT_REPLY_LOG_BYTES));
+        final Exception refused = assertThrows(IllegalArgumentException.class, () -> RoleConfig.read(file));
+        assertTrue(refused.getMessage().contains("gateway.conf") && refused.getMessage().contains("at most half"),
+            refused.getMessage());
     }
 }

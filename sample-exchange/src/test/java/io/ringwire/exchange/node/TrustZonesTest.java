@@ -117,7 +117,7 @@ class TrustZonesTest
         final GatewayConfig demo = ExchangeDemo.gatewayConfig(3, RATE, engineConfig, 0);
         final GatewayConfig gatewayConfig = new GatewayConfig(demo.sessions(), demo.instruments(),
             demo.referencePrices(), demo.limits(), demo.maxMessagesPerSecond(), demo.burst(),
-            demo.maxClientOrderIdsPerSession(), new TransportLimits(256, 1_000, 5, 5, 16, 64 << 10, 300, 1 << 16));
+            demo.maxClientOrderIdsPerSession(), new TransportLimits(256, 1_000, 5, 5, 16, 64 << 10, 300, 1 << 17));
         final io.ringwire.exchange.node.RunFlag flag = new io.ringwire.exchange.node.RunFlag();
         ledger = new LatencyLedger();
         engine = add(new EngineNode(core, layout, directory.resolve("journal"), engineConfig, flag));
