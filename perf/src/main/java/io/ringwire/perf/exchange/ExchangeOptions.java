@@ -1,6 +1,7 @@
 package io.ringwire.perf.exchange;
 
 import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.perf.cli.OptionReader;
 import io.ringwire.perf.cli.UsageException;
 
 import java.util.List;
@@ -72,11 +73,11 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
     }
 
     /**
-     * @param args the command line after {@code exchange}.
+     * @param args the command line after {@code exchange} ({@code --name value} or {@code --name=value}).
      * @return the options.
      * @throws UsageException naming a bad option.
      */
-    public static ExchangeOptions parse(final String[] args)
+    public static ExchangeOptions parse(final String... args)
     {
         List<String> providers = List.of("shm");
         long rate = 100_000;
@@ -90,92 +91,47 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
         int fixClients = 1;
         long fixRate = 1_000;
         EngineNode.Threads engineThreads = EngineNode.Threads.parse("auto");
-        for (int i = 0; i < args.length; i++)
+        final OptionReader option = new OptionReader(args);
+        while (option.next())
         {
-            final String arg = args[i];
-            switch (arg)
+            switch (option.name())
             {
-                case "--help", "-h" ->
-                {
-                    return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, true,
-                        out, door, fixClients, fixRate, engineThreads);
-                }
-                case "--json" -> json = true;
-                case "--out" -> out = value(args, i++, arg);
-                case "--provider" ->
-                {
-                    providers = java.util.Arrays.stream(value(args, i++, arg).split(",")).map(String::trim).toList();
-                    for (final String provider : providers)
-                    {
-                        if (!PROVIDERS.contains(provider))
-                        {
-                            throw new UsageException("--provider takes " + PROVIDERS + ", not '" + provider + "'");
-                        }
-                        if (providers.indexOf(provider) != providers.lastIndexOf(provider))
-                        {
-                            // Each run writes its histograms under its provider's name.
-                            throw new UsageException("--provider names " + provider + " twice");
-                        }
-                    }
-                }
-                case "--rate" -> rate = number(args, i++, arg, 1_000, 10_000_000);
-                case "--seconds" -> seconds = (int)number(args, i++, arg, 1, 3_600);
-                case "--warmup" -> warmup = (int)number(args, i++, arg, 0, 600);
-                case "--clients" -> clients = (int)number(args, i++, arg, 1, 64);
-                case "--instruments" -> instruments = (int)number(args, i++, arg, 1, 10_000);
+                case "--json" -> json = option.flag();
+                case "--out" -> out = option.value("a directory");
+                // Each run writes its histograms under its provider's name: none twice.
+                case "--provider" -> providers = option.names(PROVIDERS, "is not a provider", "shm,socket");
+                case "--rate" -> rate = option.number("orders per second", 1_000, 10_000_000, "orders per second");
+                case "--seconds" -> seconds = option.intNumber("a count", 1, 3_600, "seconds");
+                case "--warmup" -> warmup = option.intNumber("a count", 0, 600, "seconds");
+                case "--clients" -> clients = option.intNumber("a count", 1, 64, "clients");
+                case "--instruments" -> instruments = option.intNumber("a count", 1, 10_000, "instruments");
                 case "--door" ->
                 {
-                    door = value(args, i++, arg);
+                    door = option.value("sbe or fix");
                     if (!"sbe".equals(door) && !"fix".equals(door))
                     {
                         throw new UsageException("--door takes sbe or fix, not '" + door + "'");
                     }
                 }
-                case "--fix-clients" -> fixClients = (int)number(args, i++, arg, 1, 16);
-                case "--fix-rate" -> fixRate = number(args, i++, arg, 1, 20_000);
+                case "--fix-clients" -> fixClients = option.intNumber("a count", 1, 16, "FIX members");
+                case "--fix-rate" -> fixRate = option.number("requests per second", 1, 20_000, "requests per second");
                 case "--engine-threads" ->
                 {
+                    final String threads = option.value("auto, none, or any of journaller,digest,replica");
                     try
                     {
-                        engineThreads = EngineNode.Threads.parse(value(args, i++, arg));
+                        engineThreads = EngineNode.Threads.parse(threads);
                     }
                     catch (final IllegalArgumentException ex)
                     {
                         throw new UsageException("--engine-threads " + ex.getMessage());
                     }
                 }
-                default -> throw new UsageException("unknown option '" + arg + "'; perf exchange --help lists them");
+                default -> throw option.unknown("--provider, --rate, --seconds, --warmup, --clients, --instruments, " +
+                    "--door, --fix-clients, --fix-rate, --engine-threads, --json, --out, --help");
             }
         }
-        return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, false, out, door,
-            fixClients, fixRate, engineThreads);
-    }
-
-    private static String value(final String[] args, final int index, final String name)
-    {
-        if (index + 1 >= args.length || args[index + 1].startsWith("--"))
-        {
-            throw new UsageException(name + " needs a value");
-        }
-        return args[index + 1];
-    }
-
-    private static long number(final String[] args, final int index, final String name, final long min, final long max)
-    {
-        final String text = value(args, index, name);
-        final long parsed;
-        try
-        {
-            parsed = Long.parseLong(text.replace("_", ""));
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new UsageException(name + " needs a whole number, not '" + text + "'");
-        }
-        if (parsed < min || parsed > max)
-        {
-            throw new UsageException(name + " must be " + min + " to " + max + ", not " + parsed);
-        }
-        return parsed;
+        return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, option.helpAsked(),
+            out, door, fixClients, fixRate, engineThreads);
     }
 }

@@ -36,20 +36,25 @@ class ExchangeOptionsTest
         assertEquals(EngineNode.Threads.forCpus(OnlineCpus.count()), options.engineThreads());
         assertEquals(new EngineNode.Threads(true, false, true),
             ExchangeOptions.parse(new String[]{ "--engine-threads", "journaller,replica" }).engineThreads());
+        final ExchangeOptions joined = ExchangeOptions.parse("--rate=2_000", "--provider=socket,shm", "-h");
+        assertEquals(2_000, joined.rate(), "--name=value, as every perf command takes");
+        assertEquals(List.of("socket", "shm"), joined.providers());
+        assertTrue(joined.help());
     }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "--provider tcp|--provider takes",
-        "--rate 10|--rate must be 1000 to",
-        "--seconds 0|--seconds must be 1 to",
-        "--clients x|--clients needs a whole number",
+        "--provider tcp|--provider 'tcp' is not a provider; allowed: shm, socket, roce, ibverbs",
+        "--rate 10|--rate='10' is out of range; allowed: 1000 to 10000000",
+        "--seconds 0|--seconds='0' is out of range; allowed: 1 to 3600",
+        "--clients x|--clients='x' is not a number",
         "--warmup|--warmup needs a value",
         "--out --json|--out needs a value",
-        "--provider shm,shm|--provider names shm twice",
+        "--provider shm,shm|--provider lists 'shm' twice",
+        "--json=yes|--json takes no value",
         "--fast|unknown option '--fast'",
         "--door tcp|--door takes sbe or fix",
-        "--fix-rate 0|--fix-rate must be 1 to",
+        "--fix-rate 0|--fix-rate='0' is out of range",
         "--engine-threads journaler|--engine-threads takes auto, none, or any of" })
     void aBadOptionIsRefusedNamingIt(final String args, final String message)
     {
@@ -118,6 +123,6 @@ class ExchangeOptionsTest
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         assertEquals(2, PerfMain.exchange(new String[]{ "--rate", "fast" }, System.out,
             new PrintStream(err, true, StandardCharsets.UTF_8)));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--rate needs a whole number"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--rate='fast' is not a number"));
     }
 }
