@@ -66,6 +66,11 @@ final class SocketFrame
     static final byte OPCODE_SEND = 3;
     static final byte OPCODE_ACK = 4;
     static final byte OPCODE_NAK = 5;
+    /**
+     * Never sent: what the receiver writes over the opcode of an ACK or NAK it applied ahead of a
+     * request waiting for a posted receive, so it passes over the frame when it reaches it.
+     */
+    static final byte OPCODE_APPLIED_AHEAD = 0x7F;
 
     /** The requester asks for an acknowledgement of this request (like the BTH AckReq bit). */
     static final byte FLAG_ACK_REQUESTED = 1;

@@ -38,6 +38,11 @@ final class SocketQueuePair extends SoftQueuePair
     private final SocketAcknowledger acknowledgements;
     private final SocketRequester requester;
     private final SocketResponder responder;
+    /**
+     * Bytes from the parse position that {@link #applyAcknowledgementsBehind} has looked at: the
+     * frames there marked {@link SocketFrame#OPCODE_APPLIED_AHEAD} are its own marks.
+     */
+    private int lookedAheadBytes;
 
     SocketQueuePair(final SocketDevice device, final int queuePairNumber, final QueuePairConfig config)
     {
@@ -153,13 +158,65 @@ final class SocketQueuePair extends SoftQueuePair
             }
             if (!applyFrame(received.getByte(frame + OPCODE_OFFSET), frame, payloadLength))
             {
+                applyAcknowledgementsBehind(frame + frameLength);
                 break;
             }
             connection.consume(frameLength);
+            lookedAheadBytes = Math.max(0, lookedAheadBytes - frameLength);
             applied++;
         }
         connection.compactReceived(frameDoesNotFit);
         return applied;
+    }
+
+    /**
+     * The frame at the parse position is a request waiting for a receive this side has not posted:
+     * the peer's requests behind it wait too (they run in order), but the ACKs and NAKs of this
+     * side's own requests do not, as on an RC queue pair, where the responder's wait for a receive
+     * does not hold the requester's acknowledgements. Each complete one is applied now and marked
+     * {@link SocketFrame#OPCODE_APPLIED_AHEAD}; the rest stays for when the request has its
+     * receive. Bytes looked at once are not looked at again while the request waits.
+     *
+     * @param from where the frame after the waiting one starts.
+     */
+    private void applyAcknowledgementsBehind(final int from)
+    {
+        final UnsafeBuffer received = connection.receiveView();
+        final int end = connection.parsePosition() + connection.received();
+        int frame = Math.max(from, connection.parsePosition() + lookedAheadBytes);
+        while (end - frame >= HEADER_LENGTH && state() != QueuePairState.ERROR)
+        {
+            final int frameLength = received.getInt(frame + FRAME_LENGTH_OFFSET, ORDER);
+            if (frameLength < HEADER_LENGTH || frameLength > received.capacity() ||
+                received.getInt(frame + PAYLOAD_LENGTH_OFFSET, ORDER) != frameLength - HEADER_LENGTH)
+            {
+                break; // the parse finds it malformed when it gets there
+            }
+            if (end - frame < frameLength)
+            {
+                break;
+            }
+            final byte opcode = received.getByte(frame + OPCODE_OFFSET);
+            if (opcode == OPCODE_APPLIED_AHEAD)
+            {
+                // Not a mark of ours (those lie before what was looked at): the peer sent it.
+                responder.protocolError(SocketFrame.sequence(received, frame));
+                return;
+            }
+            if (opcode == OPCODE_ACK || opcode == OPCODE_NAK)
+            {
+                // Marked first: a completion handler may post, whose progress may move the bytes.
+                received.putByte(frame + OPCODE_OFFSET, OPCODE_APPLIED_AHEAD);
+                lookedAheadBytes = frame + frameLength - connection.parsePosition();
+                applyFrame(opcode, frame, 0);
+                if (state() == QueuePairState.ERROR)
+                {
+                    return;
+                }
+            }
+            frame += frameLength;
+        }
+        lookedAheadBytes = frame - connection.parsePosition();
     }
 
     /**
@@ -204,6 +261,13 @@ final class SocketQueuePair extends SoftQueuePair
             case OPCODE_WRITE_WITH_IMMEDIATE:
             case OPCODE_SEND:
                 return responder.apply(received, opcode, frame, payloadLength);
+
+            case OPCODE_APPLIED_AHEAD:
+                if (lookedAheadBytes == 0)
+                {
+                    responder.protocolError(SocketFrame.sequence(received, frame)); // sent so by the peer
+                }
+                return true;
 
             default:
                 responder.protocolError(SocketFrame.sequence(received, frame));

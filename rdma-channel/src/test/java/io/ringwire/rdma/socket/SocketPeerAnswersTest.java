@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * through the connection manager does): an ACK or NAK for a request never posted, or a NAK with a
  * status no responder sends, completes nothing as done and fails the queue pair, counted; a
  * request posted into a full queue just as the peer turns out gone completes, flushed; a peer that
- * sends requests of its own but never answers ours is lost after the peer timeout.
+ * sends requests of its own but never answers ours is lost after the peer timeout; an ACK behind a
+ * peer's SEND that waits for a receive is applied at once.
  */
 class SocketPeerAnswersTest
 {
@@ -213,7 +214,7 @@ class SocketPeerAnswersTest
     @Test
     void aPeerThatKeepsSendingButNeverAnswersOurRequestsIsLostAfterThePeerTimeout() throws Exception
     {
-        final QueuePair queuePair = connectRawPeer(300);
+        final QueuePair queuePair = connectRawPeer(1_000);
         write(queuePair, 1);
         assertEquals(0, readFrame());
         final ByteBuffer request = ByteBuffer.allocate(SocketFrame.HEADER_LENGTH + 8);
@@ -238,5 +239,31 @@ class SocketPeerAnswersTest
         assertEquals(CompletionStatus.RETRY_EXCEEDED, completions.get(1L), "completions " + completions);
         assertTrue(sequence >= 10, "the peer kept writing through the timeout: " + sequence + " writes");
         assertEquals(1, counter(DeviceCounters.PEERS_LOST));
+    }
+
+    @Test
+    void anAckBehindAPeersSendThatWaitsForAReceiveIsAppliedAtOnce() throws IOException
+    {
+        final QueuePair queuePair = connectRawPeer();
+        write(queuePair, 1);
+        assertEquals(0, readFrame());
+        // The peer's SEND first (no receive posted here yet), then the ACK of our write.
+        final ByteBuffer frames = ByteBuffer.allocate(2 * SocketFrame.HEADER_LENGTH + 8);
+        final UnsafeBuffer view = new UnsafeBuffer(frames);
+        SocketFrame.writeRequest(view, 0, SocketFrame.OPCODE_SEND, true, 0, 0, 0, 0, 8);
+        view.putLong(SocketFrame.HEADER_LENGTH, 0x5E4D_0000_0000_0001L);
+        SocketFrame.writeAcknowledgement(view, SocketFrame.HEADER_LENGTH + 8, SocketFrame.OPCODE_ACK, 0, 0);
+        while (frames.hasRemaining())
+        {
+            peer.write(frames);
+        }
+        awaitCompletion(1);
+        assertEquals(CompletionStatus.SUCCESS, completions.get(1L), "our write is done, the peer's SEND still waiting");
+
+        assertEquals(PostResult.OK, queuePair.postReceive(2, local.region(), 512, 64));
+        awaitCompletion(2);
+        assertEquals(CompletionStatus.SUCCESS, completions.get(2L), "the SEND, once it has its receive");
+        assertEquals(0x5E4D_0000_0000_0001L, local.region().buffer().getLong(512));
+        assertEquals(QueuePairState.READY_TO_SEND, queuePair.state(), "the ACK applied ahead was passed over");
     }
 }
