@@ -165,17 +165,23 @@ public final class FixDoor implements Application, AutoCloseable
     private final AtomicLong disconnectsDone = new AtomicLong();
     private final AtomicLong disconnectsStale = new AtomicLong();
     /**
-     * Per session index, the member's FIX connections logged on in the door's life (QuickFIX/J's
-     * threads count them; the sender reads them). A disconnect carries the count the gateway had read
-     * when it asked, so one that reaches the sender after the member logged on again leaves the new
-     * connection up: the gateway asked about the old one.
+     * Per session index, the member's logons and logouts in the door's life (QuickFIX/J's threads
+     * count them, each before its record; the sender reads them). A disconnect carries the count the
+     * gateway had read when it asked, so one that reaches the sender once the connection it was about
+     * is gone (logged out, whether or not the member is back) leaves the member's next connection up.
+     * The logout of the connection asked about comes before any new connection is attached, and the
+     * new one's logon is counted only after QuickFIX/J has answered it: counting logouts closes that
+     * window.
      */
-    private final AtomicIntegerArray logons;
-    /** Per session index, the logons the gateway's thread has read ({@link #LOGGED_ON} records). */
-    private final int[] logonsRead;
+    private final AtomicIntegerArray logonsAndLogouts;
+    /**
+     * Per session index, the logons and logouts the gateway's thread has read ({@link #LOGGED_ON}
+     * and {@link #LOST} records).
+     */
+    private final int[] logonsAndLogoutsRead;
     /** Per session index: a disconnect the full outbound ring could not take yet (the gateway's thread). */
     private final boolean[] disconnectOwed;
-    /** Per session index: the connection an owed disconnect is for ({@link #logonsRead} when asked). */
+    /** Per session index: the connection an owed disconnect is for ({@link #logonsAndLogoutsRead} when asked). */
     private final int[] disconnectOwedFor;
     private int disconnectsOwed;
     private long disconnectsDeferred;
@@ -211,8 +217,8 @@ public final class FixDoor implements Application, AutoCloseable
         orders = new FixOrders[slots];
         disconnectOwed = new boolean[slots];
         disconnectOwedFor = new int[slots];
-        logons = new AtomicIntegerArray(slots);
-        logonsRead = new int[slots];
+        logonsAndLogouts = new AtomicIntegerArray(slots);
+        logonsAndLogoutsRead = new int[slots];
         final long firstOrderId = FixOrders.firstIdAt(System.currentTimeMillis());
         final SessionSettings settings = new SessionSettings();
         settings.setString("ConnectionType", "acceptor");
@@ -333,8 +339,8 @@ public final class FixDoor implements Application, AutoCloseable
     }
 
     /**
-     * @return disconnects the sender did not act on because the member had logged on again since the
-     *         gateway asked (the connection it asked about was gone already).
+     * @return disconnects the sender did not act on because the connection the gateway asked about
+     *         was gone already (the member may have logged on again since).
      */
     public long disconnectsStale()
     {
@@ -422,7 +428,7 @@ public final class FixDoor implements Application, AutoCloseable
         {
             case LOGGED_ON ->
             {
-                logonsRead[sessionIndex]++;
+                logonsAndLogoutsRead[sessionIndex]++;
                 gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
                 gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
@@ -446,6 +452,7 @@ public final class FixDoor implements Application, AutoCloseable
             }
             case LOST ->
             {
+                logonsAndLogoutsRead[sessionIndex]++;
                 forgetOwedDisconnect(sessionIndex); // that connection is gone: a later one must not be cut
                 gateway.onTransportLost(transport, nowNs);
             }
@@ -488,7 +495,7 @@ public final class FixDoor implements Application, AutoCloseable
     public void disconnect(final int transportSession)
     {
         final int sessionIndex = transportSession - FIRST_TRANSPORT;
-        final int connection = logonsRead[sessionIndex];
+        final int connection = logonsAndLogoutsRead[sessionIndex];
         if (!writeDisconnect(sessionIndex, connection))
         {
             disconnectOwedFor[sessionIndex] = connection;
@@ -583,7 +590,7 @@ public final class FixDoor implements Application, AutoCloseable
         final int fields = body + MessageHeaderDecoder.ENCODED_LENGTH;
         if (type == DISCONNECT)
         {
-            if (buffer.getInt(body) != logons.get(sessionIndex))
+            if (buffer.getInt(body) != logonsAndLogouts.get(sessionIndex))
             {
                 disconnectsStale.incrementAndGet();
                 return;
@@ -707,7 +714,7 @@ public final class FixDoor implements Application, AutoCloseable
             Math.clamp(seconds * 1000L, 1000, Gateway.MAX_HEARTBEAT_INTERVAL_MS);
         synchronized (inboundLock)
         {
-            logons.incrementAndGet(member.sessionIndex()); // before the record: the gateway never reads ahead of it
+            logonsAndLogouts.incrementAndGet(member.sessionIndex()); // before the record: the gateway never reads ahead of it
             logon.wrapAndApplyHeader(scratch, 0, headerEncoder)
                 .sessionId(member.session().sessionId())
                 .heartbeatIntervalMs(heartbeatMs)
@@ -726,6 +733,7 @@ public final class FixDoor implements Application, AutoCloseable
         {
             synchronized (inboundLock)
             {
+                logonsAndLogouts.incrementAndGet(member.sessionIndex());
                 offer(LOST, member.sessionIndex(), scratch, 0);
             }
         }
@@ -844,14 +852,23 @@ public final class FixDoor implements Application, AutoCloseable
                 mapper.rejectText());
             case MsgType.ORDER_MASS_CANCEL_REQUEST -> FixOutbound.massCancelReport(message.getString(11),
                 massCancelInstrument(message), mapper.rejectCode(), mapper.rejectText());
-            // OrdStatus is the named order's, from its last report: rejected when there is no such
-            // order, new when it has had no report yet.
+            // OrdStatus is the named order's, from its last report.
             default -> FixOutbound.cancelReject(message.getString(11), message.getString(41),
                 MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type), mapper.rejectCode(), mapper.rejectText(),
                 mapper.rejectCode() == FixRejectCodes.CXL_UNKNOWN_ORDER ? FixOutbound.OrdStatusCodes.REJECTED :
-                    sessionOrders.status(sessionOrders.existingId(message.getString(41)),
-                    FixOutbound.OrdStatusCodes.NEW));
+                    namedOrderStatus(sessionOrders, message.getString(41)));
         };
+    }
+
+    /**
+     * @return the OrdStatus (39) of the order a refused cancel or replace names: rejected (8) for a
+     *         ClOrdID the door never gave, new (0) for an order no report has named yet.
+     */
+    private static char namedOrderStatus(final FixOrders sessionOrders, final String origClOrdId)
+    {
+        final long named = sessionOrders.existingId(origClOrdId);
+        return named == 0 ? FixOutbound.OrdStatusCodes.REJECTED :
+            sessionOrders.status(named, FixOutbound.OrdStatusCodes.NEW);
     }
 
     private static int massCancelInstrument(final Message message) throws FieldNotFound

@@ -89,6 +89,15 @@ class FixDoorTest
         return order;
     }
 
+    /** An OrderCancelRequest for the buy order {@code origClOrdId} on instrument 1. */
+    private static OrderCancelRequest cancel(final String origClOrdId, final String clOrdId)
+    {
+        final OrderCancelRequest cancel = new OrderCancelRequest(new OrigClOrdID(origClOrdId), new ClOrdID(clOrdId),
+            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
+        cancel.set(new Symbol("1"));
+        return cancel;
+    }
+
     private static char execType(final Message report) throws Exception
     {
         return report.getChar(150);
@@ -149,19 +158,13 @@ class FixDoorTest
         assertEquals(7, replaced.getDouble(151), 0);
 
         // A cancel that reuses the live order's own ClOrdID: refused as a cancel, the order live.
-        final OrderCancelRequest reused = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("O-2"),
-            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
-        reused.set(new Symbol("1"));
-        client.send(reused);
+        client.send(cancel("O-2", "O-2"));
         final Message duplicate = client.next(MsgType.ORDER_CANCEL_REJECT, WAIT);
         assertEquals(6, duplicate.getInt(102), "CxlRejReason: duplicate ClOrdID");
         assertEquals('0', duplicate.getChar(39), "the order is still live");
         assertEquals(1, exchange.liveOrders());
 
-        final OrderCancelRequest cancel = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("C-1"),
-            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
-        cancel.set(new Symbol("1"));
-        client.send(cancel);
+        client.send(cancel("O-2", "C-1"));
         final Message canceled = client.next(MsgType.EXECUTION_REPORT, WAIT);
         assertEquals('4', execType(canceled));
         assertEquals('4', canceled.getChar(39));
@@ -169,10 +172,7 @@ class FixDoorTest
         assertEquals("O-2", canceled.getString(41), "the order's as OrigClOrdID");
         assertEquals(0, exchange.liveOrders());
 
-        final OrderCancelRequest again = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("C-2"),
-            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
-        again.set(new Symbol("1"));
-        client.send(again);
+        client.send(cancel("O-2", "C-2"));
         final Message refused = client.next(MsgType.ORDER_CANCEL_REJECT, WAIT);
         assertEquals("C-2", refused.getString(11));
         assertEquals("O-2", refused.getString(41));
@@ -182,18 +182,12 @@ class FixDoorTest
         assertEquals("too late to cancel: the order is canceled", refused.getString(58));
 
         // A door-side refusal (the ClOrdID is the canceled order's own) also gives the order's status.
-        final OrderCancelRequest reusedAfter = new OrderCancelRequest(new OrigClOrdID("O-2"), new ClOrdID("O-1"),
-            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
-        reusedAfter.set(new Symbol("1"));
-        client.send(reusedAfter);
+        client.send(cancel("O-2", "O-1"));
         final Message duplicateAfter = client.next(MsgType.ORDER_CANCEL_REJECT, WAIT);
         assertEquals(6, duplicateAfter.getInt(102), "CxlRejReason: duplicate ClOrdID");
         assertEquals('4', duplicateAfter.getChar(39), "the order's status: canceled");
 
-        final OrderCancelRequest never = new OrderCancelRequest(new OrigClOrdID("NEVER"), new ClOrdID("C-3"),
-            new Side(Side.BUY), new TransactTime(LocalDateTime.now()));
-        never.set(new Symbol("1"));
-        client.send(never);
+        client.send(cancel("NEVER", "C-3"));
         assertEquals(1, client.next(MsgType.ORDER_CANCEL_REJECT, WAIT).getInt(102), "refused at the door");
     }
 
