@@ -465,7 +465,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
                 (int)config.number(RoleFiles.RATE_PER_SESSION, 10_000, 1, Integer.MAX_VALUE),
                 (int)config.number(RoleFiles.RATE_BURST, 10_000, 1, Integer.MAX_VALUE),
                 (int)config.number(RoleFiles.MAX_CLIENT_ORDER_IDS, 1 << 20, 1, 1 << 28),
-                transportLimits(config));
+                transportLimits(config, sessions.size()));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -473,11 +473,22 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         }
     }
 
-    private static TransportLimits transportLimits(final ConfigFile config)
+    private static TransportLimits transportLimits(final ConfigFile config, final int sessions)
     {
+        // The member endpoint admits MEMBER_CONNECTIONS per member: a table smaller than that lets
+        // members' idle connections keep the others' out.
+        final int connectionsNeeded = ExchangeLayout.MEMBER_CONNECTIONS * sessions;
+        final int maxConnections = (int)config.number(RoleFiles.MAX_CONNECTIONS, Math.max(256, connectionsNeeded), 1,
+            65_536);
+        if (maxConnections < connectionsNeeded)
+        {
+            throw config.refusal(RoleFiles.MAX_CONNECTIONS, maxConnections + " is fewer than the " + connectionsNeeded +
+                " connections the gateway's member endpoint admits (" + ExchangeLayout.MEMBER_CONNECTIONS + " for each of " +
+                sessions + " sessions)");
+        }
         final int replyLogBytes = (int)config.number(RoleFiles.REPLY_LOG_BYTES, TransportLimits.DEFAULT_REPLY_LOG_BYTES,
-            4096, 1 << 30);
-        return new TransportLimits((int)config.number(RoleFiles.MAX_CONNECTIONS, 256, 1, 65_536),
+            TransportLimits.MIN_REPLY_LOG_BYTES, 1 << 30);
+        return new TransportLimits(maxConnections,
             config.number(RoleFiles.LOGON_TIMEOUT_MS, 5_000, 1, 3_600_000),
             (int)config.number(RoleFiles.LOGONS_PER_SECOND, 5, 1, 1_000_000),
             (int)config.number(RoleFiles.LOGON_BURST, 5, 1, 1_000_000),

@@ -19,7 +19,8 @@ package io.ringwire.exchange.gateway;
  *                            log's other half for what comes while it is away.
  * @param maxReplyBacklogMs   how long its oldest waiting reply may wait.
  * @param replyLogBytes       each session's reply log: its newest execution reports, kept for a resend
- *                            at its next logon (a power of two, 4 KiB to 1 GiB; allocated at start).
+ *                            at its next logon (a power of two, 8 KiB to 1 GiB, on the heap from the
+ *                            start: a session's backlog needs half of it, at least 4 KiB).
  */
 public record TransportLimits(int maxTransports, long logonTimeoutMs, int logonsPerSecond, int logonBurst,
     int maxMalformed, int maxReplyBacklogBytes, long maxReplyBacklogMs, int replyLogBytes)
@@ -30,6 +31,8 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
      * cancel-on-disconnect of its resting orders.
      */
     public static final int DEFAULT_REPLY_LOG_BYTES = 4 << 20;
+    /** The smallest reply log: twice the smallest reply backlog. */
+    public static final int MIN_REPLY_LOG_BYTES = 8192;
     /** The reply backlog of a gateway configured without its own: half its reply log. */
     public static final int DEFAULT_REPLY_BACKLOG_BYTES = DEFAULT_REPLY_LOG_BYTES / 2;
     /** The limits of a gateway configured without its own. */
@@ -43,11 +46,11 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
     {
         if (maxTransports < 1 || maxTransports > 65_536 || logonTimeoutMs < 1 || logonsPerSecond < 1 ||
             logonBurst < 1 || maxMalformed < 0 || maxReplyBacklogBytes < 4096 || maxReplyBacklogMs < 1 ||
-            replyLogBytes < 4096 || replyLogBytes > (1 << 30) || Integer.bitCount(replyLogBytes) != 1)
+            replyLogBytes < MIN_REPLY_LOG_BYTES || replyLogBytes > (1 << 30) || Integer.bitCount(replyLogBytes) != 1)
         {
             throw new IllegalArgumentException("transport limits: maxTransports 1 to 65536, logonTimeoutMs, " +
                 "logonsPerSecond and logonBurst at least 1, maxMalformed at least 0, maxReplyBacklogBytes at least " +
-                "4096, maxReplyBacklogMs at least 1, replyLogBytes a power of two from 4096 to 2^30: " + maxTransports +
+                "4096, maxReplyBacklogMs at least 1, replyLogBytes a power of two from 8192 to 2^30: " + maxTransports +
                 ", " + logonTimeoutMs + ", " + logonsPerSecond + ", " + logonBurst + ", " + maxMalformed + ", " +
                 maxReplyBacklogBytes + ", " + maxReplyBacklogMs + ", " + replyLogBytes);
         }

@@ -51,7 +51,7 @@ class GatewayLimitsConfigTest
     @Test
     void aSizeThatIsNoPowerOfTwoOrOutOfRangeIsRefusedNamingTheFile()
     {
-        for (final String bad : new String[]{ "5000", "2048", "2147483648" })
+        for (final String bad : new String[]{ "5000", "2048", "4096", "2147483648" })
         {
             final Exception refused = assertThrows(IllegalArgumentException.class, () -> gatewayWithReplyLog(bad));
             assertTrue(refused.getMessage().contains("gateway.conf") &&
@@ -71,5 +71,16 @@ class GatewayLimitsConfigTest
         final Exception refused = assertThrows(IllegalArgumentException.class, () -> RoleConfig.read(file));
         assertTrue(refused.getMessage().contains("gateway.conf") && refused.getMessage().contains("at most half"),
             refused.getMessage());
+    }
+
+    @Test
+    void aConnectionTableSmallerThanTheMemberEndpointAdmitsIsRefused() throws Exception
+    {
+        final Path file = directory.resolve("gateway.conf");
+        Files.writeString(file, gatewayText.replaceAll("(?m)^limits\\.max-connections.*$",
+            "limits.max-connections = 3"));
+        final Exception refused = assertThrows(IllegalArgumentException.class, () -> RoleConfig.read(file));
+        assertTrue(refused.getMessage().contains("limits.max-connections") &&
+            refused.getMessage().contains("fewer than the 4 connections"), refused.getMessage());
     }
 }
