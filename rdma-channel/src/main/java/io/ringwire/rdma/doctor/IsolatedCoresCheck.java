@@ -33,6 +33,13 @@ public final class IsolatedCoresCheck implements Check
         {
             final BitSet online = CpuList.parseLenient(host.read("/sys/devices/system/cpu/online").orElse(""));
             final BitSet usable = CoreCountCheck.allowed(host, online);
+            if (usable.isEmpty())
+            {
+                return new Finding(NAME, Status.WARN, "no isolated cores: the scheduler may run anything on the " +
+                    "spinning agents' cores", details, "reserve cores for the agents: add isolcpus=CORES " +
+                    "nohz_full=CORES rcu_nocbs=CORES (all but the first of the cores this process may run on) to " +
+                    "the kernel command line, reboot, and pin the agents there");
+            }
             if (usable.cardinality() < 2)
             {
                 return new Finding(NAME, Status.WARN, "no isolated cores, and this process may run on one core (" +

@@ -203,22 +203,24 @@ class DoctorTest
     void theSuggestedIsolatedCoresAreOnesThisProcessMayRunOn()
     {
         // taskset -c 2-5 on an 8-core host: 6 and 7 would be cores the agents could not be pinned to.
-        final Finding confined = Doctor.examine(new FakeHost(tempDir)
-            .write("/sys/devices/system/cpu/online", "0-7\n")
-            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t2-5\n")
-            .write("/sys/devices/system/cpu/isolated", "\n")
-            .write("/proc/cmdline", "root=/dev/sda1 quiet\n").host()).finding(IsolatedCoresCheck.NAME);
+        final Finding confined = isolatedCoresOf("0-7", "2-5");
         assertEquals(Status.WARN, confined.status());
         assertTrue(confined.advice().contains("isolcpus=4,5 nohz_full=4,5 rcu_nocbs=4,5"), confined.advice());
 
-        final Finding oneCore = Doctor.examine(new FakeHost(tempDir)
-            .write("/sys/devices/system/cpu/online", "0-15\n")
-            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t3\n")
-            .write("/sys/devices/system/cpu/isolated", "\n")
-            .write("/proc/cmdline", "root=/dev/sda1 quiet\n").host()).finding(IsolatedCoresCheck.NAME);
+        final Finding oneCore = isolatedCoresOf("0-15", "3");
         assertEquals(Status.WARN, oneCore.status());
         assertTrue(oneCore.summary().contains("one core (3)"), oneCore.summary());
         assertFalse(oneCore.advice().contains("isolcpus="), oneCore.advice());
+    }
+
+    /** The isolated-cores finding of a host without isolated cores, this process confined to {@code allowed}. */
+    private Finding isolatedCoresOf(final String online, final String allowed)
+    {
+        return Doctor.examine(new FakeHost(tempDir)
+            .write("/sys/devices/system/cpu/online", online + "\n")
+            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t" + allowed + "\n")
+            .write("/sys/devices/system/cpu/isolated", "\n")
+            .write("/proc/cmdline", "root=/dev/sda1 quiet\n").host()).finding(IsolatedCoresCheck.NAME);
     }
 
     @Test
