@@ -86,6 +86,14 @@ class SocketPeerAnswersTest
             SendFlags.SIGNALED));
     }
 
+    /** Posts write 1 and reads it at the peer (its sequence 0): one request outstanding. */
+    private QueuePair oneWriteSent(final QueuePair queuePair) throws IOException
+    {
+        write(queuePair, 1);
+        assertEquals(0, readFrame());
+        return queuePair;
+    }
+
     /** Reads one frame the queue pair sent, driving its progress meanwhile; returns its sequence. */
     private long readFrame() throws IOException
     {
@@ -148,9 +156,7 @@ class SocketPeerAnswersTest
     @Test
     void aNakWithStatusSuccessDoesNotCompleteTheRefusedRequestAsDone() throws IOException
     {
-        final QueuePair queuePair = connectRawPeer();
-        write(queuePair, 1);
-        assertEquals(0, readFrame());
+        final QueuePair queuePair = oneWriteSent(connectRawPeer());
         answer(SocketFrame.OPCODE_NAK, 0, CompletionStatus.SUCCESS);
         awaitCompletion(1);
         assertEquals(CompletionStatus.WR_FLUSH_ERROR, completions.get(1L), CompletionStatus.name(completions.get(1L)));
@@ -161,9 +167,7 @@ class SocketPeerAnswersTest
     @Test
     void anAckPastTheLastRequestPostedCompletesNothingAsDone() throws IOException
     {
-        final QueuePair queuePair = connectRawPeer();
-        write(queuePair, 1);
-        assertEquals(0, readFrame());
+        final QueuePair queuePair = oneWriteSent(connectRawPeer());
         answer(SocketFrame.OPCODE_ACK, Long.MAX_VALUE, 0);
         awaitCompletion(1);
         assertEquals(CompletionStatus.WR_FLUSH_ERROR, completions.get(1L), CompletionStatus.name(completions.get(1L)));
@@ -214,9 +218,7 @@ class SocketPeerAnswersTest
     @Test
     void aPeerThatKeepsSendingButNeverAnswersOurRequestsIsLostAfterThePeerTimeout() throws Exception
     {
-        final QueuePair queuePair = connectRawPeer(1_000);
-        write(queuePair, 1);
-        assertEquals(0, readFrame());
+        final QueuePair queuePair = oneWriteSent(connectRawPeer(1_000));
         final ByteBuffer request = ByteBuffer.allocate(SocketFrame.HEADER_LENGTH + 8);
         final long deadline = System.nanoTime() + WAIT_NS;
         long sequence = 0;
@@ -244,9 +246,7 @@ class SocketPeerAnswersTest
     @Test
     void anAckBehindAPeersSendThatWaitsForAReceiveIsAppliedAtOnce() throws IOException
     {
-        final QueuePair queuePair = connectRawPeer();
-        write(queuePair, 1);
-        assertEquals(0, readFrame());
+        final QueuePair queuePair = oneWriteSent(connectRawPeer());
         // The peer's SEND first (no receive posted here yet), then the ACK of our write.
         final ByteBuffer frames = ByteBuffer.allocate(2 * SocketFrame.HEADER_LENGTH + 8);
         final UnsafeBuffer view = new UnsafeBuffer(frames);
