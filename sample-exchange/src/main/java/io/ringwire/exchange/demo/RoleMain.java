@@ -258,7 +258,8 @@ public final class RoleMain
             " notLoggedOn=" + counters.notLoggedOn() + " repliesThrottled=" + counters.repliesThrottled() +
             " unidentifiedBeforeLogon=" + counters.unidentifiedBeforeLogon() +
             " fromLeftConnections=" + counters.fromLeftConnections() + " sessionSendFailures=" +
-            counters.sessionSendFailures() + " lastEngineSequence=" +
+            counters.sessionSendFailures() + " engineRefused=" + counters.engineBackPressured() + " requestsHeld=" +
+            gateway.requestsHeld() + " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused()));
         return 0;

@@ -11,6 +11,9 @@ import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.ExpandableRingBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.IntArrayList;
 import org.agrona.concurrent.Agent;
 
@@ -26,7 +29,10 @@ import java.util.List;
  *
  * <p>The gateway never waits on anyone (see {@link Outbound}): a request the engine is too far
  * behind to take waits in a backlog, and no client message is read until it has gone; a report
- * for a client that is behind waits in that client's backlog.
+ * for a client that is behind waits in that client's backlog. A request the engine's stream refuses
+ * outright ({@link Gateway#BACK_PRESSURED}: the engine is not connected, or a cancel-on-disconnect
+ * owed ahead of it could not go) is held, with whatever the same poll read after it, and offered
+ * again, in order, before any newer client message is read: it is never dropped unanswered.
  *
  * <p>With a {@link FixDoor}, the sessions it serves are FIX sessions: their members reach the same
  * gateway through the door (no reply publication), and the door is polled, like the order
@@ -37,6 +43,8 @@ import java.util.List;
 public final class GatewayNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 16;
+    /** Bytes before each held message: the transport session it came over. */
+    private static final int HELD_HEADER = Integer.BYTES;
     private static final System.Logger LOG = System.getLogger(GatewayNode.class.getName());
 
     private final Subscription orders;
@@ -48,6 +56,14 @@ public final class GatewayNode implements Agent, AutoCloseable
     private final FragmentHandler onOrder = this::onOrder;
     private final FragmentHandler onReport = this::onReport;
     private final IntArrayList lostImages = new IntArrayList();
+    /**
+     * Client messages read but not taken (the engine's stream refused the first of them), each
+     * behind its transport session: at most one poll's worth, as nothing more is read meanwhile.
+     */
+    private final ExpandableRingBuffer held = new ExpandableRingBuffer(64 * 1024, 1 << 26, true);
+    private final ExpandableArrayBuffer holding = new ExpandableArrayBuffer(4096);
+    private final ExpandableRingBuffer.MessageConsumer offerHeld = this::offerHeld;
+    private long requestsHeld;
     private final IntArrayList toDisconnect = new IntArrayList();
     private final boolean[] pendingUnreachable;
     /** A client's backlog was full when a reply came: cut off at the next duty cycle. */
@@ -136,7 +152,11 @@ public final class GatewayNode implements Agent, AutoCloseable
             work += null == client ? 0 : client.doWork();
         }
         work += reports.poll(onReport, FRAGMENT_LIMIT);
-        if (toEngine.isBehind())
+        if (!held.isEmpty())
+        {
+            work += held.consume(offerHeld, FRAGMENT_LIMIT);
+        }
+        if (toEngine.isBehind() || !held.isEmpty())
         {
             work += orders.doWork(); // accepts and keeps clients alive; their orders wait in the rings
             work += null == door ? 0 : door.sendOwed(); // a cut-off FIX member goes now, input or not
@@ -233,7 +253,33 @@ public final class GatewayNode implements Agent, AutoCloseable
 
     private void onOrder(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        gateway.onClientMessage(header.sessionId(), buffer, offset, length, System.nanoTime());
+        final int transportSession = header.sessionId();
+        if (held.isEmpty() &&
+            gateway.onClientMessage(transportSession, buffer, offset, length, System.nanoTime()) != Gateway.BACK_PRESSURED)
+        {
+            return;
+        }
+        // Refused, or behind one that was: it waits its turn (the poll cannot give it back).
+        holding.putInt(0, transportSession);
+        holding.putBytes(HELD_HEADER, buffer, offset, length);
+        if (!held.append(holding, 0, HELD_HEADER + length))
+        {
+            throw new IllegalStateException("the gateway's held requests passed their bound: more than one poll");
+        }
+        requestsHeld++;
+    }
+
+    private boolean offerHeld(final MutableDirectBuffer buffer, final int offset, final int length,
+        final int headOffset)
+    {
+        return gateway.onClientMessage(buffer.getInt(offset), buffer, offset + HELD_HEADER, length - HELD_HEADER,
+            nowNs) != Gateway.BACK_PRESSURED;
+    }
+
+    /** @return client messages that waited because the engine's stream refused them, or one read before them. */
+    public long requestsHeld()
+    {
+        return requestsHeld;
     }
 
     private void onReport(final DirectBuffer buffer, final int offset, final int length, final Header header)

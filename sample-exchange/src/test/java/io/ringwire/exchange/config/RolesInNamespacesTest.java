@@ -124,13 +124,15 @@ class RolesInNamespacesTest
         assertEquals(0, gateway.stopAndWait(STOP));
         assertEquals(0, marketData.stopAndWait(STOP));
         assertEquals(0, clients.stopAndWait(STOP));
+        // Every role's counters, so that a failure says which hop lost what.
+        final String reports = "; clients " + c + "; gateway " + gateway.report("gateway") + "; engine " + e +
+            "; market data " + marketData.report("marketdata");
 
-        assertTrue(Long.parseLong(c.get("newOrders")) > 500, "the flow ran: " + c + "; gateway " +
-            gateway.report("gateway"));
-        assertEquals(c.get("newOrders"), c.get("acks"), "every new order acknowledged: " + c);
+        assertTrue(Long.parseLong(c.get("newOrders")) > 500, "the flow ran" + reports);
+        assertEquals(c.get("newOrders"), c.get("acks"), "every new order acknowledged" + reports);
         assertEquals("0", c.get("duplicateAcks"), c.toString());
         assertEquals(c.get("bought"), c.get("sold"), "each fill has both sides: " + c);
-        assertEquals(e.get("sequence"), c.get("sequences"), "every execution report once: " + c + e);
+        assertEquals(e.get("sequence"), c.get("sequences"), "every execution report once" + reports);
         assertEquals("0", c.get("duplicateSequences"), c.toString());
         assertEquals(e.get("books"), c.get("books"), "the subscriber's books are the engine's");
         assertEquals(e.get("digest"), JournaledEngine.replay(directory.resolve("journal")).digest());
