@@ -125,6 +125,12 @@ public final class SimulatedClients implements Agent, AutoCloseable
     private static final byte CANCELED = 2;
     private static final int MAX_BURST = 64;
     private static final int PENDING = 1 << 16;
+    /**
+     * Heartbeat intervals without a word from the gateway after which a client takes its session
+     * as gone: twice the silence after which the gateway loses one, so a gateway that only stalled
+     * is waited for.
+     */
+    private static final int GATEWAY_SILENCE_HEARTBEATS = 2 * Gateway.MISSED_HEARTBEATS_TO_LOSE;
     private static final long BASE_PRICE = 10_000;
     private static final long LOGON_RETRY_NS = 2_000_000_000L;
     private static final int SPREAD_TICKS = 20;
@@ -182,6 +188,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
         long askedReplySequence;
         long nextDueNs;
         long lastSentNs;
+        /** When the gateway was last heard from (any reply), or the logon was sent. */
+        long lastHeardNs;
 
         Client(final SessionConfig session, final OrderFlow flow, final Outbound out, final Subscription replies)
         {
@@ -285,6 +293,14 @@ public final class SimulatedClients implements Agent, AutoCloseable
             {
                 client.logonSent = false; // no answer (lost with a connection, or refused): try again
             }
+            else if (client.loggedOn && nowNs - client.lastHeardNs > GATEWAY_SILENCE_HEARTBEATS * heartbeatNs)
+            {
+                // The gateway heartbeats a session it holds: this one it no longer does, or cannot
+                // reach (its reply link went). Logged out and on again, the client asks for the
+                // replies it missed instead of waiting on them.
+                logOut(client, nowNs);
+                work++;
+            }
             else if (client.loggedOn)
             {
                 work += sending ? sendDue(client, nowNs) : heartbeatIfIdle(client, nowNs);
@@ -351,14 +367,19 @@ public final class SimulatedClients implements Agent, AutoCloseable
         {
             if (client.loggedOn)
             {
-                logout.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId())
-                    .sendingTime(nowNs);
-                client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logout.encodedLength());
-                lost(client);
+                logOut(client, nowNs);
                 work++;
             }
         }
         return work;
+    }
+
+    /** Ends a session the client cannot count on, so that its next logon is not refused as a second one. */
+    private void logOut(final Client client, final long nowNs)
+    {
+        logout.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId()).sendingTime(nowNs);
+        client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logout.encodedLength());
+        lost(client);
     }
 
     /** @return whether the thread went from {@code fromNs} to {@code toNs} without a heartbeat the gateway would wait for. */
@@ -381,6 +402,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         {
             client.logonSent = true;
             client.lastSentNs = nowNs;
+            client.lastHeardNs = nowNs;
             client.nextDueNs = nowNs;
             return 1;
         }
@@ -519,6 +541,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
     private void onReply(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         final long receivedNs = System.nanoTime();
+        current.lastHeardNs = receivedNs;
         headerDecoder.wrap(buffer, offset);
         final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
         final int templateId = headerDecoder.templateId();

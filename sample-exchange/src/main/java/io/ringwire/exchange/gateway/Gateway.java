@@ -383,8 +383,9 @@ public final class Gateway
     }
 
     /**
-     * The gateway is not reading its clients (it waits for the engine's stream to take its backlog):
-     * their silence is its own, so no session is lost to a heartbeat timeout meanwhile.
+     * The gateway is not reading its clients (it waits for the engine's stream to take its backlog,
+     * or its own thread was stalled): their silence is its own, so no session is lost to a heartbeat
+     * timeout meanwhile.
      *
      * @param nowNs epoch nanoseconds now.
      */

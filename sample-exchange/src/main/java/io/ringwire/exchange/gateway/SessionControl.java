@@ -195,6 +195,10 @@ final class SessionControl
             if (sessions.isSilent(session, nowNs, MISSED_HEARTBEATS_TO_LOSE))
             {
                 counters.heartbeatTimeouts++;
+                // Its client may be alive and only late (it or the network stalled): told, it logs on
+                // again and asks for the replies it missed, rather than wait on answers the gateway
+                // now keeps for a session it no longer holds.
+                sender.reply(session, sender.replies().logout(sessions.sessionId(session), nowNs), nowNs);
                 lose(session, nowNs);
                 work++;
             }

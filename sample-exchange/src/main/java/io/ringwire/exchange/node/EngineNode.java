@@ -251,7 +251,10 @@ public final class EngineNode implements Agent, AutoCloseable
             toGateway = Publication.open(context, layout.gatewayReportsPublication(), ExchangeLayout.REPORTS_STREAM);
             toMarketData = Publication.open(context, layout.marketDataFeedPublication(), ExchangeLayout.FEED_STREAM);
             this.requests = subscription;
-            this.reports = new Outbound(toGateway);
+            // The gateway is the reports' only way on: while it is away they wait (the engine takes
+            // nothing meanwhile). The feed drops instead: a market-data service that is gone must
+            // not halt trading, and its subscribers recover from snapshots.
+            this.reports = Outbound.holdingWhileDisconnected(toGateway);
             this.feed = new Outbound(toMarketData);
             this.journal = journal;
             this.config = config;

@@ -11,9 +11,6 @@ import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
-import org.agrona.ExpandableRingBuffer;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.IntArrayList;
 import org.agrona.concurrent.Agent;
 
@@ -29,10 +26,9 @@ import java.util.List;
  *
  * <p>The gateway never waits on anyone (see {@link Outbound}): a request the engine is too far
  * behind to take waits in a backlog, and no client message is read until it has gone; a report
- * for a client that is behind waits in that client's backlog. A request the engine's stream refuses
- * outright ({@link Gateway#BACK_PRESSURED}: the engine is not connected, or a cancel-on-disconnect
- * owed ahead of it could not go) is held, with whatever the same poll read after it, and offered
- * again, in order, before any newer client message is read: it is never dropped unanswered.
+ * for a client that is behind waits in that client's backlog. The engine's stream holds its
+ * requests while the engine is away too ({@link Outbound#holdingWhileDisconnected}), so a request is
+ * refused ({@link Gateway#BACK_PRESSURED}) only once that publication is closed, as the gateway stops.
  *
  * <p>With a {@link FixDoor}, the sessions it serves are FIX sessions: their members reach the same
  * gateway through the door (no reply publication), and the door is polled, like the order
@@ -43,8 +39,12 @@ import java.util.List;
 public final class GatewayNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 16;
-    /** Bytes before each held message: the transport session it came over. */
-    private static final int HELD_HEADER = Integer.BYTES;
+    /**
+     * A gap between duty cycles past this is the gateway's own absence (descheduled, a pause): what
+     * its clients sent meanwhile waits unread, so their silence is not measured across it. Well
+     * above an idle strategy's park, so that an idle gateway still loses silent sessions.
+     */
+    private static final long OWN_STALL_NS = 100_000_000L;
     private static final System.Logger LOG = System.getLogger(GatewayNode.class.getName());
 
     private final Subscription orders;
@@ -56,14 +56,6 @@ public final class GatewayNode implements Agent, AutoCloseable
     private final FragmentHandler onOrder = this::onOrder;
     private final FragmentHandler onReport = this::onReport;
     private final IntArrayList lostImages = new IntArrayList();
-    /**
-     * Client messages read but not taken (the engine's stream refused the first of them), each
-     * behind its transport session: at most one poll's worth, as nothing more is read meanwhile.
-     */
-    private final ExpandableRingBuffer held = new ExpandableRingBuffer(64 * 1024, 1 << 26, true);
-    private final ExpandableArrayBuffer holding = new ExpandableArrayBuffer(4096);
-    private final ExpandableRingBuffer.MessageConsumer offerHeld = this::offerHeld;
-    private long requestsHeld;
     private final IntArrayList toDisconnect = new IntArrayList();
     private final boolean[] pendingUnreachable;
     /** A client's backlog was full when a reply came: cut off at the next duty cycle. */
@@ -72,6 +64,7 @@ public final class GatewayNode implements Agent, AutoCloseable
     /** The FIX door, or null. */
     private final FixDoor door;
     private long nowNs;
+    private long lastDutyCycleNs;
 
     /**
      * @param context messaging settings.
@@ -107,8 +100,10 @@ public final class GatewayNode implements Agent, AutoCloseable
             orders.availableImageHandler(this::onImageAvailable);
             reports = open(opened, Subscription.open(context, layout.gatewayReportsSubscription(),
                 ExchangeLayout.REPORTS_STREAM));
-            toEngine = new Outbound(open(opened, Publication.open(context, layout.engineRequestsPublication(),
-                ExchangeLayout.REQUESTS_STREAM)));
+            // The engine is the requests' only way on: while it is away (restarting, reconnecting)
+            // they wait, and no client message is read meanwhile.
+            toEngine = Outbound.holdingWhileDisconnected(open(opened, Publication.open(context,
+                layout.engineRequestsPublication(), ExchangeLayout.REQUESTS_STREAM)));
             toClients = new Outbound[layout.clientReplies().size()];
             for (int i = 0; i < toClients.length; i++)
             {
@@ -146,17 +141,19 @@ public final class GatewayNode implements Agent, AutoCloseable
     public int doWork()
     {
         nowNs = System.nanoTime();
+        if (lastDutyCycleNs != 0 && nowNs - lastDutyCycleNs > OWN_STALL_NS)
+        {
+            // Before anything is read: a session whose messages sat in its ring is not lost for it.
+            gateway.notReadingClients(nowNs);
+        }
+        lastDutyCycleNs = nowNs;
         int work = toEngine.doWork();
         for (final Outbound client : toClients)
         {
             work += null == client ? 0 : client.doWork();
         }
         work += reports.poll(onReport, FRAGMENT_LIMIT);
-        if (!held.isEmpty())
-        {
-            work += held.consume(offerHeld, FRAGMENT_LIMIT);
-        }
-        if (toEngine.isBehind() || !held.isEmpty())
+        if (toEngine.isBehind())
         {
             work += orders.doWork(); // accepts and keeps clients alive; their orders wait in the rings
             work += null == door ? 0 : door.sendOwed(); // a cut-off FIX member goes now, input or not
@@ -253,33 +250,13 @@ public final class GatewayNode implements Agent, AutoCloseable
 
     private void onOrder(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        final int transportSession = header.sessionId();
-        if (held.isEmpty() &&
-            gateway.onClientMessage(transportSession, buffer, offset, length, System.nanoTime()) != Gateway.BACK_PRESSURED)
-        {
-            return;
-        }
-        // Refused, or behind one that was: it waits its turn (the poll cannot give it back).
-        holding.putInt(0, transportSession);
-        holding.putBytes(HELD_HEADER, buffer, offset, length);
-        if (!held.append(holding, 0, HELD_HEADER + length))
-        {
-            throw new IllegalStateException("the gateway's held requests passed their bound: more than one poll");
-        }
-        requestsHeld++;
+        gateway.onClientMessage(header.sessionId(), buffer, offset, length, System.nanoTime());
     }
 
-    private boolean offerHeld(final MutableDirectBuffer buffer, final int offset, final int length,
-        final int headOffset)
+    /** @return requests (and cancels on disconnect) that waited for the engine: it was behind, or away. */
+    public long requestsWaited()
     {
-        return gateway.onClientMessage(buffer.getInt(offset), buffer, offset + HELD_HEADER, length - HELD_HEADER,
-            nowNs) != Gateway.BACK_PRESSURED;
-    }
-
-    /** @return client messages that waited because the engine's stream refused them, or one read before them. */
-    public long requestsHeld()
-    {
-        return requestsHeld;
+        return toEngine.backPressured();
     }
 
     private void onReport(final DirectBuffer buffer, final int offset, final int length, final Header header)

@@ -14,9 +14,12 @@ import org.agrona.MutableDirectBuffer;
  * ({@link #isBehind()}) until it has drained, and its publishers back off in turn.
  *
  * <p>A message is dropped, and counted, only when the subscriber is gone (not connected, closed)
- * or the backlog has reached its bound. A role that must not let one slow subscriber hold memory or
- * time bounds the backlog in bytes and watches its age ({@link #backlogAgeNs}): the gateway
- * disconnects a client whose replies wait longer than it allows.
+ * or the backlog has reached its bound. A link whose one subscriber is the only way on (the
+ * gateway's requests to the engine, the engine's reports to the gateway) is made with
+ * {@link #holdingWhileDisconnected}: while its subscriber is away (a restart, a reconnection) the
+ * messages wait in the backlog, as behind a slow one, and go once it is back. A role that must not
+ * let one slow subscriber hold memory or time bounds the backlog in bytes and watches its age
+ * ({@link #backlogAgeNs}): the gateway disconnects a client whose replies wait longer than it allows.
  *
  * <p>Threading: the role's thread. Allocation-free while the backlog stays within its first
  * capacity.
@@ -25,15 +28,19 @@ public final class Outbound
 {
     /** {@link #trySend}: on its way. */
     public static final int SENT = 1;
-    /** {@link #trySend}: the subscriber is behind; offer the message again later. */
+    /**
+     * {@link #trySend}: the subscriber is behind (or, {@link #holdingWhileDisconnected}, away);
+     * offer the message again later.
+     */
     public static final int RETRY = 0;
-    /** {@link #trySend}: not connected or closed; the message is dropped and counted. */
+    /** {@link #trySend}: closed, or not connected where that drops; the message is dropped and counted. */
     public static final int DROPPED = -1;
 
     private static final int INITIAL_BACKLOG = 1 << 20;
     private static final int MAX_BACKLOG = 1 << 28;
 
     private final Publication publication;
+    private final boolean holdsWhileDisconnected;
     private final ExpandableRingBuffer backlog;
     /** When the backlog last went from empty to not empty; meaningful while it is not empty. */
     private long backlogSinceNs;
@@ -57,9 +64,26 @@ public final class Outbound
      */
     public Outbound(final Publication publication, final int maxBacklogBytes)
     {
+        this(publication, maxBacklogBytes, false);
+    }
+
+    private Outbound(final Publication publication, final int maxBacklogBytes, final boolean holdsWhileDisconnected)
+    {
         this.publication = publication;
+        this.holdsWhileDisconnected = holdsWhileDisconnected;
         final int max = Math.max(4096, Integer.highestOneBit(Math.max(1, maxBacklogBytes)));
         this.backlog = new ExpandableRingBuffer(Math.min(INITIAL_BACKLOG, max), max, true);
+    }
+
+    /**
+     * An outbound whose messages wait while its subscriber is not connected, instead of being
+     * dropped: for a link nothing else can stand in for, whose subscriber comes back.
+     *
+     * @param publication where the messages go.
+     */
+    public static Outbound holdingWhileDisconnected(final Publication publication)
+    {
+        return new Outbound(publication, MAX_BACKLOG, true);
     }
 
     /**
@@ -94,7 +118,7 @@ public final class Outbound
      * next order rather than let a backlog grow).
      *
      * @return {@link #SENT}, {@link #RETRY} (the subscriber is behind: offer it again later) or
-     *         {@link #DROPPED} (not connected or closed; counted).
+     *         {@link #DROPPED} (closed, or not connected where that drops; counted).
      */
     public int trySend(final DirectBuffer buffer, final int offset, final int length)
     {
@@ -104,7 +128,7 @@ public final class Outbound
             sent++;
             return SENT;
         }
-        if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED ||
+        if ((result == Publication.NOT_CONNECTED && !holdsWhileDisconnected) || result == Publication.CLOSED ||
             result == Publication.MAX_POSITION_EXCEEDED)
         {
             dropped++;

@@ -331,7 +331,12 @@ class GatewaySessionTest
 
         gateway.doWork(START_NS + 3 * HEARTBEAT_NS - 1);
         assertTrue(gateway.isLoggedOn(SESSION_A), "not yet three intervals");
+        output.toSessions.clear();
         gateway.doWork(START_NS + 3 * HEARTBEAT_NS);
+        // A client that is alive but was late hears that its session is gone, and logs on again.
+        assertEquals(LogoutDecoder.TEMPLATE_ID, GatewayFixture.templateId(output.toSessions.stream()
+            .filter(message -> message.sessionIndex() == SESSION_A).findFirst().orElseThrow().buffer()),
+            "A is told with a Logout");
         gateway.doWork(START_NS + 4 * HEARTBEAT_NS);
 
         assertFalse(gateway.isLoggedOn(SESSION_A));

@@ -1,0 +1,119 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.exchange.demo.ExchangeDemo;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Publication;
+import io.ringwire.messaging.Subscription;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * What a role's way out does with messages while its subscriber is not there, over real shm
+ * messaging: a plain one drops them (and counts them), one made to hold while disconnected keeps
+ * them and sends them, in order, once a subscriber connects.
+ */
+class OutboundTest
+{
+    private static final int MESSAGES = 100;
+
+    @TempDir
+    Path directory;
+
+    private ExchangeLayout layout;
+    private MessagingContext context;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @BeforeEach
+    void context() throws Exception
+    {
+        layout = ExchangeLayout.onFreePorts("shm", 1, 1);
+        context = ExchangeDemo.context(layout, Files.createDirectories(directory.resolve("shm")), "");
+    }
+
+    @AfterEach
+    void close()
+    {
+        for (int i = closeables.size() - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(closeables.get(i));
+        }
+    }
+
+    @Test
+    void aPlainOutboundDropsAndCountsWhatItSendsWhileNoSubscriberIsConnected()
+    {
+        final Outbound outbound = new Outbound(add(Publication.open(context, layout.engineRequestsPublication(),
+            ExchangeLayout.REQUESTS_STREAM)));
+        for (int i = 0; i < MESSAGES; i++)
+        {
+            assertFalse(outbound.send(message(i), 0, Long.BYTES), "dropped");
+        }
+        assertEquals(MESSAGES, outbound.dropped());
+        assertFalse(outbound.isBehind());
+    }
+
+    @Test
+    void anOutboundHoldingWhileDisconnectedSendsEverythingInOrderOnceItsSubscriberComes() throws Exception
+    {
+        final Outbound outbound = Outbound.holdingWhileDisconnected(add(Publication.open(context,
+            layout.engineRequestsPublication(), ExchangeLayout.REQUESTS_STREAM)));
+        for (int i = 0; i < MESSAGES; i++)
+        {
+            assertTrue(outbound.send(message(i), 0, Long.BYTES), "kept");
+            outbound.doWork();
+        }
+        assertTrue(outbound.isBehind(), "waiting for a subscriber");
+        assertEquals(0, outbound.dropped());
+
+        final Subscription subscription = add(Subscription.open(context, layout.engineRequestsSubscription(),
+            ExchangeLayout.REQUESTS_STREAM));
+        final List<Long> received = new ArrayList<>();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (received.size() < MESSAGES)
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("received " + received.size() + " of " + MESSAGES);
+            }
+            outbound.doWork();
+            subscription.poll((buffer, offset, length, header) -> received.add(buffer.getLong(offset)), 16);
+        }
+        outbound.doWork();
+        subscription.poll((buffer, offset, length, header) -> received.add(buffer.getLong(offset)), 16);
+        assertEquals(MESSAGES, received.size(), "each once");
+        for (int i = 0; i < MESSAGES; i++)
+        {
+            assertEquals(i, received.get(i), "in order");
+        }
+        assertFalse(outbound.isBehind());
+        assertEquals(0, outbound.dropped());
+    }
+
+    private static UnsafeBuffer message(final long value)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[Long.BYTES]);
+        buffer.putLong(0, value);
+        return buffer;
+    }
+
+    private <T extends AutoCloseable> T add(final T closeable)
+    {
+        closeables.add(closeable);
+        return closeable;
+    }
+}

@@ -1,0 +1,187 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.exchange.demo.ExchangeDemo;
+import io.ringwire.exchange.demo.LatencyLedger;
+import io.ringwire.exchange.demo.SimulatedClients;
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.cm.Identity;
+import org.agrona.CloseHelper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A role that goes away for a while costs no message and no session. Requests clients send while
+ * the engine is gone (closed, its subscription with it) wait in the gateway's stream to the engine,
+ * which reads nothing newer meanwhile (its clients' publications back up behind them), and go in
+ * order once an engine restarted on the same journal is back. A gateway whose own thread stalls
+ * past its clients' heartbeat timeout does not lose their sessions for the messages it had not read.
+ * In both, every new order is acknowledged once. Real shm messaging; every role is driven on the
+ * test's thread.
+ */
+@Tag("system")
+class RoleAbsenceTest
+{
+    private static final int INSTRUMENTS = 2;
+    private static final int CLIENTS = 2;
+    private static final long RATE = 2_000;
+    private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(60);
+    /** Past three of the simulated clients' one-second heartbeat intervals. */
+    private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(3_500);
+    private static final int LIVENESS_MS = 10_000;
+
+    @TempDir
+    Path directory;
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private EngineNode engine;
+    private GatewayNode gateway;
+    private MarketDataNode marketData;
+    private SimulatedClients clients;
+
+    @AfterEach
+    void close()
+    {
+        for (int i = closeables.size() - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(closeables.get(i));
+        }
+    }
+
+    private ExchangeLayout layout;
+    private MessagingContext context;
+    private Path journal;
+    private EngineConfig config;
+    private RunFlag running;
+
+    @Test
+    void requestsReadWhileTheEngineIsGoneWaitForItsReturnAndAreAnsweredOnce() throws Exception
+    {
+        final AtomicLongArray c = startTrading();
+
+        // The engine leaves with nothing in flight to it: what the gateway offered into a ring the
+        // engine closed unread is the transport's loss, not the gateway's, and is not this test's.
+        drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS), "the flow answered", false);
+        engine.close();
+        engine = null;
+        drive(() -> !gateway.isConnected(), "the gateway seeing the engine gone", false);
+        final long newOrdersWhileGone = c.get(SimulatedClients.NEW_ORDERS);
+        drive(() -> gateway.requestsWaited() > 0 && c.get(SimulatedClients.NEW_ORDERS) > newOrdersWhileGone,
+            "a request waiting at the gateway while the engine is gone", true);
+        final long waitedBeforeRestart = gateway.requestsWaited();
+
+        engine = add(new EngineNode(context, layout, journal, config, running, 1 << 20));
+        drive(() -> engine.isConnected(), "the restarted engine connected", true);
+        engine.open();
+        drive(() -> c.get(SimulatedClients.ACKS) > newOrdersWhileGone + 200, "the clients trading again", true);
+        clients.stopSending();
+        drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS), "every new order answered",
+            false);
+
+        assertTrue(waitedBeforeRestart > 0, "requests waited at the gateway");
+        assertEquals(0, gateway.gateway().counters().engineBackPressured(), "none was refused");
+        assertEquals(c.get(SimulatedClients.NEW_ORDERS), c.get(SimulatedClients.ACKS), "every new order acknowledged");
+        assertEquals(0, c.get(SimulatedClients.DUPLICATE_ACKS), "none twice");
+        assertEquals(0, c.get(SimulatedClients.SESSIONS_LOST), "no session lost while the engine was away");
+        assertEquals(0, c.get(SimulatedClients.DUPLICATE_SEQUENCES), "no execution report twice");
+        assertEquals(engine.engine().engine().engineSequence(), c.get(SimulatedClients.SEQUENCES),
+            "every execution report once, from both engines");
+    }
+
+    @Test
+    void aGatewayStalledPastItsClientsHeartbeatTimeoutKeepsTheirSessions() throws Exception
+    {
+        final AtomicLongArray c = startTrading();
+
+        // The clients go on sending into the gateway's rings while its thread does nothing for
+        // longer than three of their heartbeat intervals.
+        final long stallEndNs = System.nanoTime() + STALL_NS;
+        while (System.nanoTime() - stallEndNs < 0)
+        {
+            engine.doWork();
+            marketData.doWork();
+            if (clients.doWork() == 0)
+            {
+                Thread.sleep(0, 100_000);
+            }
+        }
+        final long newOrdersByStallEnd = c.get(SimulatedClients.NEW_ORDERS);
+        drive(() -> c.get(SimulatedClients.ACKS) > newOrdersByStallEnd + 100, "the clients trading again", true);
+        clients.stopSending();
+        drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS), "every new order answered",
+            false);
+
+        assertEquals(0, gateway.gateway().counters().heartbeatTimeouts(), "no session lost to the gateway's stall");
+        assertEquals(0, c.get(SimulatedClients.SESSIONS_LOST));
+        assertEquals(0, c.get(SimulatedClients.DUPLICATE_ACKS));
+    }
+
+    /** Opens the roles, connects them and has the clients trade a little. */
+    private AtomicLongArray startTrading() throws Exception
+    {
+        layout = ExchangeLayout.onFreePorts("shm", CLIENTS, 1);
+        final Map<String, Identity> identities = new HashMap<>();
+        layout.identities().forEach(name -> identities.put(name, Identity.generate(name)));
+        // The transport's liveness well past the gateway's stall: a subscriber silent for longer is
+        // cut off, and what was on its way to it with it, which is not what this test is about.
+        context = RoleContexts.context(directory, identities, layout.identities(), layout.identities(), LIVENESS_MS,
+            0);
+        journal = directory.resolve("journal");
+        config = ExchangeDemo.engineConfig(INSTRUMENTS, CLIENTS);
+        running = new RunFlag();
+        engine = add(new EngineNode(context, layout, journal, config, running, 1 << 20));
+        gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(CLIENTS, RATE, config, 0), running));
+        marketData = add(new MarketDataNode(context, layout, config, running));
+        clients = add(new SimulatedClients(context, layout, ExchangeDemo.sessions(CLIENTS), 0, INSTRUMENTS, RATE, 7,
+            new LatencyLedger(), running));
+        final AtomicLongArray c = clients.counters();
+        drive(() -> engine.isConnected() && gateway.isConnected() && clients.isConnected(), "the roles connected",
+            false);
+        engine.open();
+        drive(() -> c.get(SimulatedClients.ACKS) > 200, "the clients trading", true);
+        return c;
+    }
+
+    /** Drives every role present on this thread until the condition holds. */
+    private void drive(final BooleanSupplier condition, final String what, final boolean sending) throws Exception
+    {
+        final long deadline = System.nanoTime() + WAIT_NS;
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("waiting for " + what + ": clients sent " + clients.counters().get(SimulatedClients.SENT) +
+                    ", new orders " + clients.counters().get(SimulatedClients.NEW_ORDERS) + ", acks " +
+                    clients.counters().get(SimulatedClients.ACKS) + "; gateway waited " +
+                    gateway.requestsWaited() + ", forwarded " + gateway.gateway().counters().forwarded());
+            }
+            final int work = (null == engine ? 0 : engine.doWork()) + gateway.doWork() + marketData.doWork() +
+                (sending ? clients.doWork() : clients.pollOnly());
+            if (work == 0)
+            {
+                Thread.sleep(0, 100_000);
+            }
+        }
+    }
+
+    private <T extends AutoCloseable> T add(final T closeable)
+    {
+        closeables.add(closeable);
+        return closeable;
+    }
+}
