@@ -258,8 +258,8 @@ public final class RoleMain
             " notLoggedOn=" + counters.notLoggedOn() + " repliesThrottled=" + counters.repliesThrottled() +
             " unidentifiedBeforeLogon=" + counters.unidentifiedBeforeLogon() +
             " fromLeftConnections=" + counters.fromLeftConnections() + " sessionSendFailures=" +
-            counters.sessionSendFailures() + " engineRefused=" + counters.engineBackPressured() + " requestsWaited=" +
-            gateway.requestsWaited() + " lastEngineSequence=" +
+            counters.sessionSendFailures() + " engineRefused=" + counters.engineBackPressured() + " engineOffersWaited=" +
+            gateway.engineOffersWaited() + " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused()));
         return 0;

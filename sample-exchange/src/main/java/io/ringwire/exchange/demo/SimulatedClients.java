@@ -182,6 +182,11 @@ public final class SimulatedClients implements Agent, AutoCloseable
         long heldDue;
         boolean logonSent;
         boolean loggedOn;
+        /**
+         * A Logout that could not go (the gateway behind): it goes before the next Logon, which
+         * the gateway would refuse while it still holds the session.
+         */
+        boolean logoutOwed;
         /** One past the last reply sequence received, asked for at logon; 0 before the first logon. */
         long nextReplySequence;
         /** What the last Logon asked for: reports of it may arrive before the answer, and count. */
@@ -283,9 +288,11 @@ public final class SimulatedClients implements Agent, AutoCloseable
             }
             if (!client.logonSent)
             {
-                if (replies == FRAGMENT_LIMIT)
+                if (replies == FRAGMENT_LIMIT || !sendOwedLogout(client, nowNs))
                 {
-                    continue; // read what arrived first, so the logon asks for exactly what is missing
+                    // Read what arrived first, so the logon asks for exactly what is missing; an
+                    // owed Logout goes first.
+                    continue;
                 }
                 work += logon(client, nowNs);
             }
@@ -377,9 +384,23 @@ public final class SimulatedClients implements Agent, AutoCloseable
     /** Ends a session the client cannot count on, so that its next logon is not refused as a second one. */
     private void logOut(final Client client, final long nowNs)
     {
-        logout.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId()).sendingTime(nowNs);
-        client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logout.encodedLength());
+        client.logoutOwed = true;
+        sendOwedLogout(client, nowNs);
         lost(client);
+    }
+
+    /** @return whether no Logout is owed any more. */
+    private boolean sendOwedLogout(final Client client, final long nowNs)
+    {
+        if (client.logoutOwed)
+        {
+            logout.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId())
+                .sendingTime(nowNs);
+            // Dropped (not connected): the gateway loses the session with the connection anyway.
+            client.logoutOwed = client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH +
+                logout.encodedLength()) == Outbound.RETRY;
+        }
+        return !client.logoutOwed;
     }
 
     /** @return whether the thread went from {@code fromNs} to {@code toNs} without a heartbeat the gateway would wait for. */

@@ -383,9 +383,8 @@ public final class Gateway
     }
 
     /**
-     * The gateway is not reading its clients (it waits for the engine's stream to take its backlog,
-     * or its own thread was stalled): their silence is its own, so no session is lost to a heartbeat
-     * timeout meanwhile.
+     * The gateway is not reading its clients (it waits for the engine's stream to take its backlog):
+     * their silence is its own, so no session is lost to a heartbeat timeout meanwhile.
      *
      * @param nowNs epoch nanoseconds now.
      */
@@ -396,6 +395,25 @@ public final class Gateway
             if (sessions.isLoggedOn(session))
             {
                 sessions.received(session, nowNs);
+            }
+        }
+    }
+
+    /**
+     * The gateway's own thread did not run for {@code gapNs} (descheduled, a pause): what its
+     * clients sent meanwhile waits unread, so that stretch counts against no session's heartbeats,
+     * while the silence before and after it still does.
+     *
+     * @param gapNs how long the gateway was away.
+     * @param nowNs epoch nanoseconds now.
+     */
+    public void stalled(final long gapNs, final long nowNs)
+    {
+        for (int session = 0, count = sessions.count(); session < count; session++)
+        {
+            if (sessions.isLoggedOn(session))
+            {
+                sessions.excuse(session, gapNs, nowNs);
             }
         }
     }

@@ -212,6 +212,15 @@ final class GatewaySessions
         lastReceivedNs[session] = nowNs;
     }
 
+    /**
+     * Counts a stretch in which the gateway itself did not run as heard from: the session's
+     * silence before it and after it still adds up.
+     */
+    void excuse(final int session, final long gapNs, final long nowNs)
+    {
+        lastReceivedNs[session] = Math.min(nowNs, lastReceivedNs[session] + gapNs);
+    }
+
     void sent(final int session, final long nowNs)
     {
         lastSentNs[session] = nowNs;

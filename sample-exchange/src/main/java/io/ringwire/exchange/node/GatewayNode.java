@@ -28,7 +28,9 @@ import java.util.List;
  * behind to take waits in a backlog, and no client message is read until it has gone; a report
  * for a client that is behind waits in that client's backlog. The engine's stream holds its
  * requests while the engine is away too ({@link Outbound#holdingWhileDisconnected}), so a request is
- * refused ({@link Gateway#BACK_PRESSURED}) only once that publication is closed, as the gateway stops.
+ * refused ({@link Gateway#BACK_PRESSURED}, and dropped) only once that publication is closed, as the
+ * gateway stops, or past the backlog's bound, which a gateway that stops reading while behind never
+ * reaches.
  *
  * <p>With a {@link FixDoor}, the sessions it serves are FIX sessions: their members reach the same
  * gateway through the door (no reply publication), and the door is polled, like the order
@@ -144,7 +146,7 @@ public final class GatewayNode implements Agent, AutoCloseable
         if (lastDutyCycleNs != 0 && nowNs - lastDutyCycleNs > OWN_STALL_NS)
         {
             // Before anything is read: a session whose messages sat in its ring is not lost for it.
-            gateway.notReadingClients(nowNs);
+            gateway.stalled(nowNs - lastDutyCycleNs, nowNs);
         }
         lastDutyCycleNs = nowNs;
         int work = toEngine.doWork();
@@ -253,8 +255,11 @@ public final class GatewayNode implements Agent, AutoCloseable
         gateway.onClientMessage(header.sessionId(), buffer, offset, length, System.nanoTime());
     }
 
-    /** @return requests (and cancels on disconnect) that waited for the engine: it was behind, or away. */
-    public long requestsWaited()
+    /**
+     * @return offers to the engine's stream that found the engine behind or away: each retry of a
+     *         waiting request counts, so this measures how long requests waited, not how many.
+     */
+    public long engineOffersWaited()
     {
         return toEngine.backPressured();
     }

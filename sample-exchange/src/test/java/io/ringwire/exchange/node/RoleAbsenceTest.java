@@ -41,8 +41,11 @@ class RoleAbsenceTest
     private static final int CLIENTS = 2;
     private static final long RATE = 2_000;
     private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(60);
-    /** Past three of the simulated clients' one-second heartbeat intervals. */
-    private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(3_500);
+    /**
+     * Past three of the simulated clients' one-second heartbeat intervals (the gateway's limit), and
+     * short of six (theirs) and of the transport's liveness.
+     */
+    private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(4_500);
     private static final int LIVENESS_MS = 10_000;
 
     @TempDir
@@ -81,9 +84,9 @@ class RoleAbsenceTest
         engine = null;
         drive(() -> !gateway.isConnected(), "the gateway seeing the engine gone", false);
         final long newOrdersWhileGone = c.get(SimulatedClients.NEW_ORDERS);
-        drive(() -> gateway.requestsWaited() > 0 && c.get(SimulatedClients.NEW_ORDERS) > newOrdersWhileGone,
+        drive(() -> gateway.engineOffersWaited() > 0 && c.get(SimulatedClients.NEW_ORDERS) > newOrdersWhileGone,
             "a request waiting at the gateway while the engine is gone", true);
-        final long waitedBeforeRestart = gateway.requestsWaited();
+        final long waitedBeforeRestart = gateway.engineOffersWaited();
 
         engine = add(new EngineNode(context, layout, journal, config, running, 1 << 20));
         drive(() -> engine.isConnected(), "the restarted engine connected", true);
@@ -168,7 +171,7 @@ class RoleAbsenceTest
                 fail("waiting for " + what + ": clients sent " + clients.counters().get(SimulatedClients.SENT) +
                     ", new orders " + clients.counters().get(SimulatedClients.NEW_ORDERS) + ", acks " +
                     clients.counters().get(SimulatedClients.ACKS) + "; gateway waited " +
-                    gateway.requestsWaited() + ", forwarded " + gateway.gateway().counters().forwarded());
+                    gateway.engineOffersWaited() + ", forwarded " + gateway.gateway().counters().forwarded());
             }
             final int work = (null == engine ? 0 : engine.doWork()) + gateway.doWork() + marketData.doWork() +
                 (sending ? clients.doWork() : clients.pollOnly());
