@@ -210,10 +210,14 @@ final class GatewaySender
         }
     }
 
-    /** Sends the reply last built in {@link #replies()} to the session's client. */
-    void reply(final int session, final int length, final long nowNs)
+    /**
+     * Sends the reply last built in {@link #replies()} to the session's client.
+     *
+     * @return false when it could not be sent.
+     */
+    boolean reply(final int session, final int length, final long nowNs)
     {
-        toSession(session, replies.buffer(), length, nowNs);
+        return toSession(session, replies.buffer(), length, nowNs);
     }
 
     /**

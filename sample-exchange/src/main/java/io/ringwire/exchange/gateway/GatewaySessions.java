@@ -36,7 +36,8 @@ final class GatewaySessions
     private final long[] accounts;
     private final byte[][] tokens;
     private final boolean[] loggedOn;
-    private final boolean[] everLoggedOn;
+    /** Whether an accepting LogonResponse of this gateway process went to the session's client. */
+    private final boolean[] logonAnswered;
     private final int[] transportOf;
     private final long[] heartbeatIntervalNs;
     private final long[] lastReceivedNs;
@@ -57,7 +58,7 @@ final class GatewaySessions
         accounts = new long[count];
         tokens = new byte[count][];
         loggedOn = new boolean[count];
-        everLoggedOn = new boolean[count];
+        logonAnswered = new boolean[count];
         transportOf = new int[count];
         heartbeatIntervalNs = new long[count];
         lastReceivedNs = new long[count];
@@ -160,17 +161,29 @@ final class GatewaySessions
     void bind(final int session, final int transportSession, final int heartbeatIntervalMs, final long nowNs)
     {
         loggedOn[session] = true;
-        everLoggedOn[session] = true;
         transportOf[session] = transportSession;
         sessionOfTransport.put(transportSession, session);
         heartbeatIntervalNs[session] = heartbeatIntervalMs * 1_000_000L;
         lastReceivedNs[session] = nowNs;
     }
 
-    /** @return whether the session has logged on since this gateway process started. */
-    boolean hasLoggedOn(final int session)
+    /**
+     * Notes that the client was sent an accepting LogonResponse of this process: from then on the
+     * reply sequence it asks for at a logon is this process's numbering.
+     */
+    void logonAnswered(final int session)
     {
-        return everLoggedOn[session];
+        logonAnswered[session] = true;
+    }
+
+    /**
+     * @return whether an accepting LogonResponse of this gateway process went to the session's
+     *         client (a session bound whose answer could not go does not count: its client still
+     *         knows only another process's numbering).
+     */
+    boolean isLogonAnswered(final int session)
+    {
+        return logonAnswered[session];
     }
 
     /**

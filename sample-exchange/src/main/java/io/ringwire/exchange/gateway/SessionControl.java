@@ -93,15 +93,20 @@ final class SessionControl
             return rejectLogon(session, sessionId, LogonRejectReason.INVALID_HEARTBEAT_INTERVAL,
                 "the heartbeat interval must be 1 to 300000 ms", nowNs);
         }
-        // At the first logon since this gateway process started, every report kept is new to the
-        // client, whatever it asks (a number from another life of the log, or none): its start
-        // cancel's reports among them, which tell it (or the FIX door's member) what it no longer has.
+        // Until this gateway process has answered a logon of the session, every report kept is new
+        // to the client, whatever it asks (a number from another life of the log, or none): its
+        // start cancel's reports among them, which tell it (or the FIX door's member) what it no
+        // longer has. A logon bound whose answer could not go leaves the client on the other
+        // numbering, so its next logon still starts from the first report.
         final long replyFrom = sender.rewindReplies(session,
-            sessions.hasLoggedOn(session) ? request.nextReplySequence() : 1);
+            sessions.isLogonAnswered(session) ? request.nextReplySequence() : 1);
         sessions.bind(session, transportSession, intervalMs, nowNs);
         counters.logons++;
-        sender.reply(session, sender.replies().logonResponse(sessionId, LogonStatus.ACCEPTED, LogonRejectReason.NONE,
-            intervalMs, nowNs, replyFrom, ""), nowNs);
+        if (sender.reply(session, sender.replies().logonResponse(sessionId, LogonStatus.ACCEPTED,
+            LogonRejectReason.NONE, intervalMs, nowNs, replyFrom, ""), nowNs))
+        {
+            sessions.logonAnswered(session);
+        }
         sender.sendReplies(session, REPLIES_PER_CALL, nowNs);
         return LOGGED_ON;
     }

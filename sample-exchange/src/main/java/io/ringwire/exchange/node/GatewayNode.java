@@ -184,6 +184,8 @@ public final class GatewayNode implements Agent, AutoCloseable
             if (pendingUnreachable[i])
             {
                 pendingUnreachable[i] = false;
+                // Told once per loss: the next logon's sends may find the client unreachable again.
+                unreachableReported[i] = false;
                 gateway.onSessionUnreachable(i, nowNs);
                 work++;
             }

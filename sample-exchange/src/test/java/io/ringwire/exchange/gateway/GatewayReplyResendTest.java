@@ -128,6 +128,23 @@ class GatewayReplyResendTest
     }
 
     @Test
+    void aLogonWhoseAnswerCouldNotGoLeavesTheClientsNextLogonStartingFromTheOldestKept()
+    {
+        reportToA(1);
+        reportToA(2);
+        final int transport = nextTransport++;
+        fixture.connect(transport, ID_A);
+        output.sessionsRefuse = true; // the reply link is not up yet: the LogonResponse cannot go
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(transport, ID_A, TOKEN_A, ++nowNs, 7));
+        gateway.onSessionUnreachable(SESSION_A, ++nowNs);
+        output.sessionsRefuse = false;
+
+        assertEquals(1, logOnA(7), "the client still knows only another life's numbering: from the oldest kept");
+        drain();
+        assertReportsToA(1, 1, 2);
+    }
+
+    @Test
     void aLogonAskingForNoneOrForASequenceThisGatewayNeverSentStartsAtTheNextNewReport()
     {
         logOnA(0);

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * Keeps a copy of every message the gateway sends, in order, and can refuse the engine's stream to
- * play back pressure.
+ * play back pressure, or the sessions' to play a client that cannot be reached.
  */
 final class RecordingGatewayOutput implements GatewayOutput
 {
@@ -21,6 +21,7 @@ final class RecordingGatewayOutput implements GatewayOutput
     final List<SessionMessage> toSessions = new ArrayList<>();
     final List<Integer> disconnected = new ArrayList<>();
     boolean engineRefuses;
+    boolean sessionsRefuse;
 
     @Override
     public void disconnect(final int transportSession)
@@ -42,6 +43,10 @@ final class RecordingGatewayOutput implements GatewayOutput
     @Override
     public boolean toSession(final int sessionIndex, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (sessionsRefuse)
+        {
+            return false;
+        }
         toSessions.add(new SessionMessage(sessionIndex, copy(buffer, offset, length)));
         return true;
     }
