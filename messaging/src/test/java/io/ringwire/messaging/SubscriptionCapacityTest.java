@@ -67,14 +67,18 @@ class SubscriptionCapacityTest
                 // Which two get in depends on who is first; the third is refused and keeps retrying.
                 await(() -> connected(publications) == 2, Duration.ofSeconds(30), "two publications connected", duty);
                 await(() -> refused(context, provider) >= 1, Duration.ofSeconds(30), "a refusal counted", duty);
+                // Never a third in: a queue pair the lab's emulated NIC fails (its retries run out)
+                // may drop one of the two meanwhile, which then reconnects; the limit is what holds.
                 final long until = System.nanoTime() + Duration.ofMillis(300).toNanos();
                 while (System.nanoTime() < until)
                 {
                     duty.run();
+                    assertTrue(connected(publications) <= 2, () -> "at most two connected: " +
+                        state(publications, subscription, context));
+                    assertTrue(subscription.imageCount() <= 2, () -> state(publications, subscription, context));
                 }
-                assertEquals(2, connected(publications), () -> "two connected, the third refused, after 300 ms more: " +
-                    state(publications, subscription, context));
-                assertEquals(2, subscription.imageCount(), () -> state(publications, subscription, context));
+                await(() -> connected(publications) == 2 && subscription.imageCount() == 2, Duration.ofSeconds(30),
+                    "two publications connected, the third refused", duty);
 
                 Publication waiting = null;
                 int leaving = -1;
