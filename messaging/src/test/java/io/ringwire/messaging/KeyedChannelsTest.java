@@ -65,7 +65,10 @@ class KeyedChannelsTest
         {
             final List<String> identities = new ArrayList<>();
             subscription.availableImageHandler(sessionId -> identities.add(subscription.imageIdentity(sessionId)));
-            await(() -> gateway.isConnected() && subscription.imageCount() == 1 && subscription.identitiesRefused() > 0,
+            // The subscriber counts a refusal when it sends it; the member's publication knows it only once
+            // the refusal arrived, so both are awaited.
+            await(() -> gateway.isConnected() && subscription.imageCount() == 1 && subscription.identitiesRefused() > 0
+                    && null != member.lastConnectionError(),
                 WAIT,
                 "the gateway connected and the member refused", () ->
                 {
