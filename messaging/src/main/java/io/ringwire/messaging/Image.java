@@ -457,7 +457,7 @@ final class Image implements AutoCloseable
         AtomicBuffer view = creditView;
         if (null == view)
         {
-            view = queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.LENGTH);
+            view = queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.MEMORY_LOG_LENGTH);
             if (null == view)
             {
                 creditOwed = true; // not connected yet: the next frame or duty cycle tries again
@@ -488,7 +488,28 @@ final class Image implements AutoCloseable
         if (!closed)
         {
             closed = true; // its memory is unmapped on close: a second close must not touch it
+            if (memoryLog && joined)
+            {
+                markClosed();
+            }
             CloseHelper.quietCloseAll(queuePair, ring, creditSource, join);
+        }
+    }
+
+    /**
+     * Tells the publication, in its credit region, where this memory log's image stopped reading
+     * (before its queue pair closes, which is how the publication learns of the close): the
+     * publication may have stored frames past it that no one reads now, and writes them again into
+     * its next connection to this subscriber (see {@link PublicationDestination}).
+     */
+    private void markClosed()
+    {
+        final AtomicBuffer view = null != creditView ? creditView :
+            queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.MEMORY_LOG_LENGTH);
+        if (null != view)
+        {
+            view.putLong(CreditLayout.CLOSED_POSITION_OFFSET, position);
+            view.putLongRelease(CreditLayout.CLOSED_MARK_OFFSET, CreditLayout.closedMark(sessionId));
         }
     }
 }

@@ -135,7 +135,8 @@ public final class Publication implements AutoCloseable
             this.signer = new FrameSigner(staging.buffer());
             this.counters = created = PublicationCounters.create(context, channel, streamId, device.counters());
             this.destinations = new PublicationDestinations(context, ChannelKeys.forPublication(context, channel),
-                endpoints, device, domain, completionQueue, counters, streamId, capacity, this::onConnectionChange);
+                endpoints, device, domain, completionQueue, counters, streamId, capacity, staging.buffer(),
+                this::onConnectionChange);
             this.destinationArray = destinations.all;
             this.credit = new PublicationCredit(destinations, completionQueue, destinations.completionHandler, capacity,
                 memoryLog);

@@ -4,6 +4,7 @@ import io.ringwire.messaging.protocol.CreditLayout;
 import io.ringwire.messaging.protocol.FrameAppender;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.JoinLayout;
+import io.ringwire.messaging.protocol.LogReader;
 import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.MemoryRegion;
@@ -34,6 +35,8 @@ import java.util.List;
 final class PublicationDestination implements AutoCloseable
 {
     static final long NOT_HOLDING_BACK = Long.MIN_VALUE;
+    /** {@link #resendFrom}: nothing to write again on the next connection. */
+    static final long NO_RESEND = -1;
 
     final InetSocketAddress endpoint;
     private final MemoryRegion credit;
@@ -69,6 +72,14 @@ final class PublicationDestination implements AutoCloseable
     long joinedNs;
     String lastError;
     private Attempt attempt;
+    /** The session and stream word of the connection last made. */
+    private long connectedSessionStreamWord;
+    /** Where frames a closed image left unread begin in staging, or {@link #NO_RESEND}. */
+    private long resendFrom = NO_RESEND;
+    /** Where they end: the publication's position when they were taken from the ring. */
+    private long resendTo;
+    /** The session and stream word those frames carry. */
+    private long resendSessionStreamWord;
 
     private final boolean memoryLog;
 
@@ -105,6 +116,7 @@ final class PublicationDestination implements AutoCloseable
         creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, setup.initialPosition());
         creditBuffer.putLongRelease(CreditLayout.LIVENESS_COUNTER_OFFSET, 0);
         creditBuffer.putLongRelease(CreditLayout.RECEIVES_POSTED_OFFSET, CreditLayout.INITIAL_RECEIVES);
+        creditBuffer.putLongRelease(CreditLayout.CLOSED_MARK_OFFSET, 0);
         receiveConsumingRequests = 0;
         final QueuePair candidate = domain.createQueuePair(queuePairConfig);
         candidate.modifyToInit();
@@ -159,6 +171,7 @@ final class PublicationDestination implements AutoCloseable
             remoteRingAddress = connection.remoteRegions().get(0).address();
             remoteRingKey = connection.remoteRegions().get(0).rkey();
             frameChecksums = answer.frameChecksums();
+            connectedSessionStreamWord = FrameDescriptor.sessionStreamWord(setup.sessionId(), setup.streamId());
             finished.queuePair.applyReadyToSend();
             queuePair = finished.queuePair.real();
             if (answer.memoryLog() != memoryLog)
@@ -199,21 +212,133 @@ final class PublicationDestination implements AutoCloseable
      * an inline SEND of the current position, so the subscriber's image starts exactly where the
      * next frame will be, however far the stream moved while the handshake ran (fan-out joins).
      *
+     * <p>Where {@link #takeUnread} took frames a closed image of this subscriber left unread, and
+     * the stream has not moved since, the image starts where the closed one stopped instead, and
+     * those frames are written again into the new ring first, under the new session: every frame
+     * an offer accepted is read once, though the subscriber closed its image (its application
+     * closed it, or took the publication for gone while this process stalled) while this
+     * publication still wrote into its ring.
+     *
      * @param position the publication's current position.
-     * @return true when sent; false disconnects the destination again.
+     * @param staging  the publication's staging buffer, holding the frames taken.
+     * @return frames written again (0 or more) when sent; -1 when not, which disconnects the
+     *         destination again.
      */
-    boolean join(final long position)
+    long join(final long position, final AtomicBuffer staging)
     {
-        creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, position);
-        joinBuffer.putLong(0, position);
-        final int result = queuePair.postSend(position, join, 0, JoinLayout.LENGTH, SendFlags.INLINE);
+        final long from = resendFrom;
+        resendFrom = NO_RESEND;
+        final long joinPosition = from != NO_RESEND && resendTo == position && !frameChecksums &&
+            null != logAppender && framesTaken(staging, from, position) >= 0 ? from : position;
+        creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, joinPosition);
+        joinBuffer.putLong(0, joinPosition);
+        final int result = queuePair.postSend(joinPosition, join, 0, JoinLayout.LENGTH, SendFlags.INLINE);
         if (result != PostResult.OK)
         {
             disconnect("could not send the join position: " + PostResult.name(result));
-            return false;
+            return -1;
         }
         receiveConsumingRequests = 1;
-        return true;
+        return joinPosition == position ? 0 : writeAgain(staging, joinPosition, position);
+    }
+
+    /**
+     * Before the queue pair to a memory log is let go for a new connection: where its image wrote
+     * its closed mark for the connection let go (see {@link CreditLayout}) with frames unread before
+     * {@code position}, copies them from its ring into staging at their offsets, for
+     * {@link #join} to write again. The ring is still mapped here, whatever the subscriber did with
+     * its own mapping.
+     *
+     * @param staging  the publication's staging buffer, as large as the ring.
+     * @param position the publication's position: where the frames it stored in the ring end.
+     * @return bytes taken: 0 when there was no connection since the last attempt (what that one
+     *         took is kept), or the image did not close, read everything or left a position that
+     *         is not a frame of the last ring's worth.
+     */
+    int takeUnread(final AtomicBuffer staging, final long position)
+    {
+        final AtomicBuffer ring = logRing;
+        if (null == ring)
+        {
+            return 0; // no connection since the last attempt: what that one took stays for the next
+        }
+        resendFrom = NO_RESEND;
+        if (creditBuffer.getLongAcquire(CreditLayout.CLOSED_MARK_OFFSET) !=
+            CreditLayout.closedMark((int)connectedSessionStreamWord))
+        {
+            return 0;
+        }
+        final long closedAt = creditBuffer.getLong(CreditLayout.CLOSED_POSITION_OFFSET);
+        final int capacity = ring.capacity();
+        if (closedAt >= position || position - closedAt > capacity ||
+            (closedAt & (FrameDescriptor.LINE_ALIGNMENT - 1)) != 0)
+        {
+            return 0;
+        }
+        final int length = (int)(position - closedAt);
+        final int offset = (int)closedAt & (capacity - 1);
+        final int first = Math.min(length, capacity - offset);
+        staging.putBytes(offset, ring, offset, first);
+        staging.putBytes(0, ring, 0, length - first);
+        resendFrom = closedAt;
+        resendTo = position;
+        resendSessionStreamWord = connectedSessionStreamWord;
+        return length;
+    }
+
+    /**
+     * @return the frames from {@code from} to {@code to} in staging, each committed there for the
+     *         session they were taken under, whole and without a checksum trailer (which would
+     *         cover the old session), ending exactly at {@code to}; -1 when any is not.
+     */
+    private int framesTaken(final AtomicBuffer staging, final long from, final long to)
+    {
+        final LogReader reader = new LogReader(staging, resendSessionStreamWord);
+        int frames = 0;
+        long position = from;
+        while (position < to)
+        {
+            final long lengthWord = reader.next(position);
+            if (lengthWord == LogReader.NONE || lengthWord == LogReader.BROKEN ||
+                (FrameDescriptor.flags(lengthWord) & FrameDescriptor.CHECKSUM_FLAG) != 0)
+            {
+                return -1;
+            }
+            position = reader.consume(position, (int)lengthWord);
+            frames++;
+        }
+        return position == to ? frames : -1;
+    }
+
+    /**
+     * Writes the frames {@link #framesTaken} checked into the new connection's ring, at the same
+     * offsets, under its session, each committed like any frame.
+     *
+     * @return frames written.
+     */
+    private long writeAgain(final AtomicBuffer staging, final long from, final long to)
+    {
+        final AtomicBuffer ring = logRing;
+        final int mask = ring.capacity() - 1;
+        long frames = 0;
+        long position = from;
+        while (position < to)
+        {
+            final int offset = (int)position & mask;
+            final long lengthWord = staging.getLong(offset + FrameDescriptor.FRAME_LENGTH_OFFSET, FrameDescriptor.ORDER);
+            final int frameLength = (int)lengthWord;
+            ring.putLong(offset + FrameDescriptor.FRAME_LENGTH_OFFSET, lengthWord, FrameDescriptor.ORDER);
+            ring.putLong(offset + FrameDescriptor.SESSION_ID_OFFSET, connectedSessionStreamWord, FrameDescriptor.ORDER);
+            if (FrameDescriptor.type(lengthWord) != FrameDescriptor.TYPE_PAD)
+            {
+                ring.putBytes(offset + FrameDescriptor.HEADER_LENGTH, staging, offset + FrameDescriptor.HEADER_LENGTH,
+                    frameLength - FrameDescriptor.HEADER_LENGTH);
+            }
+            logAppender.commit(position, connectedSessionStreamWord);
+            position += logAppender.alignedLength(frameLength);
+            frames++;
+        }
+        return frames;
     }
 
     /** @return true while a connection attempt runs. */

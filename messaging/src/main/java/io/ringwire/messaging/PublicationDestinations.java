@@ -13,6 +13,7 @@ import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.cm.ConnectionManagerConfig;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.AtomicBuffer;
 
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -63,6 +64,8 @@ final class PublicationDestinations implements AutoCloseable
     private final Runnable onConnectionChange;
     private final int streamId;
     private final int ringCapacity;
+    /** The publication's staging buffer: where a memory log's unread frames wait to be written again. */
+    private final AtomicBuffer staging;
     private int sessionId = ThreadLocalRandom.current().nextInt();
     private int connectedCount;
     /** Successful connections over the publication's life (more than one: it reconnected). */
@@ -81,14 +84,16 @@ final class PublicationDestinations implements AutoCloseable
      * @param counters           the publication's counters (connects, disconnects, failures).
      * @param streamId           the stream.
      * @param ringCapacity       the ring the publication writes with.
+     * @param staging            the publication's staging buffer, as large as the ring.
      * @param onConnectionChange run after each connection and disconnection.
      */
     PublicationDestinations(final MessagingContext context, final ConnectionManagerConfig keys,
         final List<InetSocketAddress> endpoints,
         final Device device, final ProtectionDomain domain, final CompletionQueue completionQueue,
-        final PublicationCounters counters, final int streamId, final int ringCapacity,
+        final PublicationCounters counters, final int streamId, final int ringCapacity, final AtomicBuffer staging,
         final Runnable onConnectionChange)
     {
+        this.staging = staging;
         this.context = context;
         this.keys = keys;
         this.completionQueue = completionQueue;
@@ -222,8 +227,16 @@ final class PublicationDestinations implements AutoCloseable
             }
             if (destination.isConnecting())
             {
-                if (destination.completeConnect(nowNs) > 0 && destination.join(position))
+                final long written;
+                if (destination.completeConnect(nowNs) > 0 && (written = destination.join(position, staging)) >= 0)
                 {
+                    if (written > 0)
+                    {
+                        counters.framesResent.getAndAddRelease(written);
+                        LOG.log(System.Logger.Level.INFO, "publication stream=" + streamId + " session=" + sessionId +
+                            " wrote " + written + " frames again to the subscriber at " + destination.endpoint +
+                            ": its closed image had left them unread");
+                    }
                     destination.joinedNs = nowNs;
                     connectedCount++;
                     connections++;
@@ -242,6 +255,12 @@ final class PublicationDestinations implements AutoCloseable
             {
                 // Nobody saw the old session: start a new one, as Aeron does for a new publication.
                 sessionId = ThreadLocalRandom.current().nextInt();
+            }
+            if (memoryLog && all.length == 1)
+            {
+                // One subscriber: nothing was published since it went, so what its closed image left
+                // unread can be written again into its next connection (fan-out moves on without it).
+                destination.takeUnread(staging, position);
             }
             final SessionSetup setup = new SessionSetup(streamId, sessionId, ringCapacity, position);
             if (destination.beginConnect(domain, queuePairConfig, setup, keys, nowNs))

@@ -12,6 +12,18 @@ package io.ringwire.messaging.protocol;
  *
  * All three are written in one 24-byte write; the publication reads them with acquire loads.
  *
+ * <p>A memory log's image (shm), which stores its credit straight into this region, also writes two
+ * words when it closes, so that its publication knows exactly what it left unread:
+ *
+ * <pre>
+ *  24: long closed position: the image read every frame before it and reads nothing more
+ *  32: long closed mark: {@link #closedMark} of the image's session, written after the position
+ *      with release order; 0 until then
+ * </pre>
+ *
+ * The publication resets the mark to 0 for every new connection; the session in it tells a late
+ * mark of an earlier connection from one of the connection the publication lets go.
+ *
  * <p>Receive credit: every WRITE WITH IMMEDIATE (one per frame, padding and heartbeats included)
  * and the JOIN send consume one posted receive at the subscriber. A request arriving when none is
  * posted is refused by the responder (an RNR NAK on a NIC: the requester waits and retries, the
@@ -29,10 +41,25 @@ public final class CreditLayout
     public static final int RECEIVES_POSTED_OFFSET = 16;
     /** Bytes of one credit write. */
     public static final int LENGTH = 24;
+    /** Offset of the position a memory log's image closed at. */
+    public static final int CLOSED_POSITION_OFFSET = 24;
+    /** Offset of the closed image's {@link #closedMark}. */
+    public static final int CLOSED_MARK_OFFSET = 32;
+    /** Bytes a memory log's image maps of the region: the credit and the closing words. */
+    public static final int MEMORY_LOG_LENGTH = 40;
     /** Receives a subscription posts for a new publication before it completes the connection. */
     public static final int INITIAL_RECEIVES = 256;
     /** Registered regions are at least this big. */
     public static final int REGION_LENGTH = 64;
+
+    /**
+     * @param sessionId the closed image's session.
+     * @return the mark a memory log's image writes when it closes: never 0, and one per session.
+     */
+    public static long closedMark(final int sessionId)
+    {
+        return 1L << 32 | (sessionId & 0xFFFF_FFFFL);
+    }
 
     private CreditLayout()
     {

@@ -36,6 +36,11 @@ public final class PublicationCounters implements AutoCloseable
     public final AtomicCounter sendFailures;
     /** Subscribers disconnected for holding the publication back past the channel's slow-timeout. */
     public final AtomicCounter slowSubscribers;
+    /**
+     * Frames written again into a memory log's new connection: its subscriber's closed image had
+     * left them unread.
+     */
+    public final AtomicCounter framesResent;
 
     private PublicationCounters(final CounterSet set, final DeviceCounters deviceCounters)
     {
@@ -50,6 +55,7 @@ public final class PublicationCounters implements AutoCloseable
         livenessTimeouts = set.newCounter("liveness timeouts");
         sendFailures = set.newCounter("send failures");
         slowSubscribers = set.newCounter("slow subscribers");
+        framesResent = set.newCounter("frames resent");
         device = new DeviceCounterMirror(set, deviceCounters);
     }
 
