@@ -99,6 +99,12 @@ final class Image implements AutoCloseable
      * a poll finds nothing more.
      */
     boolean draining;
+    /**
+     * Set when the application evicts it or it breaks the protocol: a memory log's close then leaves
+     * no closed mark, so its publication does not write what it left unread again (see
+     * {@link #markClosed}).
+     */
+    boolean unreadAbandoned;
     /** False until the JOIN message set the start position: frames before it break the protocol. */
     private boolean joined;
 
@@ -488,7 +494,7 @@ final class Image implements AutoCloseable
         if (!closed)
         {
             closed = true; // its memory is unmapped on close: a second close must not touch it
-            if (memoryLog && joined)
+            if (memoryLog && joined && !unreadAbandoned)
             {
                 markClosed();
             }

@@ -314,6 +314,7 @@ public final class Subscription implements AutoCloseable
         if (read < 0)
         {
             counters.protocolErrors.incrementRelease();
+            image.unreadAbandoned = true;
             closeImage(image);
         }
         return read;
@@ -375,6 +376,7 @@ public final class Subscription implements AutoCloseable
         if (outcome != Image.VALID)
         {
             counters.protocolErrors.incrementRelease();
+            image.unreadAbandoned = true;
             closeImage(image);
         }
     }
@@ -466,7 +468,8 @@ public final class Subscription implements AutoCloseable
      * Closes an available image on the application's word (a peer that never logged on, keeps
      * sending what it must not, or reads too slowly): its queue pair is torn down, the
      * unavailable-image handler hears of it, and it is counted as evicted. Its publication sees the
-     * connection fail and may connect again, within the subscription's limits.
+     * connection fail and may connect again, within the subscription's limits; what the image left
+     * unread is not written again into that connection (a memory log's would be otherwise).
      *
      * <p>Threading: the polling thread, outside a fragment handler.
      *
@@ -480,6 +483,7 @@ public final class Subscription implements AutoCloseable
             if (image.sessionId == sessionId)
             {
                 counters.imagesEvicted.incrementRelease();
+                image.unreadAbandoned = true;
                 closeImage(image);
                 return true;
             }

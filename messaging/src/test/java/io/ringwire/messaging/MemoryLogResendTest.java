@@ -134,6 +134,47 @@ class MemoryLogResendTest
         }
     }
 
+    @Test
+    void framesAnEvictedImageLeftUnreadAreNotWrittenAgain()
+    {
+        final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(20));
+        try (Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
+             Publication publication = Publication.open(context,
+                 channel("shm", subscription.endpoint().getPort()), STREAM))
+        {
+            await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
+            {
+                subscription.poll(recorder, 10);
+                publication.doWork();
+            });
+            for (long sequence = 1; sequence <= 100; sequence++)
+            {
+                send(publication, sequence, subscription);
+            }
+            while (delivered.size() < 10)
+            {
+                subscription.poll(recorder, 1);
+            }
+            // The application cuts the publication off (as a gateway cuts a client that never logs
+            // on): what it had not read is dropped with it, not offered again on the next connection.
+            assertTrue(subscription.closeImage(publication.sessionId()));
+            long sequence = 101;
+            while (publication.offer(message(sequence), 0, Long.BYTES) > 0)
+            {
+                sequence++;
+            }
+            final long firstAfterCut = sequence;
+            send(publication, firstAfterCut, subscription);
+            await(() -> delivered.size() > 10, WAIT, "a message on the next connection", () ->
+            {
+                subscription.poll(recorder, 10);
+                publication.doWork();
+            });
+            assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, firstAfterCut), delivered);
+            assertEquals(0, publication.counters().framesResent.get());
+        }
+    }
+
     private UnsafeBuffer message(final long sequence)
     {
         message.putLong(0, sequence);
