@@ -53,6 +53,8 @@ class RoleAbsenceTest
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private EngineNode engine;
+    /** Whether {@link #drive} runs the engine (it may be present and held still). */
+    private boolean engineDriven = true;
     private GatewayNode gateway;
     private MarketDataNode marketData;
     private SimulatedClients clients;
@@ -104,6 +106,45 @@ class RoleAbsenceTest
         assertEquals(0, c.get(SimulatedClients.DUPLICATE_SEQUENCES), "no execution report twice");
         assertEquals(engine.engine().engine().engineSequence(), c.get(SimulatedClients.SEQUENCES),
             "every execution report once, from both engines");
+    }
+
+    @Test
+    void reportsTheEngineMakesWhileTheGatewayIsGoneReachTheClientsThroughTheNextGateway() throws Exception
+    {
+        final AtomicLongArray c = startTrading();
+
+        // Requests pile up in the engine's ring while it is not driven; the gateway passes on every
+        // report made before, then goes, and the engine applies the pile with no one to report to.
+        engineDriven = false;
+        final long appliedBefore = engine.engine().applied();
+        drive(() -> gateway.gateway().counters().forwarded() > appliedBefore + 200, "requests waiting at the engine",
+            true);
+        final long sequenceBefore = engine.engine().engine().engineSequence();
+        drive(() -> c.get(SimulatedClients.SEQUENCES) == sequenceBefore, "the reports made so far delivered", false);
+        gateway.close();
+        gateway = null;
+        engineDriven = true;
+        drive(() -> engine.engine().engine().engineSequence() > sequenceBefore + 100 && !engine.isConnected(),
+            "the engine reporting with the gateway gone", false);
+        final long sequenceWhileGone = engine.engine().engine().engineSequence();
+
+        gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(CLIENTS, RATE, config, 0), running));
+        // Both clients log on to the new gateway while they still send (a client that is only read
+        // does not retry a logon); the requests of theirs the first gateway left unread reach the new
+        // one first, are refused as not logged on, and may use up the connection's budget before
+        // logon, so a logon behind them may be throttled and retried.
+        drive(() -> c.get(SimulatedClients.SEQUENCES) >= sequenceWhileGone && clients.isConnected() &&
+            c.get(SimulatedClients.LOGGED_ON) >= 2 * CLIENTS,
+            "the reports made while the gateway was gone reaching the clients, logged on again", true);
+        clients.stopSending();
+        // New orders the first gateway still held for the engine went with it; reports did not.
+        drive(() -> c.get(SimulatedClients.SEQUENCES) == engine.engine().engine().engineSequence(), "the flow settled",
+            false);
+
+        assertEquals(0, engine.dropped(), "no report dropped");
+        assertEquals(0, c.get(SimulatedClients.DUPLICATE_SEQUENCES), "no execution report twice");
+        assertEquals(engine.engine().engine().engineSequence(), c.get(SimulatedClients.SEQUENCES),
+            "every execution report once, through both gateways");
     }
 
     @Test
@@ -170,10 +211,19 @@ class RoleAbsenceTest
             {
                 fail("waiting for " + what + ": clients sent " + clients.counters().get(SimulatedClients.SENT) +
                     ", new orders " + clients.counters().get(SimulatedClients.NEW_ORDERS) + ", acks " +
-                    clients.counters().get(SimulatedClients.ACKS) + "; gateway waited " +
-                    gateway.engineOffersWaited() + ", forwarded " + gateway.gateway().counters().forwarded());
+                    clients.counters().get(SimulatedClients.ACKS) + ", sequences " +
+                    clients.counters().get(SimulatedClients.SEQUENCES) + ", logged on " +
+                    clients.counters().get(SimulatedClients.LOGGED_ON) + ", sessions lost " +
+                    clients.counters().get(SimulatedClients.SESSIONS_LOST) + ", reply gaps " +
+                    clients.counters().get(SimulatedClients.REPLY_GAPS) +
+                    (null == gateway ? "" : "; gateway waited " + gateway.engineOffersWaited() + ", forwarded " +
+                    gateway.gateway().counters().forwarded() + ", routed " + gateway.gateway().counters().routed() +
+                    ", last engine sequence " + gateway.gateway().lastEngineSequence()) +
+                    (null == engine ? "" : "; engine applied " + engine.engine().applied() + ", sequence " +
+                    engine.engine().engine().engineSequence() + ", dropped " + engine.dropped()));
             }
-            final int work = (null == engine ? 0 : engine.doWork()) + gateway.doWork() + marketData.doWork() +
+            final int work = (null == engine || !engineDriven ? 0 : engine.doWork()) +
+                (null == gateway ? 0 : gateway.doWork()) + marketData.doWork() +
                 (sending ? clients.doWork() : clients.pollOnly());
             if (work == 0)
             {
