@@ -392,11 +392,11 @@ public final class FixClients implements Application, AutoCloseable
                 }
                 else
                 {
-                    counters.incrementAndGet(ACKS);
                     synchronized (orderToAck)
                     {
                         orderToAck.recordValue(Math.min(HIGHEST_NS, Math.max(0, nowNs - sent)));
                     }
+                    counters.incrementAndGet(ACKS); // after the timing: a reader that sees the count sees it timed
                 }
             }
             final String key = clOrdId + "|" + message.getString(55) + "|" + message.getChar(54) + "|" +

@@ -33,7 +33,7 @@ final class InProcessRoles implements AutoCloseable
 {
     static final Duration WAIT = Duration.ofSeconds(60);
     /** How long nothing moves before a drain counts as done. */
-    private static final Duration SETTLE = Duration.ofMillis(500);
+    private static final Duration SETTLE = Duration.ofMillis(1000);
 
     private final Path directory;
     private final int clientCount;

@@ -151,7 +151,11 @@ class MarketDataIsolationTest
             members.stopSending();
             await(() -> counters.get(SimulatedClients.ACKS) == counters.get(SimulatedClients.NEW_ORDERS),
                 "every new order acknowledged", stalled::doWork);
+            // An order the members' cycle was sending as they were told to stop counts after the wait
+            // saw the two equal: it is awaited too.
             Thread.sleep(300);
+            await(() -> counters.get(SimulatedClients.ACKS) == counters.get(SimulatedClients.NEW_ORDERS),
+                "every new order acknowledged, the last one too", stalled::doWork);
             running.set(false);
             exchangeThread.join(10_000);
             assertTrue(failures.isEmpty(), "the exchange's thread: " + failures);
