@@ -105,6 +105,11 @@ final class Image implements AutoCloseable
      * {@link #markClosed}).
      */
     boolean unreadAbandoned;
+    /**
+     * True while {@link #pollLog} reads: its position is then not yet where the handler has read up
+     * to, so a close from inside the handler leaves no closed mark (frames would be read twice).
+     */
+    private boolean polling;
     /** False until the JOIN message set the start position: frames before it break the protocol. */
     private boolean joined;
 
@@ -265,6 +270,7 @@ final class Image implements AutoCloseable
         }
         int read = 0;
         long lengthWord;
+        polling = true;
         while (read < limit && (lengthWord = log.next(position)) != LogReader.NONE)
         {
             final int offset = (int)position & mask;
@@ -272,6 +278,7 @@ final class Image implements AutoCloseable
             final int type = (int)(lengthWord >>> 48);
             if (lengthWord == LogReader.BROKEN)
             {
+                polling = false;
                 this.position = position;
                 return LOG_PROTOCOL_ERROR;
             }
@@ -283,6 +290,7 @@ final class Image implements AutoCloseable
                 {
                     if (!checksumHolds(offset, frameLength, counters))
                     {
+                        polling = false;
                         this.position = position;
                         return LOG_PROTOCOL_ERROR;
                     }
@@ -291,6 +299,7 @@ final class Image implements AutoCloseable
                 else if (null != checksum && frameLength >= HEADER_LENGTH + CHECKSUM_LENGTH)
                 {
                     counters.checksumErrors.incrementRelease();
+                    polling = false;
                     this.position = position;
                     return LOG_PROTOCOL_ERROR;
                 }
@@ -306,6 +315,7 @@ final class Image implements AutoCloseable
                         // As Aeron does: the frame that threw counts as delivered, and so does every
                         // frame before it in this poll, so the next poll does not repeat them.
                         this.position = log.consume(position, frameLength);
+                        polling = false;
                         throw ex;
                     }
                     tallies.fragments++;
@@ -321,6 +331,7 @@ final class Image implements AutoCloseable
             framesReceived++;
             read++;
         }
+        polling = false;
         this.position = position;
         if (read > 0 && (creditOwed || position - creditSentPosition >= creditInterval))
         {
@@ -494,7 +505,7 @@ final class Image implements AutoCloseable
         if (!closed)
         {
             closed = true; // its memory is unmapped on close: a second close must not touch it
-            if (memoryLog && joined && !unreadAbandoned)
+            if (memoryLog && joined && !unreadAbandoned && !polling && !draining)
             {
                 markClosed();
             }

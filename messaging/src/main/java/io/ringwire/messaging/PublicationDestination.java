@@ -80,6 +80,8 @@ final class PublicationDestination implements AutoCloseable
     private long resendTo;
     /** The session and stream word those frames carry. */
     private long resendSessionStreamWord;
+    /** The last join dropped the frames taken instead of writing them again. */
+    private boolean unreadDropped;
 
     private final boolean memoryLog;
 
@@ -214,32 +216,43 @@ final class PublicationDestination implements AutoCloseable
      *
      * <p>Where {@link #takeUnread} took frames a closed image of this subscriber left unread, and
      * the stream has not moved since, the image starts where the closed one stopped instead, and
-     * those frames are written again into the new ring first, under the new session: every frame
-     * an offer accepted is read once, though the subscriber closed its image (its application
-     * closed it, or took the publication for gone while this process stalled) while this
-     * publication still wrote into its ring.
+     * those frames are written again into the new ring first, under the new session, so that
+     * what offers accepted while the subscriber closed its image (its application closed it, or
+     * took the publication for gone while this process stalled) is read once. Frames taken are
+     * dropped instead, and {@link #unreadDropped} says so, when the stream moved meanwhile, the new
+     * subscriber wants checksums (they would cover the old session), or a frame taken is not
+     * whole.
      *
      * @param position the publication's current position.
      * @param staging  the publication's staging buffer, holding the frames taken.
      * @return frames written again (0 or more) when sent; -1 when not, which disconnects the
-     *         destination again.
+     *         destination again (the frames taken wait for the next connection).
      */
     long join(final long position, final AtomicBuffer staging)
     {
         final long from = resendFrom;
-        resendFrom = NO_RESEND;
-        final long joinPosition = from != NO_RESEND && resendTo == position && !frameChecksums &&
-            null != logAppender && framesTaken(staging, from, position) >= 0 ? from : position;
+        final boolean resend = from != NO_RESEND && resendTo == position && !frameChecksums &&
+            null != logAppender && framesTaken(staging, from, position) >= 0;
+        unreadDropped = from != NO_RESEND && !resend;
+        final long joinPosition = resend ? from : position;
         creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, joinPosition);
         joinBuffer.putLong(0, joinPosition);
         final int result = queuePair.postSend(joinPosition, join, 0, JoinLayout.LENGTH, SendFlags.INLINE);
         if (result != PostResult.OK)
         {
+            unreadDropped = false;
             disconnect("could not send the join position: " + PostResult.name(result));
             return -1;
         }
+        resendFrom = NO_RESEND;
         receiveConsumingRequests = 1;
-        return joinPosition == position ? 0 : writeAgain(staging, joinPosition, position);
+        return resend ? writeAgain(staging, joinPosition, position) : 0;
+    }
+
+    /** @return whether the last {@link #join} dropped frames a closed image had left unread. */
+    boolean unreadDropped()
+    {
+        return unreadDropped;
     }
 
     /**
@@ -247,43 +260,43 @@ final class PublicationDestination implements AutoCloseable
      * its closed mark for the connection let go (see {@link CreditLayout}) with frames unread before
      * {@code position}, copies them from its ring into staging at their offsets, for
      * {@link #join} to write again. The ring is still mapped here, whatever the subscriber did with
-     * its own mapping.
+     * its own mapping. Nothing is taken (what an earlier connection's image left stays taken) when
+     * there was no connection since the last attempt, or the image did not close, read everything,
+     * or left a position off the frame grid or more than a ring behind; the frames themselves are
+     * checked by {@link #join}.
      *
      * @param staging  the publication's staging buffer, as large as the ring.
      * @param position the publication's position: where the frames it stored in the ring end.
-     * @return bytes taken: 0 when there was no connection since the last attempt (what that one
-     *         took is kept), or the image did not close, read everything or left a position that
-     *         is not a frame of the last ring's worth.
      */
-    int takeUnread(final AtomicBuffer staging, final long position)
+    void takeUnread(final AtomicBuffer staging, final long position)
     {
         final AtomicBuffer ring = logRing;
         if (null == ring)
         {
-            return 0; // no connection since the last attempt: what that one took stays for the next
+            return; // no connection since the last attempt: what that one took stays for the next
         }
-        resendFrom = NO_RESEND;
+        // What an earlier connection's image left stays taken until a join clears it: no connection
+        // since has carried those frames.
         if (creditBuffer.getLongAcquire(CreditLayout.CLOSED_MARK_OFFSET) !=
             CreditLayout.closedMark((int)connectedSessionStreamWord))
         {
-            return 0;
+            return;
         }
         final long closedAt = creditBuffer.getLong(CreditLayout.CLOSED_POSITION_OFFSET);
         final int capacity = ring.capacity();
         if (closedAt >= position || position - closedAt > capacity ||
             (closedAt & (FrameDescriptor.LINE_ALIGNMENT - 1)) != 0)
         {
-            return 0;
+            return;
         }
         final int length = (int)(position - closedAt);
         final int offset = (int)closedAt & (capacity - 1);
-        final int first = Math.min(length, capacity - offset);
+        final int first = Math.min(length, capacity - offset); // the rest wraps to the ring's start
         staging.putBytes(offset, ring, offset, first);
         staging.putBytes(0, ring, 0, length - first);
         resendFrom = closedAt;
         resendTo = position;
         resendSessionStreamWord = connectedSessionStreamWord;
-        return length;
     }
 
     /**

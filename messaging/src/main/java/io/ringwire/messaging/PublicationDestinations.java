@@ -230,6 +230,14 @@ final class PublicationDestinations implements AutoCloseable
                 final long written;
                 if (destination.completeConnect(nowNs) > 0 && (written = destination.join(position, staging)) >= 0)
                 {
+                    if (destination.unreadDropped())
+                    {
+                        counters.resendsDropped.incrementRelease();
+                        LOG.log(System.Logger.Level.WARNING, "publication stream=" + streamId + " session=" +
+                            sessionId + " could not write again to the subscriber at " + destination.endpoint +
+                            " what its closed image had left unread (the stream moved on, it wants checksums, or" +
+                            " a frame taken was not whole): those frames are lost to it");
+                    }
                     if (written > 0)
                     {
                         counters.framesResent.getAndAddRelease(written);

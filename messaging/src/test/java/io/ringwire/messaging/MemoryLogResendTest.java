@@ -26,6 +26,7 @@ class MemoryLogResendTest
 {
     private static final int STREAM = 23;
     private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final String SMALL_RING = "|ring=16384";
 
     @TempDir
     Path directory;
@@ -39,45 +40,83 @@ class MemoryLogResendTest
     {
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
             .livenessTimeoutMs(300).reconnectIntervalMs(20));
+        // A small ring: the stream wraps it twice, so what is taken from it and written again wraps
+        // too, PAD frames included.
+        try (Subscription subscription = Subscription.open(context, channel("shm", 0) + SMALL_RING, STREAM);
+             Publication publication = Publication.open(context,
+                 channel("shm", subscription.endpoint().getPort()) + SMALL_RING, STREAM))
+        {
+            final int acceptedIntoClosedRing = stallThenOffer(subscription, publication, 600);
+            readOnFor(subscription, publication);
+            assertEquals(LongStream.rangeClosed(1, 600).boxed().toList(), delivered);
+            assertTrue(publication.counters().framesResent.get() >= acceptedIntoClosedRing,
+                "frames resent " + publication.counters().framesResent.get() + ", accepted into the closed ring " +
+                acceptedIntoClosedRing);
+            assertEquals(0, publication.counters().resendsDropped.get());
+        }
+    }
+
+    @Test
+    void framesTakenForASubscriberThatWantsChecksumsAreDroppedCountedNotWrittenAgain()
+    {
+        // A checksum covers the frame's session, which the next connection changes.
+        final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
+            .livenessTimeoutMs(300).reconnectIntervalMs(20).checksum("on"));
         try (Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
              Publication publication = Publication.open(context,
                  channel("shm", subscription.endpoint().getPort()), STREAM))
         {
-            await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
-            {
-                subscription.poll(recorder, 10);
-                publication.doWork();
-            });
-            send(publication, 1, subscription);
-            await(() -> delivered.size() == 1, WAIT, "the first message", () -> subscription.poll(recorder, 10));
-
-            // The publication's thread stalls past the liveness timeout: the subscriber ends its image.
-            await(() -> subscription.imageCount() == 0, WAIT, "the subscriber to take the publication for gone",
-                () -> subscription.poll(recorder, 10));
-            assertEquals(1, subscription.counters().livenessTimeouts.get());
-
-            // Resumed, it offers at once: its first offers store into the ring no one reads now,
-            // before its duty cycle finds the subscriber gone.
-            final long resentBefore = publication.counters().framesResent.get();
-            int acceptedBeforeNotConnected = 0;
-            for (long sequence = 2; sequence <= 600; sequence++)
-            {
-                if (send(publication, sequence, subscription) == 1 && acceptedBeforeNotConnected == sequence - 2)
-                {
-                    acceptedBeforeNotConnected++;
-                }
-            }
-            assertTrue(acceptedBeforeNotConnected > 0, "no offer went into the closed image's ring");
-            await(() -> delivered.size() >= 600, WAIT, "every accepted message", () ->
-            {
-                subscription.poll(recorder, 10);
-                publication.doWork();
-            });
-            assertEquals(LongStream.rangeClosed(1, 600).boxed().toList(), delivered);
-            assertTrue(publication.counters().framesResent.get() - resentBefore >= acceptedBeforeNotConnected,
-                "frames resent " + (publication.counters().framesResent.get() - resentBefore) + ", accepted into the " +
-                "closed ring " + acceptedBeforeNotConnected);
+            final int acceptedIntoClosedRing = stallThenOffer(subscription, publication, 300);
+            readOnFor(subscription, publication);
+            assertEquals(0, publication.counters().framesResent.get());
+            assertEquals(1, publication.counters().resendsDropped.get());
+            assertEquals(300 - acceptedIntoClosedRing, delivered.size(), "what went into the closed ring is lost");
+            assertEquals(LongStream.concat(LongStream.of(1), LongStream.rangeClosed(2 + acceptedIntoClosedRing, 300))
+                .boxed().toList(), delivered);
         }
+    }
+
+    /**
+     * Sends message 1, lets the subscriber take the publication for gone (its thread does not run),
+     * then offers 2 to {@code last} at once, every one until it is accepted, and awaits as many
+     * messages delivered as can be.
+     *
+     * @return how many of the first offers after the stall were accepted before one was refused:
+     *         those went into the ring whose image had closed.
+     */
+    private int stallThenOffer(final Subscription subscription, final Publication publication, final long last)
+    {
+        await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
+        {
+            subscription.poll(recorder, 10);
+            publication.doWork();
+        });
+        send(publication, 1, subscription);
+        await(() -> delivered.size() == 1, WAIT, "the first message", () -> subscription.poll(recorder, 10));
+
+        await(() -> subscription.imageCount() == 0, WAIT, "the subscriber to take the publication for gone",
+            () -> subscription.poll(recorder, 10));
+        assertEquals(1, subscription.counters().livenessTimeouts.get());
+
+        // Resumed, it offers at once: its first offers store into the ring no one reads now, before
+        // its duty cycle finds the subscriber gone (the first always does: its duty runs after it).
+        int accepted = 0;
+        for (long sequence = 2; sequence <= last; sequence++)
+        {
+            if (send(publication, sequence, subscription) == 1 && accepted == sequence - 2)
+            {
+                accepted++;
+            }
+        }
+        assertTrue(accepted > 0, "no offer went into the closed image's ring");
+        final int intoClosedRing = accepted;
+        await(() -> publication.counters().resendsDropped.get() > 0 ? delivered.size() >= last - intoClosedRing :
+            delivered.size() >= last, WAIT, "every message that can be delivered", () ->
+        {
+            subscription.poll(recorder, 10);
+            publication.doWork();
+        });
+        return accepted;
     }
 
     @Test
@@ -88,19 +127,7 @@ class MemoryLogResendTest
         final int port = first.endpoint().getPort();
         try (Publication publication = Publication.open(context, channel("shm", port), STREAM))
         {
-            await(() -> publication.isConnected() && first.imageCount() == 1, WAIT, "connected", () ->
-            {
-                first.poll(recorder, 10);
-                publication.doWork();
-            });
-            for (long sequence = 1; sequence <= 200; sequence++)
-            {
-                send(publication, sequence, first);
-            }
-            while (delivered.size() < 50)
-            {
-                first.poll(recorder, 1);
-            }
+            connectSendAndRead(first, publication, 200, 50);
             first.close();
 
             // Offers go on, until the publication knows, while the subscriber's process opens its
@@ -122,6 +149,7 @@ class MemoryLogResendTest
                     second.poll(recorder, 10);
                     publication.doWork();
                 });
+                readOnFor(second, publication);
                 assertEquals(LongStream.rangeClosed(1, 300).boxed().toList(), delivered.subList(0, 300));
                 assertEquals(300, delivered.size());
                 assertTrue(publication.counters().framesResent.get() >= 150,
@@ -142,19 +170,7 @@ class MemoryLogResendTest
              Publication publication = Publication.open(context,
                  channel("shm", subscription.endpoint().getPort()), STREAM))
         {
-            await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
-            {
-                subscription.poll(recorder, 10);
-                publication.doWork();
-            });
-            for (long sequence = 1; sequence <= 100; sequence++)
-            {
-                send(publication, sequence, subscription);
-            }
-            while (delivered.size() < 10)
-            {
-                subscription.poll(recorder, 1);
-            }
+            connectSendAndRead(subscription, publication, 100, 10);
             // The application cuts the publication off (as a gateway cuts a client that never logs
             // on): what it had not read is dropped with it, not offered again on the next connection.
             assertTrue(subscription.closeImage(publication.sessionId()));
@@ -172,6 +188,36 @@ class MemoryLogResendTest
             });
             assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, firstAfterCut), delivered);
             assertEquals(0, publication.counters().framesResent.get());
+        }
+    }
+
+    /** Reads on a while, so that a message delivered twice after the last one expected shows. */
+    private void readOnFor(final Subscription subscription, final Publication publication)
+    {
+        final long until = System.nanoTime() + Duration.ofMillis(200).toNanos();
+        while (System.nanoTime() < until)
+        {
+            subscription.poll(recorder, 10);
+            publication.doWork();
+        }
+    }
+
+    /** Connects, has messages 1 to {@code sent} accepted, and reads the first {@code read} of them. */
+    private void connectSendAndRead(final Subscription subscription, final Publication publication, final long sent,
+        final int read)
+    {
+        await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
+        {
+            subscription.poll(recorder, 10);
+            publication.doWork();
+        });
+        for (long sequence = 1; sequence <= sent; sequence++)
+        {
+            send(publication, sequence, subscription);
+        }
+        while (delivered.size() < read)
+        {
+            subscription.poll(recorder, 1);
         }
     }
 

@@ -1,8 +1,8 @@
 package io.ringwire.messaging.protocol;
 
 /**
- * The publication's credit region, written only by the subscriber with one-sided RDMA WRITEs and
- * read only locally by the publication (no remote read on the hot path):
+ * The publication's credit region, written by the subscriber with one-sided RDMA WRITEs (or, in a
+ * memory log, stores) and read only locally by the publication (no remote read on the hot path):
  *
  * <pre>
  *   0: long consumed position (the subscriber's read position in the stream)
@@ -22,7 +22,8 @@ package io.ringwire.messaging.protocol;
  * </pre>
  *
  * The publication resets the mark to 0 for every new connection; the session in it tells a late
- * mark of an earlier connection from one of the connection the publication lets go.
+ * mark of an earlier connection from one of the connection the publication lets go (the
+ * publication reads it only with one subscriber, whose every reconnection is a new session).
  *
  * <p>Receive credit: every WRITE WITH IMMEDIATE (one per frame, padding and heartbeats included)
  * and the JOIN send consume one posted receive at the subscriber. A request arriving when none is

@@ -41,6 +41,11 @@ public final class PublicationCounters implements AutoCloseable
      * left them unread.
      */
     public final AtomicCounter framesResent;
+    /**
+     * Reconnections to a memory log that could not write again what its closed image had left
+     * unread (the stream moved on, the subscriber wants checksums, or a frame taken was not whole).
+     */
+    public final AtomicCounter resendsDropped;
 
     private PublicationCounters(final CounterSet set, final DeviceCounters deviceCounters)
     {
@@ -56,6 +61,7 @@ public final class PublicationCounters implements AutoCloseable
         sendFailures = set.newCounter("send failures");
         slowSubscribers = set.newCounter("slow subscribers");
         framesResent = set.newCounter("frames resent");
+        resendsDropped = set.newCounter("resends dropped");
         device = new DeviceCounterMirror(set, deviceCounters);
     }
 
