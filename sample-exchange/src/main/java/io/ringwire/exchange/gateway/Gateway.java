@@ -110,7 +110,14 @@ public final class Gateway
     private final GatewaySessions sessions;
     private final GatewayTransports transports;
     private final RateLimiter rateLimiter;
+    /** Answers a connection draws before logon: rejects of its requests, malformed messages. */
     private final RateLimiter transportLimiter;
+    /**
+     * A connection's logon attempts, apart from its answers: requests of a lost session that reach a
+     * new connection first (a client's messaging resends what the last gateway left unread) do not
+     * throttle the logon behind them.
+     */
+    private final RateLimiter logonLimiter;
     private final TransportLimits transportLimits;
     private final long logonTimeoutNs;
     private final GatewayOutput output;
@@ -158,6 +165,8 @@ public final class Gateway
         this.transportLimits = config.transportLimits();
         this.transports = new GatewayTransports(transportLimits.maxTransports());
         this.transportLimiter = new RateLimiter(transportLimits.maxTransports(), transportLimits.logonsPerSecond(),
+            transportLimits.logonBurst());
+        this.logonLimiter = new RateLimiter(transportLimits.maxTransports(), transportLimits.logonsPerSecond(),
             transportLimits.logonBurst());
         this.logonTimeoutNs = transportLimits.logonTimeoutMs() * 1_000_000L;
         this.risk = new PreTradeRisk(config);
@@ -226,6 +235,7 @@ public final class Gateway
             return UNKNOWN_SESSION;
         }
         transportLimiter.reset(slot, nowNs);
+        logonLimiter.reset(slot, nowNs);
         return session;
     }
 
@@ -289,7 +299,7 @@ public final class Gateway
     private int onLogon(final int slot, final int transportSession, final int session, final int identitySession,
         final LogonDecoder request, final long nowNs)
     {
-        if (!transportLimiter.tryAcquire(slot, nowNs))
+        if (!logonLimiter.tryAcquire(slot, nowNs))
         {
             counters.logonsThrottled++;
             return LOGON_THROTTLED;

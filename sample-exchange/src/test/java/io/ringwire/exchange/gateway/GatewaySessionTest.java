@@ -157,6 +157,20 @@ class GatewaySessionTest
     }
 
     @Test
+    void requestsBeforeLogonThatUseUpTheConnectionsAnswersDoNotThrottleTheLogonBehindThem()
+    {
+        // As when a client's messaging writes what the last gateway left unread into its new
+        // connection: its lost session's orders come first.
+        for (int i = 0; i < 20; i++)
+        {
+            fixture.newOrder(TRANSPORT_A, i + 1, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 1, START_NS);
+        }
+        assertEquals(20 - TransportLimits.DEFAULT.logonBurst(), gateway.counters().repliesThrottled());
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS));
+        assertEquals(0, gateway.counters().logonsThrottled());
+    }
+
+    @Test
     void aConnectionThatDoesNotLogOnWithinTheTimeoutIsAskedToGoOnceAndALoggedOnOneStays()
     {
         fixture.logon(TRANSPORT_B, ID_B, TOKEN_B, START_NS);

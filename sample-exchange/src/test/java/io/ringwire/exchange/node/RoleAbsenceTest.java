@@ -131,8 +131,7 @@ class RoleAbsenceTest
         gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(CLIENTS, RATE, config, 0), running));
         // Both clients log on to the new gateway while they still send (a client that is only read
         // does not retry a logon); the requests of theirs the first gateway left unread reach the new
-        // one first, are refused as not logged on, and may use up the connection's budget before
-        // logon, so a logon behind them may be throttled and retried.
+        // one first and are refused as not logged on, within the connection's answers before logon.
         drive(() -> c.get(SimulatedClients.SEQUENCES) >= sequenceWhileGone && clients.isConnected() &&
             c.get(SimulatedClients.LOGGED_ON) >= 2 * CLIENTS,
             "the reports made while the gateway was gone reaching the clients, logged on again", true);
