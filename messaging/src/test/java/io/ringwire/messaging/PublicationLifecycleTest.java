@@ -172,11 +172,8 @@ class PublicationLifecycleTest
 
             // The publication's thread stalls (no heartbeats) past the liveness timeout: the
             // subscriber ends the image; the publication finds the subscriber gone when it resumes.
-            final long stallUntil = System.nanoTime() + Duration.ofMillis(900).toNanos();
-            while (System.nanoTime() < stallUntil)
-            {
-                subscription.poll(recorder, 10);
-            }
+            await(() -> events.size() == 2, Duration.ofSeconds(10), "the image to end",
+                () -> subscription.poll(recorder, 10));
             assertEquals(List.of("image " + firstSession, "gone " + firstSession), events);
             assertEquals(1, subscription.counters().livenessTimeouts.get());
 

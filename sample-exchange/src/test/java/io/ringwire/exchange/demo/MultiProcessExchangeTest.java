@@ -169,8 +169,9 @@ class MultiProcessExchangeTest
 
         killed.kill();
         // The gateway hears of it from the transport (the image goes silent) or the missed
-        // heartbeats, whichever is first; either cancels the session's orders.
-        Thread.sleep(5_000);
+        // heartbeats (three seconds), whichever is first; either cancels the session's orders, with
+        // room for five JVMs on two cores.
+        Thread.sleep(8_000);
         survivor.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
         final Map<String, String> e = engine.report("engine");
