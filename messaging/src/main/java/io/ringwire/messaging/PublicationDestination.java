@@ -232,7 +232,7 @@ final class PublicationDestination implements AutoCloseable
     {
         final long from = resendFrom;
         final boolean resend = from != NO_RESEND && resendTo == position && !frameChecksums &&
-            null != logAppender && framesTaken(staging, from, position) >= 0;
+            null != logAppender && framesTaken(staging, from, position);
         unreadDropped = from != NO_RESEND && !resend;
         final long joinPosition = resend ? from : position;
         creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, joinPosition);
@@ -300,14 +300,13 @@ final class PublicationDestination implements AutoCloseable
     }
 
     /**
-     * @return the frames from {@code from} to {@code to} in staging, each committed there for the
-     *         session they were taken under, whole and without a checksum trailer (which would
-     *         cover the old session), ending exactly at {@code to}; -1 when any is not.
+     * @return whether the frames from {@code from} to {@code to} in staging are each committed there
+     *         for the session they were taken under, whole and without a checksum trailer (which
+     *         would cover the old session), ending exactly at {@code to}.
      */
-    private int framesTaken(final AtomicBuffer staging, final long from, final long to)
+    private boolean framesTaken(final AtomicBuffer staging, final long from, final long to)
     {
         final LogReader reader = new LogReader(staging, resendSessionStreamWord);
-        int frames = 0;
         long position = from;
         while (position < to)
         {
@@ -315,39 +314,32 @@ final class PublicationDestination implements AutoCloseable
             if (lengthWord == LogReader.NONE || lengthWord == LogReader.BROKEN ||
                 (FrameDescriptor.flags(lengthWord) & FrameDescriptor.CHECKSUM_FLAG) != 0)
             {
-                return -1;
+                return false;
             }
             position = reader.consume(position, (int)lengthWord);
-            frames++;
         }
-        return position == to ? frames : -1;
+        return position == to;
     }
 
     /**
      * Writes the frames {@link #framesTaken} checked into the new connection's ring, at the same
-     * offsets, under its session, each committed like any frame.
+     * offsets, under its session: each one's header takes the new session in staging, and
+     * {@link #copyFrame} copies and commits it like any frame laid out there.
      *
      * @return frames written.
      */
     private long writeAgain(final AtomicBuffer staging, final long from, final long to)
     {
-        final AtomicBuffer ring = logRing;
-        final int mask = ring.capacity() - 1;
+        final int mask = staging.capacity() - 1;
         long frames = 0;
         long position = from;
         while (position < to)
         {
             final int offset = (int)position & mask;
-            final long lengthWord = staging.getLong(offset + FrameDescriptor.FRAME_LENGTH_OFFSET, FrameDescriptor.ORDER);
-            final int frameLength = (int)lengthWord;
-            ring.putLong(offset + FrameDescriptor.FRAME_LENGTH_OFFSET, lengthWord, FrameDescriptor.ORDER);
-            ring.putLong(offset + FrameDescriptor.SESSION_ID_OFFSET, connectedSessionStreamWord, FrameDescriptor.ORDER);
-            if (FrameDescriptor.type(lengthWord) != FrameDescriptor.TYPE_PAD)
-            {
-                ring.putBytes(offset + FrameDescriptor.HEADER_LENGTH, staging, offset + FrameDescriptor.HEADER_LENGTH,
-                    frameLength - FrameDescriptor.HEADER_LENGTH);
-            }
-            logAppender.commit(position, connectedSessionStreamWord);
+            final int frameLength = staging.getInt(offset + FrameDescriptor.FRAME_LENGTH_OFFSET, FrameDescriptor.ORDER);
+            staging.putLong(offset + FrameDescriptor.SESSION_ID_OFFSET, connectedSessionStreamWord,
+                FrameDescriptor.ORDER);
+            copyFrame(staging, offset, frameLength, position, connectedSessionStreamWord);
             position += logAppender.alignedLength(frameLength);
             frames++;
         }
