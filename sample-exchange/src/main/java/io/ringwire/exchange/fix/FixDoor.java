@@ -23,6 +23,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import quickfix.Application;
 import quickfix.ConfigError;
@@ -56,6 +57,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -109,6 +111,13 @@ public final class FixDoor implements Application, AutoCloseable
     private static final int DISCONNECT = 3;
     private static final int RING_BYTES = 4 << 20;
     /**
+     * The outbound ring one session's records may hold at most. Every member's replies pass through
+     * the one ring and its one sender thread: a member whose replies come faster than the sender maps
+     * them waits at its share (its reports stay in its gateway log and go as the sender takes its
+     * earlier ones), so that it never fills the ring the others' replies need.
+     */
+    static final int SESSION_SHARE = RING_BYTES / 4;
+    /**
      * Messages QuickFIX/J may queue for one member's socket (its own write queue, past the kernel's
      * buffers) before it disconnects the member as a slow consumer: a member that stops reading
      * holds that much of the door's memory at most. What was queued stays in the store, for its
@@ -159,7 +168,8 @@ public final class FixDoor implements Application, AutoCloseable
     private final AtomicLong logonsRefused = new AtomicLong();
     private final AtomicLong refusals = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
-    private final AtomicLong repliesDropped = new AtomicLong();
+    private final AtomicLong ringFullRefusals = new AtomicLong();
+    private final AtomicLong repliesHeldBack = new AtomicLong();
     private final AtomicLong senderFailures = new AtomicLong();
     private final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
     private final AtomicLong disconnectsDone = new AtomicLong();
@@ -184,6 +194,17 @@ public final class FixDoor implements Application, AutoCloseable
     /** Per session index: the connection an owed disconnect is for ({@link #logonsAndLogoutsRead} when asked). */
     private final int[] disconnectOwedFor;
     private int disconnectsOwed;
+    /** Per session index, ring bytes its records took (the gateway's thread writes them). */
+    private final long[] ringBytesWritten;
+    /** Per session index, ring bytes of its records the sender thread has taken. */
+    private final AtomicLongArray ringBytesTaken;
+    /**
+     * Per session index, when ({@link System#nanoTime}) its replies began to wait at its share, or
+     * 0 while they do not (the gateway's thread).
+     */
+    private final long[] heldBackSinceNs;
+    /** Whether {@link #toSession}'s last refusal met the ring full (else the session's share). */
+    private boolean lastRefusalRingFull;
     private long disconnectsDeferred;
     private final SocketAcceptor acceptor;
     private final long clockToEpochNs;
@@ -219,6 +240,9 @@ public final class FixDoor implements Application, AutoCloseable
         disconnectOwedFor = new int[slots];
         logonsAndLogouts = new AtomicIntegerArray(slots);
         logonsAndLogoutsRead = new int[slots];
+        ringBytesWritten = new long[slots];
+        ringBytesTaken = new AtomicLongArray(slots);
+        heldBackSinceNs = new long[slots];
         final long firstOrderId = FixOrders.firstIdAt(System.currentTimeMillis());
         final SessionSettings settings = new SessionSettings();
         settings.setString("ConnectionType", "acceptor");
@@ -320,10 +344,19 @@ public final class FixDoor implements Application, AutoCloseable
         return requests.get();
     }
 
-    /** @return replies the gateway could not hand the door (its outbound ring full): their session was cut off. */
-    public long repliesDropped()
+    /**
+     * @return replies the gateway could not hand the door because the outbound ring was full: the
+     *         session holding most of it was cut off ({@link #slowConsumer}).
+     */
+    public long ringFullRefusals()
     {
-        return repliesDropped.get();
+        return ringFullRefusals.get();
+    }
+
+    /** @return replies refused because their session held its share of the outbound ring: they wait. */
+    public long repliesHeldBack()
+    {
+        return repliesHeldBack.get();
     }
 
     /** @return records the sender thread failed on (each logged, skipped, and the rest sent). */
@@ -444,9 +477,13 @@ public final class FixDoor implements Application, AutoCloseable
                 if (type == MASS_CANCEL && result == Gateway.FORWARDED)
                 {
                     buffer.putLong(index + BitUtil.SIZE_OF_INT, System.nanoTime());
-                    if (!outbound.write(MASS_CANCEL_FORWARDED, buffer, index, length))
+                    if (outbound.write(MASS_CANCEL_FORWARDED, buffer, index, length))
                     {
-                        repliesDropped.incrementAndGet();
+                        wrote(sessionIndex, length);
+                    }
+                    else
+                    {
+                        ringFullRefusals.incrementAndGet();
                     }
                 }
             }
@@ -467,15 +504,28 @@ public final class FixDoor implements Application, AutoCloseable
      * The gateway's reply to one of the door's sessions: copied into the outbound ring for the sender
      * thread. Allocation-free.
      *
-     * @return false when the outbound ring is full (the members' replies are that far behind): the
-     *         gateway then cuts the session off as a slow consumer.
+     * @return false when the session holds its {@link #SESSION_SHARE} of the ring (the reply waits:
+     *         a report stays in the session's log for the gateway's next try) or when the ring is
+     *         full; {@link #slowConsumer} then names the session to cut off, if any.
      */
     public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
     {
-        final int claimed = outbound.tryClaim(REPLY, RECORD_HEADER + length);
+        final int recordLength = RECORD_HEADER + length;
+        if (accounted(sessionIndex) && held(sessionIndex) + ringBytes(recordLength) > SESSION_SHARE)
+        {
+            repliesHeldBack.incrementAndGet();
+            lastRefusalRingFull = false;
+            if (0 == heldBackSinceNs[sessionIndex])
+            {
+                heldBackSinceNs[sessionIndex] = Math.max(1, System.nanoTime());
+            }
+            return false;
+        }
+        final int claimed = outbound.tryClaim(REPLY, recordLength);
         if (claimed < 0)
         {
-            repliesDropped.incrementAndGet();
+            ringFullRefusals.incrementAndGet();
+            lastRefusalRingFull = true;
             return false;
         }
         final var ring = outbound.buffer();
@@ -483,7 +533,85 @@ public final class FixDoor implements Application, AutoCloseable
         ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
         ring.putBytes(claimed + RECORD_HEADER, message, offset, length);
         outbound.commit(claimed);
+        wrote(sessionIndex, recordLength);
         return true;
+    }
+
+    /**
+     * After {@link #toSession} refused a reply, on the gateway's thread: the session to cut off as
+     * the slow consumer, or -1 for none. A reply refused at its own session's share only waits. One
+     * that met the ring full names the session holding the most of it, whichever session the refused
+     * reply was for: a member whose replies are few is not cut for the ring that others' fill.
+     * Allocation-free; it reads every session's count, which only a full ring asks for.
+     */
+    public int slowConsumer()
+    {
+        if (!lastRefusalRingFull)
+        {
+            return -1;
+        }
+        int heaviest = -1;
+        long most = 0;
+        for (int i = 0; i < ringBytesWritten.length; i++)
+        {
+            final long held = held(i);
+            if (held > most)
+            {
+                most = held;
+                heaviest = i;
+            }
+        }
+        return heaviest;
+    }
+
+    /**
+     * Whether a session's replies have waited at its share for longer than {@code limitNs} and
+     * still fill more than half of it: the sender has not kept up with that member for that long,
+     * so the gateway cuts it off as a slow consumer, as it does a client whose replies wait too long
+     * in their publication's backlog. The gateway's thread asks on each duty cycle.
+     */
+    public boolean heldBackLongerThan(final int sessionIndex, final long limitNs)
+    {
+        if (!accounted(sessionIndex) || 0 == heldBackSinceNs[sessionIndex])
+        {
+            return false;
+        }
+        if (held(sessionIndex) <= SESSION_SHARE / 2)
+        {
+            heldBackSinceNs[sessionIndex] = 0; // the sender caught up with it: no longer waiting
+            return false;
+        }
+        if (System.nanoTime() - heldBackSinceNs[sessionIndex] > limitNs)
+        {
+            heldBackSinceNs[sessionIndex] = 0;
+            return true;
+        }
+        return false;
+    }
+
+    private boolean accounted(final int sessionIndex)
+    {
+        return sessionIndex >= 0 && sessionIndex < ringBytesWritten.length;
+    }
+
+    /** Ring bytes the session's records hold now: written, less what the sender has taken. */
+    private long held(final int sessionIndex)
+    {
+        return ringBytesWritten[sessionIndex] - ringBytesTaken.getAcquire(sessionIndex);
+    }
+
+    private void wrote(final int sessionIndex, final int recordLength)
+    {
+        if (accounted(sessionIndex))
+        {
+            ringBytesWritten[sessionIndex] += ringBytes(recordLength);
+        }
+    }
+
+    /** The room a record takes in the ring: the ring's own header with it, aligned as the ring aligns. */
+    private static int ringBytes(final int recordLength)
+    {
+        return BitUtil.align(recordLength + RecordDescriptor.HEADER_LENGTH, RecordDescriptor.ALIGNMENT);
     }
 
     /**
@@ -519,6 +647,7 @@ public final class FixDoor implements Application, AutoCloseable
         outbound.buffer().putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
         outbound.buffer().putInt(claimed + RECORD_HEADER, connection);
         outbound.commit(claimed);
+        wrote(sessionIndex, RECORD_HEADER + BitUtil.SIZE_OF_INT);
         forgetOwedDisconnect(sessionIndex);
         return true;
     }
@@ -559,6 +688,12 @@ public final class FixDoor implements Application, AutoCloseable
      */
     private void onOutbound(final int type, final MutableDirectBuffer buffer, final int index, final int length)
     {
+        final int sessionIndex = buffer.getInt(index);
+        if (accounted(sessionIndex))
+        {
+            // Only this thread writes a session's taken count; the gateway's thread reads it.
+            ringBytesTaken.setRelease(sessionIndex, ringBytesTaken.getPlain(sessionIndex) + ringBytes(length));
+        }
         try
         {
             sendOne(type, buffer, index);

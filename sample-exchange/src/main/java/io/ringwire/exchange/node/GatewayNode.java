@@ -217,7 +217,9 @@ public final class GatewayNode implements Agent, AutoCloseable
             final Outbound client = toClients[i];
             if (null == client)
             {
-                if (pendingSlow[i]) // a FIX session whose replies filled the door's outbound ring
+                // A FIX session holding the most of the door's full outbound ring, or one whose
+                // replies waited at its share of it past the backlog's age limit.
+                if (pendingSlow[i] || (null != door && door.heldBackLongerThan(i, maxReplyBacklogNs)))
                 {
                     pendingSlow[i] = false;
                     gateway.onSlowConsumer(i, nowNs);
@@ -354,7 +356,11 @@ public final class GatewayNode implements Agent, AutoCloseable
                 {
                     return true;
                 }
-                pendingSlow[sessionIndex] = true;
+                final int slow = door.slowConsumer(); // not always this session: the one filling the ring
+                if (slow >= 0)
+                {
+                    pendingSlow[slow] = true;
+                }
                 return false;
             }
             if (toClients[sessionIndex].send(buffer, offset, length))

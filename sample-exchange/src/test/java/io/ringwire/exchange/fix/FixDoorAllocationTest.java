@@ -117,7 +117,7 @@ class FixDoorAllocationTest
             assertEquals(WINDOWS * (long)WINDOW, door.requests());
             assertTrue(gateway.counters().forwarded() > WINDOW && replies[0] > WINDOW,
                 "requests forwarded and replies handed back: " + gateway.counters().forwarded() + ", " + replies[0]);
-            assertEquals(0, door.repliesDropped(), "replies dropped: the outbound ring was full");
+            assertEquals(0, door.ringFullRefusals(), "replies refused: the outbound ring was full");
         }
         finally
         {

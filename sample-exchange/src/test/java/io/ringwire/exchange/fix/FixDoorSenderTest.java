@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,30 +19,27 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * The door's way out, the outbound ring and the sender thread behind it, with no member connected:
  * a disconnect the full ring cannot take is owed and sent once there is room, never lost; a record
- * the sender fails on is counted and skipped, and the sender goes on.
+ * the sender fails on is counted and skipped, and the sender goes on; a session's replies wait at
+ * its share of the ring, and a full ring names the session holding the most of it as the one to cut.
  */
 class FixDoorSenderTest
 {
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** An SBE header of template 0: a reply the sender reads and has nothing to send for. */
     private static final UnsafeBuffer NOTHING_TO_SEND = new UnsafeBuffer(new byte[64]);
+    private static final int MEMBERS = 5;
 
     @Test
     void aDisconnectTheFullRingCannotTakeIsSentOnceThereIsRoomBehindTheRepliesWaiting() throws Exception
     {
         try (FixDoor door = door())
         {
-            int replies = 0;
-            while (door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
-            {
-                replies++;
-            }
+            // Five sessions' shares are more than the ring: taking turns, they fill it, none at its share.
+            int replies = fill(door, NOTHING_TO_SEND.capacity());
             // Then the last room with empty replies, each as large as a disconnect's record.
-            while (door.toSession(0, NOTHING_TO_SEND, 0, 0))
-            {
-                replies++;
-            }
+            replies += fill(door, 0);
             assertTrue(replies > 1_000, "the ring took " + replies + " replies before it was full");
+            assertEquals(0, door.repliesHeldBack());
 
             door.disconnect(FixDoor.FIRST_TRANSPORT);
             door.disconnect(FixDoor.FIRST_TRANSPORT); // asked again while owed: still one owed
@@ -73,10 +71,83 @@ class FixDoorSenderTest
         }
     }
 
+    @Test
+    void aSessionWaitsAtItsShareAndAFullRingCutsTheSessionHoldingTheMostOfItNotTheOneWithFewReplies() throws Exception
+    {
+        try (FixDoor door = door())
+        {
+            final int repliesToShare = untilRefused(door, 0);
+            assertEquals(-1, door.slowConsumer(), "a session at its share is not cut: its reply waits");
+            assertEquals(1, door.repliesHeldBack());
+            assertEquals(0, door.ringFullRefusals());
+            final int recordBytes = FixDoor.SESSION_SHARE / repliesToShare;
+            assertTrue(recordBytes >= NOTHING_TO_SEND.capacity() && recordBytes < 2 * NOTHING_TO_SEND.capacity(),
+                repliesToShare + " replies took the share");
+            assertTrue(door.toSession(1, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()),
+                "the ring still takes other sessions' replies");
+            assertFalse(door.heldBackLongerThan(0, TimeUnit.SECONDS.toNanos(10)), "waiting, not yet for long");
+            Thread.sleep(20);
+            assertTrue(door.heldBackLongerThan(0, TimeUnit.MILLISECONDS.toNanos(10)),
+                "its replies waited at its share past the limit: the gateway cuts it");
+            assertFalse(door.heldBackLongerThan(1, 0), "a session under its share never waited");
+
+            untilRefused(door, 1);
+            untilRefused(door, 2);
+            untilRefused(door, 3);
+            assertEquals(4, door.repliesHeldBack(), "four sessions at their share, none cut");
+            assertEquals(0, door.ringFullRefusals());
+
+            // The four shares are the whole ring, less the last few records' room: session 4, which
+            // has few replies, meets it full.
+            final int light = untilRefused(door, 4);
+            assertTrue(light < 4, light + " replies of session 4 fitted");
+            assertEquals(1, door.ringFullRefusals());
+            final int slow = door.slowConsumer();
+            assertTrue(slow >= 0 && slow < 4, "the session to cut holds a share of the ring, not session 4: " + slow);
+
+            door.start();
+            await(() -> door.outboundBacklog() == 0, "the sender to take the replies");
+            assertTrue(door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "room again");
+            assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()),
+                "and a share again for the session the sender caught up with");
+            assertFalse(door.heldBackLongerThan(1, 0), "the sender caught up: nothing waits");
+        }
+    }
+
+    /** Session {@code session}'s replies until the door refuses one: how many it took. */
+    private static int untilRefused(final FixDoor door, final int session)
+    {
+        int replies = 0;
+        while (door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
+        {
+            replies++;
+        }
+        return replies;
+    }
+
+    /** Replies of {@code length} from each session in turn until the ring is full: how many it took. */
+    private static int fill(final FixDoor door, final int length)
+    {
+        int replies = 0;
+        for (int session = 0; ; session = (session + 1) % MEMBERS)
+        {
+            if (!door.toSession(session, NOTHING_TO_SEND, 0, length))
+            {
+                assertTrue(door.slowConsumer() >= 0, "the ring full, not a session's share");
+                return replies;
+            }
+            replies++;
+        }
+    }
+
     private static FixDoor door()
     {
-        return new FixDoor(new InetSocketAddress("127.0.0.1", LoopbackPorts.pick()), "EXCH", null,
-            List.of(new FixDoor.Member(0, new SessionConfig(1, "token-1", 1, "member-0"), "MEMBER0")), 1 << 20, 0);
+        final List<FixDoor.Member> members = new java.util.ArrayList<>();
+        for (int i = 0; i < MEMBERS; i++)
+        {
+            members.add(new FixDoor.Member(i, new SessionConfig(1 + i, "token-" + i, 1 + i, "member-" + i), "MEMBER" + i));
+        }
+        return new FixDoor(new InetSocketAddress("127.0.0.1", LoopbackPorts.pick()), "EXCH", null, members, 1 << 20, 0);
     }
 
     private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
