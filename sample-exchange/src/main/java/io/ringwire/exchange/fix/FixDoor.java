@@ -131,6 +131,12 @@ public final class FixDoor implements Application, AutoCloseable
     static final int MAX_CLORDIDS = 1 << 20;
     /** A record's header: the session's index, then when it was written (ns, this host's monotonic clock). */
     private static final int RECORD_HEADER = BitUtil.SIZE_OF_INT + BitUtil.SIZE_OF_LONG;
+    /**
+     * A reply's header: the record's, then the member's connection the gateway knew when it replied
+     * ({@link #logonsAndLogoutsRead}), so that a Logout or a refused logon meant for a connection gone
+     * leaves the member's next one up.
+     */
+    private static final int REPLY_HEADER = RECORD_HEADER + BitUtil.SIZE_OF_INT;
     /** A user-defined tag a client may stamp with its send time ({@link System#nanoTime}, same host): times the wire. */
     public static final int CLIENT_SEND_NS_TAG = 5799;
     /** The stages {@link #stages()} times, in a request's and its reply's order. */
@@ -174,6 +180,7 @@ public final class FixDoor implements Application, AutoCloseable
     private final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
     private final AtomicLong disconnectsDone = new AtomicLong();
     private final AtomicLong disconnectsStale = new AtomicLong();
+    private final AtomicLong logoutsStale = new AtomicLong();
     /**
      * Per session index, the member's logons and logouts in the door's life (QuickFIX/J's threads
      * count them, each before its record; the sender reads them). A disconnect carries the count the
@@ -380,6 +387,15 @@ public final class FixDoor implements Application, AutoCloseable
         return disconnectsStale.get();
     }
 
+    /**
+     * @return Logouts and logon refusals from the gateway the sender did not act on because the
+     *         connection they were for was gone already.
+     */
+    public long logoutsStale()
+    {
+        return logoutsStale.get();
+    }
+
     /** @return disconnects the full outbound ring could not take at once, sent later (the gateway's thread). */
     public long disconnectsDeferred()
     {
@@ -510,7 +526,7 @@ public final class FixDoor implements Application, AutoCloseable
      */
     public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
     {
-        final int recordLength = RECORD_HEADER + length;
+        final int recordLength = REPLY_HEADER + length;
         if (accounted(sessionIndex) && held(sessionIndex) + ringBytes(recordLength) > SESSION_SHARE)
         {
             repliesHeldBack.incrementAndGet();
@@ -531,7 +547,8 @@ public final class FixDoor implements Application, AutoCloseable
         final var ring = outbound.buffer();
         ring.putInt(claimed, sessionIndex);
         ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
-        ring.putBytes(claimed + RECORD_HEADER, message, offset, length);
+        ring.putInt(claimed + RECORD_HEADER, accounted(sessionIndex) ? logonsAndLogoutsRead[sessionIndex] : 0);
+        ring.putBytes(claimed + REPLY_HEADER, message, offset, length);
         outbound.commit(claimed);
         wrote(sessionIndex, recordLength);
         return true;
@@ -720,7 +737,7 @@ public final class FixDoor implements Application, AutoCloseable
             return;
         }
         record(3, readNs - buffer.getLong(index + BitUtil.SIZE_OF_INT));
-        final int body = index + RECORD_HEADER;
+        final int body = index + (type == REPLY ? REPLY_HEADER : RECORD_HEADER);
         headerDecoder.wrap(buffer, body);
         final int fields = body + MessageHeaderDecoder.ENCODED_LENGTH;
         if (type == DISCONNECT)
@@ -756,16 +773,32 @@ public final class FixDoor implements Application, AutoCloseable
         else if (headerDecoder.templateId() == LogonResponseDecoder.TEMPLATE_ID)
         {
             logonResponse.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
-            if (logonResponse.status() != LogonStatus.ACCEPTED)
+            if (logonResponse.status() != LogonStatus.ACCEPTED && forCurrentConnection(buffer, index, sessionIndex))
             {
                 session.logout("the gateway refused the logon: " + logonResponse.rejectReason());
             }
         }
-        else if (headerDecoder.templateId() == LogoutDecoder.TEMPLATE_ID)
+        else if (headerDecoder.templateId() == LogoutDecoder.TEMPLATE_ID && forCurrentConnection(buffer, index,
+            sessionIndex))
         {
             session.logout("the gateway ended the session");
         }
         // Heartbeats: QuickFIX/J keeps the FIX session's own.
+    }
+
+    /**
+     * Whether a reply that ends a session was for the member's connection now: one the gateway sent
+     * for a connection gone (it had not yet read that connection's end, or the member's next logon)
+     * is counted and skipped, as a stale disconnect is.
+     */
+    private boolean forCurrentConnection(final DirectBuffer buffer, final int index, final int sessionIndex)
+    {
+        if (buffer.getInt(index + RECORD_HEADER) == logonsAndLogouts.get(sessionIndex))
+        {
+            return true;
+        }
+        logoutsStale.incrementAndGet();
+        return false;
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.ringwire.exchange.fix;
 
+import io.ringwire.codecs.trading.LogoutEncoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -322,6 +325,55 @@ class FixDoorTest
         }
         assertFalse(second[0].isLoggedOn(), "the connection the gateway knew is closed");
         assertEquals(1, exchange.door.disconnectsDone());
+    }
+
+    @Test
+    void aLogoutTheGatewaySentForTheMembersEarlierConnectionLeavesItsNewOneUp() throws Exception
+    {
+        final Path store = directory.resolve("member");
+        final FixTestClient first = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
+        clients.add(first);
+        assertTrue(first.awaitLogon(WAIT));
+        final UnsafeBuffer logout = new UnsafeBuffer(new byte[64]);
+        final int logoutLength = MessageHeaderEncoder.ENCODED_LENGTH + new LogoutEncoder()
+            .wrapAndApplyHeader(logout, 0, new MessageHeaderEncoder()).sessionId(7).sendingTime(1).encodedLength();
+        final FixTestClient[] second = new FixTestClient[1];
+        // On the gateway's thread, so it reads nothing meanwhile: the member drops and logs on again,
+        // and only then does the gateway, still knowing the first connection alone, end that session.
+        exchange.onThread(() ->
+        {
+            first.kill();
+            final SessionID doorSide = new SessionID("FIX.4.4", DOOR_COMP_ID, FixExchange.MEMBER_A);
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (Session.lookupSession(doorSide).isLoggedOn() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(5);
+            }
+            second[0] = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
+            clients.add(second[0]);
+            assertTrue(second[0].awaitLogon(WAIT), "logged on again");
+            assertTrue(exchange.door.toSession(0, logout, 0, logoutLength));
+            return null;
+        });
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (exchange.door.logoutsStale() == 0 && System.nanoTime() < deadline)
+        {
+            Thread.sleep(5);
+        }
+        assertEquals(1, exchange.door.logoutsStale(), "the Logout was for the connection gone");
+        assertTrue(second[0].isLoggedOn(), "the new connection is up");
+        second[0].send(limit("N-1", Side.BUY, "1000", 1, TimeInForce.DAY));
+        assertEquals('0', execType(second[0].next(MsgType.EXECUTION_REPORT, WAIT)), "and trades");
+
+        // The gateway, having read the new logon, ends the session it knows: that connection logs out.
+        exchange.onThread(() -> exchange.door.toSession(0, logout, 0, logoutLength));
+        final long cut = System.nanoTime() + WAIT.toNanos();
+        while (second[0].isLoggedOn() && System.nanoTime() < cut)
+        {
+            Thread.sleep(5);
+        }
+        assertFalse(second[0].isLoggedOn(), "the connection the gateway knew is logged out");
+        assertEquals(1, exchange.door.logoutsStale());
     }
 
     @Test
