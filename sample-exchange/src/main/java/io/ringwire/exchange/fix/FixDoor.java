@@ -109,14 +109,25 @@ public final class FixDoor implements Application, AutoCloseable
     private static final int REPLY = 1;
     private static final int MASS_CANCEL_FORWARDED = 2;
     private static final int DISCONNECT = 3;
-    private static final int RING_BYTES = 4 << 20;
+    /** Room for four members' shares: a member that falls behind cannot take the others' room. */
+    private static final int RING_BYTES = 16 << 20;
     /**
      * The outbound ring one session's records may hold at most. Every member's replies pass through
      * the one ring and its one sender thread: a member whose replies come faster than the sender maps
-     * them waits at its share (its reports stay in its gateway log and go as the sender takes its
-     * earlier ones), so that it never fills the ring the others' replies need.
+     * them waits at its share, in its own queue, so that it never fills the ring the others' replies
+     * need.
      */
     static final int SESSION_SHARE = RING_BYTES / 4;
+    /**
+     * Each session's queue at the door: its records that the ring could not take yet (its share
+     * held, the ring full, or its earlier records waiting), in order. A session whose queue is full
+     * is the one behind: its reply is refused and the gateway cuts it off as a slow consumer.
+     */
+    static final int SESSION_QUEUE_BYTES = 64 << 10;
+    /** A queued record's header: its ring record type, then its length. */
+    private static final int QUEUED_HEADER = 2 * BitUtil.SIZE_OF_INT;
+    /** Records moved from the sessions' queues into the ring in one call at most. */
+    private static final int DRAIN_LIMIT = 256;
     /**
      * Messages QuickFIX/J may queue for one member's socket (its own write queue, past the kernel's
      * buffers) before it disconnects the member as a slow consumer: a member that stops reading
@@ -174,8 +185,9 @@ public final class FixDoor implements Application, AutoCloseable
     private final AtomicLong logonsRefused = new AtomicLong();
     private final AtomicLong refusals = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
-    private final AtomicLong ringFullRefusals = new AtomicLong();
-    private final AtomicLong repliesHeldBack = new AtomicLong();
+    private final AtomicLong repliesRefused = new AtomicLong();
+    private final AtomicLong repliesQueued = new AtomicLong();
+    private final AtomicLong recordsTaken = new AtomicLong();
     private final AtomicLong senderFailures = new AtomicLong();
     private final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
     private final AtomicLong disconnectsDone = new AtomicLong();
@@ -205,13 +217,17 @@ public final class FixDoor implements Application, AutoCloseable
     private final long[] ringBytesWritten;
     /** Per session index, ring bytes of its records the sender thread has taken. */
     private final AtomicLongArray ringBytesTaken;
-    /**
-     * Per session index, when ({@link System#nanoTime}) its replies began to wait at its share, or
-     * 0 while they do not (the gateway's thread).
-     */
-    private final long[] heldBackSinceNs;
-    /** Whether {@link #toSession}'s last refusal met the ring full (else the session's share). */
-    private boolean lastRefusalRingFull;
+    /** Per session index, its queue at the door (null for an index no member has); the gateway's thread. */
+    private final UnsafeBuffer[] queues;
+    /** Per session index, where its queue's oldest record starts and where the next goes. */
+    private final int[] queueHeads;
+    private final int[] queueTails;
+    /** Sessions whose queue holds a record. */
+    private int sessionsQueued;
+    private int drainCursor;
+    /** Where {@link #claim} put the record: the ring (its claim's index) or a session's queue. */
+    private MutableDirectBuffer claimedIn;
+    private int claimedRingIndex;
     private long disconnectsDeferred;
     private final SocketAcceptor acceptor;
     private final long clockToEpochNs;
@@ -249,7 +265,9 @@ public final class FixDoor implements Application, AutoCloseable
         logonsAndLogoutsRead = new int[slots];
         ringBytesWritten = new long[slots];
         ringBytesTaken = new AtomicLongArray(slots);
-        heldBackSinceNs = new long[slots];
+        queues = new UnsafeBuffer[slots];
+        queueHeads = new int[slots];
+        queueTails = new int[slots];
         final long firstOrderId = FixOrders.firstIdAt(System.currentTimeMillis());
         final SessionSettings settings = new SessionSettings();
         settings.setString("ConnectionType", "acceptor");
@@ -282,6 +300,7 @@ public final class FixDoor implements Application, AutoCloseable
             settings.setString(sessionId, "TargetCompID", member.senderCompId());
             sessionIds[member.sessionIndex()] = sessionId;
             orders[member.sessionIndex()] = new FixOrders(firstOrderId, Math.min(maxClOrdIds, MAX_CLORDIDS));
+            queues[member.sessionIndex()] = new UnsafeBuffer(new byte[SESSION_QUEUE_BYTES]);
         }
         final MessageStoreFactory stores = null == store ? new MemoryStoreFactory() : new FileStoreFactory(settings);
         try
@@ -352,18 +371,30 @@ public final class FixDoor implements Application, AutoCloseable
     }
 
     /**
-     * @return replies the gateway could not hand the door because the outbound ring was full: the
-     *         session holding most of it was cut off ({@link #slowConsumer}).
+     * @return replies the door refused because their session's queue was full (the gateway cut the
+     *         session off as a slow consumer), or because the ring was full for a session it lacks.
      */
-    public long ringFullRefusals()
+    public long repliesRefused()
     {
-        return ringFullRefusals.get();
+        return repliesRefused.get();
     }
 
-    /** @return replies refused because their session held its share of the outbound ring: they wait. */
-    public long repliesHeldBack()
+    /** @return records that waited in their session's queue before the ring took them. */
+    public long repliesQueued()
     {
-        return repliesHeldBack.get();
+        return repliesQueued.get();
+    }
+
+    /** @return records the sender thread took from the ring. */
+    public long recordsTaken()
+    {
+        return recordsTaken.get();
+    }
+
+    /** @return bytes of records waiting in the session's queue at the door (the gateway's thread). */
+    int queuedBytesOf(final int sessionIndex)
+    {
+        return queueTails[sessionIndex] - queueHeads[sessionIndex];
     }
 
     /** @return records the sender thread failed on (each logged, skipped, and the rest sent). */
@@ -447,14 +478,70 @@ public final class FixDoor implements Application, AutoCloseable
     }
 
     /**
-     * Writes the disconnects the full outbound ring could not take, where it has room now. The
-     * gateway's thread calls it on every cycle, also while it reads no input ({@link #poll} does too).
+     * Moves the sessions' queued records into the ring where it has room, then writes the
+     * disconnects owed. The gateway's thread calls it on every cycle, also while it reads no input
+     * ({@link #poll} does too). Allocation-free.
      *
-     * @return disconnects written.
+     * @return records and disconnects written.
      */
     public int sendOwed()
     {
-        return disconnectsOwed > 0 ? sendOwedDisconnects() : 0;
+        final int drained = sessionsQueued > 0 ? drainQueues() : 0;
+        return drained + (disconnectsOwed > 0 ? sendOwedDisconnects() : 0);
+    }
+
+    /**
+     * The sessions' queued records into the ring, one record of each session in turn, so that a
+     * session with a long queue does not keep the room the sender frees from one with a short one.
+     * A session at its share waits for the sender; a full ring ends the call.
+     */
+    private int drainQueues()
+    {
+        int moved = 0;
+        boolean progress = true;
+        while (progress && moved < DRAIN_LIMIT && sessionsQueued > 0)
+        {
+            progress = false;
+            for (int looked = 0; looked < queues.length && sessionsQueued > 0; looked++)
+            {
+                final int session = drainCursor;
+                drainCursor = drainCursor + 1 == queues.length ? 0 : drainCursor + 1;
+                final int head = queueHeads[session];
+                if (head == queueTails[session])
+                {
+                    continue;
+                }
+                final UnsafeBuffer queue = queues[session];
+                final int type = queue.getInt(head);
+                final int recordLength = queue.getInt(head + BitUtil.SIZE_OF_INT);
+                if (!withinShare(session, recordLength))
+                {
+                    continue;
+                }
+                final int claimed = outbound.tryClaim(type, recordLength);
+                if (claimed < 0)
+                {
+                    return moved;
+                }
+                outbound.buffer().putBytes(claimed, queue, head + QUEUED_HEADER, recordLength);
+                outbound.commit(claimed);
+                wrote(session, recordLength);
+                final int next = head + queueRoom(recordLength);
+                if (next == queueTails[session])
+                {
+                    queueHeads[session] = 0;
+                    queueTails[session] = 0;
+                    sessionsQueued--;
+                }
+                else
+                {
+                    queueHeads[session] = next;
+                }
+                moved++;
+                progress = true;
+            }
+        }
+        return moved;
     }
 
     private void forgetOwedDisconnect(final int sessionIndex)
@@ -493,13 +580,11 @@ public final class FixDoor implements Application, AutoCloseable
                 if (type == MASS_CANCEL && result == Gateway.FORWARDED)
                 {
                     buffer.putLong(index + BitUtil.SIZE_OF_INT, System.nanoTime());
-                    if (outbound.write(MASS_CANCEL_FORWARDED, buffer, index, length))
+                    final int at = claim(MASS_CANCEL_FORWARDED, sessionIndex, length);
+                    if (at >= 0)
                     {
-                        wrote(sessionIndex, length);
-                    }
-                    else
-                    {
-                        ringFullRefusals.incrementAndGet();
+                        claimedIn.putBytes(at, buffer, index, length);
+                        commitClaim(sessionIndex, length);
                     }
                 }
             }
@@ -518,92 +603,104 @@ public final class FixDoor implements Application, AutoCloseable
 
     /**
      * The gateway's reply to one of the door's sessions: copied into the outbound ring for the sender
-     * thread. Allocation-free.
+     * thread, or, while the ring cannot take it for this session (its share held, the ring full, or
+     * its earlier records waiting), into the session's queue, from which {@link #sendOwed} moves it
+     * in order. A member's replies are few or many: the queues keep one member's from taking the
+     * room the others' need, and none is lost while its session's queue has room. Allocation-free.
      *
-     * @return false when the session holds its {@link #SESSION_SHARE} of the ring (the reply waits:
-     *         a report stays in the session's log for the gateway's next try) or when the ring is
-     *         full; {@link #slowConsumer} then names the session to cut off, if any.
+     * @return false when the session's queue is full (its replies come faster than the sender takes
+     *         them): the gateway then cuts that session off as a slow consumer.
      */
     public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
     {
         final int recordLength = REPLY_HEADER + length;
-        if (accounted(sessionIndex) && held(sessionIndex) + ringBytes(recordLength) > SESSION_SHARE)
+        final int at = claim(REPLY, sessionIndex, recordLength);
+        if (at < 0)
         {
-            repliesHeldBack.incrementAndGet();
-            lastRefusalRingFull = false;
-            if (0 == heldBackSinceNs[sessionIndex])
-            {
-                heldBackSinceNs[sessionIndex] = Math.max(1, System.nanoTime());
-            }
             return false;
         }
-        final int claimed = outbound.tryClaim(REPLY, recordLength);
-        if (claimed < 0)
-        {
-            ringFullRefusals.incrementAndGet();
-            lastRefusalRingFull = true;
-            return false;
-        }
-        final var ring = outbound.buffer();
-        ring.putInt(claimed, sessionIndex);
-        ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
-        ring.putInt(claimed + RECORD_HEADER, accounted(sessionIndex) ? logonsAndLogoutsRead[sessionIndex] : 0);
-        ring.putBytes(claimed + REPLY_HEADER, message, offset, length);
-        outbound.commit(claimed);
-        wrote(sessionIndex, recordLength);
+        final MutableDirectBuffer to = claimedIn;
+        to.putInt(at, sessionIndex);
+        to.putLong(at + BitUtil.SIZE_OF_INT, System.nanoTime());
+        to.putInt(at + RECORD_HEADER, accounted(sessionIndex) ? logonsAndLogoutsRead[sessionIndex] : 0);
+        to.putBytes(at + REPLY_HEADER, message, offset, length);
+        commitClaim(sessionIndex, recordLength);
         return true;
     }
 
     /**
-     * After {@link #toSession} refused a reply, on the gateway's thread: the session to cut off as
-     * the slow consumer, or -1 for none. A reply refused at its own session's share only waits. One
-     * that met the ring full names the session holding the most of it, whichever session the refused
-     * reply was for: a member whose replies are few is not cut for the ring that others' fill.
-     * Allocation-free; it reads every session's count, which only a full ring asks for.
+     * Room for one record of a session: in the ring when none of the session's records waits and
+     * its share allows, else at the end of its queue ({@link #claimedIn} says which).
+     *
+     * @return where the record goes in {@link #claimedIn}, or -1 when neither has room (counted).
      */
-    public int slowConsumer()
+    private int claim(final int type, final int sessionIndex, final int recordLength)
     {
-        if (!lastRefusalRingFull)
+        final boolean queued = accounted(sessionIndex) && queueHeads[sessionIndex] != queueTails[sessionIndex];
+        if (!queued && withinShare(sessionIndex, recordLength))
         {
-            return -1;
-        }
-        int heaviest = -1;
-        long most = 0;
-        for (int i = 0; i < ringBytesWritten.length; i++)
-        {
-            final long held = held(i);
-            if (held > most)
+            final int claimed = outbound.tryClaim(type, recordLength);
+            if (claimed >= 0)
             {
-                most = held;
-                heaviest = i;
+                claimedIn = outbound.buffer();
+                claimedRingIndex = claimed;
+                return claimed;
             }
         }
-        return heaviest;
+        if (!accounted(sessionIndex) || null == queues[sessionIndex])
+        {
+            repliesRefused.incrementAndGet();
+            return -1;
+        }
+        final UnsafeBuffer queue = queues[sessionIndex];
+        final int needed = queueRoom(recordLength);
+        int tail = queueTails[sessionIndex];
+        if (queue.capacity() - tail < needed && queueHeads[sessionIndex] > 0)
+        {
+            // Compacts: what waits moves to the start (rare, and bounded by the queue's size).
+            final int head = queueHeads[sessionIndex];
+            queue.putBytes(0, queue, head, tail - head);
+            tail -= head;
+            queueHeads[sessionIndex] = 0;
+            queueTails[sessionIndex] = tail;
+        }
+        if (queue.capacity() - tail < needed)
+        {
+            repliesRefused.incrementAndGet();
+            return -1;
+        }
+        queue.putInt(tail, type);
+        queue.putInt(tail + BitUtil.SIZE_OF_INT, recordLength);
+        claimedIn = queue;
+        claimedRingIndex = -1;
+        return tail + QUEUED_HEADER;
     }
 
-    /**
-     * Whether a session's replies have waited at its share for longer than {@code limitNs} and
-     * still fill more than half of it: the sender has not kept up with that member for that long,
-     * so the gateway cuts it off as a slow consumer, as it does a client whose replies wait too long
-     * in their publication's backlog. The gateway's thread asks on each duty cycle.
-     */
-    public boolean heldBackLongerThan(final int sessionIndex, final long limitNs)
+    private void commitClaim(final int sessionIndex, final int recordLength)
     {
-        if (!accounted(sessionIndex) || 0 == heldBackSinceNs[sessionIndex])
+        if (claimedRingIndex >= 0)
         {
-            return false;
+            outbound.commit(claimedRingIndex);
+            wrote(sessionIndex, recordLength);
+            return;
         }
-        if (held(sessionIndex) <= SESSION_SHARE / 2)
+        if (queueHeads[sessionIndex] == queueTails[sessionIndex])
         {
-            heldBackSinceNs[sessionIndex] = 0; // the sender caught up with it: no longer waiting
-            return false;
+            sessionsQueued++;
         }
-        if (System.nanoTime() - heldBackSinceNs[sessionIndex] > limitNs)
-        {
-            heldBackSinceNs[sessionIndex] = 0;
-            return true;
-        }
-        return false;
+        queueTails[sessionIndex] += queueRoom(recordLength);
+        repliesQueued.incrementAndGet();
+    }
+
+    /** The room a record takes in a session's queue: its header with it, aligned. */
+    private static int queueRoom(final int recordLength)
+    {
+        return BitUtil.align(QUEUED_HEADER + recordLength, BitUtil.SIZE_OF_LONG);
+    }
+
+    private boolean withinShare(final int sessionIndex, final int recordLength)
+    {
+        return !accounted(sessionIndex) || held(sessionIndex) + ringBytes(recordLength) <= SESSION_SHARE;
     }
 
     private boolean accounted(final int sessionIndex)
@@ -711,6 +808,7 @@ public final class FixDoor implements Application, AutoCloseable
             // Only this thread writes a session's taken count; the gateway's thread reads it.
             ringBytesTaken.setRelease(sessionIndex, ringBytesTaken.getPlain(sessionIndex) + ringBytes(length));
         }
+        recordsTaken.setRelease(recordsTaken.getPlain() + 1);
         try
         {
             sendOne(type, buffer, index);

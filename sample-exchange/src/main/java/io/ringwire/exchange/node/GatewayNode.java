@@ -217,9 +217,7 @@ public final class GatewayNode implements Agent, AutoCloseable
             final Outbound client = toClients[i];
             if (null == client)
             {
-                // A FIX session holding the most of the door's full outbound ring, or one whose
-                // replies waited at its share of it past the backlog's age limit.
-                if (pendingSlow[i] || (null != door && door.heldBackLongerThan(i, maxReplyBacklogNs)))
+                if (pendingSlow[i]) // a FIX session whose replies filled its queue at the door
                 {
                     pendingSlow[i] = false;
                     gateway.onSlowConsumer(i, nowNs);
@@ -356,11 +354,7 @@ public final class GatewayNode implements Agent, AutoCloseable
                 {
                     return true;
                 }
-                final int slow = door.slowConsumer(); // not always this session: the one filling the ring
-                if (slow >= 0)
-                {
-                    pendingSlow[slow] = true;
-                }
+                pendingSlow[sessionIndex] = true;
                 return false;
             }
             if (toClients[sessionIndex].send(buffer, offset, length))

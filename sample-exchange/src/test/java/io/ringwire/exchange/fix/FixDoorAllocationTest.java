@@ -96,8 +96,9 @@ class FixDoorAllocationTest
                 }
                 // The sender thread maps and stores every reply (QuickFIX/J, allocating): on a loaded
                 // host it can fall a window behind. It catches up before each window, so a window's
-                // replies never find the outbound ring full: a full ring cuts the member off as a slow
-                // consumer, which is the gateway's answer to a slow member, not what this measures.
+                // replies never fill the member's share of the outbound ring and its queue: a full
+                // queue cuts the member off as a slow consumer, which is the gateway's answer to a
+                // slow member, not what this measures.
                 final long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (door.outboundBacklog() > 0 && System.nanoTime() < drainDeadline)
                 {
@@ -117,7 +118,7 @@ class FixDoorAllocationTest
             assertEquals(WINDOWS * (long)WINDOW, door.requests());
             assertTrue(gateway.counters().forwarded() > WINDOW && replies[0] > WINDOW,
                 "requests forwarded and replies handed back: " + gateway.counters().forwarded() + ", " + replies[0]);
-            assertEquals(0, door.ringFullRefusals(), "replies refused: the outbound ring was full");
+            assertEquals(0, door.repliesRefused(), "replies refused: a session's queue at the door was full");
         }
         finally
         {

@@ -19,15 +19,16 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * The door's way out, the outbound ring and the sender thread behind it, with no member connected:
  * a disconnect the full ring cannot take is owed and sent once there is room, never lost; a record
- * the sender fails on is counted and skipped, and the sender goes on; a session's replies wait at
- * its share of the ring, and a full ring names the session holding the most of it as the one to cut.
+ * the sender fails on is counted and skipped, and the sender goes on; a session's replies past its
+ * share of the ring, or meeting it full, wait in the session's own queue, and only a session whose
+ * queue is full has a reply refused.
  */
 class FixDoorSenderTest
 {
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** An SBE header of template 0: a reply the sender reads and has nothing to send for. */
     private static final UnsafeBuffer NOTHING_TO_SEND = new UnsafeBuffer(new byte[64]);
-    private static final int MEMBERS = 5;
+    private static final int MEMBERS = 6;
 
     @Test
     void aDisconnectTheFullRingCannotTakeIsSentOnceThereIsRoomBehindTheRepliesWaiting() throws Exception
@@ -35,11 +36,11 @@ class FixDoorSenderTest
         try (FixDoor door = door())
         {
             // Five sessions' shares are more than the ring: taking turns, they fill it, none at its share.
-            int replies = fill(door, NOTHING_TO_SEND.capacity());
-            // Then the last room with empty replies, each as large as a disconnect's record.
-            replies += fill(door, 0);
+            long replies = fill(door, 0, 5, NOTHING_TO_SEND.capacity());
+            // Then the last room with one more session's empty replies, each as large as a disconnect's record.
+            replies += fill(door, 5, 6, 0);
             assertTrue(replies > 1_000, "the ring took " + replies + " replies before it was full");
-            assertEquals(0, door.repliesHeldBack());
+            assertEquals(0, door.repliesRefused(), "what the ring could not take waits in its session's queue");
 
             door.disconnect(FixDoor.FIRST_TRANSPORT);
             door.disconnect(FixDoor.FIRST_TRANSPORT); // asked again while owed: still one owed
@@ -48,12 +49,117 @@ class FixDoorSenderTest
             door.start();
             await(() -> door.outboundBacklog() == 0, "the sender to take the replies");
             assertEquals(0, door.disconnectsDone(), "nothing sent it yet");
-            assertEquals(1, door.sendOwed(), "the gateway's next cycle writes the owed disconnect");
-            await(() -> door.disconnectsDone() == 1, "the sender to act on the disconnect");
-            assertEquals(0, door.sendOwed(), "and owes nothing more");
-            assertEquals(1, door.disconnectsDone());
+            // The gateway's cycles: the queued replies go into the ring, then the owed disconnect.
+            final long records = replies + 1;
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while ((door.recordsTaken() < records || door.disconnectsDone() < 1) && System.nanoTime() < deadline)
+            {
+                door.sendOwed();
+                Thread.sleep(1);
+            }
+            assertEquals(1, door.disconnectsDone(), "the sender acted on the owed disconnect");
+            assertEquals(records, door.recordsTaken(), "every reply and the disconnect reached the sender");
+            assertEquals(0, door.sendOwed(), "and nothing more is owed");
             assertEquals(0, door.senderFailures());
         }
+    }
+
+    @Test
+    void aSessionWhoseRepliesOutrunTheSenderWaitsInItsOwnQueueAndOnlyItIsRefusedOnceThatIsFull() throws Exception
+    {
+        try (FixDoor door = door())
+        {
+            // The sender takes nothing yet. Session 0's replies take its share of the ring, then its
+            // queue, and only then is one refused: the gateway cuts session 0 off.
+            long accepted = untilRefused(door, 0);
+            assertEquals(1, door.repliesRefused());
+            assertTrue(door.queuedBytesOf(0) > FixDoor.SESSION_QUEUE_BYTES - 256, "its queue is full");
+            assertTrue(accepted > FixDoor.SESSION_SHARE / 128, accepted + " replies of session 0 taken");
+            // Three more sessions take their shares: the ring is full.
+            for (int session = 1; session <= 3; session++)
+            {
+                while (door.queuedBytesOf(session) == 0)
+                {
+                    assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
+                    accepted++;
+                }
+            }
+            // Session 4, with few replies, meets the ring full: they wait in its own queue, none refused.
+            for (int i = 0; i < 10; i++)
+            {
+                assertTrue(door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + i);
+                accepted++;
+            }
+            assertTrue(door.queuedBytesOf(4) > 0);
+            assertEquals(1, door.repliesRefused(), "no reply but session 0's last was refused");
+
+            door.start();
+            // The gateway's cycles move the queued records in as the sender frees room, a record of
+            // each session in turn: session 4's ten are in long before session 0's queue is.
+            int session0WhenSession4Emptied = -1;
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (anyQueued(door) && System.nanoTime() < deadline)
+            {
+                door.sendOwed();
+                if (session0WhenSession4Emptied < 0 && door.queuedBytesOf(4) == 0)
+                {
+                    session0WhenSession4Emptied = door.queuedBytesOf(0);
+                }
+            }
+            assertFalse(anyQueued(door), "the queues emptied");
+            assertTrue(session0WhenSession4Emptied > FixDoor.SESSION_QUEUE_BYTES / 2,
+                "session 0 still had " + session0WhenSession4Emptied + " bytes queued when session 4's were in");
+            final long all = accepted;
+            await(() -> door.recordsTaken() == all, "every reply accepted to reach the sender");
+            assertEquals(all, door.recordsTaken(), "none lost");
+        }
+    }
+
+    private static boolean anyQueued(final FixDoor door)
+    {
+        for (int session = 0; session < MEMBERS; session++)
+        {
+            if (door.queuedBytesOf(session) > 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Session {@code session}'s replies until the door refuses one: how many it took. */
+    private static int untilRefused(final FixDoor door, final int session)
+    {
+        int replies = 0;
+        while (door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
+        {
+            replies++;
+        }
+        return replies;
+    }
+
+    /**
+     * Replies of {@code length} from sessions {@code from} to {@code to - 1} in turn, until each has
+     * one waiting in its queue (the ring full): how many were taken.
+     */
+    private static int fill(final FixDoor door, final int from, final int to, final int length)
+    {
+        int replies = 0;
+        int queued = 0;
+        for (int session = from; queued < to - from; session = session + 1 == to ? from : session + 1)
+        {
+            if (door.queuedBytesOf(session) > 0)
+            {
+                continue;
+            }
+            assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, length));
+            replies++;
+            if (door.queuedBytesOf(session) > 0)
+            {
+                queued++;
+            }
+        }
+        return replies;
     }
 
     @Test
@@ -68,75 +174,6 @@ class FixDoorSenderTest
             await(() -> door.disconnectsDone() == 1, "the sender to go on past the failed record");
             assertEquals(1, door.senderFailures());
             assertFalse(door.outboundBacklog() > 0);
-        }
-    }
-
-    @Test
-    void aSessionWaitsAtItsShareAndAFullRingCutsTheSessionHoldingTheMostOfItNotTheOneWithFewReplies() throws Exception
-    {
-        try (FixDoor door = door())
-        {
-            final int repliesToShare = untilRefused(door, 0);
-            assertEquals(-1, door.slowConsumer(), "a session at its share is not cut: its reply waits");
-            assertEquals(1, door.repliesHeldBack());
-            assertEquals(0, door.ringFullRefusals());
-            final int recordBytes = FixDoor.SESSION_SHARE / repliesToShare;
-            assertTrue(recordBytes >= NOTHING_TO_SEND.capacity() && recordBytes < 2 * NOTHING_TO_SEND.capacity(),
-                repliesToShare + " replies took the share");
-            assertTrue(door.toSession(1, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()),
-                "the ring still takes other sessions' replies");
-            assertFalse(door.heldBackLongerThan(0, TimeUnit.SECONDS.toNanos(10)), "waiting, not yet for long");
-            Thread.sleep(20);
-            assertTrue(door.heldBackLongerThan(0, TimeUnit.MILLISECONDS.toNanos(10)),
-                "its replies waited at its share past the limit: the gateway cuts it");
-            assertFalse(door.heldBackLongerThan(1, 0), "a session under its share never waited");
-
-            untilRefused(door, 1);
-            untilRefused(door, 2);
-            untilRefused(door, 3);
-            assertEquals(4, door.repliesHeldBack(), "four sessions at their share, none cut");
-            assertEquals(0, door.ringFullRefusals());
-
-            // The four shares are the whole ring, less the last few records' room: session 4, which
-            // has few replies, meets it full.
-            final int light = untilRefused(door, 4);
-            assertTrue(light < 4, light + " replies of session 4 fitted");
-            assertEquals(1, door.ringFullRefusals());
-            final int slow = door.slowConsumer();
-            assertTrue(slow >= 0 && slow < 4, "the session to cut holds a share of the ring, not session 4: " + slow);
-
-            door.start();
-            await(() -> door.outboundBacklog() == 0, "the sender to take the replies");
-            assertTrue(door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "room again");
-            assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()),
-                "and a share again for the session the sender caught up with");
-            assertFalse(door.heldBackLongerThan(1, 0), "the sender caught up: nothing waits");
-        }
-    }
-
-    /** Session {@code session}'s replies until the door refuses one: how many it took. */
-    private static int untilRefused(final FixDoor door, final int session)
-    {
-        int replies = 0;
-        while (door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
-        {
-            replies++;
-        }
-        return replies;
-    }
-
-    /** Replies of {@code length} from each session in turn until the ring is full: how many it took. */
-    private static int fill(final FixDoor door, final int length)
-    {
-        int replies = 0;
-        for (int session = 0; ; session = (session + 1) % MEMBERS)
-        {
-            if (!door.toSession(session, NOTHING_TO_SEND, 0, length))
-            {
-                assertTrue(door.slowConsumer() >= 0, "the ring full, not a session's share");
-                return replies;
-            }
-            replies++;
         }
     }
 

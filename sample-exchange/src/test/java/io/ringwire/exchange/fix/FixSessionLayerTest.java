@@ -207,7 +207,7 @@ class FixSessionLayerTest
             assertTrue(sent > FixDoor.MAX_QUEUED_WRITES, "cut off after " + sent + " orders, past the door's bound");
             assertEquals(0, exchange.door.disconnectsDone(), "cut off by the door's write bound, not by the " +
                 "gateway's (its outbound ring never filled)");
-            assertEquals(0, exchange.door.ringFullRefusals());
+            assertEquals(0, exchange.door.repliesRefused());
         }
         try (FixTestClient other = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A,
             directory.resolve("member")))
