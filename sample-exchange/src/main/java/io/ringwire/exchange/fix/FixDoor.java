@@ -109,15 +109,17 @@ public final class FixDoor implements Application, AutoCloseable
     private static final int REPLY = 1;
     private static final int MASS_CANCEL_FORWARDED = 2;
     private static final int DISCONNECT = 3;
+    /** The members' requests waiting for the gateway's thread: past it, QuickFIX/J's reader waits. */
+    private static final int INBOUND_RING_BYTES = 4 << 20;
     /** Room for four members' shares: a member that falls behind cannot take the others' room. */
-    private static final int RING_BYTES = 16 << 20;
+    private static final int OUTBOUND_RING_BYTES = 16 << 20;
     /**
      * The outbound ring one session's records may hold at most. Every member's replies pass through
      * the one ring and its one sender thread: a member whose replies come faster than the sender maps
      * them waits at its share, in its own queue, so that it never fills the ring the others' replies
      * need.
      */
-    static final int SESSION_SHARE = RING_BYTES / 4;
+    static final int SESSION_SHARE = OUTBOUND_RING_BYTES / 4;
     /**
      * Each session's queue at the door: its records that the ring could not take yet (its share
      * held, the ring full, or its earlier records waiting), in order. A session whose queue is full
@@ -161,8 +163,8 @@ public final class FixDoor implements Application, AutoCloseable
     private final SessionID[] sessionIds;
     private final FixOrders[] orders;
     private final Map<SessionID, Integer> heartbeatSeconds = new java.util.concurrent.ConcurrentHashMap<>();
-    private final ManyToOneRingBuffer inbound = ring(ManyToOneRingBuffer::new);
-    private final OneToOneRingBuffer outbound = ring(OneToOneRingBuffer::new);
+    private final ManyToOneRingBuffer inbound = ring(ManyToOneRingBuffer::new, INBOUND_RING_BYTES);
+    private final OneToOneRingBuffer outbound = ring(OneToOneRingBuffer::new, OUTBOUND_RING_BYTES);
     // QuickFIX/J's side, under inboundLock.
     private final Object inboundLock = new Object();
     private final FixInbound mapper = new FixInbound();
@@ -222,9 +224,19 @@ public final class FixDoor implements Application, AutoCloseable
     /** Per session index, where its queue's oldest record starts and where the next goes. */
     private final int[] queueHeads;
     private final int[] queueTails;
-    /** Sessions whose queue holds a record. */
-    private int sessionsQueued;
-    private int drainCursor;
+    /** The sessions whose queue holds a record, in the order {@link #drainQueues} serves them (a circular list). */
+    private final int[] queuedSessions;
+    private final boolean[] inQueuedSessions;
+    private int queuedSessionsHead;
+    private int queuedSessionsCount;
+    /**
+     * Per session index: its queue overflowed, so the gateway is cutting it off; until its next
+     * logon its records go into the ring past its share, so that what the gateway sends it as it
+     * goes (the engine's cancels of its orders) reaches the store for its ResendRequest.
+     */
+    private final boolean[] pastShare;
+    /** Per session index: its queue overflowed and the gateway has not yet asked ({@link #takeSlow}). */
+    private final boolean[] slow;
     /** Where {@link #claim} put the record: the ring (its claim's index) or a session's queue. */
     private MutableDirectBuffer claimedIn;
     private int claimedRingIndex;
@@ -268,6 +280,10 @@ public final class FixDoor implements Application, AutoCloseable
         queues = new UnsafeBuffer[slots];
         queueHeads = new int[slots];
         queueTails = new int[slots];
+        queuedSessions = new int[slots];
+        inQueuedSessions = new boolean[slots];
+        pastShare = new boolean[slots];
+        slow = new boolean[slots];
         final long firstOrderId = FixOrders.firstIdAt(System.currentTimeMillis());
         final SessionSettings settings = new SessionSettings();
         settings.setString("ConnectionType", "acceptor");
@@ -321,9 +337,9 @@ public final class FixDoor implements Application, AutoCloseable
         sender.setDaemon(true);
     }
 
-    private static <T> T ring(final java.util.function.Function<UnsafeBuffer, T> kind)
+    private static <T> T ring(final java.util.function.Function<UnsafeBuffer, T> kind, final int bytes)
     {
-        return kind.apply(new UnsafeBuffer(ByteBuffer.allocateDirect(RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
+        return kind.apply(new UnsafeBuffer(ByteBuffer.allocateDirect(bytes + RingBufferDescriptor.TRAILER_LENGTH)));
     }
 
     /** Starts accepting members, and the sender thread. */
@@ -486,62 +502,112 @@ public final class FixDoor implements Application, AutoCloseable
      */
     public int sendOwed()
     {
-        final int drained = sessionsQueued > 0 ? drainQueues() : 0;
+        final int drained = queuedSessionsCount > 0 ? drainQueues() : 0;
         return drained + (disconnectsOwed > 0 ? sendOwedDisconnects() : 0);
+    }
+
+    /**
+     * Whether the session's queue overflowed since the last call (its replies come faster than the
+     * door sends them, or a reply of it was refused): the gateway's thread cuts it off as a slow
+     * consumer. Clears the mark.
+     */
+    public boolean takeSlow(final int sessionIndex)
+    {
+        if (accounted(sessionIndex) && slow[sessionIndex])
+        {
+            slow[sessionIndex] = false;
+            return true;
+        }
+        return false;
     }
 
     /**
      * The sessions' queued records into the ring, one record of each session in turn, so that a
      * session with a long queue does not keep the room the sender frees from one with a short one.
-     * A session at its share waits for the sender; a full ring ends the call.
+     * A session at its share waits for the sender; a full ring ends the call, and the session it
+     * stopped at is served first next time.
      */
     private int drainQueues()
     {
         int moved = 0;
-        boolean progress = true;
-        while (progress && moved < DRAIN_LIMIT && sessionsQueued > 0)
+        int atShare = 0;
+        while (queuedSessionsCount > 0 && moved < DRAIN_LIMIT && atShare < queuedSessionsCount)
         {
-            progress = false;
-            for (int looked = 0; looked < queues.length && sessionsQueued > 0; looked++)
+            final int session = queuedSessions[queuedSessionsHead];
+            final int head = queueHeads[session];
+            if (head == queueTails[session])
             {
-                final int session = drainCursor;
-                drainCursor = drainCursor + 1 == queues.length ? 0 : drainCursor + 1;
-                final int head = queueHeads[session];
-                if (head == queueTails[session])
-                {
-                    continue;
-                }
-                final UnsafeBuffer queue = queues[session];
-                final int type = queue.getInt(head);
-                final int recordLength = queue.getInt(head + BitUtil.SIZE_OF_INT);
-                if (!withinShare(session, recordLength))
-                {
-                    continue;
-                }
-                final int claimed = outbound.tryClaim(type, recordLength);
-                if (claimed < 0)
-                {
-                    return moved;
-                }
-                outbound.buffer().putBytes(claimed, queue, head + QUEUED_HEADER, recordLength);
-                outbound.commit(claimed);
-                wrote(session, recordLength);
-                final int next = head + queueRoom(recordLength);
-                if (next == queueTails[session])
-                {
-                    queueHeads[session] = 0;
-                    queueTails[session] = 0;
-                    sessionsQueued--;
-                }
-                else
-                {
-                    queueHeads[session] = next;
-                }
-                moved++;
-                progress = true;
+                popQueuedSession(); // emptied into the ring past its share
+                inQueuedSessions[session] = false;
+                continue;
             }
+            final UnsafeBuffer queue = queues[session];
+            final int recordLength = queue.getInt(head + BitUtil.SIZE_OF_INT);
+            if (!withinShare(session, recordLength))
+            {
+                popQueuedSession();
+                pushQueuedSession(session);
+                atShare++;
+                continue;
+            }
+            if (!moveQueued(session))
+            {
+                return moved;
+            }
+            popQueuedSession();
+            if (queueHeads[session] == queueTails[session])
+            {
+                inQueuedSessions[session] = false;
+            }
+            else
+            {
+                pushQueuedSession(session);
+            }
+            moved++;
+            atShare = 0;
         }
         return moved;
+    }
+
+    /** Moves the session's oldest queued record into the ring: false when the ring has no room for it. */
+    private boolean moveQueued(final int session)
+    {
+        final UnsafeBuffer queue = queues[session];
+        final int head = queueHeads[session];
+        final int type = queue.getInt(head);
+        final int recordLength = queue.getInt(head + BitUtil.SIZE_OF_INT);
+        final int claimed = outbound.tryClaim(type, recordLength);
+        if (claimed < 0)
+        {
+            return false;
+        }
+        outbound.buffer().putBytes(claimed, queue, head + QUEUED_HEADER, recordLength);
+        outbound.commit(claimed);
+        wrote(session, recordLength);
+        final int next = head + queueRoom(recordLength);
+        if (next == queueTails[session])
+        {
+            queueHeads[session] = 0;
+            queueTails[session] = 0;
+        }
+        else
+        {
+            queueHeads[session] = next;
+        }
+        return true;
+    }
+
+    private void popQueuedSession()
+    {
+        queuedSessionsHead = queuedSessionsHead + 1 == queuedSessions.length ? 0 : queuedSessionsHead + 1;
+        queuedSessionsCount--;
+    }
+
+    private void pushQueuedSession(final int session)
+    {
+        final int at = queuedSessionsHead + queuedSessionsCount;
+        queuedSessions[at >= queuedSessions.length ? at - queuedSessions.length : at] = session;
+        queuedSessionsCount++;
     }
 
     private void forgetOwedDisconnect(final int sessionIndex)
@@ -565,6 +631,7 @@ public final class FixDoor implements Application, AutoCloseable
             case LOGGED_ON ->
             {
                 logonsAndLogoutsRead[sessionIndex]++;
+                pastShare[sessionIndex] = false; // a new connection: the share holds again
                 gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
                 gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
@@ -606,10 +673,12 @@ public final class FixDoor implements Application, AutoCloseable
      * thread, or, while the ring cannot take it for this session (its share held, the ring full, or
      * its earlier records waiting), into the session's queue, from which {@link #sendOwed} moves it
      * in order. A member's replies are few or many: the queues keep one member's from taking the
-     * room the others' need, and none is lost while its session's queue has room. Allocation-free.
+     * room the others' need, and none is lost while its session's queue or the ring has room. A
+     * session whose queue overflows (its replies come faster than the sender takes them) is marked
+     * for the gateway to cut off ({@link #takeSlow}). Allocation-free.
      *
-     * @return false when the session's queue is full (its replies come faster than the sender takes
-     *         them): the gateway then cuts that session off as a slow consumer.
+     * @return false when neither the session's queue nor the ring could take the reply (counted):
+     *         the gateway then cuts that session off as a slow consumer.
      */
     public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
     {
@@ -630,50 +699,81 @@ public final class FixDoor implements Application, AutoCloseable
 
     /**
      * Room for one record of a session: in the ring when none of the session's records waits and
-     * its share allows, else at the end of its queue ({@link #claimedIn} says which).
+     * its share allows, else at the end of its queue ({@link #claimedIn} says which). A session whose
+     * queue is full is marked slow for the gateway to cut off, and from then on its records go into
+     * the ring past its share: its queue's first, then this one.
      *
      * @return where the record goes in {@link #claimedIn}, or -1 when neither has room (counted).
      */
     private int claim(final int type, final int sessionIndex, final int recordLength)
     {
-        final boolean queued = accounted(sessionIndex) && queueHeads[sessionIndex] != queueTails[sessionIndex];
-        if (!queued && withinShare(sessionIndex, recordLength))
+        final boolean member = accounted(sessionIndex) && null != queues[sessionIndex];
+        final boolean queued = member && queueHeads[sessionIndex] != queueTails[sessionIndex];
+        if (!queued && withinShare(sessionIndex, recordLength) && claimInRing(type, recordLength))
         {
-            final int claimed = outbound.tryClaim(type, recordLength);
-            if (claimed >= 0)
+            return claimedRingIndex;
+        }
+        if (member && hasQueueRoom(sessionIndex, queueRoom(recordLength)))
+        {
+            final UnsafeBuffer queue = queues[sessionIndex];
+            final int tail = queueTails[sessionIndex];
+            queue.putInt(tail, type);
+            queue.putInt(tail + BitUtil.SIZE_OF_INT, recordLength);
+            claimedIn = queue;
+            claimedRingIndex = -1;
+            return tail + QUEUED_HEADER;
+        }
+        if (member)
+        {
+            slow[sessionIndex] = true;
+            pastShare[sessionIndex] = true;
+            while (queueHeads[sessionIndex] != queueTails[sessionIndex] && moveQueued(sessionIndex))
             {
-                claimedIn = outbound.buffer();
-                claimedRingIndex = claimed;
-                return claimed;
+                // Its queue into the ring, ahead of this record: its order holds.
+            }
+            if (queueHeads[sessionIndex] == queueTails[sessionIndex] && claimInRing(type, recordLength))
+            {
+                return claimedRingIndex;
             }
         }
-        if (!accounted(sessionIndex) || null == queues[sessionIndex])
+        repliesRefused.incrementAndGet();
+        return -1;
+    }
+
+    private boolean claimInRing(final int type, final int recordLength)
+    {
+        final int claimed = outbound.tryClaim(type, recordLength);
+        if (claimed < 0)
         {
-            repliesRefused.incrementAndGet();
-            return -1;
+            return false;
         }
+        claimedIn = outbound.buffer();
+        claimedRingIndex = claimed;
+        return true;
+    }
+
+    /**
+     * Whether the session's queue has {@code needed} bytes at its end, compacting it when a quarter
+     * of it or more lies free before its oldest record: a queue that only ever moves a little is
+     * not copied for each record.
+     */
+    private boolean hasQueueRoom(final int sessionIndex, final int needed)
+    {
         final UnsafeBuffer queue = queues[sessionIndex];
-        final int needed = queueRoom(recordLength);
-        int tail = queueTails[sessionIndex];
-        if (queue.capacity() - tail < needed && queueHeads[sessionIndex] > 0)
+        final int tail = queueTails[sessionIndex];
+        if (queue.capacity() - tail >= needed)
         {
-            // Compacts: what waits moves to the start (rare, and bounded by the queue's size).
-            final int head = queueHeads[sessionIndex];
-            queue.putBytes(0, queue, head, tail - head);
-            tail -= head;
-            queueHeads[sessionIndex] = 0;
-            queueTails[sessionIndex] = tail;
+            return true;
         }
-        if (queue.capacity() - tail < needed)
+        final int head = queueHeads[sessionIndex];
+        if (head < queue.capacity() / 4)
         {
-            repliesRefused.incrementAndGet();
-            return -1;
+            return false;
         }
-        queue.putInt(tail, type);
-        queue.putInt(tail + BitUtil.SIZE_OF_INT, recordLength);
-        claimedIn = queue;
-        claimedRingIndex = -1;
-        return tail + QUEUED_HEADER;
+        queue.putBytes(0, queue, head, tail - head);
+        queueHeads[sessionIndex] = 0;
+        queueTails[sessionIndex] = tail - head;
+        return queue.capacity() - (tail - head) >= needed;
     }
 
     private void commitClaim(final int sessionIndex, final int recordLength)
@@ -684,11 +784,12 @@ public final class FixDoor implements Application, AutoCloseable
             wrote(sessionIndex, recordLength);
             return;
         }
-        if (queueHeads[sessionIndex] == queueTails[sessionIndex])
-        {
-            sessionsQueued++;
-        }
         queueTails[sessionIndex] += queueRoom(recordLength);
+        if (!inQueuedSessions[sessionIndex])
+        {
+            inQueuedSessions[sessionIndex] = true;
+            pushQueuedSession(sessionIndex);
+        }
         repliesQueued.incrementAndGet();
     }
 
@@ -700,7 +801,8 @@ public final class FixDoor implements Application, AutoCloseable
 
     private boolean withinShare(final int sessionIndex, final int recordLength)
     {
-        return !accounted(sessionIndex) || held(sessionIndex) + ringBytes(recordLength) <= SESSION_SHARE;
+        return !accounted(sessionIndex) || pastShare[sessionIndex] ||
+            held(sessionIndex) + ringBytes(recordLength) <= SESSION_SHARE;
     }
 
     private boolean accounted(final int sessionIndex)
@@ -729,10 +831,10 @@ public final class FixDoor implements Application, AutoCloseable
     }
 
     /**
-     * Closes a member's FIX connection (the gateway asked for it), from the sender thread. A
-     * disconnect the full outbound ring cannot take now (it is the slow consumer the gateway is
-     * cutting off) is owed, and written by a later {@link #sendOwed}, behind the replies already
-     * waiting.
+     * Closes a member's FIX connection (the gateway asked for it), from the sender thread. The
+     * disconnect goes into the ring at once, ahead of any replies waiting in the session's queue
+     * (those then reach QuickFIX/J's store, for the member's ResendRequest); one the full ring cannot
+     * take now is owed, and written by a later {@link #sendOwed}.
      */
     public void disconnect(final int transportSession)
     {

@@ -217,7 +217,8 @@ public final class GatewayNode implements Agent, AutoCloseable
             final Outbound client = toClients[i];
             if (null == client)
             {
-                if (pendingSlow[i]) // a FIX session whose replies filled its queue at the door
+                // A FIX session whose reply the door refused, or whose queue there overflowed.
+                if (pendingSlow[i] || (null != door && door.takeSlow(i)))
                 {
                     pendingSlow[i] = false;
                     gateway.onSlowConsumer(i, nowNs);

@@ -65,18 +65,45 @@ class FixDoorSenderTest
     }
 
     @Test
-    void aSessionWhoseRepliesOutrunTheSenderWaitsInItsOwnQueueAndOnlyItIsRefusedOnceThatIsFull() throws Exception
+    void aSessionWhoseRepliesOutrunTheSenderWaitsInItsOwnQueueAndOneWithFewRepliesIsNotHeldBehindIt() throws Exception
     {
         try (FixDoor door = door())
         {
             // The sender takes nothing yet. Session 0's replies take its share of the ring, then its
-            // queue, and only then is one refused: the gateway cuts session 0 off.
-            long accepted = untilRefused(door, 0);
-            assertEquals(1, door.repliesRefused());
-            assertTrue(door.queuedBytesOf(0) > FixDoor.SESSION_QUEUE_BYTES - 256, "its queue is full");
-            assertTrue(accepted > FixDoor.SESSION_SHARE / 128, accepted + " replies of session 0 taken");
-            // Three more sessions take their shares: the ring is full.
-            for (int session = 1; session <= 3; session++)
+            // queue; the reply that overflows the queue marks session 0 for the gateway to cut off.
+            long accepted = 0;
+            do
+            {
+                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
+                accepted++;
+            }
+            while (!door.takeSlow(0));
+            assertTrue(accepted > (FixDoor.SESSION_SHARE + FixDoor.SESSION_QUEUE_BYTES) / 128,
+                accepted + " replies of session 0 taken");
+            assertEquals(0, door.queuedBytesOf(0), "its queue went into the ring, ahead of the reply that overflowed it");
+            // What the gateway sends it as it cuts it off (the engine's cancels of its orders) still goes.
+            for (int i = 0; i < 100; i++)
+            {
+                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "cancel " + i);
+                accepted++;
+            }
+            assertEquals(0, door.queuedBytesOf(0));
+            assertFalse(door.takeSlow(0), "marked once");
+            // Session 1 takes its share and queues half of its queue's room behind it.
+            while (door.queuedBytesOf(1) < FixDoor.SESSION_QUEUE_BYTES / 2)
+            {
+                assertTrue(door.toSession(1, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
+                accepted++;
+            }
+            // Session 4, with few replies, waits in its own queue only while the ring has no room for it.
+            for (int i = 0; i < 10; i++)
+            {
+                assertTrue(door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + i);
+                accepted++;
+            }
+            assertEquals(0, door.queuedBytesOf(4), "the ring has room for it: nothing of it waits");
+            // Sessions 2 and 3 fill the ring: now session 4's replies wait.
+            for (int session = 2; session <= 3; session++)
             {
                 while (door.queuedBytesOf(session) == 0)
                 {
@@ -84,34 +111,79 @@ class FixDoorSenderTest
                     accepted++;
                 }
             }
-            // Session 4, with few replies, meets the ring full: they wait in its own queue, none refused.
             for (int i = 0; i < 10; i++)
             {
                 assertTrue(door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + i);
                 accepted++;
             }
             assertTrue(door.queuedBytesOf(4) > 0);
-            assertEquals(1, door.repliesRefused(), "no reply but session 0's last was refused");
+            assertEquals(0, door.repliesRefused(), "nothing refused");
+            for (int session = 1; session < MEMBERS; session++)
+            {
+                assertFalse(door.takeSlow(session), "session " + session + " is not cut");
+            }
 
             door.start();
             // The gateway's cycles move the queued records in as the sender frees room, a record of
-            // each session in turn: session 4's ten are in long before session 0's queue is.
-            int session0WhenSession4Emptied = -1;
+            // each session in turn: while session 4 has one waiting, no cycle moves more of session
+            // 1's (a longer queue, held at its share until the sender takes its records) than of 4's.
+            final int recordRoom = door.queuedBytesOf(4) / 10;
             final long deadline = System.nanoTime() + WAIT.toNanos();
             while (anyQueued(door) && System.nanoTime() < deadline)
             {
+                final int session1Before = door.queuedBytesOf(1);
+                final int session4Before = door.queuedBytesOf(4);
                 door.sendOwed();
-                if (session0WhenSession4Emptied < 0 && door.queuedBytesOf(4) == 0)
+                final int session1Moved = (session1Before - door.queuedBytesOf(1)) / recordRoom;
+                final int session4Moved = (session4Before - door.queuedBytesOf(4)) / recordRoom;
+                if (door.queuedBytesOf(4) > 0)
                 {
-                    session0WhenSession4Emptied = door.queuedBytesOf(0);
+                    assertTrue(session1Moved <= session4Moved + 1,
+                        "one cycle moved " + session1Moved + " of session 1's records and " + session4Moved + " of 4's");
                 }
             }
             assertFalse(anyQueued(door), "the queues emptied");
-            assertTrue(session0WhenSession4Emptied > FixDoor.SESSION_QUEUE_BYTES / 2,
-                "session 0 still had " + session0WhenSession4Emptied + " bytes queued when session 4's were in");
             final long all = accepted;
             await(() -> door.recordsTaken() == all, "every reply accepted to reach the sender");
             assertEquals(all, door.recordsTaken(), "none lost");
+            assertEquals(0, door.repliesRefused());
+        }
+    }
+
+    @Test
+    void aReplyNeitherItsSessionsQueueNorTheFullRingCanTakeIsRefusedAndTheSessionMarkedSlow() throws Exception
+    {
+        try (FixDoor door = door())
+        {
+            long accepted = 0;
+            for (int session = 0; session <= 3; session++) // four shares: the ring is full
+            {
+                while (door.queuedBytesOf(session) == 0)
+                {
+                    assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
+                    accepted++;
+                }
+            }
+            while (door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
+            {
+                accepted++;
+            }
+            assertEquals(1, door.repliesRefused());
+            assertTrue(door.takeSlow(4), "the gateway cuts session 4 off");
+            assertTrue(door.queuedBytesOf(4) > FixDoor.SESSION_QUEUE_BYTES * 3 / 4, "its queue was full");
+            for (int session = 0; session <= 3; session++)
+            {
+                assertFalse(door.takeSlow(session), "session " + session + " is not cut");
+            }
+
+            door.start();
+            final long all = accepted;
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (door.recordsTaken() < all && System.nanoTime() < deadline)
+            {
+                door.sendOwed();
+            }
+            assertEquals(all, door.recordsTaken(), "every reply accepted reached the sender");
         }
     }
 
@@ -125,17 +197,6 @@ class FixDoorSenderTest
             }
         }
         return false;
-    }
-
-    /** Session {@code session}'s replies until the door refuses one: how many it took. */
-    private static int untilRefused(final FixDoor door, final int session)
-    {
-        int replies = 0;
-        while (door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
-        {
-            replies++;
-        }
-        return replies;
     }
 
     /**

@@ -275,16 +275,18 @@ class FixDoorTest
         assertEquals(0, exchange.liveOrders(), "cancel-on-disconnect");
     }
 
-    @Test
-    void aDisconnectTheGatewayAskedForTheMembersEarlierConnectionLeavesItsNewOneUp() throws Exception
+    /**
+     * Member A logs on, then, on the gateway's thread so that it reads nothing meanwhile, drops and
+     * logs on again, and only then does {@code gatewayActs} run there, as the gateway still knowing
+     * the first connection alone: returns the second connection.
+     */
+    private FixTestClient reconnectedWhileTheGatewayWaits(final Runnable gatewayActs) throws Exception
     {
         final Path store = directory.resolve("member");
         final FixTestClient first = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
         clients.add(first);
         assertTrue(first.awaitLogon(WAIT));
-        final FixTestClient[] second = new FixTestClient[1];
-        // On the gateway's thread, so it reads nothing meanwhile: the member drops and logs on again,
-        // and only then does the gateway, still knowing the first connection alone, cut it off.
+        final FixTestClient[] again = new FixTestClient[1];
         exchange.onThread(() ->
         {
             first.kill();
@@ -294,12 +296,20 @@ class FixDoorTest
             {
                 Thread.sleep(5);
             }
-            second[0] = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
-            clients.add(second[0]);
-            assertTrue(second[0].awaitLogon(WAIT), "logged on again");
-            exchange.door.disconnect(FixDoor.FIRST_TRANSPORT);
+            again[0] = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
+            clients.add(again[0]);
+            assertTrue(again[0].awaitLogon(WAIT), "logged on again");
+            gatewayActs.run();
             return null;
         });
+        return again[0];
+    }
+
+    @Test
+    void aDisconnectTheGatewayAskedForTheMembersEarlierConnectionLeavesItsNewOneUp() throws Exception
+    {
+        final FixTestClient second = reconnectedWhileTheGatewayWaits(
+            () -> exchange.door.disconnect(FixDoor.FIRST_TRANSPORT));
         final long deadline = System.nanoTime() + WAIT.toNanos();
         while (exchange.door.disconnectsStale() == 0 && System.nanoTime() < deadline)
         {
@@ -307,9 +317,9 @@ class FixDoorTest
         }
         assertEquals(1, exchange.door.disconnectsStale(), "the disconnect was for the connection gone");
         assertEquals(0, exchange.door.disconnectsDone());
-        assertTrue(second[0].isLoggedOn(), "the new connection is up");
-        second[0].send(limit("N-1", Side.BUY, "1000", 1, TimeInForce.DAY));
-        assertEquals('0', execType(second[0].next(MsgType.EXECUTION_REPORT, WAIT)), "and trades");
+        assertTrue(second.isLoggedOn(), "the new connection is up");
+        second.send(limit("N-1", Side.BUY, "1000", 1, TimeInForce.DAY));
+        assertEquals('0', execType(second.next(MsgType.EXECUTION_REPORT, WAIT)), "and trades");
 
         // The gateway, having read the new logon, cuts the connection it knows: that one goes.
         exchange.onThread(() ->
@@ -319,60 +329,40 @@ class FixDoorTest
         });
         final long cut = System.nanoTime() + WAIT.toNanos();
         // The door closes the socket, then counts: the client may see the close first.
-        while ((second[0].isLoggedOn() || exchange.door.disconnectsDone() < 1) && System.nanoTime() < cut)
+        while ((second.isLoggedOn() || exchange.door.disconnectsDone() < 1) && System.nanoTime() < cut)
         {
             Thread.sleep(5);
         }
-        assertFalse(second[0].isLoggedOn(), "the connection the gateway knew is closed");
+        assertFalse(second.isLoggedOn(), "the connection the gateway knew is closed");
         assertEquals(1, exchange.door.disconnectsDone());
     }
 
     @Test
     void aLogoutTheGatewaySentForTheMembersEarlierConnectionLeavesItsNewOneUp() throws Exception
     {
-        final Path store = directory.resolve("member");
-        final FixTestClient first = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
-        clients.add(first);
-        assertTrue(first.awaitLogon(WAIT));
         final UnsafeBuffer logout = new UnsafeBuffer(new byte[64]);
         final int logoutLength = MessageHeaderEncoder.ENCODED_LENGTH + new LogoutEncoder()
             .wrapAndApplyHeader(logout, 0, new MessageHeaderEncoder()).sessionId(7).sendingTime(1).encodedLength();
-        final FixTestClient[] second = new FixTestClient[1];
-        // On the gateway's thread, so it reads nothing meanwhile: the member drops and logs on again,
-        // and only then does the gateway, still knowing the first connection alone, end that session.
-        exchange.onThread(() ->
-        {
-            first.kill();
-            final SessionID doorSide = new SessionID("FIX.4.4", DOOR_COMP_ID, FixExchange.MEMBER_A);
-            final long deadline = System.nanoTime() + WAIT.toNanos();
-            while (Session.lookupSession(doorSide).isLoggedOn() && System.nanoTime() < deadline)
-            {
-                Thread.sleep(5);
-            }
-            second[0] = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A, store);
-            clients.add(second[0]);
-            assertTrue(second[0].awaitLogon(WAIT), "logged on again");
-            assertTrue(exchange.door.toSession(0, logout, 0, logoutLength));
-            return null;
-        });
+        final FixTestClient second = reconnectedWhileTheGatewayWaits(
+            () -> assertTrue(exchange.door.toSession(0, logout, 0, logoutLength)));
         final long deadline = System.nanoTime() + WAIT.toNanos();
         while (exchange.door.logoutsStale() == 0 && System.nanoTime() < deadline)
         {
             Thread.sleep(5);
         }
         assertEquals(1, exchange.door.logoutsStale(), "the Logout was for the connection gone");
-        assertTrue(second[0].isLoggedOn(), "the new connection is up");
-        second[0].send(limit("N-1", Side.BUY, "1000", 1, TimeInForce.DAY));
-        assertEquals('0', execType(second[0].next(MsgType.EXECUTION_REPORT, WAIT)), "and trades");
+        assertTrue(second.isLoggedOn(), "the new connection is up");
+        second.send(limit("N-1", Side.BUY, "1000", 1, TimeInForce.DAY));
+        assertEquals('0', execType(second.next(MsgType.EXECUTION_REPORT, WAIT)), "and trades");
 
         // The gateway, having read the new logon, ends the session it knows: that connection logs out.
         exchange.onThread(() -> exchange.door.toSession(0, logout, 0, logoutLength));
         final long cut = System.nanoTime() + WAIT.toNanos();
-        while (second[0].isLoggedOn() && System.nanoTime() < cut)
+        while (second.isLoggedOn() && System.nanoTime() < cut)
         {
             Thread.sleep(5);
         }
-        assertFalse(second[0].isLoggedOn(), "the connection the gateway knew is logged out");
+        assertFalse(second.isLoggedOn(), "the connection the gateway knew is logged out");
         assertEquals(1, exchange.door.logoutsStale());
     }
 
