@@ -122,8 +122,8 @@ public final class FixDoor implements Application, AutoCloseable
     static final int SESSION_SHARE = OUTBOUND_RING_BYTES / 4;
     /**
      * Each session's queue at the door: its records that the ring could not take yet (its share
-     * held, the ring full, or its earlier records waiting), in order. A session whose queue is full
-     * is the one behind: its reply is refused and the gateway cuts it off as a slow consumer.
+     * held, the ring full, or its earlier records waiting), in order. A session whose queue
+     * overflows is the one behind: the gateway cuts it off as a slow consumer ({@link #takeSlow}).
      */
     static final int SESSION_QUEUE_BYTES = 64 << 10;
     /** A queued record's header: its ring record type, then its length. */
@@ -387,8 +387,8 @@ public final class FixDoor implements Application, AutoCloseable
     }
 
     /**
-     * @return replies the door refused because their session's queue was full (the gateway cut the
-     *         session off as a slow consumer), or because the ring was full for a session it lacks.
+     * @return replies the door refused because neither their session's queue nor the ring had room
+     *         (the gateway cuts the session off as a slow consumer): lost to the member.
      */
     public long repliesRefused()
     {
