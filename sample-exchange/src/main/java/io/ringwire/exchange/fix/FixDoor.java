@@ -231,8 +231,8 @@ public final class FixDoor implements Application, AutoCloseable
     private int queuedSessionsCount;
     /**
      * Per session index: its queue overflowed, so the gateway is cutting it off; until its next
-     * logon its records go into the ring past its share, so that what the gateway sends it as it
-     * goes (the engine's cancels of its orders) reaches the store for its ResendRequest.
+     * logon its records may take twice its share of the ring, so that what the gateway sends it as
+     * it goes (the engine's cancels of its orders) reaches the store for its ResendRequest.
      */
     private final boolean[] pastShare;
     /** Per session index: its queue overflowed and the gateway has not yet asked ({@link #takeSlow}). */
@@ -502,8 +502,9 @@ public final class FixDoor implements Application, AutoCloseable
      */
     public int sendOwed()
     {
-        final int drained = queuedSessionsCount > 0 ? drainQueues() : 0;
-        return drained + (disconnectsOwed > 0 ? sendOwedDisconnects() : 0);
+        // Disconnects first: few and small, they do not wait behind the queues for the room the sender frees.
+        final int disconnects = disconnectsOwed > 0 ? sendOwedDisconnects() : 0;
+        return disconnects + (queuedSessionsCount > 0 ? drainQueues() : 0);
     }
 
     /**
@@ -631,7 +632,8 @@ public final class FixDoor implements Application, AutoCloseable
             case LOGGED_ON ->
             {
                 logonsAndLogoutsRead[sessionIndex]++;
-                pastShare[sessionIndex] = false; // a new connection: the share holds again
+                pastShare[sessionIndex] = false; // a new connection: the share holds again,
+                slow[sessionIndex] = false; // and the last one's overflow does not cut it
                 gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
                 gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
@@ -700,44 +702,61 @@ public final class FixDoor implements Application, AutoCloseable
     /**
      * Room for one record of a session: in the ring when none of the session's records waits and
      * its share allows, else at the end of its queue ({@link #claimedIn} says which). A session whose
-     * queue is full is marked slow for the gateway to cut off, and from then on its records go into
-     * the ring past its share: its queue's first, then this one.
+     * queue is full is marked slow for the gateway to cut off, and from then on its records may take
+     * twice its share of the ring: its queue's first, then this one, else this one behind what is
+     * left of its queue.
      *
      * @return where the record goes in {@link #claimedIn}, or -1 when neither has room (counted).
      */
     private int claim(final int type, final int sessionIndex, final int recordLength)
     {
         final boolean member = accounted(sessionIndex) && null != queues[sessionIndex];
+        final UnsafeBuffer queue = member ? queues[sessionIndex] : null;
         final boolean queued = member && queueHeads[sessionIndex] != queueTails[sessionIndex];
         if (!queued && withinShare(sessionIndex, recordLength) && claimInRing(type, recordLength))
         {
             return claimedRingIndex;
         }
-        if (member && hasQueueRoom(sessionIndex, queueRoom(recordLength)))
+        if (!member)
         {
-            final UnsafeBuffer queue = queues[sessionIndex];
-            final int tail = queueTails[sessionIndex];
-            queue.putInt(tail, type);
-            queue.putInt(tail + BitUtil.SIZE_OF_INT, recordLength);
-            claimedIn = queue;
-            claimedRingIndex = -1;
-            return tail + QUEUED_HEADER;
+            repliesRefused.incrementAndGet();
+            return -1;
         }
-        if (member)
+        final int needed = queueRoom(recordLength);
+        if (hasQueueRoom(sessionIndex, needed, queue.capacity() / 4))
         {
-            slow[sessionIndex] = true;
-            pastShare[sessionIndex] = true;
-            while (queueHeads[sessionIndex] != queueTails[sessionIndex] && moveQueued(sessionIndex))
-            {
-                // Its queue into the ring, ahead of this record: its order holds.
-            }
-            if (queueHeads[sessionIndex] == queueTails[sessionIndex] && claimInRing(type, recordLength))
-            {
-                return claimedRingIndex;
-            }
+            return claimInQueue(type, sessionIndex, recordLength);
+        }
+        slow[sessionIndex] = true;
+        pastShare[sessionIndex] = true;
+        while (queueHeads[sessionIndex] != queueTails[sessionIndex] &&
+            withinShare(sessionIndex, queues[sessionIndex].getInt(queueHeads[sessionIndex] + BitUtil.SIZE_OF_INT)) &&
+            moveQueued(sessionIndex))
+        {
+            // Its queue into the ring, ahead of this record: its order holds.
+        }
+        if (queueHeads[sessionIndex] == queueTails[sessionIndex] && withinShare(sessionIndex, recordLength) &&
+            claimInRing(type, recordLength))
+        {
+            return claimedRingIndex;
+        }
+        if (hasQueueRoom(sessionIndex, needed, 1)) // behind what is left of its queue, compacted whatever it takes
+        {
+            return claimInQueue(type, sessionIndex, recordLength);
         }
         repliesRefused.incrementAndGet();
         return -1;
+    }
+
+    private int claimInQueue(final int type, final int sessionIndex, final int recordLength)
+    {
+        final UnsafeBuffer queue = queues[sessionIndex];
+        final int tail = queueTails[sessionIndex];
+        queue.putInt(tail, type);
+        queue.putInt(tail + BitUtil.SIZE_OF_INT, recordLength);
+        claimedIn = queue;
+        claimedRingIndex = -1;
+        return tail + QUEUED_HEADER;
     }
 
     private boolean claimInRing(final int type, final int recordLength)
@@ -753,11 +772,11 @@ public final class FixDoor implements Application, AutoCloseable
     }
 
     /**
-     * Whether the session's queue has {@code needed} bytes at its end, compacting it when a quarter
-     * of it or more lies free before its oldest record: a queue that only ever moves a little is
-     * not copied for each record.
+     * Whether the session's queue has {@code needed} bytes at its end, compacting it when at least
+     * {@code compactFrom} bytes lie free before its oldest record: with a quarter of the queue, one
+     * that only ever moves a little is not copied for each record.
      */
-    private boolean hasQueueRoom(final int sessionIndex, final int needed)
+    private boolean hasQueueRoom(final int sessionIndex, final int needed, final int compactFrom)
     {
         final UnsafeBuffer queue = queues[sessionIndex];
         final int tail = queueTails[sessionIndex];
@@ -766,7 +785,7 @@ public final class FixDoor implements Application, AutoCloseable
             return true;
         }
         final int head = queueHeads[sessionIndex];
-        if (head < queue.capacity() / 4)
+        if (head < compactFrom)
         {
             return false;
         }
@@ -799,10 +818,15 @@ public final class FixDoor implements Application, AutoCloseable
         return BitUtil.align(QUEUED_HEADER + recordLength, BitUtil.SIZE_OF_LONG);
     }
 
+    /**
+     * Whether the ring may take the record for the session: its records hold at most its share, or
+     * twice that once its queue overflowed (a session being cut off: the engine's cancels of its
+     * orders), so that even then it leaves the others half of the ring.
+     */
     private boolean withinShare(final int sessionIndex, final int recordLength)
     {
-        return !accounted(sessionIndex) || pastShare[sessionIndex] ||
-            held(sessionIndex) + ringBytes(recordLength) <= SESSION_SHARE;
+        return !accounted(sessionIndex) ||
+            held(sessionIndex) + ringBytes(recordLength) <= (pastShare[sessionIndex] ? 2L : 1L) * SESSION_SHARE;
     }
 
     private boolean accounted(final int sessionIndex)

@@ -217,8 +217,10 @@ public final class GatewayNode implements Agent, AutoCloseable
             final Outbound client = toClients[i];
             if (null == client)
             {
-                // A FIX session whose reply the door refused, or whose queue there overflowed.
-                if (pendingSlow[i] || (null != door && door.takeSlow(i)))
+                // A FIX session whose reply the door refused, or whose queue there overflowed (the
+                // door's mark is taken either way, so that it cannot cut a later connection).
+                final boolean overflowed = null != door && door.takeSlow(i);
+                if (pendingSlow[i] || overflowed)
                 {
                     pendingSlow[i] = false;
                     gateway.onSlowConsumer(i, nowNs);

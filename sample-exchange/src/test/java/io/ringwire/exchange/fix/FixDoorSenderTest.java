@@ -151,6 +151,43 @@ class FixDoorSenderTest
     }
 
     @Test
+    void aSessionBeingCutOffTakesAtMostTwiceItsShareOfTheRing() throws Exception
+    {
+        try (FixDoor door = door())
+        {
+            long accepted = 0;
+            while (door.queuedBytesOf(0) == 0) // its share
+            {
+                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
+                accepted++;
+            }
+            final long recordBytes = FixDoor.SESSION_SHARE / (accepted - 1); // the room one reply takes in the ring
+            do // its queue, until it overflows
+            {
+                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
+                accepted++;
+            }
+            while (!door.takeSlow(0));
+            while (door.queuedBytesOf(0) == 0) // past its share, until it holds twice that
+            {
+                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
+                accepted++;
+            }
+            final long inRing = accepted - 1; // the last one waits in its queue
+            assertTrue(inRing * recordBytes <= 2L * FixDoor.SESSION_SHARE + recordBytes,
+                inRing + " replies of " + recordBytes + " bytes in the ring");
+            assertTrue(inRing * recordBytes > 2L * FixDoor.SESSION_SHARE - 2 * recordBytes,
+                "it took twice its share: " + inRing + " replies");
+            for (int session = 1; session <= 2; session++)
+            {
+                assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
+                assertEquals(0, door.queuedBytesOf(session), "the ring has room for the others");
+            }
+            assertEquals(0, door.repliesRefused());
+        }
+    }
+
+    @Test
     void aReplyNeitherItsSessionsQueueNorTheFullRingCanTakeIsRefusedAndTheSessionMarkedSlow() throws Exception
     {
         try (FixDoor door = door())
