@@ -131,13 +131,37 @@ public final class ExchangeDemo
     public static GatewayConfig gatewayConfig(final int clients, final long rate, final EngineConfig engine,
         final long seconds)
     {
+        return gatewayConfigForShare(clients, sessionShare(clients, rate, 0, 0), engine, seconds);
+    }
+
+    /**
+     * The gateway's configuration for {@code sessions} sessions, each sending at most
+     * {@code sessionRate} requests a second: the limits of {@link #gatewayConfig}, sized for that
+     * share. A run with FIX members gives every session the larger of the SBE clients' and the
+     * members' shares ({@link #sessionShare}), so that neither is throttled at the other's.
+     */
+    public static GatewayConfig gatewayConfigForShare(final int sessions, final long sessionRate,
+        final EngineConfig engine, final long seconds)
+    {
         final List<InstrumentSpec> instruments = engine.instruments();
         final long[] reference = new long[instruments.size() + 1];
         java.util.Arrays.fill(reference, SimulatedClients.basePrice());
-        return new GatewayConfig(sessions(clients), instruments, reference,
-            new RiskLimits(1_000_000, 1_000_000_000_000L, 5_000, MAX_ORDERS / Math.max(1, clients)),
-            (int)Math.min(Integer.MAX_VALUE, 2 * rate / clients + 1000), 10_000,
-            clientOrderIdsPerSession(clients, rate, seconds));
+        return new GatewayConfig(sessions(sessions), instruments, reference,
+            new RiskLimits(1_000_000, 1_000_000_000_000L, 5_000, MAX_ORDERS / Math.max(1, sessions)),
+            (int)Math.min(Integer.MAX_VALUE, 2 * sessionRate + 1000), 10_000,
+            idRoom(sessions, sessionRate * seconds * 5 / 4));
+    }
+
+    /**
+     * @return the most requests a second one session sends in a run: {@code rate} spread over the
+     *         SBE clients, or {@code fixRate} over the FIX members, whichever share is larger (each
+     *         rounded up).
+     */
+    public static long sessionShare(final int clients, final long rate, final int fixClients, final long fixRate)
+    {
+        final long sbe = clients == 0 ? 0 : (rate + clients - 1) / clients;
+        final long fix = fixClients == 0 ? 0 : (fixRate + fixClients - 1) / fixClients;
+        return Math.max(sbe, fix);
     }
 
     /**
@@ -148,8 +172,12 @@ public final class ExchangeDemo
      */
     static int clientOrderIdsPerSession(final int clients, final long rate, final long seconds)
     {
+        return idRoom(clients, rate * seconds / Math.max(1, clients) * 5 / 4);
+    }
+
+    private static int idRoom(final int clients, final long needed)
+    {
         final int sessions = Math.max(1, clients);
-        final long needed = rate * seconds / sessions * 5 / 4;
         return (int)Math.max(MAX_ORDERS, Math.min(needed, MAX_CLIENT_ORDER_IDS / sessions));
     }
 

@@ -100,7 +100,7 @@ public final class InProcessExchange implements AutoCloseable
      * @param engineThreads which of the engine's work runs on threads of its own.
      * @param seconds       how long the clients will send, warm-up included, or 0 when unknown: each
      *                      session's room for client order ids is sized for it
-     *                      ({@link ExchangeDemo#gatewayConfig(int, long, EngineConfig, long)}).
+     *                      ({@link ExchangeDemo#gatewayConfigForShare(int, long, EngineConfig, long)}).
      */
     public record Run(String provider, int clients, int fixClients, long fixRate, int instruments, long rate,
         long seed, Path journal, EngineNode.Threads engineThreads, long seconds)
@@ -195,7 +195,8 @@ public final class InProcessExchange implements AutoCloseable
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(instruments, sessionCount);
         engine = add(new EngineNode(context, layout, journal, engineConfig, running, EngineNode.JOURNAL_SEGMENT,
             run.engineThreads()));
-        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(sessionCount, run.rate(), engineConfig,
+        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfigForShare(sessionCount,
+            ExchangeDemo.sessionShare(clientCount, run.rate(), run.fixClients(), run.fixRate()), engineConfig,
             run.seconds());
         final DoorSetup fix = run.fixClients() == 0 ? null : fixDoor(gatewayConfig, clientCount);
         door = null == fix ? null : fix.door();

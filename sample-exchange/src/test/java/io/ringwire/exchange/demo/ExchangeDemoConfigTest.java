@@ -53,6 +53,25 @@ class ExchangeDemoConfigTest
     }
 
     @Test
+    void aRunWithFixMembersGivesEverySessionTheLimitsOfTheLargerShareOfTheTwoRates()
+    {
+        // One SBE client at 10,000/s beside four FIX members sharing 1,000/s: the client's share
+        // rules; it was throttled at the rate spread over all five sessions (half its orders).
+        assertEquals(10_000, ExchangeDemo.sessionShare(1, 10_000, 4, 1_000));
+        assertEquals(5_000, ExchangeDemo.sessionShare(4, 4_000, 2, 10_000), "the members' share");
+        assertEquals(334, ExchangeDemo.sessionShare(3, 1_000, 0, 0), "rounded up");
+        final EngineConfig engine = ExchangeDemo.engineConfig(2, 5);
+        final var config = ExchangeDemo.gatewayConfigForShare(5, 100_000, engine, 15);
+        assertEquals(5, config.sessions().size());
+        assertEquals(2 * 100_000 + 1000, config.maxMessagesPerSecond(), "twice the share");
+        assertEquals(100_000 * 15 * 5 / 4, config.maxClientOrderIdsPerSession(), "an id a request, a quarter more");
+        final var alone = ExchangeDemo.gatewayConfig(1, 100_000, engine, 15);
+        assertEquals(alone.maxMessagesPerSecond(), config.maxMessagesPerSecond(),
+            "the limits one client alone at that rate gets");
+        assertEquals(alone.maxClientOrderIdsPerSession(), config.maxClientOrderIdsPerSession());
+    }
+
+    @Test
     void theMultiProcessDemosRoleFilesCarryTheRoomOfItsRun()
     {
         final Path nowhere = Path.of("unused");
