@@ -110,6 +110,15 @@ final class Image implements AutoCloseable
      * to, so a close from inside the handler leaves no closed mark (frames would be read twice).
      */
     private boolean polling;
+    /**
+     * A memory log's message in progress: whether the last data frame read was not its message's
+     * last fragment, and where that message's first fragment starts. Its close marks that start,
+     * not its position, so that the message is written again whole into the next connection: the
+     * fragments read so far were never delivered whole (a {@link FragmentAssembler} drops a
+     * message's later fragments without its first).
+     */
+    private boolean inMessage;
+    private long messageStart;
     /** False until the JOIN message set the start position: frames before it break the protocol. */
     private boolean joined;
 
@@ -270,6 +279,8 @@ final class Image implements AutoCloseable
         }
         int read = 0;
         long lengthWord;
+        boolean partial = inMessage;
+        long start = messageStart;
         polling = true;
         while (read < limit && (lengthWord = log.next(position)) != LogReader.NONE)
         {
@@ -306,6 +317,8 @@ final class Image implements AutoCloseable
                 if (type == TYPE_DATA)
                 {
                     header.frameOffset(offset);
+                    start = (flags & BEGIN_FLAG) != 0 ? position : start;
+                    partial = (flags & END_FLAG) == 0;
                     try
                     {
                         handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
@@ -315,6 +328,8 @@ final class Image implements AutoCloseable
                         // As Aeron does: the frame that threw counts as delivered, and so does every
                         // frame before it in this poll, so the next poll does not repeat them.
                         this.position = log.consume(position, frameLength);
+                        inMessage = partial;
+                        messageStart = start;
                         polling = false;
                         throw ex;
                     }
@@ -332,6 +347,8 @@ final class Image implements AutoCloseable
             read++;
         }
         polling = false;
+        inMessage = partial;
+        messageStart = start;
         this.position = position;
         if (read > 0 && (creditOwed || position - creditSentPosition >= creditInterval))
         {
@@ -514,8 +531,9 @@ final class Image implements AutoCloseable
     }
 
     /**
-     * Tells the publication, in its credit region, where this memory log's image stopped reading
-     * (before its queue pair closes, which is how the publication learns of the close): the
+     * Tells the publication, in its credit region, where this memory log's image stopped reading,
+     * or where the message it had read only part of starts (before its queue pair closes, which is
+     * how the publication learns of the close): the
      * publication may have stored frames past it that no one reads now, and writes them again into
      * its next connection to this subscriber (see {@link PublicationDestination}).
      */
@@ -525,7 +543,7 @@ final class Image implements AutoCloseable
             queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.MEMORY_LOG_LENGTH);
         if (null != view)
         {
-            view.putLong(CreditLayout.CLOSED_POSITION_OFFSET, position);
+            view.putLong(CreditLayout.CLOSED_POSITION_OFFSET, inMessage ? messageStart : position);
             view.putLongRelease(CreditLayout.CLOSED_MARK_OFFSET, CreditLayout.closedMark(sessionId));
         }
     }

@@ -163,6 +163,87 @@ class MemoryLogResendTest
     }
 
     @Test
+    void aMessageTheClosedSubscriptionHadReadOnlyPartOfIsReadWholeByTheNextSubscription()
+    {
+        // No heartbeat frames in between: the first subscription stops right after a first fragment.
+        final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(20)
+            .heartbeatIntervalMs(60_000).livenessTimeoutMs(120_000));
+        final Subscription first = Subscription.open(context, channel("shm", 0) + SMALL_RING, STREAM);
+        final int port = first.endpoint().getPort();
+        final List<Integer> lengths = new ArrayList<>();
+        final FragmentHandler whole = new FragmentAssembler((buffer, offset, length, header) ->
+        {
+            delivered.add(buffer.getLong(offset));
+            lengths.add(length);
+        });
+        try (Publication publication = Publication.open(context, channel("shm", port) + SMALL_RING, STREAM))
+        {
+            final int length = 2 * publication.maxPayloadLength() + 100; // three fragments
+            final UnsafeBuffer large = new UnsafeBuffer(ByteBuffer.allocateDirect(length));
+            await(() -> publication.isConnected() && first.imageCount() == 1, WAIT, "connected", () ->
+            {
+                first.poll(whole, 10);
+                publication.doWork();
+            });
+            for (long sequence = 1; sequence <= 11; sequence++)
+            {
+                offerLarge(publication, large, sequence, first, whole);
+            }
+            // Reads messages 1 to 10 whole and the first fragment of 11, then closes.
+            while (delivered.size() < 10)
+            {
+                first.poll(whole, 1);
+            }
+            while (first.poll(whole, 1) == 0)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(10, delivered.size(), "message 11 is not whole yet");
+            first.close();
+
+            try (Subscription second = Subscription.open(context, channel("shm", port) + SMALL_RING, STREAM))
+            {
+                for (long sequence = 12; sequence <= 20; sequence++)
+                {
+                    offerLarge(publication, large, sequence, second, whole);
+                }
+                await(() -> delivered.size() >= 20, WAIT, "every accepted message", () ->
+                {
+                    second.poll(whole, 10);
+                    publication.doWork();
+                });
+                final long until = System.nanoTime() + Duration.ofMillis(200).toNanos();
+                while (System.nanoTime() < until)
+                {
+                    second.poll(whole, 10);
+                    publication.doWork();
+                }
+                assertEquals(LongStream.rangeClosed(1, 20).boxed().toList(), delivered, "each message once, in order");
+                assertTrue(lengths.stream().allMatch(each -> each == length), "each whole: " + lengths);
+                assertTrue(publication.counters().framesResent.get() >= 3,
+                    "message 11's three fragments written again: " + publication.counters().framesResent.get());
+            }
+        }
+        finally
+        {
+            first.close();
+        }
+    }
+
+    private static void offerLarge(final Publication publication, final UnsafeBuffer large, final long sequence,
+        final Subscription subscription, final FragmentHandler handler)
+    {
+        large.putLong(0, sequence);
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (publication.offer(large, 0, large.capacity()) <= 0)
+        {
+            assertTrue(System.nanoTime() < deadline, "message " + sequence + " never accepted: " + publication);
+            subscription.poll(handler, 10);
+            publication.doWork();
+        }
+    }
+
+    @Test
     void framesAnEvictedImageLeftUnreadAreNotWrittenAgain()
     {
         final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(20));
