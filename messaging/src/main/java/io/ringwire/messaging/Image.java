@@ -410,6 +410,7 @@ final class Image implements AutoCloseable
         }
         joined = true;
         position = joinPosition;
+        messageStart = joinPosition; // a stream joins between messages
         creditSentPosition = position;
         framesReceived++;
         receivesToRepost++;
@@ -543,7 +544,8 @@ final class Image implements AutoCloseable
             queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.MEMORY_LOG_LENGTH);
         if (null != view)
         {
-            view.putLong(CreditLayout.CLOSED_POSITION_OFFSET, inMessage ? messageStart : position);
+            view.putLong(CreditLayout.CLOSED_POSITION_OFFSET, position);
+            view.putLong(CreditLayout.CLOSED_MESSAGE_START_OFFSET, inMessage ? messageStart : position);
             view.putLongRelease(CreditLayout.CLOSED_MARK_OFFSET, CreditLayout.closedMark(sessionId));
         }
     }

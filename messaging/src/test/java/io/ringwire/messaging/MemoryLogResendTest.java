@@ -1,5 +1,6 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.FrameDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -190,14 +191,16 @@ class MemoryLogResendTest
                 offerLarge(publication, large, sequence, first, whole);
             }
             // Reads messages 1 to 10 whole and the first fragment of 11, then closes.
-            while (delivered.size() < 10)
+            final byte[] lastFlags = new byte[1];
+            final FragmentHandler flagged = (buffer, offset, fragmentLength, header) ->
             {
-                first.poll(whole, 1);
-            }
-            while (first.poll(whole, 1) == 0)
-            {
-                Thread.onSpinWait();
-            }
+                lastFlags[0] = header.flags();
+                whole.onFragment(buffer, offset, fragmentLength, header);
+            };
+            await(() -> delivered.size() >= 10, WAIT, "messages 1 to 10", () -> first.poll(flagged, 1));
+            lastFlags[0] = 0;
+            await(() -> lastFlags[0] != 0, WAIT, "the next data frame", () -> first.poll(flagged, 1));
+            assertEquals(FrameDescriptor.BEGIN_FLAG, lastFlags[0], "message 11's first fragment, and no more of it");
             assertEquals(10, delivered.size(), "message 11 is not whole yet");
             first.close();
 

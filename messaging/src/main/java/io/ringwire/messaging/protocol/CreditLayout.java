@@ -12,13 +12,16 @@ package io.ringwire.messaging.protocol;
  *
  * All three are written in one 24-byte write; the publication reads them with acquire loads.
  *
- * <p>A memory log's image (shm), which stores its credit straight into this region, also writes two
- * words when it closes, so that its publication knows exactly what it left unread:
+ * <p>A memory log's image (shm), which stores its credit straight into this region, also writes
+ * three words when it closes, so that its publication knows exactly what it left unread:
  *
  * <pre>
  *  24: long closed position: the image read every frame before it and reads nothing more
- *  32: long closed mark: {@link #closedMark} of the image's session, written after the position
- *      with release order; 0 until then
+ *  32: long closed mark: {@link #closedMark} of the image's session, written after the two
+ *      positions with release order; 0 until then
+ *  40: long closed message start: where the message the image had read only the first fragments
+ *      of starts (never delivered whole: it is written again from there where the ring still
+ *      holds it), or the closed position when it stopped between messages
  * </pre>
  *
  * The publication resets the mark to 0 for every new connection; the session in it tells a late
@@ -46,8 +49,10 @@ public final class CreditLayout
     public static final int CLOSED_POSITION_OFFSET = 24;
     /** Offset of the closed image's {@link #closedMark}. */
     public static final int CLOSED_MARK_OFFSET = 32;
+    /** Offset of where the message a memory log's image closed in the middle of starts. */
+    public static final int CLOSED_MESSAGE_START_OFFSET = 40;
     /** Bytes a memory log's image maps of the region: the credit and the closing words. */
-    public static final int MEMORY_LOG_LENGTH = 40;
+    public static final int MEMORY_LOG_LENGTH = 48;
     /** Receives a subscription posts for a new publication before it completes the connection. */
     public static final int INITIAL_RECEIVES = 256;
     /** Registered regions are at least this big. */

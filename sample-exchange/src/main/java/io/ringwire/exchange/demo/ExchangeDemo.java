@@ -172,7 +172,7 @@ public final class ExchangeDemo
      */
     static int clientOrderIdsPerSession(final int clients, final long rate, final long seconds)
     {
-        return idRoom(clients, rate * seconds / Math.max(1, clients) * 5 / 4);
+        return idRoom(clients, sessionShare(Math.max(1, clients), rate, 0, 0) * seconds * 5 / 4);
     }
 
     private static int idRoom(final int clients, final long needed)
