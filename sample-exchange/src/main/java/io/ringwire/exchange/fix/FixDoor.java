@@ -130,6 +130,11 @@ public final class FixDoor implements Application, AutoCloseable
     private static final int QUEUED_HEADER = 2 * BitUtil.SIZE_OF_INT;
     /** Records moved from the sessions' queues into the ring in one call at most. */
     private static final int DRAIN_LIMIT = 256;
+    /** What {@link #moveQueued} did with a session's oldest queued record; EMPTY: it had none. */
+    private static final int MOVED = 0;
+    private static final int AT_SHARE = 1;
+    private static final int RING_FULL = 2;
+    private static final int EMPTY = 3;
     /**
      * Messages QuickFIX/J may queue for one member's socket (its own write queue, past the kernel's
      * buffers) before it disconnects the member as a slow consumer: a member that stops reading
@@ -535,23 +540,9 @@ public final class FixDoor implements Application, AutoCloseable
         while (queuedSessionsCount > 0 && moved < DRAIN_LIMIT && atShare < queuedSessionsCount)
         {
             final int session = queuedSessions[queuedSessionsHead];
-            final int head = queueHeads[session];
-            if (head == queueTails[session])
-            {
-                popQueuedSession(); // emptied into the ring past its share
-                inQueuedSessions[session] = false;
-                continue;
-            }
-            final UnsafeBuffer queue = queues[session];
-            final int recordLength = queue.getInt(head + BitUtil.SIZE_OF_INT);
-            if (!withinShare(session, recordLength))
-            {
-                popQueuedSession();
-                pushQueuedSession(session);
-                atShare++;
-                continue;
-            }
-            if (!moveQueued(session))
+            // Its queue may have gone into the ring already, past its share, as it overflowed.
+            final int result = queueHeads[session] == queueTails[session] ? EMPTY : moveQueued(session);
+            if (result == RING_FULL)
             {
                 return moved;
             }
@@ -564,23 +555,31 @@ public final class FixDoor implements Application, AutoCloseable
             {
                 pushQueuedSession(session);
             }
-            moved++;
-            atShare = 0;
+            moved += result == MOVED ? 1 : 0;
+            atShare = result == AT_SHARE ? atShare + 1 : 0;
         }
         return moved;
     }
 
-    /** Moves the session's oldest queued record into the ring: false when the ring has no room for it. */
-    private boolean moveQueued(final int session)
+    /**
+     * Moves the session's oldest queued record into the ring, where its share allows.
+     *
+     * @return {@link #MOVED}, {@link #AT_SHARE} or {@link #RING_FULL}.
+     */
+    private int moveQueued(final int session)
     {
         final UnsafeBuffer queue = queues[session];
         final int head = queueHeads[session];
         final int type = queue.getInt(head);
         final int recordLength = queue.getInt(head + BitUtil.SIZE_OF_INT);
+        if (!withinShare(session, recordLength))
+        {
+            return AT_SHARE;
+        }
         final int claimed = outbound.tryClaim(type, recordLength);
         if (claimed < 0)
         {
-            return false;
+            return RING_FULL;
         }
         outbound.buffer().putBytes(claimed, queue, head + QUEUED_HEADER, recordLength);
         outbound.commit(claimed);
@@ -595,7 +594,7 @@ public final class FixDoor implements Application, AutoCloseable
         {
             queueHeads[session] = next;
         }
-        return true;
+        return MOVED;
     }
 
     private void popQueuedSession()
@@ -729,9 +728,7 @@ public final class FixDoor implements Application, AutoCloseable
         }
         slow[sessionIndex] = true;
         pastShare[sessionIndex] = true;
-        while (queueHeads[sessionIndex] != queueTails[sessionIndex] &&
-            withinShare(sessionIndex, queues[sessionIndex].getInt(queueHeads[sessionIndex] + BitUtil.SIZE_OF_INT)) &&
-            moveQueued(sessionIndex))
+        while (queueHeads[sessionIndex] != queueTails[sessionIndex] && moveQueued(sessionIndex) == MOVED)
         {
             // Its queue into the ring, ahead of this record: its order holds.
         }

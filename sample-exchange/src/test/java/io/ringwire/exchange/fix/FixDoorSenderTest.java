@@ -90,11 +90,7 @@ class FixDoorSenderTest
             assertEquals(0, door.queuedBytesOf(0));
             assertFalse(door.takeSlow(0), "marked once");
             // Session 1 takes its share and queues half of its queue's room behind it.
-            while (door.queuedBytesOf(1) < FixDoor.SESSION_QUEUE_BYTES / 2)
-            {
-                assertTrue(door.toSession(1, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
-                accepted++;
-            }
+            accepted += untilQueued(door, 1, FixDoor.SESSION_QUEUE_BYTES / 2);
             // Session 4, with few replies, waits in its own queue only while the ring has no room for it.
             for (int i = 0; i < 10; i++)
             {
@@ -105,11 +101,7 @@ class FixDoorSenderTest
             // Sessions 2 and 3 fill the ring: now session 4's replies wait.
             for (int session = 2; session <= 3; session++)
             {
-                while (door.queuedBytesOf(session) == 0)
-                {
-                    assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
-                    accepted++;
-                }
+                accepted += untilQueued(door, session, 1);
             }
             for (int i = 0; i < 10; i++)
             {
@@ -155,12 +147,7 @@ class FixDoorSenderTest
     {
         try (FixDoor door = door())
         {
-            long accepted = 0;
-            while (door.queuedBytesOf(0) == 0) // its share
-            {
-                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
-                accepted++;
-            }
+            long accepted = untilQueued(door, 0, 1); // its share, then one reply waits
             final long recordBytes = FixDoor.SESSION_SHARE / (accepted - 1); // the room one reply takes in the ring
             do // its queue, until it overflows
             {
@@ -168,11 +155,7 @@ class FixDoorSenderTest
                 accepted++;
             }
             while (!door.takeSlow(0));
-            while (door.queuedBytesOf(0) == 0) // past its share, until it holds twice that
-            {
-                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
-                accepted++;
-            }
+            accepted += untilQueued(door, 0, 1); // past its share, until it holds twice that
             final long inRing = accepted - 1; // the last one waits in its queue
             assertTrue(inRing * recordBytes <= 2L * FixDoor.SESSION_SHARE + recordBytes,
                 inRing + " replies of " + recordBytes + " bytes in the ring");
@@ -195,11 +178,7 @@ class FixDoorSenderTest
             long accepted = 0;
             for (int session = 0; session <= 3; session++) // four shares: the ring is full
             {
-                while (door.queuedBytesOf(session) == 0)
-                {
-                    assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
-                    accepted++;
-                }
+                accepted += untilQueued(door, session, 1);
             }
             while (door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
             {
@@ -234,6 +213,18 @@ class FixDoorSenderTest
             }
         }
         return false;
+    }
+
+    /** Session {@code session}'s replies until {@code bytes} or more of them wait in its queue: how many were taken. */
+    private static int untilQueued(final FixDoor door, final int session, final int bytes)
+    {
+        int replies = 0;
+        while (door.queuedBytesOf(session) < bytes)
+        {
+            assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + replies);
+            replies++;
+        }
+        return replies;
     }
 
     /**
