@@ -26,8 +26,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class PongerProcess implements AutoCloseable
 {
-    /** How long the child may take to send a line (its JVM starts, opens a device, connects). */
-    static final long LINE_TIMEOUT_MS = 30_000;
+    /**
+     * How long the child may take to send a line (its JVM starts, opens a device, connects): in the
+     * lab's emulated guest, busy with the round before, a cold JVM opening messaging can take most of
+     * a minute.
+     */
+    static final long LINE_TIMEOUT_MS = 120_000;
     /** How long the child may take to exit once it is done or its stdin closed. */
     static final long EXIT_TIMEOUT_MS = 10_000;
 
