@@ -483,8 +483,9 @@ final class Image implements AutoCloseable
     }
 
     /**
-     * Stores the consumed position and a liveness count straight into the publication's credit
-     * region (a memory log): the count first, the position last with release order. The region is
+     * Stores the consumed position (the start of a message read only in part) and a liveness count
+     * straight into the publication's credit region (a memory log): the count first, the position
+     * last with release order. The region is
      * mapped at the first credit, after the connection is up.
      */
     private void storeCredit(final long nowNs, final SubscriptionCounters counters)
@@ -501,9 +502,14 @@ final class Image implements AutoCloseable
             creditView = view;
         }
         view.putLong(CreditLayout.LIVENESS_COUNTER_OFFSET, ++livenessCounter);
-        view.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, position);
+        // A message read only in part is not credited past its start: the publication then never
+        // stores over that start, so a close mid-message can have it written again whole. The
+        // next credit is due from what was credited, so that the rest of the message, once read,
+        // goes out with the next poll rather than the heartbeat's.
+        final long credited = inMessage ? messageStart : position;
+        view.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, credited);
         creditOwed = false;
-        creditSentPosition = position;
+        creditSentPosition = credited;
         lastCreditNs = nowNs;
         counters.creditUpdates.incrementRelease();
     }

@@ -261,7 +261,8 @@ final class PublicationDestination implements AutoCloseable
      * {@code position}, copies them from its ring into staging at their offsets, for
      * {@link #join} to write again. The ring is still mapped here, whatever the subscriber did with
      * its own mapping. Frames are taken from the start of a message the image had read only part
-     * of, where the ring still holds that start, else from where the image stopped reading. Nothing
+     * of (the image credits no further than that start, so the ring holds it), else from where the
+     * image stopped reading. Nothing
      * is taken (what an earlier connection's image left stays taken) when
      * there was no connection since the last attempt, or the image did not close, read everything,
      * or left a position off the frame grid or more than a ring behind; the frames themselves are
@@ -287,9 +288,10 @@ final class PublicationDestination implements AutoCloseable
         final int capacity = ring.capacity();
         final long readTo = creditBuffer.getLong(CreditLayout.CLOSED_POSITION_OFFSET);
         final long messageStart = creditBuffer.getLong(CreditLayout.CLOSED_MESSAGE_START_OFFSET);
-        // From the start of a message the image had read only part of, where the ring still holds
-        // it whole (this side may have stored up to a ring past what the image read); else from
-        // where it stopped, that message's later fragments then lost to the next image's assembler.
+        // From the start of a message the image had read only part of: its credit held there, so the
+        // ring still holds it whole. A start the ring no longer holds (an image that credited past
+        // it) leaves the resend from where it stopped, that message's later fragments then lost to
+        // the next image's assembler.
         final long closedAt = messageStart <= readTo && position - messageStart <= capacity ? messageStart : readTo;
         if (closedAt >= position || position - closedAt > capacity ||
             (closedAt & (FrameDescriptor.LINE_ALIGNMENT - 1)) != 0)

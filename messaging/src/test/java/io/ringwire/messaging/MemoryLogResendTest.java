@@ -167,8 +167,29 @@ class MemoryLogResendTest
     void aMessageTheClosedSubscriptionHadReadOnlyPartOfIsReadWholeByTheNextSubscription()
     {
         // No heartbeat frames in between: the first subscription stops right after a first fragment.
-        final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(20)
-            .heartbeatIntervalMs(60_000).livenessTimeoutMs(120_000));
+        partlyReadMessageIsReadWholeByTheNextSubscription(context(directory, settings -> settings
+            .reconnectIntervalMs(20).heartbeatIntervalMs(60_000).livenessTimeoutMs(120_000)), false);
+    }
+
+    @Test
+    void aPartlyReadMessageIsNotCreditedSoThePublicationCannotStoreOverItsStartBeforeTheClose()
+    {
+        // Credit after every frame: the first fragment's credit reaches the publication, which then
+        // stores short messages as far as the credit lets it before the subscription closes:
+        // credited past that start, it would store over it.
+        partlyReadMessageIsReadWholeByTheNextSubscription(context(directory, settings -> settings
+            .reconnectIntervalMs(20).heartbeatIntervalMs(60_000).livenessTimeoutMs(120_000).creditFraction(64)), true);
+    }
+
+    /**
+     * Messages 1 to 11 of three fragments each into a small ring; the first subscription reads 1 to
+     * 10 and message 11's first fragment and closes (after the publication, when {@code fillRing},
+     * has offered short messages from 12 on until its credit refuses one); the next subscription at
+     * that endpoint reads every message accepted once, in order, each whole.
+     */
+    private void partlyReadMessageIsReadWholeByTheNextSubscription(final MessagingContext context,
+        final boolean fillRing)
+    {
         final Subscription first = Subscription.open(context, channel("shm", 0) + SMALL_RING, STREAM);
         final int port = first.endpoint().getPort();
         final List<Integer> lengths = new ArrayList<>();
@@ -202,15 +223,35 @@ class MemoryLogResendTest
             await(() -> lastFlags[0] != 0, WAIT, "the next data frame", () -> first.poll(flagged, 1));
             assertEquals(FrameDescriptor.BEGIN_FLAG, lastFlags[0], "message 11's first fragment, and no more of it");
             assertEquals(10, delivered.size(), "message 11 is not whole yet");
+            long next = 12;
+            if (fillRing)
+            {
+                // Offers until the credit refuses them (a refused offer reads the credit again).
+                for (int refused = 0; refused < 100; )
+                {
+                    if (publication.offer(message(next), 0, Long.BYTES) > 0)
+                    {
+                        next++;
+                    }
+                    else
+                    {
+                        refused++;
+                        publication.doWork();
+                    }
+                }
+                assertTrue(next > 100, "short messages fill the ring the credit leaves: " + (next - 12));
+            }
+            final long firstLarge = next;
+            final long last = next + 9;
             first.close();
 
             try (Subscription second = Subscription.open(context, channel("shm", port) + SMALL_RING, STREAM))
             {
-                for (long sequence = 12; sequence <= 20; sequence++)
+                for (long sequence = next; sequence <= last; sequence++)
                 {
                     offerLarge(publication, large, sequence, second, whole);
                 }
-                await(() -> delivered.size() >= 20, WAIT, "every accepted message", () ->
+                await(() -> delivered.size() >= last, WAIT, "every accepted message", () ->
                 {
                     second.poll(whole, 10);
                     publication.doWork();
@@ -221,8 +262,9 @@ class MemoryLogResendTest
                     second.poll(whole, 10);
                     publication.doWork();
                 }
-                assertEquals(LongStream.rangeClosed(1, 20).boxed().toList(), delivered, "each message once, in order");
-                assertTrue(lengths.stream().allMatch(each -> each == length), "each whole: " + lengths);
+                assertEquals(LongStream.rangeClosed(1, last).boxed().toList(), delivered, "each message once, in order");
+                assertEquals(LongStream.rangeClosed(1, last).mapToObj(sequence -> sequence > 11 && sequence < firstLarge ?
+                    Long.BYTES : length).toList(), lengths, "each whole");
                 assertTrue(publication.counters().framesResent.get() >= 3,
                     "message 11's three fragments written again: " + publication.counters().framesResent.get());
             }
@@ -230,6 +272,46 @@ class MemoryLogResendTest
         finally
         {
             first.close();
+        }
+    }
+
+    @Test
+    void aMessageReadAcrossPollsIsCreditedWholeWithThePollThatReadsItsLastFragment()
+    {
+        // No heartbeat's credit within the test: only the polls' credit can let the next offer in.
+        final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(20)
+            .heartbeatIntervalMs(60_000).livenessTimeoutMs(120_000));
+        try (Subscription subscription = Subscription.open(context, channel("shm", 0) + SMALL_RING, STREAM);
+             Publication publication = Publication.open(context,
+                 channel("shm", subscription.endpoint().getPort()) + SMALL_RING, STREAM))
+        {
+            final FragmentHandler whole = new FragmentAssembler(recorder);
+            await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
+            {
+                subscription.poll(whole, 10);
+                publication.doWork();
+            });
+            // The longest message: half the ring, in five fragments. The first poll reads four of them
+            // (their credit holds at the message's start), the second the last.
+            final UnsafeBuffer longest = new UnsafeBuffer(ByteBuffer.allocateDirect(publication.maxMessageLength()));
+            longest.putLong(0, 1);
+            assertTrue(publication.offer(longest, 0, longest.capacity()) > 0);
+            assertEquals(4, subscription.poll(whole, 4));
+            assertTrue(delivered.isEmpty(), "four fragments are not the message yet");
+            assertTrue(subscription.poll(whole, 10) > 0); // the last (and a PAD where the message wrapped)
+            assertEquals(List.of(1L), delivered);
+            // The next as long needs the whole message's credit, which that last poll sent.
+            longest.putLong(0, 2);
+            long result = 0;
+            for (int attempt = 0; attempt < 100 && result <= 0; attempt++)
+            {
+                result = publication.offer(longest, 0, longest.capacity());
+                subscription.poll(whole, 10);
+                publication.doWork();
+            }
+            assertTrue(result > 0, "the second message was refused: " + result);
+            await(() -> delivered.size() == 2, WAIT, "the second message", () -> subscription.poll(whole, 10));
+            assertEquals(List.of(1L, 2L), delivered);
         }
     }
 

@@ -5,7 +5,8 @@ package io.ringwire.messaging.protocol;
  * memory log, stores) and read only locally by the publication (no remote read on the hot path):
  *
  * <pre>
- *   0: long consumed position (the subscriber's read position in the stream)
+ *   0: long consumed position (the subscriber's read position in the stream; a memory log's
+ *      image, while it has read only part of a message, the start of that message)
  *   8: long subscriber liveness counter (incremented with every credit write, heartbeat or not)
  *  16: long receives posted: receive requests the subscriber has posted on this connection so far
  * </pre>
