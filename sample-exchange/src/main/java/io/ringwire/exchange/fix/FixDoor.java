@@ -679,7 +679,8 @@ public final class FixDoor implements Application, AutoCloseable
      * for the gateway to cut off ({@link #takeSlow}). Allocation-free.
      *
      * @return false when neither the session's queue nor the ring could take the reply (counted):
-     *         the gateway then cuts that session off as a slow consumer.
+     *         its queue overflowed, so the session is marked ({@link #takeSlow}) and the gateway
+     *         cuts it off as a slow consumer.
      */
     public boolean toSession(final int sessionIndex, final DirectBuffer message, final int offset, final int length)
     {

@@ -217,12 +217,11 @@ public final class GatewayNode implements Agent, AutoCloseable
             final Outbound client = toClients[i];
             if (null == client)
             {
-                // A FIX session whose reply the door refused, or whose queue there overflowed (the
-                // door's mark is taken either way, so that it cannot cut a later connection).
-                final boolean overflowed = null != door && door.takeSlow(i);
-                if (pendingSlow[i] || overflowed)
+                // A FIX session whose queue at the door overflowed (which every reply the door
+                // refuses follows): the door keeps the mark, and a logon it reads clears it, so
+                // that it cannot cut the member's next connection.
+                if (null != door && door.takeSlow(i))
                 {
-                    pendingSlow[i] = false;
                     gateway.onSlowConsumer(i, nowNs);
                     work++;
                 }
@@ -353,12 +352,7 @@ public final class GatewayNode implements Agent, AutoCloseable
         {
             if (null == toClients[sessionIndex])
             {
-                if (door.toSession(sessionIndex, buffer, offset, length))
-                {
-                    return true;
-                }
-                pendingSlow[sessionIndex] = true;
-                return false;
+                return door.toSession(sessionIndex, buffer, offset, length); // a refusal marks it slow there
             }
             if (toClients[sessionIndex].send(buffer, offset, length))
             {
