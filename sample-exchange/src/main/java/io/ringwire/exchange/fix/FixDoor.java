@@ -20,6 +20,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
@@ -124,6 +125,9 @@ public final class FixDoor implements Application, AutoCloseable
      * Each session's queue at the door: its records that the ring could not take yet (its share
      * held, the ring full, or its earlier records waiting), in order. A session whose queue
      * overflows is the one behind: the gateway cuts it off as a slow consumer ({@link #takeSlow}).
+     * It overflows when the next record does not fit at its end and less than a quarter of it has
+     * been taken from its front: compacting only then keeps a nearly full queue from being moved
+     * on every record.
      */
     static final int SESSION_QUEUE_BYTES = 64 << 10;
     /** A queued record's header: its ring record type, then its length. */
@@ -179,6 +183,7 @@ public final class FixDoor implements Application, AutoCloseable
     private final HeartbeatEncoder heartbeat = new HeartbeatEncoder();
     // The gateway's side.
     private final ControlledMessageHandler onInbound = this::onInbound;
+    private final MessageHandler onOutbound = this::onOutbound;
     private Gateway gateway;
     private long nowNs;
     // The sender's side.
@@ -235,9 +240,11 @@ public final class FixDoor implements Application, AutoCloseable
     private int queuedSessionsHead;
     private int queuedSessionsCount;
     /**
-     * Per session index: its queue overflowed, so the gateway is cutting it off; until its next
-     * logon its records may take twice its share of the ring, so that what the gateway sends it as
-     * it goes (the engine's cancels of its orders) reaches the store for its ResendRequest.
+     * Per session index: its queue overflowed, so the gateway is cutting it off; until that backlog
+     * is back within its share (its queue empty), whichever connection of the member is current, its
+     * records may take twice its share of the ring, so that what the gateway sends it as it goes
+     * (the engine's cancels of its orders) reaches the store for its ResendRequest, and a member that
+     * logs on again before the sender caught up is not cut for the backlog its last connection left.
      */
     private final boolean[] pastShare;
     /** Per session index: its queue overflowed and the gateway has not yet asked ({@link #takeSlow}). */
@@ -249,6 +256,8 @@ public final class FixDoor implements Application, AutoCloseable
     private final SocketAcceptor acceptor;
     private final long clockToEpochNs;
     private volatile boolean running = true;
+    /** False from the start of {@link #close}: a QuickFIX/J thread waiting for room in the inbound ring lets go. */
+    private volatile boolean accepting = true;
 
     /**
      * Binds the acceptor (it accepts once {@link #start} is called).
@@ -631,8 +640,7 @@ public final class FixDoor implements Application, AutoCloseable
             case LOGGED_ON ->
             {
                 logonsAndLogoutsRead[sessionIndex]++;
-                pastShare[sessionIndex] = false; // a new connection: the share holds again,
-                slow[sessionIndex] = false; // and the last one's overflow does not cut it
+                slow[sessionIndex] = false; // a new connection: the last one's overflow does not cut it
                 gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
                 gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
@@ -713,6 +721,10 @@ public final class FixDoor implements Application, AutoCloseable
         final boolean member = accounted(sessionIndex) && null != queues[sessionIndex];
         final UnsafeBuffer queue = member ? queues[sessionIndex] : null;
         final boolean queued = member && queueHeads[sessionIndex] != queueTails[sessionIndex];
+        if (member && pastShare[sessionIndex] && !queued && held(sessionIndex) <= SESSION_SHARE)
+        {
+            pastShare[sessionIndex] = false; // the backlog it was cut for has gone: its share holds again
+        }
         if (!queued && withinShare(sessionIndex, recordLength) && claimInRing(type, recordLength))
         {
             return claimedRingIndex;
@@ -727,8 +739,13 @@ public final class FixDoor implements Application, AutoCloseable
         {
             return claimInQueue(type, sessionIndex, recordLength);
         }
-        slow[sessionIndex] = true;
-        pastShare[sessionIndex] = true;
+        if (!pastShare[sessionIndex])
+        {
+            // The first overflow cuts it; while the backlog it was cut for drains, only a refusal
+            // (below) marks it again, so that its next connection is not cut for that backlog.
+            slow[sessionIndex] = true;
+            pastShare[sessionIndex] = true;
+        }
         while (queueHeads[sessionIndex] != queueTails[sessionIndex] && moveQueued(sessionIndex) == MOVED)
         {
             // Its queue into the ring, ahead of this record: its order holds.
@@ -742,6 +759,7 @@ public final class FixDoor implements Application, AutoCloseable
         {
             return claimInQueue(type, sessionIndex, recordLength);
         }
+        slow[sessionIndex] = true; // a reply of its current connection is lost: that connection goes too
         repliesRefused.incrementAndGet();
         return -1;
     }
@@ -916,7 +934,7 @@ public final class FixDoor implements Application, AutoCloseable
         final IdleStrategy idle = new BackoffIdleStrategy(1, 1, 10_000, 50_000);
         while (running)
         {
-            idle.idle(outbound.read(this::onOutbound, POLL_LIMIT));
+            idle.idle(outbound.read(onOutbound, POLL_LIMIT));
         }
     }
 
@@ -1026,6 +1044,7 @@ public final class FixDoor implements Application, AutoCloseable
     @Override
     public void close()
     {
+        accepting = false; // the acceptor's stop logs every member out: none of them waits in offer
         acceptor.stop(true);
         running = false;
         try
@@ -1043,7 +1062,7 @@ public final class FixDoor implements Application, AutoCloseable
     /** Writes a record into the inbound ring, waiting while it is full: the member is held back, nothing lost. */
     private void offer(final int type, final int sessionIndex, final DirectBuffer sbe, final int length)
     {
-        while (running)
+        while (accepting)
         {
             final int claimed = inbound.tryClaim(type, RECORD_HEADER + length);
             if (claimed >= 0)
@@ -1194,7 +1213,7 @@ public final class FixDoor implements Application, AutoCloseable
         }
         final FixOrders sessionOrders = orders[member.sessionIndex()];
         final long account = member.session().account();
-        final Message refusal;
+        Message refusal;
         synchronized (inboundLock)
         {
             final long sendingNs = message.getHeader().isSetField(SendingTime.FIELD) ?
@@ -1223,12 +1242,12 @@ public final class FixDoor implements Application, AutoCloseable
             catch (final FieldNotFound ex)
             {
                 // The data dictionary lets no request without its required tags through: a conditional one.
-                refusals.incrementAndGet();
-                Session.lookupSession(sessionId).send(FixOutbound.businessReject(message,
-                    "required tag " + ex.field + " missing"));
-                return;
+                refusal = FixOutbound.businessReject(message, "required tag " + ex.field + " missing");
             }
         }
+        // Sent outside the lock: QuickFIX/J's send takes the session's own lock, and the sender
+        // thread, holding that lock in a send that disconnects the member, waits for this one in
+        // onLogout.
         refusals.incrementAndGet();
         Session.lookupSession(sessionId).send(refusal);
     }

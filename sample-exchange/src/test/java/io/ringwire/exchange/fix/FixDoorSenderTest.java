@@ -167,6 +167,16 @@ class FixDoorSenderTest
                 assertEquals(0, door.queuedBytesOf(session), "the ring has room for the others");
             }
             assertEquals(0, door.repliesRefused());
+            // Its queue fills again while the backlog it was cut for waits: that marks it no more (its
+            // member's next connection, logged on meanwhile, would be cut for it); a reply refused does.
+            while (door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
+            {
+                assertFalse(door.takeSlow(0), "marked again with a reply of its taken at " + door.queuedBytesOf(0) +
+                    " bytes queued");
+            }
+            assertEquals(1, door.repliesRefused());
+            assertTrue(door.queuedBytesOf(0) > FixDoor.SESSION_QUEUE_BYTES * 3 / 4, "its queue was full");
+            assertTrue(door.takeSlow(0), "the refusal marks it");
         }
     }
 

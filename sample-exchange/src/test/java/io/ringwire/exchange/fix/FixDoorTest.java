@@ -396,6 +396,15 @@ class FixDoorTest
         client.send(status);
         final Message reject = client.next(MsgType.BUSINESS_MESSAGE_REJECT, WAIT);
         assertEquals("H", reject.getString(372));
+
+        // OrderQty is optional in FIX 4.4's dictionary (its component may carry CashOrderQty instead):
+        // the door's own check answers it, from the member's thread but outside the door's lock.
+        final NewOrderSingle noQuantity = limit("P-4", Side.BUY, "1000", 1, TimeInForce.DAY);
+        noQuantity.removeField(OrderQty.FIELD);
+        client.send(noQuantity);
+        final Message missing = client.next(MsgType.BUSINESS_MESSAGE_REJECT, WAIT);
+        assertEquals("D", missing.getString(372));
+        assertTrue(missing.getString(58).contains("required tag 38 missing"), missing.getString(58));
         assertTrue(client.isLoggedOn(), "the session survives");
     }
 
