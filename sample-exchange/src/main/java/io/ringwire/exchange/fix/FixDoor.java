@@ -112,15 +112,11 @@ public final class FixDoor implements Application, AutoCloseable
     private static final int DISCONNECT = 3;
     /** The members' requests waiting for the gateway's thread: past it, QuickFIX/J's reader waits. */
     private static final int INBOUND_RING_BYTES = 4 << 20;
-    /** Room for four members' shares: a member that falls behind cannot take the others' room. */
-    private static final int OUTBOUND_RING_BYTES = 16 << 20;
-    /**
-     * The outbound ring one session's records may hold at most. Every member's replies pass through
-     * the one ring and its one sender thread: a member whose replies come faster than the sender maps
-     * them waits at its share, in its own queue, so that it never fills the ring the others' replies
-     * need.
-     */
-    static final int SESSION_SHARE = OUTBOUND_RING_BYTES / 4;
+    /** The outbound ring's least and most bytes (it holds the shares of every member and two more). */
+    private static final int MIN_OUTBOUND_RING_BYTES = 16 << 20;
+    private static final int MAX_OUTBOUND_RING_BYTES = 64 << 20;
+    /** The most of the outbound ring one session's records may hold, where the ring has room for every share. */
+    static final int MAX_SESSION_SHARE = 4 << 20;
     /**
      * Each session's queue at the door: its records that the ring could not take yet (its share
      * held, the ring full, or its earlier records waiting), in order. A session whose queue
@@ -173,7 +169,15 @@ public final class FixDoor implements Application, AutoCloseable
     private final FixOrders[] orders;
     private final Map<SessionID, Integer> heartbeatSeconds = new java.util.concurrent.ConcurrentHashMap<>();
     private final ManyToOneRingBuffer inbound = ring(ManyToOneRingBuffer::new, INBOUND_RING_BYTES);
-    private final OneToOneRingBuffer outbound = ring(OneToOneRingBuffer::new, OUTBOUND_RING_BYTES);
+    /**
+     * Every member's replies pass through the one outbound ring and its one sender thread. It holds
+     * every member's share and two more: a member whose replies come faster than the sender maps
+     * them waits at its share, in its own queue, and so never takes the room of a member within its
+     * own, while no more than two members are being cut off at once (each may take twice its share).
+     */
+    private final OneToOneRingBuffer outbound;
+    /** The outbound ring one session's records may hold at most. */
+    private final int sessionShare;
     // QuickFIX/J's side, under inboundLock.
     private final Object inboundLock = new Object();
     private final FixInbound mapper = new FixInbound();
@@ -240,14 +244,15 @@ public final class FixDoor implements Application, AutoCloseable
     private int queuedSessionsHead;
     private int queuedSessionsCount;
     /**
-     * Per session index: its queue overflowed, so the gateway is cutting it off; until that backlog
-     * is back within its share (its queue empty), whichever connection of the member is current, its
-     * records may take twice its share of the ring, so that what the gateway sends it as it goes
-     * (the engine's cancels of its orders) reaches the store for its ResendRequest, and a member that
-     * logs on again before the sender caught up is not cut for the backlog its last connection left.
+     * Per session index: its queue overflowed, so the gateway is cutting it off; until its next
+     * logon its records may take twice its share of the ring, so that what the gateway sends it as
+     * it goes (the engine's cancels of its orders) reaches the store for its ResendRequest.
      */
     private final boolean[] pastShare;
-    /** Per session index: its queue overflowed and the gateway has not yet asked ({@link #takeSlow}). */
+    /**
+     * Per session index: its queue overflowed, or a reply of it was refused, and the gateway has not
+     * yet asked ({@link #takeSlow}).
+     */
     private final boolean[] slow;
     /** Where {@link #claim} put the record: the ring (its claim's index) or a session's queue. */
     private MutableDirectBuffer claimedIn;
@@ -276,10 +281,25 @@ public final class FixDoor implements Application, AutoCloseable
     public FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
         final int maxClOrdIds, final long clockToEpochNs)
     {
+        this(address, compId, store, members, maxClOrdIds, clockToEpochNs, members.size() + 2);
+    }
+
+    /**
+     * A door whose outbound ring holds {@code sharesInRing} session shares: fewer than the members
+     * and two more (a test's) lets members within their share fill it.
+     */
+    FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
+        final int maxClOrdIds, final long clockToEpochNs, final int sharesInRing)
+    {
         if (members.size() > MAX_SESSIONS)
         {
             throw new IllegalArgumentException("a FIX door serves at most " + MAX_SESSIONS + " sessions");
         }
+        final long wanted = (long)sharesInRing * MAX_SESSION_SHARE;
+        final int ringBytes = wanted >= MAX_OUTBOUND_RING_BYTES ? MAX_OUTBOUND_RING_BYTES :
+            Math.max(MIN_OUTBOUND_RING_BYTES, BitUtil.findNextPositivePowerOfTwo((int)wanted));
+        outbound = ring(OneToOneRingBuffer::new, ringBytes);
+        sessionShare = Math.min(MAX_SESSION_SHARE, ringBytes / sharesInRing);
         this.clockToEpochNs = clockToEpochNs;
         final int slots = 1 + members.stream().mapToInt(Member::sessionIndex).max().orElse(0);
         membersByIndex = new Member[slots];
@@ -419,6 +439,12 @@ public final class FixDoor implements Application, AutoCloseable
     public long recordsTaken()
     {
         return recordsTaken.get();
+    }
+
+    /** @return the outbound ring one session's records may hold at most. */
+    int sessionShare()
+    {
+        return sessionShare;
     }
 
     /** @return bytes of records waiting in the session's queue at the door (the gateway's thread). */
@@ -640,7 +666,8 @@ public final class FixDoor implements Application, AutoCloseable
             case LOGGED_ON ->
             {
                 logonsAndLogoutsRead[sessionIndex]++;
-                slow[sessionIndex] = false; // a new connection: the last one's overflow does not cut it
+                pastShare[sessionIndex] = false; // a new connection: the share holds again,
+                slow[sessionIndex] = false; // and the last one's overflow does not cut it
                 gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
                 gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
@@ -721,10 +748,6 @@ public final class FixDoor implements Application, AutoCloseable
         final boolean member = accounted(sessionIndex) && null != queues[sessionIndex];
         final UnsafeBuffer queue = member ? queues[sessionIndex] : null;
         final boolean queued = member && queueHeads[sessionIndex] != queueTails[sessionIndex];
-        if (member && pastShare[sessionIndex] && !queued && held(sessionIndex) <= SESSION_SHARE)
-        {
-            pastShare[sessionIndex] = false; // the backlog it was cut for has gone: its share holds again
-        }
         if (!queued && withinShare(sessionIndex, recordLength) && claimInRing(type, recordLength))
         {
             return claimedRingIndex;
@@ -739,13 +762,8 @@ public final class FixDoor implements Application, AutoCloseable
         {
             return claimInQueue(type, sessionIndex, recordLength);
         }
-        if (!pastShare[sessionIndex])
-        {
-            // The first overflow cuts it; while the backlog it was cut for drains, only a refusal
-            // (below) marks it again, so that its next connection is not cut for that backlog.
-            slow[sessionIndex] = true;
-            pastShare[sessionIndex] = true;
-        }
+        slow[sessionIndex] = true;
+        pastShare[sessionIndex] = true;
         while (queueHeads[sessionIndex] != queueTails[sessionIndex] && moveQueued(sessionIndex) == MOVED)
         {
             // Its queue into the ring, ahead of this record: its order holds.
@@ -759,7 +777,6 @@ public final class FixDoor implements Application, AutoCloseable
         {
             return claimInQueue(type, sessionIndex, recordLength);
         }
-        slow[sessionIndex] = true; // a reply of its current connection is lost: that connection goes too
         repliesRefused.incrementAndGet();
         return -1;
     }
@@ -842,7 +859,7 @@ public final class FixDoor implements Application, AutoCloseable
     private boolean withinShare(final int sessionIndex, final int recordLength)
     {
         return !accounted(sessionIndex) ||
-            held(sessionIndex) + ringBytes(recordLength) <= (pastShare[sessionIndex] ? 2L : 1L) * SESSION_SHARE;
+            held(sessionIndex) + ringBytes(recordLength) <= (pastShare[sessionIndex] ? 2L : 1L) * sessionShare;
     }
 
     private boolean accounted(final int sessionIndex)

@@ -217,9 +217,9 @@ public final class GatewayNode implements Agent, AutoCloseable
             final Outbound client = toClients[i];
             if (null == client)
             {
-                // A FIX session whose queue at the door overflowed (which every reply the door
-                // refuses follows): the door keeps the mark, and a logon it reads clears it, so
-                // that it cannot cut the member's next connection.
+                // A FIX session the door marked (its queue there overflowed, as it has before any
+                // reply of it is refused): a logon the door reads clears the mark, so that it
+                // cannot cut the member's next connection.
                 if (null != door && door.takeSlow(i))
                 {
                     gateway.onSlowConsumer(i, nowNs);

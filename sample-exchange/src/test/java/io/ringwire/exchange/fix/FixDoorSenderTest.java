@@ -33,7 +33,7 @@ class FixDoorSenderTest
     @Test
     void aDisconnectTheFullRingCannotTakeIsSentOnceThereIsRoomBehindTheRepliesWaiting() throws Exception
     {
-        try (FixDoor door = door())
+        try (FixDoor door = door(4))
         {
             // Five sessions' shares are more than the ring: taking turns, they fill it, none at its share.
             long replies = fill(door, 0, 5, NOTHING_TO_SEND.capacity());
@@ -67,7 +67,7 @@ class FixDoorSenderTest
     @Test
     void aSessionWhoseRepliesOutrunTheSenderWaitsInItsOwnQueueAndOneWithFewRepliesIsNotHeldBehindIt() throws Exception
     {
-        try (FixDoor door = door())
+        try (FixDoor door = door(4))
         {
             // The sender takes nothing yet. Session 0's replies take its share of the ring, then its
             // queue; the reply that overflows the queue marks session 0 for the gateway to cut off.
@@ -78,7 +78,7 @@ class FixDoorSenderTest
                 accepted++;
             }
             while (!door.takeSlow(0));
-            assertTrue(accepted > (FixDoor.SESSION_SHARE + FixDoor.SESSION_QUEUE_BYTES) / 128,
+            assertTrue(accepted > (door.sessionShare() + FixDoor.SESSION_QUEUE_BYTES) / 128,
                 accepted + " replies of session 0 taken");
             assertEquals(0, door.queuedBytesOf(0), "its queue went into the ring, ahead of the reply that overflowed it");
             // What the gateway sends it as it cuts it off (the engine's cancels of its orders) still goes.
@@ -145,10 +145,10 @@ class FixDoorSenderTest
     @Test
     void aSessionBeingCutOffTakesAtMostTwiceItsShareOfTheRing() throws Exception
     {
-        try (FixDoor door = door())
+        try (FixDoor door = door(4))
         {
             long accepted = untilQueued(door, 0, 1); // its share, then one reply waits
-            final long recordBytes = FixDoor.SESSION_SHARE / (accepted - 1); // the room one reply takes in the ring
+            final long recordBytes = door.sessionShare() / (accepted - 1); // the room one reply takes in the ring
             do // its queue, until it overflows
             {
                 assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
@@ -157,9 +157,9 @@ class FixDoorSenderTest
             while (!door.takeSlow(0));
             accepted += untilQueued(door, 0, 1); // past its share, until it holds twice that
             final long inRing = accepted - 1; // the last one waits in its queue
-            assertTrue(inRing * recordBytes <= 2L * FixDoor.SESSION_SHARE + recordBytes,
+            assertTrue(inRing * recordBytes <= 2L * door.sessionShare() + recordBytes,
                 inRing + " replies of " + recordBytes + " bytes in the ring");
-            assertTrue(inRing * recordBytes > 2L * FixDoor.SESSION_SHARE - 2 * recordBytes,
+            assertTrue(inRing * recordBytes > 2L * door.sessionShare() - 2 * recordBytes,
                 "it took twice its share: " + inRing + " replies");
             for (int session = 1; session <= 2; session++)
             {
@@ -167,12 +167,11 @@ class FixDoorSenderTest
                 assertEquals(0, door.queuedBytesOf(session), "the ring has room for the others");
             }
             assertEquals(0, door.repliesRefused());
-            // Its queue fills again while the backlog it was cut for waits: that marks it no more (its
-            // member's next connection, logged on meanwhile, would be cut for it); a reply refused does.
+            // Its queue fills again at twice its share: the reply neither can take is refused, counted,
+            // and marks it for the gateway, which cuts whichever connection of it is current.
             while (door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
             {
-                assertFalse(door.takeSlow(0), "marked again with a reply of its taken at " + door.queuedBytesOf(0) +
-                    " bytes queued");
+                assertFalse(door.takeSlow(0), "marked with a reply taken, at " + door.queuedBytesOf(0) + " bytes queued");
             }
             assertEquals(1, door.repliesRefused());
             assertTrue(door.queuedBytesOf(0) > FixDoor.SESSION_QUEUE_BYTES * 3 / 4, "its queue was full");
@@ -183,7 +182,7 @@ class FixDoorSenderTest
     @Test
     void aReplyNeitherItsSessionsQueueNorTheFullRingCanTakeIsRefusedAndTheSessionMarkedSlow() throws Exception
     {
-        try (FixDoor door = door())
+        try (FixDoor door = door(4))
         {
             long accepted = 0;
             for (int session = 0; session <= 3; session++) // four shares: the ring is full
@@ -201,6 +200,51 @@ class FixDoorSenderTest
             {
                 assertFalse(door.takeSlow(session), "session " + session + " is not cut");
             }
+
+            door.start();
+            final long all = accepted;
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (door.recordsTaken() < all && System.nanoTime() < deadline)
+            {
+                door.sendOwed();
+            }
+            assertEquals(all, door.recordsTaken(), "every reply accepted reached the sender");
+        }
+    }
+
+    @Test
+    void aMemberWithinItsShareFindsRoomInTheRingWhileTwoOthersAreCutOffAndTheRestHoldTheirShare() throws Exception
+    {
+        try (FixDoor door = door(MEMBERS + 2))
+        {
+            assertEquals(FixDoor.MAX_SESSION_SHARE, door.sessionShare());
+            long accepted = 0;
+            for (int session = 0; session <= 1; session++) // cut off: each takes twice its share
+            {
+                do
+                {
+                    assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
+                    accepted++;
+                }
+                while (!door.takeSlow(session));
+                accepted += untilQueued(door, session, 1);
+            }
+            for (int session = 2; session <= 4; session++)
+            {
+                accepted += untilQueued(door, session, 1);
+            }
+            // Session 5's burst (a mass cancel's reports, say) goes straight into the ring.
+            for (int i = 0; i < 2_000; i++)
+            {
+                assertTrue(door.toSession(5, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + i);
+                accepted++;
+            }
+            assertEquals(0, door.queuedBytesOf(5), "nothing of it waits");
+            for (int session = 2; session < MEMBERS; session++)
+            {
+                assertFalse(door.takeSlow(session), "session " + session + " is not cut");
+            }
+            assertEquals(0, door.repliesRefused());
 
             door.start();
             final long all = accepted;
@@ -264,7 +308,7 @@ class FixDoorSenderTest
     @Test
     void aRecordTheSenderFailsOnIsCountedAndSkippedAndTheSenderGoesOn() throws Exception
     {
-        try (FixDoor door = door())
+        try (FixDoor door = door(4))
         {
             door.start();
             assertTrue(door.toSession(99, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "a session the door lacks");
@@ -276,14 +320,20 @@ class FixDoorSenderTest
         }
     }
 
-    private static FixDoor door()
+    /**
+     * A door of {@value #MEMBERS} members whose outbound ring holds {@code sharesInRing} session
+     * shares: 4 lets members within their share fill it (the ring a door of more than two members
+     * would have without its sizing); {@code MEMBERS + 2} is the door's own sizing.
+     */
+    private static FixDoor door(final int sharesInRing)
     {
         final List<FixDoor.Member> members = new java.util.ArrayList<>();
         for (int i = 0; i < MEMBERS; i++)
         {
             members.add(new FixDoor.Member(i, new SessionConfig(1 + i, "token-" + i, 1 + i, "member-" + i), "MEMBER" + i));
         }
-        return new FixDoor(new InetSocketAddress("127.0.0.1", LoopbackPorts.pick()), "EXCH", null, members, 1 << 20, 0);
+        return new FixDoor(new InetSocketAddress("127.0.0.1", LoopbackPorts.pick()), "EXCH", null, members, 1 << 20, 0,
+            sharesInRing);
     }
 
     private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
