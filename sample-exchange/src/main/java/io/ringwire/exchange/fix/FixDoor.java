@@ -118,6 +118,17 @@ public final class FixDoor implements Application, AutoCloseable
     /** The most of the outbound ring one session's records may hold, where the ring has room for every share. */
     static final int MAX_SESSION_SHARE = 4 << 20;
     /**
+     * The least: past about 60 members the shares no longer fit the largest ring, and a member
+     * within its share may then meet the ring full (it waits in its queue), rather than every
+     * member being cut at a few hundred replies behind.
+     */
+    static final int MIN_SESSION_SHARE = 1 << 20;
+    /**
+     * Outbound ring bytes no share counts on: the sender frees a batch of records only after the
+     * batch, a claim wants a little more than its record, and the wrap pads.
+     */
+    private static final int RING_HEADROOM = 64 << 10;
+    /**
      * Each session's queue at the door: its records that the ring could not take yet (its share
      * held, the ring full, or its earlier records waiting), in order. A session whose queue
      * overflows is the one behind: the gateway cuts it off as a slow consumer ({@link #takeSlow}).
@@ -171,9 +182,10 @@ public final class FixDoor implements Application, AutoCloseable
     private final ManyToOneRingBuffer inbound = ring(ManyToOneRingBuffer::new, INBOUND_RING_BYTES);
     /**
      * Every member's replies pass through the one outbound ring and its one sender thread. It holds
-     * every member's share and two more: a member whose replies come faster than the sender maps
-     * them waits at its share, in its own queue, and so never takes the room of a member within its
-     * own, while no more than two members are being cut off at once (each may take twice its share).
+     * every member's share and two more (up to about 60 members): a member whose replies come
+     * faster than the sender maps them waits at its share, in its own queue, and so never takes the
+     * room of a member within its own, while no more than two members are being cut off at once
+     * (each may take twice its share).
      */
     private final OneToOneRingBuffer outbound;
     /** The outbound ring one session's records may hold at most. */
@@ -249,10 +261,7 @@ public final class FixDoor implements Application, AutoCloseable
      * it goes (the engine's cancels of its orders) reaches the store for its ResendRequest.
      */
     private final boolean[] pastShare;
-    /**
-     * Per session index: its queue overflowed, or a reply of it was refused, and the gateway has not
-     * yet asked ({@link #takeSlow}).
-     */
+    /** Per session index: its queue overflowed and the gateway has not yet asked ({@link #takeSlow}). */
     private final boolean[] slow;
     /** Where {@link #claim} put the record: the ring (its claim's index) or a session's queue. */
     private MutableDirectBuffer claimedIn;
@@ -295,11 +304,15 @@ public final class FixDoor implements Application, AutoCloseable
         {
             throw new IllegalArgumentException("a FIX door serves at most " + MAX_SESSIONS + " sessions");
         }
+        if (sharesInRing < 1)
+        {
+            throw new IllegalArgumentException("the outbound ring holds at least one share: " + sharesInRing);
+        }
         final long wanted = (long)sharesInRing * MAX_SESSION_SHARE;
         final int ringBytes = wanted >= MAX_OUTBOUND_RING_BYTES ? MAX_OUTBOUND_RING_BYTES :
             Math.max(MIN_OUTBOUND_RING_BYTES, BitUtil.findNextPositivePowerOfTwo((int)wanted));
         outbound = ring(OneToOneRingBuffer::new, ringBytes);
-        sessionShare = Math.min(MAX_SESSION_SHARE, ringBytes / sharesInRing);
+        sessionShare = Math.clamp((ringBytes - RING_HEADROOM) / sharesInRing, MIN_SESSION_SHARE, MAX_SESSION_SHARE);
         this.clockToEpochNs = clockToEpochNs;
         final int slots = 1 + members.stream().mapToInt(Member::sessionIndex).max().orElse(0);
         membersByIndex = new Member[slots];
@@ -854,7 +867,7 @@ public final class FixDoor implements Application, AutoCloseable
     /**
      * Whether the ring may take the record for the session: its records hold at most its share, or
      * twice that once its queue overflowed (a session being cut off: the engine's cancels of its
-     * orders), so that even then it leaves the others half of the ring.
+     * orders), so that even then the others find their shares' room.
      */
     private boolean withinShare(final int sessionIndex, final int recordLength)
     {
