@@ -201,14 +201,7 @@ class FixDoorSenderTest
                 assertFalse(door.takeSlow(session), "session " + session + " is not cut");
             }
 
-            door.start();
-            final long all = accepted;
-            final long deadline = System.nanoTime() + WAIT.toNanos();
-            while (door.recordsTaken() < all && System.nanoTime() < deadline)
-            {
-                door.sendOwed();
-            }
-            assertEquals(all, door.recordsTaken(), "every reply accepted reached the sender");
+            startAndDrain(door, accepted);
         }
     }
 
@@ -246,15 +239,20 @@ class FixDoorSenderTest
             }
             assertEquals(0, door.repliesRefused());
 
-            door.start();
-            final long all = accepted;
-            final long deadline = System.nanoTime() + WAIT.toNanos();
-            while (door.recordsTaken() < all && System.nanoTime() < deadline)
-            {
-                door.sendOwed();
-            }
-            assertEquals(all, door.recordsTaken(), "every reply accepted reached the sender");
+            startAndDrain(door, accepted);
         }
+    }
+
+    /** Starts the sender and runs the gateway's cycles until it has taken every one of {@code accepted} replies. */
+    private static void startAndDrain(final FixDoor door, final long accepted)
+    {
+        door.start();
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (door.recordsTaken() < accepted && System.nanoTime() < deadline)
+        {
+            door.sendOwed();
+        }
+        assertEquals(accepted, door.recordsTaken(), "every reply accepted reached the sender");
     }
 
     private static boolean anyQueued(final FixDoor door)
