@@ -485,8 +485,7 @@ final class Image implements AutoCloseable
     /**
      * Stores the consumed position (the start of a message read only in part) and a liveness count
      * straight into the publication's credit region (a memory log): the count first, the position
-     * last with release order. The region is
-     * mapped at the first credit, after the connection is up.
+     * last with release order. The region is mapped at the first credit, after the connection is up.
      */
     private void storeCredit(final long nowNs, final SubscriptionCounters counters)
     {

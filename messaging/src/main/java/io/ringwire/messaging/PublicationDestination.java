@@ -262,8 +262,7 @@ final class PublicationDestination implements AutoCloseable
      * {@link #join} to write again. The ring is still mapped here, whatever the subscriber did with
      * its own mapping. Frames are taken from the start of a message the image had read only part
      * of (the image credits no further than that start, so the ring holds it), else from where the
-     * image stopped reading. Nothing
-     * is taken (what an earlier connection's image left stays taken) when
+     * image stopped reading. Nothing is taken (what an earlier connection's image left stays taken) when
      * there was no connection since the last attempt, or the image did not close, read everything,
      * or left a position off the frame grid or more than a ring behind; the frames themselves are
      * checked by {@link #join}.
