@@ -49,7 +49,7 @@ class JournalKillTest
     private static final int MIN_ROUNDS = 6;
     /** Rounds go on past {@link #MIN_ROUNDS} until this many found a torn record, up to {@link #MAX_ROUNDS}. */
     private static final int TORN_TAILS_WANTED = 2;
-    private static final int MAX_ROUNDS = 16;
+    private static final int MAX_ROUNDS = 48;
     private static final int SEGMENT_LENGTH = 256 * 1024;
     private static final int MIN_REPORTS_BEFORE_KILL = 100;
     private static final int MAX_REPORTS_BEFORE_KILL = 1500;
