@@ -124,6 +124,12 @@ public final class FixDoor implements Application, AutoCloseable
      */
     static final int MIN_SESSION_SHARE = 1 << 20;
     /**
+     * The shares one session's records may hold in all, of every connection of it: a member that
+     * logs on again before its last connection's backlog (up to two shares, were it cut off) is sent
+     * has its whole share for the new one, and no more however often it logs on again.
+     */
+    static final long SHARES_HELD_AT_MOST = 3;
+    /**
      * Outbound ring bytes no share counts on: the sender frees a batch of records only after the
      * batch, a claim wants a little more than its record, and the wrap pads.
      */
@@ -185,7 +191,8 @@ public final class FixDoor implements Application, AutoCloseable
      * every member's share and two more (up to about 60 members): a member whose replies come
      * faster than the sender maps them waits at its share, in its own queue, and so never takes the
      * room of a member within its own, while no more than two members are being cut off at once
-     * (each may take twice its share).
+     * (each may take twice its share), or one logs on again over its last connection's backlog
+     * (its records may take three shares, {@link #SHARES_HELD_AT_MOST}).
      */
     private final OneToOneRingBuffer outbound;
     /** The outbound ring one session's records may hold at most. */
@@ -245,6 +252,12 @@ public final class FixDoor implements Application, AutoCloseable
     private final long[] ringBytesWritten;
     /** Per session index, ring bytes of its records the sender thread has taken. */
     private final AtomicLongArray ringBytesTaken;
+    /**
+     * Per session index, {@link #ringBytesWritten} when its current connection logged on: what its
+     * earlier connections left in the ring, which the sender takes first (the ring is in order) and
+     * which its share does not count.
+     */
+    private final long[] ringBytesBeforeConnection;
     /** Per session index, its queue at the door (null for an index no member has); the gateway's thread. */
     private final UnsafeBuffer[] queues;
     /** Per session index, where its queue's oldest record starts and where the next goes. */
@@ -324,6 +337,7 @@ public final class FixDoor implements Application, AutoCloseable
         logonsAndLogoutsRead = new int[slots];
         ringBytesWritten = new long[slots];
         ringBytesTaken = new AtomicLongArray(slots);
+        ringBytesBeforeConnection = new long[slots];
         queues = new UnsafeBuffer[slots];
         queueHeads = new int[slots];
         queueTails = new int[slots];
@@ -679,8 +693,7 @@ public final class FixDoor implements Application, AutoCloseable
             case LOGGED_ON ->
             {
                 logonsAndLogoutsRead[sessionIndex]++;
-                pastShare[sessionIndex] = false; // a new connection: the share holds again,
-                slow[sessionIndex] = false; // and the last one's overflow does not cut it
+                connectionBegan(sessionIndex);
                 gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
                 gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
@@ -715,6 +728,22 @@ public final class FixDoor implements Application, AutoCloseable
             }
         }
         return ControlledMessageHandler.Action.CONTINUE;
+    }
+
+    /**
+     * A new connection of the session (its logon read): its share holds again, counted from here, so
+     * that what its last connection left in the ring (up to twice the share, were it cut off as slow)
+     * neither holds the new one's replies back until its queue overflows nor cuts it; the last one's
+     * overflow does not cut it either. The sender takes that backlog first (it is sent, and stored
+     * for a ResendRequest), so it is gone from the ring before long; while it is there the session's
+     * records may hold up to {@link #SHARES_HELD_AT_MOST} shares in all. What its last connection
+     * left in its queue goes into the ring after the logon, and counts on the new one's share.
+     */
+    void connectionBegan(final int sessionIndex)
+    {
+        pastShare[sessionIndex] = false;
+        slow[sessionIndex] = false;
+        ringBytesBeforeConnection[sessionIndex] = ringBytesWritten[sessionIndex];
     }
 
     /**
@@ -865,14 +894,21 @@ public final class FixDoor implements Application, AutoCloseable
     }
 
     /**
-     * Whether the ring may take the record for the session: its records hold at most its share, or
-     * twice that once its queue overflowed (a session being cut off: the engine's cancels of its
-     * orders), so that even then the others find their shares' room.
+     * Whether the ring may take the record for the session: its current connection's records hold
+     * at most its share, or twice that once its queue overflowed (a session being cut off: the
+     * engine's cancels of its orders), and all its records at most {@link #SHARES_HELD_AT_MOST}
+     * shares, so that even then the others find their shares' room.
      */
     private boolean withinShare(final int sessionIndex, final int recordLength)
     {
-        return !accounted(sessionIndex) ||
-            held(sessionIndex) + ringBytes(recordLength) <= (pastShare[sessionIndex] ? 2L : 1L) * sessionShare;
+        if (!accounted(sessionIndex))
+        {
+            return true;
+        }
+        final long written = ringBytesWritten[sessionIndex] + ringBytes(recordLength);
+        final long taken = ringBytesTaken.getAcquire(sessionIndex);
+        return written - Math.max(taken, ringBytesBeforeConnection[sessionIndex]) <=
+            (pastShare[sessionIndex] ? 2L : 1L) * sessionShare && written - taken <= SHARES_HELD_AT_MOST * sessionShare;
     }
 
     private boolean accounted(final int sessionIndex)
@@ -880,8 +916,8 @@ public final class FixDoor implements Application, AutoCloseable
         return sessionIndex >= 0 && sessionIndex < ringBytesWritten.length;
     }
 
-    /** Ring bytes the session's records hold now: written, less what the sender has taken. */
-    private long held(final int sessionIndex)
+    /** Ring bytes the session's records hold now, of every connection of it (for tests). */
+    long ringBytesHeld(final int sessionIndex)
     {
         return ringBytesWritten[sessionIndex] - ringBytesTaken.getAcquire(sessionIndex);
     }

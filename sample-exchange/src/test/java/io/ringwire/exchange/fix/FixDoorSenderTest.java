@@ -243,6 +243,59 @@ class FixDoorSenderTest
         }
     }
 
+    @Test
+    void aMemberLoggingOnAgainBeforeItsLastConnectionsBacklogIsSentHasItsWholeShareAndIsNotCutForThatBacklog()
+        throws Exception
+    {
+        try (FixDoor door = door(0))
+        {
+            // The sender takes nothing yet. Session 0 holds its share, then is cut off as slow and
+            // holds twice its share, one more reply waiting in its queue.
+            final int atShare = untilQueued(door, 0, 1);
+            long accepted = atShare;
+            do
+            {
+                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
+                accepted++;
+            }
+            while (!door.takeSlow(0));
+            accepted += untilQueued(door, 0, 1);
+
+            // It logs on again with all of that still in the ring: the gateway's cycles move what
+            // waits in its queue in, and the new connection's replies take its whole share.
+            door.connectionBegan(0);
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (door.queuedBytesOf(0) > 0 && System.nanoTime() < deadline)
+            {
+                door.sendOwed();
+            }
+            assertEquals(0, door.queuedBytesOf(0), "its queue went into the ring");
+            final int fresh = untilQueued(door, 0, 1);
+            accepted += fresh;
+            assertTrue(fresh > atShare * 9L / 10, fresh + " replies of the new connection before one waited, " +
+                atShare + " at its share");
+            assertFalse(door.takeSlow(0), "the new connection is not cut for its last one's backlog");
+            assertEquals(0, door.repliesRefused());
+            // Its queue overflows too: cut off again, with the last backlog still there, its records
+            // hold three shares at most (not twice its share more), and a reply neither can take is refused.
+            while (door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
+            {
+                accepted++;
+            }
+            assertTrue(door.takeSlow(0));
+            assertEquals(1, door.repliesRefused());
+            final long recordBytes = door.sessionShare() / (atShare - 1);
+            final long bound = FixDoor.SHARES_HELD_AT_MOST * door.sessionShare();
+            assertTrue(door.ringBytesHeld(0) <= bound && door.ringBytesHeld(0) > bound - 2 * recordBytes,
+                door.ringBytesHeld(0) + " ring bytes held, " + bound + " at most");
+            // The other members still find their shares.
+            assertEquals(atShare, untilQueued(door, 1, 1));
+            accepted += atShare;
+
+            startAndDrain(door, accepted);
+        }
+    }
+
     /** Starts the sender and runs the gateway's cycles until it has taken every one of {@code accepted} replies. */
     private static void startAndDrain(final FixDoor door, final long accepted)
     {
