@@ -32,6 +32,8 @@ final class ProcessDemo
 {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+    /** Every role's liveness timeout (see {@link #run}). */
+    private static final long LIVENESS_MS = 5_000;
 
     private ProcessDemo()
     {
@@ -71,8 +73,10 @@ final class ProcessDemo
             final List<Integer> cpus = OnlineCpus.asList();
             final String engineCore = cpus.isEmpty() ? "" : String.valueOf(cpus.getLast());
             final Path files = shmDirectory.resolve("roles");
+            // Five JVMs warm up at once, on as few as two cores with the engine spinning on one: a
+            // role may pause for seconds at the start, and a liveness of 5 s does not take that for gone.
             final RoleFiles.Run run = ExchangeDemo.roleFiles(options.instruments(), options.clients(), options.rate(),
-                options.seed(), journal, shmDirectory, engineCore, options.seconds());
+                options.seed(), journal, shmDirectory, engineCore, options.seconds()).withLivenessTimeoutMs(LIVENESS_MS);
             RoleFiles.writeCore(files, layout, run);
             final RoleProcess engine = start(roles, "engine", files.resolve("engine.conf"), out);
             final RoleProcess gateway = start(roles, "gateway", files.resolve("gateway.conf"), out);

@@ -36,6 +36,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
 
 /**
  * One role of the sample exchange in a JVM of its own, from its config file ({@link RoleConfig}):
@@ -69,6 +70,10 @@ public final class RoleMain
      * clients' drain of what is in flight, the longest stop.
      */
     private static final long TERMINATE_WAIT_SECONDS = 60;
+    /** How long what the clients carried must stay still for their report ({@link #settle}). */
+    private static final long SETTLED_NS = TimeUnit.SECONDS.toNanos(1);
+    /** The longest the clients wait for it to. */
+    private static final long SETTLE_LIMIT_NS = TimeUnit.SECONDS.toNanos(10);
 
     private RoleMain()
     {
@@ -367,7 +372,9 @@ public final class RoleMain
             Thread.sleep(50);
         }
         runner.close();
-        quiesce(agent);
+        final MarketDataClient subscriberAtEnd = marketData;
+        settle(agent, () -> carried(clients.counters()) +
+            (null == subscriberAtEnd ? 0 : subscriberAtEnd.books().applied()));
         final AtomicLongArray c = clients.counters();
         final StringBuilder report = new StringBuilder("REPORT clients");
         final String[] names = { "sent", "newOrders", "acks", "duplicateAcks", "fills", "bought", "sold", "rejects",
@@ -473,6 +480,53 @@ public final class RoleMain
                 throw new IllegalStateException(role + " failed while connecting: " + ex, ex);
             }
         }
+    }
+
+    /**
+     * Drives an agent on this thread until what it carried has not moved for {@link #SETTLED_NS}:
+     * idle duty cycles cannot tell the end (heartbeats and status messages come for ever), and the
+     * other roles, in processes of their own, may send the last reports a loaded machine's second
+     * after the last acknowledgement.
+     */
+    private static void settle(final Agent agent, final LongSupplier carried)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + SETTLE_LIMIT_NS;
+        long last = carried.getAsLong();
+        long movedNs = System.nanoTime();
+        for (long nowNs = movedNs; nowNs - movedNs < SETTLED_NS && nowNs - deadline < 0; nowNs = System.nanoTime())
+        {
+            final int work;
+            try
+            {
+                work = agent.doWork();
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            if (work == 0)
+            {
+                Thread.sleep(0, 100_000);
+            }
+            final long now = carried.getAsLong();
+            if (now != last)
+            {
+                last = now;
+                movedNs = System.nanoTime();
+            }
+        }
+    }
+
+    /** @return every one of the clients' counters, added up: it moves with anything they read. */
+    private static long carried(final AtomicLongArray counters)
+    {
+        long sum = 0;
+        for (int i = 0; i < counters.length(); i++)
+        {
+            sum += counters.get(i);
+        }
+        return sum;
     }
 
     /** Drives an agent on this thread until it has had nothing to do for a while. */

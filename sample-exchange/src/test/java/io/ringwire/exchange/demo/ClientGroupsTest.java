@@ -36,7 +36,13 @@ class ClientGroupsTest
             final String threads = exchange.start(failure::set);
             assertTrue(threads.contains("clients group 1 of 3 (2 clients)") &&
                 threads.contains("clients group 3 of 3 (1 clients)"), threads);
-            TimeUnit.SECONDS.sleep(2);
+            // Each group trades a while (its logons first, however long a loaded machine takes).
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (exchange.clients().groups().stream().anyMatch(group ->
+                group.counters().get(SimulatedClients.NEW_ORDERS) <= 100) && System.nanoTime() - deadline < 0)
+            {
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
             exchange.stop();
             assertNull(failure.get());
 

@@ -120,9 +120,17 @@ class MarketDataIsolationTest
 
             // The stalled subscriber: alive (its housekeeping sends credit and liveness), not reading.
             final AtomicLongArray counters = members.counters();
+            // The windows start with the members trading (their logons, and the JIT's first work, before).
+            final long tradingDeadline = System.nanoTime() + WAIT.toNanos();
+            while (counters.get(SimulatedClients.ACKS) == 0 && System.nanoTime() - tradingDeadline < 0)
+            {
+                stalled.keepAliveWithoutReading();
+                Thread.sleep(5);
+            }
+            final long acksAtStart = counters.get(SimulatedClients.ACKS);
             final long endNs = System.nanoTime() + STALLED_FOR.toNanos();
             long windowStartNs = System.nanoTime();
-            long acksAtWindowStart = counters.get(SimulatedClients.ACKS);
+            long acksAtWindowStart = acksAtStart;
             long slowestWindow = Long.MAX_VALUE;
             while (System.nanoTime() - endNs < 0)
             {
@@ -140,9 +148,14 @@ class MarketDataIsolationTest
                 marketData.slowSubscribers());
             // At 2,000 orders a second the members get some 1,500 acknowledgements a second (the rest
             // of their requests are cancels and replaces); an engine held back by the stalled
-            // subscriber would have stopped within the first second.
-            assertTrue(slowestWindow > RATE / 4, "the members' slowest second while a subscriber stalled: " +
-                slowestWindow + " acknowledgements (" + counters.get(SimulatedClients.ACKS) + " in all)");
+            // subscriber would stop within a second of its ring filling, and every later second
+            // would have none. A second's floor is not asserted: a loaded machine stalls the
+            // exchange's one thread for about that long (the clients catch up after), so the rate
+            // is asserted over the whole stall.
+            final long acksDuring = counters.get(SimulatedClients.ACKS) - acksAtStart;
+            assertTrue(slowestWindow > 0 && acksDuring > STALLED_FOR.toSeconds() * RATE / 4,
+                "while a subscriber stalled the members' slowest second had " + slowestWindow + " acknowledgements, " +
+                acksDuring + " in " + STALLED_FOR.toSeconds() + " s");
 
             // It reads again, while the members go on trading: it rejoins and asks for every book.
             final long requestsBefore = stalled.snapshotRequests();
