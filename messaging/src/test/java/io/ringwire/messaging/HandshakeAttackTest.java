@@ -20,6 +20,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -69,7 +70,20 @@ class HandshakeAttackTest
             stream.send(MESSAGES_BEFORE);
 
             final byte[] request = relay.firstFrameFromClient();
-            final int answer = replay(subscription.endpoint(), request);
+            // On a thread of its own: this one goes on driving the live stream meanwhile.
+            final CompletableFuture<Integer> replayed = CompletableFuture.supplyAsync(() ->
+            {
+                try
+                {
+                    return replay(subscription.endpoint(), request);
+                }
+                catch (final IOException ex)
+                {
+                    throw new UncheckedIOException(ex);
+                }
+            }, command -> Thread.ofVirtual().start(command));
+            await(replayed::isDone, Duration.ofSeconds(10), "the replay's answer", stream::pollBoth);
+            final int answer = replayed.get();
             assertEquals(4, answer, "the replayed REQ is answered with REJ (type 4), never with a REP");
             stream.send(MESSAGES_AFTER);
 
@@ -128,11 +142,12 @@ class HandshakeAttackTest
 
     /**
      * A liveness timeout shorter than a handshake step (the connection manager allows at least a
-     * second), so that a polling thread held by a handshake loses its live streams.
+     * second), so that a polling thread held by a handshake loses its live streams; as long as that
+     * allows, so that a loaded machine's stall of the one thread driving both ends does not.
      */
     private MessagingContext shortLivenessContext()
     {
-        return context(directory, settings -> settings.livenessTimeoutMs(500));
+        return context(directory, settings -> settings.livenessTimeoutMs(900));
     }
 
     /** Sends a recorded REQ on a connection of its own; returns the type of the answer. */

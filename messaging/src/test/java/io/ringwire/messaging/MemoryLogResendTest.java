@@ -40,7 +40,7 @@ class MemoryLogResendTest
     void framesStoredAfterTheSubscriberTookTheStalledPublicationForGoneAreReadOnceAfterTheReconnection()
     {
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(300).reconnectIntervalMs(20));
+            .livenessTimeoutMs(1_500).reconnectIntervalMs(20));
         // A small ring: the stream wraps it twice, so what is taken from it and written again wraps
         // too, PAD frames included.
         try (Subscription subscription = Subscription.open(context, channel("shm", 0) + SMALL_RING, STREAM);
@@ -62,7 +62,7 @@ class MemoryLogResendTest
     {
         // A checksum covers the frame's session, which the next connection changes.
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(300).reconnectIntervalMs(20).checksum("on"));
+            .livenessTimeoutMs(1_500).reconnectIntervalMs(20).checksum("on"));
         try (Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
              Publication publication = Publication.open(context,
                  channel("shm", subscription.endpoint().getPort()), STREAM))

@@ -49,7 +49,10 @@ class SubscriberRestartSystemTest
     void aKilledSubscriberIsReportedNotConnectedWithinTheLivenessTimeoutAndARestartedOneIsReconnected(
         final String provider)
     {
-        final SystemTestSettings settings = SystemTestSettings.defaults(directory);
+        // 3 s, not the defaults' 1 s: a freshly started child JVM on a loaded machine may stall for a
+        // second, and a reconnection then would change the session the test follows.
+        final long timeoutMs = SystemTestSettings.patient(Duration.ofMillis(3_000)).toMillis();
+        final SystemTestSettings settings = new SystemTestSettings(directory, 50, timeoutMs, 50, timeoutMs);
         final MessagingContext context = settings.context();
         final String[] subscriberArguments = {
             "provider=" + provider, "seed=" + SEED, "startAnywhere=true", "progressEvery=1000", "timeoutMs=150000" };

@@ -33,6 +33,12 @@ final class CmTestSupport
     static final byte[] OTHER_SECRET = "some-other-secret-not-shared".getBytes(StandardCharsets.UTF_8);
     /** Short, so the timeout tests stay quick; loopback handshakes take a few milliseconds. */
     static final long SHORT_TIMEOUT_MS = 300;
+    /**
+     * For handshakes that must succeed, or fail for another reason than a step's timeout: each step
+     * signs or verifies and hands over between threads, and a loaded machine can stall that for
+     * longer than {@link #SHORT_TIMEOUT_MS}.
+     */
+    static final long STEP_TIMEOUT_MS = 5_000;
     /** Bound on every wait for something that must happen. */
     static final Duration WAIT_LIMIT = Duration.ofSeconds(5);
 

@@ -20,6 +20,7 @@ import static io.ringwire.rdma.cm.CmTestSupport.RawPeer;
 import static io.ringwire.rdma.cm.CmTestSupport.OTHER_SECRET;
 import static io.ringwire.rdma.cm.CmTestSupport.SECRET;
 import static io.ringwire.rdma.cm.CmTestSupport.SHORT_TIMEOUT_MS;
+import static io.ringwire.rdma.cm.CmTestSupport.STEP_TIMEOUT_MS;
 import static io.ringwire.rdma.cm.CmTestSupport.WAIT_LIMIT;
 import static io.ringwire.rdma.cm.CmTestSupport.activeQueuePair;
 import static io.ringwire.rdma.cm.CmTestSupport.await;
@@ -54,7 +55,7 @@ final class ConnectionManagerTest
     @Test
     void handshakeExchangesEndpointsRegionsAndApplicationDataAndLeavesBothQueuePairsReadyToSend() throws Exception
     {
-        final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
+        final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
         final RecordingQueuePair active = activeQueuePair();
         final RecordingQueuePair passive = passiveQueuePair();
         final List<RegionAdvertisement> activeRegions = List.of(new RegionAdvertisement(0x7F00_0000_1000L, 0x67B, 4096));
@@ -98,10 +99,10 @@ final class ConnectionManagerTest
     void wrongSecretIsRejectedAsBadAuthenticationCountedAndNeverAccepted() throws Exception
     {
         final RecordingQueuePair active = activeQueuePair();
-        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config(SHORT_TIMEOUT_MS)))
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config(STEP_TIMEOUT_MS)))
         {
             final ConnectionManagerConfig wrongSecret = config(OTHER_SECRET, ConnectionManager.PROTOCOL_VERSION,
-                SHORT_TIMEOUT_MS);
+                STEP_TIMEOUT_MS);
 
             final ConnectionRejectedException rejected = assertThrows(ConnectionRejectedException.class, () ->
                 ConnectionManager.connect(listener.localAddress(), active, List.of(), new byte[0], wrongSecret));
@@ -120,10 +121,10 @@ final class ConnectionManagerTest
     void unsupportedVersionIsRejectedCountedAndNeverAccepted() throws Exception
     {
         final RecordingQueuePair active = activeQueuePair();
-        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config(SHORT_TIMEOUT_MS)))
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config(STEP_TIMEOUT_MS)))
         {
             final ConnectionManagerConfig newerVersion = config(SECRET, ConnectionManager.PROTOCOL_VERSION + 1,
-                SHORT_TIMEOUT_MS);
+                STEP_TIMEOUT_MS);
 
             final ConnectionRejectedException rejected = assertThrows(ConnectionRejectedException.class, () ->
                 ConnectionManager.connect(listener.localAddress(), active, List.of(), new byte[0], newerVersion));
@@ -141,7 +142,7 @@ final class ConnectionManagerTest
     @Test
     void applicationRejectReachesActiveSideAsRejectedByApplicationWithItsReason() throws Exception
     {
-        final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
+        final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
         final RecordingQueuePair active = activeQueuePair();
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
             ExecutorService executor = newExecutor())
@@ -273,9 +274,9 @@ final class ConnectionManagerTest
     private static void assertActiveSideRefusesReply(final byte[] replySecret, final boolean echoWrongNonce)
         throws Exception
     {
-        final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
+        final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
         final ConnectionManagerConfig replyConfig = config(replySecret, ConnectionManager.PROTOCOL_VERSION,
-            SHORT_TIMEOUT_MS);
+            STEP_TIMEOUT_MS);
         final RecordingQueuePair active = activeQueuePair();
         try (ServerSocket fakeListener = new ServerSocket(0, 1, loopbackAnyPort().getAddress());
             ExecutorService executor = newExecutor())
@@ -314,7 +315,7 @@ final class ConnectionManagerTest
     @Test
     void passiveQueuePairThatCannotConnectRejectsTheRequestAndMovesToError() throws Exception
     {
-        final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
+        final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
         final RecordingQueuePair active = activeQueuePair();
         final RecordingQueuePair passive = passiveQueuePair();
         passive.failReadyToReceiveWith(new RdmaException("address 10.0.0.1:4791 unreachable"));
@@ -342,7 +343,7 @@ final class ConnectionManagerTest
     @Test
     void activeQueuePairThatCannotConnectAfterRepMovesBothQueuePairsToError() throws Exception
     {
-        final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
+        final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
         final RecordingQueuePair active = activeQueuePair();
         final RecordingQueuePair passive = passiveQueuePair();
         active.failReadyToReceiveWith(new RdmaException("address 10.0.0.2:4791 unreachable"));
@@ -369,11 +370,11 @@ final class ConnectionManagerTest
     void queuePairNotInInitIsRefusedBeforeAnythingIsSent() throws Exception
     {
         final RecordingQueuePair notInitialised = new RecordingQueuePair(activeQueuePair().localEndpoint());
-        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config(SHORT_TIMEOUT_MS)))
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config(STEP_TIMEOUT_MS)))
         {
             final IllegalStateException failure = assertThrows(IllegalStateException.class, () ->
                 ConnectionManager.connect(listener.localAddress(), notInitialised, List.of(), new byte[0],
-                    config(SHORT_TIMEOUT_MS)));
+                    config(STEP_TIMEOUT_MS)));
 
             assertTrue(failure.getMessage().contains("modifyToInit"), failure.getMessage());
             assertEquals(List.of(), notInitialised.transitions());
@@ -390,10 +391,10 @@ final class ConnectionManagerTest
         final InetSocketAddress nowhere = loopbackAnyPort();
 
         final IllegalArgumentException regions = assertThrows(IllegalArgumentException.class, () ->
-            ConnectionManager.connect(nowhere, active, tooMany, new byte[0], config(SHORT_TIMEOUT_MS)));
+            ConnectionManager.connect(nowhere, active, tooMany, new byte[0], config(STEP_TIMEOUT_MS)));
         final IllegalArgumentException data = assertThrows(IllegalArgumentException.class, () ->
             ConnectionManager.connect(nowhere, active, List.of(),
-                new byte[ConnectionManager.MAX_APPLICATION_DATA_LENGTH + 1], config(SHORT_TIMEOUT_MS)));
+                new byte[ConnectionManager.MAX_APPLICATION_DATA_LENGTH + 1], config(STEP_TIMEOUT_MS)));
 
         assertTrue(regions.getMessage().contains("limit of " + ConnectionManager.MAX_REGIONS), regions.getMessage());
         assertTrue(data.getMessage().contains("limit of " + ConnectionManager.MAX_APPLICATION_DATA_LENGTH),

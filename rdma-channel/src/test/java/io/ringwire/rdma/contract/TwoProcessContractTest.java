@@ -47,7 +47,7 @@ public abstract class TwoProcessContractTest
      * run under TCG emulation, where longer pauses are ordinary, and raise it with
      * {@code -Dringwire.test.peerTimeoutMs}.
      */
-    private static final long PEER_TIMEOUT_MS = Long.getLong("ringwire.test.peerTimeoutMs", 1500);
+    private static final long PEER_TIMEOUT_MS = Long.getLong("ringwire.test.peerTimeoutMs", 3_000);
     private static final int MESSAGES = 2000;
     /** Local address both processes bind (an RDMA-reachable one when running under rsocket). */
     private static final String BIND = System.getProperty(RdmaConfig.BIND_ADDRESS_PROP, "127.0.0.1:0");

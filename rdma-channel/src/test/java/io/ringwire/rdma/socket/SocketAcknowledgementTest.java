@@ -149,7 +149,8 @@ class SocketAcknowledgementTest
     {
         close();
         resources.clear();
-        final long peerTimeoutMs = 400;
+        // Long enough that a loaded machine's stall of this one driving thread is far inside it.
+        final long peerTimeoutMs = 4_000;
         requester = open(peerTimeoutMs);
         responder = open(peerTimeoutMs);
         assertEquals(PostResult.OK, responder.queuePair().postReceive(0, responder.region(), 0, 0));
