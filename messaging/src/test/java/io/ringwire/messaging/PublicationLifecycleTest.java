@@ -115,9 +115,11 @@ class PublicationLifecycleTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void anIdleConnectionStaysUpOnHeartbeatsForManyLivenessTimeouts(final String provider)
     {
-        // One thread drives both ends: a loaded machine's stall of it must stay well inside the liveness.
+        // One thread drives both ends: a loaded machine's stall of it must stay inside the liveness
+        // and the providers' peer timeout.
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(100)
-            .livenessTimeoutMs(2_000));
+            .livenessTimeoutMs(2_000).rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString())
+            .peerTimeoutMs(3_000)));
         try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()), STREAM))
@@ -155,11 +157,11 @@ class PublicationLifecycleTest
     void aPublicationThatWentSilentReconnectsUnderANewSessionSeenAsANewImage(final String provider)
     {
         // Past the test's own stall of the publication, a loaded machine's stall of this one thread
-        // must not end an image (the history asserted is exact): as long as the liveness can be
-        // while it stays under the providers' peer timeout here (1 s), whose loss would end the
-        // image first and not as a liveness timeout.
+        // must not end an image (the history asserted is exact); the providers' peer timeout well
+        // past the liveness, so that the image ends as a liveness timeout, not as a peer lost.
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(900).reconnectIntervalMs(20));
+            .livenessTimeoutMs(1_500).reconnectIntervalMs(20).rdmaSettings(config -> config
+            .shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(3_000)));
         try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()), STREAM))

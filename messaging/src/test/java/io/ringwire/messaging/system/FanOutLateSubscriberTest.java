@@ -74,7 +74,8 @@ class FanOutLateSubscriberTest
                 // alone, so both are awaited before the messages after the join are offered.
                 try (CountersProbe counters = CountersProbe.of(directory.resolve("counters"), ProcessHandle.current().pid()))
                 {
-                    while (b.imageCount() == 0 || counters.sum("pub stream=1", ": connects") < 2)
+                    while (b.imageCount() == 0 ||
+                        counters.sum("pub stream=1", ": connects") - counters.sum("pub stream=1", ": disconnects") < 2)
                     {
                         check(deadline, "B to accept the publication's connection, and the publication to join B; " +
                             publication);

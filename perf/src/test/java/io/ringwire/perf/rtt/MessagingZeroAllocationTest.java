@@ -29,15 +29,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <p>As the channel and messaging zero-allocation tests do, it excuses only what
  * {@link SteadyStateAllocation} does: HotSpot's few hundred bytes in a window in which the JIT compiled.
- * A window in which the JIT compiled and a thread allocated is not steady state, so the run is
- * repeated on fresh peers, up to {@value #ATTEMPTS} windows.
+ * A window that may still be settling (a thread allocated while the JIT compiled, or a few bytes
+ * with no compile seen) is not steady state, so the run is repeated on fresh peers, up to
+ * {@value #ATTEMPTS} windows.
  */
 class MessagingZeroAllocationTest
 {
     private static final long WARMUP = 200_000;
     private static final long MEASURED = 300_000;
     /**
-     * Windows measured at most: one in which the JIT compiled and a thread allocated is measured again.
+     * Windows measured at most: one that may still be settling ({@link SteadyStateAllocation}) is measured again.
      * Five, as each window runs on fresh peers whose first round trips after the warm-up may still
      * meet code the JIT compiles (three such windows in a row have been seen on a 2-CPU machine).
      */

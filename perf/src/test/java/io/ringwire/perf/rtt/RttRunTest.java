@@ -41,7 +41,7 @@ class RttRunTest
      */
     private static final long ALLOCATION_WARMUP = 40_000;
     private static final long ALLOCATION_MESSAGES = 10_000;
-    /** Windows measured at most: one in which the JIT compiled and the pinger allocated is run again. */
+    /** Windows measured at most: one that may still be settling ({@link SteadyStateAllocation}) is run again. */
     private static final int ALLOCATION_ATTEMPTS = 3;
 
     @TempDir

@@ -73,7 +73,7 @@ public final class RoleMain
     /** How long what the clients carried must stay still for their report ({@link #settle}). */
     private static final long SETTLED_NS = TimeUnit.SECONDS.toNanos(1);
     /** The longest the clients wait for it to. */
-    private static final long SETTLE_LIMIT_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final long SETTLE_LIMIT_NS = TimeUnit.SECONDS.toNanos(5);
 
     private RoleMain()
     {

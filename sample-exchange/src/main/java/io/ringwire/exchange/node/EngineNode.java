@@ -573,6 +573,15 @@ public final class EngineNode implements Agent, AutoCloseable
         return reports.dropped() + feed.dropped();
     }
 
+    /**
+     * @return feed messages that found the market-data service behind: the engine takes no request
+     *         while one waits.
+     */
+    public long feedBackPressured()
+    {
+        return feed.backPressured();
+    }
+
     /** @return publications its request endpoint refused at the handshake for their identity. */
     public long identitiesRefused()
     {

@@ -128,6 +128,7 @@ class MarketDataIsolationTest
                 Thread.sleep(5);
             }
             final long acksAtStart = counters.get(SimulatedClients.ACKS);
+            final long feedBackPressuredAtStart = engine.feedBackPressured();
             final long endNs = System.nanoTime() + STALLED_FOR.toNanos();
             long windowStartNs = System.nanoTime();
             long acksAtWindowStart = acksAtStart;
@@ -146,12 +147,14 @@ class MarketDataIsolationTest
             }
             assertTrue(marketData.slowSubscribers() >= 1, "the stalled subscriber cut off: " +
                 marketData.slowSubscribers());
-            // At 2,000 orders a second the members get some 1,500 acknowledgements a second (the rest
-            // of their requests are cancels and replaces); an engine held back by the stalled
-            // subscriber would stop within a second of its ring filling, and every later second
-            // would have none. A second's floor is not asserted: a loaded machine stalls the
-            // exchange's one thread for about that long (the clients catch up after), so the rate
-            // is asserted over the whole stall.
+            // The engine never waited on the service: none of its feed found the service behind (it
+            // takes no request while one waits), however the machine's load paced the thread.
+            assertEquals(feedBackPressuredAtStart, engine.feedBackPressured(),
+                "feed messages that found the market-data service behind while a subscriber stalled");
+            // And the members traded on: at 2,000 orders a second they get some 1,500
+            // acknowledgements a second (the rest of their requests are cancels and replaces). A
+            // second's floor is not asserted: a loaded machine stalls the exchange's one thread for
+            // about that long (the clients catch up after).
             final long acksDuring = counters.get(SimulatedClients.ACKS) - acksAtStart;
             assertTrue(slowestWindow > 0 && acksDuring > STALLED_FOR.toSeconds() * RATE / 4,
                 "while a subscriber stalled the members' slowest second had " + slowestWindow + " acknowledgements, " +

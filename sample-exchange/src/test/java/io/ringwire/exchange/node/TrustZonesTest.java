@@ -78,7 +78,7 @@ class TrustZonesTest
      * stall read so would drop its link in the middle of a case (a slow reader's new connection is
      * only ever answered "not logged on").
      */
-    private static final int HONEST_LIVENESS_MS = 4_000;
+    private static final int LIVENESS_MS = 4_000;
 
     @TempDir
     Path directory;
@@ -108,12 +108,12 @@ class TrustZonesTest
             identities.put(name, Identity.generate(name));
         }
         final MessagingContext core = context(List.of(ExchangeLayout.ENGINE, ExchangeLayout.GATEWAY,
-            ExchangeLayout.MARKET_DATA), layout.identities(), HONEST_LIVENESS_MS);
+            ExchangeLayout.MARKET_DATA), layout.identities(), LIVENESS_MS);
         final MessagingContext members = context(List.of(layout.members().get(0), layout.members().get(1),
             layout.marketDataSubscribers().getFirst()), List.of(ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA),
-            HONEST_LIVENESS_MS);
+            LIVENESS_MS);
         // The hostile member holds its own key and knows every public key.
-        hostileContext = context(List.of(layout.members().get(HOSTILE)), layout.identities(), HONEST_LIVENESS_MS);
+        hostileContext = context(List.of(layout.members().get(HOSTILE)), layout.identities(), LIVENESS_MS);
 
         final EngineConfig engineConfig = ExchangeDemo.engineConfig(INSTRUMENTS, 3);
         final GatewayConfig demo = ExchangeDemo.gatewayConfig(3, RATE, engineConfig, 0);
@@ -313,7 +313,7 @@ class TrustZonesTest
         // A market-data subscriber's key in a hostile process: the honest subscriber holds one
         // connection to the snapshot-request endpoint already.
         final MessagingContext hostileSubscriber = context(List.of(layout.marketDataSubscribers().getFirst()),
-            List.of(ExchangeLayout.MARKET_DATA), HONEST_LIVENESS_MS);
+            List.of(ExchangeLayout.MARKET_DATA), LIVENESS_MS);
         // First a ring above the endpoint's largest, while the endpoint has room for it.
         final Publication huge = add(Publication.open(hostileSubscriber, layout.snapshotRequestsPublication(0) +
             "|ring=" + (2 * ExchangeLayout.MEMBER_RING_LIMIT), ExchangeLayout.SNAPSHOT_REQUESTS_STREAM));
@@ -345,7 +345,7 @@ class TrustZonesTest
     void aSubscriberThatFloodsSnapshotRequestsGetsEachBookAtMostOnceAnIntervalForEveryone() throws Exception
     {
         final MessagingContext hostileSubscriber = context(List.of(layout.marketDataSubscribers().getFirst()),
-            List.of(ExchangeLayout.MARKET_DATA), HONEST_LIVENESS_MS);
+            List.of(ExchangeLayout.MARKET_DATA), LIVENESS_MS);
         final Publication requests = add(Publication.open(hostileSubscriber, layout.snapshotRequestsPublication(0),
             ExchangeLayout.SNAPSHOT_REQUESTS_STREAM));
         await(requests::isConnected, "the subscriber's second snapshot-request connection", requests::doWork);
@@ -475,8 +475,8 @@ class TrustZonesTest
 
     /**
      * Keeps the hostile member's reply stream alive while the test waits on something else: its
-     * subscription closes an image it has not heard from within its 1 s liveness, and a loaded
-     * machine can take longer than that to connect or offer; a reply arriving on a closed image
+     * subscription closes an image it has not heard from within its liveness, and a loaded machine
+     * can take longer than that to connect or offer; a reply arriving on a closed image
      * would be lost. Only where no reply is due yet (what it reads is dropped).
      */
     private void serviceHostileReplies()
