@@ -488,24 +488,14 @@ public final class RoleMain
      * other roles, in processes of their own, may send the last reports a loaded machine's second
      * after the last acknowledgement.
      */
-    private static void settle(final Agent agent, final LongSupplier carried)
-        throws InterruptedException
+    private static void settle(final Agent agent, final LongSupplier carried) throws InterruptedException
     {
         final long deadline = System.nanoTime() + SETTLE_LIMIT_NS;
         long last = carried.getAsLong();
         long movedNs = System.nanoTime();
         for (long nowNs = movedNs; nowNs - movedNs < SETTLED_NS && nowNs - deadline < 0; nowNs = System.nanoTime())
         {
-            final int work;
-            try
-            {
-                work = agent.doWork();
-            }
-            catch (final Exception ex)
-            {
-                throw new IllegalStateException(ex);
-            }
-            if (work == 0)
+            if (doWork(agent) == 0)
             {
                 Thread.sleep(0, 100_000);
             }
@@ -536,16 +526,7 @@ public final class RoleMain
         int quiet = 0;
         while (quiet < 300 && System.nanoTime() - deadline < 0)
         {
-            final int work;
-            try
-            {
-                work = agent.doWork();
-            }
-            catch (final Exception ex)
-            {
-                throw new IllegalStateException(ex);
-            }
-            if (work == 0)
+            if (doWork(agent) == 0)
             {
                 quiet++;
                 Thread.sleep(0, 200_000);
@@ -554,6 +535,19 @@ public final class RoleMain
             {
                 quiet = 0;
             }
+        }
+    }
+
+    /** One duty cycle of the agent on this thread; what it throws ends the role. */
+    private static int doWork(final Agent agent)
+    {
+        try
+        {
+            return agent.doWork();
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException(ex);
         }
     }
 
