@@ -20,20 +20,26 @@ public final class PubSubTestSupport
 
     public static MessagingContext context(final Path directory)
     {
-        return new MessagingContext().secret(SECRET).countersDirectory(directory.resolve("counters").toString())
-            .heartbeatIntervalMs(50).livenessTimeoutMs(1000).reconnectIntervalMs(50)
-            .rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(1000))
-            .conclude();
+        return context(directory, settings -> { });
     }
 
     public static MessagingContext context(final Path directory, final java.util.function.Consumer<MessagingContext> settings)
     {
         final MessagingContext context = new MessagingContext().secret(SECRET)
             .countersDirectory(directory.resolve("counters").toString()).heartbeatIntervalMs(50).livenessTimeoutMs(1000)
-            .reconnectIntervalMs(50)
-            .rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(1000));
+            .reconnectIntervalMs(50).rdmaSettings(devices(directory, 1000));
         settings.accept(context);
         return context.conclude();
+    }
+
+    /**
+     * The test contexts' device settings (shm files under the test's directory) with this peer
+     * timeout: for {@link MessagingContext#rdmaSettings}, which replaces the settings before it.
+     */
+    public static java.util.function.Consumer<io.ringwire.rdma.RdmaConfig> devices(final Path directory,
+        final long peerTimeoutMs)
+    {
+        return config -> config.shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(peerTimeoutMs);
     }
 
     public static String channel(final String provider, final int port)

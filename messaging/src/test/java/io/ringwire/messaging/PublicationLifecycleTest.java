@@ -16,6 +16,7 @@ import java.util.List;
 import static io.ringwire.messaging.PubSubTestSupport.await;
 import static io.ringwire.messaging.PubSubTestSupport.channel;
 import static io.ringwire.messaging.PubSubTestSupport.context;
+import static io.ringwire.messaging.PubSubTestSupport.devices;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -118,8 +119,7 @@ class PublicationLifecycleTest
         // One thread drives both ends: a loaded machine's stall of it must stay inside the liveness
         // and the providers' peer timeout.
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(100)
-            .livenessTimeoutMs(2_000).rdmaSettings(config -> config.shmDirectory(directory.resolve("shm").toString())
-            .peerTimeoutMs(3_000)));
+            .livenessTimeoutMs(2_000).rdmaSettings(devices(directory, 3_000)));
         try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()), STREAM))
@@ -160,8 +160,7 @@ class PublicationLifecycleTest
         // must not end an image (the history asserted is exact); the providers' peer timeout well
         // past the liveness, so that the image ends as a liveness timeout, not as a peer lost.
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(1_500).reconnectIntervalMs(20).rdmaSettings(config -> config
-            .shmDirectory(directory.resolve("shm").toString()).peerTimeoutMs(3_000)));
+            .livenessTimeoutMs(1_500).reconnectIntervalMs(20).rdmaSettings(devices(directory, 3_000)));
         try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()), STREAM))

@@ -71,13 +71,7 @@ class FixDoorSenderTest
         {
             // The sender takes nothing yet. Session 0's replies take its share of the ring, then its
             // queue; the reply that overflows the queue marks session 0 for the gateway to cut off.
-            long accepted = 0;
-            do
-            {
-                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
-                accepted++;
-            }
-            while (!door.takeSlow(0));
+            long accepted = untilSlow(door, 0);
             assertTrue(accepted > (door.sessionShare() + FixDoor.SESSION_QUEUE_BYTES) / 128,
                 accepted + " replies of session 0 taken");
             assertEquals(0, door.queuedBytesOf(0), "its queue went into the ring, ahead of the reply that overflowed it");
@@ -149,12 +143,7 @@ class FixDoorSenderTest
         {
             long accepted = untilQueued(door, 0, 1); // its share, then one reply waits
             final long recordBytes = door.sessionShare() / (accepted - 1); // the room one reply takes in the ring
-            do // its queue, until it overflows
-            {
-                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
-                accepted++;
-            }
-            while (!door.takeSlow(0));
+            accepted += untilSlow(door, 0); // its queue, until it overflows
             accepted += untilQueued(door, 0, 1); // past its share, until it holds twice that
             final long inRing = accepted - 1; // the last one waits in its queue
             assertTrue(inRing * recordBytes <= 2L * door.sessionShare() + recordBytes,
@@ -214,12 +203,7 @@ class FixDoorSenderTest
             long accepted = 0;
             for (int session = 0; session <= 1; session++) // cut off: each takes twice its share
             {
-                do
-                {
-                    assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
-                    accepted++;
-                }
-                while (!door.takeSlow(session));
+                accepted += untilSlow(door, session);
                 accepted += untilQueued(door, session, 1);
             }
             final int atShare = untilQueued(door, 2, 1);
@@ -252,13 +236,7 @@ class FixDoorSenderTest
             // The sender takes nothing yet. Session 0 holds its share, then is cut off as slow and
             // holds twice its share, one more reply waiting in its queue.
             final int atShare = untilQueued(door, 0, 1);
-            long accepted = atShare;
-            do
-            {
-                assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + accepted);
-                accepted++;
-            }
-            while (!door.takeSlow(0));
+            long accepted = atShare + untilSlow(door, 0);
             accepted += untilQueued(door, 0, 1);
 
             // It logs on again with all of that still in the ring: the gateway's cycles move what
@@ -318,6 +296,19 @@ class FixDoorSenderTest
             }
         }
         return false;
+    }
+
+    /** Session {@code session}'s replies until its queue overflows and marks it slow: how many were taken. */
+    private static int untilSlow(final FixDoor door, final int session)
+    {
+        int replies = 0;
+        do
+        {
+            assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + replies);
+            replies++;
+        }
+        while (!door.takeSlow(session));
+        return replies;
     }
 
     /** Session {@code session}'s replies until {@code bytes} or more of them wait in its queue: how many were taken. */
