@@ -9,22 +9,27 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
-import static java.nio.file.StandardOpenOption.CREATE_NEW;
-import static java.nio.file.StandardOpenOption.READ;
-import static java.nio.file.StandardOpenOption.WRITE;
 
 /**
  * Names, creation, mapping and deletion of the files of the shm provider. Every file a device
  * creates starts with {@code <pid>-<dev>}, so stale files of a dead process can be found by name.
+ * Each is a memory file sealed against shrinking, named by a link ({@link SealedFiles}); a file
+ * of a peer is mapped only when it carries that seal.
  *
- * <p>Threading: stateless; setup and teardown paths only (these calls allocate and may block on I/O).
+ * <p>Threading: any thread (the descriptors of this process's files are in a concurrent map); setup
+ * and teardown paths only (these calls allocate and may block on I/O).
  */
 final class ShmFiles
 {
     /** Matches every file the provider creates; group 1 is the pid, group 2 the device id. */
     static final Pattern OWNED_FILE = Pattern.compile("^(\\d+)-(\\d+)(?:\\.ctl|-mr-\\d+\\.shm|-qp-\\d+\\.ring)$");
+
+    /** The descriptors of the files this process created and has not deleted, by name (pid and device in it). */
+    private static final Map<String, Integer> OPEN_FILES = new ConcurrentHashMap<>();
 
     private ShmFiles()
     {
@@ -65,7 +70,9 @@ final class ShmFiles
     }
 
     /**
-     * Creates a new zero-filled file of {@code length} bytes and maps it shared, read-write.
+     * Creates a new zero-filled memory file of {@code length} bytes that no process can shrink (see
+     * {@link SealedFiles}), names it {@code file} and maps it shared, read-write. Its descriptor
+     * stays open until {@link #deleteQuietly} deletes the name.
      *
      * @param file   must not exist.
      * @param length bytes.
@@ -74,16 +81,24 @@ final class ShmFiles
      */
     static MappedByteBuffer createAndMap(final Path file, final long length)
     {
-        try (FileChannel channel = FileChannel.open(file, CREATE_NEW, READ, WRITE))
+        SealedFiles.Created created = null;
+        try
         {
-            // Mapping past the end grows the file; on tmpfs the pages stay unallocated until touched.
-            return channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+            created = SealedFiles.create(file.getFileName().toString(), length);
+            Files.createSymbolicLink(file, Path.of("/proc/" + ProcessHandle.current().pid() + "/fd/" + created.fd()));
+            OPEN_FILES.put(file.getFileName().toString(), created.fd());
+            return created.mapping();
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
+            if (null != created)
+            {
+                unmap(created.mapping());
+                SealedFiles.close(created.fd());
+            }
             throw new RdmaException("cannot create shm file " + file + " of " + length + " bytes (" + ex +
                 "); " + RdmaConfig.SHM_DIRECTORY_PROP + " must name a writable directory, ideally on tmpfs " +
-                "such as /dev/shm, with room for the regions and rings", ex);
+                "such as /dev/shm, and the memory must be there for the regions and rings", ex);
         }
     }
 
@@ -116,7 +131,7 @@ final class ShmFiles
     private static MappedByteBuffer mapExisting(final Path file, final long minLength, final boolean onlyMinLength)
         throws IOException
     {
-        try (FileChannel channel = FileChannel.open(file, READ, WRITE))
+        try (FileChannel channel = SealedFiles.openSealed(file))
         {
             final long size = channel.size();
             if (size < minLength)
@@ -125,6 +140,19 @@ final class ShmFiles
             }
             return channel.map(FileChannel.MapMode.READ_WRITE, 0, onlyMinLength ? minLength : size);
         }
+    }
+
+    /**
+     * Opens a file of the shm directory, read-only, to read a few bytes of it, whatever its seals.
+     *
+     * @param file to open.
+     * @return the channel.
+     * @throws java.nio.file.NoSuchFileException when there is no such file, or its link dangles.
+     * @throws IOException                       when it cannot be opened, or is not a regular file.
+     */
+    static FileChannel openForReading(final Path file) throws IOException
+    {
+        return SealedFiles.openForReading(file);
     }
 
     static void unmap(final MappedByteBuffer mapping)
@@ -136,18 +164,30 @@ final class ShmFiles
     }
 
     /**
+     * Deletes a file's name and, for a file this process created, closes its descriptor: the memory
+     * lives on in the mappings still held, here and in peers.
+     *
      * @param file to delete.
      * @return true when this call deleted it.
      */
     static boolean deleteQuietly(final Path file)
     {
+        final boolean deleted;
         try
         {
-            return Files.deleteIfExists(file);
+            deleted = Files.deleteIfExists(file);
         }
         catch (final IOException ex)
         {
+            // The name stays, so its descriptor does too: a closed one's number would be the next
+            // file's, and the name would lead a peer there.
             return false;
         }
+        final Integer fd = OPEN_FILES.remove(file.getFileName().toString());
+        if (null != fd)
+        {
+            SealedFiles.close(fd);
+        }
+        return deleted;
     }
 }

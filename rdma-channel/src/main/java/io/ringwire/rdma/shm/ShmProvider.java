@@ -44,6 +44,10 @@ public final class ShmProvider extends SoftProvider
     @Override
     public String unavailableReason(final RdmaConfig config)
     {
+        if (null != SealedFiles.unavailableReason())
+        {
+            return SealedFiles.unavailableReason();
+        }
         final Path directory = config.shmDirectory();
         try
         {

@@ -23,6 +23,8 @@ import java.util.ArrayList;
  */
 final class ShmRemoteRegions implements AutoCloseable
 {
+    private static final System.Logger LOGGER = System.getLogger(ShmRemoteRegions.class.getName());
+
     private final ShmAddress peer;
     private final ShmRegionTable table;
     private final DeviceCounters responderCounters;
@@ -72,12 +74,14 @@ final class ShmRemoteRegions implements AutoCloseable
             responderCounters.increment(DeviceCounters.RESPONDER_OUT_OF_BOUNDS);
             return RegionRegistry.OUT_OF_BOUNDS;
         }
-        if (null == region.buffer && !map(region))
+        if (null == region.buffer)
         {
-            // The file is gone: the peer deregistered the region after the table was read.
-            evict(region);
-            responderCounters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
-            return RegionRegistry.UNKNOWN_RKEY;
+            final long refused = map(region);
+            if (refused < 0)
+            {
+                evict(region);
+                return refused;
+            }
         }
         if (allowedBuffer != region.buffer)
         {
@@ -104,6 +108,12 @@ final class ShmRemoteRegions implements AutoCloseable
         {
             final MappedByteBuffer mapping = ShmFiles.mapExistingRange(peer.regionFile(region.fileNumber),
                 region.length);
+            // As in map: the name may lead to another region's file once this one was deregistered.
+            if (table.generation(region.slot) != region.generation)
+            {
+                ShmFiles.unmap(mapping);
+                return null;
+            }
             return new UnsafeBuffer(mapping, (int)offset, length);
         }
         catch (final IOException ex)
@@ -146,7 +156,14 @@ final class ShmRemoteRegions implements AutoCloseable
         return found;
     }
 
-    private boolean map(final ShmRemoteRegion region)
+    /**
+     * Maps a region's file, or counts why not.
+     *
+     * @return 0 when mapped, else {@link RegionRegistry#UNKNOWN_RKEY} (the file is gone: the peer
+     *         deregistered the region after the table was read) or {@link RegionRegistry#ACCESS_DENIED}
+     *         (the file is not one its owner cannot shrink).
+     */
+    private long map(final ShmRemoteRegion region)
     {
         try
         {
@@ -155,15 +172,24 @@ final class ShmRemoteRegions implements AutoCloseable
             if (table.generation(region.slot) != region.generation)
             {
                 ShmFiles.unmap(mapping);
-                return false;
+                responderCounters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
+                return RegionRegistry.UNKNOWN_RKEY;
             }
             region.mapping = mapping;
             region.buffer = new UnsafeBuffer(mapping, 0, region.length);
-            return true;
+            return 0;
+        }
+        catch (final SealedFiles.UnsealedFileException ex)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, "refused a write into shm region rkey 0x" +
+                Integer.toHexString(region.rkey) + " of " + peer.format() + ": " + ex.getMessage());
+            responderCounters.increment(DeviceCounters.RESPONDER_ACCESS_DENIED);
+            return RegionRegistry.ACCESS_DENIED;
         }
         catch (final IOException ex)
         {
-            return false;
+            responderCounters.increment(DeviceCounters.RESPONDER_UNKNOWN_RKEY);
+            return RegionRegistry.UNKNOWN_RKEY;
         }
     }
 

@@ -6,6 +6,8 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 
-import static java.nio.file.StandardOpenOption.READ;
 
 /**
  * Finds and deletes the files of shm devices whose owner is gone: a process that was killed before
@@ -112,9 +113,14 @@ final class ShmStaleFiles
         {
             recordedStartTime = readStartTime(controlFile);
         }
+        catch (final NoSuchFileException ex)
+        {
+            return true; // no control file, or its link dangles (the pid is another process's now)
+        }
         catch (final IOException ex)
         {
-            return !Files.exists(controlFile);
+            // There but not to be opened here (another user's process, say): not known to be stale.
+            return !Files.exists(controlFile, LinkOption.NOFOLLOW_LINKS);
         }
         if (recordedStartTime == ShmProcesses.UNKNOWN_START_TIME)
         {
@@ -126,7 +132,7 @@ final class ShmStaleFiles
 
     private static long readStartTime(final Path controlFile) throws IOException
     {
-        try (FileChannel channel = FileChannel.open(controlFile, READ))
+        try (FileChannel channel = ShmFiles.openForReading(controlFile))
         {
             final ByteBuffer field = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder());
             while (field.hasRemaining())

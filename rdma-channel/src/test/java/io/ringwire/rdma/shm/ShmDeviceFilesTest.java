@@ -10,6 +10,7 @@ import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProviders;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -158,6 +160,39 @@ final class ShmDeviceFilesTest
                 assertTrue(remaining.contains(liveControlFile), "a live device's files stay: " + remaining);
                 assertTrue(remaining.contains(opened.shmAddress().controlFile().getFileName().toString()));
             }
+        }
+    }
+
+    @Test
+    void aLiveProcesssFilesStayWhenItsControlFileCannotBeOpenedHereOrIsAPlainFileOfItsIncarnation()
+        throws Exception
+    {
+        final Optional<ProcessHandle> parent = ProcessHandle.current().parent();
+        final long parentStartTime = parent.map(p -> ShmProcesses.startTime(p.pid())).orElse(0L);
+        Assumptions.assumeTrue(parentStartTime != ShmProcesses.UNKNOWN_START_TIME, "needs the parent's start time");
+        final long pid = parent.orElseThrow().pid();
+        // A link that fails to open for a reason other than its absence (here a loop; for another
+        // user's process, EACCES) says nothing about the device behind it.
+        final Path unopenable = directory.resolve(pid + "-5.ctl");
+        Files.createSymbolicLink(unopenable, unopenable.getFileName());
+        final Path unopenableRing = Files.write(directory.resolve(pid + "-5-qp-1.ring"), new byte[64]);
+        // A control file as a plain file (another version's device), of the live incarnation.
+        final ByteBuffer header = ByteBuffer.allocate(ShmDeviceControl.REGION_TABLE_OFFSET).order(ByteOrder.nativeOrder());
+        header.putLong(ShmDeviceControl.OWNER_START_TIME_OFFSET, parentStartTime);
+        final Path plain = Files.write(directory.resolve(pid + "-6.ctl"), header.array());
+        final Path plainRing = Files.write(directory.resolve(pid + "-6-qp-1.ring"), new byte[64]);
+        // A link that dangles: the pid's process does not hold that descriptor (the pid was reused).
+        final Path dangling = directory.resolve(pid + "-7.ctl");
+        Files.createSymbolicLink(dangling, Path.of("/proc/" + pid + "/fd/999999"));
+        final Path danglingRing = Files.write(directory.resolve(pid + "-7-qp-1.ring"), new byte[64]);
+
+        try (ShmDevice opened = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
+        {
+            assertTrue(Files.exists(unopenable, LinkOption.NOFOLLOW_LINKS) && Files.exists(unopenableRing),
+                "kept: " + files());
+            assertTrue(Files.exists(plain) && Files.exists(plainRing), "kept: " + files());
+            assertFalse(Files.exists(dangling, LinkOption.NOFOLLOW_LINKS) || Files.exists(danglingRing),
+                "a dangling control link is stale: " + files());
         }
     }
 

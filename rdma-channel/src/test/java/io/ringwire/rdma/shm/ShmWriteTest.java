@@ -17,10 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -28,6 +31,7 @@ import java.util.Random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -165,6 +169,60 @@ final class ShmWriteTest
             localOnly.address(), localOnly.rkey(), SendFlags.NONE));
 
         assertRefused(7, 128, DeviceCounters.RESPONDER_ACCESS_DENIED, localOnly);
+    }
+
+    @Test
+    void aRegionsOwnerCannotShrinkTheFileAPeerWritesIntoSoThePeersNextWriteLandsAndNoFaultReachesIt()
+        throws Exception
+    {
+        final int length = 64;
+        requester.region.buffer().setMemory(0, length, (byte)0x33);
+        assertEquals(PostResult.OK, requester.queuePair.postWrite(1, requester.region, 0, length,
+            responder.region.address() + ShmSide.REGION_LENGTH - length, responder.region.rkey(), SendFlags.SIGNALED));
+        requester.poll();
+        assertEquals(CompletionStatus.SUCCESS, requester.completions.get(0).status(), "the first write maps the region");
+
+        // What a hostile owner does to a file a peer maps: a truncated mapping faults its next store
+        // (a SIGBUS, in Java an InternalError from the writer's poll).
+        final ShmRemoteRegion slot = new ShmRemoteRegion();
+        assertTrue(responder.device.regionTable().find(responder.region.rkey(), slot));
+        final Path file = responder.device.shmAddress().regionFile(slot.fileNumber);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            assertThrows(IOException.class, () -> channel.truncate(0), "the file is sealed against shrinking");
+            assertEquals(ShmSide.REGION_LENGTH, channel.size());
+        }
+
+        requester.region.buffer().setMemory(0, length, (byte)0x44);
+        assertEquals(PostResult.OK, requester.queuePair.postWrite(2, requester.region, 0, length,
+            responder.region.address() + ShmSide.REGION_LENGTH - length, responder.region.rkey(), SendFlags.SIGNALED));
+        requester.poll();
+        assertEquals(List.of(
+            new PolledCompletion(1, CompletionOpcode.RDMA_WRITE, CompletionStatus.SUCCESS, length, 0, qpn()),
+            new PolledCompletion(2, CompletionOpcode.RDMA_WRITE, CompletionStatus.SUCCESS, length, 0, qpn())),
+            requester.completions);
+        assertEquals(0x44, responder.region.buffer().getByte(ShmSide.REGION_LENGTH - 1));
+    }
+
+    @Test
+    void aPeerRegionFileThatCouldBeShrunkIsNeverMappedAndTheWriteIsRefusedAndCounted() throws Exception
+    {
+        final ShmRemoteRegion slot = new ShmRemoteRegion();
+        assertTrue(responder.device.regionTable().find(responder.region.rkey(), slot));
+        final Path file = responder.device.shmAddress().regionFile(slot.fileNumber);
+        // A hostile owner names a plain file of the right length where its region's file was.
+        Files.delete(file);
+        Files.write(file, new byte[ShmSide.REGION_LENGTH]);
+
+        requester.region.buffer().setMemory(0, 64, (byte)0x55);
+        assertEquals(PostResult.OK, requester.queuePair.postWrite(3, requester.region, 0, 64,
+            responder.region.address(), responder.region.rkey(), SendFlags.SIGNALED));
+        requester.poll();
+        assertEquals(List.of(
+            new PolledCompletion(3, CompletionOpcode.RDMA_WRITE, CompletionStatus.REMOTE_ACCESS_ERROR, 64, 0, qpn())),
+            requester.completions);
+        assertEquals(1, responder.device.counters().get(DeviceCounters.RESPONDER_ACCESS_DENIED));
+        assertArrayEquals(new byte[ShmSide.REGION_LENGTH], Files.readAllBytes(file), "nothing written to the plain file");
     }
 
     @Test
