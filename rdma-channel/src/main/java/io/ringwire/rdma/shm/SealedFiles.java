@@ -1,5 +1,7 @@
 package io.ringwire.rdma.shm;
 
+import org.agrona.IoUtil;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -35,10 +37,12 @@ import static java.nio.file.StandardOpenOption.WRITE;
  *
  * <p>A memfd has no name in the file system; it lives while a descriptor or mapping holds it. Its
  * creator keeps its descriptor open and names it in the shm directory by a symbolic link to
- * {@code /proc/<pid>/fd/<fd>}. The kernel opens that link for a process of the same user (or root)
- * in the same pid namespace, when the creator is dumpable and holds no capability the opener lacks;
- * a process started with file capabilities is not dumpable, so a creator makes itself dumpable
- * again. When the creator dies the link dangles and the memory goes with the last peer's mapping.
+ * {@code /proc/<pid>/fd/<fd>}. The kernel opens that link (its ptrace read check) for root, or for
+ * a process whose user and group ids all equal the creator's, in the same pid namespace, when the
+ * creator is dumpable and holds no capability the opener lacks. A process started with file
+ * capabilities, or one that changed its credentials, is not dumpable, so a creator makes itself
+ * dumpable again, and says so. When the creator dies the link dangles and the memory goes with the
+ * last peer's mapping.
  *
  * <p>The seal alone does not keep a fault away: a hugetlbfs memfd, sealed too, loses pages to a
  * hole punched in it and faults when its pool is spent. A peer's file must also be on tmpfs.
@@ -72,7 +76,10 @@ final class SealedFiles
     private static final int ENOENT = 2;
     private static final int EACCES = 13;
     private static final int EINVAL = 22;
+    private static final int ENFILE = 23;
+    private static final int EMFILE = 24;
 
+    private static final System.Logger LOGGER = System.getLogger(SealedFiles.class.getName());
     private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(groupElement("errno"));
     private static final Functions LIBC = Functions.load();
@@ -86,9 +93,13 @@ final class SealedFiles
     {
         static Functions load()
         {
-            if (!System.getProperty("os.name", "").startsWith("Linux") || ADDRESS.byteSize() != 8)
+            // struct statfs's f_type is a long at offset 0 on these, an int on s390x.
+            final String arch = System.getProperty("os.arch", "");
+            if (!System.getProperty("os.name", "").startsWith("Linux") ||
+                !(arch.equals("amd64") || arch.equals("aarch64") || arch.equals("ppc64le") || arch.equals("riscv64")))
             {
-                return unavailable("the shm provider needs 64-bit Linux (memfd)");
+                return unavailable("the shm provider needs Linux on amd64, aarch64, ppc64le or riscv64 (memfd), not " +
+                    System.getProperty("os.name") + " on " + arch);
             }
             try
             {
@@ -154,7 +165,9 @@ final class SealedFiles
             }
             if (fd < 0)
             {
-                throw new IOException("memfd_create failed, errno " + errno(state));
+                final int errno = errno(state);
+                throw new IOException("memfd_create failed, errno " + errno + (errno == EMFILE || errno == ENFILE ?
+                    " (too many open files: each shm region, ring and device holds a descriptor; raise ulimit -n)" : ""));
             }
         }
         catch (final IOException | RuntimeException | Error ex)
@@ -165,9 +178,9 @@ final class SealedFiles
         {
             throw new IOException("memfd_create failed: " + ex, ex);
         }
+        MappedByteBuffer mapping = null;
         try
         {
-            final MappedByteBuffer mapping;
             try (FileChannel channel = reopen(fd, READ, WRITE))
             {
                 // Mapping past the end grows the file; the pages stay unallocated until touched.
@@ -178,6 +191,10 @@ final class SealedFiles
         }
         catch (final IOException | RuntimeException ex)
         {
+            if (null != mapping)
+            {
+                IoUtil.unmap(mapping);
+            }
             close(fd);
             throw ex;
         }
@@ -225,7 +242,8 @@ final class SealedFiles
      * @param file to open.
      * @return a read-only channel on the same file.
      * @throws NoSuchFileException when there is no such file, or the link dangles.
-     * @throws IOException         when it cannot be opened or is not a regular file.
+     * @throws NotRegularFileException when it is not a regular file.
+     * @throws IOException         when it cannot be opened.
      */
     static FileChannel openForReading(final Path file) throws IOException
     {
@@ -235,7 +253,7 @@ final class SealedFiles
             final Path descriptor = Path.of("/proc/self/fd/" + fd);
             if (!Files.isRegularFile(descriptor))
             {
-                throw new IOException(file + " is not a regular file");
+                throw new NotRegularFileException(file + " is not a regular file");
             }
             return reopen(fd, READ);
         }
@@ -264,8 +282,8 @@ final class SealedFiles
                 throw new NoSuchFileException(file.toString());
             }
             throw new IOException("cannot open " + file + ": errno " + errno + (errno == EACCES ?
-                " (permission denied: a peer's file opens only for processes of its user, or root, in its pid " +
-                "namespace, and only when its owner holds no capability this process lacks)" : ""));
+                " (permission denied: a peer's file opens only for a process of its user and group, or root, in " +
+                "its pid namespace, and only when its owner holds no capability this process lacks)" : ""));
         }
         catch (final IOException | RuntimeException | Error ex)
         {
@@ -304,9 +322,12 @@ final class SealedFiles
     {
         try
         {
-            if ((int)LIBC.prctl().invokeExact(PR_GET_DUMPABLE, 0L) == 0)
+            if ((int)LIBC.prctl().invokeExact(PR_GET_DUMPABLE, 0L) == 0 &&
+                (int)LIBC.prctl().invokeExact(PR_SET_DUMPABLE, 1L) == 0)
             {
-                final int ignored = (int)LIBC.prctl().invokeExact(PR_SET_DUMPABLE, 1L);
+                LOGGER.log(System.Logger.Level.WARNING, "this process was not dumpable (started with file " +
+                    "capabilities, or its credentials changed) and is now, so that its shm peers can open its " +
+                    "files through /proc: processes of its user can read its memory, and it may dump core");
             }
         }
         catch (final RuntimeException | Error ex)
@@ -395,6 +416,17 @@ final class SealedFiles
     static String unavailableReason()
     {
         return LIBC.unavailable();
+    }
+
+    /** What a link of the shm directory leads to when it is no file of a device's (a reused pid's socket, say). */
+    static final class NotRegularFileException extends IOException
+    {
+        private static final long serialVersionUID = 1L;
+
+        NotRegularFileException(final String message)
+        {
+            super(message);
+        }
     }
 
     /** A file a peer could shrink: refused, whoever made it. */

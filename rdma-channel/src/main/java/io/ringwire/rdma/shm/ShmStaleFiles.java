@@ -108,41 +108,59 @@ final class ShmStaleFiles
             return true;
         }
         final Path controlFile = directory.resolve(ShmFiles.controlFileName(pid, deviceId));
-        final long recordedStartTime;
+        final ByteBuffer header = ByteBuffer.allocate(ShmDeviceControl.DEVICE_ID_OFFSET + Integer.BYTES)
+            .order(ByteOrder.nativeOrder());
         try
         {
-            recordedStartTime = readStartTime(controlFile);
+            if (!readHeader(controlFile, header))
+            {
+                return false; // shorter than the header: still being created
+            }
         }
-        catch (final NoSuchFileException ex)
+        catch (final NoSuchFileException | SealedFiles.NotRegularFileException ex)
         {
-            return true; // no control file, or its link dangles (the pid is another process's now)
+            // No control file; or its link dangles, or leads to what no device makes: the pid is
+            // another process's now.
+            return true;
         }
         catch (final IOException ex)
         {
             // There but not to be opened here (another user's process, say): not known to be stale.
             return !Files.exists(controlFile, LinkOption.NOFOLLOW_LINKS);
         }
+        final long recordedStartTime = header.getLong(ShmDeviceControl.OWNER_START_TIME_OFFSET);
         if (recordedStartTime == ShmProcesses.UNKNOWN_START_TIME)
         {
             return false; // being created, or its owner could not tell its start time
+        }
+        if (Files.isSymbolicLink(controlFile) && header.getLong(ShmDeviceControl.MAGIC_OFFSET) == ShmDeviceControl.MAGIC &&
+            header.getInt(ShmDeviceControl.STATE_OFFSET) == ShmDeviceControl.STATE_OPEN &&
+            (header.getLong(ShmDeviceControl.OWNER_PID_OFFSET) != pid ||
+            header.getInt(ShmDeviceControl.DEVICE_ID_OFFSET) != deviceId))
+        {
+            // The link leads into the descriptors of the process that has the pid now, to a
+            // control file of its own: a file of this build names its owner.
+            return true;
         }
         final long actualStartTime = ShmProcesses.startTime(pid);
         return actualStartTime != ShmProcesses.UNKNOWN_START_TIME && actualStartTime != recordedStartTime;
     }
 
-    private static long readStartTime(final Path controlFile) throws IOException
+    /**
+     * @return false when the file is shorter than the header.
+     */
+    private static boolean readHeader(final Path controlFile, final ByteBuffer header) throws IOException
     {
         try (FileChannel channel = ShmFiles.openForReading(controlFile))
         {
-            final ByteBuffer field = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder());
-            while (field.hasRemaining())
+            while (header.hasRemaining())
             {
-                if (channel.read(field, ShmDeviceControl.OWNER_START_TIME_OFFSET + field.position()) < 0)
+                if (channel.read(header, header.position()) < 0)
                 {
-                    return ShmProcesses.UNKNOWN_START_TIME; // shorter than the header: still being created
+                    return false;
                 }
             }
-            return field.getLong(0);
+            return true;
         }
     }
 }

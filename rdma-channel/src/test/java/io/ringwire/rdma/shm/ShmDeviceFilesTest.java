@@ -10,6 +10,7 @@ import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProviders;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -164,13 +165,15 @@ final class ShmDeviceFilesTest
     }
 
     @Test
-    void aLiveProcesssFilesStayWhenItsControlFileCannotBeOpenedHereOrIsAPlainFileOfItsIncarnation()
+    void aLiveProcesssFilesStayWhenItsControlFileCannotBeOpenedHereOrIsAPlainFileOfItsIncarnationButNotWhenItsLinkLeadsElsewhere()
         throws Exception
     {
         final Optional<ProcessHandle> parent = ProcessHandle.current().parent();
         final long parentStartTime = parent.map(p -> ShmProcesses.startTime(p.pid())).orElse(0L);
         Assumptions.assumeTrue(parentStartTime != ShmProcesses.UNKNOWN_START_TIME, "needs the parent's start time");
         final long pid = parent.orElseThrow().pid();
+        Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/" + pid + "/fd")),
+            "needs the parent's descriptors readable here (its user and group, or root)");
         // A link that fails to open for a reason other than its absence (here a loop; for another
         // user's process, EACCES) says nothing about the device behind it.
         final Path unopenable = directory.resolve(pid + "-5.ctl");
@@ -186,13 +189,31 @@ final class ShmDeviceFilesTest
         Files.createSymbolicLink(dangling, Path.of("/proc/" + pid + "/fd/999999"));
         final Path danglingRing = Files.write(directory.resolve(pid + "-7-qp-1.ring"), new byte[64]);
 
+        // A link that leads to a live control file of this build naming the same process but another
+        // device: what a dead owner's link finds in the descriptors of the process reusing its pid.
+        final Path memory = directory.resolve("elsewhere");
+        final UnsafeBuffer other = new UnsafeBuffer(ShmFiles.createAndMap(memory, ShmDeviceControl.REGION_TABLE_OFFSET));
+        other.putLong(ShmDeviceControl.OWNER_PID_OFFSET, pid);
+        other.putLong(ShmDeviceControl.OWNER_START_TIME_OFFSET, parentStartTime);
+        other.putInt(ShmDeviceControl.DEVICE_ID_OFFSET, 3);
+        other.putLong(ShmDeviceControl.MAGIC_OFFSET, ShmDeviceControl.MAGIC);
+        other.putInt(ShmDeviceControl.STATE_OFFSET, ShmDeviceControl.STATE_OPEN);
+        final Path reused = Files.createSymbolicLink(directory.resolve(pid + "-8.ctl"), Files.readSymbolicLink(memory));
+        final Path reusedRing = Files.write(directory.resolve(pid + "-8-qp-1.ring"), new byte[64]);
+
         try (ShmDevice opened = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
         {
+            assertFalse(Files.exists(reused, LinkOption.NOFOLLOW_LINKS) || Files.exists(reusedRing),
+                "a link to another device's control file is stale: " + files());
             assertTrue(Files.exists(unopenable, LinkOption.NOFOLLOW_LINKS) && Files.exists(unopenableRing),
                 "kept: " + files());
             assertTrue(Files.exists(plain) && Files.exists(plainRing), "kept: " + files());
             assertFalse(Files.exists(dangling, LinkOption.NOFOLLOW_LINKS) || Files.exists(danglingRing),
                 "a dangling control link is stale: " + files());
+        }
+        finally
+        {
+            ShmFiles.deleteQuietly(memory);
         }
     }
 

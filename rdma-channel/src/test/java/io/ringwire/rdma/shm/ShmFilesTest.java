@@ -2,6 +2,7 @@ package io.ringwire.rdma.shm;
 
 import io.ringwire.rdma.RdmaException;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,8 +85,9 @@ final class ShmFilesTest
             assertEquals(4, channel.size());
         }
         final Path fifo = directory.resolve("4-2.ctl");
-        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
-        final IOException refused = assertThrows(IOException.class, () -> ShmFiles.openForReading(fifo),
+        Assumptions.assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "needs mkfifo");
+        final IOException refused = assertThrows(SealedFiles.NotRegularFileException.class,
+            () -> ShmFiles.openForReading(fifo),
             "a FIFO, with no writer, is refused rather than waited on");
         assertTrue(refused.getMessage().contains("not a regular file"), refused.getMessage());
     }
