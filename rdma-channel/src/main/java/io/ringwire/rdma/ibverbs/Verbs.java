@@ -1,16 +1,15 @@
 package io.ringwire.rdma.ibverbs;
 
 import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.host.NativeCalls;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -51,9 +50,8 @@ final class Verbs
     static final String DEFAULT_LIBRARY = "libibverbs.so.1";
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    private static final StructLayout CALL_STATE = NativeCalls.CALL_STATE;
+    private static final Linker.Option CAPTURE_ERRNO = NativeCalls.CAPTURE_ERRNO;
     private static final ConcurrentHashMap<String, Verbs> LOADED = new ConcurrentHashMap<>();
 
     private final String library;
@@ -167,7 +165,7 @@ final class Verbs
 
     private static int errno(final MemorySegment callState)
     {
-        return (int)ERRNO.get(callState, 0L);
+        return NativeCalls.errno(callState);
     }
 
     /** Calls a function returning a pointer that is NULL on failure, with errno set. */

@@ -1,17 +1,16 @@
 package io.ringwire.rdma.roce;
 
+import io.ringwire.rdma.host.NativeCalls;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -51,8 +50,7 @@ final class LibcSockets
     private static final int BPF_INSTRUCTION_LENGTH = 8;
 
     /** What libc writes errno into, per call. */
-    static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(groupElement("errno"));
+    static final StructLayout CALL_STATE = NativeCalls.CALL_STATE;
     /** The handles, or why they could not be made. */
     static final Functions LIBC = Functions.load();
 
@@ -74,35 +72,33 @@ final class LibcSockets
             }
             try
             {
-                final Linker linker = Linker.nativeLinker();
-                final SymbolLookup libc = linker.defaultLookup();
-                final Linker.Option errno = Linker.Option.captureCallState("errno");
+                final Linker.Option errno = NativeCalls.CAPTURE_ERRNO;
                 // send and recv are short and never block (MSG_DONTWAIT): no thread state transition for
                 // them. The calls a sender may repeat while back-pressured (send, recv, sendto, recvmsg)
                 // do not capture errno: the capture takes a slice of the state segment per call, an
                 // allocation the JIT does not always remove, and their callers need only to know that
                 // they failed.
                 return new Functions(
-                    handle(linker, libc, "socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), errno),
-                    handle(linker, libc, "setsockopt",
+                    NativeCalls.libc("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), errno),
+                    NativeCalls.libc("setsockopt",
                         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "getsockopt",
+                    NativeCalls.libc("getsockopt",
                         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), errno),
-                    handle(linker, libc, "bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), errno),
-                    handle(linker, libc, "send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
+                    NativeCalls.libc("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
+                    NativeCalls.libc("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), errno),
+                    NativeCalls.libc("getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), errno),
+                    NativeCalls.libc("send", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
                         Linker.Option.critical(false)),
-                    handle(linker, libc, "sendto",
+                    NativeCalls.libc("sendto",
                         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT)),
-                    handle(linker, libc, "recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
+                    NativeCalls.libc("recv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
                         Linker.Option.critical(false)),
-                    handle(linker, libc, "recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT)),
-                    handle(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
-                    handle(linker, libc, "mmap",
+                    NativeCalls.libc("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT)),
+                    NativeCalls.libc("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
+                    NativeCalls.libc("mmap",
                         FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
                         errno),
-                    handle(linker, libc, "munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG)),
+                    NativeCalls.libc("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG)),
                     null);
             }
             catch (final RuntimeException ex)
@@ -114,14 +110,6 @@ final class LibcSockets
         private static Functions unavailable(final String reason)
         {
             return new Functions(null, null, null, null, null, null, null, null, null, null, null, null, null, reason);
-        }
-
-        private static MethodHandle handle(
-            final Linker linker, final SymbolLookup libc, final String name, final FunctionDescriptor descriptor,
-            final Linker.Option... options)
-        {
-            return linker.downcallHandle(
-                libc.find(name).orElseThrow(() -> new IllegalStateException("no " + name + " in libc")), descriptor, options);
         }
     }
 
@@ -151,7 +139,7 @@ final class LibcSockets
      */
     static int errno(final MemorySegment state)
     {
-        return (int)ERRNO.get(state, 0L);
+        return NativeCalls.errno(state);
     }
 
     /**

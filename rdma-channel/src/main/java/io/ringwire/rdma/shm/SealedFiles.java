@@ -1,5 +1,6 @@
 package io.ringwire.rdma.shm;
 
+import io.ringwire.rdma.host.NativeCalls;
 import org.agrona.IoUtil;
 
 import java.io.IOException;
@@ -8,9 +9,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -18,7 +17,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -80,8 +78,7 @@ final class SealedFiles
     private static final int EMFILE = 24;
 
     private static final System.Logger LOGGER = System.getLogger(SealedFiles.class.getName());
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(groupElement("errno"));
+    private static final StructLayout CALL_STATE = NativeCalls.CALL_STATE;
     private static final Functions LIBC = Functions.load();
 
     private SealedFiles()
@@ -103,21 +100,19 @@ final class SealedFiles
             }
             try
             {
-                final Linker linker = Linker.nativeLinker();
-                final SymbolLookup libc = linker.defaultLookup();
-                final Linker.Option errno = Linker.Option.captureCallState("errno");
+                final Linker.Option errno = NativeCalls.CAPTURE_ERRNO;
                 // open and fcntl are variadic: their third argument is passed as one.
                 final Linker.Option variadicThird = Linker.Option.firstVariadicArg(2);
                 return new Functions(
-                    handle(linker, libc, "memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), errno),
-                    handle(linker, libc, "open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+                    NativeCalls.libc("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), errno),
+                    NativeCalls.libc("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
                         errno, variadicThird),
-                    handle(linker, libc, "fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+                    NativeCalls.libc("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
                         errno, variadicThird),
-                    handle(linker, libc, "fstatfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS)),
-                    handle(linker, libc, "prctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG),
+                    NativeCalls.libc("fstatfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS)),
+                    NativeCalls.libc("prctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG),
                         Linker.Option.firstVariadicArg(1)),
-                    handle(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
+                    NativeCalls.libc("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)),
                     null);
             }
             catch (final RuntimeException ex)
@@ -129,14 +124,6 @@ final class SealedFiles
         private static Functions unavailable(final String reason)
         {
             return new Functions(null, null, null, null, null, null, reason);
-        }
-
-        private static MethodHandle handle(final Linker linker, final SymbolLookup libc, final String name,
-            final FunctionDescriptor descriptor, final Linker.Option... options)
-        {
-            return linker.downcallHandle(
-                libc.find(name).orElseThrow(() -> new IllegalStateException("no " + name + " in libc")), descriptor,
-                options);
         }
     }
 
@@ -401,7 +388,7 @@ final class SealedFiles
 
     private static int errno(final MemorySegment state)
     {
-        return (int)ERRNO.get(state, 0L);
+        return NativeCalls.errno(state);
     }
 
     private static void available() throws IOException
