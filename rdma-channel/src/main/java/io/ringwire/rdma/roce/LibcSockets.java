@@ -26,7 +26,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  *
  * <p>Threading: stateless; the handles are immutable.
  */
-@SuppressWarnings("restricted")
 final class LibcSockets
 {
     static final int AF_INET = 2;

@@ -45,9 +45,9 @@ import static java.nio.file.StandardOpenOption.WRITE;
  * <p>The seal alone does not keep a fault away: a hugetlbfs memfd, sealed too, loses pages to a
  * hole punched in it and faults when its pool is spent. A peer's file must also be on tmpfs.
  *
- * <p>Threading: stateless; setup and teardown paths only (each call allocates). Linux on 64-bit.
+ * <p>Threading: stateless; setup and teardown paths only (each call allocates). Linux on amd64,
+ * aarch64, ppc64le or riscv64.
  */
-@SuppressWarnings("restricted")
 final class SealedFiles
 {
     private static final int MFD_CLOEXEC = 0x1;
@@ -57,7 +57,7 @@ final class SealedFiles
     private static final int PR_GET_DUMPABLE = 3;
     private static final int PR_SET_DUMPABLE = 4;
     private static final long TMPFS_MAGIC = 0x0102_1994L;
-    /** Bytes of a {@code struct statfs} on 64-bit Linux (120), rounded up. */
+    /** Bytes of a {@code struct statfs} on the architectures above (120), rounded up. */
     private static final int STATFS_BYTES = 256;
     private static final int F_ADD_SEALS = 1033;
     private static final int F_GET_SEALS = 1034;
@@ -287,7 +287,7 @@ final class SealedFiles
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment statfs = arena.allocate(STATFS_BYTES, Long.BYTES);
-            // f_type is the first field of struct statfs, a long on 64-bit Linux.
+            // f_type is the first field of struct statfs, a long on the architectures allowed.
             return (int)LIBC.fstatfs().invokeExact(fd, statfs) == 0 && statfs.get(JAVA_LONG, 0) == TMPFS_MAGIC;
         }
         catch (final RuntimeException | Error ex)
@@ -405,7 +405,7 @@ final class SealedFiles
         return LIBC.unavailable();
     }
 
-    /** What a link of the shm directory leads to when it is no file of a device's (a reused pid's socket, say). */
+    /** What a link of the shm directory leads to when it is no file of a device's (a reused pid's pipe, say). */
     static final class NotRegularFileException extends IOException
     {
         private static final long serialVersionUID = 1L;

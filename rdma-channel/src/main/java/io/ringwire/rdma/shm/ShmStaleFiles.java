@@ -28,8 +28,12 @@ import java.util.regex.Matcher;
  *   <li>its control file records a start time and the running process with that pid has another
  *       (the pid was reused);</li>
  *   <li>its control file is gone while other files remain (a device creates its control file first
- *       and deletes it last, so these are leftovers).</li>
+ *       and deletes it last, so these are leftovers);</li>
+ *   <li>its control file is a link that dangles, or leads to what is no regular file, or to an open
+ *       control file of this layout naming another pid or device (each: the link's descriptor
+ *       number is another process's now, the pid reused).</li>
  * </ul>
+ * A control file that cannot be opened for another reason (another user's) counts as live.
  * A control file still being created (start time 0) counts as live.
  *
  * <p>Threading: setup path of a device, any control thread; allocates and does I/O.
@@ -133,17 +137,40 @@ final class ShmStaleFiles
         {
             return false; // being created, or its owner could not tell its start time
         }
-        if (Files.isSymbolicLink(controlFile) && header.getLong(ShmDeviceControl.MAGIC_OFFSET) == ShmDeviceControl.MAGIC &&
-            header.getInt(ShmDeviceControl.STATE_OFFSET) == ShmDeviceControl.STATE_OPEN &&
-            (header.getLong(ShmDeviceControl.OWNER_PID_OFFSET) != pid ||
-            header.getInt(ShmDeviceControl.DEVICE_ID_OFFSET) != deviceId))
+        if (Files.isSymbolicLink(controlFile) && namesAnotherDevice(header, pid, deviceId))
         {
             // The link leads into the descriptors of the process that has the pid now, to a
-            // control file of its own: a file of this build names its owner.
-            return true;
+            // control file of its own. Read once more: the header is not read atomically, and one
+            // being written may show its state before its owner.
+            header.clear();
+            try
+            {
+                if (readHeader(controlFile, header) && namesAnotherDevice(header, pid, deviceId))
+                {
+                    return true;
+                }
+            }
+            catch (final IOException ex)
+            {
+                return false; // judged on the next sweep
+            }
         }
         final long actualStartTime = ShmProcesses.startTime(pid);
         return actualStartTime != ShmProcesses.UNKNOWN_START_TIME && actualStartTime != recordedStartTime;
+    }
+
+    /**
+     * @return whether the header is an open control file of this layout whose owner, pid and
+     *         device id both written, is not {@code pid}'s device {@code deviceId}.
+     */
+    private static boolean namesAnotherDevice(final ByteBuffer header, final long pid, final int deviceId)
+    {
+        final long ownerPid = header.getLong(ShmDeviceControl.OWNER_PID_OFFSET);
+        final int ownerDeviceId = header.getInt(ShmDeviceControl.DEVICE_ID_OFFSET);
+        return header.getLong(ShmDeviceControl.MAGIC_OFFSET) == ShmDeviceControl.MAGIC &&
+            header.getInt(ShmDeviceControl.VERSION_OFFSET) == ShmDeviceControl.VERSION &&
+            header.getInt(ShmDeviceControl.STATE_OFFSET) == ShmDeviceControl.STATE_OPEN &&
+            ownerPid != 0 && ownerDeviceId != 0 && (ownerPid != pid || ownerDeviceId != deviceId);
     }
 
     /**

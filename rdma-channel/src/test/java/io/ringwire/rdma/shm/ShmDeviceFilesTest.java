@@ -193,6 +193,7 @@ final class ShmDeviceFilesTest
         // device: what a dead owner's link finds in the descriptors of the process reusing its pid.
         final Path memory = directory.resolve("elsewhere");
         final UnsafeBuffer other = new UnsafeBuffer(ShmFiles.createAndMap(memory, ShmDeviceControl.REGION_TABLE_OFFSET));
+        other.putInt(ShmDeviceControl.VERSION_OFFSET, ShmDeviceControl.VERSION);
         other.putLong(ShmDeviceControl.OWNER_PID_OFFSET, pid);
         other.putLong(ShmDeviceControl.OWNER_START_TIME_OFFSET, parentStartTime);
         other.putInt(ShmDeviceControl.DEVICE_ID_OFFSET, 3);
