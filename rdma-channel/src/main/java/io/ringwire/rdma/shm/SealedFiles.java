@@ -139,32 +139,25 @@ final class SealedFiles
     {
         available();
         makeDumpable();
-        int fd;
-        try (Arena arena = Arena.ofConfined())
+        final int fd = call("memfd_create", arena ->
         {
             final MemorySegment state = arena.allocate(CALL_STATE);
             final MemorySegment cName = arena.allocateFrom(name);
-            fd = (int)LIBC.memfdCreate().invokeExact(state, cName, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
-            if (fd < 0 && errno(state) == EINVAL)
+            int created = (int)LIBC.memfdCreate().invokeExact(state, cName,
+                MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+            if (created < 0 && errno(state) == EINVAL)
             {
                 // A kernel before 6.3 knows no MFD_NOEXEC_SEAL.
-                fd = (int)LIBC.memfdCreate().invokeExact(state, cName, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+                created = (int)LIBC.memfdCreate().invokeExact(state, cName, MFD_CLOEXEC | MFD_ALLOW_SEALING);
             }
-            if (fd < 0)
+            if (created < 0)
             {
                 final int errno = errno(state);
                 throw new IOException("memfd_create failed, errno " + errno + (errno == EMFILE || errno == ENFILE ?
                     " (too many open files: each shm region, ring and device holds a descriptor; raise ulimit -n)" : ""));
             }
-        }
-        catch (final IOException | RuntimeException | Error ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new IOException("memfd_create failed: " + ex, ex);
-        }
+            return created;
+        });
         MappedByteBuffer mapping = null;
         try
         {
@@ -253,7 +246,7 @@ final class SealedFiles
     private static int open(final Path file, final int access) throws IOException
     {
         available();
-        try (Arena arena = Arena.ofConfined())
+        return call("open " + file, arena ->
         {
             final MemorySegment state = arena.allocate(CALL_STATE);
             final int fd = (int)LIBC.open().invokeExact(state, arena.allocateFrom(file.toString()),
@@ -271,33 +264,17 @@ final class SealedFiles
             throw new IOException("cannot open " + file + ": errno " + errno + (errno == EACCES ?
                 " (permission denied: a peer's file opens only for a process of its user and group, or root, in " +
                 "its pid namespace, and only when its owner holds no capability this process lacks)" : ""));
-        }
-        catch (final IOException | RuntimeException | Error ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new IOException("cannot open " + file + ": " + ex, ex);
-        }
+        });
     }
 
     private static boolean onTmpfs(final int fd) throws IOException
     {
-        try (Arena arena = Arena.ofConfined())
+        return call("fstatfs", arena ->
         {
             final MemorySegment statfs = arena.allocate(STATFS_BYTES, Long.BYTES);
             // f_type is the first field of struct statfs, a long on the architectures allowed.
             return (int)LIBC.fstatfs().invokeExact(fd, statfs) == 0 && statfs.get(JAVA_LONG, 0) == TMPFS_MAGIC;
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new IOException("fstatfs failed: " + ex, ex);
-        }
+        });
     }
 
     /**
@@ -307,23 +284,13 @@ final class SealedFiles
      */
     private static void makeDumpable() throws IOException
     {
-        try
+        final boolean made = call("prctl", arena -> (int)LIBC.prctl().invokeExact(PR_GET_DUMPABLE, 0L) == 0 &&
+            (int)LIBC.prctl().invokeExact(PR_SET_DUMPABLE, 1L) == 0);
+        if (made)
         {
-            if ((int)LIBC.prctl().invokeExact(PR_GET_DUMPABLE, 0L) == 0 &&
-                (int)LIBC.prctl().invokeExact(PR_SET_DUMPABLE, 1L) == 0)
-            {
-                LOGGER.log(System.Logger.Level.WARNING, "this process was not dumpable (started with file " +
-                    "capabilities, or its credentials changed) and is now, so that its shm peers can open its " +
-                    "files through /proc: processes of its user can read its memory, and it may dump core");
-            }
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new IOException("prctl failed: " + ex, ex);
+            LOGGER.log(System.Logger.Level.WARNING, "this process was not dumpable (started with file " +
+                "capabilities, or its credentials changed) and is now, so that its shm peers can open its " +
+                "files through /proc: processes of its user can read its memory, and it may dump core");
         }
     }
 
@@ -352,13 +319,39 @@ final class SealedFiles
     private static void fcntl(final int fd, final int command, final int argument, final String what)
         throws IOException
     {
-        try (Arena arena = Arena.ofConfined())
+        call(what, arena ->
         {
             final MemorySegment state = arena.allocate(CALL_STATE);
             if ((int)LIBC.fcntl().invokeExact(state, fd, command, argument) < 0)
             {
                 throw new IOException(what + " failed, errno " + errno(state));
             }
+            return null;
+        });
+    }
+
+    private static int fcntlOrMinusOne(final int fd, final int command, final int argument) throws IOException
+    {
+        return call("fcntl", arena -> (int)LIBC.fcntl().invokeExact(arena.allocate(CALL_STATE), fd, command, argument));
+    }
+
+    /** A foreign call of a set-up path, with an arena for its arguments that lives for the call. */
+    @FunctionalInterface
+    private interface Call<T>
+    {
+        T run(Arena arena) throws Throwable;
+    }
+
+    /**
+     * @return what the call returned.
+     * @throws IOException what it threw, or naming {@code what} when a handle threw a checked
+     *                     exception of its own (it declares Throwable).
+     */
+    private static <T> T call(final String what, final Call<T> call) throws IOException
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            return call.run(arena);
         }
         catch (final IOException | RuntimeException | Error ex)
         {
@@ -367,22 +360,6 @@ final class SealedFiles
         catch (final Throwable ex)
         {
             throw new IOException(what + " failed: " + ex, ex);
-        }
-    }
-
-    private static int fcntlOrMinusOne(final int fd, final int command, final int argument) throws IOException
-    {
-        try (Arena arena = Arena.ofConfined())
-        {
-            return (int)LIBC.fcntl().invokeExact(arena.allocate(CALL_STATE), fd, command, argument);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new IOException("fcntl failed: " + ex, ex);
         }
     }
 
