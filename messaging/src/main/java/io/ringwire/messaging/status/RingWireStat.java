@@ -155,13 +155,32 @@ public final class RingWireStat
             }
             final int metadataLength = header.getInt(CountersFile.METADATA_LENGTH_OFFSET);
             final int valuesLength = header.getInt(CountersFile.VALUES_LENGTH_OFFSET);
+            if (metadataLength < 0 || valuesLength < 0 ||
+                (long)CountersFile.HEADER_LENGTH + metadataLength + valuesLength > mapped.capacity())
+            {
+                out.println("process " + pid + ": " + file + " is malformed: its header gives " + metadataLength +
+                    " bytes of metadata and " + valuesLength + " of values, the file has " + mapped.capacity());
+                return false;
+            }
             final CountersReader reader = new CountersReader(
                 new UnsafeBuffer(mapped, CountersFile.HEADER_LENGTH, metadataLength),
                 new UnsafeBuffer(mapped, CountersFile.HEADER_LENGTH + metadataLength, valuesLength));
+            // Read in full before printing: a file whose records point outside it shows no half list.
+            final StringBuilder lines = new StringBuilder();
+            try
+            {
+                reader.forEach((counterId, typeId, keyBuffer, label) -> lines.append(String.format(
+                    "  %4d %,20d  %s%n", counterId, reader.getCounterValue(counterId), label)));
+            }
+            catch (final IndexOutOfBoundsException ex)
+            {
+                out.println("process " + pid + ": " + file + " is malformed: a counter's record lies outside it (" +
+                    ex.getMessage() + ")");
+                return false;
+            }
             out.println("process " + pid + " (started " +
                 Instant.ofEpochMilli(header.getLong(CountersFile.START_TIME_OFFSET)) + ")");
-            reader.forEach((counterId, typeId, keyBuffer, label) ->
-                out.printf("  %4d %,20d  %s%n", counterId, reader.getCounterValue(counterId), label));
+            out.print(lines);
             return true;
         }
         finally

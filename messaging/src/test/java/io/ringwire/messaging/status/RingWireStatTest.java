@@ -5,6 +5,7 @@ import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,5 +122,45 @@ class RingWireStatTest
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         assertEquals(0, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)));
         assertFalse(bytes.toString(StandardCharsets.UTF_8).contains("process 999999999"));
+    }
+
+    @Test
+    void aLiveProcesssCountersFileWhoseLengthsOrRecordsLieOutsideItIsReportedMalformedAndTheOthersStillShow()
+        throws Exception
+    {
+        final Path counters = directory.resolve("forged");
+        Files.createDirectories(counters);
+        final long pid = ProcessHandle.current().pid();
+        // Lengths past the file's end.
+        final UnsafeBuffer lengths = header(pid, 1 << 20, 1 << 20);
+        Files.write(counters.resolve("1" + CountersFile.SUFFIX), lengths.byteArray());
+        // Lengths within it, but one allocated record whose label length points far outside.
+        final UnsafeBuffer record = header(pid, 4096, 4096);
+        final int metadata = CountersFile.HEADER_LENGTH;
+        record.putInt(metadata + CountersReader.TYPE_ID_OFFSET, 1);
+        record.putInt(metadata + CountersReader.LABEL_OFFSET, 1 << 24);
+        record.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
+        Files.write(counters.resolve("2" + CountersFile.SUFFIX), record.byteArray());
+        // A well-formed file of the same live process, with no counters, sorts after both.
+        Files.write(counters.resolve("3" + CountersFile.SUFFIX), header(pid, 4096, 4096).byteArray());
+
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        assertEquals(1, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)));
+        final String report = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(report.contains("1" + CountersFile.SUFFIX + " is malformed: its header gives 1048576 bytes"), report);
+        assertTrue(report.contains("2" + CountersFile.SUFFIX + " is malformed: a counter's record lies outside it"),
+            report);
+        assertTrue(report.contains("process " + pid + " (started"), report);
+    }
+
+    private static UnsafeBuffer header(final long pid, final int metadataLength, final int valuesLength)
+    {
+        final UnsafeBuffer file = new UnsafeBuffer(new byte[CountersFile.HEADER_LENGTH + 8192]);
+        file.putLong(CountersFile.MAGIC_OFFSET, CountersFile.MAGIC);
+        file.putInt(CountersFile.PID_OFFSET, (int)pid);
+        file.putLong(CountersFile.START_TIME_OFFSET, System.currentTimeMillis());
+        file.putInt(CountersFile.METADATA_LENGTH_OFFSET, metadataLength);
+        file.putInt(CountersFile.VALUES_LENGTH_OFFSET, valuesLength);
+        return file;
     }
 }
