@@ -12,8 +12,6 @@ import java.nio.MappedByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -45,7 +43,6 @@ public final class ShmDevice extends SoftDevice
 
     private static final System.Logger LOGGER = System.getLogger(ShmDevice.class.getName());
     private static final AtomicInteger NEXT_DEVICE_ID = new AtomicInteger(1);
-    private static final Set<Integer> OPEN_DEVICE_IDS = ConcurrentHashMap.newKeySet();
 
     private final ShmSettings settings;
     private final int deviceId;
@@ -97,17 +94,15 @@ public final class ShmDevice extends SoftDevice
     {
         config.peerTimeoutNs(); // fails fast, naming the fix, when the configuration is not concluded
         final int deviceId = NEXT_DEVICE_ID.getAndIncrement();
-        // Registered before the sweep and before any file exists, so no sweep deletes this device's files.
-        OPEN_DEVICE_IDS.add(deviceId);
+        final Path directory = config.shmDirectory().toAbsolutePath().normalize();
+        final long pid = ShmProcesses.currentPid();
+        ShmFiles.createDirectory(directory);
+        sweepStaleFiles(directory, pid);
+        final ShmAddress shmAddress = new ShmAddress(directory, pid, deviceId);
+        final MappedByteBuffer controlMapping = ShmFiles.createAndMap(shmAddress.controlFile(),
+            ShmDeviceControl.fileLength(REGION_TABLE_CAPACITY));
         try
         {
-            final Path directory = config.shmDirectory().toAbsolutePath().normalize();
-            final long pid = ShmProcesses.currentPid();
-            ShmFiles.createDirectory(directory);
-            sweepStaleFiles(directory, pid);
-            final ShmAddress shmAddress = new ShmAddress(directory, pid, deviceId);
-            final MappedByteBuffer controlMapping = ShmFiles.createAndMap(shmAddress.controlFile(),
-                ShmDeviceControl.fileLength(REGION_TABLE_CAPACITY));
             // The control file stays mapped until the device and its counters are unreachable (no explicit
             // unmap): counters() must stay readable after close.
             final ShmDeviceControl control = new ShmDeviceControl(new UnsafeBuffer(controlMapping));
@@ -116,7 +111,7 @@ public final class ShmDevice extends SoftDevice
         }
         catch (final RuntimeException ex)
         {
-            OPEN_DEVICE_IDS.remove(deviceId);
+            ShmFiles.deleteQuietly(shmAddress.controlFile());
             throw ex;
         }
     }
@@ -125,7 +120,7 @@ public final class ShmDevice extends SoftDevice
     {
         try
         {
-            final int deleted = ShmStaleFiles.sweep(directory, pid, OPEN_DEVICE_IDS);
+            final int deleted = ShmStaleFiles.sweep(directory, pid);
             if (deleted > 0)
             {
                 LOGGER.log(System.Logger.Level.INFO,
@@ -222,7 +217,6 @@ public final class ShmDevice extends SoftDevice
         control.markClosed();
         deleteRemainingFiles();
         ShmFiles.deleteQuietly(shmAddress.controlFile());
-        OPEN_DEVICE_IDS.remove(deviceId);
     }
 
     private void deleteRemainingFiles()

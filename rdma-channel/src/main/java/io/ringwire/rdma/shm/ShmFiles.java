@@ -81,18 +81,22 @@ final class ShmFiles
      */
     static MappedByteBuffer createAndMap(final Path file, final long length)
     {
+        final String name = key(file);
         SealedFiles.Created created = null;
         try
         {
-            created = SealedFiles.create(file.getFileName().toString(), length);
+            created = SealedFiles.create(name, length);
+            // Recorded before the name exists: a sweep in this process deletes a name of its pid
+            // that is not recorded here.
+            OPEN_FILES.put(name, created.fd());
             Files.createSymbolicLink(file, Path.of("/proc/" + ProcessHandle.current().pid() + "/fd/" + created.fd()));
-            OPEN_FILES.put(file.getFileName().toString(), created.fd());
             return created.mapping();
         }
         catch (final IOException | RuntimeException ex)
         {
             if (null != created)
             {
+                OPEN_FILES.remove(name, created.fd());
                 unmap(created.mapping());
                 SealedFiles.close(created.fd());
             }
@@ -155,6 +159,22 @@ final class ShmFiles
         return SealedFiles.openForReading(file);
     }
 
+    /**
+     * @param file a file of the shm directory.
+     * @return whether this process created it and has not deleted it: names of this process's pid
+     *         that this is false for were left by a dead process that had the same pid.
+     */
+    static boolean createdHere(final Path file)
+    {
+        return OPEN_FILES.containsKey(key(file));
+    }
+
+    /** Names are unique within a process (its pid and a device id of its own in each). */
+    private static String key(final Path file)
+    {
+        return file.getFileName().toString();
+    }
+
     static void unmap(final MappedByteBuffer mapping)
     {
         if (null != mapping)
@@ -183,7 +203,7 @@ final class ShmFiles
             // file's, and the name would lead a peer there.
             return false;
         }
-        final Integer fd = OPEN_FILES.remove(file.getFileName().toString());
+        final Integer fd = OPEN_FILES.remove(key(file));
         if (null != fd)
         {
             SealedFiles.close(fd);

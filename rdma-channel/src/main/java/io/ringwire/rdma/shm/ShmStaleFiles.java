@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 
 
@@ -21,9 +20,10 @@ import java.util.regex.Matcher;
  * Finds and deletes the files of shm devices whose owner is gone: a process that was killed before
  * it could close its device leaves its control file, regions and rings behind.
  *
- * <p>A device {@code <pid>-<dev>} is stale when:
+ * <p>A file of this process's pid is stale when this process did not create it (or deleted it):
+ * a dead process that had the same pid left it, and one of its names may be the next a device here
+ * creates. A device {@code <pid>-<dev>} of another pid is stale when:
  * <ul>
- *   <li>the pid is this process's and the device id is not open here;</li>
  *   <li>no process with that pid runs (or it is a zombie);</li>
  *   <li>its control file records a start time and the running process with that pid has another
  *       (the pid was reused);</li>
@@ -47,13 +47,12 @@ final class ShmStaleFiles
     /**
      * Deletes stale files in {@code directory}.
      *
-     * @param directory      the shm directory.
-     * @param ownPid         this process's pid.
-     * @param liveOwnDevices device ids open (or opening) in this process.
+     * @param directory the shm directory.
+     * @param ownPid    this process's pid.
      * @return how many files were deleted.
      * @throws IOException when the directory cannot be listed.
      */
-    static int sweep(final Path directory, final long ownPid, final Set<Integer> liveOwnDevices) throws IOException
+    static int sweep(final Path directory, final long ownPid) throws IOException
     {
         final Map<String, List<Path>> filesByDevice = new HashMap<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory))
@@ -86,11 +85,12 @@ final class ShmStaleFiles
             {
                 continue; // digits too long for a pid: not ours
             }
-            if (isStale(directory, pid, deviceId, ownPid, liveOwnDevices, processAlive))
+            final boolean thisPid = pid == ownPid;
+            if (thisPid || isStale(directory, pid, deviceId, processAlive))
             {
                 for (final Path file : device.getValue())
                 {
-                    if (ShmFiles.deleteQuietly(file))
+                    if ((!thisPid || !ShmFiles.createdHere(file)) && ShmFiles.deleteQuietly(file))
                     {
                         deleted++;
                     }
@@ -100,13 +100,9 @@ final class ShmStaleFiles
         return deleted;
     }
 
-    private static boolean isStale(final Path directory, final long pid, final int deviceId, final long ownPid,
-        final Set<Integer> liveOwnDevices, final Map<Long, Boolean> processAlive)
+    private static boolean isStale(final Path directory, final long pid, final int deviceId,
+        final Map<Long, Boolean> processAlive)
     {
-        if (pid == ownPid)
-        {
-            return !liveOwnDevices.contains(deviceId);
-        }
         if (!processAlive.computeIfAbsent(pid, p -> ShmProcesses.isAlive(p, ShmProcesses.UNKNOWN_START_TIME)))
         {
             return true;

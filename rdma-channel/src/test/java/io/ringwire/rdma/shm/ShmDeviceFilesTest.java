@@ -18,9 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -160,6 +162,64 @@ final class ShmDeviceFilesTest
                 assertTrue(remaining.containsAll(foreign), "files not named like ours stay: " + remaining);
                 assertTrue(remaining.contains(liveControlFile), "a live device's files stay: " + remaining);
                 assertTrue(remaining.contains(opened.shmAddress().controlFile().getFileName().toString()));
+            }
+        }
+    }
+
+    @Test
+    void filesADeadProcessLeftUnderThisProcesssPidAreRemovedSoTheNextDeviceOpensWhileThisProcesssOwnFilesStay()
+        throws IOException
+    {
+        final long pid = ProcessHandle.current().pid();
+        try (ShmDevice live = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
+        {
+            final ProtectionDomain domain = live.allocateProtectionDomain();
+            domain.allocateRegion(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            domain.createQueuePair(new QueuePairConfig(live.createCompletionQueue(16), live.createCompletionQueue(16),
+                4, 4, 0));
+            final List<String> liveFiles = files();
+            assertEquals(3, liveFiles.size(), liveFiles.toString());
+
+            // What a process killed before it closed its devices leaves for the next process given its
+            // pid, under the device ids that process's next devices get: control links whose
+            // descriptor numbers now lead nowhere, or into this process's own files, and plain files.
+            final Path liveControlLink = Files.readSymbolicLink(live.shmAddress().controlFile());
+            final int next = live.shmAddress().deviceId() + 1;
+            for (int deviceId = next; deviceId < next + 6; deviceId++)
+            {
+                final Path control = directory.resolve(ShmFiles.controlFileName(pid, deviceId));
+                switch (deviceId % 3)
+                {
+                    case 0 -> Files.createSymbolicLink(control, Path.of("/proc/" + pid + "/fd/999999"));
+                    case 1 -> Files.createSymbolicLink(control, liveControlLink);
+                    default -> Files.write(control, new byte[ShmDeviceControl.REGION_TABLE_OFFSET]);
+                }
+                Files.write(directory.resolve(ShmFiles.regionFileName(pid, deviceId, 1)), new byte[64]);
+                Files.write(directory.resolve(ShmFiles.ringFileName(pid, deviceId, 1)), new byte[64]);
+            }
+
+            try (ShmDevice opened = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
+            {
+                final int deviceId = opened.shmAddress().deviceId();
+                assertTrue(deviceId >= next && deviceId < next + 6, "device " + deviceId);
+                final ProtectionDomain openedDomain = opened.allocateProtectionDomain();
+                openedDomain.allocateRegion(4096, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+                final List<String> expected = new ArrayList<>(liveFiles);
+                expected.add(ShmFiles.controlFileName(pid, deviceId));
+                expected.add(ShmFiles.regionFileName(pid, deviceId, 1));
+                assertEquals(expected.stream().sorted().toList(), files(),
+                    "the dead process's files are gone, this process's stay");
+                final MappedByteBuffer control = ShmFiles.mapExisting(opened.shmAddress().controlFile(),
+                    ShmDeviceControl.REGION_TABLE_OFFSET);
+                try
+                {
+                    assertEquals(deviceId, new UnsafeBuffer(control).getInt(ShmDeviceControl.DEVICE_ID_OFFSET),
+                        "the name leads to the new device's control file");
+                }
+                finally
+                {
+                    ShmFiles.unmap(control);
+                }
             }
         }
     }
