@@ -2,13 +2,12 @@ package io.ringwire.messaging.status;
 
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.rdma.config.Settings;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.MappedByteBuffer;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +19,7 @@ import java.util.List;
 /**
  * {@code ringwire stat}: prints the counters of every running RingWire process, live, like
  * AeronStat. Reads the counters files in {@value MessagingContext#COUNTERS_DIR_PROP}'s directory
- * (read-only mappings; it never writes).
+ * (read with {@code read}, never mapped or written).
  *
  * <pre>
  * usage: ringwire stat [--dir DIR] [--interval MS] [--count N | --once]
@@ -28,6 +27,8 @@ import java.util.List;
  */
 public final class RingWireStat
 {
+    /** Larger than any counters file this version writes, and than a heap array may be. */
+    private static final long MAX_FILE_BYTES = 1L << 30;
     private static final String USAGE = "usage: ringwire stat [--dir DIR] [--interval MS] [--count N | --once]";
 
     private RingWireStat()
@@ -128,64 +129,73 @@ public final class RingWireStat
 
     private static boolean printFile(final Path file, final PrintStream out)
     {
-        final MappedByteBuffer mapped;
+        // Read, not mapped: a file its owner (or anyone who may write it) truncates while this reads
+        // it would fault a mapping's next load, and end the tool; a read just comes back short.
+        final UnsafeBuffer content;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
         {
-            if (channel.size() < CountersFile.HEADER_LENGTH)
+            final long size = channel.size();
+            if (size < CountersFile.HEADER_LENGTH)
             {
                 return false;
             }
-            mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+            if (size > MAX_FILE_BYTES)
+            {
+                out.println(file + " is malformed: " + size + " bytes, more than any counters file has");
+                return false;
+            }
+            final ByteBuffer bytes = ByteBuffer.allocate((int)size);
+            while (bytes.hasRemaining() && channel.read(bytes) >= 0)
+            {
+                // a file cut short meanwhile ends the loop at its end
+            }
+            if (bytes.position() < CountersFile.HEADER_LENGTH)
+            {
+                return false;
+            }
+            content = new UnsafeBuffer(bytes.array(), 0, bytes.position());
         }
         catch (final IOException ex)
         {
             return false; // the process ended meanwhile
         }
+        if (content.getLong(CountersFile.MAGIC_OFFSET) != CountersFile.MAGIC)
+        {
+            return false;
+        }
+        final int pid = content.getInt(CountersFile.PID_OFFSET);
+        if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true))
+        {
+            return false;
+        }
+        final int metadataLength = content.getInt(CountersFile.METADATA_LENGTH_OFFSET);
+        final int valuesLength = content.getInt(CountersFile.VALUES_LENGTH_OFFSET);
+        if (metadataLength < 0 || valuesLength < 0 ||
+            (long)CountersFile.HEADER_LENGTH + metadataLength + valuesLength > content.capacity())
+        {
+            out.println("process " + pid + ": " + file + " is malformed: its header gives " + metadataLength +
+                " bytes of metadata and " + valuesLength + " of values, the file has " + content.capacity());
+            return false;
+        }
+        final CountersReader reader = new CountersReader(
+            new UnsafeBuffer(content, CountersFile.HEADER_LENGTH, metadataLength),
+            new UnsafeBuffer(content, CountersFile.HEADER_LENGTH + metadataLength, valuesLength));
+        // Read in full before printing: a file whose records point outside it shows no half list.
+        final StringBuilder lines = new StringBuilder();
         try
         {
-            final UnsafeBuffer header = new UnsafeBuffer(mapped, 0, CountersFile.HEADER_LENGTH);
-            if (header.getLongAcquire(CountersFile.MAGIC_OFFSET) != CountersFile.MAGIC)
-            {
-                return false;
-            }
-            final int pid = header.getInt(CountersFile.PID_OFFSET);
-            if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true))
-            {
-                return false;
-            }
-            final int metadataLength = header.getInt(CountersFile.METADATA_LENGTH_OFFSET);
-            final int valuesLength = header.getInt(CountersFile.VALUES_LENGTH_OFFSET);
-            if (metadataLength < 0 || valuesLength < 0 ||
-                (long)CountersFile.HEADER_LENGTH + metadataLength + valuesLength > mapped.capacity())
-            {
-                out.println("process " + pid + ": " + file + " is malformed: its header gives " + metadataLength +
-                    " bytes of metadata and " + valuesLength + " of values, the file has " + mapped.capacity());
-                return false;
-            }
-            final CountersReader reader = new CountersReader(
-                new UnsafeBuffer(mapped, CountersFile.HEADER_LENGTH, metadataLength),
-                new UnsafeBuffer(mapped, CountersFile.HEADER_LENGTH + metadataLength, valuesLength));
-            // Read in full before printing: a file whose records point outside it shows no half list.
-            final StringBuilder lines = new StringBuilder();
-            try
-            {
-                reader.forEach((counterId, typeId, keyBuffer, label) -> lines.append(String.format(
-                    "  %4d %,20d  %s%n", counterId, reader.getCounterValue(counterId), label)));
-            }
-            catch (final IndexOutOfBoundsException ex)
-            {
-                out.println("process " + pid + ": " + file + " is malformed: a counter's record lies outside it (" +
-                    ex.getMessage() + ")");
-                return false;
-            }
-            out.println("process " + pid + " (started " +
-                Instant.ofEpochMilli(header.getLong(CountersFile.START_TIME_OFFSET)) + ")");
-            out.print(lines);
-            return true;
+            reader.forEach((counterId, typeId, keyBuffer, label) -> lines.append(String.format(
+                "  %4d %,20d  %s%n", counterId, reader.getCounterValue(counterId), label)));
         }
-        finally
+        catch (final IndexOutOfBoundsException ex)
         {
-            IoUtil.unmap(mapped);
+            out.println("process " + pid + ": " + file + " is malformed: a counter's record lies outside it (" +
+                ex.getMessage() + ")");
+            return false;
         }
+        out.println("process " + pid + " (started " +
+            Instant.ofEpochMilli(content.getLong(CountersFile.START_TIME_OFFSET)) + ")");
+        out.print(lines);
+        return true;
     }
 }

@@ -10,12 +10,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -151,6 +157,56 @@ class RingWireStatTest
         assertTrue(report.contains("2" + CountersFile.SUFFIX + " is malformed: a counter's record lies outside it"),
             report);
         assertTrue(report.contains("process " + pid + " (started"), report);
+    }
+
+    @Test
+    void aCountersFileTruncatedAndRewrittenWhileStatReadsItNeverFaultsTheTool() throws Exception
+    {
+        final Path counters = directory.resolve("shrinking");
+        Files.createDirectories(counters);
+        final long pid = ProcessHandle.current().pid();
+        final UnsafeBuffer content = header(pid, 4096, 4096);
+        final Path file = counters.resolve("1" + CountersFile.SUFFIX);
+        Files.write(file, content.byteArray());
+        final AtomicBoolean running = new AtomicBoolean(true);
+        // The file's owner, or anyone who may write it, cuts it to nothing and writes it again.
+        final Thread cutter = new Thread(() ->
+        {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+            {
+                final ByteBuffer whole = ByteBuffer.wrap(content.byteArray());
+                while (running.get())
+                {
+                    channel.truncate(0);
+                    whole.clear();
+                    channel.write(whole, 0);
+                }
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+        }, "cutter");
+        cutter.start();
+        int shown = 0;
+        try
+        {
+            final PrintStream discard = new PrintStream(OutputStream.nullOutputStream());
+            final long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            while (System.nanoTime() - end < 0)
+            {
+                shown += RingWireStat.print(counters, discard); // a fault would throw InternalError here
+            }
+        }
+        finally
+        {
+            running.set(false);
+            cutter.join();
+        }
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        assertEquals(1, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)),
+            bytes.toString(StandardCharsets.UTF_8));
+        assertTrue(shown > 0, "whole reads showed the process too");
     }
 
     private static UnsafeBuffer header(final long pid, final int metadataLength, final int valuesLength)
