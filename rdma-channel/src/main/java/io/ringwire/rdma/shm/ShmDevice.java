@@ -109,9 +109,10 @@ public final class ShmDevice extends SoftDevice
             control.initialise(pid, ShmProcesses.startTime(pid), deviceId, REGION_TABLE_CAPACITY, System.nanoTime());
             return new ShmDevice(config, settings, shmAddress, control);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
             ShmFiles.deleteQuietly(shmAddress.controlFile());
+            ShmFiles.unmap(controlMapping);
             throw ex;
         }
     }

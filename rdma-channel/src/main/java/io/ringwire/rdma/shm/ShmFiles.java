@@ -7,10 +7,11 @@ import org.agrona.IoUtil;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 
@@ -20,8 +21,9 @@ import java.util.regex.Pattern;
  * Each is a memory file sealed against shrinking, named by a link ({@link SealedFiles}); a file
  * of a peer is mapped only when it carries that seal.
  *
- * <p>Threading: any thread (the descriptors of this process's files are in a concurrent map); setup
- * and teardown paths only (these calls allocate and may block on I/O).
+ * <p>Threading: any thread; a name of this process is made, deleted, or judged and deleted by a
+ * sweep, under one lock with its record in the map of descriptors, so a sweep never takes a name
+ * another thread is making. Setup and teardown paths only (these calls allocate and may block on I/O).
  */
 final class ShmFiles
 {
@@ -29,7 +31,9 @@ final class ShmFiles
     static final Pattern OWNED_FILE = Pattern.compile("^(\\d+)-(\\d+)(?:\\.ctl|-mr-\\d+\\.shm|-qp-\\d+\\.ring)$");
 
     /** The descriptors of the files this process created and has not deleted, by name (pid and device in it). */
-    private static final Map<String, Integer> OPEN_FILES = new ConcurrentHashMap<>();
+    private static final Map<String, Integer> OPEN_FILES = new HashMap<>();
+    /** Guards {@link #OPEN_FILES} with the names it records. */
+    private static final Object NAMES = new Object();
 
     private ShmFiles()
     {
@@ -86,17 +90,22 @@ final class ShmFiles
         try
         {
             created = SealedFiles.create(name, length);
-            // Recorded before the name exists: a sweep in this process deletes a name of its pid
-            // that is not recorded here.
-            OPEN_FILES.put(name, created.fd());
-            Files.createSymbolicLink(file, Path.of("/proc/" + ProcessHandle.current().pid() + "/fd/" + created.fd()));
+            synchronized (NAMES)
+            {
+                if (OPEN_FILES.containsKey(name))
+                {
+                    // A name of this process still live (a queue pair number come round again).
+                    throw new FileAlreadyExistsException(file.toString(), null, "a file of this process");
+                }
+                Files.createSymbolicLink(file, Path.of("/proc/" + ProcessHandle.current().pid() + "/fd/" + created.fd()));
+                OPEN_FILES.put(name, created.fd());
+            }
             return created.mapping();
         }
         catch (final IOException | RuntimeException ex)
         {
             if (null != created)
             {
-                OPEN_FILES.remove(name, created.fd());
                 unmap(created.mapping());
                 SealedFiles.close(created.fd());
             }
@@ -160,16 +169,35 @@ final class ShmFiles
     }
 
     /**
-     * @param file a file of the shm directory.
-     * @return whether this process created it and has not deleted it: names of this process's pid
-     *         that this is false for were left by a dead process that had the same pid.
+     * Deletes a file named with this process's pid unless this process created that name and has
+     * not deleted it: a dead process that had the same pid left it.
+     *
+     * @param file a file of the shm directory named with this process's pid.
+     * @return true when this call deleted it.
      */
-    static boolean createdHere(final Path file)
+    static boolean deleteIfNotCreatedHere(final Path file)
     {
-        return OPEN_FILES.containsKey(key(file));
+        synchronized (NAMES)
+        {
+            if (OPEN_FILES.containsKey(key(file)))
+            {
+                return false;
+            }
+            try
+            {
+                return Files.deleteIfExists(file);
+            }
+            catch (final IOException ex)
+            {
+                return false;
+            }
+        }
     }
 
-    /** Names are unique within a process (its pid and a device id of its own in each). */
+    /**
+     * A process's names differ from each other, whatever their directories: each holds its pid and
+     * a device id of its own, and a name still live is not made again.
+     */
     private static String key(final Path file)
     {
         return file.getFileName().toString();
@@ -193,17 +221,21 @@ final class ShmFiles
     static boolean deleteQuietly(final Path file)
     {
         final boolean deleted;
-        try
+        final Integer fd;
+        synchronized (NAMES)
         {
-            deleted = Files.deleteIfExists(file);
+            try
+            {
+                deleted = Files.deleteIfExists(file);
+            }
+            catch (final IOException ex)
+            {
+                // The name stays, so its descriptor does too: a closed one's number would be the next
+                // file's, and the name would lead a peer there.
+                return false;
+            }
+            fd = OPEN_FILES.remove(key(file));
         }
-        catch (final IOException ex)
-        {
-            // The name stays, so its descriptor does too: a closed one's number would be the next
-            // file's, and the name would lead a peer there.
-            return false;
-        }
-        final Integer fd = OPEN_FILES.remove(key(file));
         if (null != fd)
         {
             SealedFiles.close(fd);

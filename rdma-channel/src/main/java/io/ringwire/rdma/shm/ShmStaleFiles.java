@@ -90,7 +90,7 @@ final class ShmStaleFiles
             {
                 for (final Path file : device.getValue())
                 {
-                    if ((!thisPid || !ShmFiles.createdHere(file)) && ShmFiles.deleteQuietly(file))
+                    if (thisPid ? ShmFiles.deleteIfNotCreatedHere(file) : ShmFiles.deleteQuietly(file))
                     {
                         deleted++;
                     }

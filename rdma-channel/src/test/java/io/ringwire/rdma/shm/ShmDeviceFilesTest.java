@@ -209,17 +209,9 @@ final class ShmDeviceFilesTest
                 expected.add(ShmFiles.regionFileName(pid, deviceId, 1));
                 assertEquals(expected.stream().sorted().toList(), files(),
                     "the dead process's files are gone, this process's stay");
-                final MappedByteBuffer control = ShmFiles.mapExisting(opened.shmAddress().controlFile(),
-                    ShmDeviceControl.REGION_TABLE_OFFSET);
-                try
-                {
-                    assertEquals(deviceId, new UnsafeBuffer(control).getInt(ShmDeviceControl.DEVICE_ID_OFFSET),
-                        "the name leads to the new device's control file");
-                }
-                finally
-                {
-                    ShmFiles.unmap(control);
-                }
+                assertEquals(deviceId, controlFilesDeviceId(opened), "the name leads to the new device's control file");
+                assertEquals(live.shmAddress().deviceId(), controlFilesDeviceId(live),
+                    "the live device's name still leads to its control file");
             }
         }
     }
@@ -328,6 +320,20 @@ final class ShmDeviceFilesTest
             final RdmaException refused = assertThrows(RdmaException.class,
                 () -> intruder.queuePair.modifyToReadyToReceive(b.queuePair.localEndpoint()));
             assertTrue(refused.getMessage().contains("already connected"), refused.getMessage());
+        }
+    }
+
+    private static int controlFilesDeviceId(final ShmDevice device) throws IOException
+    {
+        final MappedByteBuffer control = ShmFiles.mapExisting(device.shmAddress().controlFile(),
+            ShmDeviceControl.REGION_TABLE_OFFSET);
+        try
+        {
+            return new UnsafeBuffer(control).getInt(ShmDeviceControl.DEVICE_ID_OFFSET);
+        }
+        finally
+        {
+            ShmFiles.unmap(control);
         }
     }
 

@@ -50,6 +50,8 @@ final class ShmFilesTest
             assertEquals(0x1234_5678_9ABC_DEF0L, new UnsafeBuffer(own).getLong(LENGTH - Long.BYTES),
                 "the peer's store lands in the creator's memory, at the last bytes too");
             assertThrows(RdmaException.class, () -> ShmFiles.createAndMap(file, LENGTH), "an existing name is refused");
+            assertFalse(ShmFiles.deleteIfNotCreatedHere(file), "the refusal leaves the live name this process's");
+            assertTrue(Files.isSymbolicLink(file));
         }
         finally
         {
