@@ -72,26 +72,26 @@ class FixDoorSenderTest
             // The sender takes nothing yet. Session 0's replies take its share of the ring, then its
             // queue; the reply that overflows the queue marks session 0 for the gateway to cut off.
             long accepted = untilSlow(door, 0);
-            assertTrue(accepted > (door.sessionShare() + FixDoor.SESSION_QUEUE_BYTES) / 128,
+            assertTrue(accepted > (door.replies().sessionShare() + FixReplyRing.SESSION_QUEUE_BYTES) / 128,
                 accepted + " replies of session 0 taken");
-            assertEquals(0, door.queuedBytesOf(0), "its queue went into the ring, ahead of the reply that overflowed it");
+            assertEquals(0, door.replies().queuedBytesOf(0), "its queue went into the ring, ahead of the reply that overflowed it");
             // What the gateway sends it as it cuts it off (the engine's cancels of its orders) still goes.
             for (int i = 0; i < 100; i++)
             {
                 assertTrue(door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "cancel " + i);
                 accepted++;
             }
-            assertEquals(0, door.queuedBytesOf(0));
+            assertEquals(0, door.replies().queuedBytesOf(0));
             assertFalse(door.takeSlow(0), "marked once");
             // Session 1 takes its share and queues half of its queue's room behind it.
-            accepted += untilQueued(door, 1, FixDoor.SESSION_QUEUE_BYTES / 2);
+            accepted += untilQueued(door, 1, FixReplyRing.SESSION_QUEUE_BYTES / 2);
             // Session 4, with few replies, waits in its own queue only while the ring has no room for it.
             for (int i = 0; i < 10; i++)
             {
                 assertTrue(door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + i);
                 accepted++;
             }
-            assertEquals(0, door.queuedBytesOf(4), "the ring has room for it: nothing of it waits");
+            assertEquals(0, door.replies().queuedBytesOf(4), "the ring has room for it: nothing of it waits");
             // Sessions 2 and 3 fill the ring: now session 4's replies wait.
             for (int session = 2; session <= 3; session++)
             {
@@ -102,7 +102,7 @@ class FixDoorSenderTest
                 assertTrue(door.toSession(4, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + i);
                 accepted++;
             }
-            assertTrue(door.queuedBytesOf(4) > 0);
+            assertTrue(door.replies().queuedBytesOf(4) > 0);
             assertEquals(0, door.repliesRefused(), "nothing refused");
             for (int session = 1; session < MEMBERS; session++)
             {
@@ -113,16 +113,16 @@ class FixDoorSenderTest
             // The gateway's cycles move the queued records in as the sender frees room, a record of
             // each session in turn: while session 4 has one waiting, no cycle moves more of session
             // 1's (a longer queue, held at its share until the sender takes its records) than of 4's.
-            final int recordRoom = door.queuedBytesOf(4) / 10;
+            final int recordRoom = door.replies().queuedBytesOf(4) / 10;
             final long deadline = System.nanoTime() + WAIT.toNanos();
             while (anyQueued(door) && System.nanoTime() < deadline)
             {
-                final int session1Before = door.queuedBytesOf(1);
-                final int session4Before = door.queuedBytesOf(4);
+                final int session1Before = door.replies().queuedBytesOf(1);
+                final int session4Before = door.replies().queuedBytesOf(4);
                 door.sendOwed();
-                final int session1Moved = (session1Before - door.queuedBytesOf(1)) / recordRoom;
-                final int session4Moved = (session4Before - door.queuedBytesOf(4)) / recordRoom;
-                if (door.queuedBytesOf(4) > 0)
+                final int session1Moved = (session1Before - door.replies().queuedBytesOf(1)) / recordRoom;
+                final int session4Moved = (session4Before - door.replies().queuedBytesOf(4)) / recordRoom;
+                if (door.replies().queuedBytesOf(4) > 0)
                 {
                     assertTrue(session1Moved <= session4Moved + 1,
                         "one cycle moved " + session1Moved + " of session 1's records and " + session4Moved + " of 4's");
@@ -142,28 +142,28 @@ class FixDoorSenderTest
         try (FixDoor door = door(4))
         {
             long accepted = untilQueued(door, 0, 1); // its share, then one reply waits
-            final long recordBytes = door.sessionShare() / (accepted - 1); // the room one reply takes in the ring
+            final long recordBytes = door.replies().sessionShare() / (accepted - 1); // the room one reply takes in the ring
             accepted += untilSlow(door, 0); // its queue, until it overflows
             accepted += untilQueued(door, 0, 1); // past its share, until it holds twice that
             final long inRing = accepted - 1; // the last one waits in its queue
-            assertTrue(inRing * recordBytes <= 2L * door.sessionShare() + recordBytes,
+            assertTrue(inRing * recordBytes <= 2L * door.replies().sessionShare() + recordBytes,
                 inRing + " replies of " + recordBytes + " bytes in the ring");
-            assertTrue(inRing * recordBytes > 2L * door.sessionShare() - 2 * recordBytes,
+            assertTrue(inRing * recordBytes > 2L * door.replies().sessionShare() - 2 * recordBytes,
                 "it took twice its share: " + inRing + " replies");
             for (int session = 1; session <= 2; session++)
             {
                 assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
-                assertEquals(0, door.queuedBytesOf(session), "the ring has room for the others");
+                assertEquals(0, door.replies().queuedBytesOf(session), "the ring has room for the others");
             }
             assertEquals(0, door.repliesRefused());
             // Its queue fills again at twice its share: the reply neither can take is refused, counted,
             // and marks it for the gateway, which cuts whichever connection of it is current.
             while (door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
             {
-                assertFalse(door.takeSlow(0), "marked with a reply taken, at " + door.queuedBytesOf(0) + " bytes queued");
+                assertFalse(door.takeSlow(0), "marked with a reply taken, at " + door.replies().queuedBytesOf(0) + " bytes queued");
             }
             assertEquals(1, door.repliesRefused());
-            assertTrue(door.queuedBytesOf(0) > FixDoor.SESSION_QUEUE_BYTES * 3 / 4, "its queue was full");
+            assertTrue(door.replies().queuedBytesOf(0) > FixReplyRing.SESSION_QUEUE_BYTES * 3 / 4, "its queue was full");
             assertTrue(door.takeSlow(0), "the refusal marks it");
         }
     }
@@ -184,7 +184,7 @@ class FixDoorSenderTest
             }
             assertEquals(1, door.repliesRefused());
             assertTrue(door.takeSlow(4), "the gateway cuts session 4 off");
-            assertTrue(door.queuedBytesOf(4) > FixDoor.SESSION_QUEUE_BYTES * 3 / 4, "its queue was full");
+            assertTrue(door.replies().queuedBytesOf(4) > FixReplyRing.SESSION_QUEUE_BYTES * 3 / 4, "its queue was full");
             for (int session = 0; session <= 3; session++)
             {
                 assertFalse(door.takeSlow(session), "session " + session + " is not cut");
@@ -199,7 +199,7 @@ class FixDoorSenderTest
     {
         try (FixDoor door = door(0)) // the door's own sizing
         {
-            assertTrue(door.sessionShare() > FixDoor.MAX_SESSION_SHARE * 9L / 10, "share " + door.sessionShare());
+            assertTrue(door.replies().sessionShare() > FixReplyRing.MAX_SESSION_SHARE * 9L / 10, "share " + door.replies().sessionShare());
             long accepted = 0;
             for (int session = 0; session <= 1; session++) // cut off: each takes twice its share
             {
@@ -241,13 +241,13 @@ class FixDoorSenderTest
 
             // It logs on again with all of that still in the ring: the gateway's cycles move what
             // waits in its queue in, and the new connection's replies take its whole share.
-            door.connectionBegan(0);
+            door.replies().connectionBegan(0);
             final long deadline = System.nanoTime() + WAIT.toNanos();
-            while (door.queuedBytesOf(0) > 0 && System.nanoTime() < deadline)
+            while (door.replies().queuedBytesOf(0) > 0 && System.nanoTime() < deadline)
             {
                 door.sendOwed();
             }
-            assertEquals(0, door.queuedBytesOf(0), "its queue went into the ring");
+            assertEquals(0, door.replies().queuedBytesOf(0), "its queue went into the ring");
             final int fresh = untilQueued(door, 0, 1);
             accepted += fresh;
             assertTrue(fresh > atShare * 9L / 10, fresh + " replies of the new connection before one waited, " +
@@ -262,10 +262,10 @@ class FixDoorSenderTest
             }
             assertTrue(door.takeSlow(0));
             assertEquals(1, door.repliesRefused());
-            final long recordBytes = door.sessionShare() / (atShare - 1);
-            final long bound = FixDoor.SHARES_HELD_AT_MOST * door.sessionShare();
-            assertTrue(door.ringBytesHeld(0) <= bound && door.ringBytesHeld(0) > bound - 2 * recordBytes,
-                door.ringBytesHeld(0) + " ring bytes held, " + bound + " at most");
+            final long recordBytes = door.replies().sessionShare() / (atShare - 1);
+            final long bound = FixReplyRing.SHARES_HELD_AT_MOST * door.replies().sessionShare();
+            assertTrue(door.replies().ringBytesHeld(0) <= bound && door.replies().ringBytesHeld(0) > bound - 2 * recordBytes,
+                door.replies().ringBytesHeld(0) + " ring bytes held, " + bound + " at most");
             // The other members still find their shares.
             assertEquals(atShare, untilQueued(door, 1, 1));
             accepted += atShare;
@@ -290,7 +290,7 @@ class FixDoorSenderTest
     {
         for (int session = 0; session < MEMBERS; session++)
         {
-            if (door.queuedBytesOf(session) > 0)
+            if (door.replies().queuedBytesOf(session) > 0)
             {
                 return true;
             }
@@ -315,7 +315,7 @@ class FixDoorSenderTest
     private static int untilQueued(final FixDoor door, final int session, final int bytes)
     {
         int replies = 0;
-        while (door.queuedBytesOf(session) < bytes)
+        while (door.replies().queuedBytesOf(session) < bytes)
         {
             assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()), "reply " + replies);
             replies++;
@@ -333,13 +333,13 @@ class FixDoorSenderTest
         int queued = 0;
         for (int session = from; queued < to - from; session = session + 1 == to ? from : session + 1)
         {
-            if (door.queuedBytesOf(session) > 0)
+            if (door.replies().queuedBytesOf(session) > 0)
             {
                 continue;
             }
             assertTrue(door.toSession(session, NOTHING_TO_SEND, 0, length));
             replies++;
-            if (door.queuedBytesOf(session) > 0)
+            if (door.replies().queuedBytesOf(session) > 0)
             {
                 queued++;
             }
