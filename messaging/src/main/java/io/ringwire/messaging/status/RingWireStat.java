@@ -12,6 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +28,6 @@ import java.util.List;
  */
 public final class RingWireStat
 {
-    /** Larger than any counters file this version writes, and than a heap array may be. */
-    private static final long MAX_FILE_BYTES = 1L << 30;
     private static final String USAGE = "usage: ringwire stat [--dir DIR] [--interval MS] [--count N | --once]";
 
     private RingWireStat()
@@ -112,10 +111,11 @@ public final class RingWireStat
         {
             stream.filter(p -> p.getFileName().toString().endsWith(CountersFile.SUFFIX)).sorted().forEach(files::add);
         }
+        final Chunks chunks = new Chunks();
         int shown = 0;
         for (final Path file : files)
         {
-            if (printFile(file, out))
+            if (printFile(file, out, chunks))
             {
                 shown++;
             }
@@ -127,75 +127,160 @@ public final class RingWireStat
         return shown;
     }
 
-    private static boolean printFile(final Path file, final PrintStream out)
+    private static boolean printFile(final Path file, final PrintStream out, final Chunks chunks)
     {
-        // Read, not mapped: a file its owner (or anyone who may write it) truncates while this reads
-        // it would fault a mapping's next load, and end the tool; a read just comes back short.
-        final UnsafeBuffer content;
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        final StringBuilder lines = new StringBuilder();
+        final int pid;
+        final long startTime;
+        try
         {
-            final long size = channel.size();
-            if (size < CountersFile.HEADER_LENGTH)
+            if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile())
             {
-                return false;
+                return false; // a FIFO would hold the open until something writes it
             }
-            if (size > MAX_FILE_BYTES)
+            // Read, not mapped: a file its owner (or anyone who may write it) truncates while this
+            // reads it would fault a mapping's next load, and end the tool; a read comes back short.
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
             {
-                out.println(file + " is malformed: " + size + " bytes, more than any counters file has");
-                return false;
+                if (!chunks.read(channel, chunks.header, 0, CountersFile.HEADER_LENGTH))
+                {
+                    return false; // being created, or cut meanwhile
+                }
+                final UnsafeBuffer header = chunks.header;
+                if (header.getLong(CountersFile.MAGIC_OFFSET) != CountersFile.MAGIC)
+                {
+                    return false;
+                }
+                pid = header.getInt(CountersFile.PID_OFFSET);
+                if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true))
+                {
+                    return false;
+                }
+                startTime = header.getLong(CountersFile.START_TIME_OFFSET);
+                final int metadataLength = header.getInt(CountersFile.METADATA_LENGTH_OFFSET);
+                final int valuesLength = header.getInt(CountersFile.VALUES_LENGTH_OFFSET);
+                final long size = channel.size();
+                if (!isLayout(metadataLength, valuesLength) ||
+                    (long)CountersFile.HEADER_LENGTH + metadataLength + valuesLength > size)
+                {
+                    out.println("process " + pid + ": " + file + " is malformed: its header gives " + metadataLength +
+                        " bytes of metadata and " + valuesLength + " of values, the file has " + size);
+                    return false;
+                }
+                final String malformed = readCounters(channel, metadataLength, chunks, lines);
+                if (null != malformed)
+                {
+                    if (!malformed.isEmpty())
+                    {
+                        out.println("process " + pid + ": " + file + " is malformed: " + malformed);
+                    }
+                    return false;
+                }
             }
-            final ByteBuffer bytes = ByteBuffer.allocate((int)size);
-            while (bytes.hasRemaining() && channel.read(bytes) >= 0)
-            {
-                // a file cut short meanwhile ends the loop at its end
-            }
-            if (bytes.position() < CountersFile.HEADER_LENGTH)
-            {
-                return false;
-            }
-            content = new UnsafeBuffer(bytes.array(), 0, bytes.position());
         }
         catch (final IOException ex)
         {
             return false; // the process ended meanwhile
         }
-        if (content.getLong(CountersFile.MAGIC_OFFSET) != CountersFile.MAGIC)
-        {
-            return false;
-        }
-        final int pid = content.getInt(CountersFile.PID_OFFSET);
-        if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true))
-        {
-            return false;
-        }
-        final int metadataLength = content.getInt(CountersFile.METADATA_LENGTH_OFFSET);
-        final int valuesLength = content.getInt(CountersFile.VALUES_LENGTH_OFFSET);
-        if (metadataLength < 0 || valuesLength < 0 ||
-            (long)CountersFile.HEADER_LENGTH + metadataLength + valuesLength > content.capacity())
-        {
-            out.println("process " + pid + ": " + file + " is malformed: its header gives " + metadataLength +
-                " bytes of metadata and " + valuesLength + " of values, the file has " + content.capacity());
-            return false;
-        }
-        final CountersReader reader = new CountersReader(
-            new UnsafeBuffer(content, CountersFile.HEADER_LENGTH, metadataLength),
-            new UnsafeBuffer(content, CountersFile.HEADER_LENGTH + metadataLength, valuesLength));
-        // Read in full before printing: a file whose records point outside it shows no half list.
-        final StringBuilder lines = new StringBuilder();
-        try
-        {
-            reader.forEach((counterId, typeId, keyBuffer, label) -> lines.append(String.format(
-                "  %4d %,20d  %s%n", counterId, reader.getCounterValue(counterId), label)));
-        }
-        catch (final IndexOutOfBoundsException ex)
-        {
-            out.println("process " + pid + ": " + file + " is malformed: a counter's record lies outside it (" +
-                ex.getMessage() + ")");
-            return false;
-        }
-        out.println("process " + pid + " (started " +
-            Instant.ofEpochMilli(content.getLong(CountersFile.START_TIME_OFFSET)) + ")");
+        out.println("process " + pid + " (started " + Instant.ofEpochMilli(startTime) + ")");
         out.print(lines);
         return true;
+    }
+
+    /**
+     * @return whether the lengths are whole records and values, within this version's counters
+     *         file, with a value for every record.
+     */
+    private static boolean isLayout(final int metadataLength, final int valuesLength)
+    {
+        return metadataLength > 0 && valuesLength > 0 &&
+            metadataLength % CountersReader.METADATA_LENGTH == 0 && valuesLength % CountersReader.COUNTER_LENGTH == 0 &&
+            metadataLength <= CountersFile.METADATA_LENGTH && valuesLength <= CountersFile.VALUES_LENGTH &&
+            valuesLength / CountersReader.COUNTER_LENGTH >= metadataLength / CountersReader.METADATA_LENGTH;
+    }
+
+    /**
+     * Appends a line for each allocated counter, reading the records a chunk at a time up to the
+     * first never used (the file is mostly empty: only that much of it is read).
+     *
+     * @return null when read, "" when the file was cut meanwhile, else what is malformed.
+     */
+    private static String readCounters(final FileChannel channel, final int metadataLength, final Chunks chunks,
+        final StringBuilder lines) throws IOException
+    {
+        final int records = metadataLength / CountersReader.METADATA_LENGTH;
+        final long valuesAt = CountersFile.HEADER_LENGTH + (long)metadataLength;
+        for (int first = 0; first < records; first += Chunks.RECORDS)
+        {
+            final int count = Math.min(Chunks.RECORDS, records - first);
+            if (!chunks.read(channel, chunks.metadata,
+                CountersFile.HEADER_LENGTH + (long)first * CountersReader.METADATA_LENGTH,
+                count * CountersReader.METADATA_LENGTH) ||
+                !chunks.read(channel, chunks.values, valuesAt + (long)first * CountersReader.COUNTER_LENGTH,
+                    count * CountersReader.COUNTER_LENGTH))
+            {
+                return "";
+            }
+            for (int i = 0; i < count; i++)
+            {
+                final int record = i * CountersReader.METADATA_LENGTH;
+                final int state = chunks.metadata.getInt(record);
+                if (state == CountersReader.RECORD_UNUSED)
+                {
+                    return null;
+                }
+                if (state != CountersReader.RECORD_ALLOCATED)
+                {
+                    continue;
+                }
+                final int labelLength = chunks.metadata.getInt(record + CountersReader.LABEL_OFFSET);
+                if (labelLength < 0 || labelLength > CountersReader.MAX_LABEL_LENGTH)
+                {
+                    return "counter " + (first + i) + "'s label length " + labelLength + " is outside 0.." +
+                        CountersReader.MAX_LABEL_LENGTH;
+                }
+                lines.append(String.format("  %4d %,20d  ", first + i,
+                    chunks.values.getLong(i * CountersReader.COUNTER_LENGTH)));
+                final int label = record + CountersReader.LABEL_OFFSET + Integer.BYTES;
+                for (int c = 0; c < labelLength; c++)
+                {
+                    final byte b = chunks.metadata.getByte(label + c);
+                    // Not the writer's bytes as they are: a label must not forge a line or steer the terminal.
+                    lines.append(b >= 0x20 && b < 0x7f ? (char)b : '?');
+                }
+                lines.append(System.lineSeparator());
+            }
+        }
+        return null;
+    }
+
+    /** The buffers one listing reads the files into, chunk by chunk. */
+    private static final class Chunks
+    {
+        /** Records read at once. */
+        static final int RECORDS = 128;
+
+        final UnsafeBuffer header = new UnsafeBuffer(new byte[CountersFile.HEADER_LENGTH]);
+        final UnsafeBuffer metadata = new UnsafeBuffer(new byte[RECORDS * CountersReader.METADATA_LENGTH]);
+        final UnsafeBuffer values = new UnsafeBuffer(new byte[RECORDS * CountersReader.COUNTER_LENGTH]);
+
+        /**
+         * Reads {@code length} bytes of the file at {@code position} into the start of {@code into}.
+         *
+         * @return false when the file ends first (cut meanwhile).
+         */
+        boolean read(final FileChannel channel, final UnsafeBuffer into, final long position, final int length)
+            throws IOException
+        {
+            final ByteBuffer bytes = ByteBuffer.wrap(into.byteArray(), 0, length);
+            while (bytes.hasRemaining())
+            {
+                if (channel.read(bytes, position + bytes.position()) < 0)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 }

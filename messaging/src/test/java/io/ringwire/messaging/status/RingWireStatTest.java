@@ -10,9 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -22,12 +20,15 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static io.ringwire.messaging.PubSubTestSupport.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -147,16 +148,38 @@ class RingWireStatTest
         record.putInt(metadata + CountersReader.LABEL_OFFSET, 1 << 24);
         record.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
         Files.write(counters.resolve("2" + CountersFile.SUFFIX), record.byteArray());
+        // A label length below zero.
+        final UnsafeBuffer negative = header(pid, 4096, 4096);
+        negative.putInt(metadata + CountersReader.LABEL_OFFSET, -5);
+        negative.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
+        Files.write(counters.resolve("2a" + CountersFile.SUFFIX), negative.byteArray());
+        // More records than values, and metadata that is no whole number of records.
+        Files.write(counters.resolve("2b" + CountersFile.SUFFIX), header(pid, 4096, 512).byteArray());
+        Files.write(counters.resolve("2c" + CountersFile.SUFFIX), header(pid, 4000, 4096).byteArray());
+        // A label that would forge a line of the listing.
+        final UnsafeBuffer forging = header(pid, 4096, 4096);
+        final byte[] label = "ok\nprocess 1 (started".getBytes(StandardCharsets.US_ASCII);
+        forging.putInt(metadata + CountersReader.LABEL_OFFSET, label.length);
+        forging.putBytes(metadata + CountersReader.LABEL_OFFSET + Integer.BYTES, label);
+        forging.putLong(CountersFile.HEADER_LENGTH + 4096, 42);
+        forging.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
+        Files.write(counters.resolve("2d" + CountersFile.SUFFIX), forging.byteArray());
         // A well-formed file of the same live process, with no counters, sorts after both.
         Files.write(counters.resolve("3" + CountersFile.SUFFIX), header(pid, 4096, 4096).byteArray());
 
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        assertEquals(1, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)));
+        assertEquals(2, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)));
         final String report = bytes.toString(StandardCharsets.UTF_8);
         assertTrue(report.contains("1" + CountersFile.SUFFIX + " is malformed: its header gives 1048576 bytes"), report);
-        assertTrue(report.contains("2" + CountersFile.SUFFIX + " is malformed: a counter's record lies outside it"),
-            report);
-        assertTrue(report.contains("process " + pid + " (started"), report);
+        assertTrue(report.contains("2" + CountersFile.SUFFIX + " is malformed: counter 0's label length 16777216 " +
+            "is outside 0.." + CountersReader.MAX_LABEL_LENGTH), report);
+        assertTrue(report.contains("2a" + CountersFile.SUFFIX + " is malformed: counter 0's label length -5"), report);
+        assertTrue(report.contains("2b" + CountersFile.SUFFIX + " is malformed: its header gives 4096 bytes of " +
+            "metadata and 512 of values"), report);
+        assertTrue(report.contains("2c" + CountersFile.SUFFIX + " is malformed: its header gives 4000 bytes"), report);
+        assertTrue(report.contains("42  ok?process 1 (started" + System.lineSeparator()), report);
+        assertFalse(report.contains(System.lineSeparator() + "process 1 (started"), "no line is forged: " + report);
+        assertEquals(2, report.split("process " + pid + " \\(started", -1).length - 1, report);
     }
 
     @Test
@@ -166,9 +189,16 @@ class RingWireStatTest
         Files.createDirectories(counters);
         final long pid = ProcessHandle.current().pid();
         final UnsafeBuffer content = header(pid, 4096, 4096);
+        final int metadata = CountersFile.HEADER_LENGTH;
+        final byte[] label = "a counter".getBytes(StandardCharsets.US_ASCII);
+        content.putInt(metadata + CountersReader.LABEL_OFFSET, label.length);
+        content.putBytes(metadata + CountersReader.LABEL_OFFSET + Integer.BYTES, label);
+        content.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
         final Path file = counters.resolve("1" + CountersFile.SUFFIX);
         Files.write(file, content.byteArray());
         final AtomicBoolean running = new AtomicBoolean(true);
+        final AtomicLong cuts = new AtomicLong();
+        final AtomicReference<Throwable> cutterFailed = new AtomicReference<>();
         // The file's owner, or anyone who may write it, cuts it to nothing and writes it again.
         final Thread cutter = new Thread(() ->
         {
@@ -180,15 +210,17 @@ class RingWireStatTest
                     channel.truncate(0);
                     whole.clear();
                     channel.write(whole, 0);
+                    cuts.incrementAndGet();
                 }
             }
-            catch (final IOException ex)
+            catch (final Throwable ex)
             {
-                throw new UncheckedIOException(ex);
+                cutterFailed.set(ex);
             }
         }, "cutter");
         cutter.start();
         int shown = 0;
+        int rounds = 0;
         try
         {
             final PrintStream discard = new PrintStream(OutputStream.nullOutputStream());
@@ -196,6 +228,7 @@ class RingWireStatTest
             while (System.nanoTime() - end < 0)
             {
                 shown += RingWireStat.print(counters, discard); // a fault would throw InternalError here
+                rounds++;
             }
         }
         finally
@@ -203,10 +236,14 @@ class RingWireStatTest
             running.set(false);
             cutter.join();
         }
+        assertNull(cutterFailed.get(), "the cutter ran throughout");
+        assertTrue(cuts.get() > 100, "cut " + cuts.get() + " times");
+        assertTrue(shown > 0 && shown < rounds, "whole reads showed the process, cut ones did not: " + shown +
+            " of " + rounds);
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         assertEquals(1, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)),
             bytes.toString(StandardCharsets.UTF_8));
-        assertTrue(shown > 0, "whole reads showed the process too");
+        assertEquals(0, value(bytes.toString(StandardCharsets.UTF_8), "a counter"));
     }
 
     private static UnsafeBuffer header(final long pid, final int metadataLength, final int valuesLength)
