@@ -197,6 +197,10 @@ public final class FixDoor implements Application, AutoCloseable
         {
             throw new IllegalArgumentException("a FIX door serves at most " + MAX_SESSIONS + " sessions");
         }
+        if (sharesInRing < 1)
+        {
+            throw new IllegalArgumentException("the outbound ring holds at least one share: " + sharesInRing);
+        }
         this.clockToEpochNs = clockToEpochNs;
         final int slots = 1 + members.stream().mapToInt(Member::sessionIndex).max().orElse(0);
         membersByIndex = new Member[slots];
@@ -256,7 +260,6 @@ public final class FixDoor implements Application, AutoCloseable
         sender = new FixReplySender(replies, sessionIds, orders, execIds, logonsAndLogouts, clockToEpochNs,
             stageRecorders[3], stageRecorders[4]);
     }
-
 
     /** Starts accepting members, and the sender thread. */
     public void start()
@@ -416,8 +419,8 @@ public final class FixDoor implements Application, AutoCloseable
     }
 
     /**
-     * Moves the sessions' queued replies into the outbound ring where it has room, then writes the
-     * disconnects owed ({@link FixReplyRing#sendOwed}). The gateway's thread calls it on every cycle,
+     * Writes the disconnects owed, then moves the sessions' queued replies into the outbound ring
+     * where it has room ({@link FixReplyRing#sendOwed}). The gateway's thread calls it on every cycle,
      * also while it reads no input ({@link #poll} does too). Allocation-free.
      *
      * @return records and disconnects written.

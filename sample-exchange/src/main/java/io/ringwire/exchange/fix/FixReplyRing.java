@@ -49,7 +49,7 @@ final class FixReplyRing
      * within its share may then meet the ring full (it waits in its queue), rather than every
      * member being cut at a few hundred replies behind.
      */
-    static final int MIN_SESSION_SHARE = 1 << 20;
+    private static final int MIN_SESSION_SHARE = 1 << 20;
     /**
      * The shares one session's records may hold in all, of every connection of it: a member that
      * logs on again before its last connection's backlog (up to two shares, were it cut off) is sent
@@ -136,7 +136,8 @@ final class FixReplyRing
 
     /**
      * @param slots         one more than the highest session index.
-     * @param members       the session indexes of the door's members (each gets a queue).
+     * @param members       the session indexes of the door's members (each gets a queue), each
+     *                      below {@code slots} and none twice: the door has checked them.
      * @param sharesInRing  session shares the ring holds (the members and two more; fewer in a test's
      *                      door lets members within their share fill it).
      */
@@ -246,8 +247,8 @@ final class FixReplyRing
     }
 
     /**
-     * Moves the sessions' queued records into the ring where it has room, then writes the
-     * disconnects owed. The gateway's thread calls it on every cycle, also while it reads no input
+     * Writes the disconnects owed, then moves the sessions' queued records into the ring where it
+     * has room. The gateway's thread calls it on every cycle, also while it reads no input
      * ({@link FixDoor#poll} does too). Allocation-free.
      *
      * @return records and disconnects written.
@@ -577,10 +578,13 @@ final class FixReplyRing
     }
 
     /**
-     * Closes a member's FIX connection (the gateway asked for it), from the sender thread. The
-     * disconnect goes into the ring at once, ahead of any replies waiting in the session's queue
+     * Writes a disconnect of the session's connection (the gateway asked for it) for the sender
+     * thread to act on: into the ring at once, ahead of any replies waiting in the session's queue
      * (those then reach QuickFIX/J's store, for the member's ResendRequest); one the full ring cannot
      * take now is owed, and written by a later {@link #sendOwed}.
+     *
+     * @param connection the member's logons and logouts the gateway had read: the sender acts only
+     *                   while that connection is the member's current one.
      */
     void disconnect(final int sessionIndex, final int connection)
     {

@@ -38,7 +38,7 @@ import static io.ringwire.exchange.fix.FixReplyRing.REPLY_HEADER;
  */
 final class FixReplySender
 {
-    private static final System.Logger LOG = System.getLogger(FixReplySender.class.getName());
+    private static final System.Logger LOG = System.getLogger(FixDoor.class.getName());
     private static final int POLL_LIMIT = 64;
 
     private final FixReplyRing replies;
