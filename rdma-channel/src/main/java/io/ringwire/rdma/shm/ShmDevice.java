@@ -101,18 +101,26 @@ public final class ShmDevice extends SoftDevice
         final ShmAddress shmAddress = new ShmAddress(directory, pid, deviceId);
         final MappedByteBuffer controlMapping = ShmFiles.createAndMap(shmAddress.controlFile(),
             ShmDeviceControl.fileLength(REGION_TABLE_CAPACITY));
+        // The control file stays mapped until the device and its counters are unreachable (no explicit
+        // unmap): counters() must stay readable after close.
+        final ShmDeviceControl control = new ShmDeviceControl(new UnsafeBuffer(controlMapping));
         try
         {
-            // The control file stays mapped until the device and its counters are unreachable (no explicit
-            // unmap): counters() must stay readable after close.
-            final ShmDeviceControl control = new ShmDeviceControl(new UnsafeBuffer(controlMapping));
             control.initialise(pid, ShmProcesses.startTime(pid), deviceId, REGION_TABLE_CAPACITY, System.nanoTime());
             return new ShmDevice(config, settings, shmAddress, control);
         }
         catch (final RuntimeException | Error ex)
         {
-            ShmFiles.deleteQuietly(shmAddress.controlFile());
-            ShmFiles.unmap(controlMapping);
+            try
+            {
+                // A peer may have mapped it already: it sees the device gone, not a silent one.
+                control.markClosed();
+                ShmFiles.deleteQuietly(shmAddress.controlFile());
+            }
+            finally
+            {
+                ShmFiles.unmap(controlMapping);
+            }
             throw ex;
         }
     }

@@ -87,6 +87,7 @@ final class ShmFiles
     {
         final String name = key(file);
         SealedFiles.Created created = null;
+        boolean named = false;
         try
         {
             created = SealedFiles.create(name, length);
@@ -97,21 +98,36 @@ final class ShmFiles
                     // A name of this process still live (a queue pair number come round again).
                     throw new FileAlreadyExistsException(file.toString(), null, "a file of this process");
                 }
-                Files.createSymbolicLink(file, Path.of("/proc/" + ProcessHandle.current().pid() + "/fd/" + created.fd()));
                 OPEN_FILES.put(name, created.fd());
+                try
+                {
+                    Files.createSymbolicLink(file, Path.of("/proc/" + ProcessHandle.current().pid() + "/fd/" +
+                        created.fd()));
+                    named = true;
+                }
+                finally
+                {
+                    if (!named)
+                    {
+                        OPEN_FILES.remove(name);
+                    }
+                }
             }
             return created.mapping();
         }
         catch (final IOException | RuntimeException ex)
         {
-            if (null != created)
+            throw new RdmaException("cannot create shm file " + file + " of " + length + " bytes (" + ex +
+                "); " + RdmaConfig.SHM_DIRECTORY_PROP + " must name a writable directory, ideally on tmpfs " +
+                "such as /dev/shm, and the memory must be there for the regions and rings", ex);
+        }
+        finally
+        {
+            if (!named && null != created)
             {
                 unmap(created.mapping());
                 SealedFiles.close(created.fd());
             }
-            throw new RdmaException("cannot create shm file " + file + " of " + length + " bytes (" + ex +
-                "); " + RdmaConfig.SHM_DIRECTORY_PROP + " must name a writable directory, ideally on tmpfs " +
-                "such as /dev/shm, and the memory must be there for the regions and rings", ex);
         }
     }
 

@@ -20,9 +20,10 @@ import java.util.regex.Matcher;
  * Finds and deletes the files of shm devices whose owner is gone: a process that was killed before
  * it could close its device leaves its control file, regions and rings behind.
  *
- * <p>A file of this process's pid is stale when this process did not create it (or deleted it):
- * a dead process that had the same pid left it, and one of its names may be the next a device here
- * creates. A device {@code <pid>-<dev>} of another pid is stale when:
+ * <p>A file of this process's pid is stale when no live file of this process has its name: a dead
+ * process that had the same pid left it, and one of its names may be the next a device here
+ * creates. Pids are read as this process's pid namespace numbers them: the directory is not to be
+ * shared across pid namespaces. A device {@code <pid>-<dev>} of another pid is stale when:
  * <ul>
  *   <li>no process with that pid runs (or it is a zombie);</li>
  *   <li>its control file records a start time and the running process with that pid has another

@@ -14,9 +14,14 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,6 +64,66 @@ final class ShmFilesTest
             ShmFiles.unmap(own);
             ShmFiles.deleteQuietly(file);
         }
+    }
+
+    @Test
+    void aSweepRacingThisProcessMakingAndDeletingItsNamesNeverTakesALiveNameOrItsDescriptor() throws Exception
+    {
+        final long pid = ProcessHandle.current().pid();
+        final Path file = directory.resolve(ShmFiles.controlFileName(pid, 999_999));
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final AtomicReference<Throwable> sweepFailed = new AtomicReference<>();
+        final AtomicLong sweeps = new AtomicLong();
+        // Another thread's device open: it sweeps the directory, where every name of this pid that
+        // this process does not hold counts as a dead predecessor's.
+        final Thread sweeper = new Thread(() ->
+        {
+            try
+            {
+                while (running.get())
+                {
+                    ShmStaleFiles.sweep(directory, pid);
+                    sweeps.incrementAndGet();
+                }
+            }
+            catch (final Throwable ex)
+            {
+                sweepFailed.set(ex);
+            }
+        }, "sweeper");
+        sweeper.start();
+        int made = 0;
+        try
+        {
+            final long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            while (System.nanoTime() - end < 0)
+            {
+                final MappedByteBuffer own = ShmFiles.createAndMap(file, LENGTH);
+                try
+                {
+                    final Path descriptor = Files.readSymbolicLink(file);
+                    assertTrue(Files.readSymbolicLink(descriptor).toString().startsWith("/memfd:" + file.getFileName()),
+                        "the name leads to the file made under it, its descriptor open");
+                    final MappedByteBuffer peer = ShmFiles.mapExisting(file, LENGTH);
+                    new UnsafeBuffer(peer).putLong(0, made);
+                    ShmFiles.unmap(peer);
+                    assertEquals(made, new UnsafeBuffer(own).getLong(0));
+                }
+                finally
+                {
+                    ShmFiles.unmap(own);
+                }
+                assertTrue(ShmFiles.deleteQuietly(file), "the name was still there for its maker to delete");
+                made++;
+            }
+        }
+        finally
+        {
+            running.set(false);
+            sweeper.join();
+        }
+        assertNull(sweepFailed.get(), "the sweeper ran throughout");
+        assertTrue(sweeps.get() > 100 && made > 100, sweeps.get() + " sweeps, " + made + " names made");
     }
 
     @Test
