@@ -55,8 +55,9 @@ import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
  * keeps the FIX session layer (logon, heartbeats, TestRequest, sequence numbers in a file store
  * across restarts, ResendRequest and gap fill, SequenceReset, session-level Reject of what does not
  * parse or misses a required tag); the door authenticates each Logon (SenderCompID and Password, the
- * password being the session's token) before QuickFIX/J's session sees it ({@link LogonGate}), maps the four requests it supports to the SBE requests the
- * SBE door's clients send ({@link FixInbound}) and hands them to the same {@link Gateway}, which
+ * password being the session's token) before QuickFIX/J's session sees it ({@link LogonGate}), maps
+ * the four requests it supports to the SBE requests the SBE door's clients send ({@link FixInbound})
+ * and hands them to the same {@link Gateway}, which
  * applies the same checks (logon, rate, account, duplicate id, pre-trade risk) and
  * cancel-on-disconnect; the gateway's replies go back as FIX ({@link FixOutbound}). A FIX session
  * is a gateway transport of its own: its logon is the gateway's logon of the configured session,

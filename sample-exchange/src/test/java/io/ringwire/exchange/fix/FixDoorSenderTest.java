@@ -74,7 +74,8 @@ class FixDoorSenderTest
             long accepted = untilSlow(door, 0);
             assertTrue(accepted > (door.replies().sessionShare() + FixReplyRing.SESSION_QUEUE_BYTES) / 128,
                 accepted + " replies of session 0 taken");
-            assertEquals(0, door.replies().queuedBytesOf(0), "its queue went into the ring, ahead of the reply that overflowed it");
+            assertEquals(0, door.replies().queuedBytesOf(0),
+                "its queue went into the ring, ahead of the reply that overflowed it");
             // What the gateway sends it as it cuts it off (the engine's cancels of its orders) still goes.
             for (int i = 0; i < 100; i++)
             {
@@ -160,7 +161,8 @@ class FixDoorSenderTest
             // and marks it for the gateway, which cuts whichever connection of it is current.
             while (door.toSession(0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()))
             {
-                assertFalse(door.takeSlow(0), "marked with a reply taken, at " + door.replies().queuedBytesOf(0) + " bytes queued");
+                assertFalse(door.takeSlow(0),
+                    "marked with a reply taken, at " + door.replies().queuedBytesOf(0) + " bytes queued");
             }
             assertEquals(1, door.repliesRefused());
             assertTrue(door.replies().queuedBytesOf(0) > FixReplyRing.SESSION_QUEUE_BYTES * 3 / 4, "its queue was full");
@@ -199,7 +201,8 @@ class FixDoorSenderTest
     {
         try (FixDoor door = door(0)) // the door's own sizing
         {
-            assertTrue(door.replies().sessionShare() > FixReplyRing.MAX_SESSION_SHARE * 9L / 10, "share " + door.replies().sessionShare());
+            final int share = door.replies().sessionShare();
+            assertTrue(share > FixReplyRing.MAX_SESSION_SHARE * 9L / 10, "share " + share);
             long accepted = 0;
             for (int session = 0; session <= 1; session++) // cut off: each takes twice its share
             {
