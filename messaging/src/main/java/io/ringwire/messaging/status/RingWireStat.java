@@ -167,13 +167,16 @@ public final class RingWireStat
                         " bytes of metadata and " + valuesLength + " of values, the file has " + size);
                     return false;
                 }
-                final String malformed = readCounters(channel, metadataLength, chunks, lines);
-                if (null != malformed)
+                try
                 {
-                    if (!malformed.isEmpty())
+                    if (!readCounters(channel, metadataLength, chunks, lines))
                     {
-                        out.println("process " + pid + ": " + file + " is malformed: " + malformed);
+                        return false; // cut meanwhile
                     }
+                }
+                catch (final MalformedRecordException ex)
+                {
+                    out.println("process " + pid + ": " + file + " is malformed: " + ex.getMessage());
                     return false;
                 }
             }
@@ -203,10 +206,11 @@ public final class RingWireStat
      * Appends a line for each allocated counter, reading the records a chunk at a time up to the
      * first never used (the file is mostly empty: only that much of it is read).
      *
-     * @return null when read, "" when the file was cut meanwhile, else what is malformed.
+     * @return false when the file was cut meanwhile.
+     * @throws MalformedRecordException naming a record that breaks the layout.
      */
-    private static String readCounters(final FileChannel channel, final int metadataLength, final Chunks chunks,
-        final StringBuilder lines) throws IOException
+    private static boolean readCounters(final FileChannel channel, final int metadataLength, final Chunks chunks,
+        final StringBuilder lines) throws IOException, MalformedRecordException
     {
         final int records = metadataLength / CountersReader.METADATA_LENGTH;
         final long valuesAt = CountersFile.HEADER_LENGTH + (long)metadataLength;
@@ -219,7 +223,7 @@ public final class RingWireStat
                 !chunks.read(channel, chunks.values, valuesAt + (long)first * CountersReader.COUNTER_LENGTH,
                     count * CountersReader.COUNTER_LENGTH))
             {
-                return "";
+                return false;
             }
             for (int i = 0; i < count; i++)
             {
@@ -227,7 +231,7 @@ public final class RingWireStat
                 final int state = chunks.metadata.getInt(record);
                 if (state == CountersReader.RECORD_UNUSED)
                 {
-                    return null;
+                    return true;
                 }
                 if (state != CountersReader.RECORD_ALLOCATED)
                 {
@@ -236,8 +240,8 @@ public final class RingWireStat
                 final int labelLength = chunks.metadata.getInt(record + CountersReader.LABEL_OFFSET);
                 if (labelLength < 0 || labelLength > CountersReader.MAX_LABEL_LENGTH)
                 {
-                    return "counter " + (first + i) + "'s label length " + labelLength + " is outside 0.." +
-                        CountersReader.MAX_LABEL_LENGTH;
+                    throw new MalformedRecordException("counter " + (first + i) + "'s label length " + labelLength +
+                        " is outside 0.." + CountersReader.MAX_LABEL_LENGTH);
                 }
                 lines.append(String.format("  %4d %,20d  ", first + i,
                     chunks.values.getLong(i * CountersReader.COUNTER_LENGTH)));
@@ -251,7 +255,18 @@ public final class RingWireStat
                 lines.append(System.lineSeparator());
             }
         }
-        return null;
+        return true;
+    }
+
+    /** A counter's record that breaks the layout: the file is reported and skipped. */
+    private static final class MalformedRecordException extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+
+        MalformedRecordException(final String message)
+        {
+            super(message, null, false, false);
+        }
     }
 
     /** The buffers one listing reads the files into, chunk by chunk. */

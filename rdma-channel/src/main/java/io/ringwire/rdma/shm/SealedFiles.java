@@ -159,6 +159,7 @@ final class SealedFiles
             return created;
         });
         MappedByteBuffer mapping = null;
+        Created created = null;
         try
         {
             try (FileChannel channel = reopen(fd, READ, WRITE))
@@ -167,16 +168,19 @@ final class SealedFiles
                 mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
             }
             fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL, "F_ADD_SEALS");
-            return new Created(fd, mapping);
+            created = new Created(fd, mapping);
+            return created;
         }
-        catch (final IOException | RuntimeException ex)
+        finally
         {
-            if (null != mapping)
+            if (null == created)
             {
-                IoUtil.unmap(mapping);
+                if (null != mapping)
+                {
+                    IoUtil.unmap(mapping);
+                }
+                close(fd);
             }
-            close(fd);
-            throw ex;
         }
     }
 
