@@ -42,8 +42,11 @@ import static java.nio.file.StandardOpenOption.WRITE;
  * pages ahead of the tail, and makes, maps and touches the next segment under the name
  * {@value #PREPARED_SEGMENT}, which a roll renames into place; so an append neither page-faults
  * into a fresh page nor waits for a file to be made. A file system that is full refuses a page
- * (SIGBUS), which the JVM raises from the call that touched it as an {@link InternalError}; the
- * journal's file system needs room for the segments ahead.
+ * (SIGBUS). The JVM raises that as an {@link InternalError} from the call that touched the page
+ * only while the append runs interpreted, where append refuses the record; once the JIT has
+ * compiled the append the error comes at a later point, after the record counted as appended, and
+ * a fault inside the JDK's CRC32C stub (which reads the record back from the mapping) ends the
+ * process. The journal's file system needs room for the segments ahead.
  *
  * <p>Threading: one thread at a time appends, prepares and forces (single writer, no locks on the
  * append path); it may be another than the one that opened it, or than the one that closes it,
@@ -68,8 +71,9 @@ public final class Journal implements AutoCloseable
     public static final long CLOSED = -4;
     /**
      * {@link #append}: the file system could not give the record a page (a full file system
-     * raises SIGBUS on the write, which the JVM turns into an InternalError); what was written of it
-     * is cleared again, so the tail is as it was. The next append tries again.
+     * raises SIGBUS on the write, which the JVM turns into an InternalError; dependable only while
+     * append runs interpreted, see the class comment); what was written of it is cleared again, so
+     * the tail is as it was. The next append tries again.
      */
     public static final long WRITE_FAILED = -5;
     /** The next segment, made and touched ahead of the roll that renames it; never read. */
