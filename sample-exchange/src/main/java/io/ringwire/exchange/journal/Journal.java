@@ -6,6 +6,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -37,16 +38,18 @@ import static java.nio.file.StandardOpenOption.WRITE;
  * storage device (msync and fsync), at the cost of waiting for it, and is the call to make where
  * power-loss durability matters (before acknowledging to a client, say, or periodically).
  *
- * <p>Segment files are sparse: the file system allocates their blocks as a page is first written.
- * {@link #prepareAhead} does that ahead of the appends, in the writer's idle time: it touches the
- * pages ahead of the tail, and makes, maps and touches the next segment under the name
+ * <p>Segment files are sparse, and no store into the mapping is the first write of a page: the
+ * writer has the file system give a page its blocks by writing zeros there through the file
+ * first, and touches it in the mapping after. {@link #prepareAhead} does that ahead of the
+ * appends, in the writer's idle time, and makes, maps and prepares the next segment under the name
  * {@value #PREPARED_SEGMENT}, which a roll renames into place; so an append neither page-faults
- * into a fresh page nor waits for a file to be made. A file system that is full refuses a page
- * (SIGBUS). The JVM raises that as an {@link InternalError} from the call that touched the page
- * only while the append runs interpreted, where append refuses the record; once the JIT has
- * compiled the append the error comes at a later point, after the record counted as appended, and
- * a fault inside the JDK's CRC32C stub (which reads the record back from the mapping) ends the
- * process. The journal's file system needs room for the segments ahead.
+ * into a fresh page nor waits for a file to be made. An append that reaches past what was prepared
+ * allocates its pages itself, the same way. A full file system is therefore an error of a write, at
+ * a known point: preparing stops, and the append that finds no room is refused
+ * ({@link #WRITE_FAILED}) with nothing written. A store into a page without blocks would fault
+ * (SIGBUS), which the JVM raises as an {@link InternalError} in the append only while it runs
+ * interpreted (compiled, later; inside the JDK's CRC32C stub, not at all: the process ends); with
+ * every page allocated first, only a segment cut short under the journal by another hand can.
  *
  * <p>Threading: one thread at a time appends, prepares and forces (single writer, no locks on the
  * append path); it may be another than the one that opened it, or than the one that closes it,
@@ -70,10 +73,10 @@ public final class Journal implements AutoCloseable
     /** {@link #append}: the journal is closed; nothing written. */
     public static final long CLOSED = -4;
     /**
-     * {@link #append}: the file system could not give the record a page (a full file system
-     * raises SIGBUS on the write, which the JVM turns into an InternalError; dependable only while
-     * append runs interpreted, see the class comment); what was written of it is cleared again, so
-     * the tail is as it was. The next append tries again.
+     * {@link #append}: the file system could not give the record its pages (it is full); nothing
+     * was written, and the tail is as it was. The next append tries again. (Also, as far as the JVM
+     * lets it be caught, a page that faulted anyway, the segment cut short under the journal: what
+     * was written of the record is then cleared again.)
      */
     public static final long WRITE_FAILED = -5;
     /** The next segment, made and touched ahead of the roll that renames it; never read. */
@@ -94,9 +97,17 @@ public final class Journal implements AutoCloseable
     private final JournalDamage discardedTornTail;
 
     private MappedByteBuffer mapping;
-    /** Bytes of the current segment from 0 that have been written or touched. */
+    /** The current segment's file, kept open: pages are allocated through it ahead of the stores. */
+    private FileChannel channel;
+    /**
+     * Bytes of the current segment from 0 whose pages have their blocks: written through the
+     * mapping, or allocated by writing zeros through the file (and touched in the mapping).
+     */
     private int touchedUpTo;
+    /** Zeros, written ahead of the tail so that the file system gives a page its blocks now. */
+    private final ByteBuffer zeros = ByteBuffer.allocateDirect(PAGE);
     private MappedByteBuffer prepared;
+    private FileChannel preparedChannel;
     private final UnsafeBuffer preparedBuffer = new UnsafeBuffer(0, 0);
     private int preparedTouchedUpTo;
     /** Set when making the next segment or touching a page failed; tried again after the next roll. */
@@ -131,7 +142,16 @@ public final class Journal implements AutoCloseable
                 "segment length " + segmentLength + " (" + JournalDirectory.METADATA_FILE + "): it is not a " +
                 "segment of this journal");
         }
-        mapping = JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
+        channel = JournalDirectory.openSegment(file);
+        try
+        {
+            mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            closeQuietly(channel);
+            throw ex;
+        }
         try
         {
             segment.wrap(mapping, (int)fileLength);
@@ -141,6 +161,7 @@ public final class Journal implements AutoCloseable
         {
             segment.unwrap();
             IoUtil.unmap(mapping);
+            closeQuietly(channel);
             throw ex;
         }
         segment.fileLength(segmentLength);
@@ -236,6 +257,10 @@ public final class Journal implements AutoCloseable
         }
         final int recordOffset = tailOffset;
         final int payloadOffset = recordOffset + HEADER_LENGTH;
+        if (recordOffset + alignedLength > touchedUpTo && !allocate(recordOffset + alignedLength))
+        {
+            return WRITE_FAILED;
+        }
         try
         {
             segment.buffer().putBytes(payloadOffset, buffer, offset, length);
@@ -258,6 +283,72 @@ public final class Journal implements AutoCloseable
         }
         tailOffset = recordOffset + alignedLength;
         return nextSequence++;
+    }
+
+    /**
+     * Has the file system give the current segment's pages their blocks up to {@code end}, by
+     * writing zeros through the file from the tail (past it the segment holds zeros): a full file
+     * system answers the write with an error here, where a store into the mapping would fault.
+     *
+     * @return false when it refused (counted in {@link #failedWrites()}, logged).
+     */
+    private boolean allocate(final int end)
+    {
+        int at = Math.max(touchedUpTo, tailOffset);
+        try
+        {
+            final FileChannel file = segmentChannel();
+            while (at < end)
+            {
+                final int pageEnd = Math.min(segmentLength, (at & -PAGE) + PAGE);
+                writeZeros(file, at, pageEnd - at);
+                at = pageEnd;
+                touchedUpTo = at;
+            }
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            failedWrites++;
+            if (Long.bitCount(failedWrites) == 1) // the 1st, 2nd, 4th...: a full disk cannot flood the log
+            {
+                LOGGER.log(System.Logger.Level.WARNING, "cannot write a journal record in " + directory +
+                    " (a full file system?); refused, " + failedWrites + " so far", ex);
+            }
+            return false;
+        }
+    }
+
+    /**
+     * @return the current segment's channel, opened again when an interrupt of the writer closed it
+     *         (the JDK closes a file channel whose thread is interrupted in an operation on it).
+     */
+    private FileChannel segmentChannel() throws IOException
+    {
+        if (!channel.isOpen())
+        {
+            channel = JournalDirectory.openSegment(JournalDirectory.segmentFile(directory, segmentBaseSequence));
+        }
+        return channel;
+    }
+
+    /** @return the prepared segment's channel, opened again as {@link #segmentChannel()} is. */
+    private FileChannel preparedChannel() throws IOException
+    {
+        if (!preparedChannel.isOpen())
+        {
+            preparedChannel = JournalDirectory.openSegment(directory.resolve(PREPARED_SEGMENT));
+        }
+        return preparedChannel;
+    }
+
+    private void writeZeros(final FileChannel file, final int offset, final int length) throws IOException
+    {
+        zeros.clear().limit(length);
+        while (zeros.hasRemaining())
+        {
+            file.write(zeros, offset + zeros.position());
+        }
     }
 
     /**
@@ -407,11 +498,13 @@ public final class Journal implements AutoCloseable
         segment.unwrap();
         IoUtil.unmap(mapping);
         mapping = null;
+        closeQuietly(channel);
         if (null != prepared)
         {
             preparedBuffer.wrap(0, 0);
             IoUtil.unmap(prepared);
             prepared = null;
+            closeQuietly(preparedChannel);
             try
             {
                 Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT));
@@ -478,6 +571,7 @@ public final class Journal implements AutoCloseable
     {
         final Path file = JournalDirectory.segmentFile(directory, nextSequence);
         MappedByteBuffer next = null;
+        FileChannel nextChannel = null;
         int nextTouchedUpTo = 0;
         if (null != prepared)
         {
@@ -485,6 +579,7 @@ public final class Journal implements AutoCloseable
             {
                 Files.move(directory.resolve(PREPARED_SEGMENT), file, StandardCopyOption.ATOMIC_MOVE);
                 next = prepared;
+                nextChannel = preparedChannel;
                 nextTouchedUpTo = preparedTouchedUpTo;
             }
             catch (final IOException | RuntimeException ex)
@@ -494,18 +589,22 @@ public final class Journal implements AutoCloseable
                 LOGGER.log(System.Logger.Level.WARNING, "cannot rename the prepared segment in " + directory +
                     "; making the next segment at the roll", ex);
                 IoUtil.unmap(prepared);
+                closeQuietly(preparedChannel);
             }
             prepared = null;
+            preparedChannel = null;
             preparedBuffer.wrap(0, 0);
         }
         if (null == next)
         {
             try
             {
-                next = JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
+                nextChannel = JournalDirectory.openSegment(file);
+                next = nextChannel.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
             }
             catch (final IOException | RuntimeException ex)
             {
+                closeQuietly(nextChannel);
                 failedRolls++;
                 lastRollFailure = ex;
                 return false;
@@ -513,6 +612,8 @@ public final class Journal implements AutoCloseable
         }
         segment.unwrap();
         IoUtil.unmap(mapping);
+        closeQuietly(channel);
+        channel = nextChannel;
         mapping = next;
         segment.wrap(next, segmentLength);
         touchedUpTo = nextTouchedUpTo;
@@ -542,7 +643,7 @@ public final class Journal implements AutoCloseable
         final int aheadTo = (int)Math.min(segmentLength, (long)tailOffset + TOUCH_AHEAD);
         while (work < maxPages && touchedUpTo < aheadTo)
         {
-            if (!touch(segment.buffer(), touchedUpTo))
+            if (!touch(false, segment.buffer(), touchedUpTo))
             {
                 return work;
             }
@@ -564,7 +665,7 @@ public final class Journal implements AutoCloseable
             }
             while (work < maxPages && preparedTouchedUpTo < TOUCH_AHEAD && preparedTouchedUpTo < segmentLength)
             {
-                if (!touch(preparedBuffer, preparedTouchedUpTo))
+                if (!touch(true, preparedBuffer, preparedTouchedUpTo))
                 {
                     return work;
                 }
@@ -576,16 +677,30 @@ public final class Journal implements AutoCloseable
     }
 
     /**
-     * @return false when the file system refused the page (SIGBUS, which the JVM raises as an
-     *         InternalError): preparing stops until the next roll, whose appends then meet the full
-     *         file system themselves.
+     * Gives the page at {@code offset} its blocks, writing zeros from there to its end through the
+     * file (past the tail a segment holds zeros), then touches it in the mapping.
+     *
+     * @param inPrepared the page is the prepared segment's, not the current one's.
+     * @return false when the file system refused (full): preparing stops until the next roll, and
+     *         the appends then allocate their pages themselves, refused while it stays full.
      */
-    private boolean touch(final UnsafeBuffer pages, final int offset)
+    private boolean touch(final boolean inPrepared, final UnsafeBuffer pages, final int offset)
     {
         try
         {
-            // An atomic add of 0 is a write that changes nothing: one fault allocates the page,
-            // where a read then a write of a hole in the file takes two (a zero page, then the copy).
+            writeZeros(inPrepared ? preparedChannel() : segmentChannel(), offset, Math.min(segmentLength, (offset & -PAGE) + PAGE) - offset);
+        }
+        catch (final IOException ex)
+        {
+            preparationFailed = true;
+            LOGGER.log(System.Logger.Level.WARNING, "cannot allocate journal pages ahead in " + directory +
+                " (a full file system?); preparing again after the next roll", ex);
+            return false;
+        }
+        try
+        {
+            // An atomic add of 0 is a write that changes nothing: the page, which has its blocks now,
+            // is mapped here rather than on an append's first store into it.
             pages.getAndAddInt(offset & ~(Integer.BYTES - 1), 0);
             return true;
         }
@@ -604,14 +719,19 @@ public final class Journal implements AutoCloseable
      */
     private MappedByteBuffer mapPrepared()
     {
+        FileChannel file = null;
         try
         {
-            final Path file = directory.resolve(PREPARED_SEGMENT);
-            Files.deleteIfExists(file);
-            return JournalDirectory.map(file, FileChannel.MapMode.READ_WRITE, segmentLength);
+            final Path path = directory.resolve(PREPARED_SEGMENT);
+            Files.deleteIfExists(path);
+            file = JournalDirectory.openSegment(path);
+            final MappedByteBuffer mapped = file.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
+            preparedChannel = file;
+            return mapped;
         }
         catch (final IOException | RuntimeException ex)
         {
+            closeQuietly(file);
             preparationFailed = true;
             LOGGER.log(System.Logger.Level.WARNING, "cannot make the next journal segment in " + directory +
                 " ahead of the roll", ex);

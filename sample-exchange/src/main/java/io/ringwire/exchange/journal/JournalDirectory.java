@@ -170,6 +170,18 @@ public final class JournalDirectory
     }
 
     /**
+     * Opens a segment file for the writer, creating it if absent.
+     *
+     * @param file the segment.
+     * @return the channel, read and write.
+     * @throws IOException when the file system refuses.
+     */
+    static FileChannel openSegment(final Path file) throws IOException
+    {
+        return FileChannel.open(file, CREATE, READ, WRITE);
+    }
+
+    /**
      * Maps a segment file shared; mapping read-write past its end grows it (with zeros).
      *
      * @param file   the segment file (created if absent when {@code mode} is read-write).

@@ -9,7 +9,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -163,26 +162,11 @@ class JournalKillTest
         return line;
     }
 
-    /**
-     * Starts {@link JournalAppenderProcess} with this JVM's java binary, class path and module
-     * flags (surefire's argLine: agrona needs them).
-     */
+    /** Starts {@link JournalAppenderProcess} in a JVM like this one ({@link ChildJvm}). */
     private static Process start(final Path journal, final Path stderr)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (argument.startsWith("--add-exports=") || argument.startsWith("--add-opens=") ||
-                argument.startsWith("--enable-native-access=") || argument.startsWith("--sun-misc-unsafe-memory-access="))
-            {
-                command.add(argument);
-            }
-        }
-        command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-            JournalAppenderProcess.class.getName(), journal.toString(), Integer.toString(SEGMENT_LENGTH),
-            Long.toString(MAX_RECORDS_PER_CHILD)));
+        final List<String> command = ChildJvm.command(JournalAppenderProcess.class, journal.toString(),
+            Integer.toString(SEGMENT_LENGTH), Long.toString(MAX_RECORDS_PER_CHILD));
         try
         {
             final Process process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
