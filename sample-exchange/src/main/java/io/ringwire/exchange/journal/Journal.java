@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
@@ -49,7 +50,9 @@ import static java.nio.file.StandardOpenOption.WRITE;
  * ({@link #WRITE_FAILED}) with nothing written. A store into a page without blocks would fault
  * (SIGBUS), which the JVM raises as an {@link InternalError} in the append only while it runs
  * interpreted (compiled, later; inside the JDK's CRC32C stub, not at all: the process ends); with
- * every page allocated first, only a segment cut short under the journal by another hand can.
+ * every page allocated first, only a segment cut short under the journal by another hand can. That
+ * holds on file systems that overwrite a page in place (ext4, XFS without shared extents, tmpfs);
+ * a copy-on-write one (btrfs, ZFS) takes new blocks on every write fault, and can still fault.
  *
  * <p>Threading: one thread at a time appends, prepares and forces (single writer, no locks on the
  * append path); it may be another than the one that opened it, or than the one that closes it,
@@ -73,10 +76,10 @@ public final class Journal implements AutoCloseable
     /** {@link #append}: the journal is closed; nothing written. */
     public static final long CLOSED = -4;
     /**
-     * {@link #append}: the file system could not give the record its pages (it is full); nothing
-     * was written, and the tail is as it was. The next append tries again. (Also, as far as the JVM
-     * lets it be caught, a page that faulted anyway, the segment cut short under the journal: what
-     * was written of the record is then cleared again.)
+     * {@link #append}: the file system could not give the record its pages (full, over quota, an
+     * I/O error, the segment file gone); nothing was written, and the tail is as it was. The next
+     * append tries again. (Also, as far as the JVM lets it be caught, a page that faulted anyway, the
+     * segment cut short under the journal: what was written of the record is then cleared again.)
      */
     public static final long WRITE_FAILED = -5;
     /** The next segment, made and touched ahead of the roll that renames it; never read. */
@@ -85,6 +88,8 @@ public final class Journal implements AutoCloseable
     /** Pages the writer touches ahead of its tail. */
     private static final int TOUCH_AHEAD = 4 << 20;
     private static final int PAGE = 4096;
+    /** Bytes an append that finds its pages unallocated allocates in one write. */
+    private static final int ALLOCATION_BATCH = 16 * PAGE;
 
     private static final System.Logger LOGGER = System.getLogger(Journal.class.getName());
 
@@ -101,11 +106,16 @@ public final class Journal implements AutoCloseable
     private FileChannel channel;
     /**
      * Bytes of the current segment from 0 whose pages have their blocks: written through the
-     * mapping, or allocated by writing zeros through the file (and touched in the mapping).
+     * mapping, or allocated by writing zeros through the file.
      */
     private int touchedUpTo;
-    /** Zeros, written ahead of the tail so that the file system gives a page its blocks now. */
-    private final ByteBuffer zeros = ByteBuffer.allocateDirect(PAGE);
+    /**
+     * Zeros, written ahead of the tail so that the file system gives pages their blocks now; an
+     * append past what was prepared allocates this much at once.
+     */
+    private final ByteBuffer zeros = ByteBuffer.allocateDirect(ALLOCATION_BATCH);
+    /** Bytes the last {@link #writeZeros} wrote, also when it failed part way. */
+    private int zerosWritten;
     private MappedByteBuffer prepared;
     private FileChannel preparedChannel;
     private final UnsafeBuffer preparedBuffer = new UnsafeBuffer(0, 0);
@@ -146,27 +156,22 @@ public final class Journal implements AutoCloseable
         try
         {
             mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            closeQuietly(channel);
-            throw ex;
-        }
-        try
-        {
             segment.wrap(mapping, (int)fileLength);
             discardedTornTail = recoverTail(file);
+            segment.fileLength(segmentLength);
+            touchedUpTo = tailOffset;
+            Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT)); // a crash's: never part of the journal
         }
-        catch (final RuntimeException ex)
+        catch (final IOException | RuntimeException | Error ex)
         {
             segment.unwrap();
-            IoUtil.unmap(mapping);
+            if (null != mapping)
+            {
+                IoUtil.unmap(mapping);
+            }
             closeQuietly(channel);
             throw ex;
         }
-        segment.fileLength(segmentLength);
-        touchedUpTo = tailOffset;
-        Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT)); // a crash's: never part of the journal
     }
 
     /**
@@ -223,7 +228,8 @@ public final class Journal implements AutoCloseable
 
     /**
      * Appends one record. Allocation-free and lock-free, except when the record needs a new
-     * segment (once per segment), which creates and maps a file.
+     * segment (once per segment), which creates and maps a file. A record that reaches past the
+     * pages {@link #prepareAhead} allocated allocates a batch of them first, with one write.
      *
      * @param buffer holding the payload.
      * @param offset where the payload starts in {@code buffer}.
@@ -277,7 +283,8 @@ public final class Journal implements AutoCloseable
             if (Long.bitCount(failedWrites) == 1) // the 1st, 2nd, 4th...: a full disk cannot flood the log
             {
                 LOGGER.log(System.Logger.Level.WARNING, "cannot write a journal record in " + directory +
-                    " (a full file system?); refused, " + failedWrites + " so far", ex);
+                    " (a page of the segment faulted: was the file cut short?); refused, " + failedWrites +
+                    " so far", ex);
             }
             return WRITE_FAILED;
         }
@@ -294,21 +301,23 @@ public final class Journal implements AutoCloseable
      */
     private boolean allocate(final int end)
     {
-        int at = Math.max(touchedUpTo, tailOffset);
+        final int at = Math.max(touchedUpTo, tailOffset);
+        final int to = Math.min(segmentLength, Math.max((end + PAGE - 1) & -PAGE, (at & -PAGE) + ALLOCATION_BATCH));
         try
         {
-            final FileChannel file = segmentChannel();
-            while (at < end)
-            {
-                final int pageEnd = Math.min(segmentLength, (at & -PAGE) + PAGE);
-                writeZeros(file, at, pageEnd - at);
-                at = pageEnd;
-                touchedUpTo = at;
-            }
+            writeZeros(segmentChannel(), at, to - at);
+            touchedUpTo = to;
             return true;
         }
         catch (final IOException ex)
         {
+            // What the file system took before it refused has its blocks; a batch that fell short past
+            // the record still leaves the record its pages.
+            touchedUpTo = at + zerosWritten;
+            if (touchedUpTo >= end)
+            {
+                return true;
+            }
             failedWrites++;
             if (Long.bitCount(failedWrites) == 1) // the 1st, 2nd, 4th...: a full disk cannot flood the log
             {
@@ -327,7 +336,7 @@ public final class Journal implements AutoCloseable
     {
         if (!channel.isOpen())
         {
-            channel = JournalDirectory.openSegment(JournalDirectory.segmentFile(directory, segmentBaseSequence));
+            channel = JournalDirectory.reopenSegment(JournalDirectory.segmentFile(directory, segmentBaseSequence));
         }
         return channel;
     }
@@ -337,23 +346,65 @@ public final class Journal implements AutoCloseable
     {
         if (!preparedChannel.isOpen())
         {
-            preparedChannel = JournalDirectory.openSegment(directory.resolve(PREPARED_SEGMENT));
+            preparedChannel = JournalDirectory.reopenSegment(directory.resolve(PREPARED_SEGMENT));
         }
         return preparedChannel;
     }
 
-    private void writeZeros(final FileChannel file, final int offset, final int length) throws IOException
+    /**
+     * Maps a segment read-write, an interrupt pending on the writer set aside for the call (the JDK
+     * closes a channel whose thread is interrupted in it) and left as it was.
+     */
+    private MappedByteBuffer map(final FileChannel file) throws IOException
     {
-        zeros.clear().limit(length);
-        while (zeros.hasRemaining())
+        final boolean interrupted = Thread.interrupted();
+        try
         {
-            file.write(zeros, offset + zeros.position());
+            return file.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
     /**
-     * Zeroes what a failed append wrote, page by page up to the first page the file system
-     * refuses (the copy stopped there, so nothing lies past it). Left behind, those bytes would lie
+     * Writes {@code length} zeros at {@code offset} through the file, counting in
+     * {@link #zerosWritten} what it took. An interrupt pending on the writer is set aside for the
+     * write (the JDK closes a channel whose thread is interrupted in it) and left as it was.
+     */
+    private void writeZeros(final FileChannel file, final int offset, final int length) throws IOException
+    {
+        zerosWritten = 0;
+        final boolean interrupted = Thread.interrupted();
+        try
+        {
+            while (zerosWritten < length)
+            {
+                zeros.clear().limit(Math.min(zeros.capacity(), length - zerosWritten));
+                while (zeros.hasRemaining())
+                {
+                    zerosWritten += file.write(zeros, (long)offset + zerosWritten);
+                }
+            }
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Zeroes what an append whose store faulted wrote (the segment cut short under the journal: its
+     * pages were allocated first), page by page up to the first page that faults (the copy stopped
+     * there, so nothing lies past it). Best effort: the JVM raises the fault in the append only
+     * while it runs interpreted. Left behind, those bytes would lie
      * past the last record, and once a later record rolled to a new segment, recovery would read
      * them as damage inside the journal rather than a clean end.
      */
@@ -468,7 +519,8 @@ public final class Journal implements AutoCloseable
     }
 
     /**
-     * @return appends the file system refused a page for ({@link #WRITE_FAILED}).
+     * @return appends refused because the file system did not give the record its pages (full, over
+     *         quota, an I/O error), or a page faulted ({@link #WRITE_FAILED}).
      */
     public long failedWrites()
     {
@@ -536,7 +588,7 @@ public final class Journal implements AutoCloseable
      * Finds the end of the last segment's valid records and positions the writer there; zeroes a
      * torn record after them, so that its bytes cannot pass for part of a later record.
      */
-    private JournalDamage recoverTail(final Path file)
+    private JournalDamage recoverTail(final Path file) throws IOException
     {
         int offset = 0;
         long sequence = segmentBaseSequence;
@@ -555,7 +607,9 @@ public final class Journal implements AutoCloseable
             }
             LOGGER.log(System.Logger.Level.WARNING, damage.message() + "; discarding it: appends continue at " +
                 "sequence " + sequence);
-            segment.buffer().setMemory(offset, segment.endOfNonZeroBytes(offset) - offset, (byte)0);
+            // Through the file: after a power loss those pages may be holes, which a store into the
+            // mapping would have to allocate (a fault, on a full file system).
+            writeZeros(channel, offset, segment.endOfNonZeroBytes(offset) - offset);
         }
         tailOffset = offset;
         nextSequence = sequence;
@@ -600,7 +654,7 @@ public final class Journal implements AutoCloseable
             try
             {
                 nextChannel = JournalDirectory.openSegment(file);
-                next = nextChannel.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
+                next = map(nextChannel);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -624,10 +678,11 @@ public final class Journal implements AutoCloseable
     }
 
     /**
-     * The writer's idle work: touches up to {@code maxPages} pages ahead of the tail, so that the
+     * The writer's idle work: prepares up to {@code maxPages} pages ahead of the tail, so that the
      * file system allocates them now rather than in an append, and once the current segment is
-     * touched to its end, makes the next one ({@value #PREPARED_SEGMENT}) and touches it. A page
-     * is touched by adding 0 to a word of it: whatever a page holds, it holds the same after.
+     * prepared to its end, makes the next one ({@value #PREPARED_SEGMENT}) and prepares it. A page
+     * is prepared by writing zeros through the file from the tail on (its blocks), then adding 0 to
+     * a word of it in the mapping (mapped now, not on an append's first store).
      *
      * @param maxPages most pages to touch in this call.
      * @return pages touched, and 1 for a segment made.
@@ -690,6 +745,10 @@ public final class Journal implements AutoCloseable
         {
             writeZeros(inPrepared ? preparedChannel() : segmentChannel(), offset, Math.min(segmentLength, (offset & -PAGE) + PAGE) - offset);
         }
+        catch (final ClosedChannelException ex)
+        {
+            return false; // an interrupt of the writer during the write: the channel is opened again next time
+        }
         catch (final IOException ex)
         {
             preparationFailed = true;
@@ -708,7 +767,8 @@ public final class Journal implements AutoCloseable
         {
             preparationFailed = true;
             LOGGER.log(System.Logger.Level.WARNING, "cannot touch journal pages ahead in " + directory +
-                " (a full file system?); preparing again after the next roll", ex);
+                " (a page faulted after it was allocated: was the file cut short?); preparing again after " +
+                "the next roll", ex);
             return false;
         }
     }
@@ -725,7 +785,7 @@ public final class Journal implements AutoCloseable
             final Path path = directory.resolve(PREPARED_SEGMENT);
             Files.deleteIfExists(path);
             file = JournalDirectory.openSegment(path);
-            final MappedByteBuffer mapped = file.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
+            final MappedByteBuffer mapped = map(file);
             preparedChannel = file;
             return mapped;
         }

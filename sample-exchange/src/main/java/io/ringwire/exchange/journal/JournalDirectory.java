@@ -182,6 +182,19 @@ public final class JournalDirectory
     }
 
     /**
+     * Opens the writer's segment file again, which must still be there: one made anew under its
+     * name would not be the file the writer has mapped.
+     *
+     * @param file the segment.
+     * @return the channel, read and write.
+     * @throws IOException when the file is gone or the file system refuses.
+     */
+    static FileChannel reopenSegment(final Path file) throws IOException
+    {
+        return FileChannel.open(file, READ, WRITE);
+    }
+
+    /**
      * Maps a segment file shared; mapping read-write past its end grows it (with zeros).
      *
      * @param file   the segment file (created if absent when {@code mode} is read-write).

@@ -39,8 +39,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * stamped after the output digest took it (so the digest stays a function of the journal): when the
  * request was taken, and when the report was sent.
  *
- * <p>A request the journal refuses (a segment that cannot be made) is not applied; its client gets
- * a reject that says so ({@link JournalRefusals}), unsequenced, since no replay makes it.
+ * <p>A request the journal refuses (a segment that cannot be made, a full file system) is not
+ * applied; its client gets a reject that says so ({@link JournalRefusals}), unsequenced, since no
+ * replay makes it.
  *
  * <p>Where the machine has {@value #JOURNALLER_MIN_CPUS} CPUs or more, the journal runs ahead of
  * the engine, in LMAX's shape: a {@link Journaller} on a thread of its own, spinning, takes the

@@ -14,14 +14,16 @@ import java.util.stream.Stream;
  * round, opens a journal, fills the file system but for a little room, appends (preparing ahead
  * after each append) until a record finds no room, checks that record is refused with nothing
  * written and refused again, frees the room, appends on across segment rolls, and reads every record
- * back. Enough rounds that the JIT compiles the append. Prints {@code OK rounds=<n> refused=<n>}; a
+ * back, with segments larger than the room left and smaller. Enough rounds that the JIT compiles
+ * the append. Prints {@code OK rounds=<n> refused=<n>}; a
  * failed check throws, and the JVM exits with its trace.
  *
  * <p>Arguments: the file system's directory, rounds.
  */
 final class JournalFullFileSystemProcess
 {
-    private static final int SEGMENT_LENGTH = 64 * 1024;
+    /** Segments larger than the room (preparing never reaches the next) and smaller (it does, and rolls meet the full file system). */
+    private static final int[] SEGMENT_LENGTHS = { 64 * 1024, 16 * 1024 };
     /** Left free once the file system is full: a few pages. */
     private static final int ROOM = 24 * 1024;
     private static final TestRecords RECORDS = new TestRecords(0x5EED_F011L, 200, 3000, 50);
@@ -37,14 +39,15 @@ final class JournalFullFileSystemProcess
         long refused = 0;
         for (int round = 0; round < rounds; round++)
         {
-            refused += round(root.resolve("journal-" + round), root.resolve("ballast"));
+            refused += round(root.resolve("journal-" + round), root.resolve("ballast"),
+                SEGMENT_LENGTHS[round % SEGMENT_LENGTHS.length]);
         }
         System.out.println("OK rounds=" + rounds + " refused=" + refused);
     }
 
-    private static long round(final Path directory, final Path ballast) throws IOException
+    private static long round(final Path directory, final Path ballast, final int segmentLength) throws IOException
     {
-        final JournalContext context = new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH)
+        final JournalContext context = new JournalContext().directory(directory).segmentLength(segmentLength)
             .conclude();
         final long total;
         final long refused;

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A journal on a file system that fills up, a real one: a 512 KiB tmpfs mounted in a mount
@@ -40,7 +41,11 @@ class JournalFullFileSystemTest
         command.addAll(ChildJvm.command(JournalFullFileSystemProcess.class, mountPoint.toString(), "60"));
         final Path stderr = directory.resolve("stderr");
         final Process process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
-        assertTrue(process.waitFor(240, TimeUnit.SECONDS), "the child finished");
+        if (!process.waitFor(240, TimeUnit.SECONDS))
+        {
+            process.destroyForcibly();
+            fail("the child did not finish in 240 s: " + Files.readString(stderr));
+        }
         final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
         final String err = Files.readString(stderr);
         Assumptions.assumeFalse(out.contains("NOMOUNT") || (out.isEmpty() && err.startsWith("unshare:")),
