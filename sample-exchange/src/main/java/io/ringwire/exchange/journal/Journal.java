@@ -41,11 +41,11 @@ import static java.nio.file.StandardOpenOption.WRITE;
  *
  * <p>Segment files are sparse, and no store into the mapping is the first write of a page: the
  * writer has the file system give a page its blocks by writing zeros there through the file
- * first, and touches it in the mapping after. {@link #prepareAhead} does that ahead of the
- * appends, in the writer's idle time, and makes, maps and prepares the next segment under the name
+ * first. {@link #prepareAhead} does that ahead of the appends, in the writer's idle time, touching
+ * each page in the mapping after, and makes, maps and prepares the next segment under the name
  * {@value #PREPARED_SEGMENT}, which a roll renames into place; so an append neither page-faults
  * into a fresh page nor waits for a file to be made. An append that reaches past what was prepared
- * allocates its pages itself, the same way. A full file system is therefore an error of a write, at
+ * allocates a batch of pages itself, with one write. A full file system is therefore an error of a write, at
  * a known point: preparing stops, and the append that finds no room is refused
  * ({@link #WRITE_FAILED}) with nothing written. A store into a page without blocks would fault
  * (SIGBUS), which the JVM raises as an {@link InternalError} in the append only while it runs
@@ -77,7 +77,8 @@ public final class Journal implements AutoCloseable
     public static final long CLOSED = -4;
     /**
      * {@link #append}: the file system could not give the record its pages (full, over quota, an
-     * I/O error, the segment file gone); nothing was written, and the tail is as it was. The next
+     * I/O error; or the segment's channel, closed by an interrupt arriving during a write, could not
+     * be opened again); nothing was written, and the tail is as it was. The next
      * append tries again. (Also, as far as the JVM lets it be caught, a page that faulted anyway, the
      * segment cut short under the journal: what was written of the record is then cleared again.)
      */
@@ -152,15 +153,16 @@ public final class Journal implements AutoCloseable
                 "segment length " + segmentLength + " (" + JournalDirectory.METADATA_FILE + "): it is not a " +
                 "segment of this journal");
         }
+        // A crash's, never part of the journal; gone first, its blocks are room for the recovery's writes.
+        Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT));
         channel = JournalDirectory.openSegment(file);
         try
         {
-            mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
+            mapping = map(channel);
             segment.wrap(mapping, (int)fileLength);
             discardedTornTail = recoverTail(file);
             segment.fileLength(segmentLength);
             touchedUpTo = tailOffset;
-            Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT)); // a crash's: never part of the journal
         }
         catch (final IOException | RuntimeException | Error ex)
         {
@@ -219,7 +221,7 @@ public final class Journal implements AutoCloseable
             closeQuietly(lockChannel);
             throw new UncheckedIOException("cannot open the journal in " + directory + " (" + ex + ")", ex);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
             closeQuietly(lockChannel);
             throw ex;
@@ -303,6 +305,7 @@ public final class Journal implements AutoCloseable
     {
         final int at = Math.max(touchedUpTo, tailOffset);
         final int to = Math.min(segmentLength, Math.max((end + PAGE - 1) & -PAGE, (at & -PAGE) + ALLOCATION_BATCH));
+        zerosWritten = 0;
         try
         {
             writeZeros(segmentChannel(), at, to - at);
@@ -313,7 +316,7 @@ public final class Journal implements AutoCloseable
         {
             // What the file system took before it refused has its blocks; a batch that fell short past
             // the record still leaves the record its pages.
-            touchedUpTo = at + zerosWritten;
+            touchedUpTo = Math.max(at, (at + zerosWritten) & -PAGE); // whole pages only
             if (touchedUpTo >= end)
             {
                 return true;
