@@ -280,15 +280,8 @@ public final class Journal implements AutoCloseable
         }
         catch (final InternalError ex)
         {
-            failedWrites++;
             clearFrom(recordOffset, alignedLength);
-            if (Long.bitCount(failedWrites) == 1) // the 1st, 2nd, 4th...: a full disk cannot flood the log
-            {
-                LOGGER.log(System.Logger.Level.WARNING, "cannot write a journal record in " + directory +
-                    " (a page of the segment faulted: was the file cut short?); refused, " + failedWrites +
-                    " so far", ex);
-            }
-            return WRITE_FAILED;
+            return writeRefused("a page of the segment faulted: was the file cut short?", ex);
         }
         tailOffset = recordOffset + alignedLength;
         return nextSequence++;
@@ -305,7 +298,7 @@ public final class Journal implements AutoCloseable
     {
         final int at = Math.max(touchedUpTo, tailOffset);
         final int to = Math.min(segmentLength, Math.max((end + PAGE - 1) & -PAGE, (at & -PAGE) + ALLOCATION_BATCH));
-        zerosWritten = 0;
+        zerosWritten = 0; // the channel may fail to open before writeZeros counts anything
         try
         {
             writeZeros(segmentChannel(), at, to - at);
@@ -321,14 +314,25 @@ public final class Journal implements AutoCloseable
             {
                 return true;
             }
-            failedWrites++;
-            if (Long.bitCount(failedWrites) == 1) // the 1st, 2nd, 4th...: a full disk cannot flood the log
-            {
-                LOGGER.log(System.Logger.Level.WARNING, "cannot write a journal record in " + directory +
-                    " (a full file system?); refused, " + failedWrites + " so far", ex);
-            }
+            writeRefused("a full file system?", ex);
             return false;
         }
+    }
+
+    /**
+     * Counts and logs a refused append (the 1st, 2nd, 4th, 8th...: a full disk cannot flood the log).
+     *
+     * @return {@link #WRITE_FAILED}.
+     */
+    private long writeRefused(final String why, final Throwable cause)
+    {
+        failedWrites++;
+        if (Long.bitCount(failedWrites) == 1)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, "cannot write a journal record in " + directory + " (" + why +
+                "); refused, " + failedWrites + " so far", cause);
+        }
+        return WRITE_FAILED;
     }
 
     /**
@@ -746,7 +750,8 @@ public final class Journal implements AutoCloseable
     {
         try
         {
-            writeZeros(inPrepared ? preparedChannel() : segmentChannel(), offset, Math.min(segmentLength, (offset & -PAGE) + PAGE) - offset);
+            final int pageEnd = Math.min(segmentLength, (offset & -PAGE) + PAGE);
+            writeZeros(inPrepared ? preparedChannel() : segmentChannel(), offset, pageEnd - offset);
         }
         catch (final ClosedChannelException ex)
         {
