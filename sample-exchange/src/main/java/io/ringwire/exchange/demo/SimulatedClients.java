@@ -1,34 +1,24 @@
 package io.ringwire.exchange.demo;
 
 import io.ringwire.codecs.trading.CancelOrderEncoder;
-import io.ringwire.codecs.trading.ExecType;
-import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.HeartbeatEncoder;
 import io.ringwire.codecs.trading.LogonEncoder;
-import io.ringwire.codecs.trading.LogonResponseDecoder;
-import io.ringwire.codecs.trading.LogonStatus;
-import io.ringwire.codecs.trading.LogoutDecoder;
 import io.ringwire.codecs.trading.LogoutEncoder;
 import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
-import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderEncoder;
-import io.ringwire.codecs.trading.Side;
 import io.ringwire.exchange.flow.OrderFlow;
 import io.ringwire.exchange.gateway.Gateway;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.exchange.node.Outbound;
 import io.ringwire.exchange.node.RunFlag;
-import io.ringwire.messaging.FragmentHandler;
-import io.ringwire.messaging.Header;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.CloseHelper;
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -46,9 +36,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * a fixed time on the rate's schedule; a client that falls behind sends what is due at once, and
  * the latency from the due time charges the wait to every order behind the stall.
  *
- * <p>Every acknowledgement (the first report of a new order: NEW or REJECTED) is timed hop by hop
- * from its ledger into a {@link LatencyLedger}; fills and rejects are counted, and the counts a run
- * must conserve (each order acknowledged once, bought and sold quantities equal) are kept.
+ * <p>Replies are read by {@link ClientReplies}: every acknowledgement (the first report of a new
+ * order: NEW or REJECTED) is timed hop by hop from its ledger into a {@link LatencyLedger}; fills and
+ * rejects are counted, and the counts a run must conserve (each order acknowledged once, bought and
+ * sold quantities equal) are kept.
  *
  * <p>A client never waits on the gateway (which may be waiting on it to read its replies): a
  * request the gateway is too far behind to take is held and offered again after the replies are
@@ -120,11 +111,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
     private static final int COUNTERS = REPLY_GAPS + 4;
 
     private static final int FRAGMENT_LIMIT = 32;
-    private static final int SEQUENCE_BITS = 1 << 27;
-    private static final byte FILLED = 1;
-    private static final byte CANCELED = 2;
     private static final int MAX_BURST = 64;
-    private static final int PENDING = 1 << 16;
     /**
      * Heartbeat intervals without a word from the gateway after which a client takes its session
      * as gone: twice the silence after which the gateway loses one, so a gateway that only stalled
@@ -135,14 +122,12 @@ public final class SimulatedClients implements Agent, AutoCloseable
     private static final long LOGON_RETRY_NS = 2_000_000_000L;
     private static final int SPREAD_TICKS = 20;
 
-    private final Client[] clients;
-    private final LatencyLedger ledger;
+    private final SimulatedClient[] clients;
     private final AtomicLongArray counters = new AtomicLongArray(COUNTERS);
+    private final ClientReplies replyReader;
     private final long intervalNs;
     private final long heartbeatNs;
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
-    private final ExecutionReportDecoder report = new ExecutionReportDecoder();
-    private final LogonResponseDecoder logonResponse = new LogonResponseDecoder();
     private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
     private final NewOrderEncoder newOrder = new NewOrderEncoder();
     private final CancelOrderEncoder cancel = new CancelOrderEncoder();
@@ -153,57 +138,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
     /** When a duty cycle last ran, 0 before the first. */
     private long lastDutyCycleNs;
     private final UnsafeBuffer scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
-    /** One bit per engine sequence received, up to {@link #SEQUENCE_BITS}. */
-    private final long[] sequencesSeen = new long[SEQUENCE_BITS / 64];
-    private Client current;
     private volatile boolean sending = true;
-    private final FragmentHandler onReply = this::onReply;
-
-    /** One client: its session, its flow, its connection and the orders it waits on. */
-    private static final class Client
-    {
-        final SessionConfig session;
-        final OrderFlow flow;
-        final Outbound out;
-        final Subscription replies;
-        final long[] pendingIds = new long[PENDING];
-        final long[] pendingSent = new long[PENDING];
-        final long[] pendingDue = new long[PENDING];
-        final long[] ackedIds = new long[PENDING];
-        /** Per pending slot: its send was straddled by a hold (see {@link #UNANSWERED_ACROSS_HOLD}). */
-        final boolean[] pendingAcrossHold = new boolean[PENDING];
-        /** Per client order id slot: the id, and whether it was reported filled and canceled. */
-        final long[] endedIds = new long[PENDING];
-        final byte[] ended = new byte[PENDING];
-        /** A request the gateway was too far behind to take, offered again before the next one. */
-        final UnsafeBuffer held = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
-        int heldLength;
-        long heldOrderId;
-        long heldDue;
-        boolean logonSent;
-        boolean loggedOn;
-        /**
-         * A Logout that could not go (the gateway behind): it goes before the next Logon, which
-         * the gateway would refuse while it still holds the session.
-         */
-        boolean logoutOwed;
-        /** One past the last reply sequence received, asked for at logon; 0 before the first logon. */
-        long nextReplySequence;
-        /** What the last Logon asked for: reports of it may arrive before the answer, and count. */
-        long askedReplySequence;
-        long nextDueNs;
-        long lastSentNs;
-        /** When the gateway was last heard from (any reply), or the logon was sent. */
-        long lastHeardNs;
-
-        Client(final SessionConfig session, final OrderFlow flow, final Outbound out, final Subscription replies)
-        {
-            this.session = session;
-            this.flow = flow;
-            this.out = out;
-            this.replies = replies;
-        }
-    }
 
     /**
      * @param context     messaging settings.
@@ -222,8 +157,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
         final long seed,
         final LatencyLedger ledger, final RunFlag running)
     {
-        this.ledger = ledger;
-        this.clients = new Client[sessions.size()];
+        this.replyReader = new ClientReplies(counters, ledger);
+        this.clients = new SimulatedClient[sessions.size()];
         this.intervalNs = Math.max(1, 1_000_000_000L * sessions.size() / Math.max(1, rate));
         this.heartbeatNs = 1_000_000_000L;
         try
@@ -243,7 +178,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
                     throw ex;
                 }
                 final SessionConfig session = sessions.get(i);
-                clients[i] = new Client(session, new OrderFlow(seed + firstIndex + i, instruments, session.account(), 1, BASE_PRICE,
+                clients[i] = new SimulatedClient(session, new OrderFlow(seed + firstIndex + i, instruments, session.account(), 1, BASE_PRICE,
                     SPREAD_TICKS, 256), new Outbound(orders), replies);
             }
         }
@@ -277,14 +212,13 @@ public final class SimulatedClients implements Agent, AutoCloseable
     {
         final long nowNs = System.nanoTime();
         int work = heldPastHeartbeats(nowNs);
-        for (final Client client : clients)
+        for (final SimulatedClient client : clients)
         {
-            current = client;
-            final int replies = client.replies.poll(onReply, FRAGMENT_LIMIT);
+            final int replies = replyReader.poll(client, FRAGMENT_LIMIT);
             work += replies + client.out.doWork();
             if (client.loggedOn && !client.out.isConnected())
             {
-                lost(client); // the gateway lost the session with the connection: log on again once it is back
+                replyReader.lost(client); // the gateway lost the session with the connection: log on again once it is back
             }
             if (!client.logonSent)
             {
@@ -325,7 +259,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
     /** Whether every client's publication and reply subscription are connected. */
     public boolean isConnected()
     {
-        for (final Client client : clients)
+        for (final SimulatedClient client : clients)
         {
             if (!client.out.isConnected() || client.replies.imageCount() == 0)
             {
@@ -343,10 +277,9 @@ public final class SimulatedClients implements Agent, AutoCloseable
     {
         final long nowNs = System.nanoTime();
         int work = heldPastHeartbeats(nowNs);
-        for (final Client client : clients)
+        for (final SimulatedClient client : clients)
         {
-            current = client;
-            work += client.replies.poll(onReply, FRAGMENT_LIMIT) + client.out.doWork();
+            work += replyReader.poll(client, FRAGMENT_LIMIT) + client.out.doWork();
             if (client.loggedOn)
             {
                 work += heartbeatIfIdle(client, nowNs);
@@ -370,7 +303,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
             return 0;
         }
         int work = 0;
-        for (final Client client : clients)
+        for (final SimulatedClient client : clients)
         {
             if (client.loggedOn)
             {
@@ -382,15 +315,15 @@ public final class SimulatedClients implements Agent, AutoCloseable
     }
 
     /** Ends a session the client cannot count on, so that its next logon is not refused as a second one. */
-    private void logOut(final Client client, final long nowNs)
+    private void logOut(final SimulatedClient client, final long nowNs)
     {
         client.logoutOwed = true;
         sendOwedLogout(client, nowNs);
-        lost(client);
+        replyReader.lost(client);
     }
 
     /** @return whether no Logout is owed any more. */
-    private boolean sendOwedLogout(final Client client, final long nowNs)
+    private boolean sendOwedLogout(final SimulatedClient client, final long nowNs)
     {
         if (client.logoutOwed)
         {
@@ -409,15 +342,14 @@ public final class SimulatedClients implements Agent, AutoCloseable
         return toNs - fromNs > Gateway.MISSED_HEARTBEATS_TO_LOSE * heartbeatNs;
     }
 
-    private int logon(final Client client, final long nowNs)
+    private int logon(final SimulatedClient client, final long nowNs)
     {
         final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(scratch, 0, headerEncoder)
             .sessionId(client.session.sessionId())
             .heartbeatIntervalMs((int)(heartbeatNs / 1_000_000))
             .sendingTime(nowNs)
-            .nextReplySequence(client.nextReplySequence)
+            .nextReplySequence(client.replySequence.askAtLogon())
             .credentials(client.session.token());
-        client.askedReplySequence = client.nextReplySequence;
         if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength()) ==
             Outbound.SENT)
         {
@@ -430,7 +362,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         return 0;
     }
 
-    private int sendDue(final Client client, final long nowNs)
+    private int sendDue(final SimulatedClient client, final long nowNs)
     {
         int sent = 0;
         if (client.heldLength > 0)
@@ -489,7 +421,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
     }
 
     /** A client keeps its session alive while it has nothing to send, stopped or not. */
-    private int heartbeatIfIdle(final Client client, final long nowNs)
+    private int heartbeatIfIdle(final SimulatedClient client, final long nowNs)
     {
         if (nowNs - client.lastSentNs <= heartbeatNs)
         {
@@ -511,20 +443,17 @@ public final class SimulatedClients implements Agent, AutoCloseable
      *
      * @param sendNs the clock read before the checks that no hold had begun, and before the send.
      */
-    private void sent(final Client client, final long clientOrderId, final long sendNs, final long due)
+    private void sent(final SimulatedClient client, final long clientOrderId, final long sendNs, final long due)
     {
         client.lastSentNs = sendNs;
         counters.lazySet(SENT, counters.get(SENT) + 1);
         if (clientOrderId != 0)
         {
-            final int slot = (int)(clientOrderId & (PENDING - 1));
-            client.pendingIds[slot] = clientOrderId;
-            client.pendingSent[slot] = sendNs;
-            client.pendingDue[slot] = due;
             // A hold that began after the checks and ended after the send: the order may have gone
             // into a session the gateway lost meanwhile (the next duty cycle logs on again).
-            client.pendingAcrossHold[slot] = isHeld(sendNs, System.nanoTime());
-            if (client.pendingAcrossHold[slot])
+            final boolean acrossHold = isHeld(sendNs, System.nanoTime());
+            client.orders.sent(clientOrderId, due, acrossHold);
+            if (acrossHold)
             {
                 counters.incrementAndGet(UNANSWERED_ACROSS_HOLD);
             }
@@ -559,230 +488,6 @@ public final class SimulatedClients implements Agent, AutoCloseable
         return 0;
     }
 
-    private void onReply(final DirectBuffer buffer, final int offset, final int length, final Header header)
-    {
-        final long receivedNs = System.nanoTime();
-        current.lastHeardNs = receivedNs;
-        headerDecoder.wrap(buffer, offset);
-        final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
-        final int templateId = headerDecoder.templateId();
-        if (templateId == LogonResponseDecoder.TEMPLATE_ID)
-        {
-            logonResponse.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
-            if (logonResponse.status() == LogonStatus.ACCEPTED && !current.loggedOn)
-            {
-                current.loggedOn = true;
-                current.nextDueNs = receivedNs;
-                counters.incrementAndGet(LOGGED_ON);
-                onReplyStart(logonResponse.nextReplySequence());
-            }
-            return;
-        }
-        if (templateId == LogoutDecoder.TEMPLATE_ID)
-        {
-            lost(current);
-            return;
-        }
-        if (templateId != ExecutionReportDecoder.TEMPLATE_ID)
-        {
-            return;
-        }
-        report.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
-        if (!inReplySequence(report.replySequence()))
-        {
-            return;
-        }
-        if (report.execType() == ExecType.REJECTED && report.rejectReason() == RejectReason.NOT_LOGGED_ON)
-        {
-            lost(current);
-        }
-        counters.lazySet(REPORTS, counters.get(REPORTS) + 1);
-        onSequence(report.engineSequence());
-        final ExecType execType = report.execType();
-        if (execType == ExecType.NEW || execType == ExecType.REJECTED)
-        {
-            onAcknowledgement(report.clientOrderId(), receivedNs);
-        }
-        if (execType == ExecType.REJECTED)
-        {
-            current.flow.ended(report.clientOrderId());
-            counters.lazySet(REJECTS, counters.get(REJECTS) + 1);
-            final int reason = report.rejectReasonRaw();
-            if (reason >= 0 && reason < ACK_REJECT_REASONS - REJECT_REASONS)
-            {
-                counters.lazySet(REJECT_REASONS + reason, counters.get(REJECT_REASONS + reason) + 1);
-            }
-        }
-        else if (execType == ExecType.PARTIAL_FILL || execType == ExecType.FILL)
-        {
-            counters.lazySet(FILLS, counters.get(FILLS) + 1);
-            final int side = report.side() == Side.BUY ? BOUGHT : SOLD;
-            counters.lazySet(side, counters.get(side) + report.lastQuantity());
-            if (execType == ExecType.FILL)
-            {
-                current.flow.ended(report.clientOrderId());
-                ended(report.clientOrderId(), FILLED);
-            }
-        }
-        else if (execType == ExecType.CANCELED)
-        {
-            counters.lazySet(CANCELS, counters.get(CANCELS) + 1);
-            current.flow.ended(report.clientOrderId());
-            ended(report.clientOrderId(), CANCELED);
-        }
-    }
-
-    /**
-     * Where a logon's replies start: past the sequence the client asked for, the ones between were
-     * no longer kept; before it, the gateway is another life's, whose sequence starts anew. Reports
-     * that were on their way before the answer (the lost connection's backlog, or in flight) have
-     * moved the client past what it asked for already: the resend of those is dropped as seen, not
-     * taken again.
-     */
-    private void onReplyStart(final long start)
-    {
-        final Client client = current;
-        if (start <= 0 || start == LogonResponseDecoder.nextReplySequenceNullValue())
-        {
-            return; // a gateway that does not number replies
-        }
-        if (client.askedReplySequence > 0 && start < client.askedReplySequence)
-        {
-            client.nextReplySequence = start; // another gateway's life
-            return;
-        }
-        if (client.nextReplySequence > 0 && start > client.nextReplySequence)
-        {
-            counters.lazySet(REPLY_GAPS, counters.get(REPLY_GAPS) + start - client.nextReplySequence);
-        }
-        client.nextReplySequence = Math.max(client.nextReplySequence, start);
-    }
-
-    /**
-     * @return false for a report received before (a resend of one that had arrived): it is dropped.
-     *         An unnumbered one (a reject before logon) passes.
-     */
-    private boolean inReplySequence(final long sequence)
-    {
-        final Client client = current;
-        if (sequence <= 0 || sequence == ExecutionReportDecoder.replySequenceNullValue())
-        {
-            return true;
-        }
-        if (client.nextReplySequence > 0 && sequence < client.nextReplySequence)
-        {
-            counters.incrementAndGet(DUPLICATE_REPLIES);
-            return false;
-        }
-        if (client.nextReplySequence > 0 && sequence > client.nextReplySequence)
-        {
-            counters.lazySet(REPLY_GAPS, counters.get(REPLY_GAPS) + sequence - client.nextReplySequence);
-        }
-        client.nextReplySequence = sequence + 1;
-        return true;
-    }
-
-    /**
-     * The gateway no longer holds the client's session (it said so, or the connection went): the
-     * client logs on again, asking for the replies it missed. Requests it sent into the lost session
-     * before it knew may go unanswered (the gateway answers a connection before logon only within a
-     * rate); those it has not sent wait for the logon.
-     */
-    private void lost(final Client client)
-    {
-        if (client.loggedOn)
-        {
-            client.loggedOn = false;
-            client.logonSent = false;
-            counters.incrementAndGet(SESSIONS_LOST);
-        }
-    }
-
-    private void onSequence(final long sequence)
-    {
-        if (sequence <= 0 || sequence >= SEQUENCE_BITS)
-        {
-            return;
-        }
-        final int word = (int)(sequence >>> 6);
-        final long bit = 1L << (sequence & 63);
-        if ((sequencesSeen[word] & bit) != 0)
-        {
-            counters.incrementAndGet(DUPLICATE_SEQUENCES);
-            return;
-        }
-        sequencesSeen[word] |= bit;
-        counters.lazySet(SEQUENCES, counters.get(SEQUENCES) + 1);
-        if (sequence > counters.get(MAX_SEQUENCE))
-        {
-            counters.lazySet(MAX_SEQUENCE, sequence);
-        }
-    }
-
-    /** Notes that an order was filled or canceled; both for one order is a violation. */
-    private void ended(final long clientOrderId, final byte how)
-    {
-        final Client client = current;
-        final int slot = (int)(clientOrderId & (PENDING - 1));
-        if (client.endedIds[slot] != clientOrderId)
-        {
-            client.endedIds[slot] = clientOrderId;
-            client.ended[slot] = how;
-            return;
-        }
-        if ((client.ended[slot] | how) == (FILLED | CANCELED) && client.ended[slot] != how)
-        {
-            counters.incrementAndGet(FILLED_AND_CANCELED);
-        }
-        client.ended[slot] |= how;
-    }
-
-    private void onAcknowledgement(final long clientOrderId, final long receivedNs)
-    {
-        final Client client = current;
-        final int slot = (int)(clientOrderId & (PENDING - 1));
-        if (client.pendingIds[slot] == clientOrderId)
-        {
-            client.pendingIds[slot] = 0;
-            client.ackedIds[slot] = clientOrderId;
-            if (client.pendingAcrossHold[slot])
-            {
-                client.pendingAcrossHold[slot] = false;
-                counters.decrementAndGet(UNANSWERED_ACROSS_HOLD);
-            }
-            counters.lazySet(ACKS, counters.get(ACKS) + 1);
-            if (report.execType() == ExecType.REJECTED)
-            {
-                countRejectedAck();
-            }
-            ledger.recordAck(report.clientSendTime(), report.gatewayInTime(), report.gatewayOutTime(),
-                report.engineInTime(), report.engineOutTime(), report.gatewayReplyTime(), receivedNs,
-                client.pendingDue[slot]);
-        }
-        else if (client.ackedIds[slot] == clientOrderId)
-        {
-            counters.incrementAndGet(DUPLICATE_ACKS);
-        }
-    }
-
-    /**
-     * Counts a new order's reject by whom and why. The engine's reports carry its sequence; the
-     * gateway's carry none, nor does the engine's reject of a request its journal refused.
-     */
-    private void countRejectedAck()
-    {
-        final int reason = report.rejectReasonRaw();
-        final long sequence = report.engineSequence();
-        final boolean byEngine = (sequence > 0 && sequence != ExecutionReportDecoder.engineSequenceNullValue()) ||
-            reason == RejectReason.JOURNAL_REFUSED.value();
-        final int by = byEngine ? ACKS_REJECTED_BY_ENGINE : ACKS_REJECTED_BY_GATEWAY;
-        counters.lazySet(by, counters.get(by) + 1);
-        if (reason >= 0 && reason < COUNTERS - ACK_REJECT_REASONS)
-        {
-            counters.lazySet(ACK_REJECT_REASONS + reason, counters.get(ACK_REJECT_REASONS + reason) + 1);
-        }
-    }
-
     /** @return the counters, indexed by this class's constants. */
     public AtomicLongArray counters()
     {
@@ -804,7 +509,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
     @Override
     public void close()
     {
-        for (final Client client : clients)
+        for (final SimulatedClient client : clients)
         {
             if (null != client)
             {
