@@ -1,13 +1,11 @@
 package io.ringwire.exchange.journal;
 
 import org.agrona.DirectBuffer;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -102,9 +100,8 @@ public final class Journal implements AutoCloseable
     private final FileLock lock;
     private final JournalDamage discardedTornTail;
 
-    private MappedByteBuffer mapping;
-    /** The current segment's file, kept open: pages are allocated through it ahead of the stores. */
-    private FileChannel channel;
+    /** The current segment: pages are allocated through its file ahead of the stores into its mapping. */
+    private SegmentFile current;
     /**
      * Bytes of the current segment from 0 whose pages have their blocks: written through the
      * mapping, or allocated by writing zeros through the file.
@@ -115,10 +112,8 @@ public final class Journal implements AutoCloseable
      * append past what was prepared allocates this much at once.
      */
     private final ByteBuffer zeros = ByteBuffer.allocateDirect(ALLOCATION_BATCH);
-    /** Bytes the last {@link #writeZeros} wrote, also when it failed part way. */
-    private int zerosWritten;
-    private MappedByteBuffer prepared;
-    private FileChannel preparedChannel;
+    /** The next segment, made ahead of the roll; null when none is. */
+    private SegmentFile prepared;
     private final UnsafeBuffer preparedBuffer = new UnsafeBuffer(0, 0);
     private int preparedTouchedUpTo;
     /** Set when making the next segment or touching a page failed; tried again after the next roll. */
@@ -155,11 +150,10 @@ public final class Journal implements AutoCloseable
         }
         // A crash's, never part of the journal; gone first, its blocks are room for the recovery's writes.
         Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT));
-        channel = JournalDirectory.openSegment(file);
+        current = SegmentFile.open(file, segmentLength);
         try
         {
-            mapping = map(channel);
-            segment.wrap(mapping, (int)fileLength);
+            segment.wrap(current.mapping(), (int)fileLength);
             discardedTornTail = recoverTail(file);
             segment.fileLength(segmentLength);
             touchedUpTo = tailOffset;
@@ -167,11 +161,7 @@ public final class Journal implements AutoCloseable
         catch (final IOException | RuntimeException | Error ex)
         {
             segment.unwrap();
-            if (null != mapping)
-            {
-                IoUtil.unmap(mapping);
-            }
-            closeQuietly(channel);
+            current.close();
             throw ex;
         }
     }
@@ -218,12 +208,12 @@ public final class Journal implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            closeQuietly(lockChannel);
+            JournalDirectory.closeQuietly(lockChannel);
             throw new UncheckedIOException("cannot open the journal in " + directory + " (" + ex + ")", ex);
         }
         catch (final RuntimeException | Error ex)
         {
-            closeQuietly(lockChannel);
+            JournalDirectory.closeQuietly(lockChannel);
             throw ex;
         }
     }
@@ -298,10 +288,9 @@ public final class Journal implements AutoCloseable
     {
         final int at = Math.max(touchedUpTo, tailOffset);
         final int to = Math.min(segmentLength, Math.max((end + PAGE - 1) & -PAGE, (at & -PAGE) + ALLOCATION_BATCH));
-        zerosWritten = 0; // the channel may fail to open before writeZeros counts anything
         try
         {
-            writeZeros(segmentChannel(), at, to - at);
+            current.writeZeros(zeros, at, to - at);
             touchedUpTo = to;
             return true;
         }
@@ -309,7 +298,7 @@ public final class Journal implements AutoCloseable
         {
             // What the file system took before it refused has its blocks; a batch that fell short past
             // the record still leaves the record its pages.
-            touchedUpTo = Math.max(at, (at + zerosWritten) & -PAGE); // whole pages only
+            touchedUpTo = Math.max(at, (at + current.zerosWritten()) & -PAGE); // whole pages only
             if (touchedUpTo >= end)
             {
                 return true;
@@ -333,78 +322,6 @@ public final class Journal implements AutoCloseable
                 "); refused, " + failedWrites + " so far", cause);
         }
         return WRITE_FAILED;
-    }
-
-    /**
-     * @return the current segment's channel, opened again when an interrupt of the writer closed it
-     *         (the JDK closes a file channel whose thread is interrupted in an operation on it).
-     */
-    private FileChannel segmentChannel() throws IOException
-    {
-        if (!channel.isOpen())
-        {
-            channel = JournalDirectory.reopenSegment(JournalDirectory.segmentFile(directory, segmentBaseSequence));
-        }
-        return channel;
-    }
-
-    /** @return the prepared segment's channel, opened again as {@link #segmentChannel()} is. */
-    private FileChannel preparedChannel() throws IOException
-    {
-        if (!preparedChannel.isOpen())
-        {
-            preparedChannel = JournalDirectory.reopenSegment(directory.resolve(PREPARED_SEGMENT));
-        }
-        return preparedChannel;
-    }
-
-    /**
-     * Maps a segment read-write, an interrupt pending on the writer set aside for the call (the JDK
-     * closes a channel whose thread is interrupted in it) and left as it was.
-     */
-    private MappedByteBuffer map(final FileChannel file) throws IOException
-    {
-        final boolean interrupted = Thread.interrupted();
-        try
-        {
-            return file.map(FileChannel.MapMode.READ_WRITE, 0, segmentLength);
-        }
-        finally
-        {
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * Writes {@code length} zeros at {@code offset} through the file, counting in
-     * {@link #zerosWritten} what it took. An interrupt pending on the writer is set aside for the
-     * write (the JDK closes a channel whose thread is interrupted in it) and left as it was.
-     */
-    private void writeZeros(final FileChannel file, final int offset, final int length) throws IOException
-    {
-        zerosWritten = 0;
-        final boolean interrupted = Thread.interrupted();
-        try
-        {
-            while (zerosWritten < length)
-            {
-                zeros.clear().limit(Math.min(zeros.capacity(), length - zerosWritten));
-                while (zeros.hasRemaining())
-                {
-                    zerosWritten += file.write(zeros, (long)offset + zerosWritten);
-                }
-            }
-        }
-        finally
-        {
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     /**
@@ -438,7 +355,8 @@ public final class Journal implements AutoCloseable
      * Writes every record appended so far, and the directory entries of the segments, to the
      * storage device, and waits until it has: what survives a power loss or a kernel crash. Not
      * needed to survive the process's death, which the page cache covers. The first call after
-     * {@link #open} also covers the segments earlier processes wrote.
+     * {@link #open} also covers the segments earlier processes wrote. An interrupt pending on the
+     * caller is set aside for it and left as it was.
      *
      * @throws IllegalStateException when the journal is closed.
      * @throws UncheckedIOException  naming the file the device refused.
@@ -458,7 +376,7 @@ public final class Journal implements AutoCloseable
                     JournalDirectory.force(JournalDirectory.segmentFile(directory, base));
                 }
             }
-            mapping.force();
+            current.mapping().force();
             JournalDirectory.force(directory);
         }
         catch (final IOException ex)
@@ -555,15 +473,12 @@ public final class Journal implements AutoCloseable
         }
         closed = true;
         segment.unwrap();
-        IoUtil.unmap(mapping);
-        mapping = null;
-        closeQuietly(channel);
+        current.close();
         if (null != prepared)
         {
             preparedBuffer.wrap(0, 0);
-            IoUtil.unmap(prepared);
+            prepared.close();
             prepared = null;
-            closeQuietly(preparedChannel);
             try
             {
                 Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT));
@@ -581,7 +496,7 @@ public final class Journal implements AutoCloseable
         {
             LOGGER.log(System.Logger.Level.WARNING, "cannot release the lock of the journal in " + directory, ex);
         }
-        closeQuietly(lockChannel);
+        JournalDirectory.closeQuietly(lockChannel);
     }
 
     @Override
@@ -616,7 +531,7 @@ public final class Journal implements AutoCloseable
                 "sequence " + sequence);
             // Through the file: after a power loss those pages may be holes, which a store into the
             // mapping would have to allocate (a fault, on a full file system).
-            writeZeros(channel, offset, segment.endOfNonZeroBytes(offset) - offset);
+            current.writeZeros(zeros, offset, segment.endOfNonZeroBytes(offset) - offset);
         }
         tailOffset = offset;
         nextSequence = sequence;
@@ -631,16 +546,16 @@ public final class Journal implements AutoCloseable
     private boolean roll()
     {
         final Path file = JournalDirectory.segmentFile(directory, nextSequence);
-        MappedByteBuffer next = null;
-        FileChannel nextChannel = null;
+        SegmentFile next = null;
         int nextTouchedUpTo = 0;
         if (null != prepared)
         {
+            preparedBuffer.wrap(0, 0);
             try
             {
                 Files.move(directory.resolve(PREPARED_SEGMENT), file, StandardCopyOption.ATOMIC_MOVE);
+                prepared.movedTo(file);
                 next = prepared;
-                nextChannel = preparedChannel;
                 nextTouchedUpTo = preparedTouchedUpTo;
             }
             catch (final IOException | RuntimeException ex)
@@ -649,34 +564,27 @@ public final class Journal implements AutoCloseable
                 // segment itself, as it does when none was made.
                 LOGGER.log(System.Logger.Level.WARNING, "cannot rename the prepared segment in " + directory +
                     "; making the next segment at the roll", ex);
-                IoUtil.unmap(prepared);
-                closeQuietly(preparedChannel);
+                prepared.close();
             }
             prepared = null;
-            preparedChannel = null;
-            preparedBuffer.wrap(0, 0);
         }
         if (null == next)
         {
             try
             {
-                nextChannel = JournalDirectory.openSegment(file);
-                next = map(nextChannel);
+                next = SegmentFile.open(file, segmentLength);
             }
             catch (final IOException | RuntimeException ex)
             {
-                closeQuietly(nextChannel);
                 failedRolls++;
                 lastRollFailure = ex;
                 return false;
             }
         }
         segment.unwrap();
-        IoUtil.unmap(mapping);
-        closeQuietly(channel);
-        channel = nextChannel;
-        mapping = next;
-        segment.wrap(next, segmentLength);
+        current.close();
+        current = next;
+        segment.wrap(next.mapping(), segmentLength);
         touchedUpTo = nextTouchedUpTo;
         preparationFailed = false;
         segmentBaseSequence = nextSequence;
@@ -705,7 +613,7 @@ public final class Journal implements AutoCloseable
         final int aheadTo = (int)Math.min(segmentLength, (long)tailOffset + TOUCH_AHEAD);
         while (work < maxPages && touchedUpTo < aheadTo)
         {
-            if (!touch(false, segment.buffer(), touchedUpTo))
+            if (!touch(current, segment.buffer(), touchedUpTo))
             {
                 return work;
             }
@@ -721,13 +629,13 @@ public final class Journal implements AutoCloseable
                 {
                     return work;
                 }
-                preparedBuffer.wrap(prepared);
+                preparedBuffer.wrap(prepared.mapping());
                 preparedTouchedUpTo = 0;
                 work++;
             }
             while (work < maxPages && preparedTouchedUpTo < TOUCH_AHEAD && preparedTouchedUpTo < segmentLength)
             {
-                if (!touch(true, preparedBuffer, preparedTouchedUpTo))
+                if (!touch(prepared, preparedBuffer, preparedTouchedUpTo))
                 {
                     return work;
                 }
@@ -742,16 +650,17 @@ public final class Journal implements AutoCloseable
      * Gives the page at {@code offset} its blocks, writing zeros from there to its end through the
      * file (past the tail a segment holds zeros), then touches it in the mapping.
      *
-     * @param inPrepared the page is the prepared segment's, not the current one's.
+     * @param file  the segment, current or prepared.
+     * @param pages its mapping.
      * @return false when the file system refused (full): preparing stops until the next roll, and
      *         the appends then allocate their pages themselves, refused while it stays full.
      */
-    private boolean touch(final boolean inPrepared, final UnsafeBuffer pages, final int offset)
+    private boolean touch(final SegmentFile file, final UnsafeBuffer pages, final int offset)
     {
         try
         {
             final int pageEnd = Math.min(segmentLength, (offset & -PAGE) + PAGE);
-            writeZeros(inPrepared ? preparedChannel() : segmentChannel(), offset, pageEnd - offset);
+            file.writeZeros(zeros, offset, pageEnd - offset);
         }
         catch (final ClosedChannelException ex)
         {
@@ -785,21 +694,16 @@ public final class Journal implements AutoCloseable
      * @return the next segment, mapped, or null when it cannot be made (logged; not tried again
      *         until the next roll, which makes its segment itself and reports its own failure).
      */
-    private MappedByteBuffer mapPrepared()
+    private SegmentFile mapPrepared()
     {
-        FileChannel file = null;
         try
         {
             final Path path = directory.resolve(PREPARED_SEGMENT);
             Files.deleteIfExists(path);
-            file = JournalDirectory.openSegment(path);
-            final MappedByteBuffer mapped = map(file);
-            preparedChannel = file;
-            return mapped;
+            return SegmentFile.open(path, segmentLength);
         }
         catch (final IOException | RuntimeException ex)
         {
-            closeQuietly(file);
             preparationFailed = true;
             LOGGER.log(System.Logger.Level.WARNING, "cannot make the next journal segment in " + directory +
                 " ahead of the roll", ex);
@@ -816,20 +720,5 @@ public final class Journal implements AutoCloseable
                 JournalDirectory.LOCK_FILE + " is locked): one writer at a time");
         }
         return lock;
-    }
-
-    private static void closeQuietly(final FileChannel channel)
-    {
-        if (null != channel)
-        {
-            try
-            {
-                channel.close();
-            }
-            catch (final IOException ignore)
-            {
-                // nothing more to release
-            }
-        }
     }
 }

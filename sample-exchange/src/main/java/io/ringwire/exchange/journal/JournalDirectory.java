@@ -232,7 +232,9 @@ public final class JournalDirectory
     }
 
     /**
-     * Forces a file's data, or a directory's entries, to the storage device.
+     * Forces a file's data, or a directory's entries, to the storage device. An interrupt pending
+     * on the caller is set aside for it (the JDK fails a file operation of an interrupted thread)
+     * and left as it was.
      *
      * @param path a file or a directory.
      * @throws IOException when it cannot be opened or forced.
@@ -245,7 +247,7 @@ public final class JournalDirectory
     /**
      * Forces to the device the segments that hold records below {@code sequence}, from the one that
      * starts at {@code fromBase}: what a snapshot at {@code sequence} stands on. Any thread; the
-     * writer may append meanwhile.
+     * writer may append meanwhile. An interrupt pending on the caller is set aside, as in {@link #force}.
      *
      * @param directory the journal directory.
      * @param fromBase  the first segment's base that may not be forced yet (0 at first).
@@ -275,9 +277,49 @@ public final class JournalDirectory
 
     private static void forceOne(final Path path) throws IOException
     {
+        final boolean interrupted = setInterruptAside();
         try (FileChannel channel = FileChannel.open(path, READ))
         {
             channel.force(true);
+        }
+        finally
+        {
+            restoreInterrupt(interrupted);
+        }
+    }
+
+    /**
+     * Clears an interrupt pending on this thread, for a file operation the JDK would otherwise fail
+     * (and close the channel of).
+     *
+     * @return whether one was pending: give it to {@link #restoreInterrupt} after the operation.
+     */
+    static boolean setInterruptAside()
+    {
+        return Thread.interrupted();
+    }
+
+    /** Leaves the interrupt {@link #setInterruptAside} cleared as it was. */
+    static void restoreInterrupt(final boolean interrupted)
+    {
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void closeQuietly(final FileChannel channel)
+    {
+        if (null != channel)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignore)
+            {
+                // nothing more to release
+            }
         }
     }
 

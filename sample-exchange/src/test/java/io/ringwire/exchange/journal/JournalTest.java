@@ -266,6 +266,31 @@ class JournalTest
         handler.assertDelivered(600);
     }
 
+    @Test
+    void forceWithAnInterruptPendingOnTheWriterForcesAndLeavesTheInterruptPending()
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 300); // past the first segment: force reaches a full one and the current
+            Thread.currentThread().interrupt();
+            try
+            {
+                // The JDK fails a force on a file channel opened by an interrupted thread.
+                journal.force();
+                assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is still pending");
+            }
+            finally
+            {
+                Thread.interrupted();
+            }
+            appendRecords(journal, 300, 310);
+            journal.force();
+        }
+        final VerifyingHandler handler = new VerifyingHandler(records, 0);
+        assertTrue(new JournalReader(directory).readAll(handler).clean());
+        handler.assertDelivered(310);
+    }
+
     private JournalContext context()
     {
         return new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH).conclude();
