@@ -18,6 +18,15 @@ final class ChildJvm
      */
     static List<String> command(final Class<?> mainClass, final String... args)
     {
+        return command(List.of(), mainClass, args);
+    }
+
+    /**
+     * @param jvmFlags flags of the child's JVM beyond the test's (before the class path).
+     * @return as {@link #command(Class, String...)}, with {@code jvmFlags}.
+     */
+    static List<String> command(final List<String> jvmFlags, final Class<?> mainClass, final String... args)
+    {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -29,6 +38,7 @@ final class ChildJvm
                 command.add(argument);
             }
         }
+        command.addAll(jvmFlags);
         command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
             mainClass.getName()));
         command.addAll(List.of(args));
