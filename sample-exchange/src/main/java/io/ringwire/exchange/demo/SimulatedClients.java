@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * a fixed time on the rate's schedule; a client that falls behind sends what is due at once, and
  * the latency from the due time charges the wait to every order behind the stall.
  *
- * <p>Replies are read by {@link ClientReplies}: every acknowledgement (the first report of a new
+ * <p>Replies are read by {@link ReplyReader}: every acknowledgement (the first report of a new
  * order: NEW or REJECTED) is timed hop by hop from its ledger into a {@link LatencyLedger}; fills and
  * rejects are counted, and the counts a run must conserve (each order acknowledged once, bought and
  * sold quantities equal) are kept.
@@ -124,7 +124,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
 
     private final SimulatedClient[] clients;
     private final AtomicLongArray counters = new AtomicLongArray(COUNTERS);
-    private final ClientReplies replyReader;
+    private final ReplyReader replyReader;
     private final long intervalNs;
     private final long heartbeatNs;
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
@@ -157,7 +157,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         final long seed,
         final LatencyLedger ledger, final RunFlag running)
     {
-        this.replyReader = new ClientReplies(counters, ledger);
+        this.replyReader = new ReplyReader(counters, ledger);
         this.clients = new SimulatedClient[sessions.size()];
         this.intervalNs = Math.max(1, 1_000_000_000L * sessions.size() / Math.max(1, rate));
         this.heartbeatNs = 1_000_000_000L;

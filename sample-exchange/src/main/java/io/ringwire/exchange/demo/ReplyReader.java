@@ -42,7 +42,7 @@ import static io.ringwire.exchange.demo.SimulatedClients.UNANSWERED_ACROSS_HOLD;
  * flow's live orders), times every acknowledgement into the {@link LatencyLedger}, and keeps the
  * counts a run must conserve. The clients' one thread; counters may be read from any.
  */
-final class ClientReplies
+final class ReplyReader
 {
     private static final int SEQUENCE_BITS = 1 << 27;
 
@@ -60,7 +60,7 @@ final class ClientReplies
      * @param counters the clients' counters, indexed by {@link SimulatedClients}' constants.
      * @param ledger   where acknowledgements are timed.
      */
-    ClientReplies(final AtomicLongArray counters, final LatencyLedger ledger)
+    ReplyReader(final AtomicLongArray counters, final LatencyLedger ledger)
     {
         this.counters = counters;
         this.ledger = ledger;
