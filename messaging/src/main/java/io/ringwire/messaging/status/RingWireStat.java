@@ -2,6 +2,7 @@ package io.ringwire.messaging.status;
 
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.rdma.config.Settings;
+import io.ringwire.rdma.host.RegularFiles;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -11,8 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,6 +105,11 @@ public final class RingWireStat
             out.println("  no RingWire process has run here (directory missing)");
             return 0;
         }
+        if (null != RegularFiles.unavailableReason())
+        {
+            out.println("  cannot read counters files here: " + RegularFiles.unavailableReason());
+            return 0;
+        }
         final List<Path> files = new ArrayList<>();
         try (var stream = Files.list(directory))
         {
@@ -134,13 +138,12 @@ public final class RingWireStat
         final long startTime;
         try
         {
-            if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile())
-            {
-                return false; // a FIFO would hold the open until something writes it
-            }
             // Read, not mapped: a file its owner (or anyone who may write it) truncates while this
             // reads it would fault a mapping's next load, and end the tool; a read comes back short.
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+            // Only a regular file is opened: a FIFO put in the directory, or swapped in for a
+            // counters file, would hold a plain open until a writer opened it, and a device's open
+            // alone may act.
+            try (FileChannel channel = RegularFiles.openForReading(file))
             {
                 if (!chunks.read(channel, chunks.header, 0, CountersFile.HEADER_LENGTH))
                 {
@@ -183,7 +186,7 @@ public final class RingWireStat
         }
         catch (final IOException ex)
         {
-            return false; // the process ended meanwhile
+            return false; // the process ended meanwhile, or the name leads to no regular file
         }
         out.println("process " + pid + " (started " + Instant.ofEpochMilli(startTime) + ")");
         out.print(lines);

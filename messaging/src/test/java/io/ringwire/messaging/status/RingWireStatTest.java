@@ -6,10 +6,12 @@ import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -17,6 +19,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -244,6 +247,100 @@ class RingWireStatTest
         assertEquals(1, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)),
             bytes.toString(StandardCharsets.UTF_8));
         assertEquals(0, value(bytes.toString(StandardCharsets.UTF_8), "a counter"));
+    }
+
+    @Test
+    void aFifoSwappedInForACountersFileWhileStatReadsNeverHoldsTheTool() throws Exception
+    {
+        final Path counters = Files.createDirectories(directory.resolve("swapped"));
+        final long pid = ProcessHandle.current().pid();
+        final UnsafeBuffer content = header(pid, 4096, 4096);
+        final int metadata = CountersFile.HEADER_LENGTH;
+        final byte[] label = "a counter".getBytes(StandardCharsets.US_ASCII);
+        content.putInt(metadata + CountersReader.LABEL_OFFSET, label.length);
+        content.putBytes(metadata + CountersReader.LABEL_OFFSET + Integer.BYTES, label);
+        content.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
+        // Kept outside the listed directory; linked in and renamed over the counters file in turn.
+        final Path regular = Files.write(directory.resolve("regular.keep"), content.byteArray());
+        final Path fifo = directory.resolve("fifo.keep");
+        Assumptions.assumeTrue(mkfifo(fifo), "needs mkfifo");
+        final Path file = counters.resolve("1" + CountersFile.SUFFIX);
+        final Path staged = counters.resolve("staged.tmp");
+        Files.createLink(file, regular);
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final AtomicLong swaps = new AtomicLong();
+        final AtomicReference<Throwable> swapperFailed = new AtomicReference<>();
+        // Anyone who may write the directory swaps a FIFO in for the file, and the file back.
+        final Thread swapper = new Thread(() ->
+        {
+            try
+            {
+                while (running.get())
+                {
+                    Files.createLink(staged, swaps.get() % 2 == 0 ? fifo : regular);
+                    Files.move(staged, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    swaps.incrementAndGet();
+                }
+            }
+            catch (final Throwable ex)
+            {
+                swapperFailed.set(ex);
+            }
+        }, "swapper");
+        swapper.setDaemon(true);
+        final AtomicLong rounds = new AtomicLong();
+        final AtomicLong shown = new AtomicLong();
+        final AtomicReference<Throwable> statFailed = new AtomicReference<>();
+        final Thread stat = new Thread(() ->
+        {
+            try
+            {
+                final PrintStream discard = new PrintStream(OutputStream.nullOutputStream());
+                final long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                while (System.nanoTime() - end < 0)
+                {
+                    shown.addAndGet(RingWireStat.print(counters, discard));
+                    rounds.incrementAndGet();
+                }
+            }
+            catch (final Throwable ex)
+            {
+                statFailed.set(ex);
+            }
+        }, "stat");
+        stat.setDaemon(true);
+        swapper.start();
+        stat.start();
+        stat.join(Duration.ofSeconds(10).toMillis());
+        running.set(false);
+        swapper.join();
+        final boolean held = stat.isAlive();
+        if (held)
+        {
+            // Its open waits for a writer: one that opens and closes lets it go (its read then ends);
+            // opened to read and write, a FIFO's open never waits itself.
+            FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE).close();
+            stat.join(Duration.ofSeconds(10).toMillis());
+        }
+        assertFalse(held, "stat was held in the open of a FIFO, after " + rounds.get() + " rounds");
+        assertNull(statFailed.get(), "stat ran throughout");
+        assertNull(swapperFailed.get(), "the swapper ran throughout");
+        assertTrue(swaps.get() > 100 && rounds.get() > 100, "swapped " + swaps.get() + " times, " + rounds.get() +
+            " rounds of stat");
+        assertTrue(shown.get() > 0 && shown.get() < rounds.get(), "the process showed when the file was in " +
+            "place, and not when the FIFO was: " + shown.get() + " of " + rounds.get());
+    }
+
+    private static boolean mkfifo(final Path fifo) throws InterruptedException
+    {
+        try
+        {
+            return new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
     }
 
     private static UnsafeBuffer header(final long pid, final int metadataLength, final int valuesLength)

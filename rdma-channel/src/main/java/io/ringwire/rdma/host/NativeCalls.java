@@ -38,6 +38,23 @@ public final class NativeCalls
     }
 
     /**
+     * @param what the calls' purpose, for the answer.
+     * @return null on Linux on an architecture whose flag values and structure layouts the providers'
+     *         libc calls use (amd64, aarch64, ppc64le, riscv64), else why {@code what} is unavailable.
+     */
+    public static String unsupportedPlatform(final String what)
+    {
+        final String os = System.getProperty("os.name", "");
+        final String arch = System.getProperty("os.arch", "");
+        if (os.startsWith("Linux") &&
+            (arch.equals("amd64") || arch.equals("aarch64") || arch.equals("ppc64le") || arch.equals("riscv64")))
+        {
+            return null;
+        }
+        return what + " needs Linux on amd64, aarch64, ppc64le or riscv64, not " + os + " on " + arch;
+    }
+
+    /**
      * Binds a libc function.
      *
      * @param name       its symbol.

@@ -1,6 +1,7 @@
 package io.ringwire.rdma.shm;
 
 import io.ringwire.rdma.host.NativeCalls;
+import io.ringwire.rdma.host.RegularFiles;
 import org.agrona.IoUtil;
 
 import java.io.IOException;
@@ -12,7 +13,6 @@ import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -64,7 +64,6 @@ final class SealedFiles
     private static final int F_SEAL_SEAL = 0x1;
     /** The seal a peer's file must carry. */
     static final int F_SEAL_SHRINK = 0x2;
-    private static final int O_RDONLY = 0;
     private static final int O_RDWR = 2;
     // Opened without blocking and without becoming a terminal: the link may name whatever a reused
     // pid's process holds at that descriptor, such as a FIFO.
@@ -91,12 +90,10 @@ final class SealedFiles
         static Functions load()
         {
             // struct statfs's f_type is a long at offset 0 on these, an int on s390x.
-            final String arch = System.getProperty("os.arch", "");
-            if (!System.getProperty("os.name", "").startsWith("Linux") ||
-                !(arch.equals("amd64") || arch.equals("aarch64") || arch.equals("ppc64le") || arch.equals("riscv64")))
+            final String unsupported = NativeCalls.unsupportedPlatform("the shm provider (memfd)");
+            if (null != unsupported)
             {
-                return unavailable("the shm provider needs Linux on amd64, aarch64, ppc64le or riscv64 (memfd), not " +
-                    System.getProperty("os.name") + " on " + arch);
+                return unavailable(unsupported);
             }
             try
             {
@@ -221,30 +218,18 @@ final class SealedFiles
 
     /**
      * Opens a file of the shm directory to read, whatever its seals, when it is a regular file (a
-     * link of a reused pid may name a FIFO, which would block).
+     * link of a reused pid may name a FIFO, which would block, or a device).
      *
      * @param file to open.
      * @return a read-only channel on the same file.
-     * @throws NoSuchFileException when there is no such file, or the link dangles.
-     * @throws NotRegularFileException when it is not a regular file.
-     * @throws IOException         when it cannot be opened.
+     * @throws NoSuchFileException                  when there is no such file, or the link dangles.
+     * @throws RegularFiles.NotRegularFileException when it is not a regular file.
+     * @throws IOException                          when it cannot be opened.
      */
     static FileChannel openForReading(final Path file) throws IOException
     {
-        final int fd = open(file, O_RDONLY);
-        try
-        {
-            final Path descriptor = Path.of("/proc/self/fd/" + fd);
-            if (!Files.isRegularFile(descriptor))
-            {
-                throw new NotRegularFileException(file + " is not a regular file");
-            }
-            return reopen(fd, READ);
-        }
-        finally
-        {
-            close(fd);
-        }
+        available();
+        return RegularFiles.openForReading(file);
     }
 
     private static int open(final Path file, final int access) throws IOException
@@ -384,17 +369,6 @@ final class SealedFiles
     static String unavailableReason()
     {
         return LIBC.unavailable();
-    }
-
-    /** What a link of the shm directory leads to when it is no file of a device's (a reused pid's pipe, say). */
-    static final class NotRegularFileException extends IOException
-    {
-        private static final long serialVersionUID = 1L;
-
-        NotRegularFileException(final String message)
-        {
-            super(message);
-        }
     }
 
     /** A file a peer could shrink: refused, whoever made it. */

@@ -1,5 +1,7 @@
 package io.ringwire.rdma.shm;
 
+import io.ringwire.rdma.host.RegularFiles;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -118,7 +120,7 @@ final class ShmStaleFiles
                 return false; // shorter than the header: still being created
             }
         }
-        catch (final NoSuchFileException | SealedFiles.NotRegularFileException ex)
+        catch (final NoSuchFileException | RegularFiles.NotRegularFileException ex)
         {
             // No control file; or its link dangles, or leads to what no device makes: the pid is
             // another process's now.

@@ -1,6 +1,7 @@
 package io.ringwire.rdma.shm;
 
 import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.host.RegularFiles;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -153,7 +154,7 @@ final class ShmFilesTest
         }
         final Path fifo = directory.resolve("4-2.ctl");
         Assumptions.assumeTrue(mkfifo(fifo), "needs mkfifo");
-        final IOException refused = assertThrows(SealedFiles.NotRegularFileException.class,
+        final IOException refused = assertThrows(RegularFiles.NotRegularFileException.class,
             () -> ShmFiles.openForReading(fifo),
             "a FIFO, with no writer, is refused rather than waited on");
         assertTrue(refused.getMessage().contains("not a regular file"), refused.getMessage());
