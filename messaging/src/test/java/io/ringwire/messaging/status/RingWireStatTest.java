@@ -190,13 +190,7 @@ class RingWireStatTest
     {
         final Path counters = directory.resolve("shrinking");
         Files.createDirectories(counters);
-        final long pid = ProcessHandle.current().pid();
-        final UnsafeBuffer content = header(pid, 4096, 4096);
-        final int metadata = CountersFile.HEADER_LENGTH;
-        final byte[] label = "a counter".getBytes(StandardCharsets.US_ASCII);
-        content.putInt(metadata + CountersReader.LABEL_OFFSET, label.length);
-        content.putBytes(metadata + CountersReader.LABEL_OFFSET + Integer.BYTES, label);
-        content.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
+        final UnsafeBuffer content = oneCounter(ProcessHandle.current().pid());
         final Path file = counters.resolve("1" + CountersFile.SUFFIX);
         Files.write(file, content.byteArray());
         final AtomicBoolean running = new AtomicBoolean(true);
@@ -253,13 +247,7 @@ class RingWireStatTest
     void aFifoSwappedInForACountersFileWhileStatReadsNeverHoldsTheTool() throws Exception
     {
         final Path counters = Files.createDirectories(directory.resolve("swapped"));
-        final long pid = ProcessHandle.current().pid();
-        final UnsafeBuffer content = header(pid, 4096, 4096);
-        final int metadata = CountersFile.HEADER_LENGTH;
-        final byte[] label = "a counter".getBytes(StandardCharsets.US_ASCII);
-        content.putInt(metadata + CountersReader.LABEL_OFFSET, label.length);
-        content.putBytes(metadata + CountersReader.LABEL_OFFSET + Integer.BYTES, label);
-        content.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
+        final UnsafeBuffer content = oneCounter(ProcessHandle.current().pid());
         // Kept outside the listed directory; linked in and renamed over the counters file in turn.
         final Path regular = Files.write(directory.resolve("regular.keep"), content.byteArray());
         final Path fifo = directory.resolve("fifo.keep");
@@ -341,6 +329,18 @@ class RingWireStatTest
         {
             return false;
         }
+    }
+
+    /** @return a counters file of {@code pid} holding one counter, labelled "a counter", of value 0. */
+    private static UnsafeBuffer oneCounter(final long pid)
+    {
+        final UnsafeBuffer content = header(pid, 4096, 4096);
+        final int metadata = CountersFile.HEADER_LENGTH;
+        final byte[] label = "a counter".getBytes(StandardCharsets.US_ASCII);
+        content.putInt(metadata + CountersReader.LABEL_OFFSET, label.length);
+        content.putBytes(metadata + CountersReader.LABEL_OFFSET + Integer.BYTES, label);
+        content.putIntVolatile(metadata, CountersReader.RECORD_ALLOCATED);
+        return content;
     }
 
     private static UnsafeBuffer header(final long pid, final int metadataLength, final int valuesLength)
