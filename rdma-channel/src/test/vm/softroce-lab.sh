@@ -15,14 +15,17 @@
 #       Leaves console.log, job.log, exit-code and timing.txt in RESULTS_DIR and exits with the
 #       job's exit code (124 when the job timed out, 125 when it never reported one).
 #       TIMEOUT_SECONDS (default 300) bounds the whole run; the job gets what the boot leaves of
-#       it, less 15 s for powering off.
+#       it, less 15 s for powering off. A guest whose heartbeat stops is stopped at once; one that
+#       stops before the job's setup is done (lib-rxe.sh: setup_begins, setup_done) is booted once
+#       more within the same bound.
 #
 # Environment: RINGWIRE_VM_CACHE (initramfs dir), RINGWIRE_VM_KERNEL (guest kernel version, default
 # the newest /boot/vmlinuz-*), RINGWIRE_VM_SMP (default 2), RINGWIRE_VM_MEM (MiB, default 2048),
 # RINGWIRE_VM_VERBOSE=1 (stream the guest console while it runs), RINGWIRE_VM_QEMU_ARGS (extra qemu
 # arguments, split on blanks), RINGWIRE_VM_APPEND (extra guest kernel arguments),
 # RINGWIRE_VM_TCG_THREAD (multi, the default: one host thread per vCPU; single: all vCPUs on one),
-# RINGWIRE_VM_CONFINE_JVMS=0 (do not confine each guest JVM to one vCPU; see below).
+# RINGWIRE_VM_CONFINE_JVMS=0 (do not confine each guest JVM to one vCPU; see below),
+# RINGWIRE_VM_STALL_SECONDS (default 90: a guest silent this long is stopped).
 #
 # JVMs in the guest: multi-threaded TCG does not keep code coherent when one vCPU rewrites
 # instructions that another translates, and HotSpot rewrites the entry of every compiled method it
@@ -46,6 +49,11 @@ PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static gcc rdma-core ibverbs
 # version ever needs more).
 MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache
   9pnet 9pnet_virtio 9p overlay)
+
+# A guest whose heartbeat stops this long (or that has not started its job this long after
+# booting) is stopped; a second boot needs at least MIN_RETRY_SECONDS of the run's budget left.
+STALL_SECONDS=${RINGWIRE_VM_STALL_SECONDS:-90}
+MIN_RETRY_SECONDS=120
 
 APT_UPDATE_TIMEOUT=600
 APT_INSTALL_TIMEOUT=1800
@@ -237,6 +245,15 @@ read -r uptime _ < /proc/uptime
 printf -v now '%(%s)T' -1
 JOB_TIMEOUT=$((DEADLINE - now))
 [ "$JOB_TIMEOUT" -ge 5 ] || JOB_TIMEOUT=5
+# The heartbeat tells the host the guest still runs: a guest whose kernel or emulated CPUs stop
+# writes none, and the host stops it instead of waiting out the run. Builtins only (no exec over
+# 9p): a read with a timeout on a FIFO nobody writes is the sleep.
+mkfifo /run/ringwire-vm/tick
+( while :; do
+    read -r beat _ < /proc/uptime
+    printf '%s\n' "$beat" > "$RESULTS/heartbeat"
+    read -r -t 2 _ <> /run/ringwire-vm/tick
+  done ) &
 echo "$uptime" > "$RESULTS/guest-uptime-at-job-start"
 echo "ringwire-vm: kernel $(uname -r), guest up ${uptime}s, running $JOB (timeout ${JOB_TIMEOUT}s)"
 if [ -x "$JOB" ]; then run=("$JOB"); else run=(/bin/bash "$JOB"); fi
@@ -336,6 +353,8 @@ run() {
   [ $# -ge 2 ] && [ $# -le 3 ] || usage
   local job results timeout_s=${3:-300}
   [[ "$timeout_s" =~ ^[0-9]+$ ]] && [ "$timeout_s" -ge 60 ] || die "TIMEOUT_SECONDS must be a whole number >= 60, got '$timeout_s'"
+  [[ "$STALL_SECONDS" =~ ^[0-9]+$ ]] && [ "$STALL_SECONDS" -ge 10 ] \
+    || die "RINGWIRE_VM_STALL_SECONDS must be a whole number >= 10, got '$STALL_SECONDS'"
   [ -f "$1" ] || die "job script $1 does not exist"
   job=$(realpath "$1")
   results=$(realpath -m "$2")
@@ -365,13 +384,57 @@ run() {
   local preload=""
   [ "${RINGWIRE_VM_CONFINE_JVMS:-1}" = 0 ] || preload=$(build_jvm_one_cpu)
 
-  rm -f "$results"/{console.log,job.log,exit-code,guest-uptime-at-job-start,timing.txt}
-  # The guest must have the job's exit code written by then; the rest is for powering off.
+  # The guest must have the job's exit code written by then; the rest is for powering off. A second
+  # boot keeps the first one's deadline.
   local deadline=$(($(date +%s) + timeout_s - 15))
+  # A guest that stops before the job's setup is done (the kernel, the emulator or the setup's own
+  # steps stuck) gets one more boot: the job has not run yet, so nothing of it is hidden. A guest
+  # that stops in the job's own work is not booted again.
+  local attempt outcome left f
+  for attempt in 1 2; do
+    boot_guest "$version" "$kernel" "$initramfs" "$preload" "$job" "$results" "$deadline" "$attempt"
+    case "$outcome" in
+      boot-stuck|setup-stuck) ;;
+      hung) [ -s "$results/setup-bound" ] && [ ! -e "$results/setup-done" ] || break ;;
+      *) break ;;
+    esac
+    [ "$attempt" -eq 1 ] || break
+    left=$((deadline - $(date +%s)))
+    if [ "$left" -lt "$MIN_RETRY_SECONDS" ]; then
+      log "not booting again: ${left}s of the run's budget left"
+      break
+    fi
+    for f in console.log job.log timing.txt; do
+      if [ -e "$results/$f" ]; then mv -f "$results/$f" "$results/attempt1-$f"; fi
+    done
+    log "booting once more (${left}s left): the guest stopped before the job's setup was done"
+  done
+
+  if [ ! -s "$results/exit-code" ]; then
+    log "the job never reported an exit code"
+    exit 125
+  fi
+  local code
+  code=$(cat "$results/exit-code")
+  [[ "$code" =~ ^[0-9]+$ ]] || { log "bad exit code '$code' in $results/exit-code"; exit 125; }
+  log "job exit code $code (log: $results/job.log)"
+  exit "$code"
+}
+
+# One boot of the guest for `run`: $1 kernel version, $2 kernel image, $3 initramfs, $4 preload,
+# $5 job, $6 results dir, $7 deadline (epoch seconds), $8 attempt. Sets outcome: exited (qemu
+# ended by itself or by its timeout), boot-stuck (the job never started), hung (no heartbeat), or
+# setup-stuck (the job's setup did not report done within the bound it declared).
+boot_guest() {
+  local version=$1 kernel=$2 initramfs=$3 preload=$4 job=$5 results=$6 deadline=$7 attempt=$8
+  rm -f "$results"/{console.log,job.log,exit-code,guest-uptime-at-job-start,timing.txt,heartbeat,setup-bound,setup-done}
+  local timeout_s=$((deadline + 15 - $(date +%s)))
   local console="$results/console.log"
-  local start boot_to_job="" qemu_pid rc=0
+  local start start_s boot_to_job="" qemu_pid rc=0
   start=$(now)
-  log "booting guest kernel $version (TCG, smp $SMP, ${MEM_MIB} MiB) for $job, timeout ${timeout_s}s"
+  start_s=${start%.*}
+  outcome=exited
+  log "booting guest kernel $version (TCG, smp $SMP, ${MEM_MIB} MiB) for $job, timeout ${timeout_s}s$([ "$attempt" -eq 1 ] || echo ", attempt $attempt")"
   # The guest powers itself off after the job; timeout is the backstop when it does not.
   # RINGWIRE_VM_QEMU_ARGS is split on blanks on purpose.
   # shellcheck disable=SC2086
@@ -394,12 +457,46 @@ run() {
     tail -n +1 -f "$console" --pid="$qemu_pid" >&2 &
     tail_pid=$!
   fi
+  # The watch: the job's start, the guest's heartbeat (its last change, in host seconds) and the
+  # job's setup bound, read from the results share a few times a second.
+  local t job_start_s="" beat="" last_beat="" beat_s=$start_s bound=""
   while kill -0 "$qemu_pid" 2>/dev/null; do
-    if [ -z "$boot_to_job" ] && [ -f "$results/guest-uptime-at-job-start" ]; then
-      boot_to_job=$(elapsed "$start")
+    printf -v t '%(%s)T' -1
+    if [ -z "$boot_to_job" ]; then
+      if [ -f "$results/guest-uptime-at-job-start" ]; then
+        boot_to_job=$(elapsed "$start")
+        job_start_s=$t
+        beat_s=$t
+      elif [ $((t - start_s)) -ge "$STALL_SECONDS" ]; then
+        outcome=boot-stuck
+        log "the guest did not start the job within ${STALL_SECONDS}s of booting: stopping it"
+        break
+      fi
+    else
+      beat=$(cat "$results/heartbeat" 2>/dev/null || true)
+      if [ "$beat" != "$last_beat" ]; then
+        last_beat=$beat
+        beat_s=$t
+      elif [ $((t - beat_s)) -ge "$STALL_SECONDS" ]; then
+        outcome=hung
+        log "no heartbeat from the guest for ${STALL_SECONDS}s (its kernel or emulated CPUs stopped): stopping it"
+        break
+      fi
+      if [ -z "$bound" ] && [ -s "$results/setup-bound" ]; then
+        bound=$(cat "$results/setup-bound" 2>/dev/null || true)
+        [[ "$bound" =~ ^[0-9]+$ ]] || bound=""
+      fi
+      if [ -n "$bound" ] && [ ! -e "$results/setup-done" ] && [ $((t - job_start_s)) -ge "$bound" ]; then
+        outcome=setup-stuck
+        log "the job's setup did not finish within the ${bound}s it declared: stopping the guest"
+        break
+      fi
     fi
     sleep 0.2
   done
+  if [ "$outcome" != exited ]; then
+    kill "$qemu_pid" 2>/dev/null || true
+  fi
   wait "$qemu_pid" || rc=$?
   trap - INT TERM
   [ -n "$tail_pid" ] && wait "$tail_pid" 2>/dev/null || true
@@ -407,6 +504,8 @@ run() {
   total=$(elapsed "$start")
   {
     echo "guest_kernel=$version"
+    echo "attempt=$attempt"
+    echo "outcome=$outcome"
     echo "boot_to_job_seconds=${boot_to_job:-none}"
     echo "guest_uptime_at_job_start=$(cat "$results/guest-uptime-at-job-start" 2>/dev/null || echo none)"
     echo "run_wall_seconds=$total"
@@ -418,20 +517,13 @@ run() {
     tail -n 40 "$console" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >&2 || true
   fi
   log "boot to job ${boot_to_job:-never}${boot_to_job:+s}, run ${total}s, qemu exit $rc"
-  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    log "qemu killed after ${timeout_s}s: the guest did not power off in time"
-  elif [ "$rc" -ne 0 ]; then
-    log "qemu failed with exit code $rc (see $console)"
+  if [ "$outcome" = exited ]; then
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+      log "qemu killed after ${timeout_s}s: the guest did not power off in time"
+    elif [ "$rc" -ne 0 ]; then
+      log "qemu failed with exit code $rc (see $console)"
+    fi
   fi
-  if [ ! -s "$results/exit-code" ]; then
-    log "the job never reported an exit code"
-    exit 125
-  fi
-  local code
-  code=$(cat "$results/exit-code")
-  [[ "$code" =~ ^[0-9]+$ ]] || { log "bad exit code '$code' in $results/exit-code"; exit 125; }
-  log "job exit code $code (log: $results/job.log)"
-  exit "$code"
 }
 
 case "${1:-}" in

@@ -46,6 +46,7 @@ setup_rxe0 || { note result "FAILED: rxe0 setup"; exit 1; }
 ulimit -l unlimited
 install_icrc_probe || note icrc_probe "could not be installed"
 note rxe0_counters_before "$(rxe_counters rxe0)"
+setup_done
 
 section "messaging tests on ibverbs (rxe0)"
 started=$(now)

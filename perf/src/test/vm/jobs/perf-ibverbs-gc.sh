@@ -19,6 +19,7 @@ PERF_FLAGS+=("-Xlog:gc:file=$RESULTS/gc-%p.log")
 section "setup rxe0"
 setup_rxe0 || { note result "FAILED: rxe0 setup"; exit 1; }
 ulimit -l unlimited
+setup_done
 
 section "perf rtt --provider ibverbs --api both --processes 2, $MESSAGES round trips"
 started=$(now)

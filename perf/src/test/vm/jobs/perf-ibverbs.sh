@@ -31,6 +31,7 @@ section "setup rxe0"
 setup_rxe0 || { note result "FAILED: rxe0 setup"; exit 1; }
 ulimit -l unlimited
 note rxe0_counters_before "$(rxe_counters rxe0)"
+setup_done
 
 section "ib_write_lat rxe0 -> rxe0, $SIZE bytes (the floor)"
 started=$(now)

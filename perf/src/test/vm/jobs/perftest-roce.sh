@@ -105,6 +105,7 @@ sysctl -qw net.core.rmem_max=16777216 net.core.rmem_default=16777216 || { note r
 install_icrc_probe && note icrc_probe installed || note icrc_probe "could not be installed"
 note perftest_version "$(dpkg-query -W -f '${Version}' perftest 2>/dev/null) ($(ib_write_lat --version 2>&1 | head -n 1))"
 note rxe0_counters_before "$(rxe_counters rxe0)"
+setup_done
 
 section "ib_write_lat rxe0 -> rxe0, $LAT_SIZE bytes x $LAT_ITERS (the floor)"
 started=$(now)

@@ -30,6 +30,7 @@ if command -v tcpdump >/dev/null; then
   timeout 600 tcpdump -i va -c 200 -w "$RESULTS/interop.pcap" udp port 4791 >/dev/null 2>&1 &
   pcap_pid=$!
 fi
+setup_done
 
 section "RxeRoceInteropTest"
 started=$(now)

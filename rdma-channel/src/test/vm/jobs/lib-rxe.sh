@@ -43,8 +43,21 @@ wait_gid() {
   done
 }
 
+# A job that sets up rxe calls setup_done when its setup is over, within RW_SETUP_SECONDS of its
+# start: setup_rxe0 declares that bound in the results share (setup_begins), and the lab's host side
+# stops a guest whose setup has not reported done by then, or whose heartbeat stops before then, and
+# boots it once more (softroce-lab.sh run). The setup takes seconds; a guest kernel or emulator
+# stuck in it never ends.
+RW_SETUP_SECONDS=${RW_SETUP_SECONDS:-180}
+setup_begins() { echo "$RW_SETUP_SECONDS" > "$RESULTS/setup-bound"; }
+setup_done() {
+  echo "$SECONDS" > "$RESULTS/setup-done"
+  note setup_seconds "$SECONDS"
+}
+
 # modules, the veth pair va (10.201.0.1) / vb (10.201.0.2) and rxe0 on va.
 setup_rxe0() {
+  setup_begins
   bounded 60 modprobe rdma_rxe || return 1
   bounded 60 modprobe veth || return 1
   ip link add va type veth peer name vb || return 1

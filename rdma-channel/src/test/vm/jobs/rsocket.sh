@@ -32,6 +32,7 @@ ulimit -l unlimited
 [ -e "$RSOCKET_LIB" ] || { note result "FAILED: no $RSOCKET_LIB"; exit 1; }
 note preload "$PRELOAD"
 note bind "$BIND"
+setup_done
 
 section "sanity: rstream over rxe0 (rsockets without the shim)"
 timeout 60 rstream -b "$BIND" -S 64 -C 200 > "$RESULTS/rstream-server.log" 2>&1 &
