@@ -16,8 +16,10 @@
 #       job's exit code (124 when the job timed out, 125 when it never reported one).
 #       TIMEOUT_SECONDS (default 300) bounds the whole run; the job gets what the boot leaves of
 #       it, less 15 s for powering off. A guest whose heartbeat stops is stopped at once; one that
-#       stops before the job's setup is done (lib-rxe.sh: setup_begins, setup_done) is booted once
-#       more within the same bound.
+#       stops before its job starts, or after the job's setup began and before it was done
+#       (lib-rxe.sh: setup_begins, setup_done), is booted once more within the same bound when at
+#       least MIN_RETRY_SECONDS of it are left (console.log, job.log and timing.txt of the first
+#       boot are kept as attempt1-*).
 #
 # Environment: RINGWIRE_VM_CACHE (initramfs dir), RINGWIRE_VM_KERNEL (guest kernel version, default
 # the newest /boot/vmlinuz-*), RINGWIRE_VM_SMP (default 2), RINGWIRE_VM_MEM (MiB, default 2048),
@@ -25,7 +27,8 @@
 # arguments, split on blanks), RINGWIRE_VM_APPEND (extra guest kernel arguments),
 # RINGWIRE_VM_TCG_THREAD (multi, the default: one host thread per vCPU; single: all vCPUs on one),
 # RINGWIRE_VM_CONFINE_JVMS=0 (do not confine each guest JVM to one vCPU; see below),
-# RINGWIRE_VM_STALL_SECONDS (default 90: a guest silent this long is stopped).
+# RINGWIRE_VM_STALL_SECONDS (default 90: a guest silent this long is stopped),
+# RINGWIRE_VM_BOOT_SECONDS (default 120: a guest that has not started its job by then is stopped).
 #
 # JVMs in the guest: multi-threaded TCG does not keep code coherent when one vCPU rewrites
 # instructions that another translates, and HotSpot rewrites the entry of every compiled method it
@@ -50,9 +53,10 @@ PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static gcc rdma-core ibverbs
 MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache
   9pnet 9pnet_virtio 9p overlay)
 
-# A guest whose heartbeat stops this long (or that has not started its job this long after
-# booting) is stopped; a second boot needs at least MIN_RETRY_SECONDS of the run's budget left.
+# A guest whose heartbeat stops for STALL_SECONDS, or that has not started its job BOOT_SECONDS
+# after booting, is stopped; a second boot needs at least MIN_RETRY_SECONDS of the run's budget left.
 STALL_SECONDS=${RINGWIRE_VM_STALL_SECONDS:-90}
+BOOT_SECONDS=${RINGWIRE_VM_BOOT_SECONDS:-120}
 MIN_RETRY_SECONDS=120
 
 APT_UPDATE_TIMEOUT=600
@@ -355,6 +359,8 @@ run() {
   [[ "$timeout_s" =~ ^[0-9]+$ ]] && [ "$timeout_s" -ge 60 ] || die "TIMEOUT_SECONDS must be a whole number >= 60, got '$timeout_s'"
   [[ "$STALL_SECONDS" =~ ^[0-9]+$ ]] && [ "$STALL_SECONDS" -ge 10 ] \
     || die "RINGWIRE_VM_STALL_SECONDS must be a whole number >= 10, got '$STALL_SECONDS'"
+  [[ "$BOOT_SECONDS" =~ ^[0-9]+$ ]] && [ "$BOOT_SECONDS" -ge 30 ] \
+    || die "RINGWIRE_VM_BOOT_SECONDS must be a whole number >= 30, got '$BOOT_SECONDS'"
   [ -f "$1" ] || die "job script $1 does not exist"
   job=$(realpath "$1")
   results=$(realpath -m "$2")
@@ -391,6 +397,7 @@ run() {
   # steps stuck) gets one more boot: the job has not run yet, so nothing of it is hidden. A guest
   # that stops in the job's own work is not booted again.
   local attempt outcome left f
+  rm -f "$results"/attempt1-*
   for attempt in 1 2; do
     boot_guest "$version" "$kernel" "$initramfs" "$preload" "$job" "$results" "$deadline" "$attempt"
     case "$outcome" in
@@ -467,9 +474,9 @@ boot_guest() {
         boot_to_job=$(elapsed "$start")
         job_start_s=$t
         beat_s=$t
-      elif [ $((t - start_s)) -ge "$STALL_SECONDS" ]; then
+      elif [ $((t - start_s)) -ge "$BOOT_SECONDS" ]; then
         outcome=boot-stuck
-        log "the guest did not start the job within ${STALL_SECONDS}s of booting: stopping it"
+        log "the guest did not start the job within ${BOOT_SECONDS}s of booting: stopping it"
         break
       fi
     else

@@ -46,8 +46,8 @@ wait_gid() {
 # A job that sets up rxe calls setup_done when its setup is over, within RW_SETUP_SECONDS of its
 # start: setup_rxe0 declares that bound in the results share (setup_begins), and the lab's host side
 # stops a guest whose setup has not reported done by then, or whose heartbeat stops before then, and
-# boots it once more (softroce-lab.sh run). The setup takes seconds; a guest kernel or emulator
-# stuck in it never ends.
+# boots it once more (softroce-lab.sh run). The setup takes well under a minute; a guest kernel or
+# emulator stuck in it never ends.
 RW_SETUP_SECONDS=${RW_SETUP_SECONDS:-180}
 setup_begins() { echo "$RW_SETUP_SECONDS" > "$RESULTS/setup-bound"; }
 setup_done() {
