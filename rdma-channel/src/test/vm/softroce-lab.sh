@@ -45,8 +45,9 @@ MEM_MIB=${RINGWIRE_VM_MEM:-2048}
 # Debian packages: the guest kernel and its modules, qemu, static busybox for the initramfs, and
 # the RDMA user space the jobs use (the guest runs the host's binaries over 9p). ibverbs-providers
 # carries the rxe provider (librxe) and is only a Recommends of libibverbs1, so it is named here.
+# socat carries the host's word to a stuck guest's qemu monitor (an NMI for the guest's backtraces).
 PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static gcc rdma-core ibverbs-utils ibverbs-providers
-  perftest libibverbs-dev librdmacm1 rdmacm-utils iproute2 kmod cpio xz-utils zstd tcpdump)
+  perftest libibverbs-dev librdmacm1 rdmacm-utils iproute2 kmod cpio xz-utils zstd tcpdump socat)
 
 # The guest's virtio-9p and overlayfs stack, in load order (dependencies are added if a kernel
 # version ever needs more).
@@ -238,10 +239,13 @@ exec </dev/null >/dev/console 2>&1
 . /run/ringwire-vm/env
 # jvm-one-cpu.so (see its source): every JVM of the job on one vCPU.
 [ -n "$PRELOAD" ] && export LD_PRELOAD=$PRELOAD
+# A FIFO nobody writes: a read of it with a timeout is a sleep in builtins, which needs no exec over
+# 9p (the heartbeat below, and the wait for the power to go, when the 9p root may be gone).
+mkfifo /run/ringwire-vm/tick
 poweroff_now() {
   sync
   echo o > /proc/sysrq-trigger
-  while :; do sleep 10; done
+  while :; do read -r -t 10 _ <> /run/ringwire-vm/tick; done
 }
 read -r uptime _ < /proc/uptime
 # The host's deadline (epoch seconds) leaves time to power off; the guest clock starts from the
@@ -249,10 +253,13 @@ read -r uptime _ < /proc/uptime
 printf -v now '%(%s)T' -1
 JOB_TIMEOUT=$((DEADLINE - now))
 [ "$JOB_TIMEOUT" -ge 5 ] || JOB_TIMEOUT=5
+# An NMI from the host (its watch, when the guest stopped) panics the guest, which then prints every
+# task's stack and every CPU's backtrace (panic_print bits 0 and 6) before qemu ends: written with
+# builtins, as the heartbeat below is.
+echo 1 > /proc/sys/kernel/unknown_nmi_panic
+echo 65 > /proc/sys/kernel/panic_print
 # The heartbeat tells the host the guest still runs: a guest whose kernel or emulated CPUs stop
-# writes none, and the host stops it instead of waiting out the run. Builtins only (no exec over
-# 9p): a read with a timeout on a FIFO nobody writes is the sleep.
-mkfifo /run/ringwire-vm/tick
+# writes none, and the host stops it instead of waiting out the run. Builtins only.
 ( while :; do
     read -r beat _ < /proc/uptime
     printf '%s\n' "$beat" > "$RESULTS/heartbeat"
@@ -428,6 +435,25 @@ run() {
   exit "$code"
 }
 
+# Asks the guest stopped by the watch (qemu $1, its monitor's socket $2) where it stands before it
+# goes: an NMI on every vCPU, which stage 2 made a panic that prints every CPU's backtrace and every
+# task's stack to the console (console.log); the panic ends qemu. A guest whose emulator itself
+# stopped prints nothing, which says so too.
+dump_guest() {
+  local qemu_pid=$1 socket=$2 i
+  if ! command -v socat >/dev/null; then
+    log "no socat: the stopped guest's backtraces are not asked for"
+    return
+  fi
+  printf 'nmi\n' | timeout 5 socat - "UNIX-CONNECT:$socket" >/dev/null 2>&1 \
+    || { log "the guest's qemu monitor did not take the NMI"; return; }
+  log "sent the guest an NMI: its backtraces, if it can still print them, are in the console log"
+  for i in $(seq 50); do
+    kill -0 "$qemu_pid" 2>/dev/null || return 0
+    sleep 0.2
+  done
+}
+
 # One boot of the guest for `run`: $1 kernel version, $2 kernel image, $3 initramfs, $4 preload,
 # $5 job, $6 results dir, $7 deadline (epoch seconds), $8 attempt. Sets outcome: exited (qemu
 # ended by itself or by its timeout), boot-stuck (the job never started), hung (no heartbeat), or
@@ -437,7 +463,9 @@ boot_guest() {
   rm -f "$results"/{console.log,job.log,exit-code,guest-uptime-at-job-start,timing.txt,heartbeat,setup-bound,setup-done}
   local timeout_s=$((deadline + 15 - $(date +%s)))
   local console="$results/console.log"
-  local start start_s boot_to_job="" qemu_pid rc=0
+  local start start_s boot_to_job="" qemu_pid rc=0 monitor_dir
+  # The monitor's socket lives in a short path of its own (a unix socket's name has 107 bytes at most).
+  monitor_dir=$(mktemp -d /tmp/ringwire-vm-monitor.XXXXXX)
   start=$(now)
   start_s=${start%.*}
   outcome=exited
@@ -454,6 +482,7 @@ boot_guest() {
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
     -fsdev local,id=results,path="$results",security_model=none,multidevs=remap \
     -device virtio-9p-pci,fsdev=results,mount_tag=results \
+    -monitor "unix:$monitor_dir/monitor.sock,server=on,wait=off" \
     ${RINGWIRE_VM_QEMU_ARGS:-} \
     </dev/null >"$console" 2>&1 &
   qemu_pid=$!
@@ -502,8 +531,10 @@ boot_guest() {
     sleep 0.2
   done
   if [ "$outcome" != exited ]; then
+    dump_guest "$qemu_pid" "$monitor_dir/monitor.sock"
     kill "$qemu_pid" 2>/dev/null || true
   fi
+  rm -rf "$monitor_dir"
   wait "$qemu_pid" || rc=$?
   trap - INT TERM
   [ -n "$tail_pid" ] && wait "$tail_pid" 2>/dev/null || true
