@@ -2,25 +2,20 @@ package io.ringwire.exchange.demo;
 
 import io.ringwire.exchange.config.RoleConfig;
 import io.ringwire.exchange.config.RoleFiles;
-import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.fix.FixDoor;
 import io.ringwire.exchange.gateway.GatewayCounters;
-import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
 import io.ringwire.exchange.book.RestingOrder;
 import io.ringwire.exchange.node.EngineNode;
-import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.exchange.node.GatewayNode;
 import io.ringwire.exchange.node.MarketDataNode;
 import io.ringwire.exchange.node.RunFlag;
 import io.ringwire.messaging.Agents;
 import io.ringwire.messaging.MessagingContext;
-import org.HdrHistogram.Histogram;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.CompositeAgent;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -30,19 +25,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 
 /**
  * One role of the sample exchange in a JVM of its own, from its config file ({@link RoleConfig}):
  * {@code ringwire exchange engine|gateway|marketdata --config FILE} deploys the roles host by host,
  * and {@code ringwire demo --processes} and the multi-process tests start the same roles, and a
- * {@code clients} role of simulated clients, from files they write ({@link RoleFiles}).
+ * {@code clients} role of simulated clients ({@link ClientsRole}), from files they write ({@link RoleFiles}).
  *
  * <p>It talks to whoever started it by lines: it prints {@code READY} once every connection it
  * needs is up and its thread runs, {@code PROGRESS k=v...} once a second (clients), and on
@@ -144,7 +137,7 @@ public final class RoleMain
                 case "engine" -> runEngine(context, config, running, stop, closeables, out);
                 case "gateway" -> runGateway(context, config, running, stop, closeables, out);
                 case "marketdata" -> runMarketData(context, config, running, stop, closeables, out);
-                default -> runClients(context, config, running, stop, exit, closeables, out);
+                default -> ClientsRole.run(context, config, running, stop, exit, closeables, out);
             };
         }
         catch (final InterruptedException ex)
@@ -298,157 +291,7 @@ public final class RoleMain
         return 0;
     }
 
-    private static int runClients(final MessagingContext context, final RoleConfig config, final RunFlag running,
-        final CountDownLatch stop, final CountDownLatch exit, final List<AutoCloseable> closeables,
-        final PrintStream out)
-        throws InterruptedException
-    {
-        final ExchangeLayout layout = config.layout();
-        final EngineConfig engineConfig = config.engine();
-        final List<SessionConfig> sessions = config.sessions();
-        final int from = 0;
-        final int to = sessions.size();
-        final int marketDataIndex = layout.marketDataClients().isEmpty() ? -1 : 0;
-        final long marketDataJoinMs = config.marketDataJoinAfterMs();
-        final LatencyLedger ledger = new LatencyLedger();
-        final SimulatedClients clients = add(closeables, new SimulatedClients(context, layout, sessions, from,
-            instrumentsOf(engineConfig), config.rate(), config.seed(), ledger, running));
-        MarketDataClient marketData = null;
-        if (marketDataIndex >= 0 && marketDataJoinMs == 0)
-        {
-            marketData = add(closeables, new MarketDataClient(context, layout, marketDataIndex, engineConfig, ledger,
-                running));
-            final MarketDataClient subscriber = marketData;
-            connect(() -> clients.isConnected() && subscriber.isConnected(), new CompositeAgent(clients, subscriber),
-                "clients", stop);
-        }
-        else
-        {
-            connect(clients::isConnected, new CompositeAgent(clients), "clients", stop);
-        }
-        final SwitchableAgent agent = new SwitchableAgent(clients, marketData);
-        final AgentRunner runner = add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail, null,
-            agent)); // a third thread on a small machine: it backs off, leaving the cores to engine and exchange
-        AgentRunner.startOnThread(runner);
-        out.println("READY clients sessions " + sessions.getFirst().sessionId() + " to " +
-            sessions.getLast().sessionId() + " (backs off, not pinned)");
-        out.flush();
-        // A late subscriber's clock starts at the first acknowledgement: before it the feed may not
-        // have begun (logons can take seconds on a loaded machine), and a subscriber that sees the
-        // feed from its first change has nothing to recover.
-        long flowStartNs = 0;
-        long nextNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        while (!stop.await(Math.max(1, nextNs - System.nanoTime()), TimeUnit.NANOSECONDS))
-        {
-            nextNs += TimeUnit.SECONDS.toNanos(1);
-            if (0 == flowStartNs && clients.counters().get(SimulatedClients.ACKS) > 0)
-            {
-                flowStartNs = System.nanoTime();
-            }
-            if (marketDataIndex >= 0 && null == marketData && 0 != flowStartNs && System.nanoTime() - flowStartNs >=
-                TimeUnit.MILLISECONDS.toNanos(marketDataJoinMs))
-            {
-                marketData = add(closeables, new MarketDataClient(context, layout, marketDataIndex, engineConfig,
-                    ledger, running));
-                agent.add(marketData); // a late joiner: it starts mid-stream and recovers from snapshots
-            }
-            final Histogram ack = ledger.interval()[LatencyLedger.ORDER_TO_ACK];
-            final AtomicLongArray c = clients.counters();
-            out.println("PROGRESS sent=" + c.get(SimulatedClients.SENT) + " fills=" + c.get(SimulatedClients.FILLS) +
-                " rejects=" + c.get(SimulatedClients.REJECTS) + " loggedOn=" + c.get(SimulatedClients.LOGGED_ON) +
-                " p50=" + (ack.getTotalCount() == 0 ? -1 :
-                ack.getValueAtPercentile(50)) + " p99=" + (ack.getTotalCount() == 0 ? -1 : ack.getValueAtPercentile(99)) +
-                (null == marketData ? "" : " mdRecoveries=" + marketData.books().recoveries())); // read late
-            out.flush();
-        }
-        clients.stopSending();
-        // Replies in flight arrive while the agent still runs: until every new order is answered, or
-        // a bound for a reply that will not come (its session was lost).
-        final long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        Thread.sleep(200);
-        while (clients.counters().get(SimulatedClients.ACKS) < clients.counters().get(SimulatedClients.NEW_ORDERS) &&
-            System.nanoTime() - drainDeadline < 0)
-        {
-            Thread.sleep(50);
-        }
-        runner.close();
-        final MarketDataClient subscriberAtEnd = marketData;
-        settle(agent, () -> carried(clients.counters()) +
-            (null == subscriberAtEnd ? 0 : subscriberAtEnd.books().applied()));
-        final AtomicLongArray c = clients.counters();
-        final StringBuilder report = new StringBuilder("REPORT clients");
-        final String[] names = { "sent", "newOrders", "acks", "duplicateAcks", "fills", "bought", "sold", "rejects",
-            "cancels", "reports", "unsent", "loggedOn", "sequences", "duplicateSequences", "maxSequence",
-            "filledAndCanceled" };
-        for (int i = 0; i < names.length; i++)
-        {
-            report.append(' ').append(names[i]).append('=').append(c.get(i));
-        }
-        report.append(" replyGaps=").append(c.get(SimulatedClients.REPLY_GAPS))
-            .append(" duplicateReplies=").append(c.get(SimulatedClients.DUPLICATE_REPLIES))
-            .append(" sessionsLost=").append(c.get(SimulatedClients.SESSIONS_LOST))
-            .append(" unansweredAcrossHold=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_HOLD));
-        if (null != marketData)
-        {
-            report.append(" books=").append(marketData.books().publicDigest())
-                .append(" mdGaps=").append(marketData.books().gaps())
-                .append(" mdRecoveries=").append(marketData.books().recoveries());
-        }
-        out.println(report);
-        ledger.interval();
-        final Histogram[] totals = ledger.totals();
-        for (int i = 0; i < LatencyLedger.HOPS.length; i++)
-        {
-            out.println(String.format(Locale.ROOT, "REPORT hop index=%d count=%d p50=%d p90=%d p99=%d p999=%d max=%d", i,
-                totals[i].getTotalCount(), totals[i].getValueAtPercentile(50), totals[i].getValueAtPercentile(90),
-                totals[i].getValueAtPercentile(99), totals[i].getValueAtPercentile(99.9), totals[i].getMaxValue()));
-        }
-        out.flush();
-        // Quiesced, not gone: the sessions stay up (no cancel-on-disconnect) until told to exit.
-        final AgentRunner keepAlive = add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail, null,
-            agent));
-        AgentRunner.startOnThread(keepAlive);
-        exit.await();
-        return 0;
-    }
-
-    private static int instrumentsOf(final EngineConfig config)
-    {
-        return config.instruments().size();
-    }
-
-    /** The clients' agent, to which a late market-data subscriber is added while it runs. */
-    private static final class SwitchableAgent implements Agent
-    {
-        private final SimulatedClients clients;
-        private volatile MarketDataClient marketData;
-
-        SwitchableAgent(final SimulatedClients clients, final MarketDataClient marketData)
-        {
-            this.clients = clients;
-            this.marketData = marketData;
-        }
-
-        void add(final MarketDataClient subscriber)
-        {
-            marketData = subscriber;
-        }
-
-        @Override
-        public int doWork() throws Exception
-        {
-            final MarketDataClient subscriber = marketData;
-            return clients.doWork() + (null == subscriber ? 0 : subscriber.doWork());
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "clients";
-        }
-    }
-
-    private static void connect(final java.util.function.BooleanSupplier connected, final Agent agent,
+    static void connect(final java.util.function.BooleanSupplier connected, final Agent agent,
         final String role, final CountDownLatch stop) throws InterruptedException
     {
         final long deadline = System.nanoTime() + CONNECT_TIMEOUT_NS;
@@ -488,7 +331,7 @@ public final class RoleMain
      * other roles, in processes of their own, may send the last reports a loaded machine's second
      * after the last acknowledgement.
      */
-    private static void settle(final Agent agent, final LongSupplier carried) throws InterruptedException
+    static void settle(final Agent agent, final LongSupplier carried) throws InterruptedException
     {
         final long deadline = System.nanoTime() + SETTLE_LIMIT_NS;
         long last = carried.getAsLong();
@@ -506,17 +349,6 @@ public final class RoleMain
                 movedNs = System.nanoTime();
             }
         }
-    }
-
-    /** @return every one of the clients' counters, added up: it moves with anything they read. */
-    private static long carried(final AtomicLongArray counters)
-    {
-        long sum = 0;
-        for (int i = 0; i < counters.length(); i++)
-        {
-            sum += counters.get(i);
-        }
-        return sum;
     }
 
     /** Drives an agent on this thread until it has had nothing to do for a while. */
@@ -603,12 +435,12 @@ public final class RoleMain
         }
     }
 
-    private static void fail(final Throwable throwable)
+    static void fail(final Throwable throwable)
     {
         System.err.println("ringwire demo role: " + throwable);
     }
 
-    private static <T extends AutoCloseable> T add(final List<AutoCloseable> closeables, final T closeable)
+    static <T extends AutoCloseable> T add(final List<AutoCloseable> closeables, final T closeable)
     {
         closeables.add(closeable);
         return closeable;
