@@ -1,52 +1,29 @@
 package io.ringwire.exchange.fix;
 
-import io.ringwire.codecs.trading.HeartbeatEncoder;
-import io.ringwire.codecs.trading.LogonEncoder;
-import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.exchange.gateway.Gateway;
 import io.ringwire.exchange.gateway.SessionConfig;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
-import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.ControlledMessageHandler;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
-import quickfix.Application;
 import quickfix.ConfigError;
 import quickfix.DefaultMessageFactory;
-import quickfix.FieldNotFound;
 import quickfix.FileStoreFactory;
 import quickfix.MemoryStoreFactory;
-import quickfix.Message;
 import quickfix.MessageStoreFactory;
-import quickfix.RejectLogon;
-import quickfix.Session;
 import quickfix.SessionID;
 import quickfix.SessionSettings;
 import quickfix.SocketAcceptor;
-import quickfix.UnsupportedMessageType;
-import quickfix.field.HeartBtInt;
-import quickfix.field.MsgType;
-import quickfix.field.Password;
-import quickfix.field.SendingTime;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
 
@@ -65,7 +42,8 @@ import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
  * transport's loss, on which the gateway cancels the session's orders.
  *
  * <p>Threading: the gateway's thread does no FIX work. QuickFIX/J's threads parse, authenticate and
- * map a member's requests to SBE and write them into an inbound ring, which {@link #poll} reads on
+ * map a member's requests to SBE and write them into an inbound ring ({@link FixDoorApplication},
+ * the door's QuickFIX/J application), which {@link #poll} reads on
  * the gateway's thread (a full ring holds QuickFIX/J's reader, and TCP the member, back); the
  * gateway's replies are copied into an outbound ring ({@link #toSession}; {@link FixReplyRing}
  * keeps each member within its share of it), from which the door's sender thread
@@ -73,9 +51,8 @@ import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
  * parking when idle. The gateway's side allocates nothing; the FIX side does (QuickFIX/J's messages
  * are objects).
  */
-public final class FixDoor implements Application, AutoCloseable
+public final class FixDoor implements AutoCloseable
 {
-    private static final System.Logger LOG = System.getLogger(FixDoor.class.getName());
     /** The door's transport session ids: a block the gateway's messaging images are kept out of. */
     public static final int FIRST_TRANSPORT = Integer.MIN_VALUE;
     /** Sessions a door serves at most (one transport id each). */
@@ -92,13 +69,6 @@ public final class FixDoor implements Application, AutoCloseable
     {
     }
 
-    /** Inbound records: a session logged on (its SBE Logon), a request (SBE), the session ended. */
-    private static final int LOGGED_ON = 1;
-    private static final int REQUEST = 2;
-    private static final int MASS_CANCEL = 3;
-    private static final int LOST = 4;
-    /** The members' requests waiting for the gateway's thread: past it, QuickFIX/J's reader waits. */
-    private static final int INBOUND_RING_BYTES = 4 << 20;
     /**
      * Messages QuickFIX/J may queue for one member's socket (its own write queue, past the kernel's
      * buffers) before it disconnects the member as a slow consumer: a member that stops reading
@@ -119,22 +89,12 @@ public final class FixDoor implements Application, AutoCloseable
     private static final long HIGHEST_NS = 60_000_000_000L;
     private static final int POLL_LIMIT = 64;
 
-    private final Map<String, Member> membersByCompId = new HashMap<>();
     private final Member[] membersByIndex;
-    private final SessionID[] sessionIds;
-    private final FixOrders[] orders;
-    private final Map<SessionID, Integer> heartbeatSeconds = new java.util.concurrent.ConcurrentHashMap<>();
-    private final ManyToOneRingBuffer inbound = new ManyToOneRingBuffer(
-        new UnsafeBuffer(ByteBuffer.allocateDirect(INBOUND_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
     /** Every member's replies, to the sender thread, each member within its share. */
     private final FixReplyRing replies;
-    // QuickFIX/J's side, under inboundLock.
-    private final Object inboundLock = new Object();
-    private final FixInbound mapper = new FixInbound();
-    private final ExpandableArrayBuffer scratch = new ExpandableArrayBuffer(256);
-    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
-    private final LogonEncoder logon = new LogonEncoder();
-    private final HeartbeatEncoder heartbeat = new HeartbeatEncoder();
+    // QuickFIX/J's side: it writes the members' records into the inbound ring.
+    private final FixDoorApplication application;
+    private final ManyToOneRingBuffer inbound;
     // The gateway's side.
     private final ControlledMessageHandler onInbound = this::onInbound;
     private Gateway gateway;
@@ -143,10 +103,6 @@ public final class FixDoor implements Application, AutoCloseable
     private final FixReplySender sender;
 
     private final Recorder[] stageRecorders = new Recorder[STAGES.length];
-    private final AtomicLong logonsRefused = new AtomicLong();
-    private final AtomicLong refusals = new AtomicLong();
-    private final AtomicLong requests = new AtomicLong();
-    private final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
     /**
      * Per session index, the member's logons and logouts in the door's life (QuickFIX/J's threads
      * count them, each before its record; the sender reads them). A disconnect carries the count the
@@ -158,14 +114,11 @@ public final class FixDoor implements Application, AutoCloseable
      */
     private final AtomicIntegerArray logonsAndLogouts;
     /**
-     * Per session index, the logons and logouts the gateway's thread has read ({@link #LOGGED_ON}
-     * and {@link #LOST} records).
+     * Per session index, the logons and logouts the gateway's thread has read
+     * ({@link FixDoorApplication#LOGGED_ON} and {@link FixDoorApplication#LOST} records).
      */
     private final int[] logonsAndLogoutsRead;
     private final SocketAcceptor acceptor;
-    private final long clockToEpochNs;
-    /** False from the start of {@link #close}: a QuickFIX/J thread waiting for room in the inbound ring lets go. */
-    private volatile boolean accepting = true;
 
     /**
      * Binds the acceptor (it accepts once {@link #start} is called).
@@ -202,11 +155,11 @@ public final class FixDoor implements Application, AutoCloseable
         {
             throw new IllegalArgumentException("the outbound ring holds at least one share: " + sharesInRing);
         }
-        this.clockToEpochNs = clockToEpochNs;
         final int slots = 1 + members.stream().mapToInt(Member::sessionIndex).max().orElse(0);
+        final Map<String, Member> membersByCompId = new HashMap<>();
         membersByIndex = new Member[slots];
-        sessionIds = new SessionID[slots];
-        orders = new FixOrders[slots];
+        final SessionID[] sessionIds = new SessionID[slots];
+        final FixOrders[] orders = new FixOrders[slots];
         logonsAndLogouts = new AtomicIntegerArray(slots);
         logonsAndLogoutsRead = new int[slots];
         final long firstOrderId = FixOrders.firstIdAt(System.currentTimeMillis());
@@ -243,20 +196,24 @@ public final class FixDoor implements Application, AutoCloseable
             orders[member.sessionIndex()] = new FixOrders(firstOrderId, Math.min(maxClOrdIds, MAX_CLORDIDS));
         }
         replies = new FixReplyRing(slots, members.stream().mapToInt(Member::sessionIndex).toArray(), sharesInRing);
+        for (int i = 0; i < STAGES.length; i++)
+        {
+            stageRecorders[i] = new Recorder(HIGHEST_NS, 3);
+        }
+        final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
+        application = new FixDoorApplication(membersByCompId, orders, execIds, logonsAndLogouts, clockToEpochNs,
+            stageRecorders[0], stageRecorders[1]);
+        inbound = application.inbound();
         final MessageStoreFactory stores = null == store ? new MemoryStoreFactory() : new FileStoreFactory(settings);
         try
         {
-            acceptor = new SocketAcceptor(this, stores, settings, null, new DefaultMessageFactory());
-            final LogonGate gate = new LogonGate(compId, this::passwordOf, this::onLogonRefused);
+            acceptor = new SocketAcceptor(application, stores, settings, null, new DefaultMessageFactory());
+            final LogonGate gate = new LogonGate(compId, application::passwordOf, application::onLogonRefused);
             acceptor.setIoFilterChainBuilder(chain -> chain.addLast("ringwire-logon-gate", gate));
         }
         catch (final ConfigError ex)
         {
             throw new IllegalArgumentException("the FIX door's settings: " + ex.getMessage(), ex);
-        }
-        for (int i = 0; i < STAGES.length; i++)
-        {
-            stageRecorders[i] = new Recorder(HIGHEST_NS, 3);
         }
         sender = new FixReplySender(replies, sessionIds, orders, execIds, logonsAndLogouts, clockToEpochNs,
             stageRecorders[3], stageRecorders[4]);
@@ -291,19 +248,19 @@ public final class FixDoor implements Application, AutoCloseable
     /** @return Logons refused for an unknown SenderCompID or a wrong password. */
     public long logonsRefused()
     {
-        return logonsRefused.get();
+        return application.logonsRefused();
     }
 
     /** @return requests the door refused itself, before the gateway (what FIX says the exchange cannot take). */
     public long refusals()
     {
-        return refusals.get();
+        return application.refusals();
     }
 
     /** @return requests the door handed to the gateway. */
     public long requests()
     {
-        return requests.get();
+        return application.requests();
     }
 
     /**
@@ -325,6 +282,12 @@ public final class FixDoor implements Application, AutoCloseable
     public long recordsTaken()
     {
         return sender.recordsTaken();
+    }
+
+    /** @return the door's QuickFIX/J application (for tests that call it as QuickFIX/J would). */
+    FixDoorApplication application()
+    {
+        return application;
     }
 
     /** @return the outbound ring, with each member's share and queue (for tests). */
@@ -450,14 +413,14 @@ public final class FixDoor implements Application, AutoCloseable
         final int bodyLength = length - RECORD_HEADER;
         switch (type)
         {
-            case LOGGED_ON ->
+            case FixDoorApplication.LOGGED_ON ->
             {
                 logonsAndLogoutsRead[sessionIndex]++;
                 replies.connectionBegan(sessionIndex);
                 gateway.onTransportAvailable(transport, membersByIndex[sessionIndex].session().identity(), nowNs);
                 gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
             }
-            case REQUEST, MASS_CANCEL ->
+            case FixDoorApplication.REQUEST, FixDoorApplication.MASS_CANCEL ->
             {
                 final long readNs = System.nanoTime();
                 final int result = gateway.onClientMessage(transport, buffer, body, bodyLength, nowNs);
@@ -466,13 +429,13 @@ public final class FixDoor implements Application, AutoCloseable
                     return ControlledMessageHandler.Action.ABORT;
                 }
                 record(2, readNs - buffer.getLong(index + BitUtil.SIZE_OF_INT));
-                if (type == MASS_CANCEL && result == Gateway.FORWARDED)
+                if (type == FixDoorApplication.MASS_CANCEL && result == Gateway.FORWARDED)
                 {
                     buffer.putLong(index + BitUtil.SIZE_OF_INT, System.nanoTime());
                     replies.forwarded(sessionIndex, buffer, index, length);
                 }
             }
-            case LOST ->
+            case FixDoorApplication.LOST ->
             {
                 logonsAndLogoutsRead[sessionIndex]++;
                 replies.forgetOwedDisconnect(sessionIndex); // that connection is gone: a later one must not be cut
@@ -515,252 +478,8 @@ public final class FixDoor implements Application, AutoCloseable
     @Override
     public void close()
     {
-        accepting = false; // the acceptor's stop logs every member out: none of them waits in offer
+        application.stopAccepting(); // the acceptor's stop logs every member out: none of them waits for room
         acceptor.stop(true);
         sender.stop();
-    }
-
-    // ---------------------------------------------------------------- QuickFIX/J's threads
-
-    /** Writes a record into the inbound ring, waiting while it is full: the member is held back, nothing lost. */
-    private void offer(final int type, final int sessionIndex, final DirectBuffer sbe, final int length)
-    {
-        while (accepting)
-        {
-            final int claimed = inbound.tryClaim(type, RECORD_HEADER + length);
-            if (claimed >= 0)
-            {
-                final var ring = inbound.buffer();
-                ring.putInt(claimed, sessionIndex);
-                ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
-                if (length > 0)
-                {
-                    ring.putBytes(claimed + RECORD_HEADER, sbe, 0, length);
-                }
-                inbound.commit(claimed);
-                return;
-            }
-            LockSupport.parkNanos(50_000);
-        }
-    }
-
-    private Member member(final SessionID sessionId)
-    {
-        return membersByCompId.get(sessionId.getTargetCompID());
-    }
-
-    /** @return the member's password (its session's token) by SenderCompID, or null. QuickFIX/J's threads. */
-    private String passwordOf(final String senderCompId)
-    {
-        final Member member = membersByCompId.get(senderCompId);
-        return null == member ? null : member.session().token();
-    }
-
-    /** A Logon the gate refused before QuickFIX/J's session saw it. QuickFIX/J's threads. */
-    private void onLogonRefused(final String senderCompId, final String why)
-    {
-        final long refused = logonsRefused.incrementAndGet();
-        if (Long.bitCount(refused) == 1) // the 1st, 2nd, 4th, 8th...: a flood of them cannot flood the log
-        {
-            LOG.log(System.Logger.Level.WARNING, "the FIX door refused a Logon as SenderCompID " + senderCompId +
-                ": " + why + " (" + refused + " refused so far)");
-        }
-    }
-
-    @Override
-    public void onCreate(final SessionID sessionId)
-    {
-    }
-
-    @Override
-    public void onLogon(final SessionID sessionId)
-    {
-        final Member member = member(sessionId);
-        if (null == member)
-        {
-            return;
-        }
-        final Integer seconds = heartbeatSeconds.get(sessionId);
-        // HeartBtInt 0 (no heartbeats) keeps the gateway's longest interval.
-        final int heartbeatMs = null == seconds || seconds <= 0 ? Gateway.MAX_HEARTBEAT_INTERVAL_MS :
-            Math.clamp(seconds * 1000L, 1000, Gateway.MAX_HEARTBEAT_INTERVAL_MS);
-        synchronized (inboundLock)
-        {
-            logonsAndLogouts.incrementAndGet(member.sessionIndex()); // before the record: the gateway never reads ahead of it
-            logon.wrapAndApplyHeader(scratch, 0, headerEncoder)
-                .sessionId(member.session().sessionId())
-                .heartbeatIntervalMs(heartbeatMs)
-                .sendingTime(epochNs() - clockToEpochNs)
-                .nextReplySequence(0) // the door keeps its members' replies and resends by FIX's own sequence
-                .credentials(member.session().token());
-            offer(LOGGED_ON, member.sessionIndex(), scratch, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength());
-        }
-    }
-
-    @Override
-    public void onLogout(final SessionID sessionId)
-    {
-        final Member member = member(sessionId);
-        if (null != member)
-        {
-            synchronized (inboundLock)
-            {
-                logonsAndLogouts.incrementAndGet(member.sessionIndex());
-                offer(LOST, member.sessionIndex(), scratch, 0);
-            }
-        }
-    }
-
-    @Override
-    public void toAdmin(final Message message, final SessionID sessionId)
-    {
-    }
-
-    @Override
-    public void fromAdmin(final Message message, final SessionID sessionId) throws FieldNotFound, RejectLogon
-    {
-        final String type = message.getHeader().getString(MsgType.FIELD);
-        final Member member = member(sessionId);
-        if (MsgType.LOGON.equals(type))
-        {
-            // The gate has refused a wrong password already; checked again here in case it is not installed.
-            if (null == member || !message.isSetField(Password.FIELD) || !MessageDigest.isEqual(
-                member.session().token().getBytes(StandardCharsets.UTF_8),
-                message.getString(Password.FIELD).getBytes(StandardCharsets.UTF_8)))
-            {
-                logonsRefused.incrementAndGet();
-                throw new RejectLogon("bad SenderCompID or password");
-            }
-            heartbeatSeconds.put(sessionId, message.isSetField(HeartBtInt.FIELD) ? message.getInt(HeartBtInt.FIELD) : 0);
-        }
-        else if (null != member && (MsgType.HEARTBEAT.equals(type) || MsgType.TEST_REQUEST.equals(type)))
-        {
-            synchronized (inboundLock)
-            {
-                heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(member.session().sessionId())
-                    .sendingTime(epochNs() - clockToEpochNs);
-                offer(REQUEST, member.sessionIndex(), scratch,
-                    MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
-            }
-        }
-    }
-
-    @Override
-    public void toApp(final Message message, final SessionID sessionId)
-    {
-    }
-
-    @Override
-    public void fromApp(final Message message, final SessionID sessionId) throws FieldNotFound, UnsupportedMessageType
-    {
-        final long arrivedNs = System.nanoTime();
-        if (message.isSetField(CLIENT_SEND_NS_TAG))
-        {
-            final long sentNs = FixInbound.parseWhole(message.getString(CLIENT_SEND_NS_TAG));
-            if (sentNs != Long.MIN_VALUE)
-            {
-                record(0, arrivedNs - sentNs);
-            }
-        }
-        final String type = message.getHeader().getString(MsgType.FIELD);
-        final Member member = member(sessionId);
-        if (null == member)
-        {
-            return;
-        }
-        final boolean supported = MsgType.ORDER_SINGLE.equals(type) || MsgType.ORDER_CANCEL_REQUEST.equals(type) ||
-            MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type) || MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type);
-        if (!supported)
-        {
-            throw new UnsupportedMessageType(); // QuickFIX/J answers a BusinessMessageReject (j)
-        }
-        final FixOrders sessionOrders = orders[member.sessionIndex()];
-        final long account = member.session().account();
-        Message refusal;
-        synchronized (inboundLock)
-        {
-            final long sendingNs = message.getHeader().isSetField(SendingTime.FIELD) ?
-                epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) - clockToEpochNs :
-                epochNs() - clockToEpochNs;
-            try
-            {
-                final int length = switch (type)
-                {
-                    case MsgType.ORDER_SINGLE -> mapper.newOrder(message, sessionOrders, account, sendingNs, scratch);
-                    case MsgType.ORDER_CANCEL_REQUEST -> mapper.cancel(message, sessionOrders, account, sendingNs, scratch);
-                    case MsgType.ORDER_CANCEL_REPLACE_REQUEST ->
-                        mapper.replace(message, sessionOrders, account, sendingNs, scratch);
-                    default -> mapper.massCancel(message, sessionOrders, account, sendingNs, scratch);
-                };
-                if (length != FixInbound.REFUSED)
-                {
-                    requests.incrementAndGet();
-                    offer(MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type) ? MASS_CANCEL : REQUEST, member.sessionIndex(),
-                        scratch, length);
-                    record(1, System.nanoTime() - arrivedNs);
-                    return;
-                }
-                refusal = refusal(type, message, sessionOrders);
-            }
-            catch (final FieldNotFound ex)
-            {
-                // The data dictionary lets no request without its required tags through: a conditional one.
-                refusal = FixOutbound.businessReject(message, "required tag " + ex.field + " missing");
-            }
-        }
-        // Sent outside the lock: QuickFIX/J's send takes the session's own lock, and the sender
-        // thread, holding that lock in a send that disconnects the member, waits for this one in
-        // onLogout.
-        refusals.incrementAndGet();
-        Session.lookupSession(sessionId).send(refusal);
-    }
-
-    private Message refusal(final String type, final Message message, final FixOrders sessionOrders)
-        throws FieldNotFound
-    {
-        return switch (type)
-        {
-            case MsgType.ORDER_SINGLE -> FixOutbound.orderRefused(message, execIds.next(), mapper.rejectCode(),
-                mapper.rejectText());
-            case MsgType.ORDER_MASS_CANCEL_REQUEST -> FixOutbound.massCancelReport(message.getString(11),
-                massCancelInstrument(message), mapper.rejectCode(), mapper.rejectText());
-            // OrdStatus is the named order's, from its last report.
-            default -> FixOutbound.cancelReject(message.getString(11), message.getString(41),
-                MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type), mapper.rejectCode(), mapper.rejectText(),
-                mapper.rejectCode() == FixRejectCodes.CXL_UNKNOWN_ORDER ? FixOutbound.OrdStatusCodes.REJECTED :
-                    namedOrderStatus(sessionOrders, message.getString(41)));
-        };
-    }
-
-    /**
-     * @return the OrdStatus (39) of the order a refused cancel or replace names: rejected (8) for a
-     *         ClOrdID the door never gave, new (0) for an order no report has named yet.
-     */
-    private static char namedOrderStatus(final FixOrders sessionOrders, final String origClOrdId)
-    {
-        final long named = sessionOrders.existingId(origClOrdId);
-        return named == 0 ? FixOutbound.OrdStatusCodes.REJECTED :
-            sessionOrders.status(named, FixOutbound.OrdStatusCodes.NEW);
-    }
-
-    private static int massCancelInstrument(final Message message) throws FieldNotFound
-    {
-        if (message.getChar(530) != FixInbound.MASS_CANCEL_SECURITY || !message.isSetField(55))
-        {
-            return 0;
-        }
-        final long number = FixInbound.parseWhole(message.getString(55));
-        return number > 0 && number <= Integer.MAX_VALUE ? (int)number : 0;
-    }
-
-    private static long epochNs()
-    {
-        final java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    }
-
-    private static long epochNs(final LocalDateTime time)
-    {
-        return time.toEpochSecond(ZoneOffset.UTC) * 1_000_000_000L + time.getNano();
     }
 }

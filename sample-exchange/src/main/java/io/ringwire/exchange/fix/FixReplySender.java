@@ -45,7 +45,7 @@ final class FixReplySender
     private final SessionID[] sessionIds;
     private final FixOrders[] orders;
     private final FixExecIds execIds;
-    /** Per session index, the member's logons and logouts ({@link FixDoor}'s QuickFIX/J side counts them). */
+    /** Per session index, the member's logons and logouts ({@link FixDoorApplication} counts them). */
     private final AtomicIntegerArray logonsAndLogouts;
     private final long clockToEpochNs;
     private final Recorder gatewayToDoor;

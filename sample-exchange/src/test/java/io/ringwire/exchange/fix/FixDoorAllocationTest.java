@@ -75,7 +75,7 @@ class FixDoorAllocationTest
         try
         {
             final SessionID sessionId = new SessionID("FIX.4.4", "RINGWIRE", "MEMBER7");
-            door.onLogon(sessionId);
+            door.application().onLogon(sessionId);
             long nowNs = 1_700_000_000_000_000_000L;
             assertEquals(1, door.poll(gateway, nowNs));
             final com.sun.management.ThreadMXBean threads =
@@ -92,7 +92,7 @@ class FixDoorAllocationTest
                     message.set(new Symbol("1"));
                     message.setString(Price.FIELD, "1000");
                     message.set(new OrderQty(1));
-                    door.fromApp(message, sessionId);
+                    door.application().fromApp(message, sessionId);
                 }
                 // The sender thread maps and stores every reply (QuickFIX/J, allocating): on a loaded
                 // host it can fall a window behind. It catches up before each window, so a window's

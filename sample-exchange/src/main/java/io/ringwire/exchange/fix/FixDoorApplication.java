@@ -1,0 +1,378 @@
+package io.ringwire.exchange.fix;
+
+import io.ringwire.codecs.trading.HeartbeatEncoder;
+import io.ringwire.codecs.trading.LogonEncoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.exchange.gateway.Gateway;
+import org.HdrHistogram.Recorder;
+import org.agrona.BitUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import quickfix.Application;
+import quickfix.FieldNotFound;
+import quickfix.Message;
+import quickfix.RejectLogon;
+import quickfix.Session;
+import quickfix.SessionID;
+import quickfix.UnsupportedMessageType;
+import quickfix.field.HeartBtInt;
+import quickfix.field.MsgType;
+import quickfix.field.Password;
+import quickfix.field.SendingTime;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
+
+/**
+ * QuickFIX/J's side of the {@link FixDoor}: the door's {@link Application}, called on QuickFIX/J's
+ * threads. It checks a Logon's password again (the {@link LogonGate} checks it first), maps each
+ * member's requests to SBE ({@link FixInbound}) and writes them, the member's logons, signs of life
+ * and losses into the inbound ring, which the gateway's thread reads ({@link FixDoor#poll}); a
+ * request the door cannot take it answers itself, in FIX. A full ring holds QuickFIX/J's reader,
+ * and TCP the member, back: nothing is lost.
+ *
+ * <p>Threading: QuickFIX/J's threads, one record at a time under the inbound lock (the scratch
+ * buffer and encoders are shared); a reply the door sends itself goes out after the lock is let go
+ * (see {@link #fromApp}).
+ */
+final class FixDoorApplication implements Application
+{
+    private static final System.Logger LOG = System.getLogger(FixDoor.class.getName());
+    /** Inbound records: a session logged on (its SBE Logon), a request (SBE), the session ended. */
+    static final int LOGGED_ON = 1;
+    static final int REQUEST = 2;
+    static final int MASS_CANCEL = 3;
+    static final int LOST = 4;
+    /** The members' requests waiting for the gateway's thread: past it, QuickFIX/J's reader waits. */
+    private static final int INBOUND_RING_BYTES = 4 << 20;
+
+    private final Map<String, FixDoor.Member> membersByCompId;
+    private final FixOrders[] orders;
+    private final FixExecIds execIds;
+    private final AtomicIntegerArray logonsAndLogouts;
+    private final long clockToEpochNs;
+    private final Recorder clientToDoor;
+    private final Recorder mapRequest;
+    private final Map<SessionID, Integer> heartbeatSeconds = new ConcurrentHashMap<>();
+    private final ManyToOneRingBuffer inbound = new ManyToOneRingBuffer(
+        new UnsafeBuffer(ByteBuffer.allocateDirect(INBOUND_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
+    private final Object inboundLock = new Object();
+    private final FixInbound mapper = new FixInbound();
+    private final ExpandableArrayBuffer scratch = new ExpandableArrayBuffer(256);
+    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
+    private final LogonEncoder logon = new LogonEncoder();
+    private final HeartbeatEncoder heartbeat = new HeartbeatEncoder();
+    private final AtomicLong logonsRefused = new AtomicLong();
+    private final AtomicLong refusals = new AtomicLong();
+    private final AtomicLong requests = new AtomicLong();
+    /** False from the start of the door's close: a QuickFIX/J thread waiting for room in the inbound ring lets go. */
+    private volatile boolean accepting = true;
+
+    /**
+     * @param membersByCompId  the door's members by SenderCompID (not changed after this).
+     * @param orders           each session index's ClOrdIDs.
+     * @param execIds          the ExecIDs of the door's own refusals.
+     * @param logonsAndLogouts per session index, the member's logons and logouts, counted here
+     *                         before each record ({@link FixDoor}'s field says why).
+     * @param clockToEpochNs   what to add to the exchange's clock to get epoch nanoseconds.
+     * @param clientToDoor     the first of {@link FixDoor#STAGES}.
+     * @param mapRequest       the second.
+     */
+    FixDoorApplication(final Map<String, FixDoor.Member> membersByCompId, final FixOrders[] orders,
+        final FixExecIds execIds, final AtomicIntegerArray logonsAndLogouts, final long clockToEpochNs,
+        final Recorder clientToDoor, final Recorder mapRequest)
+    {
+        this.membersByCompId = membersByCompId;
+        this.orders = orders;
+        this.execIds = execIds;
+        this.logonsAndLogouts = logonsAndLogouts;
+        this.clockToEpochNs = clockToEpochNs;
+        this.clientToDoor = clientToDoor;
+        this.mapRequest = mapRequest;
+    }
+
+    /** @return the inbound ring, which the gateway's thread reads. */
+    ManyToOneRingBuffer inbound()
+    {
+        return inbound;
+    }
+
+    /** From the start of the door's close: a QuickFIX/J thread waiting for room in the inbound ring lets go. */
+    void stopAccepting()
+    {
+        accepting = false;
+    }
+
+    /** @return Logons refused for an unknown SenderCompID or a wrong password. */
+    long logonsRefused()
+    {
+        return logonsRefused.get();
+    }
+
+    /** @return requests the door refused itself, before the gateway. */
+    long refusals()
+    {
+        return refusals.get();
+    }
+
+    /** @return requests the door handed to the gateway. */
+    long requests()
+    {
+        return requests.get();
+    }
+
+    /** Writes a record into the inbound ring, waiting while it is full: the member is held back, nothing lost. */
+    private void offer(final int type, final int sessionIndex, final DirectBuffer sbe, final int length)
+    {
+        while (accepting)
+        {
+            final int claimed = inbound.tryClaim(type, RECORD_HEADER + length);
+            if (claimed >= 0)
+            {
+                final var ring = inbound.buffer();
+                ring.putInt(claimed, sessionIndex);
+                ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
+                if (length > 0)
+                {
+                    ring.putBytes(claimed + RECORD_HEADER, sbe, 0, length);
+                }
+                inbound.commit(claimed);
+                return;
+            }
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    private FixDoor.Member member(final SessionID sessionId)
+    {
+        return membersByCompId.get(sessionId.getTargetCompID());
+    }
+
+    /** @return the member's password (its session's token) by SenderCompID, or null. QuickFIX/J's threads. */
+    String passwordOf(final String senderCompId)
+    {
+        final FixDoor.Member member = membersByCompId.get(senderCompId);
+        return null == member ? null : member.session().token();
+    }
+
+    /** A Logon the gate refused before QuickFIX/J's session saw it. QuickFIX/J's threads. */
+    void onLogonRefused(final String senderCompId, final String why)
+    {
+        final long refused = logonsRefused.incrementAndGet();
+        if (Long.bitCount(refused) == 1) // the 1st, 2nd, 4th, 8th...: a flood of them cannot flood the log
+        {
+            LOG.log(System.Logger.Level.WARNING, "the FIX door refused a Logon as SenderCompID " + senderCompId +
+                ": " + why + " (" + refused + " refused so far)");
+        }
+    }
+
+    @Override
+    public void onCreate(final SessionID sessionId)
+    {
+    }
+
+    @Override
+    public void onLogon(final SessionID sessionId)
+    {
+        final FixDoor.Member member = member(sessionId);
+        if (null == member)
+        {
+            return;
+        }
+        final Integer seconds = heartbeatSeconds.get(sessionId);
+        // HeartBtInt 0 (no heartbeats) keeps the gateway's longest interval.
+        final int heartbeatMs = null == seconds || seconds <= 0 ? Gateway.MAX_HEARTBEAT_INTERVAL_MS :
+            Math.clamp(seconds * 1000L, 1000, Gateway.MAX_HEARTBEAT_INTERVAL_MS);
+        synchronized (inboundLock)
+        {
+            logonsAndLogouts.incrementAndGet(member.sessionIndex()); // before the record: the gateway never reads ahead of it
+            logon.wrapAndApplyHeader(scratch, 0, headerEncoder)
+                .sessionId(member.session().sessionId())
+                .heartbeatIntervalMs(heartbeatMs)
+                .sendingTime(epochNs() - clockToEpochNs)
+                .nextReplySequence(0) // the door keeps its members' replies and resends by FIX's own sequence
+                .credentials(member.session().token());
+            offer(LOGGED_ON, member.sessionIndex(), scratch, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength());
+        }
+    }
+
+    @Override
+    public void onLogout(final SessionID sessionId)
+    {
+        final FixDoor.Member member = member(sessionId);
+        if (null != member)
+        {
+            synchronized (inboundLock)
+            {
+                logonsAndLogouts.incrementAndGet(member.sessionIndex());
+                offer(LOST, member.sessionIndex(), scratch, 0);
+            }
+        }
+    }
+
+    @Override
+    public void toAdmin(final Message message, final SessionID sessionId)
+    {
+    }
+
+    @Override
+    public void fromAdmin(final Message message, final SessionID sessionId) throws FieldNotFound, RejectLogon
+    {
+        final String type = message.getHeader().getString(MsgType.FIELD);
+        final FixDoor.Member member = member(sessionId);
+        if (MsgType.LOGON.equals(type))
+        {
+            // The gate has refused a wrong password already; checked again here in case it is not installed.
+            if (null == member || !message.isSetField(Password.FIELD) || !MessageDigest.isEqual(
+                member.session().token().getBytes(StandardCharsets.UTF_8),
+                message.getString(Password.FIELD).getBytes(StandardCharsets.UTF_8)))
+            {
+                logonsRefused.incrementAndGet();
+                throw new RejectLogon("bad SenderCompID or password");
+            }
+            heartbeatSeconds.put(sessionId, message.isSetField(HeartBtInt.FIELD) ? message.getInt(HeartBtInt.FIELD) : 0);
+        }
+        else if (null != member && (MsgType.HEARTBEAT.equals(type) || MsgType.TEST_REQUEST.equals(type)))
+        {
+            synchronized (inboundLock)
+            {
+                heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(member.session().sessionId())
+                    .sendingTime(epochNs() - clockToEpochNs);
+                offer(REQUEST, member.sessionIndex(), scratch,
+                    MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
+            }
+        }
+    }
+
+    @Override
+    public void toApp(final Message message, final SessionID sessionId)
+    {
+    }
+
+    @Override
+    public void fromApp(final Message message, final SessionID sessionId) throws FieldNotFound, UnsupportedMessageType
+    {
+        final long arrivedNs = System.nanoTime();
+        if (message.isSetField(FixDoor.CLIENT_SEND_NS_TAG))
+        {
+            final long sentNs = FixInbound.parseWhole(message.getString(FixDoor.CLIENT_SEND_NS_TAG));
+            if (sentNs != Long.MIN_VALUE)
+            {
+                FixDoor.record(clientToDoor, arrivedNs - sentNs);
+            }
+        }
+        final String type = message.getHeader().getString(MsgType.FIELD);
+        final FixDoor.Member member = member(sessionId);
+        if (null == member)
+        {
+            return;
+        }
+        final boolean supported = MsgType.ORDER_SINGLE.equals(type) || MsgType.ORDER_CANCEL_REQUEST.equals(type) ||
+            MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type) || MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type);
+        if (!supported)
+        {
+            throw new UnsupportedMessageType(); // QuickFIX/J answers a BusinessMessageReject (j)
+        }
+        final FixOrders sessionOrders = orders[member.sessionIndex()];
+        final long account = member.session().account();
+        Message refusal;
+        synchronized (inboundLock)
+        {
+            final long sendingNs = message.getHeader().isSetField(SendingTime.FIELD) ?
+                epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) - clockToEpochNs :
+                epochNs() - clockToEpochNs;
+            try
+            {
+                final int length = switch (type)
+                {
+                    case MsgType.ORDER_SINGLE -> mapper.newOrder(message, sessionOrders, account, sendingNs, scratch);
+                    case MsgType.ORDER_CANCEL_REQUEST -> mapper.cancel(message, sessionOrders, account, sendingNs, scratch);
+                    case MsgType.ORDER_CANCEL_REPLACE_REQUEST ->
+                        mapper.replace(message, sessionOrders, account, sendingNs, scratch);
+                    default -> mapper.massCancel(message, sessionOrders, account, sendingNs, scratch);
+                };
+                if (length != FixInbound.REFUSED)
+                {
+                    requests.incrementAndGet();
+                    offer(MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type) ? MASS_CANCEL : REQUEST, member.sessionIndex(),
+                        scratch, length);
+                    FixDoor.record(mapRequest, System.nanoTime() - arrivedNs);
+                    return;
+                }
+                refusal = refusal(type, message, sessionOrders);
+            }
+            catch (final FieldNotFound ex)
+            {
+                // The data dictionary lets no request without its required tags through: a conditional one.
+                refusal = FixOutbound.businessReject(message, "required tag " + ex.field + " missing");
+            }
+        }
+        // Sent outside the lock: QuickFIX/J's send takes the session's own lock, and the sender
+        // thread, holding that lock in a send that disconnects the member, waits for this one in
+        // onLogout.
+        refusals.incrementAndGet();
+        Session.lookupSession(sessionId).send(refusal);
+    }
+
+    private Message refusal(final String type, final Message message, final FixOrders sessionOrders)
+        throws FieldNotFound
+    {
+        return switch (type)
+        {
+            case MsgType.ORDER_SINGLE -> FixOutbound.orderRefused(message, execIds.next(), mapper.rejectCode(),
+                mapper.rejectText());
+            case MsgType.ORDER_MASS_CANCEL_REQUEST -> FixOutbound.massCancelReport(message.getString(11),
+                massCancelInstrument(message), mapper.rejectCode(), mapper.rejectText());
+            // OrdStatus is the named order's, from its last report.
+            default -> FixOutbound.cancelReject(message.getString(11), message.getString(41),
+                MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type), mapper.rejectCode(), mapper.rejectText(),
+                mapper.rejectCode() == FixRejectCodes.CXL_UNKNOWN_ORDER ? FixOutbound.OrdStatusCodes.REJECTED :
+                    namedOrderStatus(sessionOrders, message.getString(41)));
+        };
+    }
+
+    /**
+     * @return the OrdStatus (39) of the order a refused cancel or replace names: rejected (8) for a
+     *         ClOrdID the door never gave, new (0) for an order no report has named yet.
+     */
+    private static char namedOrderStatus(final FixOrders sessionOrders, final String origClOrdId)
+    {
+        final long named = sessionOrders.existingId(origClOrdId);
+        return named == 0 ? FixOutbound.OrdStatusCodes.REJECTED :
+            sessionOrders.status(named, FixOutbound.OrdStatusCodes.NEW);
+    }
+
+    private static int massCancelInstrument(final Message message) throws FieldNotFound
+    {
+        if (message.getChar(530) != FixInbound.MASS_CANCEL_SECURITY || !message.isSetField(55))
+        {
+            return 0;
+        }
+        final long number = FixInbound.parseWhole(message.getString(55));
+        return number > 0 && number <= Integer.MAX_VALUE ? (int)number : 0;
+    }
+
+    private static long epochNs()
+    {
+        final java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    private static long epochNs(final LocalDateTime time)
+    {
+        return time.toEpochSecond(ZoneOffset.UTC) * 1_000_000_000L + time.getNano();
+    }
+}
