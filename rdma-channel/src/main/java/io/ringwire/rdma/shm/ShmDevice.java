@@ -2,6 +2,7 @@ package io.ringwire.rdma.shm;
 
 import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.ProtectionDomain;
+import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.soft.SoftDevice;
@@ -12,6 +13,8 @@ import java.nio.MappedByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -51,6 +54,12 @@ public final class ShmDevice extends SoftDevice
     private final ShmDeviceControl control;
     private final ShmRegionTable regionTable;
     private final AtomicInteger nextQueuePairNumber = new AtomicInteger(1);
+    /**
+     * The numbers of this device's queue pairs from creation to close: numbers are 24 bits, and
+     * once they come round (a process that connects and closes for long enough) the next one skips
+     * those in use, whose ring files exist, and 0, which a peer would take for none.
+     */
+    private final Set<Integer> queuePairNumbersInUse = ConcurrentHashMap.newKeySet();
     private final AtomicInteger nextRegionFileNumber = new AtomicInteger(1);
 
     private ShmDevice(final RdmaConfig config, final ShmSettings settings, final ShmAddress shmAddress,
@@ -195,9 +204,34 @@ public final class ShmDevice extends SoftDevice
         return shmAddress;
     }
 
+    /**
+     * @return a queue pair number no open queue pair of this device has, never 0, taken until
+     *         {@link #releaseQueuePairNumber}. Control path (it boxes).
+     * @throws IllegalStateException when every number is in use.
+     */
     int nextQueuePairNumber()
     {
-        return nextQueuePairNumber.getAndIncrement() & 0xFF_FFFF;
+        for (int tried = 0; tried <= QueuePairEndpoint.MASK_24; tried++)
+        {
+            final int number = nextQueuePairNumber.getAndIncrement() & QueuePairEndpoint.MASK_24;
+            if (0 != number && queuePairNumbersInUse.add(number))
+            {
+                return number;
+            }
+        }
+        throw new IllegalStateException("every queue pair number of " + address + " is in use");
+    }
+
+    /** A queue pair closed, or its creation failed: its number may be given again. */
+    void releaseQueuePairNumber(final int number)
+    {
+        queuePairNumbersInUse.remove(number);
+    }
+
+    /** Sets the next queue pair number to try (tests: numbers coming round). */
+    void nextQueuePairNumber(final int number)
+    {
+        nextQueuePairNumber.set(number);
     }
 
     int nextRegionFileNumber()

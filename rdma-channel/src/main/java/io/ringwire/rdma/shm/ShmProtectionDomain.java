@@ -137,7 +137,17 @@ final class ShmProtectionDomain implements ProtectionDomain
     public synchronized QueuePair createQueuePair(final QueuePairConfig config)
     {
         checkOpen();
-        final ShmQueuePair queuePair = new ShmQueuePair(device, this, device.nextQueuePairNumber(), config);
+        final int number = device.nextQueuePairNumber();
+        final ShmQueuePair queuePair;
+        try
+        {
+            queuePair = new ShmQueuePair(device, this, number, config);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            device.releaseQueuePairNumber(number);
+            throw ex;
+        }
         queuePairs.add(queuePair);
         return queuePair;
     }
@@ -145,6 +155,7 @@ final class ShmProtectionDomain implements ProtectionDomain
     synchronized void forget(final ShmQueuePair queuePair)
     {
         queuePairs.remove(queuePair);
+        device.releaseQueuePairNumber(queuePair.queuePairNumber());
     }
 
     private synchronized void forget(final SoftMemoryRegion region)

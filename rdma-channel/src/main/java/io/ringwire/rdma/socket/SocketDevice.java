@@ -4,6 +4,7 @@ import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.soft.CopyOnWriteIntMap;
@@ -57,6 +58,8 @@ final class SocketDevice extends SoftDevice
     private final CopyOnWriteIntMap<SocketQueuePair> queuePairs = new CopyOnWriteIntMap<>();
     private final List<PendingHello> pendingHellos = new ArrayList<>();
     private final AtomicInteger nextQueuePairNumber = new AtomicInteger(ThreadLocalRandom.current().nextInt(0x10, 0x1000));
+    /** Held while a queue pair takes its number: the number is free when chosen and taken when this is let go. */
+    private final Object queuePairNumbering = new Object();
 
     SocketDevice(final RdmaConfig config)
     {
@@ -102,13 +105,37 @@ final class SocketDevice extends SoftDevice
         return SEND_STAGING_CAPACITY;
     }
 
+    /**
+     * Numbers are 24 bits, as on the wire: once they come round (a process that connects and closes
+     * for long enough) the next one skips those of open queue pairs, which a peer's hello names and
+     * the map holds, and 0 and 1, as InfiniBand reserves them.
+     */
     private QueuePair createQueuePair(final QueuePairConfig queuePairConfig)
     {
         checkOpen();
-        final int queuePairNumber = nextQueuePairNumber.getAndIncrement() & 0xFF_FFFF;
-        final SocketQueuePair queuePair = new SocketQueuePair(this, queuePairNumber, queuePairConfig);
-        queuePairs.put(queuePairNumber, queuePair);
-        return queuePair;
+        synchronized (queuePairNumbering)
+        {
+            int queuePairNumber;
+            int tried = 0;
+            do
+            {
+                if (++tried > QueuePairEndpoint.MASK_24)
+                {
+                    throw new IllegalStateException("every queue pair number of " + address + " is in use");
+                }
+                queuePairNumber = nextQueuePairNumber.getAndIncrement() & QueuePairEndpoint.MASK_24;
+            }
+            while (queuePairNumber < 2 || queuePairs.containsKey(queuePairNumber));
+            final SocketQueuePair queuePair = new SocketQueuePair(this, queuePairNumber, queuePairConfig);
+            queuePairs.put(queuePairNumber, queuePair);
+            return queuePair;
+        }
+    }
+
+    /** Sets the next queue pair number to try (tests: numbers coming round). */
+    void nextQueuePairNumber(final int number)
+    {
+        nextQueuePairNumber.set(number);
     }
 
     void removeQueuePair(final SocketQueuePair queuePair)
