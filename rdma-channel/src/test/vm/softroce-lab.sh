@@ -54,6 +54,12 @@ PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static gcc rdma-core ibverbs
 MODULES=(virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache
   9pnet 9pnet_virtio 9p overlay)
 
+# An NMI from the host (its watch, when the guest stopped) panics the guest from its first moment,
+# and the panic prints every task's stack and every CPU's backtrace (panic_print bits 0 and 6) to
+# the console before qemu ends. The panic prints from NMI context only at its end, out of the
+# kernel's log buffer: a large one keeps the start of a long dump.
+PANIC_ARGS="unknown_nmi_panic panic_print=65 log_buf_len=4M"
+
 # A guest whose heartbeat stops for STALL_SECONDS, or that has not started its job BOOT_SECONDS
 # after booting, is stopped; a second boot needs at least MIN_RETRY_SECONDS of the run's budget left.
 STALL_SECONDS=${RINGWIRE_VM_STALL_SECONDS:-90}
@@ -253,11 +259,6 @@ read -r uptime _ < /proc/uptime
 printf -v now '%(%s)T' -1
 JOB_TIMEOUT=$((DEADLINE - now))
 [ "$JOB_TIMEOUT" -ge 5 ] || JOB_TIMEOUT=5
-# An NMI from the host (its watch, when the guest stopped) panics the guest, which then prints every
-# task's stack and every CPU's backtrace (panic_print bits 0 and 6) before qemu ends: written with
-# builtins, as the heartbeat below is.
-echo 1 > /proc/sys/kernel/unknown_nmi_panic
-echo 65 > /proc/sys/kernel/panic_print
 # The heartbeat tells the host the guest still runs: a guest whose kernel or emulated CPUs stop
 # writes none, and the host stops it instead of waiting out the run. Builtins only.
 ( while :; do
@@ -436,9 +437,9 @@ run() {
 }
 
 # Asks the guest stopped by the watch (qemu $1, its monitor's socket $2) where it stands before it
-# goes: an NMI on every vCPU, which stage 2 made a panic that prints every CPU's backtrace and every
-# task's stack to the console (console.log); the panic ends qemu. A guest whose emulator itself
-# stopped prints nothing, which says so too.
+# goes: an NMI, which the kernel's command line (PANIC_ARGS) made a panic that prints every CPU's
+# backtrace and every task's stack to the console (console.log); the panic ends qemu. A guest whose
+# emulator itself stopped prints nothing, which says so too.
 dump_guest() {
   local qemu_pid=$1 socket=$2 i
   if ! command -v socat >/dev/null; then
@@ -477,7 +478,7 @@ boot_guest() {
     -accel tcg,thread="${RINGWIRE_VM_TCG_THREAD:-multi}" -cpu max -smp "$SMP" -m "$MEM_MIB" \
     -nographic -no-reboot -nic none \
     -kernel "$kernel" -initrd "$initramfs" \
-    -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off ${RINGWIRE_VM_APPEND:-} ringwire.job=$job ringwire.results=$results ringwire.deadline=$deadline${preload:+ ringwire.preload=$preload}" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off $PANIC_ARGS ${RINGWIRE_VM_APPEND:-} ringwire.job=$job ringwire.results=$results ringwire.deadline=$deadline${preload:+ ringwire.preload=$preload}" \
     -fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
     -fsdev local,id=results,path="$results",security_model=none,multidevs=remap \
@@ -487,7 +488,7 @@ boot_guest() {
     </dev/null >"$console" 2>&1 &
   qemu_pid=$!
   # Background jobs of a script ignore SIGINT: stop qemu ourselves when we are interrupted.
-  trap 'kill "$qemu_pid" 2>/dev/null; die "interrupted: stopped qemu"' INT TERM
+  trap 'kill "$qemu_pid" 2>/dev/null; rm -rf "$monitor_dir"; die "interrupted: stopped qemu"' INT TERM
   local tail_pid=""
   if [ "${RINGWIRE_VM_VERBOSE:-0}" = 1 ]; then
     tail -n +1 -f "$console" --pid="$qemu_pid" >&2 &

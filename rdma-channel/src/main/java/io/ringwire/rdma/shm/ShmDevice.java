@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -205,8 +206,9 @@ public final class ShmDevice extends SoftDevice
     }
 
     /**
-     * @return a queue pair number no open queue pair of this device has, never 0, taken until
-     *         {@link #releaseQueuePairNumber}. Control path (it boxes).
+     * @return a queue pair number no open queue pair of this device has and no ring file of this
+     *         device names, never 0, taken until {@link #releaseQueuePairNumber}. Control path (it
+     *         boxes, and looks the file up).
      * @throws IllegalStateException when every number is in use.
      */
     int nextQueuePairNumber()
@@ -214,10 +216,16 @@ public final class ShmDevice extends SoftDevice
         for (int tried = 0; tried <= QueuePairEndpoint.MASK_24; tried++)
         {
             final int number = nextQueuePairNumber.getAndIncrement() & QueuePairEndpoint.MASK_24;
-            if (0 != number && queuePairNumbersInUse.add(number))
+            if (0 == number || !queuePairNumbersInUse.add(number))
             {
-                return number;
+                continue;
             }
+            if (Files.exists(shmAddress.ringFile(number), LinkOption.NOFOLLOW_LINKS))
+            {
+                queuePairNumbersInUse.remove(number); // a ring file a close could not delete: its name stays taken
+                continue;
+            }
+            return number;
         }
         throw new IllegalStateException("every queue pair number of " + address + " is in use");
     }

@@ -299,13 +299,19 @@ public final class ShmQueuePair extends SoftQueuePair
     @Override
     protected void transportClose()
     {
-        flushCounters();
-        inboundRing.close();
-        if (null != peer)
+        try
         {
-            peer.close();
+            flushCounters();
+            inboundRing.close();
+            if (null != peer)
+            {
+                peer.close();
+            }
         }
-        domain.forget(this);
+        finally
+        {
+            domain.forget(this); // its number too: one whose ring file stays is skipped while it does
+        }
     }
 
     // ---------------------------------------------------------------- responder and liveness
