@@ -28,7 +28,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A socket device: one listening TCP socket where peers' queue pairs connect, plus the regions and
@@ -57,9 +56,10 @@ final class SocketDevice extends SoftDevice
     private final String address;
     private final CopyOnWriteIntMap<SocketQueuePair> queuePairs = new CopyOnWriteIntMap<>();
     private final List<PendingHello> pendingHellos = new ArrayList<>();
-    private final AtomicInteger nextQueuePairNumber = new AtomicInteger(ThreadLocalRandom.current().nextInt(0x10, 0x1000));
     /** Held while a queue pair takes its number: the number is free when chosen and taken when this is let go. */
     private final Object queuePairNumbering = new Object();
+    /** The next queue pair number to try; guarded by {@link #queuePairNumbering}. */
+    private int nextQueuePairNumber = ThreadLocalRandom.current().nextInt(0x10, 0x1000);
 
     SocketDevice(final RdmaConfig config)
     {
@@ -123,7 +123,7 @@ final class SocketDevice extends SoftDevice
                 {
                     throw new IllegalStateException("every queue pair number of " + address + " is in use");
                 }
-                queuePairNumber = nextQueuePairNumber.getAndIncrement() & QueuePairEndpoint.MASK_24;
+                queuePairNumber = nextQueuePairNumber++ & QueuePairEndpoint.MASK_24;
             }
             while (queuePairNumber < 2 || queuePairs.containsKey(queuePairNumber));
             final SocketQueuePair queuePair = new SocketQueuePair(this, queuePairNumber, queuePairConfig);
@@ -135,7 +135,10 @@ final class SocketDevice extends SoftDevice
     /** Sets the next queue pair number to try (tests: numbers coming round). */
     void nextQueuePairNumber(final int number)
     {
-        nextQueuePairNumber.set(number);
+        synchronized (queuePairNumbering)
+        {
+            nextQueuePairNumber = number;
+        }
     }
 
     void removeQueuePair(final SocketQueuePair queuePair)
