@@ -73,6 +73,9 @@ public final class EngineSnapshots
     {
         final Path target = directory.resolve(String.format("%s%020d%s", PREFIX, state.journalSequence(), SUFFIX));
         final Path temporary = directory.resolve(target.getFileName() + TEMPORARY);
+        // The JDK fails a file operation of an interrupted thread (an agent's, being closed, that
+        // writes its last snapshot): a pending interrupt is set aside for the write and left as it was.
+        final boolean interrupted = Thread.interrupted();
         try
         {
             final CRC32C crc = new CRC32C();
@@ -100,6 +103,13 @@ public final class EngineSnapshots
         catch (final IOException ex)
         {
             throw new UncheckedIOException("cannot write snapshot " + target, ex);
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

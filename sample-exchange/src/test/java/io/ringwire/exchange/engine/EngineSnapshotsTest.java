@@ -109,6 +109,27 @@ class EngineSnapshotsTest
         assertEquals(1_000, snapshots.latest().orElseThrow().journalSequence());
     }
 
+    @Test
+    void aSnapshotIsWrittenByAThreadWithAnInterruptPendingAndTheInterruptStaysPending() throws IOException
+    {
+        final OrderFlow flow = flow();
+        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
+        feed(engine, flow, new UnsafeBuffer(ByteBuffer.allocateDirect(256)), 1_000);
+        engine.digest().link();
+        final EngineSnapshots snapshots = new EngineSnapshots(directory);
+        Thread.currentThread().interrupt(); // an agent's thread being closed as it writes its last snapshot
+        try
+        {
+            snapshots.write(engine.state(1_000));
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is left pending for the thread's owner");
+        }
+        finally
+        {
+            Thread.interrupted();
+        }
+        assertEquals(1_000, snapshots.latest().orElseThrow().journalSequence());
+    }
+
     private static OrderFlow flow()
     {
         return new OrderFlow(0x5A9L, 5, 1, 20, 5_000, 40, 2048);
