@@ -259,7 +259,8 @@ public final class RoleMain
             counters.sessionSendFailures() + " engineRefused=" + counters.engineBackPressured() + " engineOffersWaited=" +
             gateway.engineOffersWaited() + " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
-            " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused()));
+            " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused() +
+            " fixRepliesRefused=" + door.repliesRefused() + " fixSenderFailures=" + door.senderFailures()));
         return 0;
     }
 

@@ -326,6 +326,15 @@ public final class FixDoor implements AutoCloseable
         return sender.logoutsStale();
     }
 
+    /**
+     * @return records the sender skipped because QuickFIX/J no longer knew their member's session
+     *         (the acceptor stopped first, as the door closed): lost to the member.
+     */
+    public long recordsWithoutSession()
+    {
+        return sender.recordsWithoutSession();
+    }
+
     /** @return disconnects the full outbound ring could not take at once, sent later (the gateway's thread). */
     public long disconnectsDeferred()
     {

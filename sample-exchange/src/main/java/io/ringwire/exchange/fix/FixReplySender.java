@@ -60,6 +60,7 @@ final class FixReplySender
     private final AtomicLong disconnectsDone = new AtomicLong();
     private final AtomicLong disconnectsStale = new AtomicLong();
     private final AtomicLong logoutsStale = new AtomicLong();
+    private final AtomicLong recordsWithoutSession = new AtomicLong();
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -138,6 +139,15 @@ final class FixReplySender
         return logoutsStale.get();
     }
 
+    /**
+     * @return records skipped because QuickFIX/J no longer knows their member's session: its
+     *         acceptor stopped (the door closing) before the sender took them; lost to the member.
+     */
+    long recordsWithoutSession()
+    {
+        return recordsWithoutSession.get();
+    }
+
     private void run()
     {
         // Backs off to parking, so no CPU is taken from the spinners; a reply after a quiet spell waits
@@ -181,6 +191,7 @@ final class FixReplySender
         final Session session = Session.lookupSession(sessionId);
         if (null == session)
         {
+            recordsWithoutSession.incrementAndGet();
             return;
         }
         FixDoor.record(gatewayToDoor, readNs - buffer.getLong(index + BitUtil.SIZE_OF_INT));

@@ -2,13 +2,17 @@ package io.ringwire.exchange.fix;
 
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.node.LoopbackPorts;
+import org.HdrHistogram.Recorder;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import quickfix.FixVersions;
+import quickfix.SessionID;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -363,6 +367,32 @@ class FixDoorSenderTest
             assertEquals(1, door.senderFailures());
             // The ring frees what the sender read only after its batch.
             await(() -> door.outboundBacklog() == 0, "the ring emptied");
+        }
+    }
+
+    @Test
+    void aRecordForASessionQuickFixNoLongerKnowsIsCountedAndSkipped() throws Exception
+    {
+        // The sender alone, its member's session never registered with QuickFIX/J: what a record
+        // meets when the acceptor stopped (the door closing) before the sender took it.
+        final FixReplyRing ring = new FixReplyRing(1, new int[]{ 0 }, 1);
+        final FixReplySender sender = new FixReplySender(ring,
+            new SessionID[]{ new SessionID(FixVersions.BEGINSTRING_FIX44, "EXCH", "NOBODY") },
+            new FixOrders[]{ new FixOrders(1, 16) }, new FixExecIds(0), new AtomicIntegerArray(1), 0,
+            new Recorder(3), new Recorder(3));
+        assertTrue(ring.reply(0, 0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
+        assertTrue(ring.reply(0, 0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
+        sender.start();
+        try
+        {
+            await(() -> sender.recordsWithoutSession() == 2, "the sender to skip both records");
+            assertEquals(2, sender.recordsTaken());
+            assertEquals(0, sender.failures(), "skipped, not failed");
+            await(() -> ring.backlog() == 0, "the ring emptied");
+        }
+        finally
+        {
+            sender.stop();
         }
     }
 
