@@ -38,7 +38,7 @@ final class ChannelKeys
     static ConnectionManagerConfig forSubscription(final MessagingContext context, final ChannelUri channel)
     {
         return context.connectionManagerConfig().withAccess(identity(context, channel),
-            accepted(context, channel, ACCEPT));
+            accepted(context, channel, ACCEPT, PEER));
     }
 
     /**
@@ -50,7 +50,7 @@ final class ChannelKeys
     static ConnectionManagerConfig forPublication(final MessagingContext context, final ChannelUri channel)
     {
         return context.connectionManagerConfig().withAccess(identity(context, channel),
-            accepted(context, channel, PEER));
+            accepted(context, channel, PEER, ACCEPT));
     }
 
     private static Identity identity(final MessagingContext context, final ChannelUri channel)
@@ -77,13 +77,26 @@ final class ChannelKeys
             "identity the context holds; it holds " + names(identities));
     }
 
+    /**
+     * @param parameter the one this end reads.
+     * @param other     the other end's: on its own it means a restriction this end would not make
+     *                  (a subscription written with peer= would take every trusted key), so it is
+     *                  refused; beside this end's own (one channel written for both ends) it is the
+     *                  other end's business.
+     */
     private static List<PeerKey> accepted(final MessagingContext context, final ChannelUri channel,
-        final String parameter)
+        final String parameter, final String other)
     {
         final List<PeerKey> trusted = context.trusted();
         final String named = channel.get(parameter);
         if (null == named)
         {
+            if (null != channel.get(other))
+            {
+                throw new IllegalArgumentException("channel '" + channel + "': " + other + "= names whom the other " +
+                    "end accepts, and this end reads " + parameter + "=: name the identities it accepts with " +
+                    parameter + "=NAME,...");
+            }
             return trusted;
         }
         final List<PeerKey> accepted = new ArrayList<>();

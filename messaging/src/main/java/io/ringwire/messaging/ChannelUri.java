@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
  * A channel, as a URI in Aeron's style: {@code ringwire:<provider>?endpoint=host:port|key=value...}.
@@ -24,7 +25,11 @@ import java.util.Map;
  * {@code max-publications=n} how many it takes at once in all (default: the context's);
  * a publication's: {@code slow-timeout=ms} how long one subscriber may hold it back (more than three
  * quarters of its ring unread, or no room for a frame, reading less than a ring meanwhile) before
- * it is disconnected as a slow consumer (absent: every live subscriber is waited for, however slow).
+ * it is disconnected as a slow consumer (absent: every live subscriber is waited for, however slow),
+ * {@code session-id=n} the session id it connects under, kept across its reconnects (absent: a random
+ * one, new whenever it connects with no subscriber left, as Aeron's). A subscriber never trusts a
+ * session id for who sent a frame: any publisher may name any one (the identity its key proved is
+ * what a subscriber asks the image for).
  *
  * <p>Immutable; any thread.
  */
@@ -33,9 +38,10 @@ public final class ChannelUri
     private static final String PREFIX = "ringwire:";
     private static final String SLOW_TIMEOUT = "slow-timeout";
     private static final String MAX_PUBLICATIONS = "max-publications";
+    private static final String SESSION_ID = "session-id";
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs", "auto");
     private static final List<String> KEYS = List.of("endpoint", "interface", "ring", "identity", "accept", "peer",
-        "max-ring", "max-per-identity", "max-publications", "slow-timeout");
+        "max-ring", "max-per-identity", "max-publications", "slow-timeout", "session-id");
 
     private final String provider;
     private final List<InetSocketAddress> endpoints;
@@ -126,6 +132,10 @@ public final class ChannelUri
             {
                 slowTimeout(parameters.get(SLOW_TIMEOUT));
             }
+            if (parameters.containsKey(SESSION_ID))
+            {
+                sessionIdOf(parameters.get(SESSION_ID));
+            }
         }
         catch (final IllegalArgumentException ex)
         {
@@ -212,6 +222,28 @@ public final class ChannelUri
     private static int slowTimeout(final String value)
     {
         return Settings.parseInt(SLOW_TIMEOUT, value, 1, 3_600_000, "1 to 3600000 (milliseconds)");
+    }
+
+    /**
+     * @return the channel's {@code session-id=} (checked when parsed), or empty where it has none.
+     */
+    public OptionalInt sessionId()
+    {
+        final String id = parameters.get(SESSION_ID);
+        return null == id ? OptionalInt.empty() : OptionalInt.of(sessionIdOf(id));
+    }
+
+    private static int sessionIdOf(final String value)
+    {
+        try
+        {
+            return Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(SESSION_ID + "=" + value + " is not a 32-bit integer (" +
+                Integer.MIN_VALUE + " to " + Integer.MAX_VALUE + ")", ex);
+        }
     }
 
     /**

@@ -136,7 +136,7 @@ public final class Publication implements AutoCloseable
             this.counters = created = PublicationCounters.create(context, channel, streamId, device.counters());
             this.destinations = new PublicationDestinations(context, ChannelKeys.forPublication(context, channel),
                 endpoints, device, domain, completionQueue, counters, streamId, capacity, staging.buffer(),
-                this::onConnectionChange);
+                channel.sessionId(), this::onConnectionChange);
             this.destinationArray = destinations.all;
             this.credit = new PublicationCredit(destinations, completionQueue, destinations.completionHandler, capacity,
                 memoryLog);

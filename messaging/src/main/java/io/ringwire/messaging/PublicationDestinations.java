@@ -17,6 +17,7 @@ import org.agrona.concurrent.AtomicBuffer;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -66,7 +67,9 @@ final class PublicationDestinations implements AutoCloseable
     private final int ringCapacity;
     /** The publication's staging buffer: where a memory log's unread frames wait to be written again. */
     private final AtomicBuffer staging;
-    private int sessionId = ThreadLocalRandom.current().nextInt();
+    private int sessionId;
+    /** The channel named the session id ({@code session-id=}): it is kept when a new session starts. */
+    private final boolean fixedSessionId;
     private int connectedCount;
     /** Successful connections over the publication's life (more than one: it reconnected). */
     private long connections;
@@ -85,14 +88,17 @@ final class PublicationDestinations implements AutoCloseable
      * @param streamId           the stream.
      * @param ringCapacity       the ring the publication writes with.
      * @param staging            the publication's staging buffer, as large as the ring.
+     * @param sessionId          the channel's session id, kept for every session; empty: random.
      * @param onConnectionChange run after each connection and disconnection.
      */
     PublicationDestinations(final MessagingContext context, final ConnectionManagerConfig keys,
         final List<InetSocketAddress> endpoints,
         final Device device, final ProtectionDomain domain, final CompletionQueue completionQueue,
         final PublicationCounters counters, final int streamId, final int ringCapacity, final AtomicBuffer staging,
-        final Runnable onConnectionChange)
+        final OptionalInt sessionId, final Runnable onConnectionChange)
     {
+        this.fixedSessionId = sessionId.isPresent();
+        this.sessionId = sessionId.orElseGet(() -> ThreadLocalRandom.current().nextInt());
         this.staging = staging;
         this.context = context;
         this.keys = keys;
@@ -259,7 +265,7 @@ final class PublicationDestinations implements AutoCloseable
             {
                 continue;
             }
-            if (connectedCount == 0 && !anyConnecting())
+            if (connectedCount == 0 && !anyConnecting() && !fixedSessionId)
             {
                 // Nobody saw the old session: start a new one, as Aeron does for a new publication.
                 sessionId = ThreadLocalRandom.current().nextInt();

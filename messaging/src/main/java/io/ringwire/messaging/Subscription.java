@@ -89,6 +89,11 @@ public final class Subscription implements AutoCloseable
         {
             throw new IllegalArgumentException("a subscription listens on exactly one endpoint: " + channel);
         }
+        if (channel.sessionId().isPresent())
+        {
+            throw new IllegalArgumentException("channel '" + channel + "': session-id= is the session a publication " +
+                "connects under; a subscription takes every session its accept= identities open");
+        }
         this.context = context;
         this.channel = channel;
         this.streamId = streamId;

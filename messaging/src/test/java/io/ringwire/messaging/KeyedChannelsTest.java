@@ -161,4 +161,61 @@ class KeyedChannelsTest
         assertTrue(unknown.getMessage().contains("peer names 'nobody'"), unknown.getMessage());
         assertNotNull(ChannelKeys.forPublication(two, ChannelUri.parse(channel("shm", 0, "|identity=engine|peer=member-1"))));
     }
+
+    @Test
+    void aChannelNamingOnlyTheOtherEndsIdentitiesIsRefusedAndOneNamingBothIsReadByEachEnd()
+    {
+        final MessagingContext two = context(directory, context -> context.identity(ENGINE).identity(GATEWAY)
+            .trust(List.of(MEMBER.peerKey())));
+        // On its own, the other end's parameter would leave this end taking every trusted key.
+        final IllegalArgumentException subscription = assertThrows(IllegalArgumentException.class,
+            () -> ChannelKeys.forSubscription(two, ChannelUri.parse(channel("shm", 0, "|identity=engine|peer=member-1"))));
+        assertTrue(subscription.getMessage().contains("this end reads accept="), subscription.getMessage());
+        final IllegalArgumentException publication = assertThrows(IllegalArgumentException.class,
+            () -> ChannelKeys.forPublication(two, ChannelUri.parse(channel("shm", 0, "|identity=engine|accept=member-1"))));
+        assertTrue(publication.getMessage().contains("this end reads peer="), publication.getMessage());
+        final String both = channel("shm", 0, "|identity=engine|accept=member-1|peer=member-1");
+        assertEquals(java.util.Set.of("member-1"), ChannelKeys.forSubscription(two, ChannelUri.parse(both)).trusted()
+            .keySet());
+        assertNotNull(ChannelKeys.forPublication(two, ChannelUri.parse(both)));
+    }
+
+    @Test
+    void aSessionIdIsAPublicationsToNameAndAWholeNumber()
+    {
+        assertEquals(-7, ChannelUri.parse(channel("shm", 0, "|session-id=-7")).sessionId().orElseThrow());
+        assertTrue(ChannelUri.parse(channel("shm", 0, "")).sessionId().isEmpty());
+        final IllegalArgumentException notANumber = assertThrows(IllegalArgumentException.class,
+            () -> ChannelUri.parse(channel("shm", 0, "|session-id=seven")));
+        assertTrue(notANumber.getMessage().contains("session-id=seven is not a 32-bit integer"), notANumber.getMessage());
+        final IllegalArgumentException onASubscription = assertThrows(IllegalArgumentException.class,
+            () -> Subscription.open(engineSide(), channel("shm", 0, "|session-id=7"), STREAM));
+        assertTrue(onASubscription.getMessage().contains("session-id= is the session a publication connects under"),
+            onASubscription.getMessage());
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aPublicationConnectsUnderTheSessionIdItsChannelNamesAndKeepsItWhenItConnectsAgain(final String provider)
+    {
+        try (Subscription subscription = Subscription.open(engineSide(), channel(provider, 0, ""), STREAM);
+             Publication gateway = Publication.open(side(GATEWAY),
+                 channel(provider, subscription.endpoint().getPort(), "|session-id=" + Integer.MIN_VALUE), STREAM))
+        {
+            final List<Integer> sessions = new ArrayList<>();
+            subscription.availableImageHandler(sessions::add);
+            final Runnable duty = () ->
+            {
+                subscription.poll((buffer, offset, length, header) -> { }, 10);
+                gateway.doWork();
+            };
+            await(() -> gateway.isConnected() && sessions.size() == 1, WAIT, "the gateway connected", duty);
+            assertEquals(List.of(Integer.MIN_VALUE), sessions);
+            assertEquals(Integer.MIN_VALUE, gateway.sessionId());
+            // Its only subscriber gone, it starts a new session when it connects again: under the same id.
+            assertTrue(subscription.closeImage(Integer.MIN_VALUE));
+            await(() -> sessions.size() == 2 && gateway.isConnected(), WAIT, "the gateway connected again", duty);
+            assertEquals(List.of(Integer.MIN_VALUE, Integer.MIN_VALUE), sessions);
+        }
+    }
 }

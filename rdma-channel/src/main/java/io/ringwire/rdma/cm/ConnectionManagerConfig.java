@@ -185,6 +185,13 @@ public final class ConnectionManagerConfig
     public ConnectionManagerConfig withAccess(final Identity endpointIdentity, final Collection<PeerKey> accepted)
     {
         checkConcluded();
+        if (accepted.isEmpty())
+        {
+            // Concluding with no keys would fall back to the trust files: an endpoint meant to take
+            // nobody would take everyone they name.
+            throw new IllegalArgumentException("an endpoint accepts at least one key; none given for " +
+                endpointIdentity.name());
+        }
         return new ConnectionManagerConfig()
             .protocolVersion(protocolVersionValue)
             .timeoutMs(timeoutMsValue)

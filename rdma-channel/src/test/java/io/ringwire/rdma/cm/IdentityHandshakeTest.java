@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -142,5 +143,14 @@ class IdentityHandshakeTest
             assertEquals(RejectReason.UNKNOWN_IDENTITY,
                 assertInstanceOf(ConnectionRejectedException.class, failure).reason());
         }
+    }
+
+    @Test
+    void narrowingAnEndpointToNoKeysIsRefusedRatherThanLeftToTheTrustFiles()
+    {
+        final ConnectionManagerConfig wide = config(ENGINE, GATEWAY, MEMBER);
+        final IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+            () -> wide.withAccess(ENGINE, List.of()));
+        assertTrue(none.getMessage().contains("accepts at least one key"), none.getMessage());
     }
 }
