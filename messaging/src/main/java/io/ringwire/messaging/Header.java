@@ -18,6 +18,12 @@ public final class Header
      * the salt's complement; else 0.
      */
     private long positionWordMask;
+    /**
+     * The image's, not the frame's: the frame's field lies in memory its publisher may write again
+     * after the frame was checked, and a subscriber attributes bytes by session.
+     */
+    private int sessionId;
+    private int streamId;
 
     /**
      * @param memoryLog         whether the buffer is a memory log (its position words hold the
@@ -29,6 +35,8 @@ public final class Header
         this.buffer = buffer;
         this.frameOffset = frameOffset;
         this.positionWordMask = memoryLog ? ~logSalt(sessionStreamWord) : 0L;
+        this.sessionId = (int)sessionStreamWord;
+        this.streamId = (int)(sessionStreamWord >>> 32);
     }
 
     /** Moves to another frame of the buffer already wrapped. */
@@ -37,16 +45,16 @@ public final class Header
         this.frameOffset = frameOffset;
     }
 
-    /** @return the frame's session id (one per publication connection). */
+    /** @return the frame's session id (one per publication connection): its image's, which the frame was checked to carry. */
     public int sessionId()
     {
-        return buffer.getInt(frameOffset + SESSION_ID_OFFSET, ORDER);
+        return sessionId;
     }
 
-    /** @return the stream id. */
+    /** @return the stream id: its image's, which the frame was checked to carry. */
     public int streamId()
     {
-        return buffer.getInt(frameOffset + STREAM_ID_OFFSET, ORDER);
+        return streamId;
     }
 
     /** @return the stream position of this frame's start. */

@@ -70,6 +70,9 @@ final class ImageAdmission
     private final ArrayList<Handshake> handshakes = new ArrayList<>();
     /** An image became available before its handshake ended: its queue pair waits for RTS. */
     private boolean establishDue;
+    /** Session ids refused at admission: from {@link #reservedFirst}, {@link #reservedCount} of them. */
+    private int reservedFirst;
+    private long reservedCount;
 
     /**
      * @param imagesByQueuePair the subscription's images by queue pair number: each new one is put here.
@@ -97,6 +100,13 @@ final class ImageAdmission
         this.imagesByQueuePair = imagesByQueuePair;
         this.makeAvailable = makeAvailable;
         this.closeImage = closeImage;
+    }
+
+    /** Refuses publications whose session id is one of {@code count} from {@code first} (wrapping). */
+    void reserveSessionIds(final int first, final int count)
+    {
+        reservedFirst = first;
+        reservedCount = count;
     }
 
     /**
@@ -147,7 +157,8 @@ final class ImageAdmission
     /**
      * @return why this subscription refuses a publication with this setup (another stream, no room
      *         for another image, a ring above its largest or a credit region it cannot use, a
-     *         session id in use, its identity at its number of publications), or null to take it.
+     *         session id reserved or in use, its identity at its number of publications), or null to
+     *         take it.
      */
     private String refusal(final SessionSetup setup, final PendingConnection pending, final int availableImages)
     {
@@ -174,6 +185,12 @@ final class ImageAdmission
             counters.setupsRefused.incrementRelease();
             return "ring of " + capacity + " bytes is above this subscription's largest, " + maxRing + " (the " +
                 "subscriber decides: its channel's max-ring= or " + MessagingContext.MAX_RING_PROP + ")";
+        }
+        if (((setup.sessionId() - reservedFirst) & 0xFFFF_FFFFL) < reservedCount)
+        {
+            counters.setupsRefused.incrementRelease();
+            return "session id " + setup.sessionId() + " is reserved here (the application's own sessions): a " +
+                "publication that names its session id (session-id=) must name another";
         }
         final String identity = pending.peerIdentity().name();
         int sameIdentity = 0;

@@ -205,6 +205,26 @@ public final class Subscription implements AutoCloseable
     }
 
     /**
+     * Refuses, when they connect, publications whose session id is one of {@code count} from
+     * {@code first}: ids the application gives sessions of its own that do not come through this
+     * subscription (a publication may name any session id, {@code session-id=}). Call before the
+     * first poll; polling thread.
+     *
+     * @param first the first reserved id.
+     * @param count how many, from it (wrapping past {@link Integer#MAX_VALUE}); 0 reserves none.
+     * @return this.
+     */
+    public Subscription reserveSessionIds(final int first, final int count)
+    {
+        if (count < 0)
+        {
+            throw new IllegalArgumentException("a count of reserved session ids is not negative: " + count);
+        }
+        admission.reserveSessionIds(first, count);
+        return this;
+    }
+
+    /**
      * @param handler told the session id of each new image. Polling thread.
      * @return this.
      */

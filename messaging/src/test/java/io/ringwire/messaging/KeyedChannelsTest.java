@@ -218,4 +218,60 @@ class KeyedChannelsTest
             assertEquals(List.of(Integer.MIN_VALUE, Integer.MIN_VALUE), sessions);
         }
     }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aSubscriptionRefusesAPublicationNamingASessionIdItReservesAndTakesOneNamingAnother(final String provider)
+    {
+        // Four ids from MAX_VALUE - 1, wrapping: MAX_VALUE - 1, MAX_VALUE, MIN_VALUE, MIN_VALUE + 1.
+        try (Subscription subscription = Subscription.open(engineSide(), channel(provider, 0, ""), STREAM)
+            .reserveSessionIds(Integer.MAX_VALUE - 1, 4);
+             Publication reserved = Publication.open(side(GATEWAY),
+                 channel(provider, subscription.endpoint().getPort(), "|session-id=" + (Integer.MIN_VALUE + 1)), STREAM);
+             Publication free = Publication.open(side(GATEWAY),
+                 channel(provider, subscription.endpoint().getPort(), "|session-id=" + (Integer.MIN_VALUE + 2)), STREAM))
+        {
+            await(() -> free.isConnected() && subscription.imageCount() == 1 && null != reserved.lastConnectionError(), WAIT,
+                "the free id connected and the reserved one refused", () ->
+                {
+                    subscription.poll((buffer, offset, length, header) -> { }, 10);
+                    reserved.doWork();
+                    free.doWork();
+                });
+            assertFalse(reserved.isConnected());
+            assertTrue(reserved.lastConnectionError().contains("session id " + (Integer.MIN_VALUE + 1) + " is reserved"),
+                reserved.lastConnectionError());
+            assertEquals(1, subscription.imageCount());
+        }
+        assertThrows(IllegalArgumentException.class,
+            () -> Subscription.open(engineSide(), channel("shm", 0, ""), STREAM).reserveSessionIds(0, -1));
+    }
+
+    @Test
+    void aFragmentsSessionIsItsImagesEvenWhenItsPublisherWritesTheFrameAgainAfterItWasChecked()
+    {
+        try (Subscription subscription = Subscription.open(engineSide(), channel("shm", 0, ""), STREAM);
+             Publication gateway = Publication.open(side(GATEWAY),
+                 channel("shm", subscription.endpoint().getPort(), "|session-id=77"), STREAM))
+        {
+            await(gateway::isConnected, WAIT, "connected", () ->
+            {
+                subscription.poll((buffer, offset, length, header) -> { }, 10);
+                gateway.doWork();
+            });
+            final org.agrona.concurrent.UnsafeBuffer message = new org.agrona.concurrent.UnsafeBuffer(new byte[8]);
+            await(() -> gateway.offer(message, 0, 8) > 0, WAIT, "offered", gateway::doWork);
+            final List<Integer> seen = new ArrayList<>();
+            await(() -> !seen.isEmpty(), WAIT, "delivered", () -> subscription.poll((buffer, offset, length, header) ->
+            {
+                // What a publisher writing its mapped ring again could do once the frame was checked.
+                ((org.agrona.MutableDirectBuffer)buffer).putInt(offset - io.ringwire.messaging.protocol.FrameDescriptor
+                    .HEADER_LENGTH + io.ringwire.messaging.protocol.FrameDescriptor.SESSION_ID_OFFSET, 78,
+                    java.nio.ByteOrder.LITTLE_ENDIAN);
+                seen.add(header.sessionId());
+                seen.add(header.streamId());
+            }, 10));
+            assertEquals(List.of(77, STREAM), seen);
+        }
+    }
 }
