@@ -100,6 +100,12 @@ public final class GatewayNode implements Agent, AutoCloseable
                 ExchangeLayout.ORDERS_STREAM));
             orders.unavailableImageHandler(lostImages::addInt);
             orders.availableImageHandler(this::onImageAvailable);
+            if (null != door)
+            {
+                // The door's sessions are the gateway's transports too: a network publication naming
+                // one of their ids (any publication may name its own) would otherwise speak for a FIX member.
+                orders.reserveSessionIds(FixDoor.FIRST_TRANSPORT, FixDoor.MAX_SESSIONS);
+            }
             reports = open(opened, Subscription.open(context, layout.gatewayReportsSubscription(),
                 ExchangeLayout.REPORTS_STREAM));
             // The engine is the requests' only way on: while it is away (restarting, reconnecting)
@@ -170,11 +176,7 @@ public final class GatewayNode implements Agent, AutoCloseable
         {
             for (int i = 0; i < lostImages.size(); i++)
             {
-                final int image = lostImages.getInt(i);
-                if (null == door || !FixDoor.isDoorTransport(image)) // a refused one in the door's block
-                {
-                    gateway.onTransportLost(image, nowNs);
-                }
+                gateway.onTransportLost(lostImages.getInt(i), nowNs);
             }
             lostImages.clear();
             work++;
@@ -244,13 +246,6 @@ public final class GatewayNode implements Agent, AutoCloseable
 
     private void onImageAvailable(final int transportSession)
     {
-        if (null != door && FixDoor.isDoorTransport(transportSession))
-        {
-            // Session ids are random: the rare one in the door's block is refused, and its publisher
-            // reconnects under another.
-            toDisconnect.addInt(transportSession);
-            return;
-        }
         gateway.onTransportAvailable(transportSession, orders.imageIdentity(transportSession), System.nanoTime());
     }
 
