@@ -106,10 +106,13 @@ final class Image implements AutoCloseable
      */
     boolean unreadAbandoned;
     /**
-     * True while {@link #pollLog} reads: its position is then not yet where the handler has read up
-     * to, so a close from inside the handler leaves no closed mark (frames would be read twice).
+     * True while a read has a handler on the stack ({@link #pollLog}, {@link #onFrame}): a close
+     * from inside the handler is finished by that read once the handler returns, with the ring still
+     * mapped until then and the position (and a memory log's closed mark) past the frame handled.
      */
     private boolean polling;
+    /** Closed from inside its handler: the read that called the handler releases it once it returns. */
+    private boolean releaseDeferred;
     /**
      * A memory log's message in progress: whether the last data frame read was not its message's
      * last fragment, and where that message's first fragment starts. Its close marks that start,
@@ -219,10 +222,27 @@ final class Image implements AutoCloseable
             if (type == TYPE_DATA)
             {
                 header.frameOffset(offset);
-                handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
+                polling = true;
+                try
+                {
+                    handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
+                }
+                finally
+                {
+                    polling = false;
+                    if (releaseDeferred)
+                    {
+                        position += alignedLength(frameLength); // delivered: its handler closed the image
+                        releaseAfterHandler();
+                    }
+                }
                 tallies.fragments++;
                 tallies.messages += (flags & END_FLAG) >>> 6; // an unfragmented message or a last fragment
                 tallies.bytes += payloadLength;
+                if (closed)
+                {
+                    return VALID; // its handler closed it: nothing more is posted or credited
+                }
             }
             else if (type == TYPE_HEARTBEAT)
             {
@@ -331,6 +351,10 @@ final class Image implements AutoCloseable
                         inMessage = partial;
                         messageStart = start;
                         polling = false;
+                        if (releaseDeferred)
+                        {
+                            releaseAfterHandler();
+                        }
                         throw ex;
                     }
                     tallies.fragments++;
@@ -345,11 +369,19 @@ final class Image implements AutoCloseable
             position = log.consume(position, frameLength);
             framesReceived++;
             read++;
+            if (closed)
+            {
+                break; // its handler closed it
+            }
         }
         polling = false;
         inMessage = partial;
         messageStart = start;
         this.position = position;
+        if (releaseDeferred)
+        {
+            releaseAfterHandler();
+        }
         if (read > 0 && (creditOwed || position - creditSentPosition >= creditInterval))
         {
             sendCredit(nowNs, counters);
@@ -528,12 +560,33 @@ final class Image implements AutoCloseable
         if (!closed)
         {
             closed = true; // its memory is unmapped on close: a second close must not touch it
-            if (memoryLog && joined && !unreadAbandoned && !polling && !draining)
+            if (polling)
             {
-                markClosed();
+                releaseDeferred = true; // the read that called the handler still holds the ring
+                return;
             }
-            CloseHelper.quietCloseAll(queuePair, ring, creditSource, join);
+            release();
         }
+    }
+
+    private void release()
+    {
+        if (memoryLog && joined && !unreadAbandoned && !draining)
+        {
+            markClosed();
+        }
+        CloseHelper.quietCloseAll(queuePair, ring, creditSource, join);
+    }
+
+    /**
+     * Ends a read whose handler closed this image: the frame it handled counts as read (its position
+     * is where the read stopped), then what close left is released.
+     */
+    private void releaseAfterHandler()
+    {
+        polling = false;
+        releaseDeferred = false;
+        release();
     }
 
     /**

@@ -82,6 +82,13 @@ public final class Subscription implements AutoCloseable
     /** Which image a memory log's poll reads first. */
     private int logRotation;
     private boolean closed;
+    /**
+     * True while {@link #poll} runs: a close from inside one of its handlers (a fragment's, an
+     * image's) leaves the release of the images, rings and device to the poll's end, as the poll
+     * is still reading them.
+     */
+    private boolean polling;
+    private boolean closeDeferred;
 
     private Subscription(final MessagingContext context, final ChannelUri channel, final int streamId)
     {
@@ -258,20 +265,37 @@ public final class Subscription implements AutoCloseable
         {
             return 0;
         }
-        handler = fragmentHandler;
-        polledSinceDuty = true;
-        int handled = memoryLog ? pollLogs(fragmentHandler, fragmentLimit) :
-            completionQueue.poll(completionHandler, fragmentLimit);
-        if (admission.isEstablishDue())
+        polling = true;
+        try
         {
-            handled += admission.establishConnections(nowNs);
+            handler = fragmentHandler;
+            polledSinceDuty = true;
+            int handled = memoryLog ? pollLogs(fragmentHandler, fragmentLimit) :
+                completionQueue.poll(completionHandler, fragmentLimit);
+            if (closed)
+            {
+                return handled;
+            }
+            if (admission.isEstablishDue())
+            {
+                handled += admission.establishConnections(nowNs);
+            }
+            if (++pollsSinceDuty >= DUTY_POLL_INTERVAL)
+            {
+                pollsSinceDuty = 0;
+                return handled + doWork();
+            }
+            return handled;
         }
-        if (++pollsSinceDuty >= DUTY_POLL_INTERVAL)
+        finally
         {
-            pollsSinceDuty = 0;
-            return handled + doWork();
+            polling = false;
+            if (closeDeferred)
+            {
+                closeDeferred = false;
+                release();
+            }
         }
-        return handled;
     }
 
     /**
@@ -297,7 +321,7 @@ public final class Subscription implements AutoCloseable
         else if (count > 1)
         {
             final int start = ++logRotation >= count ? (logRotation = 0) : logRotation;
-            for (int i = start, polled = 0; polled < count && handled < fragmentLimit; polled++)
+            for (int i = start, polled = 0; polled < count && handled < fragmentLimit && !closed; polled++)
             {
                 final int read = pollLog(current[i], fragmentHandler, fragmentLimit - handled);
                 if (read < 0)
@@ -348,6 +372,10 @@ public final class Subscription implements AutoCloseable
     private void onCompletion(final long workRequestId, final int opcode, final int status, final int byteLength,
         final int immediate, final int queuePairNumber)
     {
+        if (closed)
+        {
+            return; // a handler closed the subscription in this poll: the rest of its completions go with it
+        }
         Image image = lastImage;
         if (null == image || image.queuePairNumber != queuePairNumber)
         {
@@ -579,6 +607,24 @@ public final class Subscription implements AutoCloseable
             return;
         }
         closed = true;
+        if (polling)
+        {
+            // From inside a handler: every read stops now (the image whose handler is on the stack
+            // finishes its close once that returns); the rest waits for the poll's end.
+            for (final Image image : images)
+            {
+                image.close();
+            }
+            images = new Image[0];
+            lastImage = null;
+            closeDeferred = true;
+            return;
+        }
+        release();
+    }
+
+    private void release()
+    {
         admission.abandonHandshakes();
         for (final Image image : images)
         {

@@ -1,0 +1,113 @@
+package io.ringwire.messaging;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.ringwire.messaging.PubSubTestSupport.await;
+import static io.ringwire.messaging.PubSubTestSupport.channel;
+import static io.ringwire.messaging.PubSubTestSupport.context;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A fragment handler may close what it reads from: the subscription (a shutdown message), or its
+ * own image (a peer it evicts). The poll on the stack stops after the frame handled and releases
+ * the rings once the handler returned (on shm they are unmapped: a read after that would crash the
+ * process), and the frames after it are not handed over.
+ */
+class CloseFromHandlerTest
+{
+    private static final int STREAM = 43;
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final int MESSAGES = 8;
+
+    @TempDir
+    Path directory;
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aHandlerThatClosesTheSubscriptionEndsThePollAfterItsFrame(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            connectAndFill(subscription, publication);
+            final List<Long> seen = new ArrayList<>();
+            final int handled = pollUntilFirst(subscription, (buffer, offset, length, header) ->
+            {
+                seen.add(buffer.getLong(offset));
+                subscription.close();
+            }, seen);
+            assertEquals(List.of(0L), seen, "the frames after the closing one are not handed over");
+            assertTrue(handled >= 1, "the frame handled counts: " + handled);
+            assertEquals(0, subscription.poll((buffer, offset, length, header) -> seen.add(-1L), MESSAGES));
+            assertEquals(List.of(0L), seen);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aHandlerThatEvictsItsImageEndsItsReadAfterItsFrameAndTheSubscriptionGoesOn(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            connectAndFill(subscription, publication);
+            final List<Long> seen = new ArrayList<>();
+            pollUntilFirst(subscription, (buffer, offset, length, header) ->
+            {
+                seen.add(buffer.getLong(offset));
+                assertTrue(subscription.closeImage(header.sessionId()));
+            }, seen);
+            assertEquals(List.of(0L), seen, "the evicted image's later frames are not handed over");
+            assertEquals(0, subscription.imageCount());
+            assertEquals(1, subscription.counters().imagesEvicted.get());
+            // The subscription goes on: the publication connects again under a new image.
+            await(() -> subscription.imageCount() == 1, WAIT, "the publication connected again", () ->
+            {
+                subscription.poll((buffer, offset, length, header) -> { }, MESSAGES);
+                publication.doWork();
+            });
+        }
+    }
+
+    private static void connectAndFill(final Subscription subscription, final Publication publication)
+    {
+        await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
+        {
+            subscription.poll((buffer, offset, length, header) -> { }, 1);
+            publication.doWork();
+        });
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[32]);
+        for (long i = 0; i < MESSAGES; i++)
+        {
+            message.putLong(0, i);
+            final long value = i;
+            await(() -> publication.offer(message, 0, message.capacity()) > 0, WAIT, "message " + value + " offered",
+                publication::doWork);
+        }
+    }
+
+    /** Polls, with nothing handed over before, until the handler has seen a frame. */
+    private static int pollUntilFirst(final Subscription subscription, final FragmentHandler handler, final List<Long> seen)
+    {
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        int handled = 0;
+        while (seen.isEmpty() && System.nanoTime() < deadline)
+        {
+            handled = subscription.poll(handler, MESSAGES);
+        }
+        return handled;
+    }
+}
