@@ -255,6 +255,12 @@ final class PublicationDestination implements AutoCloseable
         return unreadDropped;
     }
 
+    /** @return the credit region its subscriber writes into (tests write what a subscriber could). */
+    AtomicBuffer creditBuffer()
+    {
+        return creditBuffer;
+    }
+
     /**
      * Before the queue pair to a memory log is let go for a new connection: where its image wrote
      * its closed mark for the connection let go (see {@link CreditLayout}) with frames unread before
@@ -291,8 +297,11 @@ final class PublicationDestination implements AutoCloseable
         // ring still holds it whole. A start the ring no longer holds (an image that credited past
         // it) leaves the resend from where it stopped, that message's later fragments then lost to
         // the next image's assembler.
-        final long closedAt = messageStart <= readTo && position - messageStart <= capacity ? messageStart : readTo;
-        if (closedAt >= position || position - closedAt > capacity ||
+        // The subscriber wrote both: each must be a stream position (never negative) in the ring's
+        // reach behind this one, compared without a subtraction that could overflow.
+        final long closedAt = messageStart >= 0 && messageStart <= readTo && messageStart >= position - capacity ?
+            messageStart : readTo;
+        if (closedAt < 0 || closedAt >= position || closedAt < position - capacity ||
             (closedAt & (FrameDescriptor.LINE_ALIGNMENT - 1)) != 0)
         {
             return;

@@ -369,6 +369,49 @@ class MemoryLogResendTest
         }
     }
 
+    @Test
+    void closePositionsASubscriberWroteOutOfTheRingsReachAreIgnoredAndThePublicationGoesOn()
+    {
+        final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(20));
+        final Subscription first = Subscription.open(context, channel("shm", 0) + SMALL_RING, STREAM);
+        final int port = first.endpoint().getPort();
+        try (Publication publication = Publication.open(context, channel("shm", port) + SMALL_RING, STREAM))
+        {
+            // Past twice the ring: a length taken from a wrapped difference would overrun it.
+            connectSendAndRead(first, publication, 1_000, 1_000);
+            first.close();
+            // What a subscriber could write beside its closed mark: a position whose distance from the
+            // publication's overflows a long.
+            final org.agrona.concurrent.AtomicBuffer credit = publication.destinations()[0].creditBuffer();
+            credit.putLong(io.ringwire.messaging.protocol.CreditLayout.CLOSED_POSITION_OFFSET, Long.MIN_VALUE);
+            credit.putLong(io.ringwire.messaging.protocol.CreditLayout.CLOSED_MESSAGE_START_OFFSET, Long.MIN_VALUE);
+            try (Subscription second = Subscription.open(context, channel("shm", port) + SMALL_RING, STREAM))
+            {
+                // Its next connection is where a publication takes what the closed image left unread.
+                await(() -> publication.isConnected() && second.imageCount() == 1, WAIT, "connected again", () ->
+                {
+                    second.poll(recorder, 10);
+                    publication.doWork();
+                });
+                for (long sequence = 1_001; sequence <= 1_100; sequence++)
+                {
+                    send(publication, sequence, second);
+                }
+                await(() -> delivered.size() >= 1_100, WAIT, "the messages after the close", () ->
+                {
+                    second.poll(recorder, 10);
+                    publication.doWork();
+                });
+                assertEquals(LongStream.rangeClosed(1_001, 1_100).boxed().toList(), delivered.subList(1_000, 1_100));
+                assertEquals(0, publication.counters().framesResent.get(), "nothing taken from the forged positions");
+            }
+        }
+        finally
+        {
+            first.close();
+        }
+    }
+
     /** Reads on a while, so that a message delivered twice after the last one expected shows. */
     private void readOnFor(final Subscription subscription, final Publication publication)
     {
