@@ -66,7 +66,7 @@ final class PublicationCredit
     /** Reads the connected subscribers' credit again; with none connected, nothing is admitted. */
     void refresh(final long position)
     {
-        final long slowest = destinations.slowestConsumedPosition();
+        final long slowest = destinations.slowestConsumedPosition(position);
         limitPosition = slowest == Long.MAX_VALUE ? position : slowest + capacity;
         receiveHeadroom = destinations.receiveHeadroom();
     }

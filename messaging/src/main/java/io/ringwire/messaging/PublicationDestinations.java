@@ -154,13 +154,19 @@ final class PublicationDestinations implements AutoCloseable
         return sessionId;
     }
 
-    /** @return the slowest connected subscriber's consumed position, or Long.MAX_VALUE with none connected. */
-    long slowestConsumedPosition()
+    /**
+     * @param position the publication's position: a subscriber's counts as at most that.
+     * @return the slowest connected subscriber's consumed position, or Long.MAX_VALUE with none connected.
+     */
+    long slowestConsumedPosition(final long position)
     {
         long slowest = Long.MAX_VALUE;
         for (final PublicationDestination destination : all)
         {
-            slowest = destination.connected ? Math.min(slowest, destination.consumedPosition()) : slowest;
+            // A subscriber writes its position: one past what was published (none honest is) would
+            // read as no subscriber at all, or overflow the limit, so it counts as all read.
+            slowest = destination.connected ? Math.min(slowest, Math.min(destination.consumedPosition(), position)) :
+                slowest;
         }
         return slowest;
     }
@@ -443,7 +449,9 @@ final class PublicationDestinations implements AutoCloseable
 
     private boolean holdsBack(final PublicationDestination destination, final long position, final long consumed)
     {
-        return position - consumed > ringCapacity - (ringCapacity >> 2) ||
+        // Compared without subtracting the position the subscriber wrote: one far behind (however
+        // far: Long.MIN_VALUE) holds back, and must not overflow into looking ahead.
+        return consumed < position - (ringCapacity - (ringCapacity >> 2)) ||
             (!memoryLog && (destination.receiveHeadroom() <= 0 ||
             !destination.queuePair.canPostSends(1, FrameDescriptor.HEADER_LENGTH)));
     }

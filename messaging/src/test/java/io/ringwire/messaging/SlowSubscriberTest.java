@@ -64,6 +64,38 @@ class SlowSubscriberTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aSubscriberWritingAConsumedPositionFarBehindIsCutAsSlowAndTheOtherReceivesOn(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
+             Subscription lying = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
+             Publication publication = Publication.open(context, fanOut(provider, reader, lying) + "|ring=" + RING +
+                 "|slow-timeout=200", STREAM))
+        {
+            connect(reader, lying, publication);
+            final long[] received = { 0 };
+            final FragmentHandler count = (buffer, offset, length, header) -> received[0]++;
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
+            final org.agrona.concurrent.AtomicBuffer credit = publication.destinations()[1].creditBuffer();
+            final long wanted = 20L * RING / MESSAGE;
+            await(() -> received[0] >= wanted && publication.counters().slowSubscribers.get() >= 1,
+                WAIT, "the reader to receive " + wanted + " messages past the lying subscriber", () ->
+                {
+                    // What a subscriber can write into its credit: a position whose distance from the
+                    // publication's overflows (it never reads, so its own credit never writes over this).
+                    credit.putLongRelease(io.ringwire.messaging.protocol.CreditLayout.CONSUMED_POSITION_OFFSET,
+                        Long.MIN_VALUE);
+                    publication.offer(message, 0, MESSAGE);
+                    publication.doWork();
+                    reader.poll(count, 16);
+                    lying.doWork(); // alive, never reading
+                });
+            assertEquals(0, publication.counters().livenessTimeouts.get(), "the lying subscriber was alive");
+        }
+    }
+
     /**
      * On shm: the wait is the publication's, the same for every provider, but over the RDMA
      * providers a cut subscriber is let in again only once its old image has drained, which one
