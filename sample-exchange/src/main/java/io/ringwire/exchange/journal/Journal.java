@@ -118,6 +118,8 @@ public final class Journal implements AutoCloseable
     private int preparedTouchedUpTo;
     /** Set when making the next segment or touching a page failed; tried again after the next roll. */
     private boolean preparationFailed;
+    /** A roll failed: every append tries it again before it writes (see {@link #append}). */
+    private boolean rollPending;
     private long segmentBaseSequence;
     private int tailOffset;
     private long nextSequence;
@@ -249,8 +251,12 @@ public final class Journal implements AutoCloseable
         }
         final int recordLength = HEADER_LENGTH + length;
         final int alignedLength = JournalFormat.alignedLength(recordLength);
-        if (alignedLength > segmentLength - tailOffset && !roll())
+        // Once a roll failed, no record goes into the segment it left, however small: the failed
+        // roll may have left the next segment's file, named for this record's sequence, and a
+        // record here under that sequence would read, on the next open, as records missing.
+        if ((rollPending || alignedLength > segmentLength - tailOffset) && !roll())
         {
+            rollPending = true;
             return SEGMENT_ROLL_FAILED;
         }
         final int recordOffset = tailOffset;
@@ -589,6 +595,7 @@ public final class Journal implements AutoCloseable
         preparationFailed = false;
         segmentBaseSequence = nextSequence;
         tailOffset = 0;
+        rollPending = false;
         return true;
     }
 

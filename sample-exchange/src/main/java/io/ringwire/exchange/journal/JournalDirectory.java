@@ -149,13 +149,28 @@ public final class JournalDirectory
         {
             return files.map(file -> SEGMENT_NAME.matcher(file.getFileName().toString()))
                 .filter(Matcher::matches)
-                .mapToLong(name -> Long.parseLong(name.group(1)))
+                .mapToLong(name -> segmentBase(directory, name))
                 .sorted()
                 .toArray();
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException("cannot list the journal directory " + directory, ex);
+        }
+    }
+
+    /** A segment's name carries 20 digits: past a long's range it is no segment this journal wrote. */
+    private static long segmentBase(final Path directory, final Matcher name)
+    {
+        try
+        {
+            return Long.parseLong(name.group(1));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("the file " + directory.resolve(name.group()) + " is named as a " +
+                "segment whose first sequence is past any a journal reaches: not a segment of this journal; " +
+                "move it out of the directory");
         }
     }
 

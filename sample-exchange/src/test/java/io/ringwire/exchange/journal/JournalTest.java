@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -370,6 +372,61 @@ class JournalTest
         final VerifyingHandler handler = new VerifyingHandler(records, 0);
         assertTrue(new JournalReader(directory).readAll(handler).clean());
         handler.assertDelivered(400);
+    }
+
+    @Test
+    void afterARollFailedNoRecordGoesIntoTheSegmentItLeftAndTheNextRollTakesThemInOrder() throws IOException
+    {
+        final UnsafeBuffer record = new UnsafeBuffer(new byte[256]);
+        final int small = 64 - 8; // a 64-byte record with its header
+        final int large = 128 - 8;
+        try (Journal journal = Journal.open(context()))
+        {
+            long sequence = 0;
+            for (; sequence < SEGMENT_LENGTH / 64 - 1; sequence++)
+            {
+                record.putLong(0, sequence);
+                assertEquals(sequence, journal.append(record, 0, small));
+            }
+            // 64 bytes left: the large record needs the next segment, whose file cannot be made.
+            final Path next = JournalDirectory.segmentFile(directory, sequence);
+            Files.createDirectory(next);
+            assertEquals(Journal.SEGMENT_ROLL_FAILED, journal.append(record, 0, large));
+            record.putLong(0, sequence);
+            assertEquals(Journal.SEGMENT_ROLL_FAILED, journal.append(record, 0, small),
+                "a record that would fit the segment left waits for the roll too");
+            assertEquals(2, journal.failedRolls());
+            Files.delete(next);
+            for (final long end = sequence + 10; sequence < end; sequence++)
+            {
+                record.putLong(0, sequence);
+                assertEquals(sequence, journal.append(record, 0, small));
+            }
+        }
+        final List<Long> read = new ArrayList<>();
+        final JournalReadResult result = new JournalReader(directory).readAll(
+            (sequence, buffer, offset, length) -> read.add(buffer.getLong(offset)));
+        assertTrue(result.clean(), result.toString());
+        assertEquals(java.util.stream.LongStream.range(0, SEGMENT_LENGTH / 64 - 1 + 10).boxed().toList(), read);
+        assertEquals(SEGMENT_LENGTH / 64 - 1, JournalDirectory.segmentBases(directory)[1], "the second segment's base");
+    }
+
+    @Test
+    void aFileNamedAsASegmentPastTheSequencesRangeIsRefusedNamingIt() throws IOException
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 10);
+        }
+        final Path stray = directory.resolve("segment-99999999999999999999.journal");
+        Files.createFile(stray);
+        for (final Runnable open : List.<Runnable>of(() -> Journal.open(context()).close(),
+            () -> new JournalReader(directory).readAll((sequence, buffer, offset, length) -> { })))
+        {
+            final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, open::run);
+            assertTrue(refused.getMessage().contains(stray.toString()) &&
+                refused.getMessage().contains("not a segment of this journal"), refused.getMessage());
+        }
     }
 
     private void appendRecords(final Journal journal, final long from, final long to)
