@@ -198,6 +198,15 @@ public final class EngineNode implements Agent, AutoCloseable
     private DigestAgent digestAgent;
     private AgentRunner digestRunner;
     private final Threads threads;
+    private final RunFlag running;
+    /**
+     * While recovery replays, the reports' backlog past this waits for the gateway to take some:
+     * the replay makes reports faster than any gateway takes them, and a full backlog would drop
+     * the last ones, which the gateway would then never get (nothing sends them again).
+     */
+    private final int recoveryBacklogBytes;
+    private boolean recovering;
+    private final IdleStrategy recoveryIdle = new BackoffIdleStrategy(64, 64, 1_000, 100_000);
     private JournaledRequests journaled;
     private Journaller journaller;
     private AgentRunner journallerRunner;
@@ -241,7 +250,20 @@ public final class EngineNode implements Agent, AutoCloseable
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
         final EngineConfig config, final RunFlag running, final int segmentLength, final Threads threads)
     {
+        this(context, layout, journal, config, running, segmentLength, threads, Outbound.MAX_BACKLOG);
+    }
+
+    /**
+     * @param reportBacklogBytes the most the reports' backlog holds (tests: a small one).
+     * @see #EngineNode(MessagingContext, ExchangeLayout, Path, EngineConfig, RunFlag)
+     */
+    EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
+        final EngineConfig config, final RunFlag running, final int segmentLength, final Threads threads,
+        final int reportBacklogBytes)
+    {
         this.threads = threads;
+        this.running = running;
+        this.recoveryBacklogBytes = reportBacklogBytes / 4;
         Subscription subscription = null;
         Publication toGateway = null;
         Publication toMarketData = null;
@@ -255,7 +277,7 @@ public final class EngineNode implements Agent, AutoCloseable
             // The gateway is the reports' only way on: while it is away they wait (the engine takes
             // nothing meanwhile). The feed drops instead: a market-data service that is gone must
             // not halt trading, and its subscribers recover from snapshots.
-            this.reports = Outbound.holdingWhileDisconnected(toGateway);
+            this.reports = Outbound.holdingWhileDisconnected(toGateway, reportBacklogBytes);
             this.feed = new Outbound(toMarketData);
             this.journal = journal;
             this.config = config;
@@ -281,6 +303,7 @@ public final class EngineNode implements Agent, AutoCloseable
             // A snapshot replica writes the snapshots; without one the engine's thread does.
             final boolean engineSnapshots = !threads.replica();
             Journal appendable = null;
+            recovering = true;
             try
             {
                 if (threads.journaller())
@@ -292,10 +315,12 @@ public final class EngineNode implements Agent, AutoCloseable
                 {
                     engine = JournaledEngine.open(journal, config, new Output(), segmentLength, engineSnapshots);
                 }
+                recovering = false;
                 startHelpers(appendable);
             }
             catch (final RuntimeException | Error ex)
             {
+                recovering = false;
                 // Nothing half-open stays behind: the journal's lock goes, and open() may be tried again.
                 stopHelpers();
                 CloseHelper.quietCloseAll(appendable, engine);
@@ -632,6 +657,19 @@ public final class EngineNode implements Agent, AutoCloseable
         }
     }
 
+    /**
+     * Recovery's wait for the gateway to take its reports down to half the bound (the run stopping
+     * ends it: what waits is sent again at the next start). The gateway away holds them meanwhile.
+     */
+    private void awaitGateway()
+    {
+        recoveryIdle.reset();
+        while (reports.backlogBytes() > recoveryBacklogBytes / 2 && running.isRunning())
+        {
+            recoveryIdle.idle(reports.doWork() + feed.doWork());
+        }
+    }
+
     /** Sends the engine's output on: reports stamped with the engine's times, the feed as it is. */
     private final class Output implements EngineOutput
     {
@@ -643,6 +681,10 @@ public final class EngineNode implements Agent, AutoCloseable
                 .engineInTime(takenNs)
                 .engineOutTime(System.nanoTime());
             reports.send(report, 0, length);
+            if (recovering && reports.backlogBytes() > recoveryBacklogBytes)
+            {
+                awaitGateway();
+            }
         }
 
         @Override

@@ -37,7 +37,7 @@ public final class Outbound
     public static final int DROPPED = -1;
 
     private static final int INITIAL_BACKLOG = 1 << 20;
-    private static final int MAX_BACKLOG = 1 << 28;
+    static final int MAX_BACKLOG = 1 << 28;
 
     private final Publication publication;
     private final boolean holdsWhileDisconnected;
@@ -84,6 +84,15 @@ public final class Outbound
     public static Outbound holdingWhileDisconnected(final Publication publication)
     {
         return new Outbound(publication, MAX_BACKLOG, true);
+    }
+
+    /**
+     * @param maxBacklogBytes the most the backlog holds (rounded to a power of two).
+     * @see #holdingWhileDisconnected(Publication)
+     */
+    static Outbound holdingWhileDisconnected(final Publication publication, final int maxBacklogBytes)
+    {
+        return new Outbound(publication, maxBacklogBytes, true);
     }
 
     /**

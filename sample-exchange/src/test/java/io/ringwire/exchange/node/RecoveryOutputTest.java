@@ -1,0 +1,131 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.engine.EngineOutput;
+import io.ringwire.exchange.engine.JournaledEngine;
+import io.ringwire.exchange.flow.OrderFlow;
+import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Subscription;
+import io.ringwire.rdma.cm.Identity;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Recovery sends again every report the journal's records make, faster than a gateway takes them:
+ * past a bound of its backlog it waits for the gateway, so a gateway that reads late still gets
+ * every one (a full backlog would drop the last, which nothing sends again).
+ *
+ * <p>Thread layout: the engine on the test's thread; the gateway's reader on one of its own, which
+ * parks when idle.
+ */
+class RecoveryOutputTest
+{
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final int REPORT_BACKLOG = 1 << 20;
+    private static final int RECORDS = 60_000;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void aGatewayThatReadsLateGetsEveryReportRecoverySendsAgain() throws Exception
+    {
+        final Path journal = directory.resolve("journal");
+        final OrderFlow flow = new OrderFlow(0x5A9L, 5, 1, 20, 5_000, 40, 2048);
+        final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(5, flow.minPrice(),
+            (int)(flow.maxPrice() - flow.minPrice() + 1)), 50_000, 100, 0);
+        final long[] reportsMade = { 0 };
+        try (JournaledEngine engine = JournaledEngine.open(journal, config, new EngineOutput()
+        {
+            @Override
+            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
+            {
+                reportsMade[0]++;
+            }
+
+            @Override
+            public void marketData(final DirectBuffer buffer, final int offset, final int length)
+            {
+            }
+        }, 1 << 20, false))
+        {
+            final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+            for (int i = 0; i < RECORDS; i++)
+            {
+                engine.accept(request, 0, flow.next(request, 0));
+            }
+        }
+        assertTrue(reportsMade[0] * 100 > 4L * REPORT_BACKLOG, reportsMade[0] + " reports: more than the backlog holds");
+
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
+        final Map<String, Identity> identities = new HashMap<>();
+        layout.identities().forEach(name -> identities.put(name, Identity.generate(name)));
+        final MessagingContext engineSide = RoleContexts.context(directory, identities, List.of(ExchangeLayout.ENGINE),
+            List.of(ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA), 10_000, 0);
+        final MessagingContext gatewaySide = RoleContexts.context(directory, identities,
+            List.of(ExchangeLayout.GATEWAY), List.of(ExchangeLayout.ENGINE), 10_000, 0);
+        final MessagingContext marketDataSide = RoleContexts.context(directory, identities,
+            List.of(ExchangeLayout.MARKET_DATA), List.of(ExchangeLayout.ENGINE), 10_000, 0);
+        final AtomicBoolean reading = new AtomicBoolean(true);
+        final AtomicLong reportsRead = new AtomicLong();
+        Thread reader = null;
+        try (Subscription reports = Subscription.open(gatewaySide, layout.gatewayReportsSubscription(),
+            ExchangeLayout.REPORTS_STREAM);
+             Subscription feed = Subscription.open(marketDataSide, layout.marketDataFeedSubscription(),
+                 ExchangeLayout.FEED_STREAM);
+             EngineNode node = new EngineNode(engineSide, layout, journal, config, new RunFlag(), 1 << 20,
+                 new EngineNode.Threads(false, false, false), REPORT_BACKLOG))
+        {
+            RoleContexts.await(node::isConnected, WAIT, "the engine connected", () ->
+            {
+                node.doWork();
+                reports.poll((buffer, offset, length, header) -> { }, 10);
+                feed.poll((buffer, offset, length, header) -> { }, 10);
+            });
+            // The gateway reads only once recovery has filled what it can take in the meantime.
+            reader = Thread.ofPlatform().name("gateway-reader").start(() ->
+            {
+                LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+                while (reading.get())
+                {
+                    final int read = reports.poll((buffer, offset, length, header) -> reportsRead.incrementAndGet(), 64) +
+                        feed.poll((buffer, offset, length, header) -> { }, 64);
+                    if (read == 0)
+                    {
+                        LockSupport.parkNanos(10_000);
+                    }
+                }
+            });
+            node.open();
+            RoleContexts.await(() -> reportsRead.get() >= reportsMade[0], WAIT, "every report recovery sent",
+                node::doWork);
+            assertEquals(0, node.dropped(), "nothing dropped");
+            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+            assertEquals(reportsMade[0], reportsRead.get(), "each report once");
+        }
+        finally
+        {
+            reading.set(false);
+            if (null != reader)
+            {
+                reader.join(10_000);
+            }
+        }
+    }
+}
