@@ -103,6 +103,8 @@ public final class Publication implements AutoCloseable
     private long framesPublished;
     private boolean closed;
     // Counted in plain fields on the hot path and copied into the counters file by the duty cycle.
+    /** {@link #publishFrame}'s message length for a frame that ends no message (a fragment, PAD, heartbeat). */
+    private static final int NO_MESSAGE = -1;
     private long messagesSent;
     private long bytesSent;
     private long backPressuredCount;
@@ -304,12 +306,12 @@ public final class Publication implements AutoCloseable
         }
         if (length <= maxPayloadLength)
         {
-            final int trailerLength = signer.trailerLength();
-            final int frameLength = HEADER_LENGTH + length + trailerLength;
-            if (!hasCreditForFrame(frameLength))
+            final int trailerLength = creditForFrame(length);
+            if (trailerLength < 0)
             {
                 return backPressured();
             }
+            final int frameLength = HEADER_LENGTH + length + trailerLength;
             final int frameOffset = publishPadding(appender.appendData(position, (byte)(UNFRAGMENTED | signer.flag()),
                 buffer, offset, length, trailerLength, sessionStreamWord()));
             return dutyAfterOffer(publishFrame(frameOffset, frameLength, length));
@@ -337,7 +339,8 @@ public final class Publication implements AutoCloseable
             final byte flags = (byte)((sent == 0 ? BEGIN_FLAG : 0) | (last ? END_FLAG : 0) | signer.flag());
             final int frameOffset = publishPadding(appender.appendData(position, flags, buffer, offset + sent, fragment,
                 signer.trailerLength(), sessionStreamWord));
-            result = publishFrame(frameOffset, HEADER_LENGTH + fragment + signer.trailerLength(), last ? length : 0);
+            result = publishFrame(frameOffset, HEADER_LENGTH + fragment + signer.trailerLength(),
+                last ? length : NO_MESSAGE);
         }
         return dutyAfterOffer(result);
     }
@@ -362,12 +365,12 @@ public final class Publication implements AutoCloseable
         {
             return status;
         }
-        final int trailerLength = signer.trailerLength();
-        final int frameLength = HEADER_LENGTH + length + trailerLength;
-        if (!hasCreditForFrame(frameLength))
+        final int trailerLength = creditForFrame(length);
+        if (trailerLength < 0)
         {
             return backPressured();
         }
+        final int frameLength = HEADER_LENGTH + length + trailerLength;
         final int frameOffset = publishPadding(appender.claim(position, frameLength, (byte)(UNFRAGMENTED | signer.flag()),
             TYPE_DATA, sessionStreamWord()));
         claimedTrailerLength = trailerLength;
@@ -390,7 +393,7 @@ public final class Publication implements AutoCloseable
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.abort(position, frameLength, sessionStreamWord());
         appender.commit(position, sessionStreamWord());
-        return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, 0));
+        return dutyAfterOffer(publishFrame(appender.offset(position), frameLength, NO_MESSAGE));
     }
 
     private long admit()
@@ -458,6 +461,29 @@ public final class Publication implements AutoCloseable
     }
 
     /**
+     * Credit for one frame of {@code length} payload bytes and the trailer the subscribers want:
+     * reading the credit may poll the completion queue, where a subscriber that wants checksums
+     * connects or goes, so the trailer is read again after it, and the frame's length, its CHECKSUM
+     * flag and its signing agree.
+     *
+     * @return the frame's trailer length, or -1 without credit for it.
+     */
+    private int creditForFrame(final int length)
+    {
+        int trailerLength = signer.trailerLength();
+        while (hasCreditForFrame(HEADER_LENGTH + length + trailerLength))
+        {
+            final int now = signer.trailerLength();
+            if (now == trailerLength)
+            {
+                return trailerLength;
+            }
+            trailerLength = now;
+        }
+        return -1;
+    }
+
+    /**
      * Credit for one frame at the position, and for the PAD frame it needs before it where it does
      * not fit before the end of the ring.
      */
@@ -492,7 +518,7 @@ public final class Publication implements AutoCloseable
     {
         if (framePosition != position)
         {
-            publishFrame(appender.offset(position), (int)(framePosition - position), 0);
+            publishFrame(appender.offset(position), (int)(framePosition - position), NO_MESSAGE);
         }
         return appender.offset(framePosition);
     }
@@ -533,7 +559,7 @@ public final class Publication implements AutoCloseable
         credit.framePosted();
         position += appender.alignedLength(frameLength);
         framesPublished++;
-        if (messageLength > 0)
+        if (messageLength != NO_MESSAGE) // an empty message is one too, as its subscriber counts it
         {
             messagesSent++;
             bytesSent += messageLength;
@@ -590,7 +616,7 @@ public final class Publication implements AutoCloseable
         final int frameOffset = publishPadding(appender.claim(position, frameLength,
             (byte)(UNFRAGMENTED | signer.flag()), TYPE_HEARTBEAT, sessionStreamWord()));
         appender.commit(position, sessionStreamWord());
-        publishFrame(frameOffset, frameLength, 0);
+        publishFrame(frameOffset, frameLength, NO_MESSAGE);
         counters.heartbeatsSent.incrementRelease();
         return 1;
     }
