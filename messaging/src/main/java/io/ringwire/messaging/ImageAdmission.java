@@ -14,6 +14,7 @@ import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.cm.ConnectionListener;
 import io.ringwire.rdma.cm.PendingConnection;
 import io.ringwire.rdma.cm.RegionAdvertisement;
+import org.agrona.CloseHelper;
 import org.agrona.collections.Int2ObjectHashMap;
 
 import java.time.Duration;
@@ -139,13 +140,13 @@ final class ImageAdmission
         }
         catch (final IllegalArgumentException ex)
         {
-            pending.reject(ex.getMessage());
+            reject(pending, ex.getMessage());
             return 1;
         }
         final String refusal = refusal(setup, pending, availableImages);
         if (null != refusal)
         {
-            pending.reject(refusal);
+            reject(pending, refusal);
         }
         else
         {
@@ -221,13 +222,30 @@ final class ImageAdmission
     private void openImage(final SessionSetup setup, final PendingConnection pending, final long nowNs)
     {
         final int capacity = setup.ringCapacity();
-        final MemoryRegion ring = domain.allocateRegion(capacity, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        final MemoryRegion creditSource = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE);
-        final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
-        final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue,
-            IMAGE_SEND_DEPTH, RECEIVE_BATCH, device.maxInlineData()));
+        MemoryRegion ring = null;
+        MemoryRegion creditSource = null;
+        MemoryRegion join = null;
+        QueuePair queuePair = null;
+        final Image image;
+        try
+        {
+            ring = domain.allocateRegion(capacity, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            creditSource = domain.allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+            join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+            queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue,
+                IMAGE_SEND_DEPTH, RECEIVE_BATCH, device.maxInlineData()));
+        }
+        catch (final RuntimeException ex)
+        {
+            // Out of memory, files or queue pairs: this publication is refused, and the subscription
+            // polls on with what it has.
+            CloseHelper.quietCloseAll(queuePair, join, creditSource, ring);
+            reject(pending, "the subscription could not make room for the publication: " + ex.getMessage());
+            counters.errors.incrementRelease();
+            return;
+        }
         final RegionAdvertisement credit = pending.remoteRegions().get(0);
-        final Image image = new Image(setup.sessionId(), pending.peerIdentity().name(), streamId, queuePair, ring,
+        image = new Image(setup.sessionId(), pending.peerIdentity().name(), streamId, queuePair, ring,
             creditSource, join, credit.address(),
             credit.rkey(), setup.initialPosition(), context.creditFraction(), RECEIVE_BATCH, frameChecksums,
             device.mapsRemoteMemory(), nowNs);
@@ -238,7 +256,7 @@ final class ImageAdmission
         }
         catch (final RuntimeException ex)
         {
-            pending.reject("the subscription could not prepare its queue pair: " + ex.getMessage());
+            reject(pending, "the subscription could not prepare its queue pair: " + ex.getMessage());
             image.close();
             counters.errors.incrementRelease();
             return;
@@ -263,6 +281,22 @@ final class ImageAdmission
             }
             handshake.done = true;
         });
+    }
+
+    /**
+     * Refuses a request, unless its answer time ran out meanwhile (the listener's expiry answers it
+     * then, and the peer has stopped waiting): that is no failure of the polling thread.
+     */
+    private static void reject(final PendingConnection pending, final String reason)
+    {
+        try
+        {
+            pending.reject(reason);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // Expired: already answered.
+        }
     }
 
     /** @return images still handshaking that are not yet among the available ones. */
