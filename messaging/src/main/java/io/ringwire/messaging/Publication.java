@@ -69,6 +69,8 @@ public final class Publication implements AutoCloseable
     static final int OFFERS_PER_DUTY = 16;
     /** Offers per duty cycle into memory logs: the cycle has only liveness and failures to look at. */
     static final int LOG_OFFERS_PER_DUTY = 256;
+    /** {@link #publishFrame}'s message length for a frame that ends no message (a fragment, PAD, heartbeat). */
+    private static final int NO_MESSAGE = -1;
 
     private final ChannelUri channel;
     private final int streamId;
@@ -102,9 +104,9 @@ public final class Publication implements AutoCloseable
     private int postsSinceSignal;
     private long framesPublished;
     private boolean closed;
+    /** A {@link #tryClaim} is neither committed nor aborted yet: the duty cycle waits for it. */
+    private boolean claimOpen;
     // Counted in plain fields on the hot path and copied into the counters file by the duty cycle.
-    /** {@link #publishFrame}'s message length for a frame that ends no message (a fragment, PAD, heartbeat). */
-    private static final int NO_MESSAGE = -1;
     private long messagesSent;
     private long bytesSent;
     private long backPressuredCount;
@@ -375,12 +377,14 @@ public final class Publication implements AutoCloseable
             TYPE_DATA, sessionStreamWord()));
         claimedTrailerLength = trailerLength;
         claim.wrap(this, appender.buffer(), frameOffset, frameLength - trailerLength);
+        claimOpen = true;
         return position + appender.alignedLength(frameLength);
     }
 
     /** Called by {@link BufferClaim#commit()}: the claimed frame, header and payload, starts at the position. */
     long commitClaim(final int claimedLength)
     {
+        claimOpen = false;
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.commit(position, sessionStreamWord());
         return dutyAfterOffer(publishFrame(appender.offset(position), frameLength,
@@ -390,6 +394,7 @@ public final class Publication implements AutoCloseable
     /** Called by {@link BufferClaim#abort()}: the claimed frame, at the position, becomes padding. */
     long abortClaim(final int claimedLength)
     {
+        claimOpen = false;
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.abort(position, frameLength, sessionStreamWord());
         appender.commit(position, sessionStreamWord());
@@ -595,9 +600,9 @@ public final class Publication implements AutoCloseable
      */
     public int doWork()
     {
-        if (closed)
+        if (closed || claimOpen)
         {
-            return 0;
+            return 0; // an open claim holds the position: a heartbeat or a reconnection would write over it
         }
         counters.messagesSent.setRelease(messagesSent);
         counters.bytesSent.setRelease(bytesSent);

@@ -374,6 +374,43 @@ class PublicationLifecycleTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void theDutyCycleWaitsForAnOpenClaimSoNoHeartbeatIsWrittenOverIt(final String provider)
+    {
+        final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20));
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            connect(subscription, publication);
+            final BufferClaim claim = new BufferClaim();
+            await(() -> publication.tryClaim(16, claim) > 0, Duration.ofSeconds(10), "a claim", publication::doWork);
+            // The application's thread runs the duty cycle while it encodes: several heartbeat intervals.
+            final long until = System.nanoTime() + Duration.ofMillis(100).toNanos();
+            while (System.nanoTime() < until)
+            {
+                publication.doWork();
+            }
+            claim.buffer().putLong(claim.offset(), 0x1234_5678_9ABC_DEF0L);
+            claim.buffer().putLong(claim.offset() + 8, -1L);
+            claim.commit();
+            final List<Long> received = new ArrayList<>();
+            await(() -> received.size() == 2, Duration.ofSeconds(10), "the claimed message", () ->
+            {
+                subscription.poll((buffer, offset, length, header) ->
+                {
+                    received.add(buffer.getLong(offset));
+                    received.add(buffer.getLong(offset + 8));
+                }, 10);
+                publication.doWork();
+            });
+            assertEquals(List.of(0x1234_5678_9ABC_DEF0L, -1L), received);
+            assertEquals(0, subscription.counters().protocolErrors.get());
+            assertEquals(1, subscription.imageCount());
+        }
+    }
+
     private static void connect(final Subscription subscription, final Publication publication)
     {
         await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
