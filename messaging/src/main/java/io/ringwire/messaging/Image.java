@@ -232,8 +232,7 @@ final class Image implements AutoCloseable
                     polling = false;
                     if (releaseDeferred)
                     {
-                        position += alignedLength(frameLength); // delivered: its handler closed the image
-                        releaseAfterHandler();
+                        releaseAfterHandler(frameLength);
                     }
                 }
                 tallies.fragments++;
@@ -287,9 +286,9 @@ final class Image implements AutoCloseable
     int pollLog(final FragmentHandler handler, final int limit, final SubscriptionCounters counters,
         final SubscriptionTallies tallies, final long nowNs)
     {
-        if (!joined)
+        if (!joined || closed)
         {
-            return 0;
+            return 0; // closed: evicted by a handler of another image in this poll, its ring released
         }
         final LogReader log = logReader;
         long position = this.position;
@@ -381,6 +380,7 @@ final class Image implements AutoCloseable
         if (releaseDeferred)
         {
             releaseAfterHandler();
+            return read; // nothing more is credited
         }
         if (read > 0 && (creditOwed || position - creditSentPosition >= creditInterval))
         {
@@ -582,6 +582,12 @@ final class Image implements AutoCloseable
      * Ends a read whose handler closed this image: the frame it handled counts as read (its position
      * is where the read stopped), then what close left is released.
      */
+    private void releaseAfterHandler(final int frameLength)
+    {
+        position += alignedLength(frameLength); // delivered: its handler closed the image
+        releaseAfterHandler();
+    }
+
     private void releaseAfterHandler()
     {
         polling = false;

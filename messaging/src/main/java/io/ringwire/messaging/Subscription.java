@@ -391,6 +391,10 @@ public final class Subscription implements AutoCloseable
                     return; // its queue pair flushed: the handshake failed, and adoptHandshakes closes it
                 }
                 makeAvailable(image); // its publication is sending: the handshake completed on its side
+                if (closed)
+                {
+                    return; // its available-image handler closed the subscription
+                }
                 admission.establishDue();
             }
             lastImage = image;
@@ -442,6 +446,33 @@ public final class Subscription implements AutoCloseable
      */
     public int doWork()
     {
+        if (closed)
+        {
+            return 0;
+        }
+        if (polling)
+        {
+            return housekeeping(); // from poll, which finishes a close its handlers asked for
+        }
+        polling = true;
+        try
+        {
+            return housekeeping();
+        }
+        finally
+        {
+            polling = false;
+            if (closeDeferred)
+            {
+                closeDeferred = false;
+                release();
+            }
+        }
+    }
+
+    /** {@link #doWork}'s work: the image handlers it calls may close the subscription. */
+    private int housekeeping()
+    {
         nowNs = System.nanoTime();
         if (nowNs - nextDutyNs < 0)
         {
@@ -459,6 +490,10 @@ public final class Subscription implements AutoCloseable
             work++;
         }
         work += admission.adoptHandshakes();
+        if (closed)
+        {
+            return work; // an available-image handler closed the subscription
+        }
         final boolean polled = polledSinceDuty;
         polledSinceDuty = false;
         if (!polled)
@@ -468,6 +503,10 @@ public final class Subscription implements AutoCloseable
         final Image[] current = images;
         for (final Image image : current)
         {
+            if (closed)
+            {
+                break; // an unavailable-image handler closed the subscription: its images with it
+            }
             // Unpolled images are kept alive (the application is busy), but not a draining one: only
             // a poll closes it, and one the application never polls again ends with the timeout.
             if ((!polled && !image.draining) || image.framesReceived != image.framesReceivedAtDuty)
@@ -524,7 +563,8 @@ public final class Subscription implements AutoCloseable
      * connection fail and may connect again, within the subscription's limits; what the image left
      * unread is not written again into that connection (a memory log's would be otherwise).
      *
-     * <p>Threading: the polling thread, outside a fragment handler.
+     * <p>Threading: the polling thread, a fragment handler included (an image's read stops after
+     * the frame its handler took when that handler closes it, and a closed image is not read again).
      *
      * @param sessionId the image's session id.
      * @return whether such an image was available.

@@ -82,6 +82,51 @@ class CloseFromHandlerTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aHandlerThatEvictsAnotherImageLeavesItUnreadInThatPollAndItsOwnReadGoesOn(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication first = Publication.open(context, channel(provider, subscription.endpoint().getPort()), STREAM);
+             Publication second = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            await(() -> first.isConnected() && second.isConnected() && subscription.imageCount() == 2, WAIT,
+                "connected", () ->
+                {
+                    subscription.poll((buffer, offset, length, header) -> { }, 1);
+                    first.doWork();
+                    second.doWork();
+                });
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[32]);
+            for (long i = 0; i < MESSAGES; i++)
+            {
+                message.putLong(0, i);
+                await(() -> first.offer(message, 0, message.capacity()) > 0 &&
+                    second.offer(message, 0, message.capacity()) > 0, WAIT, "offered", () -> { });
+            }
+            final int evicted = second.sessionId();
+            final List<Integer> sessions = new ArrayList<>();
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (sessions.size() < MESSAGES && System.nanoTime() < deadline)
+            {
+                subscription.poll((buffer, offset, length, header) ->
+                {
+                    if (sessions.isEmpty() && header.sessionId() != evicted)
+                    {
+                        assertTrue(subscription.closeImage(evicted)); // the other image, from this one's handler
+                    }
+                    sessions.add(header.sessionId());
+                }, 2 * MESSAGES);
+            }
+            assertEquals(1, subscription.imageCount());
+            assertEquals(1, subscription.counters().imagesEvicted.get());
+            assertTrue(sessions.stream().skip(1).noneMatch(session -> session == evicted),
+                "nothing of the evicted image after its eviction: " + sessions);
+        }
+    }
+
     private static void connectAndFill(final Subscription subscription, final Publication publication)
     {
         await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
