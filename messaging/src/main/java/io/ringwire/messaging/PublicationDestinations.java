@@ -163,10 +163,7 @@ final class PublicationDestinations implements AutoCloseable
         long slowest = Long.MAX_VALUE;
         for (final PublicationDestination destination : all)
         {
-            // A subscriber writes its position: one past what was published (none honest is) would
-            // read as no subscriber at all, or overflow the limit, so it counts as all read.
-            slowest = destination.connected ? Math.min(slowest, Math.min(destination.consumedPosition(), position)) :
-                slowest;
+            slowest = destination.connected ? Math.min(slowest, consumedWithin(destination, position)) : slowest;
         }
         return slowest;
     }
@@ -404,7 +401,7 @@ final class PublicationDestinations implements AutoCloseable
             {
                 continue;
             }
-            final long consumed = destination.consumedPosition();
+            final long consumed = consumedWithin(destination, position);
             if (!holdsBack(destination, position, consumed))
             {
                 destination.holdingBackSinceNs = PublicationDestination.NOT_HOLDING_BACK;
@@ -447,11 +444,20 @@ final class PublicationDestinations implements AutoCloseable
             reconnectIntervalNs) : reconnectIntervalNs << doublings;
     }
 
+    /**
+     * A subscriber writes its consumed position itself: none honest is past the publication's, or
+     * more than a ring behind it (the publication never writes further ahead). Held within those
+     * bounds, a written Long.MIN_VALUE holds the publication back as a subscriber that stopped reading
+     * does, one past the position counts as all read, and no difference taken from it overflows.
+     */
+    private long consumedWithin(final PublicationDestination destination, final long position)
+    {
+        return Math.max(Math.min(destination.consumedPosition(), position), position - ringCapacity);
+    }
+
     private boolean holdsBack(final PublicationDestination destination, final long position, final long consumed)
     {
-        // Compared without subtracting the position the subscriber wrote: one far behind (however
-        // far: Long.MIN_VALUE) holds back, and must not overflow into looking ahead.
-        return consumed < position - (ringCapacity - (ringCapacity >> 2)) ||
+        return position - consumed > ringCapacity - (ringCapacity >> 2) ||
             (!memoryLog && (destination.receiveHeadroom() <= 0 ||
             !destination.queuePair.canPostSends(1, FrameDescriptor.HEADER_LENGTH)));
     }

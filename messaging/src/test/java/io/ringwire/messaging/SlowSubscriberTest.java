@@ -80,13 +80,16 @@ class SlowSubscriberTest
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
             final org.agrona.concurrent.AtomicBuffer credit = publication.destinations()[1].creditBuffer();
             final long wanted = 20L * RING / MESSAGE;
+            final long[] written = { Long.MIN_VALUE };
             await(() -> received[0] >= wanted && publication.counters().slowSubscribers.get() >= 1,
                 WAIT, "the reader to receive " + wanted + " messages past the lying subscriber", () ->
                 {
                     // What a subscriber can write into its credit: a position whose distance from the
-                    // publication's overflows (it never reads, so its own credit never writes over this).
+                    // publication's overflows, moving on by a ring each time, as a reader at pace would
+                    // (it never reads, so its own credit never writes over this).
                     credit.putLongRelease(io.ringwire.messaging.protocol.CreditLayout.CONSUMED_POSITION_OFFSET,
-                        Long.MIN_VALUE);
+                        written[0]);
+                    written[0] += RING;
                     publication.offer(message, 0, MESSAGE);
                     publication.doWork();
                     reader.poll(count, 16);
