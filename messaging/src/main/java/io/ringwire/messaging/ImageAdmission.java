@@ -235,10 +235,10 @@ final class ImageAdmission
             queuePair = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue,
                 IMAGE_SEND_DEPTH, RECEIVE_BATCH, device.maxInlineData()));
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | OutOfMemoryError ex)
         {
-            // Out of memory, files or queue pairs: this publication is refused, and the subscription
-            // polls on with what it has.
+            // Out of memory (a direct buffer's), files or queue pairs: this publication is refused,
+            // and the subscription polls on with what it has.
             CloseHelper.quietCloseAll(queuePair, join, creditSource, ring);
             reject(pending, "the subscription could not make room for the publication: " + ex.getMessage());
             counters.errors.incrementRelease();

@@ -243,8 +243,10 @@ class KeyedChannelsTest
                 reserved.lastConnectionError());
             assertEquals(1, subscription.imageCount());
         }
-        assertThrows(IllegalArgumentException.class,
-            () -> Subscription.open(engineSide(), channel("shm", 0, ""), STREAM).reserveSessionIds(0, -1));
+        try (Subscription subscription = Subscription.open(engineSide(), channel("shm", 0, ""), STREAM))
+        {
+            assertThrows(IllegalArgumentException.class, () -> subscription.reserveSessionIds(0, -1));
+        }
     }
 
     @Test
