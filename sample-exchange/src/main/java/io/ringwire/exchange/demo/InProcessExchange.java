@@ -222,7 +222,8 @@ public final class InProcessExchange implements AutoCloseable
             fixClients.connect();
         }
         connect();
-        engine.open();
+        // The roles' threads start later: recovery's wait for the gateway drives them from here.
+        engine.open(() -> gateway.doWork() + marketData.doWork() + marketDataClient.doWork() + clients.pollOnly());
     }
 
     /** A FIX door, where it listens, and its members' logons. */

@@ -260,7 +260,8 @@ public final class RoleMain
             gateway.engineOffersWaited() + " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused() +
-            " fixRepliesRefused=" + door.repliesRefused() + " fixSenderFailures=" + door.senderFailures()));
+            " fixRepliesRefused=" + door.repliesRefused() + " fixSenderFailures=" + door.senderFailures() +
+            " fixRecordsWithoutSession=" + door.recordsWithoutSession()));
         return 0;
     }
 

@@ -31,6 +31,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 
 /**
  * The matching engine as a role: reads the gateway's stamped requests, journals and applies each
@@ -206,6 +207,8 @@ public final class EngineNode implements Agent, AutoCloseable
      */
     private final int recoveryBacklogBytes;
     private boolean recovering;
+    /** What {@link #open(IntSupplier)} was given: the other roles' duty, run while recovery waits. */
+    private IntSupplier othersDuty = () -> 0;
     private final IdleStrategy recoveryIdle = new BackoffIdleStrategy(64, 64, 1_000, 100_000);
     private JournaledRequests journaled;
     private Journaller journaller;
@@ -292,14 +295,29 @@ public final class EngineNode implements Agent, AutoCloseable
 
     /**
      * Opens the engine from its journal, recovering what is there and sending recovery's output
-     * again. Call once the publications are connected.
+     * again. Call once the publications are connected, where the gateway runs on another thread:
+     * recovery waits for it to take its reports.
      *
      * @return this.
      */
     public EngineNode open()
     {
+        return open(() -> 0);
+    }
+
+    /**
+     * Opens the engine as {@link #open()} does, where the roles recovery waits for run on this
+     * thread too.
+     *
+     * @param othersDuty one duty cycle of the other roles this thread drives (the gateway, market
+     *                   data), run while recovery waits for the gateway to take its reports.
+     * @return this.
+     */
+    public EngineNode open(final IntSupplier othersDuty)
+    {
         if (null == engine)
         {
+            this.othersDuty = othersDuty;
             // A snapshot replica writes the snapshots; without one the engine's thread does.
             final boolean engineSnapshots = !threads.replica();
             Journal appendable = null;
@@ -666,7 +684,8 @@ public final class EngineNode implements Agent, AutoCloseable
         recoveryIdle.reset();
         while (reports.backlogBytes() > recoveryBacklogBytes / 2 && running.isRunning())
         {
-            recoveryIdle.idle(reports.doWork() + feed.doWork());
+            // The request subscription's housekeeping too: the gateway's link stays alive meanwhile.
+            recoveryIdle.idle(reports.doWork() + feed.doWork() + requests.doWork() + othersDuty.getAsInt());
         }
     }
 

@@ -10,8 +10,10 @@ import io.ringwire.rdma.cm.Identity;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -29,10 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Recovery sends again every report the journal's records make, faster than a gateway takes them:
  * past a bound of its backlog it waits for the gateway, so a gateway that reads late still gets
- * every one (a full backlog would drop the last, which nothing sends again).
+ * every one (a full backlog would drop the last, which nothing sends again); a gateway driven by
+ * the engine's own thread is driven by that wait.
  *
  * <p>Thread layout: the engine on the test's thread; the gateway's reader on one of its own, which
- * parks when idle.
+ * parks when idle, or on the test's thread too, its duty run by the engine's wait.
  */
 class RecoveryOutputTest
 {
@@ -43,8 +46,10 @@ class RecoveryOutputTest
     @TempDir
     Path directory;
 
-    @Test
-    void aGatewayThatReadsLateGetsEveryReportRecoverySendsAgain() throws Exception
+    @ParameterizedTest(name = "the gateway on a thread of its own: {0}")
+    @ValueSource(booleans = { true, false })
+    @Timeout(120)
+    void aGatewayThatReadsLateGetsEveryReportRecoverySendsAgain(final boolean gatewayThread) throws Exception
     {
         final Path journal = directory.resolve("journal");
         final OrderFlow flow = new OrderFlow(0x5A9L, 5, 1, 20, 5_000, 40, 2048);
@@ -98,23 +103,37 @@ class RecoveryOutputTest
                 reports.poll((buffer, offset, length, header) -> { }, 10);
                 feed.poll((buffer, offset, length, header) -> { }, 10);
             });
-            // The gateway reads only once recovery has filled what it can take in the meantime.
-            reader = Thread.ofPlatform().name("gateway-reader").start(() ->
+            final java.util.function.IntSupplier gatewayDuty = () ->
+                reports.poll((buffer, offset, length, header) -> reportsRead.incrementAndGet(), 64) +
+                feed.poll((buffer, offset, length, header) -> { }, 64);
+            if (gatewayThread)
             {
-                LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
-                while (reading.get())
+                // The gateway reads only once recovery has filled what it can take in the meantime.
+                reader = Thread.ofPlatform().name("gateway-reader").start(() ->
                 {
-                    final int read = reports.poll((buffer, offset, length, header) -> reportsRead.incrementAndGet(), 64) +
-                        feed.poll((buffer, offset, length, header) -> { }, 64);
-                    if (read == 0)
+                    LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+                    while (reading.get())
                     {
-                        LockSupport.parkNanos(10_000);
+                        if (gatewayDuty.getAsInt() == 0)
+                        {
+                            LockSupport.parkNanos(10_000);
+                        }
                     }
+                });
+                node.open();
+            }
+            else
+            {
+                node.open(gatewayDuty); // one thread drives both, as the in-process demo's does before its threads start
+            }
+            RoleContexts.await(() -> reportsRead.get() >= reportsMade[0], WAIT, "every report recovery sent", () ->
+            {
+                node.doWork();
+                if (!gatewayThread)
+                {
+                    gatewayDuty.getAsInt();
                 }
             });
-            node.open();
-            RoleContexts.await(() -> reportsRead.get() >= reportsMade[0], WAIT, "every report recovery sent",
-                node::doWork);
             assertEquals(0, node.dropped(), "nothing dropped");
             LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
             assertEquals(reportsMade[0], reportsRead.get(), "each report once");
