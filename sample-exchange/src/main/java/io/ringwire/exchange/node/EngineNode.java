@@ -206,7 +206,6 @@ public final class EngineNode implements Agent, AutoCloseable
      * the last ones, which the gateway would then never get (nothing sends them again).
      */
     private final int recoveryBacklogBytes;
-    private boolean recovering;
     /** What {@link #open(IntSupplier)} was given: the other roles' duty, run while recovery waits. */
     private IntSupplier othersDuty = () -> 0;
     private final IdleStrategy recoveryIdle = new BackoffIdleStrategy(64, 64, 1_000, 100_000);
@@ -321,7 +320,6 @@ public final class EngineNode implements Agent, AutoCloseable
             // A snapshot replica writes the snapshots; without one the engine's thread does.
             final boolean engineSnapshots = !threads.replica();
             Journal appendable = null;
-            recovering = true;
             try
             {
                 if (threads.journaller())
@@ -333,12 +331,10 @@ public final class EngineNode implements Agent, AutoCloseable
                 {
                     engine = JournaledEngine.open(journal, config, new Output(), segmentLength, engineSnapshots);
                 }
-                recovering = false;
                 startHelpers(appendable);
             }
             catch (final RuntimeException | Error ex)
             {
-                recovering = false;
                 // Nothing half-open stays behind: the journal's lock goes, and open() may be tried again.
                 stopHelpers();
                 CloseHelper.quietCloseAll(appendable, engine);
@@ -700,7 +696,8 @@ public final class EngineNode implements Agent, AutoCloseable
                 .engineInTime(takenNs)
                 .engineOutTime(System.nanoTime());
             reports.send(report, 0, length);
-            if (recovering && reports.backlogBytes() > recoveryBacklogBytes)
+            // The engine is null until open()'s replay returns: this is recovery's output.
+            if (null == engine && reports.backlogBytes() > recoveryBacklogBytes)
             {
                 awaitGateway();
             }
