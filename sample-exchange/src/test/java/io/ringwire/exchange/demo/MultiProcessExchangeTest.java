@@ -210,6 +210,29 @@ class MultiProcessExchangeTest
     }
 
     @Test
+    void aGatewayIsReadyWithItsMembersOfflineAndServesTheOneThatComesWhileTheOtherStaysAway() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
+        final RoleProcess engine = engine(layout);
+        final RoleProcess exchange = exchange(layout);
+        // No member's client runs: the gateway needs the engine alone to be ready.
+        awaitReady(engine, exchange);
+        final RoleProcess clients = clients(layout, 0, 1, -1, 0); // the second member stays offline throughout
+        awaitReady(clients);
+        awaitSent(clients, 200);
+        final Map<String, String> c = clients.quiesce(STOP);
+        assertEquals(0, engine.stopAndWait(STOP));
+        assertEquals(0, stopExchange(exchange));
+        final Map<String, String> g = exchange.report("gateway");
+        assertEquals(0, clients.stopAndWait(STOP));
+
+        assertTrue(Long.parseLong(c.get("newOrders")) > 100, "the member that came traded: " + c);
+        assertEquals(c.get("newOrders"), c.get("acks"), "every new order acknowledged: " + c);
+        assertEquals("0", c.get("duplicateAcks"), c.toString());
+        assertTrue(Long.parseLong(g.get("logons")) >= 1, "the member that came logged on: " + g);
+    }
+
+    @Test
     void aGatewayKilledAndStartedAgainCancelsTheOrdersItsLoggedOnSessionsLeftInTheEngine() throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
