@@ -281,6 +281,26 @@ public final class Publication implements AutoCloseable
     }
 
     /**
+     * Disconnects, now, every subscriber holding this publication back (more than three quarters
+     * of its ring unread, or over RDMA no room for another frame), as {@code slow-timeout} does
+     * after its timeout: for an owner that keeps a backlog of its own behind the publication and
+     * finds it past what it allows. Such a subscriber may read steadily, a ring per timeout, and
+     * still be slower than the stream, which the timeout cannot tell. Each cut counts in
+     * {@link #slowSubscribers()} and reconnects at the stream's position, backed off as after a
+     * timed cut. Nothing while a claim is open (its frame is in the subscribers' rings).
+     *
+     * @return subscribers disconnected.
+     */
+    public int disconnectSubscribersHoldingBack()
+    {
+        if (closed || claimOpen)
+        {
+            return 0;
+        }
+        return destinations.disconnectHoldingBack(System.nanoTime(), position);
+    }
+
+    /**
      * @return why the last connection attempt of the first disconnected subscriber failed, or null.
      */
     public String lastConnectionError()

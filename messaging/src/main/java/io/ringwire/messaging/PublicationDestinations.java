@@ -414,21 +414,50 @@ final class PublicationDestinations implements AutoCloseable
             }
             else if (nowNs - destination.holdingBackSinceNs > timeoutNs)
             {
-                // A subscriber that stops reading again as soon as it is back would hold the others
-                // back for the timeout every reconnect interval: each cut in a row doubles its wait
-                // before the next attempt, and a subscriber that reads at pace long enough starts over.
-                destination.slowCuts = nowNs - destination.joinedNs > SLOW_CUTS_FORGOTTEN_NS ? 1 :
-                    Math.min(destination.slowCuts + 1, 16);
-                destination.reconnectNotBeforeNs = nowNs + slowCutBackoffNs(context.reconnectIntervalNs(),
-                    destination.slowCuts);
-                counters.slowSubscribers.incrementRelease();
-                disconnect(destination, "slow subscriber: it held the publication back for longer than slow-timeout=" +
-                    timeoutNs / 1_000_000 + " ms");
-                destination.closeQueuePair();
+                cutSlow(destination, nowNs, "slow subscriber: it held the publication back for longer than " +
+                    "slow-timeout=" + timeoutNs / 1_000_000 + " ms");
                 work++;
             }
         }
         return work;
+    }
+
+    /**
+     * Cuts every connected destination that holds the publication back now, as a slow one
+     * ({@link #disconnectSlow}) but without its timeout: for an owner whose own demand outruns
+     * the slowest reader, which a subscriber reading a ring per timeout never shows.
+     *
+     * @param nowNs    the time now.
+     * @param position the publication's position.
+     * @return destinations disconnected.
+     */
+    int disconnectHoldingBack(final long nowNs, final long position)
+    {
+        int cut = 0;
+        for (final PublicationDestination destination : all)
+        {
+            if (destination.connected && holdsBack(destination, position, consumedWithin(destination, position)))
+            {
+                cutSlow(destination, nowNs, "slow subscriber: it held the publication back when its owner " +
+                    "could wait no longer");
+                cut++;
+            }
+        }
+        return cut;
+    }
+
+    private void cutSlow(final PublicationDestination destination, final long nowNs, final String reason)
+    {
+        // A subscriber that stops reading again as soon as it is back would hold the others back
+        // for the timeout every reconnect interval: each cut in a row doubles its wait before the
+        // next attempt, and a subscriber that reads at pace long enough starts over.
+        destination.slowCuts = nowNs - destination.joinedNs > SLOW_CUTS_FORGOTTEN_NS ? 1 :
+            Math.min(destination.slowCuts + 1, 16);
+        destination.reconnectNotBeforeNs = nowNs + slowCutBackoffNs(context.reconnectIntervalNs(),
+            destination.slowCuts);
+        counters.slowSubscribers.incrementRelease();
+        disconnect(destination, reason);
+        destination.closeQueuePair();
     }
 
     /**

@@ -181,6 +181,55 @@ class SlowSubscriberTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void theOwnerCutsTheSubscriberHoldingThePublicationBackAtOnceAndSparesTheOneKeepingUp(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
+             Subscription stalled = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
+             Publication publication = Publication.open(context, fanOut(provider, reader, stalled) + "|ring=" + RING,
+                 STREAM))
+        {
+            connect(reader, stalled, publication);
+            final long[] received = { 0 };
+            final FragmentHandler count = (buffer, offset, length, header) -> received[0]++;
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
+            assertEquals(0, publication.disconnectSubscribersHoldingBack(), "no one holds it back yet");
+            // No slow-timeout: the stalled subscriber holds the publication back until its owner acts.
+            await(() -> publication.offer(message, 0, MESSAGE) == Publication.BACK_PRESSURED, WAIT,
+                "the stalled subscriber's ring full", () ->
+                {
+                    publication.doWork();
+                    reader.poll(count, 16);
+                    stalled.doWork();
+                });
+            await(() -> reader.poll(count, 16) == 0 && reader.poll(count, 16) == 0, WAIT, "the reader caught up",
+                () -> stalled.doWork());
+
+            assertEquals(1, publication.disconnectSubscribersHoldingBack(), "the stalled one cut, the reader kept");
+            assertEquals(1, publication.slowSubscribers());
+            assertEquals(1, publication.counters().disconnects.get(), "the reader stayed connected");
+            final long before = received[0];
+            final long wanted = before + 4L * RING / MESSAGE;
+            await(() -> received[0] >= wanted, WAIT, "the reader to receive four rings more", () ->
+            {
+                publication.offer(message, 0, MESSAGE);
+                reader.poll(count, 16);
+                stalled.doWork();
+            });
+            assertEquals(1, publication.counters().disconnects.get(), "the reader never cut");
+            assertEquals(0, publication.disconnectSubscribersHoldingBack(), "the reader keeping up is not cut");
+            // The cut one rejoins, at the stream's position, after its backed-off reconnection.
+            await(() -> publication.counters().connects.get() == 3, WAIT, "the cut subscriber to rejoin", () ->
+            {
+                publication.doWork();
+                reader.poll(count, 16);
+                stalled.poll(count, 16);
+            });
+        }
+    }
+
     @Test
     void theWaitAfterASlowConsumerCutDoublesWithEachCutInARowUpToItsCap()
     {
