@@ -289,7 +289,8 @@ public final class RoleMain
         runner.close();
         quiesce(marketData);
         out.println("REPORT marketdata published=" + marketData.published() + " snapshotParts=" +
-            marketData.snapshotParts());
+            marketData.snapshotParts() + " slowSubscribers=" + marketData.slowSubscribers() + " backlogCuts=" +
+            marketData.backlogCuts());
         return 0;
     }
 

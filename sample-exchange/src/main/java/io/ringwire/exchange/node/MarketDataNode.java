@@ -27,7 +27,13 @@ import java.nio.ByteBuffer;
  * reading holds the fan-out back until the slow-timeout cuts it off
  * ({@link ExchangeLayout#MARKET_DATA_SLOW_TIMEOUT_MS}); meanwhile the service keeps reading the
  * feed into its backlog, so the engine never waits on a subscriber. The backlog grows for that
- * (allocating, past its first megabyte) and is reused once drained.
+ * (allocating, past its first megabyte) and is reused once drained. A subscriber that reads, but
+ * slower than the feed, escapes the timeout (it reads a ring in time) and would hold the fan-out
+ * back for ever: each time the backlog grows by another {@link #BACKLOG_STEP} the service cuts the
+ * subscribers holding the fan-out back then ({@link Publication#disconnectSubscribersHoldingBack}).
+ * Only a fan-out that falls behind with nobody to cut (the service's own thread too slow) lets the
+ * backlog reach {@link #FEED_STOP_STEPS} steps, where the service stops reading the feed, and the
+ * engine waits.
  *
  * <p>Threading: one thread (the agent's).
  */
@@ -35,11 +41,14 @@ public final class MarketDataNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 32;
     /**
-     * The backlog the service lets build while a subscriber holds the fan-out back before it stops
-     * reading the engine's feed (and so holds the engine back): more than the feed brings in the
-     * fan-out's slow-timeout at the exchange's rates, so the slow subscriber is cut off first.
+     * How far the backlog may grow while a subscriber holds the fan-out back before the service
+     * cuts whoever holds it back: more than the feed brings in the fan-out's slow-timeout at the
+     * exchange's rates, so that a stalled subscriber meets the timeout first. Each further step
+     * cuts again; a backlog drained below half a step starts the count over.
      */
-    private static final int FEED_BACKLOG_LIMIT = 64 << 20;
+    static final int BACKLOG_STEP = 64 << 20;
+    /** Steps of backlog at which the service stops reading the feed: within {@link Outbound}'s bound. */
+    static final int FEED_STOP_STEPS = 3;
 
     private final Subscription feed;
     private final Subscription snapshotRequests;
@@ -50,7 +59,11 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private final FragmentHandler onFeed = this::onFeed;
     private final FragmentHandler onSnapshotRequest = this::onSnapshotRequest;
     private final SnapshotEncoder.PartSink sendPart;
+    private final long backlogStep;
+    /** The backlog past which the service next cuts the subscribers holding the fan-out back. */
+    private long cutAtBacklog;
     private long snapshotParts;
+    private long backlogCuts;
 
     /**
      * @param context messaging settings.
@@ -61,6 +74,23 @@ public final class MarketDataNode implements Agent, AutoCloseable
     public MarketDataNode(final MessagingContext context, final ExchangeLayout layout, final EngineConfig engine,
         final RunFlag running)
     {
+        this(context, layout, engine, running, BACKLOG_STEP);
+    }
+
+    /**
+     * @param backlogStep the backlog's growth at which it cuts the subscribers holding it back
+     *                    ({@link #BACKLOG_STEP}; tests make it small).
+     */
+    MarketDataNode(final MessagingContext context, final ExchangeLayout layout, final EngineConfig engine,
+        final RunFlag running, final int backlogStep)
+    {
+        if (backlogStep <= 0 || (long)backlogStep * FEED_STOP_STEPS >= Outbound.MAX_BACKLOG)
+        {
+            throw new IllegalArgumentException("backlog step " + backlogStep + " out of (0, " +
+                Outbound.MAX_BACKLOG / FEED_STOP_STEPS + ")");
+        }
+        this.backlogStep = backlogStep;
+        this.cutAtBacklog = backlogStep;
         // The books first: sizing them touches their memory (a fraction of a second for a million
         // orders), which would keep the connections opened below from being answered in time.
         this.replica = new MarketDataBooks(engine.instruments(), engine.maxOrders());
@@ -97,8 +127,22 @@ public final class MarketDataNode implements Agent, AutoCloseable
     @Override
     public int doWork()
     {
-        final int work = marketData.doWork();
-        final int feedWork = marketData.backlogBytes() > FEED_BACKLOG_LIMIT ? feed.doWork() :
+        int work = marketData.doWork();
+        final long backlog = marketData.backlogBytes();
+        if (backlog > cutAtBacklog)
+        {
+            // Grown by a step since the last cut (or from empty): the subscribers holding the
+            // fan-out back are slower than the feed, however steadily they read.
+            final int cut = marketData.publication().disconnectSubscribersHoldingBack();
+            backlogCuts += cut;
+            cutAtBacklog += backlogStep;
+            work += cut + 1;
+        }
+        else if (backlog < backlogStep >> 1)
+        {
+            cutAtBacklog = backlogStep;
+        }
+        final int feedWork = backlog > backlogStep * FEED_STOP_STEPS ? feed.doWork() :
             feed.poll(onFeed, FRAGMENT_LIMIT);
         final int requestWork = snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT);
         // Snapshots, large and asked for at will, wait until the fan-out keeps up.
@@ -142,10 +186,19 @@ public final class MarketDataNode implements Agent, AutoCloseable
         return snapshotParts;
     }
 
-    /** @return subscribers cut off for holding the fan-out back past its slow-timeout. */
+    /**
+     * @return subscribers cut off for holding the fan-out back: past its slow-timeout, or as the
+     *         backlog grew ({@link #backlogCuts()}).
+     */
     public long slowSubscribers()
     {
         return marketData.publication().slowSubscribers();
+    }
+
+    /** @return subscribers cut off because the backlog behind the fan-out grew by a step while they held it back. */
+    public long backlogCuts()
+    {
+        return backlogCuts;
     }
 
     /** @return snapshot requests that were not well-formed. */

@@ -6,7 +6,9 @@ import io.ringwire.exchange.demo.MarketDataClient;
 import io.ringwire.exchange.demo.SimulatedClients;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.gateway.GatewayConfig;
+import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.MessagingContext;
+import io.ringwire.messaging.Subscription;
 import io.ringwire.rdma.cm.Identity;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.Tag;
@@ -48,6 +50,10 @@ class MarketDataIsolationTest
     private static final Duration STALLED_FOR = Duration.ofSeconds(6);
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int LIVENESS_MS = 4_000;
+    /** The market-data service's backlog step in the slow-reader case: four rings. */
+    private static final int BACKLOG_STEP = 4 * RING;
+    /** A ring and a half a second: past the slow-timeout's pace (a ring a second), below the feed's. */
+    private static final long SLOW_BYTES_PER_S = 3 * RING / 2;
 
     @TempDir
     Path directory;
@@ -186,6 +192,135 @@ class MarketDataIsolationTest
                     marketData.doWork();
                     subscriber.doWork();
                     stalled.doWork();
+                });
+            assertEquals(0, subscriber.books().inconsistencies(), "the honest subscriber's books never disagreed");
+        }
+        finally
+        {
+            running.set(false);
+            if (null != exchangeThread)
+            {
+                exchangeThread.join(10_000);
+            }
+            for (int i = closeables.size() - 1; i >= 0; i--)
+            {
+                CloseHelper.quietClose(closeables.get(i));
+            }
+        }
+    }
+
+    @Test
+    void aSubscriberReadingSteadilyButSlowerThanTheFeedIsCutAsTheBacklogGrowsAndTheEngineNeverWaits() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts(PROVIDER, 2, 2);
+        for (final String name : layout.identities())
+        {
+            identities.put(name, Identity.generate(name));
+        }
+        final MessagingContext core = context(List.of(ExchangeLayout.ENGINE, ExchangeLayout.GATEWAY,
+            ExchangeLayout.MARKET_DATA), layout.identities());
+        final MessagingContext honestSide = context(List.of(layout.members().get(0), layout.members().get(1),
+            layout.marketDataSubscribers().get(0)), List.of(ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA));
+        final MessagingContext slowSide = context(List.of(layout.marketDataSubscribers().get(1)),
+            List.of(ExchangeLayout.MARKET_DATA));
+        final EngineConfig engineConfig = ExchangeDemo.engineConfig(INSTRUMENTS, 2);
+        final GatewayConfig gatewayConfig = ExchangeDemo.gatewayConfig(2, RATE, engineConfig, 0);
+        final RunFlag flag = new RunFlag();
+        final LatencyLedger ledger = new LatencyLedger();
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final List<Throwable> failures = new ArrayList<>();
+        Thread exchangeThread = null;
+        try
+        {
+            final EngineNode engine = add(new EngineNode(core, layout, directory.resolve("journal"), engineConfig, flag));
+            final GatewayNode gateway = add(new GatewayNode(core, layout, gatewayConfig, flag));
+            final MarketDataNode marketData = add(new MarketDataNode(core, layout, engineConfig, flag, BACKLOG_STEP));
+            final MarketDataClient subscriber = add(new MarketDataClient(honestSide, layout, 0, engineConfig, ledger,
+                flag));
+            final SimulatedClients members = add(new SimulatedClients(honestSide, layout, gatewayConfig.sessions(), 0,
+                INSTRUMENTS, RATE, 7, ledger, flag));
+            final Subscription slow = add(Subscription.open(slowSide, layout.marketDataClientSubscription(1),
+                ExchangeLayout.MARKET_DATA_STREAM));
+            final long[] slowRead = { 0 };
+            final FragmentHandler slowReader = (buffer, offset, length, header) -> slowRead[0] += length;
+            await(() -> engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
+                subscriber.isConnected() && members.isConnected() && slow.imageCount() > 0,
+                "the exchange and both subscribers connected", () ->
+                {
+                    engine.doWork();
+                    gateway.doWork();
+                    marketData.doWork();
+                    subscriber.doWork();
+                    members.pollOnly();
+                    slow.poll(slowReader, 16);
+                });
+            engine.open();
+            exchangeThread = Thread.ofPlatform().name("exchange").start(() ->
+            {
+                try
+                {
+                    while (running.get())
+                    {
+                        if (engine.doWork() + gateway.doWork() + marketData.doWork() + subscriber.doWork() +
+                            members.doWork() == 0)
+                        {
+                            Thread.onSpinWait();
+                        }
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failures.add(ex);
+                }
+            });
+
+            // The slow subscriber reads SLOW_BYTES_PER_S whatever its turns' timing: more than a ring
+            // per slow-timeout, so the timeout never finds it slow, and less than the feed brings.
+            final AtomicLongArray counters = members.counters();
+            final long tradingDeadline = System.nanoTime() + WAIT.toNanos();
+            while (counters.get(SimulatedClients.ACKS) == 0 && System.nanoTime() - tradingDeadline < 0)
+            {
+                slow.poll(slowReader, 16);
+                Thread.sleep(2);
+            }
+            final long feedBackPressuredAtStart = engine.feedBackPressured();
+            final long publishedAtStart = marketData.published();
+            final long startNs = System.nanoTime();
+            final long readAtStart = slowRead[0];
+            while (System.nanoTime() - startNs < STALLED_FOR.toNanos())
+            {
+                final long allowed = readAtStart + (System.nanoTime() - startNs) * SLOW_BYTES_PER_S / 1_000_000_000L;
+                while (slowRead[0] < allowed && slow.poll(slowReader, 1) > 0)
+                {
+                    // read up to the allowance
+                }
+                slow.doWork();
+                Thread.sleep(2);
+            }
+            final String pace = "the feed published " + (marketData.published() - publishedAtStart) + " messages, " +
+                "the slow subscriber read " + (slowRead[0] - readAtStart) + " bytes in " + STALLED_FOR.toSeconds() +
+                " s; cuts: " + marketData.backlogCuts() + " for the backlog, " + marketData.slowSubscribers() + " in all";
+            System.out.println(pace);
+            assertEquals(feedBackPressuredAtStart, engine.feedBackPressured(),
+                "feed messages that found the market-data service behind while a subscriber read slowly: " + pace);
+            assertTrue(marketData.backlogCuts() >= 1, "the slow subscriber cut as the backlog grew: " + pace);
+
+            members.stopSending();
+            await(() -> counters.get(SimulatedClients.ACKS) == counters.get(SimulatedClients.NEW_ORDERS),
+                "every new order acknowledged", () -> slow.poll(slowReader, 16));
+            Thread.sleep(300);
+            await(() -> counters.get(SimulatedClients.ACKS) == counters.get(SimulatedClients.NEW_ORDERS),
+                "every new order acknowledged, the last one too", () -> slow.poll(slowReader, 16));
+            running.set(false);
+            exchangeThread.join(10_000);
+            assertTrue(failures.isEmpty(), "the exchange's thread: " + failures);
+            assertEquals(2, counters.get(SimulatedClients.LOGGED_ON), "both members stayed logged on");
+            await(() -> subscriber.books().publicDigest().equals(marketData.replica().publicDigest()),
+                "the honest subscriber's books equal to the service's", () ->
+                {
+                    marketData.doWork();
+                    subscriber.doWork();
+                    slow.poll(slowReader, 16);
                 });
             assertEquals(0, subscriber.books().inconsistencies(), "the honest subscriber's books never disagreed");
         }
