@@ -227,6 +227,11 @@ final class Image implements AutoCloseable
                 {
                     handler.onFragment(ringBuffer, offset + HEADER_LENGTH, payloadLength, header);
                 }
+                catch (final Throwable ex)
+                {
+                    handlerThrew(frameLength);
+                    throw ex;
+                }
                 finally
                 {
                     polling = false;
@@ -576,6 +581,20 @@ final class Image implements AutoCloseable
             markClosed();
         }
         CloseHelper.quietCloseAll(queuePair, ring, creditSource, join);
+    }
+
+    /**
+     * A handler threw on {@link #onFrame}'s frame: as on a memory log (and in Aeron), the frame
+     * counts as delivered and its receive is reposted as any other's, so the next completion reads
+     * the frame after it rather than this one again, and no frame lags one completion behind.
+     */
+    private void handlerThrew(final int frameLength)
+    {
+        if (!releaseDeferred) // else its handler closed the image too: the release moves past it
+        {
+            position += alignedLength(frameLength);
+            receivesToRepost++;
+        }
     }
 
     /**

@@ -258,12 +258,20 @@ public final class Subscription implements AutoCloseable
      * @param fragmentHandler gets each data fragment in place.
      * @param fragmentLimit   most completions to handle in this call (padding and heartbeats count).
      * @return completions handled.
+     * @throws IllegalStateException when called from inside this subscription's own poll or
+     *                               housekeeping (a fragment or image handler): the inner read would
+     *                               overtake the frame the outer one is handing over.
      */
     public int poll(final FragmentHandler fragmentHandler, final int fragmentLimit)
     {
         if (closed)
         {
             return 0;
+        }
+        if (polling)
+        {
+            throw new IllegalStateException("poll from inside this subscription's own poll (a fragment or image " +
+                "handler): return from the handler and poll again");
         }
         polling = true;
         try

@@ -14,13 +14,15 @@ import static io.ringwire.messaging.PubSubTestSupport.await;
 import static io.ringwire.messaging.PubSubTestSupport.channel;
 import static io.ringwire.messaging.PubSubTestSupport.context;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A fragment handler may close what it reads from: the subscription (a shutdown message), or its
  * own image (a peer it evicts). The poll on the stack stops after the frame handled and releases
  * the rings once the handler returned (on shm they are unmapped: a read after that would crash the
- * process), and the frames after it are not handed over.
+ * process), and the frames after it are not handed over. A handler may not poll the subscription
+ * again: that is refused, and the poll goes on from the frame after.
  */
 class CloseFromHandlerTest
 {
@@ -133,6 +135,35 @@ class CloseFromHandlerTest
             assertEquals(1, subscription.counters().imagesEvicted.get());
             assertEquals(java.util.Collections.nCopies(MESSAGES - 1, first.sessionId()), after,
                 "the kept image's other frames, and nothing of the evicted one after its eviction");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aHandlerThatPollsTheSubscriptionAgainIsRefusedAndNoFrameIsHandedOverTwice(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            connectAndFill(subscription, publication);
+            final List<Long> seen = new ArrayList<>();
+            final List<Long> nested = new ArrayList<>();
+            final FragmentHandler polling = (buffer, offset, length, header) ->
+            {
+                seen.add(buffer.getLong(offset));
+                subscription.poll((b, o, l, h) -> nested.add(b.getLong(o)), MESSAGES);
+            };
+            final IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> pollUntilFirst(subscription, polling, seen));
+            assertTrue(refused.getMessage().contains("inside this subscription's own poll"), refused.getMessage());
+            assertEquals(List.of(0L), seen);
+            assertEquals(List.of(), nested, "the inner poll read nothing");
+            // The frame whose handler threw counts as delivered: the next polls go on after it.
+            await(() -> seen.size() == MESSAGES, WAIT, "the other messages", () ->
+                subscription.poll((buffer, offset, length, header) -> seen.add(buffer.getLong(offset)), MESSAGES));
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L), seen, "each message once, in order");
         }
     }
 
