@@ -5,16 +5,19 @@ import io.ringwire.rdma.RdmaException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -31,9 +34,14 @@ import java.util.concurrent.locks.LockSupport;
  * connects and says nothing, or trickles bytes, holds only that virtual thread and only until the
  * timeout, while other peers connect. At most {@link ConnectionManagerConfig#maxPendingHandshakes()}
  * handshakes run at once (from TCP accept until complete, reject or failure), and at most
- * {@link ConnectionManagerConfig#maxPendingPerSource()} from one source address, so a flood of
- * silent connections from one host leaves room for everyone else; further connections are closed
- * at once and counted. A REQ that does not echo its own connection's challenge (recorded elsewhere
+ * {@link ConnectionManagerConfig#maxPendingPerSource()} from one source (an IPv4 address, an IPv6
+ * /64 but for link-local addresses: one host commonly holds a whole /64), so a flood of silent
+ * connections from one host leaves room for everyone else; further connections from that source
+ * are closed at once and counted. A flood from many sources fills the limit itself: a connection
+ * that finds it full takes the slot of a connection that has not yet proved an identity (closed and
+ * counted), the oldest of the source holding the most, since a genuine peer proves one within a
+ * round trip of its CHALLENGE and only connections that never speak grow old unproven; with none
+ * such it is closed and counted. A REQ that does not echo its own connection's challenge (recorded elsewhere
  * and replayed) is refused as {@link RejectReason#STALE_REQUEST} before anything is revealed.
  * Every refusal (bad authentication, unsupported version, malformed frame, timeout, at capacity) is
  * counted in {@link #counters()} and logged at WARNING with the remote socket address; the peer gets
@@ -69,6 +77,11 @@ public final class ConnectionListener implements AutoCloseable
     /** A flood is refused at the rate it arrives: its warnings are not, so they are rate-limited. */
     private final RefusalLog refusalLog = new RefusalLog(LOGGER);
     private final Set<ManagementChannel> openChannels = ConcurrentHashMap.newKeySet();
+    /**
+     * Admitted connections whose REQ has not yet proved an identity, oldest first: whoever removes
+     * one (its reader, once it proved one; the accept loop, evicting it) decides its fate.
+     */
+    private final ConcurrentLinkedDeque<ManagementChannel> unauthenticated = new ConcurrentLinkedDeque<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptThread;
 
@@ -253,7 +266,7 @@ public final class ConnectionListener implements AutoCloseable
     private void admit(final Socket socket)
     {
         final InetAddress source = socket.getInetAddress();
-        if (!handshakePermits.tryAcquire())
+        if (!handshakePermits.tryAcquire() && !takeSlotOfUnauthenticated(source))
         {
             counters.incrementRefusedAtCapacity();
             refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
@@ -285,6 +298,7 @@ public final class ConnectionListener implements AutoCloseable
             return; // the peer is already gone
         }
         openChannels.add(channel);
+        unauthenticated.addLast(channel);
         if (closed.get())
         {
             channel.close(); // close() ran after the accept: it may not have seen this channel
@@ -295,12 +309,91 @@ public final class ConnectionListener implements AutoCloseable
             .start(() -> readRequest(channel));
     }
 
-    /** Takes a handshake slot for the source address, unless it holds its limit already. */
+    /**
+     * At the limit of pending handshakes: closes a connection that has not yet proved an identity,
+     * whose close gives its slot back, and takes that slot. The one closed is the oldest of those
+     * whose source holds the most handshakes: a flood's, rather than a genuine peer's single
+     * handshake midway through its round trip. A source at its own limit evicts no one.
+     *
+     * @return whether a slot was taken.
+     */
+    private boolean takeSlotOfUnauthenticated(final InetAddress source)
+    {
+        final Integer held = pendingBySource.get(sourceKey(source));
+        if (null != held && held >= config.maxPendingPerSource())
+        {
+            return false;
+        }
+        ManagementChannel victim;
+        while (null != (victim = evictionCandidate()))
+        {
+            if (!unauthenticated.remove(victim))
+            {
+                continue; // it proved an identity meanwhile, or closed
+            }
+            counters.incrementEvictedUnauthenticated();
+            final ManagementChannel evicted = victim;
+            refusalLog.warn(evicted.remoteAddress().getAddress(), "connection listener on " + localAddress +
+                " closed the management connection from " + evicted.remoteAddress() + ", which had proved no " +
+                "identity yet, to make room for one from " + source.getHostAddress() + ": " +
+                config.maxPendingHandshakes() + " handshakes are pending (" + ConnectionManagerConfig.MAX_PENDING_PROP +
+                ")");
+            evicted.close(); // its close action gives its slot back
+            if (handshakePermits.tryAcquire())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the oldest unproven connection of the source holding the most handshakes, or null. */
+    private ManagementChannel evictionCandidate()
+    {
+        ManagementChannel candidate = null;
+        int most = 0;
+        for (final ManagementChannel channel : unauthenticated) // oldest first
+        {
+            final Integer held = pendingBySource.get(sourceKey(channel.remoteAddress().getAddress()));
+            final int count = null == held ? 0 : held;
+            if (null == candidate || count > most)
+            {
+                candidate = channel;
+                most = count;
+            }
+        }
+        return candidate;
+    }
+
+    /**
+     * @return the source the per-source limit counts a peer's address under: an IPv4 address (an
+     *         IPv4-mapped one too) or a link-local IPv6 address itself, any other IPv6 address's /64,
+     *         which one host commonly holds whole and picks any address of.
+     */
+    static InetAddress sourceKey(final InetAddress address)
+    {
+        if (!(address instanceof Inet6Address) || address.isLinkLocalAddress())
+        {
+            return address;
+        }
+        final byte[] bytes = address.getAddress();
+        Arrays.fill(bytes, 8, 16, (byte)0);
+        try
+        {
+            return InetAddress.getByAddress(bytes);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalStateException("sixteen bytes are an IPv6 address", ex);
+        }
+    }
+
+    /** Takes a handshake slot for the source, unless it holds its limit already. */
     private boolean reserveForSource(final InetAddress source)
     {
         final int limit = config.maxPendingPerSource();
         final boolean[] reserved = new boolean[1];
-        pendingBySource.compute(source, (address, held) ->
+        pendingBySource.compute(sourceKey(source), (address, held) ->
         {
             final int count = null == held ? 0 : held;
             reserved[0] = count < limit;
@@ -311,7 +404,7 @@ public final class ConnectionListener implements AutoCloseable
 
     private void releaseForSource(final InetAddress source)
     {
-        pendingBySource.computeIfPresent(source, (address, held) -> held > 1 ? held - 1 : null);
+        pendingBySource.computeIfPresent(sourceKey(source), (address, held) -> held > 1 ? held - 1 : null);
     }
 
     /**
@@ -348,6 +441,10 @@ public final class ConnectionListener implements AutoCloseable
                 refuse(channel, WireFormat.nonce(frame.body()), ex.reason(), ex.getMessage());
                 return;
             }
+            if (!unauthenticated.remove(channel))
+            {
+                return; // evicted as it proved itself: it is closed, its slot taken
+            }
             final PendingConnection pending = new PendingConnection(this, channel, request,
                 System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.timeoutMs()));
             final Queued queued = new Queued(pending);
@@ -378,7 +475,7 @@ public final class ConnectionListener implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            if (!closed.get())
+            if (!closed.get() && !channel.isClosed()) // closed: evicted, and counted there
             {
                 LOGGER.log(Level.WARNING, "management connection from " + channel.remoteAddress() + " to " +
                     localAddress + " failed while reading the REQ", ex);
@@ -472,6 +569,7 @@ public final class ConnectionListener implements AutoCloseable
     private void channelClosed(final ManagementChannel channel)
     {
         openChannels.remove(channel);
+        unauthenticated.remove(channel);
         handshakePermits.release();
         releaseForSource(channel.remoteAddress().getAddress());
     }

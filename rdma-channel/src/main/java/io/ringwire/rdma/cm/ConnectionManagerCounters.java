@@ -20,6 +20,7 @@ public final class ConnectionManagerCounters
     private final AtomicLong timedOut = new AtomicLong();
     private final AtomicLong refusedAtCapacity = new AtomicLong();
     private final AtomicLong refusedPerSource = new AtomicLong();
+    private final AtomicLong evictedUnauthenticated = new AtomicLong();
     private final AtomicLong rejectedStale = new AtomicLong();
     private final AtomicLong rejectedUnknownIdentity = new AtomicLong();
 
@@ -95,6 +96,15 @@ public final class ConnectionManagerCounters
     }
 
     /**
+     * @return management connections that had not yet proved an identity, closed when the listener
+     *         was at its limit of pending handshakes so that a newer connection could take the slot.
+     */
+    public long evictedUnauthenticated()
+    {
+        return evictedUnauthenticated.get();
+    }
+
+    /**
      * @return management connections closed at once because their source address already held
      *         {@link ConnectionManagerConfig#maxPendingPerSource()} handshakes.
      */
@@ -124,6 +134,11 @@ public final class ConnectionManagerCounters
     void incrementRefusedPerSource()
     {
         refusedPerSource.incrementAndGet();
+    }
+
+    void incrementEvictedUnauthenticated()
+    {
+        evictedUnauthenticated.incrementAndGet();
     }
 
     void incrementAccepted()
@@ -169,7 +184,8 @@ public final class ConnectionManagerCounters
             ", rejectedBadAuthentication=" + rejectedBadAuthentication() + ", rejectedBadVersion=" +
             rejectedBadVersion() + ", rejectedByApplication=" + rejectedByApplication() + ", malformed=" +
             malformed() + ", timedOut=" + timedOut() + ", refusedAtCapacity=" + refusedAtCapacity() +
-            ", refusedPerSource=" + refusedPerSource() + ", rejectedStale=" + rejectedStale() +
+            ", refusedPerSource=" + refusedPerSource() + ", evictedUnauthenticated=" + evictedUnauthenticated() +
+            ", rejectedStale=" + rejectedStale() +
             ", rejectedUnknownIdentity=" + rejectedUnknownIdentity() + '}';
     }
 }

@@ -188,6 +188,15 @@ final class CmTestSupport
             return peer;
         }
 
+        /** {@link #connect}, from {@code source} (a loopback address other than 127.0.0.1 is another host). */
+        static RawPeer connectFrom(final InetAddress source, final InetSocketAddress address,
+            final ConnectionManagerConfig config) throws Exception
+        {
+            final RawPeer peer = new RawPeer(new Socket(address.getAddress(), address.getPort(), source, 0), config);
+            peer.challenge = WireFormat.decodeChallenge(peer.readFrame(MessageType.CHALLENGE).body());
+            return peer;
+        }
+
         /**
          * @return the nonce this connection's REQ must echo.
          */
@@ -241,6 +250,24 @@ final class CmTestSupport
         boolean hasUnreadBytes() throws IOException
         {
             return socket.getInputStream().available() > 0;
+        }
+
+        /** @return whether the other end closed the connection, sending nothing, within a second. */
+        boolean isClosedByPeer() throws IOException
+        {
+            socket.setSoTimeout(1000);
+            try
+            {
+                return socket.getInputStream().read() < 0;
+            }
+            catch (final java.net.SocketTimeoutException ex)
+            {
+                return false;
+            }
+            catch (final java.net.SocketException ex)
+            {
+                return true; // reset
+            }
         }
 
         @Override

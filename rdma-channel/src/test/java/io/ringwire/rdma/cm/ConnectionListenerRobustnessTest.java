@@ -12,6 +12,7 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -171,6 +172,15 @@ final class ConnectionListenerRobustnessTest
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
             RawPeer holdsTheOnlySlot = RawPeer.connect(listener.localAddress(), config))
         {
+            // A proved request the application has not answered: no newer connection takes its slot.
+            holdsTheOnlySlot.send(requestFrame(config, new byte[16], holdsTheOnlySlot.challenge(),
+                activeQueuePair().localEndpoint(), new byte[0]));
+            final long acceptedDeadline = System.nanoTime() + WAIT_LIMIT.toNanos();
+            while (listener.counters().accepted() == 0 && System.nanoTime() < acceptedDeadline)
+            {
+                Thread.sleep(1);
+            }
+            assertEquals(1, listener.counters().accepted());
             final RecordingQueuePair active = activeQueuePair();
             final long start = System.nanoTime();
             final RdmaException failure = assertThrows(RdmaException.class, () ->
@@ -180,9 +190,54 @@ final class ConnectionListenerRobustnessTest
             assertTrue(failure.getMessage().contains(ConnectionManagerConfig.MAX_PENDING_PROP), failure.getMessage());
             assertTrue(elapsedMs < timeoutMs, "refused after " + elapsedMs + " ms: it waited for a timeout instead");
             assertEquals(1, listener.counters().refusedAtCapacity());
+            assertEquals(0, listener.counters().evictedUnauthenticated());
             assertEquals(List.of(QueuePairState.INIT), active.transitions());
             assertFalse(holdsTheOnlySlot.hasUnreadBytes());
         }
+    }
+
+    @Test
+    void aConnectionThatFindsTheLimitFullTakesTheSlotOfTheOldestThatHasProvedNoIdentity() throws Exception
+    {
+        final ConnectionManagerConfig config = new ConnectionManagerConfig()
+            .secret(CmTestSupport.SECRET)
+            .timeoutMs(STEP_TIMEOUT_MS)
+            .maxPendingHandshakes(2)
+            .conclude();
+        final InetAddress flooder = InetAddress.getByName("127.0.0.2"); // its own source: 2 of 2 is its limit too
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
+            RawPeer oldest = RawPeer.connectFrom(flooder, listener.localAddress(), config);
+            RawPeer newer = RawPeer.connectFrom(flooder, listener.localAddress(), config))
+        {
+            final long start = System.nanoTime();
+            assertHandshakeSucceeds(listener, config);
+            final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+            assertTrue(tookMs < STEP_TIMEOUT_MS, "the handshake waited " + tookMs + " ms for a slot");
+            assertEquals(1, listener.counters().evictedUnauthenticated());
+            assertEquals(0, listener.counters().refusedAtCapacity());
+            assertTrue(oldest.isClosedByPeer(), "the oldest silent connection was closed for it");
+            assertFalse(newer.isClosedByPeer(), "the newer one keeps its slot");
+        }
+    }
+
+    @Test
+    void theSourceLimitCountsAnIpv6PeerByItsSlash64AndEveryIpv4AddressAlone() throws Exception
+    {
+        final InetAddress first = InetAddress.getByName("2001:db8:1:2:aaaa:bbbb:cccc:dddd");
+        final InetAddress sameSlash64 = InetAddress.getByName("2001:db8:1:2::77");
+        final InetAddress otherSlash64 = InetAddress.getByName("2001:db8:1:3::77");
+        assertEquals(ConnectionListener.sourceKey(first), ConnectionListener.sourceKey(sameSlash64));
+        assertEquals(InetAddress.getByName("2001:db8:1:2::"), ConnectionListener.sourceKey(first));
+        assertFalse(ConnectionListener.sourceKey(first).equals(ConnectionListener.sourceKey(otherSlash64)));
+        // Link-local: every host on the link shares fe80::/64, so each address counts alone.
+        final InetAddress linkLocal = InetAddress.getByName("fe80::1:2:3:4");
+        assertEquals(linkLocal, ConnectionListener.sourceKey(linkLocal));
+        final InetAddress v4 = InetAddress.getByName("192.0.2.7");
+        assertEquals(v4, ConnectionListener.sourceKey(v4));
+        assertFalse(v4.equals(ConnectionListener.sourceKey(InetAddress.getByName("192.0.2.8"))));
+        // An IPv4-mapped address is the IPv4 address.
+        assertEquals(v4, ConnectionListener.sourceKey(InetAddress.getByName("::ffff:192.0.2.7")));
     }
 
     @Test
@@ -321,12 +376,42 @@ final class ConnectionListenerRobustnessTest
     @Test
     void aFloodOfSilentConnectionsFromOneAddressLeavesRoomForAPeerFromAnother() throws Exception
     {
-        // The defaults: 64 handshakes at once, 16 from one source address.
+        final ConnectionManagerCounters counters = floodAndConnect(List.of(InetAddress.getByName("127.0.0.2")), 70, 0);
+        assertTrue(counters.refusedPerSource() > 0, "the flood never reached its per-source limit: " + counters);
+    }
+
+    @Test
+    void aFloodOfSilentConnectionsFromManyAddressesFillingTheLimitLeavesRoomForAPeerFromAnother() throws Exception
+    {
+        // Five sources of sixteen: more than the 64 handshakes the listener runs at once.
+        final List<InetAddress> flooders = new ArrayList<>();
+        for (int i = 2; i <= 6; i++)
+        {
+            flooders.add(InetAddress.getByName("127.0.0." + i));
+        }
+        // Each flooder waits a moment before it reconnects: every connection a full listener takes
+        // closes another, and ninety threads in this JVM reconnecting at once would leave two CPUs
+        // to nothing else, the peer's own handshake included (a flood from elsewhere costs the
+        // listener's host only the listener's part).
+        final ConnectionManagerCounters counters = floodAndConnect(flooders, 18, 200);
+        assertTrue(counters.evictedUnauthenticated() > 0, "the flood never filled the limit: " + counters);
+    }
+
+    /**
+     * Floods the listener (the defaults: 64 handshakes at once, 16 from one source) with silent
+     * connections from {@code flooders}, each thread reconnecting {@code reconnectPauseMs} after its
+     * connection is closed, until it refused or evicted one; then a peer from 127.0.0.1 must complete its
+     * handshake within two seconds, while the flood goes on.
+     *
+     * @return the listener's counters at the end.
+     */
+    private static ConnectionManagerCounters floodAndConnect(final List<InetAddress> flooders,
+        final int threadsPerFlooder, final long reconnectPauseMs) throws Exception
+    {
         final ConnectionManagerConfig config = new ConnectionManagerConfig().secret(CmTestSupport.SECRET)
             .timeoutMs(2000).conclude();
         assertEquals(ConnectionManagerConfig.DEFAULT_MAX_PENDING, config.maxPendingHandshakes());
         assertEquals(ConnectionManagerConfig.DEFAULT_MAX_PENDING_PER_SOURCE, config.maxPendingPerSource());
-        final InetAddress flooder = InetAddress.getByName("127.0.0.2");
         // Platform threads, as another process's would be: the flood must not also take the carrier
         // threads the listener's handshakes run on, which an attacker elsewhere could not.
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
@@ -336,36 +421,41 @@ final class ConnectionListenerRobustnessTest
             final AtomicLong opened = new AtomicLong();
             try
             {
-                for (int i = 0; i < 70; i++)
+                for (final InetAddress flooder : flooders)
                 {
-                    // Each flooder reconnects as soon as its connection is closed, and says nothing.
-                    executor.submit(() ->
+                    for (int i = 0; i < threadsPerFlooder; i++)
                     {
-                        while (flooding.get())
+                        executor.submit(() ->
                         {
-                            try (Socket socket = new Socket())
+                            while (flooding.get())
                             {
-                                socket.bind(new InetSocketAddress(flooder, 0));
-                                socket.connect(listener.localAddress(), 1000);
-                                opened.incrementAndGet();
-                                socket.setSoTimeout(200);
-                                holdSilently(socket, flooding);
+                                try (Socket socket = new Socket())
+                                {
+                                    socket.bind(new InetSocketAddress(flooder, 0));
+                                    socket.connect(listener.localAddress(), 1000);
+                                    opened.incrementAndGet();
+                                    socket.setSoTimeout(200);
+                                    holdSilently(socket, flooding);
+                                }
+                                catch (final IOException ex)
+                                {
+                                    // refused or reset: reconnect
+                                }
+                                if (reconnectPauseMs > 0)
+                                {
+                                    Thread.sleep(reconnectPauseMs);
+                                }
                             }
-                            catch (final IOException ex)
-                            {
-                                // refused or reset: reconnect
-                            }
-                        }
-                        return null;
-                    });
+                            return null;
+                        });
+                    }
                 }
                 final long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
-                while (listener.counters().refusedPerSource() == 0 && System.nanoTime() < deadline)
+                while (listener.counters().refusedPerSource() + listener.counters().evictedUnauthenticated() == 0 &&
+                    System.nanoTime() < deadline)
                 {
                     Thread.sleep(10);
                 }
-                assertTrue(listener.counters().refusedPerSource() > 0, "the flood never reached its per-source limit: " +
-                    opened.get() + " opened, " + listener.counters());
 
                 final long start = System.nanoTime();
                 assertHandshakeSucceeds(listener, config);
@@ -375,6 +465,7 @@ final class ConnectionListenerRobustnessTest
                 assertTrue(tookMs < 2000, "a peer from another address connected only after " + tookMs + " ms");
                 assertTrue(opened.get() > 16, "the flood opened " + opened.get() + " connections");
                 assertEquals(1, listener.counters().completed());
+                return listener.counters();
             }
             finally
             {
