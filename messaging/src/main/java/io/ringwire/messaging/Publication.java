@@ -274,30 +274,34 @@ public final class Publication implements AutoCloseable
         return counters;
     }
 
-    /** @return subscribers disconnected for holding this publication back past its channel's slow-timeout. */
+    /**
+     * @return subscribers disconnected for holding this publication back: past its channel's
+     *         slow-timeout, or by {@link #disconnectSlowestSubscriber()}.
+     */
     public long slowSubscribers()
     {
         return counters.slowSubscribers.get();
     }
 
     /**
-     * Disconnects, now, every subscriber holding this publication back (more than three quarters
-     * of its ring unread, or over RDMA no room for another frame), as {@code slow-timeout} does
-     * after its timeout: for an owner that keeps a backlog of its own behind the publication and
-     * finds it past what it allows. Such a subscriber may read steadily, a ring per timeout, and
-     * still be slower than the stream, which the timeout cannot tell. Each cut counts in
-     * {@link #slowSubscribers()} and reconnects at the stream's position, backed off as after a
-     * timed cut. Nothing while a claim is open (its frame is in the subscribers' rings).
+     * Disconnects, now, the subscriber that has read the least, when it holds this publication
+     * back (more than three quarters of its ring unread; over RDMA, a full window too when it is a
+     * quarter ring behind another subscriber), as {@code slow-timeout} does after its timeout: for an owner
+     * that keeps a backlog of its own behind the publication and finds it past what it allows.
+     * Such a subscriber may read steadily, a ring per timeout, and still be slower than the stream,
+     * which the timeout cannot tell. One at most per call; it counts in {@link #slowSubscribers()}
+     * and reconnects at the stream's position, backed off as after a timed cut. Nothing while a
+     * claim is open (its frame is in the subscribers' rings).
      *
-     * @return subscribers disconnected.
+     * @return subscribers disconnected: 0 or 1.
      */
-    public int disconnectSubscribersHoldingBack()
+    public int disconnectSlowestSubscriber()
     {
         if (closed || claimOpen)
         {
             return 0;
         }
-        return destinations.disconnectHoldingBack(System.nanoTime(), position);
+        return destinations.disconnectSlowest(System.nanoTime(), position);
     }
 
     /**

@@ -423,27 +423,49 @@ final class PublicationDestinations implements AutoCloseable
     }
 
     /**
-     * Cuts every connected destination that holds the publication back now, as a slow one
-     * ({@link #disconnectSlow}) but without its timeout: for an owner whose own demand outruns
-     * the slowest reader, which a subscriber reading a ring per timeout never shows.
+     * Cuts the connected destination that has read the least, when it holds the publication back,
+     * as a slow one ({@link #disconnectSlow}) but without its timeout: for an owner whose own demand
+     * outruns the slowest reader, which a subscriber reading a ring per timeout never shows. Over
+     * RDMA a full send queue or window, or no receive posted, counts only when that destination is
+     * also a quarter ring behind another (a burst fills every reader's window for a moment; a
+     * reader that stopped acknowledging stops reading too). One at most per call, so that
+     * subscribers keeping up beside it are spared.
      *
      * @param nowNs    the time now.
      * @param position the publication's position.
-     * @return destinations disconnected.
+     * @return destinations disconnected: 0 or 1.
      */
-    int disconnectHoldingBack(final long nowNs, final long position)
+    int disconnectSlowest(final long nowNs, final long position)
     {
-        int cut = 0;
+        PublicationDestination slowest = null;
+        long slowestConsumed = Long.MAX_VALUE;
+        long nextConsumed = Long.MAX_VALUE;
         for (final PublicationDestination destination : all)
         {
-            if (destination.connected && holdsBack(destination, position, consumedWithin(destination, position)))
+            if (destination.connected)
             {
-                cutSlow(destination, nowNs, "slow subscriber: it held the publication back when its owner " +
-                    "could wait no longer");
-                cut++;
+                final long consumed = consumedWithin(destination, position);
+                if (consumed < slowestConsumed)
+                {
+                    nextConsumed = slowestConsumed;
+                    slowest = destination;
+                    slowestConsumed = consumed;
+                }
+                else if (consumed < nextConsumed)
+                {
+                    nextConsumed = consumed;
+                }
             }
         }
-        return cut;
+        if (null == slowest || !(position - slowestConsumed > ringCapacity - (ringCapacity >> 2) ||
+            (nextConsumed != Long.MAX_VALUE && nextConsumed - slowestConsumed > ringCapacity >> 2 &&
+            holdsBack(slowest, position, slowestConsumed))))
+        {
+            return 0;
+        }
+        cutSlow(slowest, nowNs, "slow subscriber: it held the publication back most when its owner could wait no " +
+            "longer");
+        return 1;
     }
 
     private void cutSlow(final PublicationDestination destination, final long nowNs, final String reason)

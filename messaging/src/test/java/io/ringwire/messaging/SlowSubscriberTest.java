@@ -183,7 +183,7 @@ class SlowSubscriberTest
 
     @ParameterizedTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
-    void theOwnerCutsTheSubscriberHoldingThePublicationBackAtOnceAndSparesTheOneKeepingUp(final String provider)
+    void theOwnerCutsTheSlowestSubscriberAtOnceWhenItHoldsThePublicationBackAndSparesTheOneKeepingUp(final String provider)
     {
         final MessagingContext context = context(directory);
         try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
@@ -195,7 +195,7 @@ class SlowSubscriberTest
             final long[] received = { 0 };
             final FragmentHandler count = (buffer, offset, length, header) -> received[0]++;
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
-            assertEquals(0, publication.disconnectSubscribersHoldingBack(), "no one holds it back yet");
+            assertEquals(0, publication.disconnectSlowestSubscriber(), "no one holds it back yet");
             // No slow-timeout: the stalled subscriber holds the publication back until its owner acts.
             await(() -> publication.offer(message, 0, MESSAGE) == Publication.BACK_PRESSURED, WAIT,
                 "the stalled subscriber's ring full", () ->
@@ -207,19 +207,21 @@ class SlowSubscriberTest
             await(() -> reader.poll(count, 16) == 0 && reader.poll(count, 16) == 0, WAIT, "the reader caught up",
                 () -> stalled.doWork());
 
-            assertEquals(1, publication.disconnectSubscribersHoldingBack(), "the stalled one cut, the reader kept");
+            assertEquals(1, publication.disconnectSlowestSubscriber(), "the stalled one cut, the reader kept");
             assertEquals(1, publication.slowSubscribers());
             assertEquals(1, publication.counters().disconnects.get(), "the reader stayed connected");
             final long before = received[0];
             final long wanted = before + 4L * RING / MESSAGE;
+            // The cut one may rejoin meanwhile (after its backoff, once its old image is gone): it reads
+            // then, so that it holds nothing back again.
             await(() -> received[0] >= wanted, WAIT, "the reader to receive four rings more", () ->
             {
                 publication.offer(message, 0, MESSAGE);
                 reader.poll(count, 16);
-                stalled.doWork();
+                stalled.poll((buffer, offset, length, header) -> { }, 16);
             });
             assertEquals(1, publication.counters().disconnects.get(), "the reader never cut");
-            assertEquals(0, publication.disconnectSubscribersHoldingBack(), "the reader keeping up is not cut");
+            assertEquals(0, publication.disconnectSlowestSubscriber(), "no one holds it back");
             // The cut one rejoins, at the stream's position, after its backed-off reconnection.
             await(() -> publication.counters().connects.get() == 3, WAIT, "the cut subscriber to rejoin", () ->
             {
