@@ -29,11 +29,12 @@ import java.nio.ByteBuffer;
  * feed into its backlog, so the engine never waits on a subscriber. The backlog grows for that
  * (allocating, past its first megabyte) and is reused once drained. A subscriber that reads, but
  * slower than the feed, escapes the timeout (it reads a ring in time) and would hold the fan-out
- * back for ever: each time the backlog grows by another {@link #BACKLOG_STEP} the service cuts the
- * subscribers holding the fan-out back then ({@link Publication#disconnectSubscribersHoldingBack}).
- * Only a fan-out that falls behind with nobody to cut (the service's own thread too slow) lets the
- * backlog reach {@link #FEED_STOP_STEPS} steps, where the service stops reading the feed, and the
- * engine waits.
+ * back for ever: each time the backlog grows by another {@link #BACKLOG_STEP} from its lowest since
+ * the last cut, the service cuts the subscriber that has read the least, when it holds the fan-out
+ * back ({@link Publication#disconnectSlowestSubscriber}). Past {@link #FEED_STOP_STEPS_QUARTERS}
+ * quarter steps the service stops reading the feed, and the engine waits; while it waits the
+ * service cuts the slowest again every {@link #STOPPED_CUT_INTERVAL_NS}, so that only a service too
+ * slow itself keeps the engine waiting.
  *
  * <p>Threading: one thread (the agent's).
  */
@@ -41,14 +42,17 @@ public final class MarketDataNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 32;
     /**
-     * How far the backlog may grow while a subscriber holds the fan-out back before the service
-     * cuts whoever holds it back: more than the feed brings in the fan-out's slow-timeout at the
-     * exchange's rates, so that a stalled subscriber meets the timeout first. Each further step
-     * cuts again; a backlog drained below half a step starts the count over.
+     * How far the backlog may grow, from its lowest since the last cut, before the service cuts the
+     * subscriber holding the fan-out back the most.
      */
-    static final int BACKLOG_STEP = 64 << 20;
-    /** Steps of backlog at which the service stops reading the feed: within {@link Outbound}'s bound. */
-    static final int FEED_STOP_STEPS = 3;
+    static final int BACKLOG_STEP = 32 << 20;
+    /**
+     * The backlog, in quarters of a step, past which the service stops reading the feed: just
+     * below a power of two, so that the backlog's buffer, which doubles as it grows, stops at 128 MiB.
+     */
+    static final int FEED_STOP_STEPS_QUARTERS = 15;
+    /** While the feed is not read, how often the service cuts the subscriber holding it back the most. */
+    static final long STOPPED_CUT_INTERVAL_NS = 100_000_000L;
 
     private final Subscription feed;
     private final Subscription snapshotRequests;
@@ -60,8 +64,10 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private final FragmentHandler onSnapshotRequest = this::onSnapshotRequest;
     private final SnapshotEncoder.PartSink sendPart;
     private final long backlogStep;
-    /** The backlog past which the service next cuts the subscribers holding the fan-out back. */
+    private final long feedStopBacklog;
+    /** The backlog past which the service next cuts the subscriber holding the fan-out back the most. */
     private long cutAtBacklog;
+    private long lastCutNs;
     private long snapshotParts;
     private long backlogCuts;
 
@@ -84,12 +90,12 @@ public final class MarketDataNode implements Agent, AutoCloseable
     MarketDataNode(final MessagingContext context, final ExchangeLayout layout, final EngineConfig engine,
         final RunFlag running, final int backlogStep)
     {
-        if (backlogStep <= 0 || (long)backlogStep * FEED_STOP_STEPS >= Outbound.MAX_BACKLOG)
+        if (backlogStep <= 0 || backlogStep > BACKLOG_STEP)
         {
-            throw new IllegalArgumentException("backlog step " + backlogStep + " out of (0, " +
-                Outbound.MAX_BACKLOG / FEED_STOP_STEPS + ")");
+            throw new IllegalArgumentException("backlog step " + backlogStep + " out of (0, " + BACKLOG_STEP + "]");
         }
         this.backlogStep = backlogStep;
+        this.feedStopBacklog = (long)backlogStep * FEED_STOP_STEPS_QUARTERS / 4;
         this.cutAtBacklog = backlogStep;
         // The books first: sizing them touches their memory (a fraction of a second for a million
         // orders), which would keep the connections opened below from being answered in time.
@@ -129,21 +135,22 @@ public final class MarketDataNode implements Agent, AutoCloseable
     {
         int work = marketData.doWork();
         final long backlog = marketData.backlogBytes();
-        if (backlog > cutAtBacklog)
+        final boolean feedStopped = backlog > feedStopBacklog;
+        if (backlog > cutAtBacklog || (feedStopped && System.nanoTime() - lastCutNs > STOPPED_CUT_INTERVAL_NS))
         {
-            // Grown by a step since the last cut (or from empty): the subscribers holding the
-            // fan-out back are slower than the feed, however steadily they read.
-            final int cut = marketData.publication().disconnectSubscribersHoldingBack();
+            // Grown by a step from its lowest (or the engine waiting): the subscriber holding the
+            // fan-out back is slower than the feed, however steadily it reads.
+            final int cut = marketData.publication().disconnectSlowestSubscriber();
             backlogCuts += cut;
-            cutAtBacklog += backlogStep;
-            work += cut + 1;
+            cutAtBacklog = backlog + backlogStep;
+            lastCutNs = System.nanoTime();
+            work++;
         }
-        else if (backlog < backlogStep >> 1)
+        else if (backlog + backlogStep < cutAtBacklog)
         {
-            cutAtBacklog = backlogStep;
+            cutAtBacklog = backlog + backlogStep; // a draining backlog: growth counts from its lowest
         }
-        final int feedWork = backlog > backlogStep * FEED_STOP_STEPS ? feed.doWork() :
-            feed.poll(onFeed, FRAGMENT_LIMIT);
+        final int feedWork = feedStopped ? feed.doWork() : feed.poll(onFeed, FRAGMENT_LIMIT);
         final int requestWork = snapshotRequests.poll(onSnapshotRequest, FRAGMENT_LIMIT);
         // Snapshots, large and asked for at will, wait until the fan-out keeps up.
         final int snapshotWork = !snapshots.hasWanted() || marketData.isBehind() ? 0 :
@@ -195,7 +202,10 @@ public final class MarketDataNode implements Agent, AutoCloseable
         return marketData.publication().slowSubscribers();
     }
 
-    /** @return subscribers cut off because the backlog behind the fan-out grew by a step while they held it back. */
+    /**
+     * @return subscribers cut off because the backlog behind the fan-out grew by a step while they
+     *         held it back the most, or held it back while the feed was not read.
+     */
     public long backlogCuts()
     {
         return backlogCuts;

@@ -52,7 +52,10 @@ class MarketDataIsolationTest
     private static final int LIVENESS_MS = 4_000;
     /** The market-data service's backlog step in the slow-reader case: four rings. */
     private static final int BACKLOG_STEP = 4 * RING;
-    /** A ring and a half a second: past the slow-timeout's pace (a ring a second), below the feed's. */
+    /**
+     * A ring and a half of payload a second (its frames take more of the ring): past the
+     * slow-timeout's pace (a ring a second), below the feed's.
+     */
     private static final long SLOW_BYTES_PER_S = 3 * RING / 2;
 
     @TempDir
@@ -93,7 +96,7 @@ class MarketDataIsolationTest
                 INSTRUMENTS, RATE, 7, ledger, flag));
             final MarketDataClient stalled = add(new MarketDataClient(stalledSide, layout, 1, engineConfig, null,
                 flag));
-            await(() -> engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
+            await(() -> engine.isConnected() && gateway.isConnected() && gateway.clientsConnected() && marketData.isConnected() &&
                 subscriber.isConnected() && members.isConnected() && stalled.isConnected(),
                 "the exchange and both subscribers connected", () ->
                 {
@@ -243,7 +246,7 @@ class MarketDataIsolationTest
                 ExchangeLayout.MARKET_DATA_STREAM));
             final long[] slowRead = { 0 };
             final FragmentHandler slowReader = (buffer, offset, length, header) -> slowRead[0] += length;
-            await(() -> engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
+            await(() -> engine.isConnected() && gateway.isConnected() && gateway.clientsConnected() && marketData.isConnected() &&
                 subscriber.isConnected() && members.isConnected() && slow.imageCount() > 0,
                 "the exchange and both subscribers connected", () ->
                 {
@@ -284,6 +287,7 @@ class MarketDataIsolationTest
                 Thread.sleep(2);
             }
             final long feedBackPressuredAtStart = engine.feedBackPressured();
+            final long honestRequestsAtStart = subscriber.snapshotRequests();
             final long publishedAtStart = marketData.published();
             final long startNs = System.nanoTime();
             final long readAtStart = slowRead[0];
@@ -304,6 +308,8 @@ class MarketDataIsolationTest
             assertEquals(feedBackPressuredAtStart, engine.feedBackPressured(),
                 "feed messages that found the market-data service behind while a subscriber read slowly: " + pace);
             assertTrue(marketData.backlogCuts() >= 1, "the slow subscriber cut as the backlog grew: " + pace);
+            // A subscriber cut asks for every book when it rejoins: the honest one never did.
+            assertEquals(honestRequestsAtStart, subscriber.snapshotRequests(), "the honest subscriber was not cut");
 
             members.stopSending();
             await(() -> counters.get(SimulatedClients.ACKS) == counters.get(SimulatedClients.NEW_ORDERS),
