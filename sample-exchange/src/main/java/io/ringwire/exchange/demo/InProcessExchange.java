@@ -281,7 +281,7 @@ public final class InProcessExchange implements AutoCloseable
     private void connect() throws InterruptedException
     {
         final long deadline = System.nanoTime() + CONNECT_TIMEOUT_NS;
-        while (!(engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
+        while (!(engine.isConnected() && gateway.isConnected() && gateway.clientsConnected() && marketData.isConnected() &&
             marketDataClient.isConnected() && clients.isConnected() && (null == fixClients || fixClients.isConnected())))
         {
             if (System.nanoTime() - deadline > 0)

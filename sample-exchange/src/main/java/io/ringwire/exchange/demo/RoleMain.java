@@ -250,7 +250,8 @@ public final class RoleMain
             " cancelOnDisconnect=" + counters.cancelOnDisconnects() + " startCancels=" + counters.startCancels() +
             " transportLosses=" + counters.transportLosses() +
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
-            " logonTimeouts=" + counters.logonTimeouts() + " slowConsumers=" + counters.slowConsumerDisconnects() +
+            " logonTimeouts=" + counters.logonTimeouts() + " logonsUnreachable=" + counters.logonsUnreachable() +
+            " slowConsumers=" + counters.slowConsumerDisconnects() +
             " malformedDisconnects=" + counters.malformedDisconnects() + " repliesResent=" +
             counters.repliesResent() + " repliesNoLongerKept=" + counters.repliesNoLongerKept() +
             " notLoggedOn=" + counters.notLoggedOn() + " repliesThrottled=" + counters.repliesThrottled() +

@@ -222,10 +222,11 @@ public final class SimulatedClients implements Agent, AutoCloseable
             }
             if (!client.logonSent)
             {
-                if (replies == FRAGMENT_LIMIT || !sendOwedLogout(client, nowNs))
+                if (replies == FRAGMENT_LIMIT || client.replies.imageCount() == 0 || !sendOwedLogout(client, nowNs))
                 {
-                    // Read what arrived first, so the logon asks for exactly what is missing; an
-                    // owed Logout goes first.
+                    // Read what arrived first, so the logon asks for exactly what is missing; the
+                    // answer needs the gateway's reply link (it leaves a logon it cannot answer
+                    // unanswered); an owed Logout goes first.
                     continue;
                 }
                 work += logon(client, nowNs);

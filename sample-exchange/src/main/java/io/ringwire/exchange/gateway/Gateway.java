@@ -82,6 +82,11 @@ public final class Gateway
     public static final int UNIDENTIFIED = -105;
     /** {@link #onClientMessage}: a Logon over its connection's logon rate: dropped unanswered. */
     public static final int LOGON_THROTTLED = -106;
+    /**
+     * {@link #onClientMessage}: a Logon of a session whose reply link is not up
+     * ({@link GatewayOutput#canReach}): dropped unanswered, nothing bound; the client tries again.
+     */
+    public static final int LOGON_UNREACHABLE = -107;
     /** {@link #onClientMessage}: a well-formed message a client may not send, or a Heartbeat before logon: dropped. */
     public static final int UNSUPPORTED = -103;
     /**

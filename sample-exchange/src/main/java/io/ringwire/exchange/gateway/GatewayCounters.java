@@ -45,6 +45,7 @@ public final class GatewayCounters
     long unidentifiedTransports;
     long impersonations;
     long logonsThrottled;
+    long logonsUnreachable;
     long repliesThrottled;
     long logonTimeouts;
     long malformedDisconnects;
@@ -320,6 +321,12 @@ public final class GatewayCounters
     public long logonsThrottled()
     {
         return logonsThrottled;
+    }
+
+    /** @return Logons left unanswered because the session's reply link was not up. */
+    public long logonsUnreachable()
+    {
+        return logonsUnreachable;
     }
 
     /** @return rejects not sent because the sender was over its rate (malformed floods, pre-logon requests). */

@@ -36,6 +36,20 @@ public interface GatewayOutput
     void disconnect(int transportSession);
 
     /**
+     * Whether a reply to the session can go now. A Logon of a session it cannot reach is left
+     * unanswered, and binds nothing, until the client's next attempt: its answer would be lost,
+     * and with it the session (a client may log on as soon as its own request link is up, before
+     * the gateway's reply link to it).
+     *
+     * @param sessionIndex the configured session's index.
+     * @return true unless the session's reply link is down; the default.
+     */
+    default boolean canReach(final int sessionIndex)
+    {
+        return true;
+    }
+
+    /**
      * Whether the session's transport keeps what is sent to it while the session is not logged on,
      * and delivers it when the session is back (a FIX door's message store, which a member's
      * ResendRequest reads): the gateway then routes a report of a session that is away (its

@@ -210,6 +210,12 @@ final class GatewaySender
         }
     }
 
+    /** @return whether a reply to the session can go now ({@link GatewayOutput#canReach}). */
+    boolean canReach(final int session)
+    {
+        return output.canReach(session);
+    }
+
     /**
      * Sends the reply last built in {@link #replies()} to the session's client.
      *

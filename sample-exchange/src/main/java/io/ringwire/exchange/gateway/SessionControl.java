@@ -57,7 +57,7 @@ final class SessionControl
      * @param boundSession     the session already logged on over that transport, or NONE.
      * @param identitySession  the session of the identity the connection proved: the only one it
      *                         may log on as, and the only one that hears the answer.
-     * @return {@link Gateway#LOGGED_ON} or {@link Gateway#LOGON_REJECTED}.
+     * @return {@link Gateway#LOGGED_ON}, {@link Gateway#LOGON_REJECTED} or {@link Gateway#LOGON_UNREACHABLE}.
      */
     int onLogon(final int transportSession, final int boundSession, final int identitySession,
         final LogonDecoder request, final long nowNs)
@@ -92,6 +92,12 @@ final class SessionControl
             counters.invalidHeartbeatIntervals++;
             return rejectLogon(session, sessionId, LogonRejectReason.INVALID_HEARTBEAT_INTERVAL,
                 "the heartbeat interval must be 1 to 300000 ms", nowNs);
+        }
+        if (!sender.canReach(session))
+        {
+            // Its answer would be lost, and the session with it: the client asks again.
+            counters.logonsUnreachable++;
+            return Gateway.LOGON_UNREACHABLE;
         }
         // Until this gateway process has answered a logon of the session, every report kept is new
         // to the client, whatever it asks (a number from another life of the log, or none): its

@@ -279,6 +279,22 @@ public final class GatewayNode implements Agent, AutoCloseable
         return toEngine.isConnected();
     }
 
+    /**
+     * @return whether every client's reply link is up: for a run that starts every client with the
+     *         gateway (the in-process demo, tests) and waits until all can trade.
+     */
+    public boolean clientsConnected()
+    {
+        for (final Outbound client : toClients)
+        {
+            if (null != client && !client.isConnected())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** @return the gateway, for its counters. */
     public Gateway gateway()
     {
@@ -322,6 +338,12 @@ public final class GatewayNode implements Agent, AutoCloseable
                 return;
             }
             toDisconnect.addInt(transportSession); // closed after the poll that asked for it
+        }
+
+        @Override
+        public boolean canReach(final int sessionIndex)
+        {
+            return null == toClients[sessionIndex] || toClients[sessionIndex].isConnected(); // the door keeps its own
         }
 
         @Override

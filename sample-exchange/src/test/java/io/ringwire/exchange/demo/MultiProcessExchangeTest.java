@@ -230,6 +230,9 @@ class MultiProcessExchangeTest
         assertEquals(c.get("newOrders"), c.get("acks"), "every new order acknowledged: " + c);
         assertEquals("0", c.get("duplicateAcks"), c.toString());
         assertTrue(Long.parseLong(g.get("logons")) >= 1, "the member that came logged on: " + g);
+        // A logon that came before the gateway's reply link was left for the next, not answered into
+        // nothing: no session of it was lost.
+        assertEquals("0", g.get("cancelOnDisconnect"), g.toString());
     }
 
     @Test

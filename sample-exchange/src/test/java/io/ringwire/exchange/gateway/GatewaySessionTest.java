@@ -70,6 +70,25 @@ class GatewaySessionTest
     }
 
     @Test
+    void aLogonBeforeTheSessionsReplyLinkIsUpIsLeftUnansweredBindsNothingAndTheNextOneLogsOn()
+    {
+        output.sessionsUnreachable = true;
+        assertEquals(Gateway.LOGON_UNREACHABLE, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS));
+
+        assertFalse(gateway.isLoggedOn(SESSION_A));
+        assertTrue(output.toSessions.isEmpty(), "no answer that would be lost");
+        assertTrue(output.toEngine.isEmpty(), "no session lost, so no cancel-on-disconnect");
+        assertEquals(1, gateway.counters().logonsUnreachable());
+        assertEquals(0, gateway.counters().logons());
+        gateway.doWork(START_NS + 1_000_000);
+        assertEquals(0, gateway.counters().cancelOnDisconnects());
+
+        output.sessionsUnreachable = false;
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, START_NS + 1_000_000_000L));
+        assertEquals(LogonStatus.ACCEPTED, logonResponse(output.lastToSession().buffer()).status());
+    }
+
+    @Test
     void logonWithABadTokenIsRejectedWithBadCredentialsAndDoesNotLogOn()
     {
         assertEquals(Gateway.LOGON_REJECTED, fixture.logon(TRANSPORT_A, ID_A, "wrong", START_NS));

@@ -22,6 +22,14 @@ final class RecordingGatewayOutput implements GatewayOutput
     final List<Integer> disconnected = new ArrayList<>();
     boolean engineRefuses;
     boolean sessionsRefuse;
+    /** The sessions' reply links are down ({@link #canReach}). */
+    boolean sessionsUnreachable;
+
+    @Override
+    public boolean canReach(final int sessionIndex)
+    {
+        return !sessionsUnreachable;
+    }
 
     @Override
     public void disconnect(final int transportSession)

@@ -94,7 +94,7 @@ final class InProcessRoles implements AutoCloseable
         clients = add(new SimulatedClients(context, layout, ExchangeDemo.sessions(clientCount), 0, instruments, rate, 26,
             new LatencyLedger(), running));
         final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!(engine.isConnected() && gateway.isConnected() && marketData.isConnected() &&
+        while (!(engine.isConnected() && gateway.isConnected() && gateway.clientsConnected() && marketData.isConnected() &&
             subscriber.isConnected() && clients.isConnected()))
         {
             if (System.nanoTime() > deadline)

@@ -131,7 +131,7 @@ class TrustZonesTest
         hostileReplies = add(Subscription.open(hostileContext, layout.clientRepliesSubscription(HOSTILE),
             ExchangeLayout.REPLIES_STREAM));
         final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!(engine.isConnected() && gateway.isConnected() && marketData.isConnected() && subscriber.isConnected() &&
+        while (!(engine.isConnected() && gateway.isConnected() && gateway.clientsConnected() && marketData.isConnected() && subscriber.isConnected() &&
             honest.isConnected()))
         {
             if (System.nanoTime() > deadline)
