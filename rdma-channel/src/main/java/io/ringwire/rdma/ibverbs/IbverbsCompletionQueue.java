@@ -45,6 +45,13 @@ final class IbverbsCompletionQueue implements CompletionQueue
     private final int depth;
     private final Arena arena;
     private final MemorySegment completions;
+    /**
+     * The next of {@link #completions} to dispatch, and the end of those the last poll_cq gave: a
+     * handler that throws leaves the rest here (taken from the NIC's queue already), dispatched
+     * first by the next poll, so that none is lost and its own counts as handed over.
+     */
+    private int next;
+    private int end;
     private final FlushedRequests flushed;
     private final DeviceCounters counters;
 
@@ -102,7 +109,11 @@ final class IbverbsCompletionQueue implements CompletionQueue
             return 0;
         }
         int delivered = 0;
-        while (delivered < maxCompletions)
+        while (next < end && delivered < maxCompletions)
+        {
+            delivered += dispatch(handler, next++ * WC_SIZE); // left by a handler that threw
+        }
+        while (next == end && delivered < maxCompletions)
         {
             final int wanted = Math.min(POLL_BATCH, maxCompletions - delivered);
             final int polled = pollNative(wanted);
@@ -115,9 +126,11 @@ final class IbverbsCompletionQueue implements CompletionQueue
                 }
                 break;
             }
-            for (int i = 0; i < polled; i++)
+            next = 0;
+            end = polled;
+            while (next < end)
             {
-                delivered += dispatch(handler, i * WC_SIZE);
+                delivered += dispatch(handler, next++ * WC_SIZE);
             }
             if (polled < wanted)
             {
