@@ -5,13 +5,11 @@ import io.ringwire.rdma.RdmaException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
@@ -34,14 +32,16 @@ import java.util.concurrent.locks.LockSupport;
  * connects and says nothing, or trickles bytes, holds only that virtual thread and only until the
  * timeout, while other peers connect. At most {@link ConnectionManagerConfig#maxPendingHandshakes()}
  * handshakes run at once (from TCP accept until complete, reject or failure), and at most
- * {@link ConnectionManagerConfig#maxPendingPerSource()} from one source (an IPv4 address, an IPv6
- * /64 but for link-local addresses: one host commonly holds a whole /64), so a flood of silent
- * connections from one host leaves room for everyone else; further connections from that source
- * are closed at once and counted. A flood from many sources fills the limit itself: a connection
- * that finds it full takes the slot of a connection that has not yet proved an identity (closed and
- * counted), the oldest of the source holding the most, since a genuine peer proves one within a
- * round trip of its CHALLENGE and only connections that never speak grow old unproven; with none
- * such it is closed and counted. A REQ that does not echo its own connection's challenge (recorded elsewhere
+ * {@link ConnectionManagerConfig#maxPendingPerSource()} from one source address, so a flood of
+ * silent connections from one address leaves room for everyone else; further connections from it
+ * are closed at once and counted. A flood from many addresses (an IPv6 host holds many) fills the
+ * limit itself: a connection that finds it full takes the slot of a connection that has not yet
+ * proved an identity (closed and counted), the oldest of the address holding the most, since a
+ * genuine peer proves one within a round trip of its CHALLENGE and only connections that never
+ * speak grow old unproven. Each taken slot costs a new CHALLENGE's signature, so at most
+ * {@link ConnectionManagerConfig#maxPendingHandshakes()} are taken every
+ * {@value #EVICTION_WINDOW_MS} ms; past that, or with no unproven connection, the new one is closed
+ * and counted. A REQ that does not echo its own connection's challenge (recorded elsewhere
  * and replayed) is refused as {@link RejectReason#STALE_REQUEST} before anything is revealed.
  * Every refusal (bad authentication, unsupported version, malformed frame, timeout, at capacity) is
  * counted in {@link #counters()} and logged at WARNING with the remote socket address; the peer gets
@@ -63,6 +63,8 @@ public final class ConnectionListener implements AutoCloseable
     private static final Duration ACCEPT_THREAD_JOIN_TIMEOUT = Duration.ofSeconds(1);
     /** TCP connections the kernel queues for the accept loop (the system's somaxconn caps it). */
     private static final int ACCEPT_BACKLOG = 4096;
+    /** The window over which evictions are bounded by the handshake limit (see the class comment). */
+    static final long EVICTION_WINDOW_MS = 100;
     /** Queued in place of a request when the listener closes, to wake blocked accept calls. */
     private static final Queued CLOSED = new Queued(null);
 
@@ -82,6 +84,9 @@ public final class ConnectionListener implements AutoCloseable
      * one (its reader, once it proved one; the accept loop, evicting it) decides its fate.
      */
     private final ConcurrentLinkedDeque<ManagementChannel> unauthenticated = new ConcurrentLinkedDeque<>();
+    /** The accept loop's: when the current eviction window began, and the evictions in it. */
+    private long evictionWindowStartNs;
+    private int evictionsInWindow;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptThread;
 
@@ -312,17 +317,28 @@ public final class ConnectionListener implements AutoCloseable
     /**
      * At the limit of pending handshakes: closes a connection that has not yet proved an identity,
      * whose close gives its slot back, and takes that slot. The one closed is the oldest of those
-     * whose source holds the most handshakes: a flood's, rather than a genuine peer's single
-     * handshake midway through its round trip. A source at its own limit evicts no one.
+     * whose address holds the most handshakes: a flood's, rather than a genuine peer's single
+     * handshake midway through its round trip. An address at its own limit evicts no one, and no
+     * more than the handshake limit are evicted in a window.
      *
      * @return whether a slot was taken.
      */
     private boolean takeSlotOfUnauthenticated(final InetAddress source)
     {
-        final Integer held = pendingBySource.get(sourceKey(source));
+        final Integer held = pendingBySource.get(source);
         if (null != held && held >= config.maxPendingPerSource())
         {
             return false;
+        }
+        final long nowNs = System.nanoTime();
+        if (nowNs - evictionWindowStartNs > TimeUnit.MILLISECONDS.toNanos(EVICTION_WINDOW_MS))
+        {
+            evictionWindowStartNs = nowNs;
+            evictionsInWindow = 0;
+        }
+        if (evictionsInWindow >= config.maxPendingHandshakes())
+        {
+            return false; // a churning flood: each eviction costs a signature
         }
         ManagementChannel victim;
         while (null != (victim = evictionCandidate()))
@@ -332,6 +348,7 @@ public final class ConnectionListener implements AutoCloseable
                 continue; // it proved an identity meanwhile, or closed
             }
             counters.incrementEvictedUnauthenticated();
+            evictionsInWindow++;
             final ManagementChannel evicted = victim;
             refusalLog.warn(evicted.remoteAddress().getAddress(), "connection listener on " + localAddress +
                 " closed the management connection from " + evicted.remoteAddress() + ", which had proved no " +
@@ -347,14 +364,14 @@ public final class ConnectionListener implements AutoCloseable
         return false;
     }
 
-    /** @return the oldest unproven connection of the source holding the most handshakes, or null. */
+    /** @return the oldest unproven connection of the address holding the most handshakes, or null. */
     private ManagementChannel evictionCandidate()
     {
         ManagementChannel candidate = null;
         int most = 0;
         for (final ManagementChannel channel : unauthenticated) // oldest first
         {
-            final Integer held = pendingBySource.get(sourceKey(channel.remoteAddress().getAddress()));
+            final Integer held = pendingBySource.get(channel.remoteAddress().getAddress());
             final int count = null == held ? 0 : held;
             if (null == candidate || count > most)
             {
@@ -365,35 +382,12 @@ public final class ConnectionListener implements AutoCloseable
         return candidate;
     }
 
-    /**
-     * @return the source the per-source limit counts a peer's address under: an IPv4 address (an
-     *         IPv4-mapped one too) or a link-local IPv6 address itself, any other IPv6 address's /64,
-     *         which one host commonly holds whole and picks any address of.
-     */
-    static InetAddress sourceKey(final InetAddress address)
-    {
-        if (!(address instanceof Inet6Address) || address.isLinkLocalAddress())
-        {
-            return address;
-        }
-        final byte[] bytes = address.getAddress();
-        Arrays.fill(bytes, 8, 16, (byte)0);
-        try
-        {
-            return InetAddress.getByAddress(bytes);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException("sixteen bytes are an IPv6 address", ex);
-        }
-    }
-
-    /** Takes a handshake slot for the source, unless it holds its limit already. */
+    /** Takes a handshake slot for the source address, unless it holds its limit already. */
     private boolean reserveForSource(final InetAddress source)
     {
         final int limit = config.maxPendingPerSource();
         final boolean[] reserved = new boolean[1];
-        pendingBySource.compute(sourceKey(source), (address, held) ->
+        pendingBySource.compute(source, (address, held) ->
         {
             final int count = null == held ? 0 : held;
             reserved[0] = count < limit;
@@ -404,7 +398,7 @@ public final class ConnectionListener implements AutoCloseable
 
     private void releaseForSource(final InetAddress source)
     {
-        pendingBySource.computeIfPresent(sourceKey(source), (address, held) -> held > 1 ? held - 1 : null);
+        pendingBySource.computeIfPresent(source, (address, held) -> held > 1 ? held - 1 : null);
     }
 
     /**

@@ -222,25 +222,6 @@ final class ConnectionListenerRobustnessTest
     }
 
     @Test
-    void theSourceLimitCountsAnIpv6PeerByItsSlash64AndEveryIpv4AddressAlone() throws Exception
-    {
-        final InetAddress first = InetAddress.getByName("2001:db8:1:2:aaaa:bbbb:cccc:dddd");
-        final InetAddress sameSlash64 = InetAddress.getByName("2001:db8:1:2::77");
-        final InetAddress otherSlash64 = InetAddress.getByName("2001:db8:1:3::77");
-        assertEquals(ConnectionListener.sourceKey(first), ConnectionListener.sourceKey(sameSlash64));
-        assertEquals(InetAddress.getByName("2001:db8:1:2::"), ConnectionListener.sourceKey(first));
-        assertFalse(ConnectionListener.sourceKey(first).equals(ConnectionListener.sourceKey(otherSlash64)));
-        // Link-local: every host on the link shares fe80::/64, so each address counts alone.
-        final InetAddress linkLocal = InetAddress.getByName("fe80::1:2:3:4");
-        assertEquals(linkLocal, ConnectionListener.sourceKey(linkLocal));
-        final InetAddress v4 = InetAddress.getByName("192.0.2.7");
-        assertEquals(v4, ConnectionListener.sourceKey(v4));
-        assertFalse(v4.equals(ConnectionListener.sourceKey(InetAddress.getByName("192.0.2.8"))));
-        // An IPv4-mapped address is the IPv4 address.
-        assertEquals(v4, ConnectionListener.sourceKey(InetAddress.getByName("::ffff:192.0.2.7")));
-    }
-
-    @Test
     void requestNobodyAcceptsIsWithdrawnAndRefusedAsTimeoutAfterTheStepTimeout() throws Exception
     {
         final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
