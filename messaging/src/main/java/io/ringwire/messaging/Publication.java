@@ -284,14 +284,15 @@ public final class Publication implements AutoCloseable
     }
 
     /**
-     * Disconnects, now, the subscriber that has read the least, when it holds this publication
-     * back (more than three quarters of its ring unread; over RDMA, a full window too when it is a
-     * quarter ring behind another subscriber), as {@code slow-timeout} does after its timeout: for an owner
-     * that keeps a backlog of its own behind the publication and finds it past what it allows.
-     * Such a subscriber may read steadily, a ring per timeout, and still be slower than the stream,
-     * which the timeout cannot tell. One at most per call; it counts in {@link #slowSubscribers()}
-     * and reconnects at the stream's position, backed off as after a timed cut. Nothing while a
-     * claim is open (its frame is in the subscribers' rings).
+     * Disconnects, now, the subscriber that has held this publication back the longest without a
+     * break, at every look of the duty cycle (more than three quarters of its ring unread, or over
+     * RDMA no receive posted or no room to send), for at least a few looks, as {@code slow-timeout}
+     * does after its timeout: for an owner that keeps a backlog of its own behind the publication
+     * and finds it past what it allows. Such a subscriber may read steadily, a ring per timeout,
+     * and still be slower than the stream, which the timeout cannot tell; one keeping up is behind
+     * only for a burst's moment. One at most per call; it counts in {@link #slowSubscribers()} and
+     * reconnects at the stream's position, backed off as after a timed cut. Nothing while a claim
+     * is open (its frame is in the subscribers' rings).
      *
      * @return subscribers disconnected: 0 or 1.
      */
@@ -301,7 +302,7 @@ public final class Publication implements AutoCloseable
         {
             return 0;
         }
-        return destinations.disconnectSlowest(System.nanoTime(), position);
+        return destinations.disconnectSlowest(System.nanoTime());
     }
 
     /**

@@ -63,6 +63,11 @@ final class PublicationDestination implements AutoCloseable
     long holdingBackSinceNs = NOT_HOLDING_BACK;
     /** Its consumed position when it began to hold the publication back. */
     long consumedWhenHoldingBackBegan;
+    /**
+     * Since when it has held the publication back at every look of the duty cycle, whatever it
+     * read meanwhile; {@link #NOT_HOLDING_BACK} while it does not.
+     */
+    long blockingSinceNs = NOT_HOLDING_BACK;
     long lastAttemptNs = Long.MIN_VALUE / 2;
     /** Slow-consumer cuts in a row: each one waits longer before the reconnection. */
     int slowCuts;
@@ -481,6 +486,7 @@ final class PublicationDestination implements AutoCloseable
         connected = false;
         lastError = reason;
         holdingBackSinceNs = NOT_HOLDING_BACK;
+        blockingSinceNs = NOT_HOLDING_BACK;
     }
 
     /**

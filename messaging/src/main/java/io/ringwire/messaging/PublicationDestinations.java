@@ -37,6 +37,11 @@ final class PublicationDestinations implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(PublicationDestinations.class.getName());
 
+    /**
+     * How long a destination must have held the publication back, at every look, before its owner
+     * may cut it ({@link #disconnectSlowest}): several looks, well past a burst's moment.
+     */
+    static final long MIN_BLOCKING_NS = 50_000_000L;
     /** The longest wait before a subscriber cut as slow again and again is reconnected. */
     static final long MAX_SLOW_BACKOFF_NS = TimeUnit.SECONDS.toNanos(30);
     /** Connected this long before its next cut, a subscriber's earlier slow-consumer cuts are forgotten. */
@@ -387,9 +392,12 @@ final class PublicationDestinations implements AutoCloseable
      * {@link #slowCutBackoffNs}), so one that stops reading again at once cannot hold the others
      * back for the timeout every reconnect interval.
      *
+     * <p>Every look also notes since when each destination has held the publication back without a
+     * break, for {@link #disconnectSlowest}; with no timeout (0) that is all it does.
+     *
      * @param nowNs     the time now.
      * @param position  the publication's position.
-     * @param timeoutNs the channel's {@code slow-timeout}.
+     * @param timeoutNs the channel's {@code slow-timeout}, or 0 for none.
      * @return destinations disconnected.
      */
     int disconnectSlow(final long nowNs, final long position, final long timeoutNs)
@@ -405,8 +413,18 @@ final class PublicationDestinations implements AutoCloseable
             if (!holdsBack(destination, position, consumed))
             {
                 destination.holdingBackSinceNs = PublicationDestination.NOT_HOLDING_BACK;
+                destination.blockingSinceNs = PublicationDestination.NOT_HOLDING_BACK;
+                continue;
             }
-            else if (destination.holdingBackSinceNs == PublicationDestination.NOT_HOLDING_BACK ||
+            if (destination.blockingSinceNs == PublicationDestination.NOT_HOLDING_BACK)
+            {
+                destination.blockingSinceNs = nowNs;
+            }
+            if (timeoutNs <= 0)
+            {
+                continue;
+            }
+            if (destination.holdingBackSinceNs == PublicationDestination.NOT_HOLDING_BACK ||
                 consumed - destination.consumedWhenHoldingBackBegan >= ringCapacity)
             {
                 destination.holdingBackSinceNs = nowNs;
@@ -423,48 +441,34 @@ final class PublicationDestinations implements AutoCloseable
     }
 
     /**
-     * Cuts the connected destination that has read the least, when it holds the publication back,
-     * as a slow one ({@link #disconnectSlow}) but without its timeout: for an owner whose own demand
-     * outruns the slowest reader, which a subscriber reading a ring per timeout never shows. Over
-     * RDMA a full send queue or window, or no receive posted, counts only when that destination is
-     * also a quarter ring behind another (a burst fills every reader's window for a moment; a
-     * reader that stopped acknowledging stops reading too). One at most per call, so that
-     * subscribers keeping up beside it are spared.
+     * Cuts the connected destination that has held the publication back the longest without a
+     * break, at every look of the duty cycle (see {@link #disconnectSlow}) for at least
+     * {@link #MIN_BLOCKING_NS}, as a slow one but without its timeout: for an owner whose own
+     * demand outruns the slowest reader, which a subscriber reading a ring per timeout never shows.
+     * A reader keeping up is behind only for a moment (a burst), and so spared; one at most per
+     * call.
      *
-     * @param nowNs    the time now.
-     * @param position the publication's position.
+     * @param nowNs the time now.
      * @return destinations disconnected: 0 or 1.
      */
-    int disconnectSlowest(final long nowNs, final long position)
+    int disconnectSlowest(final long nowNs)
     {
         PublicationDestination slowest = null;
-        long slowestConsumed = Long.MAX_VALUE;
-        long nextConsumed = Long.MAX_VALUE;
         for (final PublicationDestination destination : all)
         {
-            if (destination.connected)
+            if (destination.connected && destination.blockingSinceNs != PublicationDestination.NOT_HOLDING_BACK &&
+                nowNs - destination.blockingSinceNs >= MIN_BLOCKING_NS &&
+                (null == slowest || destination.blockingSinceNs < slowest.blockingSinceNs))
             {
-                final long consumed = consumedWithin(destination, position);
-                if (consumed < slowestConsumed)
-                {
-                    nextConsumed = slowestConsumed;
-                    slowest = destination;
-                    slowestConsumed = consumed;
-                }
-                else if (consumed < nextConsumed)
-                {
-                    nextConsumed = consumed;
-                }
+                slowest = destination;
             }
         }
-        if (null == slowest || !(position - slowestConsumed > ringCapacity - (ringCapacity >> 2) ||
-            (nextConsumed != Long.MAX_VALUE && nextConsumed - slowestConsumed > ringCapacity >> 2 &&
-            holdsBack(slowest, position, slowestConsumed))))
+        if (null == slowest)
         {
             return 0;
         }
-        cutSlow(slowest, nowNs, "slow subscriber: it held the publication back most when its owner could wait no " +
-            "longer");
+        cutSlow(slowest, nowNs, "slow subscriber: it held the publication back without a break for " +
+            (nowNs - slowest.blockingSinceNs) / 1_000_000 + " ms when its owner could wait no longer");
         return 1;
     }
 

@@ -81,10 +81,7 @@ final class PublicationDuty
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, MAX_DUTY_INTERVAL_NS);
         counters.device.update();
         work += destinations.disconnectSilent(nowNs);
-        if (slowTimeoutNs > 0)
-        {
-            work += destinations.disconnectSlow(nowNs, position, slowTimeoutNs);
-        }
+        work += destinations.disconnectSlow(nowNs, position, slowTimeoutNs); // notes who holds back too
         if (framesPublished != framesPublishedAtLastDuty)
         {
             framesPublishedAtLastDuty = framesPublished;

@@ -183,7 +183,7 @@ class SlowSubscriberTest
 
     @ParameterizedTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
-    void theOwnerCutsTheSlowestSubscriberAtOnceWhenItHoldsThePublicationBackAndSparesTheOneKeepingUp(final String provider)
+    void theOwnerCutsTheSubscriberHoldingThePublicationBackWithoutABreakAndSparesTheOneKeepingUp(final String provider)
     {
         final MessagingContext context = context(directory);
         try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
@@ -204,10 +204,14 @@ class SlowSubscriberTest
                     reader.poll(count, 16);
                     stalled.doWork();
                 });
-            await(() -> reader.poll(count, 16) == 0 && reader.poll(count, 16) == 0, WAIT, "the reader caught up",
-                () -> stalled.doWork());
-
-            assertEquals(1, publication.disconnectSlowestSubscriber(), "the stalled one cut, the reader kept");
+            // Once the duty cycle has seen it hold the publication back at every look for a while, the
+            // owner may cut it; the reader, keeping up, never qualifies.
+            await(() -> publication.disconnectSlowestSubscriber() == 1, WAIT, "the stalled one cut", () ->
+            {
+                publication.doWork();
+                reader.poll(count, 16);
+                stalled.doWork();
+            });
             assertEquals(1, publication.slowSubscribers());
             assertEquals(1, publication.counters().disconnects.get(), "the reader stayed connected");
             final long before = received[0];

@@ -30,8 +30,8 @@ import java.nio.ByteBuffer;
  * (allocating, past its first megabyte) and is reused once drained. A subscriber that reads, but
  * slower than the feed, escapes the timeout (it reads a ring in time) and would hold the fan-out
  * back for ever: each time the backlog grows by another {@link #BACKLOG_STEP} from its lowest since
- * the last cut, the service cuts the subscriber that has read the least, when it holds the fan-out
- * back ({@link Publication#disconnectSlowestSubscriber}). Past {@link #FEED_STOP_STEPS_QUARTERS}
+ * the last cut, the service cuts the subscriber that has held the fan-out back the longest without
+ * a break ({@link Publication#disconnectSlowestSubscriber}). Past {@link #FEED_STOP_STEPS_QUARTERS}
  * quarter steps the service stops reading the feed, and the engine waits; while it waits the
  * service cuts the slowest again every {@link #STOPPED_CUT_INTERVAL_NS}, so that only a service too
  * slow itself keeps the engine waiting.
@@ -43,7 +43,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private static final int FRAGMENT_LIMIT = 32;
     /**
      * How far the backlog may grow, from its lowest since the last cut, before the service cuts the
-     * subscriber holding the fan-out back the most.
+     * subscriber holding the fan-out back the longest.
      */
     static final int BACKLOG_STEP = 32 << 20;
     /**
@@ -51,7 +51,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
      * below a power of two, so that the backlog's buffer, which doubles as it grows, stops at 128 MiB.
      */
     static final int FEED_STOP_STEPS_QUARTERS = 15;
-    /** While the feed is not read, how often the service cuts the subscriber holding it back the most. */
+    /** While the feed is not read, how often the service cuts the subscriber holding it back the longest. */
     static final long STOPPED_CUT_INTERVAL_NS = 100_000_000L;
 
     private final Subscription feed;
@@ -65,7 +65,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private final SnapshotEncoder.PartSink sendPart;
     private final long backlogStep;
     private final long feedStopBacklog;
-    /** The backlog past which the service next cuts the subscriber holding the fan-out back the most. */
+    /** The backlog past which the service next cuts the subscriber holding the fan-out back the longest. */
     private long cutAtBacklog;
     private long lastCutNs;
     private long snapshotParts;
@@ -139,7 +139,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
         if (backlog > cutAtBacklog || (feedStopped && System.nanoTime() - lastCutNs > STOPPED_CUT_INTERVAL_NS))
         {
             // Grown by a step from its lowest (or the engine waiting): the subscriber holding the
-            // fan-out back is slower than the feed, however steadily it reads.
+            // fan-out back without a break is slower than the feed, however steadily it reads.
             final int cut = marketData.publication().disconnectSlowestSubscriber();
             backlogCuts += cut;
             cutAtBacklog = backlog + backlogStep;
@@ -204,7 +204,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
 
     /**
      * @return subscribers cut off because the backlog behind the fan-out grew by a step while they
-     *         held it back the most, or held it back while the feed was not read.
+     *         held it back, or held it back while the feed was not read.
      */
     public long backlogCuts()
     {
