@@ -349,13 +349,12 @@ public final class ConnectionListener implements AutoCloseable
             }
             counters.incrementEvictedUnauthenticated();
             evictionsInWindow++;
-            final ManagementChannel evicted = victim;
-            refusalLog.warn(evicted.remoteAddress().getAddress(), "connection listener on " + localAddress +
-                " closed the management connection from " + evicted.remoteAddress() + ", which had proved no " +
+            refusalLog.warn(victim.remoteAddress().getAddress(), "connection listener on " + localAddress +
+                " closed the management connection from " + victim.remoteAddress() + ", which had proved no " +
                 "identity yet, to make room for one from " + source.getHostAddress() + ": " +
                 config.maxPendingHandshakes() + " handshakes are pending (" + ConnectionManagerConfig.MAX_PENDING_PROP +
                 ")");
-            evicted.close(); // its close action gives its slot back
+            victim.close(); // its close action gives its slot back
             if (handshakePermits.tryAcquire())
             {
                 return true;

@@ -271,8 +271,9 @@ public final class GatewayNode implements Agent, AutoCloseable
     /**
      * @return whether the engine's stream is connected: all the gateway waits for before it serves.
      *         Its members come as they come (one offline, at the start or after a restart, keeps no
-     *         other out): a client logs on once its reply link is up, and a reply that finds the link
-     *         down loses that session alone.
+     *         other out): a Logon that comes before the gateway's reply link to it is left for the
+     *         client's next ({@link GatewayOutput#canReach}), and a reply that finds a logged-on
+     *         session's link down loses that session alone.
      */
     public boolean isConnected()
     {
