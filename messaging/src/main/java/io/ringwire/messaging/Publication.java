@@ -286,11 +286,13 @@ public final class Publication implements AutoCloseable
     /**
      * Disconnects, now, the subscriber that has held this publication back the longest without a
      * break, at every look of the duty cycle (more than three quarters of its ring unread, or over
-     * RDMA no receive posted or no room to send), for at least a few looks, as {@code slow-timeout}
-     * does after its timeout: for an owner that keeps a backlog of its own behind the publication
-     * and finds it past what it allows. Such a subscriber may read steadily, a ring per timeout,
-     * and still be slower than the stream, which the timeout cannot tell; one keeping up is behind
-     * only for a burst's moment. One at most per call; it counts in {@link #slowSubscribers()} and
+     * RDMA no receive posted or no room to send) for 50 ms or more up to the last look, as
+     * {@code slow-timeout} does after its timeout: for an owner that keeps a backlog of its own
+     * behind the publication and finds it past what it allows, and calls {@link #doWork()} as
+     * often as it offers. Such a subscriber may read steadily, a ring per timeout, and still be
+     * slower than the stream, which the timeout cannot tell; one keeping up is behind only for a
+     * burst's moment. When every one of several subscribers qualifies, none stands out and none is
+     * cut. One at most per call; it counts in {@link #slowSubscribers()} and
      * reconnects at the stream's position, backed off as after a timed cut. Nothing while a claim
      * is open (its frame is in the subscribers' rings).
      *
@@ -302,7 +304,7 @@ public final class Publication implements AutoCloseable
         {
             return 0;
         }
-        return destinations.disconnectSlowest(System.nanoTime());
+        return destinations.disconnectSlowest();
     }
 
     /**

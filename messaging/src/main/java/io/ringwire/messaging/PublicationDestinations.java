@@ -75,6 +75,8 @@ final class PublicationDestinations implements AutoCloseable
     private int sessionId;
     /** The channel named the session id ({@code session-id=}): it is kept when a new session starts. */
     private final boolean fixedSessionId;
+    /** When the duty cycle last looked at who holds the publication back ({@link #disconnectSlow}). */
+    private long lastLookNs;
     private int connectedCount;
     /** Successful connections over the publication's life (more than one: it reconnected). */
     private long connections;
@@ -402,6 +404,7 @@ final class PublicationDestinations implements AutoCloseable
      */
     int disconnectSlow(final long nowNs, final long position, final long timeoutNs)
     {
+        lastLookNs = nowNs;
         int work = 0;
         for (final PublicationDestination destination : all)
         {
@@ -442,33 +445,44 @@ final class PublicationDestinations implements AutoCloseable
 
     /**
      * Cuts the connected destination that has held the publication back the longest without a
-     * break, at every look of the duty cycle (see {@link #disconnectSlow}) for at least
-     * {@link #MIN_BLOCKING_NS}, as a slow one but without its timeout: for an owner whose own
-     * demand outruns the slowest reader, which a subscriber reading a ring per timeout never shows.
-     * A reader keeping up is behind only for a moment (a burst), and so spared; one at most per
+     * break, from the first look of the duty cycle that saw it until the last (see
+     * {@link #disconnectSlow}), for at least {@link #MIN_BLOCKING_NS}, as a slow one but without
+     * its timeout: for an owner whose own demand outruns the slowest reader, which a subscriber
+     * reading a ring per timeout never shows. A reader keeping up is behind only for a moment (a
+     * burst), and so spared; when every one of several destinations qualifies, none stands out (the
+     * publication's own pace, or its transport's, holds them all) and none is cut. One at most per
      * call.
      *
-     * @param nowNs the time now.
      * @return destinations disconnected: 0 or 1.
      */
-    int disconnectSlowest(final long nowNs)
+    int disconnectSlowest()
     {
         PublicationDestination slowest = null;
+        int connected = 0;
+        int qualifying = 0;
         for (final PublicationDestination destination : all)
         {
-            if (destination.connected && destination.blockingSinceNs != PublicationDestination.NOT_HOLDING_BACK &&
-                nowNs - destination.blockingSinceNs >= MIN_BLOCKING_NS &&
-                (null == slowest || destination.blockingSinceNs < slowest.blockingSinceNs))
+            if (!destination.connected)
             {
-                slowest = destination;
+                continue;
+            }
+            connected++;
+            if (destination.blockingSinceNs != PublicationDestination.NOT_HOLDING_BACK &&
+                lastLookNs - destination.blockingSinceNs >= MIN_BLOCKING_NS)
+            {
+                qualifying++;
+                if (null == slowest || destination.blockingSinceNs < slowest.blockingSinceNs)
+                {
+                    slowest = destination;
+                }
             }
         }
-        if (null == slowest)
+        if (null == slowest || (connected > 1 && qualifying == connected))
         {
             return 0;
         }
-        cutSlow(slowest, nowNs, "slow subscriber: it held the publication back without a break for " +
-            (nowNs - slowest.blockingSinceNs) / 1_000_000 + " ms when its owner could wait no longer");
+        cutSlow(slowest, System.nanoTime(), "slow subscriber: it held the publication back without a break for " +
+            (lastLookNs - slowest.blockingSinceNs) / 1_000_000 + " ms when its owner could wait no longer");
         return 1;
     }
 

@@ -37,11 +37,12 @@ import java.util.concurrent.TimeUnit;
  *       each of REQ, REP and RTU), default {@value #DEFAULT_TIMEOUT_MS} ms.</li>
  *   <li>{@value #MAX_PENDING_PROP}: how many handshakes a listener runs at once (reading a REQ,
  *       waiting for the application, waiting for RTU), default {@value #DEFAULT_MAX_PENDING};
- *       further management connections are closed at once and counted.</li>
+ *       further management connections take the slot of one that proved no identity yet, or are
+ *       closed at once, and counted.</li>
  *   <li>{@value #MAX_PENDING_PER_SOURCE_PROP}: how many of those one source address may hold,
  *       default {@value #DEFAULT_MAX_PENDING_PER_SOURCE}, so that a flood of silent connections from
- *       one host cannot keep everyone else out; further connections from it are closed at once and
- *       counted.</li>
+ *       one address cannot keep everyone else out; further connections from it are closed at once
+ *       and counted (a flood from many addresses is met by eviction: see {@link ConnectionListener}).</li>
  * </ul>
  *
  * <p>Threading: build it on one thread, conclude it, then share it read-only (concluding publishes

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 final class RefusalLog
 {
     /**
-     * Sources remembered at once: a flood from ever new addresses (an IPv6 /64 is one host's) shares
+     * Sources remembered at once: a flood from ever new addresses (an IPv6 host holds many) shares
      * one entry past this, so the log's memory stays bounded while the warnings go on.
      */
     static final int MAX_SOURCES = 1_024;

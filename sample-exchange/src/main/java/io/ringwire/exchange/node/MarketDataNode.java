@@ -140,11 +140,15 @@ public final class MarketDataNode implements Agent, AutoCloseable
         {
             // Grown by a step from its lowest (or the engine waiting): the subscriber holding the
             // fan-out back without a break is slower than the feed, however steadily it reads.
-            final int cut = marketData.publication().disconnectSlowestSubscriber();
-            backlogCuts += cut;
-            cutAtBacklog = backlog + backlogStep;
-            lastCutNs = System.nanoTime();
-            work++;
+            // One found no one to cut (none held the fan-out back long enough yet): asked again next
+            // cycle, the step not spent on it.
+            if (marketData.publication().disconnectSlowestSubscriber() == 1)
+            {
+                backlogCuts++;
+                cutAtBacklog = backlog + backlogStep;
+                lastCutNs = System.nanoTime();
+                work++;
+            }
         }
         else if (backlog + backlogStep < cutAtBacklog)
         {

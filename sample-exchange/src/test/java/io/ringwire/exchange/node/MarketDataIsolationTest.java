@@ -199,6 +199,9 @@ class MarketDataIsolationTest
                 readAll.run();
             });
         assertEquals(0, exchange.subscriber.books().inconsistencies(), "the honest subscriber's books never disagreed");
+        // Read on this thread now, after the exchange's stopped: one cut near the window's end has
+        // rejoined and asked by now.
+        assertEquals(honestRequestsAtStart, exchange.subscriber.snapshotRequests(), "the honest subscriber was not cut");
     }
 
     /**
