@@ -8,8 +8,9 @@
 # back in the driver (the kernel's RoCEv2 stack end to end: rkeys, PSNs, ACKs, retries). The tests
 # run with -Dringwire.test.providers=ibverbs (io.ringwire.messaging.TestProviders) and hand the
 # device properties on to their child processes: publication/subscription in one process, both
-# directions, the subscription's limit on publications (rxe's completion queues hold 32767), and
-# the system tests across processes (a million messages, slow subscriber, late subscriber, 16 MiB
+# directions, the subscription's limit on publications (rxe's completion queues hold 32767), a
+# handler that closes or throws mid-batch (the completions polled with its frame are kept), the
+# owner's cut of a slow subscriber, and the system tests across processes (a million messages, slow subscriber, late subscriber, 16 MiB
 # messages, restart, fan-out and fan-in, a publisher killed mid-message; the zero-allocation test
 # only on request, see below). A file RESULTS_DIR/tests.txt, written before the run, names a subset
 # (class names, blank-separated; the guest gets no environment from the host).
@@ -26,6 +27,8 @@ DEFAULT_TESTS="io.ringwire.messaging.PublicationSubscriptionTest
   io.ringwire.messaging.SubscriptionCapacityTest
   io.ringwire.messaging.ReceiveCreditTest
   io.ringwire.messaging.BothWaysConnectionTest
+  io.ringwire.messaging.CloseFromHandlerTest
+  io.ringwire.messaging.SlowSubscriberTest
   io.ringwire.messaging.system.CrossProcessDeliverySystemTest
   io.ringwire.messaging.system.SlowSubscriberSystemTest
   io.ringwire.messaging.system.FanOutLateSubscriberTest

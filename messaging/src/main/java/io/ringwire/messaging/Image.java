@@ -277,8 +277,9 @@ final class Image implements AutoCloseable
     /**
      * Reads the frames a memory log holds from the position on, up to {@code limit}, through its
      * {@link LogReader}: a frame is there once its commit is visible, and is consumed (the reader's
-     * position moves past it; nothing is written into the ring) once handled. Data is handed over in place, a checksum trailer is
-     * verified as {@link #onFrame} verifies one, and credit goes out once {@code creditInterval}
+     * position moves past it; nothing is written into the ring) once handled. Data is handed over in
+     * place, a checksum trailer (on any frame, PAD and heartbeat too) is verified as {@link #onFrame}
+     * verifies one, and credit goes out once {@code creditInterval}
      * bytes were consumed since the last, not per frame.
      *
      * @param handler  gets data frames.
@@ -317,27 +318,29 @@ final class Image implements AutoCloseable
                 this.position = position;
                 return LOG_PROTOCOL_ERROR;
             }
-            if (type != TYPE_PAD)
+            // Every kind of frame is checked, PAD frames too: a PAD's length says how far to skip,
+            // so a corrupted one would pass over whole frames unseen.
+            final byte flags = FrameDescriptor.flags(lengthWord);
+            int payloadLength = frameLength - HEADER_LENGTH;
+            if ((flags & CHECKSUM_FLAG) != 0)
             {
-                final byte flags = FrameDescriptor.flags(lengthWord);
-                int payloadLength = frameLength - HEADER_LENGTH;
-                if ((flags & CHECKSUM_FLAG) != 0)
+                if (!checksumHolds(offset, frameLength, counters))
                 {
-                    if (!checksumHolds(offset, frameLength, counters))
-                    {
-                        polling = false;
-                        this.position = position;
-                        return LOG_PROTOCOL_ERROR;
-                    }
-                    payloadLength -= CHECKSUM_LENGTH;
-                }
-                else if (null != checksum && frameLength >= HEADER_LENGTH + CHECKSUM_LENGTH)
-                {
-                    counters.checksumErrors.incrementRelease();
                     polling = false;
                     this.position = position;
                     return LOG_PROTOCOL_ERROR;
                 }
+                payloadLength -= CHECKSUM_LENGTH;
+            }
+            else if (null != checksum && frameLength >= HEADER_LENGTH + CHECKSUM_LENGTH)
+            {
+                counters.checksumErrors.incrementRelease();
+                polling = false;
+                this.position = position;
+                return LOG_PROTOCOL_ERROR;
+            }
+            if (type != TYPE_PAD)
+            {
                 if (type == TYPE_DATA)
                 {
                     header.frameOffset(offset);

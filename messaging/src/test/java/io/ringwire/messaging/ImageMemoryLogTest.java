@@ -2,6 +2,7 @@ package io.ringwire.messaging;
 
 import io.ringwire.messaging.protocol.FrameAppender;
 import io.ringwire.messaging.protocol.FrameDescriptor;
+import io.ringwire.messaging.protocol.FrameSigner;
 import io.ringwire.messaging.protocol.JoinLayout;
 import io.ringwire.messaging.status.SubscriptionCounters;
 import io.ringwire.rdma.Access;
@@ -23,6 +24,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.ringwire.messaging.protocol.FrameDescriptor.FRAME_LENGTH_OFFSET;
 import static io.ringwire.messaging.protocol.FrameDescriptor.LINE_ALIGNMENT;
 import static io.ringwire.messaging.protocol.FrameDescriptor.ORDER;
 import static io.ringwire.messaging.protocol.FrameDescriptor.UNFRAGMENTED;
@@ -32,7 +34,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 /**
  * An image over a memory log (shm) holds its position to the frame grid and to what it delivered:
  * a JOIN off the grid is a protocol error before any read, and a handler that throws leaves every
- * frame up to and including the one it threw on delivered once, the rest still to come, whole.
+ * frame up to and including the one it threw on delivered once, the rest still to come, whole. On
+ * a stream with checksums every frame's trailer is checked, a PAD frame's too: a PAD frame's length
+ * says how far to skip, so a corrupted one would pass over frames unseen.
  */
 class ImageMemoryLogTest
 {
@@ -77,7 +81,12 @@ class ImageMemoryLogTest
 
     private Image image()
     {
-        return new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, false, true, 0);
+        return image(false);
+    }
+
+    private Image image(final boolean checksums)
+    {
+        return new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, checksums, true, 0);
     }
 
     private int joinAt(final Image image, final long position)
@@ -156,5 +165,62 @@ class ImageMemoryLogTest
         assertEquals(3, image.pollLog(handler, 10, counters, tallies, 0));
         assertEquals(List.of(0, 1, 2, 3, 4, 5), delivered, "no frame twice, none lost");
         assertEquals(0, image.pollLog(handler, 10, counters, tallies, 0));
+    }
+
+    @Test
+    void aPadFrameWhoseLengthWasCorruptedIsAChecksumErrorNotASkipOverTheFramesAfterIt()
+    {
+        final long start = 4L * CAPACITY;
+        final FrameAppender appender = new FrameAppender(ring.buffer(), true);
+        final FrameSigner signer = new FrameSigner(ring.buffer());
+        signer.checksums(true);
+        final long pad = appendSigned(appender, signer, start, 1) + LINE_ALIGNMENT;
+        appender.abort(pad, 2 * LINE_ALIGNMENT, WORD);
+        appender.commit(pad, WORD);
+        signer.sign(appender.offset(pad), 2 * LINE_ALIGNMENT);
+        long position = pad + 2 * LINE_ALIGNMENT;
+        for (int frame = 2; frame <= 3; frame++)
+        {
+            position = appendSigned(appender, signer, position, frame) + LINE_ALIGNMENT;
+        }
+
+        final Image intact = image(true);
+        assertEquals(Image.VALID, joinAt(intact, start));
+        final List<Integer> delivered = new ArrayList<>();
+        final FragmentHandler handler = (buffer, offset, length, header) -> delivered.add((int)buffer.getByte(offset));
+        assertEquals(4, intact.pollLog(handler, 10, counters, new SubscriptionTallies(), 0), "a signed PAD is skipped");
+        assertEquals(List.of(1, 2, 3), delivered);
+        assertEquals(0, counters.checksumErrors.get());
+
+        // The PAD's length now reaches past frame 2 to frame 3's line, as a stray store could make it.
+        ring.buffer().putInt(appender.offset(pad) + FRAME_LENGTH_OFFSET, 3 * LINE_ALIGNMENT, ORDER);
+        delivered.clear();
+        final Image corrupted = image(true);
+        assertEquals(Image.VALID, joinAt(corrupted, start));
+        assertEquals(Image.LOG_PROTOCOL_ERROR, corrupted.pollLog(handler, 10, counters, new SubscriptionTallies(), 0));
+        assertEquals(List.of(1), delivered, "nothing past the corrupted PAD is handed over, frame 3 not without 2");
+        assertEquals(1, counters.checksumErrors.get());
+        assertEquals(pad, corrupted.position, "the image stays at the PAD frame");
+
+        // A PAD that carries no checksum where the stream requires them is refused the same way.
+        appender.abort(pad, 2 * LINE_ALIGNMENT, WORD);
+        appender.commit(pad, WORD);
+        final Image unsigned = image(true);
+        assertEquals(Image.VALID, joinAt(unsigned, start));
+        assertEquals(Image.LOG_PROTOCOL_ERROR, unsigned.pollLog(handler, 10, counters, new SubscriptionTallies(), 0));
+        assertEquals(2, counters.checksumErrors.get());
+        assertEquals(List.of(1, 1), delivered, "frame 1 again, nothing after it");
+    }
+
+    /** Appends and signs a one-line data frame whose 8-byte payload starts with the frame's number. */
+    private static long appendSigned(final FrameAppender appender, final FrameSigner signer, final long position,
+        final int frame)
+    {
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[8]);
+        payload.putByte(0, (byte)frame);
+        final long framePosition = appender.appendData(position, (byte)(UNFRAGMENTED | signer.flag()), payload, 0,
+            payload.capacity(), signer.trailerLength(), WORD);
+        signer.sign(appender.offset(framePosition), FrameDescriptor.HEADER_LENGTH + 8 + signer.trailerLength());
+        return framePosition;
     }
 }

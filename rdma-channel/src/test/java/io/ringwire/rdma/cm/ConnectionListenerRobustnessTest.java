@@ -222,6 +222,54 @@ final class ConnectionListenerRobustnessTest
     }
 
     @Test
+    void aBurstOfSilentConnectionsEvictsNoMoreThanTheHandshakeLimitInAWindowAndRefusesTheRest() throws Exception
+    {
+        final int limit = 2;
+        final int burst = 40;
+        final ConnectionManagerConfig config = new ConnectionManagerConfig()
+            .secret(CmTestSupport.SECRET)
+            .timeoutMs(10_000) // no slot frees itself by a timeout during the burst
+            .maxPendingHandshakes(limit)
+            .conclude();
+        final List<Socket> sockets = new ArrayList<>();
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
+        {
+            final long start = System.nanoTime();
+            for (int i = 0; i < burst; i++)
+            {
+                // Four sources in turn: no one of them reaches its own limit before the listener's.
+                final Socket socket = new Socket();
+                sockets.add(socket);
+                socket.bind(new InetSocketAddress(InetAddress.getByName("127.0.0." + (2 + i % 4)), 0));
+                socket.connect(listener.localAddress(), 1000);
+            }
+            final ConnectionManagerCounters counters = listener.counters();
+            final long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
+            while (counters.evictedUnauthenticated() + counters.refusedAtCapacity() < burst - limit &&
+                System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            final long windows = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) /
+                ConnectionListener.EVICTION_WINDOW_MS + 1;
+
+            assertEquals(burst - limit, counters.evictedUnauthenticated() + counters.refusedAtCapacity(),
+                "every connection past the limit evicted one or was refused: " + counters);
+            assertTrue(counters.evictedUnauthenticated() >= limit, "a full listener evicts: " + counters);
+            assertTrue(counters.evictedUnauthenticated() <= limit * windows, counters.evictedUnauthenticated() +
+                " evictions in " + windows + " windows of " + ConnectionListener.EVICTION_WINDOW_MS + " ms");
+            assertEquals(0, counters.refusedPerSource());
+        }
+        finally
+        {
+            for (final Socket socket : sockets)
+            {
+                socket.close();
+            }
+        }
+    }
+
+    @Test
     void requestNobodyAcceptsIsWithdrawnAndRefusedAsTimeoutAfterTheStepTimeout() throws Exception
     {
         final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);
