@@ -62,16 +62,14 @@ final class FixReplyRing
      */
     private static final int RING_HEADROOM = 64 << 10;
     /**
-     * Each session's queue at the door: its records that the ring could not take yet (its share
-     * held, the ring full, or its earlier records waiting), in order. A session whose queue
-     * overflows is the one behind: the gateway cuts it off as a slow consumer ({@link #takeSlow}).
-     * It overflows when the next record does not fit at its end and less than a quarter of it has
-     * been taken from its front: compacting only then keeps a nearly full queue from being moved
-     * on every record.
+     * Each session's queue at the door ({@link SessionQueues}): its records that the ring could not
+     * take yet (its share held, the ring full, or its earlier records waiting), in order. A session
+     * whose queue overflows is the one behind: the gateway cuts it off as a slow consumer
+     * ({@link #takeSlow}). It overflows when the next record does not fit at its end and less than a
+     * quarter of it has been taken from its front: compacting only then keeps a nearly full queue
+     * from being moved on every record.
      */
-    static final int SESSION_QUEUE_BYTES = 64 << 10;
-    /** A queued record's header: its ring record type, then its length. */
-    private static final int QUEUED_HEADER = 2 * BitUtil.SIZE_OF_INT;
+    static final int SESSION_QUEUE_BYTES = SessionQueues.QUEUE_BYTES;
     /** Records moved from the sessions' queues into the ring in one call at most. */
     private static final int DRAIN_LIMIT = 256;
     /** What {@link #moveQueued} did with a session's oldest queued record; EMPTY: it had none. */
@@ -109,16 +107,8 @@ final class FixReplyRing
      * which its share does not count.
      */
     private final long[] ringBytesBeforeConnection;
-    /** Per session index, its queue at the door (null for an index no member has); the gateway's thread. */
-    private final UnsafeBuffer[] queues;
-    /** Per session index, where its queue's oldest record starts and where the next goes. */
-    private final int[] queueHeads;
-    private final int[] queueTails;
-    /** The sessions whose queue holds a record, in the order {@link #drainQueues} serves them (a circular list). */
-    private final int[] queuedSessions;
-    private final boolean[] inQueuedSessions;
-    private int queuedSessionsHead;
-    private int queuedSessionsCount;
+    /** The members' queues at the door, and the order {@link #drainQueues} serves them in. */
+    private final SessionQueues queues;
     /**
      * Per session index: its queue overflowed, so the gateway is cutting it off; until its next
      * logon its records may take twice its share of the ring, so that what the gateway sends it as
@@ -158,17 +148,9 @@ final class FixReplyRing
         ringBytesWritten = new long[slots];
         ringBytesTaken = new AtomicLongArray(slots);
         ringBytesBeforeConnection = new long[slots];
-        queues = new UnsafeBuffer[slots];
-        queueHeads = new int[slots];
-        queueTails = new int[slots];
-        queuedSessions = new int[slots];
-        inQueuedSessions = new boolean[slots];
+        queues = new SessionQueues(slots, members);
         pastShare = new boolean[slots];
         slow = new boolean[slots];
-        for (final int member : members)
-        {
-            queues[member] = new UnsafeBuffer(new byte[SESSION_QUEUE_BYTES]);
-        }
     }
 
     /** @return the ring one session's records may hold at most. */
@@ -180,7 +162,7 @@ final class FixReplyRing
     /** @return bytes of records waiting in the session's queue at the door (the gateway's thread). */
     int queuedBytesOf(final int sessionIndex)
     {
-        return queueTails[sessionIndex] - queueHeads[sessionIndex];
+        return queues.queuedBytes(sessionIndex);
     }
 
     /** @return replies neither their session's queue nor the ring had room for. */
@@ -257,7 +239,7 @@ final class FixReplyRing
     {
         // Disconnects first: few and small, they do not wait behind the queues for the room the sender frees.
         final int disconnects = disconnectsOwed > 0 ? sendOwedDisconnects() : 0;
-        return disconnects + (queuedSessionsCount > 0 ? drainQueues() : 0);
+        return disconnects + (queues.waitingCount() > 0 ? drainQueues() : 0);
     }
 
     /**
@@ -285,24 +267,16 @@ final class FixReplyRing
     {
         int moved = 0;
         int atShare = 0;
-        while (queuedSessionsCount > 0 && moved < DRAIN_LIMIT && atShare < queuedSessionsCount)
+        while (queues.waitingCount() > 0 && moved < DRAIN_LIMIT && atShare < queues.waitingCount())
         {
-            final int session = queuedSessions[queuedSessionsHead];
+            final int session = queues.nextWaiting();
             // Its queue may have gone into the ring already, past its share, as it overflowed.
-            final int result = queueHeads[session] == queueTails[session] ? EMPTY : moveQueued(session);
+            final int result = queues.isEmpty(session) ? EMPTY : moveQueued(session);
             if (result == RING_FULL)
             {
                 return moved;
             }
-            popQueuedSession();
-            if (queueHeads[session] == queueTails[session])
-            {
-                inQueuedSessions[session] = false;
-            }
-            else
-            {
-                pushQueuedSession(session);
-            }
+            queues.rotate();
             moved += result == MOVED ? 1 : 0;
             atShare = result == AT_SHARE ? atShare + 1 : 0;
         }
@@ -316,46 +290,21 @@ final class FixReplyRing
      */
     private int moveQueued(final int session)
     {
-        final UnsafeBuffer queue = queues[session];
-        final int head = queueHeads[session];
-        final int type = queue.getInt(head);
-        final int recordLength = queue.getInt(head + BitUtil.SIZE_OF_INT);
+        final int recordLength = queues.oldestLength(session);
         if (!withinShare(session, recordLength))
         {
             return AT_SHARE;
         }
-        final int claimed = outbound.tryClaim(type, recordLength);
+        final int claimed = outbound.tryClaim(queues.oldestType(session), recordLength);
         if (claimed < 0)
         {
             return RING_FULL;
         }
-        outbound.buffer().putBytes(claimed, queue, head + QUEUED_HEADER, recordLength);
+        queues.copyOldest(session, outbound.buffer(), claimed);
         outbound.commit(claimed);
         wrote(session, recordLength);
-        final int next = head + queueRoom(recordLength);
-        if (next == queueTails[session])
-        {
-            queueHeads[session] = 0;
-            queueTails[session] = 0;
-        }
-        else
-        {
-            queueHeads[session] = next;
-        }
+        queues.removeOldest(session);
         return MOVED;
-    }
-
-    private void popQueuedSession()
-    {
-        queuedSessionsHead = queuedSessionsHead + 1 == queuedSessions.length ? 0 : queuedSessionsHead + 1;
-        queuedSessionsCount--;
-    }
-
-    private void pushQueuedSession(final int session)
-    {
-        final int at = queuedSessionsHead + queuedSessionsCount;
-        queuedSessions[at >= queuedSessions.length ? at - queuedSessions.length : at] = session;
-        queuedSessionsCount++;
     }
 
     /** The session's connection is gone (its loss read): a disconnect owed for it must not cut a later one. */
@@ -428,9 +377,8 @@ final class FixReplyRing
      */
     private int claim(final int type, final int sessionIndex, final int recordLength)
     {
-        final boolean member = accounted(sessionIndex) && null != queues[sessionIndex];
-        final UnsafeBuffer queue = member ? queues[sessionIndex] : null;
-        final boolean queued = member && queueHeads[sessionIndex] != queueTails[sessionIndex];
+        final boolean member = accounted(sessionIndex) && queues.has(sessionIndex);
+        final boolean queued = member && !queues.isEmpty(sessionIndex);
         if (!queued && withinShare(sessionIndex, recordLength) && claimInRing(type, recordLength))
         {
             return claimedRingIndex;
@@ -440,23 +388,22 @@ final class FixReplyRing
             repliesRefused.incrementAndGet();
             return -1;
         }
-        final int needed = queueRoom(recordLength);
-        if (hasQueueRoom(sessionIndex, needed, queue.capacity() / 4))
+        if (queues.hasRoom(sessionIndex, recordLength, SESSION_QUEUE_BYTES / 4))
         {
             return claimInQueue(type, sessionIndex, recordLength);
         }
         slow[sessionIndex] = true;
         pastShare[sessionIndex] = true;
-        while (queueHeads[sessionIndex] != queueTails[sessionIndex] && moveQueued(sessionIndex) == MOVED)
+        while (!queues.isEmpty(sessionIndex) && moveQueued(sessionIndex) == MOVED)
         {
             // Its queue into the ring, ahead of this record: its order holds.
         }
-        if (queueHeads[sessionIndex] == queueTails[sessionIndex] && withinShare(sessionIndex, recordLength) &&
+        if (queues.isEmpty(sessionIndex) && withinShare(sessionIndex, recordLength) &&
             claimInRing(type, recordLength))
         {
             return claimedRingIndex;
         }
-        if (hasQueueRoom(sessionIndex, needed, 1)) // behind what is left of its queue, compacted whatever it takes
+        if (queues.hasRoom(sessionIndex, recordLength, 1)) // behind what is left of its queue, compacted whatever it takes
         {
             return claimInQueue(type, sessionIndex, recordLength);
         }
@@ -466,13 +413,9 @@ final class FixReplyRing
 
     private int claimInQueue(final int type, final int sessionIndex, final int recordLength)
     {
-        final UnsafeBuffer queue = queues[sessionIndex];
-        final int tail = queueTails[sessionIndex];
-        queue.putInt(tail, type);
-        queue.putInt(tail + BitUtil.SIZE_OF_INT, recordLength);
-        claimedIn = queue;
+        claimedIn = queues.buffer(sessionIndex);
         claimedRingIndex = -1;
-        return tail + QUEUED_HEADER;
+        return queues.claim(sessionIndex, type, recordLength);
     }
 
     private boolean claimInRing(final int type, final int recordLength)
@@ -487,30 +430,6 @@ final class FixReplyRing
         return true;
     }
 
-    /**
-     * Whether the session's queue has {@code needed} bytes at its end, compacting it when at least
-     * {@code compactFrom} bytes lie free before its oldest record: with a quarter of the queue, one
-     * that only ever moves a little is not copied for each record.
-     */
-    private boolean hasQueueRoom(final int sessionIndex, final int needed, final int compactFrom)
-    {
-        final UnsafeBuffer queue = queues[sessionIndex];
-        final int tail = queueTails[sessionIndex];
-        if (queue.capacity() - tail >= needed)
-        {
-            return true;
-        }
-        final int head = queueHeads[sessionIndex];
-        if (head < compactFrom)
-        {
-            return false;
-        }
-        queue.putBytes(0, queue, head, tail - head);
-        queueHeads[sessionIndex] = 0;
-        queueTails[sessionIndex] = tail - head;
-        return queue.capacity() - (tail - head) >= needed;
-    }
-
     private void commitClaim(final int sessionIndex, final int recordLength)
     {
         if (claimedRingIndex >= 0)
@@ -519,19 +438,8 @@ final class FixReplyRing
             wrote(sessionIndex, recordLength);
             return;
         }
-        queueTails[sessionIndex] += queueRoom(recordLength);
-        if (!inQueuedSessions[sessionIndex])
-        {
-            inQueuedSessions[sessionIndex] = true;
-            pushQueuedSession(sessionIndex);
-        }
+        queues.commit(sessionIndex, recordLength);
         repliesQueued.incrementAndGet();
-    }
-
-    /** The room a record takes in a session's queue: its header with it, aligned. */
-    private static int queueRoom(final int recordLength)
-    {
-        return BitUtil.align(QUEUED_HEADER + recordLength, BitUtil.SIZE_OF_LONG);
     }
 
     /**
