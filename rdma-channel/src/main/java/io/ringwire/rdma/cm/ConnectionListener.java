@@ -15,9 +15,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -40,8 +38,8 @@ import java.util.concurrent.locks.LockSupport;
  * genuine peer proves one within a round trip of its CHALLENGE and only connections that never
  * speak grow old unproven. Each taken slot costs a new CHALLENGE's signature, so at most
  * {@link ConnectionManagerConfig#maxPendingHandshakes()} are taken every
- * {@value #EVICTION_WINDOW_MS} ms; past that, or with no unproven connection, the new one is closed
- * and counted. A REQ that does not echo its own connection's challenge (recorded elsewhere
+ * {@value HandshakeSlots#EVICTION_WINDOW_MS} ms ({@link HandshakeSlots}); past that, or with no
+ * unproven connection, the new one is closed and counted. A REQ that does not echo its own connection's challenge (recorded elsewhere
  * and replayed) is refused as {@link RejectReason#STALE_REQUEST} before anything is revealed.
  * Every refusal (bad authentication, unsupported version, malformed frame, timeout, at capacity) is
  * counted in {@link #counters()} and logged at WARNING with the remote socket address; the peer gets
@@ -63,8 +61,6 @@ public final class ConnectionListener implements AutoCloseable
     private static final Duration ACCEPT_THREAD_JOIN_TIMEOUT = Duration.ofSeconds(1);
     /** TCP connections the kernel queues for the accept loop (the system's somaxconn caps it). */
     private static final int ACCEPT_BACKLOG = 4096;
-    /** The window over which evictions are bounded by the handshake limit (see the class comment). */
-    static final long EVICTION_WINDOW_MS = 100;
     /** Queued in place of a request when the listener closes, to wake blocked accept calls. */
     private static final Queued CLOSED = new Queued(null);
 
@@ -73,20 +69,10 @@ public final class ConnectionListener implements AutoCloseable
     private final InetSocketAddress localAddress;
     private final ConnectionManagerCounters counters = new ConnectionManagerCounters();
     private final LinkedBlockingQueue<Queued> requests = new LinkedBlockingQueue<>();
-    private final Semaphore handshakePermits;
-    /** Handshakes each source address holds; an entry lives while its count is above zero. */
-    private final ConcurrentHashMap<InetAddress, Integer> pendingBySource = new ConcurrentHashMap<>();
+    private final HandshakeSlots slots;
     /** A flood is refused at the rate it arrives: its warnings are not, so they are rate-limited. */
     private final RefusalLog refusalLog = new RefusalLog(LOGGER);
     private final Set<ManagementChannel> openChannels = ConcurrentHashMap.newKeySet();
-    /**
-     * Admitted connections whose REQ has not yet proved an identity, oldest first: whoever removes
-     * one (its reader, once it proved one; the accept loop, evicting it) decides its fate.
-     */
-    private final ConcurrentLinkedDeque<ManagementChannel> unauthenticated = new ConcurrentLinkedDeque<>();
-    /** The accept loop's: when the current eviction window began, and the evictions in it. */
-    private long evictionWindowStartNs;
-    private int evictionsInWindow;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptThread;
 
@@ -100,7 +86,7 @@ public final class ConnectionListener implements AutoCloseable
         this.config = config;
         this.serverSocket = serverSocket;
         this.localAddress = (InetSocketAddress)serverSocket.getLocalSocketAddress();
-        this.handshakePermits = new Semaphore(config.maxPendingHandshakes());
+        this.slots = new HandshakeSlots(config);
         this.acceptThread = Thread.ofPlatform()
             .daemon()
             .name("ringwire-cm-listener-" + localAddress.getPort())
@@ -271,7 +257,8 @@ public final class ConnectionListener implements AutoCloseable
     private void admit(final Socket socket)
     {
         final InetAddress source = socket.getInetAddress();
-        if (!handshakePermits.tryAcquire() && !takeSlotOfUnauthenticated(source))
+        final int outcome = slots.take(source, this::evict);
+        if (outcome == HandshakeSlots.AT_CAPACITY)
         {
             counters.incrementRefusedAtCapacity();
             refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
@@ -280,9 +267,8 @@ public final class ConnectionListener implements AutoCloseable
             ConnectionManager.closeQuietly(socket);
             return;
         }
-        if (!reserveForSource(source))
+        if (outcome == HandshakeSlots.AT_SOURCE_LIMIT)
         {
-            handshakePermits.release();
             counters.incrementRefusedPerSource();
             refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
                 "from " + source.getHostAddress() + ": that address already holds " + config.maxPendingPerSource() +
@@ -298,12 +284,11 @@ public final class ConnectionListener implements AutoCloseable
         catch (final IOException ex)
         {
             ConnectionManager.closeQuietly(socket);
-            handshakePermits.release();
-            releaseForSource(source);
+            slots.giveBack(source);
             return; // the peer is already gone
         }
         openChannels.add(channel);
-        unauthenticated.addLast(channel);
+        slots.admitted(channel);
         if (closed.get())
         {
             channel.close(); // close() ran after the accept: it may not have seen this channel
@@ -314,90 +299,16 @@ public final class ConnectionListener implements AutoCloseable
             .start(() -> readRequest(channel));
     }
 
-    /**
-     * At the limit of pending handshakes: closes a connection that has not yet proved an identity,
-     * whose close gives its slot back, and takes that slot. The one closed is the oldest of those
-     * whose address holds the most handshakes: a flood's, rather than a genuine peer's single
-     * handshake midway through its round trip. An address at its own limit evicts no one, and no
-     * more than the handshake limit are evicted in a window.
-     *
-     * @return whether a slot was taken.
-     */
-    private boolean takeSlotOfUnauthenticated(final InetAddress source)
+    /** Closes, counts and logs a connection {@link HandshakeSlots} evicts for one from {@code source}. */
+    private void evict(final ManagementChannel victim, final InetAddress source)
     {
-        final Integer held = pendingBySource.get(source);
-        if (null != held && held >= config.maxPendingPerSource())
-        {
-            return false;
-        }
-        final long nowNs = System.nanoTime();
-        if (nowNs - evictionWindowStartNs > TimeUnit.MILLISECONDS.toNanos(EVICTION_WINDOW_MS))
-        {
-            evictionWindowStartNs = nowNs;
-            evictionsInWindow = 0;
-        }
-        if (evictionsInWindow >= config.maxPendingHandshakes())
-        {
-            return false; // a churning flood: each eviction costs a signature
-        }
-        ManagementChannel victim;
-        while (null != (victim = evictionCandidate()))
-        {
-            if (!unauthenticated.remove(victim))
-            {
-                continue; // it proved an identity meanwhile, or closed
-            }
-            counters.incrementEvictedUnauthenticated();
-            evictionsInWindow++;
-            refusalLog.warn(victim.remoteAddress().getAddress(), "connection listener on " + localAddress +
-                " closed the management connection from " + victim.remoteAddress() + ", which had proved no " +
-                "identity yet, to make room for one from " + source.getHostAddress() + ": " +
-                config.maxPendingHandshakes() + " handshakes are pending (" + ConnectionManagerConfig.MAX_PENDING_PROP +
-                ")");
-            victim.close(); // its close action gives its slot back
-            if (handshakePermits.tryAcquire())
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** @return the oldest unproven connection of the address holding the most handshakes, or null. */
-    private ManagementChannel evictionCandidate()
-    {
-        ManagementChannel candidate = null;
-        int most = 0;
-        for (final ManagementChannel channel : unauthenticated) // oldest first
-        {
-            final Integer held = pendingBySource.get(channel.remoteAddress().getAddress());
-            final int count = null == held ? 0 : held;
-            if (null == candidate || count > most)
-            {
-                candidate = channel;
-                most = count;
-            }
-        }
-        return candidate;
-    }
-
-    /** Takes a handshake slot for the source address, unless it holds its limit already. */
-    private boolean reserveForSource(final InetAddress source)
-    {
-        final int limit = config.maxPendingPerSource();
-        final boolean[] reserved = new boolean[1];
-        pendingBySource.compute(source, (address, held) ->
-        {
-            final int count = null == held ? 0 : held;
-            reserved[0] = count < limit;
-            return reserved[0] ? count + 1 : held;
-        });
-        return reserved[0];
-    }
-
-    private void releaseForSource(final InetAddress source)
-    {
-        pendingBySource.computeIfPresent(source, (address, held) -> held > 1 ? held - 1 : null);
+        counters.incrementEvictedUnauthenticated();
+        refusalLog.warn(victim.remoteAddress().getAddress(), "connection listener on " + localAddress +
+            " closed the management connection from " + victim.remoteAddress() + ", which had proved no " +
+            "identity yet, to make room for one from " + source.getHostAddress() + ": " +
+            config.maxPendingHandshakes() + " handshakes are pending (" + ConnectionManagerConfig.MAX_PENDING_PROP +
+            ")");
+        victim.close(); // its close action gives its slot back
     }
 
     /**
@@ -434,7 +345,7 @@ public final class ConnectionListener implements AutoCloseable
                 refuse(channel, WireFormat.nonce(frame.body()), ex.reason(), ex.getMessage());
                 return;
             }
-            if (!unauthenticated.remove(channel))
+            if (!slots.proved(channel))
             {
                 return; // evicted as it proved itself: it is closed, its slot taken
             }
@@ -562,9 +473,7 @@ public final class ConnectionListener implements AutoCloseable
     private void channelClosed(final ManagementChannel channel)
     {
         openChannels.remove(channel);
-        unauthenticated.remove(channel);
-        handshakePermits.release();
-        releaseForSource(channel.remoteAddress().getAddress());
+        slots.release(channel);
     }
 
     /**

@@ -251,13 +251,13 @@ final class ConnectionListenerRobustnessTest
                 Thread.sleep(1);
             }
             final long windows = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) /
-                ConnectionListener.EVICTION_WINDOW_MS + 1;
+                HandshakeSlots.EVICTION_WINDOW_MS + 1;
 
             assertEquals(burst - limit, counters.evictedUnauthenticated() + counters.refusedAtCapacity(),
                 "every connection past the limit evicted one or was refused: " + counters);
             assertTrue(counters.evictedUnauthenticated() >= limit, "a full listener evicts: " + counters);
             assertTrue(counters.evictedUnauthenticated() <= limit * windows, counters.evictedUnauthenticated() +
-                " evictions in " + windows + " windows of " + ConnectionListener.EVICTION_WINDOW_MS + " ms");
+                " evictions in " + windows + " windows of " + HandshakeSlots.EVICTION_WINDOW_MS + " ms");
             assertEquals(0, counters.refusedPerSource());
         }
         finally

@@ -1,0 +1,179 @@
+package io.ringwire.rdma.cm;
+
+import java.net.InetAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * A {@link ConnectionListener}'s handshake slots: at most {@link ConnectionManagerConfig#maxPendingHandshakes()}
+ * management connections handshake at once, at most {@link ConnectionManagerConfig#maxPendingPerSource()}
+ * of them from one source address, and a connection that finds every slot held takes the slot of one
+ * that has not yet proved an identity (see {@link #take}), at most the handshake limit's worth every
+ * {@value #EVICTION_WINDOW_MS} ms. A slot is held from the accept until the connection closes
+ * ({@link #release}: the channels' close action, so exactly once per admitted connection).
+ *
+ * <p>Threading: {@link #take} and {@link #admitted} on the accept loop; {@link #proved} on the
+ * handshake's thread; {@link #release} on whichever thread closes the channel.
+ */
+final class HandshakeSlots
+{
+    /** {@link #take}: the connection has its slot. */
+    static final int TAKEN = 0;
+    /** {@link #take}: every slot is held and none could be taken from an unproven connection. */
+    static final int AT_CAPACITY = 1;
+    /** {@link #take}: the source address holds its limit. */
+    static final int AT_SOURCE_LIMIT = 2;
+    /** The window over which evictions are bounded by the handshake limit. */
+    static final long EVICTION_WINDOW_MS = 100;
+
+    private final int maxPending;
+    private final int maxPendingPerSource;
+    private final Semaphore permits;
+    /** Handshakes each source address holds; an entry lives while its count is above zero. */
+    private final ConcurrentHashMap<InetAddress, Integer> bySource = new ConcurrentHashMap<>();
+    /**
+     * Admitted connections whose REQ has not yet proved an identity, oldest first: whoever removes
+     * one (its reader, once it proved one; the accept loop, evicting it) decides its fate.
+     */
+    private final ConcurrentLinkedDeque<ManagementChannel> unauthenticated = new ConcurrentLinkedDeque<>();
+    /** The accept loop's: when the current eviction window began, and the evictions in it. */
+    private long evictionWindowStartNs;
+    private int evictionsInWindow;
+
+    HandshakeSlots(final ConnectionManagerConfig config)
+    {
+        maxPending = config.maxPendingHandshakes();
+        maxPendingPerSource = config.maxPendingPerSource();
+        permits = new Semaphore(maxPending);
+    }
+
+    /**
+     * A slot for a new connection from {@code source}: a free one, else the slot of a connection
+     * that has not yet proved an identity, whose close gives its slot back. The one closed is the
+     * oldest of those whose address holds the most handshakes: a flood's, rather than a genuine
+     * peer's single handshake midway through its round trip (a genuine peer proves an identity
+     * within a round trip of its CHALLENGE, and only connections that never speak grow old
+     * unproven). An address at its own limit evicts no one, and since each taken slot costs a new
+     * CHALLENGE's signature, no more than the handshake limit are evicted in a window.
+     *
+     * @param source the new connection's address.
+     * @param evict  closes an evicted connection (and counts it): called before its slot is taken.
+     * @return {@link #TAKEN}, {@link #AT_CAPACITY} or {@link #AT_SOURCE_LIMIT}.
+     */
+    int take(final InetAddress source, final BiConsumer<ManagementChannel, InetAddress> evict)
+    {
+        if (!permits.tryAcquire() && !takeFromUnauthenticated(source, evict))
+        {
+            return AT_CAPACITY;
+        }
+        if (!reserveForSource(source))
+        {
+            permits.release();
+            return AT_SOURCE_LIMIT;
+        }
+        return TAKEN;
+    }
+
+    /** A connection {@link #take} gave a slot whose channel could not be made: the slot back. */
+    void giveBack(final InetAddress source)
+    {
+        permits.release();
+        releaseForSource(source);
+    }
+
+    /** The channel of a connection that has its slot: unproven until {@link #proved}. */
+    void admitted(final ManagementChannel channel)
+    {
+        unauthenticated.addLast(channel);
+    }
+
+    /**
+     * @return true when the channel proved an identity before anyone evicted it, from then on never
+     *         evicted; false when it was evicted (closed, its slot taken).
+     */
+    boolean proved(final ManagementChannel channel)
+    {
+        return unauthenticated.remove(channel);
+    }
+
+    /** The channel closed: its slot is free. */
+    void release(final ManagementChannel channel)
+    {
+        unauthenticated.remove(channel);
+        giveBack(channel.remoteAddress().getAddress());
+    }
+
+    private boolean takeFromUnauthenticated(final InetAddress source,
+        final BiConsumer<ManagementChannel, InetAddress> evict)
+    {
+        final Integer held = bySource.get(source);
+        if (null != held && held >= maxPendingPerSource)
+        {
+            return false;
+        }
+        final long nowNs = System.nanoTime();
+        if (nowNs - evictionWindowStartNs > TimeUnit.MILLISECONDS.toNanos(EVICTION_WINDOW_MS))
+        {
+            evictionWindowStartNs = nowNs;
+            evictionsInWindow = 0;
+        }
+        if (evictionsInWindow >= maxPending)
+        {
+            return false; // a churning flood: each eviction costs a signature
+        }
+        ManagementChannel victim;
+        while (null != (victim = evictionCandidate()))
+        {
+            if (!unauthenticated.remove(victim))
+            {
+                continue; // it proved an identity meanwhile, or closed
+            }
+            evictionsInWindow++;
+            evict.accept(victim, source); // its close gives its slot back
+            if (permits.tryAcquire())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the oldest unproven connection of the address holding the most handshakes, or null. */
+    private ManagementChannel evictionCandidate()
+    {
+        ManagementChannel candidate = null;
+        int most = 0;
+        for (final ManagementChannel channel : unauthenticated) // oldest first
+        {
+            final Integer held = bySource.get(channel.remoteAddress().getAddress());
+            final int count = null == held ? 0 : held;
+            if (null == candidate || count > most)
+            {
+                candidate = channel;
+                most = count;
+            }
+        }
+        return candidate;
+    }
+
+    /** Takes a handshake slot for the source address, unless it holds its limit already. */
+    private boolean reserveForSource(final InetAddress source)
+    {
+        final boolean[] reserved = new boolean[1];
+        bySource.compute(source, (address, held) ->
+        {
+            final int count = null == held ? 0 : held;
+            reserved[0] = count < maxPendingPerSource;
+            return reserved[0] ? count + 1 : held;
+        });
+        return reserved[0];
+    }
+
+    private void releaseForSource(final InetAddress source)
+    {
+        bySource.computeIfPresent(source, (address, held) -> held > 1 ? held - 1 : null);
+    }
+}
