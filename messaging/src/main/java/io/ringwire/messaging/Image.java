@@ -124,6 +124,8 @@ final class Image implements AutoCloseable
     private long messageStart;
     /** False until the JOIN message set the start position: frames before it break the protocol. */
     private boolean joined;
+    /** The connection's number, from its JOIN: named in the closed mark. */
+    private int connection;
 
     Image(final int sessionId, final String identity, final int streamId, final QueuePair queuePair,
         final MemoryRegion ring,
@@ -449,6 +451,7 @@ final class Image implements AutoCloseable
             return PROTOCOL_ERROR;
         }
         joined = true;
+        connection = join.buffer().getInt(JoinLayout.CONNECTION_OFFSET, ORDER);
         position = joinPosition;
         messageStart = joinPosition; // a stream joins between messages
         creditSentPosition = position;
@@ -490,13 +493,16 @@ final class Image implements AutoCloseable
 
     /**
      * Writes the consumed position, a liveness count and the receives posted so far into the
-     * publication's credit region.
+     * publication's credit region. Nothing before the JOIN: until it is read the image's position is
+     * the handshake's, which may lie past where the stream starts (a publication that writes again
+     * what a closed image left unread joins at the first of those frames), and a credit of it would
+     * let the publication store over frames not yet read. The JOIN's own credit is the first.
      */
     void sendCredit(final long nowNs, final SubscriptionCounters counters)
     {
-        if (draining)
+        if (draining || !joined)
         {
-            return; // the connection is gone: its credit region may be another connection's soon
+            return; // draining: the connection is gone, its credit region may be another connection's soon
         }
         if (memoryLog)
         {
@@ -632,7 +638,7 @@ final class Image implements AutoCloseable
         {
             view.putLong(CreditLayout.CLOSED_POSITION_OFFSET, position);
             view.putLong(CreditLayout.CLOSED_MESSAGE_START_OFFSET, inMessage ? messageStart : position);
-            view.putLongRelease(CreditLayout.CLOSED_MARK_OFFSET, CreditLayout.closedMark(sessionId));
+            view.putLongRelease(CreditLayout.CLOSED_MARK_OFFSET, CreditLayout.closedMark(sessionId, connection));
         }
     }
 }

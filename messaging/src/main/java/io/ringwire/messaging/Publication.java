@@ -324,10 +324,19 @@ public final class Publication implements AutoCloseable
      * @param offset of the message.
      * @param length of the message, at most {@link #maxMessageLength()}.
      * @return the new stream position, or a negative status.
-     * @throws IllegalArgumentException when the message is longer than {@link #maxMessageLength()}.
+     * @throws IllegalArgumentException when the message is longer than {@link #maxMessageLength()},
+     *                                  or the offset and length do not lie inside the buffer: checked
+     *                                  before anything is written, as a copy that failed midway would
+     *                                  leave a committed PAD frame, or the first fragments of a
+     *                                  message, without the position moving past them.
      */
     public long offer(final DirectBuffer buffer, final int offset, final int length)
     {
+        if ((offset | length) < 0 || offset > buffer.capacity() - length)
+        {
+            throw new IllegalArgumentException("offer of " + length + " bytes at " + offset + " lies outside its " +
+                "buffer of " + buffer.capacity() + " bytes");
+        }
         final long status = admit();
         if (status < 0)
         {
@@ -381,12 +390,13 @@ public final class Publication implements AutoCloseable
      * @param length payload bytes, at most {@link #maxPayloadLength()}.
      * @param claim  receives the buffer, offset and length to encode into.
      * @return the stream position after the frame, or a negative status.
+     * @throws IllegalArgumentException when the length is negative or more than one frame's payload.
      */
     public long tryClaim(final int length, final BufferClaim claim)
     {
-        if (length > maxPayloadLength)
+        if (length < 0 || length > maxPayloadLength)
         {
-            throw new IllegalArgumentException("claim of " + length + " bytes exceeds one frame's payload of " +
+            throw new IllegalArgumentException("claim of " + length + " bytes: not 0 to one frame's payload of " +
                 maxPayloadLength);
         }
         final long status = admit();

@@ -79,6 +79,8 @@ final class PublicationDestination implements AutoCloseable
     private Attempt attempt;
     /** The session and stream word of the connection last made. */
     private long connectedSessionStreamWord;
+    /** The number of the connection last joined (its JOIN carries it), counting from 1; never 0. */
+    private int connection;
     /** Where frames a closed image left unread begin in staging, or {@link #NO_RESEND}. */
     private long resendFrom = NO_RESEND;
     /** Where they end: the publication's position when they were taken from the ring. */
@@ -241,7 +243,9 @@ final class PublicationDestination implements AutoCloseable
         unreadDropped = from != NO_RESEND && !resend;
         final long joinPosition = resend ? from : position;
         creditBuffer.putLongRelease(CreditLayout.CONSUMED_POSITION_OFFSET, joinPosition);
-        joinBuffer.putLong(0, joinPosition);
+        connection = connection == -1 ? 1 : connection + 1;
+        joinBuffer.putLong(JoinLayout.POSITION_OFFSET, joinPosition, FrameDescriptor.ORDER);
+        joinBuffer.putInt(JoinLayout.CONNECTION_OFFSET, connection, FrameDescriptor.ORDER);
         final int result = queuePair.postSend(joinPosition, join, 0, JoinLayout.LENGTH, SendFlags.INLINE);
         if (result != PostResult.OK)
         {
@@ -291,7 +295,7 @@ final class PublicationDestination implements AutoCloseable
         // What an earlier connection's image left stays taken until a join clears it: no connection
         // since has carried those frames.
         if (creditBuffer.getLongAcquire(CreditLayout.CLOSED_MARK_OFFSET) !=
-            CreditLayout.closedMark((int)connectedSessionStreamWord))
+            CreditLayout.closedMark((int)connectedSessionStreamWord, connection))
         {
             return;
         }

@@ -164,6 +164,60 @@ class MemoryLogResendTest
     }
 
     @Test
+    void aHeartbeatsCreditBeforeTheJoinIsReadDoesNotLetThePublicationStoreOverTheFramesWrittenAgain()
+    {
+        final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(20)
+            .heartbeatIntervalMs(20).livenessTimeoutMs(60_000));
+        final Subscription first = Subscription.open(context, channel("shm", 0) + SMALL_RING, STREAM);
+        final int port = first.endpoint().getPort();
+        try (Publication publication = Publication.open(context, channel("shm", port) + SMALL_RING, STREAM))
+        {
+            connectSendAndRead(first, publication, 200, 20);
+            first.close();
+            long sequence = 201;
+            while (sequence <= 230 && publication.offer(message(sequence), 0, Long.BYTES) > 0)
+            {
+                sequence++;
+            }
+            try (Subscription second = Subscription.open(context, channel("shm", port) + SMALL_RING, STREAM))
+            {
+                // Connected, with no frame and no JOIN read: a poll of none drives the handshake.
+                await(() -> second.imageCount() == 1 && publication.isConnected(), WAIT, "reconnected", () ->
+                {
+                    second.poll(recorder, 0);
+                    publication.doWork();
+                });
+                assertTrue(publication.counters().framesResent.get() > 0, "nothing written again");
+                // A heartbeat's credit falls due while the JOIN still waits in the completion queue.
+                final long until = System.nanoTime() + Duration.ofMillis(100).toNanos();
+                while (System.nanoTime() < until)
+                {
+                    second.doWork();
+                }
+                // Whatever the publication now takes without the subscriber reading must fit beside
+                // the frames written again, which start where the first subscription stopped.
+                while (publication.offer(message(sequence), 0, Long.BYTES) > 0 ||
+                    publication.offer(message(sequence), 0, Long.BYTES) > 0)
+                {
+                    sequence++;
+                }
+                final long last = sequence - 1;
+                await(() -> delivered.size() >= last, WAIT, "every accepted message, " + last, () ->
+                {
+                    second.poll(recorder, 10);
+                    publication.doWork();
+                });
+                readOnFor(second, publication);
+                assertEquals(LongStream.rangeClosed(1, last).boxed().toList(), delivered);
+            }
+        }
+        finally
+        {
+            first.close();
+        }
+    }
+
+    @Test
     void aMessageTheClosedSubscriptionHadReadOnlyPartOfIsReadWholeByTheNextSubscription()
     {
         // No heartbeat frames in between: the first subscription stops right after a first fragment.
@@ -366,6 +420,68 @@ class MemoryLogResendTest
             });
             assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, firstAfterCut), delivered);
             assertEquals(0, publication.counters().framesResent.get());
+        }
+    }
+
+    @Test
+    void aLateClosedMarkOfAnEarlierConnectionUnderAFixedSessionIsNotTakenForTheLastOnesSoNothingIsReadTwice()
+    {
+        final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(20)
+            .heartbeatIntervalMs(20).livenessTimeoutMs(500));
+        final String fixedSession = SMALL_RING + "|session-id=77";
+        final Subscription first = Subscription.open(context, channel("shm", 0) + SMALL_RING, STREAM);
+        final int port = first.endpoint().getPort();
+        try (Publication publication = Publication.open(context, channel("shm", port) + fixedSession, STREAM))
+        {
+            connectSendAndRead(first, publication, 100, 40);
+            first.close();
+            final org.agrona.concurrent.AtomicBuffer credit = publication.destinations()[0].creditBuffer();
+            final long[] lateMark = {
+                credit.getLong(io.ringwire.messaging.protocol.CreditLayout.CLOSED_POSITION_OFFSET),
+                credit.getLong(io.ringwire.messaging.protocol.CreditLayout.CLOSED_MESSAGE_START_OFFSET),
+                credit.getLong(io.ringwire.messaging.protocol.CreditLayout.CLOSED_MARK_OFFSET) };
+            assertTrue(lateMark[2] != 0, "the first image left its mark");
+            try (Subscription second = Subscription.open(context, channel("shm", port) + SMALL_RING, STREAM))
+            {
+                await(() -> delivered.size() >= 100, WAIT, "the frames written again", () ->
+                {
+                    second.poll(recorder, 10);
+                    publication.doWork();
+                });
+                // The first connection's image stores its mark again, late, into the region the
+                // second connection uses, as one still open in another thread could.
+                credit.putLong(io.ringwire.messaging.protocol.CreditLayout.CLOSED_POSITION_OFFSET, lateMark[0]);
+                credit.putLong(io.ringwire.messaging.protocol.CreditLayout.CLOSED_MESSAGE_START_OFFSET, lateMark[1]);
+                credit.putLongRelease(io.ringwire.messaging.protocol.CreditLayout.CLOSED_MARK_OFFSET, lateMark[2]);
+                // The second connection ends without a mark of its own: its subscriber goes silent
+                // and the publication cuts it; then it comes back as a third connection.
+                final long silentUntil = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+                while (System.nanoTime() < silentUntil)
+                {
+                    publication.doWork();
+                }
+                await(() -> publication.isConnected() && second.imageCount() == 1 && delivered.size() >= 100, WAIT,
+                    "connected again", () ->
+                    {
+                        second.poll(recorder, 10);
+                        publication.doWork();
+                    });
+                for (long sequence = 101; sequence <= 120; sequence++)
+                {
+                    send(publication, sequence, second);
+                }
+                await(() -> delivered.size() >= 120, WAIT, "the messages after", () ->
+                {
+                    second.poll(recorder, 10);
+                    publication.doWork();
+                });
+                readOnFor(second, publication);
+                assertEquals(LongStream.rangeClosed(1, 120).boxed().toList(), delivered, "each once, in order");
+            }
+        }
+        finally
+        {
+            first.close();
         }
     }
 

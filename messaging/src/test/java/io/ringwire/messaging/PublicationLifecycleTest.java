@@ -411,6 +411,53 @@ class PublicationLifecycleTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void anOfferOutsideItsBufferIsRefusedBeforeAnythingIsWrittenEvenWhereTheRingNeedsPadding(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0) + "|ring=16384", STREAM);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()) + "|ring=16384", STREAM))
+        {
+            connect(subscription, publication);
+            // 150-byte messages take three lines of a memory log (192 bytes), which do not divide
+            // the ring: every 86th needs a PAD frame first.
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[150]);
+            final List<Long> received = new ArrayList<>();
+            final FragmentHandler recorder = (buffer, offset, length, header) -> received.add(buffer.getLong(offset));
+            long sent = 0;
+            for (int round = 0; round < 3; round++)
+            {
+                for (int i = 0; i < 85; i++)
+                {
+                    message.putLong(0, ++sent);
+                    await(() -> publication.offer(message, 0, message.capacity()) > 0, Duration.ofSeconds(10),
+                        "offered", () -> subscription.poll(recorder, 10));
+                }
+                assertThrows(IllegalArgumentException.class, () -> publication.offer(message, 10, message.capacity()));
+                assertThrows(IllegalArgumentException.class, () -> publication.offer(message, -1, 8));
+                assertThrows(IllegalArgumentException.class, () -> publication.offer(message, 0, -8));
+                assertThrows(IllegalArgumentException.class, () -> publication.tryClaim(-1, new BufferClaim()));
+                assertThrows(IllegalArgumentException.class,
+                    () -> publication.offer(message, 0, publication.maxPayloadLength() + 200));
+            }
+            final long last = sent;
+            await(() -> received.size() >= last, Duration.ofSeconds(10), "every message", () ->
+            {
+                subscription.poll(recorder, 10);
+                publication.doWork();
+            });
+            final List<Long> expected = new ArrayList<>();
+            for (long i = 1; i <= last; i++)
+            {
+                expected.add(i);
+            }
+            assertEquals(expected, received, "each once, in order, nothing skipped past a refused offer");
+            assertEquals(0, subscription.counters().protocolErrors.get());
+        }
+    }
+
     private static void connect(final Subscription subscription, final Publication publication)
     {
         await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",

@@ -18,16 +18,18 @@ package io.ringwire.messaging.protocol;
  *
  * <pre>
  *  24: long closed position: the image read every frame before it and reads nothing more
- *  32: long closed mark: {@link #closedMark} of the image's session, written after the two
- *      positions with release order; 0 until then
+ *  32: long closed mark: {@link #closedMark} of the image's session and connection, written
+ *      after the two positions with release order; 0 until then
  *  40: long closed message start: where the message the image had read only the first fragments
  *      of starts (never delivered whole: it is written again from there where the ring still
  *      holds it), or the closed position when it stopped between messages
  * </pre>
  *
- * The publication resets the mark to 0 for every new connection; the session in it tells a late
- * mark of an earlier connection from one of the connection the publication lets go (the
- * publication reads it only with one subscriber, whose every reconnection is a new session).
+ * The publication resets the mark to 0 for every new connection; the session and the connection's
+ * number (from its JOIN) in it tell a late mark of an earlier connection, which an image of it can
+ * still store after the reset, from one of the connection the publication lets go: the session
+ * alone does not where the channel fixes it ({@code session-id=}), as every connection then has
+ * the same.
  *
  * <p>Receive credit: every WRITE WITH IMMEDIATE (one per frame, padding and heartbeats included)
  * and the JOIN send consume one posted receive at the subscriber. A request arriving when none is
@@ -60,12 +62,14 @@ public final class CreditLayout
     public static final int REGION_LENGTH = 64;
 
     /**
-     * @param sessionId the closed image's session.
-     * @return the mark a memory log's image writes when it closes: never 0, and one per session.
+     * @param sessionId  the closed image's session.
+     * @param connection its connection's number, from the JOIN (never 0).
+     * @return the mark a memory log's image writes when it closes: never 0, and one per session and
+     *         connection.
      */
-    public static long closedMark(final int sessionId)
+    public static long closedMark(final int sessionId, final int connection)
     {
-        return 1L << 32 | (sessionId & 0xFFFF_FFFFL);
+        return (long)connection << 32 | (sessionId & 0xFFFF_FFFFL);
     }
 
     private CreditLayout()

@@ -336,9 +336,15 @@ public final class EngineNode implements Agent, AutoCloseable
             catch (final RuntimeException | Error ex)
             {
                 // Nothing half-open stays behind: the journal's lock goes, and open() may be tried again.
+                // The helpers go with it: doWork, which runs before a successful open too, takes a
+                // replica or journaller still set for one that runs, beside an engine that is gone.
                 stopHelpers();
                 CloseHelper.quietCloseAll(appendable, engine);
                 engine = null;
+                replica = null;
+                journaller = null;
+                journaled = null;
+                digestAgent = null;
                 throw ex;
             }
         }
