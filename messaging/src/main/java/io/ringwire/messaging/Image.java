@@ -493,16 +493,13 @@ final class Image implements AutoCloseable
 
     /**
      * Writes the consumed position, a liveness count and the receives posted so far into the
-     * publication's credit region. Nothing before the JOIN: until it is read the image's position is
-     * the handshake's, which may lie past where the stream starts (a publication that writes again
-     * what a closed image left unread joins at the first of those frames), and a credit of it would
-     * let the publication store over frames not yet read. The JOIN's own credit is the first.
+     * publication's credit region.
      */
     void sendCredit(final long nowNs, final SubscriptionCounters counters)
     {
-        if (draining || !joined)
+        if (draining)
         {
-            return; // draining: the connection is gone, its credit region may be another connection's soon
+            return; // the connection is gone: its credit region may be another connection's soon
         }
         if (memoryLog)
         {
@@ -545,6 +542,18 @@ final class Image implements AutoCloseable
                 return;
             }
             creditView = view;
+        }
+        if (!joined)
+        {
+            // Liveness alone before the JOIN: until it is read the image's position is the
+            // handshake's, which lies past where the stream starts when the publication writes
+            // again what a closed image left unread (it joins at the first of those frames), and a
+            // credit of it would let the publication store over them unread. Over RDMA a JOIN is
+            // never behind the handshake's position, so an early credit there holds nothing back.
+            view.putLongRelease(CreditLayout.LIVENESS_COUNTER_OFFSET, ++livenessCounter);
+            creditOwed = false;
+            lastCreditNs = nowNs;
+            return;
         }
         view.putLong(CreditLayout.LIVENESS_COUNTER_OFFSET, ++livenessCounter);
         // A message read only in part is not credited past its start: the publication then never

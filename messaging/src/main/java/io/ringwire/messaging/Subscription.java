@@ -538,7 +538,7 @@ public final class Subscription implements AutoCloseable
                 image.draining = true;
                 work++;
             }
-            else if (image.isJoined() && nowNs - image.lastCreditNs > context.heartbeatIntervalNs())
+            else if (nowNs - image.lastCreditNs > context.heartbeatIntervalNs())
             {
                 image.sendCredit(nowNs, counters);
                 work++;

@@ -38,8 +38,11 @@ public record SessionSetup(int streamId, int sessionId, int ringCapacity, long i
 
     /** "RWMS" as a little-endian int: the first field of every setup. */
     public static final int MAGIC = 0x524D5753;
-    /** The messaging protocol version this build speaks; a peer of another version is refused. */
-    public static final int VERSION = 1;
+    /**
+     * The messaging protocol version this build speaks; a peer of another version is refused. 2: the
+     * JOIN carries the connection's number ({@link JoinLayout}).
+     */
+    public static final int VERSION = 2;
     /** Bytes of an encoded setup. */
     public static final int LENGTH = 32;
 
