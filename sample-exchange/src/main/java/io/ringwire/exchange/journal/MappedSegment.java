@@ -35,6 +35,10 @@ final class MappedSegment
     /** {@link #check}: the stored CRC32C is not the payload's. */
     static final int CHECKSUM_MISMATCH = -3;
 
+    /** A page, and the largest torn payload whose end {@link #payloadEnd} looks for. */
+    private static final int PAGE = 4096;
+    private static final int MAX_TORN_PAYLOAD = 1 << 20;
+
     private final CRC32C crc = new CRC32C();
     private final UnsafeBuffer buffer = new UnsafeBuffer(0, 0);
     private final int segmentLength;
@@ -209,12 +213,14 @@ final class MappedSegment
     }
 
     /**
-     * Looks for a valid record at any aligned offset after a bad one. The bad record's own length
-     * is not trusted to say where the next one starts, so every aligned offset is tried.
+     * Looks for a valid record at any aligned offset after a bad one, past the bad record's payload
+     * where its stored checksum tells where that ends ({@link #payloadEnd}). The bad record's own
+     * length is not trusted to say where the next one starts, so every aligned offset is tried.
      */
     private boolean validRecordAfter(final int badOffset)
     {
-        for (int offset = badOffset + ALIGNMENT; offset <= fileLength - HEADER_LENGTH; offset += ALIGNMENT)
+        final int from = Math.max(badOffset + ALIGNMENT, payloadEnd(badOffset));
+        for (int offset = from; offset <= fileLength - HEADER_LENGTH; offset += ALIGNMENT)
         {
             // An empty record is eight bytes, a length of 8 and the checksum of nothing (0): a
             // pattern any payload may hold (a torn record's among them), so it is no evidence that
@@ -225,6 +231,37 @@ final class MappedSegment
             }
         }
         return false;
+    }
+
+    /**
+     * Where the payload of the bad record at {@code badOffset} ends, aligned, as its stored checksum
+     * tells: an append stores its payload and their CRC32C before the length, so a record torn before
+     * its length has a payload whose first n bytes give that checksum, for its length n. Bytes before
+     * that end are the torn payload's, which a client may have shaped like records (the order ids of
+     * its request): no evidence of appends after it. The first n that matches, up to a page past the
+     * last byte that is not zero and at most {@value #MAX_TORN_PAYLOAD} bytes, bounds it.
+     *
+     * @return the aligned end, or {@code badOffset} when no length matches (the checksum not stored).
+     */
+    private int payloadEnd(final int badOffset)
+    {
+        final int stored = buffer.getInt(badOffset + CHECKSUM_OFFSET, ORDER);
+        final int payloadStart = badOffset + HEADER_LENGTH;
+        final int last = Math.min(fileLength, Math.min(endOfNonZeroBytes(payloadStart) + PAGE,
+            payloadStart + MAX_TORN_PAYLOAD));
+        crc.reset();
+        for (int end = payloadStart; ; end++)
+        {
+            if ((int)crc.getValue() == stored)
+            {
+                return badOffset + JournalFormat.alignedLength(end - badOffset);
+            }
+            if (end >= last)
+            {
+                return badOffset;
+            }
+            crc.update(buffer.getByte(end));
+        }
     }
 
     private String describe(final int offset, final int outcome)

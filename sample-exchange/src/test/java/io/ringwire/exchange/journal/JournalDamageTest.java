@@ -94,6 +94,40 @@ class JournalDamageTest
     }
 
     @Test
+    void aTornRecordWhosePayloadAClientShapedLikeARecordWithItsChecksumIsStillATornTail() throws IOException
+    {
+        // An append stores the payload and its checksum before the length. A client controls fields
+        // of its request (its order ids), so the payload may hold, at an aligned offset, a record
+        // with a payload and its CRC32C; a SIGKILL before the length must still leave a torn tail,
+        // not a journal the engine refuses to start on. The stored checksum says where the torn
+        // payload ends: only a record past that shows appends after it.
+        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
+        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
+        final int length = Math.max(48, records.length(RECORDS));
+        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, Math.min(length, records.length(RECORDS)));
+        unfinishedPayload.putLong(16, 0x0123_4567_89AB_CDEFL); // the shaped record's payload
+        unfinishedPayload.putInt(8, 16).putInt(12, crc32c(unfinishedPayload, 16, 8));
+        final ByteBuffer checksum = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN)
+            .putInt(0, crc32c(unfinishedPayload, 0, length));
+        try (FileChannel channel = FileChannel.open(end.file, WRITE))
+        {
+            channel.write(checksum, unfinishedOffset + 4);
+            channel.write(unfinishedPayload.position(0).limit(length), unfinishedOffset + 8);
+        }
+        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+
+        assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
+    }
+
+    private static int crc32c(final ByteBuffer bytes, final int offset, final int length)
+    {
+        final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bytes.duplicate().position(offset).limit(offset + length));
+        return (int)crc.getValue();
+    }
+
+    @Test
     void aBitFlipInAMiddleRecordIsCorruptionThatStopsTheReaderAndTheWriter() throws IOException
     {
         final Located middle = appendAndLocate(RECORDS, RECORDS - 5);
