@@ -245,6 +245,10 @@ final class MappedSegment
      */
     private int payloadEnd(final int badOffset)
     {
+        if (badOffset > fileLength - HEADER_LENGTH)
+        {
+            return badOffset; // no whole header in the file: nothing past it to read
+        }
         final int stored = buffer.getInt(badOffset + CHECKSUM_OFFSET, ORDER);
         final int payloadStart = badOffset + HEADER_LENGTH;
         final int last = Math.min(fileLength, Math.min(endOfNonZeroBytes(payloadStart) + PAGE,
