@@ -46,6 +46,13 @@ public final class JournaledEngine implements AutoCloseable
 {
     /** {@link #accept}: the journal refused the request (too large, or a new segment could not be made). */
     public static final int JOURNAL_REFUSED = -200;
+    /**
+     * The longest request the engine takes, with a journaller or without: far above any request
+     * the gateway sends; a longer one is counted and dropped either way, so the engine's output
+     * never depends on which thread journals. The journal's largest payload, which bounds how far a
+     * record a crash tore may reach.
+     */
+    public static final int MAX_REQUEST_LENGTH = 1024;
     private static final System.Logger LOG = System.getLogger(JournaledEngine.class.getName());
 
     private final MatchingEngine engine;
@@ -111,7 +118,7 @@ public final class JournaledEngine implements AutoCloseable
         try
         {
             final Journal journal = Journal.open(new JournalContext().directory(directory).segmentLength(segmentLength)
-                .conclude());
+                .maxPayloadLength(MAX_REQUEST_LENGTH).conclude());
             journaled.requireWhole(journal);
             journaled.journal = journal;
             return journaled;

@@ -131,13 +131,13 @@ public final class Journal implements AutoCloseable
     private Exception lastRollFailure;
     private boolean closed;
 
-    private Journal(final Path directory, final int segmentLength, final long[] bases, final FileChannel lockChannel,
-        final FileLock lock) throws IOException
+    private Journal(final Path directory, final JournalDirectory.Metadata metadata, final long[] bases,
+        final FileChannel lockChannel, final FileLock lock) throws IOException
     {
         this.directory = directory;
-        this.segmentLength = segmentLength;
-        this.maxPayloadLength = JournalFormat.maxPayloadLength(segmentLength);
-        this.segment = new MappedSegment(segmentLength);
+        this.segmentLength = metadata.segmentLength();
+        this.maxPayloadLength = metadata.maxPayloadLength();
+        this.segment = new MappedSegment(metadata);
         this.lockChannel = lockChannel;
         this.lock = lock;
         segmentBaseSequence = 0 == bases.length ? 0 : bases[bases.length - 1];
@@ -189,15 +189,15 @@ public final class Journal implements AutoCloseable
             lockChannel = FileChannel.open(directory.resolve(JournalDirectory.LOCK_FILE), CREATE, WRITE);
             final FileLock lock = tryLock(lockChannel, directory);
             final long[] bases = JournalDirectory.segmentBases(directory);
-            final int segmentLength;
+            final JournalDirectory.Metadata metadata;
             if (Files.exists(directory.resolve(JournalDirectory.METADATA_FILE)))
             {
-                segmentLength = JournalDirectory.readSegmentLength(directory);
+                metadata = JournalDirectory.readMetadata(directory);
             }
             else if (0 == bases.length)
             {
-                segmentLength = context.segmentLength();
-                JournalDirectory.writeMetadata(directory, segmentLength);
+                metadata = new JournalDirectory.Metadata(context.segmentLength(), context.maxPayloadLength());
+                JournalDirectory.writeMetadata(directory, metadata);
             }
             else
             {
@@ -206,7 +206,7 @@ public final class Journal implements AutoCloseable
                     JournalFormat.FORMAT_VERSION + ", " + JournalDirectory.SEGMENT_LENGTH_KEY +
                     "=<the segment files' length>)");
             }
-            return new Journal(directory, segmentLength, bases, lockChannel, lock);
+            return new Journal(directory, metadata, bases, lockChannel, lock);
         }
         catch (final IOException ex)
         {
@@ -402,7 +402,8 @@ public final class Journal implements AutoCloseable
     }
 
     /**
-     * @return the largest payload one record can carry (the segment length less the header).
+     * @return the largest payload one record carries: as the journal was created with (at most the
+     *         segment length less the header; see {@link JournalContext#MAX_PAYLOAD_LENGTH_PROP}).
      */
     public int maxPayloadLength()
     {

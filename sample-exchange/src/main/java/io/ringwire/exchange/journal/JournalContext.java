@@ -9,8 +9,9 @@ import java.nio.file.Path;
  * properties, overridden again by the setters, checked by {@link #conclude()} with a message naming
  * the property and the allowed values.
  *
- * <p>The segment length applies to a journal this context creates; an existing journal keeps the
- * length it was created with (its {@value JournalDirectory#METADATA_FILE} says which).
+ * <p>The segment length and the largest payload apply to a journal this context creates; an
+ * existing journal keeps those it was created with (its {@value JournalDirectory#METADATA_FILE}
+ * says which).
  *
  * <p>Threading: build on one thread, conclude, then share read-only.
  */
@@ -25,13 +26,23 @@ public final class JournalContext
      * and makes system calls on the appending thread) is rare, while a segment stays cheap to map.
      */
     public static final int DEFAULT_SEGMENT_LENGTH = 64 << 20;
+    /**
+     * The largest payload a record carries, at most the segment length less the header (unset: that
+     * much). A longer append is refused. The journal's user declares it where it knows its largest
+     * record: recovery then knows that a record a crash tore reaches no further, so that bytes past
+     * it that look like a record are evidence of corruption, and bytes within it are not (the torn
+     * payload, which a client may have shaped like a record, is).
+     */
+    public static final String MAX_PAYLOAD_LENGTH_PROP = "ringwire.exchange.journal.max.payload.bytes";
 
     private String directory = Settings.property(DIRECTORY_PROP, "");
     private String segmentLength = Settings.property(SEGMENT_LENGTH_PROP, Integer.toString(DEFAULT_SEGMENT_LENGTH));
+    private String maxPayloadLength = Settings.property(MAX_PAYLOAD_LENGTH_PROP, "");
 
     private boolean concluded;
     private Path directoryValue;
     private int segmentLengthValue;
+    private int maxPayloadLengthValue = -1;
 
     /**
      * Checks every setting.
@@ -48,6 +59,13 @@ public final class JournalContext
         directoryValue = Path.of(directory.trim());
         segmentLengthValue = Settings.parsePowerOfTwo(SEGMENT_LENGTH_PROP, segmentLength,
             JournalFormat.MIN_SEGMENT_LENGTH, JournalFormat.MAX_SEGMENT_LENGTH);
+        if (!maxPayloadLength.isBlank())
+        {
+            maxPayloadLengthValue = Settings.parseInt(MAX_PAYLOAD_LENGTH_PROP, maxPayloadLength.trim(), 0,
+                JournalFormat.maxPayloadLength(segmentLengthValue),
+                "0 to the segment length less the 8-byte record header (" +
+                JournalFormat.maxPayloadLength(segmentLengthValue) + " here)");
+        }
         concluded = true;
         return this;
     }
@@ -90,6 +108,27 @@ public final class JournalContext
     {
         checkConcluded();
         return segmentLengthValue;
+    }
+
+    /**
+     * @param bytes the largest payload a record of a new journal carries, from 0 to the segment
+     *              length less the 8-byte record header.
+     * @return this.
+     */
+    public JournalContext maxPayloadLength(final int bytes)
+    {
+        checkNotConcluded();
+        this.maxPayloadLength = Integer.toString(bytes);
+        return this;
+    }
+
+    /**
+     * @return the largest payload a record of a new journal carries.
+     */
+    public int maxPayloadLength()
+    {
+        checkConcluded();
+        return maxPayloadLengthValue < 0 ? JournalFormat.maxPayloadLength(segmentLengthValue) : maxPayloadLengthValue;
     }
 
     private void checkNotConcluded()

@@ -32,8 +32,8 @@ import static java.nio.file.StandardOpenOption.WRITE;
  * The files of a journal directory, so that a tool given only the directory can read it:
  *
  * <ul>
- *   <li>{@value #METADATA_FILE}: the format version and the segment length, written once when the
- *       journal is created;</li>
+ *   <li>{@value #METADATA_FILE}: the format version, the segment length and the largest payload,
+ *       written once when the journal is created;</li>
  *   <li>{@value #SETTINGS_FILE}: the application's own {@code key=value} settings (the engine's
  *       instrument configuration, say), which replay needs beside the records
  *       ({@link #writeSettings}, {@link #readSettings});</li>
@@ -52,7 +52,7 @@ import static java.nio.file.StandardOpenOption.WRITE;
  */
 public final class JournalDirectory
 {
-    /** The journal's own metadata: format version and segment length. */
+    /** The journal's own metadata: format version, segment length and largest payload. */
     public static final String METADATA_FILE = "journal.properties";
     /** The application's settings, stored with the journal. */
     public static final String SETTINGS_FILE = "settings.properties";
@@ -61,6 +61,8 @@ public final class JournalDirectory
 
     static final String FORMAT_VERSION_KEY = "format.version";
     static final String SEGMENT_LENGTH_KEY = "segment.length";
+    /** Absent in a journal made before it existed: the segment's largest then. */
+    static final String MAX_PAYLOAD_LENGTH_KEY = "max.payload.length";
 
     private static final Pattern SEGMENT_NAME = Pattern.compile("^segment-(\\d{20})\\.journal$");
     private static final String TEMPORARY_SUFFIX = ".tmp";
@@ -104,13 +106,24 @@ public final class JournalDirectory
     }
 
     /**
-     * Reads the segment length of the journal in {@code directory}, checking its format version.
+     * What a journal's {@value #METADATA_FILE} says.
+     *
+     * @param segmentLength    bytes per segment file.
+     * @param maxPayloadLength the largest payload a record of this journal carries, which also
+     *                         bounds how far a record torn by a crash reaches (see {@link MappedSegment}).
+     */
+    record Metadata(int segmentLength, int maxPayloadLength)
+    {
+    }
+
+    /**
+     * Reads the metadata of the journal in {@code directory}, checking its format version.
      *
      * @param directory a journal directory.
-     * @return its segment length.
+     * @return its segment length and largest payload.
      * @throws IllegalArgumentException when the directory holds no journal, or one this code cannot read.
      */
-    static int readSegmentLength(final Path directory)
+    static Metadata readMetadata(final Path directory)
     {
         final Path file = directory.resolve(METADATA_FILE);
         if (!Files.exists(file))
@@ -121,22 +134,29 @@ public final class JournalDirectory
         final String name = file + " " + FORMAT_VERSION_KEY;
         Settings.parseInt(name, metadata.getProperty(FORMAT_VERSION_KEY), JournalFormat.FORMAT_VERSION,
             JournalFormat.FORMAT_VERSION, Integer.toString(JournalFormat.FORMAT_VERSION) + " (this build's format)");
-        return Settings.parsePowerOfTwo(file + " " + SEGMENT_LENGTH_KEY, metadata.getProperty(SEGMENT_LENGTH_KEY),
-            JournalFormat.MIN_SEGMENT_LENGTH, JournalFormat.MAX_SEGMENT_LENGTH);
+        final int segmentLength = Settings.parsePowerOfTwo(file + " " + SEGMENT_LENGTH_KEY,
+            metadata.getProperty(SEGMENT_LENGTH_KEY), JournalFormat.MIN_SEGMENT_LENGTH, JournalFormat.MAX_SEGMENT_LENGTH);
+        final int segmentsLargest = JournalFormat.maxPayloadLength(segmentLength);
+        final String maxPayload = metadata.getProperty(MAX_PAYLOAD_LENGTH_KEY);
+        final int maxPayloadLength = null == maxPayload ? segmentsLargest :
+            Settings.parseInt(file + " " + MAX_PAYLOAD_LENGTH_KEY, maxPayload, 0, segmentsLargest,
+                "0 to " + segmentsLargest + " (the segment length less the record header)");
+        return new Metadata(segmentLength, maxPayloadLength);
     }
 
     /**
      * Writes the metadata of a new journal.
      *
-     * @param directory     the journal directory.
-     * @param segmentLength its segment length.
+     * @param directory the journal directory.
+     * @param metadata  its segment length and largest payload.
      */
-    static void writeMetadata(final Path directory, final int segmentLength)
+    static void writeMetadata(final Path directory, final Metadata metadata)
     {
-        final Properties metadata = new Properties();
-        metadata.setProperty(FORMAT_VERSION_KEY, Integer.toString(JournalFormat.FORMAT_VERSION));
-        metadata.setProperty(SEGMENT_LENGTH_KEY, Integer.toString(segmentLength));
-        writeAtomically(directory, METADATA_FILE, metadata, "RingWire journal: see JournalFormat");
+        final Properties properties = new Properties();
+        properties.setProperty(FORMAT_VERSION_KEY, Integer.toString(JournalFormat.FORMAT_VERSION));
+        properties.setProperty(SEGMENT_LENGTH_KEY, Integer.toString(metadata.segmentLength()));
+        properties.setProperty(MAX_PAYLOAD_LENGTH_KEY, Integer.toString(metadata.maxPayloadLength()));
+        writeAtomically(directory, METADATA_FILE, properties, "RingWire journal: see JournalFormat");
     }
 
     /**

@@ -44,8 +44,9 @@ public final class JournalReader
     public JournalReader(final Path directory)
     {
         this.directory = directory;
-        this.segmentLength = JournalDirectory.readSegmentLength(directory);
-        this.segment = new MappedSegment(segmentLength);
+        final JournalDirectory.Metadata metadata = JournalDirectory.readMetadata(directory);
+        this.segmentLength = metadata.segmentLength();
+        this.segment = new MappedSegment(metadata);
     }
 
     /**

@@ -41,8 +41,9 @@ public final class JournalTailer implements AutoCloseable
     public JournalTailer(final Path directory, final long fromSequence)
     {
         this.directory = directory;
-        this.segmentLength = JournalDirectory.readSegmentLength(directory);
-        this.segment = new MappedSegment(segmentLength);
+        final JournalDirectory.Metadata metadata = JournalDirectory.readMetadata(directory);
+        this.segmentLength = metadata.segmentLength();
+        this.segment = new MappedSegment(metadata);
         final long[] bases = JournalDirectory.segmentBases(directory);
         final int index = JournalDirectory.segmentHolding(bases, fromSequence);
         nextSequence = index < 0 ? fromSequence : bases[index];

@@ -35,22 +35,24 @@ final class MappedSegment
     /** {@link #check}: the stored CRC32C is not the payload's. */
     static final int CHECKSUM_MISMATCH = -3;
 
-    /** A page, and the largest torn payload whose end {@link #payloadEnd} looks for. */
+    /** A page, and the largest torn payload whose end {@link #tornPayloadEnd} looks for. */
     private static final int PAGE = 4096;
     private static final int MAX_TORN_PAYLOAD = 1 << 20;
 
     private final CRC32C crc = new CRC32C();
     private final UnsafeBuffer buffer = new UnsafeBuffer(0, 0);
     private final int segmentLength;
+    private final int maxPayloadLength;
     private ByteBuffer checksumView;
     private int fileLength;
 
     /**
-     * @param segmentLength the journal's segment length.
+     * @param metadata the journal's segment length and largest payload.
      */
-    MappedSegment(final int segmentLength)
+    MappedSegment(final JournalDirectory.Metadata metadata)
     {
-        this.segmentLength = segmentLength;
+        this.segmentLength = metadata.segmentLength();
+        this.maxPayloadLength = metadata.maxPayloadLength();
     }
 
     /**
@@ -213,13 +215,13 @@ final class MappedSegment
     }
 
     /**
-     * Looks for a valid record at any aligned offset after a bad one, past the bad record's payload
-     * where its stored checksum tells where that ends ({@link #payloadEnd}). The bad record's own
-     * length is not trusted to say where the next one starts, so every aligned offset is tried.
+     * Looks for a valid record at any aligned offset after a bad one, past where the bad record's
+     * payload may reach if a crash tore it ({@link #tornPayloadEnd}). The bad record's own length is
+     * not trusted to say where the next one starts, so every aligned offset is tried.
      */
     private boolean validRecordAfter(final int badOffset)
     {
-        final int from = Math.max(badOffset + ALIGNMENT, payloadEnd(badOffset));
+        final int from = Math.max(badOffset + ALIGNMENT, tornPayloadEnd(badOffset));
         for (int offset = from; offset <= fileLength - HEADER_LENGTH; offset += ALIGNMENT)
         {
             // An empty record is eight bytes, a length of 8 and the checksum of nothing (0): a
@@ -234,16 +236,25 @@ final class MappedSegment
     }
 
     /**
-     * Where the payload of the bad record at {@code badOffset} ends, aligned, as its stored checksum
-     * tells: an append stores its payload and their CRC32C before the length, so a record torn before
-     * its length has a payload whose first n bytes give that checksum, for its length n. Bytes before
-     * that end are the torn payload's, which a client may have shaped like records (the order ids of
-     * its request): no evidence of appends after it. The first n that matches, up to a page past the
-     * last byte that is not zero and at most {@value #MAX_TORN_PAYLOAD} bytes, bounds it.
+     * How far the payload of the bad record at {@code badOffset} reaches, aligned, if an append that
+     * died tore it. Bytes before that are the torn payload's, which a client may have shaped like
+     * records (the order ids of its request): no evidence of appends after it. An append copies the
+     * payload, then stores its CRC32C, then the length (last, with release), so:
+     * <ul>
+     *   <li>a checksum is stored (not 0): the payload is whole, and its length n is one whose first n
+     *       bytes give that checksum; the longest such n up to the journal's largest payload (at most
+     *       {@value #MAX_TORN_PAYLOAD} bytes, and a page past the last byte that is not zero) bounds
+     *       it, the longest because a client can shape its payload so that a prefix gives the same
+     *       checksum; where no n does, the checksum is no append's and nothing is bounded;</li>
+     *   <li>no checksum is stored (0, as is an empty payload's): the append may have died while it
+     *       copied, so the journal's largest payload bounds it where the journal declares one of at
+     *       most {@value #MAX_TORN_PAYLOAD} bytes ({@link JournalContext#MAX_PAYLOAD_LENGTH_PROP});
+     *       else nothing is bounded, and any record after the header is evidence.</li>
+     * </ul>
      *
-     * @return the aligned end, or {@code badOffset} when no length matches (the checksum not stored).
+     * @return the aligned end, or {@code badOffset} when nothing bounds it.
      */
-    private int payloadEnd(final int badOffset)
+    private int tornPayloadEnd(final int badOffset)
     {
         if (badOffset > fileLength - HEADER_LENGTH)
         {
@@ -251,20 +262,26 @@ final class MappedSegment
         }
         final int stored = buffer.getInt(badOffset + CHECKSUM_OFFSET, ORDER);
         final int payloadStart = badOffset + HEADER_LENGTH;
+        if (0 == stored)
+        {
+            return maxPayloadLength <= MAX_TORN_PAYLOAD ?
+                badOffset + JournalFormat.alignedLength(HEADER_LENGTH + maxPayloadLength) : badOffset;
+        }
         final int last = Math.min(fileLength, Math.min(endOfNonZeroBytes(payloadStart) + PAGE,
-            payloadStart + MAX_TORN_PAYLOAD));
+            payloadStart + Math.min(maxPayloadLength, MAX_TORN_PAYLOAD)));
+        int end = badOffset;
         crc.reset();
-        for (int end = payloadStart; ; end++)
+        for (int at = payloadStart; ; at++)
         {
             if ((int)crc.getValue() == stored)
             {
-                return badOffset + JournalFormat.alignedLength(end - badOffset);
+                end = badOffset + JournalFormat.alignedLength(at - badOffset);
             }
-            if (end >= last)
+            if (at >= last)
             {
-                return badOffset;
+                return end;
             }
-            crc.update(buffer.getByte(end));
+            crc.update(buffer.getByte(at));
         }
     }
 

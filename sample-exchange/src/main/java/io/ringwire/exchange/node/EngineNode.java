@@ -383,7 +383,7 @@ public final class EngineNode implements Agent, AutoCloseable
     private Journal openForJournaller()
     {
         final Journal opened = Journal.open(new JournalContext().directory(journal).segmentLength(segmentLength)
-            .conclude());
+            .maxPayloadLength(JournaledEngine.MAX_REQUEST_LENGTH).conclude());
         engine.requireWhole(opened);
         return opened;
     }
@@ -453,7 +453,7 @@ public final class EngineNode implements Agent, AutoCloseable
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         takenNs = System.nanoTime();
-        if (length > JournaledRequests.MAX_REQUEST_LENGTH)
+        if (length > JournaledEngine.MAX_REQUEST_LENGTH)
         {
             refused++; // as the journaller drops it, so the output is the same whichever thread journals
             return;

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.exchange.engine.JournaledEngine;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -44,17 +45,10 @@ public final class JournaledRequests
     /** Where the request starts. */
     public static final int REQUEST_OFFSET = 8;
     /**
-     * The longest request the engine takes, with a journaller or without: far above any request
-     * the gateway sends; a longer one is counted and dropped either way, so the engine's output
-     * never depends on which thread journals.
-     */
-    public static final int MAX_REQUEST_LENGTH = 1024;
-
-    /**
      * The most ring space one request can take: agrona's record header (8 bytes), the time taken
      * and the request, aligned to 8, and the record that pads the ring's end when a record wraps.
      */
-    private static final int SLOT = 2 * (RecordDescriptor.HEADER_LENGTH + REQUEST_OFFSET + MAX_REQUEST_LENGTH + 8);
+    private static final int SLOT = 2 * (RecordDescriptor.HEADER_LENGTH + REQUEST_OFFSET + JournaledEngine.MAX_REQUEST_LENGTH + 8);
 
     private final OneToOneRingBuffer ring;
 
@@ -68,7 +62,7 @@ public final class JournaledRequests
     }
 
     /**
-     * @param requests requests of at most {@link #MAX_REQUEST_LENGTH} bytes.
+     * @param requests requests of at most {@link #JournaledEngine.MAX_REQUEST_LENGTH} bytes.
      * @return whether that many surely fit now: the journaller takes no request it might not hand
      *         on (each counted at its most, as if each wrapped the ring).
      */

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.exchange.engine.JournaledEngine;
 import io.ringwire.exchange.engine.MatchingEngine;
 import io.ringwire.exchange.journal.Journal;
 import io.ringwire.messaging.FragmentHandler;
@@ -16,7 +17,7 @@ import org.agrona.concurrent.AgentTerminationException;
  * journal refuses goes to the engine marked {@link JournaledRequests#REFUSED}, and its client gets
  * a reject; one that fails the check goes marked {@link JournaledRequests#MALFORMED}, to be counted
  * where the engine counts malformed requests; one longer than
- * {@link JournaledRequests#MAX_REQUEST_LENGTH} is counted here and dropped, as the engine drops it
+ * {@link JournaledEngine#MAX_REQUEST_LENGTH} is counted here and dropped, as the engine drops it
  * where it journals itself.
  *
  * <p>It takes requests only while the engine's ring surely has room for a poll's worth (each
@@ -70,7 +71,7 @@ final class Journaller implements Agent, AutoCloseable
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         final long takenNs = System.nanoTime();
-        if (length > JournaledRequests.MAX_REQUEST_LENGTH)
+        if (length > JournaledEngine.MAX_REQUEST_LENGTH)
         {
             oversized++;
             return;

@@ -29,7 +29,12 @@ class JournalDamageTest
     private static final int SEGMENT_LENGTH = 64 * 1024;
     private static final int RECORDS = 1200;
 
-    private final TestRecords records = new TestRecords(0x5EED_2002L, 300, 3000, 50);
+    /** The largest record {@link #records} makes, which some tests declare as the journal's largest payload. */
+    private static final int LARGEST = 3000;
+
+    private final TestRecords records = new TestRecords(0x5EED_2002L, 300, LARGEST, 50);
+    /** The largest payload {@link #context} declares; -1: none (the segment's). */
+    private int declaredLargest = -1;
 
     @TempDir
     Path directory;
@@ -118,6 +123,131 @@ class JournalDamageTest
         final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
 
         assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
+    }
+
+    @Test
+    void aTornRecordWhoseChecksumWasNotYetStoredAndWhosePayloadHoldsAShapedRecordIsATornTail() throws IOException
+    {
+        // The append died after it copied the payload and before it stored the checksum: nothing
+        // tells where the payload ends but the journal's declared largest payload (the engine's
+        // largest request), within which a record a client shaped is no sign of later appends.
+        declaredLargest = LARGEST;
+        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
+        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
+        final int length = 64;
+        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, length);
+        unfinishedPayload.putLong(48, 0x0123_4567_89AB_CDEFL); // the shaped record's payload
+        unfinishedPayload.putInt(40, 16).putInt(44, crc32c(unfinishedPayload, 48, 8));
+        try (FileChannel channel = FileChannel.open(end.file, WRITE))
+        {
+            channel.write(unfinishedPayload.position(0).limit(length), unfinishedOffset + 8);
+        }
+        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+
+        assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
+    }
+
+    @Test
+    void aTornRecordWhosePayloadAClientShapedSoThatAPrefixGivesItsChecksumIsStillATornTail() throws IOException
+    {
+        // The checksum is stored, but a client chose four bytes of its request so that the first 16
+        // bytes of the payload give the same CRC32C as all 64: the payload's end is the longest
+        // length that gives the checksum, not the first, or the record shaped after those 16 bytes
+        // would read as an append after the torn one.
+        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
+        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
+        final int length = 64;
+        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, length);
+        unfinishedPayload.putLong(48, 0x0123_4567_89AB_CDEFL);
+        unfinishedPayload.putInt(40, 16).putInt(44, crc32c(unfinishedPayload, 48, 8));
+        final int prefixChecksum = crc32c(unfinishedPayload, 0, 16);
+        unfinishedPayload.putInt(16, fourBytesGiving(unfinishedPayload, 16, length, prefixChecksum));
+        assertEquals(prefixChecksum, crc32c(unfinishedPayload, 0, length), "the collision is forged");
+        final ByteBuffer checksum = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, prefixChecksum);
+        try (FileChannel channel = FileChannel.open(end.file, WRITE))
+        {
+            channel.write(checksum, unfinishedOffset + 4);
+            channel.write(unfinishedPayload.position(0).limit(length), unfinishedOffset + 8);
+        }
+        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+
+        assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
+    }
+
+    @Test
+    void aRecordWhoseHeaderIsZeroedWithRecordsPastTheDeclaredLargestPayloadIsCorruption() throws IOException
+    {
+        // A zeroed header looks like an append that died before its checksum; records further on
+        // than the largest payload could reach were appended after it, so this is damage.
+        declaredLargest = LARGEST;
+        appendAndLocate(RECORDS, 0);
+        final long[] bases = JournalDirectory.segmentBases(directory);
+        final long lastBase = bases[bases.length - 1];
+        final Located first = locate(lastBase);
+        assertEquals(0, first.recordOffset);
+        assertTrue(RECORDS - lastBase >= 30, "the last segment holds records well past the largest payload");
+        try (FileChannel channel = FileChannel.open(first.file, WRITE))
+        {
+            channel.write(ByteBuffer.allocate(8), first.recordOffset);
+        }
+
+        final JournalReadResult result = assertCorruption(first);
+        assertTrue(result.damage().problem().contains("no record length"), result.toString());
+        final JournalCorruptException refused = assertThrows(JournalCorruptException.class,
+            () -> Journal.open(context()));
+        assertTrue(refused.getMessage().contains("offset 0"), refused.getMessage());
+    }
+
+    /**
+     * The four bytes at {@code at} that make the CRC32C of {@code bytes[0, length)} {@code target}:
+     * the checksum is affine in them, so each bit's effect is a column of a 32 by 32 system over
+     * GF(2), solved by elimination.
+     */
+    private static int fourBytesGiving(final ByteBuffer bytes, final int at, final int length, final int target)
+    {
+        final ByteBuffer work = bytes.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        work.putInt(at, 0);
+        final int base = crc32c(work, 0, length);
+        final int[] basis = new int[32];
+        final int[] combination = new int[32];
+        for (int bit = 0; bit < 32; bit++)
+        {
+            work.putInt(at, 1 << bit);
+            int column = crc32c(work, 0, length) ^ base;
+            int used = 1 << bit;
+            for (int pivot = 31; pivot >= 0 && 0 != column; pivot--)
+            {
+                if (0 == (column >>> pivot & 1))
+                {
+                    continue;
+                }
+                if (0 == basis[pivot])
+                {
+                    basis[pivot] = column;
+                    combination[pivot] = used;
+                    column = 0;
+                }
+                else
+                {
+                    column ^= basis[pivot];
+                    used ^= combination[pivot];
+                }
+            }
+        }
+        int remaining = target ^ base;
+        int solution = 0;
+        for (int pivot = 31; pivot >= 0; pivot--)
+        {
+            if (0 != (remaining >>> pivot & 1))
+            {
+                assertTrue(0 != basis[pivot], "the four bytes reach every checksum");
+                remaining ^= basis[pivot];
+                solution ^= combination[pivot];
+            }
+        }
+        return solution;
     }
 
     private static int crc32c(final ByteBuffer bytes, final int offset, final int length)
@@ -302,7 +432,8 @@ class JournalDamageTest
 
     private JournalContext context()
     {
-        return new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH).conclude();
+        final JournalContext context = new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH);
+        return (declaredLargest < 0 ? context : context.maxPayloadLength(declaredLargest)).conclude();
     }
 
     /** Where a record lies: its segment file, the offset of its header there, and its payload length. */

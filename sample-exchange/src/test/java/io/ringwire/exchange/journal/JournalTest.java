@@ -212,6 +212,71 @@ class JournalTest
     }
 
     @Test
+    void aDeclaredLargestPayloadRefusesLongerAppendsAndAnExistingJournalKeepsTheOneItWasCreatedWith()
+        throws IOException
+    {
+        try (Journal journal = Journal.open(new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH)
+            .maxPayloadLength(100).conclude()))
+        {
+            assertEquals(100, journal.maxPayloadLength());
+            assertEquals(0, journal.append(payload, 0, 100));
+            assertEquals(Journal.RECORD_TOO_LARGE, journal.append(payload, 0, 101));
+            assertEquals(1, journal.refusedAppends());
+        }
+        final JournalContext larger = new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH)
+            .maxPayloadLength(2000).conclude();
+        try (Journal journal = Journal.open(larger))
+        {
+            assertEquals(100, journal.maxPayloadLength());
+            assertEquals(Journal.RECORD_TOO_LARGE, journal.append(payload, 0, 101));
+            assertEquals(1, journal.recordCount());
+        }
+        assertTrue(Files.readString(directory.resolve(JournalDirectory.METADATA_FILE))
+            .contains(JournalDirectory.MAX_PAYLOAD_LENGTH_KEY + "=100"));
+    }
+
+    @Test
+    void aJournalWhoseMetadataDeclaresNoLargestPayloadTakesTheSegmentsLargest() throws IOException
+    {
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 3);
+        }
+        final Path metadata = directory.resolve(JournalDirectory.METADATA_FILE);
+        Files.writeString(metadata, JournalDirectory.FORMAT_VERSION_KEY + "=" + JournalFormat.FORMAT_VERSION + "\n" +
+            JournalDirectory.SEGMENT_LENGTH_KEY + "=" + SEGMENT_LENGTH + "\n");
+        try (Journal journal = Journal.open(context()))
+        {
+            assertEquals(SEGMENT_LENGTH - 8, journal.maxPayloadLength());
+            assertEquals(3, journal.recordCount());
+        }
+        assertEquals(3, new JournalReader(directory).readAll((sequence, buffer, offset, length) -> { })
+            .recordsDelivered());
+    }
+
+    @Test
+    void aLargestPayloadBeyondTheSegmentIsRefusedNamingThePropertyOrTheMetadataKey() throws IOException
+    {
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+            () -> new JournalContext().directory(directory).segmentLength(SEGMENT_LENGTH)
+                .maxPayloadLength(SEGMENT_LENGTH - 7).conclude());
+        assertTrue(refused.getMessage().startsWith(JournalContext.MAX_PAYLOAD_LENGTH_PROP + "='4089'"),
+            refused.getMessage());
+
+        try (Journal journal = Journal.open(context()))
+        {
+            appendRecords(journal, 0, 1);
+        }
+        final Path metadata = directory.resolve(JournalDirectory.METADATA_FILE);
+        Files.writeString(metadata, Files.readString(metadata).replaceAll(
+            JournalDirectory.MAX_PAYLOAD_LENGTH_KEY + "=\\d+", JournalDirectory.MAX_PAYLOAD_LENGTH_KEY + "=-1"));
+        final IllegalArgumentException badKey = assertThrows(IllegalArgumentException.class,
+            () -> new JournalReader(directory));
+        assertTrue(badKey.getMessage().contains(JournalDirectory.MAX_PAYLOAD_LENGTH_KEY + "='-1'"),
+            badKey.getMessage());
+    }
+
+    @Test
     void settingsStoredBesideTheJournalReadBackAndAreReplacedWhole()
     {
         assertEquals(Map.of(), JournalDirectory.readSettings(directory));

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.exchange.engine.JournaledEngine;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +24,7 @@ class JournaledRequestsTest
     void roomForABatchAlwaysTakesABatchOfTheLongestRequestsAndEveryOneComesOutWholeInOrder()
     {
         final JournaledRequests ring = new JournaledRequests(64 << 10);
-        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(JournaledRequests.MAX_REQUEST_LENGTH));
+        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(JournaledEngine.MAX_REQUEST_LENGTH));
         final SplittableRandom random = new SplittableRandom(42);
         final long[] offered = { 0 };
         final long[] read = { 0 };
@@ -34,7 +35,7 @@ class JournaledRequestsTest
                 for (int i = 0; i < BATCH; i++)
                 {
                     // Mostly the longest, now and then a short one, so the ring wraps at every offset.
-                    final int length = random.nextInt(4) == 0 ? random.nextInt(8, 200) : JournaledRequests.MAX_REQUEST_LENGTH;
+                    final int length = random.nextInt(4) == 0 ? random.nextInt(8, 200) : JournaledEngine.MAX_REQUEST_LENGTH;
                     request.putLong(0, offered[0]);
                     assertTrue(ring.offer(JournaledRequests.JOURNALED, offered[0] * 3, request, 0, length),
                         "request " + offered[0] + " of " + length + " bytes, after the ring said it had room");
