@@ -29,6 +29,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
@@ -193,6 +194,8 @@ public final class EngineNode implements Agent, AutoCloseable
     private final FragmentHandler onRequest = this::onRequest;
     private long takenNs;
     private volatile boolean taking = true;
+    /** Where the helpers' threads come from (tests: one that fails, as a thread start can). */
+    private ThreadFactory helperThreads = Thread::new;
     private final JournalRefusals refusals = new JournalRefusals();
     private long refused;
     private long refusalsReported;
@@ -351,6 +354,19 @@ public final class EngineNode implements Agent, AutoCloseable
         return this;
     }
 
+    /**
+     * Sets where the threads of the engine's helpers come from: a test makes one fail, as starting a
+     * thread can (no memory for its stack, a process's thread limit). Before {@link #open()}.
+     *
+     * @param factory makes each helper's thread.
+     * @return this.
+     */
+    EngineNode helperThreads(final ThreadFactory factory)
+    {
+        helperThreads = factory;
+        return this;
+    }
+
     /** Starts the threads the engine's work runs on beside its own, as {@link #threads} says. */
     private void startHelpers(final Journal appendable)
     {
@@ -361,7 +377,7 @@ public final class EngineNode implements Agent, AutoCloseable
             replica = new SnapshotReplica(journal, applied);
             replicaRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 1_000_000),
                 ex -> failedInBackground("the snapshot replica", ex), null, replica);
-            AgentRunner.startOnThread(replicaRunner);
+            AgentRunner.startOnThread(replicaRunner, helperThreads);
         }
         if (threads.digest())
         {
@@ -371,7 +387,7 @@ public final class EngineNode implements Agent, AutoCloseable
             engine.engine().feedDigest(ring);
             digestRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000),
                 ex -> failedInBackground("the output digest", ex), null, digestAgent);
-            AgentRunner.startOnThread(digestRunner);
+            AgentRunner.startOnThread(digestRunner, helperThreads);
         }
         if (null != appendable)
         {
@@ -400,7 +416,7 @@ public final class EngineNode implements Agent, AutoCloseable
         final IdleStrategy idle = journallerSpins() ? new BusySpinIdleStrategy() :
             new BackoffIdleStrategy(64, 64, 1_000, 100_000);
         journallerRunner = new AgentRunner(idle, ex -> failedInBackground("the journaller", ex), null, journaller);
-        AgentRunner.startOnThread(journallerRunner);
+        AgentRunner.startOnThread(journallerRunner, helperThreads);
     }
 
     /** Logs the first failure of a background thread and keeps it; later ones repeat it. */
