@@ -63,16 +63,7 @@ class JournalDamageTest
     @Test
     void anAppendThatWroteItsPayloadButNotItsLengthIsATornTail() throws IOException
     {
-        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
-        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
-        final int length = records.length(RECORDS);
-        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length);
-        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, length);
-        try (FileChannel channel = FileChannel.open(end.file, WRITE))
-        {
-            channel.write(unfinishedPayload.flip(), unfinishedOffset + 8);
-        }
-        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+        final Located unfinished = tornAppendAfterTheRecords(unfinishedPayload(records.length(RECORDS)), 0);
 
         assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
     }
@@ -83,17 +74,9 @@ class JournalDamageTest
         // A SIGKILL in the middle of an append left a payload without its length; eight of its
         // bytes, at an aligned offset, read as an empty record (length 8, the checksum of nothing,
         // 0) and the next eight as no record. Such bytes are no sign of records appended after it.
-        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
-        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
-        final int length = records.length(RECORDS);
-        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, length);
-        unfinishedPayload.putInt(8, 8).putInt(12, 0).putInt(16, 6).putInt(20, 0xFE00_0201);
-        try (FileChannel channel = FileChannel.open(end.file, WRITE))
-        {
-            channel.write(unfinishedPayload.position(0).limit(length), unfinishedOffset + 8);
-        }
-        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+        final ByteBuffer payload = unfinishedPayload(Math.max(24, records.length(RECORDS)));
+        payload.putInt(8, 8).putInt(12, 0).putInt(16, 6).putInt(20, 0xFE00_0201);
+        final Located unfinished = tornAppendAfterTheRecords(payload, 0);
 
         assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
     }
@@ -106,21 +89,9 @@ class JournalDamageTest
         // with a payload and its CRC32C; a SIGKILL before the length must still leave a torn tail,
         // not a journal the engine refuses to start on. The stored checksum says where the torn
         // payload ends: only a record past that shows appends after it.
-        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
-        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
-        final int length = Math.max(48, records.length(RECORDS));
-        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, Math.min(length, records.length(RECORDS)));
-        unfinishedPayload.putLong(16, 0x0123_4567_89AB_CDEFL); // the shaped record's payload
-        unfinishedPayload.putInt(8, 16).putInt(12, crc32c(unfinishedPayload, 16, 8));
-        final ByteBuffer checksum = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN)
-            .putInt(0, crc32c(unfinishedPayload, 0, length));
-        try (FileChannel channel = FileChannel.open(end.file, WRITE))
-        {
-            channel.write(checksum, unfinishedOffset + 4);
-            channel.write(unfinishedPayload.position(0).limit(length), unfinishedOffset + 8);
-        }
-        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+        final ByteBuffer payload = unfinishedPayload(Math.max(48, records.length(RECORDS)));
+        shapeRecord(payload, 8);
+        final Located unfinished = tornAppendAfterTheRecords(payload, crc32c(payload, 0, payload.capacity()));
 
         assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
     }
@@ -132,18 +103,9 @@ class JournalDamageTest
         // tells where the payload ends but the journal's declared largest payload (the engine's
         // largest request), within which a record a client shaped is no sign of later appends.
         declaredLargest = LARGEST;
-        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
-        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
-        final int length = 64;
-        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, length);
-        unfinishedPayload.putLong(48, 0x0123_4567_89AB_CDEFL); // the shaped record's payload
-        unfinishedPayload.putInt(40, 16).putInt(44, crc32c(unfinishedPayload, 48, 8));
-        try (FileChannel channel = FileChannel.open(end.file, WRITE))
-        {
-            channel.write(unfinishedPayload.position(0).limit(length), unfinishedOffset + 8);
-        }
-        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+        final ByteBuffer payload = unfinishedPayload(64);
+        shapeRecord(payload, 40);
+        final Located unfinished = tornAppendAfterTheRecords(payload, 0);
 
         assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
     }
@@ -155,25 +117,48 @@ class JournalDamageTest
         // bytes of the payload give the same CRC32C as all 64: the payload's end is the longest
         // length that gives the checksum, not the first, or the record shaped after those 16 bytes
         // would read as an append after the torn one.
-        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
-        final long unfinishedOffset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
-        final int length = 64;
-        final ByteBuffer unfinishedPayload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        records.block().getBytes(records.offset(RECORDS), unfinishedPayload, length);
-        unfinishedPayload.putLong(48, 0x0123_4567_89AB_CDEFL);
-        unfinishedPayload.putInt(40, 16).putInt(44, crc32c(unfinishedPayload, 48, 8));
-        final int prefixChecksum = crc32c(unfinishedPayload, 0, 16);
-        unfinishedPayload.putInt(16, fourBytesGiving(unfinishedPayload, 16, length, prefixChecksum));
-        assertEquals(prefixChecksum, crc32c(unfinishedPayload, 0, length), "the collision is forged");
-        final ByteBuffer checksum = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, prefixChecksum);
-        try (FileChannel channel = FileChannel.open(end.file, WRITE))
-        {
-            channel.write(checksum, unfinishedOffset + 4);
-            channel.write(unfinishedPayload.position(0).limit(length), unfinishedOffset + 8);
-        }
-        final Located unfinished = new Located(RECORDS, end.file, unfinishedOffset, length);
+        final ByteBuffer payload = unfinishedPayload(64);
+        shapeRecord(payload, 40);
+        final int prefixChecksum = crc32c(payload, 0, 16);
+        payload.putInt(16, fourBytesGiving(payload, 16, payload.capacity(), prefixChecksum));
+        assertEquals(prefixChecksum, crc32c(payload, 0, payload.capacity()), "the collision is forged");
+        final Located unfinished = tornAppendAfterTheRecords(payload, prefixChecksum);
 
         assertTornTailReportedAndDiscardedOnReopen(unfinished, "no record length");
+    }
+
+    /** @return {@code length} bytes of what would have been the next record's payload. */
+    private ByteBuffer unfinishedPayload(final int length)
+    {
+        final ByteBuffer payload = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        records.block().getBytes(records.offset(RECORDS), payload, length);
+        return payload.clear();
+    }
+
+    /** Shapes, at {@code at} in a payload, a record of eight payload bytes with their CRC32C. */
+    private static void shapeRecord(final ByteBuffer payload, final int at)
+    {
+        payload.putLong(at + 8, 0x0123_4567_89AB_CDEFL);
+        payload.putInt(at, 16).putInt(at + 4, crc32c(payload, at + 8, 8));
+    }
+
+    /**
+     * Appends {@link #RECORDS} records, then leaves after the last what an append that died before it
+     * stored the length leaves: {@code payload}, and {@code checksum} where it is not 0 (0: none stored).
+     */
+    private Located tornAppendAfterTheRecords(final ByteBuffer payload, final int checksum) throws IOException
+    {
+        final Located end = appendAndLocate(RECORDS, RECORDS - 1);
+        final long offset = end.recordOffset + JournalFormat.alignedLength(8 + end.payloadLength);
+        try (FileChannel channel = FileChannel.open(end.file, WRITE))
+        {
+            if (0 != checksum)
+            {
+                channel.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, checksum), offset + 4);
+            }
+            channel.write(payload.duplicate().clear(), offset + 8);
+        }
+        return new Located(RECORDS, end.file, offset, payload.capacity());
     }
 
     @Test
