@@ -462,18 +462,30 @@ public final class Gateway
      */
     public int doWork(final long nowNs)
     {
-        int work = sessionControl.doWork(nowNs);
+        // Connections first: one whose session the session work below loses counts its logon
+        // timeout from now.
+        int work = 0;
         for (int slot = 0, capacity = transports.capacity(); slot < capacity; slot++)
         {
-            if (transports.inUse(slot) && sessions.ofTransport(transports.transport(slot)) == NONE &&
-                transports.reapIfWaitedPast(slot, nowNs, logonTimeoutNs))
+            if (!transports.inUse(slot))
+            {
+                continue;
+            }
+            if (sessions.ofTransport(transports.transport(slot)) != NONE)
+            {
+                // Logged on: its logon timeout starts once it no longer is, however the session
+                // ended (a Logout, or lost to silence or an unreachable reply link, when its client
+                // logs on again over the same connection).
+                transports.waitingFrom(slot, nowNs);
+            }
+            else if (transports.reapIfWaitedPast(slot, nowNs, logonTimeoutNs))
             {
                 counters.logonTimeouts++;
                 output.disconnect(transports.transport(slot));
                 work++;
             }
         }
-        return work;
+        return work + sessionControl.doWork(nowNs);
     }
 
     /**

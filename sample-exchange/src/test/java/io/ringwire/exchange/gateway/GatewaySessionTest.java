@@ -204,6 +204,59 @@ class GatewaySessionTest
     }
 
     @Test
+    void aSessionLostToSilenceLongAfterItsConnectionCameKeepsTheConnectionToLogOnAgainOver()
+    {
+        final long lostAtNs = loseSessionAToSilenceAfterTwoLogonTimeouts();
+        assertTrue(output.disconnected.isEmpty(), "the connection stays: its client, late, logs on again over it");
+        assertEquals(0, gateway.counters().logonTimeouts());
+
+        final long timeoutNs = TransportLimits.DEFAULT.logonTimeoutMs() * 1_000_000L;
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_A, ID_A, TOKEN_A, lostAtNs + timeoutNs / 2));
+        gateway.doWork(lostAtNs + timeoutNs / 2 + 1);
+        assertTrue(gateway.isLoggedOn(SESSION_A));
+        assertTrue(output.disconnected.isEmpty());
+    }
+
+    @Test
+    void aSessionLostToSilenceWhoseClientDoesNotLogOnAgainIsAskedToGoALogonTimeoutAfterTheLoss()
+    {
+        final long lostAtNs = loseSessionAToSilenceAfterTwoLogonTimeouts();
+        final long timeoutNs = TransportLimits.DEFAULT.logonTimeoutMs() * 1_000_000L;
+        gateway.doWork(lostAtNs + timeoutNs - HEARTBEAT_NS);
+        assertTrue(output.disconnected.isEmpty(), "not yet");
+        gateway.doWork(lostAtNs + timeoutNs + 1);
+        assertEquals(java.util.List.of(TRANSPORT_A), output.disconnected);
+        assertEquals(1, gateway.counters().logonTimeouts());
+    }
+
+    /**
+     * Session A heartbeats for two logon timeouts after its connection came, the gateway's duty
+     * cycle running, then goes silent until it is lost; B heartbeats until then.
+     *
+     * @return when it was lost.
+     */
+    private long loseSessionAToSilenceAfterTwoLogonTimeouts()
+    {
+        fixture.logOnBoth();
+        final long timeoutNs = TransportLimits.DEFAULT.logonTimeoutMs() * 1_000_000L;
+        long atNs = START_NS;
+        for (; atNs < START_NS + 2 * timeoutNs; atNs += HEARTBEAT_NS / 2)
+        {
+            fixture.heartbeat(TRANSPORT_A, ID_A, atNs);
+            fixture.heartbeat(TRANSPORT_B, ID_B, atNs);
+            gateway.doWork(atNs);
+        }
+        while (gateway.isLoggedOn(SESSION_A))
+        {
+            atNs += HEARTBEAT_NS / 2;
+            fixture.heartbeat(TRANSPORT_B, ID_B, atNs); // B stays on throughout
+            gateway.doWork(atNs);
+        }
+        assertEquals(1, gateway.counters().heartbeatTimeouts());
+        return atNs;
+    }
+
+    @Test
     void aConnectionThatNeverLogsOnCannotHoldItsSlotBySendingLogouts()
     {
         fixture.logon(TRANSPORT_B, ID_B, TOKEN_B, START_NS);
