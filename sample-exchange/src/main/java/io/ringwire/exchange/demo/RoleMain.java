@@ -248,6 +248,7 @@ public final class RoleMain
         out.println("REPORT gateway forwarded=" + counters.forwarded() + " logons=" + counters.logons() +
             " malformed=" + counters.malformed() + " throttled=" + counters.throttled() +
             " cancelOnDisconnect=" + counters.cancelOnDisconnects() + " startCancels=" + counters.startCancels() +
+            " cancelsRefusedByJournal=" + counters.cancelsRefusedByJournal() +
             " transportLosses=" + counters.transportLosses() +
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
             " logonTimeouts=" + counters.logonTimeouts() + " logonsUnreachable=" + counters.logonsUnreachable() +

@@ -33,6 +33,7 @@ public final class GatewayCounters
     long sessionsUnreachable;
     long cancelOnDisconnects;
     long startCancels;
+    long cancelsRefusedByJournal;
     long engineBackPressured;
     long sessionSendFailures;
     long routed;
@@ -245,6 +246,15 @@ public final class GatewayCounters
     public long startCancels()
     {
         return startCancels;
+    }
+
+    /**
+     * @return cancels the gateway sent (a lost session's, or the start's) that the engine's journal
+     *         refused, each owed again and sent again.
+     */
+    public long cancelsRefusedByJournal()
+    {
+        return cancelsRefusedByJournal;
     }
 
     /** @return times the engine's stream refused a message (the request was not forwarded). */

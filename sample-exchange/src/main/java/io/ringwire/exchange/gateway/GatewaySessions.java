@@ -44,6 +44,11 @@ final class GatewaySessions
     private final long[] lastSentNs;
     /** {@link #NO_CANCEL}, {@link #LOSS_CANCEL} or {@link #START_CANCEL}: the cancel owed, if any. */
     private final byte[] cancelPending;
+    /**
+     * The cancel sent whose refusal by the engine's journal would owe it again: none once the
+     * session sends a request after it (a cancel sent again then would cancel that request's order).
+     */
+    private final byte[] cancelInFlight;
 
     private final Int2IntHashMap sessionOfTransport = new Int2IntHashMap(NONE);
     private final Long2LongHashMap sessionOfId = new Long2LongHashMap(NONE);
@@ -64,6 +69,7 @@ final class GatewaySessions
         lastReceivedNs = new long[count];
         lastSentNs = new long[count];
         cancelPending = new byte[count];
+        cancelInFlight = new byte[count];
         identities = new String[count];
         for (int i = 0; i < count; i++)
         {
@@ -217,7 +223,34 @@ final class GatewaySessions
 
     void cancelSent(final int session)
     {
+        cancelInFlight[session] = cancelPending[session];
         cancelPending[session] = NO_CANCEL;
+    }
+
+    /** The session's request went to the engine: a cancel sent before it is not sent again. */
+    void requestForwarded(final int session)
+    {
+        cancelInFlight[session] = NO_CANCEL;
+    }
+
+    /**
+     * The engine's journal refused a cancel of the session's account that the gateway sent: owed
+     * again, where it was the gateway's and no request of the session followed it.
+     *
+     * @return whether it is owed again (the reject is the gateway's own, not a client's).
+     */
+    boolean cancelRefused(final int session)
+    {
+        if (cancelInFlight[session] == NO_CANCEL)
+        {
+            return false;
+        }
+        if (cancelPending[session] == NO_CANCEL)
+        {
+            cancelPending[session] = cancelInFlight[session];
+        }
+        cancelInFlight[session] = NO_CANCEL;
+        return true;
     }
 
     void received(final int session, final long nowNs)

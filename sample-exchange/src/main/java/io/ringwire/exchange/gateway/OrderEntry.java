@@ -198,8 +198,12 @@ final class OrderEntry
             return reject(session, reason, request.clientOrderId(), request.account(), request.instrumentId(),
                 NULL_ENUM, NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
         }
-        return sender.toEngine(sender.requests().massCancel(buffer, offset, blockLength, nowNs)) ?
-            FORWARDED : BACK_PRESSURED;
+        if (!sender.toEngine(sender.requests().massCancel(buffer, offset, blockLength, nowNs)))
+        {
+            return BACK_PRESSURED;
+        }
+        sessions.requestForwarded(session);
+        return FORWARDED;
     }
 
     /**
@@ -288,6 +292,7 @@ final class OrderEntry
             clientOrderIds[session].remove(clientOrderId);
             return BACK_PRESSURED;
         }
+        sessions.requestForwarded(session);
         return FORWARDED;
     }
 }

@@ -107,6 +107,15 @@ final class ReportRouter
             counters.reportsForGoneSessions++;
             return;
         }
+        if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue() && 0 == report.clientOrderId() &&
+            0 == report.instrumentId() && sessions.cancelRefused(session))
+        {
+            // The gateway's own cancel of the account (a lost session's, or the start's): its orders
+            // would trade on once the journal takes requests again, so it goes again; no client
+            // waits on its reject.
+            counters.cancelsRefusedByJournal++;
+            return;
+        }
         risk.onReport(session, report, orderEntry.usedClientOrderId(session, report.clientOrderId()));
         if (sender.hasReplyLog(session))
         {

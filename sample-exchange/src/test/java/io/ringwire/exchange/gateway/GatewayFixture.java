@@ -278,6 +278,16 @@ final class GatewayFixture
         gateway.onEngineMessage(buffer, 0, length, nowNs);
     }
 
+    /** Sends the reject the engine makes for a request its journal refused: it has no engine sequence. */
+    void journalRefusal(final long account, final long clientOrderId, final int instrumentId, final long nowNs)
+    {
+        final int length = encodeReport(buffer, header, ExecutionReportEncoder.engineSequenceNullValue(), account,
+            clientOrderId, 0, ExecType.REJECTED, OrdStatus.REJECTED, instrumentId, 0, 0);
+        new ExecutionReportEncoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH)
+            .rejectReason(RejectReason.JOURNAL_REFUSED);
+        gateway.onEngineMessage(buffer, 0, length, nowNs);
+    }
+
     // ---------------------------------------------------------------- reading what was sent
 
     static int templateId(final DirectBuffer message)

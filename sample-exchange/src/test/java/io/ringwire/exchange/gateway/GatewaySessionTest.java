@@ -1,5 +1,6 @@
 package io.ringwire.exchange.gateway;
 
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.HeartbeatDecoder;
 import io.ringwire.codecs.trading.LogonRejectReason;
 import io.ringwire.codecs.trading.LogonResponseDecoder;
@@ -465,6 +466,56 @@ class GatewaySessionTest
         assertEquals(1, output.toEngine.size());
         assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 3);
         assertEquals(1, gateway.counters().cancelOnDisconnects());
+    }
+
+    @Test
+    void aCancelOnDisconnectTheJournalRefusedIsSentAgainAndItsRejectReachesNoClient()
+    {
+        fixture.logOnBoth();
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 1);
+        gateway.doWork(START_NS + 2);
+        assertEquals(1, output.toEngine.size());
+
+        // The journal could not take it (a segment that could not be made): the account's orders
+        // would trade on once it takes requests again.
+        fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 3);
+        gateway.doWork(START_NS + 4);
+        assertEquals(2, output.toEngine.size());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 4);
+        assertEquals(1, gateway.counters().cancelsRefusedByJournal());
+        assertEquals(2, gateway.counters().cancelOnDisconnects());
+
+        fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 5); // refused again: owed again
+        gateway.doWork(START_NS + 6);
+        assertEquals(3, output.toEngine.size());
+        gateway.doWork(START_NS + 7);
+        assertEquals(3, output.toEngine.size(), "sent once per refusal");
+
+        fixture.connect(TRANSPORT_B + 10, ID_A);
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, START_NS + 8));
+        gateway.doWork(START_NS + 9);
+        assertTrue(output.toSessions.stream().noneMatch(message -> message.sessionIndex() == SESSION_A &&
+            GatewayFixture.templateId(message.buffer()) == ExecutionReportDecoder.TEMPLATE_ID),
+            "the client never sent the gateway's cancel: no reject of it reaches it");
+    }
+
+    @Test
+    void aCancelOnDisconnectRefusedAfterItsSessionSentARequestIsNotSentAgain()
+    {
+        fixture.logOnBoth();
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 1);
+        gateway.doWork(START_NS + 2);
+        fixture.connect(TRANSPORT_B + 10, ID_A);
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, START_NS + 3));
+        assertEquals(Gateway.FORWARDED, fixture.newOrder(TRANSPORT_B + 10, 7, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 10,
+            START_NS + 4));
+        assertEquals(2, output.toEngine.size());
+
+        // Sent again now, it would cancel the order the session sent since.
+        fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 5);
+        gateway.doWork(START_NS + 6);
+        assertEquals(2, output.toEngine.size());
+        assertEquals(0, gateway.counters().cancelsRefusedByJournal());
     }
 
     @Test
