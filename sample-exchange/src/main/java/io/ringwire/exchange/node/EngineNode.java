@@ -20,9 +20,7 @@ import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -31,7 +29,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 
 /**
@@ -87,12 +84,6 @@ public final class EngineNode implements Agent, AutoCloseable
     private static final int IDLE_JOURNAL_PAGES = 1;
     /** The journal's segment length when it is new: a roll is rare. */
     public static final int JOURNAL_SEGMENT = 64 << 20;
-    /**
-     * The digest ring's bytes: tens of milliseconds of the engine's output at a million requests a
-     * second, so a digest thread that was parked or descheduled catches up without holding the engine.
-     */
-    static final int DIGEST_RING_BYTES = 16 << 20;
-    private static final System.Logger LOG = System.getLogger(EngineNode.class.getName());
     /** The fewest CPUs on which a replica writes the snapshots instead of the engine's thread. */
     public static final int REPLICA_MIN_CPUS = 4;
     /**
@@ -106,8 +97,6 @@ public final class EngineNode implements Agent, AutoCloseable
      * roles, the journaller, and two for the threads that do not spin.
      */
     public static final int JOURNALLER_MIN_CPUS = 8;
-    /** The ring from the journaller to the engine: milliseconds of requests at a million a second. */
-    static final int JOURNALED_REQUESTS_BYTES = 4 << 20;
 
     /**
      * Which of the engine's work runs on threads of its own rather than the engine's.
@@ -194,14 +183,11 @@ public final class EngineNode implements Agent, AutoCloseable
     private final FragmentHandler onRequest = this::onRequest;
     private long takenNs;
     private volatile boolean taking = true;
-    /** Where the helpers' threads come from (tests: one that fails, as a thread start can). */
-    private ThreadFactory helperThreads = Thread::new;
     private final JournalRefusals refusals = new JournalRefusals();
     private long refused;
     private long refusalsReported;
-    private DigestAgent digestAgent;
-    private AgentRunner digestRunner;
     private final Threads threads;
+    private final EngineHelpers helpers;
     private final RunFlag running;
     /**
      * While recovery replays, the reports' backlog past this waits for the gateway to take some:
@@ -212,15 +198,9 @@ public final class EngineNode implements Agent, AutoCloseable
     /** What {@link #open(IntSupplier)} was given: the other roles' duty, run while recovery waits. */
     private IntSupplier othersDuty = () -> 0;
     private final IdleStrategy recoveryIdle = new BackoffIdleStrategy(64, 64, 1_000, 100_000);
-    private JournaledRequests journaled;
-    private Journaller journaller;
-    private AgentRunner journallerRunner;
     private final MessageHandler onJournaled = this::onJournaled;
-    private final AtomicReference<Throwable> backgroundFailure = new AtomicReference<>();
     /** Journal records the engine has applied and answered: the replica's limit. */
     private final AtomicLong applied = new AtomicLong();
-    private SnapshotReplica replica;
-    private AgentRunner replicaRunner;
 
     /**
      * Opens the engine's subscription and publications; the engine itself opens with {@link #open()}.
@@ -267,6 +247,7 @@ public final class EngineNode implements Agent, AutoCloseable
         final int reportBacklogBytes)
     {
         this.threads = threads;
+        this.helpers = new EngineHelpers(threads);
         this.running = running;
         this.recoveryBacklogBytes = reportBacklogBytes / 4;
         Subscription subscription = null;
@@ -334,20 +315,15 @@ public final class EngineNode implements Agent, AutoCloseable
                 {
                     engine = JournaledEngine.open(journal, config, new Output(), segmentLength, engineSnapshots);
                 }
-                startHelpers(appendable);
+                helpers.start(engine, journal, applied, appendable, requests, taking);
             }
             catch (final RuntimeException | Error ex)
             {
-                // Nothing half-open stays behind: the journal's lock goes, and open() may be tried again.
-                // The helpers go with it: doWork, which runs before a successful open too, takes a
-                // replica or journaller still set for one that runs, beside an engine that is gone.
-                stopHelpers();
+                // Nothing half-open stays behind: the journal's lock goes, and open() may be tried
+                // again; the helpers that started stopped (doWork, which runs before a successful
+                // open too, would take one still set for running beside an engine that is gone).
                 CloseHelper.quietCloseAll(appendable, engine);
                 engine = null;
-                replica = null;
-                journaller = null;
-                journaled = null;
-                digestAgent = null;
                 throw ex;
             }
         }
@@ -363,36 +339,8 @@ public final class EngineNode implements Agent, AutoCloseable
      */
     EngineNode helperThreads(final ThreadFactory factory)
     {
-        helperThreads = factory;
+        helpers.threadFactory(factory);
         return this;
-    }
-
-    /** Starts the threads the engine's work runs on beside its own, as {@link #threads} says. */
-    private void startHelpers(final Journal appendable)
-    {
-        if (threads.replica())
-        {
-            // The replica's limit stays below what recovery sent again until publishSent sees that
-            // output leave: a replayed report still in a backlog is one a kill would lose.
-            replica = new SnapshotReplica(journal, applied);
-            replicaRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 1_000_000),
-                ex -> failedInBackground("the snapshot replica", ex), null, replica);
-            AgentRunner.startOnThread(replicaRunner, helperThreads);
-        }
-        if (threads.digest())
-        {
-            // Recovery digested what it replayed on this thread; from here the digest's thread does.
-            final DigestRing ring = new DigestRing(DIGEST_RING_BYTES);
-            digestAgent = new DigestAgent(ring, engine.engine().digest());
-            engine.engine().feedDigest(ring);
-            digestRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000),
-                ex -> failedInBackground("the output digest", ex), null, digestAgent);
-            AgentRunner.startOnThread(digestRunner, helperThreads);
-        }
-        if (null != appendable)
-        {
-            startJournaller(appendable);
-        }
     }
 
     /** @return the journal, open for appending at the end the engine recovered to. */
@@ -404,30 +352,6 @@ public final class EngineNode implements Agent, AutoCloseable
         return opened;
     }
 
-    /**
-     * Starts the journaller's thread, which polls the requests from now on; the engine's thread no
-     * longer touches them.
-     */
-    private void startJournaller(final Journal opened)
-    {
-        journaled = new JournaledRequests(JOURNALED_REQUESTS_BYTES);
-        journaller = new Journaller(requests, opened, journaled, taking);
-        // Spinning where the CPUs were counted for it; forced on a smaller machine, it backs off.
-        final IdleStrategy idle = journallerSpins() ? new BusySpinIdleStrategy() :
-            new BackoffIdleStrategy(64, 64, 1_000, 100_000);
-        journallerRunner = new AgentRunner(idle, ex -> failedInBackground("the journaller", ex), null, journaller);
-        AgentRunner.startOnThread(journallerRunner, helperThreads);
-    }
-
-    /** Logs the first failure of a background thread and keeps it; later ones repeat it. */
-    private void failedInBackground(final String what, final Throwable ex)
-    {
-        if (backgroundFailure.compareAndSet(null, ex))
-        {
-            LOG.log(System.Logger.Level.ERROR, "engine: " + what + " failed", ex);
-        }
-    }
-
     @Override
     public int doWork()
     {
@@ -436,9 +360,9 @@ public final class EngineNode implements Agent, AutoCloseable
         // subscriber is behind, requests wait in their ring (or the journaller's), and the gateway
         // backs off in turn.
         final boolean outputKeepsUp = !reports.isBehind() && !feed.isBehind();
-        if (null != journaller)
+        if (null != helpers.journaled())
         {
-            work += outputKeepsUp ? journaled.read(onJournaled, FRAGMENT_LIMIT) : 0;
+            work += outputKeepsUp ? helpers.journaled().read(onJournaled, FRAGMENT_LIMIT) : 0;
         }
         else if (null == engine || !taking || !outputKeepsUp)
         {
@@ -460,7 +384,7 @@ public final class EngineNode implements Agent, AutoCloseable
      */
     private void publishSent()
     {
-        if (null != replica && !reports.isBehind() && !feed.isBehind())
+        if (null != helpers.replica() && !reports.isBehind() && !feed.isBehind())
         {
             applied.lazySet(engine.applied());
         }
@@ -525,9 +449,9 @@ public final class EngineNode implements Agent, AutoCloseable
     public void stopTaking()
     {
         taking = false;
-        if (null != journaller)
+        if (null != helpers.journaller())
         {
-            journaller.stopTaking();
+            helpers.journaller().stopTaking();
         }
     }
 
@@ -557,14 +481,14 @@ public final class EngineNode implements Agent, AutoCloseable
         {
             return null;
         }
-        settleDigest();
+        helpers.settleDigest(engine);
         return engine.digest();
     }
 
     /** @return the first failure of the digest's or the replica's thread, or null. */
     public Throwable backgroundFailure()
     {
-        return backgroundFailure.get();
+        return helpers.failure();
     }
 
     /** @return whether a journaller, where one runs, spins (the machine has the CPUs for it) or backs off. */
@@ -582,12 +506,14 @@ public final class EngineNode implements Agent, AutoCloseable
     /** @return snapshots written since open, by the replica or the engine (any thread, late). */
     public long snapshotsTaken()
     {
+        final SnapshotReplica replica = helpers.replica();
         return null != replica ? replica.snapshotsTaken() : null == engine ? 0 : engine.snapshotsTaken();
     }
 
     /** @return snapshots that could not be written, by the replica or the engine (any thread, late). */
     public long snapshotFailures()
     {
+        final SnapshotReplica replica = helpers.replica();
         return null != replica ? replica.snapshotFailures() : null == engine ? 0 : engine.snapshotFailures();
     }
 
@@ -603,23 +529,13 @@ public final class EngineNode implements Agent, AutoCloseable
     /** @return messages the digest's thread has hashed (any thread, late). */
     public long digestedMessages()
     {
-        return null == digestAgent ? 0 : digestAgent.messages();
-    }
-
-    private void settleDigest()
-    {
-        if (null != digestRunner)
-        {
-            digestRunner.close();
-            digestRunner = null;
-            digestAgent.drain();
-            engine.engine().feedDigest(engine.engine().digest());
-        }
+        return helpers.digestedMessages();
     }
 
     /** @return requests the engine refused (malformed, or the journal full; read late from other threads). */
     public long refused()
     {
+        final Journaller journaller = helpers.journaller();
         return refused + (null == journaller ? 0 : journaller.oversized());
     }
 
@@ -661,36 +577,11 @@ public final class EngineNode implements Agent, AutoCloseable
     {
         if (null != engine)
         {
-            settleDigest(); // the engine's close reports the final digest to its listener
+            helpers.settleDigest(engine); // the engine's close reports the final digest to its listener
         }
-        stopHelpers();
+        helpers.stop();
         CloseHelper.quietCloseAll(engine, requests, reports.publication(), feed.publication());
         engine = null;
-    }
-
-    /**
-     * Stops the journaller's thread (which polls the requests, closed after it) and closes its
-     * journal, and stops the replica's; the digest's is settled apart ({@link #settleDigest()}).
-     */
-    private void stopHelpers()
-    {
-        if (null != journallerRunner)
-        {
-            journallerRunner.close();
-            journallerRunner = null;
-            journaller.close();
-        }
-        if (null != replicaRunner)
-        {
-            replicaRunner.close();
-            replicaRunner = null;
-            replica.close();
-        }
-        if (null != digestRunner)
-        {
-            digestRunner.close();
-            digestRunner = null;
-        }
     }
 
     /**
