@@ -31,6 +31,11 @@ final class GatewaySessions
      * or its host lost) was lost with it, and nothing else cancels the orders it left in the engine.
      */
     static final byte START_CANCEL = 2;
+    /**
+     * How long a cancel the engine's journal refused waits before it goes again: a journal that
+     * cannot take records (a full file system) is not retried as fast as it refuses.
+     */
+    static final long CANCEL_RETRY_NS = 100_000_000L;
 
     private final long[] sessionIds;
     private final long[] accounts;
@@ -49,6 +54,8 @@ final class GatewaySessions
      * session sends a request after it (a cancel sent again then would cancel that request's order).
      */
     private final byte[] cancelInFlight;
+    /** When the cancel owed may go: at once, or {@link #CANCEL_RETRY_NS} after the journal refused it. */
+    private final long[] cancelDueNs;
 
     private final Int2IntHashMap sessionOfTransport = new Int2IntHashMap(NONE);
     private final Long2LongHashMap sessionOfId = new Long2LongHashMap(NONE);
@@ -70,6 +77,7 @@ final class GatewaySessions
         lastSentNs = new long[count];
         cancelPending = new byte[count];
         cancelInFlight = new byte[count];
+        cancelDueNs = new long[count];
         identities = new String[count];
         for (int i = 0; i < count; i++)
         {
@@ -86,6 +94,7 @@ final class GatewaySessions
             }
             transportOf[i] = NONE;
             cancelPending[i] = START_CANCEL;
+            cancelDueNs[i] = Long.MIN_VALUE;
             sessionOfId.put(session.sessionId(), i);
             sessionOfAccount.put(session.account(), i);
         }
@@ -207,12 +216,19 @@ final class GatewaySessions
         sessionOfTransport.remove(transportOf[session]);
         transportOf[session] = NONE;
         cancelPending[session] = LOSS_CANCEL;
+        cancelDueNs[session] = Long.MIN_VALUE;
         return true;
     }
 
     boolean isCancelPending(final int session)
     {
         return cancelPending[session] != NO_CANCEL;
+    }
+
+    /** @return whether a cancel is owed and may go now. */
+    boolean isCancelDue(final int session, final long nowNs)
+    {
+        return cancelPending[session] != NO_CANCEL && nowNs >= cancelDueNs[session];
     }
 
     /** @return the cancel owed: {@link #NO_CANCEL}, {@link #LOSS_CANCEL} or {@link #START_CANCEL}. */
@@ -237,9 +253,10 @@ final class GatewaySessions
      * The engine's journal refused a cancel of the session's account that the gateway sent: owed
      * again, where it was the gateway's and no request of the session followed it.
      *
+     * @param nowNs when the refusal came: the cancel goes again {@link #CANCEL_RETRY_NS} later.
      * @return whether it is owed again (the reject is the gateway's own, not a client's).
      */
-    boolean cancelRefused(final int session)
+    boolean cancelRefused(final int session, final long nowNs)
     {
         if (cancelInFlight[session] == NO_CANCEL)
         {
@@ -248,6 +265,7 @@ final class GatewaySessions
         if (cancelPending[session] == NO_CANCEL)
         {
             cancelPending[session] = cancelInFlight[session];
+            cancelDueNs[session] = nowNs + CANCEL_RETRY_NS;
         }
         cancelInFlight[session] = NO_CANCEL;
         return true;

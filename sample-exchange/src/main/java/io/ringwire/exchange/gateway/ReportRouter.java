@@ -108,11 +108,11 @@ final class ReportRouter
             return;
         }
         if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue() && 0 == report.clientOrderId() &&
-            0 == report.instrumentId() && sessions.cancelRefused(session))
+            0 == report.instrumentId() && sessions.cancelRefused(session, nowNs))
         {
             // The gateway's own cancel of the account (a lost session's, or the start's): its orders
-            // would trade on once the journal takes requests again, so it goes again; no client
-            // waits on its reject.
+            // would trade on once the journal takes requests again, so it goes again, after a
+            // pause; no client waits on its reject.
             counters.cancelsRefusedByJournal++;
             return;
         }

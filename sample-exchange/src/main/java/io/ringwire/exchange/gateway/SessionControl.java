@@ -186,7 +186,7 @@ final class SessionControl
         boolean engineRefused = false;
         for (int session = 0, count = sessions.count(); session < count; session++)
         {
-            if (!engineRefused && sessions.isCancelPending(session))
+            if (!engineRefused && sessions.isCancelDue(session, nowNs))
             {
                 if (sendCancelOnDisconnect(session, nowNs))
                 {
@@ -232,7 +232,8 @@ final class SessionControl
      */
     boolean owesCancelOnDisconnect(final int session, final long nowNs)
     {
-        return session != NONE && sessions.isCancelPending(session) && !sendCancelOnDisconnect(session, nowNs);
+        return session != NONE && sessions.isCancelPending(session) &&
+            (!sessions.isCancelDue(session, nowNs) || !sendCancelOnDisconnect(session, nowNs));
     }
 
     /** Unbinds a session and cancels its account's orders: once per loss, as only a logged-on session unbinds. */

@@ -477,23 +477,28 @@ class GatewaySessionTest
         assertEquals(1, output.toEngine.size());
 
         // The journal could not take it (a segment that could not be made): the account's orders
-        // would trade on once it takes requests again.
+        // would trade on once it takes requests again. It goes again after a pause, not as fast as
+        // the journal refuses it.
+        final long retryNs = GatewaySessions.CANCEL_RETRY_NS;
         fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 3);
         gateway.doWork(START_NS + 4);
-        assertEquals(2, output.toEngine.size());
-        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 4);
+        assertEquals(1, output.toEngine.size(), "not at once");
         assertEquals(1, gateway.counters().cancelsRefusedByJournal());
+        gateway.doWork(START_NS + 3 + retryNs);
+        assertEquals(2, output.toEngine.size());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 3 + retryNs);
         assertEquals(2, gateway.counters().cancelOnDisconnects());
 
-        fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 5); // refused again: owed again
-        gateway.doWork(START_NS + 6);
+        fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 4 + retryNs); // refused again: owed again
+        gateway.doWork(START_NS + 4 + 2 * retryNs);
         assertEquals(3, output.toEngine.size());
-        gateway.doWork(START_NS + 7);
+        gateway.doWork(START_NS + 5 + 3 * retryNs);
         assertEquals(3, output.toEngine.size(), "sent once per refusal");
 
         fixture.connect(TRANSPORT_B + 10, ID_A);
-        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, START_NS + 8));
-        gateway.doWork(START_NS + 9);
+        final long logonNs = START_NS + 6 + 3 * retryNs;
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, logonNs));
+        gateway.doWork(logonNs + 1);
         assertTrue(output.toSessions.stream().noneMatch(message -> message.sessionIndex() == SESSION_A &&
             GatewayFixture.templateId(message.buffer()) == ExecutionReportDecoder.TEMPLATE_ID),
             "the client never sent the gateway's cancel: no reject of it reaches it");
