@@ -62,7 +62,7 @@ public final class JournaledRequests
     }
 
     /**
-     * @param requests requests of at most {@link #JournaledEngine.MAX_REQUEST_LENGTH} bytes.
+     * @param requests requests of at most {@link JournaledEngine#MAX_REQUEST_LENGTH} bytes.
      * @return whether that many surely fit now: the journaller takes no request it might not hand
      *         on (each counted at its most, as if each wrapped the ring).
      */
