@@ -433,7 +433,26 @@ run() {
   code=$(cat "$results/exit-code")
   [[ "$code" =~ ^[0-9]+$ ]] || { log "bad exit code '$code' in $results/exit-code"; exit 125; }
   log "job exit code $code (log: $results/job.log)"
+  [ "$code" -eq 0 ] || report_failure "$results"
   exit "$code"
+}
+
+# What failed, for a log that keeps only the console's tail (CI deletes the results): the job's
+# summary lines that are not figures, and each JUnit test case that failed or erred.
+report_failure() {
+  local results=$1 xml
+  if [ -s "$results/summary.txt" ]; then
+    log "the job's summary lines naming a phase, a failure or the result:"
+    grep -E '(^phase|_exit=|_summary=|FAILED|MISSING|^result=)' "$results/summary.txt" >&2 || true
+  fi
+  for xml in "$results"/junit/*.xml "$results"/*/junit/*.xml; do
+    [ -f "$xml" ] || continue
+    grep -q -E '<(failure|error)[ >]' "$xml" || continue
+    log "failed in $(basename "$xml"):"
+    awk '/<testcase /{ match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7) }
+         /<(failure|error)[ >]/{ line = $0; sub(/^[ \t]*/, "", line); print "  " name ": " substr(line, 1, 300) }' \
+      "$xml" >&2
+  done
 }
 
 # Asks the guest stopped by the watch (qemu $1, its monitor's socket $2) where it stands before it
