@@ -249,6 +249,7 @@ public final class RoleMain
             " malformed=" + counters.malformed() + " throttled=" + counters.throttled() +
             " cancelOnDisconnect=" + counters.cancelOnDisconnects() + " startCancels=" + counters.startCancels() +
             " cancelsRefusedByJournal=" + counters.cancelsRefusedByJournal() +
+            " cancelsResent=" + counters.cancelsResent() +
             " transportLosses=" + counters.transportLosses() +
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
             " logonTimeouts=" + counters.logonTimeouts() + " logonsUnreachable=" + counters.logonsUnreachable() +

@@ -34,6 +34,7 @@ public final class GatewayCounters
     long cancelOnDisconnects;
     long startCancels;
     long cancelsRefusedByJournal;
+    long cancelsResent;
     long engineBackPressured;
     long sessionSendFailures;
     long routed;
@@ -250,11 +251,20 @@ public final class GatewayCounters
 
     /**
      * @return cancels the gateway sent (a lost session's, or the start's) that the engine's journal
-     *         refused, each owed again and sent again.
+     *         refused, each owed again unless a request of the session followed it.
      */
     public long cancelsRefusedByJournal()
     {
         return cancelsRefusedByJournal;
+    }
+
+    /**
+     * @return cancels sent again after the journal refused them; not counted again as
+     *         {@link #cancelOnDisconnects()} or {@link #startCancels()}.
+     */
+    public long cancelsResent()
+    {
+        return cancelsResent;
     }
 
     /** @return times the engine's stream refused a message (the request was not forwarded). */

@@ -54,6 +54,14 @@ final class GatewaySessions
      * session sends a request after it (a cancel sent again then would cancel that request's order).
      */
     private final byte[] cancelInFlight;
+    /**
+     * The time the cancel in flight carries as both its sending and its receive time: a journal's
+     * reject echoes them, which tells the gateway's cancel from a client's own mass cancel of the
+     * account (client order id 0 and every instrument too) that is in flight beside it.
+     */
+    private final long[] cancelSentNs;
+    /** Whether the cancel owed is one the journal refused: sent again, it is not a new cancel. */
+    private final boolean[] cancelResend;
     /** When the cancel owed may go: at once, or {@link #CANCEL_RETRY_NS} after the journal refused it. */
     private final long[] cancelDueNs;
 
@@ -77,6 +85,8 @@ final class GatewaySessions
         lastSentNs = new long[count];
         cancelPending = new byte[count];
         cancelInFlight = new byte[count];
+        cancelSentNs = new long[count];
+        cancelResend = new boolean[count];
         cancelDueNs = new long[count];
         identities = new String[count];
         for (int i = 0; i < count; i++)
@@ -217,6 +227,7 @@ final class GatewaySessions
         transportOf[session] = NONE;
         cancelPending[session] = LOSS_CANCEL;
         cancelDueNs[session] = Long.MIN_VALUE;
+        cancelResend[session] = false;
         return true;
     }
 
@@ -237,10 +248,19 @@ final class GatewaySessions
         return cancelPending[session];
     }
 
-    void cancelSent(final int session)
+    /** @return whether the cancel owed is one the journal refused, going again. */
+    boolean isCancelResend(final int session)
+    {
+        return cancelResend[session];
+    }
+
+    /** @param nowNs the cancel's sending and receive time. */
+    void cancelSent(final int session, final long nowNs)
     {
         cancelInFlight[session] = cancelPending[session];
+        cancelSentNs[session] = nowNs;
         cancelPending[session] = NO_CANCEL;
+        cancelResend[session] = false;
     }
 
     /** The session's request went to the engine: a cancel sent before it is not sent again. */
@@ -253,12 +273,16 @@ final class GatewaySessions
      * The engine's journal refused a cancel of the session's account that the gateway sent: owed
      * again, where it was the gateway's and no request of the session followed it.
      *
-     * @param nowNs when the refusal came: the cancel goes again {@link #CANCEL_RETRY_NS} later.
-     * @return whether it is owed again (the reject is the gateway's own, not a client's).
+     * @param clientSendNs the reject's client sending time, echoed from the refused request.
+     * @param gatewayInNs  the reject's gateway receive time, echoed from the refused request.
+     * @param nowNs        when the refusal came: the cancel goes again {@link #CANCEL_RETRY_NS} later.
+     * @return whether the reject is the gateway's own cancel's (no client waits on it); false for a
+     *         client's request, or a cancel a request of the session followed.
      */
-    boolean cancelRefused(final int session, final long nowNs)
+    boolean cancelRefused(final int session, final long clientSendNs, final long gatewayInNs, final long nowNs)
     {
-        if (cancelInFlight[session] == NO_CANCEL)
+        if (cancelInFlight[session] == NO_CANCEL || clientSendNs != cancelSentNs[session] ||
+            gatewayInNs != cancelSentNs[session])
         {
             return false;
         }
@@ -266,6 +290,7 @@ final class GatewaySessions
         {
             cancelPending[session] = cancelInFlight[session];
             cancelDueNs[session] = nowNs + CANCEL_RETRY_NS;
+            cancelResend[session] = true;
         }
         cancelInFlight[session] = NO_CANCEL;
         return true;

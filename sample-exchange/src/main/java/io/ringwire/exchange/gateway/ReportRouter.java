@@ -108,7 +108,8 @@ final class ReportRouter
             return;
         }
         if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue() && 0 == report.clientOrderId() &&
-            0 == report.instrumentId() && sessions.cancelRefused(session, nowNs))
+            0 == report.instrumentId() &&
+            sessions.cancelRefused(session, report.clientSendTime(), report.gatewayInTime(), nowNs))
         {
             // The gateway's own cancel of the account (a lost session's, or the start's): its orders
             // would trade on once the journal takes requests again, so it goes again, after a

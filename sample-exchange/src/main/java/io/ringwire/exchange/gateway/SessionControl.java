@@ -249,7 +249,12 @@ final class SessionControl
     {
         if (sender.toEngine(sender.requests().cancelOnDisconnect(sessions.account(session), nowNs)))
         {
-            if (sessions.cancelOwed(session) == GatewaySessions.START_CANCEL)
+            // A cancel the journal refused is counted there; going again, it is not a second loss.
+            if (sessions.isCancelResend(session))
+            {
+                counters.cancelsResent++;
+            }
+            else if (sessions.cancelOwed(session) == GatewaySessions.START_CANCEL)
             {
                 counters.startCancels++;
             }
@@ -257,7 +262,7 @@ final class SessionControl
             {
                 counters.cancelOnDisconnects++;
             }
-            sessions.cancelSent(session);
+            sessions.cancelSent(session, nowNs);
             return true;
         }
         return false;

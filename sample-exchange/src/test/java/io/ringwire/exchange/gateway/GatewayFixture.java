@@ -6,6 +6,8 @@ import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.LogonEncoder;
 import io.ringwire.codecs.trading.LogoutEncoder;
 import io.ringwire.codecs.trading.HeartbeatEncoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
@@ -278,14 +280,35 @@ final class GatewayFixture
         gateway.onEngineMessage(buffer, 0, length, nowNs);
     }
 
-    /** Sends the reject the engine makes for a request its journal refused: it has no engine sequence. */
-    void journalRefusal(final long account, final long clientOrderId, final int instrumentId, final long nowNs)
+    /**
+     * Sends the reject the engine makes for a mass cancel its journal refused: it has no engine
+     * sequence, and echoes the request's ids and its sending and receive times.
+     *
+     * @param massCancel a mass cancel the gateway sent to the engine.
+     */
+    void journalRefusal(final DirectBuffer massCancel, final long nowNs)
     {
-        final int length = encodeReport(buffer, header, ExecutionReportEncoder.engineSequenceNullValue(), account,
-            clientOrderId, 0, ExecType.REJECTED, OrdStatus.REJECTED, instrumentId, 0, 0);
+        final MessageHeaderDecoder requestHeader = new MessageHeaderDecoder().wrap(massCancel, 0);
+        assertEquals(MassCancelDecoder.TEMPLATE_ID, requestHeader.templateId(), "a mass cancel to the engine");
+        final MassCancelDecoder request = new MassCancelDecoder().wrap(massCancel, MessageHeaderDecoder.ENCODED_LENGTH,
+            requestHeader.blockLength(), requestHeader.version());
+        final int length = encodeReport(buffer, header, ExecutionReportEncoder.engineSequenceNullValue(),
+            request.account(), request.clientOrderId(), 0, ExecType.REJECTED, OrdStatus.REJECTED,
+            request.instrumentId(), 0, 0);
         new ExecutionReportEncoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH)
-            .rejectReason(RejectReason.JOURNAL_REFUSED);
+            .rejectReason(RejectReason.JOURNAL_REFUSED)
+            .clientSendTime(request.sendingTime())
+            .gatewayInTime(request.receiveTime());
         gateway.onEngineMessage(buffer, 0, length, nowNs);
+    }
+
+    /** Sends a client's mass cancel of its account's orders on every instrument. */
+    int massCancelAll(final int transport, final long clientOrderId, final long account, final long nowNs)
+    {
+        final int length = MessageHeaderEncoder.ENCODED_LENGTH + new MassCancelEncoder()
+            .wrapAndApplyHeader(buffer, 0, header).clientOrderId(clientOrderId).account(account).instrumentId(0)
+            .sendingTime(nowNs - 100).receiveTime(0).encodedLength();
+        return gateway.onClientMessage(transport, buffer, 0, length, nowNs);
     }
 
     // ---------------------------------------------------------------- reading what was sent

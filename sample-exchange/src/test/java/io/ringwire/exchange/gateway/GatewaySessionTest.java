@@ -480,24 +480,29 @@ class GatewaySessionTest
         // would trade on once it takes requests again. It goes again after a pause, not as fast as
         // the journal refuses it.
         final long retryNs = GatewaySessions.CANCEL_RETRY_NS;
-        fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 3);
+        fixture.journalRefusal(output.lastToEngine(), START_NS + 3);
         gateway.doWork(START_NS + 4);
         assertEquals(1, output.toEngine.size(), "not at once");
         assertEquals(1, gateway.counters().cancelsRefusedByJournal());
         gateway.doWork(START_NS + 3 + retryNs);
         assertEquals(2, output.toEngine.size());
         assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 3 + retryNs);
-        assertEquals(2, gateway.counters().cancelOnDisconnects());
+        assertEquals(1, gateway.counters().cancelOnDisconnects(), "one loss, whatever the journal did");
+        assertEquals(1, gateway.counters().cancelsResent());
 
-        fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 4 + retryNs); // refused again: owed again
+        fixture.journalRefusal(output.lastToEngine(), START_NS + 4 + retryNs); // refused again: owed again
         gateway.doWork(START_NS + 4 + 2 * retryNs);
         assertEquals(3, output.toEngine.size());
         gateway.doWork(START_NS + 5 + 3 * retryNs);
         assertEquals(3, output.toEngine.size(), "sent once per refusal");
+        assertEquals(2, gateway.counters().cancelsRefusedByJournal());
+        assertEquals(2, gateway.counters().cancelsResent());
+        assertEquals(1, gateway.counters().cancelOnDisconnects());
 
         fixture.connect(TRANSPORT_B + 10, ID_A);
         final long logonNs = START_NS + 6 + 3 * retryNs;
-        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, logonNs));
+        // Asking for every reply kept for the session: what the gateway logged for it is resent.
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, logonNs, 1));
         gateway.doWork(logonNs + 1);
         assertTrue(output.toSessions.stream().noneMatch(message -> message.sessionIndex() == SESSION_A &&
             GatewayFixture.templateId(message.buffer()) == ExecutionReportDecoder.TEMPLATE_ID),
@@ -517,10 +522,49 @@ class GatewaySessionTest
         assertEquals(2, output.toEngine.size());
 
         // Sent again now, it would cancel the order the session sent since.
-        fixture.journalRefusal(ACCOUNT_A, 0, 0, START_NS + 5);
+        fixture.journalRefusal(output.toEngine.getFirst(), START_NS + 5);
         gateway.doWork(START_NS + 6);
         assertEquals(2, output.toEngine.size());
         assertEquals(0, gateway.counters().cancelsRefusedByJournal());
+    }
+
+    @Test
+    void aClientsOwnMassCancelRefusedBesideTheGatewaysCancelReachesTheClientAndTheGatewaysGoesAgain()
+    {
+        fixture.logOnBoth();
+        // The client's cancel of its whole account carries id 0 and every instrument too, like the
+        // gateway's cancel on its loss just after: the journal refuses both.
+        assertEquals(Gateway.FORWARDED, fixture.massCancelAll(TRANSPORT_A, 0, ACCOUNT_A, START_NS + 1));
+        final UnsafeBuffer clientsCancel = output.lastToEngine();
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 2);
+        gateway.doWork(START_NS + 3);
+        assertEquals(2, output.toEngine.size());
+        final UnsafeBuffer gatewaysCancel = output.lastToEngine();
+
+        fixture.journalRefusal(clientsCancel, START_NS + 4);
+        assertEquals(0, gateway.counters().cancelsRefusedByJournal(), "the client's, not the gateway's");
+        final long retryNs = GatewaySessions.CANCEL_RETRY_NS;
+        gateway.doWork(START_NS + 4 + retryNs);
+        assertEquals(2, output.toEngine.size(), "the gateway's cancel is not yet refused: nothing goes again");
+
+        fixture.journalRefusal(gatewaysCancel, START_NS + 5 + retryNs);
+        assertEquals(1, gateway.counters().cancelsRefusedByJournal());
+        gateway.doWork(START_NS + 5 + 2 * retryNs);
+        assertEquals(3, output.toEngine.size());
+        assertMassCancelOfAccount(output.lastToEngine(), ACCOUNT_A, START_NS + 5 + 2 * retryNs);
+
+        fixture.connect(TRANSPORT_B + 10, ID_A);
+        final long logonNs = START_NS + 6 + 2 * retryNs;
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, logonNs, 1));
+        gateway.doWork(logonNs + 1);
+        final List<RecordingGatewayOutput.SessionMessage> reports = output.toSessions.stream()
+            .filter(message -> message.sessionIndex() == SESSION_A &&
+                GatewayFixture.templateId(message.buffer()) == ExecutionReportDecoder.TEMPLATE_ID)
+            .toList();
+        assertEquals(1, reports.size(), "the client hears of its own cancel, once, and not of the gateway's");
+        final ExecutionReportDecoder reject = fixture.report(reports.getFirst().buffer());
+        assertEquals(RejectReason.JOURNAL_REFUSED, reject.rejectReason());
+        assertEquals(START_NS + 1 - 100, reject.clientSendTime(), "its own cancel's reject");
     }
 
     @Test
