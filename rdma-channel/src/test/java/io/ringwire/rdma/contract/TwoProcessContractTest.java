@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static io.ringwire.rdma.Endpoint.pollUntil;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -49,6 +50,11 @@ public abstract class TwoProcessContractTest
      */
     private static final long PEER_TIMEOUT_MS = Long.getLong("ringwire.test.peerTimeoutMs", 3_000);
     private static final int MESSAGES = 2000;
+    /**
+     * How long the peer may take to print its endpoint: a JVM's start and the provider's open take
+     * tens of seconds on the lab's emulated CPU when the host is busy.
+     */
+    private static final long PEER_START_SECONDS = 90;
     /** Local address both processes bind (an RDMA-reachable one when running under rsocket). */
     private static final String BIND = System.getProperty(RdmaConfig.BIND_ADDRESS_PROP, "127.0.0.1:0");
 
@@ -86,9 +92,15 @@ public abstract class TwoProcessContractTest
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
-    private static String readLine(final BufferedReader reader, final String what) throws Exception
+    /**
+     * Reads the peer's next line. A peer that sends nothing in time is asked for its threads'
+     * stacks (SIGQUIT prints them to its standard output, which is read here), so a failure tells a
+     * hung peer from a slow one.
+     */
+    private static String readLine(final Process peer, final BufferedReader reader, final String what,
+        final long seconds) throws Exception
     {
-        final String line = CompletableFuture.supplyAsync(() ->
+        final CompletableFuture<String> next = CompletableFuture.supplyAsync(() ->
         {
             try
             {
@@ -98,12 +110,47 @@ public abstract class TwoProcessContractTest
             {
                 throw new IllegalStateException(ex);
             }
-        }).get(30, TimeUnit.SECONDS);
+        });
+        final String line;
+        try
+        {
+            line = next.get(seconds, TimeUnit.SECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new AssertionError("peer process " + peer.pid() + " did not send " + what + " within " + seconds +
+                " s (alive: " + peer.isAlive() + "); what it printed when asked for its threads:\n" +
+                threadDump(peer, reader, next), ex);
+        }
         if (null == line)
         {
             throw new AssertionError("peer process ended before sending " + what);
         }
         return line;
+    }
+
+    private static String threadDump(final Process peer, final BufferedReader reader,
+        final CompletableFuture<String> pendingLine) throws Exception
+    {
+        final StringBuffer dump = new StringBuffer();
+        final Thread drain = Thread.ofPlatform().daemon().start(() ->
+        {
+            try
+            {
+                dump.append(pendingLine.get()).append('\n');
+                for (String line = reader.readLine(); null != line; line = reader.readLine())
+                {
+                    dump.append(line).append('\n');
+                }
+            }
+            catch (final Exception ignored)
+            {
+                // The peer is killed once the test fails: its stream ends or breaks.
+            }
+        });
+        new ProcessBuilder("kill", "-QUIT", Long.toString(peer.pid())).start().waitFor(5, TimeUnit.SECONDS);
+        drain.join(TimeUnit.SECONDS.toMillis(10));
+        return dump.toString();
     }
 
     @Test
@@ -116,7 +163,8 @@ public abstract class TwoProcessContractTest
             final BufferedReader fromPeer = new BufferedReader(
                 new InputStreamReader(peer.getInputStream(), StandardCharsets.US_ASCII));
             final Writer toPeer = new OutputStreamWriter(peer.getOutputStream(), StandardCharsets.US_ASCII);
-            final EchoPeer.Remote remote = EchoPeer.Remote.parse(readLine(fromPeer, "its endpoint"));
+            final EchoPeer.Remote remote =
+                EchoPeer.Remote.parse(readLine(peer, fromPeer, "its endpoint", PEER_START_SECONDS));
 
             final MemoryRegion region = local.domain.allocateRegion(
                 EchoPeer.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
@@ -129,7 +177,7 @@ public abstract class TwoProcessContractTest
             toPeer.flush();
             local.queuePair.modifyToReadyToReceive(remote.endpoint());
             local.queuePair.modifyToReadyToSend();
-            assertEquals("READY", readLine(fromPeer, "READY"));
+            assertEquals("READY", readLine(peer, fromPeer, "READY", 30));
 
             // Ping-pong: each message goes out from the top half of our region, comes back into
             // the same offset; we compare with what we sent.
