@@ -32,7 +32,7 @@ section "phase 1: ibverbs suites on rxe0"
 started=$(now)
 RW_JAVA_OPTS=(-Dringwire.rdma.ibverbs.device=rxe0 -Dringwire.rdma.ibverbs.gid.index=1
   "-Dringwire.test.allocation.roundTrips=${IBV_ROUNDTRIPS:-20000}")
-RW_TEST_TIMEOUT=${IBV_PHASE1_TIMEOUT:-540} run_tests "$RESULTS/junit" \
+RW_TEST_TIMEOUT=${IBV_PHASE1_TIMEOUT:-720} run_tests "$RESULTS/junit" \
   io.ringwire.rdma.ibverbs.IbverbsProviderContractTest \
   io.ringwire.rdma.ibverbs.IbverbsDeviceRefusedRequestsTest \
   io.ringwire.rdma.ibverbs.IbverbsConnectionManagerContractTest \
