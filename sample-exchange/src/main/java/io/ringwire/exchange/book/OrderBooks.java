@@ -483,7 +483,11 @@ public final class OrderBooks
                 }
                 else
                 {
+                    // The decrement comes off the order's quantity too, as a restatement does: what
+                    // is open plus what filled stays the order's quantity, and a later replace
+                    // that raises it above what is left is an increase (it loses priority).
                     final long shownBefore = orders.shown(resting);
+                    orders.quantity(resting, orders.quantity(resting) - decrement);
                     orders.leaves(resting, standing - decrement);
                     orders.shown(resting, Math.min(shownBefore, orders.leaves(resting)));
                     listener.restated(resting, decrement, shownBefore - orders.shown(resting));
@@ -493,6 +497,7 @@ public final class OrderBooks
                     kill(order, SELF_TRADE_PREVENTION);
                     return false;
                 }
+                orders.quantity(order, orders.quantity(order) - decrement);
                 orders.leaves(order, incoming - decrement);
                 listener.restated(order, decrement, 0);
                 return true;

@@ -226,6 +226,25 @@ class OrderBooksTest
     }
 
     @Test
+    void aDecrementLowersTheOrdersQuantitySoAReplaceAboveWhatIsLeftLosesPriority()
+    {
+        limit(A, SELL, 100, 10);
+        limit(B, SELL, 100, 5);
+        events.take();
+        order(A, BUY, LIMIT, IOC, 100, 4, 0, false, STP_DECREMENT_AND_CANCEL);
+        events.take();
+        final int decremented = books.orders().find(A, 1);
+        assertEquals(6, books.orders().quantity(decremented), "open 6 and filled 0 make the order's quantity");
+        assertEquals(6, books.orders().leaves(decremented));
+
+        // 9 is less than the 10 first asked for, but 3 more than the order had open.
+        assertEquals(0, books.replace(A, 1, 101, 1, SELL, 100, 9));
+        assertEquals(List.of("replaced 1 back 9@100"), events.take(), "an increase goes to the back");
+        limit(C, BUY, 100, 5);
+        assertEquals(List.of("accepted 4", "traded 4x2 5@100 m1"), events.take(), "B's order is first now");
+    }
+
+    @Test
     void massCancelCancelsAnAccountsOrdersOnOneInstrumentOrOnAllOldestFirst()
     {
         limit(A, BUY, 10, 1);

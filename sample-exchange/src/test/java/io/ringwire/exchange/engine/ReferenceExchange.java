@@ -820,6 +820,7 @@ final class ReferenceExchange
         else
         {
             final long shownBefore = own.shown;
+            own.quantity -= decrement;
             own.leaves -= decrement;
             own.shown = Math.min(own.shown, own.leaves);
             report(own, ExecType.RESTATED, 0, 0, RejectReason.SELF_TRADE_PREVENTION);
@@ -833,6 +834,7 @@ final class ReferenceExchange
             cancelIncoming(incoming, RejectReason.SELF_TRADE_PREVENTION);
             return false;
         }
+        incoming.quantity -= decrement;
         incoming.leaves -= decrement;
         report(incoming, ExecType.RESTATED, 0, 0, RejectReason.SELF_TRADE_PREVENTION);
         return true;
