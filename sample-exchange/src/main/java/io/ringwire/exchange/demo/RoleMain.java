@@ -250,6 +250,7 @@ public final class RoleMain
             " cancelOnDisconnect=" + counters.cancelOnDisconnects() + " startCancels=" + counters.startCancels() +
             " cancelsRefusedByJournal=" + counters.cancelsRefusedByJournal() +
             " cancelsResent=" + counters.cancelsResent() +
+            " cancelsRefusedAfterRequests=" + counters.cancelsRefusedAfterRequests() +
             " transportLosses=" + counters.transportLosses() +
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
             " logonTimeouts=" + counters.logonTimeouts() + " logonsUnreachable=" + counters.logonsUnreachable() +

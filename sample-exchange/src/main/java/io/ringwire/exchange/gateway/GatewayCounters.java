@@ -35,6 +35,7 @@ public final class GatewayCounters
     long startCancels;
     long cancelsRefusedByJournal;
     long cancelsResent;
+    long cancelsRefusedAfterRequests;
     long engineBackPressured;
     long sessionSendFailures;
     long routed;
@@ -256,6 +257,16 @@ public final class GatewayCounters
     public long cancelsRefusedByJournal()
     {
         return cancelsRefusedByJournal;
+    }
+
+    /**
+     * @return of {@link #cancelsRefusedByJournal()}, those not sent again because a request of the
+     *         session followed them: the orders they were to cancel stay, and their client, logged on
+     *         again, hears of them and may cancel them itself.
+     */
+    public long cancelsRefusedAfterRequests()
+    {
+        return cancelsRefusedAfterRequests;
     }
 
     /**

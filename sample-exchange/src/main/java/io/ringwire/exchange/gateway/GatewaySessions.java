@@ -55,9 +55,9 @@ final class GatewaySessions
      */
     private final byte[] cancelInFlight;
     /**
-     * The time the cancel in flight carries as both its sending and its receive time: a journal's
-     * reject echoes them, which tells the gateway's cancel from a client's own mass cancel of the
-     * account (client order id 0 and every instrument too) that is in flight beside it.
+     * The time the last cancel the gateway sent carries as both its sending and its receive time
+     * (Long.MIN_VALUE before one): a journal's reject echoes them, which tells the gateway's cancel
+     * from a client's own mass cancel of the account (client order id 0 and every instrument too).
      */
     private final long[] cancelSentNs;
     /** Whether the cancel owed is one the journal refused: sent again, it is not a new cancel. */
@@ -105,6 +105,7 @@ final class GatewaySessions
             transportOf[i] = NONE;
             cancelPending[i] = START_CANCEL;
             cancelDueNs[i] = Long.MIN_VALUE;
+            cancelSentNs[i] = Long.MIN_VALUE;
             sessionOfId.put(session.sessionId(), i);
             sessionOfAccount.put(session.account(), i);
         }
@@ -273,16 +274,12 @@ final class GatewaySessions
      * The engine's journal refused a cancel of the session's account that the gateway sent: owed
      * again, where it was the gateway's and no request of the session followed it.
      *
-     * @param clientSendNs the reject's client sending time, echoed from the refused request.
-     * @param gatewayInNs  the reject's gateway receive time, echoed from the refused request.
-     * @param nowNs        when the refusal came: the cancel goes again {@link #CANCEL_RETRY_NS} later.
-     * @return whether the reject is the gateway's own cancel's (no client waits on it); false for a
-     *         client's request, or a cancel a request of the session followed.
+     * @param nowNs when the refusal came: the cancel goes again {@link #CANCEL_RETRY_NS} later.
+     * @return whether it is owed again: false where a request of the session followed it.
      */
-    boolean cancelRefused(final int session, final long clientSendNs, final long gatewayInNs, final long nowNs)
+    boolean cancelRefused(final int session, final long nowNs)
     {
-        if (cancelInFlight[session] == NO_CANCEL || clientSendNs != cancelSentNs[session] ||
-            gatewayInNs != cancelSentNs[session])
+        if (cancelInFlight[session] == NO_CANCEL)
         {
             return false;
         }
@@ -294,6 +291,18 @@ final class GatewaySessions
         }
         cancelInFlight[session] = NO_CANCEL;
         return true;
+    }
+
+    /**
+     * @param clientSendNs a journal reject's client sending time, echoed from the refused request.
+     * @param gatewayInNs  its gateway receive time, echoed likewise.
+     * @return whether the refused request was the last cancel the gateway itself sent for the
+     *         session (no client waits on its reject), not a client's mass cancel.
+     */
+    boolean isGatewaysCancel(final int session, final long clientSendNs, final long gatewayInNs)
+    {
+        return cancelSentNs[session] != Long.MIN_VALUE && clientSendNs == cancelSentNs[session] &&
+            gatewayInNs == cancelSentNs[session];
     }
 
     void received(final int session, final long nowNs)

@@ -109,12 +109,17 @@ final class ReportRouter
         }
         if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue() && 0 == report.clientOrderId() &&
             0 == report.instrumentId() &&
-            sessions.cancelRefused(session, report.clientSendTime(), report.gatewayInTime(), nowNs))
+            sessions.isGatewaysCancel(session, report.clientSendTime(), report.gatewayInTime()))
         {
-            // The gateway's own cancel of the account (a lost session's, or the start's): its orders
-            // would trade on once the journal takes requests again, so it goes again, after a
-            // pause; no client waits on its reject.
+            // The gateway's own cancel of the account (a lost session's, or the start's): no client
+            // waits on its reject. Its orders would trade on once the journal takes requests
+            // again, so it goes again, after a pause, unless the session sent a request since
+            // (the cancel would take that request's order too).
             counters.cancelsRefusedByJournal++;
+            if (!sessions.cancelRefused(session, nowNs))
+            {
+                counters.cancelsRefusedAfterRequests++;
+            }
             return;
         }
         risk.onReport(session, report, orderEntry.usedClientOrderId(session, report.clientOrderId()));

@@ -437,8 +437,10 @@ public final class EngineNode implements Agent, AutoCloseable
         final int reject = refusals.reject(buffer, offset, report, takenNs);
         if (reject > 0)
         {
-            reports.send(report, 0, reject);
-            refusalsReported++;
+            if (reports.send(report, 0, reject))
+            {
+                refusalsReported++; // one the outbound dropped is counted there
+            }
         }
     }
 

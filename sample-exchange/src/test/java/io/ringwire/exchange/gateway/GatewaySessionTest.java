@@ -522,10 +522,15 @@ class GatewaySessionTest
         assertEquals(2, output.toEngine.size());
 
         // Sent again now, it would cancel the order the session sent since.
+        final int toSessionsBefore = output.toSessions.size();
         fixture.journalRefusal(output.toEngine.getFirst(), START_NS + 5);
         gateway.doWork(START_NS + 6);
         assertEquals(2, output.toEngine.size());
-        assertEquals(0, gateway.counters().cancelsRefusedByJournal());
+        assertEquals(1, gateway.counters().cancelsRefusedByJournal());
+        assertEquals(1, gateway.counters().cancelsRefusedAfterRequests());
+        assertTrue(output.toSessions.subList(toSessionsBefore, output.toSessions.size()).stream()
+            .noneMatch(message -> GatewayFixture.templateId(message.buffer()) == ExecutionReportDecoder.TEMPLATE_ID),
+            "the client never sent the gateway's cancel: no reject of it reaches it");
     }
 
     @Test
