@@ -22,13 +22,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Runs {@code ringwire perf compare}: per round, each provider's pairs through {@link RttBenchmark}
  * (the provider's paths, then its alternatives, as one {@code rtt} run of one round), so every pair
  * is read once per round with both sides moments apart; {@code ib_write_lat} runs after ibverbs's
  * rows ({@link IbWriteLat}). Pairs whose provider cannot run here, and ib_write_lat where perftest or
- * the device's name is missing, are left out with a note.
+ * the device's name is missing, are left out with a note. With {@code --budget}, no round starts that
+ * would end past the budget, judged by the longest round so far: a slow host (the lab's emulated
+ * guest) reports fewer rounds instead of being killed mid-row and reporting none.
  *
  * <p>Threading: the control thread; {@link RttBenchmark} starts and joins the spinning threads.
  */
@@ -37,6 +41,7 @@ public final class CompareBenchmark
     private final CompareOptions options;
     private final CpuPlan cpuPlan;
     private final PrintStream log;
+    private final LongSupplier nanoClock;
     /** Per row, its histograms over the rounds merged, grouped by the provider it is compared with. */
     private final Map<String, RowHistogram> rowHistograms = new LinkedHashMap<>();
 
@@ -47,9 +52,19 @@ public final class CompareBenchmark
      */
     public CompareBenchmark(final CompareOptions options, final CpuPlan cpuPlan, final PrintStream log)
     {
+        this(options, cpuPlan, log, System::nanoTime);
+    }
+
+    /**
+     * @param nanoClock read at the start and at the end of each round, for {@code --budget}.
+     */
+    CompareBenchmark(final CompareOptions options, final CpuPlan cpuPlan, final PrintStream log,
+        final LongSupplier nanoClock)
+    {
         this.options = options;
         this.cpuPlan = cpuPlan;
         this.log = log;
+        this.nanoClock = nanoClock;
     }
 
     /**
@@ -70,8 +85,18 @@ public final class CompareBenchmark
         final List<Comparison> compared = new ArrayList<>();
         byProvider.values().forEach(compared::addAll);
         final List<List<RttResult>> rounds = new ArrayList<>();
+        final long startNs = nanoClock.getAsLong();
+        long longestRoundNs = 0;
         for (int round = 1; round <= options.rounds(); round++)
         {
+            final long roundStartNs = nanoClock.getAsLong();
+            final String stop = budgetStop(round, roundStartNs - startNs, longestRoundNs);
+            if (null != stop)
+            {
+                log.println("compare: " + stop);
+                notes.add(stop);
+                break;
+            }
             log.println("compare: round " + round + " of " + options.rounds());
             final List<RttResult> results = new ArrayList<>();
             for (final Map.Entry<String, List<Comparison>> provider : byProvider.entrySet())
@@ -91,9 +116,29 @@ public final class CompareBenchmark
                 }
             }
             rounds.add(results);
+            longestRoundNs = Math.max(longestRoundNs, nanoClock.getAsLong() - roundStartNs);
         }
         return new CompareReport(options.size(), options.messages(), options.warmup(), options.processes(), compared,
             rounds, notes);
+    }
+
+    /**
+     * @param round          the round about to start.
+     * @param elapsedNs      since the run started.
+     * @param longestRoundNs the longest round so far, 0 before the first.
+     * @return why {@code round} and the rest do not run ({@code --budget}), or null when it runs.
+     */
+    private String budgetStop(final int round, final long elapsedNs, final long longestRoundNs)
+    {
+        final long budgetNs = TimeUnit.SECONDS.toNanos(options.budgetSeconds());
+        if (1 == round || 0 == budgetNs || elapsedNs + longestRoundNs <= budgetNs)
+        {
+            return null;
+        }
+        return "stopped after " + (round - 1) + " of " + options.rounds() + " rounds: round " + round +
+            " would end past the --budget of " + options.budgetSeconds() + " s (" +
+            TimeUnit.NANOSECONDS.toSeconds(elapsedNs) + " s gone, the longest round took " +
+            TimeUnit.NANOSECONDS.toSeconds(longestRoundNs) + " s)";
     }
 
     /**
@@ -103,7 +148,7 @@ public final class CompareBenchmark
     public List<RecordedHistogram> histograms()
     {
         final List<RecordedHistogram> histograms = new ArrayList<>();
-        rowHistograms.values().forEach(row -> histograms.add(row.recorded(options.rounds())));
+        rowHistograms.values().forEach(row -> histograms.add(row.recorded()));
         return histograms;
     }
 
@@ -136,9 +181,10 @@ public final class CompareBenchmark
             label = round.label();
         }
 
-        RecordedHistogram recorded(final int rounds)
+        RecordedHistogram recorded()
         {
             final List<List<Histogram>> byRound = List.copyOf(intervalsByRound);
+            final int rounds = byRound.size();
             final int size = byRound.stream().mapToInt(List::size).sum();
             return new RecordedHistogram(group + "-" + name, group, label + ", " + rounds + " round(s)", merged,
                 new AbstractList<>()

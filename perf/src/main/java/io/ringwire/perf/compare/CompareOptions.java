@@ -22,6 +22,8 @@ import java.util.List;
  * @param warmup             unrecorded round trips before each row.
  * @param processes          1 or 2, as {@code rtt --processes}.
  * @param rounds             times every pair runs, round after round.
+ * @param budgetSeconds      a bound on the whole run: no round starts that would end past it, judged by
+ *                           the longest round so far (round 1 always runs); 0 for none.
  * @param json               print one JSON object instead of the tables.
  * @param out                the results directory, or null for perf/results/<date-time>/.
  * @param allowOversubscribe run even with fewer CPUs than spinning threads.
@@ -35,6 +37,7 @@ public record CompareOptions(
     long warmup,
     int processes,
     int rounds,
+    long budgetSeconds,
     boolean json,
     String out,
     boolean allowOversubscribe,
@@ -44,6 +47,8 @@ public record CompareOptions(
     static final long DEFAULT_MESSAGES = 200_000;
     static final long DEFAULT_WARMUP = 50_000;
     static final int DEFAULT_ROUNDS = 3;
+    /** A week: longer than any run, short enough that its nanoseconds stay far from overflow. */
+    static final long MAX_BUDGET_SECONDS = 7L * 24 * 3600;
 
     /**
      * Copies the list.
@@ -86,6 +91,10 @@ public record CompareOptions(
               --messages N            measured round trips per row and round (default %d)
               --warmup N              unrecorded round trips before each row (default %d)
               --rounds N              rounds, 1 to %d (default %d)
+              --budget SECONDS        stop before a round that would end past SECONDS from the start,
+                                      judged by the longest round so far; round 1 always runs, the
+                                      report gives the rounds that ran and a note says why the rest
+                                      did not (default: no bound)
               --processes 1|2         as rtt (default 1)
               --json                  print one JSON object (values in ns): "rows" and "ratios"
               --out DIR               write the results directory there: per row, its round trips over
@@ -118,6 +127,7 @@ public record CompareOptions(
             .withRounds(DEFAULT_ROUNDS)
             .withOut("perf/results/compare-1");
         List<Comparison> comparisons = Comparison.ALL;
+        long budgetSeconds = 0;
         final OptionReader option = new OptionReader(args);
         while (option.next())
         {
@@ -125,12 +135,13 @@ public record CompareOptions(
             {
                 continue;
             }
-            if (!"--pairs".equals(option.name()))
+            switch (option.name())
             {
-                throw option.unknown("--pairs, --size, --messages, --warmup, --rounds, --processes, --json, --out, " +
-                    "--allow-oversubscribe, --shm-dir, --help");
+                case "--pairs" -> comparisons = parsePairs(option.value("provider or provider/baseline list"));
+                case "--budget" -> budgetSeconds = option.number("seconds", 1, MAX_BUDGET_SECONDS, "seconds");
+                default -> throw option.unknown("--pairs, --size, --messages, --warmup, --rounds, --budget, " +
+                    "--processes, --json, --out, --allow-oversubscribe, --shm-dir, --help");
             }
-            comparisons = parsePairs(option.value("provider or provider/baseline list"));
         }
         final CommonOptions.Values shared = common.values(option);
         final boolean udpBaseline = comparisons.stream().anyMatch(pair -> Transports.NIO_UDP.equals(pair.baseline()));
@@ -141,8 +152,8 @@ public record CompareOptions(
                 " bytes (or leave it out with --pairs)");
         }
         return new CompareOptions(comparisons, shared.size(), shared.messages(), shared.warmup(),
-            shared.processes(), shared.rounds(), shared.json(), shared.out(), shared.allowOversubscribe(),
-            shared.shmDirectory(), shared.help());
+            shared.processes(), shared.rounds(), budgetSeconds, shared.json(), shared.out(),
+            shared.allowOversubscribe(), shared.shmDirectory(), shared.help());
     }
 
     /**

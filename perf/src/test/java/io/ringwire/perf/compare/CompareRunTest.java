@@ -1,6 +1,8 @@
 package io.ringwire.perf.compare;
 
 import io.ringwire.perf.PerfMain;
+import io.ringwire.perf.cli.UsageException;
+import io.ringwire.perf.host.CpuPlan;
 import io.ringwire.perf.output.ResultsWriter;
 import io.ringwire.perf.testing.MiniJson;
 import io.ringwire.rdma.host.OnlineCpus;
@@ -17,8 +19,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -75,6 +80,67 @@ class CompareRunTest
             assertEquals(2, ((List<Object>)ratio.get("values")).size(), "one reading per round");
             assertTrue((Double)ratio.get("median") > 0, ratio.toString());
         }
+    }
+
+    @Test
+    void aBudgetStopsBeforeARoundThatWouldEndPastItAndTheReportSaysSo() throws Exception
+    {
+        final CompareOptions options = CompareOptions.parse("--pairs", "shm/aeron-ipc", "--messages", "200",
+            "--warmup", "100", "--rounds", "4", "--budget", "450", "--allow-oversubscribe", "--shm-dir",
+            directory.resolve("shm").toString());
+        // Each reading of the clock is 100 s after the last: the run starts at 100 s; round 1 runs from
+        // 200 to 300 s; round 2 starts at 400 s (300 s gone, 400 with another 100 s round: within 450)
+        // and ends at 500 s; round 3 would start at 600 s, 500 s gone, and end past 450.
+        final long[] now = { 0 };
+        final LongSupplier clock = () -> now[0] += TimeUnit.SECONDS.toNanos(100);
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final CompareBenchmark benchmark = new CompareBenchmark(options,
+            CpuPlan.decide(OnlineCpus.asList(), true), new PrintStream(err, true, StandardCharsets.UTF_8), clock);
+
+        final CompareReport report = benchmark.run();
+
+        assertEquals(2, report.rounds().size(), "rounds 1 and 2 ran, 3 and 4 did not");
+        final String note = "stopped after 2 of 4 rounds: round 3 would end past the --budget of 450 s " +
+            "(500 s gone, the longest round took 100 s)";
+        assertTrue(report.notes().contains(note), report.notes()::toString);
+        assertTrue(report.table().contains(note), report::table);
+        assertTrue(report.table().startsWith("compare: 2 round(s),"), report::table);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("compare: " + note), err::toString);
+        for (final var row : benchmark.histograms())
+        {
+            assertEquals(2 * 200, row.histogram().getTotalCount(), row.name() + " holds the two rounds that ran");
+        }
+    }
+
+    @Test
+    void aBudgetIsAWholePositiveNumberOfSecondsAndNoneByDefault()
+    {
+        assertEquals(0, CompareOptions.parse().budgetSeconds());
+        assertEquals(540, CompareOptions.parse("--budget", "540").budgetSeconds());
+        for (final String bad : List.of("0", "-5", "1.5", "soon"))
+        {
+            final String refusal = assertThrows(UsageException.class, () -> CompareOptions.parse("--budget", bad))
+                .getMessage();
+            assertTrue(refusal.startsWith("--budget"), refusal);
+        }
+    }
+
+    @Test
+    void aBudgetNeverStopsTheFirstRound() throws Exception
+    {
+        final CompareOptions options = CompareOptions.parse("--pairs", "shm/aeron-ipc", "--messages", "200",
+            "--warmup", "100", "--rounds", "2", "--budget", "1", "--allow-oversubscribe", "--shm-dir",
+            directory.resolve("shm").toString());
+        final long[] now = { 0 };
+        final LongSupplier clock = () -> now[0] += TimeUnit.SECONDS.toNanos(100);
+        final CompareBenchmark benchmark = new CompareBenchmark(options,
+            CpuPlan.decide(OnlineCpus.asList(), true), new PrintStream(new ByteArrayOutputStream(), true,
+            StandardCharsets.UTF_8), clock);
+
+        final CompareReport report = benchmark.run();
+
+        assertEquals(1, report.rounds().size(), "a run past its budget still reports its first round");
+        assertTrue(report.notes().getFirst().startsWith("stopped after 1 of 2 rounds"), report.notes()::toString);
     }
 
     @Test
