@@ -60,9 +60,10 @@ final class GatewaySessions
      * from a client's own mass cancel of the account (client order id 0 and every instrument too).
      */
     private final long[] cancelSentNs;
-    /** Whether the cancel owed is one the journal refused: sent again, it is not a new cancel. */
-    private final boolean[] cancelResend;
-    /** When the cancel owed may go: at once, or {@link #CANCEL_RETRY_NS} after the journal refused it. */
+    /**
+     * When the cancel owed may go: Long.MIN_VALUE (at once) for a new cancel, or
+     * {@link #CANCEL_RETRY_NS} after the journal refused it, which also marks it as sent again.
+     */
     private final long[] cancelDueNs;
 
     private final Int2IntHashMap sessionOfTransport = new Int2IntHashMap(NONE);
@@ -86,7 +87,6 @@ final class GatewaySessions
         cancelPending = new byte[count];
         cancelInFlight = new byte[count];
         cancelSentNs = new long[count];
-        cancelResend = new boolean[count];
         cancelDueNs = new long[count];
         identities = new String[count];
         for (int i = 0; i < count; i++)
@@ -228,7 +228,6 @@ final class GatewaySessions
         transportOf[session] = NONE;
         cancelPending[session] = LOSS_CANCEL;
         cancelDueNs[session] = Long.MIN_VALUE;
-        cancelResend[session] = false;
         return true;
     }
 
@@ -252,7 +251,7 @@ final class GatewaySessions
     /** @return whether the cancel owed is one the journal refused, going again. */
     boolean isCancelResend(final int session)
     {
-        return cancelResend[session];
+        return cancelPending[session] != NO_CANCEL && cancelDueNs[session] != Long.MIN_VALUE;
     }
 
     /** @param nowNs the cancel's sending and receive time. */
@@ -261,7 +260,7 @@ final class GatewaySessions
         cancelInFlight[session] = cancelPending[session];
         cancelSentNs[session] = nowNs;
         cancelPending[session] = NO_CANCEL;
-        cancelResend[session] = false;
+        cancelDueNs[session] = Long.MIN_VALUE;
     }
 
     /** The session's request went to the engine: a cancel sent before it is not sent again. */
@@ -287,7 +286,6 @@ final class GatewaySessions
         {
             cancelPending[session] = cancelInFlight[session];
             cancelDueNs[session] = nowNs + CANCEL_RETRY_NS;
-            cancelResend[session] = true;
         }
         cancelInFlight[session] = NO_CANCEL;
         return true;
