@@ -2,7 +2,8 @@ package io.ringwire.exchange.demo;
 
 /**
  * One simulated client's new orders by client order id: those waiting for their acknowledgement
- * (when each was due, and whether a hold of the thread straddled its send), those acknowledged, so
+ * (when each was due, and whether a hold of the thread straddled its send or it waited when its
+ * session was lost), those acknowledged, so
  * that a second acknowledgement is told apart from one of an order never sent, and how each ended
  * (filled, canceled), so that an order reported both ways is caught.
  *
@@ -27,6 +28,7 @@ final class ClientOrders
     private final long[] waitingIds = new long[SLOTS];
     private final long[] dueNs = new long[SLOTS];
     private final boolean[] sentAcrossHold = new boolean[SLOTS];
+    private final boolean[] waitedAtSessionLoss = new boolean[SLOTS];
     private final long[] acknowledgedIds = new long[SLOTS];
     private final long[] endedIds = new long[SLOTS];
     private final byte[] ended = new byte[SLOTS];
@@ -44,6 +46,32 @@ final class ClientOrders
         waitingIds[slot] = clientOrderId;
         dueNs[slot] = due;
         sentAcrossHold[slot] = acrossHold;
+        waitedAtSessionLoss[slot] = false;
+    }
+
+    /**
+     * The client found its session lost (the gateway cut it, the connection went, or the gateway
+     * fell silent): every order still waiting went into that session, and those the gateway took
+     * only after it lost the session are never answered (it refuses a request of a session not
+     * logged on, and answers one only within a rate). Marks each waiting order not yet marked, nor
+     * sent across a hold (counted already); one the gateway forwarded is still acknowledged (at the
+     * latest from its reply log at the next logon) and leaves the mark then. Visits every slot: once a
+     * loss, not per message.
+     *
+     * @return the orders newly marked.
+     */
+    int sessionLost()
+    {
+        int marked = 0;
+        for (int slot = 0; slot < SLOTS; slot++)
+        {
+            if (waitingIds[slot] != 0 && !sentAcrossHold[slot] && !waitedAtSessionLoss[slot])
+            {
+                waitedAtSessionLoss[slot] = true;
+                marked++;
+            }
+        }
+        return marked;
     }
 
     /**
@@ -77,6 +105,14 @@ final class ClientOrders
         final boolean across = sentAcrossHold[slot];
         sentAcrossHold[slot] = false;
         return across;
+    }
+
+    /** @return whether the order in {@code slot} waited when a session was lost; cleared, so that it is counted down once. */
+    boolean takeWaitedAtSessionLoss(final int slot)
+    {
+        final boolean waited = waitedAtSessionLoss[slot];
+        waitedAtSessionLoss[slot] = false;
+        return waited;
     }
 
     /**

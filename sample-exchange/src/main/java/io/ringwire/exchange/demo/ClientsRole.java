@@ -166,7 +166,8 @@ final class ClientsRole
         report.append(" replyGaps=").append(c.get(SimulatedClients.REPLY_GAPS))
             .append(" duplicateReplies=").append(c.get(SimulatedClients.DUPLICATE_REPLIES))
             .append(" sessionsLost=").append(c.get(SimulatedClients.SESSIONS_LOST))
-            .append(" unansweredAcrossHold=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_HOLD));
+            .append(" unansweredAcrossHold=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_HOLD))
+            .append(" unansweredAcrossLoss=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_LOSS));
         if (null != marketData)
         {
             report.append(" books=").append(marketData.books().publicDigest())

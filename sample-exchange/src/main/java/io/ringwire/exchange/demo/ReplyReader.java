@@ -35,6 +35,7 @@ import static io.ringwire.exchange.demo.SimulatedClients.SEQUENCES;
 import static io.ringwire.exchange.demo.SimulatedClients.SESSIONS_LOST;
 import static io.ringwire.exchange.demo.SimulatedClients.SOLD;
 import static io.ringwire.exchange.demo.SimulatedClients.UNANSWERED_ACROSS_HOLD;
+import static io.ringwire.exchange.demo.SimulatedClients.UNANSWERED_ACROSS_LOSS;
 
 /**
  * The replies side of {@link SimulatedClients}: reads each client's replies, takes its logon's
@@ -79,6 +80,7 @@ final class ReplyReader
         if (client.loseSession())
         {
             counters.incrementAndGet(SESSIONS_LOST);
+            add(UNANSWERED_ACROSS_LOSS, client.orders.sessionLost());
         }
     }
 
@@ -207,6 +209,10 @@ final class ReplyReader
         if (client.orders.takeAcrossHold(slot))
         {
             counters.decrementAndGet(UNANSWERED_ACROSS_HOLD);
+        }
+        if (client.orders.takeWaitedAtSessionLoss(slot))
+        {
+            counters.decrementAndGet(UNANSWERED_ACROSS_LOSS);
         }
         add(ACKS, 1);
         if (report.execType() == ExecType.REJECTED)

@@ -108,7 +108,14 @@ public final class SimulatedClients implements Agent, AutoCloseable
      * had lost meanwhile, where a request may go unanswered. Each leaves it when acknowledged.
      */
     public static final int UNANSWERED_ACROSS_HOLD = REPLY_GAPS + 3;
-    private static final int COUNTERS = REPLY_GAPS + 4;
+    /**
+     * New orders still waiting for their acknowledgement when their client found its session lost,
+     * not acknowledged so far (those sent across a hold are counted in
+     * {@link #UNANSWERED_ACROSS_HOLD} alone): what a client sent between the gateway's loss of the
+     * session and its own finding may go unanswered. Each leaves it when acknowledged.
+     */
+    public static final int UNANSWERED_ACROSS_LOSS = REPLY_GAPS + 4;
+    private static final int COUNTERS = REPLY_GAPS + 5;
 
     private static final int FRAGMENT_LIMIT = 32;
     private static final int MAX_BURST = 64;

@@ -80,6 +80,10 @@ final class Summary
                 "%,d no longer kept, %,d received again (dropped)", clients.get(SimulatedClients.SESSIONS_LOST),
                 gateway.gateway().counters().repliesResent(), clients.get(SimulatedClients.REPLY_GAPS),
                 clients.get(SimulatedClients.DUPLICATE_REPLIES)));
+            out.println(String.format(Locale.ROOT, "                    %,d new orders unanswered that went into a " +
+                "lost session, %,d sent across a hold of the clients' thread",
+                clients.get(SimulatedClients.UNANSWERED_ACROSS_LOSS),
+                clients.get(SimulatedClients.UNANSWERED_ACROSS_HOLD)));
         }
         out.println(String.format(Locale.ROOT, "  rejected          %,d", clients.get(SimulatedClients.REJECTS)));
         for (final RejectReason reason : RejectReason.values())

@@ -129,7 +129,15 @@ class RolesInNamespacesTest
             "; market data " + marketData.report("marketdata");
 
         assertTrue(Long.parseLong(c.get("newOrders")) > 500, "the flow ran" + reports);
-        assertEquals(c.get("newOrders"), c.get("acks"), "every new order acknowledged" + reports);
+        // Five JVMs on two cores: the gateway may cut a client's session as a slow consumer. Orders
+        // the client sent before it found the session lost may go unanswered (the gateway refuses a
+        // request of a session not logged on); every other one is acknowledged.
+        final long unanswered = Long.parseLong(c.get("unansweredAcrossHold")) +
+            Long.parseLong(c.get("unansweredAcrossLoss"));
+        assertEquals(Long.parseLong(c.get("newOrders")), Long.parseLong(c.get("acks")) + unanswered,
+            "every new order acknowledged, but those sent into a session the gateway had lost" + reports);
+        assertTrue(0 == unanswered || Long.parseLong(c.get("sessionsLost")) > 0,
+            "an order goes unanswered only across a lost session" + reports);
         assertEquals("0", c.get("duplicateAcks"), c.toString());
         assertEquals(c.get("bought"), c.get("sold"), "each fill has both sides: " + c);
         assertEquals(e.get("sequence"), c.get("sequences"), "every execution report once" + reports);

@@ -50,6 +50,31 @@ class ClientOrdersTest
     }
 
     @Test
+    void aSessionLossMarksEachWaitingOrderOnceAndTheMarkLeavesAtItsAcknowledgement()
+    {
+        final ClientOrders orders = new ClientOrders();
+        orders.sent(1, 0, false);
+        orders.sent(2, 0, false);
+        orders.sent(3, 0, true); // counted across its hold already
+        orders.sent(4, 0, false);
+        final int answered = orders.acknowledge(4);
+
+        assertEquals(2, orders.sessionLost(), "orders 1 and 2 waited");
+        assertEquals(0, orders.sessionLost(), "a second loss marks none of them again");
+        final int first = orders.acknowledge(1);
+        assertTrue(orders.takeWaitedAtSessionLoss(first));
+        assertFalse(orders.takeWaitedAtSessionLoss(first), "taken once");
+        assertFalse(orders.takeWaitedAtSessionLoss(answered), "acknowledged before the loss");
+        assertFalse(orders.takeWaitedAtSessionLoss(orders.acknowledge(3)), "counted across its hold instead");
+
+        orders.sent(2 + ClientOrders.SLOTS, 0, false); // the slot of order 2, taken by a later order
+        assertFalse(orders.takeWaitedAtSessionLoss(orders.acknowledge(2 + ClientOrders.SLOTS)),
+            "a later order in the slot did not wait at the loss");
+        orders.sent(5, 0, false);
+        assertEquals(1, orders.sessionLost(), "at the next loss only order 5 waits");
+    }
+
+    @Test
     void anOrderReportedFilledAndCanceledIsAViolationWhileRepeatsOfOneEndingAreNot()
     {
         final ClientOrders orders = new ClientOrders();
