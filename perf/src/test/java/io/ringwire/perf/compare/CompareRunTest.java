@@ -85,17 +85,11 @@ class CompareRunTest
     @Test
     void aBudgetStopsBeforeARoundThatWouldEndPastItAndTheReportSaysSo() throws Exception
     {
-        final CompareOptions options = CompareOptions.parse("--pairs", "shm/aeron-ipc", "--messages", "200",
-            "--warmup", "100", "--rounds", "4", "--budget", "450", "--allow-oversubscribe", "--shm-dir",
-            directory.resolve("shm").toString());
         // Each reading of the clock is 100 s after the last: the run starts at 100 s; round 1 runs from
         // 200 to 300 s; round 2 starts at 400 s (300 s gone, 400 with another 100 s round: within 450)
         // and ends at 500 s; round 3 would start at 600 s, 500 s gone, and end past 450.
-        final long[] now = { 0 };
-        final LongSupplier clock = () -> now[0] += TimeUnit.SECONDS.toNanos(100);
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final CompareBenchmark benchmark = new CompareBenchmark(options,
-            CpuPlan.decide(OnlineCpus.asList(), true), new PrintStream(err, true, StandardCharsets.UTF_8), clock);
+        final CompareBenchmark benchmark = benchmarkOnAClockOf100sAReading(4, 450, err);
 
         final CompareReport report = benchmark.run();
 
@@ -128,19 +122,23 @@ class CompareRunTest
     @Test
     void aBudgetNeverStopsTheFirstRound() throws Exception
     {
-        final CompareOptions options = CompareOptions.parse("--pairs", "shm/aeron-ipc", "--messages", "200",
-            "--warmup", "100", "--rounds", "2", "--budget", "1", "--allow-oversubscribe", "--shm-dir",
-            directory.resolve("shm").toString());
-        final long[] now = { 0 };
-        final LongSupplier clock = () -> now[0] += TimeUnit.SECONDS.toNanos(100);
-        final CompareBenchmark benchmark = new CompareBenchmark(options,
-            CpuPlan.decide(OnlineCpus.asList(), true), new PrintStream(new ByteArrayOutputStream(), true,
-            StandardCharsets.UTF_8), clock);
-
-        final CompareReport report = benchmark.run();
+        final CompareReport report = benchmarkOnAClockOf100sAReading(2, 1, new ByteArrayOutputStream()).run();
 
         assertEquals(1, report.rounds().size(), "a run past its budget still reports its first round");
         assertTrue(report.notes().getFirst().startsWith("stopped after 1 of 2 rounds"), report.notes()::toString);
+    }
+
+    /** shm against aeron-ipc, 200 round trips a row, on a clock that moves 100 s at each reading. */
+    private CompareBenchmark benchmarkOnAClockOf100sAReading(final int rounds, final int budgetSeconds,
+        final ByteArrayOutputStream err)
+    {
+        final CompareOptions options = CompareOptions.parse("--pairs", "shm/aeron-ipc", "--messages", "200",
+            "--warmup", "100", "--rounds", String.valueOf(rounds), "--budget", String.valueOf(budgetSeconds),
+            "--allow-oversubscribe", "--shm-dir", directory.resolve("shm").toString());
+        final long[] now = { 0 };
+        final LongSupplier clock = () -> now[0] += TimeUnit.SECONDS.toNanos(100);
+        return new CompareBenchmark(options, CpuPlan.decide(OnlineCpus.asList(), true),
+            new PrintStream(err, true, StandardCharsets.UTF_8), clock);
     }
 
     @Test
