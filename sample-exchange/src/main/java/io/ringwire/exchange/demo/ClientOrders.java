@@ -2,10 +2,10 @@ package io.ringwire.exchange.demo;
 
 /**
  * One simulated client's new orders by client order id: those waiting for their acknowledgement
- * (when each was due, and whether a hold of the thread straddled its send or it waited when its
- * session was lost), those acknowledged, so
- * that a second acknowledgement is told apart from one of an order never sent, and how each ended
- * (filled, canceled), so that an order reported both ways is caught.
+ * (when each was due, whether a hold of the thread straddled its send, whether it still waited when
+ * its session was lost), those acknowledged, so that a second acknowledgement is told apart from
+ * one of an order never sent, and how each ended (filled, canceled), so that an order reported
+ * both ways is caught.
  *
  * <p>Each table has {@link #SLOTS} slots, an order in the slot of its id's low bits: a client's ids
  * rise by one a request (of any kind), so an order's slot is taken again only {@link #SLOTS}
