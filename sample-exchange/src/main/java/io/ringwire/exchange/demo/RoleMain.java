@@ -265,7 +265,8 @@ public final class RoleMain
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused() +
             " fixRepliesRefused=" + door.repliesRefused() + " fixSenderFailures=" + door.senderFailures() +
-            " fixRecordsWithoutSession=" + door.recordsWithoutSession()));
+            " fixRecordsWithoutSession=" + door.recordsWithoutSession() + " fixStaleMessagesDropped=" +
+            door.staleMessagesDropped() + " fixConnectionsClosedAtCut=" + door.connectionsClosedAtCut()));
         return 0;
     }
 

@@ -44,7 +44,9 @@ import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
  * <p>Threading: the gateway's thread does no FIX work. QuickFIX/J's threads parse, authenticate and
  * map a member's requests to SBE and write them into an inbound ring ({@link FixDoorApplication},
  * the door's QuickFIX/J application), which {@link #poll} reads on
- * the gateway's thread (a full ring holds QuickFIX/J's reader, and TCP the member, back); the
+ * the gateway's thread (a full ring holds QuickFIX/J's message processor back; past
+ * {@link #QUEUE_UPPER} of a member's messages waiting for it, the door stops reading that member,
+ * whose TCP window then holds it back); the
  * gateway's replies are copied into an outbound ring ({@link #toSession}; {@link FixReplyRing}
  * keeps each member within its share of it), from which the door's sender thread
  * ({@link FixReplySender}) maps and sends them. Neither thread of the door spins: the sender backs off to
@@ -76,6 +78,19 @@ public final class FixDoor implements AutoCloseable
      * ResendRequest.
      */
     static final int MAX_QUEUED_WRITES = 10_000;
+    /**
+     * A member's messages QuickFIX/J's message processor may have waiting (parsed, one queue for all
+     * members) before the door stops reading that member's connection; it reads again once they are
+     * down to {@link #QUEUE_LOWER}. Past the bound the member's TCP window closes and holds it back,
+     * nothing lost, while the I/O threads go on reading and writing every other member's connection.
+     * (With one bound for the whole queue, as QuickFIX/J has by default, a member that sends faster
+     * than the door takes requests fills the queue and blocks an I/O thread, and with it every
+     * member whose connection that thread serves, replies included.) A member may have this many,
+     * plus what one read of its connection holds, waiting at most.
+     */
+    static final int QUEUE_UPPER = 128;
+    /** See {@link #QUEUE_UPPER}. */
+    static final int QUEUE_LOWER = 32;
     /**
      * ClOrdIDs a FIX session may use in the door's life at most, whatever the gateway allows: the
      * door keeps each as text in maps (a few hundred bytes), where the gateway keeps a number.
@@ -119,6 +134,7 @@ public final class FixDoor implements AutoCloseable
      */
     private final int[] logonsAndLogoutsRead;
     private final SocketAcceptor acceptor;
+    private final ConnectionGuard guard = new ConnectionGuard(MAX_QUEUED_WRITES);
 
     /**
      * Binds the acceptor (it accepts once {@link #start} is called).
@@ -137,7 +153,8 @@ public final class FixDoor implements AutoCloseable
     public FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
         final int maxClOrdIds, final long clockToEpochNs)
     {
-        this(address, compId, store, members, maxClOrdIds, clockToEpochNs, members.size() + 2);
+        this(address, compId, store, members, maxClOrdIds, clockToEpochNs, members.size() + 2,
+            FixDoorApplication.INBOUND_RING_BYTES);
     }
 
     /**
@@ -146,6 +163,17 @@ public final class FixDoor implements AutoCloseable
      */
     FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
         final int maxClOrdIds, final long clockToEpochNs, final int sharesInRing)
+    {
+        this(address, compId, store, members, maxClOrdIds, clockToEpochNs, sharesInRing,
+            FixDoorApplication.INBOUND_RING_BYTES);
+    }
+
+    /**
+     * A door whose inbound ring holds {@code inboundRingBytes} (a power of two): a test's small one
+     * fills with few requests.
+     */
+    FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
+        final int maxClOrdIds, final long clockToEpochNs, final int sharesInRing, final int inboundRingBytes)
     {
         if (members.size() > MAX_SESSIONS)
         {
@@ -202,21 +230,29 @@ public final class FixDoor implements AutoCloseable
         }
         final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
         application = new FixDoorApplication(membersByCompId, orders, execIds, logonsAndLogouts, clockToEpochNs,
-            stageRecorders[0], stageRecorders[1]);
+            stageRecorders[0], stageRecorders[1], guard, inboundRingBytes);
         inbound = application.inbound();
         final MessageStoreFactory stores = null == store ? new MemoryStoreFactory() : new FileStoreFactory(settings);
         try
         {
-            acceptor = new SocketAcceptor(application, stores, settings, null, new DefaultMessageFactory());
+            acceptor = SocketAcceptor.newBuilder().withApplication(application).withMessageStoreFactory(stores)
+                .withSettings(settings).withMessageFactory(new DefaultMessageFactory())
+                // No message log: a session given no log keeps QuickFIX/J's silent one.
+                .withLogFactory(sessionId -> null)
+                .withQueueWatermarks(QUEUE_LOWER, QUEUE_UPPER).build();
             final LogonGate gate = new LogonGate(compId, application::passwordOf, application::onLogonRefused);
-            acceptor.setIoFilterChainBuilder(chain -> chain.addLast("ringwire-logon-gate", gate));
+            acceptor.setIoFilterChainBuilder(chain ->
+            {
+                chain.addLast("ringwire-connection-guard", guard);
+                chain.addLast("ringwire-logon-gate", gate);
+            });
         }
         catch (final ConfigError ex)
         {
             throw new IllegalArgumentException("the FIX door's settings: " + ex.getMessage(), ex);
         }
         sender = new FixReplySender(replies, sessionIds, orders, execIds, logonsAndLogouts, clockToEpochNs,
-            stageRecorders[3], stageRecorders[4]);
+            stageRecorders[3], stageRecorders[4], guard);
     }
 
     /** Starts accepting members, and the sender thread. */
@@ -276,6 +312,27 @@ public final class FixDoor implements AutoCloseable
     public long repliesQueued()
     {
         return replies.repliesQueued();
+    }
+
+    /** @return messages dropped because they came on a connection their FIX session had let go. */
+    public long staleMessagesDropped()
+    {
+        return guard.messagesDropped();
+    }
+
+    /** @return members' connections closed at once, without waiting for their writes, because the member was cut off. */
+    public long connectionsClosedAtCut()
+    {
+        return guard.connectionsClosed();
+    }
+
+    /**
+     * @return the FIX messages queued for the member's connection now, which its socket has not
+     *         taken (QuickFIX/J cuts the member off at {@link #MAX_QUEUED_WRITES}); 0 while it has none.
+     */
+    public int queuedWrites(final int sessionIndex)
+    {
+        return serves(sessionIndex) ? guard.queuedWrites(membersByIndex[sessionIndex].senderCompId()) : 0;
     }
 
     /** @return records the sender thread took from the ring. */

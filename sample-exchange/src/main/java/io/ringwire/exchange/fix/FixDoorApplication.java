@@ -41,8 +41,9 @@ import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
  * threads. It checks a Logon's password again (the {@link LogonGate} checks it first), maps each
  * member's requests to SBE ({@link FixInbound}) and writes them, the member's logons, signs of life
  * and losses into the inbound ring, which the gateway's thread reads ({@link FixDoor#poll}); a
- * request the door cannot take it answers itself, in FIX. A full ring holds QuickFIX/J's reader,
- * and TCP the member, back: nothing is lost.
+ * request the door cannot take it answers itself, in FIX. A full ring holds QuickFIX/J's message
+ * processor back, and the door's bound on each member's waiting messages the members: nothing is
+ * lost.
  *
  * <p>Threading: QuickFIX/J's threads, one record at a time under the inbound lock (the scratch
  * buffer and encoders are shared); a reply the door sends itself goes out after the lock is let go
@@ -56,8 +57,8 @@ final class FixDoorApplication implements Application
     static final int REQUEST = 2;
     static final int MASS_CANCEL = 3;
     static final int LOST = 4;
-    /** The members' requests waiting for the gateway's thread: past it, QuickFIX/J's reader waits. */
-    private static final int INBOUND_RING_BYTES = 4 << 20;
+    /** The members' requests waiting for the gateway's thread: past it, QuickFIX/J's message processor waits. */
+    static final int INBOUND_RING_BYTES = 4 << 20;
 
     private final Map<String, FixDoor.Member> membersByCompId;
     private final FixOrders[] orders;
@@ -66,9 +67,9 @@ final class FixDoorApplication implements Application
     private final long clockToEpochNs;
     private final Recorder clientToDoor;
     private final Recorder mapRequest;
+    private final ConnectionGuard guard;
     private final Map<SessionID, Integer> heartbeatSeconds = new ConcurrentHashMap<>();
-    private final ManyToOneRingBuffer inbound = new ManyToOneRingBuffer(
-        new UnsafeBuffer(ByteBuffer.allocateDirect(INBOUND_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
+    private final ManyToOneRingBuffer inbound;
     private final Object inboundLock = new Object();
     private final FixInbound mapper = new FixInbound();
     private final ExpandableArrayBuffer scratch = new ExpandableArrayBuffer(256);
@@ -90,11 +91,16 @@ final class FixDoorApplication implements Application
      * @param clockToEpochNs   what to add to the exchange's clock to get epoch nanoseconds.
      * @param clientToDoor     the first of {@link FixDoor#STAGES}.
      * @param mapRequest       the second.
+     * @param guard            closes a member's connection at once when QuickFIX/J cuts the member off.
+     * @param inboundRingBytes the inbound ring's size, a power of two ({@link #INBOUND_RING_BYTES}).
      */
     FixDoorApplication(final Map<String, FixDoor.Member> membersByCompId, final FixOrders[] orders,
         final FixExecIds execIds, final AtomicIntegerArray logonsAndLogouts, final long clockToEpochNs,
-        final Recorder clientToDoor, final Recorder mapRequest)
+        final Recorder clientToDoor, final Recorder mapRequest, final ConnectionGuard guard, final int inboundRingBytes)
     {
+        this.guard = guard;
+        inbound = new ManyToOneRingBuffer(
+            new UnsafeBuffer(ByteBuffer.allocateDirect(inboundRingBytes + RingBufferDescriptor.TRAILER_LENGTH)));
         this.membersByCompId = membersByCompId;
         this.orders = orders;
         this.execIds = execIds;
@@ -212,6 +218,9 @@ final class FixDoorApplication implements Application
     @Override
     public void onLogout(final SessionID sessionId)
     {
+        // Before the record, which may wait for room: a member cut off as a slow consumer loses its
+        // connection now, not once the writes it will never read are flushed.
+        guard.closeCut(sessionId);
         final FixDoor.Member member = member(sessionId);
         if (null != member)
         {

@@ -57,6 +57,7 @@ final class FixReplySender
     private final MassCancelDecoder massCancel = new MassCancelDecoder();
     private final AtomicLong recordsTaken = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    private final ConnectionGuard guard;
     private final AtomicLong disconnectsDone = new AtomicLong();
     private final AtomicLong disconnectsStale = new AtomicLong();
     private final AtomicLong logoutsStale = new AtomicLong();
@@ -73,11 +74,13 @@ final class FixReplySender
      * @param clockToEpochNs   what to add to the exchange's clock to get epoch nanoseconds.
      * @param gatewayToDoor    times a record's wait in the ring.
      * @param mapAndSend       times a report's mapping and send.
+     * @param guard            closes the connection of a member the gateway cuts off.
      */
     FixReplySender(final FixReplyRing replies, final SessionID[] sessionIds, final FixOrders[] orders,
         final FixExecIds execIds, final AtomicIntegerArray logonsAndLogouts, final long clockToEpochNs,
-        final Recorder gatewayToDoor, final Recorder mapAndSend)
+        final Recorder gatewayToDoor, final Recorder mapAndSend, final ConnectionGuard guard)
     {
+        this.guard = guard;
         this.replies = replies;
         this.sessionIds = sessionIds;
         this.orders = orders;
@@ -205,6 +208,7 @@ final class FixReplySender
                 disconnectsStale.incrementAndGet();
                 return;
             }
+            final String connection = ConnectionGuard.remoteAddressOf(session);
             try
             {
                 session.disconnect("the gateway disconnected the session", false);
@@ -213,6 +217,8 @@ final class FixReplySender
             {
                 // Gone either way; its loss reaches the gateway through onLogout.
             }
+            // A cut: what it has queued is not written first (the gateway cuts slow consumers).
+            guard.close(sessionId, connection);
             disconnectsDone.incrementAndGet();
         }
         else if (type == MASS_CANCEL_FORWARDED)

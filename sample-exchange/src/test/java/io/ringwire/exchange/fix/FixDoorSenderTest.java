@@ -379,7 +379,7 @@ class FixDoorSenderTest
         final FixReplySender sender = new FixReplySender(ring,
             new SessionID[]{ new SessionID(FixVersions.BEGINSTRING_FIX44, "EXCH", "NOBODY") },
             new FixOrders[]{ new FixOrders(1, 16) }, new FixExecIds(0), new AtomicIntegerArray(1), 0,
-            new Recorder(3), new Recorder(3));
+            new Recorder(3), new Recorder(3), new ConnectionGuard(FixDoor.MAX_QUEUED_WRITES));
         assertTrue(ring.reply(0, 0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
         assertTrue(ring.reply(0, 0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
         sender.start();

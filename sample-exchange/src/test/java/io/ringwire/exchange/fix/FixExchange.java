@@ -44,8 +44,15 @@ final class FixExchange implements AutoCloseable
     private final ArrayDeque<FutureTask<?>> tasks = new ArrayDeque<>();
     private final Thread thread;
     private volatile boolean running = true;
+    private volatile boolean doorHeld;
 
     FixExchange(final Path store) throws Exception
+    {
+        this(store, FixDoorApplication.INBOUND_RING_BYTES);
+    }
+
+    /** An exchange whose door's inbound ring holds {@code inboundRingBytes}. */
+    FixExchange(final Path store, final int inboundRingBytes) throws Exception
     {
         port = LoopbackPorts.pick();
         final List<SessionConfig> sessions = List.of(new SessionConfig(7, PASSWORD_A, ACCOUNT_A),
@@ -55,7 +62,7 @@ final class FixExchange implements AutoCloseable
             new RiskLimits(1_000, 10_000_000, 500, 100), 10_000, 1_000, 100_000);
         door = new FixDoor(new InetSocketAddress("127.0.0.1", port), FixDoorTest.DOOR_COMP_ID, store,
             List.of(new FixDoor.Member(0, sessions.get(0), MEMBER_A), new FixDoor.Member(1, sessions.get(1), MEMBER_B)),
-            config.maxClientOrderIdsPerSession(), 0);
+            config.maxClientOrderIdsPerSession(), 0, 4, inboundRingBytes);
         engine = new MatchingEngine(new EngineConfig(instruments, 10_000, 100, 0), new EngineOutput()
         {
             @Override
@@ -116,7 +123,7 @@ final class FixExchange implements AutoCloseable
         {
             final java.time.Instant now = java.time.Instant.now();
             final long nowNs = now.getEpochSecond() * 1_000_000_000L + now.getNano(); // the gateway's clock is epoch
-            int work = door.poll(gateway, nowNs);
+            int work = doorHeld ? door.sendOwed() : door.poll(gateway, nowNs);
             byte[] request;
             while (null != (request = toEngine.poll()))
             {
@@ -143,6 +150,15 @@ final class FixExchange implements AutoCloseable
                 LockSupport.parkNanos(100_000);
             }
         }
+    }
+
+    /**
+     * Whether the gateway takes the door's requests: held, it reads none (as while the engine's
+     * stream is behind), so the door's inbound ring fills and QuickFIX/J's message processor waits.
+     */
+    void holdDoor(final boolean held)
+    {
+        doorHeld = held;
     }
 
     /** Runs a look at the gateway or the engine on their thread. */

@@ -19,6 +19,10 @@ import quickfix.field.TimeInForce;
 import quickfix.field.TransactTime;
 import quickfix.fix44.NewOrderSingle;
 
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.net.SocketException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -27,8 +31,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -43,6 +50,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FixSessionLayerTest
 {
     private static final Duration WAIT = Duration.ofSeconds(10);
+    /** MEMBER8's session at the door. */
+    private static final SessionID MEMBER_B_AT_DOOR = new SessionID("FIX.4.4", FixDoorTest.DOOR_COMP_ID,
+        FixExchange.MEMBER_B);
 
     @TempDir
     Path directory;
@@ -178,36 +188,43 @@ class FixSessionLayerTest
     @Test
     void aMemberThatStopsReadingIsDisconnectedAsASlowConsumerAndTheOtherMemberTradesOn() throws Exception
     {
-        final SessionID slow = new SessionID("FIX.4.4", FixDoorTest.DOOR_COMP_ID, FixExchange.MEMBER_B);
-        try (RawFixConnection member = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
-            FixDoorTest.DOOR_COMP_ID, 4096))
+        final SessionID slow = MEMBER_B_AT_DOOR;
+        try (RawFixConnection member = logOnNotReading();
+            StallWatch watch = new StallWatch(member, Duration.ofSeconds(45)))
         {
-            member.send("A", "98=0|108=30|141=Y|554=" + FixExchange.PASSWORD_B + "|");
-            assertEquals("A", member.receive(WAIT).get(35));
-            // QuickFIX/J writes its Logon answer before it marks the session logged on.
-            final long loggedOnBy = System.nanoTime() + WAIT.toNanos();
-            while (!Session.lookupSession(slow).isLoggedOn())
-            {
-                assertTrue(System.nanoTime() < loggedOnBy, "the door's session logged on");
-                Thread.sleep(1);
-            }
             // IOC orders nobody trades against, at about the gateway's rate: each draws a report,
-            // which this member never reads, until the door's queue for it is past its bound.
-            final long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+            // which this member never reads, until the door's queue for it is past its bound. The
+            // door may stop reading this member meanwhile (its own requests wait past their bound),
+            // so a send can block.
             int sent = 0;
-            while (Session.lookupSession(slow).isLoggedOn())
+            boolean closedByDoor = false;
+            try
             {
-                assertTrue(System.nanoTime() < deadline, "still logged on after " + sent + " orders");
-                for (int i = 0; i < 100; i++)
+                while (Session.lookupSession(slow).isLoggedOn())
                 {
-                    member.send("D", "11=S" + sent++ + "|55=1|54=1|60=20261128-12:00:00|40=2|44=990|38=1|59=3|");
+                    for (int i = 0; i < 100; i++)
+                    {
+                        member.send("D", "11=S" + sent++ + "|55=1|54=1|60=20261128-12:00:00|40=2|44=990|38=1|59=3|");
+                    }
+                    Thread.sleep(10);
                 }
-                Thread.sleep(10);
             }
+            catch (final SocketException ex)
+            {
+                // The door closes the connection of a member it cut off at once, its requests unread.
+                watch.assertNotStalled();
+                closedByDoor = true;
+                awaitLoggedOff(Session.lookupSession(slow));
+            }
+            watch.assertNotStalled();
             assertTrue(sent > FixDoor.MAX_QUEUED_WRITES, "cut off after " + sent + " orders, past the door's bound");
             assertEquals(0, exchange.door.disconnectsDone(), "cut off by the door's write bound, not by the " +
                 "gateway's (its outbound ring never filled)");
             assertEquals(0, exchange.door.repliesRefused());
+            assertTrue(closedByDoor || member.sendsFailWithin(WAIT), "the door closed the connection at the cut, " +
+                "not once the writes it had queued for a member that reads nothing were flushed");
+            watch.assertNotStalled();
+            assertEquals(1, exchange.door.connectionsClosedAtCut());
         }
         try (FixTestClient other = new FixTestClient(exchange.port, FixExchange.MEMBER_A, FixExchange.PASSWORD_A,
             directory.resolve("member")))
@@ -224,11 +241,232 @@ class FixSessionLayerTest
         }
     }
 
+    @Test
+    void aMemberTheGatewayCutsOffLosesItsConnectionAtOnceWithWhatWasQueuedForIt() throws Exception
+    {
+        try (RawFixConnection member = logOnNotReading();
+            StallWatch watch = new StallWatch(member, Duration.ofSeconds(45)))
+        {
+            // IOC orders, each drawing a report or two, read by nobody, a hundred at a time until
+            // replies wait in the door's queue for the connection (the socket's buffers are full):
+            // a few thousand, far fewer than QuickFIX/J's own bound.
+            int sent = 0;
+            final long backlogBy = System.nanoTime() + WAIT.toNanos();
+            while (exchange.door.queuedWrites(1) < 2_000)
+            {
+                assertTrue(System.nanoTime() < backlogBy, "no replies queued at the door after " + sent + " orders");
+                for (int i = 0; i < 100; i++)
+                {
+                    member.send("D", "11=G" + sent++ + "|55=1|54=1|60=20261128-12:00:00|40=2|44=990|38=1|59=3|");
+                }
+                while (exchange.door.requests() + exchange.door.refusals() < sent || exchange.door.outboundBacklog() > 0)
+                {
+                    assertTrue(System.nanoTime() < backlogBy, "the door took " + exchange.door.requests() +
+                        " of " + sent + " orders");
+                    Thread.sleep(1);
+                }
+            }
+            assertTrue(exchange.door.queuedWrites(1) < FixDoor.MAX_QUEUED_WRITES / 2);
+            exchange.onThread(() ->
+            {
+                exchange.door.disconnect(FixDoor.FIRST_TRANSPORT + 1);
+                return null;
+            });
+            assertTrue(member.sendsFailWithin(WAIT), "the door closed the connection at the cut, not once what " +
+                "it had queued for a member that reads nothing was written");
+            watch.assertNotStalled();
+            assertFalse(Session.lookupSession(MEMBER_B_AT_DOOR).isLoggedOn());
+            assertEquals(1, exchange.door.disconnectsDone());
+            assertEquals(1, exchange.door.connectionsClosedAtCut());
+        }
+    }
+
+    /** Logs MEMBER8 on over a connection with a small receive buffer, which it will not read. */
+    private RawFixConnection logOnNotReading() throws Exception
+    {
+        final RawFixConnection member = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
+            FixDoorTest.DOOR_COMP_ID, 4096);
+        member.send("A", "98=0|108=30|141=Y|554=" + FixExchange.PASSWORD_B + "|");
+        assertEquals("A", member.receive(WAIT).get(35));
+        // QuickFIX/J writes its Logon answer before it marks the session logged on.
+        final long loggedOnBy = System.nanoTime() + WAIT.toNanos();
+        while (!Session.lookupSession(MEMBER_B_AT_DOOR).isLoggedOn())
+        {
+            assertTrue(System.nanoTime() < loggedOnBy, "the door's session logged on");
+            Thread.sleep(1);
+        }
+        return member;
+    }
+
+    /**
+     * Ends a member's sends that would outlast the test: a send blocks while the door reads nothing
+     * of the member, and no test timeout interrupts it. Past its limit it keeps every thread's stack
+     * for the failure and closes the connection, which fails the send.
+     */
+    private static final class StallWatch implements AutoCloseable
+    {
+        private final AtomicReference<String> stalled = new AtomicReference<>();
+        private final Thread thread;
+
+        StallWatch(final RawFixConnection member, final Duration limit)
+        {
+            thread = Thread.ofPlatform().daemon().name("stall-watch").start(() ->
+            {
+                try
+                {
+                    Thread.sleep(limit);
+                }
+                catch (final InterruptedException ex)
+                {
+                    return;
+                }
+                stalled.set(threadDump());
+                // Also here: the send it ends fails with an error of its own.
+                System.err.println("stall-watch: the member's sends were held past " + limit + ":" + stalled.get());
+                try
+                {
+                    member.close();
+                }
+                catch (final IOException ignored)
+                {
+                    // The send it held fails either way.
+                }
+            });
+        }
+
+        void assertNotStalled()
+        {
+            assertNull(stalled.get(), () -> "the member's sends were held past the limit: " + stalled.get());
+        }
+
+        @Override
+        public void close() throws InterruptedException
+        {
+            thread.interrupt();
+            thread.join();
+        }
+    }
+
+    /** @return every live thread's name, state and stack, for a failure that a stall caused. */
+    static String threadDump()
+    {
+        final StringBuilder dump = new StringBuilder();
+        for (final ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true))
+        {
+            dump.append('\n').append('"').append(thread.getThreadName()).append("\" ").append(thread.getThreadState());
+            if (null != thread.getLockName())
+            {
+                dump.append(" on ").append(thread.getLockName()).append(" held by ").append(thread.getLockOwnerName());
+            }
+            for (final StackTraceElement frame : thread.getStackTrace())
+            {
+                dump.append("\n    at ").append(frame);
+            }
+        }
+        return dump.toString();
+    }
+
+    @Test
+    void aMemberThatSendsFasterThanTheDoorTakesRequestsIsHeldBackAloneAndLosesNothing() throws Exception
+    {
+        // A small inbound ring, which a few hundred requests fill.
+        exchange.close();
+        exchange = new FixExchange(directory.resolve("small-ring"), 64 << 10);
+        final int orders = 15_000;
+        try (RawFixConnection flooder = logOnRaw(FixExchange.MEMBER_B, FixExchange.PASSWORD_B);
+            RawFixConnection other = logOnRaw(FixExchange.MEMBER_A, FixExchange.PASSWORD_A))
+        {
+            // The gateway takes none of the door's requests for a while, as while the engine's stream
+            // is behind: the door's inbound ring fills and QuickFIX/J's message processor waits.
+            exchange.holdDoor(true);
+            // The flooder reads its replies (it is fast, not a slow consumer) and writes its orders
+            // a hundred to a write, more than the ring holds.
+            final Thread reader = Thread.ofPlatform().daemon().start(() ->
+            {
+                try
+                {
+                    flooder.awaitClosedByPeer(Duration.ofMinutes(2));
+                }
+                catch (final IOException ignored)
+                {
+                    // Closed at the end of the test.
+                }
+            });
+            final AtomicInteger written = new AtomicInteger();
+            final AtomicReference<Exception> writeFailure = new AtomicReference<>();
+            final Thread writer = Thread.ofPlatform().daemon().start(() ->
+            {
+                try
+                {
+                    final StringBuilder batch = new StringBuilder();
+                    for (int i = 0; i < orders; i++)
+                    {
+                        batch.append(RawFixConnection.frame(flooder.body("D", "11=F" + i +
+                            "|55=1|54=1|60=20261128-12:00:00|40=2|44=990|38=1|59=3|"), 0, false));
+                        if (i % 100 == 99)
+                        {
+                            flooder.sendRaw(batch.toString());
+                            batch.setLength(0);
+                            written.set(i + 1);
+                        }
+                    }
+                }
+                catch (final IOException ex)
+                {
+                    writeFailure.set(ex);
+                }
+            });
+            // Until the door takes no more: its ring is full, and what it has read of the flooder waits.
+            final long settleBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            long taken = -1;
+            int seen = -1;
+            while (taken != exchange.door.requests() + exchange.door.refusals() || seen != written.get())
+            {
+                assertTrue(System.nanoTime() < settleBy, "the door still takes the flooder's requests");
+                taken = exchange.door.requests() + exchange.door.refusals();
+                seen = written.get();
+                Thread.sleep(200);
+            }
+            // The other member's TestRequest, read now, waits behind what the door holds of the
+            // flooder's requests: the flooder's bound, not a queue the flooder alone has filled.
+            final long takenBefore = exchange.door.requests() + exchange.door.refusals();
+            other.send("1", "112=behind-the-flood|");
+            exchange.holdDoor(false);
+            final Map<Integer, String> answer = other.receiveSkippingHeartbeats(Duration.ofSeconds(30));
+            final long takenBehind = exchange.door.requests() + exchange.door.refusals() - takenBefore;
+            assertNotNull(answer, "the other member's TestRequest was answered");
+            assertEquals("behind-the-flood", answer.get(112), answer.toString());
+            assertTrue(takenBehind < 3_000, "the other member's TestRequest waited behind " + takenBehind +
+                " of the flooder's requests (the door holds " + FixDoor.QUEUE_UPPER + " of a member's, and one read)");
+
+            writer.join(Duration.ofSeconds(40).toMillis());
+            assertNull(writeFailure.get(), "the flooder was held back, not cut off");
+            assertEquals(orders, written.get());
+            final long allTakenBy = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+            while (exchange.door.requests() + exchange.door.refusals() < orders)
+            {
+                assertTrue(System.nanoTime() < allTakenBy, "the door took " + exchange.door.requests() + " requests " +
+                    "and refused " + exchange.door.refusals() + " of the flooder's " + orders);
+                Thread.sleep(5);
+            }
+            assertEquals(orders, exchange.door.requests() + exchange.door.refusals(), "each order taken once");
+            assertEquals(0, exchange.door.staleMessagesDropped());
+            assertTrue(Session.lookupSession(MEMBER_B_AT_DOOR).isLoggedOn(), "the flooder is still logged on");
+            assertAlive(other, "after-the-flood");
+            flooder.close();
+            reader.join();
+        }
+    }
+
     private RawFixConnection logOnRaw() throws Exception
     {
-        final RawFixConnection connection = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
-            FixDoorTest.DOOR_COMP_ID);
-        connection.send("A", "98=0|108=30|141=Y|554=" + FixExchange.PASSWORD_B + "|");
+        return logOnRaw(FixExchange.MEMBER_B, FixExchange.PASSWORD_B);
+    }
+
+    private RawFixConnection logOnRaw(final String member, final String password) throws Exception
+    {
+        final RawFixConnection connection = new RawFixConnection(exchange.port, member, FixDoorTest.DOOR_COMP_ID);
+        connection.send("A", "98=0|108=30|141=Y|554=" + password + "|");
         final Map<Integer, String> logon = connection.receive(WAIT);
         assertNotNull(logon);
         assertEquals("A", logon.get(35), "logged on: " + logon);

@@ -156,6 +156,65 @@ final class RawFixConnection implements AutoCloseable
         return message;
     }
 
+    /**
+     * Reads and drops what the door sent until it closes the connection.
+     *
+     * @return whether it closed it (an end of stream or a reset) within the timeout.
+     */
+    boolean awaitClosedByPeer(final Duration timeout) throws IOException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        final byte[] chunk = new byte[1 << 16];
+        while (true)
+        {
+            final long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+            if (leftMs <= 0)
+            {
+                return false;
+            }
+            socket.setSoTimeout((int)Math.max(1, leftMs));
+            try
+            {
+                if (in.read(chunk) < 0)
+                {
+                    return true;
+                }
+            }
+            catch (final java.net.SocketTimeoutException ex)
+            {
+                return false;
+            }
+            catch (final java.net.SocketException ex)
+            {
+                return true; // reset: the door closed it with our requests unread
+            }
+        }
+    }
+
+    /**
+     * Sends a Heartbeat every 10 ms until a send fails: the door closed the connection (a reset, or
+     * a broken pipe).
+     *
+     * @return whether one failed within the timeout.
+     */
+    boolean sendsFailWithin(final Duration timeout) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline)
+        {
+            try
+            {
+                send("0", "");
+            }
+            catch (final IOException ex)
+            {
+                return true;
+            }
+            Thread.sleep(10);
+        }
+        return false;
+    }
+
     private int messageEnd()
     {
         final int checksum = pending.indexOf(SOH + "10=");

@@ -1,0 +1,175 @@
+package io.ringwire.exchange.fix;
+
+import org.apache.mina.core.filterchain.IoFilterAdapter;
+import org.apache.mina.core.session.IoSession;
+import quickfix.Responder;
+import quickfix.Session;
+import quickfix.SessionID;
+import quickfix.mina.SessionConnector;
+
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Ends what QuickFIX/J leaves of a connection its session has let go. QuickFIX/J ends a session's
+ * connection by closing it once its queued writes are flushed: a member cut off because it stopped
+ * reading never lets them flush, so its connection, its queued writes and, while it still sends,
+ * its messages would live on until the network layer's write timeout. Its messages would also
+ * still be handed to the session, which may be the member's next connection's by then. This filter
+ * sits on every connection of the door and
+ * <ul>
+ *   <li>drops each message that arrives on a connection its session no longer uses (counted), and
+ *       closes it at once if its queued writes are past the slow-consumer bound;</li>
+ *   <li>closes a member's connection at once when it is cut off: by QuickFIX/J at its write bound
+ *       ({@link #closeCut}, at the session's logout), or by the gateway ({@link #close}).</li>
+ * </ul>
+ * A connection that ends in order (a Logout either way) still closes once its last messages are
+ * written.
+ *
+ * <p>Threading: QuickFIX/J's I/O threads (the filter's events), its message processor and the
+ * door's sender thread (the closes).
+ */
+final class ConnectionGuard extends IoFilterAdapter
+{
+    private final int maxQueuedWrites;
+    private final Set<IoSession> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicLong messagesDropped = new AtomicLong();
+    private final AtomicLong connectionsClosed = new AtomicLong();
+
+    /** @param maxQueuedWrites the writes QuickFIX/J queues for a connection before it cuts the member off. */
+    ConnectionGuard(final int maxQueuedWrites)
+    {
+        this.maxQueuedWrites = maxQueuedWrites;
+    }
+
+    /** @return messages dropped because they came on a connection their session had let go. */
+    long messagesDropped()
+    {
+        return messagesDropped.get();
+    }
+
+    /** @return connections closed at once because their member was cut off. */
+    long connectionsClosed()
+    {
+        return connectionsClosed.get();
+    }
+
+    /**
+     * @return the writes queued for the member's connection now (past what the socket's buffers
+     *         took), or 0 while it has none.
+     */
+    int queuedWrites(final String memberCompId)
+    {
+        for (final IoSession connection : connections)
+        {
+            final Session session = sessionOf(connection);
+            if (null != session && session.getSessionID().getTargetCompID().equals(memberCompId) &&
+                usedBy(session, connection))
+            {
+                return connection.getScheduledWriteMessages();
+            }
+        }
+        return 0;
+    }
+
+    @Override
+    public void sessionOpened(final NextFilter nextFilter, final IoSession connection) throws Exception
+    {
+        connections.add(connection);
+        nextFilter.sessionOpened(connection);
+    }
+
+    @Override
+    public void sessionClosed(final NextFilter nextFilter, final IoSession connection) throws Exception
+    {
+        connections.remove(connection);
+        nextFilter.sessionClosed(connection);
+    }
+
+    @Override
+    public void messageReceived(final NextFilter nextFilter, final IoSession connection, final Object message)
+        throws Exception
+    {
+        final Session session = sessionOf(connection);
+        // Before its Logon a connection has no session: the logon gate and QuickFIX/J see to it.
+        if (null != session && !usedBy(session, connection))
+        {
+            messagesDropped.incrementAndGet();
+            if (connection.getScheduledWriteMessages() >= maxQueuedWrites)
+            {
+                closeNow(connection);
+            }
+            return;
+        }
+        nextFilter.messageReceived(connection, message);
+    }
+
+    /**
+     * Closes at once each connection of the session that the session has let go and whose queued
+     * writes are past the bound: QuickFIX/J cut its member off as a slow consumer, and the writes
+     * will not flush. Called at the session's logout, which follows the cut.
+     */
+    void closeCut(final SessionID sessionId)
+    {
+        for (final IoSession connection : connections)
+        {
+            final Session session = sessionOf(connection);
+            if (null != session && session.getSessionID().equals(sessionId) && !usedBy(session, connection) &&
+                connection.getScheduledWriteMessages() >= maxQueuedWrites)
+            {
+                closeNow(connection);
+            }
+        }
+    }
+
+    /**
+     * Closes at once the session's connection from {@code remoteAddress} (the one it used before the
+     * gateway cut it off), whatever it has queued; a later connection of the member is left alone.
+     */
+    void close(final SessionID sessionId, final String remoteAddress)
+    {
+        for (final IoSession connection : connections)
+        {
+            final Session session = sessionOf(connection);
+            if (null != session && session.getSessionID().equals(sessionId) &&
+                Objects.equals(remoteAddress, String.valueOf(connection.getRemoteAddress())) &&
+                !usedBy(session, connection))
+            {
+                closeNow(connection);
+            }
+        }
+    }
+
+    /** @return the address of the connection the session uses now, or null when it has none. */
+    static String remoteAddressOf(final Session session)
+    {
+        final Responder responder = session.getResponder();
+        return null == responder ? null : responder.getRemoteAddress();
+    }
+
+    private void closeNow(final IoSession connection)
+    {
+        if (!connection.isClosing())
+        {
+            connectionsClosed.incrementAndGet();
+            connection.closeNow();
+        }
+    }
+
+    private static Session sessionOf(final IoSession connection)
+    {
+        return (Session)connection.getAttribute(SessionConnector.QF_SESSION);
+    }
+
+    /**
+     * Whether the session's connection now is this one: the responder names its connection by its
+     * remote address, which no two open connections share.
+     */
+    private static boolean usedBy(final Session session, final IoSession connection)
+    {
+        final String remote = remoteAddressOf(session);
+        return null != remote && remote.equals(String.valueOf(connection.getRemoteAddress()));
+    }
+}
