@@ -1,5 +1,6 @@
 package io.ringwire.exchange.book;
 
+import java.security.SecureRandom;
 import java.util.Arrays;
 
 import static io.ringwire.exchange.book.OrderStore.NONE;
@@ -15,6 +16,11 @@ import static io.ringwire.exchange.book.OrderStore.NONE;
  * (it is what a book of many instruments misses the cache on first). The hash also gives an
  * entry's home slot when a delete shifts it back, without reading its record.
  *
+ * <p>The hash is keyed with a secret drawn for each table: client order ids are the members' own
+ * choice, and with a fixed, invertible hash one member could choose ids that share a home slot,
+ * making every lookup in the run, every member's, walk that cluster. Where an entry sits never shows
+ * in the output (nothing iterates the table), so the engine stays deterministic whatever the key.
+ *
  * <p>Threading: the engine's thread. Allocation-free after construction.
  */
 final class ClientOrderIndex
@@ -24,6 +30,7 @@ final class ClientOrderIndex
     private final long[] entries;
     private final int mask;
     private final OrderStore orders;
+    private final long key;
 
     /**
      * @param capacity most entries it will hold at once.
@@ -31,6 +38,15 @@ final class ClientOrderIndex
      */
     ClientOrderIndex(final int capacity, final OrderStore orders)
     {
+        this(capacity, orders, new SecureRandom().nextLong());
+    }
+
+    /**
+     * @param key the hash's key (a test's fixed one; otherwise secret and random).
+     */
+    ClientOrderIndex(final int capacity, final OrderStore orders, final long key)
+    {
+        this.key = key;
         final int slots = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
         entries = new long[slots];
         Arrays.fill(entries, EMPTY);
@@ -109,9 +125,19 @@ final class ClientOrderIndex
         return ((long)hash << 32) | (order & 0xFFFF_FFFFL);
     }
 
-    private static int hash(final long account, final long clientOrderId)
+    /** @return the slot a key's probe starts at (for tests). */
+    int homeSlot(final long account, final long clientOrderId)
     {
-        long h = account * 0x9E37_79B9_7F4A_7C15L ^ clientOrderId * 0xC2B2_AE3D_27D4_EB4FL;
+        return hash(account, clientOrderId) & mask;
+    }
+
+    private int hash(final long account, final long clientOrderId)
+    {
+        // The key enters before the first multiply and shift: which ids share low bits after them
+        // depends on it, so they cannot be chosen without it.
+        long h = (clientOrderId ^ key) * 0xC2B2_AE3D_27D4_EB4FL;
+        h ^= h >>> 31;
+        h ^= account * 0x9E37_79B9_7F4A_7C15L;
         h ^= h >>> 29;
         h *= 0xBF58_476D_1CE4_E5B9L;
         return (int)(h ^ (h >>> 32));
