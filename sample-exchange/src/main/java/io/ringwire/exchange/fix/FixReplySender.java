@@ -217,7 +217,8 @@ final class FixReplySender
             {
                 // Gone either way; its loss reaches the gateway through onLogout.
             }
-            // A cut: what it has queued is not written first (the gateway cuts slow consumers).
+            // A cut: what is queued for it is not written first; QuickFIX/J stored it for the member's
+            // ResendRequest when it logs on again.
             guard.close(sessionId, connection);
             disconnectsDone.incrementAndGet();
         }
