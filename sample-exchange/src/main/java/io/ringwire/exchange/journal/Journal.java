@@ -1,21 +1,19 @@
 package io.ringwire.exchange.journal;
 
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 
 import static io.ringwire.exchange.journal.JournalFormat.CHECKSUM_OFFSET;
 import static io.ringwire.exchange.journal.JournalFormat.HEADER_LENGTH;
 import static io.ringwire.exchange.journal.JournalFormat.ORDER;
+import static io.ringwire.exchange.journal.SegmentPreparer.ALLOCATION_BATCH;
+import static io.ringwire.exchange.journal.SegmentPreparer.PAGE;
 import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.WRITE;
 
@@ -38,15 +36,13 @@ import static java.nio.file.StandardOpenOption.WRITE;
  * power-loss durability matters (before acknowledging to a client, say, or periodically).
  *
  * <p>Segment files are sparse, and no store into the mapping is the first write of a page: the
- * writer has the file system give a page its blocks by writing zeros there through the file
- * first. {@link #prepareAhead} does that ahead of the appends, in the writer's idle time, touching
- * each page in the mapping after, and makes, maps and prepares the next segment under the name
- * {@value #PREPARED_SEGMENT}, which a roll renames into place; so an append neither page-faults
- * into a fresh page nor waits for a file to be made. An append that reaches past what was prepared
- * allocates a batch of pages itself, with one write. A full file system is therefore an error of a write, at
- * a known point: preparing stops, and the append that finds no room is refused
- * ({@link #WRITE_FAILED}) with nothing written. A store into a page without blocks would fault
- * (SIGBUS), which the JVM raises as an {@link InternalError} in the append only while it runs
+ * writer has the file system give a page its blocks by writing zeros there through the file first,
+ * ahead of the appends in its idle time ({@link #prepareAhead}, which also makes the next segment
+ * under the name {@value #PREPARED_SEGMENT} for a roll to rename; {@link SegmentPreparer}), and in
+ * an append that reaches past what was prepared, one batch of pages in one write. A full file
+ * system is therefore an error of a write, at a known point: the append that finds no room is
+ * refused ({@link #WRITE_FAILED}) with nothing written. A store into a page without blocks would
+ * fault (SIGBUS), which the JVM raises as an {@link InternalError} in the append only while it runs
  * interpreted (compiled, later; inside the JDK's CRC32C stub, not at all: the process ends); with
  * every page allocated first, only a segment cut short under the journal by another hand can. That
  * holds on file systems that overwrite a page in place (ext4, XFS without shared extents, tmpfs);
@@ -84,12 +80,6 @@ public final class Journal implements AutoCloseable
     /** The next segment, made and touched ahead of the roll that renames it; never read. */
     public static final String PREPARED_SEGMENT = "segment-next.prepared";
 
-    /** Pages the writer touches ahead of its tail. */
-    private static final int TOUCH_AHEAD = 4 << 20;
-    private static final int PAGE = 4096;
-    /** Bytes an append that finds its pages unallocated allocates in one write. */
-    private static final int ALLOCATION_BATCH = 16 * PAGE;
-
     private static final System.Logger LOGGER = System.getLogger(Journal.class.getName());
 
     private final Path directory;
@@ -107,17 +97,7 @@ public final class Journal implements AutoCloseable
      * mapping, or allocated by writing zeros through the file.
      */
     private int touchedUpTo;
-    /**
-     * Zeros, written ahead of the tail so that the file system gives pages their blocks now; an
-     * append past what was prepared allocates this much at once.
-     */
-    private final ByteBuffer zeros = ByteBuffer.allocateDirect(ALLOCATION_BATCH);
-    /** The next segment, made ahead of the roll; null when none is. */
-    private SegmentFile prepared;
-    private final UnsafeBuffer preparedBuffer = new UnsafeBuffer(0, 0);
-    private int preparedTouchedUpTo;
-    /** Set when making the next segment or touching a page failed; tried again after the next roll. */
-    private boolean preparationFailed;
+    private final SegmentPreparer preparer;
     /** A roll failed: every append tries it again before it writes (see {@link #append}). */
     private boolean rollPending;
     private long segmentBaseSequence;
@@ -140,6 +120,7 @@ public final class Journal implements AutoCloseable
         this.segment = new MappedSegment(metadata);
         this.lockChannel = lockChannel;
         this.lock = lock;
+        this.preparer = new SegmentPreparer(directory, segmentLength);
         segmentBaseSequence = 0 == bases.length ? 0 : bases[bases.length - 1];
         unforcedFromBaseSequence = 0 == bases.length ? 0 : bases[0];
         final Path file = JournalDirectory.segmentFile(directory, segmentBaseSequence);
@@ -296,7 +277,7 @@ public final class Journal implements AutoCloseable
         final int to = Math.min(segmentLength, Math.max((end + PAGE - 1) & -PAGE, (at & -PAGE) + ALLOCATION_BATCH));
         try
         {
-            current.writeZeros(zeros, at, to - at);
+            current.writeZeros(preparer.zeros(), at, to - at);
             touchedUpTo = to;
             return true;
         }
@@ -481,20 +462,7 @@ public final class Journal implements AutoCloseable
         closed = true;
         segment.unwrap();
         current.close();
-        if (null != prepared)
-        {
-            preparedBuffer.wrap(0, 0);
-            prepared.close();
-            prepared = null;
-            try
-            {
-                Files.deleteIfExists(directory.resolve(PREPARED_SEGMENT));
-            }
-            catch (final IOException ex)
-            {
-                LOGGER.log(System.Logger.Level.WARNING, "cannot remove the prepared segment in " + directory, ex);
-            }
-        }
+        preparer.close();
         try
         {
             lock.release();
@@ -538,7 +506,7 @@ public final class Journal implements AutoCloseable
                 "sequence " + sequence);
             // Through the file: after a power loss those pages may be holes, which a store into the
             // mapping would have to allocate (a fault, on a full file system).
-            current.writeZeros(zeros, offset, segment.endOfNonZeroBytes(offset) - offset);
+            current.writeZeros(preparer.zeros(), offset, segment.endOfNonZeroBytes(offset) - offset);
         }
         tailOffset = offset;
         nextSequence = sequence;
@@ -553,30 +521,12 @@ public final class Journal implements AutoCloseable
     private boolean roll()
     {
         final Path file = JournalDirectory.segmentFile(directory, nextSequence);
-        SegmentFile next = null;
-        int nextTouchedUpTo = 0;
-        if (null != prepared)
-        {
-            preparedBuffer.wrap(0, 0);
-            try
-            {
-                Files.move(directory.resolve(PREPARED_SEGMENT), file, StandardCopyOption.ATOMIC_MOVE);
-                prepared.movedTo(file);
-                next = prepared;
-                nextTouchedUpTo = preparedTouchedUpTo;
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                // The segment made ahead is lost to this roll: it is dropped, and the roll makes its
-                // segment itself, as it does when none was made.
-                LOGGER.log(System.Logger.Level.WARNING, "cannot rename the prepared segment in " + directory +
-                    "; making the next segment at the roll", ex);
-                prepared.close();
-            }
-            prepared = null;
-        }
+        final int preparedUpTo = preparer.nextTouchedUpTo();
+        SegmentFile next = preparer.take(file);
+        int nextTouchedUpTo = preparedUpTo;
         if (null == next)
         {
+            nextTouchedUpTo = 0;
             try
             {
                 next = SegmentFile.open(file, segmentLength);
@@ -593,7 +543,7 @@ public final class Journal implements AutoCloseable
         current = next;
         segment.wrap(next.mapping(), segmentLength);
         touchedUpTo = nextTouchedUpTo;
-        preparationFailed = false;
+        preparer.rolled();
         segmentBaseSequence = nextSequence;
         tailOffset = 0;
         rollPending = false;
@@ -601,27 +551,26 @@ public final class Journal implements AutoCloseable
     }
 
     /**
-     * The writer's idle work: prepares up to {@code maxPages} pages ahead of the tail, so that the
-     * file system allocates them now rather than in an append, and once the current segment is
-     * prepared to its end, makes the next one ({@value #PREPARED_SEGMENT}) and prepares it. A page
-     * is prepared by writing zeros through the file from the tail on (its blocks), then adding 0 to
-     * a word of it in the mapping (mapped now, not on an append's first store).
+     * The writer's idle work ({@link SegmentPreparer}): prepares up to {@code maxPages} pages ahead
+     * of the tail, so that the file system allocates them now rather than in an append, and once the
+     * current segment is prepared to its end, makes the next one ({@value #PREPARED_SEGMENT}) and
+     * prepares it.
      *
      * @param maxPages most pages to touch in this call.
      * @return pages touched, and 1 for a segment made.
      */
     public int prepareAhead(final int maxPages)
     {
-        if (closed || preparationFailed)
+        if (closed || preparer.stopped())
         {
             return 0;
         }
         touchedUpTo = Math.max(touchedUpTo, tailOffset);
         int work = 0;
-        final int aheadTo = (int)Math.min(segmentLength, (long)tailOffset + TOUCH_AHEAD);
+        final int aheadTo = (int)Math.min(segmentLength, (long)tailOffset + SegmentPreparer.TOUCH_AHEAD);
         while (work < maxPages && touchedUpTo < aheadTo)
         {
-            if (!touch(current, segment.buffer(), touchedUpTo))
+            if (!preparer.touch(current, segment.buffer(), touchedUpTo))
             {
                 return work;
             }
@@ -630,93 +579,9 @@ public final class Journal implements AutoCloseable
         }
         if (work < maxPages && touchedUpTo == segmentLength)
         {
-            if (null == prepared)
-            {
-                prepared = mapPrepared();
-                if (null == prepared)
-                {
-                    return work;
-                }
-                preparedBuffer.wrap(prepared.mapping());
-                preparedTouchedUpTo = 0;
-                work++;
-            }
-            while (work < maxPages && preparedTouchedUpTo < TOUCH_AHEAD && preparedTouchedUpTo < segmentLength)
-            {
-                if (!touch(prepared, preparedBuffer, preparedTouchedUpTo))
-                {
-                    return work;
-                }
-                preparedTouchedUpTo += PAGE;
-                work++;
-            }
+            work += preparer.prepareNext(maxPages - work);
         }
         return work;
-    }
-
-    /**
-     * Gives the page at {@code offset} its blocks, writing zeros from there to its end through the
-     * file (past the tail a segment holds zeros), then touches it in the mapping.
-     *
-     * @param file  the segment, current or prepared.
-     * @param pages its mapping.
-     * @return false when the file system refused (full): preparing stops until the next roll, and
-     *         the appends then allocate their pages themselves, refused while it stays full.
-     */
-    private boolean touch(final SegmentFile file, final UnsafeBuffer pages, final int offset)
-    {
-        try
-        {
-            final int pageEnd = Math.min(segmentLength, (offset & -PAGE) + PAGE);
-            file.writeZeros(zeros, offset, pageEnd - offset);
-        }
-        catch (final ClosedChannelException ex)
-        {
-            return false; // an interrupt of the writer during the write: the channel is opened again next time
-        }
-        catch (final IOException ex)
-        {
-            preparationFailed = true;
-            LOGGER.log(System.Logger.Level.WARNING, "cannot allocate journal pages ahead in " + directory +
-                " (a full file system?); preparing again after the next roll", ex);
-            return false;
-        }
-        try
-        {
-            // An atomic add of 0 is a write that changes nothing: the page, which has its blocks now,
-            // is mapped here rather than on an append's first store into it.
-            pages.getAndAddInt(offset & ~(Integer.BYTES - 1), 0);
-            return true;
-        }
-        catch (final InternalError ex)
-        {
-            preparationFailed = true;
-            LOGGER.log(System.Logger.Level.WARNING, "cannot touch journal pages ahead in " + directory +
-                " (a page faulted after it was allocated: was the file cut short?); preparing again after " +
-                "the next roll", ex);
-            return false;
-        }
-    }
-
-    /**
-     * @return the next segment, mapped, or null when it cannot be made (logged; not tried again
-     *         until the next roll, which makes its segment itself and reports its own failure).
-     */
-    private SegmentFile mapPrepared()
-    {
-        try
-        {
-            final Path path = directory.resolve(PREPARED_SEGMENT);
-            Files.deleteIfExists(path);
-            return SegmentFile.open(path, segmentLength);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            preparationFailed = true;
-            LOGGER.log(System.Logger.Level.WARNING, "cannot make the next journal segment in " + directory +
-                " ahead of the roll", ex);
-            return null;
-        }
     }
 
     private static FileLock tryLock(final FileChannel lockChannel, final Path directory) throws IOException
