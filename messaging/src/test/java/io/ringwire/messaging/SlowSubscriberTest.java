@@ -38,13 +38,11 @@ class SlowSubscriberTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void aSubscriberThatStopsReadingIsCutOffAfterTheSlowTimeoutAndTheOtherReceivesOn(final String provider)
     {
-        final MessagingContext context = context(directory);
-        try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Subscription stalled = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Publication publication = Publication.open(context, fanOut(provider, reader, stalled) + "|ring=" + RING +
-                 "|slow-timeout=200", STREAM))
+        try (FanOut fanOut = FanOut.open(context(directory), provider, "|slow-timeout=200"))
         {
-            connect(reader, stalled, publication);
+            final Subscription reader = fanOut.reader;
+            final Subscription stalled = fanOut.stalled;
+            final Publication publication = fanOut.publication;
             final long[] received = { 0 };
             final FragmentHandler count = (buffer, offset, length, header) -> received[0]++;
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
@@ -68,13 +66,11 @@ class SlowSubscriberTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void aSubscriberWritingAConsumedPositionFarBehindIsCutAsSlowAndTheOtherReceivesOn(final String provider)
     {
-        final MessagingContext context = context(directory);
-        try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Subscription lying = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Publication publication = Publication.open(context, fanOut(provider, reader, lying) + "|ring=" + RING +
-                 "|slow-timeout=200", STREAM))
+        try (FanOut fanOut = FanOut.open(context(directory), provider, "|slow-timeout=200"))
         {
-            connect(reader, lying, publication);
+            final Subscription reader = fanOut.reader;
+            final Subscription lying = fanOut.stalled;
+            final Publication publication = fanOut.publication;
             final long[] received = { 0 };
             final FragmentHandler count = (buffer, offset, length, header) -> received[0]++;
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
@@ -111,12 +107,11 @@ class SlowSubscriberTest
         final MessagingContext context = PubSubTestSupport.context(directory,
             settings -> settings.reconnectIntervalMs(500));
         final long intervalNs = context.reconnectIntervalNs();
-        try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Subscription stalled = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Publication publication = Publication.open(context, fanOut(provider, reader, stalled) + "|ring=" + RING +
-                 "|slow-timeout=200", STREAM))
+        try (FanOut fanOut = FanOut.open(context, provider, "|slow-timeout=200"))
         {
-            connect(reader, stalled, publication);
+            final Subscription reader = fanOut.reader;
+            final Subscription stalled = fanOut.stalled;
+            final Publication publication = fanOut.publication;
             final FragmentHandler ignore = (buffer, offset, length, header) -> { };
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
             final long[] cutNs = new long[3];
@@ -145,13 +140,11 @@ class SlowSubscriberTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void withoutASlowTimeoutThePublicationWaitsForTheSubscriberThatStoppedReading(final String provider)
     {
-        final MessagingContext context = context(directory);
-        try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Subscription stalled = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Publication publication = Publication.open(context, fanOut(provider, reader, stalled) + "|ring=" + RING,
-                 STREAM))
+        try (FanOut fanOut = FanOut.open(context(directory), provider, ""))
         {
-            connect(reader, stalled, publication);
+            final Subscription reader = fanOut.reader;
+            final Subscription stalled = fanOut.stalled;
+            final Publication publication = fanOut.publication;
             final long[] received = { 0 };
             final FragmentHandler count = (buffer, offset, length, header) -> received[0]++;
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
@@ -185,13 +178,11 @@ class SlowSubscriberTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void theOwnerCutsTheSubscriberHoldingThePublicationBackWithoutABreakAndSparesTheOneKeepingUp(final String provider)
     {
-        final MessagingContext context = context(directory);
-        try (Subscription reader = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Subscription stalled = Subscription.open(context, channel(provider, 0) + "|ring=" + RING, STREAM);
-             Publication publication = Publication.open(context, fanOut(provider, reader, stalled) + "|ring=" + RING,
-                 STREAM))
+        try (FanOut fanOut = FanOut.open(context(directory), provider, ""))
         {
-            connect(reader, stalled, publication);
+            final Subscription reader = fanOut.reader;
+            final Subscription stalled = fanOut.stalled;
+            final Publication publication = fanOut.publication;
             final long[] received = { 0 };
             final FragmentHandler count = (buffer, offset, length, header) -> received[0]++;
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
@@ -249,26 +240,81 @@ class SlowSubscriberTest
             "never shorter than the interval itself");
     }
 
-    private static String fanOut(final String provider, final Subscription first, final Subscription second)
-    {
-        return channel(provider, first.endpoint().getPort()) + ",127.0.0.1:" + second.endpoint().getPort();
-    }
-
     /**
-     * Waits until the publication has joined both subscribers. A subscriber sees its image once the
-     * handshake reaches it, before the publication adopts that connection; a publication connected
-     * to the reader alone would write past the stalled one's ring unchecked, and the stalled one
-     * would join later at the stream's position.
+     * Two subscriptions and a publication fanned out to both, each with a ring of {@link #RING}, the
+     * publication joined to both.
      */
-    private static void connect(final Subscription reader, final Subscription stalled, final Publication publication)
+    private static final class FanOut implements AutoCloseable
     {
-        await(() -> publication.counters().connects.get() == 2 && reader.imageCount() == 1 &&
-            stalled.imageCount() == 1, WAIT,
-            "both subscribers to connect", () ->
+        final Subscription reader;
+        final Subscription stalled;
+        final Publication publication;
+
+        private FanOut(final Subscription reader, final Subscription stalled, final Publication publication)
+        {
+            this.reader = reader;
+            this.stalled = stalled;
+            this.publication = publication;
+        }
+
+        /**
+         * Opens the three and waits until the publication has joined both subscribers. A subscriber
+         * sees its image once the handshake reaches it, before the publication adopts that
+         * connection; a publication connected to the reader alone would write past the stalled
+         * one's ring unchecked, and the stalled one would join later at the stream's position.
+         *
+         * @param publicationParams added to the publication's channel: {@code "|slow-timeout=200"}, say.
+         */
+        static FanOut open(final MessagingContext context, final String provider, final String publicationParams)
+        {
+            final String subscriptionChannel = channel(provider, 0) + "|ring=" + RING;
+            final Subscription reader = Subscription.open(context, subscriptionChannel, STREAM);
+            Subscription stalled = null;
+            Publication publication = null;
+            try
             {
-                publication.doWork();
-                reader.poll((buffer, offset, length, header) -> { }, 16);
-                stalled.poll((buffer, offset, length, header) -> { }, 16);
-            });
+                stalled = Subscription.open(context, subscriptionChannel, STREAM);
+                publication = Publication.open(context, channel(provider, reader.endpoint().getPort()) + ",127.0.0.1:" +
+                    stalled.endpoint().getPort() + "|ring=" + RING + publicationParams, STREAM);
+                final FanOut fanOut = new FanOut(reader, stalled, publication);
+                await(() -> fanOut.publication.counters().connects.get() == 2 && reader.imageCount() == 1 &&
+                    fanOut.stalled.imageCount() == 1, WAIT, "both subscribers to connect", () ->
+                    {
+                        fanOut.publication.doWork();
+                        reader.poll((buffer, offset, length, header) -> { }, 16);
+                        fanOut.stalled.poll((buffer, offset, length, header) -> { }, 16);
+                    });
+                return fanOut;
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                closeAll(publication, stalled, reader);
+                throw ex;
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            closeAll(publication, stalled, reader);
+        }
+
+        private static void closeAll(final AutoCloseable... resources)
+        {
+            for (final AutoCloseable resource : resources)
+            {
+                if (null != resource)
+                {
+                    try
+                    {
+                        resource.close();
+                    }
+                    catch (final Exception ex)
+                    {
+                        throw new IllegalStateException(ex);
+                    }
+                }
+            }
+        }
     }
 }
