@@ -227,8 +227,9 @@ public final class MatchingEngine implements BookListener
         final long display = request.displayQuantity();
         if ((postOnly > 1 && postOnly != ENUM_NULL) || (stp > OrderTerms.STP_DECREMENT_AND_CANCEL && stp != ENUM_NULL))
         {
-            reject(request.clientOrderId(), request.account(), request.instrumentId(), (byte)request.sideRaw(),
-                request.price(), request.quantity(), OrderTerms.MALFORMED_MESSAGE);
+            reject(request.clientOrderId(), request.account(), request.instrumentId(), request.sideRaw(),
+                request.ordTypeRaw(), request.timeInForceRaw(), request.price(), request.quantity(),
+                OrderTerms.MALFORMED_MESSAGE);
             return;
         }
         final long result = books.newOrder(request.clientOrderId(), request.account(), request.instrumentId(),
@@ -237,8 +238,8 @@ public final class MatchingEngine implements BookListener
             stp == ENUM_NULL ? OrderTerms.STP_CANCEL_RESTING : (byte)stp);
         if (result < 0)
         {
-            reject(request.clientOrderId(), request.account(), request.instrumentId(), (byte)request.sideRaw(),
-                request.price(), request.quantity(), (int)-result);
+            reject(request.clientOrderId(), request.account(), request.instrumentId(), request.sideRaw(),
+                request.ordTypeRaw(), request.timeInForceRaw(), request.price(), request.quantity(), (int)-result);
         }
     }
 
@@ -251,8 +252,8 @@ public final class MatchingEngine implements BookListener
             (byte)request.sideRaw());
         if (result < 0)
         {
-            reject(request.clientOrderId(), request.account(), request.instrumentId(), (byte)request.sideRaw(), 0, 0,
-                -result);
+            reject(request.clientOrderId(), request.account(), request.instrumentId(), request.sideRaw(),
+                RejectReports.NULL_ENUM, RejectReports.NULL_ENUM, 0, 0, -result);
         }
     }
 
@@ -265,8 +266,8 @@ public final class MatchingEngine implements BookListener
             request.instrumentId(), (byte)request.sideRaw(), request.price(), request.quantity());
         if (result < 0)
         {
-            reject(request.clientOrderId(), request.account(), request.instrumentId(), (byte)request.sideRaw(),
-                request.price(), request.quantity(), -result);
+            reject(request.clientOrderId(), request.account(), request.instrumentId(), request.sideRaw(),
+                OrdType.LIMIT.value(), RejectReports.NULL_ENUM, request.price(), request.quantity(), -result);
         }
     }
 
@@ -463,17 +464,16 @@ public final class MatchingEngine implements BookListener
         send(MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength());
     }
 
-    private void reject(final long clientOrderId, final long account, final int instrumentId, final byte side,
-        final long price, final long quantity, final int reason)
+    /** The reject of a request: it names the request's terms as sent ({@link RejectReports#terms}). */
+    private void reject(final long clientOrderId, final long account, final int instrumentId, final short side,
+        final short ordType, final short timeInForce, final long price, final long quantity, final int reason)
     {
         counters.rejects[reason]++;
         RejectReports.begin(report, headerEncoder, reportBuffer, clientOrderId, account, instrumentId,
             RejectReason.get((short)reason), price, quantity, transactTime)
             .execId(++lastExecId)
-            .side(side == OrderTerms.SELL ? Side.SELL : Side.BUY)
-            .ordType(OrdType.LIMIT)
-            .timeInForce(TimeInForce.DAY)
             .engineSequence(++engineSequence);
+        RejectReports.terms(reportBuffer, side, ordType, timeInForce);
         send(MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength());
     }
 

@@ -102,7 +102,8 @@ public final class FixOutbound
         {
             orders.statusReported(id, status);
         }
-        message.set(new quickfix.field.Side(report.side() == Side.SELL ? quickfix.field.Side.SELL : quickfix.field.Side.BUY));
+        message.set(new quickfix.field.Side(report.sideRaw() == Side.SELL.value() ? quickfix.field.Side.SELL :
+            quickfix.field.Side.BUY));
         message.set(new Symbol(Integer.toString(report.instrumentId())));
         message.set(new Account(Long.toString(report.account())));
         message.set(new LeavesQty(report.leavesQuantity()));
@@ -118,9 +119,11 @@ public final class FixOutbound
         }
         message.set(new Price(report.price()));
         message.set(new OrderQty(report.orderQuantity()));
-        message.set(new quickfix.field.OrdType(report.ordType() == OrdType.MARKET ? quickfix.field.OrdType.MARKET :
-            quickfix.field.OrdType.LIMIT));
-        message.set(new quickfix.field.TimeInForce(timeInForce(report.timeInForce())));
+        // Raw values: a reject names the request's terms as sent, which decode to no enum constant
+        // when the request's were unknown.
+        message.set(new quickfix.field.OrdType(report.ordTypeRaw() == OrdType.MARKET.value() ?
+            quickfix.field.OrdType.MARKET : quickfix.field.OrdType.LIMIT));
+        message.set(new quickfix.field.TimeInForce(timeInForce(report.timeInForceRaw())));
         message.set(new TransactTime(time(report.transactTime() + clockToEpochNs)));
         String clOrdId = orders.clOrdId(id);
         if (execType == ExecType.CANCELED)
@@ -283,15 +286,21 @@ public final class FixOutbound
         };
     }
 
-    private static char timeInForce(final TimeInForce timeInForce)
+    private static char timeInForce(final short timeInForce)
     {
-        return switch (timeInForce)
+        if (timeInForce == TimeInForce.GTC.value())
         {
-            case GTC -> quickfix.field.TimeInForce.GOOD_TILL_CANCEL;
-            case IOC -> quickfix.field.TimeInForce.IMMEDIATE_OR_CANCEL;
-            case FOK -> quickfix.field.TimeInForce.FILL_OR_KILL;
-            case DAY, NULL_VAL -> quickfix.field.TimeInForce.DAY;
-        };
+            return quickfix.field.TimeInForce.GOOD_TILL_CANCEL;
+        }
+        if (timeInForce == TimeInForce.IOC.value())
+        {
+            return quickfix.field.TimeInForce.IMMEDIATE_OR_CANCEL;
+        }
+        if (timeInForce == TimeInForce.FOK.value())
+        {
+            return quickfix.field.TimeInForce.FILL_OR_KILL;
+        }
+        return quickfix.field.TimeInForce.DAY;
     }
 
     static LocalDateTime time(final long epochNs)

@@ -7,10 +7,7 @@ import io.ringwire.codecs.trading.LogonResponseEncoder;
 import io.ringwire.codecs.trading.LogonStatus;
 import io.ringwire.codecs.trading.LogoutEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
-import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
-import io.ringwire.codecs.trading.Side;
-import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.exchange.book.RejectReports;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -32,16 +29,9 @@ import java.nio.ByteBuffer;
 final class ClientReplies
 {
     /** A reject's enum field with no value to echo. */
-    static final short NULL_ENUM = 255;
+    static final short NULL_ENUM = RejectReports.NULL_ENUM;
     /** A reject's clientSendTime when the request's is unknown. */
     static final long NULL_TIME = ExecutionReportEncoder.clientSendTimeNullValue();
-
-    private static final int SIDE_OFFSET =
-        MessageHeaderEncoder.ENCODED_LENGTH + ExecutionReportEncoder.sideEncodingOffset();
-    private static final int ORD_TYPE_OFFSET =
-        MessageHeaderEncoder.ENCODED_LENGTH + ExecutionReportEncoder.ordTypeEncodingOffset();
-    private static final int TIME_IN_FORCE_OFFSET =
-        MessageHeaderEncoder.ENCODED_LENGTH + ExecutionReportEncoder.timeInForceEncodingOffset();
 
     private final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(512));
     private final MessageHeaderEncoder header = new MessageHeaderEncoder();
@@ -78,9 +68,6 @@ final class ClientReplies
     {
         RejectReports.begin(report, header, buffer, clientOrderId, account, instrumentId, RejectReason.get(reason),
             price, quantity, gatewayInTime)
-            .side(Side.NULL_VAL)
-            .ordType(OrdType.NULL_VAL)
-            .timeInForce(TimeInForce.NULL_VAL)
             .engineSequence(0)
             .clientSendTime(clientSendTime)
             .gatewayInTime(gatewayInTime)
@@ -89,9 +76,7 @@ final class ClientReplies
             .engineOutTime(ExecutionReportEncoder.engineOutTimeNullValue())
             .gatewayReplyTime(gatewayReplyTime)
             .replySequence(0); // numbered by its session's reply log, if it goes through one
-        buffer.putByte(SIDE_OFFSET, (byte)sideRaw);
-        buffer.putByte(ORD_TYPE_OFFSET, (byte)ordTypeRaw);
-        buffer.putByte(TIME_IN_FORCE_OFFSET, (byte)timeInForceRaw);
+        RejectReports.terms(buffer, sideRaw, ordTypeRaw, timeInForceRaw);
         return MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength();
     }
 

@@ -9,8 +9,6 @@ import io.ringwire.codecs.trading.NewOrderDecoder;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
-import io.ringwire.codecs.trading.Side;
-import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.exchange.book.RejectReports;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -24,7 +22,7 @@ import org.agrona.MutableDirectBuffer;
  *
  * <p>Threading: the engine's thread. Allocation-free.
  */
-final class JournalRefusals
+public final class JournalRefusals
 {
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final NewOrderDecoder newOrder = new NewOrderDecoder();
@@ -43,7 +41,7 @@ final class JournalRefusals
      * @param takenNs  when the engine took it in.
      * @return the report's length, or 0 for a request no client waits on (an engine command).
      */
-    int reject(final DirectBuffer request, final int offset, final MutableDirectBuffer out, final long takenNs)
+    public int reject(final DirectBuffer request, final int offset, final MutableDirectBuffer out, final long takenNs)
     {
         header.wrap(request, offset);
         final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
@@ -55,27 +53,29 @@ final class JournalRefusals
             {
                 newOrder.wrap(request, body, blockLength, version);
                 encode(out, newOrder.clientOrderId(), newOrder.account(), newOrder.instrumentId(), newOrder.sideRaw(),
-                    newOrder.price(), newOrder.quantity(), newOrder.sendingTime(), newOrder.receiveTime(),
-                    newOrder.gatewaySendTime());
+                    newOrder.ordTypeRaw(), newOrder.timeInForceRaw(), newOrder.price(), newOrder.quantity(),
+                    newOrder.sendingTime(), newOrder.receiveTime(), newOrder.gatewaySendTime());
             }
             case CancelOrderDecoder.TEMPLATE_ID ->
             {
                 cancel.wrap(request, body, blockLength, version);
-                encode(out, cancel.clientOrderId(), cancel.account(), cancel.instrumentId(), cancel.sideRaw(), 0, 0,
+                encode(out, cancel.clientOrderId(), cancel.account(), cancel.instrumentId(), cancel.sideRaw(),
+                    RejectReports.NULL_ENUM, RejectReports.NULL_ENUM, 0, 0,
                     cancel.sendingTime(), cancel.receiveTime(), cancel.gatewaySendTime());
             }
             case ReplaceOrderDecoder.TEMPLATE_ID ->
             {
                 replace.wrap(request, body, blockLength, version);
                 encode(out, replace.clientOrderId(), replace.account(), replace.instrumentId(), replace.sideRaw(),
-                    replace.price(), replace.quantity(), replace.sendingTime(), replace.receiveTime(),
-                    replace.gatewaySendTime());
+                    OrdType.LIMIT.value(), RejectReports.NULL_ENUM, replace.price(), replace.quantity(),
+                    replace.sendingTime(), replace.receiveTime(), replace.gatewaySendTime());
             }
             case MassCancelDecoder.TEMPLATE_ID ->
             {
                 massCancel.wrap(request, body, blockLength, version);
                 encode(out, massCancel.clientOrderId(), massCancel.account(), massCancel.instrumentId(),
-                    Side.BUY.value(), 0, 0, massCancel.sendingTime(), massCancel.receiveTime(),
+                    RejectReports.NULL_ENUM, RejectReports.NULL_ENUM, RejectReports.NULL_ENUM, 0, 0,
+                    massCancel.sendingTime(), massCancel.receiveTime(),
                     NewOrderDecoder.gatewaySendTimeNullValue());
             }
             default ->
@@ -88,20 +88,18 @@ final class JournalRefusals
     }
 
     private void encode(final MutableDirectBuffer out, final long clientOrderId, final long account,
-        final int instrumentId, final short side, final long price, final long quantity, final long clientSend,
-        final long gatewayIn, final long gatewayOut)
+        final int instrumentId, final short side, final short ordType, final short timeInForce, final long price,
+        final long quantity, final long clientSend, final long gatewayIn, final long gatewayOut)
     {
         RejectReports.begin(report, headerEncoder, out, clientOrderId, account, instrumentId,
             RejectReason.JOURNAL_REFUSED, price, quantity, gatewayIn)
-            .side(side == Side.SELL.value() ? Side.SELL : Side.BUY)
-            .ordType(OrdType.LIMIT)
-            .timeInForce(TimeInForce.DAY)
             .engineSequence(ExecutionReportEncoder.engineSequenceNullValue())
             .clientSendTime(nullToZero(clientSend, NewOrderDecoder.sendingTimeNullValue()))
             .gatewayInTime(nullToZero(gatewayIn, NewOrderDecoder.receiveTimeNullValue()))
             .gatewayOutTime(nullToZero(gatewayOut, NewOrderDecoder.gatewaySendTimeNullValue()))
             .gatewayReplyTime(0)
             .replySequence(0);
+        RejectReports.terms(out, side, ordType, timeInForce);
     }
 
     private static long nullToZero(final long value, final long nullValue)

@@ -122,6 +122,80 @@ class EngineVersusReferenceTest
         assertEquals(referenceSent.summary(), engineSent.summary(), "a FOK fills entirely or trades nothing");
     }
 
+    @Test
+    void aRejectNamesTheSideOrderTypeAndTimeInForceTheRequestCarried()
+    {
+        final EngineConfig config = new EngineConfig(List.of(new InstrumentSpec(1, 1, 1, 1, 1_000)), 10, 10, 0);
+        final Recorder engineSent = new Recorder();
+        final Recorder referenceSent = new Recorder();
+        final MatchingEngine engine = new MatchingEngine(config, engineSent);
+        final ReferenceExchange reference = new ReferenceExchange(config, referenceSent);
+        final UnsafeBuffer request = new UnsafeBuffer(new byte[256]);
+        final int body = MessageHeaderEncoder.ENCODED_LENGTH;
+
+        // A MARKET DAY sell (INVALID_ORDER_TYPE), a LIMIT FOK sell of quantity 0 (INVALID_QUANTITY),
+        // an order whose side and time in force no enum constant has, a cancel and a replace of
+        // an order that does not exist.
+        int length = newOrder(request, 1, 1, Side.SELL, TimeInForce.DAY, 100, 5, 0, SelfTradePrevention.CANCEL_RESTING);
+        request.putByte(body + NewOrderEncoder.ordTypeEncodingOffset(), (byte)OrdType.MARKET.value());
+        final ExecutionReportDecoder marketDay = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        assertEquals(RejectReason.INVALID_ORDER_TYPE, marketDay.rejectReason());
+        assertEquals(Side.SELL, marketDay.side());
+        assertEquals(OrdType.MARKET, marketDay.ordType(), "the order type it carried, not LIMIT");
+        assertEquals(TimeInForce.DAY, marketDay.timeInForce());
+
+        length = newOrder(request, 2, 1, Side.SELL, TimeInForce.FOK, 100, 0, 0, SelfTradePrevention.CANCEL_RESTING);
+        final ExecutionReportDecoder fok = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        assertEquals(RejectReason.INVALID_QUANTITY, fok.rejectReason());
+        assertEquals(OrdType.LIMIT, fok.ordType());
+        assertEquals(TimeInForce.FOK, fok.timeInForce(), "the time in force it carried, not DAY");
+
+        length = newOrder(request, 3, 1, Side.BUY, TimeInForce.DAY, 100, 5, 0, SelfTradePrevention.CANCEL_RESTING);
+        request.putByte(body + NewOrderEncoder.sideEncodingOffset(), (byte)9);
+        request.putByte(body + NewOrderEncoder.timeInForceEncodingOffset(), (byte)7);
+        final ExecutionReportDecoder unknown = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        assertEquals(RejectReason.MALFORMED_MESSAGE, unknown.rejectReason());
+        assertEquals(9, unknown.sideRaw(), "an unknown side goes back as sent, not as BUY");
+        assertEquals(7, unknown.timeInForceRaw());
+
+        length = MessageHeaderEncoder.ENCODED_LENGTH + new CancelOrderEncoder()
+            .wrapAndApplyHeader(request, 0, new MessageHeaderEncoder()).clientOrderId(4).origClientOrderId(77)
+            .account(1).instrumentId(1).side(Side.SELL).sendingTime(1_000).receiveTime(2_000).encodedLength();
+        final ExecutionReportDecoder cancel = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        assertEquals(RejectReason.UNKNOWN_ORDER, cancel.rejectReason());
+        assertEquals(Side.SELL, cancel.side());
+        assertEquals(OrdType.NULL_VAL, cancel.ordType(), "a cancel names no order type");
+        assertEquals(TimeInForce.NULL_VAL, cancel.timeInForce());
+
+        length = MessageHeaderEncoder.ENCODED_LENGTH + new ReplaceOrderEncoder()
+            .wrapAndApplyHeader(request, 0, new MessageHeaderEncoder()).clientOrderId(5).origClientOrderId(77)
+            .account(1).instrumentId(1).side(Side.BUY).price(100).quantity(5).sendingTime(1_000).receiveTime(2_000)
+            .encodedLength();
+        final ExecutionReportDecoder replace = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        assertEquals(RejectReason.UNKNOWN_ORDER, replace.rejectReason());
+        assertEquals(OrdType.LIMIT, replace.ordType(), "a replace re-prices a limit order");
+        assertEquals(TimeInForce.NULL_VAL, replace.timeInForce());
+        assertEquals(5, replace.orderQuantity());
+    }
+
+    /** Applies a request both sides reject. @return the engine's reject, once it equals the reference's. */
+    private static ExecutionReportDecoder rejectOf(final MatchingEngine engine, final ReferenceExchange reference,
+        final Recorder engineSent, final Recorder referenceSent, final DirectBuffer request, final int length)
+    {
+        engineSent.clear();
+        referenceSent.clear();
+        engine.apply(request, 0, length);
+        reference.apply(request, 0, length);
+        assertTrue(engineSent.sameAs(referenceSent), "the engine sends the reference's bytes: engine " +
+            engineSent.describeAll() + ", reference " + referenceSent.describeAll());
+        final MessageHeaderDecoder header = new MessageHeaderDecoder().wrap(engineSent.sent, Recorder.ENTRY_HEADER);
+        assertEquals(ExecutionReportDecoder.TEMPLATE_ID, header.templateId());
+        final ExecutionReportDecoder report = new ExecutionReportDecoder().wrap(engineSent.sent,
+            Recorder.ENTRY_HEADER + MessageHeaderDecoder.ENCODED_LENGTH, header.blockLength(), header.version());
+        assertEquals(ExecType.REJECTED, report.execType());
+        return report;
+    }
+
     /** Writes a LIMIT NewOrder on instrument 1 at offset 0. @return its length. */
     private static int newOrder(final MutableDirectBuffer buffer, final long clientOrderId, final long account,
         final Side side, final TimeInForce timeInForce, final long price, final long quantity, final long display,

@@ -84,6 +84,9 @@ import java.util.TreeMap;
  *       trades first, as an incoming order, and rests what is left.</li>
  *   <li>A mass cancel cancels an account's resting orders, on one instrument or on all (0), in
  *       order id order.</li>
+ *   <li>A reject names the request, byte for byte as it came: its client order id, account,
+ *       instrument and side; a new order's order type, time in force, price and quantity; a
+ *       replace's price and quantity, with LIMIT; a cancel names no order type or time in force.</li>
  *   <li>Order ids, match ids, execution ids, the engine's sequence and the market data sequences
  *       (per instrument and per stream) come from counters that start at 0 and count only what is
  *       sent or accepted. The time on every message is the request's receiveTime, or its
@@ -121,6 +124,9 @@ final class ReferenceExchange
     private record ClientKey(long account, long clientOrderId)
     {
     }
+
+    /** A reject's enum field the request did not name. */
+    private static final short NOT_NAMED = 255;
 
     private static final class Order
     {
@@ -387,7 +393,7 @@ final class ReferenceExchange
         if (reason != null)
         {
             reject(request.clientOrderId(), request.account(), request.instrumentId(), request.sideRaw(),
-                request.price(), request.quantity(), reason);
+                request.ordTypeRaw(), request.timeInForceRaw(), request.price(), request.quantity(), reason);
             return;
         }
         final InstrumentSpec instrument = instruments.get(request.instrumentId() - 1);
@@ -585,8 +591,8 @@ final class ReferenceExchange
         final Order order = resting.get(new ClientKey(request.account(), request.origClientOrderId()));
         if (order == null || order.instrument.id() != request.instrumentId() || order.side.value() != request.sideRaw())
         {
-            reject(request.clientOrderId(), request.account(), request.instrumentId(), request.sideRaw(), 0, 0,
-                RejectReason.UNKNOWN_ORDER);
+            reject(request.clientOrderId(), request.account(), request.instrumentId(), request.sideRaw(), NOT_NAMED,
+                NOT_NAMED, 0, 0, RejectReason.UNKNOWN_ORDER);
             return;
         }
         cancelResting(order, RejectReason.CLIENT_CANCEL);
@@ -604,7 +610,8 @@ final class ReferenceExchange
         final RejectReason reason = replaceProblem(order, request);
         if (reason != null)
         {
-            reject(newClientOrderId, account, request.instrumentId(), request.sideRaw(), price, quantity, reason);
+            reject(newClientOrderId, account, request.instrumentId(), request.sideRaw(), OrdType.LIMIT.value(),
+                NOT_NAMED, price, quantity, reason);
             return;
         }
         final boolean keepsPriority = price == order.price && quantity <= order.quantity;
@@ -1010,9 +1017,13 @@ final class ReferenceExchange
         output.executionReport(out, 0, MessageHeaderEncoder.ENCODED_LENGTH + executionReport.encodedLength());
     }
 
-    /** A rejected request's report: it names the request, as no order exists. */
+    /**
+     * A rejected request's report: it names the request, as no order exists, with the side, order
+     * type and time in force the request carried, byte for byte (a cancel names no order type or
+     * time in force, a replace names LIMIT and no time in force).
+     */
     private void reject(final long clientOrderId, final long account, final int instrumentId, final short side,
-        final long price, final long quantity, final RejectReason reason)
+        final short ordType, final short timeInForce, final long price, final long quantity, final RejectReason reason)
     {
         executionReport.wrapAndApplyHeader(out, 0, headerEncoder);
         executionReport.exchangeOrderId(0);
@@ -1022,7 +1033,6 @@ final class ReferenceExchange
         executionReport.instrumentId(instrumentId);
         executionReport.execType(ExecType.REJECTED);
         executionReport.ordStatus(OrdStatus.REJECTED);
-        executionReport.side(side == Side.SELL.value() ? Side.SELL : Side.BUY);
         executionReport.rejectReason(reason);
         executionReport.lastPrice(0);
         executionReport.lastQuantity(0);
@@ -1031,8 +1041,6 @@ final class ReferenceExchange
         executionReport.transactTime(transactTime);
         executionReport.price(price);
         executionReport.orderQuantity(quantity);
-        executionReport.ordType(OrdType.LIMIT);
-        executionReport.timeInForce(TimeInForce.DAY);
         executionReport.engineSequence(++engineSequence);
         executionReport.clientSendTime(ledgerClientSend);
         executionReport.gatewayInTime(ledgerGatewayIn);
@@ -1040,6 +1048,11 @@ final class ReferenceExchange
         executionReport.engineInTime(0);
         executionReport.engineOutTime(0);
         executionReport.gatewayReplyTime(0);
+        // Raw bytes: the request's values may be ones no enum constant has.
+        final int body = MessageHeaderEncoder.ENCODED_LENGTH;
+        out.putByte(body + ExecutionReportEncoder.sideEncodingOffset(), (byte)side);
+        out.putByte(body + ExecutionReportEncoder.ordTypeEncodingOffset(), (byte)ordType);
+        out.putByte(body + ExecutionReportEncoder.timeInForceEncodingOffset(), (byte)timeInForce);
         output.executionReport(out, 0, MessageHeaderEncoder.ENCODED_LENGTH + executionReport.encodedLength());
     }
 

@@ -1,0 +1,87 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.codecs.trading.CancelOrderEncoder;
+import io.ringwire.codecs.trading.ExecType;
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.MassCancelEncoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderEncoder;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.codecs.trading.ReplaceOrderEncoder;
+import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.TimeInForce;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The reject of a request the journal refused names the request's terms as the engine's own rejects
+ * do: a new order's side, order type and time in force; a replace's side and LIMIT; a cancel's side;
+ * a mass cancel none. A gateway tells by the order type whether the refused request took a client
+ * order id for an order.
+ */
+class JournalRefusalsTest
+{
+    private final JournalRefusals refusals = new JournalRefusals();
+    private final UnsafeBuffer request = new UnsafeBuffer(new byte[256]);
+    private final UnsafeBuffer out = new UnsafeBuffer(new byte[512]);
+    private final MessageHeaderEncoder header = new MessageHeaderEncoder();
+
+    private ExecutionReportDecoder refuse()
+    {
+        final int length = refusals.reject(request, 0, out, 1_000);
+        final MessageHeaderDecoder decoded = new MessageHeaderDecoder().wrap(out, 0);
+        assertEquals(ExecutionReportDecoder.TEMPLATE_ID, decoded.templateId());
+        final ExecutionReportDecoder report = new ExecutionReportDecoder().wrap(out, MessageHeaderDecoder.ENCODED_LENGTH,
+            decoded.blockLength(), decoded.version());
+        assertEquals(length, MessageHeaderDecoder.ENCODED_LENGTH + report.encodedLength());
+        assertEquals(ExecType.REJECTED, report.execType());
+        assertEquals(RejectReason.JOURNAL_REFUSED, report.rejectReason());
+        assertEquals(ExecutionReportDecoder.engineSequenceNullValue(), report.engineSequence(), "in no journal");
+        return report;
+    }
+
+    @Test
+    void aRefusedMarketFokSellIsReportedAsOne()
+    {
+        new NewOrderEncoder().wrapAndApplyHeader(request, 0, header).clientOrderId(7).account(3).instrumentId(2)
+            .side(Side.SELL).ordType(OrdType.MARKET).timeInForce(TimeInForce.FOK).price(0).quantity(40)
+            .sendingTime(10).receiveTime(20);
+
+        final ExecutionReportDecoder report = refuse();
+
+        assertEquals(7, report.clientOrderId());
+        assertEquals(Side.SELL, report.side());
+        assertEquals(OrdType.MARKET, report.ordType());
+        assertEquals(TimeInForce.FOK, report.timeInForce());
+        assertEquals(40, report.orderQuantity());
+    }
+
+    @Test
+    void aRefusedReplaceNamesLimitAndACancelOrMassCancelNoOrderType()
+    {
+        new ReplaceOrderEncoder().wrapAndApplyHeader(request, 0, header).clientOrderId(8).origClientOrderId(7)
+            .account(3).instrumentId(2).side(Side.BUY).price(100).quantity(5).sendingTime(10).receiveTime(20);
+        ExecutionReportDecoder report = refuse();
+        assertEquals(Side.BUY, report.side());
+        assertEquals(OrdType.LIMIT, report.ordType());
+        assertEquals(TimeInForce.NULL_VAL, report.timeInForce());
+
+        new CancelOrderEncoder().wrapAndApplyHeader(request, 0, header).clientOrderId(9).origClientOrderId(7)
+            .account(3).instrumentId(2).side(Side.SELL).sendingTime(10).receiveTime(20);
+        report = refuse();
+        assertEquals(Side.SELL, report.side());
+        assertEquals(OrdType.NULL_VAL, report.ordType());
+        assertEquals(TimeInForce.NULL_VAL, report.timeInForce());
+
+        new MassCancelEncoder().wrapAndApplyHeader(request, 0, header).clientOrderId(10).account(3).instrumentId(0)
+            .sendingTime(10).receiveTime(20);
+        report = refuse();
+        assertEquals(Side.NULL_VAL, report.side(), "a mass cancel has no side");
+        assertEquals(OrdType.NULL_VAL, report.ordType());
+        assertEquals(TimeInForce.NULL_VAL, report.timeInForce());
+    }
+}
