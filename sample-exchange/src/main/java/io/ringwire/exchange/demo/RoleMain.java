@@ -251,6 +251,7 @@ public final class RoleMain
             " cancelsRefusedByJournal=" + counters.cancelsRefusedByJournal() +
             " cancelsResent=" + counters.cancelsResent() +
             " cancelsRefusedAfterRequests=" + counters.cancelsRefusedAfterRequests() +
+            " clientOrderIdsReleased=" + counters.clientOrderIdsReleased() +
             " transportLosses=" + counters.transportLosses() +
             " heartbeatTimeouts=" + counters.heartbeatTimeouts() + " impersonations=" + counters.impersonations() +
             " logonTimeouts=" + counters.logonTimeouts() + " logonsUnreachable=" + counters.logonsUnreachable() +

@@ -36,6 +36,7 @@ public final class GatewayCounters
     long cancelsRefusedByJournal;
     long cancelsResent;
     long cancelsRefusedAfterRequests;
+    long clientOrderIdsReleased;
     long engineBackPressured;
     long sessionSendFailures;
     long routed;
@@ -267,6 +268,15 @@ public final class GatewayCounters
     public long cancelsRefusedAfterRequests()
     {
         return cancelsRefusedAfterRequests;
+    }
+
+    /**
+     * @return client order ids a session may use again because the engine's journal refused the new
+     *         order or replace that took them.
+     */
+    public long clientOrderIdsReleased()
+    {
+        return clientOrderIdsReleased;
     }
 
     /**

@@ -243,6 +243,16 @@ final class OrderEntry
         return clientOrderIds[session].contains(clientOrderId);
     }
 
+    /**
+     * Lets the session use a client order id again: the engine's journal refused the new order or
+     * replace that took it, so it names no order, and the client may send that request again as it
+     * was.
+     */
+    void releaseClientOrderId(final int session, final long clientOrderId)
+    {
+        clientOrderIds[session].remove(clientOrderId);
+    }
+
     private short roomForClientOrderId(final int session)
     {
         return clientOrderIds[session].size() >= maxClientOrderIds ? RejectReason.CAPACITY_EXCEEDED.value() : 0;

@@ -6,6 +6,7 @@ import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.exchange.book.RejectReports;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -123,6 +124,15 @@ final class ReportRouter
             return;
         }
         risk.onReport(session, report, orderEntry.usedClientOrderId(session, report.clientOrderId()));
+        if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue() &&
+            RejectReports.namesOrderTerms(report.ordTypeRaw()))
+        {
+            // The journal refused a new order or a replace: no order took its client order id. A
+            // cancel's or mass cancel's names no order type, and keeps its id (a mass cancel's may
+            // be a live order's, as mass cancels are not checked for duplicates).
+            orderEntry.releaseClientOrderId(session, report.clientOrderId());
+            counters.clientOrderIdsReleased++;
+        }
         if (sender.hasReplyLog(session))
         {
             if (sender.report(session, buffer, offset, valid, nowNs))

@@ -6,7 +6,6 @@ import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.LogonEncoder;
 import io.ringwire.codecs.trading.LogoutEncoder;
 import io.ringwire.codecs.trading.HeartbeatEncoder;
-import io.ringwire.codecs.trading.MassCancelDecoder;
 import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
@@ -19,6 +18,7 @@ import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.Side;
 import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.exchange.book.InstrumentSpec;
+import io.ringwire.exchange.node.JournalRefusals;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -26,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A gateway with two sessions and two instruments, a recording output, and encoders for what
@@ -281,24 +282,16 @@ final class GatewayFixture
     }
 
     /**
-     * Sends the reject the engine makes for a mass cancel its journal refused: it has no engine
-     * sequence, and echoes the request's ids and its sending and receive times.
+     * Sends the reject the engine makes for a request its journal refused, made by the engine's own
+     * {@link JournalRefusals}: it has no engine sequence, and echoes the request's ids, terms and
+     * its sending and receive times.
      *
-     * @param massCancel a mass cancel the gateway sent to the engine.
+     * @param request a request the gateway sent to the engine.
      */
-    void journalRefusal(final DirectBuffer massCancel, final long nowNs)
+    void journalRefusal(final DirectBuffer request, final long nowNs)
     {
-        final MessageHeaderDecoder requestHeader = new MessageHeaderDecoder().wrap(massCancel, 0);
-        assertEquals(MassCancelDecoder.TEMPLATE_ID, requestHeader.templateId(), "a mass cancel to the engine");
-        final MassCancelDecoder request = new MassCancelDecoder().wrap(massCancel, MessageHeaderDecoder.ENCODED_LENGTH,
-            requestHeader.blockLength(), requestHeader.version());
-        final int length = encodeReport(buffer, header, ExecutionReportEncoder.engineSequenceNullValue(),
-            request.account(), request.clientOrderId(), 0, ExecType.REJECTED, OrdStatus.REJECTED,
-            request.instrumentId(), 0, 0);
-        new ExecutionReportEncoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH)
-            .rejectReason(RejectReason.JOURNAL_REFUSED)
-            .clientSendTime(request.sendingTime())
-            .gatewayInTime(request.receiveTime());
+        final int length = new JournalRefusals().reject(request, 0, buffer, nowNs);
+        assertTrue(length > 0, "a request a client waits on");
         gateway.onEngineMessage(buffer, 0, length, nowNs);
     }
 

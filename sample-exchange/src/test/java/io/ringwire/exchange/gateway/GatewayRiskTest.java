@@ -256,6 +256,41 @@ class GatewayRiskTest
     }
 
     @Test
+    void theIdOfANewOrderOrReplaceTheJournalRefusedMayBeSentAgainButACancelsStaysUsed()
+    {
+        fixture.logOnBoth();
+        assertEquals(Gateway.FORWARDED, fixture.limitA(1, 1_000, 10, START_NS + 1));
+        fixture.journalRefusal(output.lastToEngine(), START_NS + 2);
+        assertEquals(SESSION_A, output.lastToSession().sessionIndex(), "the refusal goes to its client");
+        final ExecutionReportDecoder refusal = fixture.report(output.lastToSession().buffer());
+        assertEquals(RejectReason.JOURNAL_REFUSED, refusal.rejectReason());
+        assertEquals(1, refusal.clientOrderId());
+        assertEquals(OrdType.LIMIT, refusal.ordType(), "the refused order's terms");
+        assertEquals(0, gateway.openOrders(SESSION_A), "the refusal ended the order");
+        assertEquals(Gateway.FORWARDED, fixture.limitA(1, 1_000, 10, START_NS + 3),
+            "the client sends the refused order again, as it was");
+        assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(), fixture.limitA(1, 1_000, 10, START_NS + 4),
+            "once taken again, the id is used");
+
+        assertEquals(Gateway.FORWARDED, fixture.replace(TRANSPORT_A, 2, 1, ACCOUNT_A, 1_001, 10, START_NS + 5));
+        fixture.journalRefusal(output.lastToEngine(), START_NS + 6);
+        assertEquals(Gateway.FORWARDED, fixture.replace(TRANSPORT_A, 2, 1, ACCOUNT_A, 1_001, 10, START_NS + 7),
+            "a refused replace's new id is free again");
+
+        assertEquals(Gateway.FORWARDED, fixture.cancel(TRANSPORT_A, 3, 2, ACCOUNT_A, START_NS + 8));
+        fixture.journalRefusal(output.lastToEngine(), START_NS + 9);
+        assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(),
+            fixture.cancel(TRANSPORT_A, 3, 2, ACCOUNT_A, START_NS + 10), "a cancel names no order: its id stays used");
+
+        // A mass cancel's id is not checked, so it may be a live order's: its refusal frees nothing.
+        assertEquals(Gateway.FORWARDED, fixture.massCancelAll(TRANSPORT_A, 2, ACCOUNT_A, START_NS + 11));
+        fixture.journalRefusal(output.lastToEngine(), START_NS + 12);
+        assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(),
+            fixture.replace(TRANSPORT_A, 2, 1, ACCOUNT_A, 1_002, 10, START_NS + 13), "the live order's id");
+        assertEquals(2, gateway.counters().clientOrderIdsReleased());
+    }
+
+    @Test
     void clientOrderIdsSurviveReLogonSoAResendAfterReconnectIsStillADuplicate()
     {
         fixture.logOnBoth();
