@@ -261,8 +261,11 @@ class FixSessionLayerTest
                 }
                 while (exchange.door.requests() + exchange.door.refusals() < sent || exchange.door.outboundBacklog() > 0)
                 {
-                    assertTrue(System.nanoTime() < backlogBy, "the door took " + exchange.door.requests() +
-                        " of " + sent + " orders");
+                    final int orders = sent;
+                    assertTrue(System.nanoTime() < backlogBy, () -> "the door took " + exchange.door.requests() +
+                        " of " + orders + " orders (refused " + exchange.door.refusals() + "), outbound backlog " +
+                        exchange.door.outboundBacklog() + ", writes queued for the member " +
+                        exchange.door.queuedWrites(1) + "; threads:" + threadDump());
                     Thread.sleep(1);
                 }
             }
