@@ -96,40 +96,27 @@ class EngineVersusReferenceTest
     @Test
     void aFokTradesNothingWhenAnIcebergsRefillWouldLeaveItFacingItsOwnAccountsOrder()
     {
-        final EngineConfig config = new EngineConfig(List.of(new InstrumentSpec(1, 1, 1, 1, 1_000)), 10, 10, 0);
-        final Recorder engineSent = new Recorder();
-        final Recorder referenceSent = new Recorder();
-        final MatchingEngine engine = new MatchingEngine(config, engineSent);
-        final ReferenceExchange reference = new ReferenceExchange(config, referenceSent);
+        final SideBySide both = new SideBySide();
         final UnsafeBuffer request = new UnsafeBuffer(new byte[256]);
         // Account 1 rests an iceberg of 20 showing 5 at 100, and account 2 a sell of 5 behind it.
-        int length = newOrder(request, 1, 1, Side.SELL, TimeInForce.GTC, 100, 20, 5, SelfTradePrevention.CANCEL_RESTING);
-        engine.apply(request, 0, length);
-        reference.apply(request, 0, length);
-        length = newOrder(request, 2, 2, Side.SELL, TimeInForce.DAY, 100, 5, 0, SelfTradePrevention.CANCEL_RESTING);
-        engine.apply(request, 0, length);
-        reference.apply(request, 0, length);
-        engineSent.clear();
-        referenceSent.clear();
+        both.apply(request, newOrder(request, 1, 1, Side.SELL, TimeInForce.GTC, 100, 20, 5,
+            SelfTradePrevention.CANCEL_RESTING));
+        both.apply(request, newOrder(request, 2, 2, Side.SELL, TimeInForce.DAY, 100, 5, 0,
+            SelfTradePrevention.CANCEL_RESTING));
 
         // Account 2 buys 10 fill-or-kill: the iceberg's 5 trade, its refill goes behind account 2's
         // own order, and self-trade prevention stops the FOK there; so the whole of it cannot fill.
-        length = newOrder(request, 3, 2, Side.BUY, TimeInForce.FOK, 100, 10, 0, SelfTradePrevention.CANCEL_AGGRESSING);
-        engine.apply(request, 0, length);
-        reference.apply(request, 0, length);
+        both.apply(request, newOrder(request, 3, 2, Side.BUY, TimeInForce.FOK, 100, 10, 0,
+            SelfTradePrevention.CANCEL_AGGRESSING));
 
-        assertEquals(List.of("NEW", "CANCELED FOK_NOT_FILLABLE"), referenceSent.summary());
-        assertEquals(referenceSent.summary(), engineSent.summary(), "a FOK fills entirely or trades nothing");
+        assertEquals(List.of("NEW", "CANCELED FOK_NOT_FILLABLE"), both.referenceSent.summary());
+        assertEquals(both.referenceSent.summary(), both.engineSent.summary(), "a FOK fills entirely or trades nothing");
     }
 
     @Test
     void aRejectNamesTheSideOrderTypeAndTimeInForceTheRequestCarried()
     {
-        final EngineConfig config = new EngineConfig(List.of(new InstrumentSpec(1, 1, 1, 1, 1_000)), 10, 10, 0);
-        final Recorder engineSent = new Recorder();
-        final Recorder referenceSent = new Recorder();
-        final MatchingEngine engine = new MatchingEngine(config, engineSent);
-        final ReferenceExchange reference = new ReferenceExchange(config, referenceSent);
+        final SideBySide both = new SideBySide();
         final UnsafeBuffer request = new UnsafeBuffer(new byte[256]);
         final int body = MessageHeaderEncoder.ENCODED_LENGTH;
 
@@ -138,14 +125,14 @@ class EngineVersusReferenceTest
         // an order that does not exist.
         int length = newOrder(request, 1, 1, Side.SELL, TimeInForce.DAY, 100, 5, 0, SelfTradePrevention.CANCEL_RESTING);
         request.putByte(body + NewOrderEncoder.ordTypeEncodingOffset(), (byte)OrdType.MARKET.value());
-        final ExecutionReportDecoder marketDay = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        final ExecutionReportDecoder marketDay = both.rejectOf(request, length);
         assertEquals(RejectReason.INVALID_ORDER_TYPE, marketDay.rejectReason());
         assertEquals(Side.SELL, marketDay.side());
         assertEquals(OrdType.MARKET, marketDay.ordType(), "the order type it carried, not LIMIT");
         assertEquals(TimeInForce.DAY, marketDay.timeInForce());
 
         length = newOrder(request, 2, 1, Side.SELL, TimeInForce.FOK, 100, 0, 0, SelfTradePrevention.CANCEL_RESTING);
-        final ExecutionReportDecoder fok = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        final ExecutionReportDecoder fok = both.rejectOf(request, length);
         assertEquals(RejectReason.INVALID_QUANTITY, fok.rejectReason());
         assertEquals(OrdType.LIMIT, fok.ordType());
         assertEquals(TimeInForce.FOK, fok.timeInForce(), "the time in force it carried, not DAY");
@@ -153,7 +140,7 @@ class EngineVersusReferenceTest
         length = newOrder(request, 3, 1, Side.BUY, TimeInForce.DAY, 100, 5, 0, SelfTradePrevention.CANCEL_RESTING);
         request.putByte(body + NewOrderEncoder.sideEncodingOffset(), (byte)9);
         request.putByte(body + NewOrderEncoder.timeInForceEncodingOffset(), (byte)7);
-        final ExecutionReportDecoder unknown = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        final ExecutionReportDecoder unknown = both.rejectOf(request, length);
         assertEquals(RejectReason.MALFORMED_MESSAGE, unknown.rejectReason());
         assertEquals(9, unknown.sideRaw(), "an unknown side goes back as sent, not as BUY");
         assertEquals(7, unknown.timeInForceRaw());
@@ -161,7 +148,7 @@ class EngineVersusReferenceTest
         length = MessageHeaderEncoder.ENCODED_LENGTH + new CancelOrderEncoder()
             .wrapAndApplyHeader(request, 0, new MessageHeaderEncoder()).clientOrderId(4).origClientOrderId(77)
             .account(1).instrumentId(1).side(Side.SELL).sendingTime(1_000).receiveTime(2_000).encodedLength();
-        final ExecutionReportDecoder cancel = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        final ExecutionReportDecoder cancel = both.rejectOf(request, length);
         assertEquals(RejectReason.UNKNOWN_ORDER, cancel.rejectReason());
         assertEquals(Side.SELL, cancel.side());
         assertEquals(OrdType.NULL_VAL, cancel.ordType(), "a cancel names no order type");
@@ -171,29 +158,53 @@ class EngineVersusReferenceTest
             .wrapAndApplyHeader(request, 0, new MessageHeaderEncoder()).clientOrderId(5).origClientOrderId(77)
             .account(1).instrumentId(1).side(Side.BUY).price(100).quantity(5).sendingTime(1_000).receiveTime(2_000)
             .encodedLength();
-        final ExecutionReportDecoder replace = rejectOf(engine, reference, engineSent, referenceSent, request, length);
+        final ExecutionReportDecoder replace = both.rejectOf(request, length);
         assertEquals(RejectReason.UNKNOWN_ORDER, replace.rejectReason());
         assertEquals(OrdType.LIMIT, replace.ordType(), "a replace re-prices a limit order");
         assertEquals(TimeInForce.NULL_VAL, replace.timeInForce());
         assertEquals(5, replace.orderQuantity());
     }
 
-    /** Applies a request both sides reject. @return the engine's reject, once it equals the reference's. */
-    private static ExecutionReportDecoder rejectOf(final MatchingEngine engine, final ReferenceExchange reference,
-        final Recorder engineSent, final Recorder referenceSent, final DirectBuffer request, final int length)
+    /**
+     * The engine and the reference on one instrument (tick 1, lot 1, prices 1 to 1,000), each
+     * recording what it sends.
+     */
+    private static final class SideBySide
     {
-        engineSent.clear();
-        referenceSent.clear();
-        engine.apply(request, 0, length);
-        reference.apply(request, 0, length);
-        assertTrue(engineSent.sameAs(referenceSent), "the engine sends the reference's bytes: engine " +
-            engineSent.describeAll() + ", reference " + referenceSent.describeAll());
-        final MessageHeaderDecoder header = new MessageHeaderDecoder().wrap(engineSent.sent, Recorder.ENTRY_HEADER);
-        assertEquals(ExecutionReportDecoder.TEMPLATE_ID, header.templateId());
-        final ExecutionReportDecoder report = new ExecutionReportDecoder().wrap(engineSent.sent,
-            Recorder.ENTRY_HEADER + MessageHeaderDecoder.ENCODED_LENGTH, header.blockLength(), header.version());
-        assertEquals(ExecType.REJECTED, report.execType());
-        return report;
+        final Recorder engineSent = new Recorder();
+        final Recorder referenceSent = new Recorder();
+        private final MatchingEngine engine;
+        private final ReferenceExchange reference;
+
+        SideBySide()
+        {
+            final EngineConfig config = new EngineConfig(List.of(new InstrumentSpec(1, 1, 1, 1, 1_000)), 10, 10, 0);
+            engine = new MatchingEngine(config, engineSent);
+            reference = new ReferenceExchange(config, referenceSent);
+        }
+
+        /** Applies a request to both, keeping only what they send for it. */
+        void apply(final DirectBuffer request, final int length)
+        {
+            engineSent.clear();
+            referenceSent.clear();
+            engine.apply(request, 0, length);
+            reference.apply(request, 0, length);
+        }
+
+        /** Applies a request both reject. @return the engine's reject, once it equals the reference's. */
+        ExecutionReportDecoder rejectOf(final DirectBuffer request, final int length)
+        {
+            apply(request, length);
+            assertTrue(engineSent.sameAs(referenceSent), "the engine sends the reference's bytes: engine " +
+                engineSent.describeAll() + ", reference " + referenceSent.describeAll());
+            final MessageHeaderDecoder header = new MessageHeaderDecoder().wrap(engineSent.sent, Recorder.ENTRY_HEADER);
+            assertEquals(ExecutionReportDecoder.TEMPLATE_ID, header.templateId());
+            final ExecutionReportDecoder report = new ExecutionReportDecoder().wrap(engineSent.sent,
+                Recorder.ENTRY_HEADER + MessageHeaderDecoder.ENCODED_LENGTH, header.blockLength(), header.version());
+            assertEquals(ExecType.REJECTED, report.execType());
+            return report;
+        }
     }
 
     /** Writes a LIMIT NewOrder on instrument 1 at offset 0. @return its length. */

@@ -255,11 +255,8 @@ class FixMappingTest
     {
         final long id = newOrder(fix("D", "11", "m", "55", "1", "54", "2", "40", "1", "59", "4", "38", "10"))
             .clientOrderId();
-        report(id, ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.JOURNAL_REFUSED, 0, 0, 0, 0);
-        RejectReports.terms(buffer, Side.SELL.value(), OrdType.MARKET.value(), TimeInForce.FOK.value());
-        final Message rejected = FixOutbound.report(new ExecutionReportDecoder().wrap(buffer,
-            MessageHeaderEncoder.ENCODED_LENGTH, ExecutionReportEncoder.BLOCK_LENGTH,
-            ExecutionReportEncoder.SCHEMA_VERSION), orders, EXEC_IDS, 0);
+        final Message rejected = FixOutbound.report(rejectWithTerms(id, RejectReason.JOURNAL_REFUSED, Side.SELL.value(),
+            OrdType.MARKET.value(), TimeInForce.FOK.value()), orders, EXEC_IDS, 0);
         assertEquals('8', rejected.getChar(150));
         assertEquals('2', rejected.getChar(54), "Side");
         assertEquals('1', rejected.getChar(40), "OrdType MARKET");
@@ -267,14 +264,21 @@ class FixMappingTest
 
         final long other = newOrder(fix("D", "11", "n", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
             .clientOrderId();
-        report(other, ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MALFORMED_MESSAGE, 0, 0, 0, 0);
-        RejectReports.terms(buffer, (short)9, (short)9, (short)9);
-        final Message unknown = FixOutbound.report(new ExecutionReportDecoder().wrap(buffer,
-            MessageHeaderEncoder.ENCODED_LENGTH, ExecutionReportEncoder.BLOCK_LENGTH,
-            ExecutionReportEncoder.SCHEMA_VERSION), orders, EXEC_IDS, 0);
+        final Message unknown = FixOutbound.report(rejectWithTerms(other, RejectReason.MALFORMED_MESSAGE, (short)9,
+            (short)9, (short)9), orders, EXEC_IDS, 0);
         assertEquals("n", unknown.getString(11));
         assertEquals('2', unknown.getChar(40), "LIMIT for an order type no enum has");
         assertEquals('0', unknown.getChar(59), "DAY for a time in force no enum has");
+    }
+
+    /** A reject of the order whose side, order type and time in force are the raw values given. */
+    private ExecutionReportDecoder rejectWithTerms(final long clientOrderId, final RejectReason reason,
+        final short side, final short ordType, final short timeInForce)
+    {
+        final ExecutionReportDecoder report = report(clientOrderId, ExecType.REJECTED, OrdStatus.REJECTED, reason, 0, 0,
+            0, 0);
+        RejectReports.terms(buffer, side, ordType, timeInForce);
+        return report;
     }
 
     @Test
