@@ -267,7 +267,8 @@ public final class RoleMain
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused() +
             " fixRepliesRefused=" + door.repliesRefused() + " fixSenderFailures=" + door.senderFailures() +
             " fixRecordsWithoutSession=" + door.recordsWithoutSession() + " fixStaleMessagesDropped=" +
-            door.staleMessagesDropped() + " fixConnectionsClosedAtCut=" + door.connectionsClosedAtCut()));
+            door.staleMessagesDropped() + " fixConnectionsClosedAtCut=" + door.connectionsClosedAtCut() +
+            " fixLogoutsDeferred=" + door.logoutsDeferred()));
         return 0;
     }
 

@@ -320,6 +320,15 @@ public final class FixDoor implements AutoCloseable
         return guard.messagesDropped();
     }
 
+    /**
+     * @return logouts whose record for the gateway waited (the inbound ring full, or another thread
+     *         writing into it) instead of the thread that ended the session.
+     */
+    public long logoutsDeferred()
+    {
+        return application.logoutsDeferred();
+    }
+
     /** @return members' connections closed at once, without waiting for their writes, because the member was cut off. */
     public long connectionsClosedAtCut()
     {
@@ -398,6 +407,12 @@ public final class FixDoor implements AutoCloseable
         return replies.disconnectsDeferred();
     }
 
+    /** @return bytes free in the inbound ring: none to speak of while the gateway is behind. */
+    public int inboundRoom()
+    {
+        return inbound.capacity() - inbound.size();
+    }
+
     /**
      * @return bytes in the outbound ring the sender thread has not taken yet (replies, and the
      *         door's own records for it, with their headers).
@@ -437,15 +452,17 @@ public final class FixDoor implements AutoCloseable
     /**
      * Hands the gateway what the members sent since the last call, up to a batch: logons, requests,
      * signs of life, and losses. A request the gateway cannot take yet (the engine's stream is
-     * behind) stays, with everything after it, for the next call. Allocation-free.
+     * behind) stays, with everything after it, for the next call. Then writes the logouts owed into
+     * the room the read made, where no QuickFIX/J thread holds the ring ({@link
+     * FixDoorApplication#payOwedLogouts}). Allocation-free.
      *
-     * @return records handled.
+     * @return records handled and written.
      */
     public int poll(final Gateway gateway, final long nowNs)
     {
         this.gateway = gateway;
         this.nowNs = nowNs;
-        return sendOwed() + inbound.controlledRead(onInbound, POLL_LIMIT);
+        return sendOwed() + inbound.controlledRead(onInbound, POLL_LIMIT) + application.payOwedLogouts();
     }
 
     /**

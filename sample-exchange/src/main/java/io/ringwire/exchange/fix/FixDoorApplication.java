@@ -30,9 +30,11 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
 
@@ -47,7 +49,9 @@ import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
  *
  * <p>Threading: QuickFIX/J's threads, one record at a time under the inbound lock (the scratch
  * buffer and encoders are shared); a reply the door sends itself goes out after the lock is let go
- * (see {@link #fromApp}).
+ * (see {@link #fromApp}). A logout never waits, for the lock or for room ({@link #onLogout}): it
+ * comes on whichever thread ends the session, QuickFIX/J's timer or the door's sender among them,
+ * which every member needs.
  */
 final class FixDoorApplication implements Application
 {
@@ -70,7 +74,17 @@ final class FixDoorApplication implements Application
     private final ConnectionGuard guard;
     private final Map<SessionID, Integer> heartbeatSeconds = new ConcurrentHashMap<>();
     private final ManyToOneRingBuffer inbound;
-    private final Object inboundLock = new Object();
+    private final ReentrantLock inboundLock = new ReentrantLock();
+    /**
+     * Per session index, the member's LOST records owed: its logout found the ring full or another
+     * thread writing into it. Paid under the lock, after the record that thread was writing and
+     * before any later record of the member ({@link #lockFor}); one for each logout, as each was
+     * counted in {@code logonsAndLogouts}.
+     */
+    private final AtomicIntegerArray lostOwed;
+    /** The sum of {@link #lostOwed}, or more while a logout is between its two increments. */
+    private final AtomicInteger lostOwedCount = new AtomicInteger();
+    private final AtomicLong logoutsDeferred = new AtomicLong();
     private final FixInbound mapper = new FixInbound();
     private final ExpandableArrayBuffer scratch = new ExpandableArrayBuffer(256);
     private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
@@ -105,6 +119,7 @@ final class FixDoorApplication implements Application
         this.orders = orders;
         this.execIds = execIds;
         this.logonsAndLogouts = logonsAndLogouts;
+        lostOwed = new AtomicIntegerArray(logonsAndLogouts.length());
         this.clockToEpochNs = clockToEpochNs;
         this.clientToDoor = clientToDoor;
         this.mapRequest = mapRequest;
@@ -156,10 +171,88 @@ final class FixDoorApplication implements Application
                     ring.putBytes(claimed + RECORD_HEADER, sbe, 0, length);
                 }
                 inbound.commit(claimed);
+                if (lostOwedCount.get() > 0)
+                {
+                    payOwed(); // after this record, which may be of a member whose logout is owed
+                }
                 return;
             }
             LockSupport.parkNanos(50_000);
         }
+    }
+
+    /**
+     * Takes the inbound lock for a record of the member at {@code sessionIndex}, once the member's
+     * owed LOST, if any, is written: a later record of a member comes after its logout.
+     */
+    private void lockFor(final int sessionIndex)
+    {
+        inboundLock.lock();
+        if (lostOwedCount.get() > 0)
+        {
+            payOwed();
+            while (accepting && lostOwed.get(sessionIndex) != 0)
+            {
+                LockSupport.parkNanos(50_000);
+                payOwed();
+            }
+        }
+    }
+
+    /**
+     * Writes the owed LOST records the ring has room for. Under the inbound lock.
+     *
+     * @return records written.
+     */
+    private int payOwed()
+    {
+        int paid = 0;
+        for (int i = 0, n = lostOwed.length(); i < n && lostOwedCount.get() > 0; i++)
+        {
+            while (lostOwed.get(i) > 0)
+            {
+                final int claimed = inbound.tryClaim(LOST, RECORD_HEADER);
+                if (claimed < 0)
+                {
+                    return paid;
+                }
+                inbound.buffer().putInt(claimed, i);
+                inbound.buffer().putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
+                inbound.commit(claimed);
+                lostOwed.decrementAndGet(i);
+                lostOwedCount.decrementAndGet();
+                paid++;
+            }
+        }
+        return paid;
+    }
+
+    /**
+     * Writes the owed LOST records where the ring has room and no QuickFIX/J thread holds the lock:
+     * the gateway's thread, after it read the ring. Never waits; allocation-free.
+     *
+     * @return records written.
+     */
+    int payOwedLogouts()
+    {
+        if (lostOwedCount.get() == 0 || !inboundLock.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            return payOwed();
+        }
+        finally
+        {
+            inboundLock.unlock();
+        }
+    }
+
+    /** @return logouts whose LOST record waited for room, or for another thread's record. */
+    long logoutsDeferred()
+    {
+        return logoutsDeferred.get();
     }
 
     private FixDoor.Member member(final SessionID sessionId)
@@ -202,7 +295,8 @@ final class FixDoorApplication implements Application
         // HeartBtInt 0 (no heartbeats) keeps the gateway's longest interval.
         final int heartbeatMs = null == seconds || seconds <= 0 ? Gateway.MAX_HEARTBEAT_INTERVAL_MS :
             Math.clamp(seconds * 1000L, 1000, Gateway.MAX_HEARTBEAT_INTERVAL_MS);
-        synchronized (inboundLock)
+        lockFor(member.sessionIndex());
+        try
         {
             logonsAndLogouts.incrementAndGet(member.sessionIndex()); // before the record: the gateway never reads ahead of it
             logon.wrapAndApplyHeader(scratch, 0, headerEncoder)
@@ -213,22 +307,46 @@ final class FixDoorApplication implements Application
                 .credentials(member.session().token());
             offer(LOGGED_ON, member.sessionIndex(), scratch, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength());
         }
+        finally
+        {
+            inboundLock.unlock();
+        }
     }
 
     @Override
     public void onLogout(final SessionID sessionId)
     {
-        // Before the record, which may wait for room: a member cut off as a slow consumer loses its
-        // connection now, not once the writes it will never read are flushed.
+        // Before the record: a member cut off as a slow consumer loses its connection now, not once
+        // the writes it will never read are flushed.
         guard.closeCut(sessionId);
         final FixDoor.Member member = member(sessionId);
-        if (null != member)
+        if (null == member)
         {
-            synchronized (inboundLock)
+            return;
+        }
+        final int index = member.sessionIndex();
+        // Counted at once, as the record were written now: a disconnect the gateway asked about the
+        // gone connection is stale from here on, and cannot cut the member's next one.
+        logonsAndLogouts.incrementAndGet(index);
+        // Owed, then paid where it can be without waiting: by this thread when the lock is free and
+        // the ring has room, else by the thread that holds the lock once its own record is written,
+        // by the member's next record, or by the gateway's thread once it has read the ring.
+        lostOwedCount.incrementAndGet();
+        lostOwed.incrementAndGet(index);
+        if (inboundLock.tryLock())
+        {
+            try
             {
-                logonsAndLogouts.incrementAndGet(member.sessionIndex());
-                offer(LOST, member.sessionIndex(), scratch, 0);
+                payOwed();
             }
+            finally
+            {
+                inboundLock.unlock();
+            }
+        }
+        if (lostOwed.get(index) != 0)
+        {
+            logoutsDeferred.incrementAndGet();
         }
     }
 
@@ -256,12 +374,17 @@ final class FixDoorApplication implements Application
         }
         else if (null != member && (MsgType.HEARTBEAT.equals(type) || MsgType.TEST_REQUEST.equals(type)))
         {
-            synchronized (inboundLock)
+            lockFor(member.sessionIndex());
+            try
             {
                 heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(member.session().sessionId())
                     .sendingTime(epochNs() - clockToEpochNs);
                 offer(REQUEST, member.sessionIndex(), scratch,
                     MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
+            }
+            finally
+            {
+                inboundLock.unlock();
             }
         }
     }
@@ -298,7 +421,8 @@ final class FixDoorApplication implements Application
         final FixOrders sessionOrders = orders[member.sessionIndex()];
         final long account = member.session().account();
         Message refusal;
-        synchronized (inboundLock)
+        lockFor(member.sessionIndex());
+        try
         {
             final long sendingNs = message.getHeader().isSetField(SendingTime.FIELD) ?
                 epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) - clockToEpochNs :
@@ -329,9 +453,12 @@ final class FixDoorApplication implements Application
                 refusal = FixOutbound.businessReject(message, "required tag " + ex.field + " missing");
             }
         }
-        // Sent outside the lock: QuickFIX/J's send takes the session's own lock, and the sender
-        // thread, holding that lock in a send that disconnects the member, waits for this one in
-        // onLogout.
+        finally
+        {
+            inboundLock.unlock();
+        }
+        // Sent outside the lock: QuickFIX/J's send takes the session's own lock, which a thread
+        // ending the session holds while it logs the member out.
         refusals.incrementAndGet();
         Session.lookupSession(sessionId).send(refusal);
     }

@@ -177,6 +177,11 @@ final class FixExchange implements AutoCloseable
         return onThread(() -> gateway.openOrders(sessionIndex));
     }
 
+    boolean loggedOn(final int sessionIndex) throws Exception
+    {
+        return onThread(() -> gateway.isLoggedOn(sessionIndex));
+    }
+
     long liveOrders() throws Exception
     {
         return onThread(() -> (long)engine.books().orders().live());

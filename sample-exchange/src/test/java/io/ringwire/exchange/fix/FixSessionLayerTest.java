@@ -395,9 +395,118 @@ class FixSessionLayerTest
             // The gateway takes none of the door's requests for a while, as while the engine's stream
             // is behind: the door's inbound ring fills and QuickFIX/J's message processor waits.
             exchange.holdDoor(true);
-            // The flooder reads its replies (it is fast, not a slow consumer) and writes its orders
-            // a hundred to a write, more than the ring holds.
-            final Thread reader = Thread.ofPlatform().daemon().start(() ->
+            final Flood flood = new Flood(flooder, orders);
+            flood.awaitHeld(exchange);
+            // The other member's TestRequest, read now, waits behind what the door holds of the
+            // flooder's requests: the flooder's bound, not a queue the flooder alone has filled.
+            final long takenBefore = exchange.door.requests() + exchange.door.refusals();
+            other.send("1", "112=behind-the-flood|");
+            exchange.holdDoor(false);
+            final Map<Integer, String> answer = other.receiveSkippingHeartbeats(Duration.ofSeconds(30));
+            final long takenBehind = exchange.door.requests() + exchange.door.refusals() - takenBefore;
+            assertNotNull(answer, "the other member's TestRequest was answered");
+            assertEquals("behind-the-flood", answer.get(112), answer.toString());
+            assertTrue(takenBehind < 3_000, "the other member's TestRequest waited behind " + takenBehind +
+                " of the flooder's requests (the door holds " + FixDoor.QUEUE_UPPER + " of a member's, and one read)");
+
+            flood.awaitAllTaken(exchange);
+            assertEquals(0, exchange.door.staleMessagesDropped());
+            assertTrue(Session.lookupSession(MEMBER_B_AT_DOOR).isLoggedOn(), "the flooder is still logged on");
+            assertAlive(other, "after-the-flood");
+            flooder.close();
+            flood.reader.join();
+        }
+    }
+
+    @Test
+    void aMemberCutOffWhileTheDoorsRingIsFullHoldsUpNoThreadAndItsLogoutReachesTheGatewayOnceThereIsRoom()
+        throws Exception
+    {
+        exchange.close();
+        exchange = new FixExchange(directory.resolve("small-ring"), 64 << 10);
+        final int orders = 3_000;
+        try (RawFixConnection flooder = logOnRaw(FixExchange.MEMBER_B, FixExchange.PASSWORD_B);
+            RawFixConnection cut = logOnRaw(FixExchange.MEMBER_A, FixExchange.PASSWORD_A))
+        {
+            // Both logons read by the gateway first: a disconnect names the connection it has read.
+            final long loggedOnBy = System.nanoTime() + WAIT.toNanos();
+            while (!exchange.loggedOn(0) || !exchange.loggedOn(1))
+            {
+                assertTrue(System.nanoTime() < loggedOnBy, "the gateway read both logons");
+                Thread.sleep(1);
+            }
+            // The gateway takes none of the door's requests: the ring fills with the flooder's, and
+            // QuickFIX/J's message processor waits for room holding the ring.
+            exchange.holdDoor(true);
+            final Flood flood = new Flood(flooder, orders);
+            final long fullBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (exchange.door.inboundRoom() >= 256)
+            {
+                assertTrue(System.nanoTime() < fullBy, "the door's inbound ring never filled: " +
+                    exchange.door.inboundRoom() + " bytes free");
+                Thread.sleep(1);
+            }
+            flood.awaitHeld(exchange);
+            assertTrue(exchange.door.requests() < orders, "the ring is full: the door waits to take the rest");
+
+            // The gateway cuts MEMBER7 off; the door's sender, which every member's replies need,
+            // ends the session at once rather than wait for room for its logout.
+            exchange.onThread(() ->
+            {
+                exchange.door.disconnect(FixDoor.FIRST_TRANSPORT);
+                return null;
+            });
+            final long doneBy = System.nanoTime() + WAIT.toNanos();
+            while (exchange.door.disconnectsDone() < 1)
+            {
+                assertTrue(System.nanoTime() < doneBy, () -> "the door's sender has not ended the session (stale " +
+                    "disconnects " + exchange.door.disconnectsStale() + "); threads:" + threadDump());
+                Thread.sleep(1);
+            }
+            assertTrue(cut.awaitClosedByPeer(WAIT), "the member's connection closed");
+            assertEquals(1, exchange.door.logoutsDeferred(), "its logout waits for room in the ring");
+            assertTrue(exchange.loggedOn(0), "the gateway has not read the logout yet");
+
+            exchange.holdDoor(false);
+            flood.awaitAllTaken(exchange);
+            final long lostBy = System.nanoTime() + WAIT.toNanos();
+            while (exchange.loggedOn(0))
+            {
+                assertTrue(System.nanoTime() < lostBy, "the gateway never heard of the logout");
+                Thread.sleep(1);
+            }
+            assertTrue(Session.lookupSession(MEMBER_B_AT_DOOR).isLoggedOn(), "the flooder is still logged on");
+
+            // MEMBER7 logs on again and trades.
+            try (RawFixConnection again = logOnRaw(FixExchange.MEMBER_A, FixExchange.PASSWORD_A))
+            {
+                again.send("D", "11=A-again|55=1|54=1|60=20261128-12:00:00|40=2|44=990|38=1|59=1|");
+                final Map<Integer, String> report = again.receiveSkippingHeartbeats(WAIT);
+                assertNotNull(report, "an execution report");
+                assertEquals("8", report.get(35), report.toString());
+                assertEquals("0", report.get(150), report.toString());
+            }
+            flooder.close();
+            flood.reader.join();
+        }
+    }
+
+    /**
+     * A member that reads its replies (it is fast, not a slow consumer) and writes its IOC orders a
+     * hundred to a write, from threads of its own.
+     */
+    private static final class Flood
+    {
+        final Thread reader;
+        private final Thread writer;
+        private final int orders;
+        private final AtomicInteger written = new AtomicInteger();
+        private final AtomicReference<Exception> writeFailure = new AtomicReference<>();
+
+        Flood(final RawFixConnection flooder, final int orders)
+        {
+            this.orders = orders;
+            reader = Thread.ofPlatform().daemon().start(() ->
             {
                 try
                 {
@@ -408,9 +517,7 @@ class FixSessionLayerTest
                     // Closed at the end of the test.
                 }
             });
-            final AtomicInteger written = new AtomicInteger();
-            final AtomicReference<Exception> writeFailure = new AtomicReference<>();
-            final Thread writer = Thread.ofPlatform().daemon().start(() ->
+            writer = Thread.ofPlatform().daemon().start(() ->
             {
                 try
                 {
@@ -432,7 +539,11 @@ class FixSessionLayerTest
                     writeFailure.set(ex);
                 }
             });
-            // Until the door takes no more: its ring is full, and what it has read of the flooder waits.
+        }
+
+        /** Waits until the door takes no more: its ring is full, and what it has read of the flooder waits. */
+        void awaitHeld(final FixExchange exchange) throws InterruptedException
+        {
             final long settleBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             long taken = -1;
             int seen = -1;
@@ -443,18 +554,11 @@ class FixSessionLayerTest
                 seen = written.get();
                 Thread.sleep(200);
             }
-            // The other member's TestRequest, read now, waits behind what the door holds of the
-            // flooder's requests: the flooder's bound, not a queue the flooder alone has filled.
-            final long takenBefore = exchange.door.requests() + exchange.door.refusals();
-            other.send("1", "112=behind-the-flood|");
-            exchange.holdDoor(false);
-            final Map<Integer, String> answer = other.receiveSkippingHeartbeats(Duration.ofSeconds(30));
-            final long takenBehind = exchange.door.requests() + exchange.door.refusals() - takenBefore;
-            assertNotNull(answer, "the other member's TestRequest was answered");
-            assertEquals("behind-the-flood", answer.get(112), answer.toString());
-            assertTrue(takenBehind < 3_000, "the other member's TestRequest waited behind " + takenBehind +
-                " of the flooder's requests (the door holds " + FixDoor.QUEUE_UPPER + " of a member's, and one read)");
+        }
 
+        /** Waits until every order is written and taken once, the flooder held back, not cut off. */
+        void awaitAllTaken(final FixExchange exchange) throws InterruptedException
+        {
             writer.join(Duration.ofSeconds(40).toMillis());
             assertNull(writeFailure.get(), "the flooder was held back, not cut off");
             assertEquals(orders, written.get());
@@ -466,11 +570,6 @@ class FixSessionLayerTest
                 Thread.sleep(5);
             }
             assertEquals(orders, exchange.door.requests() + exchange.door.refusals(), "each order taken once");
-            assertEquals(0, exchange.door.staleMessagesDropped());
-            assertTrue(Session.lookupSession(MEMBER_B_AT_DOOR).isLoggedOn(), "the flooder is still logged on");
-            assertAlive(other, "after-the-flood");
-            flooder.close();
-            reader.join();
         }
     }
 
