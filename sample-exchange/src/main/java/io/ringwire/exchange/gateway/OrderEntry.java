@@ -40,6 +40,11 @@ final class OrderEntry
     private final GatewayCounters counters;
     private final GatewaySender sender;
     private final LongHashSet[] clientOrderIds;
+    /**
+     * The receive time the first request this process forwarded carries, the clock's end at start
+     * until then: a journal refusal of a request received before it is an earlier gateway life's.
+     */
+    private long firstForwardNs = Long.MAX_VALUE;
     private final int maxClientOrderIds;
     /**
      * Where a reject of the current request goes when it came before logon: the session of the
@@ -122,7 +127,7 @@ final class OrderEntry
         }
         final int length = sender.requests().newOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs));
         risk.opened(session, clientOrderId);
-        if (FORWARDED != forwardWithId(session, clientOrderId, length))
+        if (FORWARDED != forwardWithId(session, clientOrderId, length, nowNs))
         {
             risk.notSent(session, clientOrderId);
             return BACK_PRESSURED;
@@ -150,7 +155,7 @@ final class OrderEntry
                 NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
         }
         return forwardWithId(session, clientOrderId,
-            sender.requests().cancelOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs)));
+            sender.requests().cancelOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs)), nowNs);
     }
 
     /** As {@link #onNewOrder}. */
@@ -180,7 +185,7 @@ final class OrderEntry
                 OrdType.LIMIT.value(), NULL_ENUM, price, quantity, request.sendingTime(), nowNs);
         }
         return forwardWithId(session, clientOrderId,
-            sender.requests().replaceOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs)));
+            sender.requests().replaceOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs)), nowNs);
     }
 
     /** As {@link #onNewOrder}. */
@@ -246,11 +251,15 @@ final class OrderEntry
     /**
      * Lets the session use a client order id again: the engine's journal refused the new order or
      * replace that took it, so it names no order, and the client may send that request again as it
-     * was.
+     * was. Not for a request an earlier gateway process forwarded: this one may have forwarded the
+     * client's resend of it, which the refusal does not undo.
+     *
+     * @param receivedNs the receive time the refused request carried (its reject's gateway-in time).
+     * @return whether the id was let go.
      */
-    void releaseClientOrderId(final int session, final long clientOrderId)
+    boolean releaseClientOrderId(final int session, final long clientOrderId, final long receivedNs)
     {
-        clientOrderIds[session].remove(clientOrderId);
+        return receivedNs >= firstForwardNs && clientOrderIds[session].remove(clientOrderId);
     }
 
     private short roomForClientOrderId(final int session)
@@ -294,13 +303,17 @@ final class OrderEntry
         return -reason;
     }
 
-    private int forwardWithId(final int session, final long clientOrderId, final int length)
+    private int forwardWithId(final int session, final long clientOrderId, final int length, final long nowNs)
     {
         clientOrderIds[session].add(clientOrderId);
         if (!sender.toEngine(length))
         {
             clientOrderIds[session].remove(clientOrderId);
             return BACK_PRESSURED;
+        }
+        if (firstForwardNs == Long.MAX_VALUE)
+        {
+            firstForwardNs = nowNs;
         }
         sessions.requestForwarded(session);
         return FORWARDED;

@@ -127,11 +127,15 @@ final class ReportRouter
         if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue() &&
             RejectReports.namesOrderTerms(report.ordTypeRaw()))
         {
-            // The journal refused a new order or a replace: no order took its client order id. A
+            // The journal refused a new order or a replace this process forwarded (not one of an
+            // earlier gateway life, whose client's resend this one may have taken under the same
+            // id): no order took its client order id. A
             // cancel's or mass cancel's names no order type, and keeps its id (a mass cancel's may
             // be a live order's, as mass cancels are not checked for duplicates).
-            orderEntry.releaseClientOrderId(session, report.clientOrderId());
-            counters.clientOrderIdsReleased++;
+            if (orderEntry.releaseClientOrderId(session, report.clientOrderId(), report.gatewayInTime()))
+            {
+                counters.clientOrderIdsReleased++;
+            }
         }
         if (sender.hasReplyLog(session))
         {

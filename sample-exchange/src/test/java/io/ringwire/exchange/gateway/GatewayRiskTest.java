@@ -2,9 +2,12 @@ package io.ringwire.exchange.gateway;
 
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import static io.ringwire.exchange.gateway.GatewayFixture.*;
@@ -288,6 +291,25 @@ class GatewayRiskTest
         assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(),
             fixture.replace(TRANSPORT_A, 2, 1, ACCOUNT_A, 1_002, 10, START_NS + 13), "the live order's id");
         assertEquals(2, gateway.counters().clientOrderIdsReleased());
+    }
+
+    @Test
+    void theRefusalOfARequestAnEarlierGatewayForwardedFreesNoIdThisOneHasTaken()
+    {
+        // This gateway took id 5 (a client's resend of what it sent the gateway before this one);
+        // the journal's refusal of that earlier request, received before this process forwarded
+        // anything, arrives after.
+        fixture.logOnBoth();
+        assertEquals(Gateway.FORWARDED, fixture.limitA(5, 1_000, 10, START_NS + 1));
+        final UnsafeBuffer earlier = new UnsafeBuffer(new byte[output.lastToEngine().capacity()]);
+        earlier.putBytes(0, output.lastToEngine(), 0, earlier.capacity());
+        earlier.putLong(MessageHeaderEncoder.ENCODED_LENGTH + NewOrderEncoder.receiveTimeEncodingOffset(),
+            START_NS - 1_000);
+        fixture.journalRefusal(earlier, START_NS + 2);
+
+        assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(), fixture.limitA(5, 1_000, 10, START_NS + 3),
+            "the id this gateway forwarded stays used");
+        assertEquals(0, gateway.counters().clientOrderIdsReleased());
     }
 
     @Test
