@@ -160,17 +160,8 @@ final class FixDoorApplication implements Application
     {
         while (accepting)
         {
-            final int claimed = inbound.tryClaim(type, RECORD_HEADER + length);
-            if (claimed >= 0)
+            if (tryWrite(type, sessionIndex, sbe, length))
             {
-                final var ring = inbound.buffer();
-                ring.putInt(claimed, sessionIndex);
-                ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
-                if (length > 0)
-                {
-                    ring.putBytes(claimed + RECORD_HEADER, sbe, 0, length);
-                }
-                inbound.commit(claimed);
                 if (lostOwedCount.get() > 0)
                 {
                     payOwed(); // after this record, which may be of a member whose logout is owed
@@ -179,6 +170,30 @@ final class FixDoorApplication implements Application
             }
             LockSupport.parkNanos(50_000);
         }
+    }
+
+    /**
+     * Writes one record into the inbound ring if it has room. Under the inbound lock.
+     *
+     * @param sbe the record's SBE message, or null when {@code length} is 0.
+     * @return whether the record was written.
+     */
+    private boolean tryWrite(final int type, final int sessionIndex, final DirectBuffer sbe, final int length)
+    {
+        final int claimed = inbound.tryClaim(type, RECORD_HEADER + length);
+        if (claimed < 0)
+        {
+            return false;
+        }
+        final var ring = inbound.buffer();
+        ring.putInt(claimed, sessionIndex);
+        ring.putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
+        if (length > 0)
+        {
+            ring.putBytes(claimed + RECORD_HEADER, sbe, 0, length);
+        }
+        inbound.commit(claimed);
+        return true;
     }
 
     /**
@@ -211,14 +226,10 @@ final class FixDoorApplication implements Application
         {
             while (lostOwed.get(i) > 0)
             {
-                final int claimed = inbound.tryClaim(LOST, RECORD_HEADER);
-                if (claimed < 0)
+                if (!tryWrite(LOST, i, null, 0))
                 {
                     return paid;
                 }
-                inbound.buffer().putInt(claimed, i);
-                inbound.buffer().putLong(claimed + BitUtil.SIZE_OF_INT, System.nanoTime());
-                inbound.commit(claimed);
                 lostOwed.decrementAndGet(i);
                 lostOwedCount.decrementAndGet();
                 paid++;

@@ -28,8 +28,6 @@ import java.nio.ByteBuffer;
  */
 final class ClientReplies
 {
-    /** A reject's enum field with no value to echo. */
-    static final short NULL_ENUM = RejectReports.NULL_ENUM;
     /** A reject's clientSendTime when the request's is unknown. */
     static final long NULL_TIME = ExecutionReportEncoder.clientSendTimeNullValue();
 

@@ -13,7 +13,7 @@ import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.EpochNanoClock;
 
-import static io.ringwire.exchange.gateway.ClientReplies.NULL_ENUM;
+import static io.ringwire.exchange.book.RejectReports.NULL_ENUM;
 import static io.ringwire.exchange.gateway.ClientReplies.NULL_TIME;
 import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
 

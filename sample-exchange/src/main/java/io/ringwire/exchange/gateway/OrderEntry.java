@@ -9,7 +9,7 @@ import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.LongHashSet;
 
-import static io.ringwire.exchange.gateway.ClientReplies.NULL_ENUM;
+import static io.ringwire.exchange.book.RejectReports.NULL_ENUM;
 import static io.ringwire.exchange.gateway.Gateway.BACK_PRESSURED;
 import static io.ringwire.exchange.gateway.Gateway.FORWARDED;
 import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
