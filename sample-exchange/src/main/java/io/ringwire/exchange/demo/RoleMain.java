@@ -268,7 +268,7 @@ public final class RoleMain
             " fixRepliesRefused=" + door.repliesRefused() + " fixSenderFailures=" + door.senderFailures() +
             " fixRecordsWithoutSession=" + door.recordsWithoutSession() + " fixStaleMessagesDropped=" +
             door.staleMessagesDropped() + " fixConnectionsClosedAtCut=" + door.connectionsClosedAtCut() +
-            " fixLogoutsDeferred=" + door.logoutsDeferred()));
+            " fixLogoutsDeferred=" + door.logoutsDeferred() + " fixReadsWoken=" + door.readsWoken()));
         return 0;
     }
 

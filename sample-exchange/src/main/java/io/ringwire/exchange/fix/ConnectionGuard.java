@@ -1,12 +1,15 @@
 package io.ringwire.exchange.fix;
 
 import org.apache.mina.core.filterchain.IoFilterAdapter;
+import org.apache.mina.core.service.IoProcessor;
+import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.IoSession;
 import quickfix.Responder;
 import quickfix.Session;
 import quickfix.SessionID;
 import quickfix.mina.SessionConnector;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>closes a member's connection at once when it is cut off: by QuickFIX/J at its write bound
  *       ({@link #closeCut}, at the session's logout), or by the gateway ({@link #close}).</li>
  * </ul>
+ * It also wakes a connection's I/O thread when QuickFIX/J resumes reading it ({@link #wakeIfResumed}).
  * A connection that ends in order (a Logout either way) still closes once its last messages are
  * written.
  *
@@ -37,6 +41,11 @@ final class ConnectionGuard extends IoFilterAdapter
     private final Set<IoSession> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong messagesDropped = new AtomicLong();
     private final AtomicLong connectionsClosed = new AtomicLong();
+    /** Each session's connection, as of its last message the filter passed on. */
+    private final Map<SessionID, IoSession> current = new ConcurrentHashMap<>();
+    private final AtomicLong readsWoken = new AtomicLong();
+    /** A connection's attribute: it was read-suspended at its session's last message that QuickFIX/J handled. */
+    private static final Object READS_HELD = ConnectionGuard.class.getName() + ".readsHeld";
 
     /** @param maxQueuedWrites the writes QuickFIX/J queues for a connection before it cuts the member off. */
     ConnectionGuard(final int maxQueuedWrites)
@@ -54,6 +63,46 @@ final class ConnectionGuard extends IoFilterAdapter
     long connectionsClosed()
     {
         return connectionsClosed.get();
+    }
+
+    /** @return connections QuickFIX/J resumed reading whose I/O thread was woken for it. */
+    long readsWoken()
+    {
+        return readsWoken.get();
+    }
+
+    /**
+     * Wakes the I/O thread of the session's connection when QuickFIX/J has resumed reading it since
+     * the session's last message. MINA's resume sets the connection's read interest without waking
+     * its selector, which waits up to a second: a member held back, to which nothing is written
+     * meanwhile, would be read that late. A flush wakes the selector, writes queued or none.
+     *
+     * <p>QuickFIX/J's message processor, at each message of the session: it resumes a connection
+     * there, just before it hands on a message of the session.
+     */
+    void wakeIfResumed(final SessionID sessionId)
+    {
+        final IoSession connection = current.get(sessionId);
+        if (null == connection)
+        {
+            return;
+        }
+        if (connection.isReadSuspended())
+        {
+            connection.setAttribute(READS_HELD, Boolean.TRUE);
+        }
+        else if (connection.containsAttribute(READS_HELD) && null != connection.removeAttribute(READS_HELD) &&
+            connection instanceof AbstractIoSession polled)
+        {
+            readsWoken.incrementAndGet();
+            flush(polled);
+        }
+    }
+
+    @SuppressWarnings("unchecked") // MINA hands its processor out raw; it is the connection's own
+    private static void flush(final AbstractIoSession connection)
+    {
+        ((IoProcessor<AbstractIoSession>)connection.getProcessor()).flush(connection);
     }
 
     /**
@@ -85,6 +134,7 @@ final class ConnectionGuard extends IoFilterAdapter
     public void sessionClosed(final NextFilter nextFilter, final IoSession connection) throws Exception
     {
         connections.remove(connection);
+        current.values().remove(connection);
         nextFilter.sessionClosed(connection);
     }
 
@@ -102,6 +152,10 @@ final class ConnectionGuard extends IoFilterAdapter
                 closeNow(connection);
             }
             return;
+        }
+        if (null != session && current.get(session.getSessionID()) != connection)
+        {
+            current.put(session.getSessionID(), connection);
         }
         nextFilter.messageReceived(connection, message);
     }

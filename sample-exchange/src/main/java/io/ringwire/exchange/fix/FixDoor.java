@@ -329,6 +329,12 @@ public final class FixDoor implements AutoCloseable
         return application.logoutsDeferred();
     }
 
+    /** @return members' connections QuickFIX/J resumed reading whose I/O thread the door woke for it. */
+    public long readsWoken()
+    {
+        return guard.readsWoken();
+    }
+
     /** @return members' connections closed at once, without waiting for their writes, because the member was cut off. */
     public long connectionsClosedAtCut()
     {

@@ -369,6 +369,7 @@ final class FixDoorApplication implements Application
     @Override
     public void fromAdmin(final Message message, final SessionID sessionId) throws FieldNotFound, RejectLogon
     {
+        guard.wakeIfResumed(sessionId);
         final String type = message.getHeader().getString(MsgType.FIELD);
         final FixDoor.Member member = member(sessionId);
         if (MsgType.LOGON.equals(type))
@@ -409,6 +410,7 @@ final class FixDoorApplication implements Application
     public void fromApp(final Message message, final SessionID sessionId) throws FieldNotFound, UnsupportedMessageType
     {
         final long arrivedNs = System.nanoTime();
+        guard.wakeIfResumed(sessionId);
         if (message.isSetField(FixDoor.CLIENT_SEND_NS_TAG))
         {
             final long sentNs = FixInbound.parseWhole(message.getString(FixDoor.CLIENT_SEND_NS_TAG));

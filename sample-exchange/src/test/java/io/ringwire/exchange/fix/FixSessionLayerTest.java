@@ -419,6 +419,44 @@ class FixSessionLayerTest
     }
 
     @Test
+    void aHeldMemberToWhichNothingIsWrittenIsReadAgainAsSoonAsTheDoorResumesIt() throws Exception
+    {
+        // Heartbeats draw no reply, so nothing written to the member wakes the door's I/O thread:
+        // only the door's own resume does. Each hold and resume takes fewer than QUEUE_UPPER of them.
+        exchange.close();
+        exchange = new FixExchange(directory.resolve("small-ring"), 64 << 10);
+        final int heartbeats = 12_000;
+        try (RawFixConnection member = logOnRaw(FixExchange.MEMBER_B, FixExchange.PASSWORD_B))
+        {
+            exchange.holdDoor(true);
+            final StringBuilder batch = new StringBuilder();
+            for (int i = 0; i < heartbeats; i++)
+            {
+                batch.append(RawFixConnection.frame(member.body("0", ""), 0, false));
+                if (i % 100 == 99)
+                {
+                    member.sendRaw(batch.toString());
+                    batch.setLength(0);
+                }
+            }
+            member.send("1", "112=after-the-heartbeats|");
+            Thread.sleep(500); // the door's ring fills, and what it read of the member waits
+            final long resumedNs = System.nanoTime();
+            exchange.holdDoor(false);
+            final Map<Integer, String> answer = member.receiveSkippingHeartbeats(Duration.ofSeconds(60));
+            final Duration took = Duration.ofNanos(System.nanoTime() - resumedNs);
+            assertNotNull(answer, "the TestRequest behind the heartbeats was answered");
+            assertEquals("after-the-heartbeats", answer.get(112), answer.toString());
+            // Dozens of holds: a read late by the I/O thread's select timeout (a second) at each
+            // would take tens of seconds.
+            assertTrue(took.compareTo(Duration.ofSeconds(6)) < 0, "the door took " + took + " to read " + heartbeats +
+                " heartbeats after it was let go");
+            assertTrue(exchange.door.readsWoken() > 0, "the door held the member and woke its reads");
+            assertTrue(Session.lookupSession(MEMBER_B_AT_DOOR).isLoggedOn(), "the member is still logged on");
+        }
+    }
+
+    @Test
     void aMemberCutOffWhileTheDoorsRingIsFullHoldsUpNoThreadAndItsLogoutReachesTheGatewayOnceThereIsRoom()
         throws Exception
     {
