@@ -28,7 +28,10 @@ final class MappedSegment
 {
     /** {@link #check}: no record starts here (a length of 0, or no room left for a header). */
     static final int END = 0;
-    /** {@link #check}: the length is below the header's or reaches past the segment's end. */
+    /**
+     * {@link #check}: the length is below the header's, reaches past the segment's end, or carries
+     * a payload longer than the journal's largest.
+     */
     static final int IMPLAUSIBLE_LENGTH = -1;
     /** {@link #check}: the length reaches past the end of the file (the file was cut short). */
     static final int PAST_END_OF_FILE = -2;
@@ -125,7 +128,10 @@ final class MappedSegment
         {
             return END;
         }
-        if (length < HEADER_LENGTH || length > segmentLength - offset)
+        // No append wrote a payload past the journal's largest: such a length is no record's, and
+        // a search for records past a bad one (any aligned offset of a segment of garbage) computes
+        // no checksum over it.
+        if (length < HEADER_LENGTH || length > segmentLength - offset || length - HEADER_LENGTH > maxPayloadLength)
         {
             return IMPLAUSIBLE_LENGTH;
         }
@@ -291,7 +297,8 @@ final class MappedSegment
         return switch (outcome)
         {
             case IMPLAUSIBLE_LENGTH -> "record length " + length + " is impossible (at least " + HEADER_LENGTH +
-                ", at most the " + (segmentLength - offset) + " bytes left in the segment)";
+                ", at most " + Math.min(segmentLength - offset, HEADER_LENGTH + maxPayloadLength) +
+                ": the journal's largest payload with its header, or what is left of the segment)";
             case PAST_END_OF_FILE -> "record length " + length + " reaches past the end of the file, which has " +
                 fileLength + " bytes (cut short)";
             case CHECKSUM_MISMATCH -> String.format("CRC32C mismatch over its %d-byte payload: stored 0x%08x, " +

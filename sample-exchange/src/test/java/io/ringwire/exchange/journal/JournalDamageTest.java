@@ -1,6 +1,8 @@
 package io.ringwire.exchange.journal;
 
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -9,6 +11,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
@@ -272,6 +275,64 @@ class JournalDamageTest
 
         final JournalReadResult result = assertCorruption(middle);
         assertTrue(result.damage().problem().contains("record length 2147418112 is impossible"), result.toString());
+    }
+
+    @Test
+    void aLengthPastTheDeclaredLargestPayloadIsImpossibleEvenWhereTheSegmentHasRoomForIt() throws IOException
+    {
+        declaredLargest = LARGEST;
+        final Located middle = appendAndLocate(RECORDS, RECORDS - 3);
+        final int length = 8 + LARGEST + 8;
+        assertTrue(middle.recordOffset + length <= SEGMENT_LENGTH, "the segment has room for it");
+        try (FileChannel channel = FileChannel.open(middle.file, WRITE))
+        {
+            channel.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, length), middle.recordOffset);
+        }
+
+        final JournalReadResult result = assertCorruption(middle);
+        assertTrue(result.damage().problem().contains("record length " + length + " is impossible (at least 8, " +
+            "at most " + (8 + LARGEST)), result.toString());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aLastSegmentOfGarbageAfterItsRecordsIsATornTailFoundWithoutAChecksumAtEveryOffset() throws IOException
+    {
+        // 64 MiB of random bytes: about one aligned offset in 64 holds a length that fits the
+        // segment, and a checksum over each of those would take minutes; a length past the
+        // journal's largest payload is no record's, so none is computed.
+        final int segmentLength = 64 << 20;
+        final int largest = 1024;
+        final JournalContext context = new JournalContext().directory(directory).segmentLength(segmentLength)
+            .maxPayloadLength(largest).conclude();
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[100]);
+        final int good = 3;
+        try (Journal journal = Journal.open(context))
+        {
+            for (int i = 0; i < good; i++)
+            {
+                payload.setMemory(0, payload.capacity(), (byte)(i + 1));
+                assertEquals(i, journal.append(payload, 0, payload.capacity()));
+            }
+        }
+        final int end = good * JournalFormat.alignedLength(8 + payload.capacity());
+        final Path segment = JournalDirectory.segmentFile(directory, 0);
+        final byte[] garbage = new byte[segmentLength - end];
+        new java.util.Random(0x6A5BA6EL).nextBytes(garbage);
+        try (FileChannel channel = FileChannel.open(segment, WRITE))
+        {
+            channel.write(ByteBuffer.wrap(garbage), end);
+        }
+
+        final JournalReadResult result = new JournalReader(directory).readAll((type, buffer, index, length) -> { });
+        assertTrue(result.tornTail(), result.toString());
+        assertEquals(good, result.recordsDelivered());
+        assertEquals(end, result.damage().offset(), result.toString());
+        try (Journal journal = Journal.open(context))
+        {
+            assertEquals(good, journal.recordCount());
+            assertNotNull(journal.discardedTornTail());
+        }
     }
 
     @Test
