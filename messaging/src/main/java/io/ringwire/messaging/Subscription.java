@@ -40,8 +40,13 @@ public final class Subscription implements AutoCloseable
 {
     /** Waiting publications one housekeeping cycle takes from the listener at most. */
     private static final int ACCEPTS_PER_DUTY = 16;
-    /** Polls between housekeeping passes (each reads the clock once). */
-    private static final int DUTY_POLL_INTERVAL = 128;
+    /**
+     * Polls between two looks at the clock for housekeeping that is due. A count alone would leave
+     * an owner that polls seldom (every few milliseconds) and never calls {@link #doWork} without
+     * its heartbeat credits past the liveness timeout; the clock alone, read every poll, would cost
+     * a busy-spinning one its latency.
+     */
+    private static final int DUTY_CLOCK_MASK = 15;
     /** Polls of memory logs between two polls of the completion queue once no handshake is open. */
     private static final int LOG_COMPLETION_POLL_INTERVAL = 64;
 
@@ -252,8 +257,9 @@ public final class Subscription implements AutoCloseable
     }
 
     /**
-     * Hands up to {@code fragmentLimit} frames to the handler, then, every so often, does the
-     * subscription's housekeeping (accepting publications, heartbeat credits, liveness).
+     * Hands up to {@code fragmentLimit} frames to the handler, then, when it is due (every few
+     * milliseconds, looked at every 16 polls), does the subscription's
+     * housekeeping (accepting publications, heartbeat credits, liveness).
      *
      * @param fragmentHandler gets each data fragment in place.
      * @param fragmentLimit   most completions to handle in this call (padding and heartbeats count).
@@ -288,9 +294,8 @@ public final class Subscription implements AutoCloseable
             {
                 handled += admission.establishConnections(nowNs);
             }
-            if (++pollsSinceDuty >= DUTY_POLL_INTERVAL)
+            if (0 == (++pollsSinceDuty & DUTY_CLOCK_MASK) && System.nanoTime() - nextDutyNs >= 0)
             {
-                pollsSinceDuty = 0;
                 return handled + doWork();
             }
             return handled;
@@ -447,8 +452,10 @@ public final class Subscription implements AutoCloseable
     }
 
     /**
-     * Housekeeping; {@link #poll} calls it when idle. Accepts waiting publications, sends credit as a
-     * heartbeat to quiet ones, closes images silent past the liveness timeout.
+     * Housekeeping; {@link #poll} calls it when it is due, so an owner that polls needs no other
+     * call, and one that stops polling for a while (busy elsewhere) calls this meanwhile. Accepts
+     * waiting publications, sends credit as a heartbeat to quiet ones, closes images silent past the
+     * liveness timeout.
      *
      * @return work done.
      */

@@ -511,6 +511,35 @@ class PublicationLifecycleTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aSubscriptionPolledSeldomAndNeverRunByItsOwnHousekeepingStaysAliveOnAQuietStream(final String provider)
+        throws InterruptedException
+    {
+        // An owner that polls now and then (a sleeping idle strategy, a UI's timer) and never calls
+        // doWork: fewer polls in a liveness timeout than the count between housekeeping passes.
+        final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
+            .livenessTimeoutMs(400));
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            connect(subscription, publication);
+            final long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+            while (System.nanoTime() < until)
+            {
+                subscription.poll(IGNORE, 10);
+                publication.doWork(); // the publication's heartbeats: the stream is quiet, not gone
+                Thread.sleep(5); // a count of 128 polls between housekeeping passes would take 640 ms
+            }
+            assertEquals(0, publication.counters().livenessTimeouts.get(), "the subscriber's credit kept it alive");
+            assertEquals(0, subscription.counters().livenessTimeouts.get(), "the publication's heartbeats were seen");
+            assertTrue(publication.isConnected());
+            assertEquals(1, publication.counters().connects.get());
+            assertEquals(1, subscription.imageCount());
+        }
+    }
+
     private static void connect(final Subscription subscription, final Publication publication)
     {
         await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
