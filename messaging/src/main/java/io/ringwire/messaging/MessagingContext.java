@@ -124,7 +124,9 @@ public final class MessagingContext
     public MessagingContext conclude()
     {
         ringCapacityValue = Settings.parsePowerOfTwo(RING_CAPACITY_PROP, ringCapacity, 4096, 1 << 30);
-        creditFractionValue = Settings.parseInt(CREDIT_FRACTION_PROP, creditFraction, 2, 64, "2 to 64");
+        // Read just short of a credit (under 1/fraction of the ring), the ring must still take the
+        // longest message with its frame headers and padding (up to about 5/8 of it): 2 would not.
+        creditFractionValue = Settings.parseInt(CREDIT_FRACTION_PROP, creditFraction, 3, 64, "3 to 64");
         heartbeatIntervalNs = TimeUnit.MILLISECONDS.toNanos(Settings.parseLong(HEARTBEAT_INTERVAL_PROP,
             heartbeatIntervalMs, 1, 60_000, "1 to 60000 ms"));
         livenessTimeoutNs = TimeUnit.MILLISECONDS.toNanos(Settings.parseLong(LIVENESS_TIMEOUT_PROP, livenessTimeoutMs,
@@ -253,7 +255,7 @@ public final class MessagingContext
     }
 
     /**
-     * @param fraction credit sent every 1/fraction of the ring.
+     * @param fraction credit sent every 1/fraction of the ring, 3 to 64.
      * @return this.
      */
     public MessagingContext creditFraction(final int fraction)

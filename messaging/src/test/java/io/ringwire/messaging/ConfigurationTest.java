@@ -59,8 +59,8 @@ class ConfigurationTest
             MessagingContext.RING_CAPACITY_PROP);
         assertRefused(() -> new MessagingContext().secret("s").heartbeatIntervalMs(500).livenessTimeoutMs(600).conclude(),
             MessagingContext.LIVENESS_TIMEOUT_PROP, MessagingContext.HEARTBEAT_INTERVAL_PROP);
-        assertRefused(() -> new MessagingContext().secret("s").creditFraction(1).conclude(),
-            MessagingContext.CREDIT_FRACTION_PROP, "2 to 64");
+        assertRefused(() -> new MessagingContext().secret("s").creditFraction(2).conclude(),
+            MessagingContext.CREDIT_FRACTION_PROP, "3 to 64");
     }
 
     @Test

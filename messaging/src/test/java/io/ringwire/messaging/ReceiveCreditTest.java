@@ -27,6 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReceiveCreditTest
 {
     private static final int MESSAGE = 32;
+    /** The least credit fraction a context takes. */
+    private static final int FRACTION = 3;
 
     @TempDir
     Path directory;
@@ -107,5 +109,79 @@ class ReceiveCreditTest
             assertEquals(sessionId, publication.sessionId(), "one session throughout: nothing was disconnected");
             assertEquals(1, subscription.imageCount());
         }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aLongestMessageAfterReadsNotYetCreditedIsTakenWithoutWaitingForAHeartbeatCredit(final String provider)
+    {
+        // The subscriber credits every 1/fraction of the ring it reads, and at each heartbeat (here
+        // a minute apart). Read just short of a credit, the ring must still have room for the
+        // longest message with its frame headers and padding, wherever in the ring it falls.
+        final int ring = 65536;
+        final MessagingContext context = context(directory, settings -> settings.creditFraction(FRACTION)
+            .heartbeatIntervalMs(60_000).livenessTimeoutMs(120_000));
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0) + "|ring=" + ring, 9);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()) + "|ring=" + ring, 9))
+        {
+            await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
+                () ->
+                {
+                    subscription.poll((b, o, l, h) -> { }, 10);
+                    publication.doWork();
+                });
+            final UnsafeBuffer small = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
+            final UnsafeBuffer longest = new UnsafeBuffer(ByteBuffer.allocateDirect(publication.maxMessageLength()));
+            final long[] messages = { 0 };
+            final FragmentAssembler counter = new FragmentAssembler((b, o, l, h) -> messages[0]++);
+            long sent = 0;
+            // Each round reads one more small message than the last before the longest: the reads
+            // not yet credited, and where the longest message starts, take every value in turn.
+            for (int smalls = 0; smalls < 2 * ring / 64; smalls += 7)
+            {
+                for (int i = 0; i < smalls; i++)
+                {
+                    sent += offer(publication, subscription, counter, small, sent, messages);
+                }
+                final long result = offerOnce(publication, subscription, counter, longest, sent, messages);
+                assertTrue(result > 0, "the longest message after " + smalls + " small ones (" +
+                    publication.position() + " written, all read) was refused: " + result);
+                sent++;
+                final long until = sent;
+                await(() -> messages[0] == until, Duration.ofSeconds(10), "the longest message read",
+                    () -> subscription.poll(counter, 10));
+            }
+            assertTrue(publication.isConnected());
+        }
+    }
+
+    /** Offers a message, reading what the subscriber has meanwhile, and reads everything sent. */
+    private static long offer(final Publication publication, final Subscription subscription,
+        final FragmentAssembler counter, final UnsafeBuffer message, final long sent, final long[] messages)
+    {
+        final long result = offerOnce(publication, subscription, counter, message, sent, messages);
+        assertTrue(result > 0, "a small message was refused: " + result);
+        await(() -> messages[0] == sent + 1, Duration.ofSeconds(10), "the message read",
+            () -> subscription.poll(counter, 10));
+        return 1;
+    }
+
+    /**
+     * Offers once everything sent is read, giving the publication's duty cycle a few turns to see
+     * a credit already written: the result with no heartbeat credit to come.
+     */
+    private static long offerOnce(final Publication publication, final Subscription subscription,
+        final FragmentAssembler counter, final UnsafeBuffer message, final long sent, final long[] messages)
+    {
+        await(() -> messages[0] == sent, Duration.ofSeconds(10), "everything read", () -> subscription.poll(counter, 10));
+        long result = 0;
+        for (int attempt = 0; attempt < 1000 && result <= 0; attempt++)
+        {
+            result = publication.offer(message, 0, message.capacity());
+            subscription.poll(counter, 10);
+            publication.doWork();
+        }
+        return result;
     }
 }
