@@ -526,6 +526,26 @@ final class Image implements AutoCloseable
     }
 
     /**
+     * Maps the publication's credit region for this process's stores, once the connection is up,
+     * where this image is a memory log: a region the publication advertised but this process may
+     * not store into (a bad rkey, a range outside it) ends the image now, rather than be looked up
+     * again, each time allocating, at every credit. Nothing to do otherwise.
+     *
+     * @return null when mapped (or nothing to map), else why not.
+     */
+    String mapCredit()
+    {
+        if (!memoryLog || null != creditView)
+        {
+            return null;
+        }
+        creditView = queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.MEMORY_LOG_LENGTH);
+        return null != creditView ? null : "the publication's credit region (0x" +
+            Long.toHexString(remoteCreditAddress) + ", rkey 0x" + Integer.toHexString(remoteCreditKey) +
+            ") cannot be mapped for this process's stores";
+    }
+
+    /**
      * Stores the consumed position (the start of a message read only in part) and a liveness count
      * straight into the publication's credit region (a memory log): the count first, the position
      * last with release order. The region is mapped at the first credit, after the connection is up.

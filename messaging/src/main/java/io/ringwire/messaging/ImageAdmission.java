@@ -179,7 +179,16 @@ final class ImageAdmission
         if (capacity < 4096 || capacity > (1 << 30) || Integer.bitCount(capacity) != 1 ||
             pending.remoteRegions().size() != 1 || pending.remoteRegions().get(0).length() < CreditLayout.LENGTH)
         {
+            counters.setupsRefused.incrementRelease();
             return "bad session setup: ring " + capacity + " bytes, " + pending.remoteRegions().size() + " regions";
+        }
+        // The credit's words are stored with release order, straight into the region on shm: a
+        // word across two lines is no atomic store (and a fault on some CPUs).
+        if ((pending.remoteRegions().get(0).address() & (Long.BYTES - 1)) != 0)
+        {
+            counters.setupsRefused.incrementRelease();
+            return "bad session setup: credit region at 0x" + Long.toHexString(pending.remoteRegions().get(0).address()) +
+                ", not on an 8-byte boundary";
         }
         if (capacity > maxRing)
         {
@@ -375,6 +384,7 @@ final class ImageAdmission
                 try
                 {
                     handshake.queuePair.applyReadyToSend();
+                    error = handshake.image.mapCredit();
                 }
                 catch (final RuntimeException ex)
                 {

@@ -173,9 +173,11 @@ final class PublicationDestination implements AutoCloseable
             final SessionSetup answer = SessionSetup.decode(connection.remoteApplicationData());
             final SessionSetup setup = finished.setup;
             if (answer.streamId() != setup.streamId() || answer.sessionId() != setup.sessionId() ||
-                connection.remoteRegions().size() != 1 || connection.remoteRegions().get(0).length() != setup.ringCapacity())
+                connection.remoteRegions().size() != 1 || connection.remoteRegions().get(0).length() != setup.ringCapacity() ||
+                (connection.remoteRegions().get(0).address() & (Long.BYTES - 1)) != 0) // a header word across two lines
             {
-                throw new RdmaException("subscriber at " + endpoint + " answered with an unexpected setup " + answer);
+                throw new RdmaException("subscriber at " + endpoint + " answered with an unexpected setup " + answer +
+                    " and regions " + connection.remoteRegions());
             }
             remoteRingAddress = connection.remoteRegions().get(0).address();
             remoteRingKey = connection.remoteRegions().get(0).rkey();

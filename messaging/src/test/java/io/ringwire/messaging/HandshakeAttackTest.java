@@ -2,6 +2,7 @@ package io.ringwire.messaging;
 
 import io.ringwire.messaging.protocol.CreditLayout;
 import io.ringwire.messaging.protocol.SessionSetup;
+import io.ringwire.rdma.Access;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.QueuePair;
@@ -12,6 +13,7 @@ import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProviders;
 import io.ringwire.rdma.cm.ConnectionManager;
 import io.ringwire.rdma.cm.RegionAdvertisement;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -42,7 +44,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A subscription under attack on its connection listener keeps its live streams: a REQ recorded
  * from a genuine publication's handshake and replayed is refused before anything is revealed, and a
  * peer that holds the secret but stalls in the middle of its handshake never stalls the polling
- * thread. Either way the concurrent stream loses nothing and its publication never reconnects.
+ * thread, and a credit region the subscriber could not store into whole (off an 8-byte boundary,
+ * refused at the handshake; on shm, an rkey this process may not map, which ends the image at once)
+ * costs it nothing later. Either way the concurrent stream loses nothing and its publication never
+ * reconnects.
  */
 class HandshakeAttackTest
 {
@@ -138,6 +143,95 @@ class HandshakeAttackTest
             stream.send(MESSAGES_AFTER);
             stream.assertNothingLostAndNoReconnect();
         }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aCreditRegionOffAnEightByteBoundaryIsRefusedAndCountedAndTheLiveStreamGoesOn(final String provider)
+        throws Exception
+    {
+        final MessagingContext context = shortLivenessContext();
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+            Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                STREAM);
+            Device attackerDevice = RdmaProviders.open(context.newRdmaConfig(provider, "127.0.0.1:0")))
+        {
+            final LiveStream stream = new LiveStream(publication, subscription);
+            stream.connect();
+            stream.send(MESSAGES_BEFORE);
+
+            // A real region of the peer's, advertised four bytes in: every credit word would lie
+            // across two of its words.
+            final MemoryRegion credit = attackerDevice.allocateProtectionDomain()
+                .allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            final CompletableFuture<String> attacker = connectAsync(attackerDevice, subscription, context,
+                new RegionAdvertisement(credit.address() + 4, credit.rkey(), CreditLayout.REGION_LENGTH - 8));
+            await(attacker::isDone, Duration.ofSeconds(10), "the attacker's answer", stream::pollBoth);
+            assertTrue(attacker.get().contains("8-byte boundary"), attacker.get());
+            assertEquals(1, subscription.counters().setupsRefused.get());
+
+            stream.send(MESSAGES_AFTER);
+            stream.assertNothingLostAndNoReconnect();
+            assertEquals(1, subscription.imageCount());
+        }
+    }
+
+    @Test
+    void aMemoryLogPublicationWhoseCreditRegionThisProcessCannotMapIsClosedAtOnceAndTheLiveStreamGoesOn()
+        throws Exception
+    {
+        // shm alone: there the subscriber stores its credit straight into the publication's region.
+        final MessagingContext context = shortLivenessContext();
+        try (Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
+            Publication publication = Publication.open(context, channel("shm", subscription.endpoint().getPort()),
+                STREAM);
+            Device attackerDevice = RdmaProviders.open(context.newRdmaConfig("shm", "127.0.0.1:0")))
+        {
+            final LiveStream stream = new LiveStream(publication, subscription);
+            stream.connect();
+            stream.send(MESSAGES_BEFORE);
+
+            final MemoryRegion credit = attackerDevice.allocateProtectionDomain()
+                .allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            final long errorsBefore = subscription.counters().errors.get();
+            final CompletableFuture<String> attacker = connectAsync(attackerDevice, subscription, context,
+                new RegionAdvertisement(credit.address(), credit.rkey() ^ 0x5A5A, CreditLayout.REGION_LENGTH));
+            await(attacker::isDone, Duration.ofSeconds(10), "the attacker's handshake", stream::pollBoth);
+            assertEquals("connected", attacker.get(), "the handshake itself is sound");
+            await(() -> subscription.counters().errors.get() > errorsBefore, Duration.ofSeconds(10),
+                "the subscription to end the image it cannot credit", stream::pollBoth);
+
+            stream.send(MESSAGES_AFTER);
+            stream.assertNothingLostAndNoReconnect();
+            assertEquals(1, subscription.imageCount(), "the attacker's image is gone; the live one stays");
+            assertEquals(1, subscription.counters().imagesOpened.get(), "the attacker's was never available");
+        }
+    }
+
+    /**
+     * Connects a publication of session 99 that advertises {@code credit}, on a thread of its own.
+     *
+     * @return "connected", or the refusal's message.
+     */
+    private static CompletableFuture<String> connectAsync(final Device device, final Subscription subscription,
+        final MessagingContext context, final RegionAdvertisement credit)
+    {
+        final QueuePair queuePair = device.allocateProtectionDomain().createQueuePair(
+            new QueuePairConfig(device.createCompletionQueue(64), device.createCompletionQueue(64), 16, 16, 0));
+        queuePair.modifyToInit();
+        return CompletableFuture.supplyAsync(() ->
+        {
+            try
+            {
+                ConnectionManager.connect(subscription.endpoint(), queuePair, List.of(credit),
+                    new SessionSetup(STREAM, 99, 1 << 16, 0).encode(), context.connectionManagerConfig());
+                return "connected";
+            }
+            catch (final RdmaException refused)
+            {
+                return String.valueOf(refused.getMessage());
+            }
+        }, command -> Thread.ofVirtual().start(command));
     }
 
     /**
