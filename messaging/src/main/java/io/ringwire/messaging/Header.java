@@ -1,48 +1,39 @@
 package io.ringwire.messaging;
 
-import org.agrona.DirectBuffer;
-
-import static io.ringwire.messaging.protocol.FrameDescriptor.*;
-
 /**
- * Flyweight over the header of the frame a {@link FragmentHandler} is given. Valid only during the
- * call. Allocation-free.
+ * What a {@link FragmentHandler} is told of the frame it is given, as the frame's image checked it.
+ * Valid only during the call. Allocation-free.
  */
 public final class Header
 {
-    private DirectBuffer buffer;
-    private int frameOffset;
-    /**
-     * What the position word is XORed with to give the position: in a memory log, which stores the
-     * complement salted ({@link io.ringwire.messaging.protocol.FrameDescriptor#logPositionWord}),
-     * the salt's complement; else 0.
-     */
-    private long positionWordMask;
     /**
      * The image's, not the frame's: the frame's field lies in memory its publisher may write again
      * after the frame was checked, and a subscriber attributes bytes by session.
      */
     private int sessionId;
     private int streamId;
-
     /**
-     * @param memoryLog         whether the buffer is a memory log (its position words hold the
-     *                          complement, salted).
-     * @param sessionStreamWord the stream's {@link io.ringwire.messaging.protocol.FrameDescriptor#sessionStreamWord}.
+     * The frame's flags, length and position as its image checked and acted on them, for the same
+     * reason: a handler that branched on the ring's fields (an assembler on BEGIN and END) could
+     * otherwise disagree with the image about where a message starts and ends.
      */
-    void wrap(final DirectBuffer buffer, final int frameOffset, final boolean memoryLog, final long sessionStreamWord)
+    private byte flags;
+    private int frameLength;
+    private long position;
+
+    /** @param sessionStreamWord the image's {@link io.ringwire.messaging.protocol.FrameDescriptor#sessionStreamWord}. */
+    void stream(final long sessionStreamWord)
     {
-        this.buffer = buffer;
-        this.frameOffset = frameOffset;
-        this.positionWordMask = memoryLog ? ~logSalt(sessionStreamWord) : 0L;
         this.sessionId = (int)sessionStreamWord;
         this.streamId = (int)(sessionStreamWord >>> 32);
     }
 
-    /** Moves to another frame of the buffer already wrapped. */
-    void frameOffset(final int frameOffset)
+    /** Moves to the next frame handed over, with what its image read of it. */
+    void frame(final byte flags, final int frameLength, final long position)
     {
-        this.frameOffset = frameOffset;
+        this.flags = flags;
+        this.frameLength = frameLength;
+        this.position = position;
     }
 
     /** @return the frame's session id (one per publication connection): its image's, which the frame was checked to carry. */
@@ -60,18 +51,18 @@ public final class Header
     /** @return the stream position of this frame's start. */
     public long position()
     {
-        return buffer.getLong(frameOffset + POSITION_OFFSET, ORDER) ^ positionWordMask;
+        return position;
     }
 
     /** @return BEGIN/END flags. */
     public byte flags()
     {
-        return buffer.getByte(frameOffset + FLAGS_OFFSET);
+        return flags;
     }
 
     /** @return header plus payload bytes. */
     public int frameLength()
     {
-        return buffer.getInt(frameOffset + FRAME_LENGTH_OFFSET, ORDER);
+        return frameLength;
     }
 }

@@ -157,7 +157,7 @@ final class Image implements AutoCloseable
         this.receiveBatch = receiveBatch;
         this.repostThreshold = Math.max(1, receiveBatch / REPOSTS_PER_BATCH);
         this.receiveCreditInterval = Math.max(1, receiveBatch / 4);
-        this.header.wrap(ringBuffer, 0, memoryLog, sessionStreamWord);
+        this.header.stream(sessionStreamWord);
         this.position = initialPosition;
         this.creditSentPosition = initialPosition;
         this.lastFrameNs = nowNs;
@@ -223,7 +223,7 @@ final class Image implements AutoCloseable
             framesReceived++;
             if (type == TYPE_DATA)
             {
-                header.frameOffset(offset);
+                header.frame(flags, frameLength, position);
                 polling = true;
                 try
                 {
@@ -345,7 +345,7 @@ final class Image implements AutoCloseable
             {
                 if (type == TYPE_DATA)
                 {
-                    header.frameOffset(offset);
+                    header.frame(flags, frameLength, position);
                     start = (flags & BEGIN_FLAG) != 0 ? position : start;
                     partial = (flags & END_FLAG) == 0;
                     try

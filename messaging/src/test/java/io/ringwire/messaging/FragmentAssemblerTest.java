@@ -30,7 +30,8 @@ class FragmentAssemblerTest
     private void fragment(final byte flags, final int length)
     {
         appender.appendData(0, flags, new UnsafeBuffer(new byte[length]), 0, length, 0, WORD);
-        header.wrap(log, 0, true, WORD);
+        header.stream(WORD);
+        header.frame(flags, FrameDescriptor.HEADER_LENGTH + length, 0);
         assembler.onFragment(log, FrameDescriptor.HEADER_LENGTH, length, header);
     }
 

@@ -168,6 +168,29 @@ class ImageMemoryLogTest
     }
 
     @Test
+    void theHeaderAHandlerIsGivenSaysWhatTheImageCheckedNotWhatThePublisherWroteOverItSince()
+    {
+        final Image image = image();
+        final long start = 5L * CAPACITY + LINE_ALIGNMENT;
+        assertEquals(Image.VALID, joinAt(image, start));
+        final FrameAppender appender = new FrameAppender(ring.buffer(), true);
+        appender.appendData(start, FrameDescriptor.BEGIN_FLAG, new UnsafeBuffer(new byte[20]), 0, 20, 0, WORD);
+        final List<String> seen = new ArrayList<>();
+        final FragmentHandler handler = (buffer, offset, length, header) ->
+        {
+            // The publisher's process stores over the committed frame's header while it is handled.
+            final int frame = offset - FrameDescriptor.HEADER_LENGTH;
+            ring.buffer().putByte(frame + FrameDescriptor.FLAGS_OFFSET, FrameDescriptor.UNFRAGMENTED);
+            ring.buffer().putInt(frame + FRAME_LENGTH_OFFSET, 4000, ORDER);
+            ring.buffer().putLong(frame + FrameDescriptor.POSITION_OFFSET, 12345L, ORDER);
+            seen.add(header.flags() + "/" + header.frameLength() + "/" + header.position() + "/" + header.sessionId());
+        };
+        assertEquals(1, image.pollLog(handler, 10, counters, new SubscriptionTallies(), 0));
+        assertEquals(List.of(FrameDescriptor.BEGIN_FLAG + "/" + (FrameDescriptor.HEADER_LENGTH + 20) + "/" + start + "/" +
+            SESSION), seen, "flags, length, position and session as checked");
+    }
+
+    @Test
     void aPadFrameWhoseLengthWasCorruptedIsAChecksumErrorNotASkipOverTheFramesAfterIt()
     {
         final long start = 4L * CAPACITY;
