@@ -76,6 +76,8 @@ final class Image implements AutoCloseable
     private final LogReader logReader;
     /** The publication's credit region, for this process's stores (memory log), once mapped. */
     private AtomicBuffer creditView;
+    /** The publication's credit region could not be mapped once the connection was up ({@link #mapCredit}). */
+    private boolean creditUnmappable;
 
     long position;
     private long creditSentPosition;
@@ -527,22 +529,27 @@ final class Image implements AutoCloseable
 
     /**
      * Maps the publication's credit region for this process's stores, once the connection is up,
-     * where this image is a memory log: a region the publication advertised but this process may
-     * not store into (a bad rkey, a range outside it) ends the image now, rather than be looked up
-     * again, each time allocating, at every credit. Nothing to do otherwise.
+     * where this image is a memory log. A region this process may not map (a bad rkey, a range
+     * outside it, or a publication that has closed already) leaves the image nothing to credit: it
+     * drains what the publication committed and ends, and no credit looks the region up again
+     * (each look allocates).
      *
-     * @return null when mapped (or nothing to map), else why not.
+     * @return true when mapped, or nothing to map; false when the image drains.
      */
-    String mapCredit()
+    boolean mapCredit()
     {
         if (!memoryLog || null != creditView)
         {
-            return null;
+            return true;
         }
         creditView = queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.MEMORY_LOG_LENGTH);
-        return null != creditView ? null : "the publication's credit region (0x" +
-            Long.toHexString(remoteCreditAddress) + ", rkey 0x" + Integer.toHexString(remoteCreditKey) +
-            ") cannot be mapped for this process's stores";
+        if (null != creditView)
+        {
+            return true;
+        }
+        creditUnmappable = true;
+        draining = true;
+        return false;
     }
 
     /**
@@ -555,6 +562,11 @@ final class Image implements AutoCloseable
         AtomicBuffer view = creditView;
         if (null == view)
         {
+            if (creditUnmappable)
+            {
+                creditOwed = false;
+                return;
+            }
             view = queuePair.remoteBuffer(remoteCreditAddress, remoteCreditKey, CreditLayout.MEMORY_LOG_LENGTH);
             if (null == view)
             {

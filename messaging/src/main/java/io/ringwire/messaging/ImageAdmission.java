@@ -11,6 +11,7 @@ import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
+import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.cm.ConnectionListener;
 import io.ringwire.rdma.cm.PendingConnection;
 import io.ringwire.rdma.cm.RegionAdvertisement;
@@ -384,7 +385,15 @@ final class ImageAdmission
                 try
                 {
                     handshake.queuePair.applyReadyToSend();
-                    error = handshake.image.mapCredit();
+                    if (!handshake.image.mapCredit() && handshake.queuePair.real().state() != QueuePairState.ERROR)
+                    {
+                        // Not a publication that has come and gone already: one whose region this
+                        // process may not store into. What it committed is read, then the image ends.
+                        LOG.log(System.Logger.Level.WARNING, "subscription stream=" + streamId + ": the credit " +
+                            "region of session " + handshake.image.sessionId + " (" + handshake.image.identity +
+                            ") cannot be mapped for this process's stores: its image drains and ends");
+                        counters.errors.incrementRelease();
+                    }
                 }
                 catch (final RuntimeException ex)
                 {

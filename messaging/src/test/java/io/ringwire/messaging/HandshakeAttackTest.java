@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * from a genuine publication's handshake and replayed is refused before anything is revealed, and a
  * peer that holds the secret but stalls in the middle of its handshake never stalls the polling
  * thread, and a credit region the subscriber could not store into whole (off an 8-byte boundary,
- * refused at the handshake; on shm, an rkey this process may not map, which ends the image at once)
+ * refused at the handshake; on shm, an rkey this process may not map, whose image drains and ends)
  * costs it nothing later. Either way the concurrent stream loses nothing and its publication never
  * reconnects.
  */
@@ -177,7 +177,7 @@ class HandshakeAttackTest
     }
 
     @Test
-    void aMemoryLogPublicationWhoseCreditRegionThisProcessCannotMapIsClosedAtOnceAndTheLiveStreamGoesOn()
+    void aMemoryLogPublicationWhoseCreditRegionThisProcessCannotMapEndsAtOnceAndTheLiveStreamGoesOn()
         throws Exception
     {
         // shm alone: there the subscriber stores its credit straight into the publication's region.
@@ -198,13 +198,15 @@ class HandshakeAttackTest
                 new RegionAdvertisement(credit.address(), credit.rkey() ^ 0x5A5A, CreditLayout.REGION_LENGTH));
             await(attacker::isDone, Duration.ofSeconds(10), "the attacker's handshake", stream::pollBoth);
             assertEquals("connected", attacker.get(), "the handshake itself is sound");
-            await(() -> subscription.counters().errors.get() > errorsBefore, Duration.ofSeconds(10),
+            // Counted when the connection comes up; its image then drains what it committed (here
+            // not even a JOIN) and ends.
+            await(() -> subscription.counters().errors.get() > errorsBefore && subscription.imageCount() == 1 &&
+                subscription.counters().imagesClosed.get() == 1, Duration.ofSeconds(10),
                 "the subscription to end the image it cannot credit", stream::pollBoth);
 
             stream.send(MESSAGES_AFTER);
-            stream.assertNothingLostAndNoReconnect();
+            stream.assertNothingLostAndNoReconnect(1);
             assertEquals(1, subscription.imageCount(), "the attacker's image is gone; the live one stays");
-            assertEquals(1, subscription.counters().imagesOpened.get(), "the attacker's was never available");
         }
     }
 

@@ -133,12 +133,21 @@ final class LiveStream
     /** Every message arrived once, in order and intact, over one connection that never closed. */
     void assertNothingLostAndNoReconnect()
     {
+        assertNothingLostAndNoReconnect(0);
+    }
+
+    /**
+     * As {@link #assertNothingLostAndNoReconnect()}, beside {@code otherImages} images of other
+     * publications that the subscription opened and closed meanwhile.
+     */
+    void assertNothingLostAndNoReconnect(final int otherImages)
+    {
         assertEquals(sent, received, "messages delivered");
         assertEquals(0, outOfOrder, "messages out of order, lost or of the wrong length");
         assertEquals(0, damaged, "8-byte words of message payload altered");
         assertEquals(1, publication.counters().connects.get(), "the publication connected once");
         assertEquals(0, publication.counters().disconnects.get(), "and never reconnected");
-        assertEquals(1, subscription.counters().imagesOpened.get(), "one image");
-        assertEquals(0, subscription.counters().imagesClosed.get(), "which never closed");
+        assertEquals(1 + otherImages, subscription.counters().imagesOpened.get(), "one image, and the others'");
+        assertEquals(otherImages, subscription.counters().imagesClosed.get(), "only the others' closed");
     }
 }

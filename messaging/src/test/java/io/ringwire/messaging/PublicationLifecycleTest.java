@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import static io.ringwire.messaging.PubSubTestSupport.await;
 import static io.ringwire.messaging.PubSubTestSupport.channel;
@@ -350,6 +351,56 @@ class PublicationLifecycleTest
             await(() -> subscription.imageCount() == 0, Duration.ofSeconds(10), "the image to close",
                 () -> subscription.poll(IGNORE, 10));
         }
+    }
+
+    @Test
+    void aMemoryLogPublicationThatClosesBeforeItsSubscriberTookItsConnectionUpHasEveryMessageRead()
+    {
+        // The subscriber's housekeeping runs seldom here, so the publication connects, offers and
+        // closes (its credit region with it) before the subscriber takes the connection up.
+        final MessagingContext context = context(directory);
+        final int messages = 50;
+        int windows = 0;
+        for (int attempt = 0; attempt < 20 && windows < 3; attempt++)
+        {
+            try (Subscription subscription = Subscription.open(context, channel("shm", 0) + "|ring=16384", STREAM))
+            {
+                try (Publication publication = Publication.open(context,
+                    channel("shm", subscription.endpoint().getPort()) + "|ring=16384", STREAM))
+                {
+                    long nextDuty = 0;
+                    final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    while (!publication.isConnected())
+                    {
+                        assertTrue(System.nanoTime() < deadline, "connection");
+                        publication.doWork();
+                        if (System.nanoTime() - nextDuty >= 0)
+                        {
+                            subscription.doWork();
+                            nextDuty = System.nanoTime() + Duration.ofMillis(50).toNanos();
+                        }
+                    }
+                    if (subscription.imageCount() != 0)
+                    {
+                        continue; // the subscriber took it up first: not the case this test is for
+                    }
+                    windows++;
+                    final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
+                    for (int i = 0; i < messages; i++)
+                    {
+                        message.putInt(0, i);
+                        assertTrue(publication.offer(message, 0, 32) > 0, "offer " + i);
+                    }
+                }
+                final List<Integer> received = new ArrayList<>();
+                await(() -> received.size() == messages, Duration.ofSeconds(10), "the messages", () ->
+                    subscription.poll((buffer, offset, length, header) -> received.add(buffer.getInt(offset)), 10));
+                assertEquals(IntStream.range(0, messages).boxed().toList(), received, "every message, once, in order");
+                await(() -> subscription.imageCount() == 0, Duration.ofSeconds(10), "the image to close",
+                    () -> subscription.poll(IGNORE, 10));
+            }
+        }
+        assertTrue(windows > 0, "the publication never closed before the subscriber took its connection up");
     }
 
     /** A memory log's image drains after its publication is gone; one the application never polls ends too. */
