@@ -452,8 +452,9 @@ public final class Subscription implements AutoCloseable
     }
 
     /**
-     * Housekeeping; {@link #poll} calls it when it is due, so an owner that polls needs no other
-     * call, and one that stops polling for a while (busy elsewhere) calls this meanwhile. Accepts
+     * Housekeeping; {@link #poll} calls it when it is due, looking at the clock every 16 polls, so an
+     * owner that polls at least every liveness timeout / 16 (125 ms at the defaults) needs no other
+     * call, and one that polls more seldom, or stops polling for a while, calls this meanwhile. Accepts
      * waiting publications, sends credit as a heartbeat to quiet ones, closes images silent past the
      * liveness timeout.
      *

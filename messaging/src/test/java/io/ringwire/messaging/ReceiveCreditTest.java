@@ -136,8 +136,8 @@ class ReceiveCreditTest
             final long[] messages = { 0 };
             final FragmentAssembler counter = new FragmentAssembler((b, o, l, h) -> messages[0]++);
             long sent = 0;
-            // Each round reads one more small message than the last before the longest: the reads
-            // not yet credited, and where the longest message starts, take every value in turn.
+            // Each round reads seven more small messages than the last before the longest: the reads
+            // not yet credited, and where the longest message starts, take many values in turn.
             for (int smalls = 0; smalls < 2 * ring / 64; smalls += 7)
             {
                 for (int i = 0; i < smalls; i++)
