@@ -38,6 +38,14 @@ final class IbWriteLat
     private static final long CONNECT_RETRY_MS = 200;
     private static final double NANOS_PER_MICRO = 1000.0;
     private static final int FIRST_PORT = 18_750;
+    /**
+     * Runs of a server and a client a round tries before it gives up on a result with no usable
+     * time: perftest turns cycles into microseconds by the CPU's clock rate, which it measures at
+     * start, and in an emulated guest that measurement now and then comes out 0 (every time inf).
+     */
+    private static final int RUNS_FOR_A_TIME = 3;
+    /** Ports apart between the runs of one round: past any round's own port. */
+    private static final int PORTS_PER_RUN = 100;
     private static final String TASKSET = "/usr/bin/taskset";
 
     private IbWriteLat()
@@ -95,9 +103,30 @@ final class IbWriteLat
     static RttResult run(final int size, final long iterations, final int round, final CpuPlan cpuPlan,
         final PrintStream log) throws IOException
     {
+        for (int run = 0; ; run++)
+        {
+            try
+            {
+                return runOnce(size, iterations, FIRST_PORT + round + run * PORTS_PER_RUN, cpuPlan, log);
+            }
+            catch (final NoTimeMeasured ex)
+            {
+                if (run + 1 >= RUNS_FOR_A_TIME)
+                {
+                    throw new IllegalStateException(ex.getMessage() + ", in each of " + RUNS_FOR_A_TIME + " runs", ex);
+                }
+                log.println("compare: " + ex.getMessage() + "; running it again");
+            }
+        }
+    }
+
+    /** One server and one client on {@code port}; see {@link #run}. */
+    private static RttResult runOnce(final int size, final long iterations, final int port, final CpuPlan cpuPlan,
+        final PrintStream log) throws IOException
+    {
         final List<String> common = new ArrayList<>(List.of(executable().toString(), "-d",
             System.getProperty(IbverbsProvider.DEVICE_PROP), "-F", "-s", Integer.toString(size), "-n",
-            Long.toString(iterations), "-p", Integer.toString(FIRST_PORT + round)));
+            Long.toString(iterations), "-p", Integer.toString(port)));
         final String gidIndex = System.getProperty(IbverbsProvider.GID_INDEX_PROP);
         if (null != gidIndex)
         {
@@ -152,7 +181,8 @@ final class IbWriteLat
      * @return a round-trip row (each half round trip doubled, in ns): p50 from t_typical, p99 and
      *         p99.9 from its percentiles, max and mean from t_max and t_avg; p90 and p99.99, which
      *         ib_write_lat does not report, are 0.
-     * @throws IllegalStateException when no result line is there.
+     * @throws IllegalStateException when no result line is there ({@link NoTimeMeasured} when its
+     *                               times are inf or nan: its clock rate was measured as 0).
      */
     static RttResult parse(final String output, final int size)
     {
@@ -161,6 +191,13 @@ final class IbWriteLat
             final String[] fields = line.trim().split("\\s+");
             if (fields.length >= 9 && fields[0].equals(Integer.toString(size)) && fields[1].matches("[0-9]+"))
             {
+                for (int i = 3; i < 9; i++)
+                {
+                    if (fields[i].matches("(?i)[-+]?(inf|infinity|nan)"))
+                    {
+                        throw new NoTimeMeasured("ib_write_lat measured no time (" + fields[i] + "): " + line.trim());
+                    }
+                }
                 try
                 {
                     return new RttResult(NAME, Transports.API_RAW, 2, size, Long.parseLong(fields[1]),
@@ -190,6 +227,17 @@ final class IbWriteLat
         }
         pinned.addAll(command);
         return pinned;
+    }
+
+    /** A result line whose times are inf or nan: the run measured nothing, and may be run again. */
+    static final class NoTimeMeasured extends IllegalStateException
+    {
+        private static final long serialVersionUID = 1L;
+
+        NoTimeMeasured(final String message)
+        {
+            super(message);
+        }
     }
 
     private static long roundTripNs(final String halfRoundTripMicros)

@@ -72,6 +72,20 @@ class IbWriteLatTest
     }
 
     @Test
+    void aResultLineOfInfAndNanIsNoTimeMeasuredWhichARoundRunsAgain()
+    {
+        // What perftest prints when it measured the CPU's clock rate as 0 (seen in the lab's
+        // emulated guest): every time divided by it.
+        final String output = OUTPUT.replace(" 32      10000          12.43          6002.06      12.84    \t       28.35" +
+            "       \t205.13 \t\t63.54   \t\t4080.06", " 32      50000          inf            inf          inf      \t" +
+            "       inf         \t-nan   \t\tinf     \t\tinf    ");
+        assertTrue(!output.equals(OUTPUT), "the result line replaced");
+        final IbWriteLat.NoTimeMeasured noTime = assertThrows(IbWriteLat.NoTimeMeasured.class,
+            () -> IbWriteLat.parse(output, 32));
+        assertTrue(noTime.getMessage().contains("measured no time (inf)"), noTime.getMessage());
+    }
+
+    @Test
     void outputWithoutAResultLineForTheSizeIsAClearError()
     {
         assertTrue(assertThrows(IllegalStateException.class, () -> IbWriteLat.parse(OUTPUT, 64)).getMessage()
