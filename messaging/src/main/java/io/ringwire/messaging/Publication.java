@@ -238,6 +238,16 @@ public final class Publication implements AutoCloseable
         return position;
     }
 
+    /**
+     * @return connections made to subscribers over the publication's life: one more for every
+     *         subscriber that connects or reconnects, so a change says a subscriber joined anew (and
+     *         missed what was offered while it was away).
+     */
+    public long connections()
+    {
+        return destinations.connections();
+    }
+
     /** @return true when at least one subscriber is connected. */
     public boolean isConnected()
     {

@@ -173,6 +173,7 @@ class PublicationLifecycleTest
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
             connect(subscription, publication);
             final int firstSession = publication.sessionId();
+            assertEquals(1, publication.connections(), "one connection made");
             message.putInt(0, 1);
             assertTrue(publication.offer(message, 0, 64) > 0);
             await(() -> delivered.size() == 1, Duration.ofSeconds(10), "first message", () -> subscription.poll(recorder, 10));
@@ -209,6 +210,7 @@ class PublicationLifecycleTest
             assertEquals(List.of(Publication.NOT_CONNECTED, Publication.ADMIN_ACTION, result), results);
             final int secondSession = publication.sessionId();
             assertNotEquals(firstSession, secondSession);
+            assertEquals(2, publication.connections(), "the reconnection counted: the subscriber joined anew");
             await(() -> delivered.size() == 2, Duration.ofSeconds(10), "message after reconnecting", () ->
             {
                 subscription.poll(recorder, 10);
