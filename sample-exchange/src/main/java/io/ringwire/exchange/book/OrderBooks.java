@@ -70,6 +70,12 @@ public final class OrderBooks
         return instruments.length;
     }
 
+    /** @return a walk over the orders a book shows (a BookSnapshot's order); control path. */
+    public BookWalk walk()
+    {
+        return new BookWalk(orders, levels);
+    }
+
     /** @return price levels the books can hold (one per tick of every band). */
     public int priceSlots()
     {

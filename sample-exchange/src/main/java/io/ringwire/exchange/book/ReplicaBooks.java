@@ -77,6 +77,12 @@ public final class ReplicaBooks
         return rules.length;
     }
 
+    /** @return a walk over the orders a book shows (a BookSnapshot's order); control path. */
+    public BookWalk walk()
+    {
+        return new BookWalk(orders, levels);
+    }
+
     /** @return the id of the instrument at an index (ids run from 1 in index order). */
     public int instrumentId(final int index)
     {

@@ -22,6 +22,7 @@ import io.ringwire.exchange.book.OrderStore;
 import io.ringwire.exchange.book.OrderTerms;
 import io.ringwire.exchange.book.RejectReports;
 import io.ringwire.exchange.book.RestingOrder;
+import io.ringwire.exchange.marketdata.SnapshotSource;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -365,6 +366,40 @@ public final class MatchingEngine implements BookListener
         {
             throw new IllegalStateException("this JDK has no SHA-256", ex);
         }
+    }
+
+    /**
+     * @return the engine's books as a {@link SnapshotSource}: every book live, at the market-data
+     *         sequences last sent, which a BookSnapshot taken between two requests carries.
+     */
+    public SnapshotSource feedSnapshotSource()
+    {
+        return new SnapshotSource()
+        {
+            @Override
+            public int books()
+            {
+                return books.instrumentCount();
+            }
+
+            @Override
+            public boolean isLive(final int slot)
+            {
+                return true;
+            }
+
+            @Override
+            public long sequence(final int slot)
+            {
+                return marketData.instrumentSequence(slot + 1);
+            }
+
+            @Override
+            public long streamSequence()
+            {
+                return marketData.streamSequence();
+            }
+        };
     }
 
     /** @return the last engine sequence sent (on execution reports). */

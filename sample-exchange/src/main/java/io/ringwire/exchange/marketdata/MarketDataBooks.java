@@ -248,6 +248,37 @@ public final class MarketDataBooks
         return sequencer.partLoaded(slot, message.lastPartRaw() == BooleanType.TRUE.value());
     }
 
+    /** @return the replica as a {@link SnapshotSource}: its live books, at the sequences they hold. */
+    SnapshotSource snapshotSource()
+    {
+        return new SnapshotSource()
+        {
+            @Override
+            public int books()
+            {
+                return books.instruments();
+            }
+
+            @Override
+            public boolean isLive(final int slot)
+            {
+                return !sequencer.isStale(slot);
+            }
+
+            @Override
+            public long sequence(final int slot)
+            {
+                return sequencer.sequence(slot);
+            }
+
+            @Override
+            public long streamSequence()
+            {
+                return sequencer.streamSequence();
+            }
+        };
+    }
+
     /**
      * @return whether every level's kept quantity and order count equal its orders', and the books
      *         hold every order the store does: the self-check tests ask for. Control path.

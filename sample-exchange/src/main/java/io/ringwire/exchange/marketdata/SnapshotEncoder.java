@@ -4,20 +4,19 @@ import io.ringwire.codecs.trading.BookSnapshotEncoder;
 import io.ringwire.codecs.trading.BooleanType;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.Side;
-import io.ringwire.exchange.book.ReplicaBooks;
+import io.ringwire.exchange.book.BookWalk;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import static io.ringwire.exchange.marketdata.MarketDataBooks.NONE;
-import static io.ringwire.exchange.book.ReplicaBooks.ASK;
-import static io.ringwire.exchange.book.ReplicaBooks.BID;
 
 /**
- * The market-data service's side of recovery: encodes BookSnapshots of a replica's live books.
- * The service feeds its {@link MarketDataBooks} from the engine's feed and answers SnapshotRequests
- * ({@link SnapshotSchedule}) on the same stream between two incrementals, so a snapshot holds
- * exactly the incrementals before it (its sequence is the instrument's last one applied) and a
- * client applies the ones after it.
+ * Encodes BookSnapshots: of a replica's live books, which is the market-data service's side of its
+ * subscribers' recovery, or of the engine's books ({@link SnapshotSource}), which is the engine's
+ * side of the service's. Either is sent on the stream between two incrementals (the service answers
+ * SnapshotRequests there, {@link SnapshotSchedule}; the engine sends between two requests), so a
+ * snapshot holds exactly the incrementals before it (its sequence is the instrument's last one) and
+ * a reader applies the ones after it.
  *
  * <p>A book is sent in as many parts as it takes, each with at most {@code maxOrdersPerPart}
  * orders, so every part fits one fixed buffer of {@link #maxPartLength()} bytes; parts go to the
@@ -25,7 +24,7 @@ import static io.ringwire.exchange.book.ReplicaBooks.BID;
  * asks, levels best first, time priority within a level: appending them in that order rebuilds
  * every queue.
  *
- * <p>Threading: the replica's thread. Allocation-free.
+ * <p>Threading: the books' thread. Allocation-free.
  */
 public final class SnapshotEncoder
 {
@@ -45,31 +44,37 @@ public final class SnapshotEncoder
         void onPart(DirectBuffer buffer, int offset, int length);
     }
 
-    private final MarketDataBooks replica;
-    private final FeedSequencer sequencer;
-    private final ReplicaBooks books;
+    private final SnapshotSource source;
+    private final BookWalk walk;
     private final int maxOrdersPerPart;
     private final MessageHeaderEncoder header = new MessageHeaderEncoder();
     private final BookSnapshotEncoder snapshot = new BookSnapshotEncoder();
 
-    private int cursorSide;
-    private int cursorLevel;
-    private int cursorOrder;
-
     /**
+     * Snapshots of a replica's live books.
+     *
      * @param books            the replica to take snapshots of.
      * @param maxOrdersPerPart orders in one part, 1 to {@link #MAX_ORDERS_PER_PART}.
      */
     public SnapshotEncoder(final MarketDataBooks books, final int maxOrdersPerPart)
+    {
+        this(books.snapshotSource(), books.books.walk(), maxOrdersPerPart);
+    }
+
+    /**
+     * @param source           the books' liveness and sequences.
+     * @param walk             a walk over the same books' orders.
+     * @param maxOrdersPerPart orders in one part, 1 to {@link #MAX_ORDERS_PER_PART}.
+     */
+    public SnapshotEncoder(final SnapshotSource source, final BookWalk walk, final int maxOrdersPerPart)
     {
         if (maxOrdersPerPart < 1 || maxOrdersPerPart > MAX_ORDERS_PER_PART)
         {
             throw new IllegalArgumentException("orders per part must be 1 to " + MAX_ORDERS_PER_PART + ": " +
                 maxOrdersPerPart);
         }
-        this.replica = books;
-        this.sequencer = books.sequencer;
-        this.books = books.books;
+        this.source = source;
+        this.walk = walk;
         this.maxOrdersPerPart = maxOrdersPerPart;
     }
 
@@ -99,10 +104,11 @@ public final class SnapshotEncoder
         checkRoom(buffer, offset);
         if (instrumentId != 0)
         {
-            return encodeBook(replica.slotOf(instrumentId), buffer, offset, sink);
+            return encodeBook(instrumentId >= 1 && instrumentId <= source.books() ? instrumentId - 1 : NONE, buffer,
+                offset, sink);
         }
         int parts = 0;
-        for (int slot = 0; slot < books.instruments(); slot++)
+        for (int slot = 0; slot < source.books(); slot++)
         {
             parts += encodeBook(slot, buffer, offset, sink);
         }
@@ -110,12 +116,12 @@ public final class SnapshotEncoder
     }
 
     /**
-     * Encodes the snapshot of the book in one slot of the replica.
+     * Encodes the snapshot of the book in one slot (the instrument's index).
      *
      * @return parts sent; 0 when the book is stale.
      * @throws IllegalArgumentException when the buffer cannot hold a part.
      */
-    int encodeSlot(final int slot, final MutableDirectBuffer buffer, final int offset, final PartSink sink)
+    public int encodeSlot(final int slot, final MutableDirectBuffer buffer, final int offset, final PartSink sink)
     {
         checkRoom(buffer, offset);
         return encodeBook(slot, buffer, offset, sink);
@@ -131,24 +137,20 @@ public final class SnapshotEncoder
 
     private int encodeBook(final int slot, final MutableDirectBuffer buffer, final int offset, final PartSink sink)
     {
-        if (slot == NONE || sequencer.isStale(slot))
+        if (slot == NONE || !source.isLive(slot))
         {
             return 0;
         }
-        final int instrumentId = books.instrumentId(slot);
-        final long sequence = sequencer.sequence(slot);
-        final long stream = sequencer.streamSequence();
-        int remaining = books.orderCount(slot);
-        cursorSide = BID;
-        cursorLevel = books.bestLevel(slot, BID);
-        cursorOrder = cursorLevel == NONE ? NONE : books.firstOrder(cursorLevel);
+        final long sequence = source.sequence(slot);
+        final long stream = source.streamSequence();
+        int remaining = walk.start(slot);
         int part = 0;
         do
         {
             final int count = Math.min(remaining, maxOrdersPerPart);
             remaining -= count;
             snapshot.wrapAndApplyHeader(buffer, offset, header)
-                .instrumentId(instrumentId)
+                .instrumentId(slot + 1)
                 .sequenceNumber(sequence)
                 .streamSequence(stream)
                 .part(part)
@@ -156,37 +158,20 @@ public final class SnapshotEncoder
             final BookSnapshotEncoder.OrdersEncoder entries = snapshot.ordersCount(count);
             for (int i = 0; i < count; i++)
             {
-                advanceToOrder(slot);
+                if (!walk.next())
+                {
+                    throw new IllegalStateException("the book holds fewer orders than its walk counted");
+                }
                 entries.next()
-                    .orderId(books.orderId(cursorOrder))
-                    .side(cursorSide == BID ? Side.BUY : Side.SELL)
-                    .price(books.levelPrice(cursorLevel))
-                    .quantity(books.shown(cursorOrder));
-                cursorOrder = books.nextOrder(cursorOrder);
+                    .orderId(walk.orderId())
+                    .side(walk.isBid() ? Side.BUY : Side.SELL)
+                    .price(walk.price())
+                    .quantity(walk.shown());
             }
             sink.onPart(buffer, offset, MessageHeaderEncoder.ENCODED_LENGTH + snapshot.encodedLength());
             part++;
         }
         while (remaining > 0);
         return part;
-    }
-
-    /** Moves the cursor past emptied levels and from the bids to the asks, onto the next order. */
-    private void advanceToOrder(final int slot)
-    {
-        while (cursorOrder == NONE)
-        {
-            cursorLevel = cursorLevel == NONE ? NONE : books.nextLevel(cursorLevel);
-            if (cursorLevel == NONE && cursorSide == ASK)
-            {
-                throw new IllegalStateException("the book holds fewer orders than it counts");
-            }
-            if (cursorLevel == NONE)
-            {
-                cursorSide = ASK;
-                cursorLevel = books.bestLevel(slot, ASK);
-            }
-            cursorOrder = cursorLevel == NONE ? NONE : books.firstOrder(cursorLevel);
-        }
     }
 }
