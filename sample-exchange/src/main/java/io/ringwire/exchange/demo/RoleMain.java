@@ -217,6 +217,7 @@ public final class RoleMain
             " resting=" + resting.values().stream().mapToLong(Long::longValue).sum() +
             " dropped=" + engine.dropped() + " refused=" + engine.refused() +
             " snapshotFailures=" + engine.snapshotFailures() + " tornTails=" + engine.tornTailsDiscarded() +
+            " feedSnapshots=" + engine.feedSnapshotsSent() +
             resting.entrySet().stream().map(entry -> " " + entry.getKey() + "=" + entry.getValue())
                 .reduce("", String::concat));
         return 0;
@@ -297,7 +298,8 @@ public final class RoleMain
         quiesce(marketData);
         out.println("REPORT marketdata published=" + marketData.published() + " snapshotParts=" +
             marketData.snapshotParts() + " slowSubscribers=" + marketData.slowSubscribers() + " backlogCuts=" +
-            marketData.backlogCuts());
+            marketData.backlogCuts() + " engineSnapshotParts=" + marketData.engineSnapshotParts() + " replicaRecoveries=" +
+            marketData.replica().recoveries());
         return 0;
     }
 

@@ -42,6 +42,11 @@ import java.util.function.IntSupplier;
  * applied; its client gets a reject that says so ({@link JournalRefusals}), unsequenced, since no
  * replay makes it.
  *
+ * <p>The feed to the market-data service drops what it cannot deliver; whenever the service
+ * connects anew, or a feed message was dropped while it was connected, the engine sends its changed
+ * books into the feed as BookSnapshots between two requests ({@link FeedSnapshots}), outside the
+ * output digest, so the service's replica recovers what it missed.
+ *
  * <p>Where the machine has {@value #JOURNALLER_MIN_CPUS} CPUs or more, the journal runs ahead of
  * the engine, in LMAX's shape: a {@link Journaller} on a thread of its own, spinning, takes the
  * gateway's requests, checks and journals each (on pages it touched ahead, into segments it made
@@ -178,6 +183,8 @@ public final class EngineNode implements Agent, AutoCloseable
     private final EngineConfig config;
     private final int segmentLength;
     private JournaledEngine engine;
+    /** Sends the books into the feed when a market-data service connects anew; set by open(). */
+    private FeedSnapshots feedSnapshots;
     private final UnsafeBuffer report = new UnsafeBuffer(ByteBuffer.allocateDirect(1024));
     private final ExecutionReportEncoder reportEncoder = new ExecutionReportEncoder();
     private final FragmentHandler onRequest = this::onRequest;
@@ -316,6 +323,7 @@ public final class EngineNode implements Agent, AutoCloseable
                     engine = JournaledEngine.open(journal, config, new Output(), segmentLength, engineSnapshots);
                 }
                 helpers.start(engine, journal, applied, appendable, requests, taking);
+                feedSnapshots = new FeedSnapshots(engine.engine(), feed);
             }
             catch (final RuntimeException | Error ex)
             {
@@ -356,6 +364,8 @@ public final class EngineNode implements Agent, AutoCloseable
     public int doWork()
     {
         int work = reports.doWork() + feed.doWork();
+        // A market-data service that connected anew gets the books before the next request's changes.
+        work += null == engine ? 0 : feedSnapshots.doWork();
         // Before the engine opens, publications are accepted but no request is taken; while a
         // subscriber is behind, requests wait in their ring (or the journaller's), and the gateway
         // backs off in turn.
@@ -545,6 +555,12 @@ public final class EngineNode implements Agent, AutoCloseable
     public long refusalsReported()
     {
         return refusalsReported;
+    }
+
+    /** @return book snapshots sent into the feed for market-data services that connected anew. */
+    public long feedSnapshotsSent()
+    {
+        return null == feedSnapshots ? 0 : feedSnapshots.booksSent();
     }
 
     /** @return reports and feed messages dropped because their subscriber was gone. */

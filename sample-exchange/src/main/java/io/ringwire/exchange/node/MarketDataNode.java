@@ -1,5 +1,7 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.codecs.trading.BookSnapshotDecoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
 import io.ringwire.exchange.marketdata.SnapshotEncoder;
@@ -23,7 +25,11 @@ import java.nio.ByteBuffer;
  * asks for snapshots; the service answers in-band on the same stream, so each snapshot sits
  * exactly between the incrementals it includes and the ones after it, and one snapshot answers
  * every request for its book ({@link SnapshotSchedule}: at most one per book per interval, however
- * many subscribers ask how often). A subscriber that stops
+ * many subscribers ask how often). The replica itself recovers from the engine: whenever the
+ * service connects anew, the engine sends a snapshot of every book it has changed into the feed
+ * ({@link FeedSnapshots}), which the replica takes (a book that missed changes) or ignores, and which
+ * is not passed on; a request for a book the replica has stale waits until it is live again. A
+ * subscriber that stops
  * reading holds the fan-out back until the slow-timeout cuts it off
  * ({@link ExchangeLayout#MARKET_DATA_SLOW_TIMEOUT_MS}); meanwhile the service keeps reading the
  * feed into its backlog, so the engine never waits on a subscriber. The backlog grows for that
@@ -69,6 +75,8 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private long cutAtBacklog;
     private long lastCutNs;
     private long snapshotParts;
+    private long engineSnapshotParts;
+    private final MessageHeaderDecoder feedHeader = new MessageHeaderDecoder();
     private long backlogCuts;
 
     /**
@@ -165,6 +173,13 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private void onFeed(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         replica.onMessage(buffer, offset, length);
+        if (length >= MessageHeaderDecoder.ENCODED_LENGTH &&
+            feedHeader.wrap(buffer, offset).templateId() == BookSnapshotDecoder.TEMPLATE_ID)
+        {
+            // The engine's snapshot is for this replica; subscribers get the replica's when they ask.
+            engineSnapshotParts++;
+            return;
+        }
         marketData.send(buffer, offset, length);
     }
 
@@ -189,6 +204,12 @@ public final class MarketDataNode implements Agent, AutoCloseable
     public long published()
     {
         return marketData.sent() - snapshotParts;
+    }
+
+    /** @return parts of the engine's snapshots taken from the feed (the replica's recovery, not published). */
+    public long engineSnapshotParts()
+    {
+        return engineSnapshotParts;
     }
 
     /** @return snapshot parts published. */

@@ -4,6 +4,8 @@ import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.demo.LatencyLedger;
 import io.ringwire.exchange.demo.SimulatedClients;
 import io.ringwire.exchange.engine.EngineConfig;
+import io.ringwire.exchange.marketdata.MarketDataBooks;
+import io.ringwire.exchange.marketdata.PublicBookDigest;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.rdma.cm.Identity;
 import org.agrona.CloseHelper;
@@ -31,8 +33,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * which reads nothing newer meanwhile (its clients' publications back up behind them), and go in
  * order once an engine restarted on the same journal is back. A gateway whose own thread stalls
  * past its clients' heartbeat timeout does not lose their sessions for the messages it had not read.
- * In both, every new order is acknowledged once. Real shm messaging; every role is driven on the
- * test's thread.
+ * In both, every new order is acknowledged once. A market-data service that restarts while the
+ * engine trades, or with it after the engine's snapshot, rebuilds every book from the snapshots the
+ * engine sends into the feed when the service connects. Real shm messaging; every role is driven on
+ * the test's thread.
  */
 @Tag("system")
 class RoleAbsenceTest
@@ -73,6 +77,8 @@ class RoleAbsenceTest
     private Path journal;
     private EngineConfig config;
     private RunFlag running;
+    /** The engine's snapshot interval, or 0 for the demo's. */
+    private long snapshotInterval;
 
     @Test
     void requestsReadWhileTheEngineIsGoneWaitForItsReturnAndAreAnsweredOnce() throws Exception
@@ -180,6 +186,71 @@ class RoleAbsenceTest
         assertEquals(0, c.get(SimulatedClients.DUPLICATE_ACKS));
     }
 
+    @Test
+    void aMarketDataServiceRestartedWhileTheEngineTradesRebuildsEveryBookFromTheEngine() throws Exception
+    {
+        final AtomicLongArray c = startTrading();
+
+        marketData.close();
+        marketData = null;
+        drive(() -> !engine.isConnected(), "the engine seeing the market-data service gone", true);
+        final long acksWhileGone = c.get(SimulatedClients.ACKS);
+        drive(() -> c.get(SimulatedClients.ACKS) > acksWhileGone + 300, "the clients trading with the service gone",
+            true);
+
+        marketData = add(new MarketDataNode(context, layout, config, running));
+        final long acksAtReturn = c.get(SimulatedClients.ACKS);
+        drive(() -> engine.isConnected() && c.get(SimulatedClients.ACKS) > acksAtReturn + 300,
+            "the clients trading with the new service", true);
+        clients.stopSending();
+        drive(this::replicaEqualsEngine, "the new service's replica equal to the engine's books", false);
+
+        assertTrue(engine.feedSnapshotsSent() > 0, "the engine sent its books into the feed");
+        assertTrue(marketData.engineSnapshotParts() > 0, "the service took them");
+        assertEquals(INSTRUMENTS, marketData.replica().recoveries(), "every book the engine changed recovered");
+        assertEquals(0, marketData.replica().inconsistencies());
+    }
+
+    @Test
+    void aWholeExchangeRestartedAfterTheEnginesSnapshotRebuildsTheNewServicesReplica() throws Exception
+    {
+        snapshotInterval = 500;
+        final AtomicLongArray c = startTrading();
+        drive(() -> engine.snapshotsTaken() > 0 && c.get(SimulatedClients.ACKS) > 1_500,
+            "the engine's snapshot and trading after it", true);
+        clients.stopSending();
+        drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS), "the flow answered", false);
+        final String booksBefore = PublicBookDigest.of(engine.engine().engine().books());
+
+        // The engine and the service stop together; the engine's recovery replays the journal from
+        // its snapshot, so the new service's feed begins past every book's first changes.
+        engine.close();
+        marketData.close();
+        engine = add(new EngineNode(context, layout, journal, config, running, 1 << 20));
+        marketData = add(new MarketDataNode(context, layout, config, running));
+        drive(() -> engine.isConnected(), "the new engine and service connected", false);
+        engine.open();
+        drive(this::replicaEqualsEngine, "the new service's replica equal to the recovered engine's books", false);
+
+        assertEquals(booksBefore, marketData.replica().publicDigest(), "the books before the restart");
+        assertTrue(marketData.replica().gaps() > 0, "the replayed feed began past the books' first changes");
+        assertEquals(INSTRUMENTS, marketData.replica().recoveries(), "every book recovered from the engine's snapshot");
+    }
+
+    /** @return whether the service's replica has every book live and equal to the engine's public books. */
+    private boolean replicaEqualsEngine()
+    {
+        final MarketDataBooks replica = marketData.replica();
+        for (int id = 1; id <= INSTRUMENTS; id++)
+        {
+            if (replica.isStale(id))
+            {
+                return false;
+            }
+        }
+        return replica.publicDigest().equals(PublicBookDigest.of(engine.engine().engine().books()));
+    }
+
     /** Opens the roles, connects them and has the clients trade a little. */
     private AtomicLongArray startTrading() throws Exception
     {
@@ -191,7 +262,9 @@ class RoleAbsenceTest
         context = RoleContexts.context(directory, identities, layout.identities(), layout.identities(), LIVENESS_MS,
             0);
         journal = directory.resolve("journal");
-        config = ExchangeDemo.engineConfig(INSTRUMENTS, CLIENTS);
+        final EngineConfig demo = ExchangeDemo.engineConfig(INSTRUMENTS, CLIENTS);
+        config = new EngineConfig(demo.instruments(), demo.maxOrders(), demo.maxAccounts(),
+            snapshotInterval == 0 ? demo.snapshotInterval() : snapshotInterval);
         running = new RunFlag();
         engine = add(new EngineNode(context, layout, journal, config, running, 1 << 20));
         gateway = add(new GatewayNode(context, layout, ExchangeDemo.gatewayConfig(CLIENTS, RATE, config, 0), running));
@@ -228,7 +301,7 @@ class RoleAbsenceTest
                     engine.engine().engine().engineSequence() + ", dropped " + engine.dropped()));
             }
             final int work = (null == engine || !engineDriven ? 0 : engine.doWork()) +
-                (null == gateway ? 0 : gateway.doWork()) + marketData.doWork() +
+                (null == gateway ? 0 : gateway.doWork()) + (null == marketData ? 0 : marketData.doWork()) +
                 (sending ? clients.doWork() : clients.pollOnly());
             if (work == 0)
             {

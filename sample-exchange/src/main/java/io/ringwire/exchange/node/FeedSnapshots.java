@@ -1,0 +1,97 @@
+package io.ringwire.exchange.node;
+
+import io.ringwire.exchange.engine.MatchingEngine;
+import io.ringwire.exchange.marketdata.SnapshotEncoder;
+import io.ringwire.exchange.marketdata.SnapshotSource;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The engine's side of the market-data service's recovery. The feed drops what it cannot deliver
+ * (a service that is gone must not halt trading), so a service that restarts while the engine
+ * runs, or starts after the engine's replay began at a snapshot, misses changes, and its replica
+ * books go stale at the first gap. Whenever the feed's publication connects a service anew, and
+ * whenever the feed dropped a message while connected, the engine sends a BookSnapshot of every
+ * book that has changed since the engine began (an untouched book is at sequence 0, where every
+ * replica starts) into the feed, between two requests: a replica book that missed changes is
+ * stale or older, and takes it; one that missed nothing ignores it.
+ *
+ * <p>One book goes per call, all its parts at once (a snapshot holds one point of its book), and
+ * only while the feed has no backlog: the engine takes no request while the feed is behind, so a
+ * book of many orders delays trading by its size once per connection. The snapshots go straight
+ * to the feed, not through the engine's output: they are no part of the output digest, which
+ * replays deterministically.
+ *
+ * <p>Threading: the engine's. Allocation-free.
+ */
+final class FeedSnapshots
+{
+    private static final int NOT_SENDING = -1;
+
+    private final Outbound feed;
+    private final SnapshotSource source;
+    private final SnapshotEncoder encoder;
+    private final UnsafeBuffer buffer;
+    private final SnapshotEncoder.PartSink sendPart;
+    /** The feed's connections count the snapshots went (or go) to; 0 before the first. */
+    private long connectionsServed;
+    /** The feed's dropped count when the snapshots began. */
+    private long droppedServed;
+    private int nextSlot = NOT_SENDING;
+    private long booksSent;
+
+    /**
+     * @param engine the engine, whose books and market-data sequences the snapshots hold.
+     * @param feed   the feed to the market-data service.
+     */
+    FeedSnapshots(final MatchingEngine engine, final Outbound feed)
+    {
+        this.feed = feed;
+        this.source = engine.feedSnapshotSource();
+        this.encoder = new SnapshotEncoder(source, engine.books().walk(), SnapshotEncoder.MAX_ORDERS_PER_PART);
+        this.buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(encoder.maxPartLength()));
+        // A part the feed drops (the service gone again, the backlog full) counts as a drop, which
+        // starts the snapshots over once the feed is connected.
+        this.sendPart = this.feed::send;
+    }
+
+    /**
+     * Starts the snapshots when the feed has connected anew or dropped a message, and sends the next
+     * changed book while the feed keeps up. Call between two requests.
+     *
+     * @return parts sent.
+     */
+    int doWork()
+    {
+        final long connections = feed.publication().connections();
+        final long dropped = feed.dropped();
+        if ((connections != connectionsServed || dropped != droppedServed) && feed.isConnected())
+        {
+            connectionsServed = connections;
+            droppedServed = dropped;
+            nextSlot = 0;
+        }
+        if (nextSlot == NOT_SENDING || feed.isBehind())
+        {
+            return 0;
+        }
+        while (nextSlot < source.books())
+        {
+            final int slot = nextSlot++;
+            if (source.sequence(slot) != 0)
+            {
+                booksSent++;
+                return encoder.encodeSlot(slot, buffer, 0, sendPart);
+            }
+        }
+        nextSlot = NOT_SENDING;
+        return 0;
+    }
+
+    /** @return book snapshots sent into the feed. */
+    long booksSent()
+    {
+        return booksSent;
+    }
+}
