@@ -17,7 +17,9 @@ import static io.ringwire.exchange.marketdata.MarketDataBooks.NONE;
  * book is sent at most once per {@link #MIN_INTERVAL_NS}; a request that comes sooner waits for
  * that interval to end. So requests, however many and from whomever, cost the stream at most one
  * snapshot of each book per interval, and a subscriber cannot make the service repeat the whole
- * market to everyone at the rate it can send requests.
+ * market to everyone at the rate it can send requests. A book wanted while the replica's own copy
+ * is stale (the service missed part of the feed, and the engine's snapshot has not come yet) stays
+ * wanted, and goes once the replica has it again.
  *
  * <p>Threading: the service's thread. Allocation-free.
  */
@@ -141,9 +143,12 @@ public final class SnapshotSchedule
             {
                 continue;
             }
-            if (sentOnce[slot] && nowNs - sentNs[slot] < MIN_INTERVAL_NS)
+            final boolean replicaStale = replica.sequencer.isStale(slot);
+            if (replicaStale || (sentOnce[slot] && nowNs - sentNs[slot] < MIN_INTERVAL_NS))
             {
-                final long dueNs = sentNs[slot] + MIN_INTERVAL_NS;
+                // A stale replica book is no one's truth: it stays wanted until the engine's
+                // snapshot has made it live, looked at again every interval.
+                final long dueNs = (replicaStale ? nowNs : sentNs[slot]) + MIN_INTERVAL_NS;
                 earliestDueNs = !waiting || dueNs - earliestDueNs < 0 ? dueNs : earliestDueNs;
                 waiting = true;
                 continue;

@@ -130,4 +130,36 @@ class SnapshotScheduleTest
         assertEquals(0, sendAllDue(0));
         assertEquals(1, schedule.requests());
     }
+
+    @Test
+    void aBookAskedForWhileTheReplicaHasItStaleWaitsUntilTheReplicaRecoversThenGoesOnce()
+    {
+        // The replica misses the book's second change (the service missed part of the feed); a
+        // replica that saw every change stands for the engine, whose snapshot recovers it.
+        final MarketDataBooks truth = new MarketDataBooks(EngineConfig.uniformInstruments(INSTRUMENTS, 1, 1_000), 100);
+        final Messages feed = new Messages(3);
+        int length = feed.added(1, Side.BUY, 100, 10);
+        books.onMessage(feed.buffer, 0, length);
+        truth.onMessage(feed.buffer, 0, length);
+        length = feed.added(2, Side.SELL, 110, 5);
+        truth.onMessage(feed.buffer, 0, length);
+        length = feed.executed(1, 4, 100);
+        truth.onMessage(feed.buffer, 0, length);
+        assertEquals(MarketDataBooks.GAP, books.onMessage(feed.buffer, 0, length));
+
+        request(3);
+        request(4);
+        assertEquals(1, sendAllDue(0), "only the live book goes");
+        assertEquals(List.of(4), sent);
+        assertTrue(schedule.hasWanted(), "the stale book still wanted");
+        assertEquals(0, sendAllDue(MIN_INTERVAL_NS), "not while the replica's copy is stale");
+
+        final UnsafeBuffer engineSnapshot = new UnsafeBuffer(new byte[encoder.maxPartLength()]);
+        new SnapshotEncoder(truth, SnapshotEncoder.MAX_ORDERS_PER_PART).encode(3, engineSnapshot, 0,
+            (buffer, offset, partLength) -> books.onMessage(buffer, offset, partLength));
+        assertFalse(books.isStale(3), "the replica recovered");
+        assertEquals(1, sendAllDue(2 * MIN_INTERVAL_NS), "the book goes once the replica has it");
+        assertEquals(List.of(4, 3), sent);
+        assertFalse(schedule.hasWanted());
+    }
 }
