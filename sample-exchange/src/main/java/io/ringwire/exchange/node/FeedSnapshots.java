@@ -18,10 +18,11 @@ import java.nio.ByteBuffer;
  * stale or older, and takes it; one that missed nothing ignores it.
  *
  * <p>One book goes per call, all its parts at once (a snapshot holds one point of its book), and
- * only while the feed has no backlog: the engine takes no request while the feed is behind, so a
- * book of many orders delays trading by its size once per connection. The snapshots go straight
- * to the feed, not through the engine's output: they are no part of the output digest, which
- * replays deterministically.
+ * only while the feed is connected and has no backlog: the engine takes no request while the feed
+ * is behind, so a book of many orders delays trading by its size, once per round (a new connection,
+ * a drop). The service passes the snapshots on to its subscribers, whose books take or ignore them
+ * alike. The snapshots go straight to the feed, not through the engine's output: they are no part of
+ * the output digest, which replays deterministically.
  *
  * <p>Threading: the engine's. Allocation-free.
  */
@@ -72,9 +73,9 @@ final class FeedSnapshots
             droppedServed = dropped;
             nextSlot = 0;
         }
-        if (nextSlot == NOT_SENDING || feed.isBehind())
+        if (nextSlot == NOT_SENDING || feed.isBehind() || !feed.isConnected())
         {
-            return 0;
+            return 0; // a service gone mid-round gets a new round when it connects again
         }
         while (nextSlot < source.books())
         {

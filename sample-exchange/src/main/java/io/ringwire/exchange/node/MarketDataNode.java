@@ -27,9 +27,9 @@ import java.nio.ByteBuffer;
  * every request for its book ({@link SnapshotSchedule}: at most one per book per interval, however
  * many subscribers ask how often). The replica itself recovers from the engine: whenever the
  * service connects anew, the engine sends a snapshot of every book it has changed into the feed
- * ({@link FeedSnapshots}), which the replica takes (a book that missed changes) or ignores, and which
- * is not passed on; a request for a book the replica has stale waits until it is live again. A
- * subscriber that stops
+ * ({@link FeedSnapshots}), which the replica takes (a book that missed changes) or ignores, and
+ * which go on to the subscribers, who do the same; a request for a book the replica has stale waits
+ * until it is live again. A subscriber that stops
  * reading holds the fan-out back until the slow-timeout cuts it off
  * ({@link ExchangeLayout#MARKET_DATA_SLOW_TIMEOUT_MS}); meanwhile the service keeps reading the
  * feed into its backlog, so the engine never waits on a subscriber. The backlog grows for that
@@ -176,10 +176,11 @@ public final class MarketDataNode implements Agent, AutoCloseable
         if (length >= MessageHeaderDecoder.ENCODED_LENGTH &&
             feedHeader.wrap(buffer, offset).templateId() == BookSnapshotDecoder.TEMPLATE_ID)
         {
-            // The engine's snapshot is for this replica; subscribers get the replica's when they ask.
             engineSnapshotParts++;
-            return;
         }
+        // The engine's snapshots go on too: until the engine's round reaches a book, the replica's
+        // copy may be live but behind (a service restarted while the book changed), and a
+        // subscriber it answered meanwhile would keep that book behind until its next change.
         marketData.send(buffer, offset, length);
     }
 
@@ -200,13 +201,13 @@ public final class MarketDataNode implements Agent, AutoCloseable
         return replica;
     }
 
-    /** @return feed messages published to the subscribers. */
+    /** @return feed messages published to the subscribers (the engine's snapshot parts among them). */
     public long published()
     {
         return marketData.sent() - snapshotParts;
     }
 
-    /** @return parts of the engine's snapshots taken from the feed (the replica's recovery, not published). */
+    /** @return parts of the engine's snapshots taken from the feed (and published, among the feed's messages). */
     public long engineSnapshotParts()
     {
         return engineSnapshotParts;
