@@ -258,8 +258,8 @@ public final class Subscription implements AutoCloseable
 
     /**
      * Hands up to {@code fragmentLimit} frames to the handler, then, when it is due (every few
-     * milliseconds, looked at every 16 polls), does the subscription's
-     * housekeeping (accepting publications, heartbeat credits, liveness).
+     * milliseconds, looked at every 16 polls), does the subscription's housekeeping (accepting
+     * publications, heartbeat credits, liveness).
      *
      * @param fragmentHandler gets each data fragment in place.
      * @param fragmentLimit   most completions to handle in this call (padding and heartbeats count).

@@ -150,20 +150,10 @@ class HandshakeAttackTest
     void aCreditRegionOffAnEightByteBoundaryIsRefusedAndCountedAndTheLiveStreamGoesOn(final String provider)
         throws Exception
     {
-        final MessagingContext context = shortLivenessContext();
-        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
-            Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
-                STREAM);
-            Device attackerDevice = RdmaProviders.open(context.newRdmaConfig(provider, "127.0.0.1:0")))
+        besideALiveStream(provider, (context, subscription, attackerDevice, credit, stream) ->
         {
-            final LiveStream stream = new LiveStream(publication, subscription);
-            stream.connect();
-            stream.send(MESSAGES_BEFORE);
-
             // A real region of the peer's, advertised four bytes in: every credit word would lie
             // across two of its words.
-            final MemoryRegion credit = attackerDevice.allocateProtectionDomain()
-                .allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             final CompletableFuture<String> attacker = connectAsync(attackerDevice, subscription, context,
                 new RegionAdvertisement(credit.address() + 4, credit.rkey(), CreditLayout.REGION_LENGTH - 8));
             await(attacker::isDone, Duration.ofSeconds(10), "the attacker's answer", stream::pollBoth);
@@ -173,26 +163,16 @@ class HandshakeAttackTest
             stream.send(MESSAGES_AFTER);
             stream.assertNothingLostAndNoReconnect();
             assertEquals(1, subscription.imageCount());
-        }
+        });
     }
 
     @Test
-    void aMemoryLogPublicationWhoseCreditRegionThisProcessCannotMapEndsAtOnceAndTheLiveStreamGoesOn()
+    void aMemoryLogPublicationWhoseCreditRegionThisProcessCannotMapDrainsAndEndsAndTheLiveStreamGoesOn()
         throws Exception
     {
         // shm alone: there the subscriber stores its credit straight into the publication's region.
-        final MessagingContext context = shortLivenessContext();
-        try (Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
-            Publication publication = Publication.open(context, channel("shm", subscription.endpoint().getPort()),
-                STREAM);
-            Device attackerDevice = RdmaProviders.open(context.newRdmaConfig("shm", "127.0.0.1:0")))
+        besideALiveStream("shm", (context, subscription, attackerDevice, credit, stream) ->
         {
-            final LiveStream stream = new LiveStream(publication, subscription);
-            stream.connect();
-            stream.send(MESSAGES_BEFORE);
-
-            final MemoryRegion credit = attackerDevice.allocateProtectionDomain()
-                .allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             final long errorsBefore = subscription.counters().errors.get();
             final CompletableFuture<String> attacker = connectAsync(attackerDevice, subscription, context,
                 new RegionAdvertisement(credit.address(), credit.rkey() ^ 0x5A5A, CreditLayout.REGION_LENGTH));
@@ -207,6 +187,35 @@ class HandshakeAttackTest
             stream.send(MESSAGES_AFTER);
             stream.assertNothingLostAndNoReconnect(1);
             assertEquals(1, subscription.imageCount(), "the attacker's image is gone; the live one stays");
+        });
+    }
+
+    /** What a test does to a subscription carrying a live stream, with a device and a credit region of its own. */
+    @FunctionalInterface
+    private interface Attack
+    {
+        void run(MessagingContext context, Subscription subscription, Device attackerDevice, MemoryRegion credit,
+            LiveStream stream) throws Exception;
+    }
+
+    /**
+     * Opens a subscription and a publication whose live stream has carried {@link #MESSAGES_BEFORE},
+     * and an attacker's device with a region the size of a credit region, and runs the attack.
+     */
+    private void besideALiveStream(final String provider, final Attack attack) throws Exception
+    {
+        final MessagingContext context = shortLivenessContext();
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+            Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                STREAM);
+            Device attackerDevice = RdmaProviders.open(context.newRdmaConfig(provider, "127.0.0.1:0")))
+        {
+            final LiveStream stream = new LiveStream(publication, subscription);
+            stream.connect();
+            stream.send(MESSAGES_BEFORE);
+            final MemoryRegion credit = attackerDevice.allocateProtectionDomain()
+                .allocateRegion(CreditLayout.REGION_LENGTH, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            attack.run(context, subscription, attackerDevice, credit, stream);
         }
     }
 

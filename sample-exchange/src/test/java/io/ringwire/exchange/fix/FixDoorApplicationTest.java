@@ -67,15 +67,8 @@ class FixDoorApplicationTest
     @Test
     void aMembersNextRecordWaitsForItsOwedLogoutAndComesAfterIt() throws Exception
     {
-        final int fillers = fill();
-        application.onLogout(session("M0"));
-        final Thread logon = Thread.ofPlatform().start(() -> application.onLogon(session("M0")));
-        logon.join(BLOCKED_MS);
-        assertTrue(logon.isAlive(), "the logon waits while the ring is full");
-
-        final List<Record> records = drainUntilDone(logon);
-        assertEquals(fillers + 2, records.size(), () -> "besides the fillers: " + notFillers(records));
-        assertEquals(List.of(new Record(LOST, 0), new Record(LOGGED_ON, 0)), records.subList(fillers, fillers + 2),
+        final List<Record> afterFillers = logonWhileM0sLogoutIsOwed("M0");
+        assertEquals(List.of(new Record(LOST, 0), new Record(LOGGED_ON, 0)), afterFillers,
             "the member's logout before its next logon");
         assertEquals(2, logonsAndLogouts.get(0));
     }
@@ -83,17 +76,29 @@ class FixDoorApplicationTest
     @Test
     void anotherMembersRecordWrittenWhileALogoutIsOwedIsFollowedByThatLogout() throws Exception
     {
+        final List<Record> afterFillers = logonWhileM0sLogoutIsOwed("M1");
+        assertEquals(List.of(new Record(LOGGED_ON, 1), new Record(LOST, 0)), afterFillers,
+            "the thread holding the lock pays what is owed after its own record");
+        assertEquals(0, application.payOwedLogouts(), "nothing left owed");
+    }
+
+    /**
+     * Fills the ring, has M0's logout owed, then logs {@code member} on from a thread of its own,
+     * which waits for room; drains the ring until that thread is done.
+     *
+     * @return the two records after the fillers.
+     */
+    private List<Record> logonWhileM0sLogoutIsOwed(final String member) throws InterruptedException
+    {
         final int fillers = fill();
         application.onLogout(session("M0"));
-        final Thread logon = Thread.ofPlatform().start(() -> application.onLogon(session("M1")));
+        final Thread logon = Thread.ofPlatform().start(() -> application.onLogon(session(member)));
         logon.join(BLOCKED_MS);
         assertTrue(logon.isAlive(), "the logon waits while the ring is full");
 
         final List<Record> records = drainUntilDone(logon);
         assertEquals(fillers + 2, records.size(), () -> "besides the fillers: " + notFillers(records));
-        assertEquals(List.of(new Record(LOGGED_ON, 1), new Record(LOST, 0)), records.subList(fillers, fillers + 2),
-            "the thread holding the lock pays what is owed after its own record");
-        assertEquals(0, application.payOwedLogouts(), "nothing left owed");
+        return records.subList(fillers, fillers + 2);
     }
 
     private record Record(int type, int sessionIndex)
