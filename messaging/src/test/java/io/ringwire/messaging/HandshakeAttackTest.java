@@ -5,13 +5,16 @@ import io.ringwire.messaging.protocol.SessionSetup;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
+import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.cm.ConnectionListener;
 import io.ringwire.rdma.cm.ConnectionManager;
+import io.ringwire.rdma.cm.PendingConnection;
 import io.ringwire.rdma.cm.RegionAdvertisement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +41,7 @@ import static io.ringwire.messaging.PubSubTestSupport.await;
 import static io.ringwire.messaging.PubSubTestSupport.channel;
 import static io.ringwire.messaging.PubSubTestSupport.context;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -46,8 +50,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * peer that holds the secret but stalls in the middle of its handshake never stalls the polling
  * thread, and a credit region the subscriber could not store into whole (off an 8-byte boundary,
  * refused at the handshake; on shm, an rkey this process may not map, whose image drains and ends)
- * costs it nothing later. Either way the concurrent stream loses nothing and its publication never
- * reconnects.
+ * costs it nothing later: the concurrent stream loses nothing and its publication never reconnects.
+ * A publication, for its part, refuses a subscriber whose ring lies off an 8-byte boundary, and
+ * connects to one whose ring is aligned.
  */
 class HandshakeAttackTest
 {
@@ -188,6 +193,82 @@ class HandshakeAttackTest
             stream.assertNothingLostAndNoReconnect(1);
             assertEquals(1, subscription.imageCount(), "the attacker's image is gone; the live one stays");
         });
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aSubscriberAnsweringWithARingOffAnEightByteBoundaryIsRefusedWhileAnAlignedAnswerConnects(
+        final String provider) throws Exception
+    {
+        final MessagingContext context = context(directory, settings -> settings.reconnectIntervalMs(50));
+        try (Device forger = RdmaProviders.open(context.newRdmaConfig(provider, "127.0.0.1:0"));
+            ConnectionListener listener = ConnectionListener.bind(new InetSocketAddress("127.0.0.1", 0),
+                context.connectionManagerConfig()))
+        {
+            // A forged subscriber answers the publication's first attempt with its ring four bytes
+            // into a real region (every frame's header word would lie across two words), and the
+            // next with the region itself.
+            final CompletableFuture<String> misaligned = answerAsync(listener, forger, 4);
+            try (Publication publication = Publication.open(context, channel(provider, listener.localAddress().getPort()),
+                STREAM))
+            {
+                await(misaligned::isDone, Duration.ofSeconds(10), "the forged answer", publication::doWork);
+                assertEquals("answered", misaligned.get());
+                await(() -> null != publication.lastConnectionError(), Duration.ofSeconds(10),
+                    "the publication to refuse the answer", publication::doWork);
+                assertTrue(publication.lastConnectionError().contains("unexpected setup"),
+                    publication.lastConnectionError());
+                assertFalse(publication.isConnected());
+
+                final CompletableFuture<String> aligned = answerAsync(listener, forger, 0);
+                await(publication::isConnected, Duration.ofSeconds(10), "the aligned answer to connect",
+                    publication::doWork);
+                assertEquals("answered", aligned.get());
+            }
+        }
+    }
+
+    /**
+     * Accepts one connection on the listener, on a thread of its own, and answers it as a
+     * subscriber would, with a ring {@code offset} bytes into a region of the forger's.
+     *
+     * @return "answered", or why not.
+     */
+    private static CompletableFuture<String> answerAsync(final ConnectionListener listener, final Device forger,
+        final int offset)
+    {
+        return CompletableFuture.supplyAsync(() ->
+        {
+            try
+            {
+                final PendingConnection pending = listener.accept(Duration.ofSeconds(10));
+                if (null == pending)
+                {
+                    return "no request";
+                }
+                final SessionSetup setup = SessionSetup.decode(pending.remoteApplicationData());
+                final ProtectionDomain domain = forger.allocateProtectionDomain();
+                final MemoryRegion ring = domain.allocateRegion(setup.ringCapacity() + 64,
+                    Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+                final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(forger.createCompletionQueue(64),
+                    forger.createCompletionQueue(64), 16, 16, 0));
+                queuePair.modifyToInit();
+                pending.complete(queuePair,
+                    List.of(new RegionAdvertisement(ring.address() + offset, ring.rkey(), setup.ringCapacity())),
+                    new SessionSetup(setup.streamId(), setup.sessionId(), setup.ringCapacity(), setup.initialPosition(),
+                        forger.mapsRemoteMemory() ? SessionSetup.MEMORY_LOG : 0).encode());
+                return "answered";
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+            catch (final RuntimeException ex)
+            {
+                return String.valueOf(ex);
+            }
+        }, command -> Thread.ofVirtual().start(command));
     }
 
     /** What a test does to a subscription carrying a live stream, with a device and a credit region of its own. */
