@@ -322,8 +322,9 @@ public final class EngineNode implements Agent, AutoCloseable
                 {
                     engine = JournaledEngine.open(journal, config, new Output(), segmentLength, engineSnapshots);
                 }
-                helpers.start(engine, journal, applied, appendable, requests, taking);
+                // Before the helpers start: nothing after them may fail and leave them running.
                 feedSnapshots = new FeedSnapshots(engine.engine(), feed);
+                helpers.start(engine, journal, applied, appendable, requests, taking);
             }
             catch (final RuntimeException | Error ex)
             {
