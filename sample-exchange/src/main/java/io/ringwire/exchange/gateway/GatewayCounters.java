@@ -37,6 +37,8 @@ public final class GatewayCounters
     long cancelsResent;
     long cancelsRefusedAfterRequests;
     long clientOrderIdsReleased;
+    long cancelIdsNotKept;
+    long requestsWhileCancelOwed;
     long engineBackPressured;
     long sessionSendFailures;
     long routed;
@@ -142,10 +144,28 @@ public final class GatewayCounters
         return rejects(RejectReason.DUPLICATE_CLIENT_ORDER_ID);
     }
 
-    /** @return requests rejected because the session's set of client order ids is full. */
+    /** @return new orders and replaces rejected because the session's set of client order ids is full. */
     public long clientOrderIdCapacityExceeded()
     {
         return rejects(RejectReason.CAPACITY_EXCEEDED);
+    }
+
+    /**
+     * @return cancels forwarded with their own client order id not kept, their session's set of ids
+     *         being full: a session past its budget still cancels its orders.
+     */
+    public long cancelIdsNotKept()
+    {
+        return cancelIdsNotKept;
+    }
+
+    /**
+     * @return requests rejected THROTTLED because their session's cancel-on-disconnect waited out the
+     *         journal's refusal of it (counted among {@link #throttled()} too).
+     */
+    public long requestsWhileCancelOwed()
+    {
+        return requestsWhileCancelOwed;
     }
 
     /** @return requests before logon, rejected or (when no session could be identified) dropped. */

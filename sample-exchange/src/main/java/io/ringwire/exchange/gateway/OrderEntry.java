@@ -101,7 +101,8 @@ final class OrderEntry
     int onNewOrder(final int session, final NewOrderDecoder request, final DirectBuffer buffer, final int offset,
         final int blockLength, final long nowNs)
     {
-        if (sessionControl.owesCancelOnDisconnect(session, nowNs))
+        final int owed = sessionControl.cancelOwed(session, nowNs);
+        if (owed == SessionControl.CANCEL_UNSENT)
         {
             return BACK_PRESSURED;
         }
@@ -111,7 +112,7 @@ final class OrderEntry
         final short ordType = request.ordTypeRaw();
         final long price = request.price();
         final long quantity = request.quantity();
-        short reason = admit(session, account, clientOrderId, nowNs);
+        short reason = admit(session, account, clientOrderId, owed, nowNs);
         if (0 == reason)
         {
             reason = risk.checkNewOrder(session, instrumentId, ordType, price, quantity);
@@ -139,30 +140,40 @@ final class OrderEntry
     int onCancel(final int session, final CancelOrderDecoder request, final DirectBuffer buffer, final int offset,
         final int blockLength, final long nowNs)
     {
-        if (sessionControl.owesCancelOnDisconnect(session, nowNs))
+        final int owed = sessionControl.cancelOwed(session, nowNs);
+        if (owed == SessionControl.CANCEL_UNSENT)
         {
             return BACK_PRESSURED;
         }
         final long clientOrderId = request.clientOrderId();
-        short reason = admit(session, request.account(), clientOrderId, nowNs);
-        if (0 == reason)
-        {
-            reason = roomForClientOrderId(session);
-        }
+        final short reason = admit(session, request.account(), clientOrderId, owed, nowNs);
         if (0 != reason)
         {
             return reject(session, reason, clientOrderId, request.account(), request.instrumentId(), request.sideRaw(),
                 NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
         }
-        return forwardWithId(session, clientOrderId,
-            sender.requests().cancelOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs)), nowNs);
+        final int length = sender.requests().cancelOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs));
+        if (0 == roomForClientOrderId(session))
+        {
+            return forwardWithId(session, clientOrderId, length, nowNs);
+        }
+        // A session past its budget of ids still pulls its orders: the cancel goes, its own id not
+        // kept (a resend of it is at worst an UNKNOWN_ORDER from the engine, and names no order).
+        if (!sender.toEngine(length))
+        {
+            return BACK_PRESSURED;
+        }
+        counters.cancelIdsNotKept++;
+        sessions.requestForwarded(session);
+        return FORWARDED;
     }
 
     /** As {@link #onNewOrder}. */
     int onReplace(final int session, final ReplaceOrderDecoder request, final DirectBuffer buffer, final int offset,
         final int blockLength, final long nowNs)
     {
-        if (sessionControl.owesCancelOnDisconnect(session, nowNs))
+        final int owed = sessionControl.cancelOwed(session, nowNs);
+        if (owed == SessionControl.CANCEL_UNSENT)
         {
             return BACK_PRESSURED;
         }
@@ -170,7 +181,7 @@ final class OrderEntry
         final int instrumentId = request.instrumentId();
         final long price = request.price();
         final long quantity = request.quantity();
-        short reason = admit(session, request.account(), clientOrderId, nowNs);
+        short reason = admit(session, request.account(), clientOrderId, owed, nowNs);
         if (0 == reason)
         {
             reason = risk.checkReplace(instrumentId, price, quantity);
@@ -192,11 +203,12 @@ final class OrderEntry
     int onMassCancel(final int session, final MassCancelDecoder request, final DirectBuffer buffer, final int offset,
         final int blockLength, final long nowNs)
     {
-        if (sessionControl.owesCancelOnDisconnect(session, nowNs))
+        final int owed = sessionControl.cancelOwed(session, nowNs);
+        if (owed == SessionControl.CANCEL_UNSENT)
         {
             return BACK_PRESSURED;
         }
-        final short reason = admit(session, request.account(), request.clientOrderId(), nowNs);
+        final short reason = admit(session, request.account(), request.clientOrderId(), owed, nowNs);
         // A mass cancel's id names no order: it is neither checked for duplicates nor remembered.
         if (0 != reason && DUPLICATE != reason)
         {
@@ -212,16 +224,25 @@ final class OrderEntry
     }
 
     /**
-     * The checks every request takes before its own: logged on, within its rate, its session's
-     * account, a client order id not used before (the last, so a mass cancel can ignore it).
+     * The checks every request takes before its own: logged on, no cancel-on-disconnect owed, within
+     * its rate, its session's account, a client order id not used before (the last, so a mass cancel
+     * can ignore it).
      *
+     * @param owed what {@link SessionControl#cancelOwed} said for the session.
      * @return 0 or the reject reason.
      */
-    private short admit(final int session, final long account, final long clientOrderId, final long nowNs)
+    private short admit(final int session, final long account, final long clientOrderId, final int owed,
+        final long nowNs)
     {
         if (session == NONE)
         {
             return NOT_LOGGED_ON;
+        }
+        if (owed == SessionControl.CANCEL_WAITING)
+        {
+            // The session's last loss's cancel waits out the journal's refusal of it; no request of
+            // the new logon may overtake it, and the client hears so rather than nothing.
+            return RejectReason.THROTTLED.value();
         }
         if (!rateLimiter.tryAcquire(session, nowNs))
         {

@@ -223,17 +223,32 @@ final class SessionControl
         return work;
     }
 
+    /** {@link #cancelOwed}: nothing owed, or the owed cancel went now: the request goes on. */
+    static final int NOTHING_OWED = 0;
+    /** {@link #cancelOwed}: the owed cancel waits out the journal's refusal of it: the request is rejected. */
+    static final int CANCEL_WAITING = 1;
+    /** {@link #cancelOwed}: the engine's stream refused the owed cancel: the request is refused as by that stream. */
+    static final int CANCEL_UNSENT = 2;
+
     /**
      * A session that logged on again before its last loss's mass cancel reached the engine sends
      * that cancel first, so it cannot cancel the orders of the new logon.
      *
      * @param session the session a request came from, or NONE.
-     * @return true when the cancel is still owed: the request must wait.
+     * @return {@link #NOTHING_OWED}, {@link #CANCEL_WAITING} or {@link #CANCEL_UNSENT}.
      */
-    boolean owesCancelOnDisconnect(final int session, final long nowNs)
+    int cancelOwed(final int session, final long nowNs)
     {
-        return session != NONE && sessions.isCancelPending(session) &&
-            (!sessions.isCancelDue(session, nowNs) || !sendCancelOnDisconnect(session, nowNs));
+        if (session == NONE || !sessions.isCancelPending(session))
+        {
+            return NOTHING_OWED;
+        }
+        if (!sessions.isCancelDue(session, nowNs))
+        {
+            counters.requestsWhileCancelOwed++;
+            return CANCEL_WAITING;
+        }
+        return sendCancelOnDisconnect(session, nowNs) ? NOTHING_OWED : CANCEL_UNSENT;
     }
 
     /** Unbinds a session and cancels its account's orders: once per loss, as only a logged-on session unbinds. */

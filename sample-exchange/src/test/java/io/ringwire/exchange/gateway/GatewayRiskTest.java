@@ -344,6 +344,27 @@ class GatewayRiskTest
     }
 
     @Test
+    void aSessionPastItsBudgetOfClientOrderIdsStillCancelsItsOrdersButCannotReplace()
+    {
+        final GatewayFixture small = new GatewayFixture(100, 10, 2);
+        small.logOnBoth();
+        assertEquals(Gateway.FORWARDED, small.limitA(1, 1_000, 1, START_NS + 1));
+        assertEquals(Gateway.FORWARDED, small.limitA(2, 1_000, 1, START_NS + 2));
+        small.output.clear();
+
+        assertEquals(-RejectReason.CAPACITY_EXCEEDED.value(),
+            small.replace(TRANSPORT_A, 3, 1, ACCOUNT_A, 1_000, 2, START_NS + 3), "a replace names a new order");
+        assertEquals(Gateway.FORWARDED, small.cancel(TRANSPORT_A, 4, 1, ACCOUNT_A, START_NS + 4));
+        assertEquals(Gateway.FORWARDED, small.cancel(TRANSPORT_A, 5, 2, ACCOUNT_A, START_NS + 5));
+
+        assertEquals(2, small.output.toEngine.size(), "both cancels went to the engine");
+        assertEquals(2, small.gateway.counters().cancelIdsNotKept());
+        assertEquals(1, small.gateway.counters().clientOrderIdCapacityExceeded());
+        assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(),
+            small.cancel(TRANSPORT_A, 1, 2, ACCOUNT_A, START_NS + 6), "a kept id is still refused as a duplicate");
+    }
+
+    @Test
     void requestRefusedByTheEnginesStreamIsNotRecordedSoItCanBeOfferedAgain()
     {
         fixture.logOnBoth();

@@ -510,6 +510,32 @@ class GatewaySessionTest
     }
 
     @Test
+    void aRequestWhileTheSessionsRefusedCancelWaitsToGoAgainIsRejectedThrottledNotDropped()
+    {
+        fixture.logOnBoth();
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 1);
+        gateway.doWork(START_NS + 2);
+        fixture.journalRefusal(output.lastToEngine(), START_NS + 3);
+        fixture.connect(TRANSPORT_B + 10, ID_A);
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(TRANSPORT_B + 10, ID_A, TOKEN_A, START_NS + 4));
+
+        // The refused cancel waits out its pause, and the new logon's order may not overtake it:
+        // the client hears that it must try again, rather than nothing.
+        assertEquals(-RejectReason.THROTTLED.value(),
+            fixture.newOrder(TRANSPORT_B + 10, 7, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 10, START_NS + 5));
+        fixture.assertLastRejected(SESSION_A, RejectReason.THROTTLED);
+        assertEquals(1, gateway.counters().requestsWhileCancelOwed());
+        assertEquals(1, output.toEngine.size(), "only the first cancel went");
+
+        final long retryNs = START_NS + 3 + GatewaySessions.CANCEL_RETRY_NS;
+        assertEquals(Gateway.FORWARDED,
+            fixture.newOrder(TRANSPORT_B + 10, 7, ACCOUNT_A, 1, OrdType.LIMIT, 1_000, 10, retryNs), "sent again as it was");
+        assertEquals(3, output.toEngine.size());
+        assertMassCancelOfAccount(output.toEngine.get(1), ACCOUNT_A, retryNs);
+        assertEquals(NewOrderDecoder.TEMPLATE_ID, GatewayFixture.templateId(output.toEngine.get(2)));
+    }
+
+    @Test
     void aCancelOnDisconnectRefusedAfterItsSessionSentARequestIsNotSentAgain()
     {
         fixture.logOnBoth();
