@@ -395,10 +395,21 @@ public final class EngineNode implements Agent, AutoCloseable
      */
     private void publishSent()
     {
-        if (null != helpers.replica() && !reports.isBehind() && !feed.isBehind())
+        if (null != helpers.replica() && outputLeft())
         {
             applied.lazySet(engine.applied());
         }
+    }
+
+    /**
+     * @return whether everything the engine has made has left: no report or feed message waits,
+     *         and no report was ever dropped. A dropped report (its backlog past its bound) is sent
+     *         again only by a replay from a snapshot taken before it, so from then on no snapshot
+     *         is taken in this run, and the next start sends it.
+     */
+    private boolean outputLeft()
+    {
+        return !reports.isBehind() && !feed.isBehind() && reports.dropped() == 0;
     }
 
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
@@ -564,6 +575,12 @@ public final class EngineNode implements Agent, AutoCloseable
         return null == feedSnapshots ? 0 : feedSnapshots.booksSent();
     }
 
+    /** @return whether reports wait in their backlog: the gateway is behind, and the engine takes no request. */
+    boolean reportsBehind()
+    {
+        return reports.isBehind();
+    }
+
     /** @return reports and feed messages dropped because their subscriber was gone. */
     public long dropped()
     {
@@ -644,7 +661,7 @@ public final class EngineNode implements Agent, AutoCloseable
         @Override
         public boolean isSent()
         {
-            return !reports.isBehind() && !feed.isBehind();
+            return outputLeft();
         }
     }
 }
