@@ -218,6 +218,8 @@ public final class RoleMain
             " dropped=" + engine.dropped() + " refused=" + engine.refused() +
             " snapshotFailures=" + engine.snapshotFailures() + " tornTails=" + engine.tornTailsDiscarded() +
             " feedSnapshots=" + engine.feedSnapshotsSent() +
+            " helperFailure=" + (null == engine.backgroundFailure() ? "none" :
+                engine.backgroundFailure().getClass().getSimpleName()) +
             resting.entrySet().stream().map(entry -> " " + entry.getKey() + "=" + entry.getValue())
                 .reduce("", String::concat));
         return 0;

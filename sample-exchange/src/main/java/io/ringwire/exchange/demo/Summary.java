@@ -139,6 +139,10 @@ final class Summary
         out.println("  output digest     " + digest + (engine.threads().digest() ? " (" + engine.digestedMessages() +
             " messages hashed off the engine's thread)" : " (hashed on the engine's thread: " +
             EngineNode.DIGEST_THREAD_MIN_CPUS + " CPUs or more hash on a thread of their own)"));
+        if (null != engine.backgroundFailure())
+        {
+            out.println("  engine helpers    FAILED: " + engine.backgroundFailure());
+        }
         out.println("  checks            " + (conserved() ? "passed" : "FAILED") + ": every new order acknowledged once, " +
             "as much bought as sold" + (null == fix ? "" : " (over both doors)") + ", the subscriber's books equal the engine's");
     }

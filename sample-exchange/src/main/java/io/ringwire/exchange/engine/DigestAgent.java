@@ -19,6 +19,7 @@ public final class DigestAgent implements Agent
 {
     private static final int MESSAGE_LIMIT = 4096;
 
+    private final DigestRing feed;
     private final OneToOneRingBuffer ring;
     private final OutputDigest digest;
     private final MessageHandler onMessage = this::onMessage;
@@ -32,25 +33,41 @@ public final class DigestAgent implements Agent
      */
     public DigestAgent(final DigestRing ring, final OutputDigest digest)
     {
+        this.feed = ring;
         this.ring = ring.ring();
         this.digest = digest;
     }
 
+    /**
+     * A message that failed here has left the ring all the same, and an Error ends this agent's
+     * thread: either way the digest misses output, so it is marked broken and the ring abandoned
+     * (the engine stops waiting on it) before the failure goes on to the agent's runner.
+     */
     @Override
     public int doWork()
     {
-        return ring.read(onMessage, MESSAGE_LIMIT);
+        try
+        {
+            return ring.read(onMessage, MESSAGE_LIMIT);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            digest.markBroken();
+            feed.abandon();
+            throw ex;
+        }
     }
 
     /**
-     * Reads everything in the ring. Call once the engine has stopped and this agent's thread has
-     * (then the digest is up to date for any thread that calls this).
+     * Reads everything in the ring, but for a digest already broken. Call once the engine has
+     * stopped and this agent's thread has (then the digest is up to date for any thread that calls
+     * this).
      *
      * @return the digest.
      */
     public OutputDigest drain()
     {
-        while (ring.read(onMessage, MESSAGE_LIMIT) > 0)
+        while (!digest.isBroken() && ring.read(onMessage, MESSAGE_LIMIT) > 0)
         {
             // until the ring is empty
         }

@@ -16,7 +16,9 @@ import java.nio.ByteBuffer;
  *
  * <p>The digest may not miss a byte, so a full ring holds the engine until the agent has read:
  * {@link #update} spins (counted in {@link #fullWaits()}). A ring several milliseconds of output
- * deep keeps that to an agent that stopped.
+ * deep keeps that to an agent that stopped. An agent that failed {@link #abandon abandons} the
+ * ring: its digest is broken already, so from then on a full ring drops what the engine writes
+ * (counted in {@link #dropped()}) rather than hold the engine, and its shutdown, for ever.
  *
  * <p>Threading: the engine's thread writes, the agent's reads. Allocation-free.
  */
@@ -32,6 +34,8 @@ public final class DigestRing implements DigestFeed
     private final OneToOneRingBuffer ring;
     private final UnsafeBuffer scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(Long.BYTES));
     private long fullWaits;
+    private long dropped;
+    private volatile boolean abandoned;
 
     /**
      * @param capacity bytes of messages the ring holds, a power of two.
@@ -69,9 +73,32 @@ public final class DigestRing implements DigestFeed
     {
         while (!ring.write(type, buffer, offset, length))
         {
+            if (abandoned)
+            {
+                dropped++;
+                return;
+            }
             fullWaits++;
             Thread.onSpinWait();
         }
+    }
+
+    /** The reader is gone for good (its digest broken): a full ring no longer holds the writer. Any thread. */
+    void abandon()
+    {
+        abandoned = true;
+    }
+
+    /** @return whether the reader abandoned the ring (any thread). */
+    public boolean abandoned()
+    {
+        return abandoned;
+    }
+
+    /** @return writes dropped since the reader abandoned the ring (the writer's thread, or late). */
+    public long dropped()
+    {
+        return dropped;
     }
 
     /** @return the ring, for the agent. */

@@ -29,6 +29,8 @@ public final class OutputDigest implements DigestFeed
 {
     /** Bytes of a SHA-256 value. */
     public static final int LENGTH = 32;
+    /** The {@link #value()} of a digest that missed some of the output: no hash could stand for it. */
+    public static final String BROKEN = "broken";
 
     private final MessageDigest sha;
     private final byte[] scratch = new byte[4096];
@@ -36,6 +38,7 @@ public final class OutputDigest implements DigestFeed
     private final byte[] link = new byte[LENGTH];
     private long bytes;
     private Consumer<String> valueListener = value -> { };
+    private volatile boolean broken;
 
     public OutputDigest()
     {
@@ -134,12 +137,29 @@ public final class OutputDigest implements DigestFeed
         bytes = total;
     }
 
+    /** Some of the output will never be fed (its feeder failed): from now on the value is {@link #BROKEN}. */
+    public void markBroken()
+    {
+        broken = true;
+    }
+
+    /** @return whether some of the output was never fed ({@link #markBroken()}). */
+    public boolean isBroken()
+    {
+        return broken;
+    }
+
     /**
      * @return the digest of everything sent so far, in hex: the chain with the bytes since the last
-     *         link folded in. Leaves the digest as it was.
+     *         link folded in, or {@link #BROKEN} where some of the output was never fed. Leaves the
+     *         digest as it was.
      */
     public String value()
     {
+        if (broken)
+        {
+            return BROKEN;
+        }
         try
         {
             final MessageDigest pending = (MessageDigest)sha.clone();

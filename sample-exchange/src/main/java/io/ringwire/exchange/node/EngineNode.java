@@ -509,7 +509,10 @@ public final class EngineNode implements Agent, AutoCloseable
         return engine.digest();
     }
 
-    /** @return the first failure of the digest's or the replica's thread, or null. */
+    /**
+     * @return the first failure of the journaller's, the digest's or the replica's thread, or null.
+     *         A failure on the digest's thread leaves {@link #digest()} {@code broken}.
+     */
     public Throwable backgroundFailure()
     {
         return helpers.failure();

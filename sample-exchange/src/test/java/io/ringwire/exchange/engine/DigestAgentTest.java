@@ -15,13 +15,17 @@ import org.junit.jupiter.api.io.TempDir;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -29,7 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * journal applied by an engine that feeds its digest itself and by one that hands its output to
  * the agent through a ring (small, so the engine waits on the agent now and then) reaches the same
  * values at every DIGEST command and at the end, with links at the same snapshot points, and the
- * one {@code exchange replay} prints. The engine's side of the ring allocates nothing.
+ * one {@code exchange replay} prints. The engine's side of the ring allocates nothing. An agent
+ * that fails leaves its digest broken, never a value that looks right, and an agent whose thread
+ * died no longer holds the engine on a full ring.
  */
 class DigestAgentTest
 {
@@ -114,6 +120,80 @@ class DigestAgentTest
             smallest = Math.min(smallest, threads.getCurrentThreadAllocatedBytes() - before);
         }
         assertEquals(0, smallest, "bytes allocated by the ring and the agent in the quietest window");
+    }
+
+    @Test
+    void anAgentWhoseThreadDiedOfAnErrorNoLongerHoldsTheEngine() throws Exception
+    {
+        final Error death = new Error("the digest's thread dies");
+        final DigestRing ring = new DigestRing(1 << 12);
+        final OutputDigest digest = new OutputDigest();
+        digest.onValue(value -> { throw death; });
+        final DigestAgent agent = new DigestAgent(ring, digest);
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), failure::set, null, agent);
+        final Thread thread = AgentRunner.startOnThread(runner, task ->
+        {
+            final Thread quiet = new Thread(task);
+            quiet.setUncaughtExceptionHandler((dead, ex) -> { }); // the death is the test's own
+            return quiet;
+        });
+        try
+        {
+            ring.valueRequested();
+            thread.join(10_000);
+            assertFalse(thread.isAlive(), "the Error ended the agent's thread");
+            // The ring holds 4 KiB; the engine writes on well past it, as it would with no reader.
+            assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+            {
+                for (int i = 0; i < 10_000; i++)
+                {
+                    ring.update(request, 0, 128);
+                }
+            }, "the engine's writes return once the ring is full");
+        }
+        finally
+        {
+            runner.close();
+        }
+        assertSame(death, failure.get());
+        assertTrue(ring.abandoned());
+        assertTrue(ring.dropped() > 9_000, "writes past the full ring dropped: " + ring.dropped());
+        assertEquals(OutputDigest.BROKEN, agent.drain().value(), "the digest says it missed output");
+    }
+
+    @Test
+    void aMessageThatFailsOnTheAgentLeavesTheDigestBroken() throws Exception
+    {
+        final DigestRing ring = new DigestRing(1 << 12);
+        final OutputDigest digest = new OutputDigest();
+        final List<String> values = new CopyOnWriteArrayList<>();
+        digest.onValue(value ->
+        {
+            if (values.isEmpty())
+            {
+                values.add(value);
+                throw new IllegalStateException("the listener fails once");
+            }
+            values.add(value);
+        });
+        final DigestAgent agent = new DigestAgent(ring, digest);
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), failure::set, null, agent);
+        AgentRunner.startOnThread(runner);
+        ring.update(request, 0, 64);
+        ring.valueRequested();
+        ring.update(request, 0, 64);
+        ring.valueRequested();
+        while (values.size() < 2)
+        {
+            Thread.onSpinWait();
+        }
+        runner.close();
+        assertTrue(failure.get() instanceof IllegalStateException, "the runner was told: " + failure.get());
+        assertEquals(List.of(values.get(0), OutputDigest.BROKEN), values, "the agent went on, its digest broken");
+        assertEquals(OutputDigest.BROKEN, agent.drain().value());
+        assertTrue(ring.abandoned());
     }
 
     private int command(final EngineCommandType type)
