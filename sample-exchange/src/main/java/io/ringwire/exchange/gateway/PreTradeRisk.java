@@ -150,33 +150,37 @@ final class PreTradeRisk
     }
 
     /**
-     * Learns from one execution report of the session's account: the last trade of a fill, the end
-     * of an open order.
+     * Learns from one execution report of the session's account: the last trade of a fill, and
+     * whether it ends an order. An ended order is one fewer open ({@link #orderEnded}) only where
+     * this gateway process counted it, which the caller asks of its client order ids then, not for
+     * every report.
      *
-     * @param counted whether the order is one this gateway process forwarded, so counted as open:
-     *                not one a session left in the engine before it started.
+     * @return whether the report ends the order it names.
      */
-    void onReport(final int session, final ExecutionReportDecoder report, final boolean counted)
+    boolean onReport(final int session, final ExecutionReportDecoder report)
     {
         final int instrumentId = report.instrumentId();
         if (report.lastQuantity() > 0 && isKnown(instrumentId))
         {
             lastTrade[instrumentId] = report.lastPrice();
         }
-        final long clientOrderId = report.clientOrderId();
-        final boolean firstReport = awaitingFirstReport[session].remove(clientOrderId);
-        final boolean ended;
+        final boolean firstReport = awaitingFirstReport[session].remove(report.clientOrderId());
         if (0 == report.exchangeOrderId())
         {
             // The engine refused a request; it ends an order only when it was a new order's.
-            ended = firstReport;
+            return firstReport;
         }
-        else
-        {
-            final short status = report.ordStatusRaw();
-            ended = status == FILLED || status == CANCELED;
-        }
-        if (ended && counted && openOrders[session] > 0)
+        final short status = report.ordStatusRaw();
+        return status == FILLED || status == CANCELED;
+    }
+
+    /**
+     * An order this gateway process forwarded, so counted as open, ended: not one a session left in
+     * the engine before the process started.
+     */
+    void orderEnded(final int session)
+    {
+        if (openOrders[session] > 0)
         {
             openOrders[session]--;
         }

@@ -123,7 +123,11 @@ final class ReportRouter
             }
             return;
         }
-        risk.onReport(session, report, orderEntry.usedClientOrderId(session, report.clientOrderId()));
+        // The id set is large and read at random, so it is asked only of the reports that end an order.
+        if (risk.onReport(session, report) && orderEntry.usedClientOrderId(session, report.clientOrderId()))
+        {
+            risk.orderEnded(session);
+        }
         if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue() &&
             RejectReports.namesOrderTerms(report.ordTypeRaw()))
         {
