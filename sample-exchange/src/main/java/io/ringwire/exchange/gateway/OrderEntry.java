@@ -7,7 +7,6 @@ import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.LongHashSet;
 
 import static io.ringwire.exchange.book.RejectReports.NULL_ENUM;
 import static io.ringwire.exchange.gateway.Gateway.BACK_PRESSURED;
@@ -39,7 +38,7 @@ final class OrderEntry
     private final SessionControl sessionControl;
     private final GatewayCounters counters;
     private final GatewaySender sender;
-    private final LongHashSet[] clientOrderIds;
+    private final ClientOrderIdSet[] clientOrderIds;
     /**
      * The receive time the first request this process forwarded carries, the clock's end at start
      * until then: a journal refusal of a request received before it is an earlier gateway life's.
@@ -74,11 +73,11 @@ final class OrderEntry
         this.counters = counters;
         this.sender = sender;
         this.maxClientOrderIds = maxClientOrderIds;
-        this.clientOrderIds = new LongHashSet[sessions.count()];
+        this.clientOrderIds = new ClientOrderIdSet[sessions.count()];
         for (int i = 0; i < clientOrderIds.length; i++)
         {
             // Sized once for every id the session may use, so adding never resizes (allocates).
-            clientOrderIds[i] = new LongHashSet(2 * maxClientOrderIds + 8, 0.5f);
+            clientOrderIds[i] = new ClientOrderIdSet(maxClientOrderIds);
         }
     }
 
