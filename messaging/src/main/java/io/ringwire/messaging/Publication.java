@@ -647,6 +647,18 @@ public final class Publication implements AutoCloseable
      */
     public int doWork()
     {
+        return doWork(System.nanoTime());
+    }
+
+    /**
+     * {@link #doWork()} on the clock the owner's duty cycle already read: a thread that owns many
+     * publications (a gateway's, one a client) reads the clock once a cycle rather than once each.
+     *
+     * @param nowNs {@link System#nanoTime()}, read in this duty cycle.
+     * @return work done.
+     */
+    public int doWork(final long nowNs)
+    {
         if (closed || claimOpen)
         {
             return 0; // an open claim holds the position: a heartbeat or a reconnection would write over it
@@ -654,7 +666,7 @@ public final class Publication implements AutoCloseable
         counters.messagesSent.setRelease(messagesSent);
         counters.bytesSent.setRelease(bytesSent);
         counters.backPressured.setRelease(backPressuredCount);
-        return duty.doWork(position, framesPublished);
+        return duty.doWork(position, framesPublished, nowNs);
     }
 
     /** The duty cycle's heartbeat: an empty frame, so idle subscribers know the publication lives. */

@@ -67,12 +67,12 @@ final class PublicationDuty
      *
      * @param position        the stream position, where a reconnected subscriber joins.
      * @param framesPublished frames the publication has sent so far: a change means it was not idle.
+     * @param nowNs           {@link System#nanoTime()}, read in the owner's duty cycle.
      * @return work done.
      */
-    int doWork(final long position, final long framesPublished)
+    int doWork(final long position, final long framesPublished, final long nowNs)
     {
         int work = completionQueue.poll(completionHandler, 64);
-        final long nowNs = System.nanoTime();
         work += destinations.connectDisconnected(nowNs, false, position);
         if (nowNs - nextDutyNs < 0)
         {

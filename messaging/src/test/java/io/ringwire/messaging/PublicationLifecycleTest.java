@@ -405,6 +405,38 @@ class PublicationLifecycleTest
         assertTrue(windows > 0, "the publication never closed before the subscriber took its connection up");
     }
 
+    /**
+     * A thread that owns many publications hands each its cycle's clock: the duty cycle runs on that
+     * clock, so a heartbeat goes out once the clock given passes the interval, not the real one.
+     */
+    @Test
+    void theDutyCycleRunsOnTheClockItsOwnerGives()
+    {
+        final String provider = "shm";
+        final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(10_000)
+            .livenessTimeoutMs(60_000));
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()), STREAM))
+        {
+            connect(subscription, publication);
+            final long heartbeatsSent = publication.counters().heartbeatsSent.get();
+            publication.doWork();
+            publication.doWork(System.nanoTime());
+            assertEquals(heartbeatsSent, publication.counters().heartbeatsSent.get(), "none within the interval");
+
+            publication.doWork(System.nanoTime() + Duration.ofSeconds(11).toNanos());
+            assertEquals(heartbeatsSent + 1, publication.counters().heartbeatsSent.get(),
+                "one once the clock given passed the interval");
+            final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (subscription.counters().heartbeatsReceived.get() == 0 && System.nanoTime() < deadline)
+            {
+                subscription.poll(IGNORE, 10);
+            }
+            assertEquals(1, subscription.counters().heartbeatsReceived.get(), "the subscriber got it");
+        }
+    }
+
     /** A memory log's image drains after its publication is gone; one the application never polls ends too. */
     @Test
     void aMemoryLogImageWhosePublicationClosedEndsEvenWhenTheApplicationOnlyRunsHousekeeping()

@@ -222,7 +222,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         for (final SimulatedClient client : clients)
         {
             final int replies = replyReader.poll(client, FRAGMENT_LIMIT);
-            work += replies + client.out.doWork();
+            work += replies + client.out.doWork(nowNs);
             if (client.loggedOn && !client.out.isConnected())
             {
                 replyReader.lost(client); // the gateway lost the session with the connection: log on again once it is back
@@ -287,7 +287,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         int work = heldPastHeartbeats(nowNs);
         for (final SimulatedClient client : clients)
         {
-            work += replyReader.poll(client, FRAGMENT_LIMIT) + client.out.doWork();
+            work += replyReader.poll(client, FRAGMENT_LIMIT) + client.out.doWork(nowNs);
             if (client.loggedOn)
             {
                 work += heartbeatIfIdle(client, nowNs);

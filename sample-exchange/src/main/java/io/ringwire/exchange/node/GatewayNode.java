@@ -155,10 +155,10 @@ public final class GatewayNode implements Agent, AutoCloseable
             gateway.stalled(nowNs - lastDutyCycleNs, nowNs);
         }
         lastDutyCycleNs = nowNs;
-        int work = toEngine.doWork();
+        int work = toEngine.doWork(nowNs);
         for (final Outbound client : toClients)
         {
-            work += null == client ? 0 : client.doWork();
+            work += null == client ? 0 : client.doWork(nowNs);
         }
         work += reports.poll(onReport, FRAGMENT_LIMIT);
         if (toEngine.isBehind())

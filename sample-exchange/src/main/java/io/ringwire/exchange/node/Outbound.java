@@ -155,7 +155,18 @@ public final class Outbound
     /** @return the publication's duty cycle's work, and the backlog's messages sent. */
     public int doWork()
     {
-        final int work = publication.doWork();
+        return doWork(System.nanoTime());
+    }
+
+    /**
+     * {@link #doWork()} on the clock the caller's duty cycle already read.
+     *
+     * @param nowNs {@link System#nanoTime()}, read in this duty cycle.
+     * @return work done.
+     */
+    public int doWork(final long nowNs)
+    {
+        final int work = publication.doWork(nowNs);
         return backlog.isEmpty() ? work : work + backlog.consume(flush, Integer.MAX_VALUE);
     }
 
