@@ -206,6 +206,12 @@ public final class Gateway
         return risk.openOrders(sessionIndex);
     }
 
+    /** @return new orders the open-order count could not follow to their first report (for tests). */
+    long ordersUntracked()
+    {
+        return risk.untracked();
+    }
+
     /** @return the instrument's last trade price as the price band sees it. */
     public long lastTradePrice(final int instrumentId)
     {

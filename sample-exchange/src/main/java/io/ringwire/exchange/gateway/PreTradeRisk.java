@@ -5,7 +5,6 @@ import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.exchange.book.InstrumentSpec;
-import org.agrona.collections.LongHashSet;
 
 /**
  * The gateway's pre-trade risk checks and the state they need: each instrument's last trade price
@@ -31,8 +30,13 @@ final class PreTradeRisk
     /** By instrument id: the allowed distance of a LIMIT price from the last trade; -1 for no such instrument. */
     private final long[] bandWidth;
     private final long[] lastTrade;
+    /** The most ids a session's set of orders awaiting their first report holds. */
+    static final int MAX_AWAITING = 1 << 24;
+
     private final int[] openOrders;
-    private final LongHashSet[] awaitingFirstReport;
+    private final ClientOrderIdSet[] awaitingFirstReport;
+    private final int awaitingCapacity;
+    private long untracked;
 
     PreTradeRisk(final GatewayConfig config)
     {
@@ -55,11 +59,14 @@ final class PreTradeRisk
         }
         final int sessions = config.sessions().size();
         this.openOrders = new int[sessions];
-        this.awaitingFirstReport = new LongHashSet[sessions];
+        this.awaitingFirstReport = new ClientOrderIdSet[sessions];
+        // Room for twice the session's open orders, which is what waits unless reports were lost
+        // (with a connection, or past a backlog's bound), each leaving its order's id behind.
+        awaitingCapacity = (int)Math.min(2L * limits.maxOpenOrdersPerAccount() + 8, MAX_AWAITING);
         for (int i = 0; i < sessions; i++)
         {
-            // Sized so the set never grows: it holds at most the session's open orders.
-            awaitingFirstReport[i] = new LongHashSet(2 * limits.maxOpenOrdersPerAccount() + 8, 0.5f);
+            // The ids are the client's, mostly numbered upward: a set with locality for them.
+            awaitingFirstReport[i] = new ClientOrderIdSet(awaitingCapacity);
         }
     }
 
@@ -139,7 +146,23 @@ final class PreTradeRisk
     void opened(final int session, final long clientOrderId)
     {
         openOrders[session]++;
-        awaitingFirstReport[session].add(clientOrderId);
+        final ClientOrderIdSet awaiting = awaitingFirstReport[session];
+        if (awaiting.size() < awaitingCapacity)
+        {
+            awaiting.add(clientOrderId);
+        }
+        else
+        {
+            // Full of ids whose reports were lost: this order's reject, should one come, does not
+            // count it closed, so its session's count errs high, never low.
+            untracked++;
+        }
+    }
+
+    /** @return new orders not tracked to their first report, the set full of lost reports' ids. */
+    long untracked()
+    {
+        return untracked;
     }
 
     /** The order counted by {@link #opened} was not sent after all. */

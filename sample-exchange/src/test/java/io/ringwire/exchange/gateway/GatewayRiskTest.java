@@ -144,6 +144,29 @@ class GatewayRiskTest
     }
 
     @Test
+    void ordersWhoseFirstReportsWereLostFillTheirTableWithoutFailingTheGateway()
+    {
+        // Each order's acknowledgement is lost; its cancel's report ends it. The order's id stays
+        // in the table of those awaiting a first report (room for 2 x MAX_OPEN + 8), which fills.
+        fixture.logOnBoth();
+        final int room = 2 * MAX_OPEN + 8;
+        long nowNs = START_NS;
+        for (int i = 1; i <= room + 2; i++)
+        {
+            final long order = 10 * i;
+            assertEquals(Gateway.FORWARDED, fixture.limitA(order, 1_000, 1, nowNs += 10_000_000), "order " + order);
+            assertEquals(Gateway.FORWARDED, fixture.cancel(TRANSPORT_A, order + 1, order, ACCOUNT_A,
+                nowNs += 10_000_000), "its cancel");
+            fixture.engineReport(ACCOUNT_A, order + 1, 500 + i, ExecType.CANCELED, OrdStatus.CANCELED, 1, 0, 0,
+                nowNs += 10_000_000);
+            assertEquals(0, gateway.openOrders(SESSION_A), "the cancel ended order " + order);
+        }
+        assertEquals(2, gateway.ordersUntracked(), "the orders past the table's room");
+        assertEquals(Gateway.FORWARDED, fixture.limitA(1_000_000, 1_000, 1, nowNs += 10_000_000),
+            "the session still trades");
+    }
+
+    @Test
     void theCancelsOfOrdersLeftBeforeThisGatewayStartedEndNoneOfItsOwn()
     {
         // Orders 900 and 901 rest from the last gateway's life; this one's start cancel ends them.
