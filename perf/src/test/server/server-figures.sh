@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The figures the shm and exchange targets ask of a many-core server, in one run: shm's hop on one
-# thread, shm beside Aeron IPC (round trip and flood), the matching engine alone, and the exchange
-# end to end at 1 M and 100 k orders a second. Each step has a time limit of its own (some 10
-# minutes in all, were every step to run to its limit). Every step's table goes to OUT/summary.txt
+# thread, shm beside Aeron IPC (round trip and flood), the matching engine alone, the exchange end
+# to end at 1 M and 100 k orders a second, and the 1 M run again profiled. Each step has a time
+# limit of its own (some 11 minutes in all, were every step to run to its limit). Every step's table goes to OUT/summary.txt
 # as it finishes, and all results so far into OUT/server-figures.tgz (replaced whole, never half
 # written), so a lease that ends early still returns what was done.
 #
@@ -46,7 +46,8 @@ step() {
   # The table and its notes, without the progress lines (rounds, rows, seconds) before them.
   grep -v -E -e 'round trips \(|flooding for|msgs in |: results in ' \
     -e '^(rtt: |compare: round|matching: (warm-up|round))' \
-    -e '^exchange [a-z]+ (warm-up|measured) [0-9]+/' "$work/results/$name.log" | tail -n 45 >> "$summary"
+    -e '^exchange [a-z]+ (warm-up|measured) [0-9]+/' -e '^\[[0-9.]+s\]\[info\]\[jfr' "$work/results/$name.log" |
+    tail -n 45 >> "$summary"
   if [ "$rc" -ne 0 ]; then
     failed=$((failed + 1))
     say "-- $name: FAILED, exit $rc$([ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && echo " (past its ${limit} s)")"
@@ -71,6 +72,11 @@ step throughput-shm 150 throughput --provider shm --baseline aeron-ipc --sizes 3
 step matching 150 matching --rounds 3
 step exchange-1m 60 exchange --provider shm --rate 1000000 --clients 16 --seconds 10 --warmup 5
 step exchange-100k 60 exchange --provider shm --rate 100000 --clients 4 --seconds 10 --warmup 5
+# The 1 M/s run again under JFR's sampling profiler (results/exchange-1m.jfr): which frames each
+# role's thread spends its time in where the rate is not held (`jfr print --events
+# jdk.ExecutionSample`, grouped by sampledThread).
+RINGWIRE_JAVA_OPTS="${RINGWIRE_JAVA_OPTS:-} -XX:StartFlightRecording=filename=$work/results/exchange-1m.jfr,settings=profile" \
+  step exchange-1m-profiled 60 exchange --provider shm --rate 1000000 --clients 16 --seconds 10 --warmup 5
 
 say ""; say "done $(date -u +%H:%M:%S): $failed step(s) failed"
 exit "$failed"
