@@ -474,15 +474,22 @@ public final class JournaledEngine implements AutoCloseable
             return;
         }
         closed = true;
-        if (null != journal)
+        try
         {
-            journal.close();
-            journal = null;
+            if (null != journal)
+            {
+                journal.close();
+            }
         }
-        if (null != engineLock)
+        finally
         {
-            engineLock.close();
-            engineLock = null;
+            journal = null;
+            // A journal that failed to close still lets the directory go: this process may open it again.
+            if (null != engineLock)
+            {
+                engineLock.close();
+                engineLock = null;
+            }
         }
         engine.digest().valueRequested();
     }

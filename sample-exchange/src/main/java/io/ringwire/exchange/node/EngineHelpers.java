@@ -130,22 +130,50 @@ final class EngineHelpers
      */
     void stop()
     {
-        if (null != journallerRunner)
+        // Each step runs whatever an earlier one threw: no helper's thread outlives the engine.
+        try
         {
-            journallerRunner.close();
-            journallerRunner = null;
-            journaller.close();
+            if (null != journallerRunner)
+            {
+                final AgentRunner runner = journallerRunner;
+                journallerRunner = null;
+                try
+                {
+                    runner.close();
+                }
+                finally
+                {
+                    journaller.close();
+                }
+            }
         }
-        if (null != replicaRunner)
+        finally
         {
-            replicaRunner.close();
-            replicaRunner = null;
-            replica.close();
-        }
-        if (null != digestRunner)
-        {
-            digestRunner.close();
-            digestRunner = null;
+            try
+            {
+                if (null != replicaRunner)
+                {
+                    final AgentRunner runner = replicaRunner;
+                    replicaRunner = null;
+                    try
+                    {
+                        runner.close();
+                    }
+                    finally
+                    {
+                        replica.close();
+                    }
+                }
+            }
+            finally
+            {
+                if (null != digestRunner)
+                {
+                    final AgentRunner runner = digestRunner;
+                    digestRunner = null;
+                    runner.close();
+                }
+            }
         }
     }
 
