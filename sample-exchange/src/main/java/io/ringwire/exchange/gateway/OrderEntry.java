@@ -152,19 +152,9 @@ final class OrderEntry
                 NULL_ENUM, NULL_ENUM, 0, 0, request.sendingTime(), nowNs);
         }
         final int length = sender.requests().cancelOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs));
-        if (0 == roomForClientOrderId(session))
-        {
-            return forwardWithId(session, clientOrderId, length, nowNs);
-        }
         // A session past its budget of ids still pulls its orders: the cancel goes, its own id not
         // kept (a resend of it is at worst an UNKNOWN_ORDER from the engine, and names no order).
-        if (!sender.toEngine(length))
-        {
-            return BACK_PRESSURED;
-        }
-        counters.cancelIdsNotKept++;
-        sessions.requestForwarded(session);
-        return FORWARDED;
+        return forward(session, clientOrderId, 0 == roomForClientOrderId(session), length, nowNs);
     }
 
     /** As {@link #onNewOrder}. */
@@ -325,11 +315,28 @@ final class OrderEntry
 
     private int forwardWithId(final int session, final long clientOrderId, final int length, final long nowNs)
     {
-        clientOrderIds[session].add(clientOrderId);
+        return forward(session, clientOrderId, true, length, nowNs);
+    }
+
+    /** @param keepId whether the session's id is kept (false: a cancel past the session's budget of ids). */
+    private int forward(final int session, final long clientOrderId, final boolean keepId, final int length,
+        final long nowNs)
+    {
+        if (keepId)
+        {
+            clientOrderIds[session].add(clientOrderId);
+        }
         if (!sender.toEngine(length))
         {
-            clientOrderIds[session].remove(clientOrderId);
+            if (keepId)
+            {
+                clientOrderIds[session].remove(clientOrderId);
+            }
             return BACK_PRESSURED;
+        }
+        if (!keepId)
+        {
+            counters.cancelIdsNotKept++;
         }
         if (firstForwardNs == Long.MAX_VALUE)
         {
