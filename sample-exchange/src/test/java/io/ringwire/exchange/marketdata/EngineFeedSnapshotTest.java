@@ -29,13 +29,7 @@ class EngineFeedSnapshotTest
     void aReplicaThatMissedPartOfTheFeedRecoversFromTheEnginesSnapshotAndFollowsTheFeedAfterIt(final int perPart)
     {
         final MarketDataBooks replica = new MarketDataBooks(TestExchange.instruments(INSTRUMENTS), 200_000);
-        final TestExchange exchange = new TestExchange(0x5EED5L, INSTRUMENTS, (buffer, offset, length) ->
-        {
-            if (feedReachesReplica)
-            {
-                replica.onMessage(buffer, offset, length);
-            }
-        });
+        final TestExchange exchange = exchangeFeeding(0x5EED5L, replica);
         exchange.run(5_000);
         feedReachesReplica = false; // the service gone: the feed drops what it cannot deliver
         exchange.run(5_000);
@@ -57,13 +51,7 @@ class EngineFeedSnapshotTest
     {
         feedReachesReplica = false;
         final MarketDataBooks replica = new MarketDataBooks(TestExchange.instruments(INSTRUMENTS), 200_000);
-        final TestExchange exchange = new TestExchange(0xBE1A7EL, INSTRUMENTS, (buffer, offset, length) ->
-        {
-            if (feedReachesReplica)
-            {
-                replica.onMessage(buffer, offset, length);
-            }
-        });
+        final TestExchange exchange = exchangeFeeding(0xBE1A7EL, replica);
         exchange.run(8_000);
         feedReachesReplica = true;
 
@@ -134,6 +122,18 @@ class EngineFeedSnapshotTest
         assertEquals(0, outcomes[MarketDataBooks.INCONSISTENT] + outcomes[MarketDataBooks.CAPACITY_EXCEEDED] +
             outcomes[MarketDataBooks.MALFORMED], "every part fits the replica");
         return parts[0];
+    }
+
+    /** An exchange whose feed reaches the replica while {@link #feedReachesReplica} says so. */
+    private TestExchange exchangeFeeding(final long seed, final MarketDataBooks replica)
+    {
+        return new TestExchange(seed, INSTRUMENTS, (buffer, offset, length) ->
+        {
+            if (feedReachesReplica)
+            {
+                replica.onMessage(buffer, offset, length);
+            }
+        });
     }
 
     private static void assertReplicaEqualsEngine(final TestExchange exchange, final MarketDataBooks replica)
