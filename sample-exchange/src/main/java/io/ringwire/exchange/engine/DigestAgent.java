@@ -26,6 +26,9 @@ public final class DigestAgent implements Agent
     /** Written by the agent's thread only; others read them late. */
     private long messages;
     private long links;
+    /** Whether the value's listener is being told (a failure there misses no output). */
+    private boolean inListener;
+    private long drainFailures;
 
     /**
      * @param ring   the engine's output.
@@ -41,7 +44,9 @@ public final class DigestAgent implements Agent
     /**
      * A message that failed here has left the ring all the same, and an Error ends this agent's
      * thread: either way the digest misses output, so it is marked broken and the ring abandoned
-     * (the engine stops waiting on it) before the failure goes on to the agent's runner.
+     * (the engine stops waiting on it) before the failure goes on to the agent's runner. Only the
+     * value's listener failing at a DIGEST command misses nothing: the digest has taken every byte
+     * before the listener is told, so it stays whole.
      */
     @Override
     public int doWork()
@@ -50,28 +55,57 @@ public final class DigestAgent implements Agent
         {
             return ring.read(onMessage, MESSAGE_LIMIT);
         }
-        catch (final RuntimeException | Error ex)
+        catch (final RuntimeException ex)
         {
-            digest.markBroken();
-            feed.abandon();
+            if (!inListener)
+            {
+                broken();
+            }
+            inListener = false;
             throw ex;
         }
+        catch (final Error ex)
+        {
+            broken();
+            throw ex;
+        }
+    }
+
+    private void broken()
+    {
+        digest.markBroken();
+        feed.abandon();
     }
 
     /**
      * Reads everything in the ring, but for a digest already broken. Call once the engine has
      * stopped and this agent's thread has (then the digest is up to date for any thread that calls
-     * this).
+     * this). It throws nothing: it runs on the thread that closes the engine, whose other closes
+     * must still run; a failure is judged as {@link #doWork()} judges it and counted.
      *
      * @return the digest.
      */
     public OutputDigest drain()
     {
-        while (!digest.isBroken() && ring.read(onMessage, MESSAGE_LIMIT) > 0)
+        boolean more = true;
+        while (more && !digest.isBroken())
         {
-            // until the ring is empty
+            try
+            {
+                more = doWork() > 0;
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                drainFailures++;
+            }
         }
         return digest;
+    }
+
+    /** @return failures while draining (the closing thread's; late). */
+    public long drainFailures()
+    {
+        return drainFailures;
     }
 
     private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
@@ -88,7 +122,12 @@ public final class DigestAgent implements Agent
                 digest.link(buffer.getLong(index));
                 links++;
             }
-            case DigestRing.VALUE -> digest.valueRequested();
+            case DigestRing.VALUE ->
+            {
+                inListener = true;
+                digest.valueRequested();
+                inListener = false;
+            }
             default -> throw new IllegalStateException("not a digest ring message: type " + type);
         }
     }

@@ -27,11 +27,13 @@ final class ClientOrderIdSet
     private static final int GROUP_BITS = 3;
     private static final int GROUP = 1 << GROUP_BITS;
     /**
-     * Where a group starts so that it fills one cache line: a table large enough to miss the cache
-     * is a humongous object, which starts a heap region, so its elements start the array's base
-     * offset past a line's start.
+     * Where a group starts so that it fills one cache line where the table starts a line, as a G1
+     * humongous object (half a heap region or more) starts its region; elsewhere a group may
+     * straddle two lines, which costs speed only.
      */
     private static final int LINE_START = ((64 - UnsafeApi.arrayBaseOffset(long[].class) % 64) / Long.BYTES) % GROUP;
+    /** The most ids a set holds: its table is then 2^29 longs. */
+    static final int MAX_CAPACITY = 1 << 28;
     /** An empty slot; the id 0 is kept apart ({@link #containsZero}). */
     private static final long EMPTY = 0;
 
@@ -56,6 +58,10 @@ final class ClientOrderIdSet
      */
     ClientOrderIdSet(final int capacity, final long key)
     {
+        if (capacity < 1 || capacity > MAX_CAPACITY)
+        {
+            throw new IllegalArgumentException("client order id set: capacity must be 1 to 2^28: " + capacity);
+        }
         final int length = Integer.highestOneBit(Math.max(GROUP, capacity) * 2 - 1) << 1;
         slots = new long[length];
         mask = length - 1;

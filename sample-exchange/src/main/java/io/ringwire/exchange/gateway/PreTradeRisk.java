@@ -30,8 +30,11 @@ final class PreTradeRisk
     /** By instrument id: the allowed distance of a LIMIT price from the last trade; -1 for no such instrument. */
     private final long[] bandWidth;
     private final long[] lastTrade;
-    /** The most ids a session's set of orders awaiting their first report holds. */
-    static final int MAX_AWAITING = 1 << 24;
+    /**
+     * The most ids a session's set of orders awaiting their first report holds: its table, allocated
+     * at start, is 2^23 longs (64 MiB) a session at this bound.
+     */
+    static final int MAX_AWAITING = 1 << 22;
 
     private final int[] openOrders;
     private final ClientOrderIdSet[] awaitingFirstReport;
@@ -60,9 +63,9 @@ final class PreTradeRisk
         final int sessions = config.sessions().size();
         this.openOrders = new int[sessions];
         this.awaitingFirstReport = new ClientOrderIdSet[sessions];
-        // Room for twice the session's open orders, which is what waits unless reports were lost
-        // (with a connection, or past a backlog's bound), each leaving its order's id behind.
-        awaitingCapacity = (int)Math.min(2L * limits.maxOpenOrdersPerAccount() + 8, MAX_AWAITING);
+        // At most the session's open orders wait; twice that leaves room for ids that reports lost
+        // (with a connection, or past a backlog's bound) left behind.
+        awaitingCapacity = (int)Math.min(2L * limits.maxOpenOrdersPerAccount(), MAX_AWAITING);
         for (int i = 0; i < sessions; i++)
         {
             // The ids are the client's, mostly numbered upward: a set with locality for them.
@@ -169,7 +172,10 @@ final class PreTradeRisk
     void notSent(final int session, final long clientOrderId)
     {
         openOrders[session]--;
-        awaitingFirstReport[session].remove(clientOrderId);
+        if (!awaitingFirstReport[session].remove(clientOrderId))
+        {
+            untracked--; // it was counted untracked, and never went
+        }
     }
 
     /**

@@ -99,6 +99,8 @@ class ClientOrderIdSetTest
         assertTrue(set.remove(0));
         assertTrue(set.add(100), "room again after a removal");
         assertEquals(100, set.size());
+        assertThrows(IllegalArgumentException.class, () -> new ClientOrderIdSet(ClientOrderIdSet.MAX_CAPACITY + 1, 3));
+        assertThrows(IllegalArgumentException.class, () -> new ClientOrderIdSet(0, 3));
     }
 
     @Test

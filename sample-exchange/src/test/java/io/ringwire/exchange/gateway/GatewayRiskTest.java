@@ -147,9 +147,9 @@ class GatewayRiskTest
     void ordersWhoseFirstReportsWereLostFillTheirTableWithoutFailingTheGateway()
     {
         // Each order's acknowledgement is lost; its cancel's report ends it. The order's id stays
-        // in the table of those awaiting a first report (room for 2 x MAX_OPEN + 8), which fills.
+        // in the table of those awaiting a first report (room for 2 x MAX_OPEN), which fills.
         fixture.logOnBoth();
-        final int room = 2 * MAX_OPEN + 8;
+        final int room = 2 * MAX_OPEN;
         long nowNs = START_NS;
         for (int i = 1; i <= room + 2; i++)
         {
@@ -164,6 +164,10 @@ class GatewayRiskTest
         assertEquals(2, gateway.ordersUntracked(), "the orders past the table's room");
         assertEquals(Gateway.FORWARDED, fixture.limitA(1_000_000, 1_000, 1, nowNs += 10_000_000),
             "the session still trades");
+        assertEquals(3, gateway.ordersUntracked());
+        fixture.engineReport(ACCOUNT_A, 1_000_000, 0, ExecType.REJECTED, OrdStatus.REJECTED, 1, 0, 0,
+            nowNs += 10_000_000);
+        assertEquals(1, gateway.openOrders(SESSION_A), "an untracked order's reject leaves the count high, never low");
     }
 
     @Test
