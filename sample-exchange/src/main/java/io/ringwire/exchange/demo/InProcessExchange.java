@@ -376,8 +376,23 @@ public final class InProcessExchange implements AutoCloseable
             agents.get(i).close();
         }
         agents.clear();
-        // Idle duty cycles cannot tell the end: heartbeats and status messages come every few
-        // milliseconds for ever. What the roles carried stops moving once nothing is in flight.
+        settle();
+        // The journal may hold what the output held back past the drain's limit: applied now, so
+        // the summary's digest is the one replay gives for this journal.
+        if (engine.finishJournaled() > 0)
+        {
+            settle();
+        }
+        running.stop();
+    }
+
+    /**
+     * Drives every role on this thread until what they carried has not moved for
+     * {@link #SETTLED_NS}, or for {@link #DRAIN_LIMIT_NS} at most. Idle duty cycles cannot tell the
+     * end: heartbeats and status messages come every few milliseconds for ever.
+     */
+    private void settle() throws InterruptedException
+    {
         final long deadline = System.nanoTime() + DRAIN_LIMIT_NS;
         long carried = carried();
         long movedNs = System.nanoTime();
@@ -394,7 +409,6 @@ public final class InProcessExchange implements AutoCloseable
                 movedNs = System.nanoTime();
             }
         }
-        running.stop();
     }
 
     /** @return what the roles carried so far, added up: requests forwarded and applied, reports read, updates applied. */

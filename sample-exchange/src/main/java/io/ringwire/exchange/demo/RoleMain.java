@@ -204,6 +204,12 @@ public final class RoleMain
         engine.stopTaking();
         agent.close();
         quiesce(engine);
+        // What the journal took and the output held back (a gateway gone or slow) is applied now,
+        // so the digest below is the one replay gives for this journal.
+        if (engine.finishJournaled() > 0)
+        {
+            quiesce(engine);
+        }
         final Map<String, Long> resting = new TreeMap<>();
         for (final RestingOrder order : engine.engine().engine().books().resting())
         {

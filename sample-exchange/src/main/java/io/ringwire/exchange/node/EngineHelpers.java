@@ -48,6 +48,8 @@ final class EngineHelpers
     private JournaledRequests journaled;
     private Journaller journaller;
     private AgentRunner journallerRunner;
+    /** Whether {@link #stopJournaller} ended the journaller's thread (its journal stays open until {@link #stop}). */
+    private boolean journallerStopped;
 
     /**
      * @param threads which helpers run.
@@ -139,7 +141,10 @@ final class EngineHelpers
                 journallerRunner = null;
                 try
                 {
-                    runner.close();
+                    if (!journallerStopped)
+                    {
+                        runner.close();
+                    }
                 }
                 finally
                 {
@@ -175,6 +180,24 @@ final class EngineHelpers
                 }
             }
         }
+    }
+
+    /**
+     * Ends the journaller's thread, its journal left open until {@link #stop}. Once this returns,
+     * every request the journaller took is in {@link #journaled()}'s ring and no more come; the
+     * requests subscription is the caller's to drive from then on.
+     *
+     * @return whether it ended one (false where none runs, or it ended already).
+     */
+    boolean stopJournaller()
+    {
+        if (null == journallerRunner || journallerStopped)
+        {
+            return false;
+        }
+        journallerStopped = true;
+        journallerRunner.close();
+        return true;
     }
 
     /**

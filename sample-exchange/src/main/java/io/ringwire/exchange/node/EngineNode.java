@@ -190,6 +190,8 @@ public final class EngineNode implements Agent, AutoCloseable
     private final FragmentHandler onRequest = this::onRequest;
     private long takenNs;
     private volatile boolean taking = true;
+    /** Whether {@link #finishJournaled} ended the journaller: the engine's thread polls nothing more. */
+    private boolean journalFinished;
     private final JournalRefusals refusals = new JournalRefusals();
     private long refused;
     private long refusalsReported;
@@ -371,7 +373,7 @@ public final class EngineNode implements Agent, AutoCloseable
         // subscriber is behind, requests wait in their ring (or the journaller's), and the gateway
         // backs off in turn.
         final boolean outputKeepsUp = !reports.isBehind() && !feed.isBehind();
-        if (null != helpers.journaled())
+        if (null != helpers.journaled() && !journalFinished)
         {
             work += outputKeepsUp ? helpers.journaled().read(onJournaled, FRAGMENT_LIMIT) : 0;
         }
@@ -477,6 +479,39 @@ public final class EngineNode implements Agent, AutoCloseable
         {
             helpers.journaller().stopTaking();
         }
+    }
+
+    /**
+     * Ends the run's input for good: stops taking requests, ends the journaller's thread, then
+     * applies every request it journaled that the engine has not, whether or not the output keeps
+     * up (a report past its backlog's bound is dropped and counted, and the next start sends it
+     * again from the journal). So the engine's digest covers everything the journal holds, as
+     * {@code exchange replay}'s does, and a clean stop leaves no journaled request unanswered in
+     * this run. The requests subscription's housekeeping goes on in {@link #doWork()}. On the
+     * engine's thread, or once it stopped; where no journaller runs there is nothing to apply.
+     *
+     * @return requests applied (or rejected as refused) here.
+     */
+    public int finishJournaled()
+    {
+        stopTaking();
+        if (null == engine || !helpers.stopJournaller())
+        {
+            return 0;
+        }
+        journalFinished = true;
+        int applied = 0;
+        for (int read; (read = helpers.journaled().read(onJournaled, FRAGMENT_LIMIT)) > 0; )
+        {
+            applied += read;
+        }
+        return applied;
+    }
+
+    /** @return whether the journaller handed on requests the engine has not yet applied (any thread, late). */
+    boolean journaledWaiting()
+    {
+        return null != helpers.journaled() && !helpers.journaled().isEmpty();
     }
 
     /** @return whether both publications reach their subscribers. */

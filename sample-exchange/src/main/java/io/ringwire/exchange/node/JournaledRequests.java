@@ -92,6 +92,12 @@ public final class JournaledRequests
         return true;
     }
 
+    /** @return whether no message waits (any thread; late from the writer's side). */
+    public boolean isEmpty()
+    {
+        return ring.size() == 0;
+    }
+
     /**
      * @param handler takes each message (see the layout above).
      * @param limit   most messages.

@@ -41,6 +41,7 @@ final class InProcessRoles implements AutoCloseable
     private final long rate;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<AgentRunner> runners = new ArrayList<>();
+    private AgentRunner engineRunner;
     final List<Throwable> failures = new CopyOnWriteArrayList<>();
     EngineNode engine;
     GatewayNode gateway;
@@ -111,15 +112,23 @@ final class InProcessRoles implements AutoCloseable
             }
         }
         engine.open();
-        run(engine);
+        engineRunner = run(engine);
         run(new CompositeAgent(gateway, marketData, subscriber, clients));
     }
 
-    private void run(final org.agrona.concurrent.Agent agent)
+    private AgentRunner run(final org.agrona.concurrent.Agent agent)
     {
         final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), failures::add, null, agent);
         AgentRunner.startOnThread(runner);
         runners.add(runner);
+        return runner;
+    }
+
+    /** Stops the engine's thread alone: the gateway, market data and clients go on (and the engine's helpers). */
+    void stopEngineThread()
+    {
+        runners.remove(engineRunner);
+        engineRunner.close();
     }
 
     /**
