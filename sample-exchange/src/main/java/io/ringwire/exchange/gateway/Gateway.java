@@ -471,13 +471,16 @@ public final class Gateway
         // Connections first: one whose session the session work below loses counts its logon
         // timeout from now.
         int work = 0;
-        for (int slot = 0, capacity = transports.capacity(); slot < capacity; slot++)
+        for (int slot = 0, touched = transports.slotsTouched(); slot < touched; slot++)
         {
             if (!transports.inUse(slot))
             {
                 continue;
             }
-            if (sessions.ofTransport(transports.transport(slot)) != NONE)
+            // A connection logs on only as the session of the identity it proved: it is logged on
+            // when that session is bound to it (arrays only: this runs every cycle for every connection).
+            final int identity = transports.identitySession(slot);
+            if (sessions.isLoggedOn(identity) && sessions.transportOf(identity) == transports.transport(slot))
             {
                 // Logged on: its logon timeout starts once it no longer is, however the session
                 // ended (a Logout, or lost to silence or an unreachable reply link, when its client

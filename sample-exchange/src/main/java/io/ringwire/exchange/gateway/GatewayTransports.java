@@ -23,6 +23,10 @@ final class GatewayTransports
     private final long[] waitingSinceNs;
     private final int[] malformed;
     private final int[] freeSlots;
+    /** Whether each slot holds a connection: the duty cycle's walk reads no map. */
+    private final boolean[] used;
+    /** One past the highest slot ever used: slots are reused lowest-freed-last, so this stays near the peak count. */
+    private int slotsTouched;
     private int freeCount;
 
     GatewayTransports(final int capacity)
@@ -33,6 +37,7 @@ final class GatewayTransports
         waitingSinceNs = new long[capacity];
         malformed = new int[capacity];
         freeSlots = new int[capacity];
+        used = new boolean[capacity];
         for (int i = 0; i < capacity; i++)
         {
             freeSlots[i] = capacity - 1 - i;
@@ -56,6 +61,8 @@ final class GatewayTransports
         sessionOf[slot] = session;
         waitingSinceNs[slot] = nowNs;
         malformed[slot] = 0;
+        used[slot] = true;
+        slotsTouched = Math.max(slotsTouched, slot + 1);
         return slot;
     }
 
@@ -83,6 +90,7 @@ final class GatewayTransports
         final int slot = slotOfTransport.remove(transport);
         if (slot != NONE)
         {
+            used[slot] = false;
             freeSlots[freeCount++] = slot;
         }
     }
@@ -113,16 +121,19 @@ final class GatewayTransports
         return ++malformed[slot];
     }
 
-    /** @return the slots in use, to walk from 0 to {@link #capacity()} with {@link #inUse}. */
-    int capacity()
+    /**
+     * @return one past the highest slot that ever held a connection: the slots in use lie below it,
+     *         to walk from 0 with {@link #inUse}.
+     */
+    int slotsTouched()
     {
-        return transportOf.length;
+        return slotsTouched;
     }
 
     /** @return whether the slot holds a connection. */
     boolean inUse(final int slot)
     {
-        return slotOfTransport.get(transportOf[slot]) == slot;
+        return used[slot];
     }
 
     /** @return connections known. */
