@@ -58,6 +58,12 @@ final class PublicationCredit
         {
             return true;
         }
+        if (memoryLog)
+        {
+            // A memory log's subscribers store their credit straight into this region: a completion
+            // queue's progress brings none, and polling it would only slow a publication that waits.
+            return false;
+        }
         completionQueue.poll(completionHandler, 64); // providers that need progress apply credit writes here
         refresh(position);
         return admits(position, required, frames);
