@@ -226,6 +226,7 @@ public final class RoleMain
             " feedSnapshots=" + engine.feedSnapshotsSent() +
             " helperFailure=" + (null == engine.backgroundFailure() ? "none" :
                 engine.backgroundFailure().getClass().getSimpleName()) +
+            " digestWritesDropped=" + engine.digestWritesDropped() +
             resting.entrySet().stream().map(entry -> " " + entry.getKey() + "=" + entry.getValue())
                 .reduce("", String::concat));
         return 0;
@@ -269,7 +270,8 @@ public final class RoleMain
             counters.repliesResent() + " repliesNoLongerKept=" + counters.repliesNoLongerKept() +
             " notLoggedOn=" + counters.notLoggedOn() + " repliesThrottled=" + counters.repliesThrottled() +
             " unidentifiedBeforeLogon=" + counters.unidentifiedBeforeLogon() +
-            " fromLeftConnections=" + counters.fromLeftConnections() + " sessionSendFailures=" +
+            " fromLeftConnections=" + counters.fromLeftConnections() +
+            " ordersUntracked=" + gateway.gateway().ordersUntracked() + " sessionSendFailures=" +
             counters.sessionSendFailures() + " engineRefused=" + counters.engineBackPressured() + " engineOffersWaited=" +
             gateway.engineOffersWaited() + " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +

@@ -206,8 +206,11 @@ public final class Gateway
         return risk.openOrders(sessionIndex);
     }
 
-    /** @return new orders the open-order count could not follow to their first report (for tests). */
-    long ordersUntracked()
+    /**
+     * @return new orders the open-order count could not follow to their first report (only lost
+     *         reports fill the table that follows them): each leaves its session's count high.
+     */
+    public long ordersUntracked()
     {
         return risk.untracked();
     }

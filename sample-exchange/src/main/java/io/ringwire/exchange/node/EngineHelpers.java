@@ -44,6 +44,7 @@ final class EngineHelpers
     private SnapshotReplica replica;
     private AgentRunner replicaRunner;
     private DigestAgent digestAgent;
+    private DigestRing digestRing;
     private AgentRunner digestRunner;
     private JournaledRequests journaled;
     private Journaller journaller;
@@ -97,6 +98,7 @@ final class EngineHelpers
             {
                 // Recovery digested what it replayed on this thread; from here the digest's thread does.
                 final DigestRing ring = new DigestRing(DIGEST_RING_BYTES);
+                digestRing = ring;
                 digestAgent = new DigestAgent(ring, engine.engine().digest());
                 engine.engine().feedDigest(ring);
                 digestRunner = new AgentRunner(new BackoffIdleStrategy(64, 64, 1_000, 100_000),
@@ -119,6 +121,7 @@ final class EngineHelpers
             stop();
             replica = null;
             digestAgent = null;
+            digestRing = null;
             journaled = null;
             journaller = null;
             throw ex;
@@ -239,6 +242,15 @@ final class EngineHelpers
     long digestedMessages()
     {
         return null == digestAgent ? 0 : digestAgent.messages();
+    }
+
+    /**
+     * @return the engine's output the digest ring dropped once its thread failed (the digest says
+     *         {@code broken} then); the engine's thread, or late.
+     */
+    long digestWritesDropped()
+    {
+        return null == digestRing ? 0 : digestRing.dropped();
     }
 
     /** @return the first failure of a helper's thread, or null (any thread). */

@@ -594,6 +594,15 @@ public final class EngineNode implements Agent, AutoCloseable
         return helpers.digestedMessages();
     }
 
+    /**
+     * @return writes to the digest's thread dropped once that thread failed (its digest {@code broken});
+     *         the engine's thread, or late.
+     */
+    public long digestWritesDropped()
+    {
+        return helpers.digestWritesDropped();
+    }
+
     /** @return requests the engine refused (malformed, or the journal full; read late from other threads). */
     public long refused()
     {

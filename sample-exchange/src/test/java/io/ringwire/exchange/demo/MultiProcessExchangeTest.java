@@ -150,6 +150,10 @@ class MultiProcessExchangeTest
         assertEquals(e.get("sequence"), c.get("maxSequence"), c.toString());
         assertEquals(e.get("digest"), JournaledEngine.replay(directory.resolve("journal")).digest(),
             "the journal replays to the restarted engine's digest");
+        assertEquals("none", e.get("helperFailure"), e.toString());
+        assertEquals("0", e.get("digestWritesDropped"), e.toString());
+        assertEquals("0", exchange.report("gateway").get("ordersUntracked"),
+            "every order the gateway forwarded was followed to its first report");
         assertEquals("0", e.get("snapshotFailures"), e.toString());
         assertTrue("0".equals(e.get("tornTails")) || "1".equals(e.get("tornTails")),
             "a SIGKILL leaves at most the last record torn, and says so: " + e);
