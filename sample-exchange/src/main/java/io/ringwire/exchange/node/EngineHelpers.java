@@ -6,6 +6,7 @@ import io.ringwire.exchange.engine.JournaledEngine;
 import io.ringwire.exchange.engine.SnapshotReplica;
 import io.ringwire.exchange.journal.Journal;
 import io.ringwire.messaging.Subscription;
+import org.agrona.LangUtil;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
@@ -118,7 +119,14 @@ final class EngineHelpers
         }
         catch (final RuntimeException | Error ex)
         {
-            stop();
+            try
+            {
+                stop();
+            }
+            catch (final RuntimeException | Error stopFailure)
+            {
+                ex.addSuppressed(stopFailure); // the start's failure is the one to tell
+            }
             replica = null;
             digestAgent = null;
             digestRing = null;
@@ -135,53 +143,55 @@ final class EngineHelpers
      */
     void stop()
     {
-        // Each step runs whatever an earlier one threw: no helper's thread outlives the engine.
+        // Each close runs whatever an earlier one threw (no helper's thread outlives the engine);
+        // the first failure goes on, the later ones suppressed in it.
+        Throwable failure = null;
+        if (null != journallerRunner)
+        {
+            final AgentRunner runner = journallerRunner;
+            journallerRunner = null;
+            failure = close(null, journallerStopped ? null : runner);
+            failure = close(failure, journaller);
+        }
+        if (null != replicaRunner)
+        {
+            final AgentRunner runner = replicaRunner;
+            replicaRunner = null;
+            failure = close(failure, runner);
+            failure = close(failure, replica);
+        }
+        if (null != digestRunner)
+        {
+            final AgentRunner runner = digestRunner;
+            digestRunner = null;
+            failure = close(failure, runner);
+        }
+        if (null != failure)
+        {
+            LangUtil.rethrowUnchecked(failure);
+        }
+    }
+
+    /** @return the earlier failure (this one suppressed in it), this close's, or null. */
+    private static Throwable close(final Throwable earlier, final AutoCloseable closeable)
+    {
+        if (null == closeable)
+        {
+            return earlier;
+        }
         try
         {
-            if (null != journallerRunner)
-            {
-                final AgentRunner runner = journallerRunner;
-                journallerRunner = null;
-                try
-                {
-                    if (!journallerStopped)
-                    {
-                        runner.close();
-                    }
-                }
-                finally
-                {
-                    journaller.close();
-                }
-            }
+            closeable.close();
+            return earlier;
         }
-        finally
+        catch (final Throwable ex)
         {
-            try
+            if (null == earlier)
             {
-                if (null != replicaRunner)
-                {
-                    final AgentRunner runner = replicaRunner;
-                    replicaRunner = null;
-                    try
-                    {
-                        runner.close();
-                    }
-                    finally
-                    {
-                        replica.close();
-                    }
-                }
+                return ex;
             }
-            finally
-            {
-                if (null != digestRunner)
-                {
-                    final AgentRunner runner = digestRunner;
-                    digestRunner = null;
-                    runner.close();
-                }
-            }
+            earlier.addSuppressed(ex);
+            return earlier;
         }
     }
 
