@@ -366,7 +366,8 @@ public final class EngineNode implements Agent, AutoCloseable
     @Override
     public int doWork()
     {
-        int work = reports.doWork() + feed.doWork();
+        final long nowNs = System.nanoTime(); // one clock read for both publications' duty cycles
+        int work = reports.doWork(nowNs) + feed.doWork(nowNs);
         // A market-data service that connected anew gets the books before the next request's changes.
         work += null == engine ? 0 : feedSnapshots.doWork();
         // Before the engine opens, publications are accepted but no request is taken; while a
