@@ -76,17 +76,7 @@ final class ClientOrderIdSet
         {
             return containsZero;
         }
-        int slot = home(id);
-        long entry;
-        while ((entry = slots[slot]) != EMPTY)
-        {
-            if (entry == id)
-            {
-                return true;
-            }
-            slot = (slot + 1) & mask;
-        }
-        return false;
+        return find(id) >= 0;
     }
 
     /**
@@ -108,18 +98,13 @@ final class ClientOrderIdSet
             size++;
             return true;
         }
-        int slot = home(id);
-        long entry;
-        while ((entry = slots[slot]) != EMPTY)
+        final int slot = find(id);
+        if (slot >= 0)
         {
-            if (entry == id)
-            {
-                return false;
-            }
-            slot = (slot + 1) & mask;
+            return false;
         }
         checkRoom();
-        slots[slot] = id;
+        slots[~slot] = id;
         size++;
         return true;
     }
@@ -139,16 +124,12 @@ final class ClientOrderIdSet
             size -= held ? 1 : 0;
             return held;
         }
-        int hole = home(id);
-        long entry;
-        while ((entry = slots[hole]) != id)
+        int hole = find(id);
+        if (hole < 0)
         {
-            if (entry == EMPTY)
-            {
-                return false;
-            }
-            hole = (hole + 1) & mask;
+            return false;
         }
+        long entry;
         int slot = (hole + 1) & mask;
         while ((entry = slots[slot]) != EMPTY)
         {
@@ -175,6 +156,26 @@ final class ClientOrderIdSet
     int homeSlot(final long id)
     {
         return home(id);
+    }
+
+    /**
+     * @param id not {@link #EMPTY}.
+     * @return the slot holding the id, or the complement ({@code ~slot}, negative) of the empty
+     *         slot that ends its probe, where it would go.
+     */
+    private int find(final long id)
+    {
+        int slot = home(id);
+        long entry;
+        while ((entry = slots[slot]) != id)
+        {
+            if (entry == EMPTY)
+            {
+                return ~slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+        return slot;
     }
 
     private void checkRoom()
