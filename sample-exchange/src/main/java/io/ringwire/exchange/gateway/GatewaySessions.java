@@ -60,6 +60,8 @@ final class GatewaySessions
      * from a client's own mass cancel of the account (client order id 0 and every instrument too).
      */
     private final long[] cancelSentNs;
+    /** When the session's start cancel last went (its stamps, which its reports echo); MIN_VALUE before. */
+    private final long[] startCancelSentNs;
     /**
      * When the cancel owed may go: Long.MIN_VALUE (at once) for a new cancel, or
      * {@link #CANCEL_RETRY_NS} after the journal refused it, which also marks it as sent again.
@@ -87,6 +89,7 @@ final class GatewaySessions
         cancelPending = new byte[count];
         cancelInFlight = new byte[count];
         cancelSentNs = new long[count];
+        startCancelSentNs = new long[count];
         cancelDueNs = new long[count];
         identities = new String[count];
         for (int i = 0; i < count; i++)
@@ -106,6 +109,7 @@ final class GatewaySessions
             cancelPending[i] = START_CANCEL;
             cancelDueNs[i] = Long.MIN_VALUE;
             cancelSentNs[i] = Long.MIN_VALUE;
+            startCancelSentNs[i] = Long.MIN_VALUE;
             sessionOfId.put(session.sessionId(), i);
             sessionOfAccount.put(session.account(), i);
         }
@@ -259,6 +263,10 @@ final class GatewaySessions
     {
         cancelInFlight[session] = cancelPending[session];
         cancelSentNs[session] = nowNs;
+        if (cancelPending[session] == START_CANCEL)
+        {
+            startCancelSentNs[session] = nowNs;
+        }
         cancelPending[session] = NO_CANCEL;
         cancelDueNs[session] = Long.MIN_VALUE;
     }
@@ -301,6 +309,19 @@ final class GatewaySessions
     {
         return cancelSentNs[session] != Long.MIN_VALUE && clientSendNs == cancelSentNs[session] &&
             gatewayInNs == cancelSentNs[session];
+    }
+
+    /**
+     * @param clientSendNs a report's client sending time, echoed from the request that caused it.
+     * @param gatewayInNs  its gateway receive time, echoed likewise.
+     * @return whether the report is one of the session's start cancel: it ends an order a session
+     *         left in the engine before this gateway process started, never one this process
+     *         forwarded (a client's resend may have taken the same client order id here).
+     */
+    boolean isStartCancels(final int session, final long clientSendNs, final long gatewayInNs)
+    {
+        return startCancelSentNs[session] != Long.MIN_VALUE && clientSendNs == startCancelSentNs[session] &&
+            gatewayInNs == startCancelSentNs[session];
     }
 
     void received(final int session, final long nowNs)

@@ -124,7 +124,10 @@ final class ReportRouter
             return;
         }
         // The id set is large and read at random, so it is asked only of the reports that end an order.
-        if (risk.onReport(session, report) && orderEntry.usedClientOrderId(session, report.clientOrderId()))
+        // The start cancel's reports end orders of an earlier gateway process only, whatever id a
+        // client's resend has taken here since: they leave this process's open orders as they are.
+        if (!sessions.isStartCancels(session, report.clientSendTime(), report.gatewayInTime()) &&
+            risk.onReport(session, report) && orderEntry.usedClientOrderId(session, report.clientOrderId()))
         {
             risk.orderEnded(session);
         }

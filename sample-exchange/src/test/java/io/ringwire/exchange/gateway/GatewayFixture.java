@@ -282,6 +282,21 @@ final class GatewayFixture
     }
 
     /**
+     * Sends a report, with the next engine sequence, caused by a request that carried these times
+     * (a report echoes its request's client sending and gateway receive times).
+     */
+    void engineReportCausedBy(final long clientSendNs, final long gatewayInNs, final long account,
+        final long clientOrderId, final long exchangeOrderId, final ExecType execType, final OrdStatus ordStatus,
+        final long nowNs)
+    {
+        final int length = encodeReport(buffer, header, ++engineSequence, account, clientOrderId, exchangeOrderId,
+            execType, ordStatus, 1, 0, 0);
+        new ExecutionReportEncoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH).clientSendTime(clientSendNs)
+            .gatewayInTime(gatewayInNs);
+        gateway.onEngineMessage(buffer, 0, length, nowNs);
+    }
+
+    /**
      * Sends the reject the engine makes for a request its journal refused, made by the engine's own
      * {@link JournalRefusals}: it has no engine sequence, and echoes the request's ids, terms and
      * its sending and receive times.

@@ -183,6 +183,40 @@ class GatewayRiskTest
     }
 
     @Test
+    void theStartCancelsReportOfAnOrderResentUnderItsIdEndsNotTheResend()
+    {
+        // Order 5 rests from the last gateway's life; its client, not knowing, sends it again here
+        // under the same id. The start cancel (sent at START_NS) ends the old one: its report names
+        // id 5 and echoes the start cancel's times. The resend stays open.
+        fixture.logOnBoth();
+        assertEquals(Gateway.FORWARDED, fixture.limitA(5, 1_000, 1, START_NS + 1));
+        fixture.engineReportCausedBy(START_NS, START_NS, ACCOUNT_A, 5, 700, ExecType.CANCELED, OrdStatus.CANCELED,
+            START_NS + 2);
+        assertEquals(1, gateway.openOrders(SESSION_A), "the resend is still open");
+        fixture.engineReport(ACCOUNT_A, 5, 701, ExecType.NEW, OrdStatus.NEW, 1, 0, 0, START_NS + 3);
+        assertEquals(1, gateway.openOrders(SESSION_A), "acknowledged and resting");
+        fixture.engineReport(ACCOUNT_A, 5, 701, ExecType.CANCELED, OrdStatus.CANCELED, 1, 0, 0, START_NS + 4);
+        assertEquals(0, gateway.openOrders(SESSION_A), "its own cancel ends it");
+        assertEquals(0, gateway.ordersUntracked());
+    }
+
+    @Test
+    void aLossCancelsReportsEndThisGatewaysOrders()
+    {
+        // A session lost (its transport gone) is owed a cancel-on-disconnect: unlike the start
+        // cancel's, its reports end orders this process forwarded.
+        fixture.logOnBoth();
+        assertEquals(Gateway.FORWARDED, fixture.limitA(6, 1_000, 1, START_NS + 1));
+        fixture.engineReport(ACCOUNT_A, 6, 702, ExecType.NEW, OrdStatus.NEW, 1, 0, 0, START_NS + 2);
+        gateway.onTransportLost(TRANSPORT_A, START_NS + 3);
+        gateway.doWork(START_NS + 4);
+        assertEquals(1, gateway.counters().cancelOnDisconnects(), "the loss cancel went");
+        fixture.engineReportCausedBy(START_NS + 4, START_NS + 4, ACCOUNT_A, 6, 702, ExecType.CANCELED,
+            OrdStatus.CANCELED, START_NS + 5);
+        assertEquals(0, gateway.openOrders(SESSION_A), "the loss cancel ended this gateway's order");
+    }
+
+    @Test
     void engineRejectOfANewOrderEndsItButOfACancelDoesNot()
     {
         fixture.logOnBoth();
