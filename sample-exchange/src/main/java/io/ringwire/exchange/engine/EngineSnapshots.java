@@ -17,8 +17,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedOutputStream;
@@ -46,8 +48,12 @@ public final class EngineSnapshots
     private static final String SUFFIX = ".bin";
     private static final String TEMPORARY = ".tmp";
 
+    private static final System.Logger LOG = System.getLogger(EngineSnapshots.class.getName());
+
     private final Path directory;
     private final List<String> problems = new ArrayList<>();
+    /** Leftovers that could not be deleted, each logged once (a snapshot is written every so many requests). */
+    private final Set<Path> undeletable = new HashSet<>();
 
     /**
      * @param directory the journal directory.
@@ -155,7 +161,11 @@ public final class EngineSnapshots
                     }
                     catch (final IOException ex)
                     {
-                        problems.add(path + ": not deleted: " + ex.getMessage());
+                        if (undeletable.add(path))
+                        {
+                            LOG.log(System.Logger.Level.WARNING, "engine snapshots: " + path +
+                                " not deleted (never read as a snapshot): " + ex.getMessage());
+                        }
                     }
                 }
             }
