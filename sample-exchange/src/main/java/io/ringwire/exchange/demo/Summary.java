@@ -141,8 +141,9 @@ final class Summary
             EngineNode.DIGEST_THREAD_MIN_CPUS + " CPUs or more hash on a thread of their own)"));
         if (null != engine.backgroundFailure())
         {
-            out.println("  engine helpers    FAILED: " + engine.backgroundFailure() + " (" +
-                engine.digestWritesDropped() + " writes to the digest's thread dropped after)");
+            final long dropped = engine.digestWritesDropped();
+            out.println("  engine helpers    FAILED: " + engine.backgroundFailure() +
+                (dropped > 0 ? " (" + dropped + " writes to the digest's thread dropped after)" : ""));
         }
         out.println("  checks            " + (conserved() ? "passed" : "FAILED") + ": every new order acknowledged once, " +
             "as much bought as sold" + (null == fix ? "" : " (over both doors)") + ", the subscriber's books equal the engine's");

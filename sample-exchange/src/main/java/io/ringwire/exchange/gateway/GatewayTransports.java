@@ -25,7 +25,10 @@ final class GatewayTransports
     private final int[] freeSlots;
     /** Whether each slot holds a connection: the duty cycle's walk reads no map. */
     private final boolean[] used;
-    /** One past the highest slot ever used: slots are reused lowest-freed-last, so this stays near the peak count. */
+    /**
+     * One past the highest slot ever used: a freed slot is reused before a never-used one is taken
+     * (lowest first), so this is the peak count of connections.
+     */
     private int slotsTouched;
     private int freeCount;
 

@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * The threads beside the engine's, as {@link EngineNode.Threads} says: the snapshot replica's, the
  * output digest's and the journaller's (see {@link EngineNode} for when each runs). They start
  * together ({@link #start}), where a failure part way stops those that started and forgets them all,
- * and stop together ({@link #stop}), the digest's apart ({@link #settleDigest}). A failure on any of
- * them later is logged and kept ({@link #failure()}).
+ * and stop together ({@link #stop}), the digest's apart ({@link #settleDigest}) and the journaller's
+ * thread earlier where a clean stop ends it ({@link #stopJournaller}), after which the engine's
+ * thread drives the requests subscription. A failure on any of them later is logged and kept
+ * ({@link #failure()}).
  *
  * <p>Threading: {@link #start}, {@link #stop}, {@link #settleDigest} and the getters of the helpers
  * on the engine's thread (or the one that opens and closes it); the counters from any thread, late.
@@ -78,7 +80,8 @@ final class EngineHelpers
      * @param journal    its journal directory, which the replica follows.
      * @param applied    the records the engine has applied and sent: the replica's limit.
      * @param appendable the journal open for appending, which the journaller takes; null for none.
-     * @param requests   the gateway's requests, which the journaller polls from now on.
+     * @param requests   the gateway's requests, which the journaller polls from now on (until
+     *                   {@link #stopJournaller}).
      * @param taking     whether requests are taken (false once the node stopped taking).
      */
     void start(final JournaledEngine engine, final Path journal, final AtomicLong applied, final Journal appendable,
@@ -123,7 +126,7 @@ final class EngineHelpers
             {
                 stop();
             }
-            catch (final RuntimeException | Error stopFailure)
+            catch (final Throwable stopFailure)
             {
                 ex.addSuppressed(stopFailure); // the start's failure is the one to tell
             }
@@ -151,6 +154,7 @@ final class EngineHelpers
             final AgentRunner runner = journallerRunner;
             journallerRunner = null;
             failure = close(null, journallerStopped ? null : runner);
+            journallerStopped = false;
             failure = close(failure, journaller);
         }
         if (null != replicaRunner)

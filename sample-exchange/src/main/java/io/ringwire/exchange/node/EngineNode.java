@@ -485,21 +485,27 @@ public final class EngineNode implements Agent, AutoCloseable
     /**
      * Ends the run's input for good: stops taking requests, ends the journaller's thread, then
      * applies every request it journaled that the engine has not, whether or not the output keeps
-     * up (a report past its backlog's bound is dropped and counted, and the next start sends it
-     * again from the journal). So the engine's digest covers everything the journal holds, as
-     * {@code exchange replay}'s does, and a clean stop leaves no journaled request unanswered in
-     * this run. The requests subscription's housekeeping goes on in {@link #doWork()}. On the
+     * up. So the engine's digest covers everything the journal holds, as {@code exchange replay}'s
+     * does; their reports go as usual, and one that cannot (past its backlog's bound, or held for a
+     * gateway that does not come back before the process ends) goes again at the next start, from
+     * the journal. The requests subscription's housekeeping goes on in {@link #doWork()}. On the
      * engine's thread, or once it stopped; where no journaller runs there is nothing to apply.
+     * Called again (a request that threw part way), it applies what is left.
+     *
+     * <p>A journaller that ended on its own failure (its ring refused a journaled request, which
+     * its room check rules out) leaves that one request in the journal and not in the ring: the
+     * failure is kept ({@link #backgroundFailure()}), and the digest then differs from replay's.
      *
      * @return requests applied (or rejected as refused) here.
      */
     public int finishJournaled()
     {
         stopTaking();
-        if (null == engine || !helpers.stopJournaller())
+        if (null == engine || null == helpers.journaled())
         {
             return 0;
         }
+        helpers.stopJournaller();
         journalFinished = true;
         int applied = 0;
         for (int read; (read = helpers.journaled().read(onJournaled, FRAGMENT_LIMIT)) > 0; )
