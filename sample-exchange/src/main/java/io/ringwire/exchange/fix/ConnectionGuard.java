@@ -123,6 +123,30 @@ final class ConnectionGuard extends IoFilterAdapter
         return 0;
     }
 
+    /**
+     * @return what the network layer says of each connection the member has at the door now (for
+     *         a stalled member's diagnosis): its address, whether its session uses it, whether its
+     *         reads are held back, what was read from it and what waits to be written.
+     */
+    String describe(final String memberCompId)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final IoSession connection : connections)
+        {
+            final Session session = sessionOf(connection);
+            if (null != session && session.getSessionID().getTargetCompID().equals(memberCompId))
+            {
+                text.append(text.isEmpty() ? "" : "; ").append(connection.getRemoteAddress())
+                    .append(usedBy(session, connection) ? " (the session's)" : " (let go)")
+                    .append(connection.isReadSuspended() ? ", reads held" : ", reading")
+                    .append(", read ").append(connection.getReadBytes()).append(" bytes, writes queued ")
+                    .append(connection.getScheduledWriteMessages())
+                    .append(connection.isClosing() ? ", closing" : "");
+            }
+        }
+        return text.isEmpty() ? "no connection" : text.toString();
+    }
+
     @Override
     public void sessionOpened(final NextFilter nextFilter, final IoSession connection) throws Exception
     {

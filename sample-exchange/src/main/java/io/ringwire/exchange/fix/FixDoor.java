@@ -14,6 +14,7 @@ import quickfix.DefaultMessageFactory;
 import quickfix.FileStoreFactory;
 import quickfix.MemoryStoreFactory;
 import quickfix.MessageStoreFactory;
+import quickfix.Session;
 import quickfix.SessionID;
 import quickfix.SessionSettings;
 import quickfix.SocketAcceptor;
@@ -105,6 +106,8 @@ public final class FixDoor implements AutoCloseable
     private static final int POLL_LIMIT = 64;
 
     private final Member[] membersByIndex;
+    /** Per session index, the QuickFIX/J session of the member that has it (null for none). */
+    private final SessionID[] sessionIds;
     /** Every member's replies, to the sender thread, each member within its share. */
     private final FixReplyRing replies;
     // QuickFIX/J's side: it writes the members' records into the inbound ring.
@@ -186,7 +189,7 @@ public final class FixDoor implements AutoCloseable
         final int slots = 1 + members.stream().mapToInt(Member::sessionIndex).max().orElse(0);
         final Map<String, Member> membersByCompId = new HashMap<>();
         membersByIndex = new Member[slots];
-        final SessionID[] sessionIds = new SessionID[slots];
+        sessionIds = new SessionID[slots];
         final FixOrders[] orders = new FixOrders[slots];
         logonsAndLogouts = new AtomicIntegerArray(slots);
         logonsAndLogoutsRead = new int[slots];
@@ -339,6 +342,24 @@ public final class FixDoor implements AutoCloseable
     public long connectionsClosedAtCut()
     {
         return guard.connectionsClosed();
+    }
+
+    /**
+     * @return the member's connections as the network layer sees them, and its session as
+     *         QuickFIX/J does: for the diagnosis of a member the door stopped taking from.
+     */
+    String describe(final int sessionIndex)
+    {
+        if (!serves(sessionIndex))
+        {
+            return "not a member of this door";
+        }
+        final Session session = Session.lookupSession(sessionIds[sessionIndex]);
+        final String fix = null == session ? "no QuickFIX/J session" : "QuickFIX/J session " +
+            (session.isLoggedOn() ? "logged on" : "not logged on") + ", expecting MsgSeqNum " +
+            session.getExpectedTargetNum();
+        return fix + "; connections: " + guard.describe(membersByIndex[sessionIndex].senderCompId()) +
+            "; messages dropped as stale " + guard.messagesDropped();
     }
 
     /**

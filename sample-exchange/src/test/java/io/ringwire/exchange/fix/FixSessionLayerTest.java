@@ -271,13 +271,15 @@ class FixSessionLayerTest
                     assertTrue(now < backlogBy, () -> "the door took " + exchange.door.requests() + " of " + orders +
                         " orders (refused " + exchange.door.refusals() + "), outbound backlog " +
                         exchange.door.outboundBacklog() + ", writes queued for the member " +
-                        exchange.door.queuedWrites(1) + "; threads:" + threadDump());
+                        exchange.door.queuedWrites(1) + "; the member: " + exchange.door.describe(1) + "; threads:" +
+                        threadDump());
                     if (!slowReported && now - start > WAIT.toNanos())
                     {
                         slowReported = true;
                         System.err.println("FixSessionLayerTest: the door has taken " + exchange.door.requests() +
                             " of " + orders + " orders after " + WAIT + "; outbound backlog " +
-                            exchange.door.outboundBacklog() + "; threads:" + threadDump());
+                            exchange.door.outboundBacklog() + "; the member: " + exchange.door.describe(1) +
+                            "; threads:" + threadDump());
                     }
                     Thread.sleep(1);
                 }
