@@ -1,6 +1,7 @@
 package io.ringwire.exchange.fix;
 
 import org.apache.mina.core.filterchain.IoFilterAdapter;
+import org.apache.mina.core.polling.AbstractPollingIoProcessor;
 import org.apache.mina.core.service.IoProcessor;
 import org.apache.mina.core.session.AbstractIoSession;
 import org.apache.mina.core.session.IoSession;
@@ -72,10 +73,15 @@ final class ConnectionGuard extends IoFilterAdapter
     }
 
     /**
-     * Wakes the I/O thread of the session's connection when QuickFIX/J has resumed reading it since
-     * the session's last message. MINA's resume sets the connection's read interest without waking
-     * its selector, which waits up to a second: a member held back, to which nothing is written
-     * meanwhile, would be read that late. A flush wakes the selector, writes queued or none.
+     * Has the I/O thread of the session's connection set its interest again, and woken, when
+     * QuickFIX/J has resumed reading it since the session's last message. MINA's resume, on
+     * QuickFIX/J's message processor, sets the connection's read interest without waking its
+     * selector, which waits up to a second: a member held back, to which nothing is written
+     * meanwhile, would be read that late. And it reads the connection's interest and writes it back
+     * from that thread while the I/O thread may do the same for its write interest: one of the two
+     * can undo the other, and a connection whose read interest is lost is never read again. MINA's
+     * traffic-mask update runs on the I/O thread (queued, with a wake-up): it sets both interests
+     * from what the connection says now, so a lost one comes back.
      *
      * <p>QuickFIX/J's message processor, at each message of the session: it resumes a connection
      * there, just before it hands on a message of the session.
@@ -95,13 +101,27 @@ final class ConnectionGuard extends IoFilterAdapter
             connection instanceof AbstractIoSession polled)
         {
             readsWoken.incrementAndGet();
-            flush(polled);
+            updateInterest(polled);
         }
     }
 
-    @SuppressWarnings("unchecked") // MINA hands its processor out raw; it is the connection's own
-    private static void flush(final AbstractIoSession connection)
+    /**
+     * Queues the connection for its I/O thread to set its interest from its state, and wakes that
+     * thread. The connection's own processor is a pool that keeps, as an attribute of the
+     * connection, the polling processor serving it; a connection without one (not a socket's) is
+     * flushed instead, which wakes its thread too.
+     */
+    @SuppressWarnings("unchecked") // MINA hands its processors out raw; each is the connection's own
+    private static void updateInterest(final AbstractIoSession connection)
     {
+        for (final Object key : connection.getAttributeKeys())
+        {
+            if (connection.getAttribute(key) instanceof AbstractPollingIoProcessor<?> processor)
+            {
+                ((AbstractPollingIoProcessor<AbstractIoSession>)processor).updateTrafficMask(connection);
+                return;
+            }
+        }
         ((IoProcessor<AbstractIoSession>)connection.getProcessor()).flush(connection);
     }
 

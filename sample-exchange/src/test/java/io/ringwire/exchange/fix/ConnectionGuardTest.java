@@ -3,6 +3,9 @@ package io.ringwire.exchange.fix;
 import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.DummySession;
 import org.apache.mina.core.session.IoSession;
+import org.apache.mina.filter.codec.ProtocolCodecFilter;
+import org.apache.mina.filter.codec.textline.TextLineCodecFactory;
+import org.apache.mina.transport.socket.nio.NioSocketAcceptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,18 +19,30 @@ import quickfix.SessionSettings;
 import quickfix.mina.IoSessionResponder;
 import quickfix.mina.SessionConnector;
 
+import java.io.OutputStream;
+import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.channels.SelectionKey;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The door's connection guard over MINA's in-memory connections and a real QuickFIX/J session: a
  * message on a connection the session no longer uses goes no further, one on the session's
  * connection does; a cut closes the connection the session let go and leaves its new one alone.
+ * Over a real socket: a connection whose reads QuickFIX/J resumed is read again even when the
+ * resume's read interest was lost.
  */
 class ConnectionGuardTest
 {
@@ -99,6 +114,77 @@ class ConnectionGuardTest
         assertTrue(now.isClosing());
         assertFalse(next.isClosing(), "a later connection of the member from another address");
         assertEquals(2, guard.connectionsClosed());
+    }
+
+    /**
+     * MINA's resume writes the connection's interest from QuickFIX/J's thread while its I/O thread
+     * may write it too, so the read interest can be lost: the test removes it by hand after the
+     * resume, as the losing order leaves it, and the guard's wake at the session's next message
+     * must bring it back.
+     */
+    @Test
+    void aResumedConnectionWhoseReadInterestWasLostIsReadAgainAtItsSessionsNextMessage() throws Exception
+    {
+        final ConnectionGuard guard = new ConnectionGuard(FixDoor.MAX_QUEUED_WRITES);
+        final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+        final CompletableFuture<IoSession> opened = new CompletableFuture<>();
+        final NioSocketAcceptor acceptor = new NioSocketAcceptor(1);
+        acceptor.getFilterChain().addLast("codec",
+            new ProtocolCodecFilter(new TextLineCodecFactory(StandardCharsets.US_ASCII)));
+        acceptor.getFilterChain().addLast("guard", guard);
+        acceptor.setHandler(new IoHandlerAdapter()
+        {
+            @Override
+            public void sessionCreated(final IoSession connection)
+            {
+                connection.setAttribute(SessionConnector.QF_SESSION, session);
+            }
+
+            @Override
+            public void sessionOpened(final IoSession connection)
+            {
+                opened.complete(connection);
+            }
+
+            @Override
+            public void messageReceived(final IoSession connection, final Object message)
+            {
+                received.add(message);
+            }
+        });
+        acceptor.bind(new InetSocketAddress("127.0.0.1", 0));
+        try (Socket client = new Socket("127.0.0.1", acceptor.getLocalAddress().getPort()))
+        {
+            final OutputStream out = client.getOutputStream();
+            final IoSession connection = opened.get(10, TimeUnit.SECONDS);
+            session.setResponder(new IoSessionResponder(connection, false, 0, 0));
+            out.write("first\n".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("first", received.poll(10, TimeUnit.SECONDS));
+
+            connection.suspendRead();
+            guard.wakeIfResumed(sessionId); // a message of the session handled while it is held
+            connection.resumeRead();
+            final SelectionKey key = selectionKey(connection);
+            key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
+            out.write("second\n".getBytes(StandardCharsets.US_ASCII));
+            assertNull(received.poll(1500, TimeUnit.MILLISECONDS), "its read interest lost, nothing reads it");
+
+            guard.wakeIfResumed(sessionId); // the session's next message
+            assertEquals("second", received.poll(10, TimeUnit.SECONDS));
+            assertEquals(1, guard.readsWoken());
+        }
+        finally
+        {
+            acceptor.dispose(true);
+        }
+    }
+
+    /** The connection's selection key, which MINA keeps to itself. */
+    private static SelectionKey selectionKey(final IoSession connection) throws Exception
+    {
+        final Method getter = connection.getClass().getSuperclass().getDeclaredMethod("getSelectionKey");
+        getter.setAccessible(true);
+        return (SelectionKey)getter.invoke(connection);
     }
 
     /** An in-memory connection of the session, opened through the guard, from the given port. */
