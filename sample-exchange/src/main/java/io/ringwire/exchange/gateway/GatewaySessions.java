@@ -307,8 +307,7 @@ final class GatewaySessions
      */
     boolean isGatewaysCancel(final int session, final long clientSendNs, final long gatewayInNs)
     {
-        return cancelSentNs[session] != Long.MIN_VALUE && clientSendNs == cancelSentNs[session] &&
-            gatewayInNs == cancelSentNs[session];
+        return echoes(cancelSentNs[session], clientSendNs, gatewayInNs);
     }
 
     /**
@@ -320,8 +319,16 @@ final class GatewaySessions
      */
     boolean isStartCancels(final int session, final long clientSendNs, final long gatewayInNs)
     {
-        return startCancelSentNs[session] != Long.MIN_VALUE && clientSendNs == startCancelSentNs[session] &&
-            gatewayInNs == startCancelSentNs[session];
+        return echoes(startCancelSentNs[session], clientSendNs, gatewayInNs);
+    }
+
+    /**
+     * Whether a report echoes, as both its client sending time and its gateway receive time, the
+     * stamp the gateway put on a cancel it sent itself ({@link Long#MIN_VALUE}: none sent).
+     */
+    private static boolean echoes(final long stampNs, final long clientSendNs, final long gatewayInNs)
+    {
+        return stampNs != Long.MIN_VALUE && clientSendNs == stampNs && gatewayInNs == stampNs;
     }
 
     void received(final int session, final long nowNs)
