@@ -5,10 +5,7 @@ import io.ringwire.exchange.demo.SimulatedClients;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.engine.EngineOutput;
 import io.ringwire.exchange.engine.JournaledEngine;
-import org.agrona.CloseHelper;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,19 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * threads, which back off.
  */
 @Tag("system")
-class EngineReplicaTest
+class EngineReplicaTest extends InProcessRolesBase
 {
-    @TempDir
-    Path directory;
-
-    private InProcessRoles roles;
-
-    @AfterEach
-    void stop()
-    {
-        CloseHelper.quietClose(roles);
-    }
-
     @ParameterizedTest(name = "journaller on its own thread: {0}")
     @ValueSource(booleans = { false, true })
     void aReplicaWritesTheSnapshotsWhileTheEngineTradesAndARestartFromThemReachesTheSameState(final boolean journaller)
@@ -52,7 +38,7 @@ class EngineReplicaTest
         final Path journal = directory.resolve("journal");
         final EngineConfig base = ExchangeDemo.engineConfig(4, 2);
         final EngineConfig config = new EngineConfig(base.instruments(), base.maxOrders(), base.maxAccounts(), 1_000);
-        roles = new InProcessRoles(directory, 2, 4, 4_000);
+        roles(2, 4, 4_000);
         roles.start(journal, config, 1 << 20, new EngineNode.Threads(journaller, true, true));
         final EngineNode engine = roles.engine;
         assertTrue(engine.threads().replica() && engine.threads().digest());

@@ -3,10 +3,7 @@ package io.ringwire.exchange.node;
 import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.engine.JournaledEngine;
-import org.agrona.CloseHelper;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,25 +22,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * threads, which back off; the engine's own thread is stopped part way and the test's thread finishes it.
  */
 @Tag("system")
-class EngineStopTest
+class EngineStopTest extends InProcessRolesBase
 {
-    @TempDir
-    Path directory;
-
-    private InProcessRoles roles;
-
-    @AfterEach
-    void stop()
-    {
-        CloseHelper.quietClose(roles);
-    }
-
     @ParameterizedTest(name = "digest and replica on threads of their own: {0}")
     @ValueSource(booleans = { false, true })
     void aStoppedEngineAppliesWhatTheJournalTookSoItsDigestIsReplays(final boolean helpers) throws Exception
     {
         final Path journal = directory.resolve("journal");
-        roles = new InProcessRoles(directory, 2, 4, 4_000);
+        roles(2, 4, 4_000);
         roles.start(journal, ExchangeDemo.engineConfig(4, 2), 1 << 20, new EngineNode.Threads(true, helpers, helpers));
         final EngineNode engine = roles.engine;
         roles.await(() -> engine.engine().applied() >= 500, "500 requests applied");

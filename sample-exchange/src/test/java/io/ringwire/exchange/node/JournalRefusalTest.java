@@ -3,10 +3,7 @@ package io.ringwire.exchange.node;
 import io.ringwire.exchange.book.OrderTerms;
 import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.demo.SimulatedClients;
-import org.agrona.CloseHelper;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,28 +24,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Thread layout: {@link InProcessRoles}'s, plus the journaller's thread where it runs (backing off).
  */
 @Tag("system")
-class JournalRefusalTest
+class JournalRefusalTest extends InProcessRolesBase
 {
     private static final int INSTRUMENTS = 4;
     private static final int CLIENTS = 2;
-
-    @TempDir
-    Path directory;
-
-    private InProcessRoles roles;
-
-    @AfterEach
-    void stop()
-    {
-        CloseHelper.quietClose(roles);
-    }
 
     @ParameterizedTest(name = "journaller on its own thread: {0}")
     @ValueSource(booleans = { false, true })
     void aRequestTheJournalRefusesIsRejectedToItsClient(final boolean journaller) throws Exception
     {
         final Path journal = directory.resolve("journal");
-        roles = new InProcessRoles(directory, CLIENTS, INSTRUMENTS, 4_000);
+        roles(CLIENTS, INSTRUMENTS, 4_000);
         roles.start(journal, ExchangeDemo.engineConfig(INSTRUMENTS, CLIENTS), 64 << 10,
             new EngineNode.Threads(journaller, false, false));
         final EngineNode engine = roles.engine;
