@@ -69,6 +69,13 @@ public final class Publication implements AutoCloseable
     static final int OFFERS_PER_DUTY = 16;
     /** Offers per duty cycle into memory logs: the cycle has only liveness and failures to look at. */
     static final int LOG_OFFERS_PER_DUTY = 256;
+    /**
+     * The least time between two reaps of the completion queue of a publication into memory logs:
+     * only failures come there, a lost peer among them, which the provider checks for at this
+     * pace anyway; a cycle under load can take tens of microseconds, so a shorter interval would
+     * still reap at nearly every cycle of a thread that owns many publications.
+     */
+    static final long LOG_COMPLETION_POLL_INTERVAL_NS = 1_000_000;
     /** {@link #publishFrame}'s message length for a frame that ends no message (a fragment, PAD, heartbeat). */
     private static final int NO_MESSAGE = -1;
 
@@ -146,7 +153,8 @@ public final class Publication implements AutoCloseable
                 memoryLog);
             this.duty = new PublicationDuty(context, completionQueue, destinations.completionHandler, destinations,
                 counters, this::sendHeartbeat, memoryLog ? LOG_OFFERS_PER_DUTY : OFFERS_PER_DUTY,
-                TimeUnit.MILLISECONDS.toNanos(channel.slowTimeoutMs()));
+                TimeUnit.MILLISECONDS.toNanos(channel.slowTimeoutMs()),
+                memoryLog ? LOG_COMPLETION_POLL_INTERVAL_NS : 0);
         }
         catch (final RuntimeException ex)
         {

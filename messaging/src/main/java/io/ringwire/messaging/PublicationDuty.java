@@ -14,6 +14,11 @@ import java.util.function.IntSupplier;
  * {@code slow-timeout} (where set) and has a heartbeat sent when no frame went out for a heartbeat
  * interval. It also paces the cycles that offers run themselves, one every so many attempts.
  *
+ * <p>Into memory logs the completion queue is reaped at most every so many nanoseconds rather than
+ * every cycle: no frame goes through the queue pair, so only failures come there, and polling it
+ * drives the provider's queue-pair progress (its peer's record ring and acknowledgements read each
+ * time), a cost each publication of a thread that owns many would pay every cycle.
+ *
  * <p>It sends no frame itself: the heartbeat is the publication's, which lays it out in its ring
  * like any frame.
  *
@@ -35,9 +40,12 @@ final class PublicationDuty
     private final int offersPerDuty;
     /** The channel's slow-timeout; 0: every subscriber is waited for. */
     private final long slowTimeoutNs;
+    /** The least time between two reaps of the completion queue; 0: every cycle. */
+    private final long completionPollIntervalNs;
 
     private long lastFrameNs;
     private long nextDutyNs;
+    private long nextCompletionPollNs;
     private int offersSinceDuty;
     private long framesPublishedAtLastDuty;
 
@@ -46,13 +54,16 @@ final class PublicationDuty
      * @param heartbeat         sends a heartbeat frame and says whether it went out (1) or not (0).
      * @param slowTimeoutNs     how long a subscriber may hold the publication back before it is
      *                          disconnected; 0 for as long as it stays alive.
+     * @param completionPollIntervalNs the least time between two reaps of the completion queue; 0
+     *                          to reap it every cycle (frames complete there).
      */
     PublicationDuty(final MessagingContext context, final CompletionQueue completionQueue,
         final CompletionHandler completionHandler, final PublicationDestinations destinations,
         final PublicationCounters counters, final IntSupplier heartbeat, final int offersPerDuty,
-        final long slowTimeoutNs)
+        final long slowTimeoutNs, final long completionPollIntervalNs)
     {
         this.slowTimeoutNs = slowTimeoutNs;
+        this.completionPollIntervalNs = completionPollIntervalNs;
         this.offersPerDuty = offersPerDuty;
         this.context = context;
         this.completionQueue = completionQueue;
@@ -72,7 +83,12 @@ final class PublicationDuty
      */
     int doWork(final long position, final long framesPublished, final long nowNs)
     {
-        int work = completionQueue.poll(completionHandler, 64);
+        int work = 0;
+        if (0 == completionPollIntervalNs || nowNs - nextCompletionPollNs >= 0)
+        {
+            nextCompletionPollNs = nowNs + completionPollIntervalNs;
+            work += completionQueue.poll(completionHandler, 64);
+        }
         work += destinations.connectDisconnected(nowNs, false, position);
         if (nowNs - nextDutyNs < 0)
         {
