@@ -107,22 +107,43 @@ final class ConnectionGuard extends IoFilterAdapter
 
     /**
      * Queues the connection for its I/O thread to set its interest from its state, and wakes that
-     * thread. The connection's own processor is a pool that keeps, as an attribute of the
-     * connection, the polling processor serving it; a connection without one (not a socket's) is
-     * flushed instead, which wakes its thread too.
+     * thread; then flushes it. A reply MINA has only partly written is not in the write queue the
+     * update (and MINA's own resume) looks at, so either can clear the write interest that reply
+     * still needs; the flush sets it again. The I/O thread's cycle updates interests before it
+     * flushes, so the flush comes after the update unless the thread was between the two steps
+     * when they were queued; then the member's next reply, written to the connection, flushes it.
+     * The polling processor serving the connection is its processor or, behind a pool, an
+     * attribute of the connection; a connection with neither (not a socket's) is only flushed,
+     * which wakes its thread too.
      */
     @SuppressWarnings("unchecked") // MINA hands its processors out raw; each is the connection's own
     private static void updateInterest(final AbstractIoSession connection)
     {
+        final IoProcessor<AbstractIoSession> processor = (IoProcessor<AbstractIoSession>)connection.getProcessor();
+        final AbstractPollingIoProcessor<AbstractIoSession> polling = pollingProcessorOf(connection, processor);
+        if (null != polling)
+        {
+            polling.updateTrafficMask(connection);
+        }
+        processor.flush(connection);
+    }
+
+    @SuppressWarnings("unchecked") // as above
+    private static AbstractPollingIoProcessor<AbstractIoSession> pollingProcessorOf(
+        final AbstractIoSession connection, final IoProcessor<AbstractIoSession> processor)
+    {
+        if (processor instanceof AbstractPollingIoProcessor<?> polling)
+        {
+            return (AbstractPollingIoProcessor<AbstractIoSession>)polling;
+        }
         for (final Object key : connection.getAttributeKeys())
         {
-            if (connection.getAttribute(key) instanceof AbstractPollingIoProcessor<?> processor)
+            if (connection.getAttribute(key) instanceof AbstractPollingIoProcessor<?> polling)
             {
-                ((AbstractPollingIoProcessor<AbstractIoSession>)processor).updateTrafficMask(connection);
-                return;
+                return (AbstractPollingIoProcessor<AbstractIoSession>)polling;
             }
         }
-        ((IoProcessor<AbstractIoSession>)connection.getProcessor()).flush(connection);
+        return null;
     }
 
     /**

@@ -359,7 +359,7 @@ public final class FixDoor implements AutoCloseable
             (session.isLoggedOn() ? "logged on" : "not logged on") + ", expecting MsgSeqNum " +
             session.getExpectedTargetNum();
         return fix + "; connections: " + guard.describe(membersByIndex[sessionIndex].senderCompId()) +
-            "; messages dropped as stale " + guard.messagesDropped();
+            "; messages the door dropped as stale (all members) " + guard.messagesDropped();
     }
 
     /**
