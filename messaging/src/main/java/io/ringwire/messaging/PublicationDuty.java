@@ -17,7 +17,9 @@ import java.util.function.IntSupplier;
  * <p>Into memory logs the completion queue is reaped at most every so many nanoseconds rather than
  * every cycle: no frame goes through the queue pair, so only failures come there, and polling it
  * drives the provider's queue-pair progress (its peer's record ring and acknowledgements read each
- * time), a cost each publication of a thread that owns many would pay every cycle.
+ * time), a cost each publication of a thread that owns many would pay every cycle. The provider's
+ * timed work (its peer check, its device's heartbeat) runs once every so many of those polls, so it
+ * slows down by the same factor.
  *
  * <p>It sends no frame itself: the heartbeat is the publication's, which lays it out in its ring
  * like any frame.
@@ -71,6 +73,9 @@ final class PublicationDuty
         this.destinations = destinations;
         this.counters = counters;
         this.heartbeat = heartbeat;
+        // Due at the first cycle, whatever the sign of the clock's values.
+        nextDutyNs = System.nanoTime();
+        nextCompletionPollNs = nextDutyNs;
     }
 
     /**
