@@ -120,6 +120,15 @@ public final class Publication implements AutoCloseable
     private long messagesSent;
     private long bytesSent;
     private long backPressuredCount;
+    /** {@link #messagesSent} plus {@link #backPressuredCount} when the counters were last copied. */
+    private long countedAtCopy;
+    /**
+     * When {@link #duty} has work next: a cycle before then returns at once, so a thread that owns
+     * many publications reads one field of each per cycle rather than their duty and destinations.
+     */
+    private long dutyDueNs;
+    /** The clock of the duty's last run: {@link #onConnectionChange} makes the duty due from it. */
+    private long dutyRanNs;
 
     private Publication(final MessagingContext context, final ChannelUri channel, final int streamId,
         final long initialPosition)
@@ -158,6 +167,8 @@ public final class Publication implements AutoCloseable
                 counters, this::sendHeartbeat, memoryLog ? LOG_OFFERS_PER_DUTY : OFFERS_PER_DUTY,
                 TimeUnit.MILLISECONDS.toNanos(channel.slowTimeoutMs()),
                 memoryLog ? LOG_COMPLETION_POLL_INTERVAL_NS : 0);
+            this.dutyRanNs = System.nanoTime();
+            this.dutyDueNs = dutyRanNs;
         }
         catch (final RuntimeException ex)
         {
@@ -516,6 +527,7 @@ public final class Publication implements AutoCloseable
      */
     private void onConnectionChange()
     {
+        dutyDueNs = dutyRanNs;
         credit.refresh(position);
         signer.checksums(destinations.checksumsWanted());
         final PublicationDestination only = destinationArray.length == 1 ? destinationArray[0] : null;
@@ -664,6 +676,9 @@ public final class Publication implements AutoCloseable
     /**
      * {@link #doWork()} on the clock the owner's duty cycle already read: a thread that owns many
      * publications (a gateway's, one a client) reads the clock once a cycle rather than once each.
+     * Into memory logs with every subscriber connected, the cycle has work only every so often (a
+     * completion reap, the slow part's pass): until then a call copies the counters where they
+     * changed and returns.
      *
      * @param nowNs {@link System#nanoTime()}, read in this duty cycle.
      * @return work done.
@@ -674,10 +689,28 @@ public final class Publication implements AutoCloseable
         {
             return 0; // an open claim holds the position: a heartbeat or a reconnection would write over it
         }
-        counters.messagesSent.setRelease(messagesSent);
-        counters.bytesSent.setRelease(bytesSent);
-        counters.backPressured.setRelease(backPressuredCount);
-        return duty.doWork(position, framesPublished, nowNs);
+        final long counted = messagesSent + backPressuredCount;
+        if (counted != countedAtCopy)
+        {
+            countedAtCopy = counted;
+            counters.messagesSent.setRelease(messagesSent);
+            counters.bytesSent.setRelease(bytesSent);
+            counters.backPressured.setRelease(backPressuredCount);
+        }
+        if (nowNs - dutyDueNs < 0)
+        {
+            return 0;
+        }
+        dutyRanNs = nowNs;
+        final int work = duty.doWork(position, framesPublished, nowNs);
+        dutyDueNs = duty.nextDueNs(nowNs);
+        return work;
+    }
+
+    /** @return when the duty cycle has work next (tests). */
+    long dutyDueNs()
+    {
+        return dutyDueNs;
     }
 
     /** The duty cycle's heartbeat: an empty frame, so idle subscribers know the publication lives. */

@@ -117,6 +117,24 @@ final class PublicationDuty
     }
 
     /**
+     * When the cycle has work next: at once while a subscriber is not connected (its connection is
+     * driven every cycle) or where completions are reaped every cycle; else at the next reap or the
+     * next pass of the slow part, whichever comes first. Nothing else makes work for the cycle: a
+     * connection's change makes the publication run it at once (see {@code onConnectionChange}).
+     *
+     * @param nowNs the clock of the cycle that just ran.
+     * @return the clock from which the next cycle has work.
+     */
+    long nextDueNs(final long nowNs)
+    {
+        if (0 == completionPollIntervalNs || !destinations.allConnected())
+        {
+            return nowNs;
+        }
+        return nextCompletionPollNs - nextDutyNs < 0 ? nextCompletionPollNs : nextDutyNs;
+    }
+
+    /**
      * Counts an offer attempt that got past the publication's admission.
      *
      * @return true every {@code offersPerDuty}th time: the offer runs the cycle, after
