@@ -1,5 +1,6 @@
 package io.ringwire.exchange.gateway;
 
+import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
@@ -25,6 +26,8 @@ final class PreTradeRisk
     private static final short MARKET = OrdType.MARKET.value();
     private static final short FILLED = OrdStatus.FILLED.value();
     private static final short CANCELED = OrdStatus.CANCELED.value();
+    private static final short NEW_REPORT = ExecType.NEW.value();
+    private static final short REJECTED_REPORT = ExecType.REJECTED.value();
 
     private final RiskLimits limits;
     /** By instrument id: the allowed distance of a LIMIT price from the last trade; -1 for no such instrument. */
@@ -193,7 +196,11 @@ final class PreTradeRisk
         {
             lastTrade[instrumentId] = report.lastPrice();
         }
-        final boolean firstReport = awaitingFirstReport[session].remove(report.clientOrderId());
+        // A new order's first report is its acknowledgement (the book reports NEW before any fill)
+        // or its reject: only those are looked up, not each fill and cancel of an order long acknowledged.
+        final short execType = report.execTypeRaw();
+        final boolean firstReport = (execType == NEW_REPORT || execType == REJECTED_REPORT) &&
+            awaitingFirstReport[session].remove(report.clientOrderId());
         if (0 == report.exchangeOrderId())
         {
             // The engine refused a request; it ends an order only when it was a new order's.
