@@ -324,19 +324,34 @@ public final class Publication implements AutoCloseable
      * often as it offers. Such a subscriber may read steadily, a ring per timeout, and still be
      * slower than the stream, which the timeout cannot tell; one keeping up is behind only for a
      * burst's moment. When every one of several subscribers qualifies, none stands out and none is
-     * cut. One at most per call; it counts in {@link #slowSubscribers()} and
-     * reconnects at the stream's position, backed off as after a timed cut. Nothing while a claim
-     * is open (its frame is in the subscribers' rings).
+     * cut (see {@link #disconnectSlowestSubscriber(boolean)}). One at most per call; it counts in
+     * {@link #slowSubscribers()} and reconnects at the stream's position, backed off as after a timed
+     * cut. Nothing while a claim is open (its frame is in the subscribers' rings).
      *
      * @return subscribers disconnected: 0 or 1.
      */
     public int disconnectSlowestSubscriber()
     {
+        return disconnectSlowestSubscriber(false);
+    }
+
+    /**
+     * {@link #disconnectSlowestSubscriber()}, and where {@code evenIfAllHoldBack}, also when every
+     * subscriber qualifies: for an owner that can wait for none of them any longer (what it holds
+     * back is worth more than the subscribers), which then cuts them one at a time, the one holding
+     * back the longest first.
+     *
+     * @param evenIfAllHoldBack cut the slowest also when every connected subscriber holds the
+     *                          publication back.
+     * @return subscribers disconnected: 0 or 1.
+     */
+    public int disconnectSlowestSubscriber(final boolean evenIfAllHoldBack)
+    {
         if (closed || claimOpen)
         {
             return 0;
         }
-        return destinations.disconnectSlowest();
+        return destinations.disconnectSlowest(evenIfAllHoldBack);
     }
 
     /**

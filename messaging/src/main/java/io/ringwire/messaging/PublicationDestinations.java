@@ -450,12 +450,13 @@ final class PublicationDestinations implements AutoCloseable
      * its timeout: for an owner whose own demand outruns the slowest reader, which a subscriber
      * reading a ring per timeout never shows. A reader keeping up is behind only for a moment (a
      * burst), and so spared; when every one of several destinations qualifies, none stands out (the
-     * publication's own pace, or its transport's, holds them all) and none is cut. One at most per
-     * call.
+     * publication's own pace, or its transport's, may hold them all) and none is cut, unless the
+     * owner says it can wait for none of them. One at most per call.
      *
+     * @param evenIfAllHoldBack cut the one holding back the longest also when every one qualifies.
      * @return destinations disconnected: 0 or 1.
      */
-    int disconnectSlowest()
+    int disconnectSlowest(final boolean evenIfAllHoldBack)
     {
         PublicationDestination slowest = null;
         int connected = 0;
@@ -477,7 +478,7 @@ final class PublicationDestinations implements AutoCloseable
                 }
             }
         }
-        if (null == slowest || (connected > 1 && qualifying == connected))
+        if (null == slowest || (connected > 1 && qualifying == connected && !evenIfAllHoldBack))
         {
             return 0;
         }

@@ -227,6 +227,43 @@ class SlowSubscriberTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void whenEverySubscriberHoldsThePublicationBackNoneStandsOutUnlessItsOwnerCanWaitForNone(final String provider)
+        throws InterruptedException
+    {
+        try (FanOut fanOut = FanOut.open(context(directory), provider, ""))
+        {
+            final Publication publication = fanOut.publication;
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
+            final Runnable duty = () ->
+            {
+                publication.doWork();
+                fanOut.reader.doWork();
+                fanOut.stalled.doWork();
+            };
+            // Neither reads: both rings fill, and both hold the publication back at every look.
+            await(() -> publication.offer(message, 0, MESSAGE) == Publication.BACK_PRESSURED, WAIT,
+                "both subscribers' rings full", duty);
+            final long heldSinceNs = System.nanoTime();
+            while (System.nanoTime() - heldSinceNs < 4 * PublicationDestinations.MIN_BLOCKING_NS)
+            {
+                duty.run();
+                Thread.sleep(1);
+            }
+            assertEquals(0, publication.disconnectSlowestSubscriber(), "none stands out while both hold it back");
+            assertEquals(0, publication.slowSubscribers());
+
+            // An owner that can wait for none cuts them one at a time.
+            await(() -> publication.disconnectSlowestSubscriber(true) == 1, WAIT, "one cut", duty);
+            assertEquals(1, publication.slowSubscribers());
+            assertEquals(1, publication.counters().disconnects.get(), "one at a time");
+            await(() -> publication.disconnectSlowestSubscriber(true) == 1, WAIT, "the other cut too", duty);
+            assertEquals(2, publication.slowSubscribers());
+            assertEquals(2, publication.counters().disconnects.get());
+        }
+    }
+
     @Test
     void theWaitAfterASlowConsumerCutDoublesWithEachCutInARowUpToItsCap()
     {

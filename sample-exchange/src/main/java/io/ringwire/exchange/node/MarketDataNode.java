@@ -37,9 +37,10 @@ import java.nio.ByteBuffer;
  * slower than the feed, escapes the timeout (it reads a ring in time) and would hold the fan-out
  * back for ever: each time the backlog grows by another {@link #BACKLOG_STEP} from its lowest since
  * the last cut, the service cuts the subscriber that has held the fan-out back the longest without
- * a break ({@link Publication#disconnectSlowestSubscriber}). Past {@link #FEED_STOP_STEPS_QUARTERS}
- * quarter steps the service stops reading the feed, and the engine waits; while it waits the
- * service cuts the slowest again every {@link #STOPPED_CUT_INTERVAL_NS}, so that only a service too
+ * a break ({@link Publication#disconnectSlowestSubscriber}), none where every one holds it back.
+ * Past {@link #FEED_STOP_STEPS_QUARTERS} quarter steps the service stops reading the feed, and the
+ * engine waits; while it waits the service cuts the slowest again every
+ * {@link #STOPPED_CUT_INTERVAL_NS}, even where every one holds it back, so that only a service too
  * slow itself keeps the engine waiting.
  *
  * <p>Threading: one thread (the agent's).
@@ -149,8 +150,10 @@ public final class MarketDataNode implements Agent, AutoCloseable
             // Grown by a step from its lowest (or the engine waiting): the subscriber holding the
             // fan-out back without a break is slower than the feed, however steadily it reads.
             // One found no one to cut (none held the fan-out back long enough yet): asked again next
-            // cycle, the step not spent on it.
-            if (marketData.publication().disconnectSlowestSubscriber() == 1)
+            // cycle, the step not spent on it. While the engine waits, a subscriber is cut even when
+            // every one holds the fan-out back (as several steadily slow ones do): only the service's
+            // own pace may keep the engine waiting.
+            if (marketData.publication().disconnectSlowestSubscriber(feedStopped) == 1)
             {
                 backlogCuts++;
                 cutAtBacklog = backlog + backlogStep;
