@@ -73,10 +73,10 @@ public final class Publication implements AutoCloseable
      * The least time between two reaps of the completion queue of a publication into memory logs:
      * only failures come there. The shm queue pair checks its peer and beats its device's heartbeat
      * once every {@code ShmQueuePair.ROUNDS_PER_CLOCK_READ} polls when idle, so a lost subscriber is
-     * found up to some 16 ms after it went (a peer that goes away leaves
-     * its mapped ring to be written harmlessly meanwhile; the heartbeat is seconds from a peer's
-     * timeout). A cycle under load can take tens of microseconds, so a much shorter interval would
-     * still reap at nearly every cycle of a thread that owns many publications.
+     * found up to some 16 ms after it went (a peer that goes away leaves its mapped ring to be
+     * written harmlessly meanwhile; the heartbeat is seconds from a peer's timeout). A cycle under
+     * load can take tens of microseconds, so a much shorter interval would still reap at nearly every
+     * cycle of a thread that owns many publications.
      */
     static final long LOG_COMPLETION_POLL_INTERVAL_NS = 1_000_000;
     /** {@link #publishFrame}'s message length for a frame that ends no message (a fragment, PAD, heartbeat). */

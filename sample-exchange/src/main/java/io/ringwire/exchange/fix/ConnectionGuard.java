@@ -154,9 +154,8 @@ final class ConnectionGuard extends IoFilterAdapter
     {
         for (final IoSession connection : connections)
         {
-            final Session session = sessionOf(connection);
-            if (null != session && session.getSessionID().getTargetCompID().equals(memberCompId) &&
-                usedBy(session, connection))
+            final Session session = memberSessionOf(connection, memberCompId);
+            if (null != session && usedBy(session, connection))
             {
                 return connection.getScheduledWriteMessages();
             }
@@ -174,8 +173,8 @@ final class ConnectionGuard extends IoFilterAdapter
         final StringBuilder text = new StringBuilder();
         for (final IoSession connection : connections)
         {
-            final Session session = sessionOf(connection);
-            if (null != session && session.getSessionID().getTargetCompID().equals(memberCompId))
+            final Session session = memberSessionOf(connection, memberCompId);
+            if (null != session)
             {
                 text.append(text.isEmpty() ? "" : "; ").append(connection.getRemoteAddress())
                     .append(usedBy(session, connection) ? " (the session's)" : " (let go)")
@@ -186,6 +185,13 @@ final class ConnectionGuard extends IoFilterAdapter
             }
         }
         return text.isEmpty() ? "no connection" : text.toString();
+    }
+
+    /** @return the connection's session where it is the member's, else null. */
+    private static Session memberSessionOf(final IoSession connection, final String memberCompId)
+    {
+        final Session session = sessionOf(connection);
+        return null != session && session.getSessionID().getTargetCompID().equals(memberCompId) ? session : null;
     }
 
     @Override

@@ -38,7 +38,7 @@ class EngineReplicaTest extends InProcessRolesBase
         final Path journal = directory.resolve("journal");
         final EngineConfig base = ExchangeDemo.engineConfig(4, 2);
         final EngineConfig config = new EngineConfig(base.instruments(), base.maxOrders(), base.maxAccounts(), 1_000);
-        roles(2, 4, 4_000);
+        openRoles(2, 4, 4_000);
         roles.start(journal, config, 1 << 20, new EngineNode.Threads(journaller, true, true));
         final EngineNode engine = roles.engine;
         assertTrue(engine.threads().replica() && engine.threads().digest());

@@ -29,7 +29,7 @@ class EngineStopTest extends InProcessRolesBase
     void aStoppedEngineAppliesWhatTheJournalTookSoItsDigestIsReplays(final boolean helpers) throws Exception
     {
         final Path journal = directory.resolve("journal");
-        roles(2, 4, 4_000);
+        openRoles(2, 4, 4_000);
         roles.start(journal, ExchangeDemo.engineConfig(4, 2), 1 << 20, new EngineNode.Threads(true, helpers, helpers));
         final EngineNode engine = roles.engine;
         roles.await(() -> engine.engine().applied() >= 500, "500 requests applied");

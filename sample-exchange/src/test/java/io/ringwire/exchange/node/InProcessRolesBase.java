@@ -23,10 +23,9 @@ abstract class InProcessRolesBase
         CloseHelper.quietClose(roles);
     }
 
-    /** @return the roles over the test's directory (started by the test), closed after it. */
-    InProcessRoles roles(final int clientCount, final int instruments, final long rate)
+    /** Opens the roles over the test's directory (started by the test), closed after it. */
+    void openRoles(final int clientCount, final int instruments, final long rate)
     {
         roles = new InProcessRoles(directory, clientCount, instruments, rate);
-        return roles;
     }
 }

@@ -34,7 +34,7 @@ class JournalRefusalTest extends InProcessRolesBase
     void aRequestTheJournalRefusesIsRejectedToItsClient(final boolean journaller) throws Exception
     {
         final Path journal = directory.resolve("journal");
-        roles(CLIENTS, INSTRUMENTS, 4_000);
+        openRoles(CLIENTS, INSTRUMENTS, 4_000);
         roles.start(journal, ExchangeDemo.engineConfig(INSTRUMENTS, CLIENTS), 64 << 10,
             new EngineNode.Threads(journaller, false, false));
         final EngineNode engine = roles.engine;
