@@ -1,6 +1,6 @@
 package io.ringwire.perf.exchange;
 
-import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.perf.cli.OptionReader;
 import io.ringwire.perf.cli.UsageException;
 
@@ -26,7 +26,7 @@ import java.util.List;
  */
 public record ExchangeOptions(List<String> providers, long rate, int seconds, int warmup, int clients,
     int instruments, boolean json, boolean help, String out, String door, int fixClients, long fixRate,
-    EngineNode.Threads engineThreads)
+    EngineThreads engineThreads)
 {
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs");
 
@@ -90,7 +90,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
         String door = "sbe";
         int fixClients = 1;
         long fixRate = 1_000;
-        EngineNode.Threads engineThreads = EngineNode.Threads.parse("auto");
+        EngineThreads engineThreads = EngineThreads.parse("auto");
         final OptionReader option = new OptionReader(args);
         while (option.next())
         {
@@ -120,7 +120,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                     final String threads = option.value("auto, none, or any of journaller,digest,replica");
                     try
                     {
-                        engineThreads = EngineNode.Threads.parse(threads);
+                        engineThreads = EngineThreads.parse(threads);
                     }
                     catch (final IllegalArgumentException ex)
                     {

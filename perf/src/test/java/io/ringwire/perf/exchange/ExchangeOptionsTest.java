@@ -1,6 +1,6 @@
 package io.ringwire.perf.exchange;
 
-import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.perf.PerfMain;
 import io.ringwire.perf.cli.UsageException;
 import io.ringwire.perf.output.ResultsWriter;
@@ -33,8 +33,8 @@ class ExchangeOptionsTest
         assertEquals(100_000, options.rate());
         assertEquals(10, options.seconds());
         assertEquals(5, options.warmup());
-        assertEquals(EngineNode.Threads.forCpus(OnlineCpus.count()), options.engineThreads());
-        assertEquals(new EngineNode.Threads(true, false, true),
+        assertEquals(EngineThreads.forCpus(OnlineCpus.count()), options.engineThreads());
+        assertEquals(new EngineThreads(true, false, true),
             ExchangeOptions.parse(new String[]{ "--engine-threads", "journaller,replica" }).engineThreads());
         final ExchangeOptions joined = ExchangeOptions.parse("--rate=2_000", "--provider=socket,shm", "-h");
         assertEquals(2_000, joined.rate(), "--name=value, as every perf command takes");

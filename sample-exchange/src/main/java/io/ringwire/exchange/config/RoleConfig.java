@@ -7,7 +7,7 @@ import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.gateway.TransportLimits;
-import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.rdma.cm.Identity;
 import io.ringwire.rdma.cm.KeyFiles;
@@ -42,7 +42,7 @@ import java.util.function.Supplier;
  * @param journal               the engine's journal directory (engine role only, else null).
  * @param engineThreads         which of the engine's work runs on threads of its own (engine role
  *                              only, else null): {@code engine-threads}, by default what the
- *                              host's CPUs allow ({@link EngineNode.Threads#forCpus}).
+ *                              host's CPUs allow ({@link EngineThreads#forCpus}).
  * @param cores                 CPUs to pin the role's spinning thread to (empty: not pinned).
  * @param shmDirectory          the shm provider's directory, or null for its default.
  * @param rate                  orders a second the clients offer (clients role).
@@ -54,7 +54,7 @@ import java.util.function.Supplier;
  */
 public record RoleConfig(String role, String provider, List<Identity> identities, List<PeerKey> trusted,
     ExchangeLayout layout, EngineConfig engine, GatewayConfig gateway, List<SessionConfig> sessions, Path journal,
-    EngineNode.Threads engineThreads, String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs, long livenessTimeoutMs,
+    EngineThreads engineThreads, String cores, Path shmDirectory, long rate, long seed, long marketDataJoinAfterMs, long livenessTimeoutMs,
     FixDoorConfig fix)
 {
     /**
@@ -138,7 +138,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         final GatewayConfig gateway = "gateway".equals(role) ? gatewayConfig(config, sessions, engine) : null;
         final FixDoorConfig fix = fixDoor(config, role, sessions);
         final Path journal = "engine".equals(role) ? config.path(RoleFiles.JOURNAL) : null;
-        final EngineNode.Threads engineThreads = "engine".equals(role) ? engineThreads(config) : null;
+        final EngineThreads engineThreads = "engine".equals(role) ? engineThreads(config) : null;
         // Only the engine and the gateway spin on a thread of their own that cores pin.
         final boolean spins = "engine".equals(role) || "gateway".equals(role);
         final String cores = spins ? config.optional(RoleFiles.CORES, "") : "";
@@ -205,11 +205,11 @@ public record RoleConfig(String role, String provider, List<Identity> identities
     }
 
     /** {@code engine-threads}: auto (the default), none, or any of journaller, digest and replica. */
-    private static EngineNode.Threads engineThreads(final ConfigFile config)
+    private static EngineThreads engineThreads(final ConfigFile config)
     {
         try
         {
-            return EngineNode.Threads.parse(config.optional(RoleFiles.ENGINE_THREADS, "auto"));
+            return EngineThreads.parse(config.optional(RoleFiles.ENGINE_THREADS, "auto"));
         }
         catch (final IllegalArgumentException ex)
         {

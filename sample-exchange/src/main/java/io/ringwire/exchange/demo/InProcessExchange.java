@@ -6,6 +6,7 @@ import io.ringwire.exchange.fix.FixDoor;
 import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.exchange.node.GatewayNode;
 import io.ringwire.exchange.node.LoopbackPorts;
@@ -103,7 +104,7 @@ public final class InProcessExchange implements AutoCloseable
      *                      ({@link ExchangeDemo#gatewayConfigForShare(int, long, EngineConfig, long)}).
      */
     public record Run(String provider, int clients, int fixClients, long fixRate, int instruments, long rate,
-        long seed, Path journal, EngineNode.Threads engineThreads, long seconds)
+        long seed, Path journal, EngineThreads engineThreads, long seconds)
     {
         /**
          * A run of SBE clients only, seed 1, a temporary journal, the engine's threads chosen for the
@@ -112,7 +113,7 @@ public final class InProcessExchange implements AutoCloseable
         public static Run of(final String provider, final int clients, final int instruments, final long rate)
         {
             return new Run(provider, clients, 0, 0, instruments, rate, 1, null,
-                EngineNode.Threads.forCpus(OnlineCpus.count()), 0);
+                EngineThreads.forCpus(OnlineCpus.count()), 0);
         }
 
         /** This run with {@code fixClients} FIX members sending {@code fixRate} requests a second in all. */
@@ -130,7 +131,7 @@ public final class InProcessExchange implements AutoCloseable
         }
 
         /** This run with the engine's helper threads given rather than taken from the CPUs. */
-        public Run withEngineThreads(final EngineNode.Threads engineThreads)
+        public Run withEngineThreads(final EngineThreads engineThreads)
         {
             return new Run(provider, clients, fixClients, fixRate, instruments, rate, seed, journal, engineThreads,
                 seconds);

@@ -7,6 +7,7 @@ import io.ringwire.exchange.gateway.GatewayCounters;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
 import io.ringwire.exchange.book.RestingOrder;
 import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.exchange.node.GatewayNode;
 import io.ringwire.exchange.node.MarketDataNode;
 import io.ringwire.exchange.node.RunFlag;
@@ -408,7 +409,7 @@ public final class RoleMain
     /** @return where the engine's journal, digest and snapshots are made, in words. */
     static String engineHelpers(final EngineNode engine)
     {
-        final EngineNode.Threads threads = engine.threads();
+        final EngineThreads threads = engine.threads();
         return (threads.journaller() ? "applies what a journaller, " +
             (EngineNode.journallerSpins() ? "spinning" : "backing off") + " on a thread of its own, journaled" :
             "journals each request itself") +

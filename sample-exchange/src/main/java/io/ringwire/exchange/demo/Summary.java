@@ -7,6 +7,7 @@ import io.ringwire.exchange.gateway.GatewayCounters;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
 import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.exchange.node.GatewayNode;
 import io.ringwire.exchange.node.MarketDataNode;
 import org.HdrHistogram.Histogram;
@@ -138,7 +139,7 @@ final class Summary
         final String digest = engine.digest(); // settles the digest's thread first
         out.println("  output digest     " + digest + (engine.threads().digest() ? " (" + engine.digestedMessages() +
             " messages hashed off the engine's thread)" : " (hashed on the engine's thread: " +
-            EngineNode.DIGEST_THREAD_MIN_CPUS + " CPUs or more hash on a thread of their own)"));
+            EngineThreads.DIGEST_THREAD_MIN_CPUS + " CPUs or more hash on a thread of their own)"));
         if (null != engine.backgroundFailure())
         {
             final long dropped = engine.digestWritesDropped();

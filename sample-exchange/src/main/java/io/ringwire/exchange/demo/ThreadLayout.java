@@ -1,6 +1,6 @@
 package io.ringwire.exchange.demo;
 
-import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 
 import java.util.List;
 
@@ -16,7 +16,7 @@ import java.util.List;
  *   <li>{@link #PAIRED}, 4 to 6 CPUs: the engine; gateway and market-data fan-out; clients and
  *       market-data subscriber.</li>
  *   <li>{@link #SEPARATE}, 7 CPUs or more: every role on a core of its own; from
- *       {@value EngineNode#JOURNALLER_MIN_CPUS} the engine's journaller spins on one more, and every
+ *       {@value EngineThreads#JOURNALLER_MIN_CPUS} the engine's journaller spins on one more, and every
  *       CPU beyond that takes one more group of clients ({@link #clientGroups}).</li>
  * </ul>
  */
@@ -87,7 +87,7 @@ enum ThreadLayout
         {
             return 1;
         }
-        final int taken = SEPARATE.groups.size() + (EngineNode.Threads.forCpus(cpus).journaller() ? 1 : 0) + 2;
+        final int taken = SEPARATE.groups.size() + (EngineThreads.forCpus(cpus).journaller() ? 1 : 0) + 2;
         return Math.max(1, Math.min(clients, 1 + cpus - taken));
     }
 

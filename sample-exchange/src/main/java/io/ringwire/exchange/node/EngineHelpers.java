@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The threads beside the engine's, as {@link EngineNode.Threads} says: the snapshot replica's, the
+ * The threads beside the engine's, as {@link EngineThreads} says: the snapshot replica's, the
  * output digest's and the journaller's (see {@link EngineNode} for when each runs). They start
  * together ({@link #start}), where a failure part way stops those that started and forgets them all,
  * and stop together ({@link #stop}), the digest's apart ({@link #settleDigest}) and the journaller's
@@ -40,7 +40,7 @@ final class EngineHelpers
     static final int JOURNALED_REQUESTS_BYTES = 4 << 20;
     private static final System.Logger LOG = System.getLogger(EngineHelpers.class.getName());
 
-    private final EngineNode.Threads threads;
+    private final EngineThreads threads;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** Where the helpers' threads come from (tests: one that fails, as a thread start can). */
     private ThreadFactory threadFactory = Thread::new;
@@ -58,7 +58,7 @@ final class EngineHelpers
     /**
      * @param threads which helpers run.
      */
-    EngineHelpers(final EngineNode.Threads threads)
+    EngineHelpers(final EngineThreads threads)
     {
         this.threads = threads;
     }
@@ -72,7 +72,7 @@ final class EngineHelpers
     }
 
     /**
-     * Starts the helpers {@link EngineNode.Threads} names. Where one fails to start, those that
+     * Starts the helpers {@link EngineThreads} names. Where one fails to start, those that
      * started are stopped and all are forgotten before the failure goes on: nothing is taken for
      * running beside an engine that did not open.
      *

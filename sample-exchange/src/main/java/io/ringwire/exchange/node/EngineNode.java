@@ -47,7 +47,7 @@ import java.util.function.IntSupplier;
  * books into the feed as BookSnapshots between two requests ({@link FeedSnapshots}), outside the
  * output digest, so the service's replica recovers what it missed.
  *
- * <p>Where the machine has {@value #JOURNALLER_MIN_CPUS} CPUs or more, the journal runs ahead of
+ * <p>Where the machine has {@value EngineThreads#JOURNALLER_MIN_CPUS} CPUs or more, the journal runs ahead of
  * the engine, in LMAX's shape: a {@link Journaller} on a thread of its own, spinning, takes the
  * gateway's requests, checks and journals each (on pages it touched ahead, into segments it made
  * ahead) and hands it on through a ring ({@link JournaledRequests}); the engine's thread applies
@@ -59,7 +59,7 @@ import java.util.function.IntSupplier;
  * recovery replays is sent again, so after a restart the gateway receives every report the engine
  * made, and drops by sequence the ones it had (the resend from its last sequence).
  *
- * <p>Where the machine has {@value #DIGEST_THREAD_MIN_CPUS} CPUs or more, the output digest is kept
+ * <p>Where the machine has {@value EngineThreads#DIGEST_THREAD_MIN_CPUS} CPUs or more, the output digest is kept
  * off the engine's thread: the engine copies each message it sends into a {@link DigestRing}, and a
  * {@link DigestAgent} on a thread of its own, which backs off when idle, hashes it in order.
  * {@link #digest()} settles it. On two CPUs both are taken by spinning threads, and a third thread
@@ -69,7 +69,7 @@ import java.util.function.IntSupplier;
  * for them): a snapshot the engine's thread writes holds the chain at its point, which only the
  * thread that keeps the digest can read.
  *
- * <p>Where the machine has {@value #REPLICA_MIN_CPUS} CPUs or more, the snapshots are kept off the
+ * <p>Where the machine has {@value EngineThreads#REPLICA_MIN_CPUS} CPUs or more, the snapshots are kept off the
  * engine's thread too: a {@link SnapshotReplica} on a thread of its own follows the journal up to
  * what the engine has applied and sent, and writes them (allocating, forcing the file) there. With
  * fewer, the replica's matching would take CPU from the spinning threads, and the engine writes its
@@ -80,7 +80,7 @@ import java.util.function.IntSupplier;
  *
  * <p>Threading: one thread (the agent's), which should spin on a core of its own; the journaller's,
  * the digest's and the replica's beside it where there are, started by {@link #open()}; the
- * journaller spins where {@value #JOURNALLER_MIN_CPUS} CPUs allow it, the other two back off when idle.
+ * journaller spins where {@value EngineThreads#JOURNALLER_MIN_CPUS} CPUs allow it, the other two back off when idle.
  */
 public final class EngineNode implements Agent, AutoCloseable
 {
@@ -89,93 +89,6 @@ public final class EngineNode implements Agent, AutoCloseable
     private static final int IDLE_JOURNAL_PAGES = 1;
     /** The journal's segment length when it is new: a roll is rare. */
     public static final int JOURNAL_SEGMENT = 64 << 20;
-    /** The fewest CPUs on which a replica writes the snapshots instead of the engine's thread. */
-    public static final int REPLICA_MIN_CPUS = 4;
-    /**
-     * The fewest CPUs on which a thread of its own keeps the output digest instead of the engine's:
-     * those on which a replica writes the snapshots (a snapshot holds the digest's chain, which the
-     * engine's thread cannot read while another thread keeps it).
-     */
-    public static final int DIGEST_THREAD_MIN_CPUS = REPLICA_MIN_CPUS;
-    /**
-     * The fewest CPUs on which a journaller spins ahead of the engine: the exchange's five spinning
-     * roles, the journaller, and two for the threads that do not spin.
-     */
-    public static final int JOURNALLER_MIN_CPUS = 8;
-
-    /**
-     * Which of the engine's work runs on threads of its own rather than the engine's.
-     *
-     * @param journaller a {@link Journaller} journals ahead of the engine.
-     * @param digest     a {@link DigestAgent} keeps the output digest.
-     * @param replica    a {@link SnapshotReplica} writes the snapshots.
-     */
-    public record Threads(boolean journaller, boolean digest, boolean replica)
-    {
-        /**
-         * @throws IllegalArgumentException for a digest thread without a replica: the engine's thread
-         *                                  would then write snapshots holding a digest chain that
-         *                                  another thread is still updating.
-         */
-        public Threads
-        {
-            if (digest && !replica)
-            {
-                throw new IllegalArgumentException("the digest's thread needs the replica's: a snapshot the engine's " +
-                    "thread writes takes the digest's chain from that thread");
-            }
-        }
-
-        /** Everything on the engine's thread. */
-        public static final Threads NONE = new Threads(false, false, false);
-        /** Everything that can leave the engine's thread on threads of its own. */
-        public static final Threads ALL = new Threads(true, true, true);
-
-        /**
-         * @param cpus online CPUs.
-         * @return what that many allow: see {@link #JOURNALLER_MIN_CPUS}, {@link #DIGEST_THREAD_MIN_CPUS}
-         *         and {@link #REPLICA_MIN_CPUS}.
-         */
-        public static Threads forCpus(final int cpus)
-        {
-            return new Threads(cpus >= JOURNALLER_MIN_CPUS, cpus >= DIGEST_THREAD_MIN_CPUS, cpus >= REPLICA_MIN_CPUS);
-        }
-
-        /**
-         * @param words {@code auto} (what this host's CPUs allow), {@code none}, or any of
-         *              {@code journaller}, {@code digest} and {@code replica}, comma-separated.
-         * @return the threads they name.
-         * @throws IllegalArgumentException naming a word it does not know.
-         */
-        public static Threads parse(final String words)
-        {
-            final String trimmed = words.trim();
-            if (trimmed.isEmpty() || "auto".equals(trimmed))
-            {
-                return forCpus(OnlineCpus.count());
-            }
-            if ("none".equals(trimmed))
-            {
-                return NONE;
-            }
-            boolean journaller = false;
-            boolean digest = false;
-            boolean replica = false;
-            for (final String word : trimmed.split(","))
-            {
-                switch (word.trim())
-                {
-                    case "journaller" -> journaller = true;
-                    case "digest" -> digest = true;
-                    case "replica" -> replica = true;
-                    default -> throw new IllegalArgumentException("takes auto, none, or any of journaller, digest " +
-                        "and replica, not '" + word.trim() + "'");
-                }
-            }
-            return new Threads(journaller, digest, replica);
-        }
-    }
-
     private final Subscription requests;
     private final Outbound reports;
     private final Outbound feed;
@@ -195,7 +108,7 @@ public final class EngineNode implements Agent, AutoCloseable
     private final JournalRefusals refusals = new JournalRefusals();
     private long refused;
     private long refusalsReported;
-    private final Threads threads;
+    private final EngineThreads threads;
     private final EngineHelpers helpers;
     private final RunFlag running;
     /**
@@ -234,7 +147,7 @@ public final class EngineNode implements Agent, AutoCloseable
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
         final EngineConfig config, final RunFlag running, final int segmentLength)
     {
-        this(context, layout, journal, config, running, segmentLength, Threads.forCpus(OnlineCpus.count()));
+        this(context, layout, journal, config, running, segmentLength, EngineThreads.forCpus(OnlineCpus.count()));
     }
 
     /**
@@ -242,7 +155,7 @@ public final class EngineNode implements Agent, AutoCloseable
      * @see #EngineNode(MessagingContext, ExchangeLayout, Path, EngineConfig, RunFlag)
      */
     public EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
-        final EngineConfig config, final RunFlag running, final int segmentLength, final Threads threads)
+        final EngineConfig config, final RunFlag running, final int segmentLength, final EngineThreads threads)
     {
         this(context, layout, journal, config, running, segmentLength, threads, Outbound.MAX_BACKLOG);
     }
@@ -252,7 +165,7 @@ public final class EngineNode implements Agent, AutoCloseable
      * @see #EngineNode(MessagingContext, ExchangeLayout, Path, EngineConfig, RunFlag)
      */
     EngineNode(final MessagingContext context, final ExchangeLayout layout, final Path journal,
-        final EngineConfig config, final RunFlag running, final int segmentLength, final Threads threads,
+        final EngineConfig config, final RunFlag running, final int segmentLength, final EngineThreads threads,
         final int reportBacklogBytes)
     {
         this.threads = threads;
@@ -563,11 +476,11 @@ public final class EngineNode implements Agent, AutoCloseable
     /** @return whether a journaller, where one runs, spins (the machine has the CPUs for it) or backs off. */
     public static boolean journallerSpins()
     {
-        return OnlineCpus.count() >= JOURNALLER_MIN_CPUS;
+        return OnlineCpus.count() >= EngineThreads.JOURNALLER_MIN_CPUS;
     }
 
     /** @return which of the engine's work runs on threads of its own. */
-    public Threads threads()
+    public EngineThreads threads()
     {
         return threads;
     }

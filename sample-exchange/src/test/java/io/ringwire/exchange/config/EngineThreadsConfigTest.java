@@ -1,6 +1,6 @@
 package io.ringwire.exchange.config;
 
-import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.rdma.host.OnlineCpus;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,14 +44,14 @@ class EngineThreadsConfigTest
     @Test
     void theEngineTakesWhatItsCpusAllowUnlessTheFileNamesItsThreads() throws Exception
     {
-        final EngineNode.Threads byCpus = EngineNode.Threads.forCpus(OnlineCpus.count());
+        final EngineThreads byCpus = EngineThreads.forCpus(OnlineCpus.count());
         assertEquals(byCpus, read("engine.conf", engineText).engineThreads());
         assertEquals(byCpus, read("engine.conf", engineText + "engine-threads = auto\n").engineThreads());
-        assertEquals(EngineNode.Threads.NONE, read("engine.conf", engineText + "engine-threads = none\n")
+        assertEquals(EngineThreads.NONE, read("engine.conf", engineText + "engine-threads = none\n")
             .engineThreads());
-        assertEquals(new EngineNode.Threads(true, false, true),
+        assertEquals(new EngineThreads(true, false, true),
             read("engine.conf", engineText + "engine-threads = journaller, replica\n").engineThreads());
-        assertEquals(EngineNode.Threads.ALL,
+        assertEquals(EngineThreads.ALL,
             read("engine.conf", engineText + "engine-threads = replica,digest,journaller\n").engineThreads());
     }
 
@@ -73,11 +73,11 @@ class EngineThreadsConfigTest
     @Test
     void eightCpusPutTheJournallerAheadOfTheEngineAndTwoKeepEverythingOnIt()
     {
-        assertEquals(EngineNode.Threads.NONE, EngineNode.Threads.forCpus(2));
-        assertEquals(EngineNode.Threads.NONE, EngineNode.Threads.forCpus(3),
+        assertEquals(EngineThreads.NONE, EngineThreads.forCpus(2));
+        assertEquals(EngineThreads.NONE, EngineThreads.forCpus(3),
             "the digest leaves the engine's thread only with the snapshots, on four");
-        assertEquals(new EngineNode.Threads(false, true, true), EngineNode.Threads.forCpus(4));
-        assertEquals(new EngineNode.Threads(false, true, true), EngineNode.Threads.forCpus(7));
-        assertEquals(EngineNode.Threads.ALL, EngineNode.Threads.forCpus(8));
+        assertEquals(new EngineThreads(false, true, true), EngineThreads.forCpus(4));
+        assertEquals(new EngineThreads(false, true, true), EngineThreads.forCpus(7));
+        assertEquals(EngineThreads.ALL, EngineThreads.forCpus(8));
     }
 }

@@ -1,7 +1,7 @@
 package io.ringwire.exchange.demo;
 
 import io.ringwire.exchange.engine.JournaledEngine;
-import io.ringwire.exchange.node.EngineNode;
+import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.rdma.host.OnlineCpus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,7 +48,7 @@ class ExchangeDemoTest
         assertTrue(Files.exists(journal), "--journal keeps the journal");
         assertEquals(digest.group(1), JournaledEngine.replay(journal).digest(),
             "the journal replays to the digest the demo printed");
-        if (OnlineCpus.count() >= EngineNode.DIGEST_THREAD_MIN_CPUS)
+        if (OnlineCpus.count() >= EngineThreads.DIGEST_THREAD_MIN_CPUS)
         {
             assertTrue(count(text, "\\(([0-9,]+) messages hashed off the engine's thread\\)") > 0,
                 "the digest is kept on a thread of its own: " + text);

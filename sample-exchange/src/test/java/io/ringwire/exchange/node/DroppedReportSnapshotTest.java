@@ -66,7 +66,7 @@ class DroppedReportSnapshotTest
             Publication toEngine = Publication.open(context, layout.engineRequestsPublication(),
                 ExchangeLayout.REQUESTS_STREAM);
             EngineNode node = new EngineNode(context, layout, directory.resolve("journal"), config, new RunFlag(),
-                1 << 20, EngineNode.Threads.NONE, 4096))
+                1 << 20, EngineThreads.NONE, 4096))
         {
             engine = node;
             reports = gatewayReports;

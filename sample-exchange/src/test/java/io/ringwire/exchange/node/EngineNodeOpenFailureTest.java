@@ -45,7 +45,7 @@ class EngineNodeOpenFailureTest
         final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(5, 1_000, 1_000), 50_000, 100, 0);
         final List<Thread> started = new CopyOnWriteArrayList<>();
         try (EngineNode node = new EngineNode(engineSide, layout, directory.resolve("journal"), config, new RunFlag(),
-            1 << 20, EngineNode.Threads.ALL))
+            1 << 20, EngineThreads.ALL))
         {
             node.helperThreads(runnable ->
             {

@@ -39,7 +39,7 @@ class EngineReplicaTest extends InProcessRolesBase
         final EngineConfig base = ExchangeDemo.engineConfig(4, 2);
         final EngineConfig config = new EngineConfig(base.instruments(), base.maxOrders(), base.maxAccounts(), 1_000);
         openRoles(2, 4, 4_000);
-        roles.start(journal, config, 1 << 20, new EngineNode.Threads(journaller, true, true));
+        roles.start(journal, config, 1 << 20, new EngineThreads(journaller, true, true));
         final EngineNode engine = roles.engine;
         assertTrue(engine.threads().replica() && engine.threads().digest());
         roles.await(() -> engine.snapshotsTaken() >= 3, "three snapshots written by the replica");

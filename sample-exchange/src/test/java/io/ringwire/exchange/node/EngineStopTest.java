@@ -30,7 +30,7 @@ class EngineStopTest extends InProcessRolesBase
     {
         final Path journal = directory.resolve("journal");
         openRoles(2, 4, 4_000);
-        roles.start(journal, ExchangeDemo.engineConfig(4, 2), 1 << 20, new EngineNode.Threads(true, helpers, helpers));
+        roles.start(journal, ExchangeDemo.engineConfig(4, 2), 1 << 20, new EngineThreads(true, helpers, helpers));
         final EngineNode engine = roles.engine;
         roles.await(() -> engine.engine().applied() >= 500, "500 requests applied");
 

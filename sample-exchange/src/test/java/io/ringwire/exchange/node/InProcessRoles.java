@@ -82,7 +82,7 @@ final class InProcessRoles implements AutoCloseable
      *                      the machine's CPUs).
      */
     void start(final Path journal, final EngineConfig config, final int segmentLength,
-        final EngineNode.Threads engineThreads) throws Exception
+        final EngineThreads engineThreads) throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", clientCount, 1);
         final Path shm = Files.createDirectories(directory.resolve("shm"));

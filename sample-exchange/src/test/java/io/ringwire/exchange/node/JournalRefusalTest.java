@@ -36,7 +36,7 @@ class JournalRefusalTest extends InProcessRolesBase
         final Path journal = directory.resolve("journal");
         openRoles(CLIENTS, INSTRUMENTS, 4_000);
         roles.start(journal, ExchangeDemo.engineConfig(INSTRUMENTS, CLIENTS), 64 << 10,
-            new EngineNode.Threads(journaller, false, false));
+            new EngineThreads(journaller, false, false));
         final EngineNode engine = roles.engine;
         final AtomicLongArray counters = roles.clients.counters();
         roles.await(() -> counters.get(SimulatedClients.NEW_ORDERS) > 1_000, "the clients trading");

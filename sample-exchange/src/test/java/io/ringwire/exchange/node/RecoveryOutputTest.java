@@ -95,7 +95,7 @@ class RecoveryOutputTest
              Subscription feed = Subscription.open(marketDataSide, layout.marketDataFeedSubscription(),
                  ExchangeLayout.FEED_STREAM);
              EngineNode node = new EngineNode(engineSide, layout, journal, config, new RunFlag(), 1 << 20,
-                 new EngineNode.Threads(false, false, false), REPORT_BACKLOG))
+                 new EngineThreads(false, false, false), REPORT_BACKLOG))
         {
             RoleContexts.await(node::isConnected, WAIT, "the engine connected", () ->
             {
