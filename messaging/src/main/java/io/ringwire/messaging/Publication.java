@@ -127,8 +127,8 @@ public final class Publication implements AutoCloseable
      * many publications reads one field of each per cycle rather than their duty and destinations.
      */
     private long dutyDueNs;
-    /** The clock of the duty's last run: {@link #onConnectionChange} makes the duty due from it. */
-    private long dutyRanNs;
+    /** A connection changed outside the duty's run: the next cycle runs it whatever the clock. */
+    private boolean dutyDueNow;
 
     private Publication(final MessagingContext context, final ChannelUri channel, final int streamId,
         final long initialPosition)
@@ -167,8 +167,7 @@ public final class Publication implements AutoCloseable
                 counters, this::sendHeartbeat, memoryLog ? LOG_OFFERS_PER_DUTY : OFFERS_PER_DUTY,
                 TimeUnit.MILLISECONDS.toNanos(channel.slowTimeoutMs()),
                 memoryLog ? LOG_COMPLETION_POLL_INTERVAL_NS : 0);
-            this.dutyRanNs = System.nanoTime();
-            this.dutyDueNs = dutyRanNs;
+            this.dutyDueNs = System.nanoTime();
         }
         catch (final RuntimeException ex)
         {
@@ -339,7 +338,9 @@ public final class Publication implements AutoCloseable
      * {@link #disconnectSlowestSubscriber()}, and where {@code evenIfAllHoldBack}, also when every
      * subscriber qualifies: for an owner that can wait for none of them any longer (what it holds
      * back is worth more than the subscribers), which then cuts them one at a time, the one holding
-     * back the longest first.
+     * back the longest first. Holding back is what the slow-timeout judges by: over RDMA that counts
+     * no receive posted (the reader reposts as it reads) and no room to send (on the software
+     * providers, the reader's acknowledgements), which on a hardware NIC may be the link's pace.
      *
      * @param evenIfAllHoldBack cut the slowest also when every connected subscriber holds the
      *                          publication back.
@@ -542,7 +543,7 @@ public final class Publication implements AutoCloseable
      */
     private void onConnectionChange()
     {
-        dutyDueNs = dutyRanNs;
+        dutyDueNow = true;
         credit.refresh(position);
         signer.checksums(destinations.checksumsWanted());
         final PublicationDestination only = destinationArray.length == 1 ? destinationArray[0] : null;
@@ -712,20 +713,26 @@ public final class Publication implements AutoCloseable
             counters.bytesSent.setRelease(bytesSent);
             counters.backPressured.setRelease(backPressuredCount);
         }
-        if (nowNs - dutyDueNs < 0)
+        if (!dutyDueNow && nowNs - dutyDueNs < 0)
         {
             return 0;
         }
-        dutyRanNs = nowNs;
+        dutyDueNow = false;
         final int work = duty.doWork(position, framesPublished, nowNs);
         dutyDueNs = duty.nextDueNs(nowNs);
         return work;
     }
 
-    /** @return when the duty cycle has work next (tests). */
+    /** @return when the duty cycle has work next, where no connection changed meanwhile (tests). */
     long dutyDueNs()
     {
         return dutyDueNs;
+    }
+
+    /** @return whether a cycle at {@code nowNs} would run the duty (tests). */
+    boolean dutyDue(final long nowNs)
+    {
+        return dutyDueNow || nowNs - dutyDueNs >= 0;
     }
 
     /** The duty cycle's heartbeat: an empty frame, so idle subscribers know the publication lives. */

@@ -60,8 +60,48 @@ class PublicationDutyDueTest
                 publication.doWork(nowNs);
                 nowNs = Math.max(nowNs, publication.dutyDueNs());
             }
-            assertFalse(publication.isConnected(), "the closed subscriber found by the duty's reaps");
+            assertFalse(publication.isConnected(), "the closed subscriber found by the duty (its reaps or liveness)");
             assertEquals(nowNs, publication.dutyDueNs(), "due at every cycle while its subscriber is away");
+        }
+        finally
+        {
+            CloseHelper.quietCloseAll(publication, subscription);
+        }
+    }
+
+    @Test
+    void aSubscriberCutByTheOwnerBetweenCyclesMakesTheDutyDueAtOnce() throws InterruptedException
+    {
+        final MessagingContext context = context(directory);
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
+        final Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
+        Publication publication = null;
+        try
+        {
+            final Publication connected = publication = connected(context, "shm", subscription);
+            // The subscriber stays alive but reads nothing: its ring fills, and it holds the
+            // publication back at every look of the duty.
+            await(() -> connected.offer(message, 0, 32) == Publication.BACK_PRESSURED, WAIT, "the ring full", () ->
+            {
+                connected.doWork();
+                subscription.doWork();
+            });
+            final long heldSinceNs = System.nanoTime();
+            while (System.nanoTime() - heldSinceNs < 4 * PublicationDestinations.MIN_BLOCKING_NS)
+            {
+                publication.doWork();
+                subscription.doWork();
+                Thread.sleep(1);
+            }
+            final long nowNs = Math.max(System.nanoTime(), publication.dutyDueNs());
+            publication.doWork(nowNs);
+            final long dueNs = publication.dutyDueNs();
+            assertFalse(publication.dutyDue(dueNs - 1), "not due before its time while connected");
+
+            assertEquals(1, publication.disconnectSlowestSubscriber(), "the owner cuts it between cycles");
+            assertTrue(publication.dutyDue(dueNs - 1), "due at once: the cut one's reconnection is driven");
+            publication.doWork(dueNs - 1);
+            assertEquals(dueNs - 1, publication.dutyDueNs(), "due every cycle while its subscriber is away");
         }
         finally
         {

@@ -16,7 +16,10 @@ import io.ringwire.exchange.book.InstrumentSpec;
  * (filled, canceled, or rejected by the engine); a replace keeps the count. The engine rejects a
  * cancel or replace with the same fields it rejects a new order with, so the orders forwarded and
  * not yet answered are remembered by client order id: only the engine's reject of one of those ends
- * an open order.
+ * an open order. An order leaves that set at its first report, an acknowledgement or a reject;
+ * where the engine dropped its acknowledgement (a gateway away past the engine's backlog bound),
+ * its id stays until the process ends, in the set's room for such ids (twice the open-order limit),
+ * and past that room new orders go untracked (their rejects then leave the count high, never low).
  *
  * <p>Threading: the gateway's thread. Allocation: none after construction.
  */

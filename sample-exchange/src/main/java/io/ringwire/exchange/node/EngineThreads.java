@@ -6,8 +6,8 @@ import io.ringwire.rdma.host.OnlineCpus;
  * Which of the engine's work runs on threads of its own rather than the engine's.
  *
  * @param journaller a {@link Journaller} journals ahead of the engine.
- * @param digest     a {@link DigestAgent} keeps the output digest.
- * @param replica    a {@link SnapshotReplica} writes the snapshots.
+ * @param digest     a {@link io.ringwire.exchange.engine.DigestAgent} keeps the output digest.
+ * @param replica    a {@link io.ringwire.exchange.engine.SnapshotReplica} writes the snapshots.
  */
 public record EngineThreads(boolean journaller, boolean digest, boolean replica)
 {

@@ -37,9 +37,9 @@ import java.nio.ByteBuffer;
  * slower than the feed, escapes the timeout (it reads a ring in time) and would hold the fan-out
  * back for ever: each time the backlog grows by another {@link #BACKLOG_STEP} from its lowest since
  * the last cut, the service cuts the subscriber that has held the fan-out back the longest without
- * a break ({@link Publication#disconnectSlowestSubscriber}), none where every one holds it back.
- * Past {@link #FEED_STOP_STEPS_QUARTERS} quarter steps the service stops reading the feed, and the
- * engine waits; while it waits the service cuts the slowest again every
+ * a break ({@link Publication#disconnectSlowestSubscriber}), none where every one of several holds
+ * it back. Past {@link #FEED_STOP_STEPS_QUARTERS} quarter steps the service stops reading the feed,
+ * and the engine waits; while it waits the service cuts the slowest again every
  * {@link #STOPPED_CUT_INTERVAL_NS}, even where every one holds it back, so that only a service too
  * slow itself keeps the engine waiting.
  *
@@ -74,7 +74,8 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private final long feedStopBacklog;
     /** The backlog past which the service next cuts the subscriber holding the fan-out back the longest. */
     private long cutAtBacklog;
-    private long lastCutNs;
+    /** Set at construction as if a cut had just gone by the stopped interval: the first is not held. */
+    private long lastCutNs = System.nanoTime() - STOPPED_CUT_INTERVAL_NS;
     private long snapshotParts;
     private long engineSnapshotParts;
     private final MessageHeaderDecoder feedHeader = new MessageHeaderDecoder();
