@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the engine is gone (closed, its subscription with it) wait in the gateway's stream to the engine,
  * which reads nothing newer meanwhile (its clients' publications back up behind them), and go in
  * order once an engine restarted on the same journal is back. A gateway whose own thread stalls
- * past its clients' heartbeat timeout does not lose their sessions for the messages it had not read.
+ * past its clients' heartbeat timeout does not lose their sessions for the messages it had not read;
+ * one back from a stall with reports and orders waiting takes more reports than orders a duty cycle.
  * In both, every new order is acknowledged once. A market-data service that restarts while the
  * engine trades, or with it after the engine's snapshot, rebuilds every book from the snapshots the
  * engine sends into the feed when the service connects, and so does a subscriber of the service. Real shm messaging; every role is driven on
@@ -187,6 +188,55 @@ class RoleAbsenceTest
         assertEquals(0, gateway.gateway().counters().heartbeatTimeouts(), "no session lost to the gateway's stall");
         assertEquals(0, c.get(SimulatedClients.SESSIONS_LOST));
         assertEquals(0, c.get(SimulatedClients.DUPLICATE_ACKS));
+    }
+
+    @Test
+    void aGatewayBackFromAStallTakesTheEnginesReportsAheadOfNewOrders() throws Exception
+    {
+        final AtomicLongArray c = startTrading();
+
+        // Requests wait at the engine, then the gateway stops while the engine applies them (their
+        // reports wait in the gateway's stream) and the clients send more (their orders wait in the
+        // gateway's rings): when it comes back, both directions wait for it.
+        engineDriven = false;
+        final long appliedBefore = engine.engine().applied();
+        drive(() -> gateway.gateway().counters().forwarded() > appliedBefore + 200, "requests waiting at the engine",
+            true);
+        final long forwardedBeforeStall = gateway.gateway().counters().forwarded();
+        final long sentBeforeStall = c.get(SimulatedClients.SENT);
+        final long deadline = System.nanoTime() + WAIT_NS;
+        while (engine.engine().applied() + engine.refused() < forwardedBeforeStall ||
+            c.get(SimulatedClients.SENT) < sentBeforeStall + 200)
+        {
+            assertTrue(System.nanoTime() - deadline < 0, "the engine applying what waited, the clients sending more");
+            engine.doWork();
+            marketData.doWork();
+            subscriber.doWork();
+            if (clients.doWork() == 0)
+            {
+                Thread.sleep(0, 100_000);
+            }
+        }
+        engineDriven = true;
+
+        final long routed = gateway.gateway().counters().routed();
+        final long forwarded = gateway.gateway().counters().forwarded();
+        gateway.doWork();
+        final long reportsTaken = gateway.gateway().counters().routed() - routed;
+        final long ordersTaken = gateway.gateway().counters().forwarded() - forwarded;
+
+        assertTrue(ordersTaken > 0, "orders admitted in the cycle");
+        assertTrue(reportsTaken >= 2 * ordersTaken,
+            "the cycle took " + reportsTaken + " reports for " + ordersTaken + " orders: each order makes one report " +
+            "or more, so reads at an even pace leave the engine's output behind, and the engine waits for it");
+        clients.stopSending();
+        drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS) &&
+            c.get(SimulatedClients.SEQUENCES) >= engine.engine().engine().engineSequence(),
+            "every new order answered and every execution report delivered", false);
+        assertEquals(0, c.get(SimulatedClients.DUPLICATE_ACKS), "no acknowledgement twice");
+        assertEquals(0, c.get(SimulatedClients.DUPLICATE_SEQUENCES), "no execution report twice");
+        assertEquals(engine.engine().engine().engineSequence(), c.get(SimulatedClients.SEQUENCES),
+            "every execution report once");
     }
 
     @Test
