@@ -279,6 +279,14 @@ class OrderBooksTest
         assertEquals(-TICK_SIZE, books.replace(A, 8, 9, 2, BUY, 151, 10));
         assertEquals(-LOT_SIZE, books.replace(A, 8, 9, 2, BUY, 150, 25));
         assertEquals(-UNKNOWN_ORDER, books.replace(A, 99, 9, 2, BUY, 150, 10));
+        assertEquals(2, books.newOrder(10, A, 2, BUY, LIMIT, DAY, 140, 10, 0, false, STP_CANCEL_RESTING));
+        assertEquals(-TICK_SIZE, books.replace(A, 8, 10, 2, BUY, 151, 10), "the price is checked before the new id");
+        assertEquals(-DUPLICATE_CLIENT_ORDER_ID, books.replace(A, 8, 10, 2, BUY, 150, 10),
+            "a replace may not take an id another of the account's live orders holds");
+        assertEquals(3, books.newOrder(11, B, 2, BUY, LIMIT, DAY, 140, 10, 0, false, STP_CANCEL_RESTING));
+        assertEquals(0, books.replace(A, 8, 11, 2, BUY, 150, 10), "another account's id is its own");
+        assertEquals(-UNKNOWN_ORDER, books.replace(A, 8, 12, 2, BUY, 150, 10), "the order goes by its new id now");
+        assertEquals(0, books.replace(A, 11, 8, 2, BUY, 150, 10), "and its old one is free again");
         assertEquals(-UNKNOWN_ORDER, books.cancel(A, 8, 2, SELL), "the side must match the order's");
         assertEquals(-UNKNOWN_ORDER, books.cancel(B, 8, 2, BUY), "another account cannot cancel it");
     }
