@@ -19,6 +19,8 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -45,6 +47,8 @@ final class FixExchange implements AutoCloseable
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean doorHeld;
+    /** What stopped the thread, if anything did: a look waiting on it, and the close, report it. */
+    private volatile Throwable failure;
 
     FixExchange(final Path store) throws Exception
     {
@@ -119,6 +123,18 @@ final class FixExchange implements AutoCloseable
 
     private void run()
     {
+        try
+        {
+            loop();
+        }
+        catch (final Throwable t)
+        {
+            failure = t;
+        }
+    }
+
+    private void loop()
+    {
         while (running)
         {
             final java.time.Instant now = java.time.Instant.now();
@@ -169,7 +185,25 @@ final class FixExchange implements AutoCloseable
         {
             tasks.add(task);
         }
-        return task.get();
+        while (true)
+        {
+            try
+            {
+                return task.get(100, TimeUnit.MILLISECONDS);
+            }
+            catch (final TimeoutException e)
+            {
+                failed();
+            }
+        }
+    }
+
+    private void failed()
+    {
+        if (null != failure)
+        {
+            throw new AssertionError("the exchange's thread failed", failure);
+        }
     }
 
     int openOrders(final int sessionIndex) throws Exception
@@ -193,5 +227,6 @@ final class FixExchange implements AutoCloseable
         running = false;
         thread.join(5_000);
         door.close();
+        failed();
     }
 }

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -277,7 +278,11 @@ class MarketDataIsolationTest
         final EngineNode engine;
         final GatewayNode gateway;
         final MarketDataNode marketData;
+        /** The honest subscriber, or null where the test has none. */
         final MarketDataClient subscriber;
+        /** The honest subscriber's duty cycle, or none. */
+        private final IntSupplier subscriberDuty;
+        private final BooleanSupplier subscriberConnected;
         final SimulatedClients members;
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final List<Throwable> failures = new ArrayList<>();
@@ -307,6 +312,8 @@ class MarketDataIsolationTest
             gateway = add(new GatewayNode(core, layout, gatewayConfig, flag));
             marketData = add(new MarketDataNode(core, layout, engineConfig, flag, backlogStep));
             subscriber = honest ? add(new MarketDataClient(honestSide, layout, 0, engineConfig, ledger, flag)) : null;
+            subscriberDuty = honest ? subscriber::doWork : () -> 0;
+            subscriberConnected = honest ? subscriber::isConnected : () -> true;
             members = add(new SimulatedClients(honestSide, layout, gatewayConfig.sessions(), 0, INSTRUMENTS, rate, 7,
                 ledger, flag));
         }
@@ -315,16 +322,13 @@ class MarketDataIsolationTest
         void start(final BooleanSupplier otherConnected, final Runnable otherDuty)
         {
             await(() -> engine.isConnected() && gateway.isConnected() && gateway.clientsConnected() &&
-                marketData.isConnected() && (null == subscriber || subscriber.isConnected()) && members.isConnected() &&
+                marketData.isConnected() && subscriberConnected.getAsBoolean() && members.isConnected() &&
                 otherConnected.getAsBoolean(), "the exchange and both subscribers connected", () ->
                 {
                     engine.doWork();
                     gateway.doWork();
                     marketData.doWork();
-                    if (null != subscriber)
-                    {
-                        subscriber.doWork();
-                    }
+                    subscriberDuty.getAsInt();
                     members.pollOnly();
                     otherDuty.run();
                 });
@@ -335,8 +339,8 @@ class MarketDataIsolationTest
                 {
                     while (running.get())
                     {
-                        if (engine.doWork() + gateway.doWork() + marketData.doWork() +
-                            (null == subscriber ? 0 : subscriber.doWork()) + members.doWork() == 0)
+                        if (engine.doWork() + gateway.doWork() + marketData.doWork() + subscriberDuty.getAsInt() +
+                            members.doWork() == 0)
                         {
                             Thread.onSpinWait();
                         }
