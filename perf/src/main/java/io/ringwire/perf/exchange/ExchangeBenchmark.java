@@ -64,6 +64,43 @@ public final class ExchangeBenchmark
             return first > BACKLOG_MIN_NS && first > BACKLOG_FACTOR * secondP50Ns[secondP50Ns.length - 1];
         }
 
+        /** A hop whose p50 is past this holds a queue: the work of any one hop is a few microseconds. */
+        static final long QUEUE_MIN_NS = 100_000;
+        /** What takes from each hop of the path, by its index in {@link LatencyLedger#HOPS}. */
+        private static final String[] READERS = {
+            "the gateway reading its clients' orders",
+            "the gateway's stream to the engine (its backlog)",
+            "the engine, or its journaller, reading the gateway's requests",
+            "the engine applying what was journaled (it takes none while its output waits)",
+            "the gateway reading the engine's reports",
+            "the clients reading their replies" };
+
+        /**
+         * Where a rate stops: back-pressure carries a queue upstream from the first stage that does
+         * not keep up, so the queue ends at the hop that stage reads from, and every hop after it
+         * moves at its own pace.
+         *
+         * @return the index in {@link LatencyLedger#HOPS} of the last hop of the path (client to
+         *         gateway to client) whose p50 is past {@link #QUEUE_MIN_NS}, or -1 where none is.
+         */
+        public int queueEndsAt()
+        {
+            for (int i = READERS.length - 1; i >= 0; i--)
+            {
+                if (hops[i].getTotalCount() > 0 && hops[i].getValueAtPercentile(50) > QUEUE_MIN_NS)
+                {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        /** @return what takes from a hop of the path. */
+        static String readerOf(final int hop)
+        {
+            return READERS[hop];
+        }
+
         /** @return per hop, the acknowledgements timed there. */
         public long[] hopCounts()
         {
@@ -244,6 +281,13 @@ public final class ExchangeBenchmark
                     "offered (%.0f%%); the backlog grew, and the latency below is mostly its queue%n", result.achieved(),
                     result.offered(), 100 * result.achieved() / result.offered()));
             }
+            final int queue = result.queueEndsAt();
+            if (queue >= 0)
+            {
+                text.append(String.format(Locale.ROOT, "  QUEUE ENDS AT \"%s\" (p50 %s; every later hop's under %s): " +
+                    "what takes from it, %s, is the first stage that does not keep up%n", LatencyLedger.HOPS[queue],
+                    us(result.hops()[queue].getValueAtPercentile(50)), us(Result.QUEUE_MIN_NS), Result.readerOf(queue)));
+            }
             if (result.backlogAtStart())
             {
                 text.append(String.format(Locale.ROOT, "  BACKLOG FROM THE WARM-UP: order-to-ack p50 from due time %s " +
@@ -274,11 +318,13 @@ public final class ExchangeBenchmark
             text.append(r == 0 ? "" : ",").append(String.format(Locale.ROOT,
                 "{\"provider\":\"%s\",\"offered_per_second\":%d,\"achieved_per_second\":%.0f,\"acks\":%d," +
                 "\"accepted\":%d,\"rejected_by_gateway\":%d,\"rejected_by_engine\":%d,\"mostly_rejected\":%b," +
-                "\"rate_held\":%b,\"backlog_at_start\":%b,\"second_p50_ns\":%s," +
+                "\"rate_held\":%b,\"queue_ends_at\":%s,\"backlog_at_start\":%b,\"second_p50_ns\":%s," +
                 "\"p50_ns\":%s,\"p99_ns\":%s,\"p99_9_ns\":%s,\"threads\":\"%s\",\"hops\":[", result.provider(),
                 result.offered(), result.achieved(), result.acks(), result.outcomes().accepted(),
                 result.outcomes().rejectedByGateway(), result.outcomes().rejectedByEngine(),
-                result.outcomes().mostlyRejected(), result.rateHeld(), result.backlogAtStart(),
+                result.outcomes().mostlyRejected(), result.rateHeld(),
+                result.queueEndsAt() < 0 ? "null" : "\"" + LatencyLedger.HOPS[result.queueEndsAt()] + "\"",
+                result.backlogAtStart(),
                 Arrays.toString(result.secondP50Ns()).replace(" ", ""), jsonValue(due, 50), jsonValue(due, 99),
                 jsonValue(due, 99.9), result.threads()));
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)

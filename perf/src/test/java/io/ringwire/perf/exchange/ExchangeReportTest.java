@@ -7,12 +7,14 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code perf exchange}'s report says when its figures are not those of the rate offered: a rate
- * the clients did not keep up, and a first measured second still draining a backlog from before.
+ * the clients did not keep up, and a first measured second still draining a backlog from before;
+ * and where a queue ends, the hop whose reader is the first stage that does not keep up.
  */
 class ExchangeReportTest
 {
@@ -61,13 +63,46 @@ class ExchangeReportTest
         assertFalse(result(100_000, 100_001, new long[] { 50_000_000, -1 }).backlogAtStart(), "no ack at the end");
     }
 
-    private static ExchangeBenchmark.Result result(final long offered, final double achieved, final long[] secondP50Ns)
+    @Test
+    void aRunThatQueuesNamesTheLastHopOfThePathThatHoldsAQueueAndWhatReadsIt()
+    {
+        // The reports wait for the gateway: the engine, whose output is behind, takes no request,
+        // and the clients' orders wait behind it; the replies, once routed, go at once.
+        final ExchangeBenchmark.Result reportsWait = result(1_000_000, 386_887, SETTLED,
+            9_300_000, 416, 463_000, 115_000_000, 4_900_000, 751);
+        assertEquals(4, reportsWait.queueEndsAt());
+        final String table = ExchangeBenchmark.table(List.of(reportsWait));
+        assertTrue(table.contains("QUEUE ENDS AT \"engine to gateway\" (p50 4902.9 us"), table);
+        assertTrue(table.contains("the gateway reading the engine's reports, is the first stage that does not keep up"),
+            table);
+        assertTrue(ExchangeBenchmark.json(List.of(reportsWait)).contains("\"queue_ends_at\":\"engine to gateway\""));
+
+        // The gateway's thread admits orders no faster: the engine's streams move at their pace.
+        final ExchangeBenchmark.Result ordersWait = result(1_000_000, 373_004, SETTLED,
+            242_000_000, 60, 42_000, 511, 16_000, 20_000);
+        assertEquals(0, ordersWait.queueEndsAt());
+        assertTrue(ExchangeBenchmark.table(List.of(ordersWait)).contains(
+            "what takes from it, the gateway reading its clients' orders, is"));
+    }
+
+    @Test
+    void aRunWhoseHopsAllMoveAtTheirPaceNamesNoQueue()
+    {
+        final ExchangeBenchmark.Result run = result(100_000, 100_005, SETTLED, 1_280, 420, 720, 1_300, 1_670, 450);
+        assertEquals(-1, run.queueEndsAt());
+        assertFalse(ExchangeBenchmark.table(List.of(run)).contains("QUEUE"));
+        assertTrue(ExchangeBenchmark.json(List.of(run)).contains("\"queue_ends_at\":null"));
+    }
+
+    /** A run whose path's hops (client to gateway .. gateway to client) read these p50s; the rest 10 us. */
+    private static ExchangeBenchmark.Result result(final long offered, final double achieved, final long[] secondP50Ns,
+        final long... pathP50Ns)
     {
         final Histogram[] hops = new Histogram[LatencyLedger.HOPS.length];
         for (int i = 0; i < hops.length; i++)
         {
             hops[i] = new Histogram(3);
-            hops[i].recordValue(10_000);
+            hops[i].recordValue(i < pathP50Ns.length ? pathP50Ns[i] : 10_000);
         }
         return new ExchangeBenchmark.Result("shm", offered, achieved, "", 100, 0, hops,
             new AckOutcomes(100, 0, 0, Map.of()), null, secondP50Ns);
