@@ -35,7 +35,7 @@ public final class ExchangeBenchmark
 
     /** One provider's figures. */
     public record Result(String provider, long offered, double achieved, String threads, long acks, long unacked,
-        Histogram[] hops, AckOutcomes outcomes, FixDoorFigures fix, long[] secondP50Ns)
+        Histogram[] hops, AckOutcomes outcomes, FixDoorFigures fix, long[] secondP50Ns, long sessionsLost)
     {
         /** The share of the offered rate the clients must have sent for the rate to count as held. */
         static final double HELD = 0.99;
@@ -66,19 +66,34 @@ public final class ExchangeBenchmark
 
         /** A hop whose p50 is past this holds a queue: the work of any one hop is a few microseconds. */
         static final long QUEUE_MIN_NS = 100_000;
-        /** What takes from each hop of the path, by its index in {@link LatencyLedger#HOPS}. */
+        /**
+         * What takes from each hop of the path (client to gateway to client: the hops before
+         * {@link LatencyLedger#ORDER_TO_ACK}), by its index in {@link LatencyLedger#HOPS}.
+         */
         private static final String[] READERS = {
             "the gateway reading its clients' orders",
-            "the gateway's stream to the engine (its backlog)",
-            "the engine, or its journaller, reading the gateway's requests",
-            "the engine applying what was journaled (it takes none while its output waits)",
+            "the gateway's thread itself (the hop is its work on one request: past 100 us the thread was held)",
+            "the engine, or its journaller, taking the gateway's requests (the engine takes none while its " +
+                "reports or its market-data feed wait)",
+            "the engine's thread (the request's work, and where a journaller runs its hand-over; the engine " +
+                "takes none while its reports or its market-data feed wait)",
             "the gateway reading the engine's reports",
             "the clients reading their replies" };
 
+        static
+        {
+            if (READERS.length != LatencyLedger.ORDER_TO_ACK)
+            {
+                throw new IllegalStateException("a reader for each hop of the path: " + READERS.length + " for " +
+                    LatencyLedger.ORDER_TO_ACK);
+            }
+        }
+
         /**
-         * Where a rate stops: back-pressure carries a queue upstream from the first stage that does
-         * not keep up, so the queue ends at the hop that stage reads from, and every hop after it
-         * moves at its own pace.
+         * Where a rate stops: what feeds the first stage that does not keep up queues behind it (and
+         * back-pressure carries the queue further upstream), so the queue ends at the hop that stage
+         * takes from, and every hop after it moves at its own pace. A stage off the path that holds
+         * the engine (the market-data service, through its feed) shows as the engine's.
          *
          * @return the index in {@link LatencyLedger#HOPS} of the last hop of the path (client to
          *         gateway to client) whose p50 is past {@link #QUEUE_MIN_NS}, or -1 where none is.
@@ -198,7 +213,8 @@ public final class ExchangeBenchmark
             final long acks = countersAfter.get(SimulatedClients.ACKS) - acksBefore;
             final long unacked = Math.max(0, countersAfter.get(SimulatedClients.NEW_ORDERS) - newBefore - acks);
             return new Result(provider, options.rate(), sent / elapsed, threads, acks, unacked, copies,
-                AckOutcomes.between(countersBefore, countersAfter), fix, secondP50Ns);
+                AckOutcomes.between(countersBefore, countersAfter), fix, secondP50Ns,
+                countersAfter.get(SimulatedClients.SESSIONS_LOST) - countersBefore.get(SimulatedClients.SESSIONS_LOST));
         }
     }
 
@@ -286,7 +302,15 @@ public final class ExchangeBenchmark
             {
                 text.append(String.format(Locale.ROOT, "  QUEUE ENDS AT \"%s\" (p50 %s; every later hop's under %s): " +
                     "what takes from it, %s, is the first stage that does not keep up%n", LatencyLedger.HOPS[queue],
-                    us(result.hops()[queue].getValueAtPercentile(50)), us(Result.QUEUE_MIN_NS), Result.readerOf(queue)));
+                    us(result.hops()[queue].getValueAtPercentile(50)), us(Result.QUEUE_MIN_NS),
+                    Result.readerOf(queue)));
+            }
+            if (result.sessionsLost() > 0)
+            {
+                text.append(String.format(Locale.ROOT, "  SESSIONS LOST: %,d while measuring (a client found its " +
+                    "session gone: cut off by the gateway as a slow consumer or as silent, or its connection lost; " +
+                    "its orders were canceled and it logged on again): the figures include those logons%n",
+                    result.sessionsLost()));
             }
             if (result.backlogAtStart())
             {
@@ -318,13 +342,14 @@ public final class ExchangeBenchmark
             text.append(r == 0 ? "" : ",").append(String.format(Locale.ROOT,
                 "{\"provider\":\"%s\",\"offered_per_second\":%d,\"achieved_per_second\":%.0f,\"acks\":%d," +
                 "\"accepted\":%d,\"rejected_by_gateway\":%d,\"rejected_by_engine\":%d,\"mostly_rejected\":%b," +
-                "\"rate_held\":%b,\"queue_ends_at\":%s,\"backlog_at_start\":%b,\"second_p50_ns\":%s," +
+                "\"rate_held\":%b,\"queue_ends_at\":%s,\"sessions_lost\":%d,\"backlog_at_start\":%b," +
+                "\"second_p50_ns\":%s," +
                 "\"p50_ns\":%s,\"p99_ns\":%s,\"p99_9_ns\":%s,\"threads\":\"%s\",\"hops\":[", result.provider(),
                 result.offered(), result.achieved(), result.acks(), result.outcomes().accepted(),
                 result.outcomes().rejectedByGateway(), result.outcomes().rejectedByEngine(),
                 result.outcomes().mostlyRejected(), result.rateHeld(),
                 result.queueEndsAt() < 0 ? "null" : "\"" + LatencyLedger.HOPS[result.queueEndsAt()] + "\"",
-                result.backlogAtStart(),
+                result.sessionsLost(), result.backlogAtStart(),
                 Arrays.toString(result.secondP50Ns()).replace(" ", ""), jsonValue(due, 50), jsonValue(due, 99),
                 jsonValue(due, 99.9), result.threads()));
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)

@@ -44,9 +44,9 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
             counts against every order behind it (coordinated omission corrected), and also from its send;
             every acknowledgement's ledger gives the time of each hop. The report says when the clients
             sent under 99% of the rate (RATE NOT HELD), where a queue ends (QUEUE ENDS AT: the last hop
-            whose p50 is past 100 us, and what reads it, the first stage that does not keep up), and when
-            the first measured second still drained a backlog from before it (BACKLOG FROM THE WARM-UP); a
-            run of mostly rejects fails.
+            whose p50 is past 100 us, and what reads it, the first stage that does not keep up), sessions
+            the clients lost while it measured (SESSIONS LOST), and when the first measured second still
+            drained a backlog from before it (BACKLOG FROM THE WARM-UP); a run of mostly rejects fails.
 
             options:
               --provider P[,P...]  shm, socket, roce, ibverbs (default shm)

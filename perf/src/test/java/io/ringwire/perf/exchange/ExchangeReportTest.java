@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code perf exchange}'s report says when its figures are not those of the rate offered: a rate
  * the clients did not keep up, and a first measured second still draining a backlog from before;
- * and where a queue ends, the hop whose reader is the first stage that does not keep up.
+ * where a queue ends, the hop whose reader is the first stage that does not keep up; and sessions
+ * the clients lost while it measured.
  */
 class ExchangeReportTest
 {
@@ -95,6 +96,20 @@ class ExchangeReportTest
     }
 
     /** A run whose path's hops (client to gateway .. gateway to client) read these p50s; the rest 10 us. */
+    @Test
+    void aRunInWhichClientsLostTheirSessionsSaysHowMany()
+    {
+        final ExchangeBenchmark.Result settled = result(300_000, 300_032, SETTLED);
+        final ExchangeBenchmark.Result cut = new ExchangeBenchmark.Result(settled.provider(), settled.offered(),
+            settled.achieved(), settled.threads(), settled.acks(), settled.unacked(), settled.hops(),
+            settled.outcomes(), null, SETTLED, 3);
+        final String table = ExchangeBenchmark.table(List.of(cut));
+        assertTrue(table.contains("SESSIONS LOST: 3 while measuring"), table);
+        assertTrue(ExchangeBenchmark.json(List.of(cut)).contains("\"sessions_lost\":3,"));
+        assertFalse(ExchangeBenchmark.table(List.of(settled)).contains("SESSIONS LOST"));
+        assertTrue(ExchangeBenchmark.json(List.of(settled)).contains("\"sessions_lost\":0,"));
+    }
+
     private static ExchangeBenchmark.Result result(final long offered, final double achieved, final long[] secondP50Ns,
         final long... pathP50Ns)
     {
@@ -105,6 +120,6 @@ class ExchangeReportTest
             hops[i].recordValue(i < pathP50Ns.length ? pathP50Ns[i] : 10_000);
         }
         return new ExchangeBenchmark.Result("shm", offered, achieved, "", 100, 0, hops,
-            new AckOutcomes(100, 0, 0, Map.of()), null, secondP50Ns);
+            new AckOutcomes(100, 0, 0, Map.of()), null, secondP50Ns, 0);
     }
 }

@@ -42,14 +42,14 @@ public final class GatewayNode implements Agent, AutoCloseable
 {
     private static final int FRAGMENT_LIMIT = 16;
     /**
-     * Reports a duty cycle takes: four times the orders it admits. Each order makes one report or
-     * more (its acknowledgement, a fill for each side), so at an even limit the reports fall behind
-     * whenever orders come faster than the engine's output is read, and a report that waits holds
-     * the engine (it takes no request while its output is behind); the queue then builds in the
-     * engine's stream both ways, where it costs every client, rather than in the clients' own rings,
-     * where it back-pressures the ones that send.
+     * The most reports a duty cycle takes: four times the most orders it admits. Each order makes
+     * one report or more (its acknowledgement, a fill for each side), so at an even limit the
+     * reports fall behind whenever orders come faster than the engine's output is read, and reports
+     * that fill the engine's stream hold the engine (it takes no request while its output is
+     * behind); the queue then builds in the engine's streams both ways, where it costs every client,
+     * rather than in the clients' own rings, where it back-pressures the ones that send.
      */
-    static final int REPORT_LIMIT = 4 * FRAGMENT_LIMIT;
+    private static final int REPORT_LIMIT = 4 * FRAGMENT_LIMIT;
     /**
      * A gap between duty cycles past this is the gateway's own absence (descheduled, a pause): what
      * its clients sent meanwhile waits unread, so their silence is not measured across it. Well

@@ -226,7 +226,13 @@ final class FixExchange implements AutoCloseable
     {
         running = false;
         thread.join(5_000);
-        door.close();
-        failed();
+        try
+        {
+            door.close();
+        }
+        finally
+        {
+            failed();
+        }
     }
 }
