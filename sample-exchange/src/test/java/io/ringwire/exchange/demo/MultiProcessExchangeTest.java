@@ -67,12 +67,7 @@ class MultiProcessExchangeTest
         // The late subscriber joins a second in; on a loaded small machine its connections and its
         // snapshots may take longer than the rest of the run: the flow goes on until it recovered
         // every instrument's book (a recovery is counted per book).
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (Long.parseLong(clients.progress().getOrDefault("mdRecoveries", "0")) < INSTRUMENTS &&
-            System.nanoTime() - deadline < 0)
-        {
-            Thread.sleep(100);
-        }
+        awaitProgress(clients, "mdRecoveries", INSTRUMENTS);
 
         final Map<String, String> c = clients.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
@@ -93,22 +88,24 @@ class MultiProcessExchangeTest
     }
 
     /**
-     * Waits, up to 30 s, until the clients' PROGRESS line counts at least {@code atLeast} requests
-     * sent: a loaded two-CPU machine may take longer than a fixed pause to get a flow going (the
-     * assertions after say whether it did).
+     * Waits, up to 30 s, until the clients' PROGRESS line gives {@code key} at least {@code atLeast}
+     * (requests {@code sent}, logons {@code loggedOn}, again ones included, books {@code mdRecoveries}):
+     * a loaded two-CPU machine may take longer than a fixed pause to get a flow going (the assertions
+     * after say whether it did).
      *
-     * @return the count the last PROGRESS line gave.
+     * @return the value the last PROGRESS line gave.
      */
-    private static long awaitSent(final RoleProcess clients, final long atLeast) throws InterruptedException
+    private static long awaitProgress(final RoleProcess clients, final String key, final long atLeast)
+        throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long sent = Long.parseLong(clients.progress().getOrDefault("sent", "0"));
-        while (sent < atLeast && System.nanoTime() - deadline < 0)
+        long value = Long.parseLong(clients.progress().getOrDefault(key, "0"));
+        while (value < atLeast && System.nanoTime() - deadline < 0)
         {
             Thread.sleep(100);
-            sent = Long.parseLong(clients.progress().getOrDefault("sent", "0"));
+            value = Long.parseLong(clients.progress().getOrDefault(key, "0"));
         }
-        return sent;
+        return value;
     }
 
     @ParameterizedTest(name = "{0}, engine-threads = {1}")
@@ -124,7 +121,7 @@ class MultiProcessExchangeTest
         final RoleProcess clients = clients(layout, 0, 2, -1, 0);
         awaitReady(engine, exchange, clients);
         Thread.sleep(1_500);
-        final long sentBeforeKill = awaitSent(clients, ORDERS_PER_PHASE);
+        final long sentBeforeKill = awaitProgress(clients, "sent", ORDERS_PER_PHASE);
 
         engine.kill();
         Thread.sleep(300);
@@ -134,7 +131,7 @@ class MultiProcessExchangeTest
         assertEquals(journaller, engine.lines().stream().anyMatch(line -> line.startsWith("READY engine") &&
             line.contains("a journaller")), "the restarted engine says where it journals: " + engine.lines());
         Thread.sleep(1_500);
-        awaitSent(clients, sentBeforeKill + ORDERS_PER_PHASE);
+        awaitProgress(clients, "sent", sentBeforeKill + ORDERS_PER_PHASE);
 
         final Map<String, String> c = clients.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
@@ -169,6 +166,12 @@ class MultiProcessExchangeTest
         final RoleProcess killed = clients(layout, 0, 2, -1, 0);
         final RoleProcess survivor = clients(layout, 2, 4, -1, 0);
         awaitReady(engine, exchange, killed, survivor);
+        // Every session logged on and trading before the kill: on two loaded cores a logon can miss
+        // the gateway's logon timeout and come again, and a session never logged on has nothing to cancel.
+        assertTrue(awaitProgress(killed, "loggedOn", 2) >= 2, "the killed process's sessions logged on: " +
+            killed.progress());
+        assertTrue(awaitProgress(survivor, "loggedOn", 2) >= 2, "the survivor's sessions logged on: " +
+            survivor.progress());
         Thread.sleep(2_000);
 
         killed.kill();
@@ -223,7 +226,7 @@ class MultiProcessExchangeTest
         awaitReady(engine, exchange);
         final RoleProcess clients = clients(layout, 0, 1, -1, 0); // the second member stays offline throughout
         awaitReady(clients);
-        awaitSent(clients, 200);
+        awaitProgress(clients, "sent", 200);
         final Map<String, String> c = clients.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
         assertEquals(0, stopExchange(exchange));
@@ -283,11 +286,7 @@ class MultiProcessExchangeTest
         clients.signal(true);
         Thread.sleep(4_000);
         clients.signal(false);
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (Long.parseLong(clients.progress().getOrDefault("loggedOn", "0")) < 4 && System.nanoTime() - deadline < 0)
-        {
-            Thread.sleep(100);
-        }
+        awaitProgress(clients, "loggedOn", 4);
         Thread.sleep(1_500);
 
         final Map<String, String> c = clients.quiesce(STOP);
