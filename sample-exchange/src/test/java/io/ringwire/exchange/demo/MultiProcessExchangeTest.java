@@ -329,11 +329,15 @@ class MultiProcessExchangeTest
     {
     }
 
-    /** @return the roles of two members over shm, ready and trading for two seconds. */
+    /** @return the roles of two members over shm, ready, both sessions logged on and trading for two seconds. */
     private Trading trading(final ExchangeLayout layout) throws IOException, InterruptedException
     {
         final Trading trading = new Trading(engine(layout), exchange(layout), clients(layout, 0, 2, -1, 0));
         awaitReady(trading.engine(), trading.exchange(), trading.clients());
+        // A logon that misses the gateway's logon timeout on two loaded cores comes again; the tests
+        // after lose or cancel both sessions, so both are logged on first.
+        assertTrue(awaitProgress(trading.clients(), "loggedOn", 2) >= 2, "both sessions logged on: " +
+            trading.clients().progress());
         Thread.sleep(2_000);
         return trading;
     }
