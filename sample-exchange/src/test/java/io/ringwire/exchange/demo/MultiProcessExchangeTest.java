@@ -108,6 +108,14 @@ class MultiProcessExchangeTest
         return value;
     }
 
+    /** Waits (see {@link #awaitProgress}) until a clients process counts this many logons, and asserts it. */
+    private static void assertLoggedOn(final RoleProcess clients, final long sessions, final String whose)
+        throws InterruptedException
+    {
+        assertTrue(awaitProgress(clients, "loggedOn", sessions) >= sessions, whose + " logged on: " +
+            clients.progress());
+    }
+
     @ParameterizedTest(name = "{0}, engine-threads = {1}")
     @CsvSource(delimiter = ';', value = { "shm;auto", "roce;auto", "shm;journaller, digest, replica" })
     void anEngineKilledMidRunAndRestartedFromItsJournalLosesAndRepeatsNoExecutionReport(final String provider,
@@ -168,10 +176,8 @@ class MultiProcessExchangeTest
         awaitReady(engine, exchange, killed, survivor);
         // Every session logged on and trading before the kill: on two loaded cores a logon can miss
         // the gateway's logon timeout and come again, and a session never logged on has nothing to cancel.
-        assertTrue(awaitProgress(killed, "loggedOn", 2) >= 2, "the killed process's sessions logged on: " +
-            killed.progress());
-        assertTrue(awaitProgress(survivor, "loggedOn", 2) >= 2, "the survivor's sessions logged on: " +
-            survivor.progress());
+        assertLoggedOn(killed, 2, "the killed process's sessions");
+        assertLoggedOn(survivor, 2, "the survivor's sessions");
         Thread.sleep(2_000);
 
         killed.kill();
@@ -336,8 +342,7 @@ class MultiProcessExchangeTest
         awaitReady(trading.engine(), trading.exchange(), trading.clients());
         // A logon that misses the gateway's logon timeout on two loaded cores comes again; the tests
         // after lose or cancel both sessions, so both are logged on first.
-        assertTrue(awaitProgress(trading.clients(), "loggedOn", 2) >= 2, "both sessions logged on: " +
-            trading.clients().progress());
+        assertLoggedOn(trading.clients(), 2, "both sessions");
         Thread.sleep(2_000);
         return trading;
     }
