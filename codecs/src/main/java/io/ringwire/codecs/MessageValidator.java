@@ -119,8 +119,9 @@ public final class MessageValidator
      * the template id alone, so its words load side by side rather than one object after another
      * (a receiver validates every message, and each dependent load is a few cycles of its hop).
      *
-     * <p>Root word: the root block length at version 1, 2 and 3-and-up in three 16-bit fields from
-     * bit 0, the count of parts from bit {@link #PARTS_SHIFT}, and {@link #KNOWN} set; 0 where the
+     * <p>Root word: the root block length at version 1, 2, 3 and 4-and-up in four
+     * {@link #VERSION_BITS}-bit fields from bit 0, the count of parts from bit {@link #PARTS_SHIFT},
+     * and {@link #KNOWN} set; 0 where the
      * schema has no such template. Part word: {@link #VAR_DATA} set for a var-data field, with its
      * length prefix's width from bit {@link #WIDTH_SHIFT} and its maximum length in the low 32 bits;
      * clear for a group, with its entry's block length in the low 16 bits.
@@ -129,7 +130,10 @@ public final class MessageValidator
     private static final int TEMPLATE_LIMIT = 128;
     private static final int STRIDE = 4;
     private static final int MAX_PARTS = STRIDE - 1;
-    private static final int MAX_VERSIONS = 3;
+    private static final int MAX_VERSIONS = 4;
+    /** A root block length's field in the root word: blocks stay far below 4 KiB. */
+    private static final int VERSION_BITS = 12;
+    private static final int VERSION_MASK = (1 << VERSION_BITS) - 1;
     private static final int PARTS_SHIFT = 48;
     private static final long KNOWN = 1L << 62;
     private static final long VAR_DATA = 1L << 63;
@@ -139,10 +143,12 @@ public final class MessageValidator
     {
         LAYOUTS = new long[TEMPLATE_LIMIT * STRIDE];
         register(LogonDecoder.TEMPLATE_ID,
-            grownInVersion3(LogonDecoder.nextReplySequenceEncodingOffset(), LogonDecoder.BLOCK_LENGTH), NO_GROUPS,
+            grownInVersions3And4(LogonDecoder.nextReplySequenceEncodingOffset(), LogonDecoder.replyLifeEncodingOffset(),
+                LogonDecoder.BLOCK_LENGTH), NO_GROUPS,
             new long[]{ VAR_STRING });
         register(LogonResponseDecoder.TEMPLATE_ID,
-            grownInVersion3(LogonResponseDecoder.nextReplySequenceEncodingOffset(), LogonResponseDecoder.BLOCK_LENGTH), NO_GROUPS,
+            grownInVersions3And4(LogonResponseDecoder.nextReplySequenceEncodingOffset(),
+                LogonResponseDecoder.replyLifeEncodingOffset(), LogonResponseDecoder.BLOCK_LENGTH), NO_GROUPS,
             new long[]{ VAR_STRING });
         register(LogoutDecoder.TEMPLATE_ID, sameAtEveryVersion(LogoutDecoder.BLOCK_LENGTH), NO_GROUPS, NO_VAR_DATA);
         register(HeartbeatDecoder.TEMPLATE_ID, sameAtEveryVersion(HeartbeatDecoder.BLOCK_LENGTH), NO_GROUPS,
@@ -228,7 +234,7 @@ public final class MessageValidator
         final int version = (int)(header >>> VERSION_SHIFT & 0xFFFF);
         final int blockLength = (int)(header >>> BLOCK_LENGTH_SHIFT & 0xFFFF);
         final int versionField = Math.min(Math.max(version, 1), MAX_VERSIONS) - 1;
-        if (blockLength < (int)(root >>> (16 * versionField) & 0xFFFF))
+        if (blockLength < (int)(root >>> (VERSION_BITS * versionField) & VERSION_MASK))
         {
             return BLOCK_LENGTH_TOO_SHORT;
         }
@@ -366,7 +372,12 @@ public final class MessageValidator
         {
             // The last version listed holds for every later one.
             final int blockLength = blockLengthByVersion[Math.min(v, blockLengthByVersion.length - 1)];
-            root |= (long)(blockLength & 0xFFFF) << (16 * v);
+            if (blockLength > VERSION_MASK)
+            {
+                throw new IllegalStateException("template id " + templateId + " has a block of " + blockLength +
+                    " bytes, more than its layout word holds");
+            }
+            root |= (long)blockLength << (VERSION_BITS * v);
         }
         LAYOUTS[layout] = root;
         int part = layout + 1;
@@ -402,9 +413,13 @@ public final class MessageValidator
         return new int[]{ version1BlockLength, blockLength };
     }
 
-    /** A template of versions 1 and 2 that version 3 appended fields to, the first of them at {@code version2BlockLength}. */
-    private static int[] grownInVersion3(final int version2BlockLength, final int blockLength)
+    /**
+     * A template of versions 1 and 2 that versions 3 and 4 appended fields to, the first of each at
+     * {@code version2BlockLength} and {@code version3BlockLength}.
+     */
+    private static int[] grownInVersions3And4(final int version2BlockLength, final int version3BlockLength,
+        final int blockLength)
     {
-        return new int[]{ version2BlockLength, version2BlockLength, blockLength };
+        return new int[]{ version2BlockLength, version2BlockLength, version3BlockLength, blockLength };
     }
 }

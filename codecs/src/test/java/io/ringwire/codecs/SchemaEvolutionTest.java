@@ -89,7 +89,7 @@ class SchemaEvolutionTest
     {
         assertEquals(MessageHeaderDecoder.SCHEMA_ID, io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_ID);
         assertEquals(1, io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_VERSION);
-        assertEquals(3, MessageHeaderDecoder.SCHEMA_VERSION);
+        assertEquals(4, MessageHeaderDecoder.SCHEMA_VERSION);
         assertEquals(NewOrderDecoder.postOnlyEncodingOffset(), io.ringwire.codecs.trading.v1.NewOrderDecoder.BLOCK_LENGTH);
         assertEquals(CancelOrderDecoder.receiveTimeEncodingOffset(),
             io.ringwire.codecs.trading.v1.CancelOrderDecoder.BLOCK_LENGTH);
@@ -111,13 +111,13 @@ class SchemaEvolutionTest
         final Document version1 = SchemaXml.parse(SchemaXml.RELEASED_VERSION_1);
         final Element currentRoot = current.getDocumentElement();
         final Element version1Root = version1.getDocumentElement();
-        assertEquals("3", currentRoot.getAttribute("version"));
-        assertEquals("3.0", currentRoot.getAttribute("semanticVersion"));
+        assertEquals("4", currentRoot.getAttribute("version"));
+        assertEquals("4.0", currentRoot.getAttribute("semanticVersion"));
         assertEquals("1", version1Root.getAttribute("version"));
         assertEquals("1.0", version1Root.getAttribute("semanticVersion"));
         assertEquals(currentRoot.getAttribute("package") + ".v1", version1Root.getAttribute("package"));
         assertEquals(Set.of(), sinceVersions(version1Root), "version 1 is the first version");
-        assertEquals(Set.of("2", "3"), sinceVersions(currentRoot), "what versions 2 and 3 appended says so");
+        assertEquals(Set.of("2", "3", "4"), sinceVersions(currentRoot), "what versions 2 to 4 appended says so");
 
         final Set<String> addedMessages = new TreeSet<>(SchemaXml.messages(current).keySet());
         addedMessages.removeAll(SchemaXml.messages(version1).keySet());
@@ -126,7 +126,8 @@ class SchemaEvolutionTest
         assertEquals(new TreeSet<>(List.of(
             "BookSnapshot", "EngineCommand", "MassCancel", "OrderAdded", "OrderCanceled", "OrderExecuted",
             "OrderReplaced", "SnapshotRequest")), addedMessages);
-        assertEquals(new TreeSet<>(List.of("BooleanType", "EngineCommandType", "SelfTradePrevention")), addedTypes);
+        assertEquals(new TreeSet<>(List.of("BooleanType", "EngineCommandType", "ReplyLife", "SelfTradePrevention")),
+            addedTypes);
 
         // Wire structure only: descriptions may be reworded, and the root's identity was compared above.
         final List<String> version1Structure = new ArrayList<>();
@@ -531,21 +532,21 @@ class SchemaEvolutionTest
     // ---------------------------------------------------------------------------------------------- v3 reads v2
 
     /**
-     * The message at 0 of {@link #buffer}, encoded with the current codecs, as a version-2 sender
-     * writes it: the header says version 2 and a block that ends where version 3's first field
-     * starts; whatever followed the current block (var data) follows the shorter one. Validated, with
-     * {@link #header} wrapped on it.
+     * The message at 0 of {@link #buffer}, encoded with the current codecs, as a sender of an
+     * earlier version writes it: the header says that version and a block that ends where the next
+     * version's first field starts; whatever followed the current block (var data) follows the
+     * shorter one. Validated, with {@link #header} wrapped on it.
      */
-    private DirectBuffer validatedVersion2Of(final int length, final int version2BlockLength)
+    private DirectBuffer validatedEarlierVersionOf(final int length, final int version, final int blockLength)
     {
         header.wrap(buffer, 0);
         final int currentBlockEnd = HEADER_LENGTH + header.blockLength();
         final int after = length - currentBlockEnd;
-        final ExpandableArrayBuffer version2 = new ExpandableArrayBuffer(length);
-        version2.putBytes(0, buffer, 0, HEADER_LENGTH + version2BlockLength);
-        version2.putBytes(HEADER_LENGTH + version2BlockLength, buffer, currentBlockEnd, after);
-        new MessageHeaderEncoder().wrap(version2, 0).blockLength(version2BlockLength).version(2);
-        final DirectBuffer received = validatedCopy(version2, HEADER_LENGTH + version2BlockLength + after);
+        final ExpandableArrayBuffer earlier = new ExpandableArrayBuffer(length);
+        earlier.putBytes(0, buffer, 0, HEADER_LENGTH + blockLength);
+        earlier.putBytes(HEADER_LENGTH + blockLength, buffer, currentBlockEnd, after);
+        new MessageHeaderEncoder().wrap(earlier, 0).blockLength(blockLength).version(version);
+        final DirectBuffer received = validatedCopy(earlier, HEADER_LENGTH + blockLength + after);
         header.wrap(received, 0);
         return received;
     }
@@ -555,7 +556,7 @@ class SchemaEvolutionTest
     {
         final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
             .sessionId(41L).heartbeatIntervalMs(1_000).sendingTime(42L).nextReplySequence(43L).credentials("token");
-        final DirectBuffer logonV2 = validatedVersion2Of(HEADER_LENGTH + logon.encodedLength(),
+        final DirectBuffer logonV2 = validatedEarlierVersionOf(HEADER_LENGTH + logon.encodedLength(), 2,
             LogonDecoder.nextReplySequenceEncodingOffset());
         final LogonDecoder logonDecoder = new LogonDecoder()
             .wrap(logonV2, HEADER_LENGTH, header.blockLength(), header.version());
@@ -570,7 +571,7 @@ class SchemaEvolutionTest
             .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder()).sessionId(51L).status(LogonStatus.ACCEPTED)
             .rejectReason(LogonRejectReason.NONE).heartbeatIntervalMs(1_000).sendingTime(52L).nextReplySequence(53L)
             .reasonText("why");
-        final DirectBuffer responseV2 = validatedVersion2Of(HEADER_LENGTH + response.encodedLength(),
+        final DirectBuffer responseV2 = validatedEarlierVersionOf(HEADER_LENGTH + response.encodedLength(), 2,
             LogonResponseDecoder.nextReplySequenceEncodingOffset());
         final LogonResponseDecoder responseDecoder = new LogonResponseDecoder()
             .wrap(responseV2, HEADER_LENGTH, header.blockLength(), header.version());
@@ -579,12 +580,59 @@ class SchemaEvolutionTest
         assertEquals("why", responseDecoder.reasonText());
 
         final int reportLength = encodeExecutionReport(ExecType.NEW, RejectReason.NONE);
-        final DirectBuffer reportV2 = validatedVersion2Of(reportLength, ExecutionReportDecoder.replySequenceEncodingOffset());
+        final DirectBuffer reportV2 = validatedEarlierVersionOf(reportLength, 2,
+            ExecutionReportDecoder.replySequenceEncodingOffset());
         final ExecutionReportDecoder reportDecoder = new ExecutionReportDecoder()
             .wrap(reportV2, HEADER_LENGTH, header.blockLength(), header.version());
         assertEquals(ExecType.NEW, reportDecoder.execType());
         assertEquals(ExecutionReportDecoder.replySequenceNullValue(), reportDecoder.replySequence());
         assertEquals(reportV2.capacity(), reportDecoder.limit());
+    }
+
+    @Test
+    void currentDecodersReadVersion3SessionMessagesWithTheReplyLifeAtItsNullValue()
+    {
+        final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .sessionId(41L).heartbeatIntervalMs(1_000).sendingTime(42L).nextReplySequence(43L).replyLife(44L)
+            .credentials("token");
+        final DirectBuffer logonV3 = validatedEarlierVersionOf(HEADER_LENGTH + logon.encodedLength(), 3,
+            LogonDecoder.replyLifeEncodingOffset());
+        final LogonDecoder logonDecoder = new LogonDecoder()
+            .wrap(logonV3, HEADER_LENGTH, header.blockLength(), header.version());
+        assertEquals(43L, logonDecoder.nextReplySequence());
+        assertEquals(LogonDecoder.replyLifeNullValue(), logonDecoder.replyLife(),
+            "a version-3 client names no reply life");
+        assertEquals("token", logonDecoder.credentials());
+        assertEquals(logonV3.capacity(), logonDecoder.limit());
+
+        final LogonResponseEncoder response = new LogonResponseEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder()).sessionId(51L).status(LogonStatus.ACCEPTED)
+            .rejectReason(LogonRejectReason.NONE).heartbeatIntervalMs(1_000).sendingTime(52L).nextReplySequence(53L)
+            .replyLife(54L).reasonText("why");
+        final DirectBuffer responseV3 = validatedEarlierVersionOf(HEADER_LENGTH + response.encodedLength(), 3,
+            LogonResponseDecoder.replyLifeEncodingOffset());
+        final LogonResponseDecoder responseDecoder = new LogonResponseDecoder()
+            .wrap(responseV3, HEADER_LENGTH, header.blockLength(), header.version());
+        assertEquals(53L, responseDecoder.nextReplySequence());
+        assertEquals(LogonResponseDecoder.replyLifeNullValue(), responseDecoder.replyLife());
+        assertEquals("why", responseDecoder.reasonText());
+    }
+
+    @Test
+    void aVersion4HeaderOverAVersion3LogonBlockIsRefused()
+    {
+        final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .sessionId(41L).heartbeatIntervalMs(1_000).sendingTime(42L).nextReplySequence(43L).replyLife(44L)
+            .credentials("token");
+        final DirectBuffer logonV3 = validatedEarlierVersionOf(HEADER_LENGTH + logon.encodedLength(), 3,
+            LogonDecoder.replyLifeEncodingOffset());
+        final ExpandableArrayBuffer relabelled = new ExpandableArrayBuffer(logonV3.capacity());
+        relabelled.putBytes(0, logonV3, 0, logonV3.capacity());
+        new MessageHeaderEncoder().wrap(relabelled, 0).version(4);
+        final DirectBuffer received = SampleMessages.exactCopy(relabelled, 0, logonV3.capacity());
+        assertEquals(MessageValidator.BLOCK_LENGTH_TOO_SHORT,
+            MessageValidator.validate(received, 0, received.capacity()),
+            "version 4's reply life is missing from its block");
     }
 
     @Test

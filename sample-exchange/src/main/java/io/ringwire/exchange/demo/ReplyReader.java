@@ -100,7 +100,8 @@ final class ReplyReader
                 client.loggedOn = true;
                 client.nextDueNs = receivedNs;
                 counters.incrementAndGet(LOGGED_ON);
-                add(REPLY_GAPS, client.replySequence.onStart(logonResponse.nextReplySequence()));
+                add(REPLY_GAPS, client.replySequence.onStart(logonResponse.nextReplySequence(),
+                    logonResponse.replyLife()));
             }
             return;
         }

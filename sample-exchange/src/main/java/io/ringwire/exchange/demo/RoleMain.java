@@ -269,6 +269,7 @@ public final class RoleMain
             " slowConsumers=" + counters.slowConsumerDisconnects() +
             " malformedDisconnects=" + counters.malformedDisconnects() + " repliesResent=" +
             counters.repliesResent() + " repliesNoLongerKept=" + counters.repliesNoLongerKept() +
+            " logonsFromAnotherLife=" + counters.logonsFromAnotherLife() +
             " notLoggedOn=" + counters.notLoggedOn() + " repliesThrottled=" + counters.repliesThrottled() +
             " unidentifiedBeforeLogon=" + counters.unidentifiedBeforeLogon() +
             " fromLeftConnections=" + counters.fromLeftConnections() +

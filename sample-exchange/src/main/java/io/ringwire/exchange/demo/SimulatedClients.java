@@ -357,6 +357,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
             .heartbeatIntervalMs((int)(heartbeatNs / 1_000_000))
             .sendingTime(nowNs)
             .nextReplySequence(client.replySequence.askAtLogon())
+            .replyLife(client.replySequence.life())
             .credentials(client.session.token());
         if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength()) ==
             Outbound.SENT)

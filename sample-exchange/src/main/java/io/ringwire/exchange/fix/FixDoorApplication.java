@@ -315,6 +315,7 @@ final class FixDoorApplication implements Application
                 .heartbeatIntervalMs(heartbeatMs)
                 .sendingTime(epochNs() - clockToEpochNs)
                 .nextReplySequence(0) // the door keeps its members' replies and resends by FIX's own sequence
+                .replyLife(0)
                 .credentials(member.session().token());
             offer(LOGGED_ON, member.sessionIndex(), scratch, MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength());
         }

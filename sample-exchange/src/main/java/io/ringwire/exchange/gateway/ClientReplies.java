@@ -81,10 +81,12 @@ final class ClientReplies
     /**
      * @param nextReplySequence the sequence the logon's reports start from; 0 when the session's
      *                          reports are not numbered here, or the logon is rejected.
+     * @param replyLife         the numbering that sequence belongs to; 0 on a rejection.
      * @return the encoded length of a LogonResponse.
      */
     int logonResponse(final long sessionId, final LogonStatus status, final LogonRejectReason reason,
-        final int heartbeatIntervalMs, final long nowNs, final long nextReplySequence, final String reasonText)
+        final int heartbeatIntervalMs, final long nowNs, final long nextReplySequence, final long replyLife,
+        final String reasonText)
     {
         logonResponse.wrapAndApplyHeader(buffer, 0, header)
             .sessionId(sessionId)
@@ -93,6 +95,7 @@ final class ClientReplies
             .heartbeatIntervalMs(heartbeatIntervalMs)
             .sendingTime(nowNs)
             .nextReplySequence(nextReplySequence)
+            .replyLife(replyLife)
             .reasonText(reasonText);
         return MessageHeaderEncoder.ENCODED_LENGTH + logonResponse.encodedLength();
     }

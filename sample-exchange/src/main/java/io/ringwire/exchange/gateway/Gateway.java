@@ -206,6 +206,12 @@ public final class Gateway
         return risk.openOrders(sessionIndex);
     }
 
+    /** @return this gateway process's reply life, which its LogonResponses carry. */
+    public long replyLife()
+    {
+        return sessionControl.replyLife();
+    }
+
     /**
      * @return new orders the open-order count could not follow to their first report (only lost
      *         reports fill the table that follows them): each leaves its session's count high.

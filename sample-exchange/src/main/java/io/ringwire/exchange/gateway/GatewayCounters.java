@@ -58,6 +58,7 @@ public final class GatewayCounters
     long slowConsumerDisconnects;
     long repliesResent;
     long repliesNoLongerKept;
+    long logonsFromAnotherLife;
     long repliesOverwrittenUnsent;
     long repliesTooLong;
 
@@ -424,6 +425,15 @@ public final class GatewayCounters
     public long repliesNoLongerKept()
     {
         return repliesNoLongerKept;
+    }
+
+    /**
+     * @return logons whose reply sequence was counted in another gateway process's life: their
+     *         reports started from the oldest kept.
+     */
+    public long logonsFromAnotherLife()
+    {
+        return logonsFromAnotherLife;
     }
 
     /** @return reports overwritten in a session's reply log before they were ever sent. */

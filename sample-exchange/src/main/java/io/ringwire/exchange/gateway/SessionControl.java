@@ -1,5 +1,7 @@
 package io.ringwire.exchange.gateway;
 
+import java.security.SecureRandom;
+
 import io.ringwire.codecs.trading.LogonDecoder;
 import io.ringwire.codecs.trading.LogonRejectReason;
 import io.ringwire.codecs.trading.LogonStatus;
@@ -17,7 +19,7 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  * A session's life from logon to loss: a Logon is checked (the session of the identity the
  * connection proved, its token, not logged on already, a heartbeat interval the gateway allows) and
  * binds the session to its transport session, and its reply log resends from the sequence the
- * Logon asks for (from the oldest kept at the session's first logon in this gateway process; the
+ * Logon asks for (from the oldest kept when that sequence is another gateway process's; the
  * LogonResponse says from where) before any newer report; a second connection of a logged-on identity is
  * refused (the first keeps the session until it logs out or is lost), never merged with it; Logout, heartbeat silence, the transport going away and an unreachable client
  * each lose it. A loss owes the engine one cancel-on-disconnect, a MassCancel of the session's
@@ -39,6 +41,12 @@ final class SessionControl
     private final GatewayCounters counters;
     private final GatewaySender sender;
     private final byte[] credentials;
+    /**
+     * Names this process's numbering of reply sequences, which starts at 1 for every session: each
+     * LogonResponse carries it and a client's Logon names the life its sequence was counted in.
+     * Drawn at random, so a gateway started again never takes an earlier life's sequence for its own.
+     */
+    private final long replyLife;
 
     /**
      * @param maxCredentialsLength the longest token a Logon may carry.
@@ -50,6 +58,25 @@ final class SessionControl
         this.counters = counters;
         this.sender = sender;
         this.credentials = new byte[maxCredentialsLength];
+        this.replyLife = drawReplyLife(new SecureRandom());
+    }
+
+    /** @return a reply life: any long but 0 (no life) and the field's null value (a version-3 Logon's). */
+    static long drawReplyLife(final SecureRandom random)
+    {
+        long life;
+        do
+        {
+            life = random.nextLong();
+        }
+        while (life == 0 || life == LogonDecoder.replyLifeNullValue());
+        return life;
+    }
+
+    /** @return this gateway process's reply life. */
+    long replyLife()
+    {
+        return replyLife;
     }
 
     /**
@@ -99,17 +126,11 @@ final class SessionControl
             counters.logonsUnreachable++;
             return Gateway.LOGON_UNREACHABLE;
         }
-        // Until this gateway process has answered a logon of the session, every report kept is new
-        // to the client, whatever it asks (a number from another life of the log, or none): its
-        // start cancel's reports among them, which tell it (or the FIX door's member) what it no
-        // longer has. A logon bound whose answer could not go leaves the client on the other
-        // numbering, so its next logon still starts from the first report.
-        final long replyFrom = sender.rewindReplies(session,
-            sessions.isLogonAnswered(session) ? request.nextReplySequence() : 1);
+        final long replyFrom = sender.rewindReplies(session, replyFrom(session, request));
         sessions.bind(session, transportSession, intervalMs, nowNs);
         counters.logons++;
         if (sender.reply(session, sender.replies().logonResponse(sessionId, LogonStatus.ACCEPTED,
-            LogonRejectReason.NONE, intervalMs, nowNs, replyFrom, ""), nowNs))
+            LogonRejectReason.NONE, intervalMs, nowNs, replyFrom, replyLife, ""), nowNs))
         {
             sessions.logonAnswered(session);
         }
@@ -117,10 +138,34 @@ final class SessionControl
         return LOGGED_ON;
     }
 
+    /**
+     * Where a logon's reports start, by the life the client's sequence was counted in: this life's
+     * is taken as asked. Another life's asks for a numbering that starts again here, so every report
+     * kept is new to the client, the start cancel's among them (which tell it what it no longer
+     * has). A Logon that names no life (a client that was never answered, a version-3 client, the FIX
+     * door) is taken as asked once this process has answered one of the session's logons, and from
+     * the oldest kept before: a logon bound whose answer could not go leaves such a client on the
+     * other numbering.
+     */
+    private long replyFrom(final int session, final LogonDecoder request)
+    {
+        final long life = request.replyLife();
+        if (life == replyLife)
+        {
+            return request.nextReplySequence();
+        }
+        if (life != 0 && life != LogonDecoder.replyLifeNullValue())
+        {
+            counters.logonsFromAnotherLife++;
+            return 1;
+        }
+        return sessions.isLogonAnswered(session) ? request.nextReplySequence() : 1;
+    }
+
     private int rejectLogon(final int replyTo, final long sessionId, final LogonRejectReason reason, final String text,
         final long nowNs)
     {
-        sender.reply(replyTo, sender.replies().logonResponse(sessionId, LogonStatus.REJECTED, reason, 0, nowNs, 0,
+        sender.reply(replyTo, sender.replies().logonResponse(sessionId, LogonStatus.REJECTED, reason, 0, nowNs, 0, 0,
             text), nowNs);
         return LOGON_REJECTED;
     }

@@ -91,7 +91,7 @@ class GatewayAllocationTest
         {
             final int length = MessageHeaderEncoder.ENCODED_LENGTH + new LogonEncoder()
                 .wrapAndApplyHeader(request, 0, header).sessionId(10 + i).heartbeatIntervalMs(1_000).sendingTime(nowNs)
-                .nextReplySequence(0)
+                .nextReplySequence(0).replyLife(0)
                 .credentials("token-" + i).encodedLength();
             gateway.onTransportAvailable(500 + i, SessionConfig.memberIdentity(10 + i), nowNs);
             assertEquals(Gateway.LOGGED_ON, gateway.onClientMessage(500 + i, request, 0, length, nowNs));

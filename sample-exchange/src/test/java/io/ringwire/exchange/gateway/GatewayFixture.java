@@ -132,13 +132,23 @@ final class GatewayFixture
         return logon(transport, sessionId, token, nowNs, 0);
     }
 
-    /** A Logon asking for the session's replies from {@code nextReplySequence} (0: none resent). */
+    /**
+     * A Logon asking for the session's replies from {@code nextReplySequence} (0: none resent),
+     * naming no reply life.
+     */
     int logon(final int transport, final long sessionId, final String token, final long nowNs,
         final long nextReplySequence)
     {
+        return logon(transport, sessionId, token, nowNs, nextReplySequence, 0);
+    }
+
+    /** A Logon asking for the session's replies from {@code nextReplySequence}, counted in {@code replyLife}. */
+    int logon(final int transport, final long sessionId, final String token, final long nowNs,
+        final long nextReplySequence, final long replyLife)
+    {
         final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
             .sessionId(sessionId).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(nowNs)
-            .nextReplySequence(nextReplySequence).credentials(token);
+            .nextReplySequence(nextReplySequence).replyLife(replyLife).credentials(token);
         return gateway.onClientMessage(transport, buffer, 0,
             MessageHeaderEncoder.ENCODED_LENGTH + logon.encodedLength(), nowNs);
     }

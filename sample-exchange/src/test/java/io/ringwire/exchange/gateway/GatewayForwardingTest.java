@@ -44,7 +44,7 @@ class GatewayForwardingTest
         {
             final int length = new io.ringwire.codecs.trading.LogonEncoder().wrapAndApplyHeader(buffer, 0, header)
                 .sessionId(session[1]).heartbeatIntervalMs(HEARTBEAT_MS).sendingTime(START_NS).nextReplySequence(0)
-                .credentials(session[1] == ID_A ? TOKEN_A : TOKEN_B).encodedLength() +
+                .replyLife(0).credentials(session[1] == ID_A ? TOKEN_A : TOKEN_B).encodedLength() +
                 MessageHeaderEncoder.ENCODED_LENGTH;
             gateway.onTransportAvailable(session[0], SessionConfig.memberIdentity(session[1]), START_NS);
             assertEquals(Gateway.LOGGED_ON, gateway.onClientMessage(session[0], buffer, 0, length, START_NS));

@@ -49,12 +49,22 @@ class GatewayReplyResendTest
     /** A logs on over a new connection asking for its replies from {@code next}; returns where they start. */
     private long logOnA(final long next)
     {
+        return logOnA(next, 0);
+    }
+
+    /**
+     * A logs on over a new connection asking for its replies from {@code next}, counted in
+     * {@code replyLife}; returns where they start.
+     */
+    private long logOnA(final long next, final long replyLife)
+    {
         final int transport = nextTransport++;
         fixture.connect(transport, ID_A);
         output.clear();
-        assertEquals(Gateway.LOGGED_ON, fixture.logon(transport, ID_A, TOKEN_A, ++nowNs, next));
+        assertEquals(Gateway.LOGGED_ON, fixture.logon(transport, ID_A, TOKEN_A, ++nowNs, next, replyLife));
         final LogonResponseDecoder response = logonResponse(output.toSessions.getFirst().buffer());
         assertEquals(LogonStatus.ACCEPTED, response.status());
+        assertEquals(gateway.replyLife(), response.replyLife(), "every answer names this gateway's reply life");
         return response.nextReplySequence();
     }
 
@@ -142,6 +152,41 @@ class GatewayReplyResendTest
         assertEquals(1, logOnA(7), "the client still knows only another life's numbering: from the oldest kept");
         drain();
         assertReportsToA(1, 1, 2);
+    }
+
+    @Test
+    void aClientOfAnotherReplyLifeStartsFromTheOldestKeptEvenAfterAnAnswerItNeverRead()
+    {
+        final long otherLife = gateway.replyLife() == 41 ? 42 : 41;
+        reportToA(1);
+        reportToA(2);
+        // Answered (the LogonResponse went out), but the connection goes before the client reads it:
+        // the client still counts in the other life, and asks for its 7 again.
+        assertEquals(1, logOnA(7, otherLife), "another life's number: from the oldest kept");
+        loseA();
+        reportToA(3);
+
+        assertEquals(1, logOnA(7, otherLife), "still another life's number, though this gateway answered one logon");
+        drain();
+        assertReportsToA(1, 1, 2, 3);
+        assertEquals(2, gateway.counters().logonsFromAnotherLife());
+        assertEquals(0, gateway.counters().repliesNoLongerKept());
+    }
+
+    @Test
+    void aLogonCountedInThisReplyLifeResendsFromWhatItAsks()
+    {
+        final long life = gateway.replyLife();
+        assertEquals(1, logOnA(0, 0), "the session's first logon in this process");
+        reportToA(1);
+        reportToA(2);
+        reportToA(3);
+        loseA();
+
+        assertEquals(3, logOnA(3, life), "the client received 1 and 2");
+        drain();
+        assertReportsToA(3, 3);
+        assertEquals(0, gateway.counters().logonsFromAnotherLife());
     }
 
     @Test

@@ -616,7 +616,7 @@ class GatewaySessionTest
     {
         final int length = MessageHeaderEncoder.ENCODED_LENGTH + new LogonEncoder()
             .wrapAndApplyHeader(fixture.buffer, 0, fixture.header).sessionId(ID_A).heartbeatIntervalMs(0)
-            .sendingTime(START_NS).nextReplySequence(0).credentials(TOKEN_A).encodedLength();
+            .sendingTime(START_NS).nextReplySequence(0).replyLife(0).credentials(TOKEN_A).encodedLength();
 
         assertEquals(Gateway.LOGON_REJECTED, gateway.onClientMessage(TRANSPORT_A, fixture.buffer, 0, length, START_NS));
 

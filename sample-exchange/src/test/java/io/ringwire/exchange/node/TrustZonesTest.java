@@ -459,7 +459,8 @@ class TrustZonesTest
     private int logon(final long sessionId, final String token)
     {
         return MessageHeaderEncoder.ENCODED_LENGTH + new LogonEncoder().wrapAndApplyHeader(scratch, 0, header)
-            .sessionId(sessionId).heartbeatIntervalMs(1_000).sendingTime(System.nanoTime()).nextReplySequence(0).credentials(token)
+            .sessionId(sessionId).heartbeatIntervalMs(1_000).sendingTime(System.nanoTime()).nextReplySequence(0)
+            .replyLife(0).credentials(token)
             .encodedLength();
     }
 
