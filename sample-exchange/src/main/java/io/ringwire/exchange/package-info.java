@@ -1,5 +1,5 @@
 /**
- * The sample exchange: order book, matching engine, gateway, market data and the demo. Not built
- * yet: {@code ./ringwire demo} says so until it is.
+ * The sample exchange: order book, matching engine, journal, gateway, market data, the FIX door and
+ * the demo, and the one clock they stamp with ({@link io.ringwire.exchange.ExchangeClock}).
  */
 package io.ringwire.exchange;

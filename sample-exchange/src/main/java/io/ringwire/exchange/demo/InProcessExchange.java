@@ -25,7 +25,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -245,9 +244,8 @@ public final class InProcessExchange implements AutoCloseable
             logins.add(new FixClients.Login(member.senderCompId(), member.session().token()));
         }
         final InetSocketAddress address = new InetSocketAddress("127.0.0.1", LoopbackPorts.pick());
-        final Instant now = Instant.now();
         return new DoorSetup(new FixDoor(address, FIX_COMP_ID, null, members,
-            gatewayConfig.maxClientOrderIdsPerSession(), now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime()), address, logins);
+            gatewayConfig.maxClientOrderIdsPerSession()), address, logins);
     }
 
     private Agent agentOf(final ThreadLayout.Role role)

@@ -5,7 +5,8 @@ import org.HdrHistogram.Recorder;
 
 /**
  * The demo's latency histograms: one per hop of an order's round trip, read from the ledger every
- * acknowledgement carries (all times from one host's {@code System.nanoTime}), plus order-to-ack
+ * acknowledgement carries (all times on one host's {@link io.ringwire.exchange.ExchangeClock}, whose
+ * processes agree to tens of nanoseconds), plus order-to-ack
  * from the client's send and from the time the order was due (coordinated omission: a stall is
  * charged to every order behind it), and gateway-in to market data.
  *

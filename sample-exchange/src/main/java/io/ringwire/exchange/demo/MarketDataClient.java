@@ -4,6 +4,7 @@ import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.OrderAddedDecoder;
 import io.ringwire.codecs.trading.SnapshotRequestEncoder;
+import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.book.InstrumentSpec;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
@@ -143,7 +144,7 @@ public final class MarketDataClient implements Agent, AutoCloseable
             if (header.templateId() == OrderAddedDecoder.TEMPLATE_ID)
             {
                 added.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, header.blockLength(), header.version());
-                ledger.recordMarketData(added.transactTime(), System.nanoTime());
+                ledger.recordMarketData(added.transactTime(), ExchangeClock.nowNs());
             }
         }
     }

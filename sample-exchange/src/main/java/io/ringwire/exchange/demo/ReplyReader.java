@@ -8,6 +8,7 @@ import io.ringwire.codecs.trading.LogoutDecoder;
 import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.Side;
+import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import org.agrona.DirectBuffer;
@@ -221,8 +222,8 @@ final class ReplyReader
             countRejectedAck();
         }
         ledger.recordAck(report.clientSendTime(), report.gatewayInTime(), report.gatewayOutTime(),
-            report.engineInTime(), report.engineOutTime(), report.gatewayReplyTime(), receivedNs,
-            client.orders.dueNs(slot));
+            report.engineInTime(), report.engineOutTime(), report.gatewayReplyTime(),
+            ExchangeClock.fromMonotonic(receivedNs), ExchangeClock.fromMonotonic(client.orders.dueNs(slot)));
     }
 
     /**

@@ -239,7 +239,7 @@ public final class RoleMain
     {
         final RoleConfig.FixDoorConfig fix = config.fix();
         final FixDoor door = null == fix ? null : new FixDoor(fix.address(), fix.compId(), fix.store(), fix.members(),
-            config.gateway().maxClientOrderIdsPerSession(), epochMinusNanoTime());
+            config.gateway().maxClientOrderIdsPerSession());
         final GatewayNode gateway = add(closeables, new GatewayNode(context, config.layout(), config.gateway(),
             running, door));
         connect(gateway::isConnected, gateway, "gateway", stop);
@@ -283,13 +283,6 @@ public final class RoleMain
             door.staleMessagesDropped() + " fixConnectionsClosedAtCut=" + door.connectionsClosedAtCut() +
             " fixLogoutsDeferred=" + door.logoutsDeferred() + " fixReadsWoken=" + door.readsWoken()));
         return 0;
-    }
-
-    /** What turns the exchange's clock ({@link System#nanoTime}) into epoch nanoseconds, read once. */
-    private static long epochMinusNanoTime()
-    {
-        final java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano() - System.nanoTime();
     }
 
     private static int runMarketData(final MessagingContext context, final RoleConfig config, final RunFlag running,

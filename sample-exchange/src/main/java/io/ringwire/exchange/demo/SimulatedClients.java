@@ -9,6 +9,7 @@ import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.ReplaceOrderEncoder;
+import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.flow.OrderFlow;
 import io.ringwire.exchange.gateway.Gateway;
 import io.ringwire.exchange.gateway.SessionConfig;
@@ -336,7 +337,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         if (client.logoutOwed)
         {
             logout.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId())
-                .sendingTime(nowNs);
+                .sendingTime(ExchangeClock.fromMonotonic(nowNs));
             // Dropped (not connected): the gateway loses the session with the connection anyway.
             client.logoutOwed = client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH +
                 logout.encodedLength()) == Outbound.RETRY;
@@ -355,7 +356,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
         final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(scratch, 0, headerEncoder)
             .sessionId(client.session.sessionId())
             .heartbeatIntervalMs((int)(heartbeatNs / 1_000_000))
-            .sendingTime(nowNs)
+            .sendingTime(ExchangeClock.fromMonotonic(nowNs))
             .nextReplySequence(client.replySequence.askAtLogon())
             .replyLife(client.replySequence.life())
             .credentials(client.session.token());
@@ -437,7 +438,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
             return 0;
         }
         heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(client.session.sessionId())
-            .sendingTime(nowNs);
+            .sendingTime(ExchangeClock.fromMonotonic(nowNs));
         if (client.out.trySend(scratch, 0, MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength()) ==
             Outbound.SENT)
         {
@@ -478,18 +479,19 @@ public final class SimulatedClients implements Agent, AutoCloseable
      */
     private long stamp(final long sendNs)
     {
+        final long sendingTime = ExchangeClock.fromMonotonic(sendNs);
         headerDecoder.wrap(scratch, 0);
         final int body = MessageHeaderDecoder.ENCODED_LENGTH;
         switch (headerDecoder.templateId())
         {
             case NewOrderEncoder.TEMPLATE_ID ->
             {
-                newOrder.wrap(scratch, body).sendingTime(sendNs);
+                newOrder.wrap(scratch, body).sendingTime(sendingTime);
                 return scratch.getLong(body + NewOrderEncoder.clientOrderIdEncodingOffset(), NewOrderEncoder.BYTE_ORDER);
             }
-            case CancelOrderEncoder.TEMPLATE_ID -> cancel.wrap(scratch, body).sendingTime(sendNs);
-            case ReplaceOrderEncoder.TEMPLATE_ID -> replace.wrap(scratch, body).sendingTime(sendNs);
-            case MassCancelEncoder.TEMPLATE_ID -> massCancel.wrap(scratch, body).sendingTime(sendNs);
+            case CancelOrderEncoder.TEMPLATE_ID -> cancel.wrap(scratch, body).sendingTime(sendingTime);
+            case ReplaceOrderEncoder.TEMPLATE_ID -> replace.wrap(scratch, body).sendingTime(sendingTime);
+            case MassCancelEncoder.TEMPLATE_ID -> massCancel.wrap(scratch, body).sendingTime(sendingTime);
             default ->
             {
             }

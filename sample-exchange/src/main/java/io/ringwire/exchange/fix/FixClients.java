@@ -28,6 +28,7 @@ import quickfix.fix44.OrderCancelRequest;
 
 import java.net.InetSocketAddress;
 import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -277,7 +278,7 @@ public final class FixClients implements Application, AutoCloseable
             final char side = random.nextBoolean() ? Side.BUY : Side.SELL;
             final long price = referencePrice + (side == Side.BUY ? -1 : 1) * (random.nextInt(8) - 2);
             final NewOrderSingle newOrder = new NewOrderSingle(new ClOrdID(id), new Side(side),
-                new TransactTime(LocalDateTime.now()), new OrdType(OrdType.LIMIT));
+                new TransactTime(LocalDateTime.now(ZoneOffset.UTC)), new OrdType(OrdType.LIMIT));
             newOrder.set(new Symbol(Integer.toString(instrument)));
             newOrder.setString(Price.FIELD, Long.toString(price));
             newOrder.set(new OrderQty(1 + random.nextInt(10)));
@@ -298,14 +299,15 @@ public final class FixClients implements Application, AutoCloseable
             if (dice < 90)
             {
                 final OrderCancelRequest cancel = new OrderCancelRequest(new OrigClOrdID(parts[0]), new ClOrdID(id),
-                    new Side(side), new TransactTime(LocalDateTime.now()));
+                    new Side(side), new TransactTime(LocalDateTime.now(ZoneOffset.UTC)));
                 cancel.set(new Symbol(parts[1]));
                 message = cancel;
             }
             else
             {
                 final OrderCancelReplaceRequest replace = new OrderCancelReplaceRequest(new OrigClOrdID(parts[0]),
-                    new ClOrdID(id), new Side(side), new TransactTime(LocalDateTime.now()), new OrdType(OrdType.LIMIT));
+                    new ClOrdID(id), new Side(side), new TransactTime(LocalDateTime.now(ZoneOffset.UTC)),
+                    new OrdType(OrdType.LIMIT));
                 replace.set(new Symbol(parts[1]));
                 replace.setString(Price.FIELD, parts[3]);
                 replace.set(new OrderQty(1 + random.nextInt(10)));

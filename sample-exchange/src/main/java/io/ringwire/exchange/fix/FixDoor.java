@@ -150,13 +150,11 @@ public final class FixDoor implements AutoCloseable
      * @param maxClOrdIds    ClOrdIDs a session may use in the door's life: the gateway's client
      *                       order ids per session ({@code GatewayConfig.maxClientOrderIdsPerSession}),
      *                       at most {@link #MAX_CLORDIDS}.
-     * @param clockToEpochNs what to add to the exchange's clock (the gateway's {@code nowNs}, the
-     *                       engine's transact times) to get epoch nanoseconds: FIX times are UTC.
      */
     public FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
-        final int maxClOrdIds, final long clockToEpochNs)
+        final int maxClOrdIds)
     {
-        this(address, compId, store, members, maxClOrdIds, clockToEpochNs, members.size() + 2,
+        this(address, compId, store, members, maxClOrdIds, members.size() + 2,
             FixDoorApplication.INBOUND_RING_BYTES);
     }
 
@@ -165,9 +163,9 @@ public final class FixDoor implements AutoCloseable
      * and two more (a test's) lets members within their share fill it.
      */
     FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
-        final int maxClOrdIds, final long clockToEpochNs, final int sharesInRing)
+        final int maxClOrdIds, final int sharesInRing)
     {
-        this(address, compId, store, members, maxClOrdIds, clockToEpochNs, sharesInRing,
+        this(address, compId, store, members, maxClOrdIds, sharesInRing,
             FixDoorApplication.INBOUND_RING_BYTES);
     }
 
@@ -176,7 +174,7 @@ public final class FixDoor implements AutoCloseable
      * fills with few requests.
      */
     FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
-        final int maxClOrdIds, final long clockToEpochNs, final int sharesInRing, final int inboundRingBytes)
+        final int maxClOrdIds, final int sharesInRing, final int inboundRingBytes)
     {
         if (members.size() > MAX_SESSIONS)
         {
@@ -232,7 +230,7 @@ public final class FixDoor implements AutoCloseable
             stageRecorders[i] = new Recorder(HIGHEST_NS, 3);
         }
         final FixExecIds execIds = new FixExecIds(System.currentTimeMillis());
-        application = new FixDoorApplication(membersByCompId, orders, execIds, logonsAndLogouts, clockToEpochNs,
+        application = new FixDoorApplication(membersByCompId, orders, execIds, logonsAndLogouts,
             stageRecorders[0], stageRecorders[1], guard, inboundRingBytes);
         inbound = application.inbound();
         final MessageStoreFactory stores = null == store ? new MemoryStoreFactory() : new FileStoreFactory(settings);
@@ -254,7 +252,7 @@ public final class FixDoor implements AutoCloseable
         {
             throw new IllegalArgumentException("the FIX door's settings: " + ex.getMessage(), ex);
         }
-        sender = new FixReplySender(replies, sessionIds, orders, execIds, logonsAndLogouts, clockToEpochNs,
+        sender = new FixReplySender(replies, sessionIds, orders, execIds, logonsAndLogouts,
             stageRecorders[3], stageRecorders[4], guard);
     }
 

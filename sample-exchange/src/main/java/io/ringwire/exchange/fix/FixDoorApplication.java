@@ -3,6 +3,7 @@ package io.ringwire.exchange.fix;
 import io.ringwire.codecs.trading.HeartbeatEncoder;
 import io.ringwire.codecs.trading.LogonEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.gateway.Gateway;
 import org.HdrHistogram.Recorder;
 import org.agrona.BitUtil;
@@ -68,7 +69,6 @@ final class FixDoorApplication implements Application
     private final FixOrders[] orders;
     private final FixExecIds execIds;
     private final AtomicIntegerArray logonsAndLogouts;
-    private final long clockToEpochNs;
     private final Recorder clientToDoor;
     private final Recorder mapRequest;
     private final ConnectionGuard guard;
@@ -102,14 +102,13 @@ final class FixDoorApplication implements Application
      * @param execIds          the ExecIDs of the door's own refusals.
      * @param logonsAndLogouts per session index, the member's logons and logouts, counted here
      *                         before each record ({@link FixDoor}'s field says why).
-     * @param clockToEpochNs   what to add to the exchange's clock to get epoch nanoseconds.
      * @param clientToDoor     the first of {@link FixDoor#STAGES}.
      * @param mapRequest       the second.
      * @param guard            closes a member's connection at once when QuickFIX/J cuts the member off.
      * @param inboundRingBytes the inbound ring's size, a power of two ({@link #INBOUND_RING_BYTES}).
      */
     FixDoorApplication(final Map<String, FixDoor.Member> membersByCompId, final FixOrders[] orders,
-        final FixExecIds execIds, final AtomicIntegerArray logonsAndLogouts, final long clockToEpochNs,
+        final FixExecIds execIds, final AtomicIntegerArray logonsAndLogouts,
         final Recorder clientToDoor, final Recorder mapRequest, final ConnectionGuard guard, final int inboundRingBytes)
     {
         this.guard = guard;
@@ -120,7 +119,6 @@ final class FixDoorApplication implements Application
         this.execIds = execIds;
         this.logonsAndLogouts = logonsAndLogouts;
         lostOwed = new AtomicIntegerArray(logonsAndLogouts.length());
-        this.clockToEpochNs = clockToEpochNs;
         this.clientToDoor = clientToDoor;
         this.mapRequest = mapRequest;
     }
@@ -313,7 +311,7 @@ final class FixDoorApplication implements Application
             logon.wrapAndApplyHeader(scratch, 0, headerEncoder)
                 .sessionId(member.session().sessionId())
                 .heartbeatIntervalMs(heartbeatMs)
-                .sendingTime(epochNs() - clockToEpochNs)
+                .sendingTime(ExchangeClock.nowNs())
                 .nextReplySequence(0) // the door keeps its members' replies and resends by FIX's own sequence
                 .replyLife(0)
                 .credentials(member.session().token());
@@ -391,7 +389,7 @@ final class FixDoorApplication implements Application
             try
             {
                 heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(member.session().sessionId())
-                    .sendingTime(epochNs() - clockToEpochNs);
+                    .sendingTime(ExchangeClock.nowNs());
                 offer(REQUEST, member.sessionIndex(), scratch,
                     MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
             }
@@ -439,8 +437,7 @@ final class FixDoorApplication implements Application
         try
         {
             final long sendingNs = message.getHeader().isSetField(SendingTime.FIELD) ?
-                epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) - clockToEpochNs :
-                epochNs() - clockToEpochNs;
+                epochNs(message.getHeader().getUtcTimeStamp(SendingTime.FIELD)) : ExchangeClock.nowNs();
             try
             {
                 final int length = switch (type)
@@ -513,12 +510,6 @@ final class FixDoorApplication implements Application
         }
         final long number = FixInbound.parseWhole(message.getString(55));
         return number > 0 && number <= Integer.MAX_VALUE ? (int)number : 0;
-    }
-
-    private static long epochNs()
-    {
-        final java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     private static long epochNs(final LocalDateTime time)

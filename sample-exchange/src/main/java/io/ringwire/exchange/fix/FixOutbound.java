@@ -62,11 +62,10 @@ public final class FixOutbound
      * @param report an SBE ExecutionReport.
      * @param orders the session's orders.
      * @param execIds the door's ExecIDs, for a report the engine did not number (a gateway's reject).
-     * @param clockToEpochNs what turns the engine's transact time into epoch nanoseconds.
      * @return the FIX message for it.
      */
     public static Message report(final ExecutionReportDecoder report, final FixOrders orders,
-        final FixExecIds execIds, final long clockToEpochNs)
+        final FixExecIds execIds)
     {
         final long id = report.clientOrderId();
         final ExecType execType = report.execType();
@@ -124,7 +123,7 @@ public final class FixOutbound
         message.set(new quickfix.field.OrdType(report.ordTypeRaw() == OrdType.MARKET.value() ?
             quickfix.field.OrdType.MARKET : quickfix.field.OrdType.LIMIT));
         message.set(new quickfix.field.TimeInForce(timeInForce(report.timeInForceRaw())));
-        message.set(new TransactTime(time(report.transactTime() + clockToEpochNs)));
+        message.set(new TransactTime(time(report.transactTime())));
         String clOrdId = orders.clOrdId(id);
         if (execType == ExecType.CANCELED)
         {

@@ -47,7 +47,6 @@ final class FixReplySender
     private final FixExecIds execIds;
     /** Per session index, the member's logons and logouts ({@link FixDoorApplication} counts them). */
     private final AtomicIntegerArray logonsAndLogouts;
-    private final long clockToEpochNs;
     private final Recorder gatewayToDoor;
     private final Recorder mapAndSend;
     private final MessageHandler onRecord = this::onRecord;
@@ -71,13 +70,12 @@ final class FixReplySender
      * @param orders           per session index, the member's ClOrdIDs and order states.
      * @param execIds          the door's ExecIDs.
      * @param logonsAndLogouts per session index, the member's logons and logouts in the door's life.
-     * @param clockToEpochNs   what to add to the exchange's clock to get epoch nanoseconds.
      * @param gatewayToDoor    times a record's wait in the ring.
      * @param mapAndSend       times a report's mapping and send.
      * @param guard            closes the connection of a member the gateway cuts off.
      */
     FixReplySender(final FixReplyRing replies, final SessionID[] sessionIds, final FixOrders[] orders,
-        final FixExecIds execIds, final AtomicIntegerArray logonsAndLogouts, final long clockToEpochNs,
+        final FixExecIds execIds, final AtomicIntegerArray logonsAndLogouts,
         final Recorder gatewayToDoor, final Recorder mapAndSend, final ConnectionGuard guard)
     {
         this.guard = guard;
@@ -86,7 +84,6 @@ final class FixReplySender
         this.orders = orders;
         this.execIds = execIds;
         this.logonsAndLogouts = logonsAndLogouts;
-        this.clockToEpochNs = clockToEpochNs;
         this.gatewayToDoor = gatewayToDoor;
         this.mapAndSend = mapAndSend;
         thread = new Thread(this::run, "ringwire-fix-door-sender");
@@ -232,7 +229,7 @@ final class FixReplySender
         {
             report.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
             // Sent, or, while the member is away, stored under its sequence number for its ResendRequest.
-            session.send(FixOutbound.report(report, orders[sessionIndex], execIds, clockToEpochNs));
+            session.send(FixOutbound.report(report, orders[sessionIndex], execIds));
             FixDoor.record(mapAndSend, System.nanoTime() - readNs);
         }
         else if (headerDecoder.templateId() == LogonResponseDecoder.TEMPLATE_ID)

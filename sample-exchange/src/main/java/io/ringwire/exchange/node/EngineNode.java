@@ -2,6 +2,7 @@ package io.ringwire.exchange.node;
 
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.engine.DigestAgent;
 import io.ringwire.exchange.engine.DigestRing;
 import io.ringwire.exchange.engine.EngineConfig;
@@ -330,7 +331,7 @@ public final class EngineNode implements Agent, AutoCloseable
 
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        takenNs = System.nanoTime();
+        takenNs = ExchangeClock.nowNs();
         if (length > JournaledEngine.MAX_REQUEST_LENGTH)
         {
             refused++; // as the journaller drops it, so the output is the same whichever thread journals
@@ -610,7 +611,7 @@ public final class EngineNode implements Agent, AutoCloseable
             report.putBytes(0, buffer, offset, length);
             reportEncoder.wrap(report, MessageHeaderEncoder.ENCODED_LENGTH)
                 .engineInTime(takenNs)
-                .engineOutTime(System.nanoTime());
+                .engineOutTime(ExchangeClock.nowNs());
             reports.send(report, 0, length);
             // The engine is null until open()'s replay returns: this is recovery's output.
             if (null == engine && reports.backlogBytes() > recoveryBacklogBytes)

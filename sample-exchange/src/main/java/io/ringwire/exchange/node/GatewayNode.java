@@ -1,5 +1,6 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.fix.FixDoor;
 import io.ringwire.exchange.gateway.Gateway;
 import io.ringwire.exchange.gateway.GatewayConfig;
@@ -135,7 +136,7 @@ public final class GatewayNode implements Agent, AutoCloseable
             unreachableReported = new boolean[toClients.length];
             pendingUnreachable = new boolean[toClients.length];
             pendingSlow = new boolean[toClients.length];
-            gateway = new Gateway(config, new Output(), System::nanoTime);
+            gateway = new Gateway(config, new Output(), ExchangeClock::nowNs);
             maxReplyBacklogNs = config.transportLimits().maxReplyBacklogMs() * 1_000_000L;
         }
         catch (final RuntimeException ex)
@@ -157,17 +158,20 @@ public final class GatewayNode implements Agent, AutoCloseable
     @Override
     public int doWork()
     {
-        nowNs = System.nanoTime();
+        // Messaging keeps the monotonic clock; the gateway stamps and times its sessions on the
+        // exchange's, the same reading moved to the epoch.
+        final long monotonicNs = System.nanoTime();
+        nowNs = ExchangeClock.fromMonotonic(monotonicNs);
         if (lastDutyCycleNs != 0 && nowNs - lastDutyCycleNs > OWN_STALL_NS)
         {
             // Before anything is read: a session whose messages sat in its ring is not lost for it.
             gateway.stalled(nowNs - lastDutyCycleNs, nowNs);
         }
         lastDutyCycleNs = nowNs;
-        int work = toEngine.doWork(nowNs);
+        int work = toEngine.doWork(monotonicNs);
         for (final Outbound client : toClients)
         {
-            work += null == client ? 0 : client.doWork(nowNs);
+            work += null == client ? 0 : client.doWork(monotonicNs);
         }
         work += reports.poll(onReport, REPORT_LIMIT);
         if (toEngine.isBehind())
@@ -201,7 +205,7 @@ public final class GatewayNode implements Agent, AutoCloseable
                 work++;
             }
         }
-        work += cutOffSlowConsumers();
+        work += cutOffSlowConsumers(monotonicNs);
         work += gateway.doWork(nowNs);
         if (!toDisconnect.isEmpty())
         {
@@ -220,7 +224,7 @@ public final class GatewayNode implements Agent, AutoCloseable
      * session is lost (its orders canceled), its connection closed and its backlog dropped, so it
      * holds no other session up.
      */
-    private int cutOffSlowConsumers()
+    private int cutOffSlowConsumers(final long monotonicNs)
     {
         int work = 0;
         for (int i = 0; i < toClients.length; i++)
@@ -238,7 +242,7 @@ public final class GatewayNode implements Agent, AutoCloseable
                 }
                 continue;
             }
-            if (pendingSlow[i] || (client.isBehind() && client.backlogAgeNs(nowNs) > maxReplyBacklogNs))
+            if (pendingSlow[i] || (client.isBehind() && client.backlogAgeNs(monotonicNs) > maxReplyBacklogNs))
             {
                 pendingSlow[i] = false;
                 final int session = i;
@@ -255,12 +259,12 @@ public final class GatewayNode implements Agent, AutoCloseable
 
     private void onImageAvailable(final int transportSession)
     {
-        gateway.onTransportAvailable(transportSession, orders.imageIdentity(transportSession), System.nanoTime());
+        gateway.onTransportAvailable(transportSession, orders.imageIdentity(transportSession), ExchangeClock.nowNs());
     }
 
     private void onOrder(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        gateway.onClientMessage(header.sessionId(), buffer, offset, length, System.nanoTime());
+        gateway.onClientMessage(header.sessionId(), buffer, offset, length, ExchangeClock.nowNs());
     }
 
     /**
@@ -274,7 +278,7 @@ public final class GatewayNode implements Agent, AutoCloseable
 
     private void onReport(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        gateway.onEngineMessage(buffer, offset, length, System.nanoTime());
+        gateway.onEngineMessage(buffer, offset, length, ExchangeClock.nowNs());
     }
 
     /**

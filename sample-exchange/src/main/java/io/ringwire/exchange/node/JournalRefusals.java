@@ -9,6 +9,7 @@ import io.ringwire.codecs.trading.NewOrderDecoder;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.book.RejectReports;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -83,7 +84,7 @@ public final class JournalRefusals
                 return 0;
             }
         }
-        report.engineInTime(takenNs).engineOutTime(System.nanoTime());
+        report.engineInTime(takenNs).engineOutTime(ExchangeClock.nowNs());
         return MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength();
     }
 

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.engine.JournaledEngine;
 import io.ringwire.exchange.engine.MatchingEngine;
 import io.ringwire.exchange.journal.Journal;
@@ -70,7 +71,7 @@ final class Journaller implements Agent, AutoCloseable
 
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        final long takenNs = System.nanoTime();
+        final long takenNs = ExchangeClock.nowNs();
         if (length > JournaledEngine.MAX_REQUEST_LENGTH)
         {
             oversized++;

@@ -45,7 +45,7 @@ class FixDoorAllocationTest
         final List<SessionConfig> sessions = List.of(new SessionConfig(7, "token-7", 700));
         final int port = LoopbackPorts.pick();
         final FixDoor door = new FixDoor(new InetSocketAddress("127.0.0.1", port), "RINGWIRE", null,
-            List.of(new FixDoor.Member(0, sessions.get(0), "MEMBER7")), 1 << 20, 0);
+            List.of(new FixDoor.Member(0, sessions.get(0), "MEMBER7")), 1 << 20);
         final long[] replies = new long[1];
         // Some orders pass the rate limit, the rest are THROTTLED: forwarded requests and replies both.
         final Gateway gateway = new Gateway(new GatewayConfig(sessions, List.of(new InstrumentSpec(1, 1, 1, 1, 100_000)),

@@ -35,7 +35,7 @@ class FixDoorApplicationTest
     private final AtomicIntegerArray logonsAndLogouts = new AtomicIntegerArray(2);
     private final FixDoorApplication application = new FixDoorApplication(
         Map.of("M0", member(0), "M1", member(1)), new FixOrders[]{ new FixOrders(1, 16), new FixOrders(1, 16) },
-        new FixExecIds(0), logonsAndLogouts, 0, new Recorder(3), new Recorder(3),
+        new FixExecIds(0), logonsAndLogouts, new Recorder(3), new Recorder(3),
         new ConnectionGuard(FixDoor.MAX_QUEUED_WRITES), RING_BYTES);
 
     @Test

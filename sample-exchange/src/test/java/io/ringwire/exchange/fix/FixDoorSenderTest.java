@@ -378,7 +378,7 @@ class FixDoorSenderTest
         final FixReplyRing ring = new FixReplyRing(1, new int[]{ 0 }, 1);
         final FixReplySender sender = new FixReplySender(ring,
             new SessionID[]{ new SessionID(FixVersions.BEGINSTRING_FIX44, "EXCH", "NOBODY") },
-            new FixOrders[]{ new FixOrders(1, 16) }, new FixExecIds(0), new AtomicIntegerArray(1), 0,
+            new FixOrders[]{ new FixOrders(1, 16) }, new FixExecIds(0), new AtomicIntegerArray(1),
             new Recorder(3), new Recorder(3), new ConnectionGuard(FixDoor.MAX_QUEUED_WRITES));
         assertTrue(ring.reply(0, 0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
         assertTrue(ring.reply(0, 0, NOTHING_TO_SEND, 0, NOTHING_TO_SEND.capacity()));
@@ -409,8 +409,8 @@ class FixDoorSenderTest
             members.add(new FixDoor.Member(i, new SessionConfig(1 + i, "token-" + i, 1 + i, "member-" + i), "MEMBER" + i));
         }
         final InetSocketAddress address = new InetSocketAddress("127.0.0.1", LoopbackPorts.pick());
-        return sharesInRing == 0 ? new FixDoor(address, "EXCH", null, members, 1 << 20, 0) :
-            new FixDoor(address, "EXCH", null, members, 1 << 20, 0, sharesInRing);
+        return sharesInRing == 0 ? new FixDoor(address, "EXCH", null, members, 1 << 20) :
+            new FixDoor(address, "EXCH", null, members, 1 << 20, sharesInRing);
     }
 
     private static void await(final BooleanSupplier condition, final String what) throws InterruptedException

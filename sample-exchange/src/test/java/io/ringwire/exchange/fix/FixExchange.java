@@ -66,7 +66,7 @@ final class FixExchange implements AutoCloseable
             new RiskLimits(1_000, 10_000_000, 500, 100), 10_000, 1_000, 100_000);
         door = new FixDoor(new InetSocketAddress("127.0.0.1", port), FixDoorTest.DOOR_COMP_ID, store,
             List.of(new FixDoor.Member(0, sessions.get(0), MEMBER_A), new FixDoor.Member(1, sessions.get(1), MEMBER_B)),
-            config.maxClientOrderIdsPerSession(), 0, 4, inboundRingBytes);
+            config.maxClientOrderIdsPerSession(), 4, inboundRingBytes);
         engine = new MatchingEngine(new EngineConfig(instruments, 10_000, 100, 0), new EngineOutput()
         {
             @Override

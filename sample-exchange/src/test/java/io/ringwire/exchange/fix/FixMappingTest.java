@@ -256,7 +256,7 @@ class FixMappingTest
         final long id = newOrder(fix("D", "11", "m", "55", "1", "54", "2", "40", "1", "59", "4", "38", "10"))
             .clientOrderId();
         final Message rejected = FixOutbound.report(rejectWithTerms(id, RejectReason.JOURNAL_REFUSED, Side.SELL.value(),
-            OrdType.MARKET.value(), TimeInForce.FOK.value()), orders, EXEC_IDS, 0);
+            OrdType.MARKET.value(), TimeInForce.FOK.value()), orders, EXEC_IDS);
         assertEquals('8', rejected.getChar(150));
         assertEquals('2', rejected.getChar(54), "Side");
         assertEquals('1', rejected.getChar(40), "OrdType MARKET");
@@ -265,7 +265,7 @@ class FixMappingTest
         final long other = newOrder(fix("D", "11", "n", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
             .clientOrderId();
         final Message unknown = FixOutbound.report(rejectWithTerms(other, RejectReason.MALFORMED_MESSAGE, (short)9,
-            (short)9, (short)9), orders, EXEC_IDS, 0);
+            (short)9, (short)9), orders, EXEC_IDS);
         assertEquals("n", unknown.getString(11));
         assertEquals('2', unknown.getChar(40), "LIMIT for an order type no enum has");
         assertEquals('0', unknown.getChar(59), "DAY for a time in force no enum has");
@@ -287,7 +287,7 @@ class FixMappingTest
         final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
             .clientOrderId();
         final Message first = FixOutbound.report(report(id, ExecType.PARTIAL_FILL, OrdStatus.PARTIALLY_FILLED,
-            RejectReason.NONE, 1000, 4, 6, 4), orders, EXEC_IDS, 0);
+            RejectReason.NONE, 1000, 4, 6, 4), orders, EXEC_IDS);
         assertEquals("8", first.getHeader().getString(MsgType.FIELD));
         assertEquals('F', first.getChar(150));
         assertEquals('1', first.getChar(39));
@@ -298,7 +298,7 @@ class FixMappingTest
         assertEquals(6, first.getDouble(151), 0);
         assertEquals(4, first.getDouble(14), 0);
         final Message second = FixOutbound.report(report(id, ExecType.FILL, OrdStatus.FILLED, RejectReason.NONE, 1003, 6,
-            0, 10), orders, EXEC_IDS, 0);
+            0, 10), orders, EXEC_IDS);
         assertEquals('2', second.getChar(39));
         assertEquals((4 * 1000 + 6 * 1003) / 10.0, second.getDouble(6), 1e-9, "AvgPx over both fills");
     }
@@ -312,13 +312,13 @@ class FixMappingTest
             buffer) > 0);
         final long cancelId = inbound.clientOrderId();
         final Message canceled = FixOutbound.report(report(id, ExecType.CANCELED, OrdStatus.CANCELED,
-            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, EXEC_IDS);
         assertEquals("c", canceled.getString(11));
         assertEquals("o", canceled.getString(41));
         assertEquals('4', canceled.getChar(39));
 
         final Message refused = FixOutbound.report(report(cancelId, ExecType.REJECTED, OrdStatus.REJECTED,
-            RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+            RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS);
         assertEquals("9", refused.getHeader().getString(MsgType.FIELD));
         assertEquals(0, refused.getInt(102), "too late to cancel: the order was canceled");
         assertEquals('4', refused.getChar(39));
@@ -326,13 +326,13 @@ class FixMappingTest
 
         final long massId = orders.idFor("m", FixOrders.Kind.MASS_CANCEL, 0);
         final Message massRefused = FixOutbound.report(report(massId, ExecType.REJECTED, OrdStatus.REJECTED,
-            RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+            RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS);
         assertEquals("r", massRefused.getHeader().getString(MsgType.FIELD));
         assertEquals('0', massRefused.getChar(531), "rejected");
         assertEquals("over the session's message rate", massRefused.getString(58));
 
         final Message orderRefused = FixOutbound.report(report(orders.idFor("z", FixOrders.Kind.ORDER, 0),
-            ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MAX_NOTIONAL, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+            ExecType.REJECTED, OrdStatus.REJECTED, RejectReason.MAX_NOTIONAL, 0, 0, 0, 0), orders, EXEC_IDS);
         assertEquals('8', orderRefused.getChar(150));
         assertEquals(3, orderRefused.getInt(103));
     }
@@ -343,20 +343,20 @@ class FixMappingTest
         final long id = newOrder(fix("D", "11", "p", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
             .clientOrderId();
         FixOutbound.report(report(id, ExecType.PARTIAL_FILL, OrdStatus.PARTIALLY_FILLED, RejectReason.NONE, 1000, 4, 6,
-            4), orders, EXEC_IDS, 0);
+            4), orders, EXEC_IDS);
         assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "p", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
             buffer) > 0);
         final Message throttled = FixOutbound.report(report(inbound.clientOrderId(), ExecType.REJECTED,
-            OrdStatus.REJECTED, RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+            OrdStatus.REJECTED, RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS);
         assertEquals('1', throttled.getChar(39), "partially filled, still live");
         assertEquals(FixRejectCodes.cxlRejReason(RejectReason.THROTTLED), throttled.getInt(102));
 
         FixOutbound.report(report(id, ExecType.FILL, OrdStatus.FILLED, RejectReason.NONE, 1000, 6, 0, 10), orders,
-            EXEC_IDS, 0);
+            EXEC_IDS);
         assertTrue(inbound.cancel(fix("F", "11", "c2", "41", "p", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
             buffer) > 0);
         final Message tooLate = FixOutbound.report(report(inbound.clientOrderId(), ExecType.REJECTED,
-            OrdStatus.REJECTED, RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+            OrdStatus.REJECTED, RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS);
         assertEquals('2', tooLate.getChar(39), "filled");
         assertEquals(0, tooLate.getInt(102), "CxlRejReason: too late to cancel");
         assertEquals("too late to cancel: the order is filled", tooLate.getString(58));
@@ -366,7 +366,7 @@ class FixMappingTest
         assertTrue(inbound.cancel(fix("F", "11", "c3", "41", "q", "55", "1", "54", "1"), orders, ACCOUNT,
             SENT_NS, buffer) > 0);
         final Message unknown = FixOutbound.report(report(inbound.clientOrderId(), ExecType.REJECTED,
-            OrdStatus.REJECTED, RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS, 0);
+            OrdStatus.REJECTED, RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS);
         assertEquals('8', unknown.getChar(39), "no such order: rejected");
         assertEquals(1, unknown.getInt(102), "CxlRejReason: unknown order");
     }
@@ -376,7 +376,7 @@ class FixMappingTest
     {
         final long id = orders.idFor("g", FixOrders.Kind.ORDER, 0);
         final Message engines = FixOutbound.report(report(id, 5, ExecType.NEW, OrdStatus.NEW, RejectReason.NONE, 0, 0,
-            10, 0), orders, EXEC_IDS, 0);
+            10, 0), orders, EXEC_IDS);
         assertEquals("5", engines.getString(17), "the engine's number");
 
         final Set<String> seen = new HashSet<>();
@@ -385,7 +385,7 @@ class FixMappingTest
             for (int i = 0; i < 3; i++)
             {
                 final Message gateways = FixOutbound.report(report(id, 0, ExecType.REJECTED, OrdStatus.REJECTED,
-                    RejectReason.THROTTLED, 0, 0, 0, 0), orders, door, 0);
+                    RejectReason.THROTTLED, 0, 0, 0, 0), orders, door);
                 final String execId = gateways.getString(17);
                 assertTrue(execId.startsWith("R"), execId);
                 assertTrue(seen.add(execId), "no ExecID twice, across two door processes: " + seen + " and " + execId);

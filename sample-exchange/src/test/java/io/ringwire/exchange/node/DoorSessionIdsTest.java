@@ -65,7 +65,7 @@ class DoorSessionIdsTest
         final GatewayConfig config = ExchangeDemo.gatewayConfig(2, 1_000, engineConfig, 0);
         final SessionConfig fixSession = config.sessions().getFirst();
         final FixDoor door = new FixDoor(new InetSocketAddress("127.0.0.1", LoopbackPorts.pick()), "EXCH", null,
-            List.of(new FixDoor.Member(0, fixSession, "MEMBER0")), config.maxClientOrderIdsPerSession(), 0);
+            List.of(new FixDoor.Member(0, fixSession, "MEMBER0")), config.maxClientOrderIdsPerSession());
         final GatewayNode gateway = add(new GatewayNode(core, layout, config, new RunFlag(), door));
 
         final Publication posing = add(Publication.open(hostile, layout.clientOrdersPublication(HOSTILE) +
