@@ -551,12 +551,26 @@ class SchemaEvolutionTest
         return received;
     }
 
+    /** @return the length of a Logon of this version at 0 of {@link #buffer}, every field set. */
+    private int encodeLogon()
+    {
+        return HEADER_LENGTH + new LogonEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .sessionId(41L).heartbeatIntervalMs(1_000).sendingTime(42L).nextReplySequence(43L).replyLife(44L)
+            .credentials("token").encodedLength();
+    }
+
+    /** @return the length of a LogonResponse of this version at 0 of {@link #buffer}, every field set. */
+    private int encodeLogonResponse()
+    {
+        return HEADER_LENGTH + new LogonResponseEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .sessionId(51L).status(LogonStatus.ACCEPTED).rejectReason(LogonRejectReason.NONE).heartbeatIntervalMs(1_000)
+            .sendingTime(52L).nextReplySequence(53L).replyLife(54L).reasonText("why").encodedLength();
+    }
+
     @Test
     void currentDecodersReadVersion2SessionMessagesAndReportsWithTheReplySequencesAtTheirNullValues()
     {
-        final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
-            .sessionId(41L).heartbeatIntervalMs(1_000).sendingTime(42L).nextReplySequence(43L).credentials("token");
-        final DirectBuffer logonV2 = validatedEarlierVersionOf(HEADER_LENGTH + logon.encodedLength(), 2,
+        final DirectBuffer logonV2 = validatedEarlierVersionOf(encodeLogon(), 2,
             LogonDecoder.nextReplySequenceEncodingOffset());
         final LogonDecoder logonDecoder = new LogonDecoder()
             .wrap(logonV2, HEADER_LENGTH, header.blockLength(), header.version());
@@ -567,11 +581,7 @@ class SchemaEvolutionTest
         assertEquals("token", logonDecoder.credentials());
         assertEquals(logonV2.capacity(), logonDecoder.limit());
 
-        final LogonResponseEncoder response = new LogonResponseEncoder()
-            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder()).sessionId(51L).status(LogonStatus.ACCEPTED)
-            .rejectReason(LogonRejectReason.NONE).heartbeatIntervalMs(1_000).sendingTime(52L).nextReplySequence(53L)
-            .reasonText("why");
-        final DirectBuffer responseV2 = validatedEarlierVersionOf(HEADER_LENGTH + response.encodedLength(), 2,
+        final DirectBuffer responseV2 = validatedEarlierVersionOf(encodeLogonResponse(), 2,
             LogonResponseDecoder.nextReplySequenceEncodingOffset());
         final LogonResponseDecoder responseDecoder = new LogonResponseDecoder()
             .wrap(responseV2, HEADER_LENGTH, header.blockLength(), header.version());
@@ -592,10 +602,7 @@ class SchemaEvolutionTest
     @Test
     void currentDecodersReadVersion3SessionMessagesWithTheReplyLifeAtItsNullValue()
     {
-        final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
-            .sessionId(41L).heartbeatIntervalMs(1_000).sendingTime(42L).nextReplySequence(43L).replyLife(44L)
-            .credentials("token");
-        final DirectBuffer logonV3 = validatedEarlierVersionOf(HEADER_LENGTH + logon.encodedLength(), 3,
+        final DirectBuffer logonV3 = validatedEarlierVersionOf(encodeLogon(), 3,
             LogonDecoder.replyLifeEncodingOffset());
         final LogonDecoder logonDecoder = new LogonDecoder()
             .wrap(logonV3, HEADER_LENGTH, header.blockLength(), header.version());
@@ -605,11 +612,7 @@ class SchemaEvolutionTest
         assertEquals("token", logonDecoder.credentials());
         assertEquals(logonV3.capacity(), logonDecoder.limit());
 
-        final LogonResponseEncoder response = new LogonResponseEncoder()
-            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder()).sessionId(51L).status(LogonStatus.ACCEPTED)
-            .rejectReason(LogonRejectReason.NONE).heartbeatIntervalMs(1_000).sendingTime(52L).nextReplySequence(53L)
-            .replyLife(54L).reasonText("why");
-        final DirectBuffer responseV3 = validatedEarlierVersionOf(HEADER_LENGTH + response.encodedLength(), 3,
+        final DirectBuffer responseV3 = validatedEarlierVersionOf(encodeLogonResponse(), 3,
             LogonResponseDecoder.replyLifeEncodingOffset());
         final LogonResponseDecoder responseDecoder = new LogonResponseDecoder()
             .wrap(responseV3, HEADER_LENGTH, header.blockLength(), header.version());
@@ -621,10 +624,7 @@ class SchemaEvolutionTest
     @Test
     void aVersion4HeaderOverAVersion3LogonBlockIsRefused()
     {
-        final LogonEncoder logon = new LogonEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
-            .sessionId(41L).heartbeatIntervalMs(1_000).sendingTime(42L).nextReplySequence(43L).replyLife(44L)
-            .credentials("token");
-        final DirectBuffer logonV3 = validatedEarlierVersionOf(HEADER_LENGTH + logon.encodedLength(), 3,
+        final DirectBuffer logonV3 = validatedEarlierVersionOf(encodeLogon(), 3,
             LogonDecoder.replyLifeEncodingOffset());
         final ExpandableArrayBuffer relabelled = new ExpandableArrayBuffer(logonV3.capacity());
         relabelled.putBytes(0, logonV3, 0, logonV3.capacity());

@@ -275,6 +275,9 @@ class MultiProcessExchangeTest
         }
         assertEquals("2", g.get("startCancels"), "one per configured session: " + g);
         assertEquals("0", g.get("cancelOnDisconnect"), "no session was lost at the new gateway: " + g);
+        assertTrue(Long.parseLong(g.get("logons")) >= 1, "the clients logged on to the new gateway: " + g);
+        assertEquals(g.get("logons"), g.get("logonsFromAnotherLife"),
+            "each logon named the killed gateway's reply life, so each got every report kept: " + g);
     }
 
     @Test

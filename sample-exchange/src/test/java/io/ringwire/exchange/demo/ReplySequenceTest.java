@@ -11,6 +11,19 @@ class ReplySequenceTest
     private static final long LIFE = 0x5EED_0001L;
     private static final long NO_LIFE = LogonResponseDecoder.replyLifeNullValue();
 
+    /** A client that logged on once, answered in {@link #LIFE} from 1, and received these replies. */
+    private static ReplySequence receivedInLife(final long... replies)
+    {
+        final ReplySequence sequence = new ReplySequence();
+        sequence.askAtLogon();
+        sequence.onStart(1, LIFE);
+        for (final long reply : replies)
+        {
+            sequence.onReply(reply);
+        }
+        return sequence;
+    }
+
     @Test
     void repliesInOrderPassAndAJumpCountsTheRepliesSkipped()
     {
@@ -42,11 +55,7 @@ class ReplySequenceTest
     @Test
     void aLogonAsksForWhatFollowsTheLastReplyAndAResendOfRepliesThatCameMeanwhileIsDropped()
     {
-        final ReplySequence sequence = new ReplySequence();
-        sequence.askAtLogon();
-        sequence.onStart(1, LIFE);
-        sequence.onReply(1);
-        sequence.onReply(2);
+        final ReplySequence sequence = receivedInLife(1, 2);
         assertEquals(3, sequence.askAtLogon());
         sequence.onReply(3); // in flight before the answer
         assertEquals(0, sequence.onStart(3, LIFE)); // the answer resends from 3: already had
@@ -57,10 +66,7 @@ class ReplySequenceTest
     @Test
     void anAnswerStartingPastWhatWasAskedCountsTheRepliesNoLongerKept()
     {
-        final ReplySequence sequence = new ReplySequence();
-        sequence.askAtLogon();
-        sequence.onStart(1, LIFE);
-        sequence.onReply(1);
+        final ReplySequence sequence = receivedInLife(1);
         assertEquals(2, sequence.askAtLogon());
         assertEquals(8, sequence.onStart(10, LIFE)); // 2 to 9 were no longer kept
         assertEquals(0, sequence.onReply(10));
@@ -86,11 +92,7 @@ class ReplySequenceTest
     void anAnswerOfAnotherReplyLifeIsFollowedFromItsStartWithNoGapCountedWhereverItStarts()
     {
         final long restarted = LIFE + 1;
-        final ReplySequence sequence = new ReplySequence();
-        sequence.askAtLogon();
-        sequence.onStart(1, LIFE);
-        sequence.onReply(1);
-        sequence.onReply(2);
+        final ReplySequence sequence = receivedInLife(1, 2);
         assertEquals(3, sequence.askAtLogon());
         assertEquals(LIFE, sequence.life(), "the logon names the life its 3 was counted in");
         // A restarted gateway's numbering: past what was asked here, yet no gap of this client's.
