@@ -39,11 +39,8 @@ final class OrderEntry
     private final GatewayCounters counters;
     private final GatewaySender sender;
     private final ClientOrderIdSet[] clientOrderIds;
-    /**
-     * The receive time the first request this process forwarded carries, the clock's end at start
-     * until then: a journal refusal of a request received before it is an earlier gateway life's.
-     */
-    private long firstForwardNs = Long.MAX_VALUE;
+    /** The new orders and replaces this process forwarded: whose journal refusals free their ids. */
+    private final RecentForwards recentForwards = new RecentForwards();
     private final int maxClientOrderIds;
     /**
      * Where a reject of the current request goes when it came before logon: the session of the
@@ -269,7 +266,8 @@ final class OrderEntry
      */
     boolean releaseClientOrderId(final int session, final long clientOrderId, final long receivedNs)
     {
-        return receivedNs >= firstForwardNs && clientOrderIds[session].remove(clientOrderId);
+        return recentForwards.forget(session, clientOrderId, receivedNs) &&
+            clientOrderIds[session].remove(clientOrderId);
     }
 
     private short roomForClientOrderId(final int session)
@@ -313,9 +311,15 @@ final class OrderEntry
         return -reason;
     }
 
+    /** Forwards a new order or a replace, whose id a journal refusal may free. */
     private int forwardWithId(final int session, final long clientOrderId, final int length, final long nowNs)
     {
-        return forward(session, clientOrderId, true, length, nowNs);
+        final int outcome = forward(session, clientOrderId, true, length, nowNs);
+        if (FORWARDED == outcome)
+        {
+            recentForwards.record(session, clientOrderId, nowNs);
+        }
+        return outcome;
     }
 
     /** @param keepId whether the session's id is kept (false: a cancel past the session's budget of ids). */
@@ -337,10 +341,6 @@ final class OrderEntry
         if (!keepId)
         {
             counters.cancelIdsNotKept++;
-        }
-        if (firstForwardNs == Long.MAX_VALUE)
-        {
-            firstForwardNs = nowNs;
         }
         sessions.requestForwarded(session);
         return FORWARDED;

@@ -374,6 +374,24 @@ class GatewayRiskTest
     }
 
     @Test
+    void theRefusalOfAnEarlierGatewaysRequestFreesNoIdEvenWhenItsClockReadAheadOfThisOnes()
+    {
+        // The wall clock stepped back between the two gateway processes: the earlier one's request
+        // carries a receive time after this one's first forward, and still frees nothing.
+        fixture.logOnBoth();
+        assertEquals(Gateway.FORWARDED, fixture.limitA(5, 1_000, 10, START_NS + 1));
+        final UnsafeBuffer earlier = new UnsafeBuffer(new byte[output.lastToEngine().capacity()]);
+        earlier.putBytes(0, output.lastToEngine(), 0, earlier.capacity());
+        earlier.putLong(MessageHeaderEncoder.ENCODED_LENGTH + NewOrderEncoder.receiveTimeEncodingOffset(),
+            START_NS + 2);
+        fixture.journalRefusal(earlier, START_NS + 3);
+
+        assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(), fixture.limitA(5, 1_000, 10, START_NS + 4),
+            "the id this gateway forwarded stays used");
+        assertEquals(0, gateway.counters().clientOrderIdsReleased());
+    }
+
+    @Test
     void clientOrderIdsSurviveReLogonSoAResendAfterReconnectIsStillADuplicate()
     {
         fixture.logOnBoth();

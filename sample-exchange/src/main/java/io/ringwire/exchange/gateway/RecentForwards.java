@@ -1,0 +1,64 @@
+package io.ringwire.exchange.gateway;
+
+/**
+ * The new orders and replaces this gateway process forwarded most recently, each as its session,
+ * client order id and receive time: what tells a journal refusal of one of this process's requests
+ * from a refusal of an earlier gateway process's request under the same id.
+ *
+ * <p>A refusal names the request's receive time, and this process stamped each of its own with a
+ * reading of its clock. Comparing that time with when this process began forwarding tells the two
+ * lives apart only while the wall clock never stepped backwards between them (the exchange's clock
+ * follows the wall clock at each start); matching the exact (session, id, time) this process
+ * recorded needs no such assumption.
+ *
+ * <p>The journaller refuses a request as it reads it, so the requests forwarded between a request
+ * and the arrival of its refusal are those on their way to the journal and the refusal's way back:
+ * far fewer than {@link #CAPACITY}. A refusal matching none of the last {@link #CAPACITY} keeps its
+ * id used, the safe side: a resend of the request as it was is then refused as a duplicate, never
+ * let through twice.
+ *
+ * <p>Threading: the gateway's. Allocation-free after construction.
+ */
+final class RecentForwards
+{
+    /** Requests remembered; a power of two. */
+    static final int CAPACITY = 1 << 16;
+    private static final int MASK = CAPACITY - 1;
+
+    private final long[] clientOrderIds = new long[CAPACITY];
+    private final long[] receivedNs = new long[CAPACITY];
+    private final int[] sessions = new int[CAPACITY];
+    private long recorded;
+
+    /** Remembers a request forwarded, dropping the oldest once full. */
+    void record(final int session, final long clientOrderId, final long receivedNs)
+    {
+        final int slot = (int)recorded & MASK;
+        sessions[slot] = session;
+        clientOrderIds[slot] = clientOrderId;
+        this.receivedNs[slot] = receivedNs;
+        recorded++;
+    }
+
+    /**
+     * Forgets the newest record of the request if it is remembered, so that one refusal matches
+     * once. Searches from the newest, where a refusal's request normally is.
+     *
+     * @return whether this process forwarded the request (session, id and receive time all match).
+     */
+    boolean forget(final int session, final long clientOrderId, final long receivedNs)
+    {
+        final long oldest = Math.max(0, recorded - CAPACITY);
+        for (long i = recorded - 1; i >= oldest; i--)
+        {
+            final int slot = (int)i & MASK;
+            if (this.receivedNs[slot] == receivedNs && clientOrderIds[slot] == clientOrderId &&
+                sessions[slot] == session)
+            {
+                sessions[slot] = -1;
+                return true;
+            }
+        }
+        return false;
+    }
+}
