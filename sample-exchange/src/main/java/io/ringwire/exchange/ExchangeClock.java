@@ -14,8 +14,9 @@ import java.time.Instant;
  * never steps. Processes on one host read the same monotonic clock and each take their offset from
  * the same wall clock, so their stamps agree to the offset's sampling error (the best of
  * {@link #SAMPLES} bracketed reads: tens of nanoseconds) unless the wall clock stepped between their
- * starts. A process that runs for days drifts from UTC by what NTP slews the wall clock meanwhile,
- * never by a step.
+ * starts. Linux slews the monotonic clock as NTP slews the wall clock, so a process that runs for
+ * days follows the slewing; a step of the wall clock after its start, it does not follow: its
+ * stamps stay off UTC by that step until it starts again.
  *
  * <p>Threading: any thread. Allocation: none after class initialisation.
  */

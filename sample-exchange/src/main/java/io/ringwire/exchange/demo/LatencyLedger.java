@@ -3,6 +3,8 @@ package io.ringwire.exchange.demo;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
+import java.util.concurrent.atomic.AtomicLongArray;
+
 /**
  * The demo's latency histograms: one per hop of an order's round trip, read from the ledger every
  * acknowledgement carries (all times on one host's {@link io.ringwire.exchange.ExchangeClock}, whose
@@ -36,6 +38,12 @@ public final class LatencyLedger
     private final Recorder[] recorders = new Recorder[HOPS.length];
     private final Histogram[] totals = new Histogram[HOPS.length];
     private Histogram[] intervals = new Histogram[HOPS.length];
+    /**
+     * Per hop, readings whose end came before their start: two processes' clocks apart by more than
+     * the hop (a wall-clock step between their starts). Counted rather than recorded, so that they
+     * neither vanish nor pass for fast hops.
+     */
+    private final AtomicLongArray negative = new AtomicLongArray(HOPS.length);
 
     /** Creates empty histograms. */
     public LatencyLedger()
@@ -48,7 +56,8 @@ public final class LatencyLedger
     }
 
     /**
-     * Records one acknowledgement's ledger. A negative or absent hop (a time left 0) is skipped.
+     * Records one acknowledgement's ledger. An absent hop (a time left 0) is skipped; a negative one
+     * is counted ({@link #negative(int)}).
      */
     public void recordAck(final long clientSend, final long gatewayIn, final long gatewayOut, final long engineIn,
         final long engineOut, final long gatewayReply, final long received, final long due)
@@ -71,10 +80,37 @@ public final class LatencyLedger
 
     private void record(final int hop, final long from, final long to)
     {
-        if (from > 0 && to >= from)
+        if (from > 0 && to > 0)
         {
-            recorders[hop].recordValue(Math.min(to - from, HIGHEST_NS));
+            if (to >= from)
+            {
+                recorders[hop].recordValue(Math.min(to - from, HIGHEST_NS));
+            }
+            else
+            {
+                negative.incrementAndGet(hop);
+            }
         }
+    }
+
+    /** @return readings of the hop (an index into {@link #HOPS}) that ended before they began. */
+    public long negative(final int hop)
+    {
+        return negative.get(hop);
+    }
+
+    /** @return the hops that read negative, as "name count" pairs, or an empty string where none did. */
+    public String negativeHops()
+    {
+        final StringBuilder hops = new StringBuilder();
+        for (int i = 0; i < HOPS.length; i++)
+        {
+            if (negative.get(i) > 0)
+            {
+                hops.append(hops.isEmpty() ? "" : ", ").append(HOPS[i]).append(' ').append(negative.get(i));
+            }
+        }
+        return hops.toString();
     }
 
     /**
@@ -96,9 +132,10 @@ public final class LatencyLedger
     public synchronized void reset()
     {
         interval();
-        for (final Histogram total : totals)
+        for (int i = 0; i < HOPS.length; i++)
         {
-            total.reset();
+            totals[i].reset();
+            negative.set(i, 0);
         }
     }
 
