@@ -7,14 +7,18 @@ import static io.ringwire.exchange.book.OrderStore.NONE;
 
 /**
  * Finds a live order by its account and client order id: an open-addressing hash table with
- * linear probing, sized at start for every order the book can hold at half load, that deletes by
- * shifting later entries back (no tombstones, so probes stay short however long it runs).
+ * linear probing, sized at start for every order the book can hold at no more than two-thirds load,
+ * that deletes by shifting later entries back (no tombstones, so probes stay short however long it
+ * runs).
  *
- * <p>An entry is one long: the key's 32-bit hash and the order's slot. The key itself is not kept
- * here but read from the order's record, which the caller reads next anyway, so a lookup costs one
- * line of this table and the record, and the table is a third of what keys in it would make it
- * (it is what a book of many instruments misses the cache on first). The hash also gives an
- * entry's home slot when a delete shifts it back, without reading its record.
+ * <p>An entry is one int: the order's slot in its low bits, and in the rest how far the entry sits
+ * past its home slot (its probe's start). The key itself is not kept here but read from the order's
+ * record, which the caller reads next anyway; the displacement tells, without reading a record,
+ * whether an entry shares the sought key's home slot (only those are compared), and gives an
+ * entry's home when a delete shifts it back. An entry too far from home for its bits (a long
+ * cluster; rare at this load under a keyed hash) holds {@link #far} instead, and its home is then
+ * hashed from its record. Four bytes an entry keep the table small: it is what a book of many
+ * instruments misses the cache on first, and a table twice the size costs measurably more there.
  *
  * <p>The hash is keyed with a secret drawn for each table: client order ids are the members' own
  * choice, and with a fixed, invertible hash one member could choose ids that share a home slot,
@@ -25,12 +29,18 @@ import static io.ringwire.exchange.book.OrderStore.NONE;
  */
 final class ClientOrderIndex
 {
-    private static final long EMPTY = -1L;
+    /** An empty slot: every bit set, which no entry is (an order's bits are never all set). */
+    private static final int EMPTY = -1;
 
-    private final long[] entries;
+    private final int[] entries;
     private final int mask;
     private final OrderStore orders;
     private final long key;
+    /** Bits of an entry that hold the order's slot. */
+    private final int orderBits;
+    private final int orderMask;
+    /** The displacement that means "this far or farther: hash the record for the home". */
+    private final int far;
 
     /**
      * @param capacity most entries it will hold at once.
@@ -46,12 +56,38 @@ final class ClientOrderIndex
      */
     ClientOrderIndex(final int capacity, final OrderStore orders, final long key)
     {
+        this(capacity, orders, key, 32 - Integer.numberOfLeadingZeros(Math.max(1, capacity)));
+    }
+
+    /**
+     * @param orderBits bits an entry gives the order's slot: enough that {@code capacity} is below
+     *                  2^orderBits (a test gives more, to leave few for the displacement).
+     */
+    ClientOrderIndex(final int capacity, final OrderStore orders, final long key, final int orderBits)
+    {
+        if (orderBits < 1 || orderBits > 31 || Math.max(1, capacity) >= 1L << orderBits)
+        {
+            throw new IllegalArgumentException("order bits must hold slots up to the capacity: " + orderBits);
+        }
         this.key = key;
-        final int slots = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1) << 1;
-        entries = new long[slots];
+        this.orderBits = orderBits;
+        orderMask = (1 << orderBits) - 1;
+        far = -1 >>> orderBits;
+        final int slots = slotsFor(capacity);
+        entries = new int[slots];
         Arrays.fill(entries, EMPTY);
         mask = slots - 1;
         this.orders = orders;
+    }
+
+    /**
+     * @return slots a table for this many entries has: the power of two at or above one and a half
+     *         times it, so that it is never more than two-thirds full.
+     */
+    static int slotsFor(final int capacity)
+    {
+        final long wanted = Math.max(2, Math.max(1, capacity) + (Math.max(1, capacity) + 1L) / 2);
+        return Integer.highestOneBit((int)Math.min(1 << 30, wanted * 2 - 1));
     }
 
     /**
@@ -59,20 +95,23 @@ final class ClientOrderIndex
      */
     int get(final long account, final long clientOrderId)
     {
-        final int hash = hash(account, clientOrderId);
-        int slot = hash & mask;
+        final int home = hash(account, clientOrderId) & mask;
+        int slot = home;
         while (true)
         {
-            final long entry = entries[slot];
+            final int entry = entries[slot];
             if (entry == EMPTY)
             {
                 return NONE;
             }
-            final int order = (int)entry;
-            if ((int)(entry >>> 32) == hash && orders.clientOrderId(order) == clientOrderId &&
-                orders.account(order) == account)
+            final int displacement = entry >>> orderBits;
+            if (((slot - displacement) & mask) == home || displacement == far)
             {
-                return order;
+                final int order = entry & orderMask;
+                if (orders.clientOrderId(order) == clientOrderId && orders.account(order) == account)
+                {
+                    return order;
+                }
             }
             slot = (slot + 1) & mask;
         }
@@ -83,13 +122,13 @@ final class ClientOrderIndex
      */
     void put(final long account, final long clientOrderId, final int order)
     {
-        final int hash = hash(account, clientOrderId);
-        int slot = hash & mask;
+        final int home = hash(account, clientOrderId) & mask;
+        int slot = home;
         while (entries[slot] != EMPTY)
         {
             slot = (slot + 1) & mask;
         }
-        entries[slot] = entry(hash, order);
+        entries[slot] = entry(order, (slot - home) & mask);
     }
 
     /**
@@ -98,21 +137,21 @@ final class ClientOrderIndex
      */
     void remove(final long account, final long clientOrderId, final int order)
     {
-        final long removed = entry(hash(account, clientOrderId), order);
-        int hole = (int)(removed >>> 32) & mask;
-        while (entries[hole] != removed)
+        int hole = hash(account, clientOrderId) & mask;
+        while ((entries[hole] & orderMask) != order)
         {
             hole = (hole + 1) & mask;
         }
         int slot = (hole + 1) & mask;
-        long entry;
+        int entry;
         while ((entry = entries[slot]) != EMPTY)
         {
-            final int home = (int)(entry >>> 32) & mask;
+            final int displacement = entry >>> orderBits;
+            final int home = displacement != far ? (slot - displacement) & mask : farHome(entry & orderMask);
             // The entry may fill the hole when its home is not in the cyclic range (hole, slot].
             if (((slot - home) & mask) >= ((slot - hole) & mask))
             {
-                entries[hole] = entry;
+                entries[hole] = entry(entry & orderMask, (hole - home) & mask);
                 hole = slot;
             }
             slot = (slot + 1) & mask;
@@ -120,15 +159,27 @@ final class ClientOrderIndex
         entries[hole] = EMPTY;
     }
 
-    private static long entry(final int hash, final int order)
+    /** The home of an entry too far from it for its bits: out of line, as it is rare. */
+    private int farHome(final int order)
     {
-        return ((long)hash << 32) | (order & 0xFFFF_FFFFL);
+        return hash(orders.account(order), orders.clientOrderId(order)) & mask;
+    }
+
+    private int entry(final int order, final int displacement)
+    {
+        return (Math.min(displacement, far) << orderBits) | order;
     }
 
     /** @return the slot a key's probe starts at (for tests). */
     int homeSlot(final long account, final long clientOrderId)
     {
         return hash(account, clientOrderId) & mask;
+    }
+
+    /** @return slots in the table (for tests). */
+    int slots()
+    {
+        return entries.length;
     }
 
     private int hash(final long account, final long clientOrderId)

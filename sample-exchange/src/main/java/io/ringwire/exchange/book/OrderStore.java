@@ -92,6 +92,12 @@ public final class OrderStore
     private int neverUsed;
     private int live;
 
+    /** @return bytes the index of a store of this capacity takes (an int a slot). */
+    public static long indexBytes(final int capacity)
+    {
+        return (long)ClientOrderIndex.slotsFor(capacity) * Integer.BYTES;
+    }
+
     /**
      * @param capacity    orders the store holds at once, at most {@link #MAX_CAPACITY}.
      * @param maxAccounts accounts with resting orders at once.

@@ -61,8 +61,8 @@ public record EngineConfig(List<InstrumentSpec> instruments, int maxOrders, int 
         {
             priceSlots += spec.priceSlots() + 64L;
         }
-        final long indexSlots = Integer.highestOneBit(Math.max(2, maxOrders) * 2 - 1) << 1;
-        return (long)maxOrders * OrderStore.RECORD_LENGTH + indexSlots * Long.BYTES + priceSlots * 8 + priceSlots / 4;
+        return (long)maxOrders * OrderStore.RECORD_LENGTH + OrderStore.indexBytes(maxOrders) + priceSlots * 8 +
+            priceSlots / 4;
     }
 
     /** @return these settings as properties (for the journal directory). */
