@@ -38,8 +38,8 @@ import java.nio.ByteBuffer;
  *  +---------------------------------------------------------------+
  * </pre>
  *
- * <p>Memory: {@link #RECORD_LENGTH} bytes per order slot, plus the index (a long per slot at half
- * load) and the account table.
+ * <p>Memory: {@link #RECORD_LENGTH} bytes per order slot, plus the index ({@link #indexBytes}: an
+ * int per slot, at no more than two-thirds load) and the account table.
  *
  * <p>Threading: the engine's thread. Allocation-free after construction.
  */
