@@ -12,17 +12,23 @@ package io.ringwire.exchange.gateway;
  * recorded needs no such assumption.
  *
  * <p>The journaller refuses a request as it reads it, so the requests forwarded between a request
- * and the arrival of its refusal are those on their way to the journal and the refusal's way back:
- * far fewer than {@link #CAPACITY}. A refusal matching none of the last {@link #CAPACITY} keeps its
- * id used, the safe side: a resend of the request as it was is then refused as a duplicate, never
- * let through twice.
+ * and the arrival of its refusal are at most those the rings between the gateway and the journal,
+ * and back, hold: with the default rings, well under {@link #CAPACITY} even of the smallest
+ * requests; rings several times the default's could hold more. A refusal matching none
+ * of the last {@link #CAPACITY} forwards keeps its id used, the safe side: a resend of the request as
+ * it was is then refused as a duplicate, never let through twice, and the client sends it again
+ * under a new id.
  *
- * <p>Threading: the gateway's. Allocation-free after construction.
+ * <p>Cost: three stores a forward. A refusal scans back from the newest forward to its request:
+ * only while the journal refuses, and an earlier life's refusal (which matches nothing) scans the
+ * whole ring once.
+ *
+ * <p>Threading: the gateway's. Allocation-free after construction (5 MiB).
  */
 final class RecentForwards
 {
     /** Requests remembered; a power of two. */
-    static final int CAPACITY = 1 << 16;
+    static final int CAPACITY = 1 << 18;
     private static final int MASK = CAPACITY - 1;
 
     private final long[] clientOrderIds = new long[CAPACITY];

@@ -34,11 +34,12 @@ class ClientOrderIndexTest
     @ValueSource(ints = {0, 29, 31})
     void findsExactlyTheLiveOrdersThroughAddsRemovesAndReKeysAtFullCapacity(final int orderBits)
     {
-        final int capacity = 3_000;
+        // 4,096 slots: full, the table is two-thirds loaded, its most.
+        final int capacity = 2_730;
         final OrderStore orders = new OrderStore(capacity, 16);
         final ClientOrderIndex index = 0 == orderBits ? new ClientOrderIndex(capacity, orders, 42) :
             new ClientOrderIndex(capacity, orders, 42, orderBits);
-        assertTrue(index.slots() * 2 >= capacity * 3, "at most two-thirds load: " + index.slots() + " slots");
+        assertEquals(4_096, index.slots());
         final List<Integer> live = new ArrayList<>();
         final SplittableRandom random = new SplittableRandom(7);
         long nextId = 1;
@@ -56,25 +57,27 @@ class ClientOrderIndexTest
                 index.put(account, nextId++, order);
                 live.add(order);
                 fullAt += live.size() == capacity ? 1 : 0;
-                continue;
-            }
-            final int at = random.nextInt(live.size());
-            final int order = live.get(at);
-            removedAccount = orders.account(order);
-            removedId = orders.clientOrderId(order);
-            index.remove(removedAccount, removedId, order);
-            if (action < 8)
-            {
-                live.set(at, live.getLast());
-                live.removeLast();
-                orders.free(order);
             }
             else
             {
-                orders.clientOrderId(order, nextId);
-                index.put(removedAccount, nextId++, order);
+                final int at = random.nextInt(live.size());
+                final int order = live.get(at);
+                removedAccount = orders.account(order);
+                removedId = orders.clientOrderId(order);
+                index.remove(removedAccount, removedId, order);
+                if (action < 8)
+                {
+                    live.set(at, live.getLast());
+                    live.removeLast();
+                    orders.free(order);
+                }
+                else
+                {
+                    orders.clientOrderId(order, nextId);
+                    index.put(removedAccount, nextId++, order);
+                }
             }
-            if (step % 1_000 == 0)
+            if (step % 1_000 == 0 || step == 199_999)
             {
                 for (final int each : live)
                 {
@@ -88,7 +91,7 @@ class ClientOrderIndexTest
     }
 
     @Test
-    void aClusterOfOneHomeSlotLongerThanTheDisplacementBitsIsStillFoundAndShiftsBack()
+    void aClusterOfOneHomeSlotLongerThanTheDisplacementBitsAndWrappingIsStillFoundAndShiftsBack()
     {
         final int capacity = 1_000;
         final OrderStore orders = new OrderStore(capacity, 4);
@@ -96,7 +99,7 @@ class ClientOrderIndexTest
         final List<Integer> cluster = new ArrayList<>();
         for (long id = 1; cluster.size() < 20; id++)
         {
-            if (index.homeSlot(ACCOUNT, id) == 5)
+            if (index.homeSlot(ACCOUNT, id) == index.slots() - 3)
             {
                 final int order = orders.allocate();
                 orders.terms(order, order, id, ACCOUNT, 1, (byte)1, (byte)2, (byte)0, (byte)0, false, 100, 10, 10);
@@ -104,8 +107,9 @@ class ClientOrderIndexTest
                 cluster.add(order);
             }
         }
-        // Displacements past 6 do not fit three bits: entries 7 to 19 are far. Take out the front
-        // one by one; every entry behind shifts back, and each is still found.
+        // The cluster wraps past the table's end after three entries, and displacements past 6 do
+        // not fit three bits: entries 7 to 19 are far. Take out the front one by one; every entry
+        // behind shifts back, across the wrap, and each is still found.
         while (!cluster.isEmpty())
         {
             final int first = cluster.removeFirst();

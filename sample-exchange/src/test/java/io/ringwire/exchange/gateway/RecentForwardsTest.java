@@ -22,6 +22,14 @@ class RecentForwardsTest
     }
 
     @Test
+    void slotsNeverWrittenMatchNothing()
+    {
+        assertFalse(forwards.forget(0, 0, 0), "an empty ring");
+        forwards.record(1, 1, 1);
+        assertFalse(forwards.forget(0, 0, 0), "a ring with room left");
+    }
+
+    @Test
     void aRequestForwardedTwiceUnderOneIdIsFoundByItsOwnReceiveTime()
     {
         forwards.record(0, 5, 100);
