@@ -86,7 +86,8 @@ final class ClientOrderIndex
      */
     static int slotsFor(final int capacity)
     {
-        final long wanted = Math.max(2, Math.max(1, capacity) + (Math.max(1, capacity) + 1L) / 2);
+        final long entries = Math.max(1, capacity);
+        final long wanted = Math.max(2, entries + (entries + 1) / 2);
         return Integer.highestOneBit((int)Math.min(1 << 30, wanted * 2 - 1));
     }
 

@@ -102,12 +102,26 @@ public final class LatencyLedger
     /** @return the hops that read negative, as "name count" pairs, or an empty string where none did. */
     public String negativeHops()
     {
+        final long[] counts = new long[HOPS.length];
+        for (int i = 0; i < HOPS.length; i++)
+        {
+            counts[i] = negative.get(i);
+        }
+        return negativeHops(counts);
+    }
+
+    /**
+     * @param counts readings that read negative, by hop (an index into {@link #HOPS}).
+     * @return the hops with any, as "name count" pairs, or an empty string where none had.
+     */
+    public static String negativeHops(final long[] counts)
+    {
         final StringBuilder hops = new StringBuilder();
         for (int i = 0; i < HOPS.length; i++)
         {
-            if (negative.get(i) > 0)
+            if (counts[i] > 0)
             {
-                hops.append(hops.isEmpty() ? "" : ", ").append(HOPS[i]).append(' ').append(negative.get(i));
+                hops.append(hops.isEmpty() ? "" : ", ").append(HOPS[i]).append(' ').append(counts[i]);
             }
         }
         return hops.toString();

@@ -187,19 +187,16 @@ final class ProcessDemo
         out.println("  market data       " + m.get("published") + " published; subscriber " + c.get("mdGaps") + " gaps, " +
             c.get("mdRecoveries") + " recoveries");
         out.println("  latency (us)                       count      p50      p90      p99    p99.9      max");
-        final StringBuilder negativeHops = new StringBuilder();
+        final long[] negative = new long[LatencyLedger.HOPS.length];
         for (final Map<String, String> hop : clients.reports("hop"))
         {
             final int index = Integer.parseInt(hop.get("index"));
             out.println(String.format(Locale.ROOT, "    %-28s %9s %8s %8s %8s %8s %8s", LatencyLedger.HOPS[index],
                 hop.get("count"), us(hop.get("p50")), us(hop.get("p90")), us(hop.get("p99")), us(hop.get("p999")),
                 us(hop.get("max"))));
-            if (null != hop.get("negative") && !"0".equals(hop.get("negative")))
-            {
-                negativeHops.append(negativeHops.isEmpty() ? "" : ", ").append(LatencyLedger.HOPS[index]).append(' ')
-                    .append(hop.get("negative"));
-            }
+            negative[index] = null == hop.get("negative") ? 0 : Long.parseLong(hop.get("negative"));
         }
+        final String negativeHops = LatencyLedger.negativeHops(negative);
         if (!negativeHops.isEmpty())
         {
             out.println("    read negative, not recorded: " + negativeHops);

@@ -136,9 +136,10 @@ final class Summary
                 histogram.getTotalCount(), us(histogram, 50), us(histogram, 90), us(histogram, 99), us(histogram, 99.9),
                 histogram.getTotalCount() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", histogram.getMaxValue() / 1e3)));
         }
-        if (!ledger.negativeHops().isEmpty())
+        final String negativeHops = ledger.negativeHops();
+        if (!negativeHops.isEmpty())
         {
-            out.println("    read negative, not recorded: " + ledger.negativeHops());
+            out.println("    read negative, not recorded: " + negativeHops);
         }
         final String digest = engine.digest(); // settles the digest's thread first
         out.println("  output digest     " + digest + (engine.threads().digest() ? " (" + engine.digestedMessages() +

@@ -23,6 +23,11 @@ class LatencyLedgerTest
         assertEquals(0, ledger.negative(3) + ledger.negative(1) + ledger.negative(4), "absent times are not negative");
         assertEquals(2, recorded[LatencyLedger.ORDER_TO_ACK].getTotalCount());
         assertEquals("gateway to engine 1", ledger.negativeHops());
+        final long[] parsed = new long[LatencyLedger.HOPS.length];
+        parsed[2] = 1;
+        parsed[4] = 3;
+        assertEquals("gateway to engine 1, " + LatencyLedger.HOPS[4] + " 3", LatencyLedger.negativeHops(parsed),
+            "the multi-process summary's counts, parsed from its clients' reports, read the same");
 
         ledger.reset();
         assertEquals(0, ledger.negative(2), "a warm-up's readings are forgotten with its histograms");
