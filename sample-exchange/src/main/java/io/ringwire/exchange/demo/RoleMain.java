@@ -281,7 +281,9 @@ public final class RoleMain
             " fixRepliesRefused=" + door.repliesRefused() + " fixSenderFailures=" + door.senderFailures() +
             " fixRecordsWithoutSession=" + door.recordsWithoutSession() + " fixStaleMessagesDropped=" +
             door.staleMessagesDropped() + " fixConnectionsClosedAtCut=" + door.connectionsClosedAtCut() +
-            " fixLogoutsDeferred=" + door.logoutsDeferred() + " fixReadsWoken=" + door.readsWoken()));
+            " fixLogoutsDeferred=" + door.logoutsDeferred() + " fixReadsWoken=" + door.readsWoken() +
+            " fixClosedOverBodyLength=" + door.connectionsClosedOverBodyLength() + " fixClosedSequenceAhead=" +
+            door.connectionsClosedSequenceAhead()));
         return 0;
     }
 

@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>closes a member's connection at once when it is cut off: by QuickFIX/J at its write bound
  *       ({@link #closeCut}, at the session's logout), or by the gateway ({@link #close}).</li>
  * </ul>
- * It also wakes a connection's I/O thread when QuickFIX/J resumes reading it ({@link #wakeIfResumed}).
+ * It also closes a member's connection on a message numbered more than {@link #MAX_SEQUENCE_AHEAD}
+ * past what its session expects (counted), and wakes a connection's I/O thread when QuickFIX/J
+ * resumes reading it ({@link #wakeIfResumed}).
  * A connection that ends in order (a Logout either way) still closes once its last messages are
  * written.
  *
@@ -38,6 +40,19 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class ConnectionGuard extends IoFilterAdapter
 {
+    /**
+     * How far past the MsgSeqNum its session expects a member's message may be numbered. QuickFIX/J
+     * keeps every message numbered past a gap, by number, until the gap is filled, with no bound of
+     * its own: a member that opened a gap and never filled it would grow that store for as long as
+     * it sent. Bounded by number, it holds this many messages at most (of {@link
+     * BodyLengthBound#MAX_BODY_LENGTH} bytes at most). A member in order is ahead of its session by
+     * what the message processor has still to take (about {@link FixDoor#QUEUE_UPPER}) and one read
+     * of its connection, far less.
+     */
+    static final int MAX_SEQUENCE_AHEAD = 4096;
+    /** SOH, then MsgSeqNum's tag. */
+    private static final String SEQUENCE_FIELD = (char)1 + "34=";
+
     private final int maxQueuedWrites;
     private final Set<IoSession> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong messagesDropped = new AtomicLong();
@@ -45,6 +60,7 @@ final class ConnectionGuard extends IoFilterAdapter
     /** Each session's connection, as of its last message the filter passed on. */
     private final Map<SessionID, IoSession> current = new ConcurrentHashMap<>();
     private final AtomicLong readsWoken = new AtomicLong();
+    private final AtomicLong closedSequenceAhead = new AtomicLong();
     /** A connection's attribute: it was read-suspended at its session's last message that QuickFIX/J handled. */
     private static final Object READS_HELD = ConnectionGuard.class.getName() + ".readsHeld";
 
@@ -64,6 +80,12 @@ final class ConnectionGuard extends IoFilterAdapter
     long connectionsClosed()
     {
         return connectionsClosed.get();
+    }
+
+    /** @return connections closed on a message numbered more than {@link #MAX_SEQUENCE_AHEAD} past its session's expectation. */
+    long closedSequenceAhead()
+    {
+        return closedSequenceAhead.get();
     }
 
     /** @return connections QuickFIX/J resumed reading whose I/O thread was woken for it. */
@@ -224,11 +246,50 @@ final class ConnectionGuard extends IoFilterAdapter
             }
             return;
         }
+        if (null != session && message instanceof String text &&
+            sequenceNumber(text) - session.getExpectedTargetNum() > MAX_SEQUENCE_AHEAD)
+        {
+            if (!connection.isClosing())
+            {
+                closedSequenceAhead.incrementAndGet();
+                connection.closeNow();
+            }
+            return;
+        }
         if (null != session && current.get(session.getSessionID()) != connection)
         {
             current.put(session.getSessionID(), connection);
         }
         nextFilter.messageReceived(connection, message);
+    }
+
+    /**
+     * @return the message's MsgSeqNum (34), or 0 where it has none QuickFIX/J could read (it
+     *         answers that itself); a number of more than nine digits reads as {@link Long#MAX_VALUE}.
+     */
+    static long sequenceNumber(final String message)
+    {
+        final int field = message.indexOf(SEQUENCE_FIELD);
+        if (field < 0)
+        {
+            return 0;
+        }
+        long value = 0;
+        int digits = 0;
+        for (int i = field + SEQUENCE_FIELD.length(); i < message.length(); i++)
+        {
+            final char c = message.charAt(i);
+            if (c < '0' || c > '9')
+            {
+                break;
+            }
+            if (++digits > 9)
+            {
+                return Long.MAX_VALUE;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value;
     }
 
     /**

@@ -18,6 +18,7 @@ import quickfix.Session;
 import quickfix.SessionID;
 import quickfix.SessionSettings;
 import quickfix.SocketAcceptor;
+import quickfix.mina.message.FIXProtocolCodecFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -138,6 +139,7 @@ public final class FixDoor implements AutoCloseable
     private final int[] logonsAndLogoutsRead;
     private final SocketAcceptor acceptor;
     private final ConnectionGuard guard = new ConnectionGuard(MAX_QUEUED_WRITES);
+    private final BodyLengthBound bodyLengthBound = new BodyLengthBound();
 
     /**
      * Binds the acceptor (it accepts once {@link #start} is called).
@@ -244,6 +246,8 @@ public final class FixDoor implements AutoCloseable
             final LogonGate gate = new LogonGate(compId, application::passwordOf, application::onLogonRefused);
             acceptor.setIoFilterChainBuilder(chain ->
             {
+                // QuickFIX/J's own filters (its decoder among them) are in the chain already.
+                chain.addBefore(FIXProtocolCodecFactory.FILTER_NAME, "ringwire-body-length-bound", bodyLengthBound);
                 chain.addLast("ringwire-connection-guard", guard);
                 chain.addLast("ringwire-logon-gate", gate);
             });
@@ -334,6 +338,24 @@ public final class FixDoor implements AutoCloseable
     public long readsWoken()
     {
         return guard.readsWoken();
+    }
+
+    /**
+     * @return connections closed because a message on them announced a body over
+     *         {@link BodyLengthBound#MAX_BODY_LENGTH} bytes, before the FIX decoder buffered it.
+     */
+    public long connectionsClosedOverBodyLength()
+    {
+        return bodyLengthBound.connectionsClosed();
+    }
+
+    /**
+     * @return members' connections closed because a message's MsgSeqNum ran more than
+     *         {@link ConnectionGuard#MAX_SEQUENCE_AHEAD} past what their session expects.
+     */
+    public long connectionsClosedSequenceAhead()
+    {
+        return guard.closedSequenceAhead();
     }
 
     /** @return members' connections closed at once, without waiting for their writes, because the member was cut off. */

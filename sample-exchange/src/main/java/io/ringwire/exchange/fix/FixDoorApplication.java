@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -95,6 +96,17 @@ final class FixDoorApplication implements Application
     private final AtomicLong requests = new AtomicLong();
     /** False from the start of the door's close: a QuickFIX/J thread waiting for room in the inbound ring lets go. */
     private volatile boolean accepting = true;
+    /**
+     * Per session index, when ({@link System#nanoTime}) the door last told the gateway that a member
+     * it answered itself is alive; 0 before the first time.
+     */
+    private final AtomicLongArray lifeSignedNs;
+    /**
+     * How often at most a member's messages the door answers itself (a refusal, an unsupported type,
+     * the session layer's own) count as a sign of life for the gateway: well within the shortest
+     * silence the gateway takes for a lost member (its missed heartbeats at a one-second interval).
+     */
+    static final long LIFE_SIGN_INTERVAL_NS = 500_000_000L;
 
     /**
      * @param membersByCompId  the door's members by SenderCompID (not changed after this).
@@ -119,6 +131,7 @@ final class FixDoorApplication implements Application
         this.execIds = execIds;
         this.logonsAndLogouts = logonsAndLogouts;
         lostOwed = new AtomicIntegerArray(logonsAndLogouts.length());
+        lifeSignedNs = new AtomicLongArray(logonsAndLogouts.length());
         this.clientToDoor = clientToDoor;
         this.mapRequest = mapRequest;
     }
@@ -385,18 +398,45 @@ final class FixDoorApplication implements Application
         }
         else if (null != member && (MsgType.HEARTBEAT.equals(type) || MsgType.TEST_REQUEST.equals(type)))
         {
-            lockFor(member.sessionIndex());
-            try
-            {
-                heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(member.session().sessionId())
-                    .sendingTime(ExchangeClock.nowNs());
-                offer(REQUEST, member.sessionIndex(), scratch,
-                    MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
-            }
-            finally
-            {
-                inboundLock.unlock();
-            }
+            forwardHeartbeat(member);
+        }
+        else if (null != member && !MsgType.LOGOUT.equals(type))
+        {
+            // A ResendRequest, SequenceReset or Reject: QuickFIX/J answers it, the gateway sees nothing.
+            signLife(member);
+        }
+    }
+
+    /**
+     * Tells the gateway the member is alive, at most every {@link #LIFE_SIGN_INTERVAL_NS}: for a
+     * message the door answers itself, which the gateway never sees. A member that sends such
+     * messages more often than its heartbeat interval sends no Heartbeat (FIX asks for one only
+     * after a silent interval), and the gateway, hearing nothing, would take it for lost.
+     */
+    private void signLife(final FixDoor.Member member)
+    {
+        final long nowNs = System.nanoTime();
+        final long lastNs = lifeSignedNs.get(member.sessionIndex());
+        if (lastNs == 0 || nowNs - lastNs >= LIFE_SIGN_INTERVAL_NS)
+        {
+            lifeSignedNs.set(member.sessionIndex(), nowNs);
+            forwardHeartbeat(member);
+        }
+    }
+
+    /** Hands the gateway a Heartbeat of the member's session: a sign of life, which it does not answer. */
+    private void forwardHeartbeat(final FixDoor.Member member)
+    {
+        lockFor(member.sessionIndex());
+        try
+        {
+            heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(member.session().sessionId())
+                .sendingTime(ExchangeClock.nowNs());
+            offer(REQUEST, member.sessionIndex(), scratch, MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
+        }
+        finally
+        {
+            inboundLock.unlock();
         }
     }
 
@@ -428,6 +468,7 @@ final class FixDoorApplication implements Application
             MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type) || MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type);
         if (!supported)
         {
+            signLife(member);
             throw new UnsupportedMessageType(); // QuickFIX/J answers a BusinessMessageReject (j)
         }
         final FixOrders sessionOrders = orders[member.sessionIndex()];
@@ -472,6 +513,7 @@ final class FixDoorApplication implements Application
         // ending the session holds while it logs the member out.
         refusals.incrementAndGet();
         Session.lookupSession(sessionId).send(refusal);
+        signLife(member);
     }
 
     private Message refusal(final String type, final Message message, final FixOrders sessionOrders)

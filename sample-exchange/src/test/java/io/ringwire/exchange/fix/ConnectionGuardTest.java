@@ -92,6 +92,15 @@ class ConnectionGuardTest
     }
 
     @Test
+    void aMessagesSequenceNumberIsReadFromItsTextAndOneOfTenDigitsReadsAsTheLargest()
+    {
+        assertEquals(12, ConnectionGuard.sequenceNumber("8=FIX.4.4\u00019=5\u000135=0\u000134=12\u000149=M\u0001"));
+        assertEquals(0, ConnectionGuard.sequenceNumber("8=FIX.4.4\u00019=5\u000135=0\u0001134=12\u0001"), "no MsgSeqNum");
+        assertEquals(999_999_999, ConnectionGuard.sequenceNumber("\u000134=999999999\u0001"));
+        assertEquals(Long.MAX_VALUE, ConnectionGuard.sequenceNumber("\u000134=1000000000\u0001"));
+    }
+
+    @Test
     void aCutClosesTheConnectionTheSessionLetGoAndLeavesItsNewConnectionAlone() throws Exception
     {
         // A bound of 0 queued writes: every connection the session let go is past it.

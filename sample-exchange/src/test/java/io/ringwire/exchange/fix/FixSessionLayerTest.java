@@ -620,8 +620,14 @@ class FixSessionLayerTest
 
     private RawFixConnection logOnRaw(final String member, final String password) throws Exception
     {
+        return logOnRaw(member, password, 30);
+    }
+
+    private RawFixConnection logOnRaw(final String member, final String password, final int heartbeatSeconds)
+        throws Exception
+    {
         final RawFixConnection connection = new RawFixConnection(exchange.port, member, FixDoorTest.DOOR_COMP_ID);
-        connection.send("A", "98=0|108=30|141=Y|554=" + password + "|");
+        connection.send("A", "98=0|108=" + heartbeatSeconds + "|141=Y|554=" + password + "|");
         final Map<Integer, String> logon = connection.receive(WAIT);
         assertNotNull(logon);
         assertEquals("A", logon.get(35), "logged on: " + logon);
@@ -670,6 +676,63 @@ class FixSessionLayerTest
             assertEquals("3", unknown.get(35), "a session Reject: " + unknown);
             assertEquals("11", unknown.get(373), "SessionRejectReason: invalid MsgType");
             assertAlive(connection, "after-unknown-type");
+        }
+    }
+
+    @Test
+    void aMessageAnnouncingABodyOverTheBoundClosesItsConnectionBeforeLogonAndOtherMembersGoOn() throws Exception
+    {
+        try (RawFixConnection member = logOnRaw();
+            RawFixConnection stranger = new RawFixConnection(exchange.port, "NOBODY", FixDoorTest.DOOR_COMP_ID))
+        {
+            stranger.sendRaw("8=FIX.4.4\u00019=2000000000\u000135=A\u0001");
+            final boolean closed = stranger.awaitClosedByPeer(WAIT) || stranger.sendsFailWithin(WAIT);
+            assertTrue(closed, "the door closed the connection");
+            assertEquals(1, exchange.door.connectionsClosedOverBodyLength());
+            assertAlive(member, "after-a-stranger's-length");
+        }
+    }
+
+    @Test
+    void aMessageNumberedFarPastItsSessionClosesTheConnectionAndAGapWithinTheBoundIsAskedFor() throws Exception
+    {
+        try (RawFixConnection member = logOnRaw())
+        {
+            member.sequence(3 + 10);
+            member.send("0", "");
+            final Map<Integer, String> resendRequest = member.receiveSkippingHeartbeats(WAIT);
+            assertNotNull(resendRequest);
+            assertEquals("2", resendRequest.get(35), "a gap within the bound is asked for: " + resendRequest);
+
+            member.sequence(2 + ConnectionGuard.MAX_SEQUENCE_AHEAD + 1);
+            member.send("0", "");
+            final boolean closed = member.awaitClosedByPeer(WAIT) || member.sendsFailWithin(WAIT);
+            assertTrue(closed, "past the bound: the connection closed");
+            assertEquals(1, exchange.door.connectionsClosedSequenceAhead());
+        }
+    }
+
+    @Test
+    void aMemberWhoseMessagesTheDoorAnswersItselfIsKeptAliveWithoutAHeartbeat() throws Exception
+    {
+        try (RawFixConnection member = logOnRaw(FixExchange.MEMBER_B, FixExchange.PASSWORD_B, 1))
+        {
+            // An OrderStatusRequest, which the door answers itself, more often than the heartbeat
+            // interval, so no Heartbeat is due: past the gateway's three silent seconds twice over.
+            final long endNs = System.nanoTime() + Duration.ofSeconds(6).toNanos();
+            int rejects = 0;
+            while (System.nanoTime() < endNs)
+            {
+                member.send("H", "11=S" + rejects + "|55=1|54=1|");
+                final Map<Integer, String> answer = member.receiveSkippingHeartbeats(WAIT);
+                assertNotNull(answer, "an answer to each");
+                assertEquals("j", answer.get(35), "a BusinessMessageReject, not a Logout: " + answer);
+                rejects++;
+                Thread.sleep(300);
+            }
+            assertTrue(rejects > 10, "sent " + rejects);
+            assertAlive(member, "after-door-answered-messages");
+            assertTrue(exchange.loggedOn(1), "the gateway still holds the session");
         }
     }
 }
