@@ -27,7 +27,16 @@ public final class BufferClaim
         frame.wrap(ring, frameOffset, frameLength);
     }
 
-    /** @return the claimed frame to encode into. */
+    /**
+     * Points the claim's buffer at nothing: its publication closed and gave the frame up, and the
+     * memory behind it may be unmapped. A write into it then meets the view's bounds.
+     */
+    void detach()
+    {
+        frame.wrap(0L, 0);
+    }
+
+    /** @return the claimed frame to encode into; valid until the claim is committed or aborted, or the publication closes. */
     public MutableDirectBuffer buffer()
     {
         return frame;
@@ -48,7 +57,8 @@ public final class BufferClaim
     /**
      * Sends the frame.
      *
-     * @return the new stream position, or NOT_CONNECTED if every subscriber went away meanwhile.
+     * @return the new stream position, NOT_CONNECTED if every subscriber went away meanwhile, or
+     *         CLOSED if the publication closed first (the close gave the claim up: nothing is sent).
      */
     public long commit()
     {
@@ -58,7 +68,7 @@ public final class BufferClaim
     /**
      * Gives the claimed space up: it travels as padding, which subscribers skip.
      *
-     * @return the new stream position.
+     * @return the new stream position, or CLOSED if the publication closed first (and gave it up).
      */
     public long abort()
     {

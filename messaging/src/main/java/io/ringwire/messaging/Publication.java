@@ -116,6 +116,8 @@ public final class Publication implements AutoCloseable
     private boolean closed;
     /** A {@link #tryClaim} is neither committed nor aborted yet: the duty cycle waits for it. */
     private boolean claimOpen;
+    /** The claim {@link #tryClaim} handed out, while {@link #claimOpen}: a close gives it up. */
+    private BufferClaim openClaim;
     // Counted in plain fields on the hot path and copied into the counters file by the duty cycle.
     private long messagesSent;
     private long bytesSent;
@@ -463,13 +465,19 @@ public final class Publication implements AutoCloseable
         claimedTrailerLength = trailerLength;
         claim.wrap(this, appender.buffer(), frameOffset, frameLength - trailerLength);
         claimOpen = true;
+        openClaim = claim;
         return position + appender.alignedLength(frameLength);
     }
 
     /** Called by {@link BufferClaim#commit()}: the claimed frame, header and payload, starts at the position. */
     long commitClaim(final int claimedLength)
     {
+        if (closed)
+        {
+            return CLOSED; // the close gave the claim up
+        }
         claimOpen = false;
+        openClaim = null;
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.commit(position, sessionStreamWord());
         return dutyAfterOffer(publishFrame(appender.offset(position), frameLength,
@@ -479,7 +487,12 @@ public final class Publication implements AutoCloseable
     /** Called by {@link BufferClaim#abort()}: the claimed frame, at the position, becomes padding. */
     long abortClaim(final int claimedLength)
     {
+        if (closed)
+        {
+            return CLOSED;
+        }
         claimOpen = false;
+        openClaim = null;
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.abort(position, frameLength, sessionStreamWord());
         appender.commit(position, sessionStreamWord());
@@ -757,6 +770,14 @@ public final class Publication implements AutoCloseable
         if (closed)
         {
             return;
+        }
+        if (claimOpen)
+        {
+            // Given up as padding, so subscribers read past it; the claim's commit then returns
+            // CLOSED, and its buffer no longer points into a ring that is about to be unmapped.
+            final BufferClaim claim = openClaim;
+            abortClaim(claim.buffer().capacity());
+            claim.detach();
         }
         closed = true;
         CloseHelper.quietCloseAll(destinations, counters, device);

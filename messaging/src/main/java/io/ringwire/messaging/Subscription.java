@@ -360,7 +360,8 @@ public final class Subscription implements AutoCloseable
     private int pollLog(final Image image, final FragmentHandler fragmentHandler, final int fragmentLimit)
     {
         final int read = image.pollLog(fragmentHandler, fragmentLimit, counters, tallies, nowNs);
-        if (read == 0 && image.draining)
+        // A limit of 0 reads nothing, which says nothing of whether a draining image has frames left.
+        if (read == 0 && fragmentLimit > 0 && image.draining)
         {
             if (!image.isJoined())
             {

@@ -294,6 +294,76 @@ class PublicationLifecycleTest
         }
     }
 
+    /**
+     * A claim still open when its publication closes is given up as padding: the messages before it
+     * arrive and nothing after, its commit returns CLOSED, and its buffer no longer reaches the ring.
+     */
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aClaimOpenWhenItsPublicationClosesIsGivenUpAndItsCommitReturnsClosed(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM))
+        {
+            final Publication publication = Publication.open(context,
+                channel(provider, subscription.endpoint().getPort()), STREAM);
+            connect(subscription, publication);
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
+            message.putInt(0, 1);
+            await(() -> publication.offer(message, 0, 32) > 0, Duration.ofSeconds(10), "an offer", publication::doWork);
+            final BufferClaim claim = new BufferClaim();
+            await(() -> publication.tryClaim(32, claim) > 0, Duration.ofSeconds(10), "a claim", publication::doWork);
+            claim.buffer().putInt(claim.offset(), 2);
+
+            publication.close();
+            assertEquals(Publication.CLOSED, claim.commit());
+            assertThrows(IndexOutOfBoundsException.class, () -> claim.buffer().putInt(claim.offset(), 3),
+                "the claim's buffer points at nothing");
+
+            final List<Integer> received = new ArrayList<>();
+            await(() -> subscription.imageCount() == 0, Duration.ofSeconds(10), "the image to drain and end",
+                () -> subscription.poll((buffer, offset, length, header) -> received.add(buffer.getInt(offset)), 10));
+            assertEquals(List.of(1), received, "the message before the claim, and not the claimed one");
+        }
+    }
+
+    /** A poll that may hand over no fragment leaves a draining image's frames for the next one. */
+    @Test
+    void aPollOfNoFragmentsLeavesADrainingMemoryLogImageItsFrames()
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel("shm", 0) + "|ring=16384", STREAM))
+        {
+            final int messages = 20;
+            try (Publication publication = Publication.open(context,
+                channel("shm", subscription.endpoint().getPort()) + "|ring=16384", STREAM))
+            {
+                connect(subscription, publication);
+                final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
+                for (int i = 0; i < messages; i++)
+                {
+                    message.putInt(0, i);
+                    final int sequence = i;
+                    await(() -> publication.offer(message, 0, 32) > 0, Duration.ofSeconds(10), "offer " + sequence,
+                        publication::doWork);
+                }
+            }
+            // The publication is gone: housekeeping marks the image draining; polls of no fragments meanwhile.
+            final long endNs = System.nanoTime() + Duration.ofMillis(500).toNanos();
+            while (System.nanoTime() < endNs)
+            {
+                subscription.doWork();
+                subscription.poll((buffer, offset, length, header) ->
+                    { throw new AssertionError("a fragment from a poll of none"); }, 0);
+            }
+            assertEquals(1, subscription.imageCount(), "still there, its frames unread");
+            final List<Integer> received = new ArrayList<>();
+            await(() -> subscription.imageCount() == 0, Duration.ofSeconds(10), "the image to drain and end",
+                () -> subscription.poll((buffer, offset, length, header) -> received.add(buffer.getInt(offset)), 10));
+            assertEquals(IntStream.range(0, messages).boxed().toList(), received, "every message, once, in order");
+        }
+    }
+
     /** @return "image S" and "gone S" for every image that starts and ends, in order. */
     private static List<String> recordImages(final Subscription subscription)
     {
