@@ -223,6 +223,7 @@ public final class RoleMain
             " books=" + PublicBookDigest.of(engine.engine().engine().books()) +
             " resting=" + resting.values().stream().mapToLong(Long::longValue).sum() +
             " dropped=" + engine.dropped() + " refused=" + engine.refused() +
+            " journalFailures=" + engine.journalFailures() +
             " snapshotFailures=" + engine.snapshotFailures() + " tornTails=" + engine.tornTailsDiscarded() +
             " feedSnapshots=" + engine.feedSnapshotsSent() +
             " helperFailure=" + (null == engine.backgroundFailure() ? "none" :

@@ -435,6 +435,16 @@ public final class JournaledEngine implements AutoCloseable
         return 1;
     }
 
+    /**
+     * @return the {@link Journal#failures()} of the journal this engine appends to itself; 0 where
+     *         a journaller appends (read late from other threads).
+     */
+    public long journalFailures()
+    {
+        final Journal appending = journal;
+        return null == appending ? 0 : appending.failures();
+    }
+
     /** @return snapshots that could not be written (read late from other threads). */
     public long snapshotFailures()
     {

@@ -441,6 +441,27 @@ public final class Journal implements AutoCloseable
     }
 
     /**
+     * @return refusals met preparing ahead of the appends (pages not allocated or touched, the next
+     *         segment not made or not renamed), each logged: no record is refused for one, but the
+     *         appends then allocate their own pages or make their own segment, slower and exposed
+     *         to a full file system.
+     */
+    public long preparerFailures()
+    {
+        return preparer.failures();
+    }
+
+    /**
+     * @return {@link #failedRolls}, {@link #failedWrites} and {@link #preparerFailures} together:
+     *         what the file system refused the journal, for a role's report (read late from other
+     *         threads).
+     */
+    public long failures()
+    {
+        return failedRolls + failedWrites + preparer.failures();
+    }
+
+    /**
      * @return why the last failed roll failed, or null.
      */
     public Exception lastRollFailure()

@@ -46,6 +46,8 @@ final class SegmentPreparer
     private int nextTouchedUpTo;
     /** Set when making the next segment or preparing a page failed; cleared by the next roll. */
     private boolean stopped;
+    /** Refusals met ahead of the appends: pages not allocated or not touched, segments not made or not renamed. */
+    private long failures;
 
     SegmentPreparer(final Path directory, final int segmentLength)
     {
@@ -57,6 +59,12 @@ final class SegmentPreparer
     ByteBuffer zeros()
     {
         return zeros;
+    }
+
+    /** @return refusals met preparing (each logged): the appends then allocate their pages or segment themselves. */
+    long failures()
+    {
+        return failures;
     }
 
     /** @return whether preparing stopped after a refusal, until the next roll. */
@@ -88,6 +96,7 @@ final class SegmentPreparer
         catch (final IOException ex)
         {
             stopped = true;
+            failures++;
             LOGGER.log(System.Logger.Level.WARNING, "cannot allocate journal pages ahead in " + directory +
                 " (a full file system?); preparing again after the next roll", ex);
             return false;
@@ -102,6 +111,7 @@ final class SegmentPreparer
         catch (final InternalError ex)
         {
             stopped = true;
+            failures++;
             LOGGER.log(System.Logger.Level.WARNING, "cannot touch journal pages ahead in " + directory +
                 " (a page faulted after it was allocated: was the file cut short?); preparing again after " +
                 "the next roll", ex);
@@ -173,6 +183,7 @@ final class SegmentPreparer
         }
         catch (final IOException | RuntimeException ex)
         {
+            failures++;
             LOGGER.log(System.Logger.Level.WARNING, "cannot rename the prepared segment in " + directory +
                 "; making the next segment at the roll", ex);
             taken.close();
@@ -222,6 +233,7 @@ final class SegmentPreparer
         catch (final IOException | RuntimeException ex)
         {
             stopped = true;
+            failures++;
             LOGGER.log(System.Logger.Level.WARNING, "cannot make the next journal segment in " + directory +
                 " ahead of the roll", ex);
             return null;

@@ -531,6 +531,17 @@ public final class EngineNode implements Agent, AutoCloseable
         return refused + (null == journaller ? 0 : journaller.oversized());
     }
 
+    /**
+     * @return the journal's failures: segments not made at a roll, writes the file system refused,
+     *         refusals met preparing pages and segments ahead (read late from other threads; each
+     *         also logged with its cause).
+     */
+    public long journalFailures()
+    {
+        final Journaller journaller = helpers.journaller();
+        return null == journaller ? engine.journalFailures() : journaller.journalFailures();
+    }
+
     /** @return requests the journal refused whose clients were sent a reject (read late from other threads). */
     public long refusalsReported()
     {

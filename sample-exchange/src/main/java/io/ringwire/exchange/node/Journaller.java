@@ -103,6 +103,12 @@ final class Journaller implements Agent, AutoCloseable
         taking = false;
     }
 
+    /** @return the journal's {@link Journal#failures()} (read late from other threads). */
+    long journalFailures()
+    {
+        return journal.failures();
+    }
+
     /** @return requests longer than the engine takes, dropped here (read late from other threads). */
     long oversized()
     {

@@ -409,6 +409,7 @@ class JournalTest
             Files.delete(directory.resolve(Journal.PREPARED_SEGMENT)); // the rename at the roll now fails
             appendRecords(journal, 50, 600);
             assertEquals(0, journal.failedRolls(), "the roll made its segment itself");
+            assertEquals(1, journal.preparerFailures(), "the rename that failed, counted");
         }
         final VerifyingHandler handler = new VerifyingHandler(records, 0);
         assertTrue(new JournalReader(directory).readAll(handler).clean());

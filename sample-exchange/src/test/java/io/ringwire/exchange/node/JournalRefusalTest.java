@@ -48,6 +48,7 @@ class JournalRefusalTest extends InProcessRolesBase
         roles.drain();
 
         assertTrue(engine.refused() > 0, "the journal refused appends");
+        assertTrue(engine.journalFailures() > 0, "its segments that could not be made, counted");
         assertTrue(engine.refusalsReported() > 0, "the engine sent the rejects");
         final var gatewayCounters = roles.gateway.gateway().counters();
         assertEquals(counters.get(SimulatedClients.NEW_ORDERS), counters.get(SimulatedClients.ACKS),
