@@ -284,7 +284,7 @@ public final class RoleMain
             door.staleMessagesDropped() + " fixConnectionsClosedAtCut=" + door.connectionsClosedAtCut() +
             " fixLogoutsDeferred=" + door.logoutsDeferred() + " fixReadsWoken=" + door.readsWoken() +
             " fixClosedOverBodyLength=" + door.connectionsClosedOverBodyLength() + " fixClosedSequenceAhead=" +
-            door.connectionsClosedSequenceAhead()));
+            door.connectionsClosedSequenceAhead() + " fixPossResendsIgnored=" + door.possResendsIgnored()));
         return 0;
     }
 

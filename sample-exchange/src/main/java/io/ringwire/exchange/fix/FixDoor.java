@@ -286,6 +286,12 @@ public final class FixDoor implements AutoCloseable
         return transportSession >= FIRST_TRANSPORT && transportSession < FIRST_TRANSPORT + MAX_SESSIONS;
     }
 
+    /** @return requests marked PossResend (97) under a ClOrdID their session had used: ignored as seen. */
+    public long possResendsIgnored()
+    {
+        return application.possResendsIgnored();
+    }
+
     /** @return Logons refused for an unknown SenderCompID or a wrong password. */
     public long logonsRefused()
     {

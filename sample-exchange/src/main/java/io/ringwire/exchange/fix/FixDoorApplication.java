@@ -19,9 +19,11 @@ import quickfix.RejectLogon;
 import quickfix.Session;
 import quickfix.SessionID;
 import quickfix.UnsupportedMessageType;
+import quickfix.field.ClOrdID;
 import quickfix.field.HeartBtInt;
 import quickfix.field.MsgType;
 import quickfix.field.Password;
+import quickfix.field.PossResend;
 import quickfix.field.SendingTime;
 
 import java.nio.ByteBuffer;
@@ -94,6 +96,7 @@ final class FixDoorApplication implements Application
     private final AtomicLong logonsRefused = new AtomicLong();
     private final AtomicLong refusals = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong possResendsIgnored = new AtomicLong();
     /** False from the start of the door's close: a QuickFIX/J thread waiting for room in the inbound ring lets go. */
     private volatile boolean accepting = true;
     /**
@@ -146,6 +149,12 @@ final class FixDoorApplication implements Application
     void stopAccepting()
     {
         accepting = false;
+    }
+
+    /** @return requests marked PossResend whose ClOrdID the session had used: taken as seen, and ignored. */
+    long possResendsIgnored()
+    {
+        return possResendsIgnored.get();
     }
 
     /** @return Logons refused for an unknown SenderCompID or a wrong password. */
@@ -472,6 +481,16 @@ final class FixDoorApplication implements Application
             throw new UnsupportedMessageType(); // QuickFIX/J answers a BusinessMessageReject (j)
         }
         final FixOrders sessionOrders = orders[member.sessionIndex()];
+        if (message.getHeader().isSetField(PossResend.FIELD) && message.getHeader().getBoolean(PossResend.FIELD) &&
+            message.isSetField(ClOrdID.FIELD) && sessionOrders.existingId(message.getString(ClOrdID.FIELD)) != 0)
+        {
+            // A request the member sent again in case it was lost (FIX's PossResend), under a ClOrdID
+            // this session used: it was taken the first time. Answered as a duplicate, its reject would
+            // carry the live order's ClOrdID, which the member's system could apply to that order.
+            possResendsIgnored.incrementAndGet();
+            signLife(member);
+            return;
+        }
         final long account = member.session().account();
         Message refusal;
         lockFor(member.sessionIndex());

@@ -735,4 +735,29 @@ class FixSessionLayerTest
             assertTrue(exchange.loggedOn(1), "the gateway still holds the session");
         }
     }
+
+    @Test
+    void aPossResendOfARequestTakenBeforeIsIgnoredAndOneUnderANewClOrdIdIsTaken() throws Exception
+    {
+        try (RawFixConnection member = logOnRaw())
+        {
+            final String order = "55=1|54=1|60=20261128-12:00:00|40=2|44=1000|38=1|";
+            member.send("D", "11=P1|" + order);
+            final Map<Integer, String> ack = member.receiveSkippingHeartbeats(WAIT);
+            assertNotNull(ack);
+            assertEquals("0", ack.get(39), "the order taken: " + ack);
+
+            member.send("D", "97=Y|11=P1|" + order);
+            assertAlive(member, "after-a-possible-resend");
+            assertEquals(1, exchange.door.possResendsIgnored());
+            assertEquals(1, exchange.liveOrders(), "taken once");
+
+            member.send("D", "97=Y|11=P2|" + order);
+            final Map<Integer, String> second = member.receiveSkippingHeartbeats(WAIT);
+            assertNotNull(second);
+            assertEquals("P2", second.get(11));
+            assertEquals("0", second.get(39), "a possible resend of a request never taken is taken: " + second);
+            assertEquals(1, exchange.door.possResendsIgnored());
+        }
+    }
 }
