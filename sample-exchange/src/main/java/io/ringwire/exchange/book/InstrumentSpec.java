@@ -32,7 +32,8 @@ public record InstrumentSpec(int id, long tickSize, long lotSize, long minPrice,
             throw new IllegalArgumentException("instrument " + id + ": the band [" + minPrice + ", " + maxPrice +
                 "] must be ordered and on the tick size " + tickSize);
         }
-        if ((maxPrice - minPrice) / tickSize >= Integer.MAX_VALUE / 4)
+        // A difference that wraps (a band wider than a long) is negative.
+        if (maxPrice - minPrice < 0 || (maxPrice - minPrice) / tickSize >= Integer.MAX_VALUE / 4)
         {
             throw new IllegalArgumentException("instrument " + id + ": the band has too many ticks");
         }

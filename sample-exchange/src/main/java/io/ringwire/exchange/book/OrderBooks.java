@@ -351,9 +351,10 @@ public final class OrderBooks
         final boolean market = orders.ordType(order) == MARKET;
         final long limit = orders.price(order);
         final long account = orders.account(order);
-        final long needed = orders.leaves(order);
         final boolean ownOrdersGo = orders.selfTradePrevention(order) == STP_CANCEL_RESTING;
-        long available = 0;
+        // What the better levels leave to fill; the sums below stop at it, so no quantity the
+        // engine takes (any positive long) can make them wrap.
+        long needed = orders.leaves(order);
         for (int slot = levels.best(instrument, opposite); slot != NONE; slot = levels.nextAway(instrument, opposite, slot))
         {
             int resting = levels.head(slot);
@@ -370,22 +371,28 @@ public final class OrderBooks
                 {
                     if (!ownOrdersGo)
                     {
-                        return available + shownAhead >= needed;
+                        return shownAhead >= needed;
                     }
                 }
                 else
                 {
-                    shownAhead += orders.shown(resting);
-                    open += orders.leaves(resting);
+                    shownAhead = upTo(needed, shownAhead, orders.shown(resting));
+                    open = upTo(needed, open, orders.leaves(resting));
                 }
             }
-            available += open;
-            if (available >= needed)
+            if (open >= needed)
             {
                 return true;
             }
+            needed -= open;
         }
         return false;
+    }
+
+    /** @return {@code sum + more}, or {@code cap} where that reaches it ({@code 0 <= sum <= cap}, {@code more >= 0}). */
+    private static long upTo(final long cap, final long sum, final long more)
+    {
+        return more >= cap - sum ? cap : sum + more;
     }
 
     // ---------------------------------------------------------------- matching

@@ -6,6 +6,7 @@ import java.util.List;
 
 import static io.ringwire.exchange.book.OrderTerms.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The book's rules, one behaviour a test, over plain arguments (no SBE, no engine): each test
@@ -74,6 +75,26 @@ class OrderBooksTest
         order(C, BUY, LIMIT, FOK, 102, 10, 0, false, STP_CANCEL_RESTING);
         assertEquals(List.of("accepted 4", "traded 4x1 5@100 m1", "traded 4x2 5@102 m2"), events.take(),
             "within 102 it fills entirely");
+    }
+
+    @Test
+    void aFokFillableByOrdersWhoseQuantitiesSumPastALongFills()
+    {
+        final long large = 5_000_000_000_000_000_000L;
+        limit(A, SELL, 100, large);
+        limit(B, SELL, 100, large);
+        limit(D, SELL, 101, large);
+        events.take();
+
+        order(C, BUY, LIMIT, FOK, 101, 6_000_000_000_000_000_000L, 0, false, STP_CANCEL_RESTING);
+        assertEquals(List.of("accepted 4", "traded 4x1 " + large + "@100 m1", "traded 4x2 1000000000000000000@100 m2"),
+            events.take(), "two orders of 5e18 hold 6e18, though their sum, 1e19, is past a long");
+    }
+
+    @Test
+    void aBandWiderThanALongIsRefused()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new InstrumentSpec(1, 1, 1, Long.MIN_VALUE, Long.MAX_VALUE));
     }
 
     @Test
