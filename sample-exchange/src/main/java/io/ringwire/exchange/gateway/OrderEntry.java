@@ -262,12 +262,16 @@ final class OrderEntry
      * client's resend of it, which the refusal does not undo.
      *
      * @param receivedNs the receive time the refused request carried (its reject's gateway-in time).
-     * @return whether the id was let go.
+     * @return whether this process forwarded the request; its id is then let go.
      */
     boolean releaseClientOrderId(final int session, final long clientOrderId, final long receivedNs)
     {
-        return recentForwards.forget(session, clientOrderId, receivedNs) &&
-            clientOrderIds[session].remove(clientOrderId);
+        if (!recentForwards.forget(session, clientOrderId, receivedNs))
+        {
+            return false;
+        }
+        clientOrderIds[session].remove(clientOrderId);
+        return true;
     }
 
     private short roomForClientOrderId(final int session)

@@ -123,26 +123,31 @@ final class ReportRouter
             }
             return;
         }
+        if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue())
+        {
+            // The journal refused a request. Only a new order or a replace this process forwarded
+            // (not one of an earlier gateway life, whose client's resend this one may have taken
+            // under the same id) frees its client order id, and only such a new order ends one of
+            // the orders this process counts open. A cancel's or mass cancel's refusal names no
+            // order type, ends no order and keeps its id (a mass cancel's may be a live order's, as
+            // mass cancels are not checked for duplicates).
+            if (RejectReports.namesOrderTerms(report.ordTypeRaw()) &&
+                orderEntry.releaseClientOrderId(session, report.clientOrderId(), report.gatewayInTime()))
+            {
+                counters.clientOrderIdsReleased++;
+                if (risk.onReport(session, report))
+                {
+                    risk.orderEnded(session);
+                }
+            }
+        }
         // The id set is large and read at random, so it is asked only of the reports that end an order.
         // The start cancel's reports end orders of an earlier gateway process only, whatever id a
         // client's resend has taken here since: they leave this process's open orders as they are.
-        if (!sessions.isStartCancels(session, report.clientSendTime(), report.gatewayInTime()) &&
+        else if (!sessions.isStartCancels(session, report.clientSendTime(), report.gatewayInTime()) &&
             risk.onReport(session, report) && orderEntry.usedClientOrderId(session, report.clientOrderId()))
         {
             risk.orderEnded(session);
-        }
-        if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue() &&
-            RejectReports.namesOrderTerms(report.ordTypeRaw()))
-        {
-            // The journal refused a new order or a replace this process forwarded (not one of an
-            // earlier gateway life, whose client's resend this one may have taken under the same
-            // id): no order took its client order id. A
-            // cancel's or mass cancel's names no order type, and keeps its id (a mass cancel's may
-            // be a live order's, as mass cancels are not checked for duplicates).
-            if (orderEntry.releaseClientOrderId(session, report.clientOrderId(), report.gatewayInTime()))
-            {
-                counters.clientOrderIdsReleased++;
-            }
         }
         if (sender.hasReplyLog(session))
         {

@@ -356,6 +356,17 @@ class GatewayRiskTest
         assertEquals(2, gateway.counters().clientOrderIdsReleased());
     }
 
+    @Test
+    void aRefusedMassCancelUnderTheIdOfANewOrderAwaitingItsAcknowledgementEndsNoOrder()
+    {
+        fixture.logOnBoth();
+        assertEquals(Gateway.FORWARDED, fixture.limitA(9, 1_000, 10, START_NS + 1));
+        assertEquals(Gateway.FORWARDED, fixture.massCancelAll(TRANSPORT_A, 9, ACCOUNT_A, START_NS + 2));
+        fixture.journalRefusal(output.lastToEngine(), START_NS + 3);
+
+        assertEquals(1, gateway.openOrders(SESSION_A), "order 9 is still open");
+    }
+
     /**
      * This gateway took id 5 (a client's resend of what it sent the gateway before this one); the
      * journal's refusal of that earlier request arrives after, carrying the earlier process's
@@ -377,6 +388,7 @@ class GatewayRiskTest
         assertEquals(-RejectReason.DUPLICATE_CLIENT_ORDER_ID.value(), fixture.limitA(5, 1_000, 10, START_NS + 4),
             "the id this gateway forwarded stays used");
         assertEquals(0, gateway.counters().clientOrderIdsReleased());
+        assertEquals(1, gateway.openOrders(SESSION_A), "this gateway's order 5 is still counted open");
     }
 
     @Test
