@@ -339,14 +339,7 @@ class PublicationLifecycleTest
                 channel("shm", subscription.endpoint().getPort()) + "|ring=16384", STREAM))
             {
                 connect(subscription, publication);
-                final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
-                for (int i = 0; i < messages; i++)
-                {
-                    message.putInt(0, i);
-                    final int sequence = i;
-                    await(() -> publication.offer(message, 0, 32) > 0, Duration.ofSeconds(10), "offer " + sequence,
-                        publication::doWork);
-                }
+                offerNumbered(publication, messages);
             }
             // The publication is gone: housekeeping marks the image draining; polls of no fragments meanwhile.
             final long endNs = System.nanoTime() + Duration.ofMillis(500).toNanos();
@@ -361,6 +354,19 @@ class PublicationLifecycleTest
             await(() -> subscription.imageCount() == 0, Duration.ofSeconds(10), "the image to drain and end",
                 () -> subscription.poll((buffer, offset, length, header) -> received.add(buffer.getInt(offset)), 10));
             assertEquals(IntStream.range(0, messages).boxed().toList(), received, "every message, once, in order");
+        }
+    }
+
+    /** Offers {@code messages} 32-byte messages, each holding its number, waiting out back pressure. */
+    private static void offerNumbered(final Publication publication, final int messages)
+    {
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
+        for (int i = 0; i < messages; i++)
+        {
+            message.putInt(0, i);
+            final int sequence = i;
+            await(() -> publication.offer(message, 0, 32) > 0, Duration.ofSeconds(10), "offer " + sequence,
+                publication::doWork);
         }
     }
 
@@ -390,14 +396,7 @@ class PublicationLifecycleTest
                 channel(provider, subscription.endpoint().getPort()) + "|ring=16384", STREAM))
             {
                 connect(subscription, publication);
-                final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(32));
-                for (int i = 0; i < messages; i++)
-                {
-                    message.putInt(0, i);
-                    final int sequence = i;
-                    await(() -> publication.offer(message, 0, 32) > 0, Duration.ofSeconds(10), "offer " + sequence,
-                        publication::doWork);
-                }
+                offerNumbered(publication, messages);
                 final long sentBy = System.nanoTime() + Duration.ofMillis(200).toNanos();
                 while (System.nanoTime() - sentBy < 0)
                 {
