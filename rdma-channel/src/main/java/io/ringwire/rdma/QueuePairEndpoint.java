@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param queuePairNumber      the queue pair's number (24 bits).
  * @param startPsn             the first packet sequence number it will send (24 bits).
  * @param address              the device's {@link Device#address()}.
- * @param mtu                  path MTU in bytes.
+ * @param mtu                  path MTU in bytes: one of the MTUs a path has, 256 to 4096, a power of two.
  * @param partitionKey         P_Key (16 bits, default 0xFFFF).
  */
 public record QueuePairEndpoint(int queuePairNumber, int startPsn, String address, int mtu, int partitionKey)
@@ -34,9 +34,9 @@ public record QueuePairEndpoint(int queuePairNumber, int startPsn, String addres
         {
             throw new IllegalArgumentException("P_Key is 16-bit: 0x" + Integer.toHexString(partitionKey));
         }
-        if (mtu < 256)
+        if (mtu < 256 || mtu > 4096 || Integer.bitCount(mtu) != 1)
         {
-            throw new IllegalArgumentException("mtu must be >= 256: " + mtu);
+            throw new IllegalArgumentException("mtu must be 256, 512, 1024, 2048 or 4096: " + mtu);
         }
     }
 }

@@ -127,6 +127,16 @@ final class WireFormatTest
         ByteBuffer.wrap(body).putInt(WireFormat.QUEUE_PAIR_NUMBER_OFFSET, 0x0100_0000);
 
         assertMalformed(body, "24-bit");
+
+        // An MTU that is not one a path has would make the peer split messages into packets its
+        // responder refuses (a first packet carrying pad bytes), ending the connection at the first.
+        for (final int mtu : new int[] { 1001, 255, 8192, 3072 })
+        {
+            final byte[] badMtu = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0],
+                "a");
+            ByteBuffer.wrap(badMtu).putInt(WireFormat.MTU_OFFSET, mtu);
+            assertMalformed(badMtu, "256, 512, 1024, 2048 or 4096");
+        }
     }
 
     @Test
