@@ -82,7 +82,8 @@ public final class ChannelUri
         final Map<String, String> parameters = new LinkedHashMap<>();
         if (question >= 0)
         {
-            for (final String pair : rest.substring(question + 1).split("\\|"))
+            // Every separator counts: a trailing one is an empty parameter, refused below.
+            for (final String pair : rest.substring(question + 1).split("\\|", -1))
             {
                 final int equals = pair.indexOf('=');
                 if (equals <= 0)
@@ -95,7 +96,11 @@ public final class ChannelUri
                     throw new IllegalArgumentException("channel '" + channel + "': unknown parameter '" + key +
                         "'; allowed: " + String.join(", ", KEYS));
                 }
-                parameters.put(key, pair.substring(equals + 1));
+                if (null != parameters.putIfAbsent(key, pair.substring(equals + 1)))
+                {
+                    throw new IllegalArgumentException("channel '" + channel + "': parameter '" + key +
+                        "' is given twice");
+                }
             }
         }
         final String endpointText = parameters.get("endpoint");

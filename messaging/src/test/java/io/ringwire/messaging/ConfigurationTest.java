@@ -40,6 +40,9 @@ class ConfigurationTest
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=localhost:99999"), "out of range");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|mtu=9000"), "unknown parameter 'mtu'");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|ring=5000"), "power of two");
+        assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|ring=65536|ring=4096"),
+            "parameter 'ring' is given twice");
+        assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|"), "'' is not key=value");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|slow-timeout=0"), "slow-timeout",
             "1 to 3600000");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|slow-timeout=soon"), "slow-timeout");
