@@ -255,8 +255,8 @@ public final class CommonOptions
         {
             case "--json" -> json = option.flag();
             case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
-            case "--shm-dir" -> shmDirectory = directory(option, "/dev/shm/ringwire");
-            case "--out" -> out = directory(option, outExample);
+            case "--shm-dir" -> shmDirectory = option.directory("/dev/shm/ringwire");
+            case "--out" -> out = option.directory(outExample);
             case "--provider", "--providers" -> providers = readProviders(option);
             case "--api" -> api = messagingOnly ? readMessagingApi(option) : readApi(option);
             case "--size" -> size = option.intNumber("bytes", minSize, maxSize, "bytes");
@@ -278,16 +278,6 @@ public final class CommonOptions
             throw new UsageException("--provider takes one transport for throughput, got " + names);
         }
         return names;
-    }
-
-    private static String directory(final OptionReader option, final String example)
-    {
-        final String value = option.value("a directory");
-        if (value.isBlank())
-        {
-            throw new UsageException(option.name() + " needs a directory, e.g. " + example);
-        }
-        return value;
     }
 
     private static String readApi(final OptionReader option)

@@ -104,6 +104,21 @@ public final class OptionReader
     }
 
     /**
+     * @param example a directory the option could take, for the refusal.
+     * @return its value, a directory's path.
+     * @throws UsageException when there is none, or it is blank (it would name the working directory).
+     */
+    public String directory(final String example)
+    {
+        final String value = value("a directory");
+        if (value.isBlank())
+        {
+            throw new UsageException(name + " needs a directory, e.g. " + example);
+        }
+        return value;
+    }
+
+    /**
      * @param needed what the option takes, for a missing value ("bytes", "a count").
      * @param min    the smallest allowed.
      * @param max    the largest allowed.

@@ -50,6 +50,7 @@ class ExchangeOptionsTest
         "--clients x|--clients='x' is not a number",
         "--warmup|--warmup needs a value",
         "--out --json|--out needs a value",
+        "--out=|--out needs a directory",
         "--provider shm,shm|--provider lists 'shm' twice",
         "--json=yes|--json takes no value",
         "--fast|unknown option '--fast'",

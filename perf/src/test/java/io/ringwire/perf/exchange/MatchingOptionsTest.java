@@ -58,6 +58,8 @@ class MatchingOptionsTest
             assertThrows(UsageException.class, () -> MatchingOptions.parse("--instruments", "1,100")).getMessage());
         assertTrue(assertThrows(UsageException.class, () -> MatchingOptions.parse("--rate", "10")).getMessage()
             .startsWith("--rate='10' is out of range; allowed: 1000 to 100000000"));
+        assertTrue(assertThrows(UsageException.class, () -> MatchingOptions.parse("--out", " ")).getMessage()
+            .startsWith("--out needs a directory"), "a blank one would name the working directory");
         assertEquals("--json takes no value (got 'yes')",
             assertThrows(UsageException.class, () -> MatchingOptions.parse("--json=yes")).getMessage());
         assertEquals("unknown option '--size'; allowed: --orders, --instruments, --book, --rounds, --rate, --seed, " +

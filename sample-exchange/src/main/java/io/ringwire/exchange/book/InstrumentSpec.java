@@ -14,6 +14,11 @@ package io.ringwire.exchange.book;
  */
 public record InstrumentSpec(int id, long tickSize, long lotSize, long minPrice, long maxPrice)
 {
+    /** Price slots all instruments' bands may take together, margins included (the books' price-level arrays). */
+    public static final long MAX_PRICE_SLOTS = Integer.MAX_VALUE / 4;
+    /** Slots each instrument's band takes past its own: a word of margin keeps its bits in words of its own. */
+    public static final int SLOT_MARGIN = 64;
+
     /**
      * Validates the values.
      */

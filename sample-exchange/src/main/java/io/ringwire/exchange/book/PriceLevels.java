@@ -50,8 +50,8 @@ final class PriceLevels
             slots[i] = instruments[i].priceSlots();
             minPrice[i] = instruments[i].minPrice();
             tick[i] = new ExactDivisor(instruments[i].tickSize());
-            total += slots[i] + 64L; // a word of margin keeps each instrument's bits in words of its own
-            if (total > Integer.MAX_VALUE / 4)
+            total += slots[i] + InstrumentSpec.SLOT_MARGIN;
+            if (total > InstrumentSpec.MAX_PRICE_SLOTS)
             {
                 throw new IllegalArgumentException("the instruments' price bands need " + total +
                     " price slots; narrow the bands");

@@ -63,7 +63,8 @@ public final class ConfigFile
      * @param file where the lines come from (for messages, and the base of relative paths).
      * @param text the lines.
      * @return the entries.
-     * @throws IllegalArgumentException naming the line that is not {@code key = value}, or a key given twice.
+     * @throws IllegalArgumentException naming the line that is not {@code key = value}, a key with no
+     *                                  value, or a key given twice.
      */
     static ConfigFile parse(final Path file, final List<String> text)
     {
@@ -71,7 +72,9 @@ public final class ConfigFile
         final Map<String, Integer> lines = new LinkedHashMap<>();
         for (int i = 0; i < text.size(); i++)
         {
-            final String line = stripComment(text.get(i)).trim();
+            // A byte-order mark (an editor's, before the first line) is no part of the first key.
+            final String raw = i == 0 && text.get(i).startsWith("\uFEFF") ? text.get(i).substring(1) : text.get(i);
+            final String line = stripComment(raw).trim();
             if (line.isEmpty())
             {
                 continue;
@@ -83,6 +86,11 @@ public final class ConfigFile
             }
             final String key = line.substring(0, equals).trim().toLowerCase(Locale.ROOT);
             final String value = line.substring(equals + 1).trim();
+            if (value.isEmpty())
+            {
+                throw new IllegalArgumentException(file + ":" + (i + 1) + ": '" + key + "' has no value; give one, " +
+                    "or leave the line out for the default");
+            }
             if (null != values.putIfAbsent(key, value))
             {
                 throw new IllegalArgumentException(file + ":" + (i + 1) + ": '" + key + "' is set twice (first on " +

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.config;
 
+import io.ringwire.exchange.book.InstrumentSpec;
 import io.ringwire.exchange.book.OrderStore;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.fix.FixDoor;
@@ -261,6 +262,13 @@ public record RoleConfig(String role, String provider, List<Identity> identities
             throw config.refusal(RoleFiles.PRICE_MAX, maxPrice + " must be at least " + RoleFiles.PRICE_MIN + "=" +
                 minPrice + " and within " + (Integer.MAX_VALUE / 4) + " ticks of it");
         }
+        final long priceSlots = instruments * (maxPrice - minPrice + 1 + InstrumentSpec.SLOT_MARGIN);
+        if (priceSlots > InstrumentSpec.MAX_PRICE_SLOTS)
+        {
+            throw config.refusal(RoleFiles.PRICE_MAX, "the " + instruments + " instruments' bands of " +
+                (maxPrice - minPrice + 1) + " ticks need " + priceSlots + " price slots, more than the books' " +
+                InstrumentSpec.MAX_PRICE_SLOTS + ": narrow the band or lower " + RoleFiles.INSTRUMENTS);
+        }
         return new EngineConfig(EngineConfig.uniformInstruments(instruments, minPrice, (int)(maxPrice - minPrice + 1)),
             (int)config.number(RoleFiles.MAX_ORDERS, 1 << 20, 1, OrderStore.MAX_CAPACITY),
             (int)config.number(RoleFiles.MAX_ACCOUNTS, 1024, 1, 1 << 24),
@@ -488,6 +496,11 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         }
         final int replyLogBytes = (int)config.number(RoleFiles.REPLY_LOG_BYTES, TransportLimits.DEFAULT_REPLY_LOG_BYTES,
             TransportLimits.MIN_REPLY_LOG_BYTES, 1 << 30);
+        if (Integer.bitCount(replyLogBytes) != 1)
+        {
+            throw config.refusal(RoleFiles.REPLY_LOG_BYTES, replyLogBytes + " is not a power of two; allowed: " +
+                TransportLimits.MIN_REPLY_LOG_BYTES + " to " + (1 << 30) + ", a power of two");
+        }
         return new TransportLimits(maxConnections,
             config.number(RoleFiles.LOGON_TIMEOUT_MS, 5_000, 1, 3_600_000),
             (int)config.number(RoleFiles.LOGONS_PER_SECOND, 5, 1, 1_000_000),

@@ -101,11 +101,21 @@ public final class RoleMain
         try
         {
             config = RoleConfig.read(Path.of(args[1]));
-            context = context(config);
         }
         catch (final IllegalArgumentException | UncheckedIOException ex)
         {
             err.println("ringwire exchange: " + ex.getMessage());
+            return 2;
+        }
+        try
+        {
+            context = context(config);
+        }
+        catch (final IllegalArgumentException | UncheckedIOException ex)
+        {
+            // The file's messaging settings meet the JVM's (-Dringwire...) only here.
+            err.println("ringwire exchange: " + args[1] + ": its messaging settings (liveness-timeout-ms, cores, " +
+                "identities, trust, shm-dir) with the JVM's (-Dringwire.messaging...) are refused: " + ex.getMessage());
             return 2;
         }
         final String role = config.role();
@@ -149,6 +159,13 @@ public final class RoleMain
         catch (final RuntimeException ex)
         {
             err.println("ringwire exchange " + role + ": " + ex);
+            return 1;
+        }
+        catch (final OutOfMemoryError ex)
+        {
+            err.println("ringwire exchange " + role + ": out of memory (" + ex.getMessage() + "): the engine's books " +
+                "take their max-orders and price bands at start; lower those, or give the JVM more " +
+                "(RINGWIRE_JAVA_OPTS=-Xmx...)");
             return 1;
         }
         finally

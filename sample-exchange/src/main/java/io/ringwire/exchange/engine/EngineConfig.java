@@ -59,7 +59,7 @@ public record EngineConfig(List<InstrumentSpec> instruments, int maxOrders, int 
         long priceSlots = 0;
         for (final InstrumentSpec spec : instruments)
         {
-            priceSlots += spec.priceSlots() + 64L;
+            priceSlots += spec.priceSlots() + (long)InstrumentSpec.SLOT_MARGIN;
         }
         return (long)maxOrders * OrderStore.RECORD_LENGTH + OrderStore.indexBytes(maxOrders) + priceSlots * 8 +
             priceSlots / 4;

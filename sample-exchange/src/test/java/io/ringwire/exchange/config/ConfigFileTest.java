@@ -6,8 +6,10 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** How a role's config file reads its lines: comments, and a {@code #} inside a value. */
+/** How a role's config file reads its lines: comments, a {@code #} inside a value, an empty value, a byte-order mark. */
 class ConfigFileTest
 {
     private static final Path FILE = Path.of("gateway.conf");
@@ -27,5 +29,23 @@ class ConfigFileTest
             config.required("session.1", "a session"));
         assertEquals("shm", config.required("provider", "a provider"));
         assertEquals("/dev/shm/ring#1", config.required("shm-dir", "a directory"));
+    }
+
+    @Test
+    void aKeyWithNoValueIsRefusedNamingItsLineRatherThanTakenForTheDefault()
+    {
+        final Exception refused = assertThrows(IllegalArgumentException.class,
+            () -> ConfigFile.parse(FILE, List.of("role = gateway", "provider =   # none")));
+        assertTrue(refused.getMessage().contains("gateway.conf:2") && refused.getMessage().contains("'provider' has no value"),
+            refused.getMessage());
+    }
+
+    @Test
+    void aByteOrderMarkBeforeTheFirstLineIsNoPartOfItsKey()
+    {
+        final ConfigFile config = ConfigFile.parse(FILE, List.of("\uFEFFrole = gateway", "provider = shm"));
+        assertEquals("gateway", config.required("role", "a role"));
+        final ConfigFile commented = ConfigFile.parse(FILE, List.of("\uFEFF# generated", "role = engine"));
+        assertEquals("engine", commented.required("role", "a role"));
     }
 }

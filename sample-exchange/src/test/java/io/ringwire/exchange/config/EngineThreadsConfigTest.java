@@ -71,6 +71,16 @@ class EngineThreadsConfigTest
     }
 
     @Test
+    void bandsThatTogetherNeedMorePriceSlotsThanTheBooksHaveAreRefusedNamingTheKey()
+    {
+        final String wide = engineText.replaceAll("(?m)^instruments = .*$", "instruments = 1000")
+            .replaceAll("(?m)^price.min = .*$", "price.min = 1").replaceAll("(?m)^price.max = .*$", "price.max = 1000000");
+        final Exception refused = assertThrows(IllegalArgumentException.class, () -> read("engine.conf", wide));
+        assertTrue(refused.getMessage().contains("engine.conf") && refused.getMessage().contains("price.max") &&
+            refused.getMessage().contains("1000 instruments"), refused.getMessage());
+    }
+
+    @Test
     void eightCpusPutTheJournallerAheadOfTheEngineAndTwoKeepEverythingOnIt()
     {
         assertEquals(EngineThreads.NONE, EngineThreads.forCpus(2));

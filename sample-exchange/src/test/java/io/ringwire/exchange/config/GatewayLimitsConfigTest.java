@@ -54,8 +54,7 @@ class GatewayLimitsConfigTest
         for (final String bad : new String[]{ "5000", "2048", "4096", "2147483648" })
         {
             final Exception refused = assertThrows(IllegalArgumentException.class, () -> gatewayWithReplyLog(bad));
-            assertTrue(refused.getMessage().contains("gateway.conf") &&
-                (refused.getMessage().contains("replyLogBytes") || refused.getMessage().contains("reply-log-bytes")),
+            assertTrue(refused.getMessage().contains("gateway.conf") && refused.getMessage().contains("reply-log-bytes"),
                 bad + ": " + refused.getMessage());
         }
     }
