@@ -394,7 +394,10 @@ public record RoleConfig(String role, String provider, List<Identity> identities
             {
                 throw config.refusal(key, ex.getMessage());
             }
-            byIndex.put(index, new String[]{ fields.get("identity"), fields.get("endpoint") });
+            if (null != byIndex.put(index, new String[]{ fields.get("identity"), fields.get("endpoint") }))
+            {
+                throw config.refusal(key, "is subscriber " + index + " again (an index written another way)");
+            }
         }
         if (!byIndex.isEmpty() && byIndex.size() != byIndex.lastKey() + 1)
         {
@@ -419,7 +422,10 @@ public record RoleConfig(String role, String provider, List<Identity> identities
                 throw config.refusal(key, "'" + trimmed + "' is not 'name value'; the line takes " +
                     String.join(", ", Arrays.stream(names).map(name -> name + " VALUE").toList()));
             }
-            fields.put(trimmed.substring(0, space), trimmed.substring(space + 1).trim());
+            if (null != fields.put(trimmed.substring(0, space), trimmed.substring(space + 1).trim()))
+            {
+                throw config.refusal(key, "names '" + trimmed.substring(0, space) + "' twice");
+            }
         }
         for (final String name : names)
         {

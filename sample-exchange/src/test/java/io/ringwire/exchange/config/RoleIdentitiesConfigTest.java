@@ -115,4 +115,16 @@ class RoleIdentitiesConfigTest
         assertRefused("clients.conf", clientsText + requests + "\n",
             "'endpoint.requests' is not a key of the clients role");
     }
+
+    @Test
+    void aFieldNamedTwiceOnALineOrASubscriberIndexWrittenTwoWaysIsRefused() throws Exception
+    {
+        final String session = gatewayText.lines().filter(l -> l.startsWith("session.")).findFirst().orElseThrow();
+        assertRefused("gateway.conf", gatewayText.replace(session, session + ", identity someone-else"),
+            session.substring(0, session.indexOf(' ')), "names 'identity' twice");
+
+        final String marketData = Files.readString(directory.resolve("marketdata.conf"));
+        assertRefused("marketdata.conf", marketData + "subscriber.0 = identity md-a, endpoint 127.0.0.1:9100\n" +
+            "subscriber.00 = identity md-b, endpoint 127.0.0.1:9101\n", "subscriber.00", "is subscriber 0 again");
+    }
 }
