@@ -44,14 +44,21 @@ final class ConnectionGuard extends IoFilterAdapter
      * How far past the MsgSeqNum its session expects a member's message may be numbered. QuickFIX/J
      * keeps every message numbered past a gap, by number, until the gap is filled, with no bound of
      * its own: a member that opened a gap and never filled it would grow that store for as long as
-     * it sent. Bounded by number, it holds this many messages at most (of {@link
-     * BodyLengthBound#MAX_BODY_LENGTH} bytes at most). A member in order is ahead of its session by
-     * what the message processor has still to take (about {@link FixDoor#QUEUE_UPPER}) and one read
-     * of its connection, far less.
+     * it sent. Bounded by number, it holds twice this many messages at most (of {@link
+     * BodyLengthBound#MAX_BODY_LENGTH} bytes at most): this far past the session's number, and this
+     * far past the connection's Logon ({@link #pastBound}). A member in order is ahead of its session by what the message processor has still to
+     * take (about {@link FixDoor#QUEUE_UPPER}) and one read of its connection, far less.
      */
     static final int MAX_SEQUENCE_AHEAD = 4096;
     /** SOH, then MsgSeqNum's tag. */
     private static final String SEQUENCE_FIELD = (char)1 + "34=";
+    private static final String LOGON_TYPE = (char)1 + "35=A" + (char)1;
+    private static final String SEQUENCE_RESET_TYPE = (char)1 + "35=4" + (char)1;
+    private static final String GAP_FILL = (char)1 + "123=Y" + (char)1;
+    /** A connection's attribute: the MsgSeqNum of the Logon that opened it. */
+    private static final Object LOGON_SEQUENCE = ConnectionGuard.class.getName() + ".logonSequence";
+    /** {@link #pastBound}: no Logon opened the connection, so only the session's own window counts. */
+    static final long NO_LOGON = Long.MAX_VALUE;
 
     private final int maxQueuedWrites;
     private final Set<IoSession> connections = ConcurrentHashMap.newKeySet();
@@ -246,8 +253,12 @@ final class ConnectionGuard extends IoFilterAdapter
             }
             return;
         }
+        if (null == session && message instanceof String text && text.contains(LOGON_TYPE))
+        {
+            connection.setAttribute(LOGON_SEQUENCE, sequenceNumber(text));
+        }
         if (null != session && message instanceof String text &&
-            sequenceNumber(text) - session.getExpectedTargetNum() > MAX_SEQUENCE_AHEAD)
+            pastBound(text, session.getExpectedTargetNum(), (Long)connection.getAttribute(LOGON_SEQUENCE, NO_LOGON)))
         {
             if (!connection.isClosing())
             {
@@ -261,6 +272,29 @@ final class ConnectionGuard extends IoFilterAdapter
             current.put(session.getSessionID(), connection);
         }
         nextFilter.messageReceived(connection, message);
+    }
+
+    /**
+     * Whether a message is numbered past what its session keeps for it: more than {@link
+     * #MAX_SEQUENCE_AHEAD} past the number the session expects, and past as far beyond the number
+     * of the Logon that opened the connection. The second window is a member's that kept its
+     * numbers where the door did not (a door without a store, restarted): its Logon opens a gap the
+     * session asks to have filled, and what it sends meanwhile follows its Logon. Each window holds
+     * {@link #MAX_SEQUENCE_AHEAD} numbers, so the session keeps twice that many messages at most. A
+     * SequenceReset that resets (not a gap fill) is taken whatever its number and kept by none.
+     *
+     * @param expected       the MsgSeqNum the session expects next.
+     * @param logonSequence  the MsgSeqNum of the Logon that opened the connection, or {@link #NO_LOGON}.
+     */
+    static boolean pastBound(final String message, final long expected, final long logonSequence)
+    {
+        if (message.contains(SEQUENCE_RESET_TYPE) && !message.contains(GAP_FILL))
+        {
+            return false;
+        }
+        final long sequence = sequenceNumber(message);
+        return sequence - expected > MAX_SEQUENCE_AHEAD &&
+            (sequence < logonSequence || sequence - logonSequence > MAX_SEQUENCE_AHEAD);
     }
 
     /**

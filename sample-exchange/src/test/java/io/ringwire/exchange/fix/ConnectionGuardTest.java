@@ -101,6 +101,27 @@ class ConnectionGuardTest
     }
 
     @Test
+    void aMessageIsPastTheBoundOnlyBeyondBothTheSessionsWindowAndItsLogonsAndAResetNever()
+    {
+        final int bound = ConnectionGuard.MAX_SEQUENCE_AHEAD;
+        assertFalse(ConnectionGuard.pastBound(heartbeat(2 + bound), 2, ConnectionGuard.NO_LOGON), "at the edge");
+        assertTrue(ConnectionGuard.pastBound(heartbeat(3 + bound), 2, ConnectionGuard.NO_LOGON));
+        assertFalse(ConnectionGuard.pastBound(heartbeat(10_001), 1, 10_000),
+            "after a Logon numbered past a restarted door's session");
+        assertTrue(ConnectionGuard.pastBound(heartbeat(10_001 + bound), 1, 10_000));
+        assertTrue(ConnectionGuard.pastBound(heartbeat(9_000), 1, 10_000), "between the two windows");
+        assertFalse(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=4\u000134=999999\u000136=5\u0001", 2,
+            ConnectionGuard.NO_LOGON), "a SequenceReset that resets");
+        assertTrue(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=4\u000134=999999\u0001123=Y\u000136=5\u0001", 2,
+            ConnectionGuard.NO_LOGON), "a gap fill is numbered like any message");
+    }
+
+    private static String heartbeat(final long sequence)
+    {
+        return "8=FIX.4.4\u00019=5\u000135=0\u000134=" + sequence + "\u000149=M\u0001";
+    }
+
+    @Test
     void aCutClosesTheConnectionTheSessionLetGoAndLeavesItsNewConnectionAlone() throws Exception
     {
         // A bound of 0 queued writes: every connection the session let go is past it.

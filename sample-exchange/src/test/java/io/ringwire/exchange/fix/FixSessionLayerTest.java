@@ -713,6 +713,32 @@ class FixSessionLayerTest
     }
 
     @Test
+    void aMemberNumberedFarPastASessionThatStartedAnewSendsAfterItsLogonWhileItFillsTheGap() throws Exception
+    {
+        try (RawFixConnection member = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
+            FixDoorTest.DOOR_COMP_ID))
+        {
+            // The member kept its numbers; the door's session starts from 1.
+            member.sequence(10_000);
+            member.send("A", "98=0|108=30|554=" + FixExchange.PASSWORD_B + "|");
+            final Map<Integer, String> logon = member.receive(WAIT);
+            assertNotNull(logon);
+            assertEquals("A", logon.get(35), "logged on: " + logon);
+            member.send("0", "");
+            final Map<Integer, String> resendRequest = member.receiveSkippingHeartbeats(WAIT);
+            assertNotNull(resendRequest);
+            assertEquals("2", resendRequest.get(35), "the gap asked for: " + resendRequest);
+
+            final int next = 10_002;
+            member.sequence(1);
+            member.send("4", "43=Y|122=20261128-12:00:00|123=Y|36=" + next + "|");
+            member.sequence(next);
+            assertAlive(member, "after-the-gap-filled");
+            assertEquals(0, exchange.door.connectionsClosedSequenceAhead());
+        }
+    }
+
+    @Test
     void aMemberWhoseMessagesTheDoorAnswersItselfIsKeptAliveWithoutAHeartbeat() throws Exception
     {
         try (RawFixConnection member = logOnRaw(FixExchange.MEMBER_B, FixExchange.PASSWORD_B, 1))
