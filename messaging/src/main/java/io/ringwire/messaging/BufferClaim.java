@@ -29,14 +29,19 @@ public final class BufferClaim
 
     /**
      * Points the claim's buffer at nothing: its publication closed and gave the frame up, and the
-     * memory behind it may be unmapped. A write into it then meets the view's bounds.
+     * memory behind it may be unmapped. A write into it then meets the view's bounds where agrona
+     * checks them (its default); with the checks turned off it faults, as a write into the
+     * unmapped ring would.
      */
     void detach()
     {
         frame.wrap(0L, 0);
     }
 
-    /** @return the claimed frame to encode into; valid until the claim is committed or aborted, or the publication closes. */
+    /**
+     * @return the claimed frame to encode into; valid until the claim is committed or aborted, or
+     *         the publication closes.
+     */
     public MutableDirectBuffer buffer()
     {
         return frame;

@@ -342,10 +342,10 @@ class PublicationLifecycleTest
                 offerNumbered(publication, messages);
             }
             // The publication is gone: housekeeping marks the image draining; polls of no fragments meanwhile.
-            final long endNs = System.nanoTime() + Duration.ofMillis(500).toNanos();
-            while (System.nanoTime() < endNs)
+            await(() -> subscription.images()[0].draining, Duration.ofSeconds(10), "the image draining",
+                subscription::doWork);
+            for (int i = 0; i < 1_000; i++)
             {
-                subscription.doWork();
                 subscription.poll((buffer, offset, length, header) ->
                     { throw new AssertionError("a fragment from a poll of none"); }, 0);
             }

@@ -389,7 +389,10 @@ public final class OrderBooks
         return false;
     }
 
-    /** @return {@code sum + more}, or {@code cap} where that reaches it ({@code 0 <= sum <= cap}, {@code more >= 0}). */
+    /**
+     * @return {@code sum + more}, or {@code cap} where that reaches it (for {@code 0 <= sum <= cap}
+     *         and {@code more >= 0}).
+     */
     private static long upTo(final long cap, final long sum, final long more)
     {
         return more >= cap - sum ? cap : sum + more;

@@ -180,7 +180,8 @@ final class ClientsRole
         for (int i = 0; i < LatencyLedger.HOPS.length; i++)
         {
             out.println(String.format(Locale.ROOT,
-                "REPORT hop index=%d count=%d p50=%d p90=%d p99=%d p999=%d max=%d negative=%d", i, totals[i].getTotalCount(), totals[i].getValueAtPercentile(50), totals[i].getValueAtPercentile(90),
+                "REPORT hop index=%d count=%d p50=%d p90=%d p99=%d p999=%d max=%d negative=%d", i,
+                totals[i].getTotalCount(), totals[i].getValueAtPercentile(50), totals[i].getValueAtPercentile(90),
                 totals[i].getValueAtPercentile(99), totals[i].getValueAtPercentile(99.9), totals[i].getMaxValue(),
                 ledger.negative(i)));
         }

@@ -46,8 +46,9 @@ final class ConnectionGuard extends IoFilterAdapter
      * its own: a member that opened a gap and never filled it would grow that store for as long as
      * it sent. Bounded by number, it holds twice this many messages at most (of {@link
      * BodyLengthBound#MAX_BODY_LENGTH} bytes at most): this far past the session's number, and this
-     * far past the connection's Logon ({@link #pastBound}). A member in order is ahead of its session by what the message processor has still to
-     * take (about {@link FixDoor#QUEUE_UPPER}) and one read of its connection, far less.
+     * far past the connection's Logon ({@link #pastBound}). A member in order is ahead of its
+     * session by what the message processor has still to take (about {@link FixDoor#QUEUE_UPPER})
+     * and one read of its connection, far less.
      */
     static final int MAX_SEQUENCE_AHEAD = 4096;
     /** SOH, then MsgSeqNum's tag. */
@@ -89,7 +90,7 @@ final class ConnectionGuard extends IoFilterAdapter
         return connectionsClosed.get();
     }
 
-    /** @return connections closed on a message numbered more than {@link #MAX_SEQUENCE_AHEAD} past its session's expectation. */
+    /** @return connections closed on a message numbered past what its session keeps ({@link #pastBound}). */
     long closedSequenceAhead()
     {
         return closedSequenceAhead.get();

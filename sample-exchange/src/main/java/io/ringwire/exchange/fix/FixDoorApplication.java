@@ -441,7 +441,8 @@ final class FixDoorApplication implements Application
         {
             heartbeat.wrapAndApplyHeader(scratch, 0, headerEncoder).sessionId(member.session().sessionId())
                 .sendingTime(ExchangeClock.nowNs());
-            offer(REQUEST, member.sessionIndex(), scratch, MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
+            offer(REQUEST, member.sessionIndex(), scratch,
+                MessageHeaderEncoder.ENCODED_LENGTH + heartbeat.encodedLength());
         }
         finally
         {
