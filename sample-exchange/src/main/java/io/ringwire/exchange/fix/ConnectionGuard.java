@@ -29,9 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>closes a member's connection at once when it is cut off: by QuickFIX/J at its write bound
  *       ({@link #closeCut}, at the session's logout), or by the gateway ({@link #close}).</li>
  * </ul>
- * It also closes a member's connection on a message numbered more than {@link #MAX_SEQUENCE_AHEAD}
- * past what its session expects (counted), and wakes a connection's I/O thread when QuickFIX/J
- * resumes reading it ({@link #wakeIfResumed}).
+ * It also closes a member's connection on a message numbered past what its session keeps
+ * ({@link #pastBound}, counted), and wakes a connection's I/O thread when QuickFIX/J resumes
+ * reading it ({@link #wakeIfResumed}).
  * A connection that ends in order (a Logout either way) still closes once its last messages are
  * written.
  *

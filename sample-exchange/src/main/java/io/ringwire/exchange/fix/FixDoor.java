@@ -357,7 +357,8 @@ public final class FixDoor implements AutoCloseable
 
     /**
      * @return members' connections closed because a message's MsgSeqNum ran more than
-     *         {@link ConnectionGuard#MAX_SEQUENCE_AHEAD} past what their session expects.
+     *         {@link ConnectionGuard#MAX_SEQUENCE_AHEAD} past what their session expects and past
+     *         their Logon's.
      */
     public long connectionsClosedSequenceAhead()
     {

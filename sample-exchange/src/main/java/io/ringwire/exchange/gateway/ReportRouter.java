@@ -141,12 +141,12 @@ final class ReportRouter
                 }
             }
         }
-        // The id set is large and read at random, so it is asked only of the reports that end an order.
-        // The start cancel's reports end orders of an earlier gateway process only, whatever id a
-        // client's resend has taken here since: they leave this process's open orders as they are.
         else if (!sessions.isStartCancels(session, report.clientSendTime(), report.gatewayInTime()) &&
             risk.onReport(session, report) && orderEntry.usedClientOrderId(session, report.clientOrderId()))
         {
+            // The id set is large and read at random, so it is asked only of the reports that end an
+            // order. The start cancel's reports end orders of an earlier gateway process only, whatever
+            // id a client's resend has taken here since: they leave this process's open orders as they are.
             risk.orderEnded(session);
         }
         if (sender.hasReplyLog(session))
