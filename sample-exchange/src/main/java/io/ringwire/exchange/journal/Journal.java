@@ -145,7 +145,27 @@ public final class Journal implements AutoCloseable
         {
             segment.unwrap();
             current.close();
+            restoreLength(file, fileLength, ex);
             throw ex;
+        }
+    }
+
+    /**
+     * Gives a last segment that the open refused the length it had: the mapping grew it to the
+     * segment length, and a file cut short is evidence the operator needs to repair it.
+     */
+    private static void restoreLength(final Path file, final long fileLength, final Throwable failure)
+    {
+        try (FileChannel channel = FileChannel.open(file, WRITE))
+        {
+            if (channel.size() > fileLength)
+            {
+                channel.truncate(fileLength);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            failure.addSuppressed(ex);
         }
     }
 

@@ -264,6 +264,23 @@ class JournalDamageTest
     }
 
     @Test
+    void aCorruptLastSegmentCutShortKeepsItsLengthWhenTheWriterRefusesIt() throws IOException
+    {
+        final Located middle = appendAndLocate(RECORDS, RECORDS - 5);
+        final Located last = locate(RECORDS - 1);
+        assertEquals(middle.file, last.file, "both records are in the last segment");
+        final long cutTo = last.recordOffset + 8 + last.payloadLength;
+        try (FileChannel channel = FileChannel.open(last.file, WRITE))
+        {
+            channel.truncate(cutTo);
+        }
+        flipPayloadBit(middle, 0);
+
+        assertThrows(JournalCorruptException.class, () -> Journal.open(context()));
+        assertEquals(cutTo, Files.size(last.file), "the refused segment is left as the operator found it");
+    }
+
+    @Test
     void anImpossibleLengthInAMiddleRecordIsCorruption() throws IOException
     {
         final Located middle = appendAndLocate(RECORDS, RECORDS - 3);
