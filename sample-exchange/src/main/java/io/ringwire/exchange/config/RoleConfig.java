@@ -76,6 +76,8 @@ public record RoleConfig(String role, String provider, List<Identity> identities
 
     /** The door's CompID when the file names none. */
     public static final String DEFAULT_FIX_COMP_ID = "RINGWIRE";
+    /** What a CompID may be: printable, no separator or space a FIX field or a log line would split on. */
+    private static final String COMP_ID = "[A-Za-z0-9_.-]{1,64}";
 
     /** The roles a config file may name. */
     public static final List<String> ROLES = List.of("engine", "gateway", "marketdata", "clients");
@@ -323,7 +325,7 @@ public record RoleConfig(String role, String provider, List<Identity> identities
                 {
                     throw config.refusal(key, "is a FIX session: only the gateway's file lists those");
                 }
-                if (!compId.matches("[A-Za-z0-9_.-]{1,64}"))
+                if (!compId.matches(COMP_ID))
                 {
                     throw config.refusal(key, "'" + compId + "' is not a SenderCompID (letters, digits, _ . -)");
                 }
@@ -345,6 +347,14 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         final EndpointAddress address = EndpointAddress.parse(RoleFiles.FIX_DOOR, config.address(RoleFiles.FIX_DOOR),
             false);
         final String compId = config.optional(RoleFiles.FIX_COMP_ID, DEFAULT_FIX_COMP_ID);
+        if (!compId.matches(COMP_ID))
+        {
+            throw config.refusal(RoleFiles.FIX_COMP_ID, "'" + compId + "' is not a CompID (letters, digits, _ . -)");
+        }
+        if (members.stream().anyMatch(member -> member.senderCompId().equals(compId)))
+        {
+            throw config.refusal(RoleFiles.FIX_COMP_ID, compId + " is a member's SenderCompID: the door needs its own");
+        }
         final String store = config.optional(RoleFiles.FIX_STORE, null);
         if (members.size() > FixDoor.MAX_SESSIONS)
         {

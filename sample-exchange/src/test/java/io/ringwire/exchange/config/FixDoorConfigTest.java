@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -76,5 +77,20 @@ class FixDoorConfigTest
             () -> read(fixSession(0, "ACME").replace("replies " + layout.clientReplies().get(1), "fix ACME") +
                 "fix-door = 127.0.0.1:9878\n"));
         assertTrue(twice.getMessage().contains("ACME"), twice.getMessage());
+    }
+
+    @Test
+    void aDoorCompIdThatIsNoCompIdOrIsAMembersIsRefusedNamingTheKey()
+    {
+        final Exception blank = assertThrows(IllegalArgumentException.class,
+            () -> read(fixSession(0, "ACME") + "fix-door = 127.0.0.1:9878\nfix-comp-id = RING WIRE\n"));
+        assertTrue(blank.getMessage().contains("fix-comp-id") && blank.getMessage().contains("RING WIRE"),
+            blank.getMessage());
+        final Exception members = assertThrows(IllegalArgumentException.class,
+            () -> read(fixSession(0, "ACME") + "fix-door = 127.0.0.1:9878\nfix-comp-id = ACME\n"));
+        assertTrue(members.getMessage().contains("fix-comp-id") && members.getMessage().contains("member"),
+            members.getMessage());
+        assertEquals("EXCH-1", assertDoesNotThrow(
+            () -> read(fixSession(0, "ACME") + "fix-door = 127.0.0.1:9878\nfix-comp-id = EXCH-1\n")).fix().compId());
     }
 }
