@@ -3,8 +3,10 @@ package io.ringwire.perf.cli;
 import io.ringwire.rdma.config.Settings;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Reads the options of one {@code ringwire perf} command line, {@code --name value} or
@@ -17,6 +19,8 @@ import java.util.Locale;
 public final class OptionReader
 {
     private final String[] args;
+    /** Options read so far: one given twice is refused, not settled by which came last. */
+    private final Set<String> seen = new HashSet<>();
     private int nextIndex;
     private String arg;
     private String name;
@@ -36,6 +40,7 @@ public final class OptionReader
      * which every command takes, are noted for {@link #helpAsked()} and passed over.
      *
      * @return false when there is none.
+     * @throws UsageException when an option is given a second time.
      */
     public boolean next()
     {
@@ -48,6 +53,10 @@ public final class OptionReader
             inlineValue = joined ? arg.substring(equals + 1) : null;
             if (!"--help".equals(name) && !"-h".equals(name))
             {
+                if (name.startsWith("--") && !seen.add(name))
+                {
+                    throw new UsageException(name + " is given twice");
+                }
                 return true;
             }
             helpAsked = true;

@@ -40,6 +40,18 @@ class OptionReaderTest
     }
 
     @Test
+    void anOptionGivenTwiceIsRefusedWhicheverWayItIsWritten()
+    {
+        final OptionReader option = new OptionReader("--size=64", "--json", "--size", "32");
+        assertTrue(option.next());
+        assertEquals("64", option.value("bytes"));
+        assertTrue(option.next());
+        assertEquals("--size is given twice", assertThrows(UsageException.class, option::next).getMessage());
+        final OptionReader help = new OptionReader("--help", "-h", "--json");
+        assertTrue(help.next(), "help, which passes over, may be asked twice");
+    }
+
+    @Test
     void numbersAreParsedBySettingsAndRefusedNamingTheOptionAndTheRange()
     {
         assertEquals(1_000_000, next("--messages", "1_000_000").number("a count", 1, 2_000_000, "round trips"));

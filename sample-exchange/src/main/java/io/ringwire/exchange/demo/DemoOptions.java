@@ -1,7 +1,9 @@
 package io.ringwire.exchange.demo;
 
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * {@code ringwire demo}'s command line.
@@ -72,9 +74,14 @@ public record DemoOptions(String provider, int seconds, int clients, int instrum
         Path journal = null;
         long seed = 1;
         int fixClients = 0;
+        final Set<String> given = new HashSet<>();
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
+            if (arg.startsWith("--") && !given.add(arg))
+            {
+                throw new IllegalArgumentException(arg + " is given twice");
+            }
             switch (arg)
             {
                 case "--help", "-h" ->

@@ -64,6 +64,14 @@ class DemoOptionsTest
     }
 
     @Test
+    void anOptionGivenTwiceIsRefusedRatherThanTheLastTaken()
+    {
+        final IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+            () -> DemoOptions.parse(new String[]{ "--rate", "1000", "--seconds", "1", "--rate", "9000" }));
+        assertEquals("--rate is given twice", twice.getMessage());
+    }
+
+    @Test
     void aBadArgumentExitsWithCodeTwoAndTheUsageBeforeAnythingStarts()
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
