@@ -114,9 +114,10 @@ public final class Publication implements AutoCloseable
     private int postsSinceSignal;
     private long framesPublished;
     private boolean closed;
-    /** A {@link #tryClaim} is neither committed nor aborted yet: the duty cycle waits for it. */
-    private boolean claimOpen;
-    /** The claim {@link #tryClaim} handed out, while {@link #claimOpen}: a close gives it up. */
+    /**
+     * The claim {@link #tryClaim} handed out and not yet committed or aborted, or null: while there
+     * is one the duty cycle waits for it, and a close gives it up.
+     */
     private BufferClaim openClaim;
     // Counted in plain fields on the hot path and copied into the counters file by the duty cycle.
     private long messagesSent;
@@ -350,7 +351,7 @@ public final class Publication implements AutoCloseable
      */
     public int disconnectSlowestSubscriber(final boolean evenIfAllHoldBack)
     {
-        if (closed || claimOpen)
+        if (closed || null != openClaim)
         {
             return 0;
         }
@@ -464,7 +465,6 @@ public final class Publication implements AutoCloseable
             TYPE_DATA, sessionStreamWord()));
         claimedTrailerLength = trailerLength;
         claim.wrap(this, appender.buffer(), frameOffset, frameLength - trailerLength);
-        claimOpen = true;
         openClaim = claim;
         return position + appender.alignedLength(frameLength);
     }
@@ -476,7 +476,6 @@ public final class Publication implements AutoCloseable
         {
             return CLOSED; // the close gave the claim up
         }
-        claimOpen = false;
         openClaim = null;
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.commit(position, sessionStreamWord());
@@ -491,7 +490,6 @@ public final class Publication implements AutoCloseable
         {
             return CLOSED;
         }
-        claimOpen = false;
         openClaim = null;
         final int frameLength = claimedLength + claimedTrailerLength;
         appender.abort(position, frameLength, sessionStreamWord());
@@ -714,7 +712,7 @@ public final class Publication implements AutoCloseable
      */
     public int doWork(final long nowNs)
     {
-        if (closed || claimOpen)
+        if (closed || null != openClaim)
         {
             return 0; // an open claim holds the position: a heartbeat or a reconnection would write over it
         }
@@ -771,7 +769,7 @@ public final class Publication implements AutoCloseable
         {
             return;
         }
-        if (claimOpen)
+        if (null != openClaim)
         {
             // Given up as padding, so subscribers read past it; the claim's commit then returns
             // CLOSED, and its buffer no longer points into a ring that is about to be unmapped.

@@ -38,7 +38,7 @@ public record InstrumentSpec(int id, long tickSize, long lotSize, long minPrice,
                 "] must be ordered and on the tick size " + tickSize);
         }
         // A difference that wraps (a band wider than a long) is negative.
-        if (maxPrice - minPrice < 0 || (maxPrice - minPrice) / tickSize >= Integer.MAX_VALUE / 4)
+        if (maxPrice - minPrice < 0 || (maxPrice - minPrice) / tickSize >= MAX_PRICE_SLOTS)
         {
             throw new IllegalArgumentException("instrument " + id + ": the band has too many ticks");
         }

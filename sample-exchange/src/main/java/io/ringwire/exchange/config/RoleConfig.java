@@ -259,10 +259,10 @@ public record RoleConfig(String role, String provider, List<Identity> identities
             throw config.refusal(RoleFiles.PRICE_MIN, "the instruments' price band needs " + RoleFiles.PRICE_MIN +
                 " and " + RoleFiles.PRICE_MAX);
         }
-        if (maxPrice < minPrice || maxPrice - minPrice >= Integer.MAX_VALUE / 4)
+        if (maxPrice < minPrice || maxPrice - minPrice >= InstrumentSpec.MAX_PRICE_SLOTS)
         {
             throw config.refusal(RoleFiles.PRICE_MAX, maxPrice + " must be at least " + RoleFiles.PRICE_MIN + "=" +
-                minPrice + " and within " + (Integer.MAX_VALUE / 4) + " ticks of it");
+                minPrice + " and within " + InstrumentSpec.MAX_PRICE_SLOTS + " ticks of it");
         }
         final long priceSlots = instruments * (maxPrice - minPrice + 1 + InstrumentSpec.SLOT_MARGIN);
         if (priceSlots > InstrumentSpec.MAX_PRICE_SLOTS)
