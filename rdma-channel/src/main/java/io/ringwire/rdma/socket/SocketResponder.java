@@ -4,7 +4,6 @@ import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.DeviceCounters;
-import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.soft.ReceiveQueue;
 import io.ringwire.rdma.soft.RegionRegistry;
 import io.ringwire.rdma.soft.SoftMemoryRegion;
@@ -114,7 +113,7 @@ final class SocketResponder
         final long sequence)
     {
         final long workRequestId = receives.headWorkRequestId();
-        final MemoryRegion target = receives.headRegion();
+        final SoftMemoryRegion target = receives.headRegion();
         final int targetOffset = receives.headOffset();
         final int capacity = receives.headLength();
         receives.removeHead();
@@ -124,6 +123,14 @@ final class SocketResponder
             queuePair.completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_LENGTH_ERROR,
                 payloadLength, 0);
             refuse(sequence, CompletionStatus.REMOTE_INVALID_REQUEST);
+            return false;
+        }
+        if (target.isClosed())
+        {
+            // Deregistered after the receive was posted: its memory is no longer the application's to fill.
+            queuePair.completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
+                0, 0);
+            refuse(sequence, CompletionStatus.REMOTE_OPERATIONAL_ERROR);
             return false;
         }
         if (payloadLength > 0)

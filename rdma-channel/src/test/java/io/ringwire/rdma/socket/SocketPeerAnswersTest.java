@@ -9,6 +9,7 @@ import io.ringwire.rdma.SendFlags;
 import io.ringwire.rdma.config.EndpointAddress;
 import io.ringwire.rdma.socket.SocketEnds.End;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -241,6 +242,28 @@ class SocketPeerAnswersTest
         assertEquals(CompletionStatus.RETRY_EXCEEDED, completions.get(1L), "completions " + completions);
         assertTrue(sequence >= 10, "the peer kept writing through the timeout: " + sequence + " writes");
         assertEquals(1, counter(DeviceCounters.PEERS_LOST));
+    }
+
+    @Test
+    void aSendIntoAReceiveWhoseRegionWasDeregisteredWritesNothingAndFailsTheReceive() throws IOException
+    {
+        final QueuePair queuePair = connectRawPeer();
+        final AtomicBuffer memory = local.region().buffer();
+        assertEquals(PostResult.OK, queuePair.postReceive(5, local.region(), 256, 64));
+        local.region().close();
+        final ByteBuffer frame = ByteBuffer.allocate(SocketFrame.HEADER_LENGTH + 8);
+        final UnsafeBuffer view = new UnsafeBuffer(frame);
+        SocketFrame.writeRequest(view, 0, SocketFrame.OPCODE_SEND, true, 0, 0, 0, 0, 8);
+        view.putLong(SocketFrame.HEADER_LENGTH, 0x5E4D_0000_0000_0002L);
+        while (frame.hasRemaining())
+        {
+            peer.write(frame);
+        }
+        awaitCompletion(5);
+        assertEquals(CompletionStatus.LOCAL_PROTECTION_ERROR, completions.get(5L),
+            CompletionStatus.name(completions.get(5L)));
+        assertEquals(0, memory.getLong(256), "nothing written into memory no longer registered");
+        assertEquals(QueuePairState.ERROR, queuePair.state());
     }
 
     @Test
