@@ -7,6 +7,7 @@ import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.config.EndpointAddress;
 import io.ringwire.rdma.soft.CopyOnWriteIntMap;
 import io.ringwire.rdma.soft.SoftDevice;
 import io.ringwire.rdma.soft.SoftProtectionDomain;
@@ -64,13 +65,30 @@ final class SocketDevice extends SoftDevice
     SocketDevice(final RdmaConfig config)
     {
         super(config, SocketProvider.NAME, new DeviceCounters());
+        final InetAddress bind;
+        try
+        {
+            bind = InetAddress.getByName(config.bindHost());
+        }
+        catch (final IOException ex)
+        {
+            throw new RdmaException("socket provider cannot resolve " + RdmaConfig.BIND_ADDRESS_PROP + " host '" +
+                config.bindHost() + "'", ex);
+        }
+        if (bind.isAnyLocalAddress())
+        {
+            // The device's address is what its peers connect to: it must name this host for them.
+            throw new RdmaException("socket provider: " + RdmaConfig.BIND_ADDRESS_PROP + " must name a local " +
+                "address (got '" + config.bindHost() + "'): peers connect to the address the device advertises, " +
+                "so the wildcard address will not do");
+        }
         try
         {
             listener = ServerSocketChannel.open();
-            listener.bind(new InetSocketAddress(config.bindHost(), config.bindPort()));
+            listener.bind(new InetSocketAddress(bind, config.bindPort()));
             listener.configureBlocking(false);
             final InetSocketAddress bound = (InetSocketAddress)listener.getLocalAddress();
-            address = bound.getAddress().getHostAddress() + ":" + bound.getPort();
+            address = new EndpointAddress(bound.getAddress().getHostAddress(), bound.getPort()).toString();
         }
         catch (final IOException ex)
         {

@@ -43,7 +43,13 @@ final class SocketEnds implements AutoCloseable
     /** @param peerTimeoutMs how long a requester waits for its peer to answer before it is gone. */
     End open(final int peerTimeoutMs)
     {
-        final Device device = RdmaProviders.open(new RdmaConfig().provider("socket").bindAddress("127.0.0.1:0")
+        return open(peerTimeoutMs, "127.0.0.1:0");
+    }
+
+    /** @param bind the device's listening address, host:port ([v6]:port). */
+    End open(final int peerTimeoutMs, final String bind)
+    {
+        final Device device = RdmaProviders.open(new RdmaConfig().provider("socket").bindAddress(bind)
             .peerTimeoutMs(peerTimeoutMs).conclude());
         resources.add(device);
         final ProtectionDomain domain = device.allocateProtectionDomain();
