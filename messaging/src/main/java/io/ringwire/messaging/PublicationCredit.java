@@ -44,8 +44,7 @@ final class PublicationCredit
      * True when every connected subscriber leaves room for {@code required} bytes from
      * {@code position} in its ring and has a receive posted for each of {@code frames} frames, and
      * every connected queue pair can post the frames now. Once admitted, a message's frames are
-     * posted without waiting: an offer returns BACK_PRESSURED rather than spin on a full send queue
-     * or send window (roce: 128 PSNs a subscriber that is not polling does not acknowledge).
+     * posted without waiting: an offer returns BACK_PRESSURED rather than spin on a full send queue.
      */
     boolean hasCredit(final long position, final long required, final int frames)
     {

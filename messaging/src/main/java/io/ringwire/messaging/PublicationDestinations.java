@@ -298,8 +298,7 @@ final class PublicationDestinations implements AutoCloseable
     /**
      * @param frames frames to post.
      * @param bytes  their bytes.
-     * @return true when every connected queue pair can post them now (send queue room, and on roce
-     *         the send window).
+     * @return true when every connected queue pair can post them now (send queue room).
      */
     boolean canPostSends(final int frames, final long bytes)
     {

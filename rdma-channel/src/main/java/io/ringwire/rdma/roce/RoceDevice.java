@@ -165,12 +165,13 @@ final class RoceDevice extends SoftDevice
     }
 
     /**
-     * @return {@link Integer#MAX_VALUE}: messages are segmented at the path MTU.
+     * @return {@link RoceWire#MAX_MESSAGE_SIZE}: messages are segmented at the path MTU, and the
+     *         longest at the smallest MTU takes as many PSNs as a requester may have queued.
      */
     @Override
     public int maxMessageSize()
     {
-        return Integer.MAX_VALUE;
+        return RoceWire.MAX_MESSAGE_SIZE;
     }
 
     @Override

@@ -169,7 +169,7 @@ final class RoceQueuePair extends SoftQueuePair
         final int localOffset, final int length, final long remoteAddress, final int rkey, final int immediate,
         final int flags)
     {
-        if (requester.isWindowFull())
+        if (requester.isFull())
         {
             return PostResult.QUEUE_FULL;
         }

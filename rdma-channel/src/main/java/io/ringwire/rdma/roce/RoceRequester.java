@@ -19,7 +19,9 @@ import static io.ringwire.rdma.soft.SoftQueuePair.KIND_WRITE_WITH_IMMEDIATE;
  * posted request gets consecutive PSNs, one per packet of at most the path MTU (FIRST/MIDDLE/LAST,
  * or ONLY); AckReq is set on the last packet of each message and at least every
  * {@value RoceWire#ACK_REQUEST_INTERVAL} packets; at most {@value RoceWire#MAX_UNACKNOWLEDGED_PSNS}
- * PSNs are unacknowledged (a post beyond that returns QUEUE_FULL); an ACK completes every request
+ * PSNs are sent and unacknowledged, and requests past that wait in the send queue until the window
+ * opens, as on a NIC (a post returns QUEUE_FULL only for a full send queue, or past
+ * {@link RoceWire#MAX_QUEUED_PSNS} PSNs assigned); an ACK completes every request
  * it covers (coalesced ACKs included); a PSN sequence-error NAK rewinds transmission to the PSN it
  * names (go-back-N); an RNR NAK waits, then rewinds; the retransmit timer rewinds to the oldest
  * unacknowledged PSN, doubling its timeout up to 64 times the configured one; retry_cnt (7: until
@@ -101,7 +103,7 @@ final class RoceRequester
     /**
      * @param requests send requests about to be posted.
      * @param bytes    their lengths added up.
-     * @return true when their PSNs fit the window now.
+     * @return true when their PSNs fit what the requester takes now: a post of them meets no QUEUE_FULL.
      */
     boolean canSend(final int requests, final long bytes)
     {
@@ -112,19 +114,19 @@ final class RoceRequester
         }
         // Each request takes ceil(length / MTU) PSNs (at least one): at most its share of the bytes plus one.
         final long packets = requests + bytes / pathMtu;
-        return psnDistance(nextPsn, oldestUnacknowledgedPsn) + packets <= MAX_UNACKNOWLEDGED_PSNS;
+        return psnDistance(nextPsn, oldestUnacknowledgedPsn) + packets <= MAX_QUEUED_PSNS;
     }
 
     /**
-     * @return true when the window of unacknowledged PSNs is full: a post must wait.
+     * @return true when {@link RoceWire#MAX_QUEUED_PSNS} PSNs are assigned and unacknowledged: a post must wait.
      */
-    boolean isWindowFull()
+    boolean isFull()
     {
-        return psnDistance(nextPsn, oldestUnacknowledgedPsn) >= MAX_UNACKNOWLEDGED_PSNS;
+        return psnDistance(nextPsn, oldestUnacknowledgedPsn) >= MAX_QUEUED_PSNS;
     }
 
     /**
-     * Queues an admitted request (the window has room) and transmits what the window allows.
+     * Queues an admitted request (not {@link #isFull}) and transmits what the window allows.
      *
      * @param nowNs the time of the post.
      */

@@ -85,8 +85,19 @@ final class RoceWire
 
     static final int PSN_MASK = 0xFF_FFFF;
     static final int MSN_MASK = 0xFF_FFFF;
-    /** Most PSNs a requester has unacknowledged. */
+    /** Most PSNs a requester has sent and unacknowledged: its window of packets in flight. */
     static final int MAX_UNACKNOWLEDGED_PSNS = 128;
+    /**
+     * Most PSNs a requester has assigned and unacknowledged when it takes another request. Requests
+     * wait past the window, as on a NIC, whose send queue holds what the window does not yet let
+     * go; the bound, with a message of at most {@link #MAX_MESSAGE_PACKETS}, keeps every distance
+     * between live PSNs within half the 24-bit space, where {@link #psnDistance} reads it.
+     */
+    static final int MAX_QUEUED_PSNS = 1 << 22;
+    /** Packets of the longest message at the smallest path MTU (256 bytes): {@link #MAX_MESSAGE_SIZE} / 256. */
+    static final int MAX_MESSAGE_PACKETS = 1 << 22;
+    /** The longest message: {@link #MAX_MESSAGE_PACKETS} packets of the smallest path MTU. */
+    static final int MAX_MESSAGE_SIZE = 1 << 30;
     /** A requester asks for an ACK at least this often. */
     static final int ACK_REQUEST_INTERVAL = 64;
 

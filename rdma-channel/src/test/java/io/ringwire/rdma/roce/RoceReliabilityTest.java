@@ -27,6 +27,7 @@ import static io.ringwire.rdma.roce.RoceWire.*;
 import static io.ringwire.rdma.roce.ScriptedRelay.Action.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -285,7 +286,7 @@ class RoceReliabilityTest
     }
 
     @Test
-    void atMost128PsnsAreUnacknowledgedThenPostsReturnQueueFull()
+    void atMost128PsnsAreInFlightAndLaterRequestsWaitInTheSendQueueUntilItIsFull()
     {
         connect(config(1024), config(1024));
         requester.close();
@@ -308,9 +309,10 @@ class RoceReliabilityTest
             PostResult.OK)
         {
             accepted++;
-            assertTrue(accepted <= MAX_UNACKNOWLEDGED_PSNS, "more than 128 PSNs outstanding");
+            assertTrue(accepted <= 1024, "more requests taken than the send queue holds");
         }
-        assertEquals(MAX_UNACKNOWLEDGED_PSNS, accepted);
+        assertEquals(1024, accepted, "a post meets QUEUE_FULL only when the send queue is full");
+        assertFalse(requester.queuePair.canPostSends(1, 8), "the full send queue is refused up front too");
         relay.pump();
         assertEquals(MAX_UNACKNOWLEDGED_PSNS, relay.seen.size(), "each PSN sent once, no more than the window");
     }
