@@ -138,10 +138,10 @@ public interface QueuePair extends AutoCloseable
 
     /**
      * Whether {@code requests} send-queue requests carrying {@code bytes} in all can be posted now
-     * without {@link PostResult#QUEUE_FULL}: room in the send queue and, where the transport keeps
-     * one, in its window of unacknowledged packets (roce: 128 PSNs). Also true when nothing is
-     * outstanding, so a request larger than the whole window still goes (in pieces, as the window
-     * opens). A caller that must post several requests as one unit (a message's frames) asks first
+     * without {@link PostResult#QUEUE_FULL}: room in the send queue and in any bound of the
+     * transport's own (socket: its staging buffer). Requests past a window of packets in flight
+     * wait in the send queue, as on a NIC, so the window is no bound here. Also true when nothing
+     * is outstanding. A caller that must post several requests as one unit (a message's frames) asks first
      * and refuses the unit instead of waiting between its requests. Owning thread; makes no
      * progress; allocation-free.
      *

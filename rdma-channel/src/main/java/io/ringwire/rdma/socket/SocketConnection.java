@@ -86,6 +86,15 @@ final class SocketConnection
     }
 
     /**
+     * @return bytes {@link #reserve} finds for frames without anything more sent: the staging
+     *         buffer less what is staged and not yet flushed (compacting gives back the rest).
+     */
+    int stagingRoom()
+    {
+        return sendView.capacity() - (sendWritePosition - sendFlushPosition);
+    }
+
+    /**
      * @return the staging buffer frames are written into.
      */
     UnsafeBuffer sendView()

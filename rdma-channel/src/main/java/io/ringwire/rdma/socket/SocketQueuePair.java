@@ -83,6 +83,12 @@ final class SocketQueuePair extends SoftQueuePair
     }
 
     @Override
+    protected boolean transportCanSend(final int requests, final long bytes)
+    {
+        return requester.canSend(requests, bytes);
+    }
+
+    @Override
     protected int transportPost(final int kind, final long workRequestId, final SoftMemoryRegion local,
         final int localOffset, final int length, final long remoteAddress, final int rkey, final int immediate,
         final int flags)

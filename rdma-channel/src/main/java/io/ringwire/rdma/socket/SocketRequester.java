@@ -111,6 +111,17 @@ final class SocketRequester
     }
 
     /**
+     * @param requests requests about to be posted.
+     * @param bytes    their payloads added up.
+     * @return true when their frames fit the staging buffer now: posting them meets no QUEUE_FULL
+     *         even while the peer reads nothing.
+     */
+    boolean canSend(final int requests, final long bytes)
+    {
+        return (long)requests * HEADER_LENGTH + bytes <= connection.stagingRoom();
+    }
+
+    /**
      * Restarts the timer: the peer showed it is alive (it connected).
      *
      * @param nowNs the time.

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class SocketEnds implements AutoCloseable
 {
     record End(Device device, CompletionQueue completionQueue, MemoryRegion region, QueuePair first,
-        QueuePair second)
+        QueuePair second, ProtectionDomain domain)
     {
     }
 
@@ -59,7 +59,7 @@ final class SocketEnds implements AutoCloseable
         final QueuePair second = domain.createQueuePair(new QueuePairConfig(completionQueue, completionQueue, 8, 8, 0));
         first.modifyToInit();
         second.modifyToInit();
-        return new End(device, completionQueue, region, first, second);
+        return new End(device, completionQueue, region, first, second, domain);
     }
 
     /**

@@ -1,7 +1,9 @@
 package io.ringwire.rdma.socket;
 
+import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.DeviceCounters;
+import io.ringwire.rdma.MemoryRegion;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePair;
 import io.ringwire.rdma.QueuePairState;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.HashMap;
@@ -61,6 +64,12 @@ class SocketPeerAnswersTest
 
     private QueuePair connectRawPeer(final int peerTimeoutMs) throws IOException
     {
+        return connectRawPeer(peerTimeoutMs, 0);
+    }
+
+    /** @param receiveBuffer the raw peer's SO_RCVBUF, or 0 for the kernel's default. */
+    private QueuePair connectRawPeer(final int peerTimeoutMs, final int receiveBuffer) throws IOException
+    {
         final End a = ends.open(peerTimeoutMs);
         final End b = ends.open(peerTimeoutMs);
         // The device whose address sorts first connects; the other one waits for incoming connections.
@@ -72,7 +81,12 @@ class SocketPeerAnswersTest
         queuePair.modifyToReadyToSend();
         final ByteBuffer hello = SocketFrame.hello(queuePair.queuePairNumber(), impersonated.first().queuePairNumber(),
             queuePair.localEndpoint().startPsn(), impersonated.first().localEndpoint().startPsn());
-        peer = SocketChannel.open(EndpointAddress.resolve("listener", local.device().address()));
+        peer = SocketChannel.open();
+        if (receiveBuffer > 0)
+        {
+            peer.setOption(StandardSocketOptions.SO_RCVBUF, receiveBuffer);
+        }
+        peer.connect(EndpointAddress.resolve("listener", local.device().address()));
         while (hello.hasRemaining())
         {
             peer.write(hello);
@@ -264,6 +278,25 @@ class SocketPeerAnswersTest
             CompletionStatus.name(completions.get(5L)));
         assertEquals(0, memory.getLong(256), "nothing written into memory no longer registered");
         assertEquals(QueuePairState.ERROR, queuePair.state());
+    }
+
+    @Test
+    void whileThePeerReadsNothingCanPostSendsSaysNoBeforeTheStagingBufferIsFull() throws IOException
+    {
+        final QueuePair queuePair = connectRawPeer(10_000, 4096);
+        final int length = 1 << 20;
+        final MemoryRegion large = local.domain().allocateRegion(length, Access.LOCAL_WRITE);
+        int posted = 0;
+        while (queuePair.canPostSends(1, length))
+        {
+            final int result = queuePair.postWrite(posted, large, 0, length, 0x1000, 77, SendFlags.NONE);
+            assertEquals(PostResult.OK, result, "post " + posted + " after canPostSends said yes: " +
+                PostResult.name(result));
+            posted++;
+        }
+        assertTrue(posted >= 1 && posted < 8, "the staging buffer (4 MiB), not the send queue (8), stopped the " +
+            "posts: " + posted);
+        assertEquals(QueuePairState.READY_TO_SEND, queuePair.state());
     }
 
     @Test
