@@ -150,6 +150,9 @@ final class IbverbsMemoryRegion implements MemoryRegion
         domain.device().unpin(length);
         if (null != ownedMemory)
         {
+            // The buffer points at nothing before its memory is freed: a write through it fails
+            // rather than land in the native heap.
+            buffer.wrap(0L, 0);
             ownedMemory.close();
         }
     }

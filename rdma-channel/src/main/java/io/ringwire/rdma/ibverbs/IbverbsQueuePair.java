@@ -429,6 +429,10 @@ final class IbverbsQueuePair implements QueuePair
         {
             return PostResult.INVALID_STATE;
         }
+        if (length < 0)
+        {
+            return PostResult.INVALID_ARGUMENT; // in ERROR too, as every provider answers it
+        }
         if (current == QueuePairState.ERROR)
         {
             return receiveCompletionQueue.flushed().add(workRequestId, CompletionOpcode.RECV, 0, queuePairNumber);

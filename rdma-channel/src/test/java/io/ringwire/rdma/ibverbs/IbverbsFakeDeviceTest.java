@@ -15,6 +15,7 @@ import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.SendFlags;
+import org.agrona.concurrent.AtomicBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -276,6 +277,26 @@ class IbverbsFakeDeviceTest
         final MemoryRegion foreign = other.allocateRegion(4096, Access.LOCAL_WRITE);
         assertEquals(PostResult.INVALID_ARGUMENT, requester.postSend(1, foreign, 0, 8, SendFlags.NONE));
         assertEquals(PostResult.INVALID_ARGUMENT, responder.postReceive(1, foreign, 0, 8));
+    }
+
+    @Test
+    void aClosedRegionsBufferPointsAtNothingSoAStaleWriteFailsRatherThanLandInFreedMemory()
+    {
+        final MemoryRegion doomed = domain.allocateRegion(4096, Access.LOCAL_WRITE);
+        final AtomicBuffer stale = doomed.buffer();
+        stale.putLong(0, 1);
+        doomed.close();
+        assertEquals(0, stale.capacity());
+        assertThrows(IndexOutOfBoundsException.class, () -> stale.putLong(0, 2));
+    }
+
+    @Test
+    void aReceiveOfNegativeLengthIsRefusedInErrorToo()
+    {
+        connect();
+        responder.modifyToError();
+        assertEquals(PostResult.INVALID_ARGUMENT, responder.postReceive(1, target, 0, -1));
+        assertEquals(PostResult.OK, responder.postReceive(2, target, 0, 8), "a good one is flushed");
     }
 
     @Test
