@@ -19,6 +19,7 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -125,7 +126,7 @@ public final class RoleMain
         final CountDownLatch finished = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {
-            stop.countDown();
+            stop(stop, running);
             exit.countDown();
             try
             {
@@ -139,7 +140,8 @@ public final class RoleMain
         }, "ringwire-role-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         final boolean parentPipe = "1".equals(System.getenv(PARENT_PIPE_ENV));
-        final Thread stdin = Thread.ofPlatform().daemon().start(() -> awaitStopLines(stop, exit, parentPipe));
+        final Thread stdin = Thread.ofPlatform().daemon().start(() -> awaitStopLines(System.in, stop, exit, running,
+            parentPipe));
         final List<AutoCloseable> closeables = new ArrayList<>();
         try
         {
@@ -438,23 +440,34 @@ public final class RoleMain
     }
 
     /**
-     * {@code quiesce}: stop and report, but stay connected; {@code stop}: stop, report and exit; and
-     * so does stdin closing where it is a parent's pipe.
+     * Stops the role: its run flag too, so that a wait the flag bounds (the engine's recovery, for a
+     * gateway that takes nothing) ends rather than outlast the stop.
      */
-    private static void awaitStopLines(final CountDownLatch stop, final CountDownLatch exit, final boolean parentPipe)
+    private static void stop(final CountDownLatch stop, final RunFlag running)
     {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)))
+        running.stop();
+        stop.countDown();
+    }
+
+    /**
+     * {@code quiesce}: stop and report, but stay connected; {@code stop}: stop, report and exit; and
+     * so does the input's end where it is a parent's pipe.
+     */
+    static void awaitStopLines(final InputStream input, final CountDownLatch stop, final CountDownLatch exit,
+        final RunFlag running, final boolean parentPipe)
+    {
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(input, StandardCharsets.UTF_8)))
         {
             String line;
             while (null != (line = reader.readLine()))
             {
                 if ("quiesce".equals(line.trim()))
                 {
-                    stop.countDown();
+                    stop(stop, running);
                 }
                 else if ("stop".equals(line.trim()))
                 {
-                    stop.countDown();
+                    stop(stop, running);
                     exit.countDown();
                     return;
                 }
@@ -467,7 +480,7 @@ public final class RoleMain
         if (parentPipe)
         {
             // The parent is gone: nobody is left to stop the role.
-            stop.countDown();
+            stop(stop, running);
             exit.countDown();
         }
     }

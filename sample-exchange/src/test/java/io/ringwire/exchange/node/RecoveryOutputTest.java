@@ -10,6 +10,7 @@ import io.ringwire.rdma.cm.Identity;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -52,31 +54,8 @@ class RecoveryOutputTest
     void aGatewayThatReadsLateGetsEveryReportRecoverySendsAgain(final boolean gatewayThread) throws Exception
     {
         final Path journal = directory.resolve("journal");
-        final OrderFlow flow = new OrderFlow(0x5A9L, 5, 1, 20, 5_000, 40, 2048);
-        final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(5, flow.minPrice(),
-            (int)(flow.maxPrice() - flow.minPrice() + 1)), 50_000, 100, 0);
-        final long[] reportsMade = { 0 };
-        try (JournaledEngine engine = JournaledEngine.open(journal, config, new EngineOutput()
-        {
-            @Override
-            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
-            {
-                reportsMade[0]++;
-            }
-
-            @Override
-            public void marketData(final DirectBuffer buffer, final int offset, final int length)
-            {
-            }
-        }, 1 << 20, false))
-        {
-            final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
-            for (int i = 0; i < RECORDS; i++)
-            {
-                engine.accept(request, 0, flow.next(request, 0));
-            }
-        }
-        assertTrue(reportsMade[0] * 100 > 4L * REPORT_BACKLOG, reportsMade[0] + " reports: more than the backlog holds");
+        final EngineConfig config = config();
+        final long[] reportsMade = { journalMoreReportsThanTheBacklogHolds(journal, config) };
 
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
         final Map<String, Identity> identities = new HashMap<>();
@@ -145,6 +124,87 @@ class RecoveryOutputTest
             {
                 reader.join(10_000);
             }
+        }
+    }
+
+    private static EngineConfig config()
+    {
+        final OrderFlow flow = flow();
+        return new EngineConfig(EngineConfig.uniformInstruments(5, flow.minPrice(),
+            (int)(flow.maxPrice() - flow.minPrice() + 1)), 50_000, 100, 0);
+    }
+
+    private static OrderFlow flow()
+    {
+        return new OrderFlow(0x5A9L, 5, 1, 20, 5_000, 40, 2048);
+    }
+
+    /** @return the reports the journal's replay makes: many times what {@link #REPORT_BACKLOG} holds. */
+    private static long journalMoreReportsThanTheBacklogHolds(final Path journal, final EngineConfig config)
+    {
+        final OrderFlow flow = flow();
+        final long[] reportsMade = { 0 };
+        try (JournaledEngine engine = JournaledEngine.open(journal, config, new EngineOutput()
+        {
+            @Override
+            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
+            {
+                reportsMade[0]++;
+            }
+
+            @Override
+            public void marketData(final DirectBuffer buffer, final int offset, final int length)
+            {
+            }
+        }, 1 << 20, false))
+        {
+            final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+            for (int i = 0; i < RECORDS; i++)
+            {
+                engine.accept(request, 0, flow.next(request, 0));
+            }
+        }
+        assertTrue(reportsMade[0] * 100 > 4L * REPORT_BACKLOG, reportsMade[0] + " reports: more than the backlog holds");
+        return reportsMade[0];
+    }
+
+    @Test
+    @Timeout(120)
+    void stoppingTheRunEndsRecoverysWaitForAGatewayThatTakesNothing() throws Exception
+    {
+        final Path journal = directory.resolve("journal");
+        final EngineConfig config = config();
+        journalMoreReportsThanTheBacklogHolds(journal, config);
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
+        final Map<String, Identity> identities = new HashMap<>();
+        layout.identities().forEach(name -> identities.put(name, Identity.generate(name)));
+        final MessagingContext engineSide = RoleContexts.context(directory, identities, List.of(ExchangeLayout.ENGINE),
+            List.of(ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA), 60_000, 0);
+        final MessagingContext gatewaySide = RoleContexts.context(directory, identities,
+            List.of(ExchangeLayout.GATEWAY), List.of(ExchangeLayout.ENGINE), 60_000, 0);
+        final MessagingContext marketDataSide = RoleContexts.context(directory, identities,
+            List.of(ExchangeLayout.MARKET_DATA), List.of(ExchangeLayout.ENGINE), 60_000, 0);
+        final RunFlag running = new RunFlag();
+        try (Subscription reports = Subscription.open(gatewaySide, layout.gatewayReportsSubscription(),
+            ExchangeLayout.REPORTS_STREAM);
+             Subscription feed = Subscription.open(marketDataSide, layout.marketDataFeedSubscription(),
+                 ExchangeLayout.FEED_STREAM);
+             EngineNode node = new EngineNode(engineSide, layout, journal, config, running, 1 << 20,
+                 new EngineThreads(false, false, false), REPORT_BACKLOG))
+        {
+            RoleContexts.await(node::isConnected, WAIT, "the engine connected", () ->
+            {
+                node.doWork();
+                reports.poll((buffer, offset, length, header) -> { }, 10);
+                feed.poll((buffer, offset, length, header) -> { }, 10);
+            });
+            // The gateway now takes nothing: recovery fills the backlog and waits for it.
+            final Thread opening = Thread.ofPlatform().name("engine-open").start(node::open);
+            opening.join(Duration.ofSeconds(1));
+            assertTrue(opening.isAlive(), "recovery waits for the gateway to take its reports");
+            running.stop();
+            opening.join(WAIT);
+            assertFalse(opening.isAlive(), "the run stopping ended the wait");
         }
     }
 }
