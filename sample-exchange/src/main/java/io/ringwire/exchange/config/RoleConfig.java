@@ -517,15 +517,21 @@ public record RoleConfig(String role, String provider, List<Identity> identities
             throw config.refusal(RoleFiles.REPLY_LOG_BYTES, replyLogBytes + " is not a power of two; allowed: " +
                 TransportLimits.MIN_REPLY_LOG_BYTES + " to " + (1 << 30) + ", a power of two");
         }
+        // Without a line of its own, the backlog fits the log the file sets.
+        final int replyBacklogBytes = (int)config.number(RoleFiles.REPLY_BACKLOG_BYTES,
+            Math.min(TransportLimits.DEFAULT_REPLY_BACKLOG_BYTES, replyLogBytes / 2), 4096, 1 << 30);
+        if (Integer.bitCount(replyBacklogBytes) != 1)
+        {
+            // The backlog's ring takes a power of two: another value would quietly become a smaller one.
+            throw config.refusal(RoleFiles.REPLY_BACKLOG_BYTES, replyBacklogBytes + " is not a power of two; " +
+                "allowed: 4096 to " + (1 << 30) + ", a power of two");
+        }
         return new TransportLimits(maxConnections,
             config.number(RoleFiles.LOGON_TIMEOUT_MS, 5_000, 1, 3_600_000),
             (int)config.number(RoleFiles.LOGONS_PER_SECOND, 5, 1, 1_000_000),
             (int)config.number(RoleFiles.LOGON_BURST, 5, 1, 1_000_000),
             (int)config.number(RoleFiles.MAX_MALFORMED, 64, 0, Integer.MAX_VALUE),
-            // Without a line of its own, the backlog fits the log the file sets.
-            (int)config.number(RoleFiles.REPLY_BACKLOG_BYTES,
-                Math.min(TransportLimits.DEFAULT_REPLY_BACKLOG_BYTES, replyLogBytes / 2), 4096, 1 << 30),
-            config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, 3_600_000), replyLogBytes);
+            replyBacklogBytes, config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, 3_600_000), replyLogBytes);
     }
 
     private static void requireEndpoints(final ConfigFile config, final String role, final List<SessionConfig> sessions,

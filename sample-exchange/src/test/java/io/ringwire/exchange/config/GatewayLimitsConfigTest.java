@@ -73,6 +73,20 @@ class GatewayLimitsConfigTest
     }
 
     @Test
+    void aReplyBacklogThatIsNoPowerOfTwoIsRefusedRatherThanRoundedDown() throws Exception
+    {
+        final Path file = directory.resolve("gateway.conf");
+        Files.writeString(file, gatewayText.replaceAll("(?m)^limits\\.reply-backlog-bytes.*$",
+            "limits.reply-backlog-bytes = 300000"));
+        final Exception refused = assertThrows(IllegalArgumentException.class, () -> RoleConfig.read(file));
+        assertTrue(refused.getMessage().contains("limits.reply-backlog-bytes") &&
+            refused.getMessage().contains("power of two"), refused.getMessage());
+        Files.writeString(file, gatewayText.replaceAll("(?m)^limits\\.reply-backlog-bytes.*$",
+            "limits.reply-backlog-bytes = 262144"));
+        assertEquals(262144, RoleConfig.read(file).gateway().transportLimits().maxReplyBacklogBytes());
+    }
+
+    @Test
     void aConnectionTableSmallerThanTheMemberEndpointAdmitsIsRefused() throws Exception
     {
         final Path file = directory.resolve("gateway.conf");
