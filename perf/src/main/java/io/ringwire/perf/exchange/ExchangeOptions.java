@@ -92,6 +92,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
         String door = "sbe";
         int fixClients = 1;
         long fixRate = 1_000;
+        String fixOption = null;
         EngineThreads engineThreads = EngineThreads.parse("auto");
         final OptionReader option = new OptionReader(args);
         while (option.next())
@@ -115,8 +116,16 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                         throw new UsageException("--door takes sbe or fix, not '" + door + "'");
                     }
                 }
-                case "--fix-clients" -> fixClients = option.intNumber("a count", 1, 16, "FIX members");
-                case "--fix-rate" -> fixRate = option.number("requests per second", 1, 20_000, "requests per second");
+                case "--fix-clients" ->
+                {
+                    fixClients = option.intNumber("a count", 1, 16, "FIX members");
+                    fixOption = option.name();
+                }
+                case "--fix-rate" ->
+                {
+                    fixRate = option.number("requests per second", 1, 20_000, "requests per second");
+                    fixOption = option.name();
+                }
                 case "--engine-threads" ->
                 {
                     final String threads = option.value("auto, none, or any of journaller,digest,replica");
@@ -132,6 +141,11 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
                 default -> throw option.unknown("--provider, --rate, --seconds, --warmup, --clients, --instruments, " +
                     "--door, --fix-clients, --fix-rate, --engine-threads, --json, --out, --help");
             }
+        }
+        if (null != fixOption && !"fix".equals(door))
+        {
+            // Without the door no FIX member runs: the option would be dropped unsaid.
+            throw new UsageException(fixOption + " needs --door fix");
         }
         return new ExchangeOptions(providers, rate, seconds, warmup, clients, instruments, json, option.helpAsked(),
             out, door, fixClients, fixRate, engineThreads);

@@ -3,6 +3,7 @@ package io.ringwire.perf.path;
 import io.ringwire.perf.cli.Transports;
 import io.ringwire.perf.output.JsonText;
 import io.ringwire.perf.pingpong.LatencyProbeCodec;
+import io.ringwire.perf.rtt.RttRounds;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -83,8 +84,19 @@ public final class PathBenchmark
             hops.roundTrips(roundTrips);
             perHop[i] = (System.nanoTime() - startNs) / (2.0 * roundTrips);
         }
-        Arrays.sort(perHop);
-        return new Result(provider, api, size, 2 * roundTrips, perHop.length, perHop[perHop.length / 2], perHop[0]);
+        return result(provider, api, size, 2 * roundTrips, perHop);
+    }
+
+    /**
+     * @param perHop each repetition's time a hop.
+     * @return the repetitions' median (the mean of the middle two for an even count, as every
+     *         command's median is) and lowest.
+     */
+    static Result result(final String provider, final String api, final int size, final long hops,
+        final double[] perHop)
+    {
+        return new Result(provider, api, size, hops, perHop.length, RttRounds.median(perHop),
+            Arrays.stream(perHop).min().orElse(0));
     }
 
     /**

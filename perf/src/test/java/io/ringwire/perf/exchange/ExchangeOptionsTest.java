@@ -56,6 +56,8 @@ class ExchangeOptionsTest
         "--fast|unknown option '--fast'",
         "--door tcp|--door takes sbe or fix",
         "--fix-rate 0|--fix-rate='0' is out of range",
+        "--fix-clients 4|--fix-clients needs --door fix",
+        "--fix-rate 500 --door sbe|--fix-rate needs --door fix",
         "--engine-threads journaler|--engine-threads takes auto, none, or any of" })
     void aBadOptionIsRefusedNamingIt(final String args, final String message)
     {

@@ -46,6 +46,17 @@ class PathTest
     }
 
     @Test
+    void theMedianOfAnEvenNumberOfRepetitionsIsTheMeanOfTheMiddleTwo()
+    {
+        final PathBenchmark.Result two = PathBenchmark.result("shm", "messaging", 32, 100, new double[]{ 20, 10 });
+        assertEquals(15, two.medianNs(), 1e-9);
+        assertEquals(10, two.lowestNs(), 1e-9);
+        final PathBenchmark.Result three = PathBenchmark.result("shm", "messaging", 32, 100, new double[]{ 30, 10, 20 });
+        assertEquals(20, three.medianNs(), 1e-9);
+        assertEquals(3, three.repetitions());
+    }
+
+    @Test
     void badOptionsAreRefusedNamingTheOptionAndItsAllowedValues()
     {
         assertTrue(assertThrows(UsageException.class, () -> PathOptions.parse("--provider", "nio-tcp")).getMessage()
