@@ -185,14 +185,16 @@ public record RttOptions(
 
     /**
      * @return every transport, leaving out RDMA providers that are not on the class path or cannot
-     *         open here (ibverbs without an RDMA device).
+     *         open here (ibverbs without an RDMA device). shm stays: whether its directory will do
+     *         depends on {@code --shm-dir}, not yet read, and its run says so where it does not.
      */
     static List<String> defaultProviders()
     {
         final List<String> present = new ArrayList<>();
         for (final RdmaProvider provider : RdmaProviders.all())
         {
-            if (null == provider.unavailableReason(new RdmaConfig().provider(provider.name())))
+            if (Transports.SHM.equals(provider.name()) ||
+                null == provider.unavailableReason(new RdmaConfig().provider(provider.name())))
             {
                 present.add(provider.name());
             }

@@ -4,9 +4,13 @@ import io.ringwire.perf.cli.UsageException;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaProviders;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,6 +73,37 @@ class RttOptionsTest
             "only nio-udp is bound to one datagram");
         assertTrue(RttOptions.defaultProviders().containsAll(List.of("socket", "roce", "nio-tcp", "nio-udp")),
             RttOptions.defaultProviders().toString());
+    }
+
+    @Test
+    void theDefaultListKeepsShmWhateverTheDefaultShmDirectoryAndParsingCreatesNoDirectory(@TempDir final Path temp)
+        throws IOException
+    {
+        final String before = System.getProperty(RdmaConfig.SHM_DIRECTORY_PROP);
+        try
+        {
+            final Path notADirectory = Files.writeString(temp.resolve("file"), "x");
+            System.setProperty(RdmaConfig.SHM_DIRECTORY_PROP, notADirectory.toString());
+            final RttOptions named = RttOptions.parse("--shm-dir", temp.resolve("wanted").toString());
+            assertTrue(named.providers().contains("shm"), "the directory named is the one the run uses: " +
+                named.providers());
+
+            final Path unwanted = temp.resolve("unwanted");
+            System.setProperty(RdmaConfig.SHM_DIRECTORY_PROP, unwanted.toString());
+            RttOptions.parse("--shm-dir", temp.resolve("wanted").toString(), "--help");
+            assertFalse(Files.exists(unwanted), "parsing the options made a directory the run does not use");
+        }
+        finally
+        {
+            if (null == before)
+            {
+                System.clearProperty(RdmaConfig.SHM_DIRECTORY_PROP);
+            }
+            else
+            {
+                System.setProperty(RdmaConfig.SHM_DIRECTORY_PROP, before);
+            }
+        }
     }
 
     @Test
