@@ -89,6 +89,8 @@ final class Image implements AutoCloseable
     private boolean creditOwed;
     long lastFrameNs;
     long lastCreditNs;
+    /** The publication's beat (a memory log) the duty cycle last saw: a change is a sign of life. */
+    long beatAtDuty;
     /** Frames seen; the duty cycle turns a change into {@link #lastFrameNs} without a clock read per frame. */
     long framesReceived;
     long framesReceivedAtDuty;
@@ -276,6 +278,41 @@ final class Image implements AutoCloseable
             sendCredit(nowNs, counters);
         }
         return VALID;
+    }
+
+    /**
+     * A keepalive ({@link FrameDescriptor#KEEPALIVE_IMMEDIATE}): a sign of life that took a receive
+     * and moves no position. The receive is posted again and credited as a frame's is.
+     *
+     * @param nowNs    the subscription's clock reading.
+     * @param counters the subscription's counters.
+     * @return {@link #VALID}, or {@link #PROTOCOL_ERROR} before the JOIN.
+     */
+    int onKeepalive(final long nowNs, final SubscriptionCounters counters)
+    {
+        if (!joined)
+        {
+            return PROTOCOL_ERROR;
+        }
+        framesReceived++;
+        if (++receivesToRepost >= repostThreshold)
+        {
+            repostReceives();
+        }
+        if (creditOwed || receivesPosted - receivesCredited >= receiveCreditInterval)
+        {
+            sendCredit(nowNs, counters);
+        }
+        return VALID;
+    }
+
+    /**
+     * @return the beat the publication of a memory log raises while no frame can leave it (see
+     *         {@link CreditLayout#PUBLICATION_BEAT_OFFSET}); 0 before its credit region is mapped.
+     */
+    long publicationBeat()
+    {
+        return null == creditView ? 0 : creditView.getLongAcquire(CreditLayout.PUBLICATION_BEAT_OFFSET);
     }
 
     /**

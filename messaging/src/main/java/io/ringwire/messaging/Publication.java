@@ -746,13 +746,22 @@ public final class Publication implements AutoCloseable
         return dutyDueNow || nowNs - dutyDueNs >= 0;
     }
 
-    /** The duty cycle's heartbeat: an empty frame, so idle subscribers know the publication lives. */
+    /**
+     * The duty cycle's heartbeat: an empty frame, so idle subscribers know the publication lives; or,
+     * where a subscriber's full ring leaves no room for one, a keepalive to each subscriber, which
+     * takes no place in the stream (a subscriber that has read everything hears nothing else).
+     */
     private int sendHeartbeat()
     {
         final int frameLength = HEADER_LENGTH + signer.trailerLength();
         if (!hasCreditForFrame(frameLength))
         {
-            return 0; // the subscriber has unread frames: it knows we are alive
+            final int sent = destinations.sendKeepalives(position, staging);
+            if (sent > 0)
+            {
+                credit.refresh(position); // a keepalive took a receive a frame would have counted on
+            }
+            return sent;
         }
         final int frameOffset = publishPadding(appender.claim(position, frameLength,
             (byte)(UNFRAGMENTED | signer.flag()), TYPE_HEARTBEAT, sessionStreamWord()));

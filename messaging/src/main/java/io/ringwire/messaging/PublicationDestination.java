@@ -52,8 +52,10 @@ final class PublicationDestination implements AutoCloseable
     boolean connected;
     /** The connected subscriber wants every data frame checksummed (its answer's setup said so). */
     boolean frameChecksums;
-    /** Requests sent on this connection that consume a receive at the subscriber (JOIN, every frame). */
+    /** Requests sent on this connection that consume a receive at the subscriber (JOIN, every frame, keepalives). */
     private long receiveConsumingRequests;
+    /** Keepalives given a memory log's subscriber: the beat in the credit region. */
+    private long beats;
     private long lastLivenessCounter = -1;
     private long lastLivenessChangeNs;
     /**
@@ -448,6 +450,38 @@ final class PublicationDestination implements AutoCloseable
     {
         final int result = queuePair.postWriteWithImmediate(position, staging, frameOffset, frameLength,
             remoteRingAddress + frameOffset, remoteRingKey, frameLength, flags);
+        if (result == PostResult.OK)
+        {
+            receiveConsumingRequests++;
+        }
+        return result;
+    }
+
+    /**
+     * Tells the subscriber the publication lives without a frame: over RDMA a signaled WRITE WITH
+     * IMMEDIATE of no bytes ({@link FrameDescriptor#KEEPALIVE_IMMEDIATE}) where it has a receive
+     * posted and the queue pair room; into a memory log, a raised beat in the credit region.
+     *
+     * @param position the publication's position (the work request id).
+     * @param staging  the publication's staging region (no byte of it is sent).
+     * @return {@link PostResult#OK} when sent, {@link PostResult#QUEUE_FULL} when it could not go now
+     *         (no receive posted, which a subscriber with frames unread needs no keepalive for), or
+     *         the post's failure.
+     */
+    int sendKeepalive(final long position, final MemoryRegion staging)
+    {
+        if (null != logRing)
+        {
+            creditBuffer.putLongRelease(CreditLayout.PUBLICATION_BEAT_OFFSET, ++beats);
+            return PostResult.OK;
+        }
+        if (receiveHeadroom() < 1 || !queuePair.canPostSends(1, 0))
+        {
+            return PostResult.QUEUE_FULL;
+        }
+        // Signaled: an idle stream posts nothing else whose completion would free its slot.
+        final int result = queuePair.postWriteWithImmediate(position, staging, 0, 0, remoteRingAddress, remoteRingKey,
+            FrameDescriptor.KEEPALIVE_IMMEDIATE, SendFlags.SIGNALED);
         if (result == PostResult.OK)
         {
             receiveConsumingRequests++;

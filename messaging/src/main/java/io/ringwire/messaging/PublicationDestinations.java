@@ -313,6 +313,39 @@ final class PublicationDestinations implements AutoCloseable
     }
 
     /**
+     * Sends each connected destination a keepalive ({@link PublicationDestination#sendKeepalive}):
+     * the heartbeat of a publication that no frame can leave, because a live subscriber's full ring
+     * holds the stream back. The others, caught up, would otherwise hear nothing and close their
+     * images at the liveness timeout.
+     *
+     * @param position the publication's position.
+     * @param staging  its staging region.
+     * @return keepalives sent.
+     */
+    int sendKeepalives(final long position, final MemoryRegion staging)
+    {
+        int sent = 0;
+        for (final PublicationDestination destination : all)
+        {
+            if (!destination.connected)
+            {
+                continue;
+            }
+            final int result = destination.sendKeepalive(position, staging);
+            if (result == PostResult.OK)
+            {
+                sent++;
+            }
+            else if (result != PostResult.QUEUE_FULL)
+            {
+                counters.sendFailures.incrementRelease();
+                disconnect(destination, "keepalive post failed: " + PostResult.name(result));
+            }
+        }
+        return sent;
+    }
+
+    /**
      * Posts an admitted frame to one connected destination. Its send queue drains as completions are
      * reaped, so a full one is waited on; one that stays full for the liveness timeout, or a post
      * that fails, disconnects the destination.

@@ -1,5 +1,6 @@
 package io.ringwire.messaging;
 
+import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.status.SubscriptionCounters;
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionOpcode;
@@ -434,7 +435,9 @@ public final class Subscription implements AutoCloseable
         {
             // A memory log's frames are read from the ring, never announced: a peer that announces
             // one would move the position off the log's frame grid.
-            outcome = memoryLog ? Image.PROTOCOL_ERROR : image.onFrame(immediate, handler, counters, tallies, nowNs);
+            outcome = memoryLog ? Image.PROTOCOL_ERROR :
+                immediate == FrameDescriptor.KEEPALIVE_IMMEDIATE && 0 == byteLength ? image.onKeepalive(nowNs, counters) :
+                image.onFrame(immediate, handler, counters, tallies, nowNs);
         }
         else if (opcode == CompletionOpcode.RECV)
         {
@@ -525,10 +528,14 @@ public final class Subscription implements AutoCloseable
                 break; // an unavailable-image handler closed the subscription: its images with it
             }
             // Unpolled images are kept alive (the application is busy), but not a draining one: only
-            // a poll closes it, and one the application never polls again ends with the timeout.
-            if ((!polled && !image.draining) || image.framesReceived != image.framesReceivedAtDuty)
+            // a poll closes it, and one the application never polls again ends with the timeout. A
+            // memory log's publication that no frame can leave raises its beat instead.
+            final long beat = memoryLog ? image.publicationBeat() : 0;
+            if ((!polled && !image.draining) || image.framesReceived != image.framesReceivedAtDuty ||
+                (beat != image.beatAtDuty && !image.draining))
             {
                 image.framesReceivedAtDuty = image.framesReceived;
+                image.beatAtDuty = beat;
                 image.lastFrameNs = nowNs;
             }
             if (nowNs - image.lastFrameNs > context.livenessTimeoutNs())

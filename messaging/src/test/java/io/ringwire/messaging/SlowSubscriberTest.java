@@ -176,6 +176,48 @@ class SlowSubscriberTest
 
     @ParameterizedTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void theSubscriberKeepingUpKeepsItsImagePastTheLivenessTimeoutWhileTheStalledOneHoldsEveryFrameBack(
+        final String provider)
+    {
+        assertTheReaderKeepsItsImage(context(directory), provider);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void keepalivesEveryTwoMillisecondsTakeReceivesThatAreReplacedAndCredited(final String provider)
+    {
+        // 1,500 keepalives in the three seconds: several times the receives a connection starts with.
+        assertTheReaderKeepsItsImage(context(directory, settings -> settings.heartbeatIntervalMs(2)), provider);
+    }
+
+    private void assertTheReaderKeepsItsImage(final MessagingContext context, final String provider)
+    {
+        try (FanOut fanOut = FanOut.open(context, provider, ""))
+        {
+            final Subscription reader = fanOut.reader;
+            final Subscription stalled = fanOut.stalled;
+            final Publication publication = fanOut.publication;
+            final FragmentHandler count = (buffer, offset, length, header) -> { };
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
+            // Three liveness timeouts (1 s each here) with the stalled ring full: the reader has read
+            // everything and hears no frame, only keepalives.
+            final long untilNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() - untilNs < 0)
+            {
+                publication.offer(message, 0, MESSAGE);
+                publication.doWork();
+                reader.poll(count, 16);
+                stalled.doWork();
+            }
+            assertEquals(0, reader.counters().livenessTimeouts.get(), "the reader's image never timed out");
+            assertEquals(1, reader.imageCount());
+            assertEquals(0, publication.counters().disconnects.get());
+            assertEquals(2, publication.counters().connects.get(), "no subscriber connected again");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void theOwnerCutsTheSubscriberHoldingThePublicationBackWithoutABreakAndSparesTheOneKeepingUp(final String provider)
     {
         try (FanOut fanOut = FanOut.open(context(directory), provider, ""))

@@ -54,8 +54,14 @@ public final class CreditLayout
     public static final int CLOSED_MARK_OFFSET = 32;
     /** Offset of where the message a memory log's image closed in the middle of starts. */
     public static final int CLOSED_MESSAGE_START_OFFSET = 40;
-    /** Bytes a memory log's image maps of the region: the credit and the closing words. */
-    public static final int MEMORY_LOG_LENGTH = 48;
+    /**
+     * Offset of the publication's beat on a memory log: a count it raises at each heartbeat that no
+     * frame can carry (another subscriber's full ring holds every frame back), which its subscriber
+     * reads as a sign of life. The publication's own word: the subscriber only reads it.
+     */
+    public static final int PUBLICATION_BEAT_OFFSET = 48;
+    /** Bytes a memory log's image maps of the region: the credit, the closing words and the beat. */
+    public static final int MEMORY_LOG_LENGTH = 56;
     /** Receives a subscription posts for a new publication before it completes the connection. */
     public static final int INITIAL_RECEIVES = 256;
     /** Registered regions are at least this big. */

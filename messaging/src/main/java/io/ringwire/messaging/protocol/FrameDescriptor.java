@@ -56,6 +56,13 @@ public final class FrameDescriptor
     public static final int HEADER_LENGTH = 24;
     /** The largest payload that shares a cache line with its header in a memory log. */
     public static final int LINE_PAYLOAD = LINE_ALIGNMENT - HEADER_LENGTH;
+    /**
+     * The immediate of a keepalive: a WRITE WITH IMMEDIATE of no bytes, which tells a subscriber its
+     * publication lives while another subscriber's full ring holds every frame back (a frame's
+     * immediate, its length, is never under {@link #HEADER_LENGTH}). It takes a receive and no ring
+     * space, and moves no position.
+     */
+    public static final int KEEPALIVE_IMMEDIATE = 0;
 
     /** Offset of the frame length (header plus payload, unaligned). */
     public static final int FRAME_LENGTH_OFFSET = 0;

@@ -40,9 +40,10 @@ public record SessionSetup(int streamId, int sessionId, int ringCapacity, long i
     public static final int MAGIC = 0x524D5753;
     /**
      * The messaging protocol version this build speaks; a peer of another version is refused. 2: the
-     * JOIN carries the connection's number ({@link JoinLayout}).
+     * JOIN carries the connection's number ({@link JoinLayout}); 3: keepalives
+     * ({@link FrameDescriptor#KEEPALIVE_IMMEDIATE}, {@link CreditLayout#PUBLICATION_BEAT_OFFSET}).
      */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** Bytes of an encoded setup. */
     public static final int LENGTH = 32;
 
