@@ -460,8 +460,10 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         }
         if (!regions.checkLocalAccess(local, localOffset, length, false, protectionDomainId))
         {
-            completeSend(workRequestId, completionOpcode(kind), CompletionStatus.LOCAL_PROTECTION_ERROR, length, true);
+            // The requests posted before it complete first (flushed), as a send queue's completions
+            // come in the order its requests were posted.
             enterError();
+            completeSend(workRequestId, completionOpcode(kind), CompletionStatus.LOCAL_PROTECTION_ERROR, length, true);
             return PostResult.OK;
         }
         return ADMITTED;
@@ -506,9 +508,9 @@ public abstract class SoftQueuePair implements QueuePair, ProgressSource
         }
         if (!regions.checkLocalAccess(local, localOffset, length, true, protectionDomainId))
         {
+            enterError(); // the receives posted before it complete first, flushed
             completeReceive(workRequestId, CompletionOpcode.RECV, CompletionStatus.LOCAL_PROTECTION_ERROR,
                 0, 0);
-            enterError();
             return PostResult.OK;
         }
         if (!receiveQueue.offer(workRequestId, (SoftMemoryRegion)local, localOffset, length))

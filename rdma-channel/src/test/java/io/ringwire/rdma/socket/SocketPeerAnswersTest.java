@@ -20,7 +20,9 @@ import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -297,6 +299,30 @@ class SocketPeerAnswersTest
         assertTrue(posted >= 1 && posted < 8, "the staging buffer (4 MiB), not the send queue (8), stopped the " +
             "posts: " + posted);
         assertEquals(QueuePairState.READY_TO_SEND, queuePair.state());
+    }
+
+    @Test
+    void aRequestRefusedForItsLocalRangeCompletesAfterTheRequestsPostedBeforeIt() throws IOException
+    {
+        final QueuePair queuePair = oneWriteSent(connectRawPeer());
+        assertEquals(PostResult.OK, queuePair.postWrite(2, local.region(), local.region().length(), 8, 0x1000, 77,
+            SendFlags.SIGNALED), "a range past the region's end is the NIC's to fail, at post here");
+        assertEquals(PostResult.OK, queuePair.postReceive(3, local.region(), 0, 64));
+        final List<Long> order = new ArrayList<>();
+        final List<Integer> statuses = new ArrayList<>();
+        final long deadline = System.nanoTime() + WAIT_NS;
+        while (order.size() < 3 && System.nanoTime() < deadline)
+        {
+            local.completionQueue().poll((id, opcode, status, length, imm, qpn) ->
+            {
+                order.add(id);
+                statuses.add(status);
+            }, 16);
+        }
+        assertEquals(List.of(1L, 2L, 3L), order, "in the order posted");
+        assertEquals(List.of(CompletionStatus.WR_FLUSH_ERROR, CompletionStatus.LOCAL_PROTECTION_ERROR,
+            CompletionStatus.WR_FLUSH_ERROR), statuses);
+        assertEquals(QueuePairState.ERROR, queuePair.state());
     }
 
     @Test
