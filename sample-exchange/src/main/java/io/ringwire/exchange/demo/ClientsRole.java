@@ -35,11 +35,12 @@ final class ClientsRole
     /**
      * Runs the role until {@code exit} (after {@code stop} has ended its sending).
      *
+     * @param failures where its agents' failures go (the caller turns any into exit status 1).
      * @return its exit status: 0.
      */
     static int run(final MessagingContext context, final RoleConfig config, final RunFlag running,
         final CountDownLatch stop, final CountDownLatch exit, final List<AutoCloseable> closeables,
-        final PrintStream out)
+        final PrintStream out, final RoleFailures failures)
         throws InterruptedException
     {
         final ExchangeLayout layout = config.layout();
@@ -65,7 +66,7 @@ final class ClientsRole
         }
         final SwitchableAgent agent = new SwitchableAgent(clients, marketData);
         // A third thread on a small machine: it backs off, leaving the cores to engine and exchange.
-        final AgentRunner runner = RoleMain.add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail,
+        final AgentRunner runner = RoleMain.add(closeables, new AgentRunner(new BackoffIdleStrategy(), failures,
             null, agent));
         AgentRunner.startOnThread(runner);
         out.println("READY clients sessions " + sessions.getFirst().sessionId() + " to " +
@@ -82,7 +83,7 @@ final class ClientsRole
         printReport(clients.counters(), marketData, ledger, out);
         // Quiesced, not gone: the sessions stay up (no cancel-on-disconnect) until told to exit.
         final AgentRunner keepAlive = RoleMain.add(closeables, new AgentRunner(new BackoffIdleStrategy(),
-            RoleMain::fail, null, agent));
+            failures, null, agent));
         AgentRunner.startOnThread(keepAlive);
         exit.await();
         return 0;
@@ -167,7 +168,8 @@ final class ClientsRole
             .append(" duplicateReplies=").append(c.get(SimulatedClients.DUPLICATE_REPLIES))
             .append(" sessionsLost=").append(c.get(SimulatedClients.SESSIONS_LOST))
             .append(" unansweredAcrossHold=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_HOLD))
-            .append(" unansweredAcrossLoss=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_LOSS));
+            .append(" unansweredAcrossLoss=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_LOSS))
+            .append(" uncheckedSequences=").append(c.get(SimulatedClients.UNCHECKED_SEQUENCES));
         if (null != marketData)
         {
             report.append(" books=").append(marketData.books().publicDigest())

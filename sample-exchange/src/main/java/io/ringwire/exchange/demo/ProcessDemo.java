@@ -111,11 +111,15 @@ final class ProcessDemo
             // Clients first (what is in flight drains), then the engine while the sessions are still
             // up (its books before cancel-on-disconnect), then the rest.
             clients.quiesce(STOP_TIMEOUT);
-            engine.stopAndWait(STOP_TIMEOUT);
-            gateway.stopAndWait(STOP_TIMEOUT);
-            marketData.stopAndWait(STOP_TIMEOUT);
-            clients.stopAndWait(STOP_TIMEOUT);
-            return summary(out, seconds, engine, gateway, marketData, clients) ? 0 : 1;
+            // A role that failed (an agent threw, a helper of the engine's failed) exits 1.
+            final int roleExits = engine.stopAndWait(STOP_TIMEOUT) | gateway.stopAndWait(STOP_TIMEOUT) |
+                marketData.stopAndWait(STOP_TIMEOUT) | clients.stopAndWait(STOP_TIMEOUT);
+            final boolean passed = summary(out, seconds, engine, gateway, marketData, clients);
+            if (0 != roleExits)
+            {
+                out.println("  roles             FAILED: a role exited with a failure (its output says which)");
+            }
+            return passed && 0 == roleExits ? 0 : 1;
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -209,8 +213,12 @@ final class ProcessDemo
             c.get("acks") != null && c.get("acks").equals(c.get("newOrders")) &&
             c.get("bought") != null && c.get("bought").equals(c.get("sold")) &&
             "0".equals(c.get("filledAndCanceled")) && "0".equals(c.get("duplicateSequences")) &&
-            "0".equals(c.get("replyGaps")) &&
+            "0".equals(c.get("replyGaps")) && "none".equals(e.get("helperFailure")) &&
             c.get("sequences") != null && c.get("sequences").equals(e.get("sequence"));
+        if (!"none".equals(e.get("helperFailure")))
+        {
+            out.println("  engine helpers    FAILED: " + e.get("helperFailure"));
+        }
         out.println("  checks            " + (passed ? "passed" : "FAILED") + ": every new order acknowledged once, " +
             "as much bought as sold, no order both filled and canceled, every report once, the subscriber's books " +
             "equal the engine's");

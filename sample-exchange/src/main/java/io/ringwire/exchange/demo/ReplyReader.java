@@ -37,6 +37,7 @@ import static io.ringwire.exchange.demo.SimulatedClients.SESSIONS_LOST;
 import static io.ringwire.exchange.demo.SimulatedClients.SOLD;
 import static io.ringwire.exchange.demo.SimulatedClients.UNANSWERED_ACROSS_HOLD;
 import static io.ringwire.exchange.demo.SimulatedClients.UNANSWERED_ACROSS_LOSS;
+import static io.ringwire.exchange.demo.SimulatedClients.UNCHECKED_SEQUENCES;
 
 /**
  * The replies side of {@link SimulatedClients}: reads each client's replies, takes its logon's
@@ -46,15 +47,13 @@ import static io.ringwire.exchange.demo.SimulatedClients.UNANSWERED_ACROSS_LOSS;
  */
 final class ReplyReader
 {
-    private static final int SEQUENCE_BITS = 1 << 27;
-
     private final AtomicLongArray counters;
     private final LatencyLedger ledger;
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
     private final ExecutionReportDecoder report = new ExecutionReportDecoder();
     private final LogonResponseDecoder logonResponse = new LogonResponseDecoder();
-    /** One bit per engine sequence received, up to {@link #SEQUENCE_BITS}, over every client. */
-    private final long[] sequencesSeen = new long[SEQUENCE_BITS / 64];
+    /** The engine sequences received, over every client. */
+    private final EngineSequences sequences = new EngineSequences();
     private final FragmentHandler onReply = this::onReply;
     private SimulatedClient current;
 
@@ -177,18 +176,20 @@ final class ReplyReader
 
     private void onSequence(final long sequence)
     {
-        if (sequence <= 0 || sequence >= SEQUENCE_BITS)
+        final int outcome = sequences.onSequence(sequence);
+        if (outcome == EngineSequences.NONE)
         {
             return;
         }
-        final int word = (int)(sequence >>> 6);
-        final long bit = 1L << (sequence & 63);
-        if ((sequencesSeen[word] & bit) != 0)
+        if (outcome == EngineSequences.DUPLICATE)
         {
             counters.incrementAndGet(DUPLICATE_SEQUENCES);
             return;
         }
-        sequencesSeen[word] |= bit;
+        if (outcome == EngineSequences.UNCHECKED)
+        {
+            add(UNCHECKED_SEQUENCES, 1);
+        }
         add(SEQUENCES, 1);
         if (sequence > counters.get(MAX_SEQUENCE))
         {

@@ -143,14 +143,16 @@ public final class RoleMain
         final Thread stdin = Thread.ofPlatform().daemon().start(() -> awaitStopLines(System.in, stop, exit, running,
             parentPipe));
         final List<AutoCloseable> closeables = new ArrayList<>();
+        final RoleFailures failures = new RoleFailures(err);
+        final int code;
         try
         {
-            return switch (role)
+            code = switch (role)
             {
-                case "engine" -> runEngine(context, config, running, stop, closeables, out);
-                case "gateway" -> runGateway(context, config, running, stop, closeables, out);
-                case "marketdata" -> runMarketData(context, config, running, stop, closeables, out);
-                default -> ClientsRole.run(context, config, running, stop, exit, closeables, out);
+                case "engine" -> runEngine(context, config, running, stop, closeables, out, failures);
+                case "gateway" -> runGateway(context, config, running, stop, closeables, out, failures);
+                case "marketdata" -> runMarketData(context, config, running, stop, closeables, out, failures);
+                default -> ClientsRole.run(context, config, running, stop, exit, closeables, out, failures);
             };
         }
         catch (final InterruptedException ex)
@@ -189,6 +191,8 @@ public final class RoleMain
             }
             finished.countDown();
         }
+        // After the closes: what their agents threw meanwhile (a helper's last work, say) counts too.
+        return failures.exitCode(code);
     }
 
     /** The role's messaging: its identities and the keys it accepts, its cores and shm directory. */
@@ -210,14 +214,15 @@ public final class RoleMain
     }
 
     private static int runEngine(final MessagingContext context, final RoleConfig config, final RunFlag running,
-        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out)
+        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out,
+        final RoleFailures failures)
         throws InterruptedException
     {
         final EngineNode engine = add(closeables, new EngineNode(context, config.layout(), config.journal(),
             config.engine(), running, EngineNode.JOURNAL_SEGMENT, config.engineThreads()));
         connect(engine::isConnected, engine, "engine", stop);
         engine.open();
-        final Agents.RunningAgent agent = add(closeables, Agents.start(context, engine, RoleMain::fail));
+        final Agents.RunningAgent agent = add(closeables, Agents.start(context, engine, failures));
         out.println("READY engine " + describe(agent) + "; " + engineHelpers(engine));
         out.flush();
         stop.await();
@@ -250,11 +255,12 @@ public final class RoleMain
             " digestWritesDropped=" + engine.digestWritesDropped() +
             resting.entrySet().stream().map(entry -> " " + entry.getKey() + "=" + entry.getValue())
                 .reduce("", String::concat));
-        return 0;
+        return null == engine.backgroundFailure() ? 0 : 1; // a helper's failure is the role's
     }
 
     private static int runGateway(final MessagingContext context, final RoleConfig config, final RunFlag running,
-        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out)
+        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out,
+        final RoleFailures failures)
         throws InterruptedException
     {
         final RoleConfig.FixDoorConfig fix = config.fix();
@@ -269,7 +275,7 @@ public final class RoleMain
             out.println("FIX door " + fix.address().getHostString() + ":" + fix.address().getPort() + " as " +
                 fix.compId() + ", " + fix.members().size() + " session(s)");
         }
-        final Agents.RunningAgent agent = add(closeables, Agents.start(context, gateway, RoleMain::fail));
+        final Agents.RunningAgent agent = add(closeables, Agents.start(context, gateway, failures));
         out.println("READY gateway " + describe(agent));
         out.flush();
         stop.await();
@@ -308,14 +314,15 @@ public final class RoleMain
     }
 
     private static int runMarketData(final MessagingContext context, final RoleConfig config, final RunFlag running,
-        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out)
+        final CountDownLatch stop, final List<AutoCloseable> closeables, final PrintStream out,
+        final RoleFailures failures)
         throws InterruptedException
     {
         final MarketDataNode marketData = add(closeables, new MarketDataNode(context, config.layout(), config.engine(),
             running));
         // Subscribers may join late: the service publishes whether or not one is there.
         connect(() -> true, marketData, "marketdata", stop);
-        final AgentRunner runner = add(closeables, new AgentRunner(new BackoffIdleStrategy(), RoleMain::fail, null,
+        final AgentRunner runner = add(closeables, new AgentRunner(new BackoffIdleStrategy(), failures, null,
             marketData)); // a third role on a small machine: it backs off, leaving the cores to engine and gateway
         AgentRunner.startOnThread(runner);
         out.println("READY marketdata (backs off, not pinned)");
@@ -483,11 +490,6 @@ public final class RoleMain
             stop(stop, running);
             exit.countDown();
         }
-    }
-
-    static void fail(final Throwable throwable)
-    {
-        System.err.println("ringwire demo role: " + throwable);
     }
 
     static <T extends AutoCloseable> T add(final List<AutoCloseable> closeables, final T closeable)

@@ -116,7 +116,12 @@ public final class SimulatedClients implements Agent, AutoCloseable
      * session and its own finding may go unanswered. Each leaves it when acknowledged.
      */
     public static final int UNANSWERED_ACROSS_LOSS = REPLY_GAPS + 4;
-    private static final int COUNTERS = REPLY_GAPS + 5;
+    /**
+     * Reports whose engine sequence was older than the window of sequences checked for duplicates
+     * ({@link EngineSequences#WINDOW} behind the highest): counted in {@link #SEQUENCES} unchecked.
+     */
+    public static final int UNCHECKED_SEQUENCES = REPLY_GAPS + 5;
+    private static final int COUNTERS = REPLY_GAPS + 6;
 
     private static final int FRAGMENT_LIMIT = 32;
     private static final int MAX_BURST = 64;

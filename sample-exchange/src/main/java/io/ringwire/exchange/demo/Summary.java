@@ -48,7 +48,10 @@ final class Summary
         this.subscriberBooks = subscriber.books().publicDigest();
     }
 
-    /** @return true when every order was acknowledged once, fills balance, and the books agree. */
+    /**
+     * @return true when every order was acknowledged once, fills balance, the books agree, and the
+     *         engine's helpers (journaller, digest, replica) ran through.
+     */
     boolean conserved()
     {
         final AtomicLongArray f = null == fix ? new AtomicLongArray(FixClients.LOGONS + 1) : fix.counters();
@@ -58,7 +61,7 @@ final class Summary
             f.get(FixClients.DUPLICATE_ACKS) == 0 && f.get(FixClients.ACKS) == f.get(FixClients.NEW_ORDERS) &&
             clients.get(SimulatedClients.BOUGHT) + f.get(FixClients.BOUGHT) ==
                 clients.get(SimulatedClients.SOLD) + f.get(FixClients.SOLD) &&
-            engineBooks.equals(subscriberBooks);
+            engineBooks.equals(subscriberBooks) && null == engine.backgroundFailure();
     }
 
     void print(final PrintStream out, final double seconds, final boolean interrupted)
@@ -152,7 +155,8 @@ final class Summary
                 (dropped > 0 ? " (" + dropped + " writes to the digest's thread dropped after)" : ""));
         }
         out.println("  checks            " + (conserved() ? "passed" : "FAILED") + ": every new order acknowledged once, " +
-            "as much bought as sold" + (null == fix ? "" : " (over both doors)") + ", the subscriber's books equal the engine's");
+            "as much bought as sold" + (null == fix ? "" : " (over both doors)") + ", the subscriber's books equal the " +
+            "engine's, the engine's helpers ran through");
     }
 
     private static String us(final Histogram histogram, final double percentile)
