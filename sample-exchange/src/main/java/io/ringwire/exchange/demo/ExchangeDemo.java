@@ -5,6 +5,7 @@ import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.gateway.GatewayConfig;
 import io.ringwire.exchange.gateway.RiskLimits;
 import io.ringwire.exchange.gateway.SessionConfig;
+import io.ringwire.exchange.journal.JournalDirectory;
 import io.ringwire.exchange.config.RoleFiles;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.messaging.MessagingContext;
@@ -90,6 +91,14 @@ public final class ExchangeDemo
         {
             out.print(DemoOptions.usage());
             return 0;
+        }
+        if (null != options.journal() && JournalDirectory.holdsSegments(options.journal()))
+        {
+            // Recovery would replay its records to the run's fresh clients, whose checks count
+            // from an empty exchange: they could only fail.
+            err.println("ringwire demo: --journal " + options.journal() + " holds a journal already; the demo " +
+                "starts an exchange from nothing: name a new directory (ringwire exchange replay reads that one)");
+            return 2;
         }
         if (options.processes())
         {

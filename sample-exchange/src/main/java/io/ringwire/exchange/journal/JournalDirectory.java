@@ -160,6 +160,15 @@ public final class JournalDirectory
     }
 
     /**
+     * @param directory a directory, or a path where there is none.
+     * @return true when it is a directory that holds journal segments.
+     */
+    public static boolean holdsSegments(final Path directory)
+    {
+        return Files.isDirectory(directory) && segmentBases(directory).length > 0;
+    }
+
+    /**
      * @param directory a journal directory.
      * @return the first sequences of its segments, ascending (from the file names).
      */

@@ -1,6 +1,10 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.exchange.journal.Journal;
+import io.ringwire.exchange.journal.JournalContext;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -69,6 +73,22 @@ class DemoOptionsTest
         final IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
             () -> DemoOptions.parse(new String[]{ "--rate", "1000", "--seconds", "1", "--rate", "9000" }));
         assertEquals("--rate is given twice", twice.getMessage());
+    }
+
+    @Test
+    void aJournalDirectoryThatHoldsAJournalIsRefusedBeforeAnythingStarts(@TempDir final Path directory)
+    {
+        try (Journal journal = Journal.open(new JournalContext().directory(directory).conclude()))
+        {
+            assertEquals(0, journal.append(new UnsafeBuffer(new byte[8]), 0, 8));
+        }
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int code = ExchangeDemo.run(new String[]{ "--journal", directory.toString() },
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(2, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("holds a journal already"),
+            err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
