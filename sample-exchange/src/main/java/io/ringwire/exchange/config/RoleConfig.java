@@ -18,9 +18,11 @@ import io.ringwire.rdma.config.EndpointAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -364,6 +366,22 @@ public record RoleConfig(String role, String provider, List<Identity> identities
             List.copyOf(members));
     }
 
+    /** Notes the line's address, refusing it where an earlier line has it. */
+    private static void distinct(final ConfigFile config, final Map<String, String> lineByAddress, final String line,
+        final String address)
+    {
+        final EndpointAddress parsed = EndpointAddress.parse(line, address, false);
+        if (0 == parsed.port())
+        {
+            return; // a port the system picks: never the same twice
+        }
+        final String other = lineByAddress.putIfAbsent(parsed.host().toLowerCase(Locale.ROOT) + ":" + parsed.port(), line);
+        if (null != other)
+        {
+            throw config.refusal(line, address + " is the endpoint of " + other + " too: each listens on a port of its own");
+        }
+    }
+
     private static String replies(final ConfigFile config, final SessionConfig session)
     {
         final String key = RoleFiles.SESSION_PREFIX + session.sessionId();
@@ -537,9 +555,24 @@ public record RoleConfig(String role, String provider, List<Identity> identities
     private static void requireEndpoints(final ConfigFile config, final String role, final List<SessionConfig> sessions,
         final List<String[]> subscribers)
     {
+        // Each endpoint is a subscription listening on a port of its own: two lines naming one
+        // address would leave one of them never reached (a session's replies, say, its logons unanswered).
+        final Map<String, String> lineByAddress = new HashMap<>();
         for (final String key : endpointKeys(role, subscribers))
         {
-            config.address(key);
+            distinct(config, lineByAddress, key, config.address(key));
+        }
+        for (final SessionConfig session : sessions)
+        {
+            final String replies = replies(config, session);
+            if (!replies.isEmpty())
+            {
+                distinct(config, lineByAddress, RoleFiles.SESSION_PREFIX + session.sessionId(), replies);
+            }
+        }
+        for (int i = 0; i < subscribers.size(); i++)
+        {
+            distinct(config, lineByAddress, RoleFiles.SUBSCRIBER_PREFIX + i, subscribers.get(i)[1]);
         }
         if (("gateway".equals(role) || "clients".equals(role)) && sessions.isEmpty())
         {

@@ -45,12 +45,13 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
     public TransportLimits
     {
         if (maxTransports < 1 || maxTransports > 65_536 || logonTimeoutMs < 1 || logonsPerSecond < 1 ||
-            logonBurst < 1 || maxMalformed < 0 || maxReplyBacklogBytes < 4096 || maxReplyBacklogMs < 1 ||
+            logonBurst < 1 || maxMalformed < 0 || maxReplyBacklogBytes < 4096 ||
+            Integer.bitCount(maxReplyBacklogBytes) != 1 || maxReplyBacklogMs < 1 ||
             replyLogBytes < MIN_REPLY_LOG_BYTES || replyLogBytes > (1 << 30) || Integer.bitCount(replyLogBytes) != 1)
         {
             throw new IllegalArgumentException("transport limits: maxTransports 1 to 65536, logonTimeoutMs, " +
-                "logonsPerSecond and logonBurst at least 1, maxMalformed at least 0, maxReplyBacklogBytes at least " +
-                "4096, maxReplyBacklogMs at least 1, replyLogBytes a power of two from 8192 to 2^30: " + maxTransports +
+                "logonsPerSecond and logonBurst at least 1, maxMalformed at least 0, maxReplyBacklogBytes a power " +
+                "of two of at least 4096 (the backlog's ring takes one), maxReplyBacklogMs at least 1, replyLogBytes a power of two from 8192 to 2^30: " + maxTransports +
                 ", " + logonTimeoutMs + ", " + logonsPerSecond + ", " + logonBurst + ", " + maxMalformed + ", " +
                 maxReplyBacklogBytes + ", " + maxReplyBacklogMs + ", " + replyLogBytes);
         }

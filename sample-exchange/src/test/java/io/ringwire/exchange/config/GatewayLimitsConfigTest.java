@@ -7,6 +7,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -84,6 +86,28 @@ class GatewayLimitsConfigTest
         Files.writeString(file, gatewayText.replaceAll("(?m)^limits\\.reply-backlog-bytes.*$",
             "limits.reply-backlog-bytes = 262144"));
         assertEquals(262144, RoleConfig.read(file).gateway().transportLimits().maxReplyBacklogBytes());
+    }
+
+    @Test
+    void twoLinesNamingOneEndpointAreRefusedNamingTheLaterLine() throws Exception
+    {
+        final Matcher replies = Pattern.compile("replies ([^,\\s]+)").matcher(gatewayText);
+        assertTrue(replies.find(), gatewayText);
+        final String first = replies.group(1);
+        assertTrue(replies.find(), "two sessions: " + gatewayText);
+        final String second = replies.group(1);
+        final Path file = directory.resolve("gateway.conf");
+        Files.writeString(file, gatewayText.replace("replies " + second, "replies " + first));
+        final Exception shared = assertThrows(IllegalArgumentException.class, () -> RoleConfig.read(file));
+        assertTrue(shared.getMessage().contains(first) && shared.getMessage().contains("a port of its own"),
+            shared.getMessage());
+
+        final Matcher orders = Pattern.compile("(?m)^endpoint\\.orders\\s*=\\s*(\\S+)")
+            .matcher(gatewayText);
+        assertTrue(orders.find(), gatewayText);
+        Files.writeString(file, gatewayText.replace("replies " + second, "replies " + orders.group(1)));
+        final Exception gatewaysOwn = assertThrows(IllegalArgumentException.class, () -> RoleConfig.read(file));
+        assertTrue(gatewaysOwn.getMessage().contains("endpoint.orders"), gatewaysOwn.getMessage());
     }
 
     @Test
