@@ -185,16 +185,21 @@ public record RttOptions(
 
     /**
      * @return every transport, leaving out RDMA providers that are not on the class path or cannot
-     *         open here (ibverbs without an RDMA device). shm stays: whether its directory will do
-     *         depends on {@code --shm-dir}, not yet read, and its run says so where it does not.
+     *         open here (ibverbs without an RDMA device, shm without sealed memory files). shm's
+     *         directory is not what decides: it is {@code --shm-dir}'s, not yet read, and its run says
+     *         so where it will not do; the check looks at a directory that is there, making none.
      */
     static List<String> defaultProviders()
     {
         final List<String> present = new ArrayList<>();
         for (final RdmaProvider provider : RdmaProviders.all())
         {
-            if (Transports.SHM.equals(provider.name()) ||
-                null == provider.unavailableReason(new RdmaConfig().provider(provider.name())))
+            final RdmaConfig config = new RdmaConfig().provider(provider.name());
+            if (Transports.SHM.equals(provider.name()))
+            {
+                config.shmDirectory(System.getProperty("java.io.tmpdir"));
+            }
+            if (null == provider.unavailableReason(config))
             {
                 present.add(provider.name());
             }
