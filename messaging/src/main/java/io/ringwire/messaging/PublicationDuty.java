@@ -36,7 +36,10 @@ final class PublicationDuty
     private final CompletionHandler completionHandler;
     private final PublicationDestinations destinations;
     private final PublicationCounters counters;
-    /** Sends a heartbeat frame: 1 when one went out, 0 when the subscribers had no room for it. */
+    /**
+     * Sends a heartbeat frame (1), or where the subscribers have no room for one a keepalive to each
+     * that can take one: how many went out.
+     */
     private final IntSupplier heartbeat;
     /** Offer attempts between the cycles offers run themselves. */
     private final int offersPerDuty;
@@ -53,7 +56,7 @@ final class PublicationDuty
 
     /**
      * @param completionHandler what the reaped completions go to.
-     * @param heartbeat         sends a heartbeat frame and says whether it went out (1) or not (0).
+     * @param heartbeat         sends a heartbeat (a frame, or keepalives) and says how many went out.
      * @param slowTimeoutNs     how long a subscriber may hold the publication back before it is
      *                          disconnected; 0 for as long as it stays alive.
      * @param completionPollIntervalNs the least time between two reaps of the completion queue; 0

@@ -53,12 +53,7 @@ class ReceiveCreditTest
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()) + "|ring=1048576", 9))
         {
-            await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
-                () ->
-                {
-                    subscription.poll((b, o, l, h) -> { }, 10);
-                    publication.doWork();
-                });
+            awaitConnection(subscription, publication);
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
             final int sessionId = publication.sessionId();
             int accepted = 0;
@@ -121,12 +116,7 @@ class ReceiveCreditTest
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()) + "|ring=1048576", 9))
         {
-            await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
-                () ->
-                {
-                    subscription.poll((b, o, l, h) -> { }, 10);
-                    publication.doWork();
-                });
+            awaitConnection(subscription, publication);
             final int sessionId = publication.sessionId();
             final UnsafeBuffer longest = new UnsafeBuffer(ByteBuffer.allocateDirect(publication.maxMessageLength()));
             for (int i = 0; i < longest.capacity(); i += Integer.BYTES)
@@ -169,12 +159,7 @@ class ReceiveCreditTest
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()) + "|ring=" + ring, 9))
         {
-            await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
-                () ->
-                {
-                    subscription.poll((b, o, l, h) -> { }, 10);
-                    publication.doWork();
-                });
+            awaitConnection(subscription, publication);
             final UnsafeBuffer small = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE));
             final UnsafeBuffer longest = new UnsafeBuffer(ByteBuffer.allocateDirect(publication.maxMessageLength()));
             final long[] messages = { 0 };
@@ -198,6 +183,16 @@ class ReceiveCreditTest
             }
             assertTrue(publication.isConnected());
         }
+    }
+
+    private static void awaitConnection(final Subscription subscription, final Publication publication)
+    {
+        await(() -> subscription.imageCount() == 1 && publication.isConnected(), Duration.ofSeconds(10), "connection",
+            () ->
+            {
+                subscription.poll((b, o, l, h) -> { }, 10);
+                publication.doWork();
+            });
     }
 
     /** Offers a message, reading what the subscriber has meanwhile, and reads everything sent. */

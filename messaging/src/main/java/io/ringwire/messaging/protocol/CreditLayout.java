@@ -25,14 +25,23 @@ package io.ringwire.messaging.protocol;
  *      holds it), or the closed position when it stopped between messages
  * </pre>
  *
+ * On a memory log the publication itself keeps one word here, which its image only reads:
+ *
+ * <pre>
+ *  48: long publication beat: raised at each heartbeat that no frame can carry (another
+ *      subscriber's full ring holds the stream back), a sign of life for an image that has read
+ *      everything
+ * </pre>
+ *
  * The publication resets the mark to 0 for every new connection; the session and the connection's
  * number (from its JOIN) in it tell a late mark of an earlier connection, which an image of it can
  * still store after the reset, from one of the connection the publication lets go: the session
  * alone does not where the channel fixes it ({@code session-id=}), as every connection then has
  * the same.
  *
- * <p>Receive credit: every WRITE WITH IMMEDIATE (one per frame, padding and heartbeats included)
- * and the JOIN send consume one posted receive at the subscriber. A request arriving when none is
+ * <p>Receive credit: every WRITE WITH IMMEDIATE (one per frame, padding and heartbeats included,
+ * and each keepalive, {@link FrameDescriptor#KEEPALIVE_IMMEDIATE}) and the JOIN send consume one
+ * posted receive at the subscriber. A request arriving when none is
  * posted is refused by the responder (an RNR NAK on a NIC: the requester waits and retries, the
  * stream stalls). So a publication sends a destination at most "receives posted" such requests in
  * total, counting from {@link #INITIAL_RECEIVES} (posted before the connection completes), and

@@ -59,8 +59,8 @@ public final class FrameDescriptor
     /**
      * The immediate of a keepalive: a WRITE WITH IMMEDIATE of no bytes, which tells a subscriber its
      * publication lives while another subscriber's full ring holds every frame back (a frame's
-     * immediate, its length, is never under {@link #HEADER_LENGTH}). It takes a receive and no ring
-     * space, and moves no position.
+     * immediate is its length, and a frame writes at least a length word). It takes a receive and
+     * no ring space, and moves no position.
      */
     public static final int KEEPALIVE_IMMEDIATE = 0;
 

@@ -57,15 +57,11 @@ class RecoveryOutputTest
         final EngineConfig config = config();
         final long[] reportsMade = { journalMoreReportsThanTheBacklogHolds(journal, config) };
 
-        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
-        final Map<String, Identity> identities = new HashMap<>();
-        layout.identities().forEach(name -> identities.put(name, Identity.generate(name)));
-        final MessagingContext engineSide = RoleContexts.context(directory, identities, List.of(ExchangeLayout.ENGINE),
-            List.of(ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA), 10_000, 0);
-        final MessagingContext gatewaySide = RoleContexts.context(directory, identities,
-            List.of(ExchangeLayout.GATEWAY), List.of(ExchangeLayout.ENGINE), 10_000, 0);
-        final MessagingContext marketDataSide = RoleContexts.context(directory, identities,
-            List.of(ExchangeLayout.MARKET_DATA), List.of(ExchangeLayout.ENGINE), 10_000, 0);
+        final Sides sides = sides(10_000);
+        final ExchangeLayout layout = sides.layout();
+        final MessagingContext engineSide = sides.engine();
+        final MessagingContext gatewaySide = sides.gateway();
+        final MessagingContext marketDataSide = sides.marketData();
         final AtomicBoolean reading = new AtomicBoolean(true);
         final AtomicLong reportsRead = new AtomicLong();
         Thread reader = null;
@@ -127,6 +123,25 @@ class RecoveryOutputTest
         }
     }
 
+    /** A layout on free ports and the engine's, the gateway's and the market data's contexts, each keyed. */
+    private record Sides(ExchangeLayout layout, MessagingContext engine, MessagingContext gateway,
+        MessagingContext marketData)
+    {
+    }
+
+    private Sides sides(final int livenessTimeoutMs)
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
+        final Map<String, Identity> identities = new HashMap<>();
+        layout.identities().forEach(name -> identities.put(name, Identity.generate(name)));
+        return new Sides(layout, RoleContexts.context(directory, identities, List.of(ExchangeLayout.ENGINE),
+            List.of(ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA), livenessTimeoutMs, 0),
+            RoleContexts.context(directory, identities, List.of(ExchangeLayout.GATEWAY), List.of(ExchangeLayout.ENGINE),
+                livenessTimeoutMs, 0),
+            RoleContexts.context(directory, identities, List.of(ExchangeLayout.MARKET_DATA),
+                List.of(ExchangeLayout.ENGINE), livenessTimeoutMs, 0));
+    }
+
     private static EngineConfig config()
     {
         final OrderFlow flow = flow();
@@ -175,15 +190,11 @@ class RecoveryOutputTest
         final Path journal = directory.resolve("journal");
         final EngineConfig config = config();
         journalMoreReportsThanTheBacklogHolds(journal, config);
-        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
-        final Map<String, Identity> identities = new HashMap<>();
-        layout.identities().forEach(name -> identities.put(name, Identity.generate(name)));
-        final MessagingContext engineSide = RoleContexts.context(directory, identities, List.of(ExchangeLayout.ENGINE),
-            List.of(ExchangeLayout.GATEWAY, ExchangeLayout.MARKET_DATA), 60_000, 0);
-        final MessagingContext gatewaySide = RoleContexts.context(directory, identities,
-            List.of(ExchangeLayout.GATEWAY), List.of(ExchangeLayout.ENGINE), 60_000, 0);
-        final MessagingContext marketDataSide = RoleContexts.context(directory, identities,
-            List.of(ExchangeLayout.MARKET_DATA), List.of(ExchangeLayout.ENGINE), 60_000, 0);
+        final Sides sides = sides(60_000);
+        final ExchangeLayout layout = sides.layout();
+        final MessagingContext engineSide = sides.engine();
+        final MessagingContext gatewaySide = sides.gateway();
+        final MessagingContext marketDataSide = sides.marketData();
         final RunFlag running = new RunFlag();
         try (Subscription reports = Subscription.open(gatewaySide, layout.gatewayReportsSubscription(),
             ExchangeLayout.REPORTS_STREAM);
