@@ -10,8 +10,9 @@ import java.util.List;
 /**
  * Which keys apply to one channel: the identity its end proves ({@code identity=}, or the context's
  * only one), and whom it accepts: a subscription the publications of the identities its
- * {@code accept=} names, a publication the subscribers of those its {@code peer=} names; every key
- * the context trusts when the channel names none. What a channel names must be among what the
+ * {@code accept=} names, a publication the subscribers of those its {@code peer=} names, or at each
+ * endpoint only the one its {@code endpoint-peers=} names there; every key the context trusts when the
+ * channel names none. What a channel names must be among what the
  * context holds, so a typo is refused when the channel opens, not taken for "nobody".
  *
  * <p>Threading: called when a publication or subscription opens; not a hot path.
@@ -24,6 +25,8 @@ final class ChannelKeys
     static final String ACCEPT = "accept";
     /** The channel parameter naming the identities a publication accepts as subscribers. */
     static final String PEER = "peer";
+    /** The channel parameter naming the one identity a publication accepts at each endpoint. */
+    static final String ENDPOINT_PEERS = "endpoint-peers";
 
     private ChannelKeys()
     {
@@ -38,19 +41,37 @@ final class ChannelKeys
     static ConnectionManagerConfig forSubscription(final MessagingContext context, final ChannelUri channel)
     {
         return context.connectionManagerConfig().withAccess(identity(context, channel),
-            accepted(context, channel, ACCEPT, PEER));
+            accepted(context, channel, ACCEPT, null == channel.get(PEER) ? ENDPOINT_PEERS : PEER));
     }
 
     /**
      * @param context the concluded context.
      * @param channel a publication's channel.
-     * @return the connection-manager settings its connections use.
+     * @return the connection-manager settings its connection to each endpoint uses, in the endpoints'
+     *         order.
      * @throws IllegalArgumentException naming the parameter and what the context holds.
      */
-    static ConnectionManagerConfig forPublication(final MessagingContext context, final ChannelUri channel)
+    static List<ConnectionManagerConfig> forPublication(final MessagingContext context, final ChannelUri channel)
     {
-        return context.connectionManagerConfig().withAccess(identity(context, channel),
-            accepted(context, channel, PEER, ACCEPT));
+        final Identity identity = identity(context, channel);
+        final List<String> endpointPeers = channel.endpointPeers();
+        final List<ConnectionManagerConfig> configs = new ArrayList<>();
+        if (endpointPeers.isEmpty())
+        {
+            final ConnectionManagerConfig config = context.connectionManagerConfig().withAccess(identity,
+                accepted(context, channel, PEER, ACCEPT));
+            for (int i = 0; i < channel.endpoints().size(); i++)
+            {
+                configs.add(config);
+            }
+            return configs;
+        }
+        for (final String name : endpointPeers)
+        {
+            configs.add(context.connectionManagerConfig().withAccess(identity,
+                List.of(trustedKey(context, channel, ENDPOINT_PEERS, name))));
+        }
+        return configs;
     }
 
     private static Identity identity(final MessagingContext context, final ChannelUri channel)
@@ -102,24 +123,24 @@ final class ChannelKeys
         final List<PeerKey> accepted = new ArrayList<>();
         for (final String raw : named.split(","))
         {
-            final String name = raw.trim();
-            PeerKey found = null;
-            for (final PeerKey key : trusted)
-            {
-                if (key.name().equals(name))
-                {
-                    found = key;
-                }
-            }
-            if (null == found)
-            {
-                throw new IllegalArgumentException("channel '" + channel + "': " + parameter + " names '" + name +
-                    "', which is not among the keys the context trusts (" +
-                    trusted.stream().map(PeerKey::name).toList() + ")");
-            }
-            accepted.add(found);
+            accepted.add(trustedKey(context, channel, parameter, raw.trim()));
         }
         return accepted;
+    }
+
+    private static PeerKey trustedKey(final MessagingContext context, final ChannelUri channel,
+        final String parameter, final String name)
+    {
+        final List<PeerKey> trusted = context.trusted();
+        for (final PeerKey key : trusted)
+        {
+            if (key.name().equals(name))
+            {
+                return key;
+            }
+        }
+        throw new IllegalArgumentException("channel '" + channel + "': " + parameter + " names '" + name +
+            "', which is not among the keys the context trusts (" + trusted.stream().map(PeerKey::name).toList() + ")");
     }
 
     private static List<String> names(final List<Identity> identities)

@@ -20,7 +20,9 @@ import java.util.OptionalInt;
  * routes to the endpoint), {@code ring=bytes} the ring capacity (a power of two); the keys
  * ({@link ChannelKeys}): {@code identity=name} the identity this end proves, {@code accept=a,b} the
  * identities a subscription takes publications from, {@code peer=a,b} those a publication takes as
- * its subscribers; a subscription's limits: {@code max-ring=bytes} the largest ring it maps for one
+ * its subscribers at any endpoint, or {@code endpoint-peers=a,b} the one identity it takes at each
+ * endpoint, in the endpoints' order (a fan-out whose subscribers are known apart, so that one's key
+ * does not pass for another's); a subscription's limits: {@code max-ring=bytes} the largest ring it maps for one
  * publication, {@code max-per-identity=n} how many publications of one identity it takes at once,
  * {@code max-publications=n} how many it takes at once in all (default: the context's);
  * a publication's: {@code slow-timeout=ms} how long one subscriber may hold it back (more than three
@@ -39,9 +41,10 @@ public final class ChannelUri
     private static final String SLOW_TIMEOUT = "slow-timeout";
     private static final String MAX_PUBLICATIONS = "max-publications";
     private static final String SESSION_ID = "session-id";
+    private static final String ENDPOINT_PEERS = "endpoint-peers";
     private static final List<String> PROVIDERS = List.of("shm", "socket", "roce", "ibverbs", "auto");
     private static final List<String> KEYS = List.of("endpoint", "interface", "ring", "identity", "accept", "peer",
-        "max-ring", "max-per-identity", "max-publications", "slow-timeout", "session-id");
+        ENDPOINT_PEERS, "max-ring", "max-per-identity", "max-publications", "slow-timeout", "session-id");
 
     private final String provider;
     private final List<InetSocketAddress> endpoints;
@@ -141,6 +144,10 @@ public final class ChannelUri
             {
                 sessionIdOf(parameters.get(SESSION_ID));
             }
+            if (parameters.containsKey(ENDPOINT_PEERS))
+            {
+                endpointPeersOf(parameters.get(ENDPOINT_PEERS), endpoints.size(), parameters.containsKey("peer"));
+            }
         }
         catch (final IllegalArgumentException ex)
         {
@@ -227,6 +234,41 @@ public final class ChannelUri
     private static int slowTimeout(final String value)
     {
         return Settings.parseInt(SLOW_TIMEOUT, value, 1, 3_600_000, "1 to 3600000 (milliseconds)");
+    }
+
+    /**
+     * @return the channel's {@code endpoint-peers=} (checked when parsed): the identity each endpoint's
+     *         subscriber must prove, in the endpoints' order; empty where it has none.
+     */
+    public List<String> endpointPeers()
+    {
+        final String peers = parameters.get(ENDPOINT_PEERS);
+        return null == peers ? List.of() : endpointPeersOf(peers, endpoints.size(), false);
+    }
+
+    private static List<String> endpointPeersOf(final String value, final int endpoints, final boolean withPeer)
+    {
+        if (withPeer)
+        {
+            throw new IllegalArgumentException(ENDPOINT_PEERS + "= and peer= both name whom a publication takes " +
+                "as its subscribers: give one");
+        }
+        final List<String> names = new ArrayList<>();
+        for (final String raw : value.split(",", -1))
+        {
+            final String name = raw.trim();
+            if (name.isEmpty())
+            {
+                throw new IllegalArgumentException(ENDPOINT_PEERS + "=" + value + " has an empty name");
+            }
+            names.add(name);
+        }
+        if (names.size() != endpoints)
+        {
+            throw new IllegalArgumentException(ENDPOINT_PEERS + "=" + value + " names " + names.size() +
+                " identities for " + endpoints + " endpoints: give one for each endpoint, in their order");
+        }
+        return List.copyOf(names);
     }
 
     /**

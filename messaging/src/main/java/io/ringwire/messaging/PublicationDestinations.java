@@ -60,8 +60,8 @@ final class PublicationDestinations implements AutoCloseable
     /** Disconnects the destination whose queue pair a failed completion came from. */
     final CompletionHandler completionHandler = this::onCompletion;
     private final MessagingContext context;
-    /** The identity this publication proves and the subscribers it accepts. */
-    private final ConnectionManagerConfig keys;
+    /** The identity this publication proves and the subscribers it accepts, at each destination. */
+    private final ConnectionManagerConfig[] keys;
     private final CompletionQueue completionQueue;
     private final ProtectionDomain domain;
     private final QueuePairConfig queuePairConfig;
@@ -85,7 +85,7 @@ final class PublicationDestinations implements AutoCloseable
 
     /**
      * @param context            the publication's context (timeouts, intervals).
-     * @param keys               the connection manager's settings for this channel ({@link ChannelKeys}).
+     * @param keys               the connection manager's settings for each endpoint ({@link ChannelKeys}).
      * @param endpoints          the subscribers' endpoints.
      * @param device             the publication's device.
      * @param domain             where queue pairs and the destinations' regions come from.
@@ -98,7 +98,7 @@ final class PublicationDestinations implements AutoCloseable
      * @param sessionId          the channel's session id, kept for every session; empty: random.
      * @param onConnectionChange run after each connection and disconnection.
      */
-    PublicationDestinations(final MessagingContext context, final ConnectionManagerConfig keys,
+    PublicationDestinations(final MessagingContext context, final List<ConnectionManagerConfig> keys,
         final List<InetSocketAddress> endpoints,
         final Device device, final ProtectionDomain domain, final CompletionQueue completionQueue,
         final PublicationCounters counters, final int streamId, final int ringCapacity, final AtomicBuffer staging,
@@ -108,7 +108,11 @@ final class PublicationDestinations implements AutoCloseable
         this.sessionId = sessionId.orElseGet(() -> ThreadLocalRandom.current().nextInt());
         this.staging = staging;
         this.context = context;
-        this.keys = keys;
+        if (keys.size() != endpoints.size())
+        {
+            throw new IllegalArgumentException(keys.size() + " key settings for " + endpoints.size() + " endpoints");
+        }
+        this.keys = keys.toArray(new ConnectionManagerConfig[0]);
         this.completionQueue = completionQueue;
         this.domain = domain;
         this.queuePairConfig = new QueuePairConfig(completionQueue, completionQueue,
@@ -235,8 +239,9 @@ final class PublicationDestinations implements AutoCloseable
             return 0;
         }
         int work = 0;
-        for (final PublicationDestination destination : all)
+        for (int i = 0; i < all.length; i++)
         {
+            final PublicationDestination destination = all[i];
             if (destination.connected)
             {
                 continue;
@@ -287,7 +292,7 @@ final class PublicationDestinations implements AutoCloseable
                 destination.takeUnread(staging, position);
             }
             final SessionSetup setup = new SessionSetup(streamId, sessionId, ringCapacity, position);
-            if (destination.beginConnect(domain, queuePairConfig, setup, keys, nowNs))
+            if (destination.beginConnect(domain, queuePairConfig, setup, keys[i], nowNs))
             {
                 work++;
             }

@@ -123,6 +123,61 @@ class KeyedChannelsTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aFanOutTakesAtEachEndpointOnlyTheIdentityNamedForItThere(final String provider)
+    {
+        // Both subscribers prove gateway, a key the engine trusts; the first listens where member-1 is named.
+        try (Subscription impostor = Subscription.open(side(GATEWAY), channel(provider, 0, ""), STREAM);
+             Subscription gateway = Subscription.open(side(GATEWAY), channel(provider, 0, ""), STREAM);
+             Publication fanOut = Publication.open(engineSide(), "ringwire:" + provider + "?endpoint=127.0.0.1:" +
+                 impostor.endpoint().getPort() + ",127.0.0.1:" + gateway.endpoint().getPort() +
+                 "|endpoint-peers=member-1,gateway", STREAM))
+        {
+            await(() -> fanOut.destinations()[1].connected && gateway.imageCount() == 1
+                    && null != fanOut.lastConnectionError(), WAIT,
+                "the gateway's endpoint connected and the impostor's refused", () ->
+                {
+                    impostor.poll((buffer, offset, length, header) -> { }, 10);
+                    gateway.poll((buffer, offset, length, header) -> { }, 10);
+                    fanOut.doWork();
+                });
+            assertFalse(fanOut.destinations()[0].connected);
+            assertTrue(fanOut.lastConnectionError().contains("UNKNOWN_IDENTITY"), fanOut.lastConnectionError());
+            assertEquals(0, impostor.imageCount());
+            assertEquals(1, gateway.imageCount());
+        }
+    }
+
+    @Test
+    void endpointPeersNameOneTrustedIdentityForEachEndpointAndStandInsteadOfPeer()
+    {
+        final String two = "ringwire:shm?endpoint=127.0.0.1:1,127.0.0.1:2";
+        assertEquals(List.of("member-1", "gateway"),
+            ChannelUri.parse(two + "|endpoint-peers=member-1, gateway").endpointPeers());
+        final IllegalArgumentException count = assertThrows(IllegalArgumentException.class,
+            () -> ChannelUri.parse(two + "|endpoint-peers=gateway"));
+        assertTrue(count.getMessage().contains("names 1 identities for 2 endpoints"), count.getMessage());
+        final IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
+            () -> ChannelUri.parse(two + "|endpoint-peers=gateway,"));
+        assertTrue(empty.getMessage().contains("has an empty name"), empty.getMessage());
+        final IllegalArgumentException withPeer = assertThrows(IllegalArgumentException.class,
+            () -> ChannelUri.parse(two + "|endpoint-peers=gateway,gateway|peer=gateway"));
+        assertTrue(withPeer.getMessage().contains("give one"), withPeer.getMessage());
+        final IllegalArgumentException untrusted = assertThrows(IllegalArgumentException.class,
+            () -> ChannelKeys.forPublication(engineSide(), ChannelUri.parse(two + "|endpoint-peers=gateway,nobody")));
+        assertTrue(untrusted.getMessage().contains("endpoint-peers names 'nobody'"), untrusted.getMessage());
+        final List<io.ringwire.rdma.cm.ConnectionManagerConfig> keys = ChannelKeys.forPublication(engineSide(),
+            ChannelUri.parse(two + "|endpoint-peers=member-1,gateway"));
+        assertEquals(java.util.Set.of("member-1"), keys.get(0).trusted().keySet());
+        assertEquals(java.util.Set.of("gateway"), keys.get(1).trusted().keySet());
+        // A subscription reading endpoint-peers= alone would take every trusted key.
+        final IllegalArgumentException subscription = assertThrows(IllegalArgumentException.class,
+            () -> ChannelKeys.forSubscription(side(GATEWAY), ChannelUri.parse(
+                "ringwire:shm?endpoint=127.0.0.1:1|endpoint-peers=engine")));
+        assertTrue(subscription.getMessage().contains("this end reads accept="), subscription.getMessage());
+    }
+
     @Test
     void anEvictedImageIsClosedToldAndCountedAndItsPublicationLosesTheConnection()
     {

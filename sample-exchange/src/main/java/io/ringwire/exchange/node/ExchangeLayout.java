@@ -234,13 +234,15 @@ public record ExchangeLayout(String provider, String gatewayOrders, String gatew
     }
 
     /**
-     * @return the market-data service's publication to every subscriber (fan-out), which cuts off a
-     *         subscriber that holds it back for {@value #MARKET_DATA_SLOW_TIMEOUT_MS} ms.
+     * @return the market-data service's publication to every subscriber (fan-out), which takes at each
+     *         subscriber's endpoint only that subscriber's identity (one subscriber's key does not pass
+     *         for another's) and cuts off a subscriber that holds it back for
+     *         {@value #MARKET_DATA_SLOW_TIMEOUT_MS} ms.
      */
     public String marketDataPublication()
     {
-        return channel(marketDataClients.isEmpty() ? null : String.join(",", marketDataClients), MARKET_DATA, "peer",
-            marketDataSubscribers) + "|slow-timeout=" + MARKET_DATA_SLOW_TIMEOUT_MS;
+        return channel(marketDataClients.isEmpty() ? null : String.join(",", marketDataClients), MARKET_DATA,
+            "endpoint-peers", marketDataSubscribers) + "|slow-timeout=" + MARKET_DATA_SLOW_TIMEOUT_MS;
     }
 
     /**
