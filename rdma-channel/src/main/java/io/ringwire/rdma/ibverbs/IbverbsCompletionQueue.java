@@ -112,6 +112,10 @@ final class IbverbsCompletionQueue implements CompletionQueue
         while (next < end && delivered < maxCompletions)
         {
             delivered += dispatch(handler, next++ * WC_SIZE); // left by a handler that threw
+            if (closed)
+            {
+                return delivered; // the handler closed this queue: its completion array is freed
+            }
         }
         while (next == end && delivered < maxCompletions)
         {
@@ -131,6 +135,10 @@ final class IbverbsCompletionQueue implements CompletionQueue
             while (next < end)
             {
                 delivered += dispatch(handler, next++ * WC_SIZE);
+                if (closed)
+                {
+                    return delivered;
+                }
             }
             if (polled < wanted)
             {

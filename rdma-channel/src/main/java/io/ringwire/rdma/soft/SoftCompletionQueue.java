@@ -197,7 +197,7 @@ public final class SoftCompletionQueue implements CompletionQueue
             }
             finally
             {
-                directHandler = handler;
+                directHandler = closed ? null : handler; // a handler that closed this queue ends the poll's delivery
             }
             return true;
         }
@@ -346,7 +346,7 @@ public final class SoftCompletionQueue implements CompletionQueue
         {
             progressUnguarded();
         }
-        while (count < maxCompletions && head < tail)
+        while (count < maxCompletions && head < tail && !closed)
         {
             final int index = (int)(head & mask);
             head++;

@@ -418,6 +418,41 @@ public abstract class ProviderContractTest
     }
 
     @Test
+    void aHandlerThatClosesItsCompletionQueueEndsThePollThereAndLaterPollsFindNothing()
+    {
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(PostResult.OK, responder.queuePair.postReceive(i, target, 0, 0));
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(PostResult.OK, requester.queuePair.postWriteWithImmediate(10 + i, source, 0, 8,
+                target.address(), target.rkey(), i, SendFlags.NONE));
+        }
+        // The three receives complete; the responder's first poll that finds one gets them together
+        // where its provider reports them together.
+        pollFor(Duration.ofMillis(200), requester);
+        final List<Long> handled = new java.util.ArrayList<>();
+        final io.ringwire.rdma.CompletionHandler closer = (id, opcode, status, length, immediate, qpn) ->
+        {
+            handled.add(id);
+            responder.queuePair.close();
+            responder.completionQueue.close();
+        };
+        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        int delivered = 0;
+        while (handled.isEmpty())
+        {
+            assertTrue(System.nanoTime() < deadline, "no receive completion");
+            delivered = responder.completionQueue.poll(closer, 64);
+            requester.poll();
+        }
+        assertEquals(List.of(0L), handled, "nothing is handed over after the handler closed the queue");
+        assertEquals(1, delivered);
+        assertEquals(0, responder.completionQueue.poll(closer, 64));
+    }
+
+    @Test
     void aCompletionQueueDeeperThanTheDeviceAllowsIsRefusedWithTheLimit()
     {
         final int max = requester.device.maxCompletionQueueDepth();
