@@ -132,6 +132,10 @@ public final class Publication implements AutoCloseable
     private long dutyDueNs;
     /** A connection changed outside the duty's run: the next cycle runs it whatever the clock. */
     private boolean dutyDueNow;
+    /** Some subscriber was connected at the last connection change. */
+    private boolean connectedAtLastChange;
+    /** It reconnected after losing every subscriber, and no offer or claim has said so yet. */
+    private boolean reconnectUnseen;
 
     private Publication(final MessagingContext context, final ChannelUri channel, final int streamId,
         final long initialPosition)
@@ -503,15 +507,19 @@ public final class Publication implements AutoCloseable
         {
             return CLOSED;
         }
-        if (!destinations.isConnected())
+        if (!destinations.isConnected() || reconnectUnseen)
         {
-            doWork();
             if (!destinations.isConnected())
             {
-                return NOT_CONNECTED;
+                doWork();
+                if (!destinations.isConnected())
+                {
+                    return NOT_CONNECTED;
+                }
             }
-            if (destinations.connections() > 1)
+            if (reconnectUnseen)
             {
+                reconnectUnseen = false;
                 return ADMIN_ACTION; // reconnected, under a new session: the caller retries into it
             }
         }
@@ -555,6 +563,14 @@ public final class Publication implements AutoCloseable
     private void onConnectionChange()
     {
         dutyDueNow = true;
+        final boolean connected = destinations.isConnected();
+        if (connected && !connectedAtLastChange && destinations.connections() > 1)
+        {
+            // Wherever the reconnection ran (an offer's duty cycle or the owner's doWork), the next
+            // offer or claim says so once.
+            reconnectUnseen = true;
+        }
+        connectedAtLastChange = connected;
         credit.refresh(position);
         signer.checksums(destinations.checksumsWanted());
         final PublicationDestination only = destinationArray.length == 1 ? destinationArray[0] : null;

@@ -229,6 +229,38 @@ class PublicationLifecycleTest
         }
     }
 
+    @Test
+    void aReconnectionTheOwnersDutyCycleMadeIsToldByTheNextOfferOnce()
+    {
+        final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
+            .livenessTimeoutMs(1_500).reconnectIntervalMs(20).rdmaSettings(devices(directory, 3_000)));
+        try (Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
+             Publication publication = Publication.open(context, channel("shm", subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            final List<String> events = recordImages(subscription);
+            final FragmentHandler ignore = (buffer, offset, length, header) -> { };
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+            connect(subscription, publication);
+            final int firstSession = publication.sessionId();
+            // The publication stalls past the liveness timeout; resumed, it lets the subscriber go, and
+            // its own doWork (no offer) reconnects under a new session.
+            await(() -> events.size() == 2, Duration.ofSeconds(10), "the image to end",
+                () -> subscription.poll(ignore, 10));
+            await(() -> !publication.isConnected(), Duration.ofSeconds(10), "the publication to notice",
+                publication::doWork);
+            await(() -> publication.isConnected() && subscription.imageCount() == 1, Duration.ofSeconds(20),
+                "the reconnection", () ->
+                {
+                    subscription.poll(ignore, 10);
+                    publication.doWork();
+                });
+            assertNotEquals(firstSession, publication.sessionId());
+            assertEquals(Publication.ADMIN_ACTION, publication.offer(message, 0, 64));
+            assertTrue(publication.offer(message, 0, 64) > 0, "told once, then offers go on");
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void offersNearTheEndOfThePositionSpaceArriveThenReturnMaxPositionExceeded(final String provider)
