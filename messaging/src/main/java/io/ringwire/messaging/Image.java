@@ -202,6 +202,7 @@ final class Image implements AutoCloseable
         final int offset = (int)position & mask;
         final long lengthWord;
         final int type;
+        final int broken;
         if (frameLength >= HEADER_LENGTH && frameLength <= capacity - offset &&
             ((lengthWord = ringBuffer.getLong(offset + FRAME_LENGTH_OFFSET, ORDER)) & LENGTH_AND_VERSION_MASK) ==
                 (frameLength | CURRENT_VERSION_BITS) &&
@@ -259,12 +260,18 @@ final class Image implements AutoCloseable
                 tallies.heartbeats++;
             }
         }
-        else if (reader.read(position, frameLength) == FrameReader.PAD)
+        else if ((broken = reader.read(position, frameLength)) == FrameReader.PAD)
         {
             framesReceived++;
         }
         else
         {
+            if (broken == FrameReader.BAD_CHECKSUM)
+            {
+                // A signed frame damaged in its header words (the trailer covers them), or an
+                // unsigned one where this subscription wants checksums.
+                counters.checksumErrors.incrementRelease();
+            }
             return PROTOCOL_ERROR;
         }
         position += alignedLength(frameLength);

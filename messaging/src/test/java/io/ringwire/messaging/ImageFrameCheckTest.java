@@ -3,6 +3,7 @@ package io.ringwire.messaging;
 import io.ringwire.messaging.protocol.FrameAppender;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.FrameReader;
+import io.ringwire.messaging.protocol.FrameSigner;
 import io.ringwire.messaging.protocol.JoinLayout;
 import io.ringwire.messaging.status.SubscriptionCounters;
 import io.ringwire.rdma.Access;
@@ -117,6 +118,51 @@ class ImageFrameCheckTest
                 }
             }
             assertTrue(accepted > 10_000 && refused > 1_000, accepted + " accepted, " + refused + " refused");
+        }
+    }
+
+    @Test
+    void aSignedFrameWhoseSessionOrPositionWordWasCorruptedIsCountedAsAChecksumError()
+    {
+        final MessagingContext context = new MessagingContext().secret("s")
+            .countersDirectory(directory.resolve("counters").toString()).conclude();
+        final RdmaConfig config = new RdmaConfig().provider("shm").shmDirectory(directory.resolve("shm").toString())
+            .conclude();
+        try (Device device = RdmaProviders.open(config);
+            SubscriptionCounters counters = SubscriptionCounters.create(context,
+                ChannelUri.parse("ringwire:shm?endpoint=127.0.0.1:1"), STREAM, device.counters()))
+        {
+            final ProtectionDomain domain = device.allocateProtectionDomain();
+            final CompletionQueue completions = device.createCompletionQueue(1024);
+            final MemoryRegion ring = domain.allocateRegion(CAPACITY, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            final MemoryRegion credit = domain.allocateRegion(64, Access.LOCAL_WRITE);
+            final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
+            final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
+            final long word = FrameDescriptor.sessionStreamWord(SESSION, STREAM);
+            final FrameAppender appender = new FrameAppender(ring.buffer());
+            final FrameSigner signer = new FrameSigner(ring.buffer());
+            signer.checksums(true);
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[24]);
+            final SubscriptionTallies tallies = new SubscriptionTallies();
+            final long[] delivered = new long[1];
+            final FragmentHandler handler = (buffer, offset, length, header) -> delivered[0]++;
+            final int frameLength = HEADER_LENGTH + payload.capacity() + signer.trailerLength();
+            final int[] corruptAt = {SESSION_ID_OFFSET, POSITION_OFFSET + 3};
+            for (int i = 0; i < corruptAt.length; i++)
+            {
+                final Image image = new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16,
+                    true, false, 0);
+                join.buffer().putLong(JoinLayout.POSITION_OFFSET, 0, ORDER);
+                assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, counters));
+                appender.appendData(0, (byte)(UNFRAGMENTED | signer.flag()), payload, 0, payload.capacity(),
+                    signer.trailerLength(), word);
+                signer.sign(appender.offset(0), frameLength);
+                final int at = appender.offset(0) + corruptAt[i];
+                ring.buffer().putByte(at, (byte)(ring.buffer().getByte(at) ^ 0x10));
+                assertEquals(Image.PROTOCOL_ERROR, image.onFrame(frameLength, handler, counters, tallies, 0));
+                assertEquals(i + 1, counters.checksumErrors.get(), "damage at header byte " + corruptAt[i]);
+            }
+            assertEquals(0, delivered[0]);
         }
     }
 }
