@@ -371,9 +371,13 @@ final class PublicationDestinations implements AutoCloseable
             PostResult.QUEUE_FULL)
         {
             completionQueue.poll(completionHandler, 64);
+            if (!destination.connected)
+            {
+                return; // a failed completion disconnected it, counted as an error there
+            }
             final long nowNs = System.nanoTime();
             giveUpNs = giveUpNs == 0 ? nowNs + context.livenessTimeoutNs() : giveUpNs;
-            if (nowNs - giveUpNs > 0 || !destination.connected)
+            if (nowNs - giveUpNs > 0)
             {
                 counters.sendFailures.incrementRelease();
                 disconnect(destination, "send queue stayed full for the liveness timeout");
