@@ -10,7 +10,8 @@ public interface CompletionQueue extends AutoCloseable
 {
     /**
      * Drains up to {@code maxCompletions} completions, oldest first, handing each to the handler.
-     * Allocates nothing; never blocks.
+     * Allocates nothing; never blocks. A handler may close this queue (after the queue pairs that
+     * use it): the poll then hands over nothing more, and later polls return 0.
      *
      * @param handler        receives each completion.
      * @param maxCompletions upper bound, &gt; 0.

@@ -11,7 +11,9 @@ import io.ringwire.rdma.PostResult;
  * differ in whether they flush a request posted in ERROR (kernel rxe of Linux 6.1 never flushes a
  * receive posted then, because posting a receive does not enter the kernel). Such requests are
  * therefore not handed to the NIC; they wait here and are delivered by the completion queue's
- * poll, after the completions the NIC produced in the same poll.
+ * poll, after the completions the NIC produced in the same poll. Those handed to the NIC after it
+ * failed the queue pair but before the provider polled the failure are flushed by moving the queue
+ * pair to ERROR again ({@link IbverbsQueuePair#onErrorCompletion}).
  *
  * <p>Order: among themselves, in posting order. Relative to the NIC's own flushes of requests posted
  * before the error, a request posted in ERROR can complete first if the NIC has not written those

@@ -62,6 +62,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 @SuppressWarnings("restricted")
 final class IbverbsQueuePair implements QueuePair
 {
+    private static final System.Logger LOGGER = System.getLogger(IbverbsQueuePair.class.getName());
     private static final int IBV_SEND_SIGNALED = SendFlags.SIGNALED;
     private static final int IBV_SEND_INLINE = SendFlags.INLINE;
 
@@ -177,10 +178,44 @@ final class IbverbsQueuePair implements QueuePair
 
     /**
      * A completion of this queue pair failed: the NIC has moved it to ERROR. Polling thread.
+     *
+     * <p>The first time, the queue pair is moved to ERROR once more. The NIC flushed what its queues
+     * held when it failed, but receives posted since, before this completion told of the failure,
+     * wait in its receive queue: on rxe a user queue pair's {@code ibv_post_recv} writes the request
+     * into the mapped queue without entering the kernel, and nothing flushes it. Moving the queue
+     * pair to ERROR again (a transition verbs allows) flushes them with completions, so every
+     * accepted request still completes. Posts after this one go to {@link FlushedRequests}.
      */
     void onErrorCompletion()
     {
+        if (state != QueuePairState.ERROR)
+        {
+            flushAgain();
+        }
         state = QueuePairState.ERROR;
+    }
+
+    private synchronized void flushAgain()
+    {
+        if (closed)
+        {
+            return;
+        }
+        try
+        {
+            QueuePairTransitions.toError(verbs, qp);
+        }
+        catch (final VerbsCallException ex)
+        {
+            // Best effort: the failure the completion told of stands, and close destroys the queue.
+            LOGGER.log(System.Logger.Level.WARNING, "ibv_modify_qp of queue pair 0x" +
+                Integer.toHexString(queuePairNumber) + " on " + device.name() + " to ERROR after its failed " +
+                "completion failed: " + Errno.describe(ex.errno()) + "; receives posted before it may not complete");
+        }
+        finally
+        {
+            state = QueuePairState.ERROR;
+        }
     }
 
     // ---------------------------------------------------------------- state machine

@@ -291,6 +291,26 @@ class IbverbsFakeDeviceTest
     }
 
     @Test
+    void aReceivePostedAfterTheNicFailedTheQueuePairButBeforeItsErrorWasPolledIsFlushed()
+    {
+        connect();
+        // The bad rkey fails the write at once: the NIC's queue pair is in ERR, the provider has not heard.
+        assertEquals(PostResult.OK, requester.postWrite(1, source, 0, 8, target.address(), target.rkey() + 1,
+            SendFlags.SIGNALED));
+        assertEquals(PostResult.OK, requester.postReceive(7, source, 0, 8), "the driver takes it, as rxe's does");
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (completions.stream().noneMatch(completion -> completion.workRequestId() == 7))
+        {
+            assertTrue(System.nanoTime() < deadline, "the receive never completed: " + completions);
+            poll();
+        }
+        final Completion receive = completions.stream().filter(completion -> completion.workRequestId() == 7)
+            .findFirst().orElseThrow();
+        assertEquals(CompletionStatus.WR_FLUSH_ERROR, receive.status());
+        assertEquals(QueuePairState.ERROR, requester.state());
+    }
+
+    @Test
     void aReceiveOfNegativeLengthIsRefusedInErrorToo()
     {
         connect();
