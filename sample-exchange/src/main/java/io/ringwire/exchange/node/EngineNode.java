@@ -3,6 +3,7 @@ package io.ringwire.exchange.node;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.exchange.ExchangeClock;
+import io.ringwire.exchange.book.OrderStore;
 import io.ringwire.exchange.engine.DigestAgent;
 import io.ringwire.exchange.engine.DigestRing;
 import io.ringwire.exchange.engine.EngineConfig;
@@ -187,7 +188,10 @@ public final class EngineNode implements Agent, AutoCloseable
             // nothing meanwhile). The feed drops instead: a market-data service that is gone must
             // not halt trading, and its subscribers recover from snapshots.
             this.reports = Outbound.holdingWhileDisconnected(toGateway, reportBacklogBytes);
-            this.feed = new Outbound(toMarketData);
+            // Room for a whole snapshot of the largest book the engine can hold (a journal's own
+            // configuration, where none is given, may hold as many orders as a store does).
+            this.feed = new Outbound(toMarketData, FeedSnapshots.backlogBytes(
+                null == config ? OrderStore.MAX_CAPACITY : config.maxOrders(), Outbound.MAX_BACKLOG));
             this.journal = journal;
             this.config = config;
             this.segmentLength = segmentLength;

@@ -3,6 +3,8 @@ package io.ringwire.exchange.node;
 import io.ringwire.exchange.engine.MatchingEngine;
 import io.ringwire.exchange.marketdata.SnapshotEncoder;
 import io.ringwire.exchange.marketdata.SnapshotSource;
+import org.agrona.BitUtil;
+import org.agrona.ExpandableRingBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
@@ -41,6 +43,31 @@ final class FeedSnapshots
     private long droppedServed;
     private int nextSlot = NOT_SENDING;
     private long booksSent;
+
+    /**
+     * The feed's backlog for an engine of {@code maxOrders}: at least {@code floor}, and room for a
+     * whole book of that many orders, since one book may hold every order. A round sends a book only
+     * onto an empty backlog, so its parts always fit; a backlog that cut one would count a drop,
+     * which starts the round over and cuts the same book again, while its replica stays stale and
+     * the engine waits on the backlog every time.
+     *
+     * @param maxOrders the most orders the engine holds.
+     * @param floor     the backlog the feed keeps for its ordinary messages.
+     * @return a power of two: the bytes of backlog the feed's {@link Outbound} takes.
+     */
+    static int backlogBytes(final int maxOrders, final int floor)
+    {
+        final long parts = maxOrders / SnapshotEncoder.MAX_ORDERS_PER_PART + 1;
+        final long partBytes = BitUtil.align(SnapshotEncoder.partLength(SnapshotEncoder.MAX_ORDERS_PER_PART) +
+            ExpandableRingBuffer.HEADER_LENGTH, ExpandableRingBuffer.HEADER_ALIGNMENT);
+        final long book = parts * partBytes;
+        if (book > ExpandableRingBuffer.MAX_CAPACITY)
+        {
+            throw new IllegalArgumentException("a book of " + maxOrders + " orders takes " + book +
+                " bytes of snapshot, more than a backlog holds (" + ExpandableRingBuffer.MAX_CAPACITY + ")");
+        }
+        return Math.max(Integer.highestOneBit(Math.max(1, floor)), BitUtil.findNextPositivePowerOfTwo((int)book));
+    }
 
     /**
      * @param engine the engine, whose books and market-data sequences the snapshots hold.

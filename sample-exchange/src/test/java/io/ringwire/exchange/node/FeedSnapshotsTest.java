@@ -7,6 +7,7 @@ import io.ringwire.exchange.engine.MatchingEngine;
 import io.ringwire.exchange.flow.OrderFlow;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
+import io.ringwire.messaging.FragmentAssembler;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
@@ -109,10 +110,88 @@ class FeedSnapshotsTest
         }
     }
 
+    @Test
+    void aBookOfManyOrdersGoesIntoTheFeedWholeBehindAServiceNotReadingAndItsReplicaRecovers() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
+        final MessagingContext context = ExchangeDemo.context(layout, Files.createDirectories(directory.resolve("shm")), "");
+        final OrderFlow flow = new OrderFlow(0xB16L, 1, 100, 20, 10_000, 50, 4096);
+        final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(1, flow.minPrice(),
+            (int)(flow.maxPrice() - flow.minPrice() + 1)), 3_000, 1_000, 0);
+        final Outbound[] feed = new Outbound[1];
+        final MatchingEngine engine = new MatchingEngine(config, new EngineOutput()
+        {
+            @Override
+            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
+            {
+            }
+
+            @Override
+            public void marketData(final DirectBuffer buffer, final int offset, final int length)
+            {
+                if (null != feed[0])
+                {
+                    feed[0].send(buffer, offset, length);
+                }
+            }
+        });
+        // The book fills before any service is there: only a snapshot can bring it to one.
+        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+        for (int i = 0; i < 200_000 && engine.books().orders().live() < 1_200; i++)
+        {
+            engine.apply(request, 0, flow.next(request, 0));
+        }
+        final int resting = engine.books().orders().live();
+        assertTrue(resting >= 1_200, "the book holds " + resting + " orders");
+        final MarketDataBooks replica = new MarketDataBooks(config.instruments(), config.maxOrders());
+        // A part is longer than a frame of this ring: it comes in fragments.
+        final FragmentHandler toReplica = new FragmentAssembler(
+            (buffer, offset, length, header) -> replica.onMessage(buffer, offset, length));
+        try (Subscription service = Subscription.open(context, layout.marketDataFeedSubscription(),
+                ExchangeLayout.FEED_STREAM);
+            Publication publication = Publication.open(context, layout.marketDataFeedPublication() + "|ring=16384",
+                ExchangeLayout.FEED_STREAM))
+        {
+            // The feed keeps 4 KiB for its ordinary messages; its ring holds two or three of the book's parts.
+            feed[0] = new Outbound(publication, FeedSnapshots.backlogBytes(config.maxOrders(), 4096));
+            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed[0]);
+            await(() -> publication.isConnected(), "the feed connected", () -> service.poll(toReplica, 64) +
+                feed[0].doWork());
+
+            assertTrue(snapshots.doWork() > 2, "the book went as several parts at once");
+            assertEquals(0, feed[0].dropped(), "none cut by the backlog");
+            assertTrue(feed[0].isBehind(), "the service has read none of it yet");
+            await(() -> !feed[0].isBehind() && replicaEqualsEngine(replica, engine, 1), "the replica recovered",
+                () -> feed[0].doWork() + snapshots.doWork() + service.poll(toReplica, 64));
+
+            assertEquals(1, snapshots.booksSent(), "one round, not one round after another");
+            assertEquals(0, feed[0].dropped());
+            assertEquals(0, replica.inconsistencies());
+        }
+    }
+
+    @Test
+    void theFeedsBacklogHoldsAWholeBookOfTheMostOrdersAStoreHolds()
+    {
+        final long part = org.agrona.BitUtil.align(io.ringwire.exchange.marketdata.SnapshotEncoder.partLength(256) + 8, 8);
+        final int most = io.ringwire.exchange.book.OrderStore.MAX_CAPACITY;
+        final int backlog = FeedSnapshots.backlogBytes(most, Outbound.MAX_BACKLOG);
+        assertTrue(backlog >= (most / 256 + 1) * part, backlog + " bytes");
+        assertEquals(Integer.bitCount(backlog), 1, "a power of two");
+        assertEquals(Outbound.MAX_BACKLOG, FeedSnapshots.backlogBytes(1 << 20, Outbound.MAX_BACKLOG),
+            "an engine of the default capacity keeps the usual backlog");
+    }
+
     /** @return whether every replica book is live, at the engine's sequence, and the public books are the engine's. */
     private static boolean replicaEqualsEngine(final MarketDataBooks replica, final MatchingEngine engine)
     {
-        for (int id = 1; id <= INSTRUMENTS; id++)
+        return replicaEqualsEngine(replica, engine, INSTRUMENTS);
+    }
+
+    private static boolean replicaEqualsEngine(final MarketDataBooks replica, final MatchingEngine engine,
+        final int instruments)
+    {
+        for (int id = 1; id <= instruments; id++)
         {
             if (replica.isStale(id) || replica.sequence(id) != engine.feedSnapshotSource().sequence(id - 1))
             {
