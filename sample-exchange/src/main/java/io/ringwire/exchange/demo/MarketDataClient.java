@@ -8,11 +8,12 @@ import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.book.InstrumentSpec;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
+import io.ringwire.exchange.marketdata.SnapshotEncoder;
 import io.ringwire.exchange.marketdata.StaleBooks;
 import io.ringwire.exchange.node.ExchangeLayout;
 import io.ringwire.exchange.node.Outbound;
 import io.ringwire.exchange.node.RunFlag;
-import io.ringwire.messaging.FragmentHandler;
+import io.ringwire.messaging.FragmentAssembler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
@@ -49,7 +50,9 @@ public final class MarketDataClient implements Agent, AutoCloseable
     private final MessageHeaderEncoder requestHeader = new MessageHeaderEncoder();
     private final SnapshotRequestEncoder request = new SnapshotRequestEncoder();
     private final UnsafeBuffer requestBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
-    private final FragmentHandler onMarketData = this::onMarketData;
+    /** Takes a message whole: a snapshot part is longer than a frame of a small ring, and comes in fragments there. */
+    private final FragmentAssembler onMarketData =
+        new FragmentAssembler(this::onMarketData, SnapshotEncoder.partLength(SnapshotEncoder.MAX_ORDERS_PER_PART));
     private final IntConsumer requestSnapshot = this::requestSnapshot;
     private final StaleBooks staleBooks;
     private boolean joined;
@@ -93,6 +96,7 @@ public final class MarketDataClient implements Agent, AutoCloseable
         // A new image is a new start: the first one, or one after the service cut this subscriber off
         // (it then missed what went out meanwhile, in books the stream may not touch again soon).
         subscription.availableImageHandler(sessionId -> joined = false);
+        subscription.unavailableImageHandler(onMarketData::freeSessionBuffer);
         this.requests = new Outbound(toService);
     }
 

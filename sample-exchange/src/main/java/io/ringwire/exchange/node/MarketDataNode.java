@@ -6,6 +6,7 @@ import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
 import io.ringwire.exchange.marketdata.SnapshotEncoder;
 import io.ringwire.exchange.marketdata.SnapshotSchedule;
+import io.ringwire.messaging.FragmentAssembler;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import io.ringwire.messaging.MessagingContext;
@@ -67,7 +68,12 @@ public final class MarketDataNode implements Agent, AutoCloseable
     private final MarketDataBooks replica;
     private final SnapshotSchedule snapshots;
     private final UnsafeBuffer snapshotBuffer;
-    private final FragmentHandler onFeed = this::onFeed;
+    /**
+     * Takes a feed message whole: a snapshot part is longer than a frame of a small ring, and comes
+     * in fragments there.
+     */
+    private final FragmentAssembler onFeed =
+        new FragmentAssembler(this::onFeed, SnapshotEncoder.partLength(SnapshotEncoder.MAX_ORDERS_PER_PART));
     private final FragmentHandler onSnapshotRequest = this::onSnapshotRequest;
     private final SnapshotEncoder.PartSink sendPart;
     private final long backlogStep;
@@ -126,6 +132,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
             throw ex;
         }
         this.feed = fromEngine;
+        fromEngine.unavailableImageHandler(onFeed::freeSessionBuffer);
         this.snapshotRequests = requests;
         this.marketData = new Outbound(toSubscribers);
         final SnapshotEncoder encoder = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
