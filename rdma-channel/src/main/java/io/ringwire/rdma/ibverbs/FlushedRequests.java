@@ -70,25 +70,23 @@ final class FlushedRequests
     }
 
     /**
-     * Delivers waiting flushes, oldest first.
+     * Delivers the oldest waiting flush.
      *
-     * @param handler receives them.
-     * @param max     at most this many.
-     * @return how many were delivered.
+     * @param handler receives it.
+     * @return false when none was waiting.
      */
-    int drain(final CompletionHandler handler, final int max)
+    boolean deliverOldest(final CompletionHandler handler)
     {
-        int delivered = 0;
-        while (delivered < max && head < tail)
+        if (head == tail)
         {
-            final int index = (int)(head & mask);
-            head++;
-            delivered++;
-            counters.increment(DeviceCounters.ERROR_COMPLETIONS);
-            counters.increment(DeviceCounters.FLUSHED_REQUESTS);
-            handler.onCompletion(workRequestIds[index], opcodes[index], CompletionStatus.WR_FLUSH_ERROR,
-                lengths[index], 0, queuePairNumbers[index]);
+            return false;
         }
-        return delivered;
+        final int index = (int)(head & mask);
+        head++;
+        counters.increment(DeviceCounters.ERROR_COMPLETIONS);
+        counters.increment(DeviceCounters.FLUSHED_REQUESTS);
+        handler.onCompletion(workRequestIds[index], opcodes[index], CompletionStatus.WR_FLUSH_ERROR,
+            lengths[index], 0, queuePairNumbers[index]);
+        return true;
     }
 }

@@ -145,9 +145,9 @@ final class IbverbsCompletionQueue implements CompletionQueue
                 break;
             }
         }
-        if (delivered < maxCompletions)
+        while (delivered < maxCompletions && !closed && flushed.deliverOldest(handler))
         {
-            delivered += flushed.drain(handler, maxCompletions - delivered);
+            delivered++; // one at a time: a handler may close this queue, after which nothing more goes
         }
         return delivered;
     }

@@ -54,8 +54,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>Threading: transitions on the control thread, posts on the owning thread (which polls the
  * attached completion queues); {@link #state()} from any thread. The state field is written by the
  * control thread, the polling thread and {@link #state()} callers, only ever towards ERROR after RTS,
- * and is volatile. The transitions, {@link #state()} and {@link #close()} hold this object's monitor
- * (none is on the hot path): a close on one thread waits for a transition another thread is making
+ * and is volatile. The transitions, {@link #state()}, {@link #close()} and the flush after a failed
+ * completion hold this object's monitor (none is on the hot path): a close on one thread waits for a transition another thread is making
  * (a publication closing while its connection handshake runs on another thread), and a transition
  * after the close fails on the closed check instead of handing libibverbs a destroyed queue pair.
  */
@@ -91,6 +91,8 @@ final class IbverbsQueuePair implements QueuePair
     private final MemorySegment badRecvWr;
 
     private volatile QueuePairState state = QueuePairState.RESET;
+    /** The queue pair was moved to ERROR again after its first failed completion ({@link #onErrorCompletion}). */
+    private boolean flushedAgain;
     private volatile boolean closed;
 
     IbverbsQueuePair(final IbverbsProtectionDomain domain, final QueuePairConfig config,
@@ -188,7 +190,8 @@ final class IbverbsQueuePair implements QueuePair
      */
     void onErrorCompletion()
     {
-        if (state != QueuePairState.ERROR)
+        // Keyed on a flag of its own, not on the state: state() may have seen the NIC's ERROR first.
+        if (!flushedAgain)
         {
             flushAgain();
         }
@@ -197,10 +200,11 @@ final class IbverbsQueuePair implements QueuePair
 
     private synchronized void flushAgain()
     {
-        if (closed)
+        if (closed || flushedAgain)
         {
             return;
         }
+        flushedAgain = true;
         try
         {
             QueuePairTransitions.toError(verbs, qp);

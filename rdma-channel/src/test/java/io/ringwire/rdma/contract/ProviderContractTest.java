@@ -2,6 +2,7 @@ package io.ringwire.rdma.contract;
 
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.Completion;
+import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionOpcode;
 import io.ringwire.rdma.CompletionStatus;
 import io.ringwire.rdma.DeviceCounters;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -432,8 +434,8 @@ public abstract class ProviderContractTest
         // The three receives complete; the responder's first poll that finds one gets them together
         // where its provider reports them together.
         pollFor(Duration.ofMillis(200), requester);
-        final List<Long> handled = new java.util.ArrayList<>();
-        final io.ringwire.rdma.CompletionHandler closer = (id, opcode, status, length, immediate, qpn) ->
+        final List<Long> handled = new ArrayList<>();
+        final CompletionHandler closer = (id, opcode, status, length, immediate, qpn) ->
         {
             handled.add(id);
             responder.queuePair.close();
@@ -450,6 +452,32 @@ public abstract class ProviderContractTest
         assertEquals(List.of(0L), handled, "nothing is handed over after the handler closed the queue");
         assertEquals(1, delivered);
         assertEquals(0, responder.completionQueue.poll(closer, 64));
+    }
+
+    @Test
+    void aHandlerThatClosesItsCompletionQueueGetsNoMoreOfTheFlushesWaitingThere()
+    {
+        requester.queuePair.modifyToError();
+        for (int i = 0; i < 3; i++)
+        {
+            assertEquals(PostResult.OK, requester.queuePair.postWrite(20 + i, source, 0, 8, target.address(),
+                target.rkey(), SendFlags.SIGNALED));
+        }
+        final List<Long> handled = new ArrayList<>();
+        final CompletionHandler closer = (id, opcode, status, length, immediate, qpn) ->
+        {
+            handled.add(id);
+            requester.queuePair.close();
+            requester.completionQueue.close();
+        };
+        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (handled.isEmpty())
+        {
+            assertTrue(System.nanoTime() < deadline, "no flush completion");
+            requester.completionQueue.poll(closer, 64);
+        }
+        assertEquals(List.of(20L), handled, "nothing is handed over after the handler closed the queue");
+        assertEquals(0, requester.completionQueue.poll(closer, 64));
     }
 
     @Test

@@ -293,11 +293,26 @@ class IbverbsFakeDeviceTest
     @Test
     void aReceivePostedAfterTheNicFailedTheQueuePairButBeforeItsErrorWasPolledIsFlushed()
     {
+        receivePostedAfterTheNicFailedIsFlushed(false);
+    }
+
+    @Test
+    void aReceivePostedAfterTheNicFailedIsFlushedEvenWhereAStateQueryLearnedOfTheFailureFirst()
+    {
+        receivePostedAfterTheNicFailedIsFlushed(true);
+    }
+
+    private void receivePostedAfterTheNicFailedIsFlushed(final boolean queryFirst)
+    {
         connect();
         // The bad rkey fails the write at once: the NIC's queue pair is in ERR, the provider has not heard.
         assertEquals(PostResult.OK, requester.postWrite(1, source, 0, 8, target.address(), target.rkey() + 1,
             SendFlags.SIGNALED));
         assertEquals(PostResult.OK, requester.postReceive(7, source, 0, 8), "the driver takes it, as rxe's does");
+        if (queryFirst)
+        {
+            assertEquals(QueuePairState.ERROR, requester.state(), "asked, the NIC tells of the failure");
+        }
         final long deadline = System.nanoTime() + 5_000_000_000L;
         while (completions.stream().noneMatch(completion -> completion.workRequestId() == 7))
         {
