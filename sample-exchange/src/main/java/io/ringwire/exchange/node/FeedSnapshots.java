@@ -46,8 +46,10 @@ final class FeedSnapshots
 
     /**
      * The feed's backlog for an engine of {@code maxOrders}: at least {@code floor}, and room for a
-     * whole book of that many orders, since one book may hold every order. A round sends a book only
-     * onto an empty backlog, so its parts always fit; a backlog that cut one would count a drop,
+     * whole book of that many orders, since one book may hold every order, and for one part more:
+     * the backlog is a ring, and a part that does not fit before its end leaves up to a part of
+     * padding there. A round sends a book only onto an empty backlog, so its parts always fit; a
+     * backlog that cut one would count a drop,
      * which starts the round over and cuts the same book again, while its replica stays stale and
      * the engine waits on the backlog every time.
      *
@@ -57,7 +59,7 @@ final class FeedSnapshots
      */
     static int backlogBytes(final int maxOrders, final int floor)
     {
-        final long parts = maxOrders / SnapshotEncoder.MAX_ORDERS_PER_PART + 1;
+        final long parts = maxOrders / SnapshotEncoder.MAX_ORDERS_PER_PART + 2; // the book's, and the padding's
         final long partBytes = BitUtil.align(SnapshotEncoder.partLength(SnapshotEncoder.MAX_ORDERS_PER_PART) +
             ExpandableRingBuffer.HEADER_LENGTH, ExpandableRingBuffer.HEADER_ALIGNMENT);
         final long book = parts * partBytes;

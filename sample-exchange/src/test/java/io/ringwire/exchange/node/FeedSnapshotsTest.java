@@ -1,5 +1,6 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.exchange.book.OrderStore;
 import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.engine.EngineConfig;
 import io.ringwire.exchange.engine.EngineOutput;
@@ -7,12 +8,15 @@ import io.ringwire.exchange.engine.MatchingEngine;
 import io.ringwire.exchange.flow.OrderFlow;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
+import io.ringwire.exchange.marketdata.SnapshotEncoder;
 import io.ringwire.messaging.FragmentAssembler;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.ExpandableRingBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -173,10 +177,15 @@ class FeedSnapshotsTest
     @Test
     void theFeedsBacklogHoldsAWholeBookOfTheMostOrdersAStoreHolds()
     {
-        final long part = org.agrona.BitUtil.align(io.ringwire.exchange.marketdata.SnapshotEncoder.partLength(256) + 8, 8);
-        final int most = io.ringwire.exchange.book.OrderStore.MAX_CAPACITY;
+        final long part = BitUtil.align(SnapshotEncoder.partLength(SnapshotEncoder.MAX_ORDERS_PER_PART) +
+            ExpandableRingBuffer.HEADER_LENGTH, ExpandableRingBuffer.HEADER_ALIGNMENT);
+        final int most = OrderStore.MAX_CAPACITY;
         final int backlog = FeedSnapshots.backlogBytes(most, Outbound.MAX_BACKLOG);
-        assertTrue(backlog >= (most / 256 + 1) * part, backlog + " bytes");
+        // A book's parts, and a part's worth of padding where they wrap round the ring's end.
+        assertTrue(backlog >= (most / SnapshotEncoder.MAX_ORDERS_PER_PART + 2) * part, backlog + " bytes");
+        // Just under a power of two, the book alone would fit, and the padding would not.
+        final int tight = (int)(((1L << 28) / part - 1) * SnapshotEncoder.MAX_ORDERS_PER_PART);
+        assertEquals(1 << 29, FeedSnapshots.backlogBytes(tight, Outbound.MAX_BACKLOG));
         assertEquals(Integer.bitCount(backlog), 1, "a power of two");
         assertEquals(Outbound.MAX_BACKLOG, FeedSnapshots.backlogBytes(1 << 20, Outbound.MAX_BACKLOG),
             "an engine of the default capacity keeps the usual backlog");
