@@ -70,14 +70,15 @@ public final class OneWayBenchmark
     public static String table(final List<Result> results)
     {
         final StringBuilder table = new StringBuilder(512);
-        table.append(String.format(Locale.ROOT, "%-8s %-10s %6s %11s %12s %9s %9s %9s %9s %9s%n", "provider", "api",
-            "bytes", "rate/s", "achieved/s", "p50 us", "p99 us", "p99.9 us", "max us", "due p99"));
+        table.append(String.format(Locale.ROOT, "%-8s %-10s %6s %11s %12s %10s %9s %9s %9s %9s %9s%n", "provider",
+            "api", "bytes", "rate/s", "achieved/s", "samples", "p50 us", "p99 us", "p99.9 us", "max us", "due p99"));
         for (final Result result : results)
         {
             final Histogram latency = result.latency();
-            table.append(String.format(Locale.ROOT, "%-8s %-10s %6d %11s %12.0f %9.3f %9.3f %9.3f %9.3f %9s%n",
+            table.append(String.format(Locale.ROOT, "%-8s %-10s %6d %11s %12.0f %10d %9.3f %9.3f %9.3f %9.3f %9s%n",
                 result.provider(), result.api(), result.size(),
                 result.rate() > 0 ? Long.toString(result.rate()) : "1-in-flight", result.achievedRate(),
+                latency.getTotalCount(),
                 micros(latency.getValueAtPercentile(50)), micros(latency.getValueAtPercentile(99)),
                 micros(latency.getValueAtPercentile(99.9)), micros(latency.getMaxValue()),
                 result.dueLatency().getTotalCount() > 0 ?

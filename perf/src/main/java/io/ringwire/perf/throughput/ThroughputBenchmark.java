@@ -219,12 +219,12 @@ public final class ThroughputBenchmark
         }
         if (!result.sweep().isEmpty())
         {
-            table.append(String.format(Locale.ROOT, "%n%12s %12s %10s %10s %12s %12s%n", "offered/s", "achieved/s",
-                "p50 us", "p99 us", "due p50 us", "due p99 us"));
+            table.append(String.format(Locale.ROOT, "%n%12s %12s %10s %10s %10s %12s %12s%n", "offered/s", "achieved/s",
+                "samples", "p50 us", "p99 us", "due p50 us", "due p99 us"));
             for (final SweepStep step : result.sweep())
             {
-                table.append(String.format(Locale.ROOT, "%12d %12.0f %10.3f %10.3f %12.3f %12.3f%s%n",
-                    step.offeredRate(), step.achievedRate(),
+                table.append(String.format(Locale.ROOT, "%12d %12.0f %10d %10.3f %10.3f %12.3f %12.3f%s%n",
+                    step.offeredRate(), step.achievedRate(), step.latency().getTotalCount(),
                     step.latency().getValueAtPercentile(50) / 1000.0, step.latency().getValueAtPercentile(99) / 1000.0,
                     step.dueLatency().getValueAtPercentile(50) / 1000.0,
                     step.dueLatency().getValueAtPercentile(99) / 1000.0,
