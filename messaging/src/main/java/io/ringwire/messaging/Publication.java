@@ -53,7 +53,11 @@ public final class Publication implements AutoCloseable
     public static final long NOT_CONNECTED = -1;
     /** The slowest subscriber's ring has no room: retry later. */
     public static final long BACK_PRESSURED = -2;
-    /** The publication just reconnected under a new session id: retry the offer. */
+    /**
+     * The publication had lost every subscriber and is connected again (under a new session id, unless
+     * the channel names one or a connection begun before the loss kept it): retry the offer. Said once,
+     * by the first offer or claim after the reconnection, wherever the reconnection ran.
+     */
     public static final long ADMIN_ACTION = -3;
     /** The publication is closed. */
     public static final long CLOSED = -4;

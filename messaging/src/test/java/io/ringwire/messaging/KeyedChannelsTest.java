@@ -1,5 +1,6 @@
 package io.ringwire.messaging;
 
+import io.ringwire.rdma.cm.ConnectionManagerConfig;
 import io.ringwire.rdma.cm.Identity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import static io.ringwire.messaging.PubSubTestSupport.await;
 import static io.ringwire.messaging.PubSubTestSupport.context;
@@ -167,10 +169,10 @@ class KeyedChannelsTest
         final IllegalArgumentException untrusted = assertThrows(IllegalArgumentException.class,
             () -> ChannelKeys.forPublication(engineSide(), ChannelUri.parse(two + "|endpoint-peers=gateway,nobody")));
         assertTrue(untrusted.getMessage().contains("endpoint-peers names 'nobody'"), untrusted.getMessage());
-        final List<io.ringwire.rdma.cm.ConnectionManagerConfig> keys = ChannelKeys.forPublication(engineSide(),
+        final List<ConnectionManagerConfig> keys = ChannelKeys.forPublication(engineSide(),
             ChannelUri.parse(two + "|endpoint-peers=member-1,gateway"));
-        assertEquals(java.util.Set.of("member-1"), keys.get(0).trusted().keySet());
-        assertEquals(java.util.Set.of("gateway"), keys.get(1).trusted().keySet());
+        assertEquals(Set.of("member-1"), keys.get(0).trusted().keySet());
+        assertEquals(Set.of("gateway"), keys.get(1).trusted().keySet());
         // A subscription reading endpoint-peers= alone would take every trusted key.
         final IllegalArgumentException subscription = assertThrows(IllegalArgumentException.class,
             () -> ChannelKeys.forSubscription(side(GATEWAY), ChannelUri.parse(
@@ -230,7 +232,7 @@ class KeyedChannelsTest
             () -> ChannelKeys.forPublication(two, ChannelUri.parse(channel("shm", 0, "|identity=engine|accept=member-1"))));
         assertTrue(publication.getMessage().contains("this end reads peer="), publication.getMessage());
         final String both = channel("shm", 0, "|identity=engine|accept=member-1|peer=member-1");
-        assertEquals(java.util.Set.of("member-1"), ChannelKeys.forSubscription(two, ChannelUri.parse(both)).trusted()
+        assertEquals(Set.of("member-1"), ChannelKeys.forSubscription(two, ChannelUri.parse(both)).trusted()
             .keySet());
         assertNotNull(ChannelKeys.forPublication(two, ChannelUri.parse(both)));
     }
