@@ -5,17 +5,10 @@ import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.FrameReader;
 import io.ringwire.messaging.protocol.FrameSigner;
 import io.ringwire.messaging.protocol.JoinLayout;
-import io.ringwire.messaging.status.SubscriptionCounters;
-import io.ringwire.rdma.Access;
-import io.ringwire.rdma.CompletionQueue;
-import io.ringwire.rdma.Device;
-import io.ringwire.rdma.MemoryRegion;
-import io.ringwire.rdma.ProtectionDomain;
-import io.ringwire.rdma.QueuePair;
-import io.ringwire.rdma.QueuePairConfig;
-import io.ringwire.rdma.RdmaConfig;
-import io.ringwire.rdma.RdmaProviders;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,130 +32,122 @@ class ImageFrameCheckTest
     @TempDir
     Path directory;
 
+    private ShmImageFixture fixture;
+
+    @BeforeEach
+    void open()
+    {
+        fixture = new ShmImageFixture(directory, CAPACITY, STREAM);
+    }
+
+    @AfterEach
+    void close()
+    {
+        fixture.close();
+    }
+
+    /** An RDMA image (not a memory log) of the fixture's ring. */
+    private Image image(final boolean checksums)
+    {
+        return new Image(SESSION, "shared", STREAM, fixture.queuePair, fixture.ring, fixture.credit, fixture.join, 0, 0,
+            0, 4, 16, checksums, false, 0);
+    }
+
     @Test
     void theImageAcceptsExactlyWhatTheFrameReaderAcceptsForSeededValidAndDamagedFrames()
     {
-        final MessagingContext context = new MessagingContext().secret("s")
-            .countersDirectory(directory.resolve("counters").toString()).conclude();
-        final RdmaConfig config = new RdmaConfig().provider("shm").shmDirectory(directory.resolve("shm").toString())
-            .conclude();
-        try (Device device = RdmaProviders.open(config);
-            SubscriptionCounters counters = SubscriptionCounters.create(context,
-                ChannelUri.parse("ringwire:shm?endpoint=127.0.0.1:1"), STREAM, device.counters()))
-        {
-            final ProtectionDomain domain = device.allocateProtectionDomain();
-            final CompletionQueue completions = device.createCompletionQueue(1024);
-            final MemoryRegion ring = domain.allocateRegion(CAPACITY, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            final MemoryRegion credit = domain.allocateRegion(64, Access.LOCAL_WRITE);
-            final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
-            final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
-            final long start = 7L * CAPACITY + 256;
-            final Image image = new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16, false, false, 0);
-            join.buffer().putLong(JoinLayout.POSITION_OFFSET, start, ORDER);
-            assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, counters));
+        final long start = 7L * CAPACITY + 256;
+        final Image image = image(false);
+        fixture.join.buffer().putLong(JoinLayout.POSITION_OFFSET, start, ORDER);
+        assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, fixture.counters));
 
-            final FrameAppender appender = new FrameAppender(ring.buffer());
-            final FrameReader reader = new FrameReader(ring.buffer(), FrameDescriptor.sessionStreamWord(SESSION, STREAM));
-            final UnsafeBuffer payload = new UnsafeBuffer(new byte[CAPACITY]);
-            final long[] delivered = new long[1];
-            final SubscriptionTallies tallies = new SubscriptionTallies();
-            final FragmentHandler handler = (buffer, offset, length, header) -> delivered[0]++;
-            final SplittableRandom random = new SplittableRandom(20261126L);
-            int accepted = 0;
-            int refused = 0;
-            for (int i = 0; i < 20_000; i++)
+        final FrameAppender appender = new FrameAppender(fixture.ring.buffer());
+        final FrameReader reader = new FrameReader(fixture.ring.buffer(),
+            FrameDescriptor.sessionStreamWord(SESSION, STREAM));
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[CAPACITY]);
+        final long[] delivered = new long[1];
+        final SubscriptionTallies tallies = new SubscriptionTallies();
+        final FragmentHandler handler = (buffer, offset, length, header) -> delivered[0]++;
+        final SplittableRandom random = new SplittableRandom(20261126L);
+        int accepted = 0;
+        int refused = 0;
+        for (int i = 0; i < 20_000; i++)
+        {
+            final long position = image.position;
+            final int length = random.nextInt(0, 200);
+            final int kind = random.nextInt(3);
+            final long framePosition = kind == 0 ?
+                appender.appendData(position, UNFRAGMENTED, payload, 0, length, 0,
+                    FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
+                kind == 1 ? appender.appendHeartbeat(position, FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
+                appender.claim(position, HEADER_LENGTH + length, UNFRAGMENTED, TYPE_PAD,
+                    FrameDescriptor.sessionStreamWord(SESSION, STREAM));
+            if (kind == 2)
             {
-                final long position = image.position;
-                final int length = random.nextInt(0, 200);
-                final int kind = random.nextInt(3);
-                final long framePosition = kind == 0 ?
-                    appender.appendData(position, UNFRAGMENTED, payload, 0, length, 0,
-                        FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
-                    kind == 1 ? appender.appendHeartbeat(position, FrameDescriptor.sessionStreamWord(SESSION, STREAM)) :
-                    appender.claim(position, HEADER_LENGTH + length, UNFRAGMENTED, TYPE_PAD,
-                        FrameDescriptor.sessionStreamWord(SESSION, STREAM));
-                if (kind == 2)
+                appender.commit(framePosition, FrameDescriptor.sessionStreamWord(SESSION, STREAM));
+            }
+            int immediate = framePosition != position ? (int)(framePosition - position) :
+                kind == 1 ? HEADER_LENGTH : HEADER_LENGTH + length;
+            if (random.nextInt(4) == 0)
+            {
+                // Damage one header byte, or the immediate, of the frame the image must read next.
+                if (random.nextBoolean())
                 {
-                    appender.commit(framePosition, FrameDescriptor.sessionStreamWord(SESSION, STREAM));
-                }
-                int immediate = framePosition != position ? (int)(framePosition - position) :
-                    kind == 1 ? HEADER_LENGTH : HEADER_LENGTH + length;
-                if (random.nextInt(4) == 0)
-                {
-                    // Damage one header byte, or the immediate, of the frame the image must read next.
-                    if (random.nextBoolean())
-                    {
-                        final int at = (int)(position & (CAPACITY - 1)) + random.nextInt(Math.min(HEADER_LENGTH,
-                            CAPACITY - (int)(position & (CAPACITY - 1))));
-                        ring.buffer().putByte(at, (byte)(ring.buffer().getByte(at) ^ (1 << random.nextInt(8))));
-                    }
-                    else
-                    {
-                        immediate += random.nextInt(-16, 17);
-                    }
-                }
-                final int expected = reader.read(position, immediate);
-                final long deliveredBefore = delivered[0];
-                final int outcome = image.onFrame(immediate, handler, counters, tallies, 0);
-                assertEquals(expected >= 0, outcome == Image.VALID, "case " + i + ": reader said " + expected);
-                assertEquals(expected == FrameReader.DATA ? 1 : 0, delivered[0] - deliveredBefore, "case " + i);
-                if (outcome == Image.VALID)
-                {
-                    accepted++;
-                    assertEquals(position + alignedLength(immediate), image.position, "case " + i);
+                    final int at = (int)(position & (CAPACITY - 1)) + random.nextInt(Math.min(HEADER_LENGTH,
+                        CAPACITY - (int)(position & (CAPACITY - 1))));
+                    final AtomicBuffer frames = fixture.ring.buffer();
+                    frames.putByte(at, (byte)(frames.getByte(at) ^ (1 << random.nextInt(8))));
                 }
                 else
                 {
-                    refused++;
-                    assertEquals(position, image.position, "a refused frame leaves the position, case " + i);
+                    immediate += random.nextInt(-16, 17);
                 }
             }
-            assertTrue(accepted > 10_000 && refused > 1_000, accepted + " accepted, " + refused + " refused");
+            final int expected = reader.read(position, immediate);
+            final long deliveredBefore = delivered[0];
+            final int outcome = image.onFrame(immediate, handler, fixture.counters, tallies, 0);
+            assertEquals(expected >= 0, outcome == Image.VALID, "case " + i + ": reader said " + expected);
+            assertEquals(expected == FrameReader.DATA ? 1 : 0, delivered[0] - deliveredBefore, "case " + i);
+            if (outcome == Image.VALID)
+            {
+                accepted++;
+                assertEquals(position + alignedLength(immediate), image.position, "case " + i);
+            }
+            else
+            {
+                refused++;
+                assertEquals(position, image.position, "a refused frame leaves the position, case " + i);
+            }
         }
+        assertTrue(accepted > 10_000 && refused > 1_000, accepted + " accepted, " + refused + " refused");
     }
 
     @Test
     void aSignedFrameWhoseSessionOrPositionWordWasCorruptedIsCountedAsAChecksumError()
     {
-        final MessagingContext context = new MessagingContext().secret("s")
-            .countersDirectory(directory.resolve("counters").toString()).conclude();
-        final RdmaConfig config = new RdmaConfig().provider("shm").shmDirectory(directory.resolve("shm").toString())
-            .conclude();
-        try (Device device = RdmaProviders.open(config);
-            SubscriptionCounters counters = SubscriptionCounters.create(context,
-                ChannelUri.parse("ringwire:shm?endpoint=127.0.0.1:1"), STREAM, device.counters()))
+        final long word = FrameDescriptor.sessionStreamWord(SESSION, STREAM);
+        final FrameAppender appender = new FrameAppender(fixture.ring.buffer());
+        final FrameSigner signer = new FrameSigner(fixture.ring.buffer());
+        signer.checksums(true);
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[24]);
+        final SubscriptionTallies tallies = new SubscriptionTallies();
+        final long[] delivered = new long[1];
+        final FragmentHandler handler = (buffer, offset, length, header) -> delivered[0]++;
+        final int frameLength = HEADER_LENGTH + payload.capacity() + signer.trailerLength();
+        final int[] corruptAt = {SESSION_ID_OFFSET, POSITION_OFFSET + 3};
+        for (int i = 0; i < corruptAt.length; i++)
         {
-            final ProtectionDomain domain = device.allocateProtectionDomain();
-            final CompletionQueue completions = device.createCompletionQueue(1024);
-            final MemoryRegion ring = domain.allocateRegion(CAPACITY, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            final MemoryRegion credit = domain.allocateRegion(64, Access.LOCAL_WRITE);
-            final MemoryRegion join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
-            final QueuePair queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
-            final long word = FrameDescriptor.sessionStreamWord(SESSION, STREAM);
-            final FrameAppender appender = new FrameAppender(ring.buffer());
-            final FrameSigner signer = new FrameSigner(ring.buffer());
-            signer.checksums(true);
-            final UnsafeBuffer payload = new UnsafeBuffer(new byte[24]);
-            final SubscriptionTallies tallies = new SubscriptionTallies();
-            final long[] delivered = new long[1];
-            final FragmentHandler handler = (buffer, offset, length, header) -> delivered[0]++;
-            final int frameLength = HEADER_LENGTH + payload.capacity() + signer.trailerLength();
-            final int[] corruptAt = {SESSION_ID_OFFSET, POSITION_OFFSET + 3};
-            for (int i = 0; i < corruptAt.length; i++)
-            {
-                final Image image = new Image(SESSION, "shared", STREAM, queuePair, ring, credit, join, 0, 0, 0, 4, 16,
-                    true, false, 0);
-                join.buffer().putLong(JoinLayout.POSITION_OFFSET, 0, ORDER);
-                assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, counters));
-                appender.appendData(0, (byte)(UNFRAGMENTED | signer.flag()), payload, 0, payload.capacity(),
-                    signer.trailerLength(), word);
-                signer.sign(appender.offset(0), frameLength);
-                final int at = appender.offset(0) + corruptAt[i];
-                ring.buffer().putByte(at, (byte)(ring.buffer().getByte(at) ^ 0x10));
-                assertEquals(Image.PROTOCOL_ERROR, image.onFrame(frameLength, handler, counters, tallies, 0));
-                assertEquals(i + 1, counters.checksumErrors.get(), "damage at header byte " + corruptAt[i]);
-            }
-            assertEquals(0, delivered[0]);
+            final Image image = image(true);
+            fixture.join.buffer().putLong(JoinLayout.POSITION_OFFSET, 0, ORDER);
+            assertEquals(Image.VALID, image.onJoin(JoinLayout.LENGTH, 0, fixture.counters));
+            appender.appendData(0, (byte)(UNFRAGMENTED | signer.flag()), payload, 0, payload.capacity(),
+                signer.trailerLength(), word);
+            signer.sign(appender.offset(0), frameLength);
+            final int at = appender.offset(0) + corruptAt[i];
+            fixture.ring.buffer().putByte(at, (byte)(fixture.ring.buffer().getByte(at) ^ 0x10));
+            assertEquals(Image.PROTOCOL_ERROR, image.onFrame(frameLength, handler, fixture.counters, tallies, 0));
+            assertEquals(i + 1, fixture.counters.checksumErrors.get(), "damage at header byte " + corruptAt[i]);
         }
+        assertEquals(0, delivered[0]);
     }
 }

@@ -5,15 +5,8 @@ import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.messaging.protocol.FrameSigner;
 import io.ringwire.messaging.protocol.JoinLayout;
 import io.ringwire.messaging.status.SubscriptionCounters;
-import io.ringwire.rdma.Access;
-import io.ringwire.rdma.CompletionQueue;
-import io.ringwire.rdma.Device;
 import io.ringwire.rdma.MemoryRegion;
-import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePair;
-import io.ringwire.rdma.QueuePairConfig;
-import io.ringwire.rdma.RdmaConfig;
-import io.ringwire.rdma.RdmaProviders;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,7 +41,7 @@ class ImageMemoryLogTest
     @TempDir
     Path directory;
 
-    private Device device;
+    private ShmImageFixture fixture;
     private SubscriptionCounters counters;
     private MemoryRegion ring;
     private MemoryRegion credit;
@@ -58,25 +51,18 @@ class ImageMemoryLogTest
     @BeforeEach
     void open()
     {
-        final MessagingContext context = new MessagingContext().secret("s")
-            .countersDirectory(directory.resolve("counters").toString()).conclude();
-        device = RdmaProviders.open(new RdmaConfig().provider("shm").shmDirectory(directory.resolve("shm").toString())
-            .conclude());
-        counters = SubscriptionCounters.create(context, ChannelUri.parse("ringwire:shm?endpoint=127.0.0.1:1"), STREAM,
-            device.counters());
-        final ProtectionDomain domain = device.allocateProtectionDomain();
-        final CompletionQueue completions = device.createCompletionQueue(1024);
-        ring = domain.allocateRegion(CAPACITY, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        credit = domain.allocateRegion(64, Access.LOCAL_WRITE);
-        join = domain.allocateRegion(JoinLayout.REGION_LENGTH, Access.LOCAL_WRITE);
-        queuePair = domain.createQueuePair(new QueuePairConfig(completions, completions, 64, 64, 0));
+        fixture = new ShmImageFixture(directory, CAPACITY, STREAM);
+        counters = fixture.counters;
+        ring = fixture.ring;
+        credit = fixture.credit;
+        join = fixture.join;
+        queuePair = fixture.queuePair;
     }
 
     @AfterEach
     void close()
     {
-        counters.close();
-        device.close();
+        fixture.close();
     }
 
     private Image image()

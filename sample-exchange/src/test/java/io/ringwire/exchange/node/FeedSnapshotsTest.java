@@ -119,34 +119,11 @@ class FeedSnapshotsTest
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
         final MessagingContext context = ExchangeDemo.context(layout, Files.createDirectories(directory.resolve("shm")), "");
-        final OrderFlow flow = new OrderFlow(0xB16L, 1, 100, 20, 10_000, 50, 4096);
-        final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(1, flow.minPrice(),
-            (int)(flow.maxPrice() - flow.minPrice() + 1)), 3_000, 1_000, 0);
-        final Outbound[] feed = new Outbound[1];
-        final MatchingEngine engine = new MatchingEngine(config, new EngineOutput()
-        {
-            @Override
-            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
-            {
-            }
-
-            @Override
-            public void marketData(final DirectBuffer buffer, final int offset, final int length)
-            {
-                if (null != feed[0])
-                {
-                    feed[0].send(buffer, offset, length);
-                }
-            }
-        });
         // The book fills before any service is there: only a snapshot can bring it to one.
-        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
-        for (int i = 0; i < 200_000 && engine.books().orders().live() < 1_200; i++)
-        {
-            engine.apply(request, 0, flow.next(request, 0));
-        }
-        final int resting = engine.books().orders().live();
-        assertTrue(resting >= 1_200, "the book holds " + resting + " orders");
+        final OneBookFeedEngine source = new OneBookFeedEngine(0xB16L, 3_000);
+        source.fill(1_200);
+        final EngineConfig config = source.config;
+        final MatchingEngine engine = source.engine;
         final MarketDataBooks replica = new MarketDataBooks(config.instruments(), config.maxOrders());
         // A part is longer than a frame of this ring: it comes in fragments.
         final FragmentHandler toReplica = new FragmentAssembler(
@@ -157,19 +134,20 @@ class FeedSnapshotsTest
                 ExchangeLayout.FEED_STREAM))
         {
             // The feed keeps 4 KiB for its ordinary messages; its ring holds two or three of the book's parts.
-            feed[0] = new Outbound(publication, FeedSnapshots.backlogBytes(config.maxOrders(), 4096));
-            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed[0]);
+            final Outbound feed = new Outbound(publication, FeedSnapshots.backlogBytes(config.maxOrders(), 4096));
+            source.feed(feed);
+            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed);
             await(() -> publication.isConnected(), "the feed connected", () -> service.poll(toReplica, 64) +
-                feed[0].doWork());
+                feed.doWork());
 
             assertTrue(snapshots.doWork() > 2, "the book went as several parts at once");
-            assertEquals(0, feed[0].dropped(), "none cut by the backlog");
-            assertTrue(feed[0].isBehind(), "the service has read none of it yet");
-            await(() -> !feed[0].isBehind() && replicaEqualsEngine(replica, engine, 1), "the replica recovered",
-                () -> feed[0].doWork() + snapshots.doWork() + service.poll(toReplica, 64));
+            assertEquals(0, feed.dropped(), "none cut by the backlog");
+            assertTrue(feed.isBehind(), "the service has read none of it yet");
+            await(() -> !feed.isBehind() && replicaEqualsEngine(replica, engine, 1), "the replica recovered",
+                () -> feed.doWork() + snapshots.doWork() + service.poll(toReplica, 64));
 
             assertEquals(1, snapshots.booksSent(), "one round, not one round after another");
-            assertEquals(0, feed[0].dropped());
+            assertEquals(0, feed.dropped());
             assertEquals(0, replica.inconsistencies());
         }
     }

@@ -3,21 +3,16 @@ package io.ringwire.exchange.node;
 import io.ringwire.exchange.demo.LatencyLedger;
 import io.ringwire.exchange.demo.MarketDataClient;
 import io.ringwire.exchange.engine.EngineConfig;
-import io.ringwire.exchange.engine.EngineOutput;
 import io.ringwire.exchange.engine.MatchingEngine;
-import io.ringwire.exchange.flow.OrderFlow;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
 import io.ringwire.exchange.marketdata.SnapshotEncoder;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.rdma.cm.Identity;
-import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -61,33 +56,11 @@ class MarketDataFragmentsTest
         final MessagingContext subscriberSide = RoleContexts.context(directory, identities, List.of(subscriberName),
             List.of(ExchangeLayout.MARKET_DATA), LIVENESS_MS, RING);
 
-        final OrderFlow flow = new OrderFlow(0xF4A6L, 1, 100, 20, 10_000, 50, 4096);
-        final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(1, flow.minPrice(),
-            (int)(flow.maxPrice() - flow.minPrice() + 1)), 3_000, 1_000, 0);
-        final Outbound[] feed = new Outbound[1];
-        final MatchingEngine engine = new MatchingEngine(config, new EngineOutput()
-        {
-            @Override
-            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
-            {
-            }
-
-            @Override
-            public void marketData(final DirectBuffer buffer, final int offset, final int length)
-            {
-                if (null != feed[0])
-                {
-                    feed[0].send(buffer, offset, length);
-                }
-            }
-        });
         // The book fills before the service is there: its snapshot is what brings it over.
-        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
-        for (int i = 0; i < 200_000 && engine.books().orders().live() < 600; i++)
-        {
-            engine.apply(request, 0, flow.next(request, 0));
-        }
-        assertTrue(engine.books().orders().live() >= 600, "orders resting: " + engine.books().orders().live());
+        final OneBookFeedEngine source = new OneBookFeedEngine(0xF4A6L, 3_000);
+        source.fill(600);
+        final EngineConfig config = source.config;
+        final MatchingEngine engine = source.engine;
         final RunFlag running = new RunFlag();
         try (MarketDataNode service = new MarketDataNode(serviceSide, layout, config, running);
              MarketDataClient subscriber = new MarketDataClient(subscriberSide, layout, 0, config, new LatencyLedger(),
@@ -95,15 +68,17 @@ class MarketDataFragmentsTest
              Publication toService = Publication.open(engineSide, layout.marketDataFeedPublication(),
                  ExchangeLayout.FEED_STREAM))
         {
-            feed[0] = new Outbound(toService, FeedSnapshots.backlogBytes(config.maxOrders(), Outbound.MAX_BACKLOG));
-            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed[0]);
+            final Outbound feed = new Outbound(toService, FeedSnapshots.backlogBytes(config.maxOrders(),
+                Outbound.MAX_BACKLOG));
+            source.feed(feed);
+            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed);
             final String expected = PublicBookDigest.of(engine.books());
             RoleContexts.await(() -> expected.equals(service.replica().publicDigest()) &&
                     expected.equals(subscriber.books().publicDigest()),
                 Duration.ofSeconds(30), "the service's replica and the subscriber's books to hold the engine's book",
                 () ->
                 {
-                    feed[0].doWork();
+                    feed.doWork();
                     snapshots.doWork();
                     service.doWork();
                     subscriber.doWork();
