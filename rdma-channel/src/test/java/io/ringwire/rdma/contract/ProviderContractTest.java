@@ -419,6 +419,17 @@ public abstract class ProviderContractTest
         assertEquals(QueuePairState.ERROR, requester.queuePair.state());
     }
 
+    /** A handler that notes each completion's id, then closes the endpoint's queue pair and completion queue. */
+    private static CompletionHandler closingHandler(final Endpoint endpoint, final List<Long> handled)
+    {
+        return (id, opcode, status, length, immediate, qpn) ->
+        {
+            handled.add(id);
+            endpoint.queuePair.close();
+            endpoint.completionQueue.close();
+        };
+    }
+
     @Test
     void aHandlerThatClosesItsCompletionQueueEndsThePollThereAndLaterPollsFindNothing()
     {
@@ -435,12 +446,7 @@ public abstract class ProviderContractTest
         // where its provider reports them together.
         pollFor(Duration.ofMillis(200), requester);
         final List<Long> handled = new ArrayList<>();
-        final CompletionHandler closer = (id, opcode, status, length, immediate, qpn) ->
-        {
-            handled.add(id);
-            responder.queuePair.close();
-            responder.completionQueue.close();
-        };
+        final CompletionHandler closer = closingHandler(responder, handled);
         final long deadline = System.nanoTime() + TIMEOUT.toNanos();
         int delivered = 0;
         while (handled.isEmpty())
@@ -464,12 +470,7 @@ public abstract class ProviderContractTest
                 target.rkey(), SendFlags.SIGNALED));
         }
         final List<Long> handled = new ArrayList<>();
-        final CompletionHandler closer = (id, opcode, status, length, immediate, qpn) ->
-        {
-            handled.add(id);
-            requester.queuePair.close();
-            requester.completionQueue.close();
-        };
+        final CompletionHandler closer = closingHandler(requester, handled);
         final long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (handled.isEmpty())
         {
