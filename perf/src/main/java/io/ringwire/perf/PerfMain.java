@@ -83,7 +83,8 @@ public final class PerfMain
               compare   each transport beside what a user would pick instead (Aeron, NIO), interleaved
                         rounds, median per-round p50 ratios; compare --help
               jmh       JMH microbenchmarks (SBE codecs, framing, shm publication, order books); takes JMH's
-                        own arguments, e.g. jmh -f 1 -wi 3 -w 1s -i 5 -r 1s SbeCodec; jmh -h lists them
+                        own arguments, e.g. jmh -f 1 -wi 3 -w 1s -i 5 -r 1s SbeCodec; jmh -h lists them; a
+                        benchmark that throws fails the run (exit 1) unless -foe false is given
               path      the CPU a hop costs, both ends on one thread (no cross-core traffic); path --help
               matching  the matching engine alone on one thread: orders/s, service time and latency at a
                         fixed offered rate, replaying a recorded flow in exchange-core's mix; matching --help
@@ -264,7 +265,10 @@ public final class PerfMain
 
     /**
      * Runs JMH's own command line over the benchmarks of {@code io.ringwire.perf.jmh}, whose list the
-     * annotation processor wrote into this module's classes; JMH prints its results itself.
+     * annotation processor wrote into this module's classes; JMH prints its results itself. A
+     * benchmark that throws fails the run (JMH exits 1) unless the arguments give {@code -foe}
+     * themselves: JMH's own default goes on to the next benchmark and exits 0, which a scripted run
+     * would take for a result.
      *
      * @param args JMH's arguments.
      * @param err  where a failure goes.
@@ -274,7 +278,7 @@ public final class PerfMain
     {
         try
         {
-            org.openjdk.jmh.Main.main(args);
+            org.openjdk.jmh.Main.main(failingOnError(args));
             return 0;
         }
         catch (final Exception ex)
@@ -282,6 +286,25 @@ public final class PerfMain
             err.println("ringwire perf jmh: failed: " + ex.getMessage());
             return EXIT_FAILED;
         }
+    }
+
+    /**
+     * @return JMH's arguments with {@code -foe true} first, unless they give {@code -foe} already.
+     */
+    static String[] failingOnError(final String[] args)
+    {
+        for (final String arg : args)
+        {
+            if ("-foe".equals(arg))
+            {
+                return args;
+            }
+        }
+        final String[] withFoe = new String[args.length + 2];
+        withFoe[0] = "-foe";
+        withFoe[1] = "true";
+        System.arraycopy(args, 0, withFoe, 2, args.length);
+        return withFoe;
     }
 
     /**

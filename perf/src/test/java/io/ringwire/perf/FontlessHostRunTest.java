@@ -1,6 +1,7 @@
 package io.ringwire.perf;
 
 import io.ringwire.perf.output.ResultsWriter;
+import io.ringwire.perf.testing.ChildJvm;
 import io.ringwire.perf.testing.MiniJson;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -8,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,15 +98,7 @@ class FontlessHostRunTest
     {
         final List<String> command = new ArrayList<>(List.of("unshare", "-m", "sh", "-c",
             mounts() + " && exec \"$0\" \"$@\""));
-        command.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
-        for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (!argument.startsWith("-agentlib:jdwp") && !argument.startsWith("-Xrunjdwp") &&
-                !argument.startsWith("-Duser.home="))
-            {
-                command.add(argument);
-            }
-        }
+        command.addAll(ChildJvm.javaWithThisJvmsOptions("-Duser.home="));
         command.add("-Duser.home=" + Files.createDirectories(directory.resolve("home")));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
