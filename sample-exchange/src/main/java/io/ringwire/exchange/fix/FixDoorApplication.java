@@ -544,7 +544,8 @@ final class FixDoorApplication implements Application
             case MsgType.ORDER_SINGLE -> FixOutbound.orderRefused(message, execIds.next(), mapper.rejectCode(),
                 mapper.rejectText());
             case MsgType.ORDER_MASS_CANCEL_REQUEST -> FixOutbound.massCancelReport(message.getString(11),
-                massCancelInstrument(message), mapper.rejectCode(), mapper.rejectText());
+                message.getChar(530), message.isSetField(55) ? message.getString(55) : null, mapper.rejectCode(),
+                mapper.rejectText());
             // OrdStatus is the named order's, from its last report.
             default -> FixOutbound.cancelReject(message.getString(11), message.getString(41),
                 MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type), mapper.rejectCode(), mapper.rejectText(),
@@ -562,16 +563,6 @@ final class FixDoorApplication implements Application
         final long named = sessionOrders.existingId(origClOrdId);
         return named == 0 ? FixOutbound.OrdStatusCodes.REJECTED :
             sessionOrders.status(named, FixOutbound.OrdStatusCodes.NEW);
-    }
-
-    private static int massCancelInstrument(final Message message) throws FieldNotFound
-    {
-        if (message.getChar(530) != FixInbound.MASS_CANCEL_SECURITY || !message.isSetField(55))
-        {
-            return 0;
-        }
-        final long number = FixInbound.parseWhole(message.getString(55));
-        return number > 0 && number <= Integer.MAX_VALUE ? (int)number : 0;
     }
 
     private static long epochNs(final LocalDateTime time)

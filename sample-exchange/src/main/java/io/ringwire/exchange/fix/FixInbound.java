@@ -95,7 +95,9 @@ public final class FixInbound
         final char ordTypeCode = message.getChar(40);
         final OrdType ordType = ordTypeCode == '1' ? OrdType.MARKET : ordTypeCode == '2' ? OrdType.LIMIT : null;
         final TimeInForce timeInForce = timeInForce(message, ordType);
-        final long quantity = whole(message, 38);
+        // OrderQty is optional in FIX 4.4's dictionary (its component may carry CashOrderQty instead):
+        // an order without it is rejected as an order (an ExecutionReport), not as a message.
+        final long quantity = message.isSetField(38) ? whole(message, 38) : NOT_A_WHOLE_NUMBER;
         final long price = ordType == OrdType.LIMIT ? (message.isSetField(44) ? whole(message, 44) : NOT_A_WHOLE_NUMBER) : 0;
         final long display = message.isSetField(111) ? whole(message, 111) : 0;
         final String execInst = message.isSetField(18) ? message.getString(18) : "";
@@ -183,7 +185,9 @@ public final class FixInbound
     public int replace(final Message message, final FixOrders orders, final long account, final long sendingTimeNs,
         final MutableDirectBuffer buffer) throws FieldNotFound
     {
-        final long quantity = whole(message, 38);
+        // OrderQty is optional in FIX 4.4's dictionary; a replace without it is refused as a replace
+        // (an OrderCancelReject), which is what the member's pending replace waits on.
+        final long quantity = message.isSetField(38) ? whole(message, 38) : NOT_A_WHOLE_NUMBER;
         final long price = message.isSetField(44) ? whole(message, 44) : NOT_A_WHOLE_NUMBER;
         if (!namesItsOrder(message, orders, account))
         {

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.fix;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -15,7 +16,10 @@ import java.util.Map;
  * in the engine under it keeps its own), as long as the clock does not step back. What each number was sent as (an order, a cancel, a replace, a
  * mass cancel) and the order a cancel or replace named tell the reports apart: a refused cancel is
  * an OrderCancelReject, a cancel's report carries the cancel's ClOrdID and the order's as
- * OrigClOrdID. The traded notional per exchange order gives AvgPx (6). The OrdStatus (39) of the
+ * OrigClOrdID. A member may send a cancel again before the first is answered: an order keeps its
+ * open cancels in the order they came, and its CANCELED report answers the oldest (the one the
+ * exchange took first, as a session's requests reach it in order); each later one meets the order
+ * gone and is answered with an OrderCancelReject of its own. The traded notional per exchange order gives AvgPx (6). The OrdStatus (39) of the
  * last report each order had is kept, for the OrderCancelReject that names the order: a cancel
  * refused because the order has filled answers 2 (filled), not 0 (new).
  *
@@ -43,8 +47,8 @@ final class FixOrders
 
     private final Map<String, Long> idsByClOrdId = new HashMap<>();
     private final Map<Long, Sent> sentById = new HashMap<>();
-    /** An order's client order id to the open cancel request that names it. */
-    private final Map<Long, Long> cancelByOrder = new HashMap<>();
+    /** An order's client order id to the open cancel requests that name it, oldest first. */
+    private final Map<Long, ArrayDeque<Long>> cancelsByOrder = new HashMap<>();
     /** An order's client order id to the OrdStatus (39) of its last report. */
     private final Map<Long, Character> statusByOrder = new HashMap<>();
     /** Exchange order id to {traded quantity, traded notional}. */
@@ -96,7 +100,7 @@ final class FixOrders
         sentById.put(id, new Sent(clOrdId, kind, originalId, null == original ? null : original.clOrdId()));
         if (kind == Kind.CANCEL)
         {
-            cancelByOrder.put(originalId, id);
+            cancelsByOrder.computeIfAbsent(originalId, order -> new ArrayDeque<>(1)).addLast(id);
         }
         return id;
     }
@@ -147,12 +151,22 @@ final class FixOrders
 
     /**
      * @param orderId an order's client order id, as its CANCELED report carries it.
-     * @return the cancel request that named it (forgotten now: the order is gone), or 0 when none did.
+     * @return the oldest open cancel request that names it (no longer open: the order is gone), or
+     *         0 when none does.
      */
     synchronized long takeCancel(final long orderId)
     {
-        final Long cancel = cancelByOrder.remove(orderId);
-        return null == cancel ? 0 : cancel;
+        final ArrayDeque<Long> cancels = cancelsByOrder.get(orderId);
+        if (null == cancels)
+        {
+            return 0;
+        }
+        final long cancel = cancels.removeFirst();
+        if (cancels.isEmpty())
+        {
+            cancelsByOrder.remove(orderId);
+        }
+        return cancel;
     }
 
     /**
@@ -170,7 +184,7 @@ final class FixOrders
             idsByClOrdId.remove(sent.clOrdId(), id);
             if (sent.kind() == Kind.CANCEL)
             {
-                cancelByOrder.remove(sent.originalId(), id);
+                closeCancel(sent.originalId(), id);
             }
         }
     }
@@ -201,8 +215,16 @@ final class FixOrders
     /** A refused cancel no longer stands for its order. */
     synchronized void cancelRefused(final long cancelId)
     {
-        final long order = originalId(cancelId);
-        cancelByOrder.remove(order, cancelId);
+        closeCancel(originalId(cancelId), cancelId);
+    }
+
+    private void closeCancel(final long orderId, final long cancelId)
+    {
+        final ArrayDeque<Long> cancels = cancelsByOrder.get(orderId);
+        if (null != cancels && cancels.remove(cancelId) && cancels.isEmpty())
+        {
+            cancelsByOrder.remove(orderId);
+        }
     }
 
     /**

@@ -241,15 +241,28 @@ public final class FixOutbound
     public static Message massCancelReport(final String clOrdId, final int instrumentId, final int rejectReason,
         final String text)
     {
-        final char requestType = instrumentId == 0 ? FixInbound.MASS_CANCEL_ALL : FixInbound.MASS_CANCEL_SECURITY;
+        return massCancelReport(clOrdId, instrumentId == 0 ? FixInbound.MASS_CANCEL_ALL :
+            FixInbound.MASS_CANCEL_SECURITY, instrumentId > 0 ? Integer.toString(instrumentId) : null, rejectReason, text);
+    }
+
+    /**
+     * An OrderMassCancelReport (r) that answers a request with its own MassCancelRequestType (530)
+     * and Symbol (55), as sent: the door's refusal of a request whose type or Symbol it does not
+     * take names what the member asked for, not what the door would have done.
+     *
+     * @param symbol the request's Symbol, or null where it had none.
+     */
+    public static Message massCancelReport(final String clOrdId, final char requestType, final String symbol,
+        final int rejectReason, final String text)
+    {
         final boolean refused = rejectReason >= 0;
         final OrderMassCancelReport message = new OrderMassCancelReport(new OrderID("NONE"),
             new MassCancelRequestType(requestType),
             new MassCancelResponse(refused ? MassCancelResponse.CANCEL_REQUEST_REJECTED_SEE_MASSCANCELREJECTREASON : requestType));
         message.set(new ClOrdID(null == clOrdId ? "NONE" : clOrdId));
-        if (instrumentId > 0)
+        if (null != symbol)
         {
-            message.set(new Symbol(Integer.toString(instrumentId)));
+            message.set(new Symbol(symbol));
         }
         if (refused)
         {

@@ -192,6 +192,21 @@ class FixDoorTest
 
         client.send(cancel("NEVER", "C-3"));
         assertEquals(1, client.next(MsgType.ORDER_CANCEL_REJECT, WAIT).getInt(102), "refused at the door");
+
+        // A cancel sent again before the first is answered: the first has the order's CANCELED
+        // report, the second an OrderCancelReject of its own.
+        client.send(limit("O-3", Side.BUY, "990", 5, TimeInForce.GOOD_TILL_CANCEL));
+        assertEquals('0', execType(client.next(MsgType.EXECUTION_REPORT, WAIT)));
+        client.send(cancel("O-3", "C-4"));
+        client.send(cancel("O-3", "C-5"));
+        final Message first = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('4', execType(first));
+        assertEquals("C-4", first.getString(11));
+        assertEquals("O-3", first.getString(41));
+        final Message again = client.next(MsgType.ORDER_CANCEL_REJECT, WAIT);
+        assertEquals("C-5", again.getString(11));
+        assertEquals("O-3", again.getString(41));
+        assertEquals(0, again.getInt(102), "CxlRejReason: too late to cancel");
     }
 
     @Test
@@ -235,6 +250,26 @@ class FixDoorTest
             assertEquals('4', execType(client.next(MsgType.EXECUTION_REPORT, WAIT)));
         }
         assertEquals(0, exchange.liveOrders());
+
+        // The door's own refusals name the request as the member sent it: its type and Symbol.
+        final OrderMassCancelRequest badSymbol = new OrderMassCancelRequest(new ClOrdID("MC-2"),
+            new MassCancelRequestType(MassCancelRequestType.CANCEL_ORDERS_FOR_A_SECURITY),
+            new TransactTime(LocalDateTime.now()));
+        badSymbol.set(new Symbol("abc"));
+        client.send(badSymbol);
+        final Message badSymbolReport = client.next(MsgType.ORDER_MASS_CANCEL_REPORT, WAIT);
+        assertEquals('0', badSymbolReport.getChar(531), "rejected");
+        assertEquals('1', badSymbolReport.getChar(530), "the request's own type");
+        assertEquals("abc", badSymbolReport.getString(55));
+        assertEquals("MC-2", badSymbolReport.getString(11));
+
+        client.send(new OrderMassCancelRequest(new ClOrdID("MC-3"),
+            new MassCancelRequestType(MassCancelRequestType.CANCEL_ORDERS_FOR_A_CFICODE),
+            new TransactTime(LocalDateTime.now())));
+        final Message byCfiCode = client.next(MsgType.ORDER_MASS_CANCEL_REPORT, WAIT);
+        assertEquals('0', byCfiCode.getChar(531), "rejected");
+        assertEquals(MassCancelRequestType.CANCEL_ORDERS_FOR_A_CFICODE, byCfiCode.getChar(530),
+            "the request's own type");
     }
 
     @Test
@@ -398,13 +433,23 @@ class FixDoorTest
         assertEquals("H", reject.getString(372));
 
         // OrderQty is optional in FIX 4.4's dictionary (its component may carry CashOrderQty instead):
-        // the door's own check answers it, from the member's thread but outside the door's lock.
+        // an order or a replace without it is refused as what it is, an order's reject or an
+        // OrderCancelReject, which is what the member's pending request waits on.
         final NewOrderSingle noQuantity = limit("P-4", Side.BUY, "1000", 1, TimeInForce.DAY);
         noQuantity.removeField(OrderQty.FIELD);
         client.send(noQuantity);
-        final Message missing = client.next(MsgType.BUSINESS_MESSAGE_REJECT, WAIT);
-        assertEquals("D", missing.getString(372));
-        assertTrue(missing.getString(58).contains("required tag 38 missing"), missing.getString(58));
+        final Message missing = client.next(MsgType.EXECUTION_REPORT, WAIT);
+        assertEquals('8', execType(missing));
+        assertEquals("P-4", missing.getString(11));
+        assertEquals(13, missing.getInt(103), "OrdRejReason: incorrect quantity");
+
+        final OrderCancelReplaceRequest replaceNoQuantity = replace("P-3", "P-5", "1001", 1);
+        replaceNoQuantity.removeField(OrderQty.FIELD);
+        client.send(replaceNoQuantity);
+        final Message replaceMissing = client.next(MsgType.ORDER_CANCEL_REJECT, WAIT);
+        assertEquals("P-5", replaceMissing.getString(11));
+        assertEquals("P-3", replaceMissing.getString(41));
+        assertEquals('2', replaceMissing.getChar(434), "CxlRejResponseTo: replace");
         assertTrue(client.isLoggedOn(), "the session survives");
     }
 

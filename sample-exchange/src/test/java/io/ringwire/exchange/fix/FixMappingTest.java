@@ -338,6 +338,76 @@ class FixMappingTest
     }
 
     @Test
+    void aCancelSentAgainBeforeTheFirstIsAnsweredLeavesTheCanceledReportToTheFirstAndIsRejectedItself()
+        throws Exception
+    {
+        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        assertTrue(inbound.cancel(fix("F", "11", "c2", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        final long secondId = inbound.clientOrderId();
+
+        final Message canceled = FixOutbound.report(report(id, ExecType.CANCELED, OrdStatus.CANCELED,
+            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, EXEC_IDS);
+        assertEquals("c1", canceled.getString(11), "the first cancel took the order");
+        assertEquals("o", canceled.getString(41));
+
+        final Message second = FixOutbound.report(report(secondId, ExecType.REJECTED, OrdStatus.REJECTED,
+            RejectReason.UNKNOWN_ORDER, 0, 0, 0, 0), orders, EXEC_IDS);
+        assertEquals("9", second.getHeader().getString(MsgType.FIELD));
+        assertEquals("c2", second.getString(11));
+        assertEquals("o", second.getString(41));
+        assertEquals(0, second.getInt(102), "too late to cancel: the first cancel took it");
+    }
+
+    @Test
+    void aCancelRefusedBeforeItsOrderIsCanceledLeavesTheCanceledReportToTheCancelSentAfterIt() throws Exception
+    {
+        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        final long firstId = inbound.clientOrderId();
+        assertTrue(inbound.cancel(fix("F", "11", "c2", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+
+        final Message throttled = FixOutbound.report(report(firstId, ExecType.REJECTED, OrdStatus.REJECTED,
+            RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS);
+        assertEquals("9", throttled.getHeader().getString(MsgType.FIELD));
+        assertEquals("c1", throttled.getString(11));
+
+        final Message canceled = FixOutbound.report(report(id, ExecType.CANCELED, OrdStatus.CANCELED,
+            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, EXEC_IDS);
+        assertEquals("c2", canceled.getString(11), "the cancel that reached the engine");
+        assertEquals("o", canceled.getString(41));
+        assertEquals(0, orders.takeCancel(id), "no cancel stays open for a canceled order");
+    }
+
+    @Test
+    void aCancelRefusedAfterAnEarlierOneWasSentLeavesTheCanceledReportToTheEarlierOne() throws Exception
+    {
+        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        assertTrue(inbound.cancel(fix("F", "11", "c2", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
+            buffer) > 0);
+        final long secondId = inbound.clientOrderId();
+
+        // The gateway refuses the second (over the rate) while the first is on its way to the engine.
+        final Message throttled = FixOutbound.report(report(secondId, ExecType.REJECTED, OrdStatus.REJECTED,
+            RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS);
+        assertEquals("c2", throttled.getString(11));
+
+        final Message canceled = FixOutbound.report(report(id, ExecType.CANCELED, OrdStatus.CANCELED,
+            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, EXEC_IDS);
+        assertEquals("c1", canceled.getString(11), "the first cancel took the order");
+        assertEquals("o", canceled.getString(41));
+    }
+
+    @Test
     void aRefusedCancelCarriesTheNamedOrdersStatusFromItsLastReport() throws Exception
     {
         final long id = newOrder(fix("D", "11", "p", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
