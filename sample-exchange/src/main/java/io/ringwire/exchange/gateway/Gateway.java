@@ -414,7 +414,8 @@ public final class Gateway
 
     /**
      * The gateway is not reading its clients (it waits for the engine's stream to take its backlog):
-     * their silence is its own, so no session is lost to a heartbeat timeout meanwhile.
+     * their silence is its own, so no session is lost to a heartbeat timeout meanwhile, and no
+     * connection whose Logon waits unread is asked to go for not logging on.
      *
      * @param nowNs epoch nanoseconds now.
      */
@@ -427,12 +428,13 @@ public final class Gateway
                 sessions.received(session, nowNs);
             }
         }
+        transports.excuseWaiting(Long.MAX_VALUE, nowNs);
     }
 
     /**
      * The gateway's own thread did not run for {@code gapNs} (descheduled, a pause): what its
-     * clients sent meanwhile waits unread, so that stretch counts against no session's heartbeats,
-     * while the silence before and after it still does.
+     * clients sent meanwhile waits unread, so that stretch counts against no session's heartbeats
+     * and no connection's logon timeout, while the time before and after it still does.
      *
      * @param gapNs how long the gateway was away.
      * @param nowNs epoch nanoseconds now.
@@ -446,6 +448,7 @@ public final class Gateway
                 sessions.excuse(session, gapNs, nowNs);
             }
         }
+        transports.excuseWaiting(gapNs, nowNs);
     }
 
     /** @return the connections the gateway knows now. */

@@ -105,6 +105,24 @@ final class GatewayTransports
     }
 
     /**
+     * The gateway read no client for {@code gapNs}: each connection waiting to log on (and not yet
+     * asked to go) has waited that much less, as a Logon it sent meanwhile sat unread.
+     *
+     * @param gapNs how long the gateway did not read; at least as long as any wait restarts every wait now.
+     */
+    void excuseWaiting(final long gapNs, final long nowNs)
+    {
+        for (int slot = 0; slot < slotsTouched; slot++)
+        {
+            final long since = waitingSinceNs[slot];
+            if (used[slot] && since != REAPED)
+            {
+                waitingSinceNs[slot] = gapNs >= nowNs - since ? nowNs : since + gapNs;
+            }
+        }
+    }
+
+    /**
      * @return whether the connection has waited longer than {@code timeoutNs} and was not yet asked
      *         to go; if so it is marked, so it is asked once.
      */

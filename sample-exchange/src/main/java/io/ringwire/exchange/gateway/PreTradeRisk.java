@@ -27,6 +27,7 @@ final class PreTradeRisk
 {
     private static final short OK = 0;
     private static final short MARKET = OrdType.MARKET.value();
+    private static final short LIMIT = OrdType.LIMIT.value();
     private static final short FILLED = OrdStatus.FILLED.value();
     private static final short CANCELED = OrdStatus.CANCELED.value();
     private static final short NEW_REPORT = ExecType.NEW.value();
@@ -91,6 +92,12 @@ final class PreTradeRisk
         {
             return RejectReason.UNKNOWN_INSTRUMENT.value();
         }
+        if (ordType != MARKET && ordType != LIMIT)
+        {
+            // The engine would refuse it the same way; refused here it is never counted open, and a
+            // journal refusal of it (which names no order type) could not end it.
+            return RejectReason.MALFORMED_MESSAGE.value();
+        }
         final boolean market = ordType == MARKET;
         final short terms = checkTerms(instrumentId, market ? lastTrade[instrumentId] : price, !market, quantity);
         if (terms != OK)
@@ -138,7 +145,10 @@ final class PreTradeRisk
         {
             final long last = lastTrade[instrumentId];
             final long width = bandWidth[instrumentId];
-            if (price > last + width || price < last - width)
+            // Saturated: a band around a price near either end of a long reaches that end, not past it.
+            final long highest = last > Long.MAX_VALUE - width ? Long.MAX_VALUE : last + width;
+            final long lowest = last < Long.MIN_VALUE + width ? Long.MIN_VALUE : last - width;
+            if (price > highest || price < lowest)
             {
                 return RejectReason.RISK_PRICE_BAND.value();
             }

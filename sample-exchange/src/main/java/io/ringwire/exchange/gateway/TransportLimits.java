@@ -9,7 +9,7 @@ package io.ringwire.exchange.gateway;
  * how much of each session's replies the gateway keeps to resend at its next logon.
  *
  * @param maxTransports       connections (messaging images) tracked at once; more are refused.
- * @param logonTimeoutMs      a connection not logged on this long is disconnected.
+ * @param logonTimeoutMs      a connection not logged on this long is disconnected (at most {@link #MAX_WAIT_MS}).
  * @param logonsPerSecond     sustained logon attempts, and answers before logon, per connection.
  * @param logonBurst          those it may send at once.
  * @param maxMalformed        malformed messages a connection may send before it is disconnected.
@@ -17,7 +17,7 @@ package io.ringwire.exchange.gateway;
  *                            most half the reply log: a client cut off as a slow consumer loses its
  *                            backlog, and finds it in the reply log at its next logon, beside the
  *                            log's other half for what comes while it is away.
- * @param maxReplyBacklogMs   how long its oldest waiting reply may wait.
+ * @param maxReplyBacklogMs   how long its oldest waiting reply may wait (at most {@link #MAX_WAIT_MS}).
  * @param replyLogBytes       each session's reply log: its newest execution reports, kept for a resend
  *                            at its next logon (a power of two, 8 KiB to 1 GiB, on the heap from the
  *                            start: a session's backlog needs half of it, at least 4 KiB).
@@ -35,6 +35,11 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
     public static final int MIN_REPLY_LOG_BYTES = 8192;
     /** The reply backlog of a gateway configured without its own: half its reply log. */
     public static final int DEFAULT_REPLY_BACKLOG_BYTES = DEFAULT_REPLY_LOG_BYTES / 2;
+    /**
+     * The longest logon timeout and reply wait, an hour: the gateway keeps them in nanoseconds, and a
+     * longer wait holds a connection's slot or a slow client's replies past any use.
+     */
+    public static final long MAX_WAIT_MS = 3_600_000;
     /** The limits of a gateway configured without its own. */
     public static final TransportLimits DEFAULT =
         new TransportLimits(256, 5_000, 5, 5, 64, DEFAULT_REPLY_BACKLOG_BYTES, 2_000, DEFAULT_REPLY_LOG_BYTES);
@@ -44,14 +49,15 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
      */
     public TransportLimits
     {
-        if (maxTransports < 1 || maxTransports > 65_536 || logonTimeoutMs < 1 || logonsPerSecond < 1 ||
-            logonBurst < 1 || maxMalformed < 0 || maxReplyBacklogBytes < 4096 ||
-            Integer.bitCount(maxReplyBacklogBytes) != 1 || maxReplyBacklogMs < 1 ||
+        if (maxTransports < 1 || maxTransports > 65_536 || logonTimeoutMs < 1 || logonTimeoutMs > MAX_WAIT_MS ||
+            logonsPerSecond < 1 || logonBurst < 1 || maxMalformed < 0 || maxReplyBacklogBytes < 4096 ||
+            Integer.bitCount(maxReplyBacklogBytes) != 1 || maxReplyBacklogMs < 1 || maxReplyBacklogMs > MAX_WAIT_MS ||
             replyLogBytes < MIN_REPLY_LOG_BYTES || replyLogBytes > (1 << 30) || Integer.bitCount(replyLogBytes) != 1)
         {
-            throw new IllegalArgumentException("transport limits: maxTransports 1 to 65536, logonTimeoutMs, " +
-                "logonsPerSecond and logonBurst at least 1, maxMalformed at least 0, maxReplyBacklogBytes a power " +
-                "of two of at least 4096 (the backlog's ring takes one), maxReplyBacklogMs at least 1, replyLogBytes a power of two from 8192 to 2^30: " + maxTransports +
+            throw new IllegalArgumentException("transport limits: maxTransports 1 to 65536, logonTimeoutMs 1 to " +
+                MAX_WAIT_MS + ", logonsPerSecond and logonBurst at least 1, maxMalformed at least 0, maxReplyBacklogBytes " +
+                "a power of two of at least 4096 (the backlog's ring takes one), maxReplyBacklogMs 1 to " + MAX_WAIT_MS +
+                ", replyLogBytes a power of two from 8192 to 2^30: " + maxTransports +
                 ", " + logonTimeoutMs + ", " + logonsPerSecond + ", " + logonBurst + ", " + maxMalformed + ", " +
                 maxReplyBacklogBytes + ", " + maxReplyBacklogMs + ", " + replyLogBytes);
         }

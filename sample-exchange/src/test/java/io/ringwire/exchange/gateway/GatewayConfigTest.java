@@ -73,6 +73,16 @@ class GatewayConfigTest
     }
 
     @Test
+    void aLogonTimeoutOrReplyWaitPastAnHourIsRefusedRatherThanWrappedInNanoseconds()
+    {
+        assertRejected("logonTimeoutMs 1 to 3600000", () -> new TransportLimits(256, Long.MAX_VALUE, 5, 5, 64, 1 << 20,
+            2_000, 1 << 22));
+        assertRejected("maxReplyBacklogMs 1 to 3600000", () -> new TransportLimits(256, 5_000, 5, 5, 64, 1 << 20,
+            TransportLimits.MAX_WAIT_MS + 1, 1 << 22));
+        new TransportLimits(256, TransportLimits.MAX_WAIT_MS, 5, 5, 64, 1 << 20, TransportLimits.MAX_WAIT_MS, 1 << 22);
+    }
+
+    @Test
     void emptyTokenIsRefused()
     {
         assertRejected("token", () -> new SessionConfig(1, "", 10));

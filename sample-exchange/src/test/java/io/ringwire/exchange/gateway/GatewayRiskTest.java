@@ -7,10 +7,13 @@ import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.OrdStatus;
 import io.ringwire.codecs.trading.OrdType;
 import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.exchange.book.InstrumentSpec;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
 
 import static io.ringwire.exchange.gateway.GatewayFixture.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,6 +43,33 @@ class GatewayRiskTest
         fixture.logOnBoth();
         final int outcome = fixture.newOrder(TRANSPORT_A, 1, ACCOUNT_A, 3, OrdType.LIMIT, 1_000, 10, START_NS + 1);
         assertRejectedAndNotForwarded(outcome, RejectReason.UNKNOWN_INSTRUMENT, gateway.counters().unknownInstrument());
+    }
+
+    @Test
+    void orderWithNoOrderTypeTheExchangeHasIsRejectedAndCountedOpenNowhere()
+    {
+        fixture.logOnBoth();
+        final int outcome = fixture.newOrder(TRANSPORT_A, 1, ACCOUNT_A, 1, OrdType.NULL_VAL, 1_000, 10, START_NS + 1);
+        assertRejectedAndNotForwarded(outcome, RejectReason.MALFORMED_MESSAGE,
+            gateway.counters().rejects(RejectReason.MALFORMED_MESSAGE));
+        assertEquals(0, gateway.openOrders(SESSION_A));
+    }
+
+    @Test
+    void thePriceBandAroundAPriceNearTheEndOfALongReachesThatEndAndNoFurther()
+    {
+        final long tick = 1_000_000_000_000_000_000L;
+        final long[] references = new long[2];
+        references[1] = 9 * tick;
+        final PreTradeRisk risk = new PreTradeRisk(new GatewayConfig(List.of(new SessionConfig(ID_A, TOKEN_A, ACCOUNT_A)),
+            List.of(new InstrumentSpec(1, tick, 1, 0, 9 * tick)), references,
+            new RiskLimits(10, Long.MAX_VALUE, 1, 10), 1_000, 1_000, 1_000));
+        final short limit = OrdType.LIMIT.value();
+
+        assertEquals(0, risk.checkNewOrder(0, 1, limit, 9 * tick, 1), "at the reference price");
+        assertEquals(0, risk.checkNewOrder(0, 1, limit, 8 * tick, 1), "one band below");
+        assertEquals(RejectReason.RISK_PRICE_BAND.value(), risk.checkNewOrder(0, 1, limit, 7 * tick, 1),
+            "two bands below");
     }
 
     @Test

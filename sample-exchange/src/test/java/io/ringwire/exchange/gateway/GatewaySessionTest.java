@@ -205,6 +205,32 @@ class GatewaySessionTest
     }
 
     @Test
+    void aConnectionWaitingToLogOnIsNotAskedToGoWhileTheGatewayReadsNoClient()
+    {
+        final long timeoutNs = TransportLimits.DEFAULT.logonTimeoutMs() * 1_000_000L;
+        final long behindUntilNs = START_NS + 2 * timeoutNs;
+        gateway.notReadingClients(behindUntilNs); // the engine's stream held the gateway this long
+        gateway.doWork(behindUntilNs);
+        gateway.doWork(behindUntilNs + timeoutNs);
+        assertTrue(output.disconnected.isEmpty(), "its Logon may wait unread: the wait counts from the gateway's return");
+        gateway.doWork(behindUntilNs + timeoutNs + 1);
+        assertEquals(2, gateway.counters().logonTimeouts(), "both connections, neither logged on");
+    }
+
+    @Test
+    void aConnectionWaitingToLogOnHasTheGatewaysOwnStallTakenOffItsWait()
+    {
+        final long timeoutNs = TransportLimits.DEFAULT.logonTimeoutMs() * 1_000_000L;
+        final long gapNs = timeoutNs / 2;
+        gateway.stalled(gapNs, START_NS + timeoutNs + 1);
+        gateway.doWork(START_NS + timeoutNs + 1);
+        gateway.doWork(START_NS + gapNs + timeoutNs);
+        assertTrue(output.disconnected.isEmpty(), "the stall counts against no connection");
+        gateway.doWork(START_NS + gapNs + timeoutNs + 1);
+        assertEquals(2, gateway.counters().logonTimeouts(), "the time before and after the stall still counts");
+    }
+
+    @Test
     void aSessionLostToSilenceLongAfterItsConnectionCameKeepsTheConnectionToLogOnAgainOver()
     {
         final long lostAtNs = loseSessionAToSilenceAfterTwoLogonTimeouts();
