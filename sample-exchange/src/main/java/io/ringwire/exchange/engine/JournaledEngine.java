@@ -239,7 +239,15 @@ public final class JournaledEngine implements AutoCloseable
         }
         if (!Files.exists(directory.resolve(JournalDirectory.METADATA_FILE)))
         {
-            return; // a new journal
+            if (applied > 0 && !JournalDirectory.holdsSegments(directory))
+            {
+                // Refused before a journal is created here: the directory stays as it was found. (With
+                // segments left, opening the journal refuses, naming the file to restore.)
+                throw new IllegalStateException("the directory " + directory + " holds a snapshot at record " +
+                    applied + " but no journal; the engine does not start without the records a snapshot " +
+                    "stands for (nothing was changed)");
+            }
+            return; // a new journal, or segments without their metadata, which opening the journal refuses
         }
         recovery = new JournalReader(directory).read(applied, (sequence, buffer, offset, length) ->
             applyJournaled(buffer, offset, length));

@@ -4,6 +4,7 @@ import io.ringwire.codecs.trading.EngineCommandEncoder;
 import io.ringwire.codecs.trading.EngineCommandType;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.exchange.flow.OrderFlow;
+import io.ringwire.exchange.journal.JournalDirectory;
 import io.ringwire.exchange.journal.JournalReader;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -137,6 +138,44 @@ class JournaledEngineTest
         assertTrue(refused.getMessage().contains("ends at record " + (snapshotAt - 1)) &&
             refused.getMessage().contains("newest snapshot is at record " + snapshotAt), refused.getMessage());
         assertArrayEquals(bytes, Files.readAllBytes(segment), "the torn record is still there to look at");
+    }
+
+    @Test
+    void aSnapshotWithoutItsJournalIsRefusedAndTheDirectoryLeftAsItWas() throws IOException
+    {
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            feed(engine, 100);
+            engine.accept(request, 0, command(EngineCommandType.SNAPSHOT));
+        }
+        final long snapshotAt = new EngineSnapshots(directory).latest().orElseThrow().journalSequence();
+        try (Stream<Path> files = Files.list(directory))
+        {
+            for (final Path file : files.toList())
+            {
+                final String name = file.getFileName().toString();
+                if (name.endsWith(".journal") || name.equals(JournalDirectory.METADATA_FILE))
+                {
+                    Files.delete(file); // the journal lost, its snapshot and settings kept
+                }
+            }
+        }
+        final List<Path> before;
+        try (Stream<Path> files = Files.list(directory))
+        {
+            before = files.sorted().toList();
+        }
+
+        final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            () -> JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20));
+        assertTrue(refused.getMessage().contains("snapshot at record " + snapshotAt) &&
+            refused.getMessage().contains("no journal"), refused.getMessage());
+        try (Stream<Path> files = Files.list(directory))
+        {
+            assertEquals(before, files.sorted().toList(), "no journal was created beside the snapshot");
+        }
+        assertThrows(IllegalStateException.class, () -> JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20),
+            "refused the same way again");
     }
 
     @Test
