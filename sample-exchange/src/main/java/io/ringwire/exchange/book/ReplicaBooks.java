@@ -45,7 +45,13 @@ public final class ReplicaBooks
     private final OrderStore orders;
     private final PriceLevels levels;
     private final int[] orderCount;
+    /**
+     * A level's shown quantity, as the low word of a 128-bit sum whose high word is
+     * {@link #levelQuantityHigh}: each order's quantity is a positive long, and a level's orders may
+     * sum past one.
+     */
     private final long[] levelQuantity;
+    private final long[] levelQuantityHigh;
     private final int[] levelOrders;
 
     /**
@@ -68,6 +74,7 @@ public final class ReplicaBooks
         levels = new PriceLevels(specs, orders);
         orderCount = new int[specs.length];
         levelQuantity = new long[levels.slotCount()];
+        levelQuantityHigh = new long[levels.slotCount()];
         levelOrders = new int[levels.slotCount()];
     }
 
@@ -154,7 +161,7 @@ public final class ReplicaBooks
         else
         {
             orders.shown(order, shown - quantity);
-            levelQuantity[orders.slot(order)] -= quantity;
+            addToLevel(orders.slot(order), -quantity);
         }
         return APPLIED;
     }
@@ -185,7 +192,7 @@ public final class ReplicaBooks
             {
                 return INCONSISTENT;
             }
-            levelQuantity[slot] += quantity - orders.shown(order);
+            addToLevel(slot, quantity - orders.shown(order));
             orders.shown(order, quantity);
             return APPLIED;
         }
@@ -235,7 +242,7 @@ public final class ReplicaBooks
         orders.shown(order, shown);
         orders.slot(order, slot);
         levels.append(order);
-        levelQuantity[slot] += shown;
+        addToLevel(slot, shown);
         levelOrders[slot]++;
     }
 
@@ -243,8 +250,27 @@ public final class ReplicaBooks
     {
         final int slot = orders.slot(order);
         levels.remove(order);
-        levelQuantity[slot] -= orders.shown(order);
+        addToLevel(slot, -orders.shown(order));
         levelOrders[slot]--;
+    }
+
+    /** Adds a signed change to a level's 128-bit quantity (a difference of two positive longs fits one). */
+    private void addToLevel(final int slot, final long delta)
+    {
+        final long low = levelQuantity[slot];
+        final long sum = low + delta;
+        levelQuantityHigh[slot] += carry(low, delta, sum);
+        levelQuantity[slot] = sum;
+    }
+
+    /** @return what adding {@code delta} to the low word {@code low}, giving {@code sum}, carries to the high word. */
+    private static long carry(final long low, final long delta, final long sum)
+    {
+        if (delta >= 0)
+        {
+            return Long.compareUnsigned(sum, low) < 0 ? 1 : 0;
+        }
+        return Long.compareUnsigned(sum, low) > 0 ? -1 : 0;
     }
 
     private void remove(final int order)
@@ -282,10 +308,12 @@ public final class ReplicaBooks
         return orders.price(levels.head(level));
     }
 
-    /** @return the quantity a level shows. */
+    /**
+     * @return the quantity a level shows, or {@link Long#MAX_VALUE} where its orders sum past a long.
+     */
     public long levelQuantity(final int level)
     {
-        return levelQuantity[level];
+        return levelQuantityHigh[level] != 0 || levelQuantity[level] < 0 ? Long.MAX_VALUE : levelQuantity[level];
     }
 
     /** @return orders at a level. */
@@ -352,6 +380,7 @@ public final class ReplicaBooks
                     }
                     previous = price;
                     long quantity = 0;
+                    long quantityHigh = 0;
                     int atLevel = 0;
                     for (int order = firstOrder(level); order != NONE; order = nextOrder(order))
                     {
@@ -359,10 +388,13 @@ public final class ReplicaBooks
                         {
                             return false;
                         }
-                        quantity += orders.shown(order);
+                        final long shown = orders.shown(order);
+                        quantityHigh += carry(quantity, shown, quantity + shown);
+                        quantity += shown;
                         atLevel++;
                     }
-                    if (quantity != levelQuantity[level] || atLevel != levelOrders[level])
+                    if (quantity != levelQuantity[level] || quantityHigh != levelQuantityHigh[level] ||
+                        atLevel != levelOrders[level])
                     {
                         return false;
                     }

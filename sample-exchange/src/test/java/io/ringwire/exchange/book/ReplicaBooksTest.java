@@ -49,6 +49,24 @@ class ReplicaBooksTest
     }
 
     @Test
+    void aLevelWhoseOrdersSumPastALongShowsTheLargestLongAndItsExactTotalOnceBackUnder()
+    {
+        final long half = 5_000_000_000_000_000_000L;
+        assertEquals(APPLIED, books.add(0, ASK, 1, 100, half));
+        assertEquals(APPLIED, books.add(0, ASK, 2, 100, half));
+        assertEquals(APPLIED, books.add(0, ASK, 3, 100, half));
+        final int level = books.bestLevel(0, ASK);
+        assertEquals(Long.MAX_VALUE, books.levelQuantity(level), "15e18 does not fit a long: shown as the largest");
+        assertTrue(books.levelsConsistent());
+
+        assertEquals(APPLIED, books.reduce(0, 2, half, NONE));
+        assertEquals(Long.MAX_VALUE, books.levelQuantity(level), "10e18 does not either");
+        assertEquals(APPLIED, books.replace(0, 3, 100, 7, true));
+        assertEquals(half + 7, books.levelQuantity(level), "exact again once the total fits");
+        assertTrue(books.levelsConsistent());
+    }
+
+    @Test
     void aReplaceKeepingPriorityStaysAndAnyOtherJoinsTheBackOfItsNewLevel()
     {
         books.add(0, ASK, 1, 100, 10);
