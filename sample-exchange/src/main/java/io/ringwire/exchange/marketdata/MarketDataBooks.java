@@ -363,7 +363,7 @@ public final class MarketDataBooks
         return books.levelPrice(level);
     }
 
-    /** @return the quantity a level shows. */
+    /** @return the quantity a level shows, or {@link Long#MAX_VALUE} where its orders sum past a long. */
     public long levelQuantity(final int level)
     {
         return books.levelQuantity(level);
