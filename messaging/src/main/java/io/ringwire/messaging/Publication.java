@@ -388,6 +388,7 @@ public final class Publication implements AutoCloseable
      *                                  before anything is written, as a copy that failed midway would
      *                                  leave a committed PAD frame, or the first fragments of a
      *                                  message, without the position moving past them.
+     * @throws IllegalStateException    when a claim ({@link #tryClaim}) is open.
      */
     public long offer(final DirectBuffer buffer, final int offset, final int length)
     {
@@ -450,6 +451,8 @@ public final class Publication implements AutoCloseable
      * @param claim  receives the buffer, offset and length to encode into.
      * @return the stream position after the frame, or a negative status.
      * @throws IllegalArgumentException when the length is negative or more than one frame's payload.
+     * @throws IllegalStateException    when another claim is open: one claim at a time, committed or
+     *                                  aborted before the next offer or claim.
      */
     public long tryClaim(final int length, final BufferClaim claim)
     {
@@ -510,6 +513,13 @@ public final class Publication implements AutoCloseable
         if (closed)
         {
             return CLOSED;
+        }
+        if (null != openClaim)
+        {
+            // The claim holds the frame at the position until its commit: another frame there would
+            // be written over it, and the commit would publish whatever follows as a second frame.
+            throw new IllegalStateException("a claim is open on this publication: commit or abort it before the " +
+                "next offer or claim");
         }
         if (!destinations.isConnected() || reconnectUnseen)
         {

@@ -605,6 +605,39 @@ class PublicationLifecycleTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void anOfferOrClaimWhileAClaimIsOpenIsRefusedAndTheClaimedMessageArrivesOnceBeforeTheNext(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            connect(subscription, publication);
+            final BufferClaim claim = new BufferClaim();
+            await(() -> publication.tryClaim(8, claim) > 0, Duration.ofSeconds(10), "a claim", publication::doWork);
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
+            message.putLong(0, 2L);
+            assertThrows(IllegalStateException.class, () -> publication.offer(message, 0, 8));
+            assertThrows(IllegalStateException.class, () -> publication.tryClaim(8, new BufferClaim()));
+            claim.buffer().putLong(claim.offset(), 1L);
+            assertTrue(claim.commit() > 0);
+            await(() -> publication.offer(message, 0, 8) > 0, Duration.ofSeconds(10), "the next offer",
+                publication::doWork);
+
+            final List<Long> received = new ArrayList<>();
+            await(() -> received.size() >= 2, Duration.ofSeconds(10), "both messages", () ->
+            {
+                subscription.poll((buffer, offset, length, header) -> received.add(buffer.getLong(offset)), 10);
+                publication.doWork();
+            });
+            subscription.poll((buffer, offset, length, header) -> received.add(buffer.getLong(offset)), 10);
+            assertEquals(List.of(1L, 2L), received, "the claim once, then the offer");
+            assertEquals(0, subscription.counters().protocolErrors.get());
+        }
+    }
+
     @Test
     void anOfferOutsideItsBufferIsRefusedBeforeAnythingIsWrittenEvenWhereTheRingNeedsPadding()
     {
