@@ -13,8 +13,10 @@ import java.util.List;
  * @param regions         the regions the sender advertises.
  * @param applicationData the sender's opaque application payload.
  * @param identity        the identity the sender signs as; trusted only once the signature verified.
+ * @param addressedTo     a REQ's: the identity of the listener it was made for, as that listener's
+ *                        CHALLENGE named it; null in a REP.
  */
 record ConnectMessage(byte[] nonce, byte[] echoedNonce, QueuePairEndpoint endpoint, List<RegionAdvertisement> regions,
-    byte[] applicationData, String identity)
+    byte[] applicationData, String identity, String addressedTo)
 {
 }

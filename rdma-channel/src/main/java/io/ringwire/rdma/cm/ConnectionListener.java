@@ -320,8 +320,23 @@ public final class ConnectionListener implements AutoCloseable
         try
         {
             final byte[] challenge = Nonces.newNonce();
-            channel.write(MessageType.CHALLENGE, WireFormat.encodeChallenge(challenge));
-            final Frame frame = channel.readFrame(MessageType.REQ, false, channel.stepDeadline());
+            channel.write(MessageType.CHALLENGE, WireFormat.encodeChallenge(challenge, identityName()));
+            final Frame frame = channel.readFrame(MessageType.REQ, true, channel.stepDeadline());
+            final ConnectionRejectedException refusedUs = channel.rejection(frame, "CHALLENGE");
+            if (null != refusedUs)
+            {
+                // The active side refused this listener (a name it does not accept here, or a key it
+                // does not hold): counted and logged here as the handshake's failure, for whoever
+                // runs this end to see.
+                if (counted(channel, refusedUs.reason()))
+                {
+                    LOGGER.log(Level.WARNING, "connection listener on " + localAddress + ": the active side at " +
+                        channel.remoteAddress() + " refused this listener's CHALLENGE (identity '" + identityName() +
+                        "'): " + refusedUs.reason() + ": " + refusedUs.peerText());
+                    channel.close();
+                }
+                return;
+            }
             final ConnectMessage request;
             try
             {
@@ -338,6 +353,12 @@ public final class ConnectionListener implements AutoCloseable
                     throw new ProtocolViolationException(RejectReason.STALE_REQUEST, "the REQ does not answer this " +
                         "connection's challenge: it was recorded from another connection and replayed, or its " +
                         "sender speaks a protocol without challenges");
+                }
+                if (!identityName().equals(request.addressedTo()))
+                {
+                    throw new ProtocolViolationException(RejectReason.STALE_REQUEST, "the REQ was made for the " +
+                        "listener '" + request.addressedTo() + "', not this one ('" + identityName() + "'): relayed " +
+                        "from another listener's handshake");
                 }
             }
             catch (final ProtocolViolationException ex)

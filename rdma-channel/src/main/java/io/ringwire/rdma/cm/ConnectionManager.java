@@ -40,7 +40,7 @@ import java.util.Objects;
 public final class ConnectionManager
 {
     /** The protocol version this implementation speaks. */
-    public static final int PROTOCOL_VERSION = 3;
+    public static final int PROTOCOL_VERSION = 4;
     /** Most regions one side may advertise. */
     public static final int MAX_REGIONS = 64;
     /** Largest application payload in bytes. */
@@ -145,13 +145,13 @@ public final class ConnectionManager
         final QueuePairEndpoint localEndpoint, final List<RegionAdvertisement> localRegions,
         final byte[] applicationData, final ConnectionManagerConfig config)
     {
-        final byte[] challenge = readChallenge(channel, queuePair);
+        final WireFormat.Challenge challenge = readChallenge(channel, queuePair, config);
         final byte[] requestNonce = Nonces.newNonce();
         try
         {
             channel.write(MessageType.REQ,
-                WireFormat.encodeConnect(requestNonce, challenge, localEndpoint, localRegions, applicationData,
-                    config.identity().name()));
+                WireFormat.encodeConnect(requestNonce, challenge.nonce(), localEndpoint, localRegions, applicationData,
+                    config.identity().name(), challenge.identity()));
         }
         catch (final IOException ex)
         {
@@ -161,7 +161,7 @@ public final class ConnectionManager
                 " left in INIT", ex);
         }
 
-        final ConnectMessage reply = readReply(channel, requestNonce, queuePair, config);
+        final ConnectMessage reply = readReply(channel, requestNonce, challenge.identity(), queuePair, config);
 
         // The REP is authentic and answers our REQ: from here on a failure leaves the queue pair in ERROR.
         try
@@ -192,11 +192,16 @@ public final class ConnectionManager
     }
 
     /**
-     * Waits for the listener's CHALLENGE (or a REJ) and verifies it. Leaves the queue pair alone.
+     * Waits for the listener's CHALLENGE (or a REJ) and verifies it: a listener whose name this side
+     * does not accept, or whose signature does not verify, is refused before the REQ reveals
+     * anything. Leaves the queue pair alone.
      *
-     * @return the nonce the REQ must echo.
+     * @return the nonce the REQ must echo and the listener's identity; a CHALLENGE of another protocol
+     *         version gives its nonce and no identity, and the REQ that answers it is refused by the
+     *         listener, with the reason, on its version.
      */
-    private static byte[] readChallenge(final ManagementChannel channel, final QueuePair queuePair)
+    private static WireFormat.Challenge readChallenge(final ManagementChannel channel, final QueuePair queuePair,
+        final ConnectionManagerConfig config)
     {
         final String peer = String.valueOf(channel.remoteAddress());
         final String leftInInit = "; " + describe(queuePair) + " left in INIT";
@@ -208,7 +213,20 @@ public final class ConnectionManager
             {
                 throw rejected;
             }
-            return WireFormat.decodeChallenge(frame.body());
+            if (frame.version() != channel.version())
+            {
+                return new WireFormat.Challenge(WireFormat.nonce(frame.body()), null);
+            }
+            final WireFormat.Challenge challenge = WireFormat.decodeChallenge(frame.body());
+            final PeerKey key = config.trusted().get(challenge.identity());
+            if (null == key)
+            {
+                throw new ProtocolViolationException(RejectReason.UNKNOWN_IDENTITY, "the listener names itself '" +
+                    challenge.identity() + "', which this side does not accept there (it accepts " +
+                    config.trusted().keySet() + ")");
+            }
+            channel.authenticate(frame, key);
+            return challenge;
         }
         catch (final SocketTimeoutException ex)
         {
@@ -236,7 +254,7 @@ public final class ConnectionManager
      * Waits for REP or REJ and verifies it. Leaves the queue pair alone.
      */
     private static ConnectMessage readReply(final ManagementChannel channel, final byte[] requestNonce,
-        final QueuePair queuePair, final ConnectionManagerConfig config)
+        final String challengedBy, final QueuePair queuePair, final ConnectionManagerConfig config)
     {
         final String peer = String.valueOf(channel.remoteAddress());
         final String leftInInit = "; " + describe(queuePair) + " left in INIT";
@@ -272,6 +290,11 @@ public final class ConnectionManager
                 throw rejected;
             }
             final ConnectMessage reply = WireFormat.decodeConnect(MessageType.REP, frame.body());
+            if (null != challengedBy && !challengedBy.equals(reply.identity()))
+            {
+                throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, "the REP signs as '" +
+                    reply.identity() + "' but the CHALLENGE of this connection came from '" + challengedBy + "'");
+            }
             final PeerKey key = config.trusted().get(reply.identity());
             if (null == key)
             {

@@ -94,9 +94,16 @@ final class ManagementChannel implements AutoCloseable
         return peer;
     }
 
+    /** @return the protocol version this side speaks. */
+    int version()
+    {
+        return version;
+    }
+
     /**
-     * Verifies the peer's first signed frame (its REQ or REP) under the key of the identity it names,
-     * and binds the channel to that key: every later frame from the peer must verify under it.
+     * Verifies the peer's first signed frame (its CHALLENGE, REQ or REP) under the key of the
+     * identity it names, and binds the channel to that key: every later frame from the peer must
+     * verify under it.
      *
      * @param frame the frame.
      * @param key   the trusted key of the identity the frame's body names.

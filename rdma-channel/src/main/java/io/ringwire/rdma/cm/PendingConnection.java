@@ -173,7 +173,7 @@ public final class PendingConnection
         {
             channel.write(MessageType.REP,
                 WireFormat.encodeConnect(replyNonce, request.nonce(), localEndpoint, localRegions, applicationData,
-                    listener.identityName()));
+                    listener.identityName(), null));
             frame = channel.readFrame(MessageType.RTU, true, channel.stepDeadline());
             final ConnectionRejectedException rejected = channel.rejection(frame, "REP");
             if (null != rejected)

@@ -25,11 +25,12 @@ public enum RejectReason
     QUEUE_PAIR_FAILED(6, "the peer could not connect its queue pair to the endpoint it was given; see its " +
         "reason and its logs"),
     /**
-     * The REQ does not echo this connection's challenge: it was recorded from another connection and
-     * replayed, or the active side speaks a protocol without challenges.
+     * The REQ does not answer this connection's challenge: it was recorded from another connection and
+     * replayed, it was made for another listener and relayed, or the active side speaks a protocol
+     * without challenges.
      */
-    STALE_REQUEST(7, "a REQ must answer the challenge of its own management connection; a replayed request " +
-        "is refused before the listener reveals anything"),
+    STALE_REQUEST(7, "a REQ must answer the challenge of its own management connection, made for its own " +
+        "listener; a replayed or relayed request is refused before the listener reveals anything"),
     /**
      * The peer signs as an identity this side does not accept: not among its trusted keys, or not
      * among those the endpoint admits.

@@ -46,9 +46,18 @@ import java.util.Objects;
  *   52+a+16r    application data            d bytes
  *   52+a+16r+d  identity length i           u8, 1 to 64
  *   53+a+16r+d  identity                    i bytes, ASCII: the name the signature is made as;
- *                                           the body ends exactly here
+ *                                           a REP's body ends exactly here
+ * REQ only, after the identity (protocol 4)
+ *   53+a+16r+d+i  addressed length l        u8, 1 to 64
+ *   54+a+16r+d+i  addressed identity        l bytes, ASCII: the listener the REQ is made for, as
+ *                                           its CHALLENGE named it; the body ends exactly here
  *
- * CHALLENGE and RTU bodies: the prefix only.
+ * CHALLENGE body, after the prefix (protocol 4)
+ *   32   identity length i   u8, 1 to 64
+ *   33   identity            i bytes, ASCII: the listener's, the name its signature is made as;
+ *                            the body ends exactly here
+ *
+ * RTU body: the prefix only.
  *
  * REJ body, after the prefix
  *   32   reason code      u16 (RejectReason)
@@ -67,12 +76,21 @@ import java.util.Objects;
  * body is refused as MALFORMED, never trusted), and acts on nothing in it until the signature has
  * verified under that key.
  *
- * <p>Compatibility: the header, the prefix and the CHALLENGE and REJ bodies are frozen across
- * protocol versions, so a peer speaking another version can always be told so. A REJ is read
- * without checking its version or signature (a peer with the wrong key must still learn why it was
- * refused), and so is a CHALLENGE: it only carries a nonce, and the active side answers it with its
- * REQ so that the listener, which checks the REQ, can refuse a wrong key or version with the
- * reason. Every other body is acted on only after its version and signature have been checked.
+ * <p>Why a REQ names its listener: a nonce binds a REQ to one connection, not to one listener. A
+ * member whose own listener a core role connects to could otherwise hand that role another
+ * listener's challenge, pass the REQ signed in answer to that other listener, and splice the two
+ * handshakes so the role's queue pair ends up connected to the other listener. The CHALLENGE names
+ * the listener, under its signature; the active side goes on only for a name it accepts there and
+ * a signature that verifies, names that listener in its REQ, and takes only a REP signed as it; a
+ * listener refuses a REQ made for another.
+ *
+ * <p>Compatibility: the header, the prefix and the REJ body are frozen across protocol versions, so
+ * a peer speaking another version can always be told so. A REJ is read without checking its version
+ * or signature (a peer with the wrong key must still learn why it was refused), and so is a
+ * CHALLENGE of another version: the active side takes its nonce from the prefix and answers with its
+ * REQ, so that the listener, which checks the REQ's version first, refuses it with the reason. A
+ * CHALLENGE of this side's version is checked like every other body: its listener's name must be
+ * one the active side accepts, and its signature must verify under that name's key.
  *
  * <p>Threading: stateless.
  */
@@ -242,14 +260,17 @@ final class WireFormat
      * @throws IllegalArgumentException when a limit is exceeded (see {@link #checkOutgoing}).
      */
     static byte[] encodeConnect(final byte[] nonce, final byte[] echoedNonce, final QueuePairEndpoint endpoint,
-        final List<RegionAdvertisement> regions, final byte[] applicationData, final String identity)
+        final List<RegionAdvertisement> regions, final byte[] applicationData, final String identity,
+        final String addressedTo)
     {
         checkOutgoing(endpoint, regions, applicationData);
         final byte[] address = endpoint.address().getBytes(StandardCharsets.UTF_8);
         final byte[] name = Identity.checkName(identity).getBytes(StandardCharsets.US_ASCII);
+        final byte[] addressed = null == addressedTo ? new byte[0] :
+            Identity.checkName(addressedTo).getBytes(StandardCharsets.US_ASCII);
         final ByteBuffer body = ByteBuffer.allocate(ADDRESS_OFFSET + address.length + COUNT_LENGTH +
             regions.size() * REGION_LENGTH + COUNT_LENGTH + applicationData.length + IDENTITY_LENGTH_LENGTH +
-            name.length);
+            name.length + (null == addressedTo ? 0 : IDENTITY_LENGTH_LENGTH + addressed.length));
         putPrefix(body, nonce, echoedNonce);
         body.putInt(QUEUE_PAIR_NUMBER_OFFSET, endpoint.queuePairNumber());
         body.putInt(START_PSN_OFFSET, endpoint.startPsn());
@@ -264,11 +285,15 @@ final class WireFormat
         }
         body.putShort((short)applicationData.length).put(applicationData);
         body.put((byte)name.length).put(name);
+        if (null != addressedTo)
+        {
+            body.put((byte)addressed.length).put(addressed);
+        }
         return body.array();
     }
 
     /**
-     * @param type REQ or REP, for messages.
+     * @param type REQ (which ends with the listener it is addressed to) or REP.
      * @param bytes the body.
      * @return the decoded body.
      * @throws ProtocolViolationException MALFORMED, naming the field that is short, too long or invalid.
@@ -306,18 +331,9 @@ final class WireFormat
         require(body, COUNT_LENGTH, type + " application data length");
         final byte[] applicationData = getBytes(body, body.getShort() & 0xFFFF,
             ConnectionManager.MAX_APPLICATION_DATA_LENGTH, type + " application data");
-        require(body, IDENTITY_LENGTH_LENGTH, type + " identity length");
-        final byte[] name = getBytes(body, body.get() & 0xFF, Identity.MAX_NAME_LENGTH, type + " identity");
+        final String identity = getIdentity(body, type + " identity");
+        final String addressedTo = type == MessageType.REQ ? getIdentity(body, type + " addressed identity") : null;
         requireEnd(body, type);
-        final String identity = new String(name, StandardCharsets.US_ASCII);
-        try
-        {
-            Identity.checkName(identity);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw malformed(type + " names no valid identity: " + sanitise(ex.getMessage()));
-        }
 
         final QueuePairEndpoint endpoint;
         try
@@ -329,7 +345,24 @@ final class WireFormat
             throw malformed(type + " carries an invalid endpoint: " + ex.getMessage());
         }
         return new ConnectMessage(nonce(bytes), echoedNonce(bytes), endpoint, List.copyOf(regions), applicationData,
-            identity);
+            identity, addressedTo);
+    }
+
+    /** Reads a length-prefixed identity name and checks it is a valid one. */
+    private static String getIdentity(final ByteBuffer body, final String field) throws ProtocolViolationException
+    {
+        require(body, IDENTITY_LENGTH_LENGTH, field + " length");
+        final byte[] name = getBytes(body, body.get() & 0xFF, Identity.MAX_NAME_LENGTH, field);
+        final String identity = new String(name, StandardCharsets.US_ASCII);
+        try
+        {
+            Identity.checkName(identity);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw malformed(field + ": names no valid identity: " + sanitise(ex.getMessage()));
+        }
+        return identity;
     }
 
     // ---------------------------------------------------------------- RTU
@@ -355,22 +388,38 @@ final class WireFormat
 
     // ---------------------------------------------------------------- CHALLENGE
 
-    /**
-     * @param challenge a fresh nonce the REQ must echo.
-     * @return a CHALLENGE body.
-     */
-    static byte[] encodeChallenge(final byte[] challenge)
+    /** A decoded CHALLENGE: the nonce the REQ must echo, and the listener's identity. */
+    record Challenge(byte[] nonce, String identity)
     {
-        return encodeReadyToUse(challenge, noNonce());
     }
 
     /**
-     * @return the challenge nonce a CHALLENGE carries.
-     * @throws ProtocolViolationException MALFORMED when the body is not a prefix alone.
+     * @param challenge a fresh nonce the REQ must echo.
+     * @param identity  the listener's identity, which signs the CHALLENGE.
+     * @return a CHALLENGE body.
      */
-    static byte[] decodeChallenge(final byte[] bytes) throws ProtocolViolationException
+    static byte[] encodeChallenge(final byte[] challenge, final String identity)
     {
-        return nonce(requirePrefixOnly(MessageType.CHALLENGE, bytes));
+        final byte[] name = Identity.checkName(identity).getBytes(StandardCharsets.US_ASCII);
+        final ByteBuffer body = ByteBuffer.allocate(BODY_PREFIX_LENGTH + IDENTITY_LENGTH_LENGTH + name.length);
+        putPrefix(body, challenge, noNonce());
+        body.position(BODY_PREFIX_LENGTH);
+        body.put((byte)name.length).put(name);
+        return body.array();
+    }
+
+    /**
+     * @return the challenge nonce and the listener's identity a CHALLENGE carries.
+     * @throws ProtocolViolationException MALFORMED when the body is not a prefix and a valid identity.
+     */
+    static Challenge decodeChallenge(final byte[] bytes) throws ProtocolViolationException
+    {
+        final ByteBuffer body = ByteBuffer.wrap(bytes);
+        require(body, BODY_PREFIX_LENGTH, "CHALLENGE prefix");
+        body.position(BODY_PREFIX_LENGTH);
+        final String identity = getIdentity(body, "CHALLENGE identity");
+        requireEnd(body, MessageType.CHALLENGE);
+        return new Challenge(nonce(bytes), identity);
     }
 
     private static byte[] requirePrefixOnly(final MessageType type, final byte[] bytes)

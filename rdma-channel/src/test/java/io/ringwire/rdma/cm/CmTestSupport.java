@@ -153,13 +153,15 @@ final class CmTestSupport
 
     /**
      * @return a signed REQ frame for {@code endpoint} answering {@code challenge}, as a well-behaved
-     *         active side would send it.
+     *         active side would send it to a listener of the same identity as its own (the shared
+     *         secret's).
      */
     static byte[] requestFrame(final ConnectionManagerConfig config, final byte[] nonce, final byte[] challenge,
         final QueuePairEndpoint endpoint, final byte[] applicationData)
     {
         return WireFormat.encodeFrame(MessageType.REQ, config.protocolVersion(),
-            WireFormat.encodeConnect(nonce, challenge, endpoint, List.of(), applicationData, config.identity().name()),
+            WireFormat.encodeConnect(nonce, challenge, endpoint, List.of(), applicationData, config.identity().name(),
+                config.identity().name()),
             config.identity());
     }
 
@@ -170,12 +172,15 @@ final class CmTestSupport
     {
         private final Socket socket;
         private final ManagementChannel channel;
+        /** The identity this peer's CHALLENGE names, as a listener of its config would. */
+        private final String identityName;
         private byte[] challenge;
 
         RawPeer(final Socket socket, final ConnectionManagerConfig config) throws IOException
         {
             this.socket = socket;
             this.channel = new ManagementChannel(socket, config, closed -> { });
+            this.identityName = config.identity().name();
         }
 
         /**
@@ -184,7 +189,7 @@ final class CmTestSupport
         static RawPeer connect(final InetSocketAddress address, final ConnectionManagerConfig config) throws Exception
         {
             final RawPeer peer = new RawPeer(new Socket(address.getAddress(), address.getPort()), config);
-            peer.challenge = WireFormat.decodeChallenge(peer.readFrame(MessageType.CHALLENGE).body());
+            peer.challenge = WireFormat.decodeChallenge(peer.readFrame(MessageType.CHALLENGE).body()).nonce();
             return peer;
         }
 
@@ -193,7 +198,7 @@ final class CmTestSupport
             final ConnectionManagerConfig config) throws Exception
         {
             final RawPeer peer = new RawPeer(new Socket(address.getAddress(), address.getPort(), source, 0), config);
-            peer.challenge = WireFormat.decodeChallenge(peer.readFrame(MessageType.CHALLENGE).body());
+            peer.challenge = WireFormat.decodeChallenge(peer.readFrame(MessageType.CHALLENGE).body()).nonce();
             return peer;
         }
 
@@ -212,8 +217,18 @@ final class CmTestSupport
          */
         byte[] sendChallenge() throws IOException
         {
-            challenge = Nonces.newNonce();
-            channel.write(MessageType.CHALLENGE, WireFormat.encodeChallenge(challenge));
+            return sendChallenge(Nonces.newNonce());
+        }
+
+        /**
+         * Sends a CHALLENGE with the given nonce, signed as this peer's identity and naming it.
+         *
+         * @return the nonce the peer's REQ must echo.
+         */
+        byte[] sendChallenge(final byte[] nonce) throws IOException
+        {
+            challenge = nonce.clone();
+            channel.write(MessageType.CHALLENGE, WireFormat.encodeChallenge(challenge, identityName));
             return challenge();
         }
 

@@ -147,8 +147,9 @@ final class ConnectionListenerRobustnessTest
         final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
         final byte[] request = requestFrame(config, new byte[16], new byte[16], activeQueuePair().localEndpoint(),
             "stream=7".getBytes(StandardCharsets.UTF_8));
-        // The last byte of the application data, in front of the identity's length and name.
-        request[request.length - WireFormat.SIGNATURE_LENGTH - 1 - config.identity().name().length() - 1] ^= 0x01;
+        // The last byte of the application data, in front of the identity's length and name, and the
+        // addressed listener's (the same name here).
+        request[request.length - WireFormat.SIGNATURE_LENGTH - 2 * (1 + config.identity().name().length()) - 1] ^= 0x01;
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
         {
             final RejectMessage reject = sendAndReadReject(listener, config, request, false);

@@ -102,7 +102,8 @@ class IdentityHandshakeTest
     }
 
     @Test
-    void theActiveSideRefusesAListenerThatProvesAnIdentityItDoesNotAccept() throws Exception
+    void theActiveSideRefusesAListenerThatNamesAnIdentityItDoesNotAcceptBeforeItsRequestRevealsAnything()
+        throws Exception
     {
         // A member-run listener posing as the engine: the gateway trusts only the real engine.
         final ConnectionManagerConfig posing = config(MEMBER, GATEWAY);
@@ -111,19 +112,70 @@ class IdentityHandshakeTest
              ExecutorService executor = newExecutor())
         {
             final RecordingQueuePair queuePair = activeQueuePair();
-            final CompletableFuture<Connection> active = inBackground(executor, () ->
-                ConnectionManager.connect(listener.localAddress(), queuePair, List.of(), new byte[0], gatewaySide));
-            final PendingConnection pending = listener.accept(WAIT_LIMIT);
-            assertNotNull(pending);
-            final RecordingQueuePair passive = passiveQueuePair();
-            final CompletableFuture<Connection> completing = inBackground(executor, () ->
-                pending.complete(passive, List.of(), new byte[0]));
-            final Throwable failure = awaitFailure(active, "the gateway's connect");
+            final Throwable failure = awaitFailure(inBackground(executor, () ->
+                ConnectionManager.connect(listener.localAddress(), queuePair, List.of(), new byte[0], gatewaySide)),
+                "the gateway's connect");
             assertInstanceOf(RdmaException.class, failure);
             assertTrue(failure.getMessage().contains("UNKNOWN_IDENTITY"), failure.getMessage());
             assertTrue(failure.getMessage().contains("member-1001"), failure.getMessage());
             assertEquals(io.ringwire.rdma.QueuePairState.INIT, queuePair.state(), "the gateway connected nothing");
-            assertInstanceOf(ConnectionRejectedException.class, awaitFailure(completing, "the posing listener"));
+            assertNull(listener.accept(java.time.Duration.ofMillis(100)), "no REQ reached the posing listener");
+        }
+    }
+
+    @Test
+    void aChallengeThatDoesNotVerifyUnderItsNamesKeyIsRefusedBeforeTheRequest() throws Exception
+    {
+        // A listener of the engine's name but other key bytes.
+        final ConnectionManagerConfig impostor = config(Identity.generate("engine-1"), GATEWAY);
+        final ConnectionManagerConfig gatewaySide = config(GATEWAY, ENGINE);
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), impostor);
+             ExecutorService executor = newExecutor())
+        {
+            final Throwable failure = awaitFailure(inBackground(executor, () ->
+                ConnectionManager.connect(listener.localAddress(), activeQueuePair(), List.of(), new byte[0],
+                    gatewaySide)), "the gateway's connect");
+            assertTrue(failure.getMessage().contains("BAD_AUTHENTICATION"), failure.getMessage());
+            assertNull(listener.accept(java.time.Duration.ofMillis(100)), "no REQ reached the impostor");
+        }
+    }
+
+    @Test
+    void aRequestRelayedFromTheListenerItWasMadeForToAnotherIsRefusedThere() throws Exception
+    {
+        // Member 2002's endpoint accepts the gateway; the gateway connects to member 1001's endpoint,
+        // where it accepts member 1001 alone. Member 1001 hands the gateway 2002's challenge under a
+        // CHALLENGE of its own, and passes the REQ the gateway signs in answer on to 2002.
+        final Identity other = Identity.generate("member-2002");
+        final ConnectionManagerConfig otherSide = config(other, GATEWAY);
+        final ConnectionManagerConfig relaySide = config(MEMBER, GATEWAY);
+        final ConnectionManagerConfig gatewaySide = config(GATEWAY, MEMBER);
+        try (ConnectionListener target = ConnectionListener.bind(loopbackAnyPort(), otherSide);
+             java.net.ServerSocket relay = new java.net.ServerSocket(0, 1, loopbackAnyPort().getAddress());
+             ExecutorService executor = newExecutor())
+        {
+            final CompletableFuture<Connection> gateway = inBackground(executor, () -> ConnectionManager.connect(
+                (java.net.InetSocketAddress)relay.getLocalSocketAddress(), activeQueuePair(), List.of(), new byte[0],
+                gatewaySide));
+            try (java.net.Socket fromGateway = relay.accept();
+                 CmTestSupport.RawPeer towardGateway = new CmTestSupport.RawPeer(fromGateway, relaySide);
+                 CmTestSupport.RawPeer towardTarget = CmTestSupport.RawPeer.connect(target.localAddress(), relaySide))
+            {
+                towardGateway.sendChallenge(towardTarget.challenge());
+                final Frame request = towardGateway.readFrame(MessageType.REQ);
+                final byte[] relayed = java.util.Arrays.copyOf(request.signed(),
+                    request.signed().length + request.signature().length);
+                System.arraycopy(request.signature(), 0, relayed, request.signed().length, request.signature().length);
+                towardTarget.send(relayed);
+
+                final RejectMessage refused = towardTarget.readReject();
+                assertEquals(RejectReason.STALE_REQUEST, refused.reason());
+                assertTrue(refused.text().contains("member-1001"), refused.text());
+            }
+            assertNull(target.accept(java.time.Duration.ofMillis(100)), "nothing reaches member 2002's application");
+            assertEquals(1, target.counters().rejectedStale());
+            assertEquals(0, target.counters().accepted());
+            assertInstanceOf(RdmaException.class, awaitFailure(gateway, "the gateway's connect"));
         }
     }
 

@@ -39,7 +39,8 @@ final class WireFormatTest
         final byte[] echoed = Nonces.newNonce();
 
         final String identity = "m".repeat(Identity.MAX_NAME_LENGTH);
-        final byte[] body = WireFormat.encodeConnect(nonce, echoed, endpoint, regions, data, identity);
+        final String listener = "l".repeat(Identity.MAX_NAME_LENGTH);
+        final byte[] body = WireFormat.encodeConnect(nonce, echoed, endpoint, regions, data, identity, listener);
         final ConnectMessage decoded = WireFormat.decodeConnect(MessageType.REQ, body);
 
         assertTrue(body.length <= WireFormat.MAX_BODY_LENGTH, "largest body is " + body.length + " bytes");
@@ -49,13 +50,32 @@ final class WireFormatTest
         assertEquals(regions, decoded.regions());
         assertArrayEquals(data, decoded.applicationData());
         assertEquals(identity, decoded.identity());
+        assertEquals(listener, decoded.addressedTo());
+    }
+
+    @Test
+    void aChallengeCarriesItsNonceAndItsListenersIdentityAndNothingElse() throws Exception
+    {
+        final byte[] nonce = Nonces.newNonce();
+        final byte[] body = WireFormat.encodeChallenge(nonce, "member-1001");
+        final WireFormat.Challenge decoded = WireFormat.decodeChallenge(body);
+
+        assertArrayEquals(nonce, decoded.nonce());
+        assertEquals("member-1001", decoded.identity());
+        assertEquals(WireFormat.BODY_PREFIX_LENGTH + 1 + "member-1001".length(), body.length);
+        final ProtocolViolationException trailing = assertThrows(ProtocolViolationException.class,
+            () -> WireFormat.decodeChallenge(Arrays.copyOf(body, body.length + 1)));
+        assertEquals(RejectReason.MALFORMED, trailing.reason());
+        final ProtocolViolationException prefixOnly = assertThrows(ProtocolViolationException.class,
+            () -> WireFormat.decodeChallenge(Arrays.copyOf(body, WireFormat.BODY_PREFIX_LENGTH)));
+        assertEquals(RejectReason.MALFORMED, prefixOnly.reason());
     }
 
     @Test
     void fixedFieldsSitAtTheirDocumentedOffsetsInNetworkOrder()
     {
         final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT,
-            List.of(new RegionAdvertisement(0x1122334455667788L, 0x67B, 4096)), new byte[] { 9 }, "gw-1");
+            List.of(new RegionAdvertisement(0x1122334455667788L, 0x67B, 4096)), new byte[] { 9 }, "gw-1", null);
         final ByteBuffer buffer = ByteBuffer.wrap(body);
         final int addressLength = ENDPOINT.address().length();
 
@@ -97,7 +117,8 @@ final class WireFormatTest
     @Test
     void aConnectBodyNamingAnInvalidIdentityIsMalformed()
     {
-        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "ab");
+        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "ab",
+            "listener");
         body[body.length - 1] = '/';
 
         assertMalformed(body, "names no valid identity");
@@ -106,7 +127,8 @@ final class WireFormatTest
     @Test
     void connectBodyWithTrailingBytesOrOverLimitCountsIsMalformed()
     {
-        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "a");
+        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "a",
+            "listener");
         final byte[] trailing = Arrays.copyOf(body, body.length + 1);
         final byte[] tooManyRegions = body.clone();
         ByteBuffer.wrap(tooManyRegions).putShort(WireFormat.ADDRESS_OFFSET + ENDPOINT.address().length(),
@@ -123,7 +145,8 @@ final class WireFormatTest
     @Test
     void connectBodyWithAnInvalidEndpointIsMalformed()
     {
-        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "a");
+        final byte[] body = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0], "a",
+            "listener");
         ByteBuffer.wrap(body).putInt(WireFormat.QUEUE_PAIR_NUMBER_OFFSET, 0x0100_0000);
 
         assertMalformed(body, "24-bit");
@@ -133,7 +156,7 @@ final class WireFormatTest
         for (final int mtu : new int[] { 1001, 255, 8192, 3072 })
         {
             final byte[] badMtu = WireFormat.encodeConnect(new byte[16], new byte[16], ENDPOINT, List.of(), new byte[0],
-                "a");
+                "a", "listener");
             ByteBuffer.wrap(badMtu).putInt(WireFormat.MTU_OFFSET, mtu);
             assertMalformed(badMtu, "256, 512, 1024, 2048 or 4096");
         }
