@@ -25,7 +25,8 @@ public final class ChildJvm
         command.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
         for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
         {
-            if (!argument.startsWith("-agentlib:jdwp") && !argument.startsWith("-Xrunjdwp") && !leftOut(argument, leaveOut))
+            if (!argument.startsWith("-agentlib:jdwp") && !argument.startsWith("-Xrunjdwp") &&
+                !leftOut(argument, leaveOut))
             {
                 command.add(argument);
             }

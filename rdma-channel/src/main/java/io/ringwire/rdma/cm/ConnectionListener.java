@@ -326,15 +326,15 @@ public final class ConnectionListener implements AutoCloseable
             if (null != refusedUs)
             {
                 // The active side refused this listener (a name it does not accept here, or a key it
-                // does not hold): counted and logged here as the handshake's failure, for whoever
-                // runs this end to see.
-                if (counted(channel, refusedUs.reason()))
+                // does not hold): counted and logged here, for whoever runs this end to see.
+                if (!closed.get())
                 {
+                    counters.incrementChallengesRefused();
                     LOGGER.log(Level.WARNING, "connection listener on " + localAddress + ": the active side at " +
                         channel.remoteAddress() + " refused this listener's CHALLENGE (identity '" + identityName() +
                         "'): " + refusedUs.reason() + ": " + refusedUs.peerText());
-                    channel.close();
                 }
+                channel.close();
                 return;
             }
             final ConnectMessage request;

@@ -75,8 +75,11 @@ public final class ConnectionManager
      *                                     unsupported version, malformed, refused by its
      *                                     application, timed out); the queue pair stays in INIT.
      * @throws RdmaException               when a step times out (the message names the step), the
-     *                                     connection fails, or the REP is invalid or fails
-     *                                     authentication (the queue pair stays in INIT), or the queue
+     *                                     connection fails, the CHALLENGE names an identity this side
+     *                                     does not accept there, fails authentication or is of another
+     *                                     protocol version (nothing is revealed: no REQ goes out), or
+     *                                     the REP is invalid or fails authentication (the queue pair
+     *                                     stays in INIT), or the queue
      *                                     pair cannot be connected or RTU cannot be sent (the queue
      *                                     pair is moved to ERROR).
      * @throws IllegalStateException       when the queue pair is not in INIT or the configuration is
@@ -196,9 +199,8 @@ public final class ConnectionManager
      * does not accept, or whose signature does not verify, is refused before the REQ reveals
      * anything. Leaves the queue pair alone.
      *
-     * @return the nonce the REQ must echo and the listener's identity; a CHALLENGE of another protocol
-     *         version gives its nonce and no identity, and the REQ that answers it is refused by the
-     *         listener, with the reason, on its version.
+     * @return the nonce the REQ must echo and the listener's identity. A CHALLENGE of another
+     *         protocol version is refused (UNSUPPORTED_VERSION), with a REJ that tells the listener.
      */
     private static WireFormat.Challenge readChallenge(final ManagementChannel channel, final QueuePair queuePair,
         final ConnectionManagerConfig config)
@@ -215,7 +217,10 @@ public final class ConnectionManager
             }
             if (frame.version() != channel.version())
             {
-                return new WireFormat.Challenge(WireFormat.nonce(frame.body()), null);
+                // Answered with a REJ, not a REQ: a REQ would reveal this side's endpoint and regions
+                // to a listener whose name and key were never checked.
+                throw new ProtocolViolationException(RejectReason.UNSUPPORTED_VERSION, "the CHALLENGE carries " +
+                    "protocol version " + frame.version() + " but this side speaks version " + channel.version());
             }
             final WireFormat.Challenge challenge = WireFormat.decodeChallenge(frame.body());
             final PeerKey key = config.trusted().get(challenge.identity());
@@ -290,7 +295,7 @@ public final class ConnectionManager
                 throw rejected;
             }
             final ConnectMessage reply = WireFormat.decodeConnect(MessageType.REP, frame.body());
-            if (null != challengedBy && !challengedBy.equals(reply.identity()))
+            if (!challengedBy.equals(reply.identity()))
             {
                 throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, "the REP signs as '" +
                     reply.identity() + "' but the CHALLENGE of this connection came from '" + challengedBy + "'");

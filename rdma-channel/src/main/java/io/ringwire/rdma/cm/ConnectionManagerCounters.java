@@ -23,6 +23,7 @@ public final class ConnectionManagerCounters
     private final AtomicLong evictedUnauthenticated = new AtomicLong();
     private final AtomicLong rejectedStale = new AtomicLong();
     private final AtomicLong rejectedUnknownIdentity = new AtomicLong();
+    private final AtomicLong challengesRefused = new AtomicLong();
 
     ConnectionManagerCounters()
     {
@@ -45,8 +46,8 @@ public final class ConnectionManagerCounters
     }
 
     /**
-     * @return messages (REQ or RTU) refused because their signature did not verify or they answered the
-     *         wrong message.
+     * @return messages (REQ or RTU) this listener refused because their signature did not verify or
+     *         they answered the wrong message.
      */
     public long rejectedBadAuthentication()
     {
@@ -177,6 +178,21 @@ public final class ConnectionManagerCounters
         }
     }
 
+    /**
+     * @return handshakes the active side ended with a REJ in answer to this listener's CHALLENGE: it
+     *         does not accept the listener's identity at this endpoint, holds another key for its
+     *         name, or speaks another protocol version (the REJ is read unsigned, as a REJ always is).
+     */
+    public long challengesRefused()
+    {
+        return challengesRefused.get();
+    }
+
+    void incrementChallengesRefused()
+    {
+        challengesRefused.incrementAndGet();
+    }
+
     @Override
     public String toString()
     {
@@ -186,6 +202,7 @@ public final class ConnectionManagerCounters
             malformed() + ", timedOut=" + timedOut() + ", refusedAtCapacity=" + refusedAtCapacity() +
             ", refusedPerSource=" + refusedPerSource() + ", evictedUnauthenticated=" + evictedUnauthenticated() +
             ", rejectedStale=" + rejectedStale() +
-            ", rejectedUnknownIdentity=" + rejectedUnknownIdentity() + '}';
+            ", rejectedUnknownIdentity=" + rejectedUnknownIdentity() +
+            ", challengesRefused=" + challengesRefused() + '}';
     }
 }

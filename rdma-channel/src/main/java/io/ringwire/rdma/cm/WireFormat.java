@@ -24,7 +24,7 @@ import java.util.Objects;
  *   +---------+------+----------+---------+-------------+-----------+---------------+
  *   magic: "RWCM" = 0x5257434D;  type: 1 REQ, 2 REP, 3 RTU, 4 REJ, 5 CHALLENGE;
  *   n: 32 to MAX_BODY_LENGTH (4096), checked before anything is allocated for the body;
- *   signature: Ed25519 over header and body by the sender's identity (protocol 3; versions 1
+ *   signature: Ed25519 over header and body by the sender's identity (protocol 3 on; versions 1
  *   and 2 carried a 32-byte HMAC-SHA256 tag there, which is still read, to refuse them by name).
  *
  * Body prefix, every type
@@ -86,11 +86,11 @@ import java.util.Objects;
  *
  * <p>Compatibility: the header, the prefix and the REJ body are frozen across protocol versions, so
  * a peer speaking another version can always be told so. A REJ is read without checking its version
- * or signature (a peer with the wrong key must still learn why it was refused), and so is a
- * CHALLENGE of another version: the active side takes its nonce from the prefix and answers with its
- * REQ, so that the listener, which checks the REQ's version first, refuses it with the reason. A
- * CHALLENGE of this side's version is checked like every other body: its listener's name must be
- * one the active side accepts, and its signature must verify under that name's key.
+ * or signature (a peer with the wrong key must still learn why it was refused). A CHALLENGE of
+ * another version is answered with a REJ (UNSUPPORTED_VERSION), never a REQ; one of this side's
+ * version is checked like every other body: its listener's name must be one the active side accepts,
+ * and its signature must verify under that name's key. (An active side of protocol 3 takes a
+ * CHALLENGE for the prefix alone, so it refuses a protocol 4 CHALLENGE as MALFORMED.)
  *
  * <p>Threading: stateless.
  */

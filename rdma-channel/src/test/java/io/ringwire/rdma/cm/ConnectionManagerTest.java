@@ -112,11 +112,11 @@ final class ConnectionManagerTest
             assertTrue(refused.getMessage().contains("BAD_AUTHENTICATION"), refused.getMessage());
             assertTrue(refused.getMessage().contains(ConnectionManagerConfig.SECRET_PROP), refused.getMessage());
             final long until = System.nanoTime() + WAIT_LIMIT.toNanos();
-            while (listener.counters().rejectedBadAuthentication() == 0 && System.nanoTime() < until)
+            while (listener.counters().challengesRefused() == 0 && System.nanoTime() < until)
             {
                 Thread.sleep(5);
             }
-            assertEquals(1, listener.counters().rejectedBadAuthentication());
+            assertEquals(1, listener.counters().challengesRefused());
             assertEquals(0, listener.counters().accepted());
             assertEquals(UNTOUCHED, active.transitions());
             assertNull(listener.accept(Duration.ofMillis(100)), "a rejected request must never reach accept");
@@ -124,7 +124,7 @@ final class ConnectionManagerTest
     }
 
     @Test
-    void unsupportedVersionIsRejectedCountedAndNeverAccepted() throws Exception
+    void aListenerOfAnotherVersionIsRefusedAtItsChallengeBeforeAnythingIsRevealed() throws Exception
     {
         final RecordingQueuePair active = activeQueuePair();
         try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config(STEP_TIMEOUT_MS)))
@@ -132,15 +132,41 @@ final class ConnectionManagerTest
             final ConnectionManagerConfig newerVersion = config(SECRET, ConnectionManager.PROTOCOL_VERSION + 1,
                 STEP_TIMEOUT_MS);
 
-            final ConnectionRejectedException rejected = assertThrows(ConnectionRejectedException.class, () ->
+            final RdmaException refused = assertThrows(RdmaException.class, () ->
                 ConnectionManager.connect(listener.localAddress(), active, List.of(), new byte[0], newerVersion));
 
-            assertEquals(RejectReason.UNSUPPORTED_VERSION, rejected.reason());
-            assertTrue(rejected.peerText().contains("version " + (ConnectionManager.PROTOCOL_VERSION + 1)),
-                rejected.peerText());
-            assertEquals(1, listener.counters().rejectedBadVersion());
+            assertTrue(refused.getMessage().contains("UNSUPPORTED_VERSION"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("version " + ConnectionManager.PROTOCOL_VERSION),
+                refused.getMessage());
+            final long until = System.nanoTime() + WAIT_LIMIT.toNanos();
+            while (listener.counters().challengesRefused() == 0 && System.nanoTime() < until)
+            {
+                Thread.sleep(5);
+            }
+            assertEquals(1, listener.counters().challengesRefused(), "the listener hears why");
             assertEquals(0, listener.counters().accepted());
             assertEquals(UNTOUCHED, active.transitions());
+            assertNull(listener.accept(Duration.ofMillis(100)), "no request ever reaches accept");
+        }
+    }
+
+    @Test
+    void aRequestOfAnotherVersionIsRejectedCountedAndNeverAccepted() throws Exception
+    {
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config(STEP_TIMEOUT_MS));
+             RawPeer peer = RawPeer.connect(listener.localAddress(), config(STEP_TIMEOUT_MS)))
+        {
+            final ConnectionManagerConfig newerVersion = config(SECRET, ConnectionManager.PROTOCOL_VERSION + 1,
+                STEP_TIMEOUT_MS);
+            peer.send(requestFrame(newerVersion, Nonces.newNonce(), peer.challenge(), activeQueuePair().localEndpoint(),
+                new byte[0]));
+
+            final RejectMessage rejected = peer.readReject();
+            assertEquals(RejectReason.UNSUPPORTED_VERSION, rejected.reason());
+            assertTrue(rejected.text().contains("version " + (ConnectionManager.PROTOCOL_VERSION + 1)),
+                rejected.text());
+            assertEquals(1, listener.counters().rejectedBadVersion());
+            assertEquals(0, listener.counters().accepted());
             assertNull(listener.accept(Duration.ofMillis(100)), "a rejected request must never reach accept");
         }
     }

@@ -549,7 +549,8 @@ public record RoleConfig(String role, String provider, List<Identity> identities
             (int)config.number(RoleFiles.LOGONS_PER_SECOND, 5, 1, 1_000_000),
             (int)config.number(RoleFiles.LOGON_BURST, 5, 1, 1_000_000),
             (int)config.number(RoleFiles.MAX_MALFORMED, 64, 0, Integer.MAX_VALUE),
-            replyBacklogBytes, config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, TransportLimits.MAX_WAIT_MS), replyLogBytes);
+            replyBacklogBytes, config.number(RoleFiles.REPLY_BACKLOG_MS, 2_000, 1, TransportLimits.MAX_WAIT_MS),
+            replyLogBytes);
     }
 
     private static void requireEndpoints(final ConfigFile config, final String role, final List<SessionConfig> sessions,

@@ -19,7 +19,8 @@ import java.util.Map;
  * OrigClOrdID. A member may send a cancel again before the first is answered: an order keeps its
  * open cancels in the order they came, and its CANCELED report answers the oldest (the one the
  * exchange took first, as a session's requests reach it in order); each later one meets the order
- * gone and is answered with an OrderCancelReject of its own. The traded notional per exchange order gives AvgPx (6). The OrdStatus (39) of the
+ * gone and is answered with an OrderCancelReject of its own. The traded notional per exchange order
+ * gives AvgPx (6). The OrdStatus (39) of the
  * last report each order had is kept, for the OrderCancelReject that names the order: a cancel
  * refused because the order has filled answers 2 (filled), not 0 (new).
  *

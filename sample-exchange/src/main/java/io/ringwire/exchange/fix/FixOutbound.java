@@ -242,7 +242,8 @@ public final class FixOutbound
         final String text)
     {
         return massCancelReport(clOrdId, instrumentId == 0 ? FixInbound.MASS_CANCEL_ALL :
-            FixInbound.MASS_CANCEL_SECURITY, instrumentId > 0 ? Integer.toString(instrumentId) : null, rejectReason, text);
+            FixInbound.MASS_CANCEL_SECURITY, instrumentId > 0 ? Integer.toString(instrumentId) : null, rejectReason,
+            text);
     }
 
     /**

@@ -94,8 +94,9 @@ final class PreTradeRisk
         }
         if (ordType != MARKET && ordType != LIMIT)
         {
-            // The engine would refuse it the same way; refused here it is never counted open, and a
-            // journal refusal of it (which names no order type) could not end it.
+            // The engine refuses such an order too (MALFORMED_MESSAGE, where no earlier check of its
+            // fails). Refused here it is never counted open: a journal refusal of it names no order
+            // type, and so could not end it.
             return RejectReason.MALFORMED_MESSAGE.value();
         }
         final boolean market = ordType == MARKET;

@@ -55,8 +55,9 @@ public record TransportLimits(int maxTransports, long logonTimeoutMs, int logons
             replyLogBytes < MIN_REPLY_LOG_BYTES || replyLogBytes > (1 << 30) || Integer.bitCount(replyLogBytes) != 1)
         {
             throw new IllegalArgumentException("transport limits: maxTransports 1 to 65536, logonTimeoutMs 1 to " +
-                MAX_WAIT_MS + ", logonsPerSecond and logonBurst at least 1, maxMalformed at least 0, maxReplyBacklogBytes " +
-                "a power of two of at least 4096 (the backlog's ring takes one), maxReplyBacklogMs 1 to " + MAX_WAIT_MS +
+                MAX_WAIT_MS + ", logonsPerSecond and logonBurst at least 1, maxMalformed at least 0, " +
+                "maxReplyBacklogBytes a power of two of at least 4096 (the backlog's ring takes one), " +
+                "maxReplyBacklogMs 1 to " + MAX_WAIT_MS +
                 ", replyLogBytes a power of two from 8192 to 2^30: " + maxTransports +
                 ", " + logonTimeoutMs + ", " + logonsPerSecond + ", " + logonBurst + ", " + maxMalformed + ", " +
                 maxReplyBacklogBytes + ", " + maxReplyBacklogMs + ", " + replyLogBytes);

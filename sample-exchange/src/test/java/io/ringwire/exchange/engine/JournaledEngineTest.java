@@ -174,8 +174,8 @@ class JournaledEngineTest
         {
             assertEquals(before, files.sorted().toList(), "no journal was created beside the snapshot");
         }
-        assertThrows(IllegalStateException.class, () -> JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20),
-            "refused the same way again");
+        assertThrows(IllegalStateException.class,
+            () -> JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20), "refused the same way again");
     }
 
     @Test

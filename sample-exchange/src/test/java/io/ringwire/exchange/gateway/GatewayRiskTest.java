@@ -61,8 +61,9 @@ class GatewayRiskTest
         final long tick = 1_000_000_000_000_000_000L;
         final long[] references = new long[2];
         references[1] = 9 * tick;
-        final PreTradeRisk risk = new PreTradeRisk(new GatewayConfig(List.of(new SessionConfig(ID_A, TOKEN_A, ACCOUNT_A)),
-            List.of(new InstrumentSpec(1, tick, 1, 0, 9 * tick)), references,
+        final PreTradeRisk risk = new PreTradeRisk(new GatewayConfig(
+            List.of(new SessionConfig(ID_A, TOKEN_A, ACCOUNT_A)), List.of(new InstrumentSpec(1, tick, 1, 0, 9 * tick)),
+            references,
             new RiskLimits(10, Long.MAX_VALUE, 1, 10), 1_000, 1_000, 1_000));
         final short limit = OrdType.LIMIT.value();
 

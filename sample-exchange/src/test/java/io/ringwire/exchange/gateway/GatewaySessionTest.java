@@ -212,7 +212,8 @@ class GatewaySessionTest
         gateway.notReadingClients(behindUntilNs); // the engine's stream held the gateway this long
         gateway.doWork(behindUntilNs);
         gateway.doWork(behindUntilNs + timeoutNs);
-        assertTrue(output.disconnected.isEmpty(), "its Logon may wait unread: the wait counts from the gateway's return");
+        assertTrue(output.disconnected.isEmpty(),
+            "its Logon may wait unread: the wait counts from the gateway's return");
         gateway.doWork(behindUntilNs + timeoutNs + 1);
         assertEquals(2, gateway.counters().logonTimeouts(), "both connections, neither logged on");
     }
