@@ -110,12 +110,7 @@ class JournaledEngineTest
     @Test
     void aJournalEndingBeforeTheNewestSnapshotIsRefusedWithItsBytesLeftAsTheyWere() throws IOException
     {
-        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
-        {
-            feed(engine, 1_000);
-            engine.accept(request, 0, command(EngineCommandType.SNAPSHOT));
-        }
-        final long snapshotAt = new EngineSnapshots(directory).latest().orElseThrow().journalSequence();
+        final long snapshotAt = journalEndingInASnapshot(1_000);
         assertEquals(snapshotAt, new JournalReader(directory).readAll((sequence, buffer, offset, length) -> { })
             .nextSequence(), "the snapshot covers every record");
         final Path segment;
@@ -143,12 +138,7 @@ class JournaledEngineTest
     @Test
     void aSnapshotWithoutItsJournalIsRefusedAndTheDirectoryLeftAsItWas() throws IOException
     {
-        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
-        {
-            feed(engine, 100);
-            engine.accept(request, 0, command(EngineCommandType.SNAPSHOT));
-        }
-        final long snapshotAt = new EngineSnapshots(directory).latest().orElseThrow().journalSequence();
+        final long snapshotAt = journalEndingInASnapshot(100);
         try (Stream<Path> files = Files.list(directory))
         {
             for (final Path file : files.toList())
@@ -176,6 +166,17 @@ class JournaledEngineTest
         }
         assertThrows(IllegalStateException.class,
             () -> JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20), "refused the same way again");
+    }
+
+    /** @return the journal sequence of the snapshot an engine took after {@code requests} requests. */
+    private long journalEndingInASnapshot(final int requests)
+    {
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            feed(engine, requests);
+            engine.accept(request, 0, command(EngineCommandType.SNAPSHOT));
+        }
+        return new EngineSnapshots(directory).latest().orElseThrow().journalSequence();
     }
 
     @Test

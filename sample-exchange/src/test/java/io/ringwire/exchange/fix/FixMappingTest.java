@@ -341,13 +341,9 @@ class FixMappingTest
     void aCancelSentAgainBeforeTheFirstIsAnsweredLeavesTheCanceledReportToTheFirstAndIsRejectedItself()
         throws Exception
     {
-        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
-            .clientOrderId();
-        assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
-            buffer) > 0);
-        assertTrue(inbound.cancel(fix("F", "11", "c2", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
-            buffer) > 0);
-        final long secondId = inbound.clientOrderId();
+        final long[] ids = orderWithTwoCancels();
+        final long id = ids[0];
+        final long secondId = ids[2];
 
         final Message canceled = FixOutbound.report(report(id, ExecType.CANCELED, OrdStatus.CANCELED,
             RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, EXEC_IDS);
@@ -365,13 +361,9 @@ class FixMappingTest
     @Test
     void aCancelRefusedBeforeItsOrderIsCanceledLeavesTheCanceledReportToTheCancelSentAfterIt() throws Exception
     {
-        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
-            .clientOrderId();
-        assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
-            buffer) > 0);
-        final long firstId = inbound.clientOrderId();
-        assertTrue(inbound.cancel(fix("F", "11", "c2", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
-            buffer) > 0);
+        final long[] ids = orderWithTwoCancels();
+        final long id = ids[0];
+        final long firstId = ids[1];
 
         final Message throttled = FixOutbound.report(report(firstId, ExecType.REJECTED, OrdStatus.REJECTED,
             RejectReason.THROTTLED, 0, 0, 0, 0), orders, EXEC_IDS);
@@ -388,13 +380,9 @@ class FixMappingTest
     @Test
     void aCancelRefusedAfterAnEarlierOneWasSentLeavesTheCanceledReportToTheEarlierOne() throws Exception
     {
-        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
-            .clientOrderId();
-        assertTrue(inbound.cancel(fix("F", "11", "c1", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
-            buffer) > 0);
-        assertTrue(inbound.cancel(fix("F", "11", "c2", "41", "o", "55", "1", "54", "1"), orders, ACCOUNT, SENT_NS,
-            buffer) > 0);
-        final long secondId = inbound.clientOrderId();
+        final long[] ids = orderWithTwoCancels();
+        final long id = ids[0];
+        final long secondId = ids[2];
 
         // The gateway refuses the second (over the rate) while the first is on its way to the engine.
         final Message throttled = FixOutbound.report(report(secondId, ExecType.REJECTED, OrdStatus.REJECTED,
@@ -405,6 +393,25 @@ class FixMappingTest
             RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), orders, EXEC_IDS);
         assertEquals("c1", canceled.getString(11), "the first cancel took the order");
         assertEquals("o", canceled.getString(41));
+    }
+
+    /**
+     * Order "o", then cancels "c1" and "c2" of it, neither answered yet.
+     *
+     * @return the client order ids of the order, the first cancel and the second.
+     */
+    private long[] orderWithTwoCancels() throws Exception
+    {
+        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        final long[] ids = { id, 0, 0 };
+        for (int i = 1; i <= 2; i++)
+        {
+            assertTrue(inbound.cancel(fix("F", "11", "c" + i, "41", "o", "55", "1", "54", "1"), orders, ACCOUNT,
+                SENT_NS, buffer) > 0);
+            ids[i] = inbound.clientOrderId();
+        }
+        return ids;
     }
 
     @Test
