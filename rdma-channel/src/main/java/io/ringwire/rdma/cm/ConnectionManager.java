@@ -164,7 +164,7 @@ public final class ConnectionManager
                 " left in INIT", ex);
         }
 
-        final ConnectMessage reply = readReply(channel, requestNonce, challenge.identity(), queuePair, config);
+        final ConnectMessage reply = readReply(channel, requestNonce, challenge.identity(), queuePair);
 
         // The REP is authentic and answers our REQ: from here on a failure leaves the queue pair in ERROR.
         try
@@ -259,7 +259,7 @@ public final class ConnectionManager
      * Waits for REP or REJ and verifies it. Leaves the queue pair alone.
      */
     private static ConnectMessage readReply(final ManagementChannel channel, final byte[] requestNonce,
-        final String challengedBy, final QueuePair queuePair, final ConnectionManagerConfig config)
+        final String challengedBy, final QueuePair queuePair)
     {
         final String peer = String.valueOf(channel.remoteAddress());
         final String leftInInit = "; " + describe(queuePair) + " left in INIT";
@@ -295,19 +295,13 @@ public final class ConnectionManager
                 throw rejected;
             }
             final ConnectMessage reply = WireFormat.decodeConnect(MessageType.REP, frame.body());
+            // The frame verified, as it was read, under the key of the listener the CHALLENGE named
+            // (accepted and verified there): the REP must name that listener too.
             if (!challengedBy.equals(reply.identity()))
             {
                 throw new ProtocolViolationException(RejectReason.BAD_AUTHENTICATION, "the REP signs as '" +
                     reply.identity() + "' but the CHALLENGE of this connection came from '" + challengedBy + "'");
             }
-            final PeerKey key = config.trusted().get(reply.identity());
-            if (null == key)
-            {
-                throw new ProtocolViolationException(RejectReason.UNKNOWN_IDENTITY, "the listener signs as '" +
-                    reply.identity() + "', which this side does not accept (it accepts " +
-                    config.trusted().keySet() + ")");
-            }
-            channel.authenticate(frame, key);
             WireFormat.requireAnswer(MessageType.REP, reply.echoedNonce(), MessageType.REQ, requestNonce);
             return reply;
         }
