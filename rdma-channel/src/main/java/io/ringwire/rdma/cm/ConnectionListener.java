@@ -39,9 +39,13 @@ import java.util.concurrent.locks.LockSupport;
  * speak grow old unproven. Each taken slot costs a new CHALLENGE's signature, so at most
  * {@link ConnectionManagerConfig#maxPendingHandshakes()} are taken every
  * {@value HandshakeSlots#EVICTION_WINDOW_MS} ms ({@link HandshakeSlots}); past that, or with no
- * unproven connection, the new one is closed and counted. A REQ that does not echo its own connection's challenge (recorded elsewhere
- * and replayed) is refused as {@link RejectReason#STALE_REQUEST} before anything is revealed.
- * Every refusal (bad authentication, unsupported version, malformed frame, timeout, at capacity) is
+ * unproven connection, the new one is closed and counted. One source address also opens at most
+ * {@link ConnectionManagerConfig#challengesPerSource()} connections a second, since a loop that
+ * connects and closes at once holds few slots but costs a signature each time; past that its
+ * connections are closed unanswered and counted. A REQ that does not echo its own connection's
+ * challenge (recorded elsewhere and replayed) is refused as {@link RejectReason#STALE_REQUEST}
+ * before anything is revealed.
+ * Every refusal (bad authentication, unsupported version, malformed frame, timeout, at capacity, over rate) is
  * counted in {@link #counters()} and logged at WARNING with the remote socket address; the peer gets
  * a REJ with the reason. No exception from a peer's bytes ever escapes the listener's threads.
  *
@@ -273,6 +277,15 @@ public final class ConnectionListener implements AutoCloseable
             refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
                 "from " + source.getHostAddress() + ": that address already holds " + config.maxPendingPerSource() +
                 " pending handshakes (" + ConnectionManagerConfig.MAX_PENDING_PER_SOURCE_PROP + ")");
+            ConnectionManager.closeQuietly(socket);
+            return;
+        }
+        if (outcome == HandshakeSlots.AT_SOURCE_RATE)
+        {
+            counters.incrementRefusedSourceRate();
+            refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
+                "from " + source.getHostAddress() + ": that address opened " + config.challengesPerSource() +
+                " in the last second (" + ConnectionManagerConfig.CHALLENGES_PER_SOURCE_PROP + ")");
             ConnectionManager.closeQuietly(socket);
             return;
         }

@@ -43,6 +43,10 @@ import java.util.concurrent.TimeUnit;
  *       default {@value #DEFAULT_MAX_PENDING_PER_SOURCE}, so that a flood of silent connections from
  *       one address cannot keep everyone else out; further connections from it are closed at once
  *       and counted (a flood from many addresses is met by eviction: see {@link ConnectionListener}).</li>
+ *   <li>{@value #CHALLENGES_PER_SOURCE_PROP}: how many management connections a second one source
+ *       address may open at a listener, default {@value #DEFAULT_CHALLENGES_PER_SOURCE} (a burst of
+ *       that many, then that rate): each costs the listener a signed CHALLENGE, however soon it
+ *       closes; further connections from it are closed at once, unanswered, and counted.</li>
  * </ul>
  *
  * <p>Threading: build it on one thread, conclude it, then share it read-only (concluding publishes
@@ -64,6 +68,8 @@ public final class ConnectionManagerConfig
     public static final String MAX_PENDING_PROP = "ringwire.cm.max.pending";
     /** Handshakes one source address may hold at once, 1 to 65536 (at most the total). */
     public static final String MAX_PENDING_PER_SOURCE_PROP = "ringwire.cm.max.pending.per.source";
+    /** Management connections (signed CHALLENGEs) one source address may open a second, 1 to 1000000. */
+    public static final String CHALLENGES_PER_SOURCE_PROP = "ringwire.cm.challenges.per.source";
 
     /** Default of {@link #TIMEOUT_PROP}. */
     public static final long DEFAULT_TIMEOUT_MS = 5000;
@@ -71,9 +77,12 @@ public final class ConnectionManagerConfig
     public static final int DEFAULT_MAX_PENDING = 64;
     /** Default of {@link #MAX_PENDING_PER_SOURCE_PROP}. */
     public static final int DEFAULT_MAX_PENDING_PER_SOURCE = 16;
+    /** Default of {@link #CHALLENGES_PER_SOURCE_PROP}. */
+    public static final int DEFAULT_CHALLENGES_PER_SOURCE = 200;
 
     private static final long MAX_TIMEOUT_MS = TimeUnit.HOURS.toMillis(1);
     private static final int MAX_PENDING_LIMIT = 65_536;
+    private static final int MAX_CHALLENGES_PER_SOURCE = 1_000_000;
 
     private byte[] secret = Settings.property(SECRET_PROP, "").getBytes(StandardCharsets.UTF_8);
     private String identityFile = Settings.property(IDENTITY_FILE_PROP, "");
@@ -86,11 +95,14 @@ public final class ConnectionManagerConfig
     private String maxPending = Settings.property(MAX_PENDING_PROP, Integer.toString(DEFAULT_MAX_PENDING));
     private String maxPendingPerSource = Settings.property(MAX_PENDING_PER_SOURCE_PROP,
         Integer.toString(DEFAULT_MAX_PENDING_PER_SOURCE));
+    private String challengesPerSource = Settings.property(CHALLENGES_PER_SOURCE_PROP,
+        Integer.toString(DEFAULT_CHALLENGES_PER_SOURCE));
 
     private int protocolVersionValue;
     private long timeoutMsValue;
     private int maxPendingValue;
     private int maxPendingPerSourceValue;
+    private int challengesPerSourceValue;
     // Written last by conclude(): a thread that sees it true sees every value above.
     private volatile boolean concluded;
 
@@ -115,6 +127,8 @@ public final class ConnectionManagerConfig
         // Never more per source than in all: a single peer may still use the whole listener.
         maxPendingPerSourceValue = Math.min(maxPendingValue, Settings.parseInt(MAX_PENDING_PER_SOURCE_PROP,
             maxPendingPerSource, 1, MAX_PENDING_LIMIT, "1 to " + MAX_PENDING_LIMIT));
+        challengesPerSourceValue = Settings.parseInt(CHALLENGES_PER_SOURCE_PROP, challengesPerSource, 1,
+            MAX_CHALLENGES_PER_SOURCE, "1 to " + MAX_CHALLENGES_PER_SOURCE + " a second");
         concluded = true;
         return this;
     }
@@ -198,6 +212,7 @@ public final class ConnectionManagerConfig
             .timeoutMs(timeoutMsValue)
             .maxPendingHandshakes(maxPendingValue)
             .maxPendingPerSource(maxPendingPerSourceValue)
+            .challengesPerSource(challengesPerSourceValue)
             .identity(endpointIdentity)
             .trust(accepted)
             .conclude();
@@ -341,6 +356,29 @@ public final class ConnectionManagerConfig
         checkMutable();
         this.maxPendingPerSource = Integer.toString(maxPending);
         return this;
+    }
+
+    /**
+     * @param perSecond management connections one source address may open a second at a listener,
+     *                  1 to 1000000 (a burst of that many, then that rate).
+     * @return this.
+     * @throws IllegalStateException when already concluded.
+     */
+    public ConnectionManagerConfig challengesPerSource(final int perSecond)
+    {
+        checkMutable();
+        this.challengesPerSource = Integer.toString(perSecond);
+        return this;
+    }
+
+    /**
+     * @return management connections one source address may open a second at a listener.
+     * @throws IllegalStateException unless concluded.
+     */
+    public int challengesPerSource()
+    {
+        checkConcluded();
+        return challengesPerSourceValue;
     }
 
     /**

@@ -20,6 +20,7 @@ public final class ConnectionManagerCounters
     private final AtomicLong timedOut = new AtomicLong();
     private final AtomicLong refusedAtCapacity = new AtomicLong();
     private final AtomicLong refusedPerSource = new AtomicLong();
+    private final AtomicLong refusedSourceRate = new AtomicLong();
     private final AtomicLong evictedUnauthenticated = new AtomicLong();
     private final AtomicLong rejectedStale = new AtomicLong();
     private final AtomicLong rejectedUnknownIdentity = new AtomicLong();
@@ -115,6 +116,15 @@ public final class ConnectionManagerCounters
     }
 
     /**
+     * @return management connections closed at once, unanswered, because their source address had
+     *         opened {@link ConnectionManagerConfig#challengesPerSource()} in the last second.
+     */
+    public long refusedSourceRate()
+    {
+        return refusedSourceRate.get();
+    }
+
+    /**
      * @return requests refused as {@link RejectReason#STALE_REQUEST}: replayed, or without the
      *         challenge of their connection.
      */
@@ -135,6 +145,11 @@ public final class ConnectionManagerCounters
     void incrementRefusedPerSource()
     {
         refusedPerSource.incrementAndGet();
+    }
+
+    void incrementRefusedSourceRate()
+    {
+        refusedSourceRate.incrementAndGet();
     }
 
     void incrementEvictedUnauthenticated()
@@ -200,7 +215,8 @@ public final class ConnectionManagerCounters
             ", rejectedBadAuthentication=" + rejectedBadAuthentication() + ", rejectedBadVersion=" +
             rejectedBadVersion() + ", rejectedByApplication=" + rejectedByApplication() + ", malformed=" +
             malformed() + ", timedOut=" + timedOut() + ", refusedAtCapacity=" + refusedAtCapacity() +
-            ", refusedPerSource=" + refusedPerSource() + ", evictedUnauthenticated=" + evictedUnauthenticated() +
+            ", refusedPerSource=" + refusedPerSource() + ", refusedSourceRate=" + refusedSourceRate() +
+            ", evictedUnauthenticated=" + evictedUnauthenticated() +
             ", rejectedStale=" + rejectedStale() +
             ", rejectedUnknownIdentity=" + rejectedUnknownIdentity() +
             ", challengesRefused=" + challengesRefused() + '}';

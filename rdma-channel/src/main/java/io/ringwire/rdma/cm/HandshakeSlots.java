@@ -1,6 +1,8 @@
 package io.ringwire.rdma.cm;
 
 import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
@@ -15,6 +17,11 @@ import java.util.function.BiConsumer;
  * {@value #EVICTION_WINDOW_MS} ms. A slot is held from the accept until the connection closes
  * ({@link #release}: the channels' close action, so exactly once per admitted connection).
  *
+ * <p>Every slot taken costs a CHALLENGE's signature, however soon its connection closes, so one
+ * source address also takes at most {@link ConnectionManagerConfig#challengesPerSource()} slots a
+ * second (a burst of that many, then that rate): a loop that connects and closes at once holds few
+ * slots but would otherwise keep the listener signing as fast as it can.
+ *
  * <p>Threading: {@link #take} and {@link #admitted} on the accept loop; {@link #proved} on the
  * handshake's thread; {@link #release} on whichever thread closes the channel.
  */
@@ -26,6 +33,8 @@ final class HandshakeSlots
     static final int AT_CAPACITY = 1;
     /** {@link #take}: the source address holds its limit. */
     static final int AT_SOURCE_LIMIT = 2;
+    /** {@link #take}: the source address took its share of slots (of signatures) this second. */
+    static final int AT_SOURCE_RATE = 3;
     /** The window over which evictions are bounded by the handshake limit. */
     static final long EVICTION_WINDOW_MS = 100;
 
@@ -42,12 +51,25 @@ final class HandshakeSlots
     /** The accept loop's: when the current eviction window began, and the evictions in it. */
     private long evictionWindowStartNs;
     private int evictionsInWindow;
+    /** Nanoseconds between two slots one source address may take, on average. */
+    private final long challengeIntervalNs;
+    /** How far ahead of now a source's schedule may run: a burst of the rate's worth. */
+    private final long challengeBurstNs;
+    /**
+     * The accept loop's: each source's next slot time on its own schedule (a source whose time has
+     * passed is owed nothing and is dropped by the next {@link #sweepRates sweep}).
+     */
+    private final Map<InetAddress, Long> challengeSchedule = new HashMap<>();
+    private long nextSweepNs;
 
     HandshakeSlots(final ConnectionManagerConfig config)
     {
         maxPending = config.maxPendingHandshakes();
         maxPendingPerSource = config.maxPendingPerSource();
         permits = new Semaphore(maxPending);
+        final int perSecond = config.challengesPerSource();
+        challengeIntervalNs = TimeUnit.SECONDS.toNanos(1) / perSecond;
+        challengeBurstNs = challengeIntervalNs * (perSecond - 1);
     }
 
     /**
@@ -61,10 +83,17 @@ final class HandshakeSlots
      *
      * @param source the new connection's address.
      * @param evict  closes an evicted connection (and counts it): called before its slot is taken.
-     * @return {@link #TAKEN}, {@link #AT_CAPACITY} or {@link #AT_SOURCE_LIMIT}.
+     * @return {@link #TAKEN}, {@link #AT_CAPACITY}, {@link #AT_SOURCE_LIMIT} or {@link #AT_SOURCE_RATE}.
      */
     int take(final InetAddress source, final BiConsumer<ManagementChannel, InetAddress> evict)
     {
+        final long nowNs = System.nanoTime();
+        sweepRates(nowNs);
+        final long due = challengeDue(source, nowNs);
+        if (due - nowNs > challengeBurstNs)
+        {
+            return AT_SOURCE_RATE; // before any eviction: a source over its rate takes no one's slot
+        }
         if (!permits.tryAcquire() && !takeFromUnauthenticated(source, evict))
         {
             return AT_CAPACITY;
@@ -74,7 +103,26 @@ final class HandshakeSlots
             permits.release();
             return AT_SOURCE_LIMIT;
         }
+        challengeSchedule.put(source, due + challengeIntervalNs);
         return TAKEN;
+    }
+
+    /** @return when, on its schedule, the source's next slot falls: now or later. */
+    private long challengeDue(final InetAddress source, final long nowNs)
+    {
+        final Long scheduled = challengeSchedule.get(source);
+        return null == scheduled || scheduled - nowNs < 0 ? nowNs : scheduled;
+    }
+
+    /** Once a second, forgets the sources owed nothing, so the schedule holds only recent ones. */
+    private void sweepRates(final long nowNs)
+    {
+        if (nowNs - nextSweepNs < 0)
+        {
+            return;
+        }
+        nextSweepNs = nowNs + TimeUnit.SECONDS.toNanos(1);
+        challengeSchedule.values().removeIf(scheduled -> scheduled - nowNs <= 0);
     }
 
     /** A connection {@link #take} gave a slot whose channel could not be made: the slot back. */

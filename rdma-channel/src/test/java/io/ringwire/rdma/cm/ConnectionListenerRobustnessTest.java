@@ -271,6 +271,45 @@ final class ConnectionListenerRobustnessTest
     }
 
     @Test
+    void aSourceThatConnectsAndClosesFasterThanItsRateIsClosedUnansweredAndCountedWhileAnotherConnects()
+        throws Exception
+    {
+        final ConnectionManagerConfig config = new ConnectionManagerConfig()
+            .secret(CmTestSupport.SECRET)
+            .timeoutMs(STEP_TIMEOUT_MS)
+            .challengesPerSource(1) // one a second: the second connection below comes well within it
+            .conclude();
+        final InetAddress looping = InetAddress.getByName("127.0.0.3");
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
+        {
+            final long firstAt = System.nanoTime();
+            try (RawPeer first = RawPeer.connectFrom(looping, listener.localAddress(), config))
+            {
+                assertNotNull(first.challenge(), "the first connection is challenged");
+            }
+            try (Socket second = new Socket(listener.localAddress().getAddress(), listener.localAddress().getPort(),
+                looping, 0))
+            {
+                second.setSoTimeout((int)WAIT_LIMIT.toMillis());
+                assertEquals(-1, second.getInputStream().read(), "closed without a CHALLENGE");
+            }
+            final long secondWithinMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - firstAt);
+            assertTrue(secondWithinMs < 1000, "the second connection came " + secondWithinMs + " ms after the " +
+                "first: the test cannot show the rate");
+            assertEquals(1, listener.counters().refusedSourceRate(), listener.counters().toString());
+
+            assertHandshakeSucceeds(listener, config); // from 127.0.0.1: its own rate
+
+            Thread.sleep(Math.max(0, 1100 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - firstAt)));
+            try (RawPeer later = RawPeer.connectFrom(looping, listener.localAddress(), config))
+            {
+                assertNotNull(later.challenge(), "a second on, the source is challenged again");
+            }
+            assertEquals(1, listener.counters().refusedSourceRate(), listener.counters().toString());
+        }
+    }
+
+    @Test
     void requestNobodyAcceptsIsWithdrawnAndRefusedAsTimeoutAfterTheStepTimeout() throws Exception
     {
         final ConnectionManagerConfig config = config(SHORT_TIMEOUT_MS);

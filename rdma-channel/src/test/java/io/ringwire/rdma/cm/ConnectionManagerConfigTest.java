@@ -40,6 +40,7 @@ final class ConnectionManagerConfigTest
             assertEquals(ConnectionManager.PROTOCOL_VERSION, config.protocolVersion());
             assertEquals(Duration.ofMillis(5000), config.timeout());
             assertEquals(64, config.maxPendingHandshakes());
+            assertEquals(ConnectionManagerConfig.DEFAULT_CHALLENGES_PER_SOURCE, config.challengesPerSource());
         });
     }
 
@@ -49,10 +50,12 @@ final class ConnectionManagerConfigTest
         withProperties(Map.of(ConnectionManagerConfig.SECRET_PROP, "s3cret",
             ConnectionManagerConfig.PROTOCOL_VERSION_PROP, "3",
             ConnectionManagerConfig.TIMEOUT_PROP, "250",
-            ConnectionManagerConfig.MAX_PENDING_PROP, "7"), () ->
+            ConnectionManagerConfig.MAX_PENDING_PROP, "7",
+            ConnectionManagerConfig.CHALLENGES_PER_SOURCE_PROP, "9"), () ->
         {
             final ConnectionManagerConfig config = new ConnectionManagerConfig().conclude();
 
+            assertEquals(9, config.challengesPerSource());
             assertEquals(3, config.protocolVersion());
             assertEquals(250, config.timeoutMs());
             assertEquals(7, config.maxPendingHandshakes());
@@ -69,11 +72,15 @@ final class ConnectionManagerConfigTest
             new ConnectionManagerConfig().secret(secret).maxPendingHandshakes(-1).conclude());
         final IllegalArgumentException version = assertThrows(IllegalArgumentException.class, () ->
             new ConnectionManagerConfig().secret(secret).protocolVersion(70_000).conclude());
+        final IllegalArgumentException rate = assertThrows(IllegalArgumentException.class, () ->
+            new ConnectionManagerConfig().secret(secret).challengesPerSource(0).conclude());
 
         assertTrue(timeout.getMessage().contains(ConnectionManagerConfig.TIMEOUT_PROP + "='0'"), timeout.getMessage());
         assertTrue(timeout.getMessage().contains("allowed: 1 to 3600000 milliseconds"), timeout.getMessage());
         assertTrue(pending.getMessage().contains(ConnectionManagerConfig.MAX_PENDING_PROP), pending.getMessage());
         assertTrue(version.getMessage().contains("allowed: 1 to 65535"), version.getMessage());
+        assertTrue(rate.getMessage().contains(ConnectionManagerConfig.CHALLENGES_PER_SOURCE_PROP + "='0'"),
+            rate.getMessage());
     }
 
     @Test
@@ -118,7 +125,8 @@ final class ConnectionManagerConfigTest
     {
         final String[] names = {
             ConnectionManagerConfig.SECRET_PROP, ConnectionManagerConfig.PROTOCOL_VERSION_PROP,
-            ConnectionManagerConfig.TIMEOUT_PROP, ConnectionManagerConfig.MAX_PENDING_PROP };
+            ConnectionManagerConfig.TIMEOUT_PROP, ConnectionManagerConfig.MAX_PENDING_PROP,
+            ConnectionManagerConfig.CHALLENGES_PER_SOURCE_PROP };
         final String[] saved = new String[names.length];
         for (int i = 0; i < names.length; i++)
         {
