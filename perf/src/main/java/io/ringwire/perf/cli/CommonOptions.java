@@ -52,6 +52,7 @@ public final class CommonOptions
     private String shmDirectory = defaultShmDirectory();
     private String out;
     private List<String> providers = List.of();
+    private boolean providersGiven;
     private String api = Transports.API_MESSAGING;
     private int size = DEFAULT_SIZE;
     private long messages;
@@ -257,7 +258,15 @@ public final class CommonOptions
             case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
             case "--shm-dir" -> shmDirectory = option.directory("/dev/shm/ringwire");
             case "--out" -> out = option.directory(outExample);
-            case "--provider", "--providers" -> providers = readProviders(option);
+            case "--provider", "--providers" ->
+            {
+                if (providersGiven)
+                {
+                    throw new UsageException("--provider and --providers are one option: give it once");
+                }
+                providersGiven = true;
+                providers = readProviders(option);
+            }
             case "--api" -> api = messagingOnly ? readMessagingApi(option) : readApi(option);
             case "--size" -> size = option.intNumber("bytes", minSize, maxSize, "bytes");
             case "--messages" -> messages = option.number("a count", 1, MAX_MESSAGES, countUnit);

@@ -1,5 +1,6 @@
 package io.ringwire.perf.perftest;
 
+import io.ringwire.perf.cli.UsageException;
 import io.ringwire.rdma.Access;
 import io.ringwire.rdma.CompletionHandler;
 import io.ringwire.rdma.CompletionQueue;
@@ -152,7 +153,20 @@ public final class PerftestPeer implements AutoCloseable
         {
             config.ackDelayUs(ackDelayUs);
         }
-        device = RdmaProviders.open(config.conclude());
+        try
+        {
+            config.conclude();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            if (options.ackDelayUs() >= 0 && ex.getMessage().contains(RdmaConfig.ACK_DELAY_PROP))
+            {
+                // The flag's bound depends on the ack timeout in force: refused as the flag, not as a failure.
+                throw new UsageException("--ack-delay-us " + options.ackDelayUs() + " is refused: " + ex.getMessage());
+            }
+            throw ex;
+        }
+        device = RdmaProviders.open(config);
         try
         {
             domain = device.allocateProtectionDomain();
@@ -205,6 +219,11 @@ public final class PerftestPeer implements AutoCloseable
         {
             final PerftestHandshake.Agreement agreed = PerftestHandshake.negotiate(link,
                 PerftestMessages.DEFAULT_CYCLE_BUFFER, PerftestMessages.DEFAULT_CACHE_LINE_SIZE, device.mtu());
+            if (agreed.cycleBuffer() > PerftestPeerOptions.MAX_SIZE)
+            {
+                throw new PerftestProtocolException("perftest's cycle buffer of " + agreed.cycleBuffer() +
+                    " bytes is more than this peer registers (" + PerftestPeerOptions.MAX_SIZE + ")");
+            }
             final int half = Math.max(options.size(), agreed.cycleBuffer());
             try (MemoryRegion region = domain.allocateRegion(2 * half, Access.LOCAL_WRITE | Access.REMOTE_WRITE))
             {

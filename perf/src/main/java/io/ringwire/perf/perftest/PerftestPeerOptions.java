@@ -5,7 +5,9 @@ import io.ringwire.perf.cli.UsageException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The options of {@code ringwire perf perftest-peer}. perftest does not exchange the message size or
@@ -31,6 +33,11 @@ public record PerftestPeerOptions(PerftestTest test, int size, int iterations, S
     public static final int DEFAULT_PORT = 18515;
     /** The RoCEv2 UDP port. */
     public static final int ROCE_PORT = 4791;
+    /**
+     * The largest {@code --size}: the peer registers two halves of at least this, one region, and
+     * a region holds less than 2 GiB.
+     */
+    public static final int MAX_SIZE = 1 << 29;
 
     /**
      * @return the text {@code perftest-peer --help} prints.
@@ -76,6 +83,7 @@ public record PerftestPeerOptions(PerftestTest test, int size, int iterations, S
         int timeoutSeconds = 300;
         long ackDelayUs = -1;
         boolean help = false;
+        final Set<String> seen = new HashSet<>();
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -90,6 +98,10 @@ public record PerftestPeerOptions(PerftestTest test, int size, int iterations, S
             if (!name.startsWith("--"))
             {
                 throw new UsageException("unexpected argument '" + arg + "'; options: " + OPTIONS);
+            }
+            if (!seen.add(name))
+            {
+                throw new UsageException(name + " is given twice");
             }
             final String value;
             if (null != inline)
@@ -107,7 +119,7 @@ public record PerftestPeerOptions(PerftestTest test, int size, int iterations, S
             switch (name)
             {
                 case "--mode" -> test = test(value);
-                case "--size" -> size = (int)number(name, value, 1, 1 << 30);
+                case "--size" -> size = (int)number(name, value, 1, MAX_SIZE);
                 case "--iters" -> iterations = (int)number(name, value, 2, 100_000_000);
                 case "--bind" -> bind = ipv4(value);
                 case "--port" -> port = (int)number(name, value, 0, 65535);

@@ -92,6 +92,14 @@ class CommonOptionsTest
     }
 
     @Test
+    void providerAndProvidersAreOneOptionAndGivingBothIsRefused()
+    {
+        assertTrue(assertThrows(UsageException.class, () -> OneWayOptions.parse("--provider", "shm", "--providers",
+            "roce")).getMessage().contains("--provider and --providers are one option"));
+        assertEquals(List.of("roce"), OneWayOptions.parse("--providers", "roce").providers());
+    }
+
+    @Test
     void throughputTakesOneProviderWhereTheOthersTakeAList()
     {
         assertEquals("roce", ThroughputOptions.parse("--provider", "roce").provider());

@@ -36,12 +36,23 @@ class PerftestPeerOptionsTest
         "--mode lat --bind 10.201.0.2 --mtu 1500|--mtu must be 256, 512, 1024, 2048 or 4096",
         "--mode lat --bind 10.201.0.2 --size x|--size needs a whole number",
         "--mode lat --bind 10.201.0.2 --iters|--iters needs a value",
-        "--mode lat --bind 10.201.0.2 --fast 1|unknown option '--fast'" })
+        "--mode lat --bind 10.201.0.2 --fast 1|unknown option '--fast'",
+        "--mode lat --mode bw --bind 10.201.0.2|--mode is given twice",
+        "--mode lat --bind 10.201.0.2 --size 1073741824|--size must be 1 to 536870912" })
     void aBadCommandLineIsRefusedNamingTheOption(final String args, final String message)
     {
         final UsageException refused = assertThrows(UsageException.class,
             () -> PerftestPeerOptions.parse(args.split(" ")));
         assertTrue(refused.getMessage().startsWith(message), refused.getMessage());
+    }
+
+    @Test
+    void anAckDelayTheAckTimeoutDoesNotAllowIsRefusedAsTheFlagBeforeAnyDeviceOpens()
+    {
+        final UsageException refused = assertThrows(UsageException.class, () -> new PerftestPeer(
+            PerftestPeerOptions.parse("--mode", "lat", "--bind", "127.0.0.1", "--ack-delay-us", "5000"), System.err));
+        assertTrue(refused.getMessage().startsWith("--ack-delay-us 5000 is refused: ") &&
+            refused.getMessage().contains("a quarter of the ack timeout"), refused.getMessage());
     }
 
     @Test
