@@ -290,6 +290,11 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         {
             final int id = (int)number(config, key, key.substring(RoleFiles.SESSION_PREFIX.length()), 1,
                 Integer.MAX_VALUE);
+            if (!key.equals(RoleFiles.SESSION_PREFIX + id))
+            {
+                // The session's other lines are found by its id: one spelling, so no two keys name one session.
+                throw config.refusal(key, "write the session id in plain digits: " + RoleFiles.SESSION_PREFIX + id);
+            }
             final Map<String, String> fields = sessionFields(config, key);
             try
             {
@@ -574,6 +579,10 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         for (int i = 0; i < subscribers.size(); i++)
         {
             distinct(config, lineByAddress, RoleFiles.SUBSCRIBER_PREFIX + i, subscribers.get(i)[1]);
+        }
+        if ("gateway".equals(role) && config.has(RoleFiles.FIX_DOOR))
+        {
+            distinct(config, lineByAddress, RoleFiles.FIX_DOOR, config.address(RoleFiles.FIX_DOOR));
         }
         if (("gateway".equals(role) || "clients".equals(role)) && sessions.isEmpty())
         {

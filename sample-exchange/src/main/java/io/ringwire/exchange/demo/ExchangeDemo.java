@@ -92,7 +92,18 @@ public final class ExchangeDemo
             out.print(DemoOptions.usage());
             return 0;
         }
-        if (null != options.journal() && JournalDirectory.holdsSegments(options.journal()))
+        final boolean journalHeld;
+        try
+        {
+            journalHeld = null != options.journal() && JournalDirectory.holdsSegments(options.journal());
+        }
+        catch (final UncheckedIOException | IllegalArgumentException ex)
+        {
+            // Unreadable, or holding a segment name no journal writes: not a directory to start in.
+            err.println("ringwire demo: --journal " + options.journal() + " cannot be used: " + ex.getMessage());
+            return 2;
+        }
+        if (journalHeld)
         {
             // Recovery would replay its records to the run's fresh clients, whose checks count
             // from an empty exchange: they could only fail.

@@ -93,4 +93,28 @@ class FixDoorConfigTest
         assertEquals("EXCH-1", assertDoesNotThrow(
             () -> read(fixSession(0, "ACME") + "fix-door = 127.0.0.1:9878\nfix-comp-id = EXCH-1\n")).fix().compId());
     }
+
+    @Test
+    void aDoorOnTheAddressOfOneOfTheGatewaysEndpointsIsRefusedNamingBothLines() throws Exception
+    {
+        final String orders = text.lines().filter(line -> line.startsWith(RoleFiles.ORDERS)).findFirst()
+            .orElseThrow().split("=", 2)[1].trim();
+        final Exception shared = assertThrows(IllegalArgumentException.class,
+            () -> read(fixSession(0, "ACME") + "fix-door = " + orders + "\n"));
+        assertTrue(shared.getMessage().contains("fix-door") && shared.getMessage().contains(RoleFiles.ORDERS),
+            shared.getMessage());
+    }
+
+    @Test
+    void aSessionIdWrittenWithLeadingZerosIsRefusedNamingItsPlainSpelling()
+    {
+        final String first = text.lines().filter(line -> line.startsWith(RoleFiles.SESSION_PREFIX)).findFirst()
+            .orElseThrow();
+        final String id = first.substring(RoleFiles.SESSION_PREFIX.length(), first.indexOf('=')).trim();
+        final Exception padded = assertThrows(IllegalArgumentException.class,
+            () -> read(text.replace(first, first.replaceFirst(RoleFiles.SESSION_PREFIX + id,
+                RoleFiles.SESSION_PREFIX + "0" + id))));
+        assertTrue(padded.getMessage().contains(RoleFiles.SESSION_PREFIX + "0" + id) &&
+            padded.getMessage().contains("plain digits: " + RoleFiles.SESSION_PREFIX + id), padded.getMessage());
+    }
 }

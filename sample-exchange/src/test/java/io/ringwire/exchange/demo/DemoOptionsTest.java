@@ -11,6 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -103,6 +104,20 @@ class DemoOptionsTest
         final String text = err.toString(StandardCharsets.UTF_8);
         assertTrue(text.startsWith("ringwire demo: --clients needs a whole number, not 'none'"), text);
         assertTrue(text.contains("usage: ringwire demo"), text);
+    }
+
+    @Test
+    void aJournalDirectoryHoldingAFileNamedAsNoSegmentIsRefusedWithAMessageNotATrace(@TempDir final Path directory)
+        throws Exception
+    {
+        Files.createFile(directory.resolve("segment-99999999999999999999.journal"));
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int code = ExchangeDemo.run(new String[]{ "--journal", directory.toString() },
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(2, code);
+        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("ringwire demo: --journal " + directory +
+            " cannot be used: "), err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
