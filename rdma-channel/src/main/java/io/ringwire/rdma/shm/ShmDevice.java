@@ -72,7 +72,7 @@ public final class ShmDevice extends SoftDevice
         this.shmAddress = shmAddress;
         this.address = shmAddress.format();
         this.control = control;
-        this.regionTable = new ShmRegionTable(control.regionTableBuffer(), REGION_TABLE_CAPACITY, true);
+        this.regionTable = new ShmRegionTable(control.regionTableBuffer(REGION_TABLE_CAPACITY), REGION_TABLE_CAPACITY, true);
     }
 
     /**

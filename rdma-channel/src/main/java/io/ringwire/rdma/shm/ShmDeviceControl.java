@@ -93,6 +93,9 @@ final class ShmDeviceControl
         return REGION_TABLE_OFFSET + regionTableCapacity * ShmRegionTable.SLOT_LENGTH;
     }
 
+    /** The most region table slots a peer's control file may claim: the file is mapped whole. */
+    static final int MAX_REGION_TABLE_CAPACITY = 1 << 20;
+
     /**
      * Fills in a new, zero-filled control file and then marks it open. Owner's control thread.
      *
@@ -119,11 +122,13 @@ final class ShmDeviceControl
     /**
      * Checks a peer's control file before it is used. Setup path.
      *
-     * @param pid      the pid the address names.
-     * @param deviceId the device id the address names.
+     * @param pid                 the pid the address names.
+     * @param deviceId            the device id the address names.
+     * @param regionTableCapacity the capacity, read once by the caller: the peer may rewrite the
+     *                            field, so the value checked is the value used.
      * @return null when valid, else what is wrong.
      */
-    String validate(final long pid, final int deviceId)
+    String validate(final long pid, final int deviceId, final int regionTableCapacity)
     {
         final int state = state();
         if (buffer.getLong(MAGIC_OFFSET) != MAGIC || state == STATE_CREATING)
@@ -143,7 +148,12 @@ final class ShmDeviceControl
         {
             return "the device is closed";
         }
-        if (buffer.capacity() < fileLength(regionTableCapacity()))
+        if (regionTableCapacity < 1 || regionTableCapacity > MAX_REGION_TABLE_CAPACITY)
+        {
+            return "corrupt: a region table of " + regionTableCapacity + " slots (1 to " + MAX_REGION_TABLE_CAPACITY +
+                ")";
+        }
+        if (buffer.capacity() < fileLength(regionTableCapacity))
         {
             return "truncated: " + buffer.capacity() + " bytes";
         }
@@ -227,10 +237,11 @@ final class ShmDeviceControl
     }
 
     /**
+     * @param regionTableCapacity the table's slots, as {@link #validate} checked them against this file.
      * @return a buffer over the region table.
      */
-    AtomicBuffer regionTableBuffer()
+    AtomicBuffer regionTableBuffer(final int regionTableCapacity)
     {
-        return new UnsafeBuffer(buffer, REGION_TABLE_OFFSET, regionTableCapacity() * ShmRegionTable.SLOT_LENGTH);
+        return new UnsafeBuffer(buffer, REGION_TABLE_OFFSET, regionTableCapacity * ShmRegionTable.SLOT_LENGTH);
     }
 }

@@ -37,7 +37,7 @@ final class ShmPeer implements AutoCloseable
     private long nextProcessCheckNs;
 
     private ShmPeer(final ShmAddress address, final MappedByteBuffer controlMapping, final ShmDeviceControl control,
-        final ShmInboundRing ring, final long peerTimeoutNs)
+        final int regionTableCapacity, final ShmInboundRing ring, final long peerTimeoutNs)
     {
         this.address = address;
         this.controlMapping = controlMapping;
@@ -47,7 +47,8 @@ final class ShmPeer implements AutoCloseable
         this.ownerStartTime = control.ownerStartTime();
         this.peerTimeoutNs = peerTimeoutNs;
         this.processCheckIntervalNs = Math.max(MIN_PROCESS_CHECK_INTERVAL_NS, peerTimeoutNs / 4);
-        final ShmRegionTable table = new ShmRegionTable(control.regionTableBuffer(), control.regionTableCapacity(), false);
+        final ShmRegionTable table = new ShmRegionTable(control.regionTableBuffer(regionTableCapacity),
+            regionTableCapacity, false);
         this.regions = new ShmRemoteRegions(address, table, new DeviceCounters(control.countersBuffer()));
     }
 
@@ -75,25 +76,30 @@ final class ShmPeer implements AutoCloseable
                 " (" + ex + "); is the peer process running with the same " + RdmaConfig.SHM_DIRECTORY_PROP + "?", ex);
         }
         final ShmDeviceControl control = new ShmDeviceControl(new UnsafeBuffer(controlMapping));
-        final String problem = control.validate(address.pid(), address.deviceId());
+        final int regionTableCapacity = control.regionTableCapacity(); // once: the peer may rewrite it
+        final String problem = control.validate(address.pid(), address.deviceId(), regionTableCapacity);
         if (null != problem)
         {
             ShmFiles.unmap(controlMapping);
             throw new RdmaException("cannot use shm device at " + address.format() + " (" + address.controlFile() +
                 "): " + problem);
         }
-        final ShmInboundRing ring;
+        ShmInboundRing ring = null;
         try
         {
             ring = ShmInboundRing.connect(address.ringFile(queuePairNumber), queuePairNumber, producerToken,
                 address.format());
+            return new ShmPeer(address, controlMapping, control, regionTableCapacity, ring, peerTimeoutNs);
         }
         catch (final RuntimeException ex)
         {
+            if (null != ring)
+            {
+                ring.close();
+            }
             ShmFiles.unmap(controlMapping);
             throw ex;
         }
-        return new ShmPeer(address, controlMapping, control, ring, peerTimeoutNs);
     }
 
     /**

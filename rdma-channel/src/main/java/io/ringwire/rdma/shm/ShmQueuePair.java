@@ -279,7 +279,7 @@ public final class ShmQueuePair extends SoftQueuePair
         {
             if (waitingSends.headIsSend() && waitingSends.headAcknowledgeSequence() == peerRing.failedRecord())
             {
-                completeOldestSend(peerRing.failureStatus(), true);
+                completeOldestSend(responderFailure(peerRing.failureStatus()), true);
                 enterError();
                 return completed + 1;
             }
@@ -287,6 +287,22 @@ public final class ShmQueuePair extends SoftQueuePair
             completed++;
         }
         return completed;
+    }
+
+    /**
+     * The status a SEND the responder failed completes with: the responder's refusal, or, for any
+     * other value its ring holds (written by no responder: the peer's memory is corrupt or forged),
+     * REMOTE_OPERATIONAL_ERROR, counted as a forged acknowledgement; never SUCCESS for a failed SEND.
+     */
+    private int responderFailure(final int status)
+    {
+        if (status == CompletionStatus.REMOTE_INVALID_REQUEST || status == CompletionStatus.REMOTE_OPERATIONAL_ERROR ||
+            status == CompletionStatus.REMOTE_ACCESS_ERROR)
+        {
+            return status;
+        }
+        counters.increment(DeviceCounters.GHOST_ACKNOWLEDGEMENTS);
+        return CompletionStatus.REMOTE_OPERATIONAL_ERROR;
     }
 
     @Override

@@ -63,7 +63,7 @@ final class ShmRegionTable
     private int nextGeneration = 1;
 
     /**
-     * @param buffer   over the table ({@link ShmDeviceControl#regionTableBuffer()}).
+     * @param buffer   over the table ({@link ShmDeviceControl#regionTableBuffer(int)}).
      * @param capacity slots.
      * @param owner    true on the owning device (which reserves and publishes slots).
      */

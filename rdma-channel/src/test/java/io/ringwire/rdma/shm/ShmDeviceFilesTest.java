@@ -353,6 +353,40 @@ final class ShmDeviceFilesTest
         }
     }
 
+    @Test
+    void aPeerControlFileClaimingARegionTableItDoesNotHoldIsRefusedAsCorruptAndTheConnectionCanBeMadeOnceItIsMended()
+        throws IOException
+    {
+        final RdmaConfig config = ShmSide.config(directory, 2000);
+        try (ShmSide a = new ShmSide(config, RING_BYTES); ShmSide b = new ShmSide(config, RING_BYTES))
+        {
+            final MappedByteBuffer control = ShmFiles.mapExisting(b.device.shmAddress().controlFile(),
+                ShmDeviceControl.REGION_TABLE_OFFSET);
+            try
+            {
+                final UnsafeBuffer header = new UnsafeBuffer(control);
+                a.queuePair.modifyToInit();
+                // 0x0800_0001 slots of 32 bytes wrap an int to 32 bytes; -1 makes the file look long enough.
+                for (final int capacity : new int[]{ 0x0800_0001, -1, 0 })
+                {
+                    header.putInt(ShmDeviceControl.REGION_TABLE_CAPACITY_OFFSET, capacity);
+                    final RdmaException refused = assertThrows(RdmaException.class,
+                        () -> a.queuePair.modifyToReadyToReceive(b.queuePair.localEndpoint()));
+                    assertTrue(refused.getMessage().contains("corrupt: a region table of " + capacity + " slots"),
+                        refused.getMessage());
+                }
+                header.putInt(ShmDeviceControl.REGION_TABLE_CAPACITY_OFFSET, ShmDevice.REGION_TABLE_CAPACITY);
+            }
+            finally
+            {
+                ShmFiles.unmap(control);
+            }
+            b.queuePair.modifyToInit();
+            a.queuePair.modifyToReadyToReceive(b.queuePair.localEndpoint());
+            b.queuePair.modifyToReadyToReceive(a.queuePair.localEndpoint());
+        }
+    }
+
     private static int controlFilesDeviceId(final ShmDevice device) throws IOException
     {
         final MappedByteBuffer control = ShmFiles.mapExisting(device.shmAddress().controlFile(),

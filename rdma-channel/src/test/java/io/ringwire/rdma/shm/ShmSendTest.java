@@ -7,10 +7,12 @@ import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.SendFlags;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -129,6 +131,35 @@ final class ShmSendTest
             0, requester.queuePair.queuePairNumber())), requester.completions, "unsignaled, and still completes");
         assertEquals(QueuePairState.ERROR, requester.queuePair.state());
         assertEquals(0, requester.device.counters().get(DeviceCounters.PEERS_LOST), "a refusal, not a lost peer");
+    }
+
+    @Test
+    void aFailureStatusNoResponderWritesInThePeersRingFailsTheSendAndIsCountedNeverCompletingItAsDone()
+        throws Exception
+    {
+        connect(64 * 1024);
+        assertEquals(PostResult.OK, requester.queuePair.postSend(7, requester.region, 0, 8, SendFlags.NONE));
+        // The responder posts no receive and is never polled: the record waits, and the peer's ring
+        // says the first record failed with status SUCCESS.
+        final MappedByteBuffer ring = ShmFiles.mapExisting(responder.device.shmAddress().ringFile(
+            responder.queuePair.queuePairNumber()), ShmInboundRing.HEADER_LENGTH);
+        try
+        {
+            final UnsafeBuffer header = new UnsafeBuffer(ring);
+            header.putInt(ShmInboundRing.FAILURE_STATUS_OFFSET, CompletionStatus.SUCCESS);
+            header.putLong(ShmInboundRing.FAILED_RECORD_OFFSET, 1);
+            header.putLongRelease(ShmInboundRing.ACKNOWLEDGED_RECORDS_OFFSET, 1);
+        }
+        finally
+        {
+            ShmFiles.unmap(ring);
+        }
+
+        ShmSide.pollUntil(() -> !requester.completions.isEmpty(), TIMEOUT, "the SEND's completion", requester);
+        assertEquals(List.of(new PolledCompletion(7, CompletionOpcode.SEND, CompletionStatus.REMOTE_OPERATIONAL_ERROR,
+            8, 0, requester.queuePair.queuePairNumber())), requester.completions);
+        assertEquals(1, requester.device.counters().get(DeviceCounters.GHOST_ACKNOWLEDGEMENTS));
+        assertEquals(QueuePairState.ERROR, requester.queuePair.state());
     }
 
     @Test
