@@ -14,6 +14,7 @@ import org.agrona.concurrent.YieldingIdleStrategy;
 
 import java.util.BitSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -80,6 +81,9 @@ public final class Agents
      */
     public static RunningAgent start(final MessagingContext context, final Agent agent, final ErrorHandler errorHandler)
     {
+        // Before a core or a spinning place is taken: the runner refuses nulls only after both.
+        Objects.requireNonNull(agent, "agent");
+        Objects.requireNonNull(errorHandler, "errorHandler");
         final String idleName = context.idleStrategy();
         final int[] cores = context.cores();
         final int core = takeCore(cores);

@@ -141,6 +141,7 @@ final class ImageAdmission
         }
         catch (final IllegalArgumentException ex)
         {
+            counters.setupsRefused.incrementRelease();
             reject(pending, ex.getMessage());
             return 1;
         }
@@ -166,6 +167,7 @@ final class ImageAdmission
     {
         if (setup.streamId() != streamId)
         {
+            counters.setupsRefused.incrementRelease();
             return "no subscription for stream " + setup.streamId() + " here (this one is stream " + streamId + ")";
         }
         if (availableImages + unavailableHandshakes() >= maxImages)

@@ -1,7 +1,10 @@
 package io.ringwire.messaging;
 
+import io.ringwire.rdma.config.EndpointAddress;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.DatagramChannel;
 
@@ -15,6 +18,12 @@ final class LocalAddresses
 {
     private LocalAddresses()
     {
+    }
+
+    /** "host:0", an IPv6 host in brackets, as the device's bind address is read. */
+    private static String anyPort(final InetAddress address)
+    {
+        return new EndpointAddress(address.getHostAddress(), 0).toString();
     }
 
     /**
@@ -36,13 +45,13 @@ final class LocalAddresses
         }
         if (local && !endpoint.getAddress().isAnyLocalAddress())
         {
-            return endpoint.getAddress().getHostAddress() + ":0";
+            return anyPort(endpoint.getAddress());
         }
         try (DatagramChannel probe = DatagramChannel.open())
         {
             // Connecting a UDP socket sends nothing; it only asks the kernel which source it would use.
             probe.connect(new InetSocketAddress(endpoint.getAddress(), endpoint.getPort() == 0 ? 9 : endpoint.getPort()));
-            return ((InetSocketAddress)probe.getLocalAddress()).getAddress().getHostAddress() + ":0";
+            return anyPort(((InetSocketAddress)probe.getLocalAddress()).getAddress());
         }
         catch (final IOException ex)
         {

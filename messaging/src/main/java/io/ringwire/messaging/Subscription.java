@@ -113,6 +113,8 @@ public final class Subscription implements AutoCloseable
         final InetSocketAddress endpoint = channel.endpoints().get(0);
         this.device = RdmaProviders.open(context.newRdmaConfig(channel.provider(),
             LocalAddresses.bindAddressFor(channel, endpoint, true)));
+        ConnectionListener boundListener = null;
+        SubscriptionCounters createdCounters = null;
         try
         {
             final ProtectionDomain domain = device.allocateProtectionDomain();
@@ -128,8 +130,10 @@ public final class Subscription implements AutoCloseable
             }
             this.frameChecksums = context.frameChecksums(device.verifiesIntegrity());
             this.memoryLog = device.mapsRemoteMemory();
-            this.listener = ConnectionListener.bind(endpoint, ChannelKeys.forSubscription(context, channel));
-            this.counters = SubscriptionCounters.create(context, channel, streamId, device.counters());
+            boundListener = ConnectionListener.bind(endpoint, ChannelKeys.forSubscription(context, channel));
+            this.listener = boundListener;
+            createdCounters = SubscriptionCounters.create(context, channel, streamId, device.counters());
+            this.counters = createdCounters;
             this.admission = new ImageAdmission(context, streamId, device, domain, completionQueue, listener, maxImages,
                 channel.maxRingCapacity(context.maxRingCapacity()),
                 channel.maxPublicationsPerIdentity(context.maxPublicationsPerIdentity()), frameChecksums, counters,
@@ -137,7 +141,9 @@ public final class Subscription implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietClose(device);
+            // The listener is bound and accepting by now, and the counters hold their slots: neither
+            // may outlive a subscription that never opened.
+            CloseHelper.quietCloseAll(createdCounters, boundListener, device);
             throw ex;
         }
     }

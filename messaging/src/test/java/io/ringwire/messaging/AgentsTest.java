@@ -92,6 +92,17 @@ class AgentsTest
     }
 
     @Test
+    void anAgentRefusedForANullErrorHandlerTakesNoCore() throws Exception
+    {
+        final MessagingContext context = context("sleep", "0");
+        assertThrows(NullPointerException.class, () -> Agents.start(context, new CountingAgent(), null));
+        try (Agents.RunningAgent running = Agents.start(context, new CountingAgent(), Throwable::printStackTrace))
+        {
+            assertEquals(0, running.core(), "the refused agent left the core free");
+        }
+    }
+
+    @Test
     void spinningAgentsBeyondTheOnlineCpusBackOffWithAWarning() throws Exception
     {
         final int cpus = OnlineCpus.count();

@@ -171,6 +171,33 @@ class HandshakeAttackTest
         });
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aSetupForAnotherStreamAndOneThatDoesNotDecodeAreRefusedAndCountedAndTheLiveStreamGoesOn(
+        final String provider) throws Exception
+    {
+        besideALiveStream(provider, (context, subscription, attackerDevice, credit, stream) ->
+        {
+            final RegionAdvertisement advertised = new RegionAdvertisement(credit.address(), credit.rkey(),
+                CreditLayout.REGION_LENGTH);
+            final CompletableFuture<String> otherStream = connectAsync(attackerDevice, subscription, context,
+                advertised, new SessionSetup(STREAM + 1, 98, 1 << 16, 0).encode());
+            await(otherStream::isDone, Duration.ofSeconds(10), "the other stream's answer", stream::pollBoth);
+            assertTrue(otherStream.get().contains("no subscription for stream " + (STREAM + 1)), otherStream.get());
+            assertEquals(1, subscription.counters().setupsRefused.get());
+
+            final CompletableFuture<String> garbled = connectAsync(attackerDevice, subscription, context, advertised,
+                new byte[]{ 1, 2, 3 });
+            await(garbled::isDone, Duration.ofSeconds(10), "the garbled setup's answer", stream::pollBoth);
+            assertFalse("connected".equals(garbled.get()), garbled.get());
+            assertEquals(2, subscription.counters().setupsRefused.get());
+
+            stream.send(MESSAGES_AFTER);
+            stream.assertNothingLostAndNoReconnect();
+            assertEquals(1, subscription.imageCount());
+        });
+    }
+
     @Test
     void aMemoryLogPublicationWhoseCreditRegionThisProcessCannotMapDrainsAndEndsAndTheLiveStreamGoesOn()
         throws Exception
@@ -308,6 +335,13 @@ class HandshakeAttackTest
     private static CompletableFuture<String> connectAsync(final Device device, final Subscription subscription,
         final MessagingContext context, final RegionAdvertisement credit)
     {
+        return connectAsync(device, subscription, context, credit, new SessionSetup(STREAM, 99, 1 << 16, 0).encode());
+    }
+
+    /** {@link #connectAsync}, with the setup bytes its REQ carries. */
+    private static CompletableFuture<String> connectAsync(final Device device, final Subscription subscription,
+        final MessagingContext context, final RegionAdvertisement credit, final byte[] setup)
+    {
         final QueuePair queuePair = device.allocateProtectionDomain().createQueuePair(
             new QueuePairConfig(device.createCompletionQueue(64), device.createCompletionQueue(64), 16, 16, 0));
         queuePair.modifyToInit();
@@ -315,8 +349,8 @@ class HandshakeAttackTest
         {
             try
             {
-                ConnectionManager.connect(subscription.endpoint(), queuePair, List.of(credit),
-                    new SessionSetup(STREAM, 99, 1 << 16, 0).encode(), context.connectionManagerConfig());
+                ConnectionManager.connect(subscription.endpoint(), queuePair, List.of(credit), setup,
+                    context.connectionManagerConfig());
                 return "connected";
             }
             catch (final RdmaException refused)

@@ -78,7 +78,16 @@ public final class PublicationCounters implements AutoCloseable
     public static PublicationCounters create(final MessagingContext context, final ChannelUri channel,
         final int streamId, final DeviceCounters device)
     {
-        return new PublicationCounters(new CounterSet(context, channel, "pub", streamId), device);
+        final CounterSet set = new CounterSet(context, channel, "pub", streamId);
+        try
+        {
+            return new PublicationCounters(set, device);
+        }
+        catch (final RuntimeException ex)
+        {
+            set.close(); // a full counters file: the counters taken so far are freed, not held for good
+            throw ex;
+        }
     }
 
     /** Frees the counters (control path). */
