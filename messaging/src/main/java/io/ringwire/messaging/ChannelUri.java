@@ -117,7 +117,14 @@ public final class ChannelUri
             for (final String endpoint : endpointText.split(","))
             {
                 final EndpointAddress address = EndpointAddress.parse("endpoint", endpoint, false);
-                endpoints.add(new InetSocketAddress(address.host(), address.port()));
+                final InetSocketAddress resolved = new InetSocketAddress(address.host(), address.port());
+                if (endpoints.contains(resolved))
+                {
+                    // Its second destination would be refused as a session already connected, for good.
+                    throw new IllegalArgumentException("endpoint " + endpoint.trim() + " is listed twice: a " +
+                        "publication reaches each subscriber once");
+                }
+                endpoints.add(resolved);
             }
             if (parameters.containsKey("ring"))
             {

@@ -36,6 +36,8 @@ class ConfigurationTest
         assertRefused(() -> ChannelUri.parse("aeron:udp?endpoint=a:1"), "must start with 'ringwire:'");
         assertRefused(() -> ChannelUri.parse("ringwire:tcp?endpoint=a:1"), "unknown provider 'tcp'", "socket");
         assertRefused(() -> ChannelUri.parse("ringwire:socket"), "needs endpoint=host:port");
+        assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=10.0.0.1:40123,10.0.0.1:40123"),
+            "endpoint 10.0.0.1:40123 is listed twice");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=localhost"), "must be host:port");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=localhost:99999"), "out of range");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|mtu=9000"), "unknown parameter 'mtu'");
