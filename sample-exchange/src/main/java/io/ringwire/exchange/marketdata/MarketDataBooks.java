@@ -28,7 +28,8 @@ import static io.ringwire.exchange.book.ReplicaBooks.BID;
  * <p>Sequences: every incremental carries the instrument's sequence, which must be the book's plus
  * one. A lower one is a {@link #DUPLICATE} (a retransmission) and changes nothing; a higher one is
  * a {@link #GAP}: the book is missing a change, so it is marked stale, keeps what it has for
- * display, ignores its incrementals ({@link #STALE}) and waits for a BookSnapshot. The stream's
+ * display (or, in a replica built not to keep stale orders, is emptied), ignores its incrementals
+ * ({@link #STALE}) and waits for a BookSnapshot. The stream's
  * sequence is watched too, so a gap anywhere on the stream is counted even before the instrument
  * it hid shows it.
  *
@@ -92,13 +93,31 @@ public final class MarketDataBooks
     private final OrderCanceledDecoder canceled = new OrderCanceledDecoder();
     private final OrderReplacedDecoder replaced = new OrderReplacedDecoder();
     private final TradeDecoder trade = new TradeDecoder();
+    private final boolean keepStaleOrders;
     private final BookSnapshotDecoder snapshot = new BookSnapshotDecoder();
 
     /**
+     * Books that keep what a stale book held, for display, as a client's do.
+     *
      * @param instruments the exchange's instruments, ids 1 to n in order: each has a book.
      * @param maxOrders   orders resting across all books at once.
      */
     public MarketDataBooks(final List<InstrumentSpec> instruments, final int maxOrders)
+    {
+        this(instruments, maxOrders, true);
+    }
+
+    /**
+     * @param instruments    the exchange's instruments, ids 1 to n in order: each has a book.
+     * @param maxOrders      orders resting across all books at once.
+     * @param keepStaleOrders whether a book that goes stale (a gap, an inconsistency) keeps its
+     *                       orders for display until its snapshot. A replica that displays nothing
+     *                       (the market-data service's) empties it instead: its live books then
+     *                       mirror one point of the engine's, so with the engine's capacity they
+     *                       always fit, where orders a stale book held could crowd a live one out
+     *                       after the snapshot round that would have recovered it.
+     */
+    public MarketDataBooks(final List<InstrumentSpec> instruments, final int maxOrders, final boolean keepStaleOrders)
     {
         if (instruments.isEmpty() || maxOrders < 1)
         {
@@ -106,6 +125,7 @@ public final class MarketDataBooks
         }
         books = new ReplicaBooks(instruments, maxOrders);
         sequencer = new FeedSequencer(instruments.size());
+        this.keepStaleOrders = keepStaleOrders;
     }
 
     // ---------------------------------------------------------------- the feed
@@ -134,7 +154,7 @@ public final class MarketDataBooks
             {
                 added.wrap(buffer, body, blockLength, version);
                 final int slot = slotOf(added.instrumentId());
-                final int admitted = sequencer.admit(slot, added.sequenceNumber(), added.streamSequence());
+                final int admitted = admit(slot, added.sequenceNumber(), added.streamSequence());
                 if (admitted != APPLIED)
                 {
                     return admitted;
@@ -142,7 +162,7 @@ public final class MarketDataBooks
                 final short side = added.sideRaw();
                 if ((side != BUY_CODE && side != SELL_CODE) || added.quantity() <= 0)
                 {
-                    return sequencer.changed(slot, INCONSISTENT);
+                    return changed(slot, INCONSISTENT);
                 }
                 return changed(slot, books.add(slot, side == BUY_CODE ? BID : ASK, added.orderId(), added.price(),
                     added.quantity()));
@@ -151,7 +171,7 @@ public final class MarketDataBooks
             {
                 executed.wrap(buffer, body, blockLength, version);
                 final int slot = slotOf(executed.instrumentId());
-                final int admitted = sequencer.admit(slot, executed.sequenceNumber(), executed.streamSequence());
+                final int admitted = admit(slot, executed.sequenceNumber(), executed.streamSequence());
                 if (admitted != APPLIED)
                 {
                     return admitted;
@@ -162,7 +182,7 @@ public final class MarketDataBooks
             {
                 canceled.wrap(buffer, body, blockLength, version);
                 final int slot = slotOf(canceled.instrumentId());
-                final int admitted = sequencer.admit(slot, canceled.sequenceNumber(), canceled.streamSequence());
+                final int admitted = admit(slot, canceled.sequenceNumber(), canceled.streamSequence());
                 if (admitted != APPLIED)
                 {
                     return admitted;
@@ -174,7 +194,7 @@ public final class MarketDataBooks
             {
                 replaced.wrap(buffer, body, blockLength, version);
                 final int slot = slotOf(replaced.instrumentId());
-                final int admitted = sequencer.admit(slot, replaced.sequenceNumber(), replaced.streamSequence());
+                final int admitted = admit(slot, replaced.sequenceNumber(), replaced.streamSequence());
                 if (admitted != APPLIED)
                 {
                     return admitted;
@@ -186,7 +206,7 @@ public final class MarketDataBooks
             {
                 trade.wrap(buffer, body, blockLength, version);
                 final int slot = slotOf(trade.instrumentId());
-                final int admitted = sequencer.admit(slot, trade.sequenceNumber(), trade.streamSequence());
+                final int admitted = admit(slot, trade.sequenceNumber(), trade.streamSequence());
                 if (admitted != APPLIED)
                 {
                     return admitted;
@@ -204,10 +224,24 @@ public final class MarketDataBooks
         }
     }
 
-    /** Reports how a change to a book went; a book out of room is emptied, which frees its orders for the others. */
+    /** Whether an incremental is due; a book it finds past a gap goes stale, emptied unless it keeps stale orders. */
+    private int admit(final int slot, final long sequence, final long streamSequence)
+    {
+        final int admitted = sequencer.admit(slot, sequence, streamSequence);
+        if (admitted == GAP && !keepStaleOrders)
+        {
+            books.clear(slot);
+        }
+        return admitted;
+    }
+
+    /**
+     * Reports how a change to a book went; a book out of room is emptied, which frees its orders for
+     * the others, and so is an inconsistent one unless it keeps stale orders.
+     */
     private int changed(final int slot, final int outcome)
     {
-        if (outcome == CAPACITY_EXCEEDED)
+        if (outcome == CAPACITY_EXCEEDED || (outcome == INCONSISTENT && !keepStaleOrders))
         {
             books.clear(slot);
         }

@@ -115,7 +115,8 @@ public final class MarketDataNode implements Agent, AutoCloseable
         this.cutAtBacklog = backlogStep;
         // The books first: sizing them touches their memory (a fraction of a second for a million
         // orders), which would keep the connections opened below from being answered in time.
-        this.replica = new MarketDataBooks(engine.instruments(), engine.maxOrders());
+        // The engine's capacity, and no stale book's orders kept: the live books then always fit.
+        this.replica = new MarketDataBooks(engine.instruments(), engine.maxOrders(), false);
         Subscription fromEngine = null;
         Subscription requests = null;
         Publication toSubscribers = null;

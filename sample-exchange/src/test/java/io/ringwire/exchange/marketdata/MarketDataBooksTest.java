@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 import static io.ringwire.exchange.marketdata.MarketDataBooks.APPLIED;
+import static io.ringwire.exchange.marketdata.MarketDataBooks.CAPACITY_EXCEEDED;
 import static io.ringwire.exchange.marketdata.MarketDataBooks.DUPLICATE;
 import static io.ringwire.exchange.marketdata.MarketDataBooks.GAP;
 import static io.ringwire.exchange.marketdata.MarketDataBooks.IGNORED;
@@ -22,6 +23,7 @@ import static io.ringwire.exchange.marketdata.MarketDataBooks.INCONSISTENT;
 import static io.ringwire.exchange.marketdata.MarketDataBooks.NONE;
 import static io.ringwire.exchange.marketdata.MarketDataBooks.RECOVERED;
 import static io.ringwire.exchange.marketdata.MarketDataBooks.STALE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -97,6 +99,37 @@ class MarketDataBooksTest
         assertEquals(INCONSISTENT, other.onMessage(otherFeed.buffer, 0, otherFeed.executed(42, 1, 100)), "an unknown order");
         assertEquals(1, other.inconsistencies());
         assertTrue(other.isStale(2));
+    }
+
+    @Test
+    void aReplicaThatKeepsNoStaleOrdersEmptiesABookAtItsGapSoTheLiveBooksFitWhereADisplayReplicaOverflows()
+    {
+        // Room for two orders: one rests in each of two books, then book 2 misses a change (its
+        // order's cancel) and book 1 gains an order, as the engine's books may once that order is gone.
+        final MarketDataBooks service = new MarketDataBooks(instruments(2), 2, false);
+        final MarketDataBooks display = new MarketDataBooks(instruments(2), 2);
+        final Messages one = new Messages(1);
+        final Messages two = new Messages(2);
+        assertArrayEquals(new int[]{ APPLIED, APPLIED }, both(service, display, one, one.added(1, Side.BUY, 100, 10)));
+        assertArrayEquals(new int[]{ APPLIED, APPLIED }, both(service, display, two, two.added(2, Side.SELL, 110, 10)));
+        two.sequence++; // the cancel is missed: the next change of book 2 shows the gap
+        assertArrayEquals(new int[]{ GAP, GAP }, both(service, display, two, two.added(3, Side.SELL, 111, 10)));
+        assertEquals(0, service.orderCount(2), "the service's stale book is emptied at its gap");
+        assertEquals(1, display.orderCount(2), "a display replica keeps the stale book's order");
+
+        assertArrayEquals(new int[]{ APPLIED, CAPACITY_EXCEEDED },
+            both(service, display, one, one.added(4, Side.BUY, 99, 10)),
+            "the service's live book fits; the display replica's stale order crowds it out");
+        assertFalse(service.isStale(1));
+        assertEquals(2, service.orderCount(1));
+        assertTrue(display.isStale(1));
+    }
+
+    /** @return the outcomes of one message applied to two replicas. */
+    private static int[] both(final MarketDataBooks first, final MarketDataBooks second, final Messages feed,
+        final int length)
+    {
+        return new int[]{ first.onMessage(feed.buffer, 0, length), second.onMessage(feed.buffer, 0, length) };
     }
 
     @Test
