@@ -1,6 +1,7 @@
 package io.ringwire.messaging.status;
 
 import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.host.RegularFiles;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -9,12 +10,16 @@ import org.agrona.concurrent.status.CountersReader;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A process's counters in a memory-mapped file, {@code <dir>/<pid>.counters}, laid out as agrona's
@@ -41,6 +46,13 @@ public final class CountersFile
     static final int START_TIME_OFFSET = 16;
     static final int METADATA_LENGTH_OFFSET = 24;
     static final int VALUES_LENGTH_OFFSET = 28;
+    /** {@link #isOwnerAlive}: a file whose start time is not known. */
+    static final long UNKNOWN_START = Long.MIN_VALUE;
+    /**
+     * How far a process's start, as the kernel gives it (in clock ticks, from the boot time), may
+     * lie after the start time its file records, which is written after the process started.
+     */
+    private static final long START_SLACK_MS = 1_000;
     /**
      * Counters one process holds at once: some 40 per publication or subscription (its own and its
      * device's), so an exchange in one process with 64 clients (two streams each, and the gateway's
@@ -105,7 +117,7 @@ public final class CountersFile
                 try
                 {
                     final long pid = Long.parseLong(name.substring(0, name.length() - SUFFIX.length()));
-                    if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true))
+                    if (pid != ProcessHandle.current().pid() && !isOwnerAlive(pid, startTimeOf(path)))
                     {
                         Files.deleteIfExists(path);
                     }
@@ -119,11 +131,62 @@ public final class CountersFile
     }
 
     /**
-     * The process's counters file in this directory, created on first use.
+     * @param pid             the pid a counters file names.
+     * @param fileStartMillis when the file was written (its header's start time), or
+     *                        {@link #UNKNOWN_START} when it cannot be read.
+     * @return whether that pid's process is alive and is the one that wrote the file: a pid the
+     *         kernel gave again since belongs to a process started after the file was written.
+     */
+    static boolean isOwnerAlive(final long pid, final long fileStartMillis)
+    {
+        final Optional<ProcessHandle> process = ProcessHandle.of(pid);
+        if (process.isEmpty() || !process.get().isAlive())
+        {
+            return false;
+        }
+        final Optional<Instant> started = process.get().info().startInstant();
+        return fileStartMillis == UNKNOWN_START || started.isEmpty() ||
+            started.get().toEpochMilli() <= fileStartMillis + START_SLACK_MS;
+    }
+
+    /** @return the start time a counters file's header gives, or {@link #UNKNOWN_START}. */
+    private static long startTimeOf(final Path file)
+    {
+        try (FileChannel channel = RegularFiles.openForReading(file))
+        {
+            final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.nativeOrder());
+            while (header.hasRemaining() && channel.read(header) > 0)
+            {
+                // a header is read whole, or the file is too short to judge
+            }
+            return !header.hasRemaining() && header.getLong(MAGIC_OFFSET) == MAGIC ?
+                header.getLong(START_TIME_OFFSET) : UNKNOWN_START;
+        }
+        catch (final IOException ex)
+        {
+            return UNKNOWN_START; // unreadable: judged by its pid alone
+        }
+    }
+
+    /**
+     * The process's counters file in this directory, created on first use. One directory is one
+     * file, however its path is spelled ({@code a/./b}, a link to it): two would truncate, and then
+     * delete, each other's.
      */
     static synchronized CountersFile acquire(final Path directory)
     {
-        final CountersFile countersFile = BY_DIRECTORY.computeIfAbsent(directory.toAbsolutePath(), CountersFile::new);
+        final Path real;
+        try
+        {
+            Files.createDirectories(directory);
+            real = directory.toRealPath();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create the counters directory " + directory + " (" +
+                MessagingContext.COUNTERS_DIR_PROP + ")", ex);
+        }
+        final CountersFile countersFile = BY_DIRECTORY.computeIfAbsent(real, CountersFile::new);
         countersFile.users++;
         return countersFile;
     }

@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -85,7 +86,15 @@ public final class RingWireStat
             {
                 Thread.sleep(intervalMs);
             }
-            print(directory, System.out);
+            try
+            {
+                print(directory, System.out);
+            }
+            catch (final IOException ex)
+            {
+                System.err.println("ringwire stat: cannot list " + directory + ": " + ex.getMessage());
+                System.exit(1);
+            }
         }
     }
 
@@ -155,11 +164,19 @@ public final class RingWireStat
                     return false;
                 }
                 pid = header.getInt(CountersFile.PID_OFFSET);
-                if (ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true))
+                startTime = header.getLong(CountersFile.START_TIME_OFFSET);
+                if (!CountersFile.isOwnerAlive(pid, startTime))
                 {
+                    return false; // its process ended (and the pid may have been given again since)
+                }
+                final int version = header.getInt(CountersFile.VERSION_OFFSET);
+                if (version != CountersFile.VERSION)
+                {
+                    out.println("process " + pid + ": " + file + " is a counters file of layout version " + version +
+                        "; this stat reads version " + CountersFile.VERSION + ": run the stat of that process's " +
+                        "RingWire");
                     return false;
                 }
-                startTime = header.getLong(CountersFile.START_TIME_OFFSET);
                 final int metadataLength = header.getInt(CountersFile.METADATA_LENGTH_OFFSET);
                 final int valuesLength = header.getInt(CountersFile.VALUES_LENGTH_OFFSET);
                 final long size = channel.size();
@@ -184,9 +201,16 @@ public final class RingWireStat
                 }
             }
         }
-        catch (final IOException ex)
+        catch (final NoSuchFileException | RegularFiles.NotRegularFileException ex)
         {
             return false; // the process ended meanwhile, or the name leads to no regular file
+        }
+        catch (final IOException ex)
+        {
+            // Permissions, most likely: the process may be running, so it is not passed over in silence.
+            out.println("  " + file + ": cannot read it (" + ex.getMessage() + "): run stat as the user " +
+                "the processes run as");
+            return false;
         }
         out.println("process " + pid + " (started " + Instant.ofEpochMilli(startTime) + ")");
         out.print(lines);

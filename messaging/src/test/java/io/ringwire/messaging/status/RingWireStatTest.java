@@ -135,6 +135,89 @@ class RingWireStatTest
     }
 
     @Test
+    void aFileOfAProcessThatDiedAndWhosePidWasGivenAgainIsNotShownAndIsRemovedByTheNextProcess() throws Exception
+    {
+        final Path counters = directory.resolve("reused");
+        Files.createDirectories(counters);
+        final Process other = new ProcessBuilder("sleep", "60").start();
+        try
+        {
+            // The pid is alive, but its process started after the file was written: not its writer.
+            final UnsafeBuffer stale = oneCounter(other.pid());
+            stale.putLong(CountersFile.START_TIME_OFFSET, 0);
+            final Path staleFile = counters.resolve(other.pid() + CountersFile.SUFFIX);
+            Files.write(staleFile, stale.byteArray());
+            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            assertEquals(0, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)));
+            assertFalse(bytes.toString(StandardCharsets.UTF_8).contains("process " + other.pid()),
+                bytes.toString(StandardCharsets.UTF_8));
+
+            // Written after it started: its own, and shown.
+            Files.write(staleFile, oneCounter(other.pid()).byteArray());
+            assertEquals(1, RingWireStat.print(counters, new PrintStream(OutputStream.nullOutputStream())));
+
+            stale.putLong(CountersFile.START_TIME_OFFSET, 0);
+            Files.write(staleFile, stale.byteArray());
+            CountersFile.release(CountersFile.acquire(counters));
+            assertFalse(Files.exists(staleFile), "the next process to use the directory removes it");
+        }
+        finally
+        {
+            other.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void aCountersFileOfAnotherLayoutVersionIsNamedAsSuchAndNotRead() throws Exception
+    {
+        final Path counters = directory.resolve("versions");
+        Files.createDirectories(counters);
+        final UnsafeBuffer later = oneCounter(ProcessHandle.current().pid());
+        later.putInt(CountersFile.VERSION_OFFSET, CountersFile.VERSION + 1);
+        Files.write(counters.resolve("1" + CountersFile.SUFFIX), later.byteArray());
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        assertEquals(0, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)));
+        final String report = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(report.contains("a counters file of layout version " + (CountersFile.VERSION + 1) +
+            "; this stat reads version " + CountersFile.VERSION), report);
+        assertFalse(report.contains("a counter" + System.lineSeparator()), "its counter is not read: " + report);
+    }
+
+    @Test
+    void oneDirectorySpelledTwoWaysIsOneCountersFile() throws Exception
+    {
+        final Path counters = directory.resolve("spelled");
+        final CountersFile plain = CountersFile.acquire(counters);
+        final CountersFile dotted = CountersFile.acquire(counters.resolve(".").resolve("..").resolve("spelled"));
+        try
+        {
+            assertTrue(plain == dotted, "one file, not two truncating each other");
+        }
+        finally
+        {
+            CountersFile.release(dotted);
+        }
+        assertTrue(Files.exists(counters.resolve(ProcessHandle.current().pid() + CountersFile.SUFFIX)),
+            "still held by the first");
+        CountersFile.release(plain);
+    }
+
+    @Test
+    void aCountersFileStatCannotReadIsNamedNotPassedOver() throws Exception
+    {
+        Assumptions.assumeFalse("root".equals(System.getProperty("user.name")), "root reads any file");
+        final Path counters = directory.resolve("unreadable");
+        Files.createDirectories(counters);
+        final Path file = counters.resolve(ProcessHandle.current().pid() + CountersFile.SUFFIX);
+        Files.write(file, oneCounter(ProcessHandle.current().pid()).byteArray());
+        Files.setPosixFilePermissions(file, java.util.Set.of());
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        assertEquals(0, RingWireStat.print(counters, new PrintStream(bytes, true, StandardCharsets.UTF_8)));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains(file + ": cannot read it"),
+            bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void aLiveProcesssCountersFileWhoseLengthsOrRecordsLieOutsideItIsReportedMalformedAndTheOthersStillShow()
         throws Exception
     {
@@ -347,6 +430,7 @@ class RingWireStatTest
     {
         final UnsafeBuffer file = new UnsafeBuffer(new byte[CountersFile.HEADER_LENGTH + 8192]);
         file.putLong(CountersFile.MAGIC_OFFSET, CountersFile.MAGIC);
+        file.putInt(CountersFile.VERSION_OFFSET, CountersFile.VERSION);
         file.putInt(CountersFile.PID_OFFSET, (int)pid);
         file.putLong(CountersFile.START_TIME_OFFSET, System.currentTimeMillis());
         file.putInt(CountersFile.METADATA_LENGTH_OFFSET, metadataLength);

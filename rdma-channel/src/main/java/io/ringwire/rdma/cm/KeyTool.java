@@ -2,6 +2,8 @@ package io.ringwire.rdma.cm;
 
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,6 +92,18 @@ public final class KeyTool
             {
                 err.println("ringwire keygen: " + ex.getMessage());
                 return 2;
+            }
+        }
+        for (final String name : names)
+        {
+            final Path existing = directory.resolve(name + KeyFiles.IDENTITY_SUFFIX);
+            if (Files.exists(existing, LinkOption.NOFOLLOW_LINKS))
+            {
+                // Every peer trusting the old public key would refuse the new one, and the old
+                // private key would be gone: replacing an identity is a deliberate act.
+                err.println("ringwire keygen: " + existing + " exists already; keygen never replaces an identity " +
+                    "(delete its .key and .pub first to make a new one, and hand the new .pub to its peers)");
+                return 1;
             }
         }
         try

@@ -149,5 +149,12 @@ class IdentityTest
         assertEquals(2, KeyTool.run(new String[]{ "bad name" }, new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("not allowed"), err.toString(StandardCharsets.UTF_8));
+        final String engineKey = Files.readString(directory.resolve("engine-1.key"));
+        assertEquals(1, KeyTool.run(new String[]{ "--dir", directory.toString(), "other", "engine-1" },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("engine-1.key exists already"),
+            err.toString(StandardCharsets.UTF_8));
+        assertEquals(engineKey, Files.readString(directory.resolve("engine-1.key")), "the identity is kept");
+        assertFalse(Files.exists(directory.resolve("other.key")), "nothing is written when one name is refused");
     }
 }
