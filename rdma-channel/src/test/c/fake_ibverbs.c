@@ -137,6 +137,10 @@ uint32_t fake_last_imm_host_order(void) { return last_imm_host_order; }
 static int stale_qp_calls;
 int fake_stale_qp_calls(void) { return stale_qp_calls; }
 
+/* Completion queues created and not yet destroyed: a CQ the provider forgot stays counted. */
+static int live_cqs;
+int fake_live_cqs(void) { return live_cqs; }
+
 /* Under the NIC lock: whether ibqp is a live queue pair (compares pointers only). */
 static int live_qp(const struct ibv_qp *ibqp)
 {
@@ -628,6 +632,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
     cq->cq.cqe = cqe;
     cq->capacity = cqe;
     cq->ring = calloc((size_t)cqe, sizeof *cq->ring);
+    live_cqs++;
     return &cq->cq;
 }
 
@@ -638,6 +643,7 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
         return EBUSY;
     free(cq->ring);
     free(cq);
+    live_cqs--;
     return 0;
 }
 

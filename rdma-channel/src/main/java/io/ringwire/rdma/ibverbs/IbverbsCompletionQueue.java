@@ -237,23 +237,28 @@ final class IbverbsCompletionQueue implements CompletionQueue
         {
             return;
         }
-        closed = true;
-        cachedQueuePair = null;
-        cachedQueuePairNumber = -1;
-        device.forget(this);
         try
         {
             device.verbs().destroyCq(cq);
         }
         catch (final VerbsCallException ex)
         {
+            // Still open and still the device's (EBUSY: a queue pair uses it): it goes on polling,
+            // and closes once its queue pairs are closed.
             throw new RdmaException("ibv_destroy_cq on " + device.name() + ": " + ex.getMessage() +
-                " (close the queue pairs using it first)", ex);
+                " (close the queue pairs using it first, then close it again)", ex);
         }
-        finally
-        {
-            arena.close();
-        }
+        closed = true;
+        cachedQueuePair = null;
+        cachedQueuePairNumber = -1;
+        device.forget(this);
+        arena.close();
+    }
+
+    /** @return whether it is closed: its {@code struct ibv_cq} is freed and must reach no verb. */
+    boolean isClosed()
+    {
+        return closed;
     }
 
     @Override

@@ -155,6 +155,10 @@ final class IbverbsProtectionDomain implements ProtectionDomain
             throw new IllegalArgumentException("the completion queue must come from this ibverbs device (" +
                 device.name() + "): " + queue);
         }
+        if (ibverbs.isClosed())
+        {
+            throw new IllegalStateException("the completion queue is closed: its ibv_cq is freed (" + queue + ")");
+        }
         return ibverbs;
     }
 

@@ -51,6 +51,7 @@ final class FakeVerbs
     private static MethodHandle qpDgid;
     private static MethodHandle lastImmediate;
     private static MethodHandle staleQueuePairCalls;
+    private static MethodHandle liveCompletionQueues;
 
     private FakeVerbs()
     {
@@ -81,6 +82,8 @@ final class FakeVerbs
             lastImmediate = linker.downcallHandle(lookup.find("fake_last_imm_host_order").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT));
             staleQueuePairCalls = linker.downcallHandle(lookup.find("fake_stale_qp_calls").orElseThrow(),
+                FunctionDescriptor.of(JAVA_INT));
+            liveCompletionQueues = linker.downcallHandle(lookup.find("fake_live_cqs").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT));
             library = built;
         }
@@ -143,6 +146,15 @@ final class FakeVerbs
     {
         library();
         return (int)staleQueuePairCalls.invokeExact();
+    }
+
+    /**
+     * @return completion queues the fake driver created and has not destroyed.
+     */
+    static int liveCompletionQueues() throws Throwable
+    {
+        library();
+        return (int)liveCompletionQueues.invokeExact();
     }
 
     /**

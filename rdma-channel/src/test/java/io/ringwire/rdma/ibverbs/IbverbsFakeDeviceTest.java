@@ -280,6 +280,30 @@ class IbverbsFakeDeviceTest
     }
 
     @Test
+    void aClosedCompletionQueueIsRefusedForANewQueuePairRatherThanHandedToTheDriver()
+    {
+        final CompletionQueue closed = device.createCompletionQueue(16);
+        closed.close();
+        assertThrows(IllegalStateException.class,
+            () -> domain.createQueuePair(new QueuePairConfig(closed, completionQueue, 16, 16, 0)));
+        assertThrows(IllegalStateException.class,
+            () -> domain.createQueuePair(new QueuePairConfig(completionQueue, closed, 16, 16, 0)));
+    }
+
+    @Test
+    void aCompletionQueueAQueuePairUsesRefusesToCloseAndClosesOnceThatQueuePairIs() throws Throwable
+    {
+        final int before = FakeVerbs.liveCompletionQueues();
+        final CompletionQueue used = device.createCompletionQueue(16);
+        final QueuePair user = domain.createQueuePair(new QueuePairConfig(used, used, 16, 16, 0));
+        assertThrows(RdmaException.class, used::close, "EBUSY from the driver");
+        assertEquals(0, used.poll((id, opcode, status, length, imm, qpn) -> { }, 8), "still open: it polls");
+        user.close();
+        used.close();
+        assertEquals(before, FakeVerbs.liveCompletionQueues(), "destroyed once its queue pair was gone");
+    }
+
+    @Test
     void aClosedRegionsBufferPointsAtNothingSoAStaleWriteFailsRatherThanLandInFreedMemory()
     {
         final MemoryRegion doomed = domain.allocateRegion(4096, Access.LOCAL_WRITE);
