@@ -13,7 +13,6 @@ import io.ringwire.exchange.node.MarketDataNode;
 import io.ringwire.exchange.node.RunFlag;
 import io.ringwire.messaging.Agents;
 import io.ringwire.messaging.MessagingContext;
-import org.agrona.CloseHelper;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -174,10 +173,7 @@ public final class RoleMain
         }
         finally
         {
-            for (int i = closeables.size() - 1; i >= 0; i--)
-            {
-                CloseHelper.quietClose(closeables.get(i));
-            }
+            closeAll(closeables, failures);
             out.println("DONE");
             out.flush();
             stdin.interrupt();
@@ -193,6 +189,25 @@ public final class RoleMain
         }
         // After the closes: what their agents threw meanwhile (a helper's last work, say) counts too.
         return failures.exitCode(code);
+    }
+
+    /**
+     * Closes what a role opened, last opened first, each whatever the ones before threw; a close
+     * that throws is a failure of the role (its exit code says so), not passed over.
+     */
+    static void closeAll(final List<AutoCloseable> closeables, final RoleFailures failures)
+    {
+        for (int i = closeables.size() - 1; i >= 0; i--)
+        {
+            try
+            {
+                closeables.get(i).close();
+            }
+            catch (final Exception ex)
+            {
+                failures.onError(ex);
+            }
+        }
     }
 
     /** The role's messaging: its identities and the keys it accepts, its cores and shm directory. */
@@ -218,8 +233,21 @@ public final class RoleMain
         final RoleFailures failures)
         throws InterruptedException
     {
+        final EngineNode[] built = new EngineNode[1];
+        final boolean[] reported = new boolean[1];
+        // Closed last, once the engine's helpers have stopped: a helper that fails in its last work,
+        // after the REPORT below, fails the role too.
+        closeables.add(() ->
+        {
+            if (null != built[0] && !reported[0] && null != built[0].backgroundFailure())
+            {
+                throw new IllegalStateException("a helper of the engine failed as it stopped: " +
+                    built[0].backgroundFailure());
+            }
+        });
         final EngineNode engine = add(closeables, new EngineNode(context, config.layout(), config.journal(),
             config.engine(), running, EngineNode.JOURNAL_SEGMENT, config.engineThreads()));
+        built[0] = engine;
         connect(engine::isConnected, engine, "engine", stop);
         engine.open();
         final Agents.RunningAgent agent = add(closeables, Agents.start(context, engine, failures));
@@ -255,7 +283,8 @@ public final class RoleMain
             " digestWritesDropped=" + engine.digestWritesDropped() +
             resting.entrySet().stream().map(entry -> " " + entry.getKey() + "=" + entry.getValue())
                 .reduce("", String::concat));
-        return null == engine.backgroundFailure() ? 0 : 1; // a helper's failure is the role's
+        reported[0] = null != engine.backgroundFailure();
+        return reported[0] ? 1 : 0; // a helper's failure is the role's
     }
 
     private static int runGateway(final MessagingContext context, final RoleConfig config, final RunFlag running,

@@ -598,9 +598,16 @@ public final class EngineNode implements Agent, AutoCloseable
         {
             helpers.settleDigest(engine); // the engine's close reports the final digest to its listener
         }
-        helpers.stop();
-        CloseHelper.quietCloseAll(engine, requests, reports.publication(), feed.publication());
-        engine = null;
+        try
+        {
+            helpers.stop();
+        }
+        finally
+        {
+            // Whatever a helper's stop threw, the journal's lock and the publications are let go.
+            CloseHelper.quietCloseAll(engine, requests, reports.publication(), feed.publication());
+            engine = null;
+        }
     }
 
     /**
