@@ -6,6 +6,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The counters of one publication or subscription in the process's {@link CountersFile}: each
@@ -30,6 +31,33 @@ final class CounterSet implements AutoCloseable
     {
         this.file = CountersFile.acquire(context.countersDirectory());
         this.prefix = role + " stream=" + streamId + " " + channel.provider() + " " + channel.get("endpoint") + ": ";
+    }
+
+    /**
+     * Builds an owner's counters on a new set: a set whose counters cannot all be taken (a full
+     * counters file) is freed, not left holding the ones it took.
+     *
+     * @param context  the owner's context (its counters directory).
+     * @param channel  the owner's channel (its provider and endpoint label the counters).
+     * @param role     "pub" or "sub".
+     * @param streamId the owner's stream.
+     * @param build    takes the set and allocates the owner's counters on it.
+     * @param <T>      the owner's counters.
+     * @return what {@code build} made.
+     */
+    static <T> T build(final MessagingContext context, final ChannelUri channel, final String role,
+        final int streamId, final Function<CounterSet, T> build)
+    {
+        final CounterSet set = new CounterSet(context, channel, role, streamId);
+        try
+        {
+            return build.apply(set);
+        }
+        catch (final RuntimeException ex)
+        {
+            set.close();
+            throw ex;
+        }
     }
 
     /**

@@ -78,16 +78,7 @@ public final class PublicationCounters implements AutoCloseable
     public static PublicationCounters create(final MessagingContext context, final ChannelUri channel,
         final int streamId, final DeviceCounters device)
     {
-        final CounterSet set = new CounterSet(context, channel, "pub", streamId);
-        try
-        {
-            return new PublicationCounters(set, device);
-        }
-        catch (final RuntimeException ex)
-        {
-            set.close(); // a full counters file: the counters taken so far are freed, not held for good
-            throw ex;
-        }
+        return CounterSet.build(context, channel, "pub", streamId, set -> new PublicationCounters(set, device));
     }
 
     /** Frees the counters (control path). */

@@ -84,16 +84,7 @@ public final class SubscriptionCounters implements AutoCloseable
     public static SubscriptionCounters create(final MessagingContext context, final ChannelUri channel,
         final int streamId, final DeviceCounters device)
     {
-        final CounterSet set = new CounterSet(context, channel, "sub", streamId);
-        try
-        {
-            return new SubscriptionCounters(set, device);
-        }
-        catch (final RuntimeException ex)
-        {
-            set.close(); // a full counters file: the counters taken so far are freed, not held for good
-            throw ex;
-        }
+        return CounterSet.build(context, channel, "sub", streamId, set -> new SubscriptionCounters(set, device));
     }
 
     /** Frees the counters (control path). */

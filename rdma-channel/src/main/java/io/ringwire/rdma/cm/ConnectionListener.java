@@ -262,30 +262,32 @@ public final class ConnectionListener implements AutoCloseable
     {
         final InetAddress source = socket.getInetAddress();
         final int outcome = slots.take(source, this::evict);
-        if (outcome == HandshakeSlots.AT_CAPACITY)
+        if (outcome != HandshakeSlots.TAKEN)
         {
-            counters.incrementRefusedAtCapacity();
+            final String why;
+            switch (outcome)
+            {
+                case HandshakeSlots.AT_CAPACITY ->
+                {
+                    counters.incrementRefusedAtCapacity();
+                    why = config.maxPendingHandshakes() + " handshakes are already pending (" +
+                        ConnectionManagerConfig.MAX_PENDING_PROP + "); accept requests faster or raise the limit";
+                }
+                case HandshakeSlots.AT_SOURCE_LIMIT ->
+                {
+                    counters.incrementRefusedPerSource();
+                    why = "that address already holds " + config.maxPendingPerSource() + " pending handshakes (" +
+                        ConnectionManagerConfig.MAX_PENDING_PER_SOURCE_PROP + ")";
+                }
+                default ->
+                {
+                    counters.incrementRefusedSourceRate();
+                    why = "that address opened " + config.challengesPerSource() + " in the last second (" +
+                        ConnectionManagerConfig.CHALLENGES_PER_SOURCE_PROP + ")";
+                }
+            }
             refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
-                "from " + source.getHostAddress() + ": " + config.maxPendingHandshakes() + " handshakes are already " +
-                "pending (" + ConnectionManagerConfig.MAX_PENDING_PROP + "); accept requests faster or raise the limit");
-            ConnectionManager.closeQuietly(socket);
-            return;
-        }
-        if (outcome == HandshakeSlots.AT_SOURCE_LIMIT)
-        {
-            counters.incrementRefusedPerSource();
-            refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
-                "from " + source.getHostAddress() + ": that address already holds " + config.maxPendingPerSource() +
-                " pending handshakes (" + ConnectionManagerConfig.MAX_PENDING_PER_SOURCE_PROP + ")");
-            ConnectionManager.closeQuietly(socket);
-            return;
-        }
-        if (outcome == HandshakeSlots.AT_SOURCE_RATE)
-        {
-            counters.incrementRefusedSourceRate();
-            refusalLog.warn(source, "connection listener on " + localAddress + " refused management connections " +
-                "from " + source.getHostAddress() + ": that address opened " + config.challengesPerSource() +
-                " in the last second (" + ConnectionManagerConfig.CHALLENGES_PER_SOURCE_PROP + ")");
+                "from " + source.getHostAddress() + ": " + why);
             ConnectionManager.closeQuietly(socket);
             return;
         }
