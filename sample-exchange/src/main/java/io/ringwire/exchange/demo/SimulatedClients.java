@@ -1,14 +1,9 @@
 package io.ringwire.exchange.demo;
 
-import io.ringwire.codecs.trading.CancelOrderEncoder;
 import io.ringwire.codecs.trading.HeartbeatEncoder;
 import io.ringwire.codecs.trading.LogonEncoder;
 import io.ringwire.codecs.trading.LogoutEncoder;
-import io.ringwire.codecs.trading.MassCancelEncoder;
-import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
-import io.ringwire.codecs.trading.NewOrderEncoder;
-import io.ringwire.codecs.trading.ReplaceOrderEncoder;
 import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.flow.OrderFlow;
 import io.ringwire.exchange.gateway.Gateway;
@@ -140,12 +135,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
     private final ReplyReader replyReader;
     private final long intervalNs;
     private final long heartbeatNs;
-    private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
+    private final RequestStamps stamps = new RequestStamps();
     private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
-    private final NewOrderEncoder newOrder = new NewOrderEncoder();
-    private final CancelOrderEncoder cancel = new CancelOrderEncoder();
-    private final ReplaceOrderEncoder replace = new ReplaceOrderEncoder();
-    private final MassCancelEncoder massCancel = new MassCancelEncoder();
     private final HeartbeatEncoder heartbeat = new HeartbeatEncoder();
     private final LogoutEncoder logout = new LogoutEncoder();
     /** When a duty cycle last ran, 0 before the first. */
@@ -383,6 +374,8 @@ public final class SimulatedClients implements Agent, AutoCloseable
         if (client.heldLength > 0)
         {
             final long sendNs = System.nanoTime();
+            // Stamped as it goes: its wait behind the gateway is the due time's, not the network's.
+            stamps.stamp(client.held, sendNs);
             final int result = isHeld(nowNs, sendNs) ? Outbound.RETRY :
                 client.out.trySend(client.held, 0, client.heldLength);
             if (result == Outbound.RETRY)
@@ -397,7 +390,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
             }
             else
             {
-                counters.incrementAndGet(UNSENT);
+                unsent(client, client.held);
             }
         }
         while (sent < MAX_BURST && nowNs - client.nextDueNs >= 0)
@@ -406,7 +399,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
             client.nextDueNs += intervalNs;
             final int length = client.flow.next(scratch, 0);
             final long sendNs = System.nanoTime();
-            final long clientOrderId = stamp(sendNs);
+            final long clientOrderId = stamps.stamp(scratch, sendNs);
             // Held mid-burst past the heartbeats (the check at the cycle's start could not see it):
             // the session is gone, so this one waits for the next logon like one the gateway was
             // too far behind to take.
@@ -422,7 +415,7 @@ public final class SimulatedClients implements Agent, AutoCloseable
             }
             if (result == Outbound.DROPPED)
             {
-                counters.incrementAndGet(UNSENT);
+                unsent(client, scratch);
                 continue;
             }
             sent(client, clientOrderId, sendNs, due);
@@ -433,6 +426,21 @@ public final class SimulatedClients implements Agent, AutoCloseable
             heartbeatIfIdle(client, nowNs);
         }
         return sent;
+    }
+
+    /**
+     * A request dropped unsent (the gateway's connection gone): counted, and the order it would
+     * have placed forgotten by the flow, which took it as live when it drew it, so that no later
+     * cancel or replace aims at an order the engine never saw.
+     */
+    private void unsent(final SimulatedClient client, final UnsafeBuffer request)
+    {
+        counters.incrementAndGet(UNSENT);
+        final long unplaced = stamps.unplacedId(request);
+        if (0 != unplaced)
+        {
+            client.flow.ended(unplaced);
+        }
     }
 
     /** A client keeps its session alive while it has nothing to send, stopped or not. */
@@ -474,34 +482,6 @@ public final class SimulatedClients implements Agent, AutoCloseable
             }
             counters.lazySet(NEW_ORDERS, counters.get(NEW_ORDERS) + 1);
         }
-    }
-
-    /**
-     * Stamps the request in {@link #scratch} with its real sending time (the flow's own clock is a
-     * replayable fiction).
-     *
-     * @return the client order id of a new order (which waits for its acknowledgement), else 0.
-     */
-    private long stamp(final long sendNs)
-    {
-        final long sendingTime = ExchangeClock.fromMonotonic(sendNs);
-        headerDecoder.wrap(scratch, 0);
-        final int body = MessageHeaderDecoder.ENCODED_LENGTH;
-        switch (headerDecoder.templateId())
-        {
-            case NewOrderEncoder.TEMPLATE_ID ->
-            {
-                newOrder.wrap(scratch, body).sendingTime(sendingTime);
-                return scratch.getLong(body + NewOrderEncoder.clientOrderIdEncodingOffset(), NewOrderEncoder.BYTE_ORDER);
-            }
-            case CancelOrderEncoder.TEMPLATE_ID -> cancel.wrap(scratch, body).sendingTime(sendingTime);
-            case ReplaceOrderEncoder.TEMPLATE_ID -> replace.wrap(scratch, body).sendingTime(sendingTime);
-            case MassCancelEncoder.TEMPLATE_ID -> massCancel.wrap(scratch, body).sendingTime(sendingTime);
-            default ->
-            {
-            }
-        }
-        return 0;
     }
 
     /** @return the counters, indexed by this class's constants. */
