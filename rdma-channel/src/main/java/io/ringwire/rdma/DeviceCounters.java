@@ -67,7 +67,8 @@ public final class DeviceCounters
     public static final int ACKNOWLEDGEMENTS_SENT = 22;
     /**
      * ACKs and NAKs dropped for a PSN outside the requester's outstanding window, as the IBA's
-     * requester (and rxe's completer) treats them: stale duplicates, or forged.
+     * requester (and rxe's completer) treats them: stale duplicates, or forged; on shm, also a
+     * failure status in the peer's ring that no responder writes (the SEND completes in error).
      */
     public static final int GHOST_ACKNOWLEDGEMENTS = 23;
     /**

@@ -1,6 +1,7 @@
 package io.ringwire.messaging.status;
 
 import io.ringwire.messaging.MessagingContext;
+import io.ringwire.rdma.host.ProcessIdentity;
 import io.ringwire.rdma.host.RegularFiles;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -16,10 +17,8 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * A process's counters in a memory-mapped file, {@code <dir>/<pid>.counters}, laid out as agrona's
@@ -46,13 +45,11 @@ public final class CountersFile
     static final int START_TIME_OFFSET = 16;
     static final int METADATA_LENGTH_OFFSET = 24;
     static final int VALUES_LENGTH_OFFSET = 28;
-    /** {@link #isOwnerAlive}: a file whose start time is not known. */
-    static final long UNKNOWN_START = Long.MIN_VALUE;
     /**
-     * How far a process's start, as the kernel gives it (in clock ticks, from the boot time), may
-     * lie after the start time its file records, which is written after the process started.
+     * The owner's start in clock ticks since boot ({@link ProcessIdentity#startTime}), which names
+     * it with its pid; 0 where unknown, and the pid alone then names it.
      */
-    private static final long START_SLACK_MS = 1_000;
+    static final int OWNER_START_TICKS_OFFSET = 32;
     /**
      * Counters one process holds at once: some 40 per publication or subscription (its own and its
      * device's), so an exchange in one process with 64 clients (two streams each, and the gateway's
@@ -96,6 +93,7 @@ public final class CountersFile
         header.putInt(VERSION_OFFSET, VERSION);
         header.putInt(PID_OFFSET, (int)ProcessHandle.current().pid());
         header.putLong(START_TIME_OFFSET, System.currentTimeMillis());
+        header.putLong(OWNER_START_TICKS_OFFSET, ProcessIdentity.startTime(ProcessHandle.current().pid()));
         header.putInt(METADATA_LENGTH_OFFSET, METADATA_LENGTH);
         header.putInt(VALUES_LENGTH_OFFSET, VALUES_LENGTH);
         manager = new CountersManager(new UnsafeBuffer(mapped, HEADER_LENGTH, METADATA_LENGTH),
@@ -117,7 +115,7 @@ public final class CountersFile
                 try
                 {
                     final long pid = Long.parseLong(name.substring(0, name.length() - SUFFIX.length()));
-                    if (pid != ProcessHandle.current().pid() && !isOwnerAlive(pid, startTimeOf(path)))
+                    if (pid != ProcessHandle.current().pid() && !isOwnerAlive(pid, startTicksOf(path)))
                     {
                         Files.deleteIfExists(path);
                     }
@@ -131,26 +129,19 @@ public final class CountersFile
     }
 
     /**
-     * @param pid             the pid a counters file names.
-     * @param fileStartMillis when the file was written (its header's start time), or
-     *                        {@link #UNKNOWN_START} when it cannot be read.
+     * @param pid        the pid a counters file names.
+     * @param startTicks the start its header gives ({@link #OWNER_START_TICKS_OFFSET}), or
+     *                   {@link ProcessIdentity#UNKNOWN_START_TIME}.
      * @return whether that pid's process is alive and is the one that wrote the file: a pid the
-     *         kernel gave again since belongs to a process started after the file was written.
+     *         kernel gave again since names a process with another start.
      */
-    static boolean isOwnerAlive(final long pid, final long fileStartMillis)
+    static boolean isOwnerAlive(final long pid, final long startTicks)
     {
-        final Optional<ProcessHandle> process = ProcessHandle.of(pid);
-        if (process.isEmpty() || !process.get().isAlive())
-        {
-            return false;
-        }
-        final Optional<Instant> started = process.get().info().startInstant();
-        return fileStartMillis == UNKNOWN_START || started.isEmpty() ||
-            started.get().toEpochMilli() <= fileStartMillis + START_SLACK_MS;
+        return ProcessIdentity.isAlive(pid, startTicks);
     }
 
-    /** @return the start time a counters file's header gives, or {@link #UNKNOWN_START}. */
-    private static long startTimeOf(final Path file)
+    /** @return the owner's start a counters file's header gives, or {@link ProcessIdentity#UNKNOWN_START_TIME}. */
+    private static long startTicksOf(final Path file)
     {
         try (FileChannel channel = RegularFiles.openForReading(file))
         {
@@ -160,11 +151,11 @@ public final class CountersFile
                 // a header is read whole, or the file is too short to judge
             }
             return !header.hasRemaining() && header.getLong(MAGIC_OFFSET) == MAGIC ?
-                header.getLong(START_TIME_OFFSET) : UNKNOWN_START;
+                header.getLong(OWNER_START_TICKS_OFFSET) : ProcessIdentity.UNKNOWN_START_TIME;
         }
         catch (final IOException ex)
         {
-            return UNKNOWN_START; // unreadable: judged by its pid alone
+            return ProcessIdentity.UNKNOWN_START_TIME; // unreadable: judged by its pid alone
         }
     }
 

@@ -165,7 +165,7 @@ public final class RingWireStat
                 }
                 pid = header.getInt(CountersFile.PID_OFFSET);
                 startTime = header.getLong(CountersFile.START_TIME_OFFSET);
-                if (!CountersFile.isOwnerAlive(pid, startTime))
+                if (!CountersFile.isOwnerAlive(pid, header.getLong(CountersFile.OWNER_START_TICKS_OFFSET)))
                 {
                     return false; // its process ended (and the pid may have been given again since)
                 }

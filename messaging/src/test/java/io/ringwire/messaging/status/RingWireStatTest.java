@@ -4,6 +4,7 @@ import io.ringwire.messaging.FragmentAssembler;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
+import io.ringwire.rdma.host.ProcessIdentity;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Assumptions;
@@ -137,14 +138,17 @@ class RingWireStatTest
     @Test
     void aFileOfAProcessThatDiedAndWhosePidWasGivenAgainIsNotShownAndIsRemovedByTheNextProcess() throws Exception
     {
+        Assumptions.assumeTrue(ProcessIdentity.startTime(ProcessHandle.current().pid()) !=
+            ProcessIdentity.UNKNOWN_START_TIME, "needs /proc");
         final Path counters = directory.resolve("reused");
         Files.createDirectories(counters);
         final Process other = new ProcessBuilder("sleep", "60").start();
         try
         {
-            // The pid is alive, but its process started after the file was written: not its writer.
+            // The pid is alive, but its process started at another time than the file's writer.
+            final long otherStart = ProcessIdentity.startTime(other.pid());
             final UnsafeBuffer stale = oneCounter(other.pid());
-            stale.putLong(CountersFile.START_TIME_OFFSET, 0);
+            stale.putLong(CountersFile.OWNER_START_TICKS_OFFSET, otherStart - 1);
             final Path staleFile = counters.resolve(other.pid() + CountersFile.SUFFIX);
             Files.write(staleFile, stale.byteArray());
             final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -152,11 +156,12 @@ class RingWireStatTest
             assertFalse(bytes.toString(StandardCharsets.UTF_8).contains("process " + other.pid()),
                 bytes.toString(StandardCharsets.UTF_8));
 
-            // Written after it started: its own, and shown.
-            Files.write(staleFile, oneCounter(other.pid()).byteArray());
+            // Written by it: its own, and shown.
+            final UnsafeBuffer own = oneCounter(other.pid());
+            own.putLong(CountersFile.OWNER_START_TICKS_OFFSET, otherStart);
+            Files.write(staleFile, own.byteArray());
             assertEquals(1, RingWireStat.print(counters, new PrintStream(OutputStream.nullOutputStream())));
 
-            stale.putLong(CountersFile.START_TIME_OFFSET, 0);
             Files.write(staleFile, stale.byteArray());
             CountersFile.release(CountersFile.acquire(counters));
             assertFalse(Files.exists(staleFile), "the next process to use the directory removes it");

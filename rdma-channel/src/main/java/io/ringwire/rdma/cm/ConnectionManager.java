@@ -245,7 +245,9 @@ public final class ConnectionManager
                 "reset the management connection (" + ex.getMessage() + ")";
             throw new RdmaException(peer + " " + what + " before sending its CHALLENGE (step CHALLENGE): the " +
                 "listener may be at its limit of pending handshakes (" + ConnectionManagerConfig.MAX_PENDING_PROP +
-                ", " + ConnectionManagerConfig.MAX_PENDING_PER_SOURCE_PROP + ") or shutting down" + leftInInit, ex);
+                ", " + ConnectionManagerConfig.MAX_PENDING_PER_SOURCE_PROP + ") or of connections a second from " +
+                "this address (" + ConnectionManagerConfig.CHALLENGES_PER_SOURCE_PROP + "), or shutting down" +
+                leftInInit, ex);
         }
         catch (final ProtocolViolationException ex)
         {

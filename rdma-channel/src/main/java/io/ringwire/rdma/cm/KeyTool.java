@@ -14,7 +14,8 @@ import java.util.List;
  * (for every endpoint that is to accept it) into the directory, and prints each public key's
  * fingerprint.
  *
- * <p>Exit codes: 0 done, 1 a file could not be written, 2 bad command line.
+ * <p>Exit codes: 0 done, 1 an identity of that name exists already (never replaced) or a file could
+ * not be written, 2 bad command line.
  */
 public final class KeyTool
 {
@@ -23,7 +24,8 @@ public final class KeyTool
 
         Makes a RingWire identity per NAME (Ed25519): NAME.key, the identity, readable only by its owner
         (the process that proves it reads it), and NAME.pub, its public key (every endpoint that is to
-        accept NAME holds it). Default directory: the current one. Names: %s.
+        accept NAME holds it). An identity that exists (NAME.key or NAME.pub) is never replaced.
+        Default directory: the current one. Names: %s.
         """.formatted(Identity.NAME_RULE);
 
     private KeyTool()
@@ -96,11 +98,14 @@ public final class KeyTool
         }
         for (final String name : names)
         {
-            final Path existing = directory.resolve(name + KeyFiles.IDENTITY_SUFFIX);
+            final Path key = directory.resolve(name + KeyFiles.IDENTITY_SUFFIX);
+            final Path existing = Files.exists(key, LinkOption.NOFOLLOW_LINKS) ? key :
+                directory.resolve(name + KeyFiles.PUBLIC_SUFFIX);
             if (Files.exists(existing, LinkOption.NOFOLLOW_LINKS))
             {
                 // Every peer trusting the old public key would refuse the new one, and the old
-                // private key would be gone: replacing an identity is a deliberate act.
+                // private key would be gone (or the .pub is a peer's trusted key, kept beside it):
+                // replacing an identity is a deliberate act.
                 err.println("ringwire keygen: " + existing + " exists already; keygen never replaces an identity " +
                     "(delete its .key and .pub first to make a new one, and hand the new .pub to its peers)");
                 return 1;

@@ -248,6 +248,21 @@ final class IbverbsCompletionQueue implements CompletionQueue
             throw new RdmaException("ibv_destroy_cq on " + device.name() + ": " + ex.getMessage() +
                 " (close the queue pairs using it first, then close it again)", ex);
         }
+        release();
+    }
+
+    /** Its device closed while the driver still held it: closed here without a verb, which the context took. */
+    void abandon()
+    {
+        if (!closed)
+        {
+            release();
+        }
+    }
+
+    /** Its {@code struct ibv_cq} is gone: it polls nothing and is no longer the device's. */
+    private void release()
+    {
         closed = true;
         cachedQueuePair = null;
         cachedQueuePairNumber = -1;

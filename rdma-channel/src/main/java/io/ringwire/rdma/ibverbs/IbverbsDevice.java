@@ -471,8 +471,15 @@ final class IbverbsDevice implements Device
             return;
         }
         closed = true;
-        Closer.throwIfAny(Closer.closeParent(domains, completionQueues, () -> verbs.closeDevice(context),
-            "ibv_close_device(" + name + ")", ""));
+        final RuntimeException failure = Closer.closeParent(domains, completionQueues, () -> verbs.closeDevice(context),
+            "ibv_close_device(" + name + ")", "");
+        // A completion queue the driver would not destroy (a queue pair whose destroy failed still
+        // used it) went with the context: from now on it reaches no verb.
+        for (final IbverbsCompletionQueue queue : List.copyOf(completionQueues))
+        {
+            queue.abandon();
+        }
+        Closer.throwIfAny(failure);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.ringwire.rdma.ProtectionDomain;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.host.ProcessIdentity;
 import io.ringwire.rdma.soft.SoftDevice;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -72,7 +73,8 @@ public final class ShmDevice extends SoftDevice
         this.shmAddress = shmAddress;
         this.address = shmAddress.format();
         this.control = control;
-        this.regionTable = new ShmRegionTable(control.regionTableBuffer(REGION_TABLE_CAPACITY), REGION_TABLE_CAPACITY, true);
+        this.regionTable = new ShmRegionTable(control.regionTableBuffer(REGION_TABLE_CAPACITY), REGION_TABLE_CAPACITY,
+            true);
     }
 
     /**
@@ -105,7 +107,7 @@ public final class ShmDevice extends SoftDevice
         config.peerTimeoutNs(); // fails fast, naming the fix, when the configuration is not concluded
         final int deviceId = NEXT_DEVICE_ID.getAndIncrement();
         final Path directory = config.shmDirectory().toAbsolutePath().normalize();
-        final long pid = ShmProcesses.currentPid();
+        final long pid = ProcessIdentity.currentPid();
         ShmFiles.createDirectory(directory);
         sweepStaleFiles(directory, pid);
         final ShmAddress shmAddress = new ShmAddress(directory, pid, deviceId);
@@ -116,7 +118,7 @@ public final class ShmDevice extends SoftDevice
         final ShmDeviceControl control = new ShmDeviceControl(new UnsafeBuffer(controlMapping));
         try
         {
-            control.initialise(pid, ShmProcesses.startTime(pid), deviceId, REGION_TABLE_CAPACITY, System.nanoTime());
+            control.initialise(pid, ProcessIdentity.startTime(pid), deviceId, REGION_TABLE_CAPACITY, System.nanoTime());
             return new ShmDevice(config, settings, shmAddress, control);
         }
         catch (final RuntimeException | Error ex)

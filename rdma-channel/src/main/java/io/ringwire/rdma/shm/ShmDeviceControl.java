@@ -1,6 +1,7 @@
 package io.ringwire.rdma.shm;
 
 import io.ringwire.rdma.DeviceCounters;
+import io.ringwire.rdma.host.ProcessIdentity;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -69,6 +70,8 @@ final class ShmDeviceControl
     static final int OWNER_START_TIME_OFFSET = 24;
     static final int DEVICE_ID_OFFSET = 32;
     static final int REGION_TABLE_CAPACITY_OFFSET = 36;
+    /** The most region table slots a peer's control file may claim: the file is mapped whole. */
+    static final int MAX_REGION_TABLE_CAPACITY = 1 << 20;
     static final int HEARTBEAT_OFFSET = 64;
     static final int COUNTERS_OFFSET = 128;
     static final int REGION_TABLE_OFFSET = BitUtil.align(
@@ -92,9 +95,6 @@ final class ShmDeviceControl
     {
         return REGION_TABLE_OFFSET + regionTableCapacity * ShmRegionTable.SLOT_LENGTH;
     }
-
-    /** The most region table slots a peer's control file may claim: the file is mapped whole. */
-    static final int MAX_REGION_TABLE_CAPACITY = 1 << 20;
 
     /**
      * Fills in a new, zero-filled control file and then marks it open. Owner's control thread.
@@ -185,7 +185,7 @@ final class ShmDeviceControl
     }
 
     /**
-     * @return the owner's start time, as {@link ShmProcesses#startTime} read it: with the pid, it
+     * @return the owner's start time, as {@link ProcessIdentity#startTime} read it: with the pid, it
      *         tells the owner from a later process that reuses its pid.
      */
     long ownerStartTime()

@@ -3,6 +3,7 @@ package io.ringwire.rdma.shm;
 import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
+import io.ringwire.rdma.host.ProcessIdentity;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
@@ -154,7 +155,7 @@ final class ShmPeer implements AutoCloseable
             return true;
         }
         nextProcessCheckNs = nowNs + processCheckIntervalNs;
-        return ShmProcesses.isAlive(ownerPid, ownerStartTime);
+        return ProcessIdentity.isAlive(ownerPid, ownerStartTime);
     }
 
     /**

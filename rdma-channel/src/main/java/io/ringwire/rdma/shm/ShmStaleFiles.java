@@ -1,5 +1,6 @@
 package io.ringwire.rdma.shm;
 
+import io.ringwire.rdma.host.ProcessIdentity;
 import io.ringwire.rdma.host.RegularFiles;
 
 import java.io.IOException;
@@ -106,7 +107,7 @@ final class ShmStaleFiles
     private static boolean isStale(final Path directory, final long pid, final int deviceId,
         final Map<Long, Boolean> processAlive)
     {
-        if (!processAlive.computeIfAbsent(pid, p -> ShmProcesses.isAlive(p, ShmProcesses.UNKNOWN_START_TIME)))
+        if (!processAlive.computeIfAbsent(pid, p -> ProcessIdentity.isAlive(p, ProcessIdentity.UNKNOWN_START_TIME)))
         {
             return true;
         }
@@ -132,7 +133,7 @@ final class ShmStaleFiles
             return !Files.exists(controlFile, LinkOption.NOFOLLOW_LINKS);
         }
         final long recordedStartTime = header.getLong(ShmDeviceControl.OWNER_START_TIME_OFFSET);
-        if (recordedStartTime == ShmProcesses.UNKNOWN_START_TIME)
+        if (recordedStartTime == ProcessIdentity.UNKNOWN_START_TIME)
         {
             return false; // being created, or its owner could not tell its start time
         }
@@ -154,8 +155,8 @@ final class ShmStaleFiles
                 return false; // judged on the next sweep
             }
         }
-        final long actualStartTime = ShmProcesses.startTime(pid);
-        return actualStartTime != ShmProcesses.UNKNOWN_START_TIME && actualStartTime != recordedStartTime;
+        final long actualStartTime = ProcessIdentity.startTime(pid);
+        return actualStartTime != ProcessIdentity.UNKNOWN_START_TIME && actualStartTime != recordedStartTime;
     }
 
     /**

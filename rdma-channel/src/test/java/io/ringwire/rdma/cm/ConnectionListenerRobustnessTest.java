@@ -2,6 +2,7 @@ package io.ringwire.rdma.cm;
 
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.RdmaException;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -287,15 +288,19 @@ final class ConnectionListenerRobustnessTest
             {
                 assertNotNull(first.challenge(), "the first connection is challenged");
             }
+            final int answer;
+            final long secondWithinMs;
             try (Socket second = new Socket(listener.localAddress().getAddress(), listener.localAddress().getPort(),
                 looping, 0))
             {
+                secondWithinMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - firstAt);
                 second.setSoTimeout((int)WAIT_LIMIT.toMillis());
-                assertEquals(-1, second.getInputStream().read(), "closed without a CHALLENGE");
+                answer = second.getInputStream().read();
             }
-            final long secondWithinMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - firstAt);
-            assertTrue(secondWithinMs < 1000, "the second connection came " + secondWithinMs + " ms after the " +
-                "first: the test cannot show the rate");
+            // A machine that stalls the test past the second cannot show a rate of one a second.
+            Assumptions.assumeTrue(secondWithinMs < 900, "the second connection came " + secondWithinMs +
+                " ms after the first");
+            assertEquals(-1, answer, "closed without a CHALLENGE");
             assertEquals(1, listener.counters().refusedSourceRate(), listener.counters().toString());
 
             assertHandshakeSucceeds(listener, config); // from 127.0.0.1: its own rate

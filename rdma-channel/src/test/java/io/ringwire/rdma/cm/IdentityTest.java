@@ -156,5 +156,9 @@ class IdentityTest
             err.toString(StandardCharsets.UTF_8));
         assertEquals(engineKey, Files.readString(directory.resolve("engine-1.key")), "the identity is kept");
         assertFalse(Files.exists(directory.resolve("other.key")), "nothing is written when one name is refused");
+        Files.copy(directory.resolve("member-7.pub"), directory.resolve("peer.pub")); // a peer's key, trusted here
+        assertEquals(1, KeyTool.run(new String[]{ "--dir", directory.toString(), "peer" },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertFalse(Files.exists(directory.resolve("peer.key")), "a trusted peer's key is not replaced");
     }
 }

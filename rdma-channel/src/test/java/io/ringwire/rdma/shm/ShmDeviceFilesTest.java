@@ -10,6 +10,7 @@ import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProviders;
+import io.ringwire.rdma.host.ProcessIdentity;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -165,9 +166,9 @@ final class ShmDeviceFilesTest
             Files.write(directory.resolve(name), new byte[64]);
         }
         final Optional<ProcessHandle> parent = ProcessHandle.current().parent();
-        final long parentStartTime = parent.map(p -> ShmProcesses.startTime(p.pid())).orElse(0L);
+        final long parentStartTime = parent.map(p -> ProcessIdentity.startTime(p.pid())).orElse(0L);
         final String reusedPidFile = parent.map(p -> p.pid() + "-1.ctl").orElse(null);
-        if (parentStartTime != ShmProcesses.UNKNOWN_START_TIME)
+        if (parentStartTime != ProcessIdentity.UNKNOWN_START_TIME)
         {
             // A live process whose pid names a control file of an earlier incarnation.
             final ByteBuffer header = ByteBuffer.allocate(ShmDeviceControl.REGION_TABLE_OFFSET).order(ByteOrder.nativeOrder());
@@ -185,7 +186,7 @@ final class ShmDeviceFilesTest
                 {
                     assertFalse(remaining.contains(name), name + " should be removed: " + remaining);
                 }
-                if (parentStartTime != ShmProcesses.UNKNOWN_START_TIME)
+                if (parentStartTime != ProcessIdentity.UNKNOWN_START_TIME)
                 {
                     assertFalse(remaining.contains(reusedPidFile), "reused pid: " + remaining);
                 }
@@ -251,8 +252,8 @@ final class ShmDeviceFilesTest
         throws Exception
     {
         final Optional<ProcessHandle> parent = ProcessHandle.current().parent();
-        final long parentStartTime = parent.map(p -> ShmProcesses.startTime(p.pid())).orElse(0L);
-        Assumptions.assumeTrue(parentStartTime != ShmProcesses.UNKNOWN_START_TIME, "needs the parent's start time");
+        final long parentStartTime = parent.map(p -> ProcessIdentity.startTime(p.pid())).orElse(0L);
+        Assumptions.assumeTrue(parentStartTime != ProcessIdentity.UNKNOWN_START_TIME, "needs the parent's start time");
         final long pid = parent.orElseThrow().pid();
         Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/" + pid + "/fd")),
             "needs the parent's descriptors readable here (its user and group, or root)");
@@ -419,7 +420,7 @@ final class ShmDeviceFilesTest
         final Process process = new ProcessBuilder("true").start();
         assertTrue(process.waitFor(10, TimeUnit.SECONDS), "'true' did not exit within 10 s");
         final long pid = process.pid();
-        assertFalse(ShmProcesses.isAlive(pid, ShmProcesses.UNKNOWN_START_TIME), "pid " + pid + " was reused already");
+        assertFalse(ProcessIdentity.isAlive(pid, ProcessIdentity.UNKNOWN_START_TIME), "pid " + pid + " was reused already");
         return pid;
     }
 }

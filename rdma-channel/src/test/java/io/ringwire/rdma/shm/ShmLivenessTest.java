@@ -6,6 +6,7 @@ import io.ringwire.rdma.DeviceCounters;
 import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePairState;
 import io.ringwire.rdma.SendFlags;
+import io.ringwire.rdma.host.ProcessIdentity;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -109,8 +110,8 @@ final class ShmLivenessTest
     {
         final long peerTimeoutMs = 200;
         open(peerTimeoutMs);
-        final long startTime = ShmProcesses.startTime(ShmProcesses.currentPid());
-        assumeTrue(startTime != ShmProcesses.UNKNOWN_START_TIME, "needs /proc to tell process start times");
+        final long startTime = ProcessIdentity.startTime(ProcessIdentity.currentPid());
+        assumeTrue(startTime != ProcessIdentity.UNKNOWN_START_TIME, "needs /proc to tell process start times");
 
         // Make the responder's control file name another incarnation of this pid: to the requester
         // its owner is then a process that no longer runs, as after a kill and pid reuse.

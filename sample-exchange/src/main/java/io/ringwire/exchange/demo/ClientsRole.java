@@ -127,7 +127,10 @@ final class ClientsRole
             }
             final Histogram ack = ledger.interval()[LatencyLedger.ORDER_TO_ACK];
             final AtomicLongArray c = clients.counters();
-            out.println("PROGRESS sent=" + c.get(SimulatedClients.SENT) + " fills=" + c.get(SimulatedClients.FILLS) +
+            // atNs: the monotonic clock, which every process on the host shares, so a reader's rates
+            // are over the interval between these lines, not between its own reads.
+            out.println("PROGRESS atNs=" + System.nanoTime() + " sent=" + c.get(SimulatedClients.SENT) +
+                " fills=" + c.get(SimulatedClients.FILLS) +
                 " rejects=" + c.get(SimulatedClients.REJECTS) + " loggedOn=" + c.get(SimulatedClients.LOGGED_ON) +
                 " p50=" + (ack.getTotalCount() == 0 ? -1 :
                 ack.getValueAtPercentile(50)) + " p99=" + (ack.getTotalCount() == 0 ? -1 : ack.getValueAtPercentile(99)) +

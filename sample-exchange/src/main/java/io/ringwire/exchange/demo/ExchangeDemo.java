@@ -251,7 +251,8 @@ public final class ExchangeDemo
             stopRequested = true;
             try
             {
-                finished.await(15, TimeUnit.SECONDS);
+                // The stop at its longest, then the summary and the closes that remove the run's files.
+                finished.await(InProcessExchange.STOP_LIMIT_MS + 10_000, TimeUnit.MILLISECONDS);
             }
             catch (final InterruptedException ignored)
             {

@@ -49,6 +49,10 @@ public final class InProcessExchange implements AutoCloseable
     private static final long DRAIN_NS = TimeUnit.MILLISECONDS.toNanos(300);
     private static final long DRAIN_LIMIT_NS = TimeUnit.SECONDS.toNanos(5);
     private static final long SETTLED_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long the FIX clients may take to get their last answers at {@link #stop}. */
+    private static final long FIX_QUIESCE_MS = 5_000;
+    /** The longest {@link #stop} takes: the FIX clients' quiesce, the drain, and two settles at their limit. */
+    static final long STOP_LIMIT_MS = FIX_QUIESCE_MS + TimeUnit.NANOSECONDS.toMillis(DRAIN_NS + 2 * DRAIN_LIMIT_NS);
     private static final long BUILD_POLL_NS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final RunFlag running = new RunFlag();
@@ -367,7 +371,7 @@ public final class InProcessExchange implements AutoCloseable
         clients.stopSending();
         if (null != fixClients)
         {
-            fixClients.quiesce(5_000);
+            fixClients.quiesce(FIX_QUIESCE_MS);
         }
         TimeUnit.NANOSECONDS.sleep(DRAIN_NS);
         for (int i = agents.size() - 1; i >= 0; i--)

@@ -93,18 +93,21 @@ final class ProcessDemo
             final long startNs = System.nanoTime();
             final long endNs = options.seconds() == 0 ? Long.MAX_VALUE : startNs + TimeUnit.SECONDS.toNanos(options.seconds());
             long lastSent = 0;
+            long lastAtNs = startNs;
             while (!stopRequested.get() && System.nanoTime() - endNs < 0 && roles.stream().allMatch(RoleProcess::isAlive))
             {
                 Thread.sleep(Math.max(1, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(endNs - System.nanoTime()))));
                 final Map<String, String> progress = clients.progress();
-                if (!progress.isEmpty())
+                final long atNs = progress.isEmpty() ? lastAtNs : Long.parseLong(progress.get("atNs"));
+                if (atNs != lastAtNs) // a new line: the clients' ticks and these reads are not in step
                 {
                     final long sent = Long.parseLong(progress.get("sent"));
                     out.println(String.format(Locale.ROOT, "%6.1f s  %,10d orders/s  fills %s  rejects %s  " +
-                        "order-to-ack p50 %s p99 %s", (System.nanoTime() - startNs) / 1e9, sent - lastSent,
+                        "order-to-ack p50 %s p99 %s", (atNs - startNs) / 1e9, perSecond(sent - lastSent, atNs - lastAtNs),
                         progress.get("fills"), progress.get("rejects"), micros(progress.get("p50")),
                         micros(progress.get("p99"))));
                     lastSent = sent;
+                    lastAtNs = atNs;
                 }
             }
             final double seconds = (System.nanoTime() - startNs) / 1e9;
@@ -160,6 +163,12 @@ final class ProcessDemo
         final RoleProcess role = RoleProcess.start(name, config, out::println);
         roles.add(role);
         return role;
+    }
+
+    /** @return {@code count} over {@code elapsedNs} as a rate a second; 0 over no time. */
+    static long perSecond(final long count, final long elapsedNs)
+    {
+        return elapsedNs <= 0 ? 0 : Math.round(count * 1e9 / elapsedNs);
     }
 
     private static String micros(final String nanos)

@@ -1,4 +1,4 @@
-package io.ringwire.rdma.shm;
+package io.ringwire.rdma.host;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -6,8 +6,9 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * Identity and liveness of the processes owning shm files. A process is named by its pid plus its
- * start time, so a pid reused by a later process is not mistaken for the owner.
+ * Identity and liveness of the processes owning files others read (shm devices, counters files). A
+ * process is named by its pid plus its start time, so a pid reused by a later process is not
+ * mistaken for the owner.
  *
  * <p>The start time is field 22 of {@code /proc/<pid>/stat}: clock ticks since boot, exact and the
  * same whoever reads it. ({@code ProcessHandle.Info.startInstant()} is derived from the wall-clock
@@ -16,22 +17,22 @@ import java.util.Optional;
  * <p>Threading: stateless. These calls allocate and read files: liveness and setup paths only,
  * never the steady-state hot path.
  */
-final class ShmProcesses
+public final class ProcessIdentity
 {
     /** Start time meaning "unknown" ({@code /proc} unreadable): identity checks are then skipped. */
-    static final long UNKNOWN_START_TIME = 0;
+    public static final long UNKNOWN_START_TIME = 0;
 
     private static final int START_TIME_FIELD_AFTER_COMMAND = 19; // field 22; fields after "(comm)" start at 3
     private static final int STATE_FIELD_AFTER_COMMAND = 0;       // field 3
 
-    private ShmProcesses()
+    private ProcessIdentity()
     {
     }
 
     /**
      * @return this process's id.
      */
-    static long currentPid()
+    public static long currentPid()
     {
         return ProcessHandle.current().pid();
     }
@@ -40,7 +41,7 @@ final class ShmProcesses
      * @param pid a process id.
      * @return its start time in clock ticks since boot, or {@link #UNKNOWN_START_TIME}.
      */
-    static long startTime(final long pid)
+    public static long startTime(final long pid)
     {
         final String[] fields = statFields(pid);
         if (null == fields || fields.length <= START_TIME_FIELD_AFTER_COMMAND)
@@ -64,7 +65,7 @@ final class ShmProcesses
      * @param expectedStartTime the owner's start time as it recorded it, or {@link #UNKNOWN_START_TIME}.
      * @return false when no such process runs, it is a zombie, or the pid now names another process.
      */
-    static boolean isAlive(final long pid, final long expectedStartTime)
+    public static boolean isAlive(final long pid, final long expectedStartTime)
     {
         final Optional<ProcessHandle> handle = ProcessHandle.of(pid);
         if (handle.isEmpty() || !handle.get().isAlive())
