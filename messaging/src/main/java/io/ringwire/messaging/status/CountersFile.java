@@ -146,11 +146,7 @@ public final class CountersFile
         try (FileChannel channel = RegularFiles.openForReading(file))
         {
             final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.nativeOrder());
-            while (header.hasRemaining() && channel.read(header) > 0)
-            {
-                // a header is read whole, or the file is too short to judge
-            }
-            return !header.hasRemaining() && header.getLong(MAGIC_OFFSET) == MAGIC ?
+            return RegularFiles.readFully(channel, header) && header.getLong(MAGIC_OFFSET) == MAGIC ?
                 header.getLong(OWNER_START_TICKS_OFFSET) : ProcessIdentity.UNKNOWN_START_TIME;
         }
         catch (final IOException ex)

@@ -94,7 +94,7 @@ final class HandshakeSlots
         {
             return AT_SOURCE_RATE; // before any eviction: a source over its rate takes no one's slot
         }
-        if (!permits.tryAcquire() && !takeFromUnauthenticated(source, evict))
+        if (!permits.tryAcquire() && !takeFromUnauthenticated(source, evict, nowNs))
         {
             return AT_CAPACITY;
         }
@@ -155,14 +155,13 @@ final class HandshakeSlots
     }
 
     private boolean takeFromUnauthenticated(final InetAddress source,
-        final BiConsumer<ManagementChannel, InetAddress> evict)
+        final BiConsumer<ManagementChannel, InetAddress> evict, final long nowNs)
     {
         final Integer held = bySource.get(source);
         if (null != held && held >= maxPendingPerSource)
         {
             return false;
         }
-        final long nowNs = System.nanoTime();
         if (nowNs - evictionWindowStartNs > TimeUnit.MILLISECONDS.toNanos(EVICTION_WINDOW_MS))
         {
             evictionWindowStartNs = nowNs;

@@ -6,6 +6,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -52,6 +53,26 @@ public final class RegularFiles
     public static String unavailableReason()
     {
         return Libc.UNAVAILABLE;
+    }
+
+    /**
+     * Reads from the channel's start until {@code into} is full: a file's header, read whole.
+     *
+     * @param channel a channel opened for reading.
+     * @param into    filled from its position to its limit.
+     * @return false when the file ends first (being created, or cut short).
+     * @throws IOException when a read fails.
+     */
+    public static boolean readFully(final FileChannel channel, final ByteBuffer into) throws IOException
+    {
+        while (into.hasRemaining())
+        {
+            if (channel.read(into, into.position()) < 0)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -180,14 +180,7 @@ final class ShmStaleFiles
     {
         try (FileChannel channel = ShmFiles.openForReading(controlFile))
         {
-            while (header.hasRemaining())
-            {
-                if (channel.read(header, header.position()) < 0)
-                {
-                    return false;
-                }
-            }
-            return true;
+            return RegularFiles.readFully(channel, header);
         }
     }
 }
