@@ -420,7 +420,8 @@ final class ShmDeviceFilesTest
         final Process process = new ProcessBuilder("true").start();
         assertTrue(process.waitFor(10, TimeUnit.SECONDS), "'true' did not exit within 10 s");
         final long pid = process.pid();
-        assertFalse(ProcessIdentity.isAlive(pid, ProcessIdentity.UNKNOWN_START_TIME), "pid " + pid + " was reused already");
+        assertFalse(ProcessIdentity.isAlive(pid, ProcessIdentity.UNKNOWN_START_TIME),
+            "pid " + pid + " was reused already");
         return pid;
     }
 }

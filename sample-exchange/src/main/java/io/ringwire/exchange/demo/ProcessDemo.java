@@ -103,7 +103,8 @@ final class ProcessDemo
                 {
                     final long sent = Long.parseLong(progress.get("sent"));
                     out.println(String.format(Locale.ROOT, "%6.1f s  %,10d orders/s  fills %s  rejects %s  " +
-                        "order-to-ack p50 %s p99 %s", (atNs - startNs) / 1e9, perSecond(sent - lastSent, atNs - lastAtNs),
+                        "order-to-ack p50 %s p99 %s", (atNs - startNs) / 1e9,
+                        perSecond(sent - lastSent, atNs - lastAtNs),
                         progress.get("fills"), progress.get("rejects"), micros(progress.get("p50")),
                         micros(progress.get("p99"))));
                     lastSent = sent;

@@ -19,6 +19,11 @@ import org.agrona.MutableDirectBuffer;
  */
 final class RequestStamps
 {
+    private static final int NEW_ORDER_ID_AT =
+        MessageHeaderDecoder.ENCODED_LENGTH + NewOrderEncoder.clientOrderIdEncodingOffset();
+    private static final int REPLACE_ID_AT =
+        MessageHeaderDecoder.ENCODED_LENGTH + ReplaceOrderEncoder.clientOrderIdEncodingOffset();
+
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final NewOrderEncoder newOrder = new NewOrderEncoder();
     private final CancelOrderEncoder cancel = new CancelOrderEncoder();
@@ -43,7 +48,7 @@ final class RequestStamps
             case NewOrderEncoder.TEMPLATE_ID ->
             {
                 newOrder.wrap(request, body).sendingTime(sendingTime);
-                return request.getLong(body + NewOrderEncoder.clientOrderIdEncodingOffset(), NewOrderEncoder.BYTE_ORDER);
+                return request.getLong(NEW_ORDER_ID_AT, NewOrderEncoder.BYTE_ORDER);
             }
             case CancelOrderEncoder.TEMPLATE_ID -> cancel.wrap(request, body).sendingTime(sendingTime);
             case ReplaceOrderEncoder.TEMPLATE_ID -> replace.wrap(request, body).sendingTime(sendingTime);
@@ -63,13 +68,10 @@ final class RequestStamps
     long unplacedId(final DirectBuffer request)
     {
         header.wrap(request, 0);
-        final int body = MessageHeaderDecoder.ENCODED_LENGTH;
         return switch (header.templateId())
         {
-            case NewOrderEncoder.TEMPLATE_ID ->
-                request.getLong(body + NewOrderEncoder.clientOrderIdEncodingOffset(), NewOrderEncoder.BYTE_ORDER);
-            case ReplaceOrderEncoder.TEMPLATE_ID ->
-                request.getLong(body + ReplaceOrderEncoder.clientOrderIdEncodingOffset(), ReplaceOrderEncoder.BYTE_ORDER);
+            case NewOrderEncoder.TEMPLATE_ID -> request.getLong(NEW_ORDER_ID_AT, NewOrderEncoder.BYTE_ORDER);
+            case ReplaceOrderEncoder.TEMPLATE_ID -> request.getLong(REPLACE_ID_AT, ReplaceOrderEncoder.BYTE_ORDER);
             default -> 0;
         };
     }
