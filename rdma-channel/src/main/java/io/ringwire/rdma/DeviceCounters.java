@@ -89,6 +89,11 @@ public final class DeviceCounters
      * in all.
      */
     public static final int CONNECTIONS_REFUSED = 26;
+    /**
+     * Packets for a queue pair in ERROR: applied to nothing and answered with nothing, as the IBA
+     * has it; a peer still sending into a connection this side has failed shows here.
+     */
+    public static final int ERROR_STATE_DROPPED = 27;
 
     private static final String[] NAMES = {
         "responder unknown rkey", "responder out of bounds", "responder access denied",
@@ -97,7 +102,7 @@ public final class DeviceCounters
         "icrc errors", "unknown queue pair", "bad partition key", "duplicate requests", "sequence naks sent",
         "out of order dropped", "naks received", "rnr naks sent", "retransmit timeouts",
         "responder refused operation", "acknowledgements sent", "ghost acknowledgements", "foreign packets",
-        "icrc unverified", "connections refused" };
+        "icrc unverified", "connections refused", "error state dropped" };
 
     /** Number of counters. */
     public static final int COUNT = NAMES.length;

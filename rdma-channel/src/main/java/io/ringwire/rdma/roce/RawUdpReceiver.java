@@ -144,7 +144,7 @@ final class RawUdpReceiver implements AutoCloseable
             receiver.grouped = joined == PacketFanout.JOINED;
             return receiver;
         }
-        catch (final Unavailable | RuntimeException ex)
+        catch (final Unavailable | RuntimeException | Error ex)
         {
             receiver.close();
             throw ex;
@@ -226,6 +226,12 @@ final class RawUdpReceiver implements AutoCloseable
     public void close()
     {
         close(PacketFanout.LeaveSteps.NONE);
+    }
+
+    /** @return whether {@link #close} has run (tests). */
+    boolean isClosed()
+    {
+        return closed;
     }
 
     /**

@@ -52,28 +52,52 @@ final class RoceDevice extends SoftDevice
 
     RoceDevice(final RdmaConfig config, final RoceSettings settings)
     {
+        this(config, settings, RoceReceiver::new);
+    }
+
+    /**
+     * @param receivers makes the device's receive path; a step that fails closes the sockets the
+     *                  steps before it opened (their ports, the packet ring, the fan-out place).
+     */
+    RoceDevice(final RdmaConfig config, final RoceSettings settings, final ReceiverFactory receivers)
+    {
         super(config, RoceProvider.NAME, new DeviceCounters());
         this.settings = settings;
         this.localAddress = localIpv4(config);
         this.channel = bind(localAddress, config.bindPort());
-        final int localPort = RoceTransmitter.localPort(channel);
-        this.address = localAddress.getHostAddress() + ":" + localPort;
+        RawUdpReceiver opened = null;
         try
         {
-            this.raw = openRawReceiver(settings, localAddress, localPort);
-            if (null != raw)
+            final int localPort = RoceTransmitter.localPort(channel);
+            this.address = localAddress.getHostAddress() + ":" + localPort;
+            opened = openRawReceiver(settings, localAddress, localPort);
+            if (null != opened)
             {
                 // Its copy of every datagram is never read: the smallest queue the kernel allows drops them.
                 channel.setOption(StandardSocketOptions.SO_RCVBUF, 1);
             }
+            this.raw = opened;
+            // Its receive buffer is direct memory, which can run out.
+            this.receiver = receivers.create(channel, opened, localAddress, localPort, queuePairs, counters());
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException ex)
         {
-            CloseHelper.quietClose(channel);
-            throw ex instanceof RuntimeException runtime ? runtime :
-                new RdmaException("roce cannot configure its UDP socket: " + ex.getMessage(), ex);
+            CloseHelper.quietCloseAll(opened, channel);
+            throw new RdmaException("roce cannot configure its UDP socket: " + ex.getMessage(), ex);
         }
-        this.receiver = new RoceReceiver(channel, raw, localAddress, localPort, queuePairs, counters());
+        catch (final RuntimeException | Error ex)
+        {
+            CloseHelper.quietCloseAll(opened, channel);
+            throw ex;
+        }
+    }
+
+    /** Makes a device's receive path: {@link RoceReceiver}'s constructor. */
+    @FunctionalInterface
+    interface ReceiverFactory
+    {
+        RoceReceiver create(DatagramChannel channel, RawUdpReceiver raw, Inet4Address local, int localPort,
+            CopyOnWriteIntMap<RoceQueuePair> queuePairs, DeviceCounters counters);
     }
 
     /**

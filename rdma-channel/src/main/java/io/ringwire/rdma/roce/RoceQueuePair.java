@@ -211,6 +211,7 @@ final class RoceQueuePair extends SoftQueuePair
         final QueuePairState current = state();
         if (current != QueuePairState.READY_TO_RECEIVE && current != QueuePairState.READY_TO_SEND)
         {
+            counters.increment(DeviceCounters.ERROR_STATE_DROPPED);
             return;
         }
         final boolean taken = packet.opcode() == ACKNOWLEDGE ?

@@ -426,7 +426,8 @@ final class FuzzCampaign implements AutoCloseable
         DeviceCounters.BAD_PARTITION_KEY, DeviceCounters.RESPONDER_UNKNOWN_RKEY, DeviceCounters.RESPONDER_ACCESS_DENIED,
         DeviceCounters.RESPONDER_OUT_OF_BOUNDS, DeviceCounters.RESPONDER_LENGTH_ERROR, DeviceCounters.RNR_NAKS_SENT,
         DeviceCounters.FLUSHED_REQUESTS, DeviceCounters.ERROR_COMPLETIONS, DeviceCounters.COMPLETION_QUEUE_OVERRUNS,
-        DeviceCounters.PEERS_LOST, DeviceCounters.RESPONDER_REFUSED_OPERATION, DeviceCounters.FOREIGN_PACKETS };
+        DeviceCounters.PEERS_LOST, DeviceCounters.RESPONDER_REFUSED_OPERATION, DeviceCounters.FOREIGN_PACKETS,
+        DeviceCounters.ERROR_STATE_DROPPED };
     /**
      * Counters the healthy pair adds to only when it had to retransmit (loss or a stalled thread),
      * or, on a device that predicts IP IDs, when it drops a connection's first packet as unverified.

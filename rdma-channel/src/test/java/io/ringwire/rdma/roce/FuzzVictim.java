@@ -249,9 +249,7 @@ final class FuzzVictim
     {
         switch (decision)
         {
-            case DROPPED_IN_ERROR ->
-            {
-            }
+            case DROPPED_IN_ERROR -> counters[DeviceCounters.ERROR_STATE_DROPPED]++;
             case ACK_IGNORED -> counters[DeviceCounters.GHOST_ACKNOWLEDGEMENTS]++;
             case DUPLICATE ->
             {

@@ -226,6 +226,25 @@ class RoceBadInputTest
     }
 
     /**
+     * IBA: a queue pair in ERROR applies nothing and answers nothing; the device still counts what
+     * it dropped, so a peer writing into a connection this side has failed shows.
+     */
+    @Test
+    void aWriteForAQueuePairInErrorIsDroppedUnwrittenUnansweredAndCounted()
+    {
+        final Rig rig = rig();
+        rig.queuePair().modifyToError();
+
+        sendRequest(rig, WRITE_ONLY, rig.startPsn(), rig.region().address(), rig.region().rkey(), 8, 8);
+        awaitCounter(rig, DeviceCounters.ERROR_STATE_DROPPED, 1);
+
+        assertEquals(0, rig.region().buffer().getLong(0), "nothing is written");
+        assertEquals(0, rig.device().counters().get(DeviceCounters.REQUESTS_EXECUTED));
+        pollCompletions(rig, Duration.ofMillis(50));
+        assertEquals(-1, rig.requester().receive(), "no ACK or NAK answers it");
+    }
+
+    /**
      * ProtectionDomain's contract: "memory regions and queue pairs of one domain may only be used
      * together" (IBA: the R_Key's memory region must belong to the QP's PD; rxe looks rkeys up in
      * qp->pd). RoceDevice keeps one RegionRegistry for all domains and the responder never checks
