@@ -19,7 +19,9 @@ import java.nio.channels.SocketChannel;
  * progress. Until then, posts are staged.
  *
  * <p>Threading: {@link #connect} on the control thread; {@link #offer} on whichever owning thread
- * polls the device's listener; {@link #adopt} and {@link #close} on the owning thread.
+ * polls the device's listener; {@link #adopt} and {@link #close} on the owning thread. An offer
+ * and a close lock this connector against each other, so a channel is never taken after the
+ * close has looked for it.
  */
 final class SocketConnector
 {
@@ -33,6 +35,10 @@ final class SocketConnector
         /** Not for this queue pair: the device closes it. */
         REFUSED
     }
+
+    private static final Runnable NO_STEP = () ->
+    {
+    };
 
     private final SocketDevice device;
     private final SocketQueuePair queuePair;
@@ -132,6 +138,19 @@ final class SocketConnector
      */
     Offer offer(final SocketChannel incoming, final int sourceQpn, final int destinationPsn, final int sourcePsn)
     {
+        return offer(incoming, sourceQpn, destinationPsn, sourcePsn, NO_STEP);
+    }
+
+    /**
+     * {@link #offer(SocketChannel, int, int, int)}, locked against {@link #close}, which runs on
+     * another thread: a channel taken here is closed by a close that follows, and an offer after a
+     * close finds nothing awaited and is refused (the device closes the channel).
+     *
+     * @param beforeAdopting runs just before the channel is taken (tests).
+     */
+    synchronized Offer offer(final SocketChannel incoming, final int sourceQpn, final int destinationPsn,
+        final int sourcePsn, final Runnable beforeAdopting)
+    {
         // This side's PSN is known from the start: a hello without it is a stranger's, refused
         // before it could wait for RTR.
         if (destinationPsn != queuePair.startPsn())
@@ -148,6 +167,7 @@ final class SocketConnector
         {
             return Offer.REFUSED;
         }
+        beforeAdopting.run();
         adoptedChannel = incoming;
         return Offer.ADOPTED;
     }
@@ -189,7 +209,12 @@ final class SocketConnector
      */
     void close()
     {
-        awaitingIncoming = false;
-        connection.close(adoptedChannel);
+        final SocketChannel adopted;
+        synchronized (this)
+        {
+            awaitingIncoming = false;
+            adopted = adoptedChannel;
+        }
+        connection.close(adopted);
     }
 }

@@ -74,6 +74,12 @@ final class SocketQueuePair extends SoftQueuePair
         return connector.offer(incoming, sourceQpn, destinationPsn, sourcePsn);
     }
 
+    /** @return what sets up its connection (tests). */
+    SocketConnector connector()
+    {
+        return connector;
+    }
+
     /**
      * @return the first PSN this side sends, which the hello carries as proof of the negotiation.
      */
