@@ -31,7 +31,9 @@ import java.util.List;
  * requests while the engine is away too ({@link Outbound#holdingWhileDisconnected}), so a request is
  * refused ({@link Gateway#BACK_PRESSURED}, and dropped) only once that publication is closed, as the
  * gateway stops, or past the backlog's bound, which a gateway that stops reading while behind never
- * reaches.
+ * reaches. What still waits for the engine when the gateway closes (an engine that never came
+ * back) is dropped: counted as forwarded when it was taken, it never reached the engine and its
+ * client hears nothing, so the close counts it ({@link #engineRequestsUnsent}) and says so.
  *
  * <p>With a {@link FixDoor}, the sessions it serves are FIX sessions: their members reach the same
  * gateway through the door (no reply publication), and the door is polled, like the order
@@ -72,6 +74,7 @@ public final class GatewayNode implements Agent, AutoCloseable
     private final boolean[] pendingUnreachable;
     /** A client's backlog was full when a reply came: cut off at the next duty cycle. */
     private final boolean[] pendingSlow;
+    private long engineRequestsUnsent;
     private final long maxReplyBacklogNs;
     /** The FIX door, or null. */
     private final FixDoor door;
@@ -327,9 +330,29 @@ public final class GatewayNode implements Agent, AutoCloseable
         return "gateway";
     }
 
+    /** @return requests taken for the engine (counted forwarded) that still wait for its stream. */
+    public int engineRequestsHeld()
+    {
+        return toEngine.backlogMessages();
+    }
+
+    /** @return requests the close found waiting for the engine: dropped unsent, their clients unanswered. */
+    public long engineRequestsUnsent()
+    {
+        return engineRequestsUnsent;
+    }
+
     @Override
     public void close()
     {
+        final int unsent = toEngine.clearBacklog();
+        if (unsent > 0)
+        {
+            engineRequestsUnsent += unsent;
+            LOG.log(System.Logger.Level.WARNING, () -> unsent + " request(s) waiting for the engine (its stream " +
+                (toEngine.isConnected() ? "behind" : "not connected") + ") dropped unsent as the gateway closes: " +
+                "counted forwarded, they never reached the engine and their clients get no answer");
+        }
         CloseHelper.quietCloseAll(door, orders, reports, toEngine.publication());
         for (final Outbound client : toClients)
         {

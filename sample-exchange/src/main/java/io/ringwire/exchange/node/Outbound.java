@@ -45,6 +45,8 @@ public final class Outbound
     /** When the backlog last went from empty to not empty; meaningful while it is not empty. */
     private long backlogSinceNs;
     private final ExpandableRingBuffer.MessageConsumer flush = this::flush;
+    /** Messages in the backlog. */
+    private int waiting;
     private long sent;
     private long dropped;
     private long backPressured;
@@ -116,6 +118,7 @@ public final class Outbound
         }
         if (backlog.append(buffer, offset, length))
         {
+            waiting++;
             return true;
         }
         dropped++;
@@ -149,7 +152,12 @@ public final class Outbound
 
     private boolean flush(final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
     {
-        return trySend(buffer, offset, length) != RETRY;
+        if (trySend(buffer, offset, length) == RETRY)
+        {
+            return false;
+        }
+        waiting--;
+        return true;
     }
 
     /** @return the publication's duty cycle's work, and the backlog's messages sent. */
@@ -179,6 +187,12 @@ public final class Outbound
         return backlog.isEmpty() ? 0 : nowNs - backlogSinceNs;
     }
 
+    /** @return messages waiting in the backlog. */
+    public int backlogMessages()
+    {
+        return waiting;
+    }
+
     /** @return bytes waiting in the backlog. */
     public int backlogBytes()
     {
@@ -199,6 +213,7 @@ public final class Outbound
             return true;
         }, Integer.MAX_VALUE);
         dropped += count[0];
+        waiting = 0;
         return count[0];
     }
 

@@ -79,6 +79,7 @@ class OutboundTest
         }
         assertTrue(outbound.isBehind(), "waiting for a subscriber");
         assertEquals(0, outbound.dropped());
+        assertEquals(MESSAGES, outbound.backlogMessages(), "every message waits");
 
         final Subscription subscription = add(Subscription.open(context, layout.engineRequestsSubscription(),
             ExchangeLayout.REQUESTS_STREAM));
@@ -102,6 +103,24 @@ class OutboundTest
         }
         assertFalse(outbound.isBehind());
         assertEquals(0, outbound.dropped());
+        assertEquals(0, outbound.backlogMessages(), "none waits once sent");
+    }
+
+    @Test
+    void clearingTheBacklogCountsWhatWaitedAsDropped()
+    {
+        final Outbound outbound = Outbound.holdingWhileDisconnected(add(Publication.open(context,
+            layout.engineRequestsPublication(), ExchangeLayout.REQUESTS_STREAM)));
+        for (int i = 0; i < MESSAGES; i++)
+        {
+            assertTrue(outbound.send(message(i), 0, Long.BYTES), "kept");
+        }
+        assertEquals(MESSAGES, outbound.backlogMessages());
+
+        assertEquals(MESSAGES, outbound.clearBacklog());
+        assertEquals(MESSAGES, outbound.dropped());
+        assertEquals(0, outbound.backlogMessages());
+        assertFalse(outbound.isBehind());
     }
 
     private static UnsafeBuffer message(final long value)
