@@ -361,7 +361,8 @@ public final class RoleMain
         quiesce(marketData);
         out.println("REPORT marketdata published=" + marketData.published() + " snapshotParts=" +
             marketData.snapshotParts() + " slowSubscribers=" + marketData.slowSubscribers() + " backlogCuts=" +
-            marketData.backlogCuts() + " engineSnapshotParts=" + marketData.engineSnapshotParts() + " replicaRecoveries=" +
+            marketData.backlogCuts() + " dropped=" + marketData.dropped() + " engineSnapshotParts=" +
+            marketData.engineSnapshotParts() + " replicaRecoveries=" +
             marketData.replica().recoveries());
         return 0;
     }

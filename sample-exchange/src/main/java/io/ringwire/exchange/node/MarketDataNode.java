@@ -83,6 +83,8 @@ public final class MarketDataNode implements Agent, AutoCloseable
     /** Set at construction as if a cut had just gone by the stopped interval: the first is not held. */
     private long lastCutNs = System.nanoTime() - STOPPED_CUT_INTERVAL_NS;
     private long snapshotParts;
+    /** Parts of the service's own snapshots waiting at the front of the fan-out's backlog. */
+    private int snapshotPartsWaiting;
     private long engineSnapshotParts;
     private final MessageHeaderDecoder feedHeader = new MessageHeaderDecoder();
     private long backlogCuts;
@@ -139,13 +141,32 @@ public final class MarketDataNode implements Agent, AutoCloseable
         final SnapshotEncoder encoder = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
         this.snapshots = new SnapshotSchedule(replica, encoder);
         this.snapshotBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(encoder.maxPartLength()));
+        // A snapshot starts only on an empty backlog, so the parts of one that wait are the
+        // backlog's first messages: counted as they go, not as they are queued, since a part
+        // still waiting when the last subscriber leaves is dropped.
         this.sendPart = (buffer, offset, length) ->
         {
+            final long sentBefore = marketData.sent();
             if (marketData.send(buffer, offset, length))
             {
-                snapshotParts++;
+                if (marketData.sent() != sentBefore)
+                {
+                    snapshotParts++;
+                }
+                else
+                {
+                    snapshotPartsWaiting++;
+                }
             }
         };
+        marketData.backlogListener(sent ->
+        {
+            if (snapshotPartsWaiting > 0)
+            {
+                snapshotPartsWaiting--;
+                snapshotParts += sent ? 1 : 0;
+            }
+        });
     }
 
     @Override
@@ -201,7 +222,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
         snapshots.request(buffer, offset, length);
     }
 
-    /** @return whether every subscriber's destination is connected. */
+    /** @return whether a subscriber's destination is connected. */
     public boolean isConnected()
     {
         return marketData.isConnected();
@@ -223,6 +244,15 @@ public final class MarketDataNode implements Agent, AutoCloseable
     public long engineSnapshotParts()
     {
         return engineSnapshotParts;
+    }
+
+    /**
+     * @return messages the fan-out let go (no subscriber connected, or its backlog full): feed
+     *         messages and snapshot parts alike.
+     */
+    public long dropped()
+    {
+        return marketData.dropped();
     }
 
     /** @return snapshot parts published. */

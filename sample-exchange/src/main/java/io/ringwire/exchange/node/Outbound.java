@@ -36,6 +36,18 @@ public final class Outbound
     /** {@link #trySend}: closed, or not connected where that drops; the message is dropped and counted. */
     public static final int DROPPED = -1;
 
+    /** Told of each message as it leaves the backlog, oldest first. */
+    @FunctionalInterface
+    public interface BacklogListener
+    {
+        /** @param sent true when it went onto the publication, false when it was dropped. */
+        void onLeft(boolean sent);
+    }
+
+    private static final BacklogListener NO_LISTENER = sent ->
+    {
+    };
+
     private static final int INITIAL_BACKLOG = 1 << 20;
     static final int MAX_BACKLOG = 1 << 28;
 
@@ -47,6 +59,7 @@ public final class Outbound
     private final ExpandableRingBuffer.MessageConsumer flush = this::flush;
     /** Messages in the backlog. */
     private int waiting;
+    private BacklogListener backlogListener = NO_LISTENER;
     private long sent;
     private long dropped;
     private long backPressured;
@@ -152,11 +165,13 @@ public final class Outbound
 
     private boolean flush(final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
     {
-        if (trySend(buffer, offset, length) == RETRY)
+        final int result = trySend(buffer, offset, length);
+        if (result == RETRY)
         {
             return false;
         }
         waiting--;
+        backlogListener.onLeft(result == SENT);
         return true;
     }
 
@@ -187,6 +202,15 @@ public final class Outbound
         return backlog.isEmpty() ? 0 : nowNs - backlogSinceNs;
     }
 
+    /**
+     * @param listener told of each message as it leaves the backlog, for an owner that counts
+     *                 what it queued by what became of it.
+     */
+    public void backlogListener(final BacklogListener listener)
+    {
+        this.backlogListener = null == listener ? NO_LISTENER : listener;
+    }
+
     /** @return messages waiting in the backlog. */
     public int backlogMessages()
     {
@@ -210,6 +234,7 @@ public final class Outbound
         backlog.consume((buffer, offset, length, headOffset) ->
         {
             count[0]++;
+            backlogListener.onLeft(false);
             return true;
         }, Integer.MAX_VALUE);
         dropped += count[0];

@@ -214,6 +214,9 @@ class FixDoorRolesTest
         assertEquals(0, engine.stopAndWait(STOP));
         final Map<String, String> e = engine.report("engine");
         assertEquals(0, marketData.stopAndWait(STOP));
+        final Map<String, String> m = marketData.report("marketdata");
+        assertTrue(Long.parseLong(m.getOrDefault("dropped", "-1")) > 0,
+            "no market-data subscriber: the feed went nowhere, and the service says so: " + m);
         assertEquals(0, gatewayRole.stopAndWait(STOP));
         final Map<String, String> x = gatewayRole.report("gateway");
         assertEquals(0, clients.stopAndWait(STOP));

@@ -1,5 +1,7 @@
 package io.ringwire.exchange.node;
 
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.SnapshotRequestEncoder;
 import io.ringwire.exchange.demo.LatencyLedger;
 import io.ringwire.exchange.demo.MarketDataClient;
 import io.ringwire.exchange.engine.EngineConfig;
@@ -8,8 +10,10 @@ import io.ringwire.exchange.marketdata.PublicBookDigest;
 import io.ringwire.exchange.marketdata.SnapshotEncoder;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
+import io.ringwire.messaging.Subscription;
 import io.ringwire.messaging.protocol.FrameDescriptor;
 import io.ringwire.rdma.cm.Identity;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Market data over rings whose frames are shorter than a book snapshot's part (a process given a
  * small {@code ringwire.messaging.ring.bytes}): the part comes in fragments, and the market-data
- * service and its subscriber each take it whole.
+ * service and its subscriber each take it whole; parts that wait behind a subscriber who then goes
+ * are dropped, and not counted as sent.
  *
  * <p>Thread layout: the test's thread drives the engine's side, the service and the subscriber.
  */
@@ -86,6 +91,86 @@ class MarketDataFragmentsTest
             assertEquals(0, service.replica().inconsistencies());
             assertEquals(0, subscriber.books().inconsistencies());
             assertTrue(service.engineSnapshotParts() >= 3, "parts " + service.engineSnapshotParts());
+        }
+    }
+
+    @Test
+    void snapshotPartsThatWaitedForASubscriberWhoWentAreCountedDroppedNotSent()
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
+        final Map<String, Identity> identities = new HashMap<>();
+        for (final String name : layout.identities())
+        {
+            identities.put(name, Identity.generate(name));
+        }
+        final String subscriberName = layout.marketDataSubscribers().getFirst();
+        final MessagingContext engineSide = RoleContexts.context(directory, identities, List.of(ExchangeLayout.ENGINE),
+            List.of(ExchangeLayout.MARKET_DATA), LIVENESS_MS, RING);
+        final MessagingContext serviceSide = RoleContexts.context(directory, identities,
+            List.of(ExchangeLayout.MARKET_DATA), List.of(ExchangeLayout.ENGINE, subscriberName), LIVENESS_MS, RING);
+        final MessagingContext subscriberSide = RoleContexts.context(directory, identities, List.of(subscriberName),
+            List.of(ExchangeLayout.MARKET_DATA), LIVENESS_MS, RING);
+
+        // Five parts of the book, some two rings' worth: a subscriber that reads none holds the rest back.
+        final OneBookFeedEngine source = new OneBookFeedEngine(0xC07L, 3_000);
+        source.fill(1_200);
+        final int parts = (source.engine.books().orders().live() + SnapshotEncoder.MAX_ORDERS_PER_PART - 1) /
+            SnapshotEncoder.MAX_ORDERS_PER_PART;
+        assertTrue(parts >= 4, "parts " + parts);
+        final UnsafeBuffer request = new UnsafeBuffer(new byte[64]);
+        final int requestLength = MessageHeaderEncoder.ENCODED_LENGTH + new SnapshotRequestEncoder()
+            .wrapAndApplyHeader(request, 0, new MessageHeaderEncoder()).instrumentId(0).requesterId(1).encodedLength();
+        try (MarketDataNode service = new MarketDataNode(serviceSide, layout, source.config, new RunFlag());
+             Publication requests = Publication.open(subscriberSide, layout.snapshotRequestsPublication(0),
+                 ExchangeLayout.SNAPSHOT_REQUESTS_STREAM);
+             Publication toService = Publication.open(engineSide, layout.marketDataFeedPublication(),
+                 ExchangeLayout.FEED_STREAM))
+        {
+            final Subscription subscriber = Subscription.open(subscriberSide, layout.marketDataClientSubscription(0),
+                ExchangeLayout.MARKET_DATA_STREAM);
+            final Outbound feed = new Outbound(toService, FeedSnapshots.backlogBytes(source.config.maxOrders(),
+                Outbound.MAX_BACKLOG));
+            source.feed(feed);
+            final FeedSnapshots snapshots = new FeedSnapshots(source.engine, feed);
+            final Runnable engineAndService = () ->
+            {
+                feed.doWork();
+                snapshots.doWork();
+                service.doWork();
+            };
+            final String expected = PublicBookDigest.of(source.engine.books());
+            RoleContexts.await(() -> expected.equals(service.replica().publicDigest()) && service.isConnected() &&
+                    requests.isConnected(), Duration.ofSeconds(30), "the replica to hold the book, all connected",
+                () ->
+                {
+                    engineAndService.run();
+                    subscriber.poll((buffer, offset, length, header) -> { }, 64);
+                    requests.doWork();
+                });
+            final long publishedBefore = service.published();
+            final long droppedBefore = service.dropped();
+            final long booksBefore = service.booksSnapshotted();
+
+            RoleContexts.await(() -> requests.offer(request, 0, requestLength) > 0, Duration.ofSeconds(10),
+                "the request sent", requests::doWork);
+            RoleContexts.await(() -> service.booksSnapshotted() > booksBefore, Duration.ofSeconds(10),
+                "the book's snapshot under way", () ->
+                {
+                    engineAndService.run();
+                    requests.doWork();
+                });
+            assertTrue(service.snapshotParts() < parts, "some parts wait: " + service.snapshotParts());
+            subscriber.close(); // the only subscriber goes: what waits for it has nowhere to go
+            RoleContexts.await(() -> service.dropped() > droppedBefore && !service.isConnected(),
+                Duration.ofSeconds(30), "the waiting parts dropped", engineAndService);
+            for (int i = 0; i < 10; i++)
+            {
+                engineAndService.run();
+            }
+
+            assertEquals(publishedBefore, service.published(), "no feed message went since: none was a part");
+            assertEquals(parts, service.snapshotParts() + service.dropped() - droppedBefore,
+                "each part counted once: sent, or dropped");
         }
     }
 }
