@@ -282,7 +282,10 @@ public final class FixInbound
         named.account = account(message, sessionAccount);
         if (named.original == 0)
         {
-            refuse(FixRejectCodes.CXL_UNKNOWN_ORDER, "OrigClOrdID (41) names no order of this session");
+            // ClOrdIDs are the door's for its life; a restarted gateway cancels every session's
+            // orders from before, so a name from then has nothing to reach.
+            refuse(FixRejectCodes.CXL_UNKNOWN_ORDER, "OrigClOrdID (41) names no order of this session since the " +
+                "door started (orders from before a restart were canceled at it)");
             return false;
         }
         if (named.instrument <= 0 || null == named.side || named.account == NOT_A_WHOLE_NUMBER)

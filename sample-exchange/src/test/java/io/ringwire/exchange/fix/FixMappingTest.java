@@ -217,6 +217,8 @@ class FixMappingTest
         assertEquals(FixInbound.REFUSED, inbound.cancel(fix("F", "11", "c2", "41", "never", "55", "3", "54", "1"), orders,
             ACCOUNT, SENT_NS, buffer));
         assertEquals(FixRejectCodes.CXL_UNKNOWN_ORDER, inbound.rejectCode());
+        assertTrue(inbound.rejectText().contains("since the door started"),
+            "a member whose ClOrdID predates a restart is told why: " + inbound.rejectText());
 
         assertTrue(inbound.massCancel(fix("q", "11", "mc", "530", "1", "55", "3"), orders, ACCOUNT, SENT_NS, buffer) > 0);
         header.wrap(buffer, 0);
