@@ -552,7 +552,10 @@ public final class EngineNode implements Agent, AutoCloseable
         return refusalsReported;
     }
 
-    /** @return book snapshots sent into the feed for market-data services that connected anew. */
+    /**
+     * @return book snapshots handed to the feed for market-data services that connected anew (or
+     *         after a drop); see {@link FeedSnapshots#booksSent}.
+     */
     public long feedSnapshotsSent()
     {
         return null == feedSnapshots ? 0 : feedSnapshots.booksSent();

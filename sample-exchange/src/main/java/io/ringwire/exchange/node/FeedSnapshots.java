@@ -119,7 +119,10 @@ final class FeedSnapshots
         return 0;
     }
 
-    /** @return book snapshots sent into the feed. */
+    /**
+     * @return book snapshots handed to the feed: sent, or queued behind it. One whose parts the
+     *         feed then dropped counts too, and again when the round that drop starts sends it.
+     */
     long booksSent()
     {
         return booksSent;
