@@ -87,7 +87,9 @@ final class ReportRouter
         {
             // Without a sequence a report can be neither deduplicated nor resent: only the reject of a
             // request the engine never journaled may come so.
-            if (report.execType() != ExecType.REJECTED || report.rejectReason() != RejectReason.JOURNAL_REFUSED)
+            // Raw values: a value the schema does not list is malformed here, not an exception.
+            if (report.execTypeRaw() != ExecType.REJECTED.value() ||
+                report.rejectReasonRaw() != RejectReason.JOURNAL_REFUSED.value())
             {
                 counters.engineMalformed++;
                 return;

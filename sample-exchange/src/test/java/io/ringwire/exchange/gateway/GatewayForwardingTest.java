@@ -227,4 +227,22 @@ class GatewayForwardingTest
         assertEquals(1, gateway.counters().engineOtherMessages());
         assertEquals(1, gateway.counters().engineMalformed());
     }
+
+    @Test
+    void engineReportWithoutASequenceWhoseEnumsTheSchemaDoesNotListIsCountedMalformedNotThrown()
+    {
+        logOn();
+        final long noSequence = ExecutionReportDecoder.engineSequenceNullValue();
+        final int length = encodeReport(buffer, header, noSequence, ACCOUNT_A, 5, 55, ExecType.REJECTED,
+            OrdStatus.REJECTED, 1, 0, 0);
+        final int body = MessageHeaderEncoder.ENCODED_LENGTH;
+        buffer.putByte(body + ExecutionReportDecoder.rejectReasonEncodingOffset(), (byte)28); // a newer engine's reason
+        gateway.onEngineMessage(buffer, 0, length, START_NS + 1_000);
+        encodeReport(buffer, header, noSequence, ACCOUNT_A, 5, 55, ExecType.REJECTED, OrdStatus.REJECTED, 1, 0, 0);
+        buffer.putByte(body + ExecutionReportDecoder.execTypeEncodingOffset(), (byte)3); // no ExecType of the schema
+        gateway.onEngineMessage(buffer, 0, length, START_NS + 2_000);
+
+        assertTrue(output.toSessions.isEmpty());
+        assertEquals(2, gateway.counters().engineMalformed());
+    }
 }
