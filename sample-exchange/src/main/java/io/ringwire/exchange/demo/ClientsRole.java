@@ -169,6 +169,7 @@ final class ClientsRole
         }
         report.append(" replyGaps=").append(c.get(SimulatedClients.REPLY_GAPS))
             .append(" duplicateReplies=").append(c.get(SimulatedClients.DUPLICATE_REPLIES))
+            .append(" malformedReplies=").append(c.get(SimulatedClients.MALFORMED_REPLIES))
             .append(" sessionsLost=").append(c.get(SimulatedClients.SESSIONS_LOST))
             .append(" unansweredAcrossHold=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_HOLD))
             .append(" unansweredAcrossLoss=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_LOSS))

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.codecs.MessageValidator;
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.LogonResponseDecoder;
@@ -13,6 +14,7 @@ import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import org.agrona.DirectBuffer;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import static io.ringwire.exchange.demo.SimulatedClients.ACKS;
@@ -27,6 +29,7 @@ import static io.ringwire.exchange.demo.SimulatedClients.DUPLICATE_SEQUENCES;
 import static io.ringwire.exchange.demo.SimulatedClients.FILLED_AND_CANCELED;
 import static io.ringwire.exchange.demo.SimulatedClients.FILLS;
 import static io.ringwire.exchange.demo.SimulatedClients.LOGGED_ON;
+import static io.ringwire.exchange.demo.SimulatedClients.MALFORMED_REPLIES;
 import static io.ringwire.exchange.demo.SimulatedClients.MAX_SEQUENCE;
 import static io.ringwire.exchange.demo.SimulatedClients.REJECTS;
 import static io.ringwire.exchange.demo.SimulatedClients.REJECT_REASONS;
@@ -47,6 +50,10 @@ import static io.ringwire.exchange.demo.SimulatedClients.UNCHECKED_SEQUENCES;
  */
 final class ReplyReader
 {
+    /** The ExecTypes the schema lists, its null value not among them. */
+    private static final ExecType[] EXEC_TYPES =
+        Arrays.stream(ExecType.values()).filter(type -> type != ExecType.NULL_VAL).toArray(ExecType[]::new);
+
     private final AtomicLongArray counters;
     private final LatencyLedger ledger;
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
@@ -86,16 +93,26 @@ final class ReplyReader
 
     private void onReply(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
+        read(current, buffer, offset, length);
+    }
+
+    /** Takes one reply of the client's, whole. */
+    void read(final SimulatedClient client, final DirectBuffer buffer, final int offset, final int length)
+    {
         final long receivedNs = System.nanoTime();
-        final SimulatedClient client = current;
         client.lastHeardNs = receivedNs;
+        if (MessageValidator.validate(buffer, offset, length) < 0)
+        {
+            counters.incrementAndGet(MALFORMED_REPLIES);
+            return;
+        }
         headerDecoder.wrap(buffer, offset);
         final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
         final int templateId = headerDecoder.templateId();
         if (templateId == LogonResponseDecoder.TEMPLATE_ID)
         {
             logonResponse.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
-            if (logonResponse.status() == LogonStatus.ACCEPTED && !client.loggedOn)
+            if (logonResponse.statusRaw() == LogonStatus.ACCEPTED.value() && !client.loggedOn)
             {
                 client.loggedOn = true;
                 client.nextDueNs = receivedNs;
@@ -115,6 +132,12 @@ final class ReplyReader
             return;
         }
         report.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
+        final ExecType execType = execType(report.execTypeRaw());
+        if (null == execType || report.sideRaw() != Side.BUY.value() && report.sideRaw() != Side.SELL.value())
+        {
+            counters.incrementAndGet(MALFORMED_REPLIES);
+            return;
+        }
         final long skipped = client.replySequence.onReply(report.replySequence());
         if (skipped == ReplySequence.DUPLICATE)
         {
@@ -122,13 +145,25 @@ final class ReplyReader
             return;
         }
         add(REPLY_GAPS, skipped);
-        onReport(client, receivedNs);
+        onReport(client, execType, receivedNs);
     }
 
-    private void onReport(final SimulatedClient client, final long receivedNs)
+    /** @return the report's ExecType, or null for a value the schema does not list. */
+    private static ExecType execType(final short raw)
     {
-        final ExecType execType = report.execType();
-        if (execType == ExecType.REJECTED && report.rejectReason() == RejectReason.NOT_LOGGED_ON)
+        for (final ExecType type : EXEC_TYPES)
+        {
+            if (type.value() == raw)
+            {
+                return type;
+            }
+        }
+        return null;
+    }
+
+    private void onReport(final SimulatedClient client, final ExecType execType, final long receivedNs)
+    {
+        if (execType == ExecType.REJECTED && report.rejectReasonRaw() == RejectReason.NOT_LOGGED_ON.value())
         {
             lost(client);
         }
@@ -151,7 +186,7 @@ final class ReplyReader
         else if (execType == ExecType.PARTIAL_FILL || execType == ExecType.FILL)
         {
             add(FILLS, 1);
-            add(report.side() == Side.BUY ? BOUGHT : SOLD, report.lastQuantity());
+            add(report.sideRaw() == Side.BUY.value() ? BOUGHT : SOLD, report.lastQuantity());
             if (execType == ExecType.FILL)
             {
                 ended(client, ClientOrders.FILLED);
@@ -218,7 +253,7 @@ final class ReplyReader
             counters.decrementAndGet(UNANSWERED_ACROSS_LOSS);
         }
         add(ACKS, 1);
-        if (report.execType() == ExecType.REJECTED)
+        if (report.execTypeRaw() == ExecType.REJECTED.value())
         {
             countRejectedAck();
         }

@@ -116,7 +116,12 @@ public final class SimulatedClients implements Agent, AutoCloseable
      * ({@link EngineSequences#WINDOW} behind the highest): counted in {@link #SEQUENCES} unchecked.
      */
     public static final int UNCHECKED_SEQUENCES = REPLY_GAPS + 5;
-    private static final int COUNTERS = REPLY_GAPS + 6;
+    /**
+     * Replies that do not decode as the schema has them (short, a length past the message, a value
+     * of a field the schema does not list): dropped unread.
+     */
+    public static final int MALFORMED_REPLIES = REPLY_GAPS + 6;
+    private static final int COUNTERS = REPLY_GAPS + 7;
 
     private static final int FRAGMENT_LIMIT = 32;
     private static final int MAX_BURST = 64;

@@ -1,13 +1,38 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.codecs.trading.ExecType;
+import io.ringwire.codecs.trading.ExecutionReportDecoder;
+import io.ringwire.codecs.trading.ExecutionReportEncoder;
+import io.ringwire.codecs.trading.LogonResponseDecoder;
+import io.ringwire.codecs.trading.LogonRejectReason;
+import io.ringwire.codecs.trading.LogonResponseEncoder;
+import io.ringwire.codecs.trading.LogonStatus;
+import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.OrdStatus;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.RejectReason;
+import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.TimeInForce;
+import io.ringwire.exchange.flow.OrderFlow;
+import io.ringwire.exchange.gateway.SessionConfig;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.util.concurrent.atomic.AtomicLongArray;
+
 import static io.ringwire.exchange.demo.SimulatedClients.ACK_REJECT_REASONS;
+import static io.ringwire.exchange.demo.SimulatedClients.LOGGED_ON;
+import static io.ringwire.exchange.demo.SimulatedClients.MALFORMED_REPLIES;
+import static io.ringwire.exchange.demo.SimulatedClients.REPORTS;
 import static io.ringwire.exchange.demo.SimulatedClients.REJECT_REASONS;
 import static io.ringwire.exchange.demo.SimulatedClients.REPLY_GAPS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
-/** Where a reject's reason is counted: in its own block of counters, never in the next one. */
+/**
+ * Where a reject's reason is counted: in its own block of counters, never in the next one; a reply
+ * that does not decode as the schema has it is counted and dropped, never thrown out of the poll.
+ */
 class ReplyReaderTest
 {
     @Test
@@ -23,5 +48,39 @@ class ReplyReaderTest
             ReplyReader.reasonCounter(ACK_REJECT_REASONS, REPLY_GAPS, REPLY_GAPS - ACK_REJECT_REASONS - 1));
         assertEquals(-1, ReplyReader.reasonCounter(ACK_REJECT_REASONS, REPLY_GAPS, REPLY_GAPS - ACK_REJECT_REASONS));
         assertEquals(-1, ReplyReader.reasonCounter(ACK_REJECT_REASONS, REPLY_GAPS, -1));
+    }
+
+    @Test
+    void repliesThatDoNotDecodeAsTheSchemaHasThemAreCountedAndDropped()
+    {
+        final AtomicLongArray counters = new AtomicLongArray(MALFORMED_REPLIES + 1);
+        final ReplyReader reader = new ReplyReader(counters, new LatencyLedger());
+        final SimulatedClient client = new SimulatedClient(new SessionConfig(1, "token", 100),
+            new OrderFlow(1, 1, 100, 20, 10_000, 50, 4096), null, null);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
+        final MessageHeaderEncoder header = new MessageHeaderEncoder();
+        final int body = MessageHeaderEncoder.ENCODED_LENGTH;
+
+        reader.read(client, buffer, 0, 4); // shorter than a header
+
+        final int logon = body + new LogonResponseEncoder().wrapAndApplyHeader(buffer, 0, header)
+            .status(LogonStatus.ACCEPTED).rejectReason(LogonRejectReason.NONE).encodedLength();
+        reader.read(client, buffer, 0, logon - 1); // shorter than the message it names
+        buffer.putByte(body + LogonResponseDecoder.statusEncodingOffset(), (byte)0); // no LogonStatus of the schema
+        reader.read(client, buffer, 0, logon);
+        assertFalse(client.loggedOn);
+
+        final int report = body + new ExecutionReportEncoder().wrapAndApplyHeader(buffer, 0, header)
+            .execType(ExecType.REJECTED).ordStatus(OrdStatus.REJECTED).side(Side.BUY).rejectReason(RejectReason.NONE)
+            .ordType(OrdType.LIMIT).timeInForce(TimeInForce.DAY).engineSequence(1).encodedLength();
+        buffer.putByte(body + ExecutionReportDecoder.execTypeEncodingOffset(), (byte)3); // no ExecType of the schema
+        reader.read(client, buffer, 0, report);
+        buffer.putByte(body + ExecutionReportDecoder.execTypeEncodingOffset(), (byte)ExecType.FILL.value());
+        buffer.putByte(body + ExecutionReportDecoder.sideEncodingOffset(), (byte)0); // no Side of the schema
+        reader.read(client, buffer, 0, report);
+
+        assertEquals(5, counters.get(MALFORMED_REPLIES));
+        assertEquals(0, counters.get(LOGGED_ON));
+        assertEquals(0, counters.get(REPORTS));
     }
 }
