@@ -82,16 +82,19 @@ final class SocketDevice extends SoftDevice
                 "address (got '" + config.bindHost() + "'): peers connect to the address the device advertises, " +
                 "so the wildcard address will not do");
         }
+        ServerSocketChannel opened = null;
         try
         {
-            listener = ServerSocketChannel.open();
-            listener.bind(new InetSocketAddress(bind, config.bindPort()));
-            listener.configureBlocking(false);
-            final InetSocketAddress bound = (InetSocketAddress)listener.getLocalAddress();
+            opened = ServerSocketChannel.open();
+            opened.bind(new InetSocketAddress(bind, config.bindPort()));
+            opened.configureBlocking(false);
+            final InetSocketAddress bound = (InetSocketAddress)opened.getLocalAddress();
             address = new EndpointAddress(bound.getAddress().getHostAddress(), bound.getPort()).toString();
+            listener = opened;
         }
         catch (final IOException ex)
         {
+            CloseHelper.quietClose(opened); // a port in use, an address not on this host: the socket goes
             throw new RdmaException("socket provider cannot listen on " + config.bindHost() + ":" + config.bindPort() +
                 " (" + ex.getMessage() + "); set " + RdmaConfig.BIND_ADDRESS_PROP + " to a local address and free port", ex);
         }

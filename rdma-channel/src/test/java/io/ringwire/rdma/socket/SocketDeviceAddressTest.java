@@ -8,7 +8,11 @@ import io.ringwire.rdma.socket.SocketEnds.End;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -55,5 +59,28 @@ class SocketDeviceAddressTest
                 refused.getMessage().contains("wildcard"), refused.getMessage());
         }
         assertEquals("[::1]:7", new EndpointAddress("::1", 7).toString());
+    }
+
+    @Test
+    void aDeviceThatCannotListenOnItsPortLeavesNoSocketOpen() throws IOException
+    {
+        final End taken = ends.open();
+        final String busy = taken.device().address();
+        final long before = openDescriptors();
+        for (int i = 0; i < 50; i++)
+        {
+            final RdmaException refused = assertThrows(RdmaException.class, () -> RdmaProviders.open(
+                new RdmaConfig().provider("socket").bindAddress(busy).conclude()).close());
+            assertTrue(refused.getMessage().contains("cannot listen"), refused.getMessage());
+        }
+        assertTrue(openDescriptors() < before + 10, "descriptors " + before + " -> " + openDescriptors());
+    }
+
+    private static long openDescriptors() throws IOException
+    {
+        try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd")))
+        {
+            return descriptors.count();
+        }
     }
 }
