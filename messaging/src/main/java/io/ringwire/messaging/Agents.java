@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Agents
 {
-    private static final List<String> IDLE_STRATEGIES = List.of("busy", "yield", "backoff", "sleep");
+    static final List<String> IDLE_STRATEGIES = List.of("busy", "yield", "backoff", "sleep");
     private static final System.Logger LOG = System.getLogger(Agents.class.getName());
     private static final AtomicInteger SPINNING = new AtomicInteger();
     /** Cores of running agents; guarded by itself. */

@@ -126,6 +126,10 @@ public final class ChannelUri
                 }
                 endpoints.add(resolved);
             }
+            if (parameters.containsKey("interface"))
+            {
+                EndpointAddress.parse("interface", parameters.get("interface"), true);
+            }
             if (parameters.containsKey("ring"))
             {
                 Settings.parsePowerOfTwo("ring", parameters.get("ring"), 4096, 1 << 30);

@@ -140,8 +140,14 @@ public final class MessagingContext
             reconnectIntervalMs, 1, 3_600_000, "1 to 3600000 ms"));
         signalIntervalValue = Settings.parseInt(SIGNAL_INTERVAL_PROP, signalInterval, 1, 1024, "1 to 1024");
         maxPublicationsValue = Settings.parseInt(MAX_PUBLICATIONS_PROP, maxPublications, 1, 4096, "1 to 4096");
-        Agents.idleStrategy(idleStrategy); // refuses an unknown name, naming the property
+        // Kept as checked (trimmed): the agents tell a spinning strategy by its name.
+        idleStrategy = Settings.oneOf(IDLE_PROP, idleStrategy, Agents.IDLE_STRATEGIES);
         coresValue = parseCores(cores);
+        if (null == countersDirectory || countersDirectory.isBlank())
+        {
+            // Blank is the working directory, which `stat` run from anywhere else would not look in.
+            throw Settings.invalid(COUNTERS_DIR_PROP, countersDirectory, "is blank", "a directory");
+        }
         checksum = Settings.oneOf(CHECKSUM_PROP, checksum, CHECKSUM_MODES);
         maxRingValue = Settings.parsePowerOfTwo(MAX_RING_PROP, maxRing, 4096, 1 << 30);
         maxPerIdentityValue = Settings.parseInt(MAX_PER_IDENTITY_PROP, maxPerIdentity, 0, 4096, "0 (no limit) to 4096");

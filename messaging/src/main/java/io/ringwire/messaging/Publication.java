@@ -148,6 +148,15 @@ public final class Publication implements AutoCloseable
         this.channel = channel;
         this.streamId = streamId;
         final List<InetSocketAddress> endpoints = channel.endpoints();
+        for (final InetSocketAddress endpoint : endpoints)
+        {
+            if (endpoint.getPort() == 0)
+            {
+                // Port 0 is a subscription's "any free port"; a publication would retry it for ever.
+                throw new IllegalArgumentException("channel '" + channel + "': a publication's endpoint " +
+                    endpoint.getHostString() + ":0 names no subscriber; give the subscription's port");
+            }
+        }
         this.device = RdmaProviders.open(context.newRdmaConfig(channel.provider(),
             LocalAddresses.bindAddressFor(channel, endpoints.get(0), false)));
         PublicationCounters created = null;

@@ -42,6 +42,9 @@ class ConfigurationTest
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=localhost:99999"), "out of range");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|mtu=9000"), "unknown parameter 'mtu'");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|ring=5000"), "power of two");
+        assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|interface=10.0.0.1:99999"), "interface",
+            "out of range");
+        assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|interface="), "interface");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|ring=65536|ring=4096"),
             "parameter 'ring' is given twice");
         assertRefused(() -> ChannelUri.parse("ringwire:socket?endpoint=a:1|"), "'' is not key=value");
@@ -57,6 +60,14 @@ class ConfigurationTest
     }
 
     @Test
+    void aPublicationToPortZeroIsRefusedAtOpenNotRetriedForEver()
+    {
+        final MessagingContext context = new MessagingContext().secret("s").conclude();
+        assertRefused(() -> Publication.open(context, "ringwire:socket?endpoint=127.0.0.1:40123,127.0.0.1:0", 1),
+            "127.0.0.1:0", "names no subscriber");
+    }
+
+    @Test
     void badContextValuesAreRefusedNamingTheProperty()
     {
         assertRefused(() -> new MessagingContext().conclude(), MessagingContext.SECRET_PROP);
@@ -66,6 +77,10 @@ class ConfigurationTest
             MessagingContext.LIVENESS_TIMEOUT_PROP, MessagingContext.HEARTBEAT_INTERVAL_PROP);
         assertRefused(() -> new MessagingContext().secret("s").creditFraction(2).conclude(),
             MessagingContext.CREDIT_FRACTION_PROP, "3 to 64");
+        assertRefused(() -> new MessagingContext().secret("s").countersDirectory(" ").conclude(),
+            MessagingContext.COUNTERS_DIR_PROP, "blank");
+        assertEquals("busy", new MessagingContext().secret("s").idleStrategy(" busy ").conclude().idleStrategy(),
+            "kept as checked: the agents tell a spinning strategy by its name");
     }
 
     @Test
