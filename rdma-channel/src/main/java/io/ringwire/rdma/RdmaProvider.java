@@ -23,6 +23,17 @@ public interface RdmaProvider
     String unavailableReason(RdmaConfig config);
 
     /**
+     * Checks the provider's own settings (its system properties), which {@link #unavailableReason}
+     * reports as a reason like any other: a choice between providers must not take a malformed
+     * setting for an absent device.
+     *
+     * @throws IllegalArgumentException naming the setting and its allowed values.
+     */
+    default void checkSettings()
+    {
+    }
+
+    /**
      * Opens the device this configuration names.
      *
      * @param config concluded configuration.

@@ -51,14 +51,20 @@ public final class RdmaProviders
      *
      * @param config concluded configuration.
      * @return the chosen provider's name.
+     * @throws IllegalArgumentException when an ibverbs setting is malformed: it is not taken for an
+     *                                  absent device.
      */
     public static String resolveAuto(final RdmaConfig config)
     {
         for (final RdmaProvider provider : all())
         {
-            if (provider.name().equals("ibverbs") && null == provider.unavailableReason(config))
+            if (provider.name().equals("ibverbs"))
             {
-                return "ibverbs";
+                provider.checkSettings();
+                if (null == provider.unavailableReason(config))
+                {
+                    return "ibverbs";
+                }
             }
         }
         return "socket";

@@ -88,6 +88,12 @@ public final class IbverbsProvider implements RdmaProvider
      * device is absent, its port is not ACTIVE, or the GID index is empty or not RoCE v2.
      */
     @Override
+    public void checkSettings()
+    {
+        IbverbsSettings.fromSystemProperties();
+    }
+
+    @Override
     public String unavailableReason(final RdmaConfig config)
     {
         try

@@ -123,7 +123,7 @@ class IbverbsProviderTest
     }
 
     @Test
-    void aBadProviderPropertyIsReportedByName()
+    void aBadProviderPropertyIsReportedByNameAndRefusedByAuto()
     {
         final String previous = System.getProperty(IbverbsProvider.PORT_PROP);
         System.setProperty(IbverbsProvider.PORT_PROP, "0");
@@ -132,6 +132,10 @@ class IbverbsProviderTest
             final String reason = new IbverbsProvider().unavailableReason(config("ibverbs"));
             assertTrue(reason.startsWith(IbverbsProvider.PORT_PROP + "='0' is out of range; allowed: a port number 1 to 255"),
                 reason);
+            // auto would take it for an absent device and quietly open socket instead.
+            final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> RdmaProviders.open(config("auto")).close());
+            assertTrue(refused.getMessage().startsWith(IbverbsProvider.PORT_PROP + "='0'"), refused.getMessage());
         }
         finally
         {
