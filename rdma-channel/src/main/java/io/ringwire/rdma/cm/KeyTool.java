@@ -84,8 +84,9 @@ public final class KeyTool
             err.print(USAGE);
             return 2;
         }
-        for (final String name : names)
+        for (int i = 0; i < names.size(); i++)
         {
+            final String name = names.get(i);
             try
             {
                 Identity.checkName(name);
@@ -93,6 +94,12 @@ public final class KeyTool
             catch (final IllegalArgumentException ex)
             {
                 err.println("ringwire keygen: " + ex.getMessage());
+                return 2;
+            }
+            if (names.indexOf(name) != i)
+            {
+                // The second would replace the identity the first had just made.
+                err.println("ringwire keygen: '" + name + "' is named twice");
                 return 2;
             }
         }

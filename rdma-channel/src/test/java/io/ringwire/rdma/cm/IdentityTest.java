@@ -160,5 +160,10 @@ class IdentityTest
         assertEquals(1, KeyTool.run(new String[]{ "--dir", directory.toString(), "peer" },
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertFalse(Files.exists(directory.resolve("peer.key")), "a trusted peer's key is not replaced");
+        assertEquals(2, KeyTool.run(new String[]{ "--dir", directory.toString(), "twin", "twin" },
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("'twin' is named twice"),
+            err.toString(StandardCharsets.UTF_8));
+        assertFalse(Files.exists(directory.resolve("twin.key")), "nothing is written");
     }
 }
