@@ -16,7 +16,8 @@
 # code is the number of such steps (0: every figure taken).
 set -u
 out=${1:?usage: server-figures.sh OUT [LAUNCHER]}
-launcher=${2:-./ringwire}
+# The clone's own launcher by default, wherever the script is run from.
+launcher=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)/ringwire}
 work=$(mktemp -d) || exit 1
 running=""
 # An interrupt stops the step's benchmark too: timeout runs it in a process group of its own, which

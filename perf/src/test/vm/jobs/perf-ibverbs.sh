@@ -43,7 +43,8 @@ setup_done
 
 section "ib_write_lat rxe0 -> rxe0, $SIZE bytes (the floor)"
 started=$(now)
-lat_row=$(ib_write_lat_row rxe0 rxe0 "$VA_IP" "$SIZE" "$MESSAGES" 18700)
+lat_row=$(ib_write_lat_row rxe0 rxe0 "$VA_IP" "$SIZE" "$MESSAGES" 18700) ||
+  { note ib_write_lat "FAILED: no row in three attempts"; rc=1; }
 cat "$RESULTS/ib_write_lat-client.log"
 note ib_write_lat_row "$(echo "$lat_row" | awk '{ $1 = $1; print }')"
 # ib_write_lat reports half the round trip; compare's rows are whole round trips.

@@ -190,7 +190,8 @@ faults_on() {
   local k
   for k in ${KINDS//,/ }; do
     case "$k" in
-      all|loss|dup|corrupt|reorder|icrcblind) ;;
+      all) [ "$KINDS" = all ] || die "'all' stands alone: faults on all, or a list of the others" ;;
+      loss|dup|corrupt|reorder|icrcblind) ;;
       *) die "unknown fault '$k': all, loss, dup, corrupt, reorder, icrcblind" ;;
     esac
   done

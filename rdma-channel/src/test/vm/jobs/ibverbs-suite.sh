@@ -71,7 +71,8 @@ section "phase 3: ib_write_lat floor vs the ibverbs provider's ping-pong, rxe0 -
 if [ "${IBV_SKIP_PERF:-0}" != 1 ] && [ -d /sys/class/infiniband/rxe1 ]; then
   PERF_ITERATIONS=${IBV_PERF_ITERATIONS:-5000}
   started=$(now)
-  lat_row=$(ib_write_lat_row rxe1 rxe0 "$VB_IP" 2 "$PERF_ITERATIONS" 18600)
+  lat_row=$(ib_write_lat_row rxe1 rxe0 "$VB_IP" 2 "$PERF_ITERATIONS" 18600) ||
+    { note phase3_floor "FAILED: ib_write_lat gave no row in three attempts"; rc=1; }
   cat "$RESULTS/ib_write_lat-client.log"
   note ib_write_lat_row "$(echo "$lat_row" | awk '{ $1 = $1; print }')"
   lat_typ=$(echo "$lat_row" | awk '{ print $5 }') lat_avg=$(echo "$lat_row" | awk '{ print $6 }')
