@@ -284,6 +284,29 @@ class FixMappingTest
     }
 
     @Test
+    void aReportWhoseReasonOrStatusTheSchemaDoesNotListStillReachesTheMember() throws Exception
+    {
+        final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        final ExecutionReportDecoder report = report(id, ExecType.CANCELED, OrdStatus.CANCELED, RejectReason.NONE, 0,
+            0, 0, 10);
+        final int body = MessageHeaderEncoder.ENCODED_LENGTH;
+        buffer.putByte(body + ExecutionReportDecoder.rejectReasonEncodingOffset(), (byte)28); // a newer engine's
+        final Message canceled = FixOutbound.report(report, orders, EXEC_IDS);
+        assertEquals('4', canceled.getChar(150), "ExecType CANCELED");
+        assertEquals("o", canceled.getString(11));
+
+        final long other = newOrder(fix("D", "11", "p", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        final ExecutionReportDecoder acknowledged = report(other, ExecType.NEW, OrdStatus.NEW, RejectReason.NONE, 0, 0,
+            10, 0);
+        buffer.putByte(body + ExecutionReportDecoder.ordStatusEncodingOffset(), (byte)9); // no OrdStatus of the schema
+        final Message acknowledgement = FixOutbound.report(acknowledged, orders, EXEC_IDS);
+        assertEquals('0', acknowledgement.getChar(150), "ExecType NEW");
+        assertEquals('0', acknowledgement.getChar(39), "OrdStatus NEW for a status no enum has");
+    }
+
+    @Test
     void reportsCarryExecTypeStatusQuantitiesAndTheAveragePrice() throws Exception
     {
         final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
