@@ -30,6 +30,9 @@ import java.nio.ByteBuffer;
 final class EngineRequests
 {
     private static final int HEADER_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH;
+    /** The version that gave a NewOrder post-only, a display quantity and self-trade prevention. */
+    private static final int NEW_ORDER_TERMS_SINCE = Math.max(NewOrderDecoder.postOnlySinceVersion(),
+        Math.max(NewOrderDecoder.displayQuantitySinceVersion(), NewOrderDecoder.selfTradePreventionSinceVersion()));
 
     private final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
     private final MessageHeaderEncoder header = new MessageHeaderEncoder();
@@ -46,15 +49,18 @@ final class EngineRequests
 
     /**
      * @param clientBlockLength the block length in the client's header.
+     * @param clientVersion     the schema version in the client's header: a field of a later version
+     *                          is absent for it, whatever bytes its block carries there.
      * @return the length of the stamped NewOrder.
      */
-    int newOrder(final DirectBuffer source, final int offset, final int clientBlockLength, final long receiveTime,
-        final long gatewaySendTime)
+    int newOrder(final DirectBuffer source, final int offset, final int clientBlockLength, final int clientVersion,
+        final long receiveTime, final long gatewaySendTime)
     {
         final int length = copy(source, offset, clientBlockLength, NewOrderDecoder.TEMPLATE_ID,
             NewOrderDecoder.BLOCK_LENGTH);
         newOrder.wrap(buffer, HEADER_LENGTH);
-        if (clientBlockLength < NewOrderDecoder.BLOCK_LENGTH)
+        final boolean older = clientBlockLength < NewOrderDecoder.BLOCK_LENGTH || clientVersion < NEW_ORDER_TERMS_SINCE;
+        if (older)
         {
             newOrder.postOnly(BooleanType.NULL_VAL)
                 .displayQuantity(NewOrderEncoder.displayQuantityNullValue())

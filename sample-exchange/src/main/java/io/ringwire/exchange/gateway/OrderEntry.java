@@ -122,7 +122,8 @@ final class OrderEntry
             return reject(session, reason, clientOrderId, account, instrumentId, request.sideRaw(), ordType,
                 request.timeInForceRaw(), price, quantity, request.sendingTime(), nowNs);
         }
-        final int length = sender.requests().newOrder(buffer, offset, blockLength, nowNs, sender.sendTime(nowNs));
+        final int length = sender.requests().newOrder(buffer, offset, blockLength, request.actingVersion(), nowNs,
+            sender.sendTime(nowNs));
         risk.opened(session, clientOrderId);
         if (FORWARDED != forwardWithId(session, clientOrderId, length, nowNs))
         {

@@ -120,6 +120,27 @@ class GatewayForwardingTest
     }
 
     @Test
+    void versionOneOrderWithAFullBlockCarriesNoneOfTheLaterFieldsWhateverItsBytesThere()
+    {
+        logOn();
+        final int length = encodeNewOrder(buffer, header, 42, ACCOUNT_A, 1, OrdType.LIMIT, 1_010, 7, START_NS + 400);
+        final int body = MessageHeaderEncoder.ENCODED_LENGTH;
+        buffer.putShort(6, (short)1, ByteOrder.LITTLE_ENDIAN); // version 1, its block the whole of today's
+        buffer.putByte(body + NewOrderDecoder.postOnlyEncodingOffset(), (byte)BooleanType.TRUE.value());
+        buffer.putLong(body + NewOrderDecoder.displayQuantityEncodingOffset(), 1, ByteOrder.LITTLE_ENDIAN);
+        buffer.putByte(body + NewOrderDecoder.selfTradePreventionEncodingOffset(),
+            (byte)SelfTradePrevention.values()[0].value());
+
+        assertEquals(Gateway.FORWARDED, gateway.onClientMessage(TRANSPORT_A, buffer, 0, length, START_NS + 500));
+
+        final NewOrderDecoder forwarded = newOrder(output.lastToEngine());
+        assertEquals(BooleanType.NULL_VAL.value(), forwarded.postOnlyRaw());
+        assertEquals(NewOrderDecoder.displayQuantityNullValue(), forwarded.displayQuantity());
+        assertEquals(SelfTradePrevention.NULL_VAL.value(), forwarded.selfTradePreventionRaw());
+        assertEquals(7, forwarded.quantity());
+    }
+
+    @Test
     void forwardedReplaceIsStampedToo()
     {
         logOn();
