@@ -187,8 +187,11 @@ public final class MarketDataBooks
                 {
                     return admitted;
                 }
-                return changed(slot, books.reduce(slot, canceled.orderId(), canceled.canceledQuantity(),
-                    canceled.remainingQuantity()));
+                // A cancel always names what remains; a negative one (-1 is the book's "not given",
+                // which would skip the check) fits no order.
+                final long remaining = canceled.remainingQuantity();
+                return changed(slot, remaining < 0 ? INCONSISTENT :
+                    books.reduce(slot, canceled.orderId(), canceled.canceledQuantity(), remaining));
             }
             case OrderReplacedDecoder.TEMPLATE_ID ->
             {

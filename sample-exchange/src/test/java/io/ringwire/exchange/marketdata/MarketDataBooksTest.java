@@ -94,6 +94,13 @@ class MarketDataBooksTest
         assertEquals(INCONSISTENT, books.onMessage(feed.buffer, 0, feed.canceled(1, 11, 0)), "more than it shows");
         assertTrue(books.isStale(1));
 
+        final MarketDataBooks negative = new MarketDataBooks(instruments(4), 100);
+        final Messages negativeFeed = new Messages(1);
+        assertEquals(APPLIED, negative.onMessage(negativeFeed.buffer, 0, negativeFeed.added(1, Side.BUY, 100, 100)));
+        assertEquals(INCONSISTENT, negative.onMessage(negativeFeed.buffer, 0, negativeFeed.canceled(1, 30, -1)),
+            "a remaining quantity below zero");
+        assertTrue(negative.isStale(1));
+
         final MarketDataBooks other = new MarketDataBooks(instruments(4), 100);
         final Messages otherFeed = new Messages(2);
         assertEquals(INCONSISTENT, other.onMessage(otherFeed.buffer, 0, otherFeed.executed(42, 1, 100)), "an unknown order");
