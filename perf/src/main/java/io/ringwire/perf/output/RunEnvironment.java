@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * Where a run ran, for its {@code summary.json}: a figure without its machine and revision cannot be
  * compared with another.
  *
- * @param gitRevision    {@code git rev-parse HEAD} in the working directory, or "unknown".
+ * @param gitRevision    {@code git rev-parse HEAD} in the clone ({@link #repository()}), or "unknown".
  * @param jvmVersion     {@code Runtime.version()} with the VM's name and vendor.
  * @param jvmArguments   the JVM's input flags.
  * @param cpuModel       the first "model name" of /proc/cpuinfo, or "unknown".
@@ -36,6 +36,8 @@ public record RunEnvironment(
 {
     /** What a value nobody could read is given as. */
     public static final String UNKNOWN = "unknown";
+    /** The clone the run belongs to, as the launcher (and Maven's test runs) name it. */
+    public static final String REPOSITORY_PROP = "ringwire.repo.dir";
     private static final long GIT_TIMEOUT_MS = 5_000;
 
     /**
@@ -52,11 +54,22 @@ public record RunEnvironment(
             OnlineCpus.count(), readKernel(), gc.collections(), gc.timeMs());
     }
 
+    /**
+     * @return the clone {@value #REPOSITORY_PROP} names, absolute; the working directory where it is
+     *         not set (a command run from elsewhere than the clone would otherwise write its results,
+     *         and read its revision, there).
+     */
+    public static Path repository()
+    {
+        return Path.of(System.getProperty(REPOSITORY_PROP, "")).toAbsolutePath();
+    }
+
     private static String readGitRevision()
     {
         try
         {
-            final Process git = new ProcessBuilder("git", "rev-parse", "HEAD").redirectErrorStream(true).start();
+            final Process git = new ProcessBuilder("git", "rev-parse", "HEAD").directory(repository().toFile())
+                .redirectErrorStream(true).start();
             git.getOutputStream().close();
             if (!git.waitFor(GIT_TIMEOUT_MS, TimeUnit.MILLISECONDS))
             {

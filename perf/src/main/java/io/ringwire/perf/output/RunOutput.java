@@ -53,7 +53,7 @@ public final class RunOutput
         throws IOException
     {
         final Path directory = null != out ? Path.of(out) :
-            ResultsWriter.defaultDirectory(Path.of("").toAbsolutePath(), LocalDateTime.now());
+            ResultsWriter.defaultDirectory(RunEnvironment.repository(), LocalDateTime.now());
         if (!gate.canDraw() && run.hasPlots())
         {
             err.println(gate.skippedLine(run.benchmark()));

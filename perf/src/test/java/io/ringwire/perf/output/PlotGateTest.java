@@ -93,6 +93,35 @@ class PlotGateTest
     }
 
     @Test
+    void aRunStartedOutsideItsCloneWritesIntoTheCloneTheLauncherNamesAndNotesNoOtherRevision(
+        @TempDir final Path clone) throws IOException
+    {
+        Files.createDirectories(clone.resolve("perf"));
+        Files.writeString(clone.resolve("perf").resolve("pom.xml"), "<project/>");
+        final String previous = System.getProperty(RunEnvironment.REPOSITORY_PROP);
+        System.setProperty(RunEnvironment.REPOSITORY_PROP, clone.toString());
+        try
+        {
+            final Path written = RunOutput.write(run(clone, new ExtraPlot("ratios.png", "Ratios", NEVER_BUILT)), null,
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), new PlotGate(NO_FONT));
+            assertTrue(written.startsWith(clone.resolve("perf").resolve("results")), written.toString());
+            assertEquals(RunEnvironment.UNKNOWN, RunEnvironment.capture().gitRevision(),
+                "the named directory is no git clone: not the working directory's revision");
+        }
+        finally
+        {
+            if (null == previous)
+            {
+                System.clearProperty(RunEnvironment.REPOSITORY_PROP);
+            }
+            else
+            {
+                System.setProperty(RunEnvironment.REPOSITORY_PROP, previous);
+            }
+        }
+    }
+
+    @Test
     void anOpenGateDrawsTheBenchmarksOwnPlotUnderItsHeading(@TempDir final Path directory) throws IOException
     {
         final ExtraPlot ratios = new ExtraPlot("ratios.png", "Ratios", () -> PercentilePlot.chart("ratios",
