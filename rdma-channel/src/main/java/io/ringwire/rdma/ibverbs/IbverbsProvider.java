@@ -79,6 +79,12 @@ public final class IbverbsProvider implements RdmaProvider
         return NAME;
     }
 
+    @Override
+    public void checkSettings()
+    {
+        IbverbsSettings.fromSystemProperties();
+    }
+
     /**
      * {@inheritDoc}
      *
@@ -87,12 +93,6 @@ public final class IbverbsProvider implements RdmaProvider
      * library is missing (what to install), there is no device (how to load Soft-RoCE), the named
      * device is absent, its port is not ACTIVE, or the GID index is empty or not RoCE v2.
      */
-    @Override
-    public void checkSettings()
-    {
-        IbverbsSettings.fromSystemProperties();
-    }
-
     @Override
     public String unavailableReason(final RdmaConfig config)
     {

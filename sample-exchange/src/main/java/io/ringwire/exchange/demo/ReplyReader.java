@@ -112,7 +112,13 @@ final class ReplyReader
         if (templateId == LogonResponseDecoder.TEMPLATE_ID)
         {
             logonResponse.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
-            if (logonResponse.statusRaw() == LogonStatus.ACCEPTED.value() && !client.loggedOn)
+            final short status = logonResponse.statusRaw();
+            if (status != LogonStatus.ACCEPTED.value() && status != LogonStatus.REJECTED.value())
+            {
+                counters.incrementAndGet(MALFORMED_REPLIES);
+                return;
+            }
+            if (status == LogonStatus.ACCEPTED.value() && !client.loggedOn)
             {
                 client.loggedOn = true;
                 client.nextDueNs = receivedNs;
@@ -132,12 +138,6 @@ final class ReplyReader
             return;
         }
         report.wrap(buffer, body, headerDecoder.blockLength(), headerDecoder.version());
-        final ExecType execType = execType(report.execTypeRaw());
-        if (null == execType || report.sideRaw() != Side.BUY.value() && report.sideRaw() != Side.SELL.value())
-        {
-            counters.incrementAndGet(MALFORMED_REPLIES);
-            return;
-        }
         final long skipped = client.replySequence.onReply(report.replySequence());
         if (skipped == ReplySequence.DUPLICATE)
         {
@@ -145,6 +145,16 @@ final class ReplyReader
             return;
         }
         add(REPLY_GAPS, skipped);
+        // Taken in the reply sequence above, so that dropping it shows as no gap. A reject of a
+        // mass cancel, or of a malformed request, names no side: only a fill needs one.
+        final ExecType execType = execType(report.execTypeRaw());
+        final boolean fill = execType == ExecType.PARTIAL_FILL || execType == ExecType.FILL;
+        if (null == execType ||
+            fill && report.sideRaw() != Side.BUY.value() && report.sideRaw() != Side.SELL.value())
+        {
+            counters.incrementAndGet(MALFORMED_REPLIES);
+            return;
+        }
         onReport(client, execType, receivedNs);
     }
 

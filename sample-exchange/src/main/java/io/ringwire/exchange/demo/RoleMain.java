@@ -330,7 +330,8 @@ public final class RoleMain
             " fromLeftConnections=" + counters.fromLeftConnections() +
             " ordersUntracked=" + gateway.gateway().ordersUntracked() + " sessionSendFailures=" +
             counters.sessionSendFailures() + " engineRefused=" + counters.engineBackPressured() + " engineOffersWaited=" +
-            gateway.engineOffersWaited() + " engineRequestsHeld=" + gateway.engineRequestsHeld() + " lastEngineSequence=" +
+            gateway.engineOffersWaited() + " engineRequestsHeld=" + gateway.engineRequestsHeld() +
+            " lastEngineSequence=" +
             gateway.gateway().lastEngineSequence() + (null == door ? "" : " fixRequests=" + door.requests() +
             " fixRefusals=" + door.refusals() + " fixLogonsRefused=" + door.logonsRefused() +
             " fixRepliesRefused=" + door.repliesRefused() + " fixSenderFailures=" + door.senderFailures() +

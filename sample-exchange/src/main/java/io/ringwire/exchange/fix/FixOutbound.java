@@ -56,6 +56,7 @@ public final class FixOutbound
 {
     private static final RejectReason[] REJECT_REASONS = RejectReason.values();
     private static final OrdStatus[] ORD_STATUSES = OrdStatus.values();
+    private static final ExecType[] EXEC_TYPES = ExecType.values();
 
     private FixOutbound()
     {
@@ -71,8 +72,8 @@ public final class FixOutbound
         final FixExecIds execIds)
     {
         final long id = report.clientOrderId();
-        final ExecType execType = report.execType();
-        // Raw: a reason or status of a newer schema is reported as unspecified, not dropped with its report.
+        final ExecType execType = execType(report.execTypeRaw());
+        // Raw: a type, reason or status of a newer schema is reported as unspecified, not dropped with its report.
         final RejectReason reason = rejectReason(report.rejectReasonRaw());
         final FixOrders.Kind kind = orders.kind(id);
         if (execType == ExecType.REJECTED && kind == FixOrders.Kind.MASS_CANCEL)
@@ -302,6 +303,19 @@ public final class FixOutbound
             }
         }
         return RejectReason.NULL_VAL;
+    }
+
+    /** @return the type the raw value names, or {@link ExecType#NULL_VAL} for one the schema does not list. */
+    private static ExecType execType(final short raw)
+    {
+        for (final ExecType type : EXEC_TYPES)
+        {
+            if (type.value() == raw)
+            {
+                return type;
+            }
+        }
+        return ExecType.NULL_VAL;
     }
 
     /** @return the status the raw value names, or {@link OrdStatus#NULL_VAL} for one the schema does not list. */

@@ -47,7 +47,8 @@ public final class FixRejectCodes
     }
 
     /**
-     * @param reason a reject reason of the exchange (not {@link RejectReason#NULL_VAL}).
+     * @param reason a reject reason of the exchange; {@link RejectReason#NULL_VAL} (also a reason the
+     *               schema does not list) is Other.
      * @return its OrdRejReason (103).
      */
     public static int ordRejReason(final RejectReason reason)

@@ -24,6 +24,7 @@ import static io.ringwire.exchange.demo.SimulatedClients.ACK_REJECT_REASONS;
 import static io.ringwire.exchange.demo.SimulatedClients.LOGGED_ON;
 import static io.ringwire.exchange.demo.SimulatedClients.MALFORMED_REPLIES;
 import static io.ringwire.exchange.demo.SimulatedClients.REPORTS;
+import static io.ringwire.exchange.demo.SimulatedClients.REJECTS;
 import static io.ringwire.exchange.demo.SimulatedClients.REJECT_REASONS;
 import static io.ringwire.exchange.demo.SimulatedClients.REPLY_GAPS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -64,23 +65,35 @@ class ReplyReaderTest
         reader.read(client, buffer, 0, 4); // shorter than a header
 
         final int logon = body + new LogonResponseEncoder().wrapAndApplyHeader(buffer, 0, header)
-            .status(LogonStatus.ACCEPTED).rejectReason(LogonRejectReason.NONE).encodedLength();
+            .status(LogonStatus.ACCEPTED).rejectReason(LogonRejectReason.NONE).nextReplySequence(1).reasonText("")
+            .encodedLength();
         reader.read(client, buffer, 0, logon - 1); // shorter than the message it names
         buffer.putByte(body + LogonResponseDecoder.statusEncodingOffset(), (byte)0); // no LogonStatus of the schema
         reader.read(client, buffer, 0, logon);
         assertFalse(client.loggedOn);
+        assertEquals(3, counters.get(MALFORMED_REPLIES));
 
-        final int report = body + new ExecutionReportEncoder().wrapAndApplyHeader(buffer, 0, header)
-            .execType(ExecType.REJECTED).ordStatus(OrdStatus.REJECTED).side(Side.BUY).rejectReason(RejectReason.NONE)
-            .ordType(OrdType.LIMIT).timeInForce(TimeInForce.DAY).engineSequence(1).encodedLength();
+        buffer.putByte(body + LogonResponseDecoder.statusEncodingOffset(), (byte)LogonStatus.ACCEPTED.value());
+        reader.read(client, buffer, 0, logon);
+        assertEquals(1, counters.get(LOGGED_ON), "the same logon, its status one of the schema's");
+
+        final ExecutionReportEncoder encoder = new ExecutionReportEncoder();
+        final int report = body + encoder.wrapAndApplyHeader(buffer, 0, header)
+            .execType(ExecType.REJECTED).ordStatus(OrdStatus.REJECTED).side(Side.NULL_VAL)
+            .rejectReason(RejectReason.THROTTLED).ordType(OrdType.NULL_VAL).timeInForce(TimeInForce.NULL_VAL)
+            .engineSequence(ExecutionReportEncoder.engineSequenceNullValue()).replySequence(1).encodedLength();
+        reader.read(client, buffer, 0, report); // a mass cancel's reject names no side
+        assertEquals(1, counters.get(REJECTS), "a reject without a side is a reject");
+
+        encoder.replySequence(2);
         buffer.putByte(body + ExecutionReportDecoder.execTypeEncodingOffset(), (byte)3); // no ExecType of the schema
         reader.read(client, buffer, 0, report);
+        encoder.replySequence(3);
         buffer.putByte(body + ExecutionReportDecoder.execTypeEncodingOffset(), (byte)ExecType.FILL.value());
-        buffer.putByte(body + ExecutionReportDecoder.sideEncodingOffset(), (byte)0); // no Side of the schema
-        reader.read(client, buffer, 0, report);
+        reader.read(client, buffer, 0, report); // a fill must say which side it bought or sold
 
         assertEquals(5, counters.get(MALFORMED_REPLIES));
-        assertEquals(0, counters.get(LOGGED_ON));
-        assertEquals(0, counters.get(REPORTS));
+        assertEquals(1, counters.get(REPORTS));
+        assertEquals(0, counters.get(REPLY_GAPS), "what was dropped was still taken in the reply sequence");
     }
 }

@@ -284,7 +284,7 @@ class FixMappingTest
     }
 
     @Test
-    void aReportWhoseReasonOrStatusTheSchemaDoesNotListStillReachesTheMember() throws Exception
+    void aReportWhoseTypeReasonOrStatusTheSchemaDoesNotListStillReachesTheMember() throws Exception
     {
         final long id = newOrder(fix("D", "11", "o", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
             .clientOrderId();
@@ -304,6 +304,15 @@ class FixMappingTest
         final Message acknowledgement = FixOutbound.report(acknowledged, orders, EXEC_IDS);
         assertEquals('0', acknowledgement.getChar(150), "ExecType NEW");
         assertEquals('0', acknowledgement.getChar(39), "OrdStatus NEW for a status no enum has");
+
+        final long third = newOrder(fix("D", "11", "q", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
+            .clientOrderId();
+        final ExecutionReportDecoder restated = report(third, ExecType.NEW, OrdStatus.NEW, RejectReason.NONE, 0, 0,
+            10, 0);
+        buffer.putByte(body + ExecutionReportDecoder.execTypeEncodingOffset(), (byte)3); // no ExecType of the schema
+        final Message status = FixOutbound.report(restated, orders, EXEC_IDS);
+        assertEquals('I', status.getChar(150), "ExecType ORDER_STATUS for a type no enum has");
+        assertEquals("q", status.getString(11));
     }
 
     @Test
