@@ -98,6 +98,7 @@ class PlotGateTest
     {
         Files.createDirectories(clone.resolve("perf"));
         Files.writeString(clone.resolve("perf").resolve("pom.xml"), "<project/>");
+        Files.writeString(clone.resolve(".git"), "not a git directory"); // git stops here, not in a folder above
         final String previous = System.getProperty(RunEnvironment.REPOSITORY_PROP);
         System.setProperty(RunEnvironment.REPOSITORY_PROP, clone.toString());
         try

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -44,15 +45,15 @@ class SocketAdoptionCloseTest
             final SocketConnector.Offer offer = queuePair.connector().offer(incoming, peer.queuePairNumber(),
                 queuePair.startPsn(), peer.startPsn(), () ->
                 {
-                    // The owning thread closes its queue pair between the offer's checks and its taking the channel.
+                    // The owning thread closes its queue pair between the offer's checks and its taking the
+                    // channel: the channel is taken once the close waits on the connector, or once the close
+                    // has run through (no lock to wait on), whichever comes first.
                     closer.start();
-                    try
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    while (closer.isAlive() && closer.getState() != Thread.State.BLOCKED &&
+                        System.nanoTime() - deadline < 0)
                     {
-                        closer.join(200);
-                    }
-                    catch (final InterruptedException ex)
-                    {
-                        throw new IllegalStateException(ex);
+                        Thread.onSpinWait();
                     }
                 });
             closer.join(5_000);
