@@ -1,5 +1,6 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.codecs.ListedValues;
 import io.ringwire.codecs.MessageValidator;
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
@@ -14,7 +15,6 @@ import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.Header;
 import org.agrona.DirectBuffer;
 
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import static io.ringwire.exchange.demo.SimulatedClients.ACKS;
@@ -50,10 +50,6 @@ import static io.ringwire.exchange.demo.SimulatedClients.UNCHECKED_SEQUENCES;
  */
 final class ReplyReader
 {
-    /** The ExecTypes the schema lists, its null value not among them. */
-    private static final ExecType[] EXEC_TYPES =
-        Arrays.stream(ExecType.values()).filter(type -> type != ExecType.NULL_VAL).toArray(ExecType[]::new);
-
     private final AtomicLongArray counters;
     private final LatencyLedger ledger;
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
@@ -147,28 +143,15 @@ final class ReplyReader
         add(REPLY_GAPS, skipped);
         // Taken in the reply sequence above, so that dropping it shows as no gap. A reject of a
         // mass cancel, or of a malformed request, names no side: only a fill needs one.
-        final ExecType execType = execType(report.execTypeRaw());
+        final ExecType execType = ListedValues.execType(report.execTypeRaw());
         final boolean fill = execType == ExecType.PARTIAL_FILL || execType == ExecType.FILL;
-        if (null == execType ||
+        if (execType == ExecType.NULL_VAL ||
             fill && report.sideRaw() != Side.BUY.value() && report.sideRaw() != Side.SELL.value())
         {
             counters.incrementAndGet(MALFORMED_REPLIES);
             return;
         }
         onReport(client, execType, receivedNs);
-    }
-
-    /** @return the report's ExecType, or null for a value the schema does not list. */
-    private static ExecType execType(final short raw)
-    {
-        for (final ExecType type : EXEC_TYPES)
-        {
-            if (type.value() == raw)
-            {
-                return type;
-            }
-        }
-        return null;
     }
 
     private void onReport(final SimulatedClient client, final ExecType execType, final long receivedNs)

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.fix;
 
+import io.ringwire.codecs.ListedValues;
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.OrdStatus;
@@ -54,9 +55,6 @@ import java.time.ZoneOffset;
  */
 public final class FixOutbound
 {
-    private static final RejectReason[] REJECT_REASONS = RejectReason.values();
-    private static final OrdStatus[] ORD_STATUSES = OrdStatus.values();
-    private static final ExecType[] EXEC_TYPES = ExecType.values();
 
     private FixOutbound()
     {
@@ -72,9 +70,9 @@ public final class FixOutbound
         final FixExecIds execIds)
     {
         final long id = report.clientOrderId();
-        final ExecType execType = execType(report.execTypeRaw());
+        final ExecType execType = ListedValues.execType(report.execTypeRaw());
         // Raw: a type, reason or status of a newer schema is reported as unspecified, not dropped with its report.
-        final RejectReason reason = rejectReason(report.rejectReasonRaw());
+        final RejectReason reason = ListedValues.rejectReason(report.rejectReasonRaw());
         final FixOrders.Kind kind = orders.kind(id);
         if (execType == ExecType.REJECTED && kind == FixOrders.Kind.MASS_CANCEL)
         {
@@ -100,7 +98,7 @@ public final class FixOutbound
         message.set(new OrderID(report.exchangeOrderId() == 0 ? "NONE" : Long.toString(report.exchangeOrderId())));
         message.set(new ExecID(execIds.of(report.execId())));
         message.set(new quickfix.field.ExecType(execType(execType, report.lastQuantity())));
-        final char status = ordStatus(ordStatus(report.ordStatusRaw()));
+        final char status = ordStatus(ListedValues.ordStatus(report.ordStatusRaw()));
         message.set(new quickfix.field.OrdStatus(status));
         if (execType != ExecType.REJECTED)
         {
@@ -290,45 +288,6 @@ public final class FixOutbound
             case RESTATED -> quickfix.field.ExecType.RESTATED;
             case NULL_VAL -> lastQuantity > 0 ? quickfix.field.ExecType.TRADE : quickfix.field.ExecType.ORDER_STATUS;
         };
-    }
-
-    /** @return the reason the raw value names, or {@link RejectReason#NULL_VAL} for one the schema does not list. */
-    static RejectReason rejectReason(final short raw)
-    {
-        for (final RejectReason reason : REJECT_REASONS)
-        {
-            if (reason.value() == raw)
-            {
-                return reason;
-            }
-        }
-        return RejectReason.NULL_VAL;
-    }
-
-    /** @return the type the raw value names, or {@link ExecType#NULL_VAL} for one the schema does not list. */
-    private static ExecType execType(final short raw)
-    {
-        for (final ExecType type : EXEC_TYPES)
-        {
-            if (type.value() == raw)
-            {
-                return type;
-            }
-        }
-        return ExecType.NULL_VAL;
-    }
-
-    /** @return the status the raw value names, or {@link OrdStatus#NULL_VAL} for one the schema does not list. */
-    private static OrdStatus ordStatus(final short raw)
-    {
-        for (final OrdStatus status : ORD_STATUSES)
-        {
-            if (status.value() == raw)
-            {
-                return status;
-            }
-        }
-        return OrdStatus.NULL_VAL;
     }
 
     private static char ordStatus(final OrdStatus status)
