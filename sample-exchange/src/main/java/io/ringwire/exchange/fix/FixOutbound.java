@@ -70,8 +70,8 @@ public final class FixOutbound
         final FixExecIds execIds)
     {
         final long id = report.clientOrderId();
-        final ExecType execType = ListedValues.execType(report.execTypeRaw());
         // Raw: a type, reason or status of a newer schema is reported as unspecified, not dropped with its report.
+        final ExecType execType = ListedValues.execType(report.execTypeRaw());
         final RejectReason reason = ListedValues.rejectReason(report.rejectReasonRaw());
         final FixOrders.Kind kind = orders.kind(id);
         if (execType == ExecType.REJECTED && kind == FixOrders.Kind.MASS_CANCEL)
