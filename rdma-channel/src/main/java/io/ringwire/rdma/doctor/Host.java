@@ -2,11 +2,11 @@ package io.ringwire.rdma.doctor;
 
 import io.ringwire.rdma.ibverbs.IbverbsInventory;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +22,8 @@ import java.util.stream.Stream;
  */
 public final class Host
 {
+    private static final long LDCONFIG_TIMEOUT_MS = 10_000;
+
     private final Path root;
     private final Supplier<IbverbsInventory.Snapshot> rdmaScan;
     private final Supplier<String> libraryCache;
@@ -142,26 +144,69 @@ public final class Host
     {
         for (final String ldconfig : List.of("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"))
         {
-            try
+            final Optional<String> output = outputOf(List.of(ldconfig, "-p"), LDCONFIG_TIMEOUT_MS);
+            if (output.isPresent())
             {
-                final List<String> command = new ArrayList<>(List.of(ldconfig, "-p"));
-                final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-                final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (process.waitFor(10, TimeUnit.SECONDS) && process.exitValue() == 0)
-                {
-                    return output;
-                }
+                return output.get();
             }
-            catch (final IOException ex)
+            if (Thread.currentThread().isInterrupted())
             {
-                // try the next location
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
                 return "";
             }
         }
         return "";
+    }
+
+    /**
+     * Runs a command with its output going to a file, so a command that hangs (a stale NFS mount under
+     * the library path) is stopped at the timeout rather than leaving the reader blocked on a pipe.
+     *
+     * @param command   the command and its arguments.
+     * @param timeoutMs how long it may run.
+     * @return its output, or empty when it could not start, failed, or ran past the timeout.
+     */
+    static Optional<String> outputOf(final List<String> command, final long timeoutMs)
+    {
+        Path output = null;
+        Process process = null;
+        try
+        {
+            output = Files.createTempFile("ringwire-doctor-", ".out");
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(output.toFile()).start();
+            if (process.waitFor(timeoutMs, TimeUnit.MILLISECONDS) && process.exitValue() == 0)
+            {
+                return Optional.of(new String(Files.readAllBytes(output), StandardCharsets.UTF_8));
+            }
+            return Optional.empty();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return Optional.empty();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+        finally
+        {
+            if (null != process && process.isAlive())
+            {
+                process.destroyForcibly();
+            }
+            if (null != output)
+            {
+                try
+                {
+                    Files.deleteIfExists(output);
+                }
+                catch (final IOException ex)
+                {
+                    // a temporary file left in the temp directory harms nothing
+                }
+            }
+        }
     }
 }

@@ -54,6 +54,29 @@ public final class IsolatedCoresCheck implements Check
         }
         final BitSet reserved = (BitSet)isolated.clone();
         reserved.or(nohzFull);
+        final BitSet online = CpuList.parseLenient(host.read("/sys/devices/system/cpu/online").orElse(""));
+        final BitSet allowed = CoreCountCheck.allowed(host, online);
+        final BitSet reachable = (BitSet)reserved.clone();
+        if (!allowed.isEmpty())
+        {
+            reachable.and(allowed);
+        }
+        if (reachable.isEmpty())
+        {
+            // A container's cpuset or a taskset that leaves out the isolated cores makes them useless to this
+            // process: its agents would spin among the OS's work however the kernel was booted.
+            return new Finding(NAME, Status.WARN, "cores " + CpuList.format(reserved) + " are reserved for " +
+                "spinning agents, but this process may run on " + CpuList.format(allowed) + " only", details,
+                "start the process on the reserved cores as well (taskset -c, a container's cpuset), then pin the " +
+                "agents to them");
+        }
+        if (!reachable.equals(reserved))
+        {
+            details.add("this process may run on: " + CpuList.format(allowed));
+            return new Finding(NAME, Status.OK, "cores reserved for spinning agents: " + CpuList.format(reachable) +
+                " (of " + CpuList.format(reserved) + "; this process may not run on the others)", details,
+                "pin RingWire's spinning agents to these cores");
+        }
         return new Finding(NAME, Status.OK, "cores reserved for spinning agents: " + CpuList.format(reserved), details,
             "pin RingWire's spinning agents to these cores");
     }

@@ -213,6 +213,25 @@ class DoctorTest
         assertFalse(oneCore.advice().contains("isolcpus="), oneCore.advice());
     }
 
+    @Test
+    void isolatedCoresThisProcessMayNotRunOnAreNotOfferedForItsAgents()
+    {
+        // The default fake host isolates 2-7; a cpuset of 0-1 leaves this process none of them.
+        final Finding outside = Doctor.examine(new FakeHost(tempDir)
+            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t0-1\n").host())
+            .finding(IsolatedCoresCheck.NAME);
+        assertEquals(Status.WARN, outside.status());
+        assertEquals("cores 2-7 are reserved for spinning agents, but this process may run on 0-1 only",
+            outside.summary());
+
+        final Finding some = Doctor.examine(new FakeHost(tempDir)
+            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t0-3\n").host())
+            .finding(IsolatedCoresCheck.NAME);
+        assertEquals(Status.OK, some.status());
+        assertEquals("cores reserved for spinning agents: 2-3 (of 2-7; this process may not run on the others)",
+            some.summary());
+    }
+
     /** The isolated-cores finding of a host without isolated cores, this process confined to {@code allowed}. */
     private Finding isolatedCoresOf(final String online, final String allowed)
     {
