@@ -1,6 +1,5 @@
 package io.ringwire.rdma.doctor;
 
-import io.ringwire.rdma.ibverbs.IbverbsInventory;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -53,7 +52,8 @@ public final class Doctor
                 bypass = finding;
             }
         }
-        return new DoctorReport(findings, Recommendation.of(host.rdma(), bypass));
+        return new DoctorReport(findings, host.scansRdma() ? Recommendation.of(host.rdma(), bypass) :
+            Recommendation.unscanned());
     }
 
     /**
@@ -86,8 +86,7 @@ public final class Doctor
                         err.println("ringwire doctor: --root needs a directory holding proc/ and sys/");
                         return 2;
                     }
-                    host = Host.of(Path.of(args[++i]), () -> IbverbsInventory.Snapshot.unavailable(
-                        "RDMA devices are scanned on the live machine only (--root given)"), () -> "");
+                    host = Host.captured(Path.of(args[++i]));
                 }
                 case "--help", "-h" ->
                 {

@@ -27,15 +27,17 @@ public final class Host
     private final Path root;
     private final Supplier<IbverbsInventory.Snapshot> rdmaScan;
     private final Supplier<String> libraryCache;
+    private final boolean scansRdma;
     private IbverbsInventory.Snapshot rdma;
     private String libraries;
 
     private Host(final Path root, final Supplier<IbverbsInventory.Snapshot> rdmaScan,
-        final Supplier<String> libraryCache)
+        final Supplier<String> libraryCache, final boolean scansRdma)
     {
         this.root = root;
         this.rdmaScan = rdmaScan;
         this.libraryCache = libraryCache;
+        this.scansRdma = scansRdma;
     }
 
     /**
@@ -43,7 +45,7 @@ public final class Host
      */
     public static Host local()
     {
-        return new Host(Path.of("/"), IbverbsInventory::scan, Host::ldconfig);
+        return new Host(Path.of("/"), IbverbsInventory::scan, Host::ldconfig, true);
     }
 
     /**
@@ -55,7 +57,26 @@ public final class Host
     public static Host of(final Path root, final Supplier<IbverbsInventory.Snapshot> rdmaScan,
         final Supplier<String> libraryCache)
     {
-        return new Host(root, rdmaScan, libraryCache);
+        return new Host(root, rdmaScan, libraryCache, true);
+    }
+
+    /**
+     * @param root where a captured {@code proc/} and {@code sys/} are.
+     * @return a host whose files are read under {@code root} and whose RDMA devices and library cache are
+     *         unknown: libibverbs and ldconfig only see the machine they run on, which is not the one captured.
+     */
+    public static Host captured(final Path root)
+    {
+        return new Host(root, () -> IbverbsInventory.Snapshot.unavailable(
+            "RDMA devices are scanned on the live machine only (--root given)"), () -> "", false);
+    }
+
+    /**
+     * @return whether {@link #rdma()} lists this host's devices; false for a captured tree.
+     */
+    public boolean scansRdma()
+    {
+        return scansRdma;
     }
 
     /**

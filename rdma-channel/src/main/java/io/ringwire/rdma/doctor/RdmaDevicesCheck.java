@@ -18,6 +18,11 @@ public final class RdmaDevicesCheck implements Check
     @Override
     public Finding run(final Host host)
     {
+        if (!host.scansRdma())
+        {
+            return new Finding(NAME, Status.INFO, "not checked: " + host.rdma().unavailableReason(), List.of(),
+                "run ringwire doctor on the machine itself to check its RDMA devices");
+        }
         final IbverbsInventory.Snapshot snapshot = host.rdma();
         if (null != snapshot.unavailableReason())
         {

@@ -59,4 +59,17 @@ public record Recommendation(String provider, String sameHostProvider, String re
             List.of("-D" + RdmaConfig.PROVIDER_PROP + "=socket", "(or -D" + RdmaConfig.PROVIDER_PROP + "=auto: " +
                 "ibverbs when a device works, else socket)"), hints);
     }
+
+    /**
+     * @return the recommendation for a machine whose RDMA devices were not scanned (a captured tree):
+     *         {@code auto}, which decides on the machine itself.
+     */
+    public static Recommendation unscanned()
+    {
+        return new Recommendation("auto", "shm", "RDMA devices not scanned (a captured tree): auto opens ibverbs " +
+            "when a device works on the machine itself, else socket",
+            List.of("-D" + RdmaConfig.PROVIDER_PROP + "=auto"),
+            List.of("processes on this host: provider shm (shared memory: no network stack at all)",
+                "run ringwire doctor on the machine itself for a recommendation from its devices"));
+    }
 }

@@ -326,6 +326,10 @@ class DoctorTest
         assertTrue(json.startsWith("{\"ready\":false,") && json.endsWith("]}"), json);
         assertTrue(json.contains("\"check\":\"memlock\",\"status\":\"WARN\""), json);
         assertEquals(1, json.lines().count(), "one JSON object on one line");
+        // The captured tree's RDMA devices are not this machine's: not checked, and no provider chosen from them.
+        assertTrue(json.contains("\"check\":\"rdma\",\"status\":\"INFO\",\"summary\":\"not checked: RDMA " +
+            "devices are scanned on the live machine only (--root given)\""), json);
+        assertTrue(json.contains("\"recommendation\":{\"provider\":\"auto\""), json);
 
         assertEquals(2, Doctor.run(new String[]{ "--bogus" }, new PrintStream(out), new PrintStream(err, true,
             StandardCharsets.UTF_8)));
