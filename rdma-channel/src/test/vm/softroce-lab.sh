@@ -29,6 +29,9 @@
 # RINGWIRE_VM_CONFINE_JVMS=0 (do not confine each guest JVM to one vCPU; see below),
 # RINGWIRE_VM_STALL_SECONDS (default 90: a guest silent this long is stopped),
 # RINGWIRE_VM_BOOT_SECONDS (default 120: a guest that has not started its job by then is stopped).
+# The guest's job sees RINGWIRE_VM_JDK (the JDK it runs, default Temurin 25's Debian path),
+# RINGWIRE_VM_DIR and the variables RINGWIRE_VM_PASS_ENV names (e.g. "IBV_ROUNDTRIPS PEER_TIMEOUT"),
+# taken from this script's environment into RESULTS_DIR/guest-env; nothing else of it.
 #
 # JVMs in the guest: multi-threaded TCG does not keep code coherent when one vCPU rewrites
 # instructions that another translates, and HotSpot rewrites the entry of every compiled method it
@@ -243,6 +246,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 exec </dev/null >/dev/console 2>&1
 . /run/ringwire-vm/env
+# The host's RINGWIRE_VM_JDK, RINGWIRE_VM_DIR and RINGWIRE_VM_PASS_ENV variables (softroce-lab.sh run).
+[ -r "$RESULTS/guest-env" ] && . "$RESULTS/guest-env"
 # jvm-one-cpu.so (see its source): every JVM of the job on one vCPU.
 [ -n "$PRELOAD" ] && export LD_PRELOAD=$PRELOAD
 # A FIFO nobody writes: a read of it with a timeout is a sleep in builtins, which needs no exec over
@@ -352,6 +357,19 @@ build_jvm_one_cpu() {
   echo "$out"
 }
 
+# The host variables the guest's job may read: the guest boots with no environment of its own, so
+# run writes them to $1 in the results share and stage 2 sources it before the job.
+write_guest_env() {
+  local name
+  : > "$1"
+  for name in RINGWIRE_VM_JDK RINGWIRE_VM_DIR ${RINGWIRE_VM_PASS_ENV:-}; do
+    [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "RINGWIRE_VM_PASS_ENV: '$name' is not a variable name"
+    if [ -n "${!name+x}" ]; then
+      printf 'export %s=%q\n' "$name" "${!name}" >> "$1"
+    fi
+  done
+}
+
 prepare() {
   local start
   start=$(now)
@@ -381,6 +399,7 @@ run() {
   done
   [ "$results" != / ] || die "RESULTS_DIR must not be /"
   mkdir -p "$results" || die "cannot create results dir $results"
+  write_guest_env "$results/guest-env"
   command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run: $0 prepare)"
 
   local version initramfs kernel

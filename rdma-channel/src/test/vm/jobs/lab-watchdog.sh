@@ -2,7 +2,7 @@
 # The lab's own watchdog, INSIDE the guest (softroce-lab.sh run <this> RESULTS_DIR; mvn -Pvm runs it
 # twice, before the other jobs): a guest that stops during a job's setup is stopped by the host and
 # booted once more, instead of holding the run until its timeout. The results directory's name
-# picks the way the first boot gets stuck (the guest gets no environment from the host):
+# picks the way the first boot gets stuck (the name needs no variable passed to the guest):
 #   watchdog-hung:  every task of the guest starved by a real-time spinner on each vCPU, as if its
 #                   kernel or emulated CPUs had stopped: no heartbeat (the host runs this one with
 #                   RINGWIRE_VM_STALL_SECONDS=20; the setup's bound, 150 s, stays out of the way).

@@ -15,7 +15,7 @@ set -uo pipefail
 RESULTS=${RINGWIRE_VM_RESULTS:?run me with softroce-lab.sh run}
 SUMMARY=$RESULTS/summary.txt
 ITERATIONS=${RXE_SMOKE_ITERATIONS:-1000}
-JDK=/usr/lib/jvm/temurin-25-jdk-amd64
+JDK=${RINGWIRE_VM_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 VA_IP=10.201.0.1 VB_IP=10.201.0.2
 : > "$SUMMARY"
 
