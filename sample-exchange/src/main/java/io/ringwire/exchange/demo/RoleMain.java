@@ -364,7 +364,7 @@ public final class RoleMain
             marketData.snapshotParts() + " slowSubscribers=" + marketData.slowSubscribers() + " backlogCuts=" +
             marketData.backlogCuts() + " dropped=" + marketData.dropped() + " engineSnapshotParts=" +
             marketData.engineSnapshotParts() + " replicaRecoveries=" +
-            marketData.replica().recoveries());
+            marketData.replica().recoveries() + " feedMalformed=" + marketData.replica().malformed());
         return 0;
     }
 

@@ -205,9 +205,13 @@ public final class MarketDataNode implements Agent, AutoCloseable
 
     private void onFeed(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        replica.onMessage(buffer, offset, length);
-        if (length >= MessageHeaderDecoder.ENCODED_LENGTH &&
-            feedHeader.wrap(buffer, offset).templateId() == BookSnapshotDecoder.TEMPLATE_ID)
+        if (replica.onMessage(buffer, offset, length) == MarketDataBooks.MALFORMED)
+        {
+            // Counted by the replica (feedMalformed in the REPORT): what fails the validator is the engine's
+            // fault, and passing it on would have every subscriber count it as its own.
+            return;
+        }
+        if (feedHeader.wrap(buffer, offset).templateId() == BookSnapshotDecoder.TEMPLATE_ID)
         {
             engineSnapshotParts++;
         }
