@@ -217,19 +217,23 @@ class DoctorTest
     void isolatedCoresThisProcessMayNotRunOnAreNotOfferedForItsAgents()
     {
         // The default fake host isolates 2-7; a cpuset of 0-1 leaves this process none of them.
-        final Finding outside = Doctor.examine(new FakeHost(tempDir)
-            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t0-1\n").host())
-            .finding(IsolatedCoresCheck.NAME);
+        final Finding outside = isolatedCoresAllowedOn("0-1");
         assertEquals(Status.WARN, outside.status());
         assertEquals("cores 2-7 are reserved for spinning agents, but this process may run on 0-1 only",
             outside.summary());
 
-        final Finding some = Doctor.examine(new FakeHost(tempDir)
-            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t0-3\n").host())
-            .finding(IsolatedCoresCheck.NAME);
+        final Finding some = isolatedCoresAllowedOn("0-3");
         assertEquals(Status.OK, some.status());
         assertEquals("cores reserved for spinning agents: 2-3 (of 2-7; this process may not run on the others)",
             some.summary());
+    }
+
+    /** The isolated-cores finding of the default fake host (2-7 isolated), this process confined to {@code allowed}. */
+    private Finding isolatedCoresAllowedOn(final String allowed)
+    {
+        return Doctor.examine(new FakeHost(tempDir)
+            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t" + allowed + "\n").host())
+            .finding(IsolatedCoresCheck.NAME);
     }
 
     /** The isolated-cores finding of a host without isolated cores, this process confined to {@code allowed}. */
