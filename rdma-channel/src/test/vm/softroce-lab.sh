@@ -360,10 +360,14 @@ build_jvm_one_cpu() {
 # The host variables the guest's job may read: the guest boots with no environment of its own, so
 # run writes them to $1 in the results share and stage 2 sources it before the job.
 write_guest_env() {
-  local name
+  local name names
+  read -ra names <<< "${RINGWIRE_VM_PASS_ENV:-}"
   : > "$1"
-  for name in RINGWIRE_VM_JDK RINGWIRE_VM_DIR ${RINGWIRE_VM_PASS_ENV:-}; do
+  for name in RINGWIRE_VM_JDK RINGWIRE_VM_DIR "${names[@]}"; do
     [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "RINGWIRE_VM_PASS_ENV: '$name' is not a variable name"
+    case " JOB RESULTS DEADLINE PRELOAD PATH HOME LANG TERM LD_PRELOAD RINGWIRE_VM_RESULTS " in
+      *" $name "*) die "RINGWIRE_VM_PASS_ENV: $name is the guest's own" ;;
+    esac
     if [ -n "${!name+x}" ]; then
       printf 'export %s=%q\n' "$name" "${!name}" >> "$1"
     fi

@@ -1,6 +1,5 @@
 package io.ringwire.rdma.doctor;
 
-
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -163,19 +163,18 @@ public final class Host
 
     private static String ldconfig()
     {
-        for (final String ldconfig : List.of("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"))
+        // One run at most: the usual paths are often one binary (usrmerge), and a listing that hangs once
+        // would hang again at the next of them.
+        String ldconfig = "ldconfig";
+        for (final String path : List.of("/sbin/ldconfig", "/usr/sbin/ldconfig"))
         {
-            final Optional<String> output = outputOf(List.of(ldconfig, "-p"), LDCONFIG_TIMEOUT_MS);
-            if (output.isPresent())
+            if (Files.isExecutable(Path.of(path)))
             {
-                return output.get();
-            }
-            if (Thread.currentThread().isInterrupted())
-            {
-                return "";
+                ldconfig = path;
+                break;
             }
         }
-        return "";
+        return outputOf(List.of(ldconfig, "-p"), LDCONFIG_TIMEOUT_MS).orElse("");
     }
 
     /**

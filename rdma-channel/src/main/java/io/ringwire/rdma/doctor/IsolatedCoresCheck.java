@@ -54,31 +54,66 @@ public final class IsolatedCoresCheck implements Check
         }
         final BitSet reserved = (BitSet)isolated.clone();
         reserved.or(nohzFull);
-        final BitSet online = CpuList.parseLenient(host.read("/sys/devices/system/cpu/online").orElse(""));
-        final BitSet allowed = CoreCountCheck.allowed(host, online);
+        // The process's affinity is no bound (isolcpus itself starts every process off the isolated cores, and an
+        // agent pins itself onto them); its cgroup's cpuset is: a container confined elsewhere cannot use them.
+        final BitSet cpuset = cpuset(host);
         final BitSet reachable = (BitSet)reserved.clone();
-        if (!allowed.isEmpty())
+        if (null != cpuset)
         {
-            reachable.and(allowed);
+            reachable.and(cpuset);
         }
         if (reachable.isEmpty())
         {
-            // A container's cpuset or a taskset that leaves out the isolated cores makes them useless to this
-            // process: its agents would spin among the OS's work however the kernel was booted.
             return new Finding(NAME, Status.WARN, "cores " + CpuList.format(reserved) + " are reserved for " +
-                "spinning agents, but this process may run on " + CpuList.format(allowed) + " only", details,
-                "start the process on the reserved cores as well (taskset -c, a container's cpuset), then pin the " +
-                "agents to them");
+                "spinning agents, but this process's cpuset allows " + CpuList.format(cpuset) + " only", details,
+                "give the process's cgroup (a container's --cpuset-cpus, a systemd AllowedCPUs=) the reserved " +
+                "cores, then pin the agents to them");
         }
         if (!reachable.equals(reserved))
         {
-            details.add("this process may run on: " + CpuList.format(allowed));
+            details.add("this process's cpuset: " + CpuList.format(cpuset));
             return new Finding(NAME, Status.OK, "cores reserved for spinning agents: " + CpuList.format(reachable) +
-                " (of " + CpuList.format(reserved) + "; this process may not run on the others)", details,
+                " (of " + CpuList.format(reserved) + "; this process's cpuset leaves out the others)", details,
                 "pin RingWire's spinning agents to these cores");
         }
         return new Finding(NAME, Status.OK, "cores reserved for spinning agents: " + CpuList.format(reserved), details,
             "pin RingWire's spinning agents to these cores");
+    }
+
+    /**
+     * @return the cores this process's cgroup lets it use ({@code cpuset.cpus.effective} of its cgroup v2
+     *         group, or the cgroup v1 cpuset's {@code cpuset.effective_cpus}), or null when unknown.
+     */
+    static BitSet cpuset(final Host host)
+    {
+        for (final String line : host.read("/proc/self/cgroup").orElse("").split("\n"))
+        {
+            final String[] fields = line.split(":", 3);
+            if (fields.length != 3 || !fields[2].startsWith("/"))
+            {
+                continue;
+            }
+            final String group = "/".equals(fields[2]) ? "" : fields[2];
+            final String file;
+            if ("0".equals(fields[0]) && fields[1].isEmpty())
+            {
+                file = "/sys/fs/cgroup" + group + "/cpuset.cpus.effective";
+            }
+            else if (List.of(fields[1].split(",")).contains("cpuset"))
+            {
+                file = "/sys/fs/cgroup/cpuset" + group + "/cpuset.effective_cpus";
+            }
+            else
+            {
+                continue;
+            }
+            final BitSet cpus = CpuList.parseLenient(host.read(file).orElse("").trim());
+            if (!cpus.isEmpty())
+            {
+                return cpus;
+            }
+        }
+        return null;
     }
 
     /**

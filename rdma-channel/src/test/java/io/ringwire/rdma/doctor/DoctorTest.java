@@ -214,25 +214,39 @@ class DoctorTest
     }
 
     @Test
-    void isolatedCoresThisProcessMayNotRunOnAreNotOfferedForItsAgents()
+    void isolatedCoresOutsideThisProcessCpusetAreNotOfferedForItsAgents()
     {
-        // The default fake host isolates 2-7; a cpuset of 0-1 leaves this process none of them.
-        final Finding outside = isolatedCoresAllowedOn("0-1");
+        // The default fake host isolates 2-7; a container's cpuset of 0-1 leaves this process none of them.
+        final Finding outside = isolatedCoresWithCpuset("0::/system.slice/docker-1.scope\n",
+            "/sys/fs/cgroup/system.slice/docker-1.scope/cpuset.cpus.effective", "0-1\n");
         assertEquals(Status.WARN, outside.status());
-        assertEquals("cores 2-7 are reserved for spinning agents, but this process may run on 0-1 only",
+        assertEquals("cores 2-7 are reserved for spinning agents, but this process's cpuset allows 0-1 only",
             outside.summary());
 
-        final Finding some = isolatedCoresAllowedOn("0-3");
+        final Finding some = isolatedCoresWithCpuset("5:cpuset,cpu:/trading\n",
+            "/sys/fs/cgroup/cpuset/trading/cpuset.effective_cpus", "0-3\n");
         assertEquals(Status.OK, some.status());
-        assertEquals("cores reserved for spinning agents: 2-3 (of 2-7; this process may not run on the others)",
+        assertEquals("cores reserved for spinning agents: 2-3 (of 2-7; this process's cpuset leaves out the others)",
             some.summary());
     }
 
-    /** The isolated-cores finding of the default fake host (2-7 isolated), this process confined to {@code allowed}. */
-    private Finding isolatedCoresAllowedOn(final String allowed)
+    @Test
+    void isolatedCoresAreOfferedThoughThisProcessStartedOffThem()
     {
-        return Doctor.examine(new FakeHost(tempDir)
-            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t" + allowed + "\n").host())
+        // isolcpus=2-7 starts every process on 0-1; the agents pin themselves onto 2-7, which its cpuset allows.
+        final Finding isolated = Doctor.examine(new FakeHost(tempDir)
+            .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t0-1\n")
+            .write("/proc/self/cgroup", "0::/user.slice\n")
+            .write("/sys/fs/cgroup/user.slice/cpuset.cpus.effective", "0-7\n").host())
+            .finding(IsolatedCoresCheck.NAME);
+        assertEquals(Status.OK, isolated.status());
+        assertEquals("cores reserved for spinning agents: 2-7", isolated.summary());
+    }
+
+    /** The isolated-cores finding of the default fake host (2-7 isolated), this process's cgroup confined. */
+    private Finding isolatedCoresWithCpuset(final String cgroup, final String cpusetFile, final String cpus)
+    {
+        return Doctor.examine(new FakeHost(tempDir).write("/proc/self/cgroup", cgroup).write(cpusetFile, cpus).host())
             .finding(IsolatedCoresCheck.NAME);
     }
 

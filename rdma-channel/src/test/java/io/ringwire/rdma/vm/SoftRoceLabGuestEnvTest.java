@@ -45,13 +45,29 @@ class SoftRoceLabGuestEnvTest
     }
 
     @Test
-    void aPassedNameThatIsNotAVariableIsRefused() throws Exception
+    void aPassedNameThatIsNotAVariableOrIsTheGuestsOwnIsRefused() throws Exception
     {
-        final Result refused = bash(Map.of("RINGWIRE_VM_PASS_ENV", "IBV_ROUNDTRIPS;reboot"),
+        final Result notAName = bash(Map.of("RINGWIRE_VM_PASS_ENV", "IBV_ROUNDTRIPS;reboot"),
             functions() + "write_guest_env \"$1\"", tempDir.resolve("guest-env").toString());
+        assertEquals(1, notAName.code, notAName.output);
+        assertTrue(notAName.output.contains("RINGWIRE_VM_PASS_ENV: 'IBV_ROUNDTRIPS;reboot' is not a variable name"),
+            notAName.output);
+
+        final Result own = bash(Map.of("RINGWIRE_VM_PASS_ENV", "IBV_ROUNDTRIPS RESULTS", "RESULTS", "/tmp"),
+            functions() + "write_guest_env \"$1\"", tempDir.resolve("guest-env").toString());
+        assertEquals(1, own.code, own.output);
+        assertTrue(own.output.contains("RINGWIRE_VM_PASS_ENV: RESULTS is the guest's own"), own.output);
+    }
+
+    @Test
+    void aPassedPatternIsANameNotAGlob() throws Exception
+    {
+        final Path guestEnv = tempDir.resolve("guest-env");
+        Files.writeString(tempDir.resolve("IBV_MATCHED"), "");
+        final Result refused = bash(Map.of("RINGWIRE_VM_PASS_ENV", "IBV_*", "IBV_MATCHED", "1"),
+            "cd \"$(dirname \"$1\")\"; " + functions() + "write_guest_env \"$1\"", guestEnv.toString());
         assertEquals(1, refused.code, refused.output);
-        assertTrue(refused.output.contains("RINGWIRE_VM_PASS_ENV: 'IBV_ROUNDTRIPS;reboot' is not a variable name"),
-            refused.output);
+        assertTrue(refused.output.contains("'IBV_*' is not a variable name"), refused.output);
     }
 
     @Test
