@@ -31,7 +31,8 @@
 # RINGWIRE_VM_BOOT_SECONDS (default 120: a guest that has not started its job by then is stopped).
 # The guest's job sees RINGWIRE_VM_JDK (the JDK it runs, default Temurin 25's Debian path),
 # RINGWIRE_VM_DIR and the variables RINGWIRE_VM_PASS_ENV names (e.g. "IBV_ROUNDTRIPS PEER_TIMEOUT"),
-# taken from this script's environment into RESULTS_DIR/guest-env; nothing else of it.
+# taken from this script's environment into RESULTS_DIR/guest-env; nothing else of it (names stage 2
+# sets itself, such as RESULTS or PATH, are refused).
 #
 # JVMs in the guest: multi-threaded TCG does not keep code coherent when one vCPU rewrites
 # instructions that another translates, and HotSpot rewrites the entry of every compiled method it
@@ -361,7 +362,7 @@ build_jvm_one_cpu() {
 # run writes them to $1 in the results share and stage 2 sources it before the job.
 write_guest_env() {
   local name names
-  read -ra names <<< "${RINGWIRE_VM_PASS_ENV:-}"
+  read -ra names <<< "${RINGWIRE_VM_PASS_ENV//$'\n'/ }"
   : > "$1"
   for name in RINGWIRE_VM_JDK RINGWIRE_VM_DIR "${names[@]}"; do
     [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "RINGWIRE_VM_PASS_ENV: '$name' is not a variable name"

@@ -44,10 +44,26 @@ public final class CoreCountCheck implements Check
     }
 
     /**
-     * @return the online CPUs this process may run on ({@code Cpus_allowed_list} of
-     *         {@code /proc/self/status}: a container's cpuset, taskset); all online ones when unreadable.
+     * @return the online CPUs this process may run on: those of its affinity ({@code Cpus_allowed_list} of
+     *         {@code /proc/self/status}: a container's cpuset, taskset; all online ones when unreadable), and
+     *         the isolated cores its cgroup's cpuset allows, which isolcpus keeps out of every process's affinity
+     *         at start and its agents pin themselves onto.
      */
     static BitSet allowed(final Host host, final BitSet online)
+    {
+        final BitSet allowed = affinity(host, online);
+        final BitSet reserved = IsolatedCoresCheck.reserved(host);
+        final BitSet cpuset = IsolatedCoresCheck.cpuset(host);
+        if (null != cpuset)
+        {
+            reserved.and(cpuset);
+        }
+        reserved.and(online);
+        allowed.or(reserved);
+        return allowed;
+    }
+
+    private static BitSet affinity(final Host host, final BitSet online)
     {
         for (final String line : host.read("/proc/self/status").orElse("").split("\n"))
         {
@@ -55,9 +71,9 @@ public final class CoreCountCheck implements Check
             {
                 final BitSet allowed = CpuList.parseLenient(line.substring("Cpus_allowed_list:".length()).trim());
                 allowed.and(online);
-                return allowed.isEmpty() ? online : allowed;
+                return allowed.isEmpty() ? (BitSet)online.clone() : allowed;
             }
         }
-        return online;
+        return (BitSet)online.clone();
     }
 }

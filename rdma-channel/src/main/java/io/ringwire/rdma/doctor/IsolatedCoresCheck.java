@@ -19,11 +19,9 @@ public final class IsolatedCoresCheck implements Check
     @Override
     public Finding run(final Host host)
     {
-        final String cmdline = host.read("/proc/cmdline").orElse("").trim();
-        final BitSet isolated = CpuList.parseLenient(host.read("/sys/devices/system/cpu/isolated").orElse(""));
-        isolated.or(CpuList.parseLenient(parameter(cmdline, "isolcpus")));
-        final BitSet nohzFull = CpuList.parseLenient(host.read("/sys/devices/system/cpu/nohz_full").orElse(""));
-        nohzFull.or(CpuList.parseLenient(parameter(cmdline, "nohz_full")));
+        final String cmdline = cmdline(host);
+        final BitSet isolated = isolated(host, cmdline);
+        final BitSet nohzFull = nohzFull(host, cmdline);
         final BitSet rcuNocbs = CpuList.parseLenient(parameter(cmdline, "rcu_nocbs"));
         final List<String> details = new ArrayList<>();
         details.add("isolated (isolcpus): " + CpuList.format(isolated));
@@ -52,8 +50,7 @@ public final class IsolatedCoresCheck implements Check
                 "agents' cores", details, "reserve cores for the agents: add isolcpus=" + example + " nohz_full=" +
                 example + " rcu_nocbs=" + example + " to the kernel command line, reboot, and pin the agents there");
         }
-        final BitSet reserved = (BitSet)isolated.clone();
-        reserved.or(nohzFull);
+        final BitSet reserved = reserved(host);
         // The process's affinity is no bound (isolcpus itself starts every process off the isolated cores, and an
         // agent pins itself onto them); its cgroup's cpuset is: a container confined elsewhere cannot use them.
         final BitSet cpuset = cpuset(host);
@@ -81,8 +78,43 @@ public final class IsolatedCoresCheck implements Check
     }
 
     /**
-     * @return the cores this process's cgroup lets it use ({@code cpuset.cpus.effective} of its cgroup v2
-     *         group, or the cgroup v1 cpuset's {@code cpuset.effective_cpus}), or null when unknown.
+     * @return the cores isolated (isolcpus) or tickless (nohz_full), which spinning agents pin themselves to.
+     */
+    static BitSet reserved(final Host host)
+    {
+        final String cmdline = cmdline(host);
+        final BitSet reserved = isolated(host, cmdline);
+        reserved.or(nohzFull(host, cmdline));
+        return reserved;
+    }
+
+    private static String cmdline(final Host host)
+    {
+        return host.read("/proc/cmdline").orElse("").trim();
+    }
+
+    private static BitSet isolated(final Host host, final String cmdline)
+    {
+        final BitSet isolated = CpuList.parseLenient(host.read("/sys/devices/system/cpu/isolated").orElse(""));
+        isolated.or(CpuList.parseLenient(parameter(cmdline, "isolcpus")));
+        return isolated;
+    }
+
+    private static BitSet nohzFull(final Host host, final String cmdline)
+    {
+        final BitSet nohzFull = CpuList.parseLenient(host.read("/sys/devices/system/cpu/nohz_full").orElse(""));
+        nohzFull.or(CpuList.parseLenient(parameter(cmdline, "nohz_full")));
+        return nohzFull;
+    }
+
+    /**
+     * The nearest group at or above this process's that has the cpuset file: a cgroup v2 group has
+     * {@code cpuset.cpus.effective} only where its parent enables the controller for it (a systemd
+     * slice with AllowedCPUs= over scopes without it), and a cgroup v1 container sees its own group at
+     * the mount's root, not at the path {@code /proc/self/cgroup} names.
+     *
+     * @return the cores this process's cgroup lets it use ({@code cpuset.cpus.effective} of cgroup v2,
+     *         {@code cpuset.effective_cpus} of the v1 cpuset controller), or null when unknown.
      */
     static BitSet cpuset(final Host host)
     {
@@ -93,24 +125,35 @@ public final class IsolatedCoresCheck implements Check
             {
                 continue;
             }
-            final String group = "/".equals(fields[2]) ? "" : fields[2];
+            final String base;
             final String file;
             if ("0".equals(fields[0]) && fields[1].isEmpty())
             {
-                file = "/sys/fs/cgroup" + group + "/cpuset.cpus.effective";
+                base = "/sys/fs/cgroup";
+                file = "/cpuset.cpus.effective";
             }
             else if (List.of(fields[1].split(",")).contains("cpuset"))
             {
-                file = "/sys/fs/cgroup/cpuset" + group + "/cpuset.effective_cpus";
+                base = "/sys/fs/cgroup/cpuset";
+                file = "/cpuset.effective_cpus";
             }
             else
             {
                 continue;
             }
-            final BitSet cpus = CpuList.parseLenient(host.read(file).orElse("").trim());
-            if (!cpus.isEmpty())
+            String group = "/".equals(fields[2]) ? "" : fields[2];
+            while (true)
             {
-                return cpus;
+                final BitSet cpus = CpuList.parseLenient(host.read(base + group + file).orElse("").trim());
+                if (!cpus.isEmpty())
+                {
+                    return cpus;
+                }
+                if (group.isEmpty())
+                {
+                    break;
+                }
+                group = group.substring(0, group.lastIndexOf('/'));
             }
         }
         return null;

@@ -231,16 +231,33 @@ class DoctorTest
     }
 
     @Test
+    void theCpusetIsReadFromTheNearestGroupThatHasOne()
+    {
+        // systemd: AllowedCPUs=0-1 on user.slice, whose session scopes have no cpuset files of their own.
+        final Finding slice = isolatedCoresWithCpuset("0::/user.slice/user-1000.slice/session-3.scope\n",
+            "/sys/fs/cgroup/user.slice/cpuset.cpus.effective", "0-1\n");
+        assertEquals(Status.WARN, slice.status(), slice.summary());
+
+        // A cgroup v1 container sees its own group at the mount's root, not at the path /proc/self/cgroup names.
+        final Finding container = isolatedCoresWithCpuset("3:cpuset:/docker/abc\n",
+            "/sys/fs/cgroup/cpuset/cpuset.effective_cpus", "0-1\n");
+        assertEquals(Status.WARN, container.status(), container.summary());
+    }
+
+    @Test
     void isolatedCoresAreOfferedThoughThisProcessStartedOffThem()
     {
         // isolcpus=2-7 starts every process on 0-1; the agents pin themselves onto 2-7, which its cpuset allows.
-        final Finding isolated = Doctor.examine(new FakeHost(tempDir)
+        final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
             .write("/proc/self/status", "Name:\tjava\nCpus_allowed_list:\t0-1\n")
             .write("/proc/self/cgroup", "0::/user.slice\n")
-            .write("/sys/fs/cgroup/user.slice/cpuset.cpus.effective", "0-7\n").host())
-            .finding(IsolatedCoresCheck.NAME);
+            .write("/sys/fs/cgroup/user.slice/cpuset.cpus.effective", "0-7\n").host());
+        final Finding isolated = report.finding(IsolatedCoresCheck.NAME);
         assertEquals(Status.OK, isolated.status());
         assertEquals("cores reserved for spinning agents: 2-7", isolated.summary());
+        final Finding cores = report.finding(CoreCountCheck.NAME);
+        assertEquals(Status.OK, cores.status(), cores.summary());
+        assertEquals("8 online cores (0-7)", cores.summary());
     }
 
     /** The isolated-cores finding of the default fake host (2-7 isolated), this process's cgroup confined. */
@@ -293,10 +310,12 @@ class DoctorTest
     @Test
     void coresThisProcessMayNotRunOnAreNotCounted()
     {
-        // docker run --cpuset-cpus=0 on a 16-core host.
+        // docker run --cpuset-cpus=0 on a 16-core host (its own cgroup namespace: its group is the root).
         final DoctorReport report = Doctor.examine(new FakeHost(tempDir)
             .write("/sys/devices/system/cpu/online", "0-15\n")
             .write("/proc/self/status", "Name:\tjava\nCpus_allowed:\t0001\nCpus_allowed_list:\t0\n")
+            .write("/proc/self/cgroup", "0::/\n")
+            .write("/sys/fs/cgroup/cpuset.cpus.effective", "0\n")
             .host());
         final Finding cores = report.finding(CoreCountCheck.NAME);
         assertEquals(Status.WARN, cores.status(), cores.summary());

@@ -33,15 +33,15 @@ class SoftRoceLabGuestEnvTest
     {
         final Path guestEnv = tempDir.resolve("guest-env");
         final Result written = bash(Map.of("RINGWIRE_VM_JDK", "/opt/jdk 25's", "RINGWIRE_VM_PASS_ENV",
-            "IBV_ROUNDTRIPS PEER_TIMEOUT", "IBV_ROUNDTRIPS", "7", "NOT_PASSED", "x"),
+            "IBV_ROUNDTRIPS\nPEER_TIMEOUT LAT_SIZE", "LAT_SIZE", "64", "IBV_ROUNDTRIPS", "7", "NOT_PASSED", "x"),
             functions() + "write_guest_env \"$1\"", guestEnv.toString());
         assertEquals(0, written.code, written.output);
 
         // What the guest's job sees: a clean environment, the file sourced, lib-rxe.sh's default for the JDK.
-        final Result seen = bash(Map.of(), ". \"$1\"; printf '%s|%s|%s|%s' " +
+        final Result seen = bash(Map.of(), ". \"$1\"; printf '%s|%s|%s|%s|%s' " +
             "\"${RINGWIRE_VM_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}\" \"$IBV_ROUNDTRIPS\" " +
-            "\"${PEER_TIMEOUT-unset}\" \"${NOT_PASSED-unset}\"", guestEnv.toString());
-        assertEquals("/opt/jdk 25's|7|unset|unset", seen.output);
+            "\"${PEER_TIMEOUT-unset}\" \"$LAT_SIZE\" \"${NOT_PASSED-unset}\"", guestEnv.toString());
+        assertEquals("/opt/jdk 25's|7|unset|64|unset", seen.output);
     }
 
     @Test
