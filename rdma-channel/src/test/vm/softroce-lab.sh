@@ -361,8 +361,8 @@ build_jvm_one_cpu() {
 # The host variables the guest's job may read: the guest boots with no environment of its own, so
 # run writes them to $1 in the results share and stage 2 sources it before the job.
 write_guest_env() {
-  local name names
-  read -ra names <<< "${RINGWIRE_VM_PASS_ENV//$'\n'/ }"
+  local name names pass=${RINGWIRE_VM_PASS_ENV:-}
+  read -ra names <<< "${pass//$'\n'/ }"
   : > "$1"
   for name in RINGWIRE_VM_JDK RINGWIRE_VM_DIR "${names[@]}"; do
     [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "RINGWIRE_VM_PASS_ENV: '$name' is not a variable name"

@@ -45,6 +45,16 @@ class SoftRoceLabGuestEnvTest
     }
 
     @Test
+    void withNothingSetTheGuestGetsAnEmptyFileUnderTheScriptsOwnStrictMode() throws Exception
+    {
+        // The lab's Maven jobs run the script with none of the settings in their environment.
+        final Path guestEnv = tempDir.resolve("guest-env");
+        final Result written = bash(Map.of(), functions() + "write_guest_env \"$1\"", guestEnv.toString());
+        assertEquals(0, written.code, written.output);
+        assertEquals("", Files.readString(guestEnv));
+    }
+
+    @Test
     void aPassedNameThatIsNotAVariableOrIsTheGuestsOwnIsRefused() throws Exception
     {
         final Result notAName = bash(Map.of("RINGWIRE_VM_PASS_ENV", "IBV_ROUNDTRIPS;reboot"),
