@@ -50,7 +50,8 @@ public final class IsolatedCoresCheck implements Check
                 "agents' cores", details, "reserve cores for the agents: add isolcpus=" + example + " nohz_full=" +
                 example + " rcu_nocbs=" + example + " to the kernel command line, reboot, and pin the agents there");
         }
-        final BitSet reserved = reserved(host);
+        final BitSet reserved = (BitSet)isolated.clone();
+        reserved.or(nohzFull);
         // The process's affinity is no bound (isolcpus itself starts every process off the isolated cores, and an
         // agent pins itself onto them); its cgroup's cpuset is: a container confined elsewhere cannot use them.
         final BitSet cpuset = cpuset(host);

@@ -20,6 +20,9 @@ import java.util.List;
 public record Recommendation(String provider, String sameHostProvider, String reason, List<String> settings,
     List<String> hints)
 {
+    private static final String SAME_HOST_HINT =
+        "processes on this host: provider shm (shared memory: no network stack at all)";
+
     /**
      * Copies the lists.
      */
@@ -38,7 +41,7 @@ public record Recommendation(String provider, String sameHostProvider, String re
     {
         final UsablePort usable = UsablePort.best(snapshot);
         final List<String> hints = new ArrayList<>();
-        hints.add("processes on this host: provider shm (shared memory: no network stack at all)");
+        hints.add(SAME_HOST_HINT);
         if (null != usable)
         {
             final String device = usable.device().name();
@@ -69,7 +72,7 @@ public record Recommendation(String provider, String sameHostProvider, String re
         return new Recommendation("auto", "shm", "RDMA devices not scanned (a captured tree): auto opens ibverbs " +
             "when a device works on the machine itself, else socket",
             List.of("-D" + RdmaConfig.PROVIDER_PROP + "=auto"),
-            List.of("processes on this host: provider shm (shared memory: no network stack at all)",
+            List.of(SAME_HOST_HINT,
                 "run ringwire doctor on the machine itself for a recommendation from its devices"));
     }
 }
