@@ -239,7 +239,9 @@ public final class JournalDirectory
     }
 
     /**
-     * Maps a segment file shared; mapping read-write past its end grows it (with zeros).
+     * Maps a segment file shared; mapping read-write past its end grows it (with zeros). An interrupt
+     * pending on the caller is set aside for it, as in {@link #force}: the JDK fails a mapping by an
+     * interrupted thread (a tailer's or reader's on its way to close), which would end its reading.
      *
      * @param file   the segment file (created if absent when {@code mode} is read-write).
      * @param mode   read-only for readers, read-write for the writer.
@@ -249,10 +251,15 @@ public final class JournalDirectory
      */
     static MappedByteBuffer map(final Path file, final FileChannel.MapMode mode, final int length) throws IOException
     {
+        final boolean interrupted = setInterruptAside();
         try (FileChannel channel = FileChannel.MapMode.READ_ONLY == mode ?
             FileChannel.open(file, READ) : FileChannel.open(file, CREATE, READ, WRITE))
         {
             return channel.map(mode, 0, length);
+        }
+        finally
+        {
+            restoreInterrupt(interrupted);
         }
     }
 

@@ -95,4 +95,42 @@ class JournalTailerTest
             }
         }
     }
+
+    @Test
+    void anInterruptPendingOnTheReaderCostsNoRecordAcrossSegmentsAndStaysTheReadersToClear()
+    {
+        final TestRecords records = new TestRecords(28, 200, 200, 1000);
+        try (Journal journal = Journal.open(new JournalContext().directory(directory).segmentLength(SEGMENT).conclude()))
+        {
+            for (long sequence = 0; sequence < 3_000; sequence++)
+            {
+                records.append(journal, sequence);
+            }
+            assertTrue(JournalDirectory.segmentBases(directory).length > 2, "the records span segments");
+            // A replica's or a recovery's thread is interrupted when it is closed; each segment it
+            // moves to is mapped through a file channel, which the JDK fails for an interrupted thread.
+            Thread.currentThread().interrupt();
+            try
+            {
+                final VerifyingHandler tailed = new VerifyingHandler(records, 0);
+                try (JournalTailer tailer = new JournalTailer(directory, 0))
+                {
+                    while (tailer.poll(tailed, 3_000, 1000) > 0)
+                    {
+                        assertTrue(tailer.nextSequence() <= 3_000);
+                    }
+                }
+                tailed.assertDelivered(3_000);
+                final VerifyingHandler read = new VerifyingHandler(records, 0);
+                final JournalReadResult result = new JournalReader(directory).readAll(read);
+                assertTrue(result.clean(), result.toString());
+                read.assertDelivered(3_000);
+                assertTrue(Thread.currentThread().isInterrupted(), "the interrupt is still pending");
+            }
+            finally
+            {
+                Thread.interrupted();
+            }
+        }
+    }
 }
