@@ -119,7 +119,7 @@ public final class MessageValidator
      * the template id alone, so its words load side by side rather than one object after another
      * (a receiver validates every message, and each dependent load is a few cycles of its hop).
      *
-     * <p>Root word: the root block length at version 1, 2, 3 and 4-and-up in four
+     * <p>Root word: the root block length at version 1, 2, 3, 4 and 5-and-up in five
      * {@link #VERSION_BITS}-bit fields from bit 0, the count of parts from bit {@link #PARTS_SHIFT},
      * and {@link #KNOWN} set; 0 where the
      * schema has no such template. Part word: {@link #VAR_DATA} set for a var-data field, with its
@@ -130,11 +130,11 @@ public final class MessageValidator
     private static final int TEMPLATE_LIMIT = 128;
     private static final int STRIDE = 4;
     private static final int MAX_PARTS = STRIDE - 1;
-    private static final int MAX_VERSIONS = 4;
-    /** A root block length's field in the root word: blocks stay far below 4 KiB. */
-    private static final int VERSION_BITS = 12;
+    private static final int MAX_VERSIONS = 5;
+    /** A root block length's field in the root word: blocks stay far below 1 KiB. */
+    private static final int VERSION_BITS = 10;
     private static final int VERSION_MASK = (1 << VERSION_BITS) - 1;
-    private static final int PARTS_SHIFT = 48;
+    private static final int PARTS_SHIFT = 52;
     private static final long KNOWN = 1L << 62;
     private static final long VAR_DATA = 1L << 63;
     private static final int WIDTH_SHIFT = 32;
@@ -168,6 +168,7 @@ public final class MessageValidator
             NO_VAR_DATA);
         register(ExecutionReportDecoder.TEMPLATE_ID,
             new int[]{ ExecutionReportDecoder.priceEncodingOffset(), ExecutionReportDecoder.replySequenceEncodingOffset(),
+                ExecutionReportDecoder.engineLifeEncodingOffset(), ExecutionReportDecoder.engineLifeEncodingOffset(),
                 ExecutionReportDecoder.BLOCK_LENGTH },
             NO_GROUPS, NO_VAR_DATA);
         register(BookUpdateDecoder.TEMPLATE_ID, sameAtEveryVersion(BookUpdateDecoder.BLOCK_LENGTH),
@@ -183,7 +184,8 @@ public final class MessageValidator
             NO_VAR_DATA);
         register(OrderReplacedDecoder.TEMPLATE_ID, sameAtEveryVersion(OrderReplacedDecoder.BLOCK_LENGTH), NO_GROUPS,
             NO_VAR_DATA);
-        register(BookSnapshotDecoder.TEMPLATE_ID, sameAtEveryVersion(BookSnapshotDecoder.BLOCK_LENGTH),
+        register(BookSnapshotDecoder.TEMPLATE_ID, grownInVersion5(BookSnapshotDecoder.engineLifeEncodingOffset(),
+            BookSnapshotDecoder.BLOCK_LENGTH),
             new int[]{ BookSnapshotDecoder.OrdersDecoder.sbeBlockLength() }, NO_VAR_DATA);
         register(SnapshotRequestDecoder.TEMPLATE_ID, sameAtEveryVersion(SnapshotRequestDecoder.BLOCK_LENGTH),
             NO_GROUPS, NO_VAR_DATA);
@@ -411,6 +413,12 @@ public final class MessageValidator
     private static int[] grownInVersion2(final int version1BlockLength, final int blockLength)
     {
         return new int[]{ version1BlockLength, blockLength };
+    }
+
+    /** A template of versions 1 to 4 that version 5 appended fields to, the first of them at {@code version4BlockLength}. */
+    private static int[] grownInVersion5(final int version4BlockLength, final int blockLength)
+    {
+        return new int[]{ version4BlockLength, version4BlockLength, version4BlockLength, version4BlockLength, blockLength };
     }
 
     /**

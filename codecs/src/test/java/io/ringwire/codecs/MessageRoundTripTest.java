@@ -492,7 +492,8 @@ class MessageRoundTripTest
             .engineInTime(SENDING_TIME + 3_000)
             .engineOutTime(SENDING_TIME + 4_000)
             .gatewayReplyTime(HIGH_BIT_TIME)
-            .replySequence(Long.MAX_VALUE - 12);
+            .replySequence(Long.MAX_VALUE - 12)
+            .engineLife(Long.MAX_VALUE - 13);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), ExecutionReportDecoder.TEMPLATE_ID,
             ExecutionReportDecoder.BLOCK_LENGTH);
@@ -525,6 +526,7 @@ class MessageRoundTripTest
         assertEquals(SENDING_TIME + 4_000, decoder.engineOutTime());
         assertEquals(HIGH_BIT_TIME, decoder.gatewayReplyTime());
         assertEquals(Long.MAX_VALUE - 12, decoder.replySequence());
+        assertEquals(Long.MAX_VALUE - 13, decoder.engineLife());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -806,7 +808,8 @@ class MessageRoundTripTest
             .sequenceNumber(Long.MAX_VALUE - 8)
             .streamSequence(0x5EC0_0000_0000_0009L)
             .part(part)
-            .lastPart(lastPart);
+            .lastPart(lastPart)
+            .engineLife(0x11FE_0000_0000_0005L);
         final BookSnapshotEncoder.OrdersEncoder orders = encoder.ordersCount(orderCount);
         for (int i = 0; i < orderCount; i++)
         {
@@ -829,6 +832,7 @@ class MessageRoundTripTest
         assertEquals(0x5EC0_0000_0000_0009L, decoder.streamSequence());
         assertEquals(part, decoder.part());
         assertEquals(lastPart, decoder.lastPart());
+        assertEquals(0x11FE_0000_0000_0005L, decoder.engineLife());
         final BookSnapshotDecoder.OrdersDecoder decodedOrders = decoder.orders();
         assertEquals(orderCount, decodedOrders.count());
         int i = 0;

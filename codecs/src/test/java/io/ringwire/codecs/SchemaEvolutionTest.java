@@ -1,6 +1,8 @@
 package io.ringwire.codecs;
 
 import io.ringwire.codecs.trading.BookAction;
+import io.ringwire.codecs.trading.BookSnapshotDecoder;
+import io.ringwire.codecs.trading.BookSnapshotEncoder;
 import io.ringwire.codecs.trading.BookUpdateDecoder;
 import io.ringwire.codecs.trading.BookUpdateEncoder;
 import io.ringwire.codecs.trading.BooleanType;
@@ -89,7 +91,7 @@ class SchemaEvolutionTest
     {
         assertEquals(MessageHeaderDecoder.SCHEMA_ID, io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_ID);
         assertEquals(1, io.ringwire.codecs.trading.v1.MessageHeaderDecoder.SCHEMA_VERSION);
-        assertEquals(4, MessageHeaderDecoder.SCHEMA_VERSION);
+        assertEquals(5, MessageHeaderDecoder.SCHEMA_VERSION);
         assertEquals(NewOrderDecoder.postOnlyEncodingOffset(), io.ringwire.codecs.trading.v1.NewOrderDecoder.BLOCK_LENGTH);
         assertEquals(CancelOrderDecoder.receiveTimeEncodingOffset(),
             io.ringwire.codecs.trading.v1.CancelOrderDecoder.BLOCK_LENGTH);
@@ -111,13 +113,13 @@ class SchemaEvolutionTest
         final Document version1 = SchemaXml.parse(SchemaXml.RELEASED_VERSION_1);
         final Element currentRoot = current.getDocumentElement();
         final Element version1Root = version1.getDocumentElement();
-        assertEquals("4", currentRoot.getAttribute("version"));
-        assertEquals("4.0", currentRoot.getAttribute("semanticVersion"));
+        assertEquals("5", currentRoot.getAttribute("version"));
+        assertEquals("5.0", currentRoot.getAttribute("semanticVersion"));
         assertEquals("1", version1Root.getAttribute("version"));
         assertEquals("1.0", version1Root.getAttribute("semanticVersion"));
         assertEquals(currentRoot.getAttribute("package") + ".v1", version1Root.getAttribute("package"));
         assertEquals(Set.of(), sinceVersions(version1Root), "version 1 is the first version");
-        assertEquals(Set.of("2", "3", "4"), sinceVersions(currentRoot), "what versions 2 to 4 appended says so");
+        assertEquals(Set.of("2", "3", "4", "5"), sinceVersions(currentRoot), "what versions 2 to 5 appended says so");
 
         final Set<String> addedMessages = new TreeSet<>(SchemaXml.messages(current).keySet());
         addedMessages.removeAll(SchemaXml.messages(version1).keySet());
@@ -126,7 +128,7 @@ class SchemaEvolutionTest
         assertEquals(new TreeSet<>(List.of(
             "BookSnapshot", "EngineCommand", "MassCancel", "OrderAdded", "OrderCanceled", "OrderExecuted",
             "OrderReplaced", "SnapshotRequest")), addedMessages);
-        assertEquals(new TreeSet<>(List.of("BooleanType", "EngineCommandType", "ReplyLife", "SelfTradePrevention")),
+        assertEquals(new TreeSet<>(List.of("BooleanType", "EngineCommandType", "EngineLife", "ReplyLife", "SelfTradePrevention")),
             addedTypes);
 
         // Wire structure only: descriptions may be reworded, and the root's identity was compared above.
@@ -551,6 +553,15 @@ class SchemaEvolutionTest
         return received;
     }
 
+    /** @return the length of a BookSnapshot part of this version, one order, at 0 of {@link #buffer}. */
+    private int encodeBookSnapshot()
+    {
+        final BookSnapshotEncoder encoder = new BookSnapshotEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder())
+            .instrumentId(70).sequenceNumber(71L).streamSequence(72L).part(0).lastPart(BooleanType.TRUE).engineLife(73L);
+        encoder.ordersCount(1).next().orderId(74L).side(Side.SELL).price(75L).quantity(76L);
+        return HEADER_LENGTH + encoder.encodedLength();
+    }
+
     /** @return the length of a Logon of this version at 0 of {@link #buffer}, every field set. */
     private int encodeLogon()
     {
@@ -619,6 +630,51 @@ class SchemaEvolutionTest
         assertEquals(53L, responseDecoder.nextReplySequence());
         assertEquals(LogonResponseDecoder.replyLifeNullValue(), responseDecoder.replyLife());
         assertEquals("why", responseDecoder.reasonText());
+    }
+
+    @Test
+    void currentDecodersReadVersion4ReportsAndSnapshotsWithTheEngineLifeAtItsNullValue()
+    {
+        final DirectBuffer reportV4 = validatedEarlierVersionOf(encodeExecutionReport(ExecType.NEW, RejectReason.NONE), 4,
+            ExecutionReportDecoder.engineLifeEncodingOffset());
+        final ExecutionReportDecoder report = new ExecutionReportDecoder()
+            .wrap(reportV4, HEADER_LENGTH, header.blockLength(), header.version());
+        assertEquals(Long.MAX_VALUE, report.engineSequence());
+        assertEquals(0x0E0E_0000_0000_0106L, report.replySequence());
+        assertEquals(ExecutionReportDecoder.engineLifeNullValue(), report.engineLife(),
+            "a version-4 engine names no life");
+        assertEquals(reportV4.capacity(), report.limit());
+
+        final DirectBuffer snapshotV4 = validatedEarlierVersionOf(encodeBookSnapshot(), 4,
+            BookSnapshotDecoder.engineLifeEncodingOffset());
+        final BookSnapshotDecoder snapshot = new BookSnapshotDecoder()
+            .wrap(snapshotV4, HEADER_LENGTH, header.blockLength(), header.version());
+        assertEquals(71L, snapshot.sequenceNumber());
+        assertEquals(BookSnapshotDecoder.engineLifeNullValue(), snapshot.engineLife());
+        final BookSnapshotDecoder.OrdersDecoder orders = snapshot.orders();
+        assertEquals(1, orders.count());
+        assertEquals(74L, orders.next().orderId(), "the group follows the shorter block");
+    }
+
+    @Test
+    void aVersion5HeaderOverAVersion4BlockIsRefused()
+    {
+        final int reportLength = encodeExecutionReport(ExecType.NEW, RejectReason.NONE);
+        final int version4Report = ExecutionReportDecoder.engineLifeEncodingOffset();
+        new MessageHeaderEncoder().wrap(buffer, 0).blockLength(version4Report);
+        final DirectBuffer report = SampleMessages.exactCopy(buffer, 0, HEADER_LENGTH + version4Report);
+        assertTrue(reportLength > HEADER_LENGTH + version4Report);
+        assertEquals(MessageValidator.BLOCK_LENGTH_TOO_SHORT, MessageValidator.validate(report, 0, report.capacity()),
+            "version 5's engine life is missing from the report's block");
+
+        final DirectBuffer snapshotV4 = validatedEarlierVersionOf(encodeBookSnapshot(), 4,
+            BookSnapshotDecoder.engineLifeEncodingOffset());
+        final ExpandableArrayBuffer relabelled = new ExpandableArrayBuffer(snapshotV4.capacity());
+        relabelled.putBytes(0, snapshotV4, 0, snapshotV4.capacity());
+        new MessageHeaderEncoder().wrap(relabelled, 0).version(5);
+        final DirectBuffer snapshot = SampleMessages.exactCopy(relabelled, 0, snapshotV4.capacity());
+        assertEquals(MessageValidator.BLOCK_LENGTH_TOO_SHORT, MessageValidator.validate(snapshot, 0, snapshot.capacity()),
+            "version 5's engine life is missing from the snapshot's block");
     }
 
     @Test
@@ -822,7 +878,9 @@ class SchemaEvolutionTest
             .gatewayOutTime(0xF000_0000_0000_0102L)
             .engineInTime(0xF000_0000_0000_0103L)
             .engineOutTime(0xF000_0000_0000_0104L)
-            .gatewayReplyTime(0xF000_0000_0000_0105L);
+            .gatewayReplyTime(0xF000_0000_0000_0105L)
+            .replySequence(0x0E0E_0000_0000_0106L)
+            .engineLife(0x0E0E_0000_0000_0107L);
         return HEADER_LENGTH + encoder.encodedLength();
     }
 
