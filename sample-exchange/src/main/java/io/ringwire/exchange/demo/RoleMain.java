@@ -64,6 +64,8 @@ public final class RoleMain
      * clients' drain of what is in flight, the longest stop.
      */
     private static final long TERMINATE_WAIT_SECONDS = 60;
+    /** How often the gateway's role looks whether its gateway met another engine life, and must end. */
+    private static final long ENGINE_LIFE_CHECK_MS = 50;
     /** How long what the clients carried must stay still for their report ({@link #settle}). */
     private static final long SETTLED_NS = TimeUnit.SECONDS.toNanos(1);
     /** The longest the clients wait for it to. */
@@ -307,7 +309,13 @@ public final class RoleMain
         final Agents.RunningAgent agent = add(closeables, Agents.start(context, gateway, failures));
         out.println("READY gateway " + describe(agent));
         out.flush();
-        stop.await();
+        while (!stop.await(ENGINE_LIFE_CHECK_MS, TimeUnit.MILLISECONDS))
+        {
+            if (0 != gateway.otherEngineLife())
+            {
+                break; // the gateway serves one engine life: a report of another ends it (see below)
+            }
+        }
         agent.close();
         quiesce(gateway);
         final GatewayCounters counters = gateway.gateway().counters();
@@ -339,7 +347,17 @@ public final class RoleMain
             door.staleMessagesDropped() + " fixConnectionsClosedAtCut=" + door.connectionsClosedAtCut() +
             " fixLogoutsDeferred=" + door.logoutsDeferred() + " fixReadsWoken=" + door.readsWoken() +
             " fixClosedOverBodyLength=" + door.connectionsClosedOverBodyLength() + " fixClosedSequenceAhead=" +
-            door.connectionsClosedSequenceAhead() + " fixPossResendsIgnored=" + door.possResendsIgnored()));
+            door.connectionsClosedSequenceAhead() + " fixPossResendsIgnored=" + door.possResendsIgnored()) +
+            " engineLife=" + gateway.gateway().engineLife() + " reportsOfAnotherEngine=" +
+            counters.reportsOfAnotherEngine());
+        if (0 != gateway.otherEngineLife())
+        {
+            failures.onError(new IllegalStateException("the engine reports from life " + gateway.otherEngineLife() +
+                ", not life " + gateway.gateway().engineLife() + " which this gateway serves: it was started again " +
+                "on a new journal, without the orders this gateway's sessions hold. Start the gateway and the " +
+                "market-data service again with it."));
+            return 1;
+        }
         return 0;
     }
 
@@ -364,7 +382,9 @@ public final class RoleMain
             marketData.snapshotParts() + " slowSubscribers=" + marketData.slowSubscribers() + " backlogCuts=" +
             marketData.backlogCuts() + " dropped=" + marketData.dropped() + " engineSnapshotParts=" +
             marketData.engineSnapshotParts() + " replicaRecoveries=" +
-            marketData.replica().recoveries() + " feedMalformed=" + marketData.replica().malformed());
+            marketData.replica().recoveries() + " feedMalformed=" + marketData.replica().malformed() +
+            " engineLife=" + marketData.replica().engineLife() + " newEngineLives=" +
+            marketData.replica().newEngineLives());
         return 0;
     }
 

@@ -261,6 +261,22 @@ public final class RoleProcess implements AutoCloseable
         return process.exitValue();
     }
 
+    /**
+     * Waits for the role to end on its own (a gateway that met another engine life ends so).
+     *
+     * @return its exit code.
+     * @throws IllegalStateException when it still runs after the timeout.
+     */
+    public int awaitExit(final Duration timeout) throws InterruptedException
+    {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
+        {
+            throw new IllegalStateException(name + " still runs after " + timeout.toSeconds() + " s");
+        }
+        done.await(5, TimeUnit.SECONDS);
+        return process.exitValue();
+    }
+
     /** Kills the role with SIGKILL and waits for it to be gone. */
     public void kill() throws InterruptedException
     {

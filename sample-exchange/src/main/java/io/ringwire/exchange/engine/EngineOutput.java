@@ -38,6 +38,17 @@ public interface EngineOutput
     void marketData(DirectBuffer buffer, int offset, int length);
 
     /**
+     * Names the engine's life ({@link JournaledEngine#life()}) before its first message, recovery's
+     * included: an output that carries reports off the process stamps it into each, so the gateway
+     * tells an engine restarted on a new journal from the same one resending.
+     *
+     * @param life the life, positive.
+     */
+    default void engineLife(final long life)
+    {
+    }
+
+    /**
      * Whether every message handed over so far has left this process's own memory (a kill loses
      * what has not). An engine that writes its own snapshots writes one only then: recovery replays
      * and sends again only what comes after the newest snapshot, so a snapshot must never be ahead

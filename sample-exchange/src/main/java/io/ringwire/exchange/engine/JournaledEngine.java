@@ -11,6 +11,7 @@ import org.agrona.DirectBuffer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -54,6 +55,10 @@ public final class JournaledEngine implements AutoCloseable
      */
     public static final int MAX_REQUEST_LENGTH = 1024;
     private static final System.Logger LOG = System.getLogger(JournaledEngine.class.getName());
+    /** The settings key of the engine's {@link #life()}. */
+    public static final String LIFE_KEY = "engine.life";
+    /** Lives are chosen at random: two journals' engines must not share one, whatever their clocks. */
+    private static final SecureRandom LIVES = new SecureRandom();
 
     private final MatchingEngine engine;
     private final EngineOutput output;
@@ -69,6 +74,8 @@ public final class JournaledEngine implements AutoCloseable
     /** Held by the live engine (from {@link #open} or {@link #recover}) until {@link #close}. */
     private EngineLock engineLock;
     private JournalReadResult recovery;
+    /** The live engine's life ({@link #life()}); 0 for a replica or a replay, which make no output. */
+    private long life;
     private long applied;
     private long snapshotsTaken;
     private long snapshotFailures;
@@ -152,6 +159,8 @@ public final class JournaledEngine implements AutoCloseable
             final EngineConfig actual = settle(directory, config);
             final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(actual, output), output,
                 writesSnapshots ? new EngineSnapshots(directory) : null, actual.snapshotInterval());
+            journaled.life = settleLife(directory);
+            output.engineLife(journaled.life);
             journaled.recover(directory, true);
             journaled.engineLock = lock;
             return journaled;
@@ -284,6 +293,61 @@ public final class JournaledEngine implements AutoCloseable
         {
             LOG.log(System.Logger.Level.WARNING, "snapshot passed over: " + problem);
         }
+    }
+
+    /**
+     * The life of the engine whose journal this is: a positive number chosen when the engine starts
+     * from nothing (no journal segment and no snapshot in its directory), kept in the directory's
+     * settings ({@value #LIFE_KEY}) for every restart after. Its sequences (reports, market data)
+     * count within one life: an engine started again on a new journal counts from the start
+     * again, which its readers could otherwise take for a resend of what they have.
+     *
+     * @return the life; 0 for an engine that is not the live one (a replica, a replay).
+     */
+    public long life()
+    {
+        return life;
+    }
+
+    /**
+     * The live engine's life, read from the settings {@link #settle} stored, or chosen and stored
+     * there when the engine starts from nothing or the settings have none (a journal written before
+     * lives were kept). Only the live engine, under its lock, calls this: replay reads and writes nothing.
+     */
+    private static long settleLife(final Path directory)
+    {
+        final Map<String, String> stored = JournalDirectory.readSettings(directory);
+        final String value = stored.get(LIFE_KEY);
+        final boolean fromNothing = !JournalDirectory.holdsSegments(directory) &&
+            new EngineSnapshots(directory).files().isEmpty();
+        if (null != value && !fromNothing)
+        {
+            final long life;
+            try
+            {
+                life = Long.parseLong(value.trim());
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException(directory.resolve(JournalDirectory.SETTINGS_FILE) + " " + LIFE_KEY +
+                    " must be a positive number: " + value, ex);
+            }
+            if (life <= 0)
+            {
+                throw new IllegalArgumentException(directory.resolve(JournalDirectory.SETTINGS_FILE) + " " + LIFE_KEY +
+                    " must be a positive number: " + value);
+            }
+            return life;
+        }
+        long life = 0;
+        while (life == 0)
+        {
+            life = LIVES.nextLong() & Long.MAX_VALUE;
+        }
+        final Map<String, String> settings = new HashMap<>(stored);
+        settings.put(LIFE_KEY, Long.toString(life));
+        JournalDirectory.writeSettings(directory, settings);
+        return life;
     }
 
     private static EngineConfig settle(final Path directory, final EngineConfig config)

@@ -369,13 +369,29 @@ public final class MatchingEngine implements BookListener
     }
 
     /**
-     * @return the engine's books as a {@link SnapshotSource}: every book live, at the market-data
-     *         sequences last sent, which a BookSnapshot taken between two requests carries.
+     * @return the engine's books as a {@link SnapshotSource} of no engine life: every book live, at
+     *         the market-data sequences last sent, which a BookSnapshot taken between two requests
+     *         carries.
      */
     public SnapshotSource feedSnapshotSource()
     {
+        return feedSnapshotSource(0);
+    }
+
+    /**
+     * @param engineLife the life the snapshots name ({@link JournaledEngine#life()}).
+     * @return the engine's books as a {@link SnapshotSource}, as {@link #feedSnapshotSource()}.
+     */
+    public SnapshotSource feedSnapshotSource(final long engineLife)
+    {
         return new SnapshotSource()
         {
+            @Override
+            public long engineLife()
+            {
+                return engineLife;
+            }
+
             @Override
             public int books()
             {

@@ -188,6 +188,23 @@ public final class Gateway
         return counters;
     }
 
+    /** @return the life of the engine this gateway serves: the first an execution report named; 0 before. */
+    public long engineLife()
+    {
+        return reportRouter.engineLife();
+    }
+
+    /**
+     * @return a life other than {@link #engineLife()} that an execution report named (the engine was
+     *         started again on a new journal), or 0. Once it is not 0 no report is routed, and the
+     *         gateway must stop: its sessions' orders, open-order counts and client order ids are the
+     *         old engine's.
+     */
+    public long otherEngineLife()
+    {
+        return reportRouter.otherEngineLife();
+    }
+
     /** @return the highest engineSequence seen on an execution report; the engine resends after it on restart. */
     public long lastEngineSequence()
     {

@@ -43,6 +43,7 @@ public final class GatewayCounters
     long sessionSendFailures;
     long routed;
     long duplicateReportsDropped;
+    long reportsOfAnotherEngine;
     long reportsForGoneSessions;
     long engineMalformed;
     long engineOtherMessages;
@@ -331,6 +332,15 @@ public final class GatewayCounters
     public long duplicateReportsDropped()
     {
         return duplicateReportsDropped;
+    }
+
+    /**
+     * @return execution reports dropped because they name an engine life other than the one this
+     *         gateway serves (an engine started again on a new journal): none is routed once one was.
+     */
+    public long reportsOfAnotherEngine()
+    {
+        return reportsOfAnotherEngine;
     }
 
     /**

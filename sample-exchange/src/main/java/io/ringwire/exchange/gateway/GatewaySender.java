@@ -40,9 +40,11 @@ final class GatewaySender
     /** Where a report of an older schema is widened to hold its reply sequence. */
     private final UnsafeBuffer widened = new UnsafeBuffer(ByteBuffer.allocateDirect(REPORT_BLOCK_END + 64));
 
-    /** Where a current ExecutionReport's fixed block ends, its reply sequence the last field. */
-    private static final int REPORT_BLOCK_END = MessageHeaderEncoder.ENCODED_LENGTH +
-        ExecutionReportEncoder.replySequenceEncodingOffset() + ExecutionReportEncoder.replySequenceEncodingLength();
+    /**
+     * Where a current ExecutionReport's fixed block ends: past its reply sequence, and past every
+     * field the current version holds, so a widened report is whole at the version it then says.
+     */
+    private static final int REPORT_BLOCK_END = MessageHeaderEncoder.ENCODED_LENGTH + ExecutionReportEncoder.BLOCK_LENGTH;
     private static final int HEADER_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH;
 
     /**
@@ -90,7 +92,8 @@ final class GatewaySender
     /**
      * Takes an execution report for a session with a reply log: numbers it, keeps it, and sends it
      * when the session is logged on and has nothing older waiting. A report of an older schema,
-     * whose block ends before the reply sequence, is widened to the current block first.
+     * whose block ends before the current one does, is widened to the current block first (the
+     * fields it lacked zero, its reply sequence then stamped).
      *
      * @return false when the report is longer than the log keeps (counted; nothing kept).
      */

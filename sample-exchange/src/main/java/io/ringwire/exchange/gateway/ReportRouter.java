@@ -24,6 +24,13 @@ import static io.ringwire.exchange.gateway.GatewaySessions.NONE;
  * {@code gatewayReplyTime}, while it is logged on (see {@link GatewaySender#report}); a session whose
  * transport keeps its replies (a FIX door's) is sent it as it comes.
  *
+ * <p>Every report names its engine's life, whose sequences it counts in. The first life named is the
+ * one this gateway serves; a report of another (an engine started again on a new journal, whose
+ * sequences begin again below those this gateway has) is dropped, as is every report after it: the
+ * orders, open-order counts and client order ids this gateway holds are the old engine's, which
+ * the new one does not have, so the gateway stops ({@link #otherEngineLife()}) and is started again
+ * with the engine rather than route the new engine's reports against them, or drop them as resends.
+ *
  * <p>Threading: the gateway's thread. Allocation: none after construction.
  */
 final class ReportRouter
@@ -43,6 +50,10 @@ final class ReportRouter
     private final UnsafeBuffer replyBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(REPLY_CAPACITY));
 
     private long lastEngineSequence;
+    /** The life of the engine this gateway serves: the first a report named; 0 before. */
+    private long engineLife;
+    /** Another life a report named, once one did: the gateway then stops; 0 before. */
+    private long otherEngineLife;
 
     ReportRouter(final GatewaySessions sessions, final PreTradeRisk risk, final OrderEntry orderEntry,
         final GatewayCounters counters, final GatewaySender sender)
@@ -52,6 +63,18 @@ final class ReportRouter
         this.orderEntry = orderEntry;
         this.counters = counters;
         this.sender = sender;
+    }
+
+    /** See {@link Gateway#engineLife}. */
+    long engineLife()
+    {
+        return engineLife;
+    }
+
+    /** See {@link Gateway#otherEngineLife}. */
+    long otherEngineLife()
+    {
+        return otherEngineLife;
     }
 
     /** See {@link Gateway#lastEngineSequence}. */
@@ -82,6 +105,20 @@ final class ReportRouter
         {
             counters.engineMalformed++;
             return;
+        }
+        final long life = report.engineLife(); // the null value, negative, from an engine before lives
+        if (otherEngineLife != 0 || (life > 0 && life != engineLife && engineLife != 0))
+        {
+            if (otherEngineLife == 0)
+            {
+                otherEngineLife = life;
+            }
+            counters.reportsOfAnotherEngine++;
+            return;
+        }
+        if (life > 0)
+        {
+            engineLife = life;
         }
         if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue())
         {

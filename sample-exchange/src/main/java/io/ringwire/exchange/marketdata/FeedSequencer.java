@@ -53,6 +53,7 @@ final class FeedSequencer
     private long capacityExceeded;
     private long inconsistencies;
     private long snapshotsAbandoned;
+    private long newEngineLives;
 
     /**
      * @param maxInstruments instrument slots.
@@ -246,6 +247,20 @@ final class FeedSequencer
         return changed(slot, outcome);
     }
 
+    /**
+     * The feed now comes from an engine of another life (one started again on a new journal): every
+     * sequence counts from the start again, so every book is stale, nothing is being collected, and
+     * each book waits for a snapshot of the new life.
+     */
+    void newEngineLife()
+    {
+        Arrays.fill(sequence, 0);
+        Arrays.fill(stale, true);
+        Arrays.fill(loadingPart, NONE);
+        streamSequence = 0;
+        newEngineLives++;
+    }
+
     // ---------------------------------------------------------------- reading
 
     /** @return whether the slot's book is stale: a gap, a snapshot being collected, a change that did not fit. */
@@ -325,5 +340,10 @@ final class FeedSequencer
     long snapshotsAbandoned()
     {
         return snapshotsAbandoned;
+    }
+
+    long newEngineLives()
+    {
+        return newEngineLives;
     }
 }

@@ -95,6 +95,8 @@ public final class MarketDataBooks
     private final TradeDecoder trade = new TradeDecoder();
     private final boolean keepStaleOrders;
     private final BookSnapshotDecoder snapshot = new BookSnapshotDecoder();
+    /** The life of the engine the books are of ({@link #engineLife()}); 0 before a snapshot named one. */
+    private long engineLife;
 
     /**
      * Books that keep what a stale book held, for display, as a client's do.
@@ -253,6 +255,21 @@ public final class MarketDataBooks
 
     private int onSnapshot(final BookSnapshotDecoder message)
     {
+        final long life = message.engineLife(); // the null value, negative, from a snapshot before lives
+        if (life > 0 && life != engineLife)
+        {
+            if (engineLife != 0)
+            {
+                // An engine started again on a new journal: its sequences count from the start, so
+                // the books (the last life's) would take its changes for duplicates of theirs.
+                sequencer.newEngineLife();
+                for (int slot = 0; slot < books.instruments(); slot++)
+                {
+                    books.clear(slot);
+                }
+            }
+            engineLife = life;
+        }
         final int slot = slotOf(message.instrumentId());
         final int step =
             sequencer.snapshotPart(slot, message.sequenceNumber(), message.part(), message.streamSequence());
@@ -312,6 +329,12 @@ public final class MarketDataBooks
             public long streamSequence()
             {
                 return sequencer.streamSequence();
+            }
+
+            @Override
+            public long engineLife()
+            {
+                return engineLife;
             }
         };
     }
@@ -506,6 +529,25 @@ public final class MarketDataBooks
     public long snapshotsAbandoned()
     {
         return sequencer.snapshotsAbandoned();
+    }
+
+    /**
+     * @return the life of the engine whose books these are, from the last BookSnapshot that named
+     *         one: every book and sequence belongs to it. 0 before any did.
+     */
+    public long engineLife()
+    {
+        return engineLife;
+    }
+
+    /**
+     * @return times a snapshot named an engine life other than the books': an engine started again
+     *         on a new journal. Each made every book stale and empty, to be taken again from that
+     *         engine's snapshots.
+     */
+    public long newEngineLives()
+    {
+        return sequencer.newEngineLives();
     }
 
     /** @return orders the books hold at once. */

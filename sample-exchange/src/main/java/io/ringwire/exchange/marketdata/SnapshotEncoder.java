@@ -143,6 +143,7 @@ public final class SnapshotEncoder
         }
         final long sequence = source.sequence(slot);
         final long stream = source.streamSequence();
+        final long life = source.engineLife();
         int remaining = walk.start(slot);
         int part = 0;
         do
@@ -154,7 +155,8 @@ public final class SnapshotEncoder
                 .sequenceNumber(sequence)
                 .streamSequence(stream)
                 .part(part)
-                .lastPart(remaining == 0 ? BooleanType.TRUE : BooleanType.FALSE);
+                .lastPart(remaining == 0 ? BooleanType.TRUE : BooleanType.FALSE)
+                .engineLife(life);
             final BookSnapshotEncoder.OrdersEncoder entries = snapshot.ordersCount(count);
             for (int i = 0; i < count; i++)
             {

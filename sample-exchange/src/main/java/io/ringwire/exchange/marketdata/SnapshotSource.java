@@ -22,4 +22,7 @@ public interface SnapshotSource
 
     /** @return the stream sequence of the last change the books hold. */
     long streamSequence();
+
+    /** @return the life of the engine the books are of (its sequences count in it); 0 when none is known. */
+    long engineLife();
 }

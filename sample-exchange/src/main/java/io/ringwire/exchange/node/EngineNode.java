@@ -243,7 +243,7 @@ public final class EngineNode implements Agent, AutoCloseable
                     engine = JournaledEngine.open(journal, config, new Output(), segmentLength, engineSnapshots);
                 }
                 // Before the helpers start: nothing after them may fail and leave them running.
-                feedSnapshots = new FeedSnapshots(engine.engine(), feed);
+                feedSnapshots = new FeedSnapshots(engine.engine(), feed, engine.life());
                 helpers.start(engine, journal, applied, appendable, requests, taking);
             }
             catch (final RuntimeException | Error ex)
@@ -377,7 +377,7 @@ public final class EngineNode implements Agent, AutoCloseable
     /** Not journaled, so not applied: its client waits on an answer all the same. */
     private void rejectRefused(final DirectBuffer buffer, final int offset)
     {
-        final int reject = refusals.reject(buffer, offset, report, takenNs);
+        final int reject = refusals.reject(buffer, offset, report, takenNs, engine.life());
         if (reject > 0)
         {
             if (reports.send(report, 0, reject))
@@ -627,16 +627,25 @@ public final class EngineNode implements Agent, AutoCloseable
         }
     }
 
-    /** Sends the engine's output on: reports stamped with the engine's times, the feed as it is. */
+    /** Sends the engine's output on: reports stamped with the engine's life and times, the feed as it is. */
     private final class Output implements EngineOutput
     {
+        private long life;
+
+        @Override
+        public void engineLife(final long life)
+        {
+            this.life = life;
+        }
+
         @Override
         public void executionReport(final DirectBuffer buffer, final int offset, final int length)
         {
             report.putBytes(0, buffer, offset, length);
             reportEncoder.wrap(report, MessageHeaderEncoder.ENCODED_LENGTH)
                 .engineInTime(takenNs)
-                .engineOutTime(ExchangeClock.nowNs());
+                .engineOutTime(ExchangeClock.nowNs())
+                .engineLife(life);
             reports.send(report, 0, length);
             // The engine is null until open()'s replay returns: this is recovery's output.
             if (null == engine && reports.backlogBytes() > recoveryBacklogBytes)

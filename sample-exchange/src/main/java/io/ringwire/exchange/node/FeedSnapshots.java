@@ -15,9 +15,11 @@ import java.nio.ByteBuffer;
  * runs, or starts after the engine's replay began at a snapshot, misses changes, and its replica
  * books go stale at the first gap. Whenever the feed's publication connects a service anew, and
  * whenever the feed dropped a message while connected, the engine sends a BookSnapshot of every
- * book that has changed since the engine began (an untouched book is at sequence 0, where every
- * replica starts) into the feed, between two requests: a replica book that missed changes is
- * stale or older, and takes it; one that missed nothing ignores it.
+ * book into the feed, between two requests: a replica book that missed changes is stale or older,
+ * and takes it; one that missed nothing ignores it. Every snapshot names the engine's life, and
+ * every book goes, untouched ones too (empty, at sequence 0): a replica of an engine that was
+ * started again on a new journal learns it from the round's first part, and takes every book
+ * again from the rest.
  *
  * <p>One book goes per call, all its parts at once (a snapshot holds one point of its book), and
  * only while the feed is connected and has no backlog: the engine takes no request while the feed
@@ -72,13 +74,14 @@ final class FeedSnapshots
     }
 
     /**
-     * @param engine the engine, whose books and market-data sequences the snapshots hold.
-     * @param feed   the feed to the market-data service.
+     * @param engine     the engine, whose books and market-data sequences the snapshots hold.
+     * @param feed       the feed to the market-data service.
+     * @param engineLife the engine's life, which the snapshots name.
      */
-    FeedSnapshots(final MatchingEngine engine, final Outbound feed)
+    FeedSnapshots(final MatchingEngine engine, final Outbound feed, final long engineLife)
     {
         this.feed = feed;
-        this.source = engine.feedSnapshotSource();
+        this.source = engine.feedSnapshotSource(engineLife);
         this.encoder = new SnapshotEncoder(source, engine.books().walk(), SnapshotEncoder.MAX_ORDERS_PER_PART);
         this.buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(encoder.maxPartLength()));
         // A part the feed drops (the service gone again, the backlog full) counts as a drop, which
@@ -88,7 +91,7 @@ final class FeedSnapshots
 
     /**
      * Starts the snapshots when the feed has connected anew or dropped a message, and sends the next
-     * changed book while the feed keeps up. Call between two requests.
+     * book while the feed keeps up. Call between two requests.
      *
      * @return parts sent.
      */
@@ -106,14 +109,10 @@ final class FeedSnapshots
         {
             return 0; // a service gone mid-round gets a new round when it connects again
         }
-        while (nextSlot < source.books())
+        if (nextSlot < source.books())
         {
-            final int slot = nextSlot++;
-            if (source.sequence(slot) != 0)
-            {
-                booksSent++;
-                return encoder.encodeSlot(slot, buffer, 0, sendPart);
-            }
+            booksSent++;
+            return encoder.encodeSlot(nextSlot++, buffer, 0, sendPart);
         }
         nextSlot = NOT_SENDING;
         return 0;

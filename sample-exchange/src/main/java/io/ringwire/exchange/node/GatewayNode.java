@@ -39,6 +39,11 @@ import java.util.List;
  * gateway through the door (no reply publication), and the door is polled, like the order
  * subscription, only while the engine's stream keeps up.
  *
+ * <p>A report that names another engine life than the one the gateway serves (an engine started
+ * again on a new journal; see {@link Gateway#otherEngineLife}) stops the gateway's work: it reads
+ * and sends nothing more, and says so ({@link #otherEngineLife}), for its process to end. What its
+ * clients sent meanwhile waits unread in their streams, for the gateway started again.
+ *
  * <p>Threading: one thread (the agent's); the door's QuickFIX/J threads only queue for it.
  */
 public final class GatewayNode implements Agent, AutoCloseable
@@ -80,6 +85,10 @@ public final class GatewayNode implements Agent, AutoCloseable
     private final FixDoor door;
     private long nowNs;
     private long lastDutyCycleNs;
+    /** Whether a report named another engine life: the agent's own copy, read every duty cycle. */
+    private boolean engineReplaced;
+    /** The other engine life, once a report named one, published for the role's thread; 0 before. */
+    private volatile long otherEngineLife;
 
     /**
      * @param context messaging settings.
@@ -158,9 +167,22 @@ public final class GatewayNode implements Agent, AutoCloseable
         return closeable;
     }
 
+    /**
+     * @return the engine life other than the gateway's own that a report named, once one did (the
+     *         gateway then does no more work, and its process should end); 0 before. Any thread.
+     */
+    public long otherEngineLife()
+    {
+        return otherEngineLife;
+    }
+
     @Override
     public int doWork()
     {
+        if (engineReplaced)
+        {
+            return 0;
+        }
         // Messaging keeps the monotonic clock; the gateway stamps and times its sessions on the
         // exchange's, the same reading moved to the epoch.
         final long monotonicNs = System.nanoTime();
@@ -177,6 +199,12 @@ public final class GatewayNode implements Agent, AutoCloseable
             work += null == client ? 0 : client.doWork(monotonicNs);
         }
         work += reports.poll(onReport, REPORT_LIMIT);
+        if (gateway.otherEngineLife() != 0)
+        {
+            engineReplaced = true;
+            otherEngineLife = gateway.otherEngineLife();
+            return work;
+        }
         if (toEngine.isBehind())
         {
             work += orders.doWork(); // accepts and keeps clients alive; their orders wait in the rings

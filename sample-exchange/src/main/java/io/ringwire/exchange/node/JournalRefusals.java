@@ -39,10 +39,12 @@ public final class JournalRefusals
      * @param request  holds it.
      * @param offset   where it starts.
      * @param out      where the report goes, from 0.
-     * @param takenNs  when the engine took it in.
+     * @param takenNs    when the engine took it in.
+     * @param engineLife the engine's life, which the report names as every report does.
      * @return the report's length, or 0 for a request no client waits on (an engine command).
      */
-    public int reject(final DirectBuffer request, final int offset, final MutableDirectBuffer out, final long takenNs)
+    public int reject(final DirectBuffer request, final int offset, final MutableDirectBuffer out, final long takenNs,
+        final long engineLife)
     {
         header.wrap(request, offset);
         final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
@@ -84,7 +86,7 @@ public final class JournalRefusals
                 return 0;
             }
         }
-        report.engineInTime(takenNs).engineOutTime(ExchangeClock.nowNs());
+        report.engineInTime(takenNs).engineOutTime(ExchangeClock.nowNs()).engineLife(engineLife);
         return MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength();
     }
 

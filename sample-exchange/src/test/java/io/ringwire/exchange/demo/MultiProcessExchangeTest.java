@@ -2,6 +2,7 @@ package io.ringwire.exchange.demo;
 
 import io.ringwire.exchange.config.RoleFiles;
 import io.ringwire.exchange.engine.JournaledEngine;
+import io.ringwire.exchange.journal.JournalDirectory;
 import io.ringwire.exchange.node.ExchangeLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,9 +21,11 @@ import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -278,6 +281,41 @@ class MultiProcessExchangeTest
         assertTrue(Long.parseLong(g.get("logons")) >= 1, "the clients logged on to the new gateway: " + g);
         assertEquals(g.get("logons"), g.get("logonsFromAnotherLife"),
             "each logon named the killed gateway's reply life, so each got every report kept: " + g);
+    }
+
+    @Test
+    void aGatewayMeetingAnEngineStartedAgainOnANewJournalEndsAndSaysSo() throws Exception
+    {
+        final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
+        final Trading trading = trading(layout);
+        RoleProcess engine = trading.engine();
+        final RoleProcess exchange = trading.exchange();
+        final RoleProcess clients = trading.clients();
+
+        // The engine's journal is lost with it: the engine started again begins from nothing, a
+        // new life, while the gateway holds the sessions and orders of the old one.
+        engine.kill();
+        try (Stream<Path> files = Files.list(directory.resolve("journal")))
+        {
+            for (final Path file : files.toList())
+            {
+                Files.delete(file);
+            }
+        }
+        engine = engine(layout);
+        engine.awaitReady(READY);
+        // The clients go on sending; the first report of the new engine ends the gateway.
+        assertEquals(1, exchange.awaitExit(Duration.ofSeconds(60)), "the gateway ended, failed: " + exchange.lines());
+        final Map<String, String> g = exchange.report("gateway");
+        assertTrue(Long.parseLong(g.get("reportsOfAnotherEngine")) >= 1, g.toString());
+        assertEquals("DONE", exchange.lines().getLast(), "it stopped as a role stops: " + exchange.lines());
+        final Map<String, String> settings = JournalDirectory.readSettings(directory.resolve("journal"));
+        assertNotEquals(settings.get(JournaledEngine.LIFE_KEY), g.get("engineLife"), "the life it served was the old one");
+
+        clients.quiesce(STOP);
+        assertEquals(0, engine.stopAndWait(STOP));
+        assertEquals(0, marketDataOf.get(exchange).stopAndWait(STOP));
+        clients.stopAndWait(STOP);
     }
 
     @Test

@@ -17,7 +17,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -166,6 +168,94 @@ class JournaledEngineTest
         }
         assertThrows(IllegalStateException.class,
             () -> JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20), "refused the same way again");
+    }
+
+    @Test
+    void anEngineKeepsItsLifeAcrossRestartsAndOneStartedFromNothingTakesANewOne() throws IOException
+    {
+        final List<Long> named = new ArrayList<>();
+        final EngineOutput naming = new EngineOutput()
+        {
+            @Override
+            public void engineLife(final long life)
+            {
+                named.add(life);
+            }
+
+            @Override
+            public void executionReport(final DirectBuffer buffer, final int offset, final int length)
+            {
+                assertEquals(1, named.size() % 2, "the life is named before recovery's first report");
+            }
+
+            @Override
+            public void marketData(final DirectBuffer buffer, final int offset, final int length)
+            {
+            }
+        };
+        final long first;
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, naming, 1 << 20))
+        {
+            first = engine.life();
+            assertTrue(first > 0, "a positive life: " + first);
+            feed(engine, 100);
+        }
+        assertEquals(Long.toString(first), JournalDirectory.readSettings(directory).get(JournaledEngine.LIFE_KEY));
+        named.add(0L); // recovery's reports must follow the next naming, not this one
+        try (JournaledEngine engine = JournaledEngine.open(directory, null, naming, 1 << 20))
+        {
+            assertEquals(first, engine.life(), "restarted on its journal: the same life");
+            assertEquals(100, engine.applied());
+        }
+        assertEquals(List.of(first, 0L, first), named);
+
+        // The journal's records and snapshots go (the settings stay): the engine starts from nothing.
+        try (Stream<Path> files = Files.list(directory))
+        {
+            for (final Path file : files.toList())
+            {
+                final String name = file.getFileName().toString();
+                if (name.endsWith(".journal") || name.startsWith("snapshot-"))
+                {
+                    Files.delete(file);
+                }
+            }
+        }
+        try (JournaledEngine engine = JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 20))
+        {
+            assertEquals(0, engine.applied());
+            assertTrue(engine.life() > 0 && engine.life() != first, "a new life: " + engine.life());
+        }
+    }
+
+    @Test
+    void aJournalWhoseSettingsHaveNoLifeIsGivenOneAndABadOneIsRefusedNamingIt()
+    {
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            feed(engine, 10);
+        }
+        final Map<String, String> settings = new HashMap<>(JournalDirectory.readSettings(directory));
+        settings.remove(JournaledEngine.LIFE_KEY); // as a journal made before lives were kept
+        JournalDirectory.writeSettings(directory, settings);
+        final long given;
+        try (JournaledEngine engine = JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 20))
+        {
+            given = engine.life();
+            assertTrue(given > 0);
+            assertEquals(10, engine.applied());
+        }
+        assertEquals(Long.toString(given), JournalDirectory.readSettings(directory).get(JournaledEngine.LIFE_KEY));
+
+        for (final String bad : List.of("-3", "0", "soon"))
+        {
+            settings.put(JournaledEngine.LIFE_KEY, bad);
+            JournalDirectory.writeSettings(directory, settings);
+            final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> JournaledEngine.open(directory, null, EngineOutput.NONE, 1 << 20));
+            assertTrue(refused.getMessage().contains(JournaledEngine.LIFE_KEY + " must be a positive number: " + bad),
+                refused.getMessage());
+        }
     }
 
     /** @return the journal sequence of the snapshot an engine took after {@code requests} requests. */

@@ -48,6 +48,8 @@ final class GatewayFixture
     static final int HEARTBEAT_MS = 1000;
     static final long HEARTBEAT_NS = HEARTBEAT_MS * 1_000_000L;
     static final long START_NS = 1_700_000_000_000_000_000L;
+    /** The life every report of the fixture's engine names. */
+    static final long ENGINE_LIFE = 0x11FE_0000_0000_0001L;
 
     static final long MAX_QUANTITY = 1_000;
     static final long MAX_NOTIONAL = 500_000;
@@ -268,7 +270,8 @@ final class GatewayFixture
             .cumulativeQuantity(lastQuantity).transactTime(1).price(lastPrice).orderQuantity(lastQuantity)
             .ordType(OrdType.LIMIT).timeInForce(TimeInForce.DAY).engineSequence(engineSequence).clientSendTime(2)
             .gatewayInTime(3).gatewayOutTime(4).engineInTime(5).engineOutTime(6)
-            .gatewayReplyTime(ExecutionReportEncoder.gatewayReplyTimeNullValue());
+            .gatewayReplyTime(ExecutionReportEncoder.gatewayReplyTimeNullValue()).replySequence(0)
+            .engineLife(ENGINE_LIFE);
         return MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength();
     }
 
@@ -315,7 +318,7 @@ final class GatewayFixture
      */
     void journalRefusal(final DirectBuffer request, final long nowNs)
     {
-        final int length = new JournalRefusals().reject(request, 0, buffer, nowNs);
+        final int length = new JournalRefusals().reject(request, 0, buffer, nowNs, 0);
         assertTrue(length > 0, "a request a client waits on");
         gateway.onEngineMessage(buffer, 0, length, nowNs);
     }

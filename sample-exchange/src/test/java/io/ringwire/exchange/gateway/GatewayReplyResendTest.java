@@ -1,5 +1,6 @@
 package io.ringwire.exchange.gateway;
 
+import io.ringwire.codecs.MessageValidator;
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportDecoder;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
@@ -284,8 +285,7 @@ class GatewayReplyResendTest
             ExecType.NEW, OrdStatus.NEW, 1, 0, 0);
         final int olderBlock = ExecutionReportEncoder.replySequenceEncodingOffset();
         new MessageHeaderEncoder().wrap(fixture.buffer, 0).blockLength(olderBlock).version(2);
-        gateway.onEngineMessage(fixture.buffer, 0, length - ExecutionReportEncoder.replySequenceEncodingLength(),
-            ++nowNs);
+        gateway.onEngineMessage(fixture.buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + olderBlock, ++nowNs);
 
         assertEquals(0, gateway.counters().engineMalformed());
         assertEquals(1, gateway.counters().routed());
@@ -294,5 +294,7 @@ class GatewayReplyResendTest
         final ExecutionReportDecoder report = fixture.report(sent);
         assertEquals(77, report.clientOrderId());
         assertEquals(1, report.replySequence());
+        assertEquals(0, report.engineLife(), "a widened report names no engine life");
+        assertTrue(MessageValidator.validate(sent, 0, sent.capacity()) > 0, "whole at the version it says");
     }
 }

@@ -1,5 +1,6 @@
 package io.ringwire.exchange.marketdata;
 
+import io.ringwire.codecs.trading.BookSnapshotEncoder;
 import io.ringwire.codecs.trading.BooleanType;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
 import io.ringwire.codecs.trading.OrderAddedEncoder;
@@ -59,6 +60,23 @@ final class Messages
             .instrumentId(instrumentId).sequenceNumber(++sequence).streamSequence(++stream)
             .orderId(orderId).price(price).quantity(quantity)
             .keepsPriority(keepsPriority ? BooleanType.TRUE : BooleanType.FALSE).transactTime(1);
+        return MessageHeaderEncoder.ENCODED_LENGTH + message.encodedLength();
+    }
+
+    /**
+     * A BookSnapshot of the instrument's book as its one and last part, at this feed's sequences,
+     * naming an engine life, holding resting buy orders of these ids, each at price 100 for 10.
+     */
+    int snapshot(final long engineLife, final long... orderIds)
+    {
+        final BookSnapshotEncoder message = new BookSnapshotEncoder().wrapAndApplyHeader(buffer, 0, header)
+            .instrumentId(instrumentId).sequenceNumber(sequence).streamSequence(stream).part(0)
+            .lastPart(BooleanType.TRUE).engineLife(engineLife);
+        final BookSnapshotEncoder.OrdersEncoder orders = message.ordersCount(orderIds.length);
+        for (final long orderId : orderIds)
+        {
+            orders.next().orderId(orderId).side(Side.BUY).price(100).quantity(10);
+        }
         return MessageHeaderEncoder.ENCODED_LENGTH + message.encodedLength();
     }
 

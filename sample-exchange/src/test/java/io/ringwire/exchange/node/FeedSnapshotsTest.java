@@ -75,13 +75,13 @@ class FeedSnapshotsTest
                     feed.send(buffer, offset, length);
                 }
             });
-            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed);
+            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed, 0);
             final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
             await(() -> publication.isConnected(), "the feed connected", () -> service.poll(toReplica, 64) +
                 feed.doWork());
 
-            // The engine trades while the service reads; its first round (at the connection) finds
-            // every book untouched and sends nothing.
+            // The engine trades while the service reads; its first round (at the connection) sends
+            // every book, each untouched yet (empty, at sequence 0), which the replica ignores.
             for (int i = 0; i < 3_000; i++)
             {
                 feed.doWork();
@@ -92,7 +92,8 @@ class FeedSnapshotsTest
                 }
                 service.poll(toReplica, 64);
             }
-            assertEquals(0, snapshots.booksSent());
+            assertEquals(INSTRUMENTS, snapshots.booksSent());
+            assertEquals(0, replica.recoveries(), "a replica already at sequence 0 ignores an empty book's snapshot");
 
             // The service stops reading; the feed's ring and then its backlog fill, and the engine's
             // next message is dropped with the service still connected.
@@ -106,7 +107,8 @@ class FeedSnapshotsTest
 
             // It reads again; no request follows, so nothing but the round can bring its book the
             // changes the drop took.
-            await(() -> !feed.isBehind() && snapshots.booksSent() >= INSTRUMENTS && replicaEqualsEngine(replica, engine),
+            await(() -> !feed.isBehind() && snapshots.booksSent() >= 2 * INSTRUMENTS &&
+                replicaEqualsEngine(replica, engine),
                 "the replica recovered from the round", () -> feed.doWork() + snapshots.doWork() +
                 service.poll(toReplica, 64));
             assertTrue(replica.recoveries() >= 1, "the book the drop left behind recovered");
@@ -136,7 +138,7 @@ class FeedSnapshotsTest
             // The feed keeps 4 KiB for its ordinary messages; its ring holds two or three of the book's parts.
             final Outbound feed = new Outbound(publication, FeedSnapshots.backlogBytes(config.maxOrders(), 4096));
             source.feed(feed);
-            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed);
+            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed, 0);
             await(() -> publication.isConnected(), "the feed connected", () -> service.poll(toReplica, 64) +
                 feed.doWork());
 

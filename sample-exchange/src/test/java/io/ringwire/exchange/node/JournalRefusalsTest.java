@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class JournalRefusalsTest
 {
+    private static final long ENGINE_LIFE = 0x7E57_0000_0000_0001L;
     private final JournalRefusals refusals = new JournalRefusals();
     private final UnsafeBuffer request = new UnsafeBuffer(new byte[256]);
     private final UnsafeBuffer out = new UnsafeBuffer(new byte[512]);
@@ -32,7 +33,7 @@ class JournalRefusalsTest
 
     private ExecutionReportDecoder refuse()
     {
-        final int length = refusals.reject(request, 0, out, 1_000);
+        final int length = refusals.reject(request, 0, out, 1_000, ENGINE_LIFE);
         final MessageHeaderDecoder decoded = new MessageHeaderDecoder().wrap(out, 0);
         assertEquals(ExecutionReportDecoder.TEMPLATE_ID, decoded.templateId());
         final ExecutionReportDecoder report = new ExecutionReportDecoder().wrap(out, MessageHeaderDecoder.ENCODED_LENGTH,
@@ -41,6 +42,7 @@ class JournalRefusalsTest
         assertEquals(ExecType.REJECTED, report.execType());
         assertEquals(RejectReason.JOURNAL_REFUSED, report.rejectReason());
         assertEquals(ExecutionReportDecoder.engineSequenceNullValue(), report.engineSequence(), "in no journal");
+        assertEquals(ENGINE_LIFE, report.engineLife(), "the engine's life, as every report of the engine names it");
         return report;
     }
 

@@ -92,7 +92,7 @@ class MarketDataFragmentsTest
             final Outbound feed = new Outbound(toService, FeedSnapshots.backlogBytes(config.maxOrders(),
                 Outbound.MAX_BACKLOG));
             source.feed(feed);
-            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed);
+            final FeedSnapshots snapshots = new FeedSnapshots(engine, feed, 0);
             final String expected = PublicBookDigest.of(engine.books());
             RoleContexts.await(() -> expected.equals(service.replica().publicDigest()) &&
                     expected.equals(subscriber.books().publicDigest()),
@@ -139,7 +139,7 @@ class MarketDataFragmentsTest
             final Outbound feed = new Outbound(toService, FeedSnapshots.backlogBytes(source.config.maxOrders(),
                 Outbound.MAX_BACKLOG));
             source.feed(feed);
-            final FeedSnapshots snapshots = new FeedSnapshots(source.engine, feed);
+            final FeedSnapshots snapshots = new FeedSnapshots(source.engine, feed, 0);
             final Runnable engineAndService = () ->
             {
                 feed.doWork();

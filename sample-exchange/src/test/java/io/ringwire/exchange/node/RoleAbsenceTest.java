@@ -295,6 +295,69 @@ class RoleAbsenceTest
         assertEquals(0, marketData.replica().inconsistencies());
     }
 
+    @Test
+    void anEngineStartedAgainOnANewJournalStopsTheGatewayAndTheMarketDataBooksTakeItsBooks() throws Exception
+    {
+        final AtomicLongArray c = startTrading();
+        drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS), "the flow answered", false);
+        final long oldLife = engine.engine().life();
+        assertTrue(oldLife > 0, "the engine has a life");
+        assertEquals(oldLife, gateway.gateway().engineLife(), "the gateway serves the engine's life");
+        assertEquals(oldLife, marketData.replica().engineLife(), "the service's books are the engine's life's");
+        assertEquals(oldLife, subscriber.books().engineLife(), "and so are its subscriber's");
+        final long routedBefore = gateway.gateway().counters().routed();
+
+        // The engine is started again on a new journal: it has none of the orders resting before,
+        // and its sequences start again, below those the gateway and the books have.
+        engine.close();
+        engine = add(new EngineNode(context, layout, directory.resolve("journal-new"), config, running, 1 << 20));
+        drive(() -> engine.isConnected(), "the new engine connected", false);
+        engine.open();
+        final long newLife = engine.engine().life();
+        assertTrue(newLife > 0 && newLife != oldLife, "a life of its own: " + newLife + " after " + oldLife);
+        drive(() -> gateway.otherEngineLife() != 0, "the gateway meeting the new engine's first report", true);
+        clients.stopSending();
+        drive(() -> booksEqualEngine(marketData.replica()) && booksEqualEngine(subscriber.books()),
+            "the service's replica and its subscriber equal to the new engine's books", false);
+
+        assertEquals(newLife, gateway.otherEngineLife());
+        assertEquals(oldLife, gateway.gateway().engineLife(), "the gateway still names the life it served");
+        assertTrue(gateway.gateway().counters().reportsOfAnotherEngine() > 0);
+        assertEquals(routedBefore, gateway.gateway().counters().routed(), "none of the new engine's reports routed");
+        assertEquals(0, gateway.gateway().counters().duplicateReportsDropped(), "none taken for a resend");
+        assertEquals(newLife, marketData.replica().engineLife());
+        assertEquals(1, marketData.replica().newEngineLives());
+        assertEquals(newLife, subscriber.books().engineLife());
+        assertEquals(1, subscriber.books().newEngineLives());
+        assertEquals(0, marketData.replica().inconsistencies());
+        assertEquals(0, subscriber.books().inconsistencies());
+    }
+
+    @Test
+    void anEngineStartedAgainOnItsJournalKeepsItsLife() throws Exception
+    {
+        final AtomicLongArray c = startTrading();
+        drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS), "the flow answered", false);
+        final long life = engine.engine().life();
+
+        engine.close();
+        engine = add(new EngineNode(context, layout, journal, config, running, 1 << 20));
+        drive(() -> engine.isConnected(), "the restarted engine connected", false);
+        engine.open();
+        final long acks = c.get(SimulatedClients.ACKS);
+        drive(() -> c.get(SimulatedClients.ACKS) > acks + 200, "the clients trading again", true);
+        clients.stopSending();
+        drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS) &&
+            booksEqualEngine(marketData.replica()) && booksEqualEngine(subscriber.books()),
+            "every new order answered and the books equal to the engine's", false);
+
+        assertEquals(life, engine.engine().life(), "the same life");
+        assertEquals(0, gateway.otherEngineLife());
+        assertEquals(0, gateway.gateway().counters().reportsOfAnotherEngine());
+        assertEquals(0, marketData.replica().newEngineLives());
+        assertEquals(0, subscriber.books().newEngineLives());
+    }
+
     /** @return whether these books are all live and equal to the engine's public books. */
     private boolean booksEqualEngine(final MarketDataBooks books)
     {
