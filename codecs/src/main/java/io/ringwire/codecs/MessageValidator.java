@@ -154,15 +154,19 @@ public final class MessageValidator
         register(HeartbeatDecoder.TEMPLATE_ID, sameAtEveryVersion(HeartbeatDecoder.BLOCK_LENGTH), NO_GROUPS,
             NO_VAR_DATA);
         register(NewOrderDecoder.TEMPLATE_ID,
-            grownInVersion2(NewOrderDecoder.postOnlyEncodingOffset(), NewOrderDecoder.BLOCK_LENGTH), NO_GROUPS,
+            grownInVersions2And5(NewOrderDecoder.postOnlyEncodingOffset(), NewOrderDecoder.engineLifeEncodingOffset(),
+                NewOrderDecoder.BLOCK_LENGTH), NO_GROUPS,
             NO_VAR_DATA);
         register(CancelOrderDecoder.TEMPLATE_ID,
-            grownInVersion2(CancelOrderDecoder.receiveTimeEncodingOffset(), CancelOrderDecoder.BLOCK_LENGTH),
+            grownInVersions2And5(CancelOrderDecoder.receiveTimeEncodingOffset(),
+                CancelOrderDecoder.engineLifeEncodingOffset(), CancelOrderDecoder.BLOCK_LENGTH),
             NO_GROUPS, NO_VAR_DATA);
         register(ReplaceOrderDecoder.TEMPLATE_ID,
-            grownInVersion2(ReplaceOrderDecoder.receiveTimeEncodingOffset(), ReplaceOrderDecoder.BLOCK_LENGTH),
+            grownInVersions2And5(ReplaceOrderDecoder.receiveTimeEncodingOffset(),
+                ReplaceOrderDecoder.engineLifeEncodingOffset(), ReplaceOrderDecoder.BLOCK_LENGTH),
             NO_GROUPS, NO_VAR_DATA);
-        register(MassCancelDecoder.TEMPLATE_ID, sameAtEveryVersion(MassCancelDecoder.BLOCK_LENGTH), NO_GROUPS,
+        register(MassCancelDecoder.TEMPLATE_ID, grownInVersion5(MassCancelDecoder.engineLifeEncodingOffset(),
+            MassCancelDecoder.BLOCK_LENGTH), NO_GROUPS,
             NO_VAR_DATA);
         register(EngineCommandDecoder.TEMPLATE_ID, sameAtEveryVersion(EngineCommandDecoder.BLOCK_LENGTH), NO_GROUPS,
             NO_VAR_DATA);
@@ -413,6 +417,17 @@ public final class MessageValidator
     private static int[] grownInVersion2(final int version1BlockLength, final int blockLength)
     {
         return new int[]{ version1BlockLength, blockLength };
+    }
+
+    /**
+     * A version-1 template that versions 2 and 5 appended fields to, the first of each at
+     * {@code version1BlockLength} and {@code version4BlockLength}.
+     */
+    private static int[] grownInVersions2And5(final int version1BlockLength, final int version4BlockLength,
+        final int blockLength)
+    {
+        return new int[]{ version1BlockLength, version4BlockLength, version4BlockLength, version4BlockLength,
+            blockLength };
     }
 
     /** A template of versions 1 to 4 that version 5 appended fields to, the first of them at {@code version4BlockLength}. */

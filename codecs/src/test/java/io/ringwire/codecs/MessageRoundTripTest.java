@@ -276,7 +276,8 @@ class MessageRoundTripTest
             .displayQuantity(Long.MAX_VALUE - 7)
             .selfTradePrevention(selfTradePrevention)
             .receiveTime(SENDING_TIME)
-            .gatewaySendTime(SENDING_TIME + 1_500);
+            .gatewaySendTime(SENDING_TIME + 1_500)
+            .engineLife(0x11FE_0000_0000_0010L);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), NewOrderDecoder.TEMPLATE_ID,
             NewOrderDecoder.BLOCK_LENGTH);
@@ -297,6 +298,7 @@ class MessageRoundTripTest
         assertEquals(selfTradePrevention, decoder.selfTradePrevention());
         assertEquals(SENDING_TIME, decoder.receiveTime());
         assertEquals(SENDING_TIME + 1_500, decoder.gatewaySendTime());
+        assertEquals(0x11FE_0000_0000_0010L, decoder.engineLife());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -313,7 +315,8 @@ class MessageRoundTripTest
             .side(side)
             .sendingTime(SENDING_TIME)
             .receiveTime(HIGH_BIT_TIME)
-            .gatewaySendTime(HIGH_BIT_TIME + 900);
+            .gatewaySendTime(HIGH_BIT_TIME + 900)
+            .engineLife(0x11FE_0000_0000_0011L);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), CancelOrderDecoder.TEMPLATE_ID,
             CancelOrderDecoder.BLOCK_LENGTH);
@@ -328,6 +331,7 @@ class MessageRoundTripTest
         assertEquals(SENDING_TIME, decoder.sendingTime());
         assertEquals(HIGH_BIT_TIME, decoder.receiveTime());
         assertEquals(HIGH_BIT_TIME + 900, decoder.gatewaySendTime());
+        assertEquals(0x11FE_0000_0000_0011L, decoder.engineLife());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -346,7 +350,8 @@ class MessageRoundTripTest
             .quantity(17L)
             .sendingTime(HIGH_BIT_TIME)
             .receiveTime(HIGH_BIT_TIME + 1)
-            .gatewaySendTime(HIGH_BIT_TIME + 2);
+            .gatewaySendTime(HIGH_BIT_TIME + 2)
+            .engineLife(0x11FE_0000_0000_0012L);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), ReplaceOrderDecoder.TEMPLATE_ID,
             ReplaceOrderDecoder.BLOCK_LENGTH);
@@ -363,6 +368,7 @@ class MessageRoundTripTest
         assertEquals(HIGH_BIT_TIME, decoder.sendingTime());
         assertEquals(HIGH_BIT_TIME + 1, decoder.receiveTime());
         assertEquals(HIGH_BIT_TIME + 2, decoder.gatewaySendTime());
+        assertEquals(0x11FE_0000_0000_0012L, decoder.engineLife());
         assertConsumedExactly(received, decoder.limit());
     }
 
@@ -376,7 +382,8 @@ class MessageRoundTripTest
             .account(-31_337L)
             .instrumentId(instrumentId)
             .sendingTime(SENDING_TIME)
-            .receiveTime(HIGH_BIT_TIME);
+            .receiveTime(HIGH_BIT_TIME)
+            .engineLife(0x11FE_0000_0000_0013L);
 
         final DirectBuffer received = validatedCopy(encoder.encodedLength(), MassCancelDecoder.TEMPLATE_ID,
             MassCancelDecoder.BLOCK_LENGTH);
@@ -388,6 +395,7 @@ class MessageRoundTripTest
         assertEquals(instrumentId, decoder.instrumentId());
         assertEquals(SENDING_TIME, decoder.sendingTime());
         assertEquals(HIGH_BIT_TIME, decoder.receiveTime());
+        assertEquals(0x11FE_0000_0000_0013L, decoder.engineLife());
         assertConsumedExactly(received, decoder.limit());
     }
 

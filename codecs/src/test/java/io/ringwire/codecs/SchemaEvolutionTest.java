@@ -265,7 +265,7 @@ class SchemaEvolutionTest
     }
 
     /** The values version 2 added to enums version 1 already had, as the current codecs name them. */
-    static Stream<Enum<?>> version2OnlyEnumValues()
+    static Stream<Enum<?>> enumValuesAfterVersion1()
     {
         final List<Enum<?>> values = new ArrayList<>();
         values.addAll(notIn(TimeInForce.values(), io.ringwire.codecs.trading.v1.TimeInForce.values()));
@@ -275,7 +275,7 @@ class SchemaEvolutionTest
     }
 
     @Test
-    void version2OnlyEnumValuesAreEveryValidValueTheSchemaMarksSinceVersion2() throws Exception
+    void enumValuesAfterVersion1AreEveryValidValueTheSchemaMarksSinceALaterVersion() throws Exception
     {
         final Set<String> inSchema = new TreeSet<>();
         final Element root = SchemaXml.parse(SchemaXml.TRADING).getDocumentElement();
@@ -284,14 +284,14 @@ class SchemaEvolutionTest
         {
             for (final Element validValue : children(enumElement, "validValue"))
             {
-                if ("2".equals(validValue.getAttribute("sinceVersion")))
+                if (!validValue.getAttribute("sinceVersion").isEmpty())
                 {
                     inSchema.add(enumElement.getAttribute("name") + "." + validValue.getAttribute("name"));
                 }
             }
         }
 
-        final Set<String> tested = version2OnlyEnumValues()
+        final Set<String> tested = enumValuesAfterVersion1()
             .map(value -> value.getDeclaringClass().getSimpleName() + "." + value.name())
             .collect(Collectors.toCollection(TreeSet::new));
 
@@ -299,8 +299,8 @@ class SchemaEvolutionTest
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("version2OnlyEnumValues")
-    void version1DecoderSeesAVersion2OnlyEnumValueAsItsRawValueWhileItsTypedGetterRejectsIt(final Enum<?> value)
+    @MethodSource("enumValuesAfterVersion1")
+    void version1DecoderSeesALaterEnumValueAsItsRawValueWhileItsTypedGetterRejectsIt(final Enum<?> value)
     {
         // The validator checks structure, not enum values: a version-1 receiver reads *Raw() (or
         // catches) for an enum a newer sender may have extended.
@@ -657,8 +657,28 @@ class SchemaEvolutionTest
     }
 
     @Test
+    void currentDecodersReadVersion4RequestsWithTheEngineLifeAtItsNullValue()
+    {
+        final DirectBuffer orderV4 = validatedEarlierVersionOf(encodeNewOrder(TimeInForce.GTC), 4,
+            NewOrderDecoder.engineLifeEncodingOffset());
+        final NewOrderDecoder order = new NewOrderDecoder()
+            .wrap(orderV4, HEADER_LENGTH, header.blockLength(), header.version());
+        assertEquals(0x0BAD_CAFE_0BAD_D00DL, order.gatewaySendTime());
+        assertEquals(NewOrderDecoder.engineLifeNullValue(), order.engineLife(), "a version-4 gateway names no life");
+        assertEquals(orderV4.capacity(), order.limit());
+    }
+
+    @Test
     void aVersion5HeaderOverAVersion4BlockIsRefused()
     {
+        final int orderLength = encodeNewOrder(TimeInForce.GTC);
+        final int version4Order = NewOrderDecoder.engineLifeEncodingOffset();
+        new MessageHeaderEncoder().wrap(buffer, 0).blockLength(version4Order);
+        final DirectBuffer order = SampleMessages.exactCopy(buffer, 0, HEADER_LENGTH + version4Order);
+        assertTrue(orderLength > HEADER_LENGTH + version4Order);
+        assertEquals(MessageValidator.BLOCK_LENGTH_TOO_SHORT, MessageValidator.validate(order, 0, order.capacity()),
+            "version 5's engine life is missing from the order's block");
+
         final int reportLength = encodeExecutionReport(ExecType.NEW, RejectReason.NONE);
         final int version4Report = ExecutionReportDecoder.engineLifeEncodingOffset();
         new MessageHeaderEncoder().wrap(buffer, 0).blockLength(version4Report);
@@ -845,7 +865,8 @@ class SchemaEvolutionTest
             .displayQuantity(606L)
             .selfTradePrevention(SelfTradePrevention.DECREMENT_AND_CANCEL)
             .receiveTime(0x0BAD_CAFE_0BAD_CAFEL)
-            .gatewaySendTime(0x0BAD_CAFE_0BAD_D00DL);
+            .gatewaySendTime(0x0BAD_CAFE_0BAD_D00DL)
+            .engineLife(0x0BAD_CAFE_0000_0005L);
         return HEADER_LENGTH + encoder.encodedLength();
     }
 

@@ -54,6 +54,8 @@ public final class OrderTerms
     public static final int INVALID_ORDER_TYPE = 21;
     /** The engine's journal refused the request: nothing applied, and the reject carries no engine sequence. */
     public static final int JOURNAL_REFUSED = 27;
+    /** The request named another engine life: nothing applied, and the reject carries no engine sequence. */
+    public static final int OTHER_ENGINE_LIFE = 28;
 
     /** Highest reason value, for arrays of counters by reason. */
     public static final int MAX_REASON = 31;

@@ -277,6 +277,7 @@ public final class RoleMain
             " books=" + PublicBookDigest.of(engine.engine().engine().books()) +
             " resting=" + resting.values().stream().mapToLong(Long::longValue).sum() +
             " dropped=" + engine.dropped() + " refused=" + engine.refused() +
+            " otherLifeRefused=" + engine.otherLifeRefused() + " life=" + engine.engine().life() +
             " journalFailures=" + engine.journalFailures() +
             " snapshotFailures=" + engine.snapshotFailures() + " tornTails=" + engine.tornTailsDiscarded() +
             " feedSnapshots=" + engine.feedSnapshotsSent() +

@@ -1,6 +1,11 @@
 package io.ringwire.exchange.engine;
 
+import io.ringwire.codecs.trading.CancelOrderDecoder;
 import io.ringwire.codecs.trading.EngineCommandType;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
+import io.ringwire.codecs.trading.ReplaceOrderDecoder;
 import io.ringwire.exchange.journal.Journal;
 import io.ringwire.exchange.journal.JournalContext;
 import io.ringwire.exchange.journal.JournalDirectory;
@@ -9,6 +14,7 @@ import io.ringwire.exchange.journal.JournalReader;
 import org.agrona.DirectBuffer;
 
 import java.io.IOException;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -47,6 +53,11 @@ public final class JournaledEngine implements AutoCloseable
 {
     /** {@link #accept}: the journal refused the request (too large, or a new segment could not be made). */
     public static final int JOURNAL_REFUSED = -200;
+    /**
+     * {@link #accept}: the request names an engine life other than this engine's
+     * ({@link #namesOtherLife}); it was neither journaled nor applied.
+     */
+    public static final int OTHER_LIFE = -201;
     /**
      * The longest request the engine takes, with a journaller or without: far above any request
      * the gateway sends; a longer one is counted and dropped either way, so the engine's output
@@ -310,6 +321,44 @@ public final class JournaledEngine implements AutoCloseable
     }
 
     /**
+     * Whether a request names an engine life other than {@code life}: its gateway serves an engine
+     * since replaced on a new journal, whose orders, counts and sequences it holds, so this engine
+     * must not apply it (and the reject it gets tells that gateway). A request that names none (0,
+     * or one of a version before lives) names no other. Allocation-free; any thread.
+     *
+     * @param buffer holds a request that passed {@link MatchingEngine#check}, from {@code offset}.
+     * @param length its length.
+     * @param life   the engine's life.
+     * @return true when the request names another life.
+     */
+    public static boolean namesOtherLife(final DirectBuffer buffer, final int offset, final int length, final long life)
+    {
+        if (length < MessageHeaderDecoder.ENCODED_LENGTH ||
+            (buffer.getShort(offset + MessageHeaderDecoder.versionEncodingOffset(), ByteOrder.LITTLE_ENDIAN) & 0xFFFF) <
+            NewOrderDecoder.engineLifeSinceVersion())
+        {
+            return false;
+        }
+        final int field = switch (buffer.getShort(offset + MessageHeaderDecoder.templateIdEncodingOffset(),
+            ByteOrder.LITTLE_ENDIAN) & 0xFFFF)
+        {
+            case NewOrderDecoder.TEMPLATE_ID -> NewOrderDecoder.engineLifeEncodingOffset();
+            case CancelOrderDecoder.TEMPLATE_ID -> CancelOrderDecoder.engineLifeEncodingOffset();
+            case ReplaceOrderDecoder.TEMPLATE_ID -> ReplaceOrderDecoder.engineLifeEncodingOffset();
+            case MassCancelDecoder.TEMPLATE_ID -> MassCancelDecoder.engineLifeEncodingOffset();
+            default -> -1;
+        };
+        final int blockLength = buffer.getShort(offset + MessageHeaderDecoder.blockLengthEncodingOffset(),
+            ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        if (field < 0 || blockLength < field + Long.BYTES || length < MessageHeaderDecoder.ENCODED_LENGTH + field + Long.BYTES)
+        {
+            return false;
+        }
+        final long named = buffer.getLong(offset + MessageHeaderDecoder.ENCODED_LENGTH + field, ByteOrder.LITTLE_ENDIAN);
+        return named > 0 && named != life;
+    }
+
+    /**
      * The live engine's life, read from the settings {@link #settle} stored, or chosen and stored
      * there when the engine starts from nothing or the settings have none (a journal written before
      * lives were kept). Only the live engine, under its lock, calls this: replay reads and writes nothing.
@@ -379,8 +428,8 @@ public final class JournaledEngine implements AutoCloseable
      * Takes one request: checked, journaled, applied (the composition of {@link #open}).
      *
      * @return the template id applied, or a negative code: the engine's check failed
-     *         ({@link MatchingEngine#check}), or {@link #JOURNAL_REFUSED}; either way nothing was
-     *         applied.
+     *         ({@link MatchingEngine#check}), {@link #OTHER_LIFE} or {@link #JOURNAL_REFUSED}; either
+     *         way nothing was journaled or applied.
      */
     public int accept(final DirectBuffer buffer, final int offset, final int length)
     {
@@ -388,6 +437,10 @@ public final class JournaledEngine implements AutoCloseable
         if (check < 0)
         {
             return engine.apply(buffer, offset, length); // counts it, changes nothing
+        }
+        if (namesOtherLife(buffer, offset, length, life))
+        {
+            return OTHER_LIFE;
         }
         if (journal.append(buffer, offset, length) < 0)
         {

@@ -64,7 +64,7 @@ public final class FixRejectCodes
             case MAX_ORDER_QUANTITY, MAX_NOTIONAL, RISK_PRICE_BAND, MAX_OPEN_ORDERS -> EXCEEDS_LIMIT;
             case ACCOUNT_NOT_PERMITTED -> UNKNOWN_ACCOUNT;
             case FOK_NOT_FILLABLE, NO_LIQUIDITY, POST_ONLY_WOULD_TAKE, SELF_TRADE_PREVENTION, IOC_REMAINDER,
-                CAPACITY_EXCEEDED, CLIENT_CANCEL, MASS_CANCEL, JOURNAL_REFUSED -> EXCHANGE_OPTION;
+                CAPACITY_EXCEEDED, CLIENT_CANCEL, MASS_CANCEL, JOURNAL_REFUSED, OTHER_ENGINE_LIFE -> EXCHANGE_OPTION;
             case NONE, INVALID_PRICE, NOT_LOGGED_ON, THROTTLED, MALFORMED_MESSAGE, TICK_SIZE, PRICE_BAND, NULL_VAL ->
                 OTHER;
         };
@@ -132,6 +132,7 @@ public final class FixRejectCodes
             case MAX_OPEN_ORDERS -> "the session has its maximum of open orders";
             case ACCOUNT_NOT_PERMITTED -> "account not permitted for this session";
             case JOURNAL_REFUSED -> "the exchange could not record the request: not accepted";
+            case OTHER_ENGINE_LIFE -> "the matching engine was restarted on a new journal: not accepted";
             case NULL_VAL -> "unspecified";
         };
     }

@@ -205,7 +205,8 @@ public final class OrderFlow
             .postOnly(postOnly ? BooleanType.TRUE : BooleanType.FALSE)
             .displayQuantity(iceberg ? 1 + quantity / 4 : 0)
             .selfTradePrevention(SelfTradePrevention.get((short)random.nextInt(4)))
-            .receiveTime(time);
+            .receiveTime(time)
+            .engineLife(0); // a flow's requests name no engine life: any engine takes them
         if (resting)
         {
             remember(clientOrderId, account, instrument, side == Side.BUY ? (byte)1 : (byte)2, price, quantity);
@@ -223,7 +224,8 @@ public final class OrderFlow
             .instrumentId(liveInstruments[pick])
             .side(liveSides[pick] == 1 ? Side.BUY : Side.SELL)
             .sendingTime(time)
-            .receiveTime(time);
+            .receiveTime(time)
+            .engineLife(0);
         forget(pick);
         return MessageHeaderEncoder.ENCODED_LENGTH + cancel.encodedLength();
     }
@@ -246,7 +248,8 @@ public final class OrderFlow
             .price(price)
             .quantity(quantity)
             .sendingTime(time)
-            .receiveTime(time);
+            .receiveTime(time)
+            .engineLife(0);
         unindex(liveClientIds[pick], pick);
         liveClientIds[pick] = clientOrderId;
         livePrices[pick] = price;
@@ -264,7 +267,8 @@ public final class OrderFlow
             .account(account)
             .instrumentId(canceled)
             .sendingTime(time)
-            .receiveTime(time);
+            .receiveTime(time)
+            .engineLife(0);
         // What it cancels is no target any more, whether or not its reports have come back yet.
         for (int place = liveCount - 1; place >= 0; place--)
         {

@@ -23,7 +23,9 @@ import java.nio.ByteBuffer;
  * <p>A request goes on as version 2 whatever version the client encoded: the header is the
  * gateway's, the block is the client's up to the length version 2 knows (a newer client's appended
  * fields are cut, an older client's missing fields get their null values, the engine's defaults),
- * then {@code receiveTime} and {@code gatewaySendTime} are written over whatever the client sent.
+ * then {@code receiveTime}, {@code gatewaySendTime} and {@code engineLife} (the life of the engine
+ * the gateway serves, 0 before a report named one; an engine of another life refuses the request)
+ * are written over whatever the client sent.
  *
  * <p>Threading: the gateway's thread. Allocation: none after construction.
  */
@@ -33,6 +35,11 @@ final class EngineRequests
     /** The version that gave a NewOrder post-only, a display quantity and self-trade prevention. */
     private static final int NEW_ORDER_TERMS_SINCE = Math.max(NewOrderDecoder.postOnlySinceVersion(),
         Math.max(NewOrderDecoder.displayQuantitySinceVersion(), NewOrderDecoder.selfTradePreventionSinceVersion()));
+    /** Where those terms end in a NewOrder's block: a client's block shorter than this lacks them. */
+    private static final int NEW_ORDER_TERMS_END = Math.max(NewOrderDecoder.postOnlyEncodingOffset() +
+        NewOrderDecoder.postOnlyEncodingLength(), Math.max(NewOrderDecoder.displayQuantityEncodingOffset() +
+        NewOrderDecoder.displayQuantityEncodingLength(), NewOrderDecoder.selfTradePreventionEncodingOffset() +
+        NewOrderDecoder.selfTradePreventionEncodingLength()));
 
     private final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
     private final MessageHeaderEncoder header = new MessageHeaderEncoder();
@@ -40,6 +47,14 @@ final class EngineRequests
     private final CancelOrderEncoder cancelOrder = new CancelOrderEncoder();
     private final ReplaceOrderEncoder replaceOrder = new ReplaceOrderEncoder();
     private final MassCancelEncoder massCancel = new MassCancelEncoder();
+    /** The life of the engine the gateway serves, which every request names; 0 before one is known. */
+    private long engineLife;
+
+    /** @param life the life of the engine the gateway serves, from its reports: every request names it. */
+    void engineLife(final long life)
+    {
+        engineLife = life;
+    }
 
     /** @return the buffer the last request was built in, from offset 0. */
     DirectBuffer buffer()
@@ -59,14 +74,14 @@ final class EngineRequests
         final int length = copy(source, offset, clientBlockLength, NewOrderDecoder.TEMPLATE_ID,
             NewOrderDecoder.BLOCK_LENGTH);
         newOrder.wrap(buffer, HEADER_LENGTH);
-        final boolean older = clientBlockLength < NewOrderDecoder.BLOCK_LENGTH || clientVersion < NEW_ORDER_TERMS_SINCE;
+        final boolean older = clientBlockLength < NEW_ORDER_TERMS_END || clientVersion < NEW_ORDER_TERMS_SINCE;
         if (older)
         {
             newOrder.postOnly(BooleanType.NULL_VAL)
                 .displayQuantity(NewOrderEncoder.displayQuantityNullValue())
                 .selfTradePrevention(SelfTradePrevention.NULL_VAL);
         }
-        newOrder.receiveTime(receiveTime).gatewaySendTime(gatewaySendTime);
+        newOrder.receiveTime(receiveTime).gatewaySendTime(gatewaySendTime).engineLife(engineLife);
         return length;
     }
 
@@ -76,7 +91,8 @@ final class EngineRequests
     {
         final int length = copy(source, offset, clientBlockLength, CancelOrderDecoder.TEMPLATE_ID,
             CancelOrderDecoder.BLOCK_LENGTH);
-        cancelOrder.wrap(buffer, HEADER_LENGTH).receiveTime(receiveTime).gatewaySendTime(gatewaySendTime);
+        cancelOrder.wrap(buffer, HEADER_LENGTH).receiveTime(receiveTime).gatewaySendTime(gatewaySendTime)
+            .engineLife(engineLife);
         return length;
     }
 
@@ -86,7 +102,8 @@ final class EngineRequests
     {
         final int length = copy(source, offset, clientBlockLength, ReplaceOrderDecoder.TEMPLATE_ID,
             ReplaceOrderDecoder.BLOCK_LENGTH);
-        replaceOrder.wrap(buffer, HEADER_LENGTH).receiveTime(receiveTime).gatewaySendTime(gatewaySendTime);
+        replaceOrder.wrap(buffer, HEADER_LENGTH).receiveTime(receiveTime).gatewaySendTime(gatewaySendTime)
+            .engineLife(engineLife);
         return length;
     }
 
@@ -95,7 +112,7 @@ final class EngineRequests
     {
         final int length = copy(source, offset, clientBlockLength, MassCancelDecoder.TEMPLATE_ID,
             MassCancelDecoder.BLOCK_LENGTH);
-        massCancel.wrap(buffer, HEADER_LENGTH).receiveTime(receiveTime);
+        massCancel.wrap(buffer, HEADER_LENGTH).receiveTime(receiveTime).engineLife(engineLife);
         return length;
     }
 
@@ -107,7 +124,8 @@ final class EngineRequests
             .account(account)
             .instrumentId(0)
             .sendingTime(nowNs)
-            .receiveTime(nowNs);
+            .receiveTime(nowNs)
+            .engineLife(engineLife);
         return HEADER_LENGTH + massCancel.encodedLength();
     }
 

@@ -116,9 +116,10 @@ final class ReportRouter
             counters.reportsOfAnotherEngine++;
             return;
         }
-        if (life > 0)
+        if (life > 0 && engineLife == 0)
         {
             engineLife = life;
+            sender.requests().engineLife(life); // every request names it from now on
         }
         if (engineSequence == ExecutionReportDecoder.engineSequenceNullValue())
         {

@@ -112,7 +112,7 @@ final class EngineHelpers
             if (null != appendable)
             {
                 journaled = new JournaledRequests(JOURNALED_REQUESTS_BYTES);
-                journaller = new Journaller(requests, appendable, journaled, taking);
+                journaller = new Journaller(requests, appendable, journaled, taking, engine.life());
                 // Spinning where the CPUs were counted for it; forced on a smaller machine, it backs off.
                 final IdleStrategy idle = EngineNode.journallerSpins() ? new BusySpinIdleStrategy() :
                     new BackoffIdleStrategy(64, 64, 1_000, 100_000);

@@ -2,6 +2,7 @@ package io.ringwire.exchange.node;
 
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.RejectReason;
 import io.ringwire.exchange.ExchangeClock;
 import io.ringwire.exchange.book.OrderStore;
 import io.ringwire.exchange.engine.DigestAgent;
@@ -110,6 +111,8 @@ public final class EngineNode implements Agent, AutoCloseable
     private final JournalRefusals refusals = new JournalRefusals();
     private long refused;
     private long refusalsReported;
+    /** Requests that named another engine life (a gateway of an engine since replaced): refused. */
+    private long otherLifeRefused;
     private final EngineThreads threads;
     private final EngineHelpers helpers;
     private final RunFlag running;
@@ -347,7 +350,12 @@ public final class EngineNode implements Agent, AutoCloseable
             refused++;
             if (result == JournaledEngine.JOURNAL_REFUSED)
             {
-                rejectRefused(buffer, offset);
+                rejectUnjournaled(buffer, offset, RejectReason.JOURNAL_REFUSED);
+            }
+            else if (result == JournaledEngine.OTHER_LIFE)
+            {
+                otherLifeRefused++;
+                rejectUnjournaled(buffer, offset, RejectReason.OTHER_ENGINE_LIFE);
             }
         }
     }
@@ -366,7 +374,12 @@ public final class EngineNode implements Agent, AutoCloseable
         refused++;
         if (type == JournaledRequests.REFUSED)
         {
-            rejectRefused(buffer, offset);
+            rejectUnjournaled(buffer, offset, RejectReason.JOURNAL_REFUSED);
+        }
+        else if (type == JournaledRequests.OTHER_LIFE)
+        {
+            otherLifeRefused++;
+            rejectUnjournaled(buffer, offset, RejectReason.OTHER_ENGINE_LIFE);
         }
         else
         {
@@ -374,10 +387,13 @@ public final class EngineNode implements Agent, AutoCloseable
         }
     }
 
-    /** Not journaled, so not applied: its client waits on an answer all the same. */
-    private void rejectRefused(final DirectBuffer buffer, final int offset)
+    /**
+     * Not journaled, so not applied: its client waits on an answer all the same (and a gateway of
+     * another engine life learns from it that the engine was replaced).
+     */
+    private void rejectUnjournaled(final DirectBuffer buffer, final int offset, final RejectReason reason)
     {
-        final int reject = refusals.reject(buffer, offset, report, takenNs, engine.life());
+        final int reject = refusals.reject(buffer, offset, report, takenNs, engine.life(), reason);
         if (reject > 0)
         {
             if (reports.send(report, 0, reject))
@@ -550,6 +566,15 @@ public final class EngineNode implements Agent, AutoCloseable
     public long refusalsReported()
     {
         return refusalsReported;
+    }
+
+    /**
+     * @return requests refused, unjournaled, for naming an engine life other than this engine's
+     *         (their gateway serves an engine since replaced on a new journal); each answered.
+     */
+    public long otherLifeRefused()
+    {
+        return otherLifeRefused;
     }
 
     /**

@@ -15,17 +15,21 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * The reject a client gets for a request the engine's journal refused (a segment that could not be
- * made, say): an ExecutionReport REJECTED with {@link RejectReason#JOURNAL_REFUSED}, the request's
- * client order id, account and terms, and the gateway's ledger times. It carries no engine
- * sequence and is not digested: the request is in no journal, so no replay makes it, and no
- * restart resends it.
+ * The reject a client gets for a request the engine did not journal: one its journal refused (a
+ * segment that could not be made, say; {@link RejectReason#JOURNAL_REFUSED}), or one that names
+ * another engine life than the engine's ({@link RejectReason#OTHER_ENGINE_LIFE}: its gateway serves
+ * an engine since replaced on a new journal). An ExecutionReport REJECTED with that reason, the
+ * request's client order id, account and terms, the gateway's ledger times and the engine's life.
+ * It carries no engine sequence and is not digested: the request is in no journal, so no replay
+ * makes it, and no restart resends it.
  *
  * <p>Threading: the engine's thread. Allocation-free.
  */
 public final class JournalRefusals
 {
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+    /** The reason of the reject being encoded. */
+    private RejectReason reason = RejectReason.JOURNAL_REFUSED;
     private final NewOrderDecoder newOrder = new NewOrderDecoder();
     private final CancelOrderDecoder cancel = new CancelOrderDecoder();
     private final ReplaceOrderDecoder replace = new ReplaceOrderDecoder();
@@ -41,11 +45,13 @@ public final class JournalRefusals
      * @param out      where the report goes, from 0.
      * @param takenNs    when the engine took it in.
      * @param engineLife the engine's life, which the report names as every report does.
+     * @param reason     {@link RejectReason#JOURNAL_REFUSED} or {@link RejectReason#OTHER_ENGINE_LIFE}.
      * @return the report's length, or 0 for a request no client waits on (an engine command).
      */
     public int reject(final DirectBuffer request, final int offset, final MutableDirectBuffer out, final long takenNs,
-        final long engineLife)
+        final long engineLife, final RejectReason reason)
     {
+        this.reason = reason;
         header.wrap(request, offset);
         final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
         final int blockLength = header.blockLength();
@@ -95,7 +101,7 @@ public final class JournalRefusals
         final long quantity, final long clientSend, final long gatewayIn, final long gatewayOut)
     {
         RejectReports.begin(report, headerEncoder, out, clientOrderId, account, instrumentId,
-            RejectReason.JOURNAL_REFUSED, price, quantity, gatewayIn)
+            reason, price, quantity, gatewayIn)
             .engineSequence(ExecutionReportEncoder.engineSequenceNullValue())
             .clientSendTime(nullToZero(clientSend, NewOrderDecoder.sendingTimeNullValue()))
             .gatewayInTime(nullToZero(gatewayIn, NewOrderDecoder.receiveTimeNullValue()))

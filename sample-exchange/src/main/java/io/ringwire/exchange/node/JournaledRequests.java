@@ -29,6 +29,8 @@ import java.nio.ByteBuffer;
  * <p>{@link #JOURNALED}: the journal holds it, apply it. {@link #REFUSED}: the journal refused it,
  * so it is not applied, and its client is told. {@link #MALFORMED}: it failed the engine's check,
  * so it was not journaled; the engine counts it as it counts one it checks itself.
+ * {@link #OTHER_LIFE}: it names another engine life than the engine's
+ * ({@link JournaledEngine#namesOtherLife}), so it was not journaled, and its client is told.
  *
  * <p>Threading: the journaller's thread writes, the engine's reads. Allocation-free.
  */
@@ -40,6 +42,8 @@ public final class JournaledRequests
     public static final int REFUSED = 2;
     /** A request that failed the engine's check, to count. */
     public static final int MALFORMED = 3;
+    /** A request that names another engine life, not journaled, to reject. */
+    public static final int OTHER_LIFE = 4;
     /** Where the time the journaller took the request lies. */
     public static final int TAKEN_NS_OFFSET = 0;
     /** Where the request starts. */

@@ -16,7 +16,8 @@ import org.agrona.concurrent.AgentTerminationException;
  * once ({@link MatchingEngine#check}; the engine does not check again), appends it to the
  * {@link Journal}, and hands it to the engine through {@link JournaledRequests}. A request the
  * journal refuses goes to the engine marked {@link JournaledRequests#REFUSED}, and its client gets
- * a reject; one that fails the check goes marked {@link JournaledRequests#MALFORMED}, to be counted
+ * a reject, as does one that names another engine life, marked {@link JournaledRequests#OTHER_LIFE}
+ * and not journaled; one that fails the check goes marked {@link JournaledRequests#MALFORMED}, to be counted
  * where the engine counts malformed requests; one longer than
  * {@link JournaledEngine#MAX_REQUEST_LENGTH} is counted here and dropped, as the engine drops it
  * where it journals itself.
@@ -45,16 +46,20 @@ final class Journaller implements Agent, AutoCloseable
     private final FragmentHandler onRequest = this::onRequest;
     private volatile boolean taking;
     private long oversized;
+    /** The engine's life: a request naming another is not journaled. */
+    private final long engineLife;
 
     /**
      * @param requests    the gateway's requests; this agent's thread polls it from now on.
      * @param journal     open for appending, holding what the engine recovered.
      * @param engineInput the engine's ring.
      * @param taking      whether it takes requests from the start (see {@link #stopTaking()}).
+     * @param engineLife  the engine's life ({@link JournaledEngine#life()}).
      */
     Journaller(final Subscription requests, final Journal journal, final JournaledRequests engineInput,
-        final boolean taking)
+        final boolean taking, final long engineLife)
     {
+        this.engineLife = engineLife;
         this.requests = requests;
         this.journal = journal;
         this.engineInput = engineInput;
@@ -80,6 +85,11 @@ final class Journaller implements Agent, AutoCloseable
         if (MatchingEngine.check(buffer, offset, length) < 0)
         {
             engineInput.offer(JournaledRequests.MALFORMED, takenNs, buffer, offset, length);
+            return;
+        }
+        if (JournaledEngine.namesOtherLife(buffer, offset, length, engineLife))
+        {
+            engineInput.offer(JournaledRequests.OTHER_LIFE, takenNs, buffer, offset, length);
             return;
         }
         if (journal.append(buffer, offset, length) < 0)

@@ -27,10 +27,12 @@ import java.nio.ByteBuffer;
  * exactly between the incrementals it includes and the ones after it, and one snapshot answers
  * every request for its book ({@link SnapshotSchedule}: at most one per book per interval, however
  * many subscribers ask how often). The replica itself recovers from the engine: whenever the
- * service connects anew, the engine sends a snapshot of every book it has changed into the feed
+ * service connects anew, the engine sends a snapshot of every book into the feed
  * ({@link FeedSnapshots}), which the replica takes (a book that missed changes) or ignores, and
  * which go on to the subscribers, who do the same; a request for a book the replica has stale waits
- * until it is live again. A subscriber that stops
+ * until it is live again. A snapshot that names another engine life (an engine restarted on a new
+ * journal) makes every book stale and empty, here and at every subscriber, until that life's
+ * snapshots of it arrive. A subscriber that stops
  * reading holds the fan-out back until the slow-timeout cuts it off
  * ({@link ExchangeLayout#MARKET_DATA_SLOW_TIMEOUT_MS}); meanwhile the service keeps reading the
  * feed into its backlog, so the engine never waits on a subscriber. The backlog grows for that

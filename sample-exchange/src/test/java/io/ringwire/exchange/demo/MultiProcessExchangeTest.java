@@ -304,7 +304,8 @@ class MultiProcessExchangeTest
         }
         engine = engine(layout);
         engine.awaitReady(READY);
-        // The clients go on sending; the first report of the new engine ends the gateway.
+        // The clients go on sending; the new engine refuses the gateway's requests, which name the
+        // old life, and the first refusal ends the gateway.
         assertEquals(1, exchange.awaitExit(Duration.ofSeconds(60)), "the gateway ended, failed: " + exchange.lines());
         final Map<String, String> g = exchange.report("gateway");
         assertTrue(Long.parseLong(g.get("reportsOfAnotherEngine")) >= 1, g.toString());
@@ -314,6 +315,10 @@ class MultiProcessExchangeTest
 
         clients.quiesce(STOP);
         assertEquals(0, engine.stopAndWait(STOP));
+        final Map<String, String> e = engine.report("engine");
+        assertEquals(settings.get(JournaledEngine.LIFE_KEY), e.get("life"), e.toString());
+        assertTrue(Long.parseLong(e.get("otherLifeRefused")) >= 1, "the old gateway's requests refused: " + e);
+        assertEquals("0", e.get("applied"), "none of them applied: " + e);
         assertEquals(0, marketDataOf.get(exchange).stopAndWait(STOP));
         clients.stopAndWait(STOP);
     }

@@ -2,7 +2,12 @@ package io.ringwire.exchange.engine;
 
 import io.ringwire.codecs.trading.EngineCommandEncoder;
 import io.ringwire.codecs.trading.EngineCommandType;
+import io.ringwire.codecs.trading.MassCancelEncoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderEncoder;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.Side;
+import io.ringwire.codecs.trading.TimeInForce;
 import io.ringwire.exchange.flow.OrderFlow;
 import io.ringwire.exchange.journal.JournalDirectory;
 import io.ringwire.exchange.journal.JournalReader;
@@ -226,6 +231,46 @@ class JournaledEngineTest
             assertEquals(0, engine.applied());
             assertTrue(engine.life() > 0 && engine.life() != first, "a new life: " + engine.life());
         }
+    }
+
+    @Test
+    void aRequestNamingAnotherEngineLifeIsNeitherJournaledNorApplied()
+    {
+        final long life;
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            life = engine.life();
+            final NewOrderEncoder order = new NewOrderEncoder();
+            final MessageHeaderEncoder header = new MessageHeaderEncoder();
+            final int length = MessageHeaderEncoder.ENCODED_LENGTH + order.wrapAndApplyHeader(request, 0, header)
+                .clientOrderId(1).account(1).instrumentId(1).side(Side.BUY).ordType(OrdType.LIMIT)
+                .timeInForce(TimeInForce.DAY).price(flow.minPrice()).quantity(1).sendingTime(1).receiveTime(1)
+                .engineLife(life + 1).encodedLength();
+
+            // Its gateway serves the engine this one replaced (a new journal).
+            assertEquals(JournaledEngine.OTHER_LIFE, engine.accept(request, 0, length));
+            assertEquals(0, engine.applied());
+            new MassCancelEncoder().wrapAndApplyHeader(request, 0, header).clientOrderId(2).account(1).instrumentId(0)
+                .sendingTime(1).receiveTime(1).engineLife(life + 2);
+            assertEquals(JournaledEngine.OTHER_LIFE,
+                engine.accept(request, 0, MessageHeaderEncoder.ENCODED_LENGTH + MassCancelEncoder.BLOCK_LENGTH));
+
+            // This engine's life, or none (a gateway that has not heard one, or of a schema before lives).
+            order.wrapAndApplyHeader(request, 0, header).clientOrderId(3).engineLife(life);
+            assertEquals(NewOrderEncoder.TEMPLATE_ID, engine.accept(request, 0, length));
+            order.wrapAndApplyHeader(request, 0, header).clientOrderId(4).engineLife(0);
+            assertEquals(NewOrderEncoder.TEMPLATE_ID, engine.accept(request, 0, length));
+            order.wrapAndApplyHeader(request, 0, header).clientOrderId(5).engineLife(life + 1);
+            header.wrap(request, 0).version(4).blockLength(NewOrderEncoder.engineLifeEncodingOffset());
+            assertTrue(!JournaledEngine.namesOtherLife(request, 0, length - Long.BYTES, life),
+                "a version-4 request names no life, whatever bytes follow its block");
+            assertEquals(NewOrderEncoder.TEMPLATE_ID, engine.accept(request, 0, length - Long.BYTES));
+            assertEquals(3, engine.applied());
+        }
+        final List<Long> journaled = new ArrayList<>();
+        assertTrue(new JournalReader(directory).readAll((sequence, buffer, offset, length) -> journaled.add(sequence))
+            .clean());
+        assertEquals(3, journaled.size(), "only the requests applied were journaled");
     }
 
     @Test

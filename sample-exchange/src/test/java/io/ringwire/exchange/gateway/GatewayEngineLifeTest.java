@@ -1,9 +1,17 @@
 package io.ringwire.exchange.gateway;
 
+import io.ringwire.codecs.trading.CancelOrderDecoder;
 import io.ringwire.codecs.trading.ExecType;
 import io.ringwire.codecs.trading.ExecutionReportEncoder;
+import io.ringwire.codecs.trading.MassCancelDecoder;
+import io.ringwire.codecs.trading.MessageHeaderDecoder;
 import io.ringwire.codecs.trading.MessageHeaderEncoder;
+import io.ringwire.codecs.trading.NewOrderDecoder;
+import io.ringwire.codecs.trading.NewOrderEncoder;
 import io.ringwire.codecs.trading.OrdStatus;
+import io.ringwire.codecs.trading.OrdType;
+import io.ringwire.codecs.trading.ReplaceOrderDecoder;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import static io.ringwire.exchange.gateway.GatewayFixture.*;
@@ -79,6 +87,48 @@ class GatewayEngineLifeTest
         assertEquals(0, gateway.counters().duplicateReportsDropped(), "none taken for a resend");
         assertEquals(0, fixture.output.toSessions.size(), "nothing reached the client");
         assertEquals(2, gateway.lastEngineSequence());
+    }
+
+    /** @return the engine life the request the gateway last sent the engine names. */
+    private long lifeNamedByLastRequest()
+    {
+        final UnsafeBuffer sent = fixture.output.lastToEngine();
+        final MessageHeaderDecoder header = new MessageHeaderDecoder().wrap(sent, 0);
+        final int body = MessageHeaderDecoder.ENCODED_LENGTH;
+        return switch (header.templateId())
+        {
+            case NewOrderDecoder.TEMPLATE_ID ->
+                new NewOrderDecoder().wrap(sent, body, header.blockLength(), header.version()).engineLife();
+            case CancelOrderDecoder.TEMPLATE_ID ->
+                new CancelOrderDecoder().wrap(sent, body, header.blockLength(), header.version()).engineLife();
+            case ReplaceOrderDecoder.TEMPLATE_ID ->
+                new ReplaceOrderDecoder().wrap(sent, body, header.blockLength(), header.version()).engineLife();
+            case MassCancelDecoder.TEMPLATE_ID ->
+                new MassCancelDecoder().wrap(sent, body, header.blockLength(), header.version()).engineLife();
+            default -> throw new AssertionError("not a request: template " + header.templateId());
+        };
+    }
+
+    @Test
+    void everyRequestNamesTheLifeTheGatewayServesOverWhateverItsClientWrote()
+    {
+        logOnA();
+        assertEquals(Gateway.FORWARDED, fixture.limitA(1, 1_000, 10, ++nowNs));
+        assertEquals(0, lifeNamedByLastRequest(), "before any report the gateway serves no life yet");
+
+        report(1, 1, ENGINE_LIFE);
+        // A client that writes a life of its own into its request: the gateway writes its own over it.
+        final int length = GatewayFixture.encodeNewOrder(fixture.buffer, fixture.header, 2, ACCOUNT_A, 1, OrdType.LIMIT,
+            1_000, 10, nowNs);
+        new NewOrderEncoder().wrap(fixture.buffer, MessageHeaderEncoder.ENCODED_LENGTH).engineLife(OTHER_LIFE);
+        assertEquals(Gateway.FORWARDED, gateway.onClientMessage(TRANSPORT_A, fixture.buffer, 0, length, ++nowNs));
+        assertEquals(ENGINE_LIFE, lifeNamedByLastRequest());
+        assertEquals(Gateway.FORWARDED, fixture.replace(TRANSPORT_A, 3, 2, ACCOUNT_A, 1_001, 10, ++nowNs));
+        assertEquals(ENGINE_LIFE, lifeNamedByLastRequest());
+        assertEquals(Gateway.FORWARDED, fixture.cancel(TRANSPORT_A, 4, 3, ACCOUNT_A, ++nowNs));
+        assertEquals(ENGINE_LIFE, lifeNamedByLastRequest());
+        assertEquals(Gateway.FORWARDED, fixture.massCancelAll(TRANSPORT_A, 5, ACCOUNT_A, ++nowNs));
+        assertEquals(ENGINE_LIFE, lifeNamedByLastRequest());
     }
 
     @Test

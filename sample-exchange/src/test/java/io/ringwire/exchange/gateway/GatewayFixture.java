@@ -318,7 +318,7 @@ final class GatewayFixture
      */
     void journalRefusal(final DirectBuffer request, final long nowNs)
     {
-        final int length = new JournalRefusals().reject(request, 0, buffer, nowNs, 0);
+        final int length = new JournalRefusals().reject(request, 0, buffer, nowNs, 0, RejectReason.JOURNAL_REFUSED);
         assertTrue(length > 0, "a request a client waits on");
         gateway.onEngineMessage(buffer, 0, length, nowNs);
     }

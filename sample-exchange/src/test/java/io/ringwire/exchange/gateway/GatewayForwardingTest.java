@@ -120,6 +120,27 @@ class GatewayForwardingTest
     }
 
     @Test
+    void versionFourOrderKeepsItsTermsAndIsForwardedWithTheCurrentBlock()
+    {
+        logOn();
+        encodeNewOrder(buffer, header, 43, ACCOUNT_A, 1, OrdType.LIMIT, 1_010, 7, START_NS + 400);
+        final int body = MessageHeaderEncoder.ENCODED_LENGTH;
+        buffer.putByte(body + NewOrderDecoder.postOnlyEncodingOffset(), (byte)BooleanType.TRUE.value());
+        buffer.putLong(body + NewOrderDecoder.displayQuantityEncodingOffset(), 2, ByteOrder.LITTLE_ENDIAN);
+        final int version4Block = NewOrderDecoder.engineLifeEncodingOffset();
+        buffer.putShort(0, (short)version4Block, ByteOrder.LITTLE_ENDIAN);
+        buffer.putShort(6, (short)4, ByteOrder.LITTLE_ENDIAN);
+
+        assertEquals(Gateway.FORWARDED, gateway.onClientMessage(TRANSPORT_A, buffer, 0,
+            MessageHeaderEncoder.ENCODED_LENGTH + version4Block, START_NS + 500));
+
+        final NewOrderDecoder forwarded = newOrder(output.lastToEngine());
+        assertEquals(BooleanType.TRUE, forwarded.postOnly(), "a version-4 client's terms are kept");
+        assertEquals(2, forwarded.displayQuantity());
+        assertEquals(0, forwarded.engineLife(), "the life the gateway serves: none heard yet");
+    }
+
+    @Test
     void versionOneOrderWithAFullBlockCarriesNoneOfTheLaterFieldsWhateverItsBytesThere()
     {
         logOn();

@@ -33,14 +33,19 @@ class JournalRefusalsTest
 
     private ExecutionReportDecoder refuse()
     {
-        final int length = refusals.reject(request, 0, out, 1_000, ENGINE_LIFE);
+        return refuse(RejectReason.JOURNAL_REFUSED);
+    }
+
+    private ExecutionReportDecoder refuse(final RejectReason reason)
+    {
+        final int length = refusals.reject(request, 0, out, 1_000, ENGINE_LIFE, reason);
         final MessageHeaderDecoder decoded = new MessageHeaderDecoder().wrap(out, 0);
         assertEquals(ExecutionReportDecoder.TEMPLATE_ID, decoded.templateId());
         final ExecutionReportDecoder report = new ExecutionReportDecoder().wrap(out, MessageHeaderDecoder.ENCODED_LENGTH,
             decoded.blockLength(), decoded.version());
         assertEquals(length, MessageHeaderDecoder.ENCODED_LENGTH + report.encodedLength());
         assertEquals(ExecType.REJECTED, report.execType());
-        assertEquals(RejectReason.JOURNAL_REFUSED, report.rejectReason());
+        assertEquals(reason, report.rejectReason());
         assertEquals(ExecutionReportDecoder.engineSequenceNullValue(), report.engineSequence(), "in no journal");
         assertEquals(ENGINE_LIFE, report.engineLife(), "the engine's life, as every report of the engine names it");
         return report;
@@ -85,5 +90,18 @@ class JournalRefusalsTest
         assertEquals(Side.NULL_VAL, report.side(), "a mass cancel has no side");
         assertEquals(OrdType.NULL_VAL, report.ordType());
         assertEquals(TimeInForce.NULL_VAL, report.timeInForce());
+    }
+
+    @Test
+    void aRequestOfAnotherEngineLifeIsRejectedSoNamingTheEnginesLife()
+    {
+        new NewOrderEncoder().wrapAndApplyHeader(request, 0, header).clientOrderId(11).account(3).instrumentId(2)
+            .side(Side.BUY).ordType(OrdType.LIMIT).timeInForce(TimeInForce.DAY).price(100).quantity(5)
+            .sendingTime(10).receiveTime(20).engineLife(ENGINE_LIFE + 1);
+
+        final ExecutionReportDecoder report = refuse(RejectReason.OTHER_ENGINE_LIFE);
+
+        assertEquals(11, report.clientOrderId());
+        assertEquals(OrdType.LIMIT, report.ordType());
     }
 }

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -295,8 +297,10 @@ class RoleAbsenceTest
         assertEquals(0, marketData.replica().inconsistencies());
     }
 
-    @Test
-    void anEngineStartedAgainOnANewJournalStopsTheGatewayAndTheMarketDataBooksTakeItsBooks() throws Exception
+    @ParameterizedTest(name = "journaller on its own thread: {0}")
+    @ValueSource(booleans = { false, true })
+    void anEngineStartedAgainOnANewJournalAppliesNothingOfTheOldGatewayWhichStopsAndTheBooksTakeItsBooks(
+        final boolean journaller) throws Exception
     {
         final AtomicLongArray c = startTrading();
         drive(() -> c.get(SimulatedClients.ACKS) == c.get(SimulatedClients.NEW_ORDERS), "the flow answered", false);
@@ -310,7 +314,8 @@ class RoleAbsenceTest
         // The engine is started again on a new journal: it has none of the orders resting before,
         // and its sequences start again, below those the gateway and the books have.
         engine.close();
-        engine = add(new EngineNode(context, layout, directory.resolve("journal-new"), config, running, 1 << 20));
+        engine = add(new EngineNode(context, layout, directory.resolve("journal-new"), config, running, 1 << 20,
+            new EngineThreads(journaller, false, false)));
         drive(() -> engine.isConnected(), "the new engine connected", false);
         engine.open();
         final long newLife = engine.engine().life();
@@ -320,6 +325,11 @@ class RoleAbsenceTest
         drive(() -> booksEqualEngine(marketData.replica()) && booksEqualEngine(subscriber.books()),
             "the service's replica and its subscriber equal to the new engine's books", false);
 
+        // Every request the old gateway forwarded named its life: the new engine refused each
+        // unjournaled, so none traded there unknown to its client.
+        assertTrue(engine.otherLifeRefused() > 0, "the old gateway's requests refused");
+        assertEquals(0, engine.engine().applied(), "none applied");
+        assertEquals(0, engine.engine().engine().engineSequence(), "no sequenced report made");
         assertEquals(newLife, gateway.otherEngineLife());
         assertEquals(oldLife, gateway.gateway().engineLife(), "the gateway still names the life it served");
         assertTrue(gateway.gateway().counters().reportsOfAnotherEngine() > 0);
