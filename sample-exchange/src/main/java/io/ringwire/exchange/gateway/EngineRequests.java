@@ -20,10 +20,10 @@ import java.nio.ByteBuffer;
  * Builds what the gateway sends the engine, in one preallocated buffer that {@link #buffer()}
  * exposes until the next build: a client's request copied and stamped, or a cancel-on-disconnect.
  *
- * <p>A request goes on as version 2 whatever version the client encoded: the header is the
- * gateway's, the block is the client's up to the length version 2 knows (a newer client's appended
- * fields are cut, an older client's missing fields get their null values, the engine's defaults),
- * then {@code receiveTime}, {@code gatewaySendTime} and {@code engineLife} (the life of the engine
+ * <p>A request goes on as the current version whatever version the client encoded: the header is
+ * the gateway's, the block is the client's up to the length the current version knows (a newer
+ * client's appended fields are cut, an older client's missing terms get their null values, the
+ * engine's defaults), then {@code receiveTime}, {@code gatewaySendTime} and {@code engineLife} (the life of the engine
  * the gateway serves, 0 before a report named one; an engine of another life refuses the request)
  * are written over whatever the client sent.
  *

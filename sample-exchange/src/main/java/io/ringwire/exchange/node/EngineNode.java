@@ -544,7 +544,10 @@ public final class EngineNode implements Agent, AutoCloseable
         return helpers.digestWritesDropped();
     }
 
-    /** @return requests the engine refused (malformed, or the journal full; read late from other threads). */
+    /**
+     * @return requests the engine refused: malformed, the journal full, or naming another engine life
+     *         ({@link #otherLifeRefused}); read late from other threads.
+     */
     public long refused()
     {
         final Journaller journaller = helpers.journaller();
@@ -562,7 +565,10 @@ public final class EngineNode implements Agent, AutoCloseable
         return null == journaller ? engine.journalFailures() : journaller.journalFailures();
     }
 
-    /** @return requests the journal refused whose clients were sent a reject (read late from other threads). */
+    /**
+     * @return requests not journaled (the journal refused them, or they named another engine life)
+     *         whose clients were sent a reject; read late from other threads.
+     */
     public long refusalsReported()
     {
         return refusalsReported;

@@ -236,32 +236,22 @@ class JournaledEngineTest
     @Test
     void aRequestNamingAnotherEngineLifeIsNeitherJournaledNorApplied()
     {
-        final long life;
         try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
         {
-            life = engine.life();
-            final NewOrderEncoder order = new NewOrderEncoder();
-            final MessageHeaderEncoder header = new MessageHeaderEncoder();
-            final int length = MessageHeaderEncoder.ENCODED_LENGTH + order.wrapAndApplyHeader(request, 0, header)
-                .clientOrderId(1).account(1).instrumentId(1).side(Side.BUY).ordType(OrdType.LIMIT)
-                .timeInForce(TimeInForce.DAY).price(flow.minPrice()).quantity(1).sendingTime(1).receiveTime(1)
-                .engineLife(life + 1).encodedLength();
-
+            final long life = engine.life();
             // Its gateway serves the engine this one replaced (a new journal).
-            assertEquals(JournaledEngine.OTHER_LIFE, engine.accept(request, 0, length));
+            assertEquals(JournaledEngine.OTHER_LIFE, engine.accept(request, 0, newOrder(1, life + 1)));
             assertEquals(0, engine.applied());
-            new MassCancelEncoder().wrapAndApplyHeader(request, 0, header).clientOrderId(2).account(1).instrumentId(0)
-                .sendingTime(1).receiveTime(1).engineLife(life + 2);
+            new MassCancelEncoder().wrapAndApplyHeader(request, 0, new MessageHeaderEncoder()).clientOrderId(2).account(1)
+                .instrumentId(0).sendingTime(1).receiveTime(1).engineLife(life + 2);
             assertEquals(JournaledEngine.OTHER_LIFE,
                 engine.accept(request, 0, MessageHeaderEncoder.ENCODED_LENGTH + MassCancelEncoder.BLOCK_LENGTH));
 
             // This engine's life, or none (a gateway that has not heard one, or of a schema before lives).
-            order.wrapAndApplyHeader(request, 0, header).clientOrderId(3).engineLife(life);
-            assertEquals(NewOrderEncoder.TEMPLATE_ID, engine.accept(request, 0, length));
-            order.wrapAndApplyHeader(request, 0, header).clientOrderId(4).engineLife(0);
-            assertEquals(NewOrderEncoder.TEMPLATE_ID, engine.accept(request, 0, length));
-            order.wrapAndApplyHeader(request, 0, header).clientOrderId(5).engineLife(life + 1);
-            header.wrap(request, 0).version(4).blockLength(NewOrderEncoder.engineLifeEncodingOffset());
+            assertEquals(NewOrderEncoder.TEMPLATE_ID, engine.accept(request, 0, newOrder(3, life)));
+            assertEquals(NewOrderEncoder.TEMPLATE_ID, engine.accept(request, 0, newOrder(4, 0)));
+            final int length = newOrder(5, life + 1);
+            new MessageHeaderEncoder().wrap(request, 0).version(4).blockLength(NewOrderEncoder.engineLifeEncodingOffset());
             assertTrue(!JournaledEngine.namesOtherLife(request, 0, length - Long.BYTES, life),
                 "a version-4 request names no life, whatever bytes follow its block");
             assertEquals(NewOrderEncoder.TEMPLATE_ID, engine.accept(request, 0, length - Long.BYTES));
@@ -271,6 +261,15 @@ class JournaledEngineTest
         assertTrue(new JournalReader(directory).readAll((sequence, buffer, offset, length) -> journaled.add(sequence))
             .clean());
         assertEquals(3, journaled.size(), "only the requests applied were journaled");
+    }
+
+    /** @return the length of a resting buy of one lot at the lowest price, naming {@code life}, in {@link #request}. */
+    private int newOrder(final long clientOrderId, final long life)
+    {
+        return MessageHeaderEncoder.ENCODED_LENGTH + new NewOrderEncoder()
+            .wrapAndApplyHeader(request, 0, new MessageHeaderEncoder()).clientOrderId(clientOrderId).account(1)
+            .instrumentId(1).side(Side.BUY).ordType(OrdType.LIMIT).timeInForce(TimeInForce.DAY).price(flow.minPrice())
+            .quantity(1).sendingTime(1).receiveTime(1).engineLife(life).encodedLength();
     }
 
     @Test

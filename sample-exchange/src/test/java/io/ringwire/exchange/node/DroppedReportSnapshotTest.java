@@ -143,14 +143,15 @@ class DroppedReportSnapshotTest
         return MessageHeaderEncoder.ENCODED_LENGTH + new NewOrderEncoder().wrapAndApplyHeader(request, 0, header)
             .clientOrderId(++clientOrderId).account(account).instrumentId(1).side(Side.BUY).ordType(OrdType.LIMIT)
             .timeInForce(TimeInForce.DAY).price(100).quantity(1).sendingTime(1).postOnly(BooleanType.FALSE)
-            .displayQuantity(0).selfTradePrevention(SelfTradePrevention.get((short)0)).receiveTime(1).encodedLength();
+            .displayQuantity(0).selfTradePrevention(SelfTradePrevention.get((short)0)).receiveTime(1).engineLife(0)
+            .encodedLength();
     }
 
     private int massCancel(final long account)
     {
         return MessageHeaderEncoder.ENCODED_LENGTH + new MassCancelEncoder().wrapAndApplyHeader(request, 0, header)
             .clientOrderId(++clientOrderId).account(account).instrumentId(0).sendingTime(1).receiveTime(1)
-            .encodedLength();
+            .engineLife(0).encodedLength(); // the gateway's side names no engine life, as a fresh gateway's does
     }
 
     /** Drives the engine and both of the gateway's ends until the condition holds, reading up to {@code reportsPerTurn} reports a turn. */
