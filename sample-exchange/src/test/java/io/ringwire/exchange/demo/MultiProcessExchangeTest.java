@@ -291,6 +291,8 @@ class MultiProcessExchangeTest
         RoleProcess engine = trading.engine();
         final RoleProcess exchange = trading.exchange();
         final RoleProcess clients = trading.clients();
+        // An order acknowledged: the gateway has had a report, so it serves the engine's life.
+        assertTrue(awaitProgress(clients, "p50", 0) >= 0, "an order acknowledged: " + clients.progress());
 
         // The engine's journal is lost with it: the engine started again begins from nothing, a
         // new life, while the gateway holds the sessions and orders of the old one.

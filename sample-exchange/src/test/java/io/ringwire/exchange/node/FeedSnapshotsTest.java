@@ -81,7 +81,8 @@ class FeedSnapshotsTest
                 feed.doWork());
 
             // The engine trades while the service reads; its first round (at the connection) sends
-            // every book, each untouched yet (empty, at sequence 0), which the replica ignores.
+            // every book, at the sequence it holds when its turn comes, which the replica, having
+            // missed nothing, ignores.
             for (int i = 0; i < 3_000; i++)
             {
                 feed.doWork();
@@ -93,7 +94,7 @@ class FeedSnapshotsTest
                 service.poll(toReplica, 64);
             }
             assertEquals(INSTRUMENTS, snapshots.booksSent());
-            assertEquals(0, replica.recoveries(), "a replica already at sequence 0 ignores an empty book's snapshot");
+            assertEquals(0, replica.recoveries(), "a replica that missed nothing ignores the round");
 
             // The service stops reading; the feed's ring and then its backlog fill, and the engine's
             // next message is dropped with the service still connected.
