@@ -430,10 +430,14 @@ public final class MessageValidator
             blockLength };
     }
 
-    /** A template of versions 1 to 4 that version 5 appended fields to, the first of them at {@code version4BlockLength}. */
+    /**
+     * A template of versions 1 to 4 that version 5 appended fields to, the first of them at
+     * {@code version4BlockLength}.
+     */
     private static int[] grownInVersion5(final int version4BlockLength, final int blockLength)
     {
-        return new int[]{ version4BlockLength, version4BlockLength, version4BlockLength, version4BlockLength, blockLength };
+        return new int[]{ version4BlockLength, version4BlockLength, version4BlockLength, version4BlockLength,
+            blockLength };
     }
 
     /**

@@ -371,20 +371,20 @@ public final class JournaledEngine implements AutoCloseable
             new EngineSnapshots(directory).files().isEmpty();
         if (null != value && !fromNothing)
         {
-            final long life;
+            long life = 0;
+            NumberFormatException unparsed = null;
             try
             {
                 life = Long.parseLong(value.trim());
             }
             catch (final NumberFormatException ex)
             {
-                throw new IllegalArgumentException(directory.resolve(JournalDirectory.SETTINGS_FILE) + " " + LIFE_KEY +
-                    " must be a positive number: " + value, ex);
+                unparsed = ex;
             }
             if (life <= 0)
             {
                 throw new IllegalArgumentException(directory.resolve(JournalDirectory.SETTINGS_FILE) + " " + LIFE_KEY +
-                    " must be a positive number: " + value);
+                    " must be a positive number: " + value, unparsed);
             }
             return life;
         }

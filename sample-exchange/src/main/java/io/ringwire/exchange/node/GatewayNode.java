@@ -85,8 +85,6 @@ public final class GatewayNode implements Agent, AutoCloseable
     private final FixDoor door;
     private long nowNs;
     private long lastDutyCycleNs;
-    /** Whether a report named another engine life: the agent's own copy, read every duty cycle. */
-    private boolean engineReplaced;
     /** The other engine life, once a report named one, published for the role's thread; 0 before. */
     private volatile long otherEngineLife;
 
@@ -179,7 +177,7 @@ public final class GatewayNode implements Agent, AutoCloseable
     @Override
     public int doWork()
     {
-        if (engineReplaced)
+        if (gateway.otherEngineLife() != 0)
         {
             return 0;
         }
@@ -201,7 +199,6 @@ public final class GatewayNode implements Agent, AutoCloseable
         work += reports.poll(onReport, REPORT_LIMIT);
         if (gateway.otherEngineLife() != 0)
         {
-            engineReplaced = true;
             otherEngineLife = gateway.otherEngineLife();
             return work;
         }

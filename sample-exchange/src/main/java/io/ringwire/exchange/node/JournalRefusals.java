@@ -28,8 +28,6 @@ import org.agrona.MutableDirectBuffer;
 public final class JournalRefusals
 {
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
-    /** The reason of the reject being encoded. */
-    private RejectReason reason = RejectReason.JOURNAL_REFUSED;
     private final NewOrderDecoder newOrder = new NewOrderDecoder();
     private final CancelOrderDecoder cancel = new CancelOrderDecoder();
     private final ReplaceOrderDecoder replace = new ReplaceOrderDecoder();
@@ -51,7 +49,6 @@ public final class JournalRefusals
     public int reject(final DirectBuffer request, final int offset, final MutableDirectBuffer out, final long takenNs,
         final long engineLife, final RejectReason reason)
     {
-        this.reason = reason;
         header.wrap(request, offset);
         final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
         final int blockLength = header.blockLength();
@@ -61,28 +58,29 @@ public final class JournalRefusals
             case NewOrderDecoder.TEMPLATE_ID ->
             {
                 newOrder.wrap(request, body, blockLength, version);
-                encode(out, newOrder.clientOrderId(), newOrder.account(), newOrder.instrumentId(), newOrder.sideRaw(),
-                    newOrder.ordTypeRaw(), newOrder.timeInForceRaw(), newOrder.price(), newOrder.quantity(),
+                encode(out, reason, newOrder.clientOrderId(), newOrder.account(), newOrder.instrumentId(),
+                    newOrder.sideRaw(), newOrder.ordTypeRaw(), newOrder.timeInForceRaw(), newOrder.price(),
+                    newOrder.quantity(),
                     newOrder.sendingTime(), newOrder.receiveTime(), newOrder.gatewaySendTime());
             }
             case CancelOrderDecoder.TEMPLATE_ID ->
             {
                 cancel.wrap(request, body, blockLength, version);
-                encode(out, cancel.clientOrderId(), cancel.account(), cancel.instrumentId(), cancel.sideRaw(),
+                encode(out, reason, cancel.clientOrderId(), cancel.account(), cancel.instrumentId(), cancel.sideRaw(),
                     RejectReports.NULL_ENUM, RejectReports.NULL_ENUM, 0, 0,
                     cancel.sendingTime(), cancel.receiveTime(), cancel.gatewaySendTime());
             }
             case ReplaceOrderDecoder.TEMPLATE_ID ->
             {
                 replace.wrap(request, body, blockLength, version);
-                encode(out, replace.clientOrderId(), replace.account(), replace.instrumentId(), replace.sideRaw(),
-                    OrdType.LIMIT.value(), RejectReports.NULL_ENUM, replace.price(), replace.quantity(),
-                    replace.sendingTime(), replace.receiveTime(), replace.gatewaySendTime());
+                encode(out, reason, replace.clientOrderId(), replace.account(), replace.instrumentId(),
+                    replace.sideRaw(), OrdType.LIMIT.value(), RejectReports.NULL_ENUM, replace.price(),
+                    replace.quantity(), replace.sendingTime(), replace.receiveTime(), replace.gatewaySendTime());
             }
             case MassCancelDecoder.TEMPLATE_ID ->
             {
                 massCancel.wrap(request, body, blockLength, version);
-                encode(out, massCancel.clientOrderId(), massCancel.account(), massCancel.instrumentId(),
+                encode(out, reason, massCancel.clientOrderId(), massCancel.account(), massCancel.instrumentId(),
                     RejectReports.NULL_ENUM, RejectReports.NULL_ENUM, RejectReports.NULL_ENUM, 0, 0,
                     massCancel.sendingTime(), massCancel.receiveTime(),
                     NewOrderDecoder.gatewaySendTimeNullValue());
@@ -96,9 +94,9 @@ public final class JournalRefusals
         return MessageHeaderEncoder.ENCODED_LENGTH + report.encodedLength();
     }
 
-    private void encode(final MutableDirectBuffer out, final long clientOrderId, final long account,
-        final int instrumentId, final short side, final short ordType, final short timeInForce, final long price,
-        final long quantity, final long clientSend, final long gatewayIn, final long gatewayOut)
+    private void encode(final MutableDirectBuffer out, final RejectReason reason, final long clientOrderId,
+        final long account, final int instrumentId, final short side, final short ordType, final short timeInForce,
+        final long price, final long quantity, final long clientSend, final long gatewayIn, final long gatewayOut)
     {
         RejectReports.begin(report, headerEncoder, out, clientOrderId, account, instrumentId,
             reason, price, quantity, gatewayIn)
