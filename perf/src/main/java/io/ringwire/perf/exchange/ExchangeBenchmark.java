@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,7 +36,8 @@ public final class ExchangeBenchmark
 
     /** One provider's figures. */
     public record Result(String provider, long offered, double achieved, String threads, long acks, long unacked,
-        Histogram[] hops, AckOutcomes outcomes, FixDoorFigures fix, long[] secondP50Ns, long sessionsLost)
+        Histogram[] hops, AckOutcomes outcomes, FixDoorFigures fix, long[] secondP50Ns, long sessionsLost,
+        long dueWhileLost)
     {
         /** The share of the offered rate the clients must have sent for the rate to count as held. */
         static final double HELD = 0.99;
@@ -214,7 +216,8 @@ public final class ExchangeBenchmark
             final long unacked = Math.max(0, countersAfter.get(SimulatedClients.NEW_ORDERS) - newBefore - acks);
             return new Result(provider, options.rate(), sent / elapsed, threads, acks, unacked, copies,
                 AckOutcomes.between(countersBefore, countersAfter), fix, secondP50Ns,
-                countersAfter.get(SimulatedClients.SESSIONS_LOST) - countersBefore.get(SimulatedClients.SESSIONS_LOST));
+                countersAfter.get(SimulatedClients.SESSIONS_LOST) - countersBefore.get(SimulatedClients.SESSIONS_LOST),
+                countersAfter.get(SimulatedClients.DUE_WHILE_LOST) - countersBefore.get(SimulatedClients.DUE_WHILE_LOST));
         }
     }
 
@@ -288,9 +291,10 @@ public final class ExchangeBenchmark
         final StringBuilder text = new StringBuilder();
         for (final Result result : results)
         {
-            text.append(String.format(Locale.ROOT, "%s: %,d orders/s offered, %,.0f sent; %,d acknowledged, %,d not " +
-                "(yet) when measuring stopped%n  threads: %s%n", result.provider(), result.offered(), result.achieved(),
-                result.acks(), result.unacked(), result.threads()));
+            text.append(String.format(Locale.ROOT, "%s: %,d orders/s offered, %,.0f sent; %,d acknowledged (those " +
+                "in flight when measuring stopped taken in the drain after it), %,d never%n  threads: %s%n",
+                result.provider(), result.offered(), result.achieved(), result.acks(), result.unacked(),
+                result.threads()));
             if (!result.rateHeld())
             {
                 text.append(String.format(Locale.ROOT, "  RATE NOT HELD: the clients sent %,.0f a second of the %,d " +
@@ -305,12 +309,13 @@ public final class ExchangeBenchmark
                     us(result.hops()[queue].getValueAtPercentile(50)), us(Result.QUEUE_MIN_NS),
                     Result.readerOf(queue)));
             }
-            if (result.sessionsLost() > 0)
+            if (result.sessionsLost() > 0 || result.dueWhileLost() > 0)
             {
                 text.append(String.format(Locale.ROOT, "  SESSIONS LOST: %,d while measuring (a client found its " +
                     "session gone: cut off by the gateway as a slow consumer or as silent, or its connection lost; " +
-                    "its orders were canceled and it logged on again): the figures include those logons%n",
-                    result.sessionsLost()));
+                    "its orders were canceled and it logged on again); %,d orders fell due while a session was down " +
+                    "and were never sent: the latency figures leave them out, and its schedule began again at its " +
+                    "logon%n", result.sessionsLost(), result.dueWhileLost()));
             }
             if (result.backlogAtStart())
             {
@@ -341,15 +346,16 @@ public final class ExchangeBenchmark
             final Histogram due = result.hops()[LatencyLedger.ORDER_TO_ACK_FROM_DUE];
             text.append(r == 0 ? "" : ",").append(String.format(Locale.ROOT,
                 "{\"provider\":\"%s\",\"offered_per_second\":%d,\"achieved_per_second\":%.0f,\"acks\":%d," +
-                "\"accepted\":%d,\"rejected_by_gateway\":%d,\"rejected_by_engine\":%d,\"mostly_rejected\":%b," +
-                "\"rate_held\":%b,\"queue_ends_at\":%s,\"sessions_lost\":%d,\"backlog_at_start\":%b," +
+                "\"never_acked\":%d,\"accepted\":%d,\"rejected_by_gateway\":%d,\"rejected_by_engine\":%d," +
+                "\"reject_reasons\":%s,\"mostly_rejected\":%b,\"rate_held\":%b,\"queue_ends_at\":%s," +
+                "\"sessions_lost\":%d,\"due_while_lost\":%d,\"backlog_at_start\":%b," +
                 "\"second_p50_ns\":%s," +
                 "\"p50_ns\":%s,\"p99_ns\":%s,\"p99_9_ns\":%s,\"threads\":\"%s\",\"hops\":[", result.provider(),
-                result.offered(), result.achieved(), result.acks(), result.outcomes().accepted(),
+                result.offered(), result.achieved(), result.acks(), result.unacked(), result.outcomes().accepted(),
                 result.outcomes().rejectedByGateway(), result.outcomes().rejectedByEngine(),
-                result.outcomes().mostlyRejected(), result.rateHeld(),
+                reasonsJson(result.outcomes().rejectReasons()), result.outcomes().mostlyRejected(), result.rateHeld(),
                 result.queueEndsAt() < 0 ? "null" : "\"" + LatencyLedger.HOPS[result.queueEndsAt()] + "\"",
-                result.sessionsLost(), result.backlogAtStart(),
+                result.sessionsLost(), result.dueWhileLost(), result.backlogAtStart(),
                 Arrays.toString(result.secondP50Ns()).replace(" ", ""), jsonValue(due, 50), jsonValue(due, 99),
                 jsonValue(due, 99.9), result.threads()));
             for (int i = 0; i < LatencyLedger.HOPS.length; i++)
@@ -365,14 +371,26 @@ public final class ExchangeBenchmark
         return text.append("]}").toString();
     }
 
+    /** @return rejects by reason name as a JSON object (the names are the schema's, nothing to escape). */
+    private static String reasonsJson(final Map<String, Long> reasons)
+    {
+        final StringBuilder text = new StringBuilder("{");
+        for (final Map.Entry<String, Long> reason : reasons.entrySet())
+        {
+            text.append(text.length() == 1 ? "" : ",").append('"').append(reason.getKey()).append("\":")
+                .append(reason.getValue());
+        }
+        return text.append('}').toString();
+    }
+
     /** @return the percentile (100: the maximum) for the table, "-" for an empty histogram, not a 0 no one measured. */
-    private static String cell(final Histogram histogram, final double percentile)
+    static String cell(final Histogram histogram, final double percentile)
     {
         return 0 == histogram.getTotalCount() ? "-" : Long.toString(value(histogram, percentile));
     }
 
     /** @return the percentile (100: the maximum) for the JSON, null for an empty histogram. */
-    private static String jsonValue(final Histogram histogram, final double percentile)
+    static String jsonValue(final Histogram histogram, final double percentile)
     {
         return 0 == histogram.getTotalCount() ? "null" : Long.toString(value(histogram, percentile));
     }

@@ -78,9 +78,9 @@ public record FixDoorFigures(int members, long offered, long sent, long newOrder
 
     private static void row(final StringBuilder text, final String name, final Histogram h)
     {
-        text.append(String.format(Locale.ROOT, "    %-40s %9d %9d %9d %9d %9d %9d%n", name, h.getTotalCount(),
-            h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
-            h.getValueAtPercentile(99.9), h.getMaxValue()));
+        text.append(String.format(Locale.ROOT, "    %-40s %9d %9s %9s %9s %9s %9s%n", name, h.getTotalCount(),
+            ExchangeBenchmark.cell(h, 50), ExchangeBenchmark.cell(h, 90), ExchangeBenchmark.cell(h, 99),
+            ExchangeBenchmark.cell(h, 99.9), ExchangeBenchmark.cell(h, 100)));
     }
 
     /** @return the door's JSON object. */
@@ -99,8 +99,8 @@ public record FixDoorFigures(int members, long offered, long sent, long newOrder
 
     private static String percentiles(final Histogram h)
     {
-        return String.format(Locale.ROOT, "{\"count\":%d,\"p50\":%d,\"p90\":%d,\"p99\":%d,\"p99_9\":%d,\"max\":%d}",
-            h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
-            h.getValueAtPercentile(99.9), h.getMaxValue());
+        return String.format(Locale.ROOT, "{\"count\":%d,\"p50\":%s,\"p90\":%s,\"p99\":%s,\"p99_9\":%s,\"max\":%s}",
+            h.getTotalCount(), ExchangeBenchmark.jsonValue(h, 50), ExchangeBenchmark.jsonValue(h, 90),
+            ExchangeBenchmark.jsonValue(h, 99), ExchangeBenchmark.jsonValue(h, 99.9), ExchangeBenchmark.jsonValue(h, 100));
     }
 }

@@ -76,11 +76,14 @@ class AckOutcomesTest
     {
         final Histogram[] hops = emptyHops();
         final ExchangeBenchmark.Result honest = new ExchangeBenchmark.Result("shm", 1_000, 1_000, "", 100, 0, hops,
-            new AckOutcomes(100, 1, 2, Map.of()), null, new long[0], 0);
+            new AckOutcomes(100, 1, 2, Map.of()), null, new long[0], 0, 0);
         final ExchangeBenchmark.Result rejects = new ExchangeBenchmark.Result("socket", 1_000, 1_000, "", 100, 0, hops,
-            new AckOutcomes(100, 90, 0, Map.of("THROTTLED", 90L)), null, new long[0], 0);
+            new AckOutcomes(100, 90, 0, Map.of("THROTTLED", 90L)), null, new long[0], 0, 0);
 
         assertEquals("", ExchangeBenchmark.mostlyRejected(List.of(honest)));
+        final String json = ExchangeBenchmark.json(List.of(rejects));
+        assertTrue(json.contains("\"rejected_by_gateway\":90,\"rejected_by_engine\":0,\"reject_reasons\":{\"THROTTLED\":90}"),
+            "the JSON says why a run was mostly rejects: " + json);
         final String named = ExchangeBenchmark.mostlyRejected(List.of(honest, rejects));
         assertTrue(named.startsWith("socket: 90 of 100 acknowledgements were rejects (90 by the gateway"), named);
         assertTrue(ExchangeBenchmark.table(List.of(rejects)).contains("MOSTLY REJECTS"));
@@ -91,7 +94,7 @@ class AckOutcomesTest
     {
         final Histogram[] hops = emptyHops();
         final ExchangeBenchmark.Result silent = new ExchangeBenchmark.Result("shm", 1_000, 0, "", 0, 0, hops,
-            new AckOutcomes(0, 0, 0, Map.of()), null, new long[0], 0);
+            new AckOutcomes(0, 0, 0, Map.of()), null, new long[0], 0, 0);
 
         assertEquals("shm: no acknowledgement arrived in the measured window",
             ExchangeBenchmark.mostlyRejected(List.of(silent)));

@@ -1,6 +1,7 @@
 package io.ringwire.perf.exchange;
 
 import io.ringwire.exchange.demo.LatencyLedger;
+import io.ringwire.exchange.fix.FixDoor;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
@@ -102,12 +103,43 @@ class ExchangeReportTest
         final ExchangeBenchmark.Result settled = result(300_000, 300_032, SETTLED);
         final ExchangeBenchmark.Result cut = new ExchangeBenchmark.Result(settled.provider(), settled.offered(),
             settled.achieved(), settled.threads(), settled.acks(), settled.unacked(), settled.hops(),
-            settled.outcomes(), null, SETTLED, 3);
+            settled.outcomes(), null, SETTLED, 3, 4_500);
         final String table = ExchangeBenchmark.table(List.of(cut));
         assertTrue(table.contains("SESSIONS LOST: 3 while measuring"), table);
-        assertTrue(ExchangeBenchmark.json(List.of(cut)).contains("\"sessions_lost\":3,"));
+        assertTrue(table.contains("4,500 orders fell due while a session was down and were never sent: the latency " +
+            "figures leave them out"), table);
+        assertTrue(ExchangeBenchmark.json(List.of(cut)).contains("\"sessions_lost\":3,\"due_while_lost\":4500,"));
         assertFalse(ExchangeBenchmark.table(List.of(settled)).contains("SESSIONS LOST"));
         assertTrue(ExchangeBenchmark.json(List.of(settled)).contains("\"sessions_lost\":0,"));
+    }
+
+    @Test
+    void theCountOfOrdersNeverAcknowledgedSaysItIsTakenAfterTheDrain()
+    {
+        final ExchangeBenchmark.Result settled = result(300_000, 300_032, SETTLED);
+        final ExchangeBenchmark.Result unanswered = new ExchangeBenchmark.Result(settled.provider(), settled.offered(),
+            settled.achieved(), settled.threads(), 1_000, 7, settled.hops(), settled.outcomes(), null, SETTLED, 0, 0);
+        final String table = ExchangeBenchmark.table(List.of(unanswered));
+        assertTrue(table.contains("1,000 acknowledged (those in flight when measuring stopped taken in the drain " +
+            "after it), 7 never"), table);
+        assertTrue(ExchangeBenchmark.json(List.of(unanswered)).contains("\"acks\":1000,\"never_acked\":7,"));
+    }
+
+    @Test
+    void aFixDoorWindowWithoutAnAcknowledgementPrintsNoPercentiles()
+    {
+        final Histogram[] stages = new Histogram[FixDoor.STAGES.length];
+        for (int i = 0; i < stages.length; i++)
+        {
+            stages[i] = new Histogram(3);
+        }
+        final FixDoorFigures none = new FixDoorFigures(1, 1, 1, 0, 0, 0, new Histogram(3), stages);
+        final String table = none.describe();
+        assertTrue(table.contains("FIX order to ack (from send)                     0         -         -         -" +
+            "         -         -"), table);
+        final String json = none.json();
+        assertTrue(json.contains("\"order_to_ack\":{\"count\":0,\"p50\":null,\"p90\":null,\"p99\":null," +
+            "\"p99_9\":null,\"max\":null}"), json);
     }
 
     private static ExchangeBenchmark.Result result(final long offered, final double achieved, final long[] secondP50Ns,
@@ -120,6 +152,6 @@ class ExchangeReportTest
             hops[i].recordValue(i < pathP50Ns.length ? pathP50Ns[i] : 10_000);
         }
         return new ExchangeBenchmark.Result("shm", offered, achieved, "", 100, 0, hops,
-            new AckOutcomes(100, 0, 0, Map.of()), null, secondP50Ns, 0);
+            new AckOutcomes(100, 0, 0, Map.of()), null, secondP50Ns, 0, 0);
     }
 }

@@ -29,6 +29,7 @@ import static io.ringwire.exchange.demo.SimulatedClients.DUPLICATE_SEQUENCES;
 import static io.ringwire.exchange.demo.SimulatedClients.FILLED_AND_CANCELED;
 import static io.ringwire.exchange.demo.SimulatedClients.FILLS;
 import static io.ringwire.exchange.demo.SimulatedClients.LOGGED_ON;
+import static io.ringwire.exchange.demo.SimulatedClients.DUE_WHILE_LOST;
 import static io.ringwire.exchange.demo.SimulatedClients.MALFORMED_REPLIES;
 import static io.ringwire.exchange.demo.SimulatedClients.MAX_SEQUENCE;
 import static io.ringwire.exchange.demo.SimulatedClients.REJECTS;
@@ -52,6 +53,7 @@ final class ReplyReader
 {
     private final AtomicLongArray counters;
     private final LatencyLedger ledger;
+    private final long intervalNs;
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
     private final ExecutionReportDecoder report = new ExecutionReportDecoder();
     private final LogonResponseDecoder logonResponse = new LogonResponseDecoder();
@@ -63,11 +65,14 @@ final class ReplyReader
     /**
      * @param counters the clients' counters, indexed by {@link SimulatedClients}' constants.
      * @param ledger   where acknowledgements are timed.
+     * @param intervalNs between one client's due times: what a session loss leaves unsent is
+     *                   counted by it at the next logon.
      */
-    ReplyReader(final AtomicLongArray counters, final LatencyLedger ledger)
+    ReplyReader(final AtomicLongArray counters, final LatencyLedger ledger, final long intervalNs)
     {
         this.counters = counters;
         this.ledger = ledger;
+        this.intervalNs = intervalNs;
     }
 
     /** @return replies of the client read, up to {@code limit}. */
@@ -117,7 +122,7 @@ final class ReplyReader
             if (status == LogonStatus.ACCEPTED.value() && !client.loggedOn)
             {
                 client.loggedOn = true;
-                client.nextDueNs = receivedNs;
+                add(DUE_WHILE_LOST, client.resume(receivedNs, intervalNs));
                 counters.incrementAndGet(LOGGED_ON);
                 add(REPLY_GAPS, client.replySequence.onStart(logonResponse.nextReplySequence(),
                     logonResponse.replyLife()));

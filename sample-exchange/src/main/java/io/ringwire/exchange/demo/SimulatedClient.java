@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
  */
 final class SimulatedClient
 {
+    static final long NOT_RESUMING = Long.MIN_VALUE;
     final SessionConfig session;
     final OrderFlow flow;
     final Outbound out;
@@ -33,6 +34,8 @@ final class SimulatedClient
      */
     boolean logoutOwed;
     long nextDueNs;
+    /** The first due time its last session loss left unsent; {@link #NOT_RESUMING} when its schedule runs unbroken. */
+    long lostAtDueNs = NOT_RESUMING;
     long lastSentNs;
     /** When the gateway was last heard from (any reply), or the logon was sent. */
     long lastHeardNs;
@@ -62,6 +65,25 @@ final class SimulatedClient
         }
         loggedOn = false;
         logonSent = false;
+        lostAtDueNs = nextDueNs;
         return true;
+    }
+
+    /**
+     * The session is back: its schedule starts again at {@code nowNs}.
+     *
+     * @return orders that fell due, every {@code intervalNs}, from the first its session loss left
+     *         unsent up to {@code nowNs}: never sent (0 at the first logon).
+     */
+    long resume(final long nowNs, final long intervalNs)
+    {
+        final long fromNs = lostAtDueNs;
+        lostAtDueNs = NOT_RESUMING;
+        nextDueNs = nowNs;
+        if (fromNs == NOT_RESUMING || nowNs - fromNs <= 0)
+        {
+            return 0;
+        }
+        return (nowNs - fromNs + intervalNs - 1) / intervalNs;
     }
 }

@@ -121,7 +121,13 @@ public final class SimulatedClients implements Agent, AutoCloseable
      * of a field the schema does not list): dropped unread.
      */
     public static final int MALFORMED_REPLIES = REPLY_GAPS + 6;
-    private static final int COUNTERS = REPLY_GAPS + 7;
+    /**
+     * Orders that fell due while their client's session was down (from the first due after it found
+     * the session lost to its next accepted logon): never sent, so never timed; the schedule starts
+     * again at the logon. Counted when the logon is accepted.
+     */
+    public static final int DUE_WHILE_LOST = REPLY_GAPS + 7;
+    private static final int COUNTERS = REPLY_GAPS + 8;
 
     private static final int FRAGMENT_LIMIT = 32;
     private static final int MAX_BURST = 64;
@@ -166,9 +172,9 @@ public final class SimulatedClients implements Agent, AutoCloseable
         final long seed,
         final LatencyLedger ledger, final RunFlag running)
     {
-        this.replyReader = new ReplyReader(counters, ledger);
         this.clients = new SimulatedClient[sessions.size()];
         this.intervalNs = Math.max(1, 1_000_000_000L * sessions.size() / Math.max(1, rate));
+        this.replyReader = new ReplyReader(counters, ledger, intervalNs);
         this.heartbeatNs = 1_000_000_000L;
         try
         {

@@ -21,14 +21,17 @@ import org.junit.jupiter.api.Test;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import static io.ringwire.exchange.demo.SimulatedClients.ACK_REJECT_REASONS;
+import static io.ringwire.exchange.demo.SimulatedClients.DUE_WHILE_LOST;
 import static io.ringwire.exchange.demo.SimulatedClients.LOGGED_ON;
 import static io.ringwire.exchange.demo.SimulatedClients.MALFORMED_REPLIES;
 import static io.ringwire.exchange.demo.SimulatedClients.REPORTS;
 import static io.ringwire.exchange.demo.SimulatedClients.REJECTS;
 import static io.ringwire.exchange.demo.SimulatedClients.REJECT_REASONS;
 import static io.ringwire.exchange.demo.SimulatedClients.REPLY_GAPS;
+import static io.ringwire.exchange.demo.SimulatedClients.SESSIONS_LOST;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Where a reject's reason is counted: in its own block of counters, never in the next one; a reply
@@ -55,7 +58,7 @@ class ReplyReaderTest
     void repliesThatDoNotDecodeAsTheSchemaHasThemAreCountedAndDropped()
     {
         final AtomicLongArray counters = new AtomicLongArray(MALFORMED_REPLIES + 1);
-        final ReplyReader reader = new ReplyReader(counters, new LatencyLedger());
+        final ReplyReader reader = new ReplyReader(counters, new LatencyLedger(), 1_000_000);
         final SimulatedClient client = new SimulatedClient(new SessionConfig(1, "token", 100),
             new OrderFlow(1, 1, 100, 20, 10_000, 50, 4096), null, null);
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
@@ -95,5 +98,36 @@ class ReplyReaderTest
         assertEquals(5, counters.get(MALFORMED_REPLIES));
         assertEquals(1, counters.get(REPORTS));
         assertEquals(0, counters.get(REPLY_GAPS), "what was dropped was still taken in the reply sequence");
+    }
+
+    @Test
+    void ordersThatFellDueWhileTheSessionWasDownAreCountedAtTheNextLogonWhereTheScheduleBeginsAgain()
+    {
+        final AtomicLongArray counters = new AtomicLongArray(DUE_WHILE_LOST + 1);
+        final long intervalNs = 10_000_000_000L;
+        final ReplyReader reader = new ReplyReader(counters, new LatencyLedger(), intervalNs);
+        final SimulatedClient client = new SimulatedClient(new SessionConfig(1, "token", 100),
+            new OrderFlow(1, 1, 100, 20, 10_000, 50, 4096), null, null);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
+        final int logon = MessageHeaderEncoder.ENCODED_LENGTH + new LogonResponseEncoder()
+            .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder()).status(LogonStatus.ACCEPTED)
+            .rejectReason(LogonRejectReason.NONE).nextReplySequence(1).reasonText("").encodedLength();
+
+        reader.read(client, buffer, 0, logon);
+        assertEquals(0, counters.get(DUE_WHILE_LOST), "the first logon starts the schedule: nothing fell due before it");
+
+        // Its next order was due 25 s ago; the session went then: orders due 25, 15 and 5 s ago never went.
+        client.nextDueNs = System.nanoTime() - 25_000_000_000L;
+        reader.lost(client);
+        final long beforeLogonNs = System.nanoTime();
+        reader.read(client, buffer, 0, logon);
+
+        assertEquals(1, counters.get(SESSIONS_LOST));
+        assertEquals(3, counters.get(DUE_WHILE_LOST));
+        assertTrue(client.nextDueNs - beforeLogonNs >= 0, "the schedule begins again at the logon");
+        client.nextDueNs = System.nanoTime() + intervalNs;
+        reader.lost(client);
+        reader.read(client, buffer, 0, logon);
+        assertEquals(3, counters.get(DUE_WHILE_LOST), "a session lost before its next due time left nothing unsent");
     }
 }
