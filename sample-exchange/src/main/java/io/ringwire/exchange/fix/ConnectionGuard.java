@@ -51,11 +51,11 @@ final class ConnectionGuard extends IoFilterAdapter
      * and one read of its connection, far less.
      */
     static final int MAX_SEQUENCE_AHEAD = 4096;
-    /** SOH, then MsgSeqNum's tag. */
-    private static final String SEQUENCE_FIELD = (char)1 + "34=";
-    private static final String LOGON_TYPE = (char)1 + "35=A" + (char)1;
-    private static final String SEQUENCE_RESET_TYPE = (char)1 + "35=4" + (char)1;
-    private static final String GAP_FILL = (char)1 + "123=Y" + (char)1;
+    private static final char SOH = '\u0001';
+    private static final int MSG_SEQ_NUM = 34;
+    private static final int MSG_TYPE = 35;
+    private static final int GAP_FILL_FLAG = 123;
+    private static final String SEQUENCE_RESET = "4";
     /** A connection's attribute: the MsgSeqNum of the Logon that opened it. */
     private static final Object LOGON_SEQUENCE = ConnectionGuard.class.getName() + ".logonSequence";
     /** {@link #pastBound}: no Logon opened the connection, so only the session's own window counts. */
@@ -254,7 +254,7 @@ final class ConnectionGuard extends IoFilterAdapter
             }
             return;
         }
-        if (null == session && message instanceof String text && text.contains(LOGON_TYPE))
+        if (null == session && message instanceof String text && isLogon(text))
         {
             connection.setAttribute(LOGON_SEQUENCE, sequenceNumber(text));
         }
@@ -282,49 +282,124 @@ final class ConnectionGuard extends IoFilterAdapter
      * numbers where the door did not (a door without a store, restarted): its Logon opens a gap the
      * session asks to have filled, and what it sends meanwhile follows its Logon. Each window holds
      * {@link #MAX_SEQUENCE_AHEAD} numbers, so the session keeps twice that many messages at most. A
-     * SequenceReset that resets (not a gap fill) is taken whatever its number and kept by none.
+     * SequenceReset that resets (not a gap fill) is taken whatever its number and kept by none. The
+     * fields are read as QuickFIX/J reads them ({@link HeaderFields}); a message that names its
+     * MsgSeqNum, MsgType or GapFillFlag twice has no one reading, and counts as past the bound.
      *
      * @param expected       the MsgSeqNum the session expects next.
      * @param logonSequence  the MsgSeqNum of the Logon that opened the connection, or {@link #NO_LOGON}.
      */
     static boolean pastBound(final String message, final long expected, final long logonSequence)
     {
-        if (message.contains(SEQUENCE_RESET_TYPE) && !message.contains(GAP_FILL))
+        final HeaderFields fields = HeaderFields.of(message);
+        if (fields.repeated)
+        {
+            return true;
+        }
+        if (SEQUENCE_RESET.equals(fields.msgType) && !fields.gapFill)
         {
             return false;
         }
-        final long sequence = sequenceNumber(message);
+        final long sequence = fields.sequence;
         return sequence - expected > MAX_SEQUENCE_AHEAD &&
             (sequence < logonSequence || sequence - logonSequence > MAX_SEQUENCE_AHEAD);
     }
 
     /**
      * @return the message's MsgSeqNum (34), or 0 where it has none QuickFIX/J could read (it
-     *         answers that itself); a number of more than nine digits reads as {@link Long#MAX_VALUE}.
+     *         answers that itself).
      */
     static long sequenceNumber(final String message)
     {
-        final int field = message.indexOf(SEQUENCE_FIELD);
-        if (field < 0)
+        return HeaderFields.of(message).sequence;
+    }
+
+    /** @return whether a MsgType of the message is a Logon's (QuickFIX/J takes the message for one). */
+    private static boolean isLogon(final String message)
+    {
+        return message.contains("=A" + SOH) && "A".equals(HeaderFields.of(message).msgType);
+    }
+
+    /**
+     * The fields the bound reads, field by field as QuickFIX/J reads them: a tag is a decimal number
+     * as {@link Integer#parseInt} takes it ("034" is 34), MsgSeqNum's value one of digits only that
+     * fits an int (leading zeros and all; anything else QuickFIX/J cannot read, and rejects the
+     * message without keeping it), GapFillFlag "Y" for yes.
+     */
+    private static final class HeaderFields
+    {
+        long sequence;
+        String msgType;
+        boolean gapFill;
+        boolean repeated;
+
+        static HeaderFields of(final String message)
         {
-            return 0;
+            final HeaderFields fields = new HeaderFields();
+            int sequences = 0;
+            int msgTypes = 0;
+            int gapFills = 0;
+            final int length = message.length();
+            int at = 0;
+            while (at < length)
+            {
+                final int equals = message.indexOf('=', at);
+                if (equals < 0)
+                {
+                    break;
+                }
+                final int soh = message.indexOf(SOH, equals + 1);
+                final int end = soh < 0 ? length : soh;
+                switch (LogonGate.tagOf(message, at, equals))
+                {
+                    case MSG_SEQ_NUM ->
+                    {
+                        sequences++;
+                        fields.sequence = intValue(message, equals + 1, end);
+                    }
+                    case MSG_TYPE ->
+                    {
+                        msgTypes++;
+                        fields.msgType = message.substring(equals + 1, end);
+                    }
+                    case GAP_FILL_FLAG ->
+                    {
+                        gapFills++;
+                        fields.gapFill = end == equals + 2 && message.charAt(equals + 1) == 'Y';
+                    }
+                    default ->
+                    {
+                    }
+                }
+                at = end + 1;
+            }
+            fields.repeated = sequences > 1 || msgTypes > 1 || gapFills > 1;
+            return fields;
         }
-        long value = 0;
-        int digits = 0;
-        for (int i = field + SEQUENCE_FIELD.length(); i < message.length(); i++)
+
+        /** @return the value as QuickFIX/J's int reading takes it, or 0 where it cannot. */
+        private static long intValue(final String message, final int from, final int to)
         {
-            final char c = message.charAt(i);
-            if (c < '0' || c > '9')
+            if (from == to)
             {
-                break;
+                return 0;
             }
-            if (++digits > 9)
+            for (int i = from; i < to; i++)
             {
-                return Long.MAX_VALUE;
+                if (!Character.isDigit(message.charAt(i)))
+                {
+                    return 0;
+                }
             }
-            value = value * 10 + (c - '0');
+            try
+            {
+                return Integer.parseInt(message, from, to, 10);
+            }
+            catch (final NumberFormatException ex)
+            {
+                return 0;
+            }
         }
-        return value;
     }
 
     /**

@@ -144,7 +144,7 @@ final class LogonGate extends IoFilterAdapter
                 }
                 final int soh = message.indexOf(SOH, equals + 1);
                 final int end = soh < 0 ? length : soh;
-                final int tag = tagOf(message.substring(at, equals));
+                final int tag = tagOf(message, at, equals);
                 final String value = message.substring(equals + 1, end);
                 switch (tag)
                 {
@@ -193,17 +193,23 @@ final class LogonGate extends IoFilterAdapter
             return fields;
         }
 
-        private static int tagOf(final String text)
+    }
+
+    /**
+     * @return the tag of the field whose text before its '=' runs from {@code from} to {@code to},
+     *         as QuickFIX/J reads it ({@link Integer#parseInt}: "049" and "+49" are 49), or -1 where
+     *         it is none.
+     */
+    static int tagOf(final String message, final int from, final int to)
+    {
+        try
         {
-            try
-            {
-                final int tag = Integer.parseInt(text);
-                return tag > 0 ? tag : NOT_A_TAG;
-            }
-            catch (final NumberFormatException ex)
-            {
-                return NOT_A_TAG;
-            }
+            final int tag = Integer.parseInt(message, from, to, 10);
+            return tag > 0 ? tag : NOT_A_TAG;
+        }
+        catch (final NumberFormatException ex)
+        {
+            return NOT_A_TAG;
         }
     }
 

@@ -92,12 +92,36 @@ class ConnectionGuardTest
     }
 
     @Test
-    void aMessagesSequenceNumberIsReadFromItsTextAndOneOfTenDigitsReadsAsTheLargest()
+    void aMessagesSequenceNumberIsReadAsQuickFixJReadsIt()
     {
         assertEquals(12, ConnectionGuard.sequenceNumber("8=FIX.4.4\u00019=5\u000135=0\u000134=12\u000149=M\u0001"));
         assertEquals(0, ConnectionGuard.sequenceNumber("8=FIX.4.4\u00019=5\u000135=0\u0001134=12\u0001"), "no MsgSeqNum");
-        assertEquals(999_999_999, ConnectionGuard.sequenceNumber("\u000134=999999999\u0001"));
-        assertEquals(Long.MAX_VALUE, ConnectionGuard.sequenceNumber("\u000134=1000000000\u0001"));
+        assertEquals(999_999_999, ConnectionGuard.sequenceNumber("8=FIX.4.4\u000134=999999999\u0001"));
+        assertEquals(1_000_000_000, ConnectionGuard.sequenceNumber("8=FIX.4.4\u000134=1000000000\u0001"));
+        assertEquals(12, ConnectionGuard.sequenceNumber("8=FIX.4.4\u00019=5\u000135=0\u0001034=12\u0001"), "a padded tag");
+        assertEquals(12, ConnectionGuard.sequenceNumber("8=FIX.4.4\u00019=5\u0001+34=12\u0001"), "a signed tag");
+        assertEquals(500_000, ConnectionGuard.sequenceNumber("8=FIX.4.4\u000134=0000500000\u0001"), "a padded value");
+        assertEquals(0, ConnectionGuard.sequenceNumber("8=FIX.4.4\u000134=2147483648\u0001"), "past an int: unreadable");
+        assertEquals(0, ConnectionGuard.sequenceNumber("8=FIX.4.4\u000134=+5\u0001"), "a sign: unreadable");
+        assertEquals(0, ConnectionGuard.sequenceNumber("8=FIX.4.4\u000134=\u0001"), "empty: unreadable");
+    }
+
+    @Test
+    void aMessageWrittenToSlipPastTheBoundIsReadAsQuickFixJReadsIt()
+    {
+        final int far = 2 + ConnectionGuard.MAX_SEQUENCE_AHEAD + 1;
+        assertTrue(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=0\u0001034=" + far + "\u0001", 2,
+            ConnectionGuard.NO_LOGON), "a padded tag");
+        assertTrue(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=0\u000134=" + String.format("%010d", far) +
+            "\u0001", 2, ConnectionGuard.sequenceNumber("8=FIX.4.4\u000134=0000000001\u0001")), "padded values, the Logon's too");
+        assertTrue(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=4\u000134=" + far + "\u00010123=Y\u000136=5\u0001",
+            2, ConnectionGuard.NO_LOGON), "a gap fill whose flag's tag is padded");
+        assertTrue(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=4\u000134=" + far + "\u0001035=0\u000136=5\u0001",
+            2, ConnectionGuard.NO_LOGON), "a reset that names a second MsgType");
+        assertTrue(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=0\u000134=3\u000134=" + far + "\u0001", 2,
+            ConnectionGuard.NO_LOGON), "two MsgSeqNums: no one reading");
+        assertFalse(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=0\u0001034=3\u0001", 2,
+            ConnectionGuard.NO_LOGON), "a padded tag in order");
     }
 
     @Test

@@ -713,6 +713,20 @@ class FixSessionLayerTest
     }
 
     @Test
+    void aMessageNumberedFarPastItsSessionUnderAPaddedTagClosesTheConnection() throws Exception
+    {
+        try (RawFixConnection member = logOnRaw())
+        {
+            // QuickFIX/J reads "034" as MsgSeqNum: it would keep the message, and every one after it, until the gap filled.
+            member.sequence(2 + ConnectionGuard.MAX_SEQUENCE_AHEAD + 1);
+            member.sendRaw(RawFixConnection.frame(member.body("0", "").replace("\u000134=", "\u0001034="), 0, false));
+            // Read only: a message sent now would carry its number the plain way, which the bound reads anyway.
+            assertTrue(member.awaitClosedByPeer(WAIT), "past the bound: the connection closed");
+            assertEquals(1, exchange.door.connectionsClosedSequenceAhead());
+        }
+    }
+
+    @Test
     void aMemberNumberedFarPastASessionThatStartedAnewSendsAfterItsLogonWhileItFillsTheGap() throws Exception
     {
         try (RawFixConnection member = new RawFixConnection(exchange.port, FixExchange.MEMBER_B,
