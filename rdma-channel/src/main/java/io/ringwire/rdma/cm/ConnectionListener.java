@@ -302,8 +302,8 @@ public final class ConnectionListener implements AutoCloseable
             slots.giveBack(source);
             return; // the peer is already gone
         }
+        slots.admitted(channel); // before anyone can close it: its close releases what this took
         openChannels.add(channel);
-        slots.admitted(channel);
         if (closed.get())
         {
             channel.close(); // close() ran after the accept: it may not have seen this channel
@@ -497,14 +497,33 @@ public final class ConnectionListener implements AutoCloseable
     private void logAndReject(final ManagementChannel channel, final byte[] echoedNonce, final RejectReason reason,
         final String detail)
     {
-        LOGGER.log(Level.WARNING, "connection listener on " + localAddress + " rejected the handshake from " +
-            channel.remoteAddress() + ": " + reason + ": " + detail);
-        channel.rejectAndClose(echoedNonce, reason, detail);
+        refusalLog.warn(channel.remoteAddress().getAddress(), "connection listener on " + localAddress +
+            " rejected the handshake from " + channel.remoteAddress() + ": " + reason + ": " + detail);
+        // Refused, the connection needs no slot: the REJ's drain waits on the peer, and a peer that
+        // proved an identity (never evicted) would otherwise hold a slot for the drain's bound with
+        // each connection it opens and leaves open, enough of them keeping every slot from others.
+        // The drains are bounded apart; past that bound a refusal closes once its REJ is written.
+        slots.release(channel);
+        if (slots.startDrain())
+        {
+            try
+            {
+                channel.rejectAndClose(echoedNonce, reason, detail);
+            }
+            finally
+            {
+                slots.endDrain();
+            }
+        }
+        else
+        {
+            channel.rejectAndClose(echoedNonce, reason, detail, false);
+        }
     }
 
     /**
-     * The close action of every channel this listener admitted: the only place a handshake slot is
-     * given back, so it happens exactly once per admitted connection.
+     * The close action of every channel this listener admitted: its handshake slot is given back here
+     * unless its refusal gave it back already ({@link HandshakeSlots#release} takes it once).
      */
     private void channelClosed(final ManagementChannel channel)
     {

@@ -3,6 +3,7 @@ package io.ringwire.rdma.cm;
 import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
@@ -14,8 +15,10 @@ import java.util.function.BiConsumer;
  * management connections handshake at once, at most {@link ConnectionManagerConfig#maxPendingPerSource()}
  * of them from one source address, and a connection that finds every slot held takes the slot of one
  * that has not yet proved an identity (see {@link #take}), at most the handshake limit's worth every
- * {@value #EVICTION_WINDOW_MS} ms. A slot is held from the accept until the connection closes
- * ({@link #release}: the channels' close action, so exactly once per admitted connection).
+ * {@value #EVICTION_WINDOW_MS} ms. A slot is held from the accept until the connection is refused or
+ * closes, whichever comes first ({@link #release} gives it back once per admitted connection). A
+ * refused connection's wait for its peer to read the REJ (its drain) holds no slot: at most the
+ * handshake limit's worth of drains run at once ({@link #startDrain}).
  *
  * <p>Every slot taken costs a CHALLENGE's signature, however soon its connection closes, so one
  * source address also takes at most {@link ConnectionManagerConfig#challengesPerSource()} slots a
@@ -41,6 +44,9 @@ final class HandshakeSlots
     private final int maxPending;
     private final int maxPendingPerSource;
     private final Semaphore permits;
+    /** Admitted connections whose slot is not yet given back: each is given back once. */
+    private final Set<ManagementChannel> holding = ConcurrentHashMap.newKeySet();
+    private final Semaphore drains;
     /** Handshakes each source address holds; an entry lives while its count is above zero. */
     private final ConcurrentHashMap<InetAddress, Integer> bySource = new ConcurrentHashMap<>();
     /**
@@ -67,6 +73,7 @@ final class HandshakeSlots
         maxPending = config.maxPendingHandshakes();
         maxPendingPerSource = config.maxPendingPerSource();
         permits = new Semaphore(maxPending);
+        drains = new Semaphore(maxPending);
         final int perSecond = config.challengesPerSource();
         challengeIntervalNs = TimeUnit.SECONDS.toNanos(1) / perSecond;
         challengeBurstNs = challengeIntervalNs * (perSecond - 1);
@@ -135,6 +142,7 @@ final class HandshakeSlots
     /** The channel of a connection that has its slot: unproven until {@link #proved}. */
     void admitted(final ManagementChannel channel)
     {
+        holding.add(channel);
         unauthenticated.addLast(channel);
     }
 
@@ -147,11 +155,26 @@ final class HandshakeSlots
         return unauthenticated.remove(channel);
     }
 
-    /** The channel closed: its slot is free. */
+    /** The channel was refused or closed: its slot is free (the first call gives it back, later ones nothing). */
     void release(final ManagementChannel channel)
     {
-        unauthenticated.remove(channel);
-        giveBack(channel.remoteAddress().getAddress());
+        if (holding.remove(channel))
+        {
+            unauthenticated.remove(channel);
+            giveBack(channel.remoteAddress().getAddress());
+        }
+    }
+
+    /** @return whether a refused connection may wait for its peer to read the REJ: one of the bounded drains is its. */
+    boolean startDrain()
+    {
+        return drains.tryAcquire();
+    }
+
+    /** A drain {@link #startDrain} allowed has ended. */
+    void endDrain()
+    {
+        drains.release();
     }
 
     private boolean takeFromUnauthenticated(final InetAddress source,

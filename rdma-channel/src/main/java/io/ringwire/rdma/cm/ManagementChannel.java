@@ -218,11 +218,23 @@ final class ManagementChannel implements AutoCloseable
      */
     void rejectAndClose(final byte[] echoedNonce, final RejectReason reason, final String text)
     {
+        rejectAndClose(echoedNonce, reason, text, true);
+    }
+
+    /**
+     * {@link #rejectAndClose(byte[], RejectReason, String)}, or, without {@code drain}, closed as
+     * soon as the REJ is written: the peer may then see the connection reset instead of the reason.
+     */
+    void rejectAndClose(final byte[] echoedNonce, final RejectReason reason, final String text, final boolean drain)
+    {
         try
         {
             write(MessageType.REJ, WireFormat.encodeReject(echoedNonce, reason, text));
             socket.shutdownOutput();
-            drain();
+            if (drain)
+            {
+                drain();
+            }
         }
         catch (final IOException ex)
         {

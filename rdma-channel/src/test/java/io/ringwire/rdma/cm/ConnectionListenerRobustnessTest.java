@@ -199,6 +199,90 @@ final class ConnectionListenerRobustnessTest
     }
 
     @Test
+    void aFloodOfRefusedHandshakesFromOneAddressIsCountedEachAndWarnedOfOnce() throws Exception
+    {
+        final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
+        final byte[] garbage = new byte[64];
+        garbage[0] = 0; // never the magic's first byte
+        // The listener's lines go to the standard error stream of the moment: read them there, and pass them on.
+        final java.io.PrintStream standardError = System.err;
+        final java.io.ByteArrayOutputStream lines = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(new java.io.OutputStream()
+        {
+            @Override
+            public synchronized void write(final int b)
+            {
+                lines.write(b);
+                standardError.write(b);
+            }
+
+            @Override
+            public synchronized void write(final byte[] bytes, final int offset, final int length)
+            {
+                lines.write(bytes, offset, length);
+                standardError.write(bytes, offset, length);
+            }
+        }, true, StandardCharsets.UTF_8));
+        final InetAddress flooder = InetAddress.getByName("127.0.0.4");
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
+        {
+            final int refusals = 20;
+            for (int i = 0; i < refusals; i++)
+            {
+                try (RawPeer peer = RawPeer.connectFrom(flooder, listener.localAddress(), config))
+                {
+                    peer.send(garbage);
+                    assertEquals(RejectReason.MALFORMED, peer.readReject().reason());
+                }
+            }
+            assertEquals(refusals, listener.counters().malformed());
+        }
+        finally
+        {
+            System.setErr(standardError);
+        }
+        final String written = lines.toString(StandardCharsets.UTF_8);
+        final long warned = written.lines().filter(line -> line.contains("rejected the handshake from /127.0.0.4")).count();
+        assertEquals(1, warned, "one warning for the address within the interval: " + written);
+    }
+
+    @Test
+    void connectionsRefusedAfterProvingAnIdentityHoldNoSlotWhileTheirPeersKeepThemOpen() throws Exception
+    {
+        // A member with a valid key, from as many addresses as the limit, opens connections the
+        // application refuses (it has its connections already) and never closes them.
+        final ConnectionManagerConfig config = new ConnectionManagerConfig()
+            .secret(CmTestSupport.SECRET)
+            .timeoutMs(STEP_TIMEOUT_MS)
+            .maxPendingHandshakes(2)
+            .conclude();
+        final Random random = new Random(7);
+        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config);
+            RawPeer first = RawPeer.connectFrom(InetAddress.getByName("127.0.0.2"), listener.localAddress(), config);
+            RawPeer second = RawPeer.connectFrom(InetAddress.getByName("127.0.0.3"), listener.localAddress(), config))
+        {
+            for (final RawPeer peer : List.of(first, second))
+            {
+                final byte[] nonce = new byte[16];
+                random.nextBytes(nonce);
+                peer.send(requestFrame(config, nonce, peer.challenge(), activeQueuePair().localEndpoint(), new byte[0]));
+            }
+            for (int i = 0; i < 2; i++)
+            {
+                final PendingConnection pending = listener.accept(WAIT_LIMIT);
+                assertNotNull(pending, "a proved request");
+                pending.reject("this identity has its connections");
+            }
+            assertEquals(RejectReason.REJECTED_BY_APPLICATION, first.readReject().reason());
+            assertEquals(RejectReason.REJECTED_BY_APPLICATION, second.readReject().reason());
+
+            // The listener waits on both for their close (its drain), and another peer finds a slot.
+            assertHandshakeSucceeds(listener, config);
+            assertEquals(0, listener.counters().refusedAtCapacity());
+        }
+    }
+
+    @Test
     void aConnectionThatFindsTheLimitFullTakesTheSlotOfTheOldestThatHasProvedNoIdentity() throws Exception
     {
         final ConnectionManagerConfig config = new ConnectionManagerConfig()
