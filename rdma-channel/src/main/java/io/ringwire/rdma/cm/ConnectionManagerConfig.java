@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -269,12 +271,15 @@ public final class ConnectionManagerConfig
      * @param keys the identities this side accepts, replacing any given before.
      * @return this.
      * @throws IllegalStateException    when already concluded.
-     * @throws IllegalArgumentException when one name comes with two different keys.
+     * @throws IllegalArgumentException when one name comes with two different keys, or one key with
+     *                                  two names (its holder could prove either, so a link that
+     *                                  accepts one of them would accept the other's holder).
      */
     public ConnectionManagerConfig trust(final Collection<PeerKey> keys)
     {
         checkMutable();
         final Map<String, PeerKey> byName = new LinkedHashMap<>();
+        final Map<String, String> nameByKey = new HashMap<>();
         for (final PeerKey key : keys)
         {
             final PeerKey earlier = byName.putIfAbsent(key.name(), key);
@@ -282,6 +287,13 @@ public final class ConnectionManagerConfig
             {
                 throw new IllegalArgumentException("two different keys are named '" + key.name() + "' (" +
                     earlier.fingerprint() + ", " + key.fingerprint() + "): an identity has one key");
+            }
+            final String otherName = nameByKey.putIfAbsent(HexFormat.of().formatHex(key.encoded()), key.name());
+            if (null != otherName && !otherName.equals(key.name()))
+            {
+                throw new IllegalArgumentException("'" + otherName + "' and '" + key.name() + "' have the same key (" +
+                    key.fingerprint() + "): its holder could prove either; each identity needs a key of its own " +
+                    "(./ringwire keygen NAME)");
             }
         }
         trusted.clear();

@@ -106,6 +106,18 @@ class IdentityTest
     }
 
     @Test
+    void oneKeyTrustedUnderTwoNamesIsRefused()
+    {
+        final Identity engine = Identity.generate("engine-1");
+        final PeerKey asMember = new PeerKey("member-101", engine.peerKey().publicKey());
+        final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+            () -> new ConnectionManagerConfig().identity(Identity.generate("gateway-1"))
+                .trust(List.of(engine.peerKey(), asMember)));
+        assertTrue(refused.getMessage().contains("'engine-1' and 'member-101' have the same key"), refused.getMessage());
+        new ConnectionManagerConfig().trust(List.of(engine.peerKey(), engine.peerKey())); // one key, one name, twice
+    }
+
+    @Test
     void twoTrustedKeyFilesThatGiveOneNameTwoKeysAreRefusedNotTheLastTaken()
     {
         final Identity engine = Identity.generate("engine-1");

@@ -10,6 +10,7 @@ import io.ringwire.exchange.gateway.SessionConfig;
 import io.ringwire.exchange.gateway.TransportLimits;
 import io.ringwire.exchange.node.EngineThreads;
 import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.rdma.cm.ConnectionManagerConfig;
 import io.ringwire.rdma.cm.Identity;
 import io.ringwire.rdma.cm.KeyFiles;
 import io.ringwire.rdma.cm.PeerKey;
@@ -126,6 +127,8 @@ public record RoleConfig(String role, String provider, List<Identity> identities
             throw config.refusal(RoleFiles.TRUST, "is not set; it takes the public keys (.pub files or directories of " +
                 "them) of the roles this one talks to");
         }
+        // One name with two keys, or one key with two names, is refused here, naming the key of the file.
+        keyFile(config, RoleFiles.TRUST, () -> new ConnectionManagerConfig().trust(trusted));
         final EngineConfig engine = engineConfig(config);
         final List<SessionConfig> sessions = sessions(config);
         final List<String[]> subscribers = subscribers(config);

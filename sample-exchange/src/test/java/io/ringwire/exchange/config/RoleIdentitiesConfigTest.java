@@ -3,6 +3,8 @@ package io.ringwire.exchange.config;
 import io.ringwire.exchange.book.OrderStore;
 import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.exchange.node.ExchangeLayout;
+import io.ringwire.rdma.cm.KeyFiles;
+import io.ringwire.rdma.cm.PeerKey;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,6 +73,17 @@ class RoleIdentitiesConfigTest
             "identity = keys/gateway.key, keys/engine.key"), "identity", "gateway", "engine");
         assertRefused("gateway.conf", gatewayText.replace("identity = keys/gateway.key", "identity = keys/engine.key"),
             "identity", "proves one identity");
+    }
+
+    @Test
+    void aTrustedKeyFileThatGivesAnotherRolesKeyAMembersNameIsRefused()
+    {
+        final PeerKey engine = KeyFiles.readPublic(directory.resolve("keys/engine.pub"));
+        final Path copy = KeyFiles.writePublic(directory.resolve("dropped-in"),
+            new PeerKey("member-999", engine.publicKey()));
+        final String trust = gatewayText.lines().filter(l -> l.startsWith("trust")).findFirst().orElseThrow();
+        assertRefused("gateway.conf", gatewayText.replace(trust, trust + ", " + copy), "trust",
+            "'engine' and 'member-999' have the same key");
     }
 
     @Test
