@@ -9,9 +9,13 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 
@@ -32,6 +36,8 @@ final class ShmFiles
 
     /** The descriptors of the files this process created and has not deleted, by name (pid and device in it). */
     private static final Map<String, Integer> OPEN_FILES = new HashMap<>();
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    private static final int GROUP_OR_OTHERS_WRITE = 0022;
     /** Guards {@link #OPEN_FILES} with the names it records. */
     private static final Object NAMES = new Object();
 
@@ -55,21 +61,60 @@ final class ShmFiles
     }
 
     /**
-     * Creates the shm directory, and its parents, unless it exists.
+     * Creates the shm directory, and its parents, unless it exists; the directory itself for its
+     * owner alone. An existing one must be this process's user's and writable by no one else: its
+     * names are where peers find each other's files, and whoever could write there could put links
+     * to other files in their place, or take names first.
      *
      * @param directory the directory.
-     * @throws RdmaException naming the directory and the property that chooses it, when it cannot be created.
+     * @throws RdmaException naming the directory and the property that chooses it, when it cannot be
+     *                       created or is another user's or writable by others.
      */
     static void createDirectory(final Path directory)
     {
         try
         {
-            Files.createDirectories(directory);
+            if (!Files.isDirectory(directory))
+            {
+                if (null != directory.getParent())
+                {
+                    Files.createDirectories(directory.getParent());
+                }
+                try
+                {
+                    Files.createDirectory(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+                }
+                catch (final FileAlreadyExistsException ex)
+                {
+                    // Another process made it meanwhile: checked below like any existing one.
+                }
+            }
+            checkOwnedAlone(directory);
         }
-        catch (final IOException | SecurityException ex)
+        catch (final IOException | SecurityException | UnsupportedOperationException ex)
         {
             throw new RdmaException("cannot create shm directory " + directory + " (" + ex + "); set " +
                 RdmaConfig.SHM_DIRECTORY_PROP + " to a writable directory, ideally on tmpfs such as /dev/shm", ex);
+        }
+    }
+
+    private static void checkOwnedAlone(final Path directory) throws IOException
+    {
+        final Path self = Path.of("/proc/self");
+        if (!Files.exists(self))
+        {
+            return; // not Linux: memory files refuse to open anyway
+        }
+        final int ownUser = (Integer)Files.getAttribute(self, "unix:uid");
+        final int owner = (Integer)Files.getAttribute(directory, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        final int mode = (Integer)Files.getAttribute(directory, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        if (Files.isSymbolicLink(directory) || owner != ownUser || (mode & GROUP_OR_OTHERS_WRITE) != 0)
+        {
+            throw new RdmaException("shm directory " + directory + " is " + (Files.isSymbolicLink(directory) ?
+                "a link" : owner != ownUser ? "user " + owner + "'s, not this process's (" + ownUser + ")" :
+                "writable by others (mode " + Integer.toOctalString(mode & 0777) + ")") + ": its names are where " +
+                "peers find each other's files; set " + RdmaConfig.SHM_DIRECTORY_PROP + " to a directory of this " +
+                "user's that only it may write (created for it when missing)");
         }
     }
 

@@ -7,6 +7,8 @@ import io.ringwire.rdma.PostResult;
 import io.ringwire.rdma.QueuePairConfig;
 import io.ringwire.rdma.QueuePairEndpoint;
 import io.ringwire.rdma.QueuePairState;
+import io.ringwire.rdma.RdmaConfig;
+import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.SendFlags;
 import io.ringwire.rdma.soft.DirectCopy;
 import io.ringwire.rdma.soft.SoftMemoryRegion;
@@ -136,6 +138,7 @@ public final class ShmQueuePair extends SoftQueuePair
     protected void transportConnect(final QueuePairEndpoint remote)
     {
         final ShmAddress remoteAddress = ShmAddress.parse(remote.address());
+        checkPeerAddress(device.shmAddress(), remoteAddress);
         final ShmPeer connected = ShmPeer.connect(
             remoteAddress, remote.queuePairNumber(), producerToken, device.config().peerTimeoutNs());
         peer = connected;
@@ -143,6 +146,29 @@ public final class ShmQueuePair extends SoftQueuePair
         peerRecords = peerRing.records();
         peerRegions = connected.regions();
         maxSendLength = peerRecords.maxPayloadLength();
+    }
+
+    /**
+     * Refuses a peer's address that no peer of this device has, before anything is mapped: the
+     * address comes from the other side of a handshake, which may be any holder of a trusted key.
+     * Peers on one host share one shm directory, so another directory (one its sender made, of
+     * links to files of this host's other links) is refused; and a queue pair never connects to a
+     * queue pair of its own device (named, its new ring would take its own records, and its peer's
+     * regions would be this device's: any region of it, another link's ring too).
+     */
+    static void checkPeerAddress(final ShmAddress own, final ShmAddress peer)
+    {
+        if (!peer.directory().toAbsolutePath().normalize().equals(own.directory()))
+        {
+            throw new RdmaException("the peer's shm device is in " + peer.directory() + ", not in this host's shm " +
+                "directory " + own.directory() + " (" + RdmaConfig.SHM_DIRECTORY_PROP + "): peers on one host share " +
+                "one directory");
+        }
+        if (peer.pid() == own.pid() && peer.deviceId() == own.deviceId())
+        {
+            throw new RdmaException("the peer names this queue pair's own shm device (" + own.format() + "): a " +
+                "queue pair connects to another device's");
+        }
     }
 
     @Override

@@ -320,7 +320,8 @@ final class ShmDeviceFilesTest
     @Test
     void connectingToAMissingPeerFailsWithAClearMessage()
     {
-        try (ShmSide side = new ShmSide(ShmSide.config(directory, 2000), RING_BYTES))
+        try (ShmSide side = new ShmSide(ShmSide.config(directory, 2000), RING_BYTES);
+            ShmSide other = new ShmSide(ShmSide.config(directory, 2000), RING_BYTES))
         {
             side.queuePair.modifyToInit();
             final String missingDevice = directory.toAbsolutePath() + "|pid=1|dev=424242";
@@ -330,13 +331,55 @@ final class ShmDeviceFilesTest
             assertTrue(noDevice.getMessage().contains(RdmaConfig.SHM_DIRECTORY_PROP), noDevice.getMessage());
 
             final RdmaException noQueuePair = assertThrows(RdmaException.class, () -> side.queuePair.modifyToReadyToReceive(
-                new QueuePairEndpoint(0xABCDE, 0, side.device.address(), 4096, QueuePairEndpoint.DEFAULT_PARTITION_KEY)));
+                new QueuePairEndpoint(0xABCDE, 0, other.device.address(), 4096, QueuePairEndpoint.DEFAULT_PARTITION_KEY)));
             assertTrue(noQueuePair.getMessage().contains("no shm queue pair 0xabcde"), noQueuePair.getMessage());
 
             final RdmaException notShm = assertThrows(RdmaException.class, () -> side.queuePair.modifyToReadyToReceive(
                 new QueuePairEndpoint(5, 0, "127.0.0.1:4791", 4096, QueuePairEndpoint.DEFAULT_PARTITION_KEY)));
             assertTrue(notShm.getMessage().contains("not an shm device address"), notShm.getMessage());
         }
+    }
+
+    @Test
+    void aPeerAddressOnTheQueuePairsOwnDeviceOrInAnotherDirectoryIsRefusedBeforeAnythingIsMapped() throws Exception
+    {
+        try (ShmSide side = new ShmSide(ShmSide.config(directory, 2000), RING_BYTES);
+            ShmSide other = new ShmSide(ShmSide.config(directory, 2000), RING_BYTES))
+        {
+            side.queuePair.modifyToInit();
+            // An address from the other side of a handshake names this device: its own ring, its own regions.
+            final RdmaException own = assertThrows(RdmaException.class,
+                () -> side.queuePair.modifyToReadyToReceive(side.queuePair.localEndpoint()));
+            assertTrue(own.getMessage().contains("names this queue pair's own shm device"), own.getMessage());
+
+            // The other device's names, reached through a directory of links the sender chose.
+            final Path links = Files.createSymbolicLink(directory.resolve("links"), directory);
+            final String elsewhere = links + other.device.address().substring(
+                other.device.address().indexOf('|'));
+            final RdmaException moved = assertThrows(RdmaException.class, () -> side.queuePair.modifyToReadyToReceive(
+                new QueuePairEndpoint(other.queuePair.queuePairNumber(), 0, elsewhere, 4096,
+                    QueuePairEndpoint.DEFAULT_PARTITION_KEY)));
+            assertTrue(moved.getMessage().contains("not in this host's shm directory"), moved.getMessage());
+
+            side.queuePair.modifyToReadyToReceive(other.queuePair.localEndpoint()); // its own address: taken
+        }
+    }
+
+    @Test
+    void anShmDirectoryIsMadeForItsOwnerAloneAndOneOthersMayWriteIsRefused() throws Exception
+    {
+        final Path made = directory.resolve("made");
+        try (ShmSide side = new ShmSide(ShmSide.config(made, 2000), RING_BYTES))
+        {
+            assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"),
+                Files.getPosixFilePermissions(made));
+        }
+        final Path open = Files.createDirectory(directory.resolve("open"));
+        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        final RdmaException refused = assertThrows(RdmaException.class,
+            () -> new ShmSide(ShmSide.config(open, 2000), RING_BYTES));
+        assertTrue(refused.getMessage().contains("writable by others (mode 777)"), refused.getMessage());
+        assertTrue(refused.getMessage().contains(RdmaConfig.SHM_DIRECTORY_PROP), refused.getMessage());
     }
 
     @Test
