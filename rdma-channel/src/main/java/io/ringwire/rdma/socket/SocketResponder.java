@@ -80,23 +80,19 @@ final class SocketResponder
     private boolean applyWrite(final UnsafeBuffer received, final int frame, final int payloadLength,
         final long sequence, final byte opcode)
     {
-        final int rkey = received.getInt(frame + RKEY_OFFSET, ORDER);
-        final long remoteAddress = received.getLong(frame + REMOTE_ADDRESS_OFFSET, ORDER);
-        final long offset = regions.checkRemoteAccess(rkey, remoteAddress, payloadLength, Access.REMOTE_WRITE,
-            queuePair.protectionDomainId());
-        if (offset < 0)
-        {
-            refuse(sequence, CompletionStatus.REMOTE_ACCESS_ERROR);
-            return false;
-        }
-        final SoftMemoryRegion target = regions.checkedRegion(rkey);
-        if (null == target)
-        {
-            refuse(sequence, CompletionStatus.REMOTE_ACCESS_ERROR);
-            return false;
-        }
+        // IBA: a zero-length RDMA WRITE validates neither R_Key nor VA, and touches no memory.
         if (payloadLength > 0)
         {
+            final int rkey = received.getInt(frame + RKEY_OFFSET, ORDER);
+            final long remoteAddress = received.getLong(frame + REMOTE_ADDRESS_OFFSET, ORDER);
+            final long offset = regions.checkRemoteAccess(rkey, remoteAddress, payloadLength, Access.REMOTE_WRITE,
+                queuePair.protectionDomainId());
+            final SoftMemoryRegion target = offset < 0 ? null : regions.checkedRegion(rkey);
+            if (null == target)
+            {
+                refuse(sequence, CompletionStatus.REMOTE_ACCESS_ERROR);
+                return false;
+            }
             target.buffer().putBytes((int)offset, received, frame + HEADER_LENGTH, payloadLength);
         }
         if (opcode == OPCODE_WRITE_WITH_IMMEDIATE)
