@@ -15,7 +15,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Records: an 8-byte header (the message's length, or minus the bytes to skip to the ring's
  * start where a message would not fit before its end) and the message, 8-byte aligned. Positions
- * only grow; the ring's offset is the position masked.
+ * only grow; the ring's offset is the position masked. Every {@value #INDEX_STEP}th sequence's
+ * position is kept aside, so a rewind walks at most that many records whatever the ring's size (it
+ * runs at each logon, on the gateway's thread every session shares).
  *
  * <p>Threading: the gateway's thread. Allocation: none after construction.
  */
@@ -24,6 +26,8 @@ final class ReplyLog
     /** {@link #append}: the message is longer than the ring can keep. */
     static final int TOO_LONG = -1;
 
+    /** A rewind starts at the kept position of a multiple of this sequence, or nearer. */
+    static final int INDEX_STEP = 1024;
     private static final int HEADER = 8;
     private static final int ALIGNMENT = 8;
 
@@ -44,6 +48,15 @@ final class ReplyLog
     private long firstUnsentEver = 1;
     /** Records overwritten before they were sent. */
     private long overwrittenUnsent;
+    /**
+     * The position of each sequence that is a multiple of {@link #INDEX_STEP}, by that multiple
+     * modulo their length: room for every one the ring can keep at once (its records take a header
+     * each at least).
+     */
+    private final long[] indexSequences;
+    private final long[] indexPositions;
+    /** Records a rewind stepped over, over the log's life (tests read it). */
+    private long recordsWalked;
 
     /**
      * @param capacityBytes the ring's size: a power of two, at least 4 KiB.
@@ -57,6 +70,9 @@ final class ReplyLog
         this.capacity = capacityBytes;
         this.mask = capacityBytes - 1;
         this.ring = new UnsafeBuffer(new byte[capacityBytes]);
+        final int indexLength = capacityBytes / (HEADER * INDEX_STEP) + 2;
+        this.indexSequences = new long[indexLength];
+        this.indexPositions = new long[indexLength];
     }
 
     /** @return the sequence the next appended report takes. */
@@ -110,6 +126,12 @@ final class ReplyLog
             ring.putInt(tailOffset, -padding);
             tailPosition += padding;
         }
+        if (nextSequence % INDEX_STEP == 0)
+        {
+            final int slot = (int)((nextSequence / INDEX_STEP) % indexSequences.length);
+            indexSequences[slot] = nextSequence;
+            indexPositions[slot] = tailPosition;
+        }
         final int at = (int)(tailPosition & mask);
         ring.putInt(at, length);
         ring.putBytes(at + HEADER, message, offset, length);
@@ -158,8 +180,29 @@ final class ReplyLog
         final long from = requested <= 0 || requested > nextSequence ? nextSequence : Math.max(requested, headSequence);
         long position = headPosition;
         long sequence = headSequence;
+        if (from == nextSequence)
+        {
+            position = tailPosition;
+            sequence = from;
+        }
+        final long indexed = from - from % INDEX_STEP;
+        if (indexed > sequence)
+        {
+            final int slot = (int)((indexed / INDEX_STEP) % indexSequences.length);
+            if (indexSequences[slot] == indexed && indexPositions[slot] >= headPosition)
+            {
+                position = indexPositions[slot];
+                sequence = indexed;
+            }
+        }
+        if (sendSequence <= from && sendSequence > sequence)
+        {
+            position = sendPosition;
+            sequence = sendSequence;
+        }
         while (sequence < from)
         {
+            recordsWalked++;
             final int length = ring.getInt((int)(position & mask));
             if (length >= 0)
             {
@@ -174,6 +217,12 @@ final class ReplyLog
         sendPosition = position;
         sendSequence = from;
         return from;
+    }
+
+    /** @return records rewinds have stepped over so far. */
+    long recordsWalked()
+    {
+        return recordsWalked;
     }
 
     /** @return the ring, which holds the next report to send at {@link #sendOffset()}. */

@@ -4,6 +4,7 @@ import io.ringwire.messaging.Publication;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableRingBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.LongArrayQueue;
 
 /**
  * A role's way out onto one publication, which never waits: a message the subscriber is too far
@@ -22,7 +23,7 @@ import org.agrona.MutableDirectBuffer;
  * ({@link #backlogAgeNs}): the gateway disconnects a client whose replies wait longer than it allows.
  *
  * <p>Threading: the role's thread. Allocation-free while the backlog stays within its first
- * capacity.
+ * capacity (and holds at most {@value #INITIAL_QUEUED_TIMES} messages).
  */
 public final class Outbound
 {
@@ -49,13 +50,15 @@ public final class Outbound
     };
 
     private static final int INITIAL_BACKLOG = 1 << 20;
+    /** Queue times held without growing: the initial backlog's worth of 64-byte messages. */
+    private static final int INITIAL_QUEUED_TIMES = INITIAL_BACKLOG / 64;
     static final int MAX_BACKLOG = 1 << 28;
 
     private final Publication publication;
     private final boolean holdsWhileDisconnected;
     private final ExpandableRingBuffer backlog;
-    /** When the backlog last went from empty to not empty; meaningful while it is not empty. */
-    private long backlogSinceNs;
+    /** When each message in the backlog was queued, oldest first. */
+    private final LongArrayQueue queuedAtNs = new LongArrayQueue(INITIAL_QUEUED_TIMES, Long.MIN_VALUE);
     private final ExpandableRingBuffer.MessageConsumer flush = this::flush;
     /** Messages in the backlog. */
     private int waiting;
@@ -125,12 +128,9 @@ public final class Outbound
                 return result == SENT;
             }
         }
-        if (backlog.isEmpty())
-        {
-            backlogSinceNs = System.nanoTime();
-        }
         if (backlog.append(buffer, offset, length))
         {
+            queuedAtNs.addLong(System.nanoTime());
             waiting++;
             return true;
         }
@@ -171,6 +171,7 @@ public final class Outbound
             return false;
         }
         waiting--;
+        queuedAtNs.pollLong();
         backlogListener.onLeft(result == SENT);
         return true;
     }
@@ -199,7 +200,7 @@ public final class Outbound
      */
     public long backlogAgeNs(final long nowNs)
     {
-        return backlog.isEmpty() ? 0 : nowNs - backlogSinceNs;
+        return backlog.isEmpty() ? 0 : nowNs - queuedAtNs.peekLong();
     }
 
     /**
@@ -239,6 +240,7 @@ public final class Outbound
         }, Integer.MAX_VALUE);
         dropped += count[0];
         waiting = 0;
+        queuedAtNs.clear();
         return count[0];
     }
 

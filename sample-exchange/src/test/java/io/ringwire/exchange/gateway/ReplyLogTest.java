@@ -217,4 +217,36 @@ class ReplyLogTest
         assertThrows(IllegalArgumentException.class, () -> new ReplyLog(5000));
         assertThrows(IllegalArgumentException.class, () -> new ReplyLog(2048));
     }
+
+    @Test
+    void aRewindWalksAtMostOneIndexStepOfRecordsWhateverTheLogHolds()
+    {
+        final ReplyLog log = new ReplyLog(1 << 22);
+        final int length = 40;
+        long last = 0;
+        while (log.oldestSequence() == 1 || last < 150_000)
+        {
+            append(log, ++last, length); // past a wrap: the oldest kept is well past 1
+        }
+        final long oldest = log.oldestSequence();
+        assertTrue(last - oldest > 10 * ReplyLog.INDEX_STEP, "a log of many index steps: " + oldest + ".." + last);
+
+        assertEquals(last + 1, log.rewind(0));
+        assertEquals(last + 1, log.rewind(Long.MAX_VALUE));
+        assertEquals(last + 1, log.rewind(last + 1));
+        assertEquals(0, log.recordsWalked(), "nothing to resend: no walk");
+        assertFalse(log.hasUnsent());
+
+        assertEquals(oldest, log.rewind(1));
+        sendExpecting(log, oldest, length);
+        for (final long from : new long[] { oldest + 1, (oldest + last) / 2, last - 1, last,
+            ReplyLog.INDEX_STEP * (last / ReplyLog.INDEX_STEP), ReplyLog.INDEX_STEP * (last / ReplyLog.INDEX_STEP) - 1 })
+        {
+            final long walkedBefore = log.recordsWalked();
+            assertEquals(from, log.rewind(from));
+            assertTrue(log.recordsWalked() - walkedBefore < ReplyLog.INDEX_STEP,
+                "rewound to " + from + " over " + (log.recordsWalked() - walkedBefore) + " records");
+            sendExpecting(log, from, length);
+        }
+    }
 }

@@ -4,6 +4,7 @@ import io.ringwire.exchange.demo.ExchangeDemo;
 import io.ringwire.messaging.MessagingContext;
 import io.ringwire.messaging.Publication;
 import io.ringwire.messaging.Subscription;
+import io.ringwire.rdma.cm.Identity;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -14,7 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -121,6 +124,57 @@ class OutboundTest
         assertEquals(MESSAGES, outbound.dropped());
         assertEquals(0, outbound.backlogMessages());
         assertFalse(outbound.isBehind());
+    }
+
+    @Test
+    void theBacklogsAgeIsTheOldestWaitingMessagesNotTheTimeSinceItWasLastEmpty() throws Exception
+    {
+        // Rings of 4 KiB: a few messages fill the publication's window, and the rest wait.
+        final Map<String, Identity> identities = new HashMap<>();
+        layout.identities().forEach(name -> identities.put(name, Identity.generate(name)));
+        final MessagingContext small = RoleContexts.context(directory.resolve("small"), identities,
+            layout.identities(), layout.identities(), 10_000, 4096);
+        final Outbound outbound = new Outbound(add(Publication.open(small, layout.engineRequestsPublication(),
+            ExchangeLayout.REQUESTS_STREAM)));
+        final Subscription subscription = add(Subscription.open(small, layout.engineRequestsSubscription(),
+            ExchangeLayout.REQUESTS_STREAM));
+        RoleContexts.await(outbound::isConnected, java.time.Duration.ofSeconds(30), "the subscriber connected",
+            () ->
+            {
+                outbound.doWork();
+                subscription.poll((buffer, offset, length, header) -> { }, 16);
+            });
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[200]);
+        int sent = 0;
+        while (!outbound.isBehind())
+        {
+            assertTrue(outbound.send(message, 0, message.capacity()));
+            sent++;
+        }
+        TimeUnit.MILLISECONDS.sleep(200);
+        final int later = 60;
+        final long laterQueuedAfterNs = System.nanoTime();
+        for (int i = 0; i < later; i++)
+        {
+            assertTrue(outbound.send(message, 0, message.capacity()));
+        }
+        assertTrue(outbound.backlogAgeNs(System.nanoTime()) >= TimeUnit.MILLISECONDS.toNanos(200),
+            "the first message waits from before the pause");
+
+        // Drain until only later messages wait (the backlog never empties meanwhile).
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (outbound.backlogMessages() > later - 10)
+        {
+            assertTrue(System.nanoTime() - deadline < 0, "drained to " + outbound.backlogMessages());
+            subscription.poll((buffer, offset, length, header) -> { }, 1);
+            outbound.doWork();
+        }
+        final long nowNs = System.nanoTime();
+        assertTrue(outbound.isBehind(), "still behind: its backlog was never empty (sent " + sent + " first)");
+        final long age = outbound.backlogAgeNs(nowNs);
+        assertTrue(age <= nowNs - laterQueuedAfterNs + TimeUnit.MILLISECONDS.toNanos(1),
+            "the oldest waiting message was queued after the 200 ms pause: age " + age / 1_000 + " us, " +
+            (nowNs - laterQueuedAfterNs) / 1_000 + " us since");
     }
 
     private static UnsafeBuffer message(final long value)
