@@ -284,7 +284,9 @@ final class ConnectionGuard extends IoFilterAdapter
      * {@link #MAX_SEQUENCE_AHEAD} numbers, so the session keeps twice that many messages at most. A
      * SequenceReset that resets (not a gap fill) is taken whatever its number and kept by none. The
      * fields are read as QuickFIX/J reads them ({@link HeaderFields}); a message that names its
-     * MsgSeqNum, MsgType or GapFillFlag twice has no one reading, and counts as past the bound.
+     * MsgSeqNum, MsgType or GapFillFlag twice, or holds a field whose text before its '=' is no tag
+     * (what a data field's value, which QuickFIX/J reads by its declared length, may hide), has no
+     * one reading, and counts as past the bound.
      *
      * @param expected       the MsgSeqNum the session expects next.
      * @param logonSequence  the MsgSeqNum of the Logon that opened the connection, or {@link #NO_LOGON}.
@@ -292,7 +294,7 @@ final class ConnectionGuard extends IoFilterAdapter
     static boolean pastBound(final String message, final long expected, final long logonSequence)
     {
         final HeaderFields fields = HeaderFields.of(message);
-        if (fields.repeated)
+        if (fields.ambiguous)
         {
             return true;
         }
@@ -331,7 +333,8 @@ final class ConnectionGuard extends IoFilterAdapter
         long sequence;
         String msgType;
         boolean gapFill;
-        boolean repeated;
+        /** A field the bound reads named twice, or a field that is no tag=value: read one way by no two readers. */
+        boolean ambiguous;
 
         static HeaderFields of(final String message)
         {
@@ -339,6 +342,7 @@ final class ConnectionGuard extends IoFilterAdapter
             int sequences = 0;
             int msgTypes = 0;
             int gapFills = 0;
+            boolean garbled = false;
             final int length = message.length();
             int at = 0;
             while (at < length)
@@ -367,13 +371,14 @@ final class ConnectionGuard extends IoFilterAdapter
                         gapFills++;
                         fields.gapFill = end == equals + 2 && message.charAt(equals + 1) == 'Y';
                     }
+                    case LogonGate.NOT_A_TAG -> garbled = true;
                     default ->
                     {
                     }
                 }
                 at = end + 1;
             }
-            fields.repeated = sequences > 1 || msgTypes > 1 || gapFills > 1;
+            fields.ambiguous = sequences > 1 || msgTypes > 1 || gapFills > 1 || garbled;
             return fields;
         }
 

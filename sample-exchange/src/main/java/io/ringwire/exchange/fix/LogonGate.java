@@ -30,7 +30,8 @@ final class LogonGate extends IoFilterAdapter
     private static final int RAW_DATA = 96;
     private static final int PASSWORD = 554;
     private static final int RESET_SEQ_NUM_FLAG = 141;
-    private static final int NOT_A_TAG = -1;
+    /** {@link #tagOf}: the text before a field's '=' is no tag. */
+    static final int NOT_A_TAG = -1;
 
     /** What the gate learns of each Logon it refuses. */
     @FunctionalInterface

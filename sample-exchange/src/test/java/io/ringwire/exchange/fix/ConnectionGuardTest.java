@@ -122,6 +122,9 @@ class ConnectionGuardTest
             ConnectionGuard.NO_LOGON), "two MsgSeqNums: no one reading");
         assertFalse(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=0\u0001034=3\u0001", 2,
             ConnectionGuard.NO_LOGON), "a padded tag in order");
+        // QuickFIX/J reads SecureData (91) by its length, 5: "x\u0001abc", then MsgSeqNum; split at SOH, "abc\u000134" is no tag.
+        assertTrue(ConnectionGuard.pastBound("8=FIX.4.4\u00019=5\u000135=0\u000190=5\u000191=x\u0001abc\u000134=" + far +
+            "\u0001", 2, ConnectionGuard.NO_LOGON), "a MsgSeqNum behind a data field's value");
     }
 
     @Test
