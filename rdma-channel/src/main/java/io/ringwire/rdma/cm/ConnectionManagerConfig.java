@@ -5,11 +5,13 @@ import io.ringwire.rdma.config.Settings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -146,24 +148,16 @@ public final class ConnectionManagerConfig
         }
         if (trusted.isEmpty() && !trustFiles.isBlank())
         {
-            final Map<String, PeerKey> fromFiles = new LinkedHashMap<>();
+            final List<PeerKey> fromFiles = new ArrayList<>();
             for (final String file : trustFiles.split(","))
             {
                 if (!file.isBlank())
                 {
-                    for (final PeerKey key : KeyFiles.readTrusted(Path.of(file.trim())))
-                    {
-                        final PeerKey earlier = fromFiles.putIfAbsent(key.name(), key);
-                        if (null != earlier && !earlier.equals(key))
-                        {
-                            throw new IllegalArgumentException("two different keys are named '" + key.name() + "' (" +
-                                earlier.fingerprint() + ", " + key.fingerprint() + ") in " + TRUST_PROP + "=" +
-                                trustFiles + ": an identity has one key; remove the one that is not its");
-                        }
-                    }
+                    fromFiles.addAll(KeyFiles.readTrusted(Path.of(file.trim())));
                 }
             }
-            trusted.putAll(fromFiles); // all or nothing: a refused set leaves nothing trusted
+            // All or nothing: a refused set leaves nothing trusted.
+            trusted.putAll(byName(fromFiles, " in " + TRUST_PROP + "=" + trustFiles));
         }
         if (null == identity && secret.length > 0)
         {
@@ -278,6 +272,20 @@ public final class ConnectionManagerConfig
     public ConnectionManagerConfig trust(final Collection<PeerKey> keys)
     {
         checkMutable();
+        final Map<String, PeerKey> byName = byName(keys, "");
+        trusted.clear();
+        trusted.putAll(byName);
+        return this;
+    }
+
+    /**
+     * @param where where the keys came from, for the refusal ("" or " in ...").
+     * @return the keys by name, each once.
+     * @throws IllegalArgumentException when one name comes with two different keys, or one key with
+     *                                  two names.
+     */
+    private static Map<String, PeerKey> byName(final Collection<PeerKey> keys, final String where)
+    {
         final Map<String, PeerKey> byName = new LinkedHashMap<>();
         final Map<String, String> nameByKey = new HashMap<>();
         for (final PeerKey key : keys)
@@ -286,19 +294,18 @@ public final class ConnectionManagerConfig
             if (null != earlier && !earlier.equals(key))
             {
                 throw new IllegalArgumentException("two different keys are named '" + key.name() + "' (" +
-                    earlier.fingerprint() + ", " + key.fingerprint() + "): an identity has one key");
+                    earlier.fingerprint() + ", " + key.fingerprint() + ")" + where + ": an identity has one key; " +
+                    "remove the one that is not its");
             }
             final String otherName = nameByKey.putIfAbsent(HexFormat.of().formatHex(key.encoded()), key.name());
             if (null != otherName && !otherName.equals(key.name()))
             {
                 throw new IllegalArgumentException("'" + otherName + "' and '" + key.name() + "' have the same key (" +
-                    key.fingerprint() + "): its holder could prove either; each identity needs a key of its own " +
-                    "(./ringwire keygen NAME)");
+                    key.fingerprint() + ")" + where + ": its holder could prove either; each identity needs a key " +
+                    "of its own (./ringwire keygen NAME)");
             }
         }
-        trusted.clear();
-        trusted.putAll(byName);
-        return this;
+        return byName;
     }
 
     /**

@@ -115,6 +115,26 @@ class IdentityTest
                 .trust(List.of(engine.peerKey(), asMember)));
         assertTrue(refused.getMessage().contains("'engine-1' and 'member-101' have the same key"), refused.getMessage());
         new ConnectionManagerConfig().trust(List.of(engine.peerKey(), engine.peerKey())); // one key, one name, twice
+
+        // The same, from trust files: a copy of the engine's public key dropped in under a member's name.
+        final Path keyFile = KeyFiles.write(directory.resolve("gateway"), Identity.generate("gateway-1"));
+        KeyFiles.writePublic(directory.resolve("ours"), engine.peerKey());
+        KeyFiles.writePublic(directory.resolve("ours"), asMember);
+        final String saved = System.setProperty(ConnectionManagerConfig.IDENTITY_FILE_PROP, keyFile.toString());
+        try
+        {
+            System.setProperty(ConnectionManagerConfig.TRUST_PROP, directory.resolve("ours").toString());
+            final IllegalArgumentException fromFiles = assertThrows(IllegalArgumentException.class,
+                () -> new ConnectionManagerConfig().conclude());
+            assertTrue(fromFiles.getMessage().contains("have the same key") &&
+                fromFiles.getMessage().contains(ConnectionManagerConfig.TRUST_PROP), fromFiles.getMessage());
+        }
+        finally
+        {
+            System.clearProperty(ConnectionManagerConfig.IDENTITY_FILE_PROP);
+            System.clearProperty(ConnectionManagerConfig.TRUST_PROP);
+            assertEquals(null, saved);
+        }
     }
 
     @Test
