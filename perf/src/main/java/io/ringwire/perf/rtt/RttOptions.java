@@ -13,6 +13,9 @@ import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaProvider;
 import io.ringwire.rdma.RdmaProviders;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -187,7 +190,7 @@ public record RttOptions(
      * @return every transport, leaving out RDMA providers that are not on the class path or cannot
      *         open here (ibverbs without an RDMA device, shm without sealed memory files). shm's
      *         directory is not what decides: it is {@code --shm-dir}'s, not yet read, and its run says
-     *         so where it will not do; the check looks at a directory that is there, making none.
+     *         so where it will not do; the check looks in a temporary directory of its own, removed after it.
      */
     static List<String> defaultProviders()
     {
@@ -195,13 +198,28 @@ public record RttOptions(
         for (final RdmaProvider provider : RdmaProviders.all())
         {
             final RdmaConfig config = new RdmaConfig().provider(provider.name());
-            if (Transports.SHM.equals(provider.name()))
+            Path probe = null;
+            try
             {
-                config.shmDirectory(System.getProperty("java.io.tmpdir"));
+                if (Transports.SHM.equals(provider.name()))
+                {
+                    // A directory of this process's own for the look (the shared temporary directory
+                    // is everyone's, which an shm directory may not be), gone again after it.
+                    probe = Files.createTempDirectory("ringwire-shm-probe");
+                    config.shmDirectory(probe.toString());
+                }
+                if (null == provider.unavailableReason(config))
+                {
+                    present.add(provider.name());
+                }
             }
-            if (null == provider.unavailableReason(config))
+            catch (final IOException ex)
             {
-                present.add(provider.name());
+                // No directory to look in: shm is left out, as where it cannot open.
+            }
+            finally
+            {
+                deleteQuietly(probe);
             }
         }
         final List<String> providers = new ArrayList<>();
@@ -213,6 +231,21 @@ public record RttOptions(
             }
         }
         return providers;
+    }
+
+    private static void deleteQuietly(final Path directory)
+    {
+        if (null != directory)
+        {
+            try
+            {
+                Files.deleteIfExists(directory);
+            }
+            catch (final IOException ex)
+            {
+                // An empty directory in the temporary directory: nothing depends on its going.
+            }
+        }
     }
 
     /**

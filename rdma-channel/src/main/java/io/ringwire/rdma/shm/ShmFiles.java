@@ -100,22 +100,48 @@ final class ShmFiles
 
     private static void checkOwnedAlone(final Path directory) throws IOException
     {
-        final Path self = Path.of("/proc/self");
-        if (!Files.exists(self))
+        final Path status = Path.of("/proc/self/status");
+        if (!Files.exists(status))
         {
             return; // not Linux: memory files refuse to open anyway
         }
-        final int ownUser = (Integer)Files.getAttribute(self, "unix:uid");
-        final int owner = (Integer)Files.getAttribute(directory, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-        final int mode = (Integer)Files.getAttribute(directory, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-        if (Files.isSymbolicLink(directory) || owner != ownUser || (mode & GROUP_OR_OTHERS_WRITE) != 0)
+        final String why;
+        if (Files.isSymbolicLink(directory))
         {
-            throw new RdmaException("shm directory " + directory + " is " + (Files.isSymbolicLink(directory) ?
-                "a link" : owner != ownUser ? "user " + owner + "'s, not this process's (" + ownUser + ")" :
-                "writable by others (mode " + Integer.toOctalString(mode & 0777) + ")") + ": its names are where " +
-                "peers find each other's files; set " + RdmaConfig.SHM_DIRECTORY_PROP + " to a directory of this " +
-                "user's that only it may write (created for it when missing)");
+            why = "a link";
         }
+        else if (!Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS))
+        {
+            why = "not a directory";
+        }
+        else
+        {
+            final int ownUser = effectiveUser(status);
+            final int owner = (Integer)Files.getAttribute(directory, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            final int mode = (Integer)Files.getAttribute(directory, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+            why = owner != ownUser ? "user " + owner + "'s, not this process's (" + ownUser + ")" :
+                (mode & GROUP_OR_OTHERS_WRITE) != 0 ? "writable by others (mode " + Integer.toOctalString(mode & 0777) +
+                ")" : null;
+        }
+        if (null != why)
+        {
+            throw new RdmaException("shm directory " + directory + " is " + why + ": its names are where peers find " +
+                "each other's files; set " + RdmaConfig.SHM_DIRECTORY_PROP + " to a directory of this user's that " +
+                "only it may write (created for it when missing)");
+        }
+    }
+
+    /** @return the process's effective user id, from its status ("Uid: real effective saved fs"). */
+    private static int effectiveUser(final Path status) throws IOException
+    {
+        for (final String line : Files.readAllLines(status))
+        {
+            if (line.startsWith("Uid:"))
+            {
+                return Integer.parseInt(line.substring(4).trim().split("\\s+")[1]);
+            }
+        }
+        throw new IOException("no Uid line in " + status);
     }
 
     /**

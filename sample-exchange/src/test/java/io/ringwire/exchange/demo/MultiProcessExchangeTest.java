@@ -446,7 +446,7 @@ class MultiProcessExchangeTest
 
     private Path shm() throws IOException
     {
-        return Files.createDirectories(directory.resolve("shm"));
+        return directory.resolve("shm");
     }
 
     private RoleProcess start(final String name, final Path config) throws IOException

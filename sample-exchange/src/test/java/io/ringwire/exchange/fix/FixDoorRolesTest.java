@@ -135,7 +135,7 @@ class FixDoorRolesTest
         final List<SessionConfig> sessions = ExchangeDemo.sessions(4);
         final Path files = directory.resolve("roles");
         final RoleFiles.Run run = ExchangeDemo.roleFiles(INSTRUMENTS, 4, 2_000, 1, directory.resolve("journal"),
-            Files.createDirectories(directory.resolve("shm")), "", 0).withLivenessTimeoutMs(5_000);
+            directory.resolve("shm"), "", 0).withLivenessTimeoutMs(5_000);
         RoleFiles.writeCore(files, layout, run);
         final int port = LoopbackPorts.pick();
         // Sessions 0 and 1 become FIX sessions: a SenderCompID where the reply endpoint was.

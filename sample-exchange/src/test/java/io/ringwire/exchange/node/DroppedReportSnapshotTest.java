@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -57,7 +56,7 @@ class DroppedReportSnapshotTest
     void aDroppedReportStopsTheSnapshotsForTheRestOfTheRun() throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
-        final MessagingContext context = ExchangeDemo.context(layout, Files.createDirectories(directory.resolve("shm")), "");
+        final MessagingContext context = ExchangeDemo.context(layout, directory.resolve("shm"), "");
         final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(1, 1, 1_000), 50_000, 100, 200);
         try (Subscription gatewayReports = Subscription.open(context, layout.gatewayReportsSubscription(),
                 ExchangeLayout.REPORTS_STREAM);

@@ -9,6 +9,7 @@ import io.ringwire.exchange.flow.OrderFlow;
 import io.ringwire.exchange.marketdata.MarketDataBooks;
 import io.ringwire.exchange.marketdata.PublicBookDigest;
 import io.ringwire.exchange.marketdata.SnapshotEncoder;
+import io.ringwire.exchange.marketdata.SnapshotSchedule;
 import io.ringwire.messaging.FragmentAssembler;
 import io.ringwire.messaging.FragmentHandler;
 import io.ringwire.messaging.MessagingContext;
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -50,7 +50,7 @@ class FeedSnapshotsTest
     void aFeedMessageDroppedWhileTheServiceIsConnectedStartsARoundThatRecoversItsReplica() throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
-        final MessagingContext context = ExchangeDemo.context(layout, Files.createDirectories(directory.resolve("shm")), "");
+        final MessagingContext context = ExchangeDemo.context(layout, directory.resolve("shm"), "");
         final OrderFlow flow = new OrderFlow(0xD20FL, INSTRUMENTS, 100, 20, 10_000, 50, 4096);
         final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(INSTRUMENTS, flow.minPrice(),
             (int)(flow.maxPrice() - flow.minPrice() + 1)), 100_000, 1_000, 0);
@@ -121,7 +121,7 @@ class FeedSnapshotsTest
     void aBookOfManyOrdersGoesIntoTheFeedWholeBehindAServiceNotReadingAndItsReplicaRecovers() throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
-        final MessagingContext context = ExchangeDemo.context(layout, Files.createDirectories(directory.resolve("shm")), "");
+        final MessagingContext context = ExchangeDemo.context(layout, directory.resolve("shm"), "");
         // The book fills before any service is there: only a snapshot can bring it to one.
         final OneBookFeedEngine source = new OneBookFeedEngine(0xB16L, 3_000);
         source.fill(1_200);
@@ -170,6 +170,20 @@ class FeedSnapshotsTest
         assertEquals(Integer.bitCount(backlog), 1, "a power of two");
         assertEquals(Outbound.MAX_BACKLOG, FeedSnapshots.backlogBytes(1 << 20, Outbound.MAX_BACKLOG),
             "an engine of the default capacity keeps the usual backlog");
+    }
+
+    @Test
+    void theServicesFanOutBacklogHoldsOneCallOfSnapshotsOfTheMostOrdersAStoreHolds()
+    {
+        final long part = BitUtil.align(SnapshotEncoder.partLength(SnapshotEncoder.MAX_ORDERS_PER_PART) +
+            ExpandableRingBuffer.HEADER_LENGTH, ExpandableRingBuffer.HEADER_ALIGNMENT);
+        final int most = OrderStore.MAX_CAPACITY;
+        final long backlog = MarketDataNode.fanOutBacklogBytes(most);
+        // Eight books holding every order between them, each ending on a short part, and a part of padding.
+        assertTrue(backlog >= (most / SnapshotEncoder.MAX_ORDERS_PER_PART + SnapshotSchedule.BOOKS_PER_CALL + 1) * part,
+            backlog + " bytes");
+        assertEquals(Outbound.MAX_BACKLOG, MarketDataNode.fanOutBacklogBytes(1 << 20),
+            "a service of the default capacity keeps the usual backlog");
     }
 
     /** @return whether every replica book is live, at the engine's sequence, and the public books are the engine's. */

@@ -7,7 +7,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,7 +35,7 @@ class GatewayNodeCloseTest
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 2, 1);
         final MessagingContext context = ExchangeDemo.context(layout,
-            Files.createDirectories(directory.resolve("shm")), "");
+            directory.resolve("shm"), "");
         gateway = new GatewayNode(context, layout,
             ExchangeDemo.gatewayConfig(2, 1_000, ExchangeDemo.engineConfig(2, 2), 0), new RunFlag());
 

@@ -11,7 +11,6 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,7 +84,7 @@ final class InProcessRoles implements AutoCloseable
         final EngineThreads engineThreads) throws Exception
     {
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", clientCount, 1);
-        final Path shm = Files.createDirectories(directory.resolve("shm"));
+        final Path shm = directory.resolve("shm");
         final MessagingContext context = ExchangeDemo.context(layout, shm, "");
         final RunFlag running = new RunFlag();
         engine = add(new EngineNode(context, layout, journal, config, running, segmentLength, engineThreads));

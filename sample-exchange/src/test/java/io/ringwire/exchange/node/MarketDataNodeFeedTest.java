@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,7 +62,7 @@ class MarketDataNodeFeedTest
         assertTrue(sent.size() >= 3, "the engine sent " + sent.size() + " feed messages");
 
         final ExchangeLayout layout = ExchangeLayout.onFreePorts("shm", 1, 1);
-        final MessagingContext context = ExchangeDemo.context(layout, Files.createDirectories(directory.resolve("shm")),
+        final MessagingContext context = ExchangeDemo.context(layout, directory.resolve("shm"),
             "");
         final List<Integer> received = new ArrayList<>();
         try (MarketDataNode service = new MarketDataNode(context, layout, source.config, new RunFlag());

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,7 +44,7 @@ class OutboundTest
     void context() throws Exception
     {
         layout = ExchangeLayout.onFreePorts("shm", 1, 1);
-        context = ExchangeDemo.context(layout, Files.createDirectories(directory.resolve("shm")), "");
+        context = ExchangeDemo.context(layout, directory.resolve("shm"), "");
     }
 
     @AfterEach
