@@ -139,7 +139,7 @@ public final class MarketDataNode implements Agent, AutoCloseable
         this.feed = fromEngine;
         fromEngine.unavailableImageHandler(onFeed::freeSessionBuffer);
         this.snapshotRequests = requests;
-        this.marketData = new Outbound(toSubscribers);
+        this.marketData = new Outbound(toSubscribers, fanOutBacklogBytes(engine.maxOrders()));
         final SnapshotEncoder encoder = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
         this.snapshots = new SnapshotSchedule(replica, encoder);
         this.snapshotBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(encoder.maxPartLength()));
@@ -319,5 +319,21 @@ public final class MarketDataNode implements Agent, AutoCloseable
     public void close()
     {
         CloseHelper.quietCloseAll(feed, snapshotRequests, marketData.publication());
+    }
+
+    /**
+     * The fan-out's backlog: room for what one call of the snapshot schedule sends onto an empty
+     * backlog, {@link SnapshotSchedule#BOOKS_PER_CALL} books, which hold at most every order the
+     * engine does (each book's last part may be short: a part's worth more each), as the engine's
+     * feed has room for its round's book. A backlog that cut a snapshot would drop its last part,
+     * and the book it answers for would never go live at any subscriber however often it asked.
+     *
+     * @param maxOrders the most orders the engine, and so the replica, holds.
+     * @return bytes of backlog, a power of two, at least {@link Outbound#MAX_BACKLOG}.
+     */
+    static int fanOutBacklogBytes(final int maxOrders)
+    {
+        return FeedSnapshots.backlogBytes(
+            maxOrders + SnapshotSchedule.BOOKS_PER_CALL * SnapshotEncoder.MAX_ORDERS_PER_PART, Outbound.MAX_BACKLOG);
     }
 }
