@@ -653,6 +653,12 @@ final class Image implements AutoCloseable
         }
     }
 
+    /** @return whether it was closed (its memory released, or to be released once its read returns). */
+    boolean isClosed()
+    {
+        return closed;
+    }
+
     @Override
     public void close()
     {

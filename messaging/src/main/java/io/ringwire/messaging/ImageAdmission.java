@@ -381,6 +381,10 @@ final class ImageAdmission
             }
             handshakes.remove(i);
             work++;
+            if (handshake.image.isClosed())
+            {
+                continue; // made available by its first completion, and closed by its available-image handler
+            }
             String error = handshake.error;
             if (null == error)
             {

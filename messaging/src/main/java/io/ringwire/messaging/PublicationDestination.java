@@ -129,8 +129,20 @@ final class PublicationDestination implements AutoCloseable
         creditBuffer.putLongRelease(CreditLayout.RECEIVES_POSTED_OFFSET, CreditLayout.INITIAL_RECEIVES);
         creditBuffer.putLongRelease(CreditLayout.CLOSED_MARK_OFFSET, 0);
         receiveConsumingRequests = 0;
-        final QueuePair candidate = domain.createQueuePair(queuePairConfig);
-        candidate.modifyToInit();
+        QueuePair candidate = null;
+        try
+        {
+            candidate = domain.createQueuePair(queuePairConfig);
+            candidate.modifyToInit();
+        }
+        catch (final RuntimeException ex)
+        {
+            // Out of queue pairs, files or memory (shm makes a ring file for each): this attempt
+            // fails as one the subscriber refused would, and the next comes after the interval.
+            CloseHelper.quietClose(candidate);
+            lastError = "cannot make a queue pair for the connection: " + ex.getMessage();
+            return false;
+        }
         final HandshakeQueuePair handshakeQueuePair = new HandshakeQueuePair(candidate);
         final Attempt started = new Attempt(handshakeQueuePair, setup);
         attempt = started;

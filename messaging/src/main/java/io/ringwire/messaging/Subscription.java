@@ -416,6 +416,10 @@ public final class Subscription implements AutoCloseable
                 {
                     return; // its available-image handler closed the subscription
                 }
+                if (imagesByQueuePair.get(queuePairNumber) != image)
+                {
+                    return; // its available-image handler closed it: its memory is released
+                }
                 admission.establishDue();
             }
             lastImage = image;
@@ -532,6 +536,10 @@ public final class Subscription implements AutoCloseable
             if (closed)
             {
                 break; // an unavailable-image handler closed the subscription: its images with it
+            }
+            if (image.isClosed())
+            {
+                continue; // an unavailable-image handler closed it: nothing of it is to be written
             }
             // Unpolled images are kept alive (the application is busy), but not a draining one: only
             // a poll closes it, and one the application never polls again ends with the timeout. A

@@ -167,6 +167,40 @@ class CloseFromHandlerTest
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void anAvailableImageHandlerThatEvictsTheNewImageLeavesNothingOfItRunning(final String provider)
+    {
+        final MessagingContext context = context(directory);
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
+                 STREAM))
+        {
+            // An application that refuses every publication as it becomes available: its image's memory
+            // is released in the handler, and nothing of it may be read after.
+            final int[] evicted = { 0 };
+            subscription.availableImageHandler(sessionId ->
+            {
+                if (subscription.closeImage(sessionId))
+                {
+                    evicted[0]++;
+                }
+            });
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[32]);
+            final List<Long> seen = new ArrayList<>();
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            while (evicted[0] < 3 && System.nanoTime() < deadline)
+            {
+                subscription.poll((buffer, offset, length, header) -> seen.add(buffer.getLong(offset)), MESSAGES);
+                publication.doWork();
+                publication.offer(message, 0, message.capacity());
+            }
+            assertEquals(3, evicted[0], "each connection of the publication evicted as it came");
+            assertEquals(List.of(), seen, "no frame of an evicted image is handed over");
+            assertEquals(0, subscription.imageCount());
+        }
+    }
+
     private static void connectAndFill(final Subscription subscription, final Publication publication)
     {
         await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->

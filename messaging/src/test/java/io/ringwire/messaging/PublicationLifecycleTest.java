@@ -511,6 +511,39 @@ class PublicationLifecycleTest
      * clock, so a heartbeat goes out once the clock given passes the interval, not the real one.
      */
     @Test
+    void aReconnectionThatCannotMakeItsQueuePairLeavesOffersNotConnectedAndSaysWhy() throws Exception
+    {
+        final MessagingContext context = context(directory);
+        final Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
+        try (Publication publication = Publication.open(context, channel("shm", subscription.endpoint().getPort()),
+            STREAM))
+        {
+            await(() -> publication.isConnected() && subscription.imageCount() == 1, Duration.ofSeconds(20), "connected", () ->
+            {
+                subscription.poll((buffer, offset, length, header) -> { }, 1);
+                publication.doWork();
+            });
+            subscription.close();
+            // Its shm directory gone, the ring file of the next attempt's queue pair cannot be made.
+            try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(directory.resolve("shm")))
+            {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            }
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[32]);
+            final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < deadline && (null == publication.lastConnectionError() ||
+                !publication.lastConnectionError().contains("cannot make a queue pair")))
+            {
+                publication.offer(message, 0, message.capacity()); // throws nothing, whatever it finds
+                Thread.sleep(1);
+            }
+            assertTrue(String.valueOf(publication.lastConnectionError()).contains("cannot make a queue pair"),
+                String.valueOf(publication.lastConnectionError()));
+            assertEquals(Publication.NOT_CONNECTED, publication.offer(message, 0, message.capacity()));
+        }
+    }
+
+    @Test
     void theDutyCycleRunsOnTheClockItsOwnerGives()
     {
         final String provider = "shm";
