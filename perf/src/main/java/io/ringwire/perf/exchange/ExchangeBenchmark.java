@@ -314,8 +314,9 @@ public final class ExchangeBenchmark
                 text.append(String.format(Locale.ROOT, "  SESSIONS LOST: %,d while measuring (a client found its " +
                     "session gone: cut off by the gateway as a slow consumer or as silent, or its connection lost; " +
                     "its orders were canceled and it logged on again); %,d orders fell due while a session was down " +
-                    "and were never sent: the latency figures leave them out, and its schedule began again at its " +
-                    "logon%n", result.sessionsLost(), result.dueWhileLost()));
+                    "and were never sent (counted at the logons that ended losses in these seconds; a session still " +
+                    "down at the end adds none): the latency figures leave them out, and each schedule began again " +
+                    "at its logon%n", result.sessionsLost(), result.dueWhileLost()));
             }
             if (result.backlogAtStart())
             {
