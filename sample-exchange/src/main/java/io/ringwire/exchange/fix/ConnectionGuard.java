@@ -51,7 +51,7 @@ final class ConnectionGuard extends IoFilterAdapter
      * and one read of its connection, far less.
      */
     static final int MAX_SEQUENCE_AHEAD = 4096;
-    private static final char SOH = '\u0001';
+    private static final char SOH = FixFields.SOH;
     private static final int MSG_SEQ_NUM = 34;
     private static final int MSG_TYPE = 35;
     private static final int GAP_FILL_FLAG = 123;
@@ -328,58 +328,50 @@ final class ConnectionGuard extends IoFilterAdapter
      * fits an int (leading zeros and all; anything else QuickFIX/J cannot read, and rejects the
      * message without keeping it), GapFillFlag "Y" for yes.
      */
-    private static final class HeaderFields
+    private static final class HeaderFields implements FixFields.Reader
     {
         long sequence;
         String msgType;
         boolean gapFill;
         /** A field the bound reads named twice, or a field that is no tag=value: read one way by no two readers. */
         boolean ambiguous;
+        private int sequences;
+        private int msgTypes;
+        private int gapFills;
 
         static HeaderFields of(final String message)
         {
             final HeaderFields fields = new HeaderFields();
-            int sequences = 0;
-            int msgTypes = 0;
-            int gapFills = 0;
-            boolean garbled = false;
-            final int length = message.length();
-            int at = 0;
-            while (at < length)
-            {
-                final int equals = message.indexOf('=', at);
-                if (equals < 0)
-                {
-                    break;
-                }
-                final int soh = message.indexOf(SOH, equals + 1);
-                final int end = soh < 0 ? length : soh;
-                switch (LogonGate.tagOf(message, at, equals))
-                {
-                    case MSG_SEQ_NUM ->
-                    {
-                        sequences++;
-                        fields.sequence = intValue(message, equals + 1, end);
-                    }
-                    case MSG_TYPE ->
-                    {
-                        msgTypes++;
-                        fields.msgType = message.substring(equals + 1, end);
-                    }
-                    case GAP_FILL_FLAG ->
-                    {
-                        gapFills++;
-                        fields.gapFill = end == equals + 2 && message.charAt(equals + 1) == 'Y';
-                    }
-                    case LogonGate.NOT_A_TAG -> garbled = true;
-                    default ->
-                    {
-                    }
-                }
-                at = end + 1;
-            }
-            fields.ambiguous = sequences > 1 || msgTypes > 1 || gapFills > 1 || garbled;
+            FixFields.read(message, fields);
+            fields.ambiguous |= fields.sequences > 1 || fields.msgTypes > 1 || fields.gapFills > 1;
             return fields;
+        }
+
+        @Override
+        public void field(final int tag, final String message, final int valueFrom, final int valueTo)
+        {
+            switch (tag)
+            {
+                case MSG_SEQ_NUM ->
+                {
+                    sequences++;
+                    sequence = intValue(message, valueFrom, valueTo);
+                }
+                case MSG_TYPE ->
+                {
+                    msgTypes++;
+                    msgType = message.substring(valueFrom, valueTo);
+                }
+                case GAP_FILL_FLAG ->
+                {
+                    gapFills++;
+                    gapFill = valueTo == valueFrom + 1 && message.charAt(valueFrom) == 'Y';
+                }
+                case FixFields.NOT_A_TAG -> ambiguous = true;
+                default ->
+                {
+                }
+            }
         }
 
         /** @return the value as QuickFIX/J's int reading takes it, or 0 where it cannot. */

@@ -22,7 +22,7 @@ import java.util.function.Function;
  */
 final class LogonGate extends IoFilterAdapter
 {
-    private static final char SOH = '\u0001';
+    private static final char SOH = FixFields.SOH;
     private static final int MSG_TYPE = 35;
     private static final int SENDER_COMP_ID = 49;
     private static final int TARGET_COMP_ID = 56;
@@ -30,8 +30,6 @@ final class LogonGate extends IoFilterAdapter
     private static final int RAW_DATA = 96;
     private static final int PASSWORD = 554;
     private static final int RESET_SEQ_NUM_FLAG = 141;
-    /** {@link #tagOf}: the text before a field's '=' is no tag. */
-    static final int NOT_A_TAG = -1;
 
     /** What the gate learns of each Logon it refuses. */
     @FunctionalInterface
@@ -115,78 +113,36 @@ final class LogonGate extends IoFilterAdapter
      * length-delimited value two readers could cut differently), is refused whatever its copies
      * say: there is then one reading of it, the same as QuickFIX/J's.
      */
-    private static final class LogonFields
+    private static final class LogonFields implements FixFields.Reader
     {
         String sender;
         String target;
         String password;
         String refusal;
+        private boolean logon;
+        private int msgTypes;
+        private int senders;
+        private int targets;
+        private int passwords;
+        private int resets;
+        private boolean rawData;
+        private boolean garbled;
 
         /** @return the Logon's fields, or null when no MsgType of the message is A. */
         static LogonFields of(final String message)
         {
             final LogonFields fields = new LogonFields();
-            boolean logon = false;
-            int msgTypes = 0;
-            int senders = 0;
-            int targets = 0;
-            int passwords = 0;
-            int resets = 0;
-            boolean rawData = false;
-            boolean garbled = false;
-            final int length = message.length();
-            int at = 0;
-            while (at < length)
-            {
-                final int equals = message.indexOf('=', at);
-                if (equals < 0)
-                {
-                    break;
-                }
-                final int soh = message.indexOf(SOH, equals + 1);
-                final int end = soh < 0 ? length : soh;
-                final int tag = tagOf(message, at, equals);
-                final String value = message.substring(equals + 1, end);
-                switch (tag)
-                {
-                    case MSG_TYPE ->
-                    {
-                        msgTypes++;
-                        logon |= "A".equals(value);
-                    }
-                    case SENDER_COMP_ID ->
-                    {
-                        senders++;
-                        fields.sender = value;
-                    }
-                    case TARGET_COMP_ID ->
-                    {
-                        targets++;
-                        fields.target = value;
-                    }
-                    case PASSWORD ->
-                    {
-                        passwords++;
-                        fields.password = value;
-                    }
-                    case RESET_SEQ_NUM_FLAG -> resets++;
-                    case RAW_DATA_LENGTH, RAW_DATA -> rawData = true;
-                    case NOT_A_TAG -> garbled = true;
-                    default ->
-                    {
-                    }
-                }
-                at = end + 1;
-            }
-            if (!logon)
+            FixFields.read(message, fields);
+            if (!fields.logon)
             {
                 return null;
             }
-            if (garbled || rawData)
+            if (fields.garbled || fields.rawData)
             {
-                fields.refusal = garbled ? "a Logon with a field that is not tag=value" : "a Logon with RawData";
+                fields.refusal = fields.garbled ? "a Logon with a field that is not tag=value" : "a Logon with RawData";
             }
-            else if (msgTypes != 1 || senders != 1 || targets != 1 || passwords > 1 || resets > 1)
+            else if (fields.msgTypes != 1 || fields.senders != 1 || fields.targets != 1 || fields.passwords > 1 ||
+                fields.resets > 1)
             {
                 fields.refusal = "a Logon that repeats MsgType, SenderCompID, TargetCompID, Password or " +
                     "ResetSeqNumFlag";
@@ -194,23 +150,38 @@ final class LogonGate extends IoFilterAdapter
             return fields;
         }
 
-    }
-
-    /**
-     * @return the tag of the field whose text before its '=' runs from {@code from} to {@code to},
-     *         as QuickFIX/J reads it ({@link Integer#parseInt}: "049" and "+49" are 49), or -1 where
-     *         it is none.
-     */
-    static int tagOf(final String message, final int from, final int to)
-    {
-        try
+        @Override
+        public void field(final int tag, final String message, final int valueFrom, final int valueTo)
         {
-            final int tag = Integer.parseInt(message, from, to, 10);
-            return tag > 0 ? tag : NOT_A_TAG;
-        }
-        catch (final NumberFormatException ex)
-        {
-            return NOT_A_TAG;
+            switch (tag)
+            {
+                case MSG_TYPE ->
+                {
+                    msgTypes++;
+                    logon |= valueTo == valueFrom + 1 && message.charAt(valueFrom) == 'A';
+                }
+                case SENDER_COMP_ID ->
+                {
+                    senders++;
+                    sender = message.substring(valueFrom, valueTo);
+                }
+                case TARGET_COMP_ID ->
+                {
+                    targets++;
+                    target = message.substring(valueFrom, valueTo);
+                }
+                case PASSWORD ->
+                {
+                    passwords++;
+                    password = message.substring(valueFrom, valueTo);
+                }
+                case RESET_SEQ_NUM_FLAG -> resets++;
+                case RAW_DATA_LENGTH, RAW_DATA -> rawData = true;
+                case FixFields.NOT_A_TAG -> garbled = true;
+                default ->
+                {
+                }
+            }
         }
     }
 
