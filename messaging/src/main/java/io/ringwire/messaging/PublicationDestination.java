@@ -135,7 +135,7 @@ final class PublicationDestination implements AutoCloseable
             candidate = domain.createQueuePair(queuePairConfig);
             candidate.modifyToInit();
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | OutOfMemoryError ex)
         {
             // Out of queue pairs, files or memory (shm makes a ring file for each): this attempt
             // fails as one the subscriber refused would, and the next comes after the interval.

@@ -506,10 +506,6 @@ class PublicationLifecycleTest
         assertTrue(windows > 0, "the publication never closed before the subscriber took its connection up");
     }
 
-    /**
-     * A thread that owns many publications hands each its cycle's clock: the duty cycle runs on that
-     * clock, so a heartbeat goes out once the clock given passes the interval, not the real one.
-     */
     @Test
     void aReconnectionThatCannotMakeItsQueuePairLeavesOffersNotConnectedAndSaysWhy() throws Exception
     {
@@ -543,6 +539,10 @@ class PublicationLifecycleTest
         }
     }
 
+    /**
+     * A thread that owns many publications hands each its cycle's clock: the duty cycle runs on that
+     * clock, so a heartbeat goes out once the clock given passes the interval, not the real one.
+     */
     @Test
     void theDutyCycleRunsOnTheClockItsOwnerGives()
     {

@@ -7,6 +7,7 @@ import org.agrona.IoUtil;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -134,11 +135,12 @@ final class ShmFiles
     /** @return the process's effective user id, from its status ("Uid: real effective saved fs"). */
     private static int effectiveUser(final Path status) throws IOException
     {
-        for (final String line : Files.readAllLines(status))
+        for (final String line : Files.readAllLines(status, StandardCharsets.ISO_8859_1))
         {
             if (line.startsWith("Uid:"))
             {
-                return Integer.parseInt(line.substring(4).trim().split("\\s+")[1]);
+                // Unsigned, as the kernel has it: an id past 2^31 reads as the int the owner's does.
+                return Integer.parseUnsignedInt(line.substring(4).trim().split("\\s+")[1]);
             }
         }
         throw new IOException("no Uid line in " + status);

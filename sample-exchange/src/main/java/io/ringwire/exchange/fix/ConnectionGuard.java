@@ -90,7 +90,10 @@ final class ConnectionGuard extends IoFilterAdapter
         return connectionsClosed.get();
     }
 
-    /** @return connections closed on a message numbered past what its session keeps ({@link #pastBound}). */
+    /**
+     * @return connections closed on a message numbered past what its session keeps, or read no one
+     *         way ({@link #pastBound}).
+     */
     long closedSequenceAhead()
     {
         return closedSequenceAhead.get();
