@@ -78,6 +78,8 @@ public final class Subscription implements AutoCloseable
     private IntConsumer unavailableImageHandler = sessionId -> { };
     private long nowNs = System.nanoTime();
     private long nextDutyNs;
+    /** When the duty cycle last ran: a longer gap than a heartbeat interval is time the subscriber was away. */
+    private long lastDutyNs = nowNs;
     private int pollsSinceDuty;
     /**
      * Whether the application polled since the last housekeeping: an image's frames are only seen
@@ -509,6 +511,7 @@ public final class Subscription implements AutoCloseable
             return 0;
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 5_000_000L);
+        forgiveTimeAway();
         counters.device.update();
         tallies.flush(counters);
         counters.identitiesRefused.setRelease(listener.counters().rejectedUnknownIdentity());
@@ -575,6 +578,26 @@ public final class Subscription implements AutoCloseable
             }
         }
         return work;
+    }
+
+    /**
+     * Holds the time the subscriber was away (its thread stalled, or its loop did other work for
+     * longer than a heartbeat interval) against none of its images: it heard nothing meanwhile
+     * through no fault of theirs. Without this, a loop that runs its duty cycle before its poll
+     * after such a stall would close for silence an image holding what its publication committed
+     * meanwhile, unread, and those accepted messages would be lost.
+     */
+    private void forgiveTimeAway()
+    {
+        final long awayNs = nowNs - lastDutyNs;
+        lastDutyNs = nowNs;
+        if (awayNs > context.heartbeatIntervalNs())
+        {
+            for (final Image image : images)
+            {
+                image.lastFrameNs = Math.min(nowNs, image.lastFrameNs + awayNs);
+            }
+        }
     }
 
     /**
