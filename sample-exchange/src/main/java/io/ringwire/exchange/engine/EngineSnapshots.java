@@ -19,6 +19,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -70,14 +71,16 @@ public final class EngineSnapshots
     }
 
     /**
-     * Writes a snapshot and removes all but the newest {@link #KEPT}.
+     * Writes a snapshot and removes the older ones but the newest {@link #KEPT} in all.
      *
      * @param state the state.
      * @return the file written.
      */
     public Path write(final EngineState state)
     {
-        final Path target = directory.resolve(String.format("%s%020d%s", PREFIX, state.journalSequence(), SUFFIX));
+        // Locale.ROOT: names sort and read by ASCII digits whatever the default locale's digits.
+        final Path target = directory.resolve(String.format(Locale.ROOT, "%s%020d%s", PREFIX, state.journalSequence(),
+            SUFFIX));
         final Path temporary = directory.resolve(target.getFileName() + TEMPORARY);
         // The JDK fails a file operation of an interrupted thread (an agent's, being closed, that
         // writes its last snapshot): a pending interrupt is set aside for the write and left as it was.
@@ -98,17 +101,45 @@ public final class EngineSnapshots
             }
             Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             JournalDirectory.force(directory); // the rename itself, before the older snapshots go
-            final List<Path> all = files();
-            for (int i = 0; i < all.size() - KEPT; i++)
-            {
-                Files.deleteIfExists(all.get(i));
-            }
-            deleteLeftovers();
-            return target;
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException("cannot write snapshot " + target, ex);
+        }
+        finally
+        {
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        deleteOlder(target);
+        return target;
+    }
+
+    /**
+     * Deletes the snapshots older than {@code written} but the newest {@link #KEPT} - 1 of them, and
+     * temporary files killed writers left: housekeeping, so a failure is logged and the snapshot
+     * written stands. Files named past {@code written} stay: {@link #latest()} passed them over as
+     * damaged when the engine started from an older one, and counting them would delete the
+     * snapshots recovery can use.
+     */
+    private void deleteOlder(final Path written)
+    {
+        final boolean interrupted = Thread.interrupted();
+        try
+        {
+            final List<Path> older = files().stream().filter(path -> path.compareTo(written) < 0).toList();
+            for (int i = 0; i < older.size() - (KEPT - 1); i++)
+            {
+                Files.deleteIfExists(older.get(i));
+            }
+            deleteLeftovers();
+        }
+        catch (final IOException | UncheckedIOException ex)
+        {
+            LOG.log(System.Logger.Level.WARNING, "engine snapshots: older snapshots beside " + written +
+                " not deleted (it stands): " + ex.getMessage());
         }
         finally
         {

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -210,7 +211,9 @@ public final class JournalDirectory
      */
     static Path segmentFile(final Path directory, final long baseSequence)
     {
-        return directory.resolve(String.format("segment-%020d.journal", baseSequence));
+        // Locale.ROOT: a default locale with other digits (Arabic-Indic, say) would name a file the
+        // segment pattern never matches, and the journal would read as empty.
+        return directory.resolve(String.format(Locale.ROOT, "segment-%020d.journal", baseSequence));
     }
 
     /**

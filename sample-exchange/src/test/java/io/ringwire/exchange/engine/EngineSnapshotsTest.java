@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -89,6 +90,59 @@ class EngineSnapshotsTest
         final EngineSnapshots again = new EngineSnapshots(directory);
         assertEquals(10_000, again.latest().orElseThrow().journalSequence());
         assertNotEquals(0, again.problems().size());
+    }
+
+    @Test
+    void aSnapshotWrittenBesideNewerDamagedOnesKeepsTheOneBeforeItAndRecoveryUsesTheNewWhole() throws IOException
+    {
+        final OrderFlow flow = flow();
+        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
+        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+        final EngineSnapshots snapshots = new EngineSnapshots(directory);
+        feed(engine, flow, request, 1_000);
+        engine.digest().link();
+        final Path first = snapshots.write(engine.state(1_000));
+        // Two damaged snapshots named past what the engine writes next: the engine started from the first.
+        Files.write(directory.resolve("snapshot-00000000000005000000.bin"), List.of("damaged"));
+        Files.write(directory.resolve("snapshot-00000000000006000000.bin"), List.of("damaged"));
+        feed(engine, flow, request, 1_000);
+        engine.digest().link();
+        final Path second = snapshots.write(engine.state(2_000));
+
+        assertTrue(Files.exists(first), "the snapshot before the one written is kept");
+        assertTrue(Files.exists(second), "the snapshot written stands");
+        assertEquals(2_000, new EngineSnapshots(directory).latest().orElseThrow().journalSequence());
+
+        feed(engine, flow, request, 1_000);
+        engine.digest().link();
+        snapshots.write(engine.state(3_000));
+        assertFalse(Files.exists(first), "past the two newest whole ones, the oldest goes");
+        assertEquals(4, snapshots.files().size(), snapshots.files().toString());
+    }
+
+    @Test
+    void snapshotNamesAreAsciiDigitsWhateverTheDefaultLocale() throws IOException
+    {
+        final Locale before = Locale.getDefault();
+        final Locale arabicDigits = Locale.forLanguageTag("en-US-u-nu-arab");
+        Locale.setDefault(arabicDigits);
+        try
+        {
+            assertNotEquals("7", String.format("%d", 7), "the locale writes other digits");
+            final OrderFlow flow = flow();
+            final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
+            final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+            final EngineSnapshots snapshots = new EngineSnapshots(directory);
+            feed(engine, flow, request, 1_000);
+            engine.digest().link();
+            final Path written = snapshots.write(engine.state(1_000));
+            assertEquals("snapshot-00000000000000001000.bin", written.getFileName().toString());
+            assertEquals(1_000, snapshots.latest().orElseThrow().journalSequence());
+        }
+        finally
+        {
+            Locale.setDefault(before);
+        }
     }
 
     @Test

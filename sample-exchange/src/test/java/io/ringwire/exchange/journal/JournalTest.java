@@ -11,10 +11,12 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,6 +71,30 @@ class JournalTest
         assertEquals(bases[bases.length - 1], JournalDirectory.forceSegments(directory, bases[2], 300));
         assertEquals(bases[2], JournalDirectory.forceSegments(directory, bases[2], bases[2]),
             "none below: where to start next is unchanged");
+    }
+
+    @Test
+    void aJournalWrittenUnderALocaleWithOtherDigitsNamesItsSegmentsInAsciiAndReadsBack()
+    {
+        final Locale before = Locale.getDefault();
+        Locale.setDefault(Locale.forLanguageTag("en-US-u-nu-arab"));
+        try
+        {
+            assertNotEquals("7", String.format("%d", 7), "the locale writes other digits");
+            try (Journal journal = Journal.open(context()))
+            {
+                appendRecords(journal, 0, 300);
+            }
+            assertTrue(JournalDirectory.segmentBases(directory).length > 3, "the segments are found by name");
+            final VerifyingHandler handler = new VerifyingHandler(records, 0);
+            final JournalReadResult result = new JournalReader(directory).readAll(handler);
+            assertTrue(result.clean(), result.toString());
+            handler.assertDelivered(300);
+        }
+        finally
+        {
+            Locale.setDefault(before);
+        }
     }
 
     @Test
