@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A connection that ends in order (a Logout either way) still closes once its last messages are
  * written.
  *
- * <p>Threading: QuickFIX/J's I/O threads (the filter's events), its message processor and the
+ * <p>Threading: QuickFIX/J's I/O threads (the filter's events), its sessions' threads and the
  * door's sender thread (the closes).
  */
 final class ConnectionGuard extends IoFilterAdapter
@@ -47,7 +47,7 @@ final class ConnectionGuard extends IoFilterAdapter
      * it sent. Bounded by number, it holds twice this many messages at most (of {@link
      * BodyLengthBound#MAX_BODY_LENGTH} bytes at most): this far past the session's number, and this
      * far past the connection's Logon ({@link #pastBound}). A member in order is ahead of its
-     * session by what the message processor has still to take (about {@link FixDoor#QUEUE_UPPER})
+     * session by what the session's thread has still to take (about {@link FixDoor#QUEUE_UPPER})
      * and one read of its connection, far less.
      */
     static final int MAX_SEQUENCE_AHEAD = 4096;
@@ -108,7 +108,7 @@ final class ConnectionGuard extends IoFilterAdapter
     /**
      * Has the I/O thread of the session's connection set its interest again, and woken, when
      * QuickFIX/J has resumed reading it since the session's last message. MINA's resume, on
-     * QuickFIX/J's message processor, sets the connection's read interest without waking its
+     * a QuickFIX/J session's thread, sets the connection's read interest without waking its
      * selector, which waits up to a second: a member held back, to which nothing is written
      * meanwhile, would be read that late. And it reads the connection's interest and writes it back
      * from that thread while the I/O thread may do the same for its write interest: one of the two
@@ -116,7 +116,7 @@ final class ConnectionGuard extends IoFilterAdapter
      * traffic-mask update runs on the I/O thread (queued, with a wake-up): it sets both interests
      * from what the connection says now, so a lost one comes back.
      *
-     * <p>QuickFIX/J's message processor, at each message of the session: it resumes a connection
+     * <p>The session's QuickFIX/J thread, at each message of the session: it resumes a connection
      * there, just before it hands on a message of the session.
      */
     void wakeIfResumed(final SessionID sessionId)

@@ -12,12 +12,11 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import quickfix.ConfigError;
 import quickfix.DefaultMessageFactory;
 import quickfix.FileStoreFactory;
-import quickfix.MemoryStoreFactory;
 import quickfix.MessageStoreFactory;
 import quickfix.Session;
 import quickfix.SessionID;
 import quickfix.SessionSettings;
-import quickfix.SocketAcceptor;
+import quickfix.ThreadedSocketAcceptor;
 import quickfix.mina.message.FIXProtocolCodecFactory;
 
 import java.net.InetSocketAddress;
@@ -43,10 +42,11 @@ import static io.ringwire.exchange.fix.FixReplyRing.RECORD_HEADER;
  * with the member's identity, and its end (logout, a dropped connection, a heartbeat timeout) is the
  * transport's loss, on which the gateway cancels the session's orders.
  *
- * <p>Threading: the gateway's thread does no FIX work. QuickFIX/J's threads parse, authenticate and
- * map a member's requests to SBE and write them into an inbound ring ({@link FixDoorApplication},
- * the door's QuickFIX/J application), which {@link #poll} reads on
- * the gateway's thread (a full ring holds QuickFIX/J's message processor back; past
+ * <p>Threading: the gateway's thread does no FIX work. QuickFIX/J's threads (its I/O threads, and a
+ * thread of each member's session, which handles that member's messages and ResendRequests) parse,
+ * authenticate and map a member's requests to SBE and write them into an inbound ring
+ * ({@link FixDoorApplication}, the door's QuickFIX/J application), which {@link #poll} reads on
+ * the gateway's thread (a full ring holds the sessions' threads back; past
  * {@link #QUEUE_UPPER} of a member's messages waiting for it, the door stops reading that member,
  * whose TCP window then holds it back); the
  * gateway's replies are copied into an outbound ring ({@link #toSession}; {@link FixReplyRing}
@@ -81,13 +81,20 @@ public final class FixDoor implements AutoCloseable
      */
     static final int MAX_QUEUED_WRITES = 10_000;
     /**
-     * A member's messages QuickFIX/J's message processor may have waiting (parsed, one queue for all
-     * members) before the door stops reading that member's connection; it reads again once they are
+     * A session's last messages a ResendRequest is answered from (those before are gap-filled): more
+     * than a member cut off as a slow consumer can have had queued ({@link #MAX_QUEUED_WRITES}) and
+     * the cancels of its orders after it, and a bound on what one ResendRequest costs the door (see
+     * {@link ResendWindowStore}). In memory, a session's window holds at most this many messages.
+     */
+    static final int RESEND_WINDOW = 1 << 15;
+    /**
+     * A member's messages its session's thread may have waiting (parsed, in the session's queue)
+     * before the door stops reading that member's connection; it reads again once they are
      * down to {@link #QUEUE_LOWER}. Past the bound the member's TCP window closes and holds it back,
      * nothing lost, while the I/O threads go on reading and writing every other member's connection.
-     * (With one bound for the whole queue, as QuickFIX/J has by default, a member that sends faster
-     * than the door takes requests fills the queue and blocks an I/O thread, and with it every
-     * member whose connection that thread serves, replies included.) A member may have this many,
+     * (With a bounded queue instead, as QuickFIX/J has by default, a member that sends faster than
+     * the door takes requests fills it and blocks an I/O thread, and with it every member whose
+     * connection that thread serves, replies included.) A member may have this many,
      * plus what one read of its connection holds, waiting at most.
      */
     static final int QUEUE_UPPER = 128;
@@ -137,7 +144,7 @@ public final class FixDoor implements AutoCloseable
      * ({@link FixDoorApplication#LOGGED_ON} and {@link FixDoorApplication#LOST} records).
      */
     private final int[] logonsAndLogoutsRead;
-    private final SocketAcceptor acceptor;
+    private final ThreadedSocketAcceptor acceptor;
     private final ConnectionGuard guard = new ConnectionGuard(MAX_QUEUED_WRITES);
     private final BodyLengthBound bodyLengthBound = new BodyLengthBound();
 
@@ -177,6 +184,19 @@ public final class FixDoor implements AutoCloseable
      */
     FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
         final int maxClOrdIds, final int sharesInRing, final int inboundRingBytes)
+    {
+        this(address, compId, store, members, maxClOrdIds, sharesInRing, inboundRingBytes, RESEND_WINDOW, null);
+    }
+
+    /**
+     * A door that answers a ResendRequest from the last {@code resendWindow} messages of a session
+     * (a test's small window shows the gap fill), over {@code keepingStores}, stores that keep the
+     * messages themselves (a test's may hold one session's thread), or, when null, a file store at
+     * {@code store} or memory.
+     */
+    FixDoor(final InetSocketAddress address, final String compId, final Path store, final List<Member> members,
+        final int maxClOrdIds, final int sharesInRing, final int inboundRingBytes, final int resendWindow,
+        final MessageStoreFactory keepingStores)
     {
         if (members.size() > MAX_SESSIONS)
         {
@@ -235,10 +255,13 @@ public final class FixDoor implements AutoCloseable
         application = new FixDoorApplication(membersByCompId, orders, execIds, logonsAndLogouts,
             stageRecorders[0], stageRecorders[1], guard, inboundRingBytes);
         inbound = application.inbound();
-        final MessageStoreFactory stores = null == store ? new MemoryStoreFactory() : new FileStoreFactory(settings);
+        final MessageStoreFactory stores = ResendWindowStore.factory(null != keepingStores ? keepingStores :
+            null == store ? null : new FileStoreFactory(settings), resendWindow);
         try
         {
-            acceptor = SocketAcceptor.newBuilder().withApplication(application).withMessageStoreFactory(stores)
+            // A thread per session: QuickFIX/J answers a session's ResendRequest, and parses and
+            // handles each of its messages, on it, so no member's work holds another's back.
+            acceptor = ThreadedSocketAcceptor.newBuilder().withApplication(application).withMessageStoreFactory(stores)
                 .withSettings(settings).withMessageFactory(new DefaultMessageFactory())
                 // No message log: a session given no log keeps QuickFIX/J's silent one.
                 .withLogFactory(sessionId -> null)

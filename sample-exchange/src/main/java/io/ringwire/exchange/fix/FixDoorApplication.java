@@ -65,7 +65,7 @@ final class FixDoorApplication implements Application
     static final int REQUEST = 2;
     static final int MASS_CANCEL = 3;
     static final int LOST = 4;
-    /** The members' requests waiting for the gateway's thread: past it, QuickFIX/J's message processor waits. */
+    /** The members' requests waiting for the gateway's thread: past it, the sessions' QuickFIX/J threads wait. */
     static final int INBOUND_RING_BYTES = 4 << 20;
 
     private final Map<String, FixDoor.Member> membersByCompId;

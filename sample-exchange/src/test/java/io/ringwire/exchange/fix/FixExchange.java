@@ -58,6 +58,16 @@ final class FixExchange implements AutoCloseable
     /** An exchange whose door's inbound ring holds {@code inboundRingBytes}. */
     FixExchange(final Path store, final int inboundRingBytes) throws Exception
     {
+        this(store, inboundRingBytes, FixDoor.RESEND_WINDOW, null);
+    }
+
+    /**
+     * An exchange whose door answers ResendRequests from a session's last {@code resendWindow}
+     * messages, over {@code keepingStores} (stores that keep the messages themselves) when not null.
+     */
+    FixExchange(final Path store, final int inboundRingBytes, final int resendWindow,
+        final quickfix.MessageStoreFactory keepingStores) throws Exception
+    {
         port = LoopbackPorts.pick();
         final List<SessionConfig> sessions = List.of(new SessionConfig(7, PASSWORD_A, ACCOUNT_A),
             new SessionConfig(8, PASSWORD_B, 800));
@@ -66,7 +76,7 @@ final class FixExchange implements AutoCloseable
             new RiskLimits(1_000, 10_000_000, 500, 100), 10_000, 1_000, 100_000);
         door = new FixDoor(new InetSocketAddress("127.0.0.1", port), FixDoorTest.DOOR_COMP_ID, store,
             List.of(new FixDoor.Member(0, sessions.get(0), MEMBER_A), new FixDoor.Member(1, sessions.get(1), MEMBER_B)),
-            config.maxClientOrderIdsPerSession(), 4, inboundRingBytes);
+            config.maxClientOrderIdsPerSession(), 4, inboundRingBytes, resendWindow, keepingStores);
         engine = new MatchingEngine(new EngineConfig(instruments, 10_000, 100, 0), new EngineOutput()
         {
             @Override
@@ -170,7 +180,7 @@ final class FixExchange implements AutoCloseable
 
     /**
      * Whether the gateway takes the door's requests: held, it reads none (as while the engine's
-     * stream is behind), so the door's inbound ring fills and QuickFIX/J's message processor waits.
+     * stream is behind), so the door's inbound ring fills and the member's session thread waits.
      */
     void holdDoor(final boolean held)
     {

@@ -5,7 +5,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import quickfix.MemoryStore;
 import quickfix.Message;
+import quickfix.MessageStoreFactory;
 import quickfix.Session;
 import quickfix.SessionID;
 import quickfix.field.ClOrdID;
@@ -20,16 +22,19 @@ import quickfix.field.TransactTime;
 import quickfix.fix44.NewOrderSingle;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.net.SocketException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -395,7 +400,7 @@ class FixSessionLayerTest
             RawFixConnection other = logOnRaw(FixExchange.MEMBER_A, FixExchange.PASSWORD_A))
         {
             // The gateway takes none of the door's requests for a while, as while the engine's stream
-            // is behind: the door's inbound ring fills and QuickFIX/J's message processor waits.
+            // is behind: the door's inbound ring fills and the member's session thread waits.
             exchange.holdDoor(true);
             final Flood flood = new Flood(flooder, orders);
             flood.awaitHeld(exchange);
@@ -476,7 +481,7 @@ class FixSessionLayerTest
                 Thread.sleep(1);
             }
             // The gateway takes none of the door's requests: the ring fills with the flooder's, and
-            // QuickFIX/J's message processor waits for room holding the ring.
+            // the member's session thread waits for room holding the ring.
             exchange.holdDoor(true);
             final Flood flood = new Flood(flooder, orders);
             final long fullBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -610,6 +615,101 @@ class FixSessionLayerTest
                 Thread.sleep(5);
             }
             assertEquals(orders, exchange.door.requests() + exchange.door.refusals(), "each order taken once");
+        }
+    }
+
+    @Test
+    void aResendRequestForEverythingIsAnsweredFromTheSessionsLastMessagesWithTheOlderOnesGapFilled()
+        throws Exception
+    {
+        final int window = 8;
+        exchange.close();
+        exchange = new FixExchange(directory.resolve("door-window"), FixDoorApplication.INBOUND_RING_BYTES, window,
+            null);
+        try (RawFixConnection member = logOnRaw())
+        {
+            int last = 0;
+            for (int i = 1; i <= 20; i++)
+            {
+                member.send("D", "11=W" + i + "|55=1|54=1|60=20261128-12:00:00|40=2|44=1000|38=1|");
+                final Map<Integer, String> ack = member.receiveSkippingHeartbeats(WAIT);
+                assertNotNull(ack);
+                assertEquals("0", ack.get(39), "the order taken: " + ack);
+                last = Integer.parseInt(ack.get(34));
+            }
+            member.send("2", "7=1|16=0|"); // everything, from the first
+            final Map<Integer, String> gapFill = member.receiveSkippingHeartbeats(WAIT);
+            assertNotNull(gapFill);
+            assertEquals("4", gapFill.get(35), "a SequenceReset first: " + gapFill);
+            assertEquals("Y", gapFill.get(123), "a gap fill: " + gapFill);
+            assertEquals("1", gapFill.get(34), gapFill.toString());
+            assertEquals(String.valueOf(last + 1 - window), gapFill.get(36), "up to the window: " + gapFill);
+            for (int sequence = last + 1 - window; sequence <= last; sequence++)
+            {
+                final Map<Integer, String> resent = member.receiveSkippingHeartbeats(WAIT);
+                assertNotNull(resent, "report " + sequence + " resent");
+                assertEquals("8", resent.get(35), resent.toString());
+                assertEquals(String.valueOf(sequence), resent.get(34), resent.toString());
+                assertEquals("Y", resent.get(43), "PossDupFlag: " + resent);
+            }
+            assertAlive(member, "after-the-resend");
+        }
+    }
+
+    @Test
+    void aMemberWhoseResendRequestHoldsItsSessionsThreadHoldsUpNoOtherMember() throws Exception
+    {
+        final CountDownLatch inResend = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        // Member B's store holds its session's thread in a resend until the test lets it go.
+        final MessageStoreFactory holding = sessionId ->
+        {
+            try
+            {
+                return new MemoryStore(sessionId)
+                {
+                    @Override
+                    public void get(final int start, final int end, final Collection<String> messages)
+                        throws IOException
+                    {
+                        if (FixExchange.MEMBER_B.equals(sessionId.getTargetCompID()))
+                        {
+                            inResend.countDown();
+                            try
+                            {
+                                release.await(30, TimeUnit.SECONDS);
+                            }
+                            catch (final InterruptedException ex)
+                            {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        super.get(start, end, messages);
+                    }
+                };
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+        };
+        exchange.close();
+        exchange = new FixExchange(directory.resolve("door-held"), FixDoorApplication.INBOUND_RING_BYTES,
+            FixDoor.RESEND_WINDOW, holding);
+        try (RawFixConnection held = logOnRaw(FixExchange.MEMBER_B, FixExchange.PASSWORD_B);
+            RawFixConnection other = logOnRaw(FixExchange.MEMBER_A, FixExchange.PASSWORD_A))
+        {
+            held.send("2", "7=1|16=0|");
+            assertTrue(inResend.await(10, TimeUnit.SECONDS), "the ResendRequest reached the store");
+            assertAlive(other, "while-the-other-resends");
+            release.countDown();
+            final Map<Integer, String> gapFill = held.receiveSkippingHeartbeats(WAIT);
+            assertNotNull(gapFill);
+            assertEquals("4", gapFill.get(35), "the held member's answer once let go: " + gapFill);
+        }
+        finally
+        {
+            release.countDown();
         }
     }
 
