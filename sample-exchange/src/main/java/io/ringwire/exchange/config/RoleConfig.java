@@ -47,13 +47,18 @@ import java.util.function.Supplier;
  * @param engineThreads         which of the engine's work runs on threads of its own (engine role
  *                              only, else null): {@code engine-threads}, by default what the
  *                              host's CPUs allow ({@link EngineThreads#forCpus}).
- * @param cores                 CPUs to pin the role's spinning thread to (empty: not pinned).
+ * @param cores                 CPUs to pin the role's spinning thread to (empty: not pinned), or
+ *                              null where the file leaves them out: messaging's own setting
+ *                              ({@code ringwire.messaging.cores}) then holds.
  * @param shmDirectory          the shm provider's directory, or null for its default.
  * @param rate                  orders a second the clients offer (clients role).
  * @param seed                  the clients' flow seed (clients role).
  * @param marketDataJoinAfterMs when the clients' market-data subscriber joins, after their first
  *                              acknowledgement (clients role; 0: at the start).
- * @param livenessTimeoutMs     how long the role waits for a silent peer before it is gone.
+ * @param livenessTimeoutMs     how long the role waits for a silent peer before it is gone, or 0
+ *                              where the file leaves it out: messaging's and the transport's own
+ *                              settings ({@code ringwire.messaging.liveness.timeout.ms},
+ *                              {@code ringwire.rdma.peer.timeout.ms}) then hold.
  * @param fix                   the gateway's FIX door, or null when no session is a FIX session.
  */
 public record RoleConfig(String role, String provider, List<Identity> identities, List<PeerKey> trusted,
@@ -149,14 +154,14 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         final EngineThreads engineThreads = "engine".equals(role) ? engineThreads(config) : null;
         // Only the engine and the gateway spin on a thread of their own that cores pin.
         final boolean spins = "engine".equals(role) || "gateway".equals(role);
-        final String cores = spins ? config.optional(RoleFiles.CORES, "") : "";
+        final String cores = spins ? config.optional(RoleFiles.CORES, null) : "";
         final String shm = config.optional(RoleFiles.SHM_DIR, null);
         final boolean clients = "clients".equals(role);
         final long rate = clients ? config.number(RoleFiles.RATE, 1_000, 1, 100_000_000) : 1_000;
         final long seed = clients ? config.number(RoleFiles.SEED, 1, Long.MIN_VALUE, Long.MAX_VALUE) : 1;
         final long joinAfterMs = clients ? config.number(RoleFiles.MD_JOIN_AFTER_MS, 0, 0, 3_600_000) : 0;
         checkIdentities(config, role, identities, sessions, subscribers);
-        final long livenessTimeoutMs = config.number(RoleFiles.LIVENESS_TIMEOUT_MS, 2_000, 2, 3_600_000);
+        final long livenessTimeoutMs = config.number(RoleFiles.LIVENESS_TIMEOUT_MS, 0, 2, 3_600_000);
         requireEndpoints(config, role, sessions, subscribers);
         config.rejectUnknownKeys(role);
         return new RoleConfig(role, provider, List.copyOf(identities), List.copyOf(trusted), layout, engine, gateway,

@@ -212,16 +212,30 @@ public final class RoleMain
         }
     }
 
-    /** The role's messaging: its identities and the keys it accepts, its cores and shm directory. */
-    private static MessagingContext context(final RoleConfig config)
+    /**
+     * The role's messaging: its identities and the keys it accepts, its cores, liveness timeout and
+     * shm directory where its file gives them; what the file leaves out keeps messaging's own
+     * setting (a {@code -D} property in {@code RINGWIRE_JAVA_OPTS}, or the default).
+     */
+    static MessagingContext context(final RoleConfig config)
     {
-        final MessagingContext context = new MessagingContext().trust(config.trusted()).cores(config.cores())
-            .livenessTimeoutMs(config.livenessTimeoutMs());
+        final MessagingContext context = new MessagingContext().trust(config.trusted());
+        if (null != config.cores())
+        {
+            context.cores(config.cores());
+        }
+        if (config.livenessTimeoutMs() > 0)
+        {
+            context.livenessTimeoutMs(config.livenessTimeoutMs());
+        }
         config.identities().forEach(context::identity);
-        // A peer the transport hears nothing from for as long as messaging waits is gone at both layers.
         context.rdmaSettings(rdma ->
         {
-            rdma.peerTimeoutMs(config.livenessTimeoutMs());
+            if (config.livenessTimeoutMs() > 0)
+            {
+                // A peer the transport hears nothing from for as long as messaging waits is gone at both layers.
+                rdma.peerTimeoutMs(config.livenessTimeoutMs());
+            }
             if (null != config.shmDirectory())
             {
                 rdma.shmDirectory(config.shmDirectory().toString());
