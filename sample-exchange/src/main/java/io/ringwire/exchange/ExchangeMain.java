@@ -88,6 +88,11 @@ public final class ExchangeMain
         {
             if ("--journal".equals(args[i]) && i + 1 < args.length)
             {
+                if (args[i + 1].isBlank())
+                {
+                    err.println("ringwire exchange replay: --journal needs a directory, not a blank");
+                    return 2;
+                }
                 journal = Path.of(args[++i]);
             }
             else

@@ -67,6 +67,8 @@ class ExchangeMainTest
         assertEquals(2, run("replay"));
         assertEquals(2, run("replay", "--journal", directory.resolve("absent").toString()));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("is not a directory"));
+        assertEquals(2, run("replay", "--journal", ""));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--journal needs a directory, not a blank"));
         assertEquals(0, run("--help"));
     }
 }

@@ -101,6 +101,17 @@ public final class ConfigFile
         return new ConfigFile(file, values, lines);
     }
 
+    /**
+     * @param value a value to write as {@code key = value}.
+     * @return whether a config file's line reads it back unchanged: no line break, no white space
+     *         at its ends (trimmed), no {@code #} after white space (a comment there).
+     */
+    public static boolean readsBack(final String value)
+    {
+        return value.indexOf('\n') < 0 && value.indexOf('\r') < 0 && value.strip().equals(value) &&
+            stripComment(value).equals(value);
+    }
+
     /** @return the line up to its comment: a {@code #} that starts the line or follows white space. */
     private static String stripComment(final String line)
     {

@@ -386,7 +386,9 @@ public record RoleConfig(String role, String provider, List<Identity> identities
         final EndpointAddress parsed = EndpointAddress.parse(line, address, false);
         if (0 == parsed.port())
         {
-            return; // a port the system picks: never the same twice
+            // The system would pick a port no peer's file can name: the role would wait for peers
+            // that never reach it.
+            throw config.refusal(line, address + " has port 0: give the port its peers use");
         }
         final String other = lineByAddress.putIfAbsent(parsed.host().toLowerCase(Locale.ROOT) + ":" + parsed.port(), line);
         if (null != other)

@@ -281,6 +281,11 @@ public final class RoleFiles
 
     private static void line(final StringBuilder text, final String key, final String value)
     {
+        if (!ConfigFile.readsBack(value))
+        {
+            throw new IllegalArgumentException("'" + value + "' cannot go into a role's file as " + key +
+                ": a line break, white space at an end or a '#' after white space would not read back");
+        }
         if (!value.isEmpty())
         {
             text.append(key).append(" = ").append(value).append('\n');

@@ -1,5 +1,7 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.exchange.config.ConfigFile;
+
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -108,6 +110,16 @@ public record DemoOptions(String provider, int seconds, int clients, int instrum
                 case "--fix-clients" -> fixClients = (int)number(args, i++, arg, 0, 16);
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'");
             }
+        }
+        if (null != journal && journal.toString().isBlank())
+        {
+            throw new IllegalArgumentException("--journal needs a directory, not a blank");
+        }
+        if (processes && null != journal && !ConfigFile.readsBack(journal.toString()))
+        {
+            throw new IllegalArgumentException("--journal '" + journal + "' cannot go into the engine's role " +
+                "file (a line break, white space at an end or a '#' after white space would not read back): " +
+                "name another directory");
         }
         if (processes && fixClients > 0)
         {

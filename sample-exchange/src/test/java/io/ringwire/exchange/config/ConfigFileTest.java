@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ConfigFileTest
 {
     private static final Path FILE = Path.of("gateway.conf");
+
+    @Test
+    void aValueReadsBackUnlessALineBreakEndSpaceOrCommentWouldChangeIt()
+    {
+        for (final String value : List.of("/tmp/run#1", "a b", "token#x", ""))
+        {
+            assertTrue(ConfigFile.readsBack(value), value);
+        }
+        for (final String value : List.of("/tmp/run #1", "#start", " lead", "trail ", "two\nlines", "cr\r"))
+        {
+            assertFalse(ConfigFile.readsBack(value), value);
+        }
+    }
 
     @Test
     void aHashInsideAValueIsPartOfItAndOneAfterASpaceStartsAComment()

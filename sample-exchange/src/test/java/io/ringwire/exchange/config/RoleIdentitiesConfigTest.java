@@ -59,6 +59,19 @@ class RoleIdentitiesConfigTest
     }
 
     @Test
+    void anEndpointOnPortZeroIsRefusedWithItsLine()
+    {
+        final String requests = engineText.lines().filter(line -> line.startsWith("endpoint.requests")).findFirst()
+            .orElseThrow();
+        assertRefused("engine.conf", engineText.replace(requests, "endpoint.requests = 127.0.0.1:0"),
+            "engine.conf", "endpoint.requests", "port 0");
+        final String replies = gatewayText.lines().filter(line -> line.startsWith("session.")).findFirst()
+            .orElseThrow();
+        assertRefused("gateway.conf", gatewayText.replace(replies, replies.replaceAll(":[0-9]+", ":0")),
+            "gateway.conf", "port 0");
+    }
+
+    @Test
     void theWrittenFilesAreAccepted() throws Exception
     {
         assertEquals("engine", read("engine.conf", engineText).identities().getFirst().name());

@@ -69,6 +69,22 @@ class DemoOptionsTest
     }
 
     @Test
+    void aBlankJournalOrOneARoleFileCannotHoldIsRefused()
+    {
+        final IllegalArgumentException blank = assertThrows(IllegalArgumentException.class,
+            () -> DemoOptions.parse(new String[]{ "--journal", "" }));
+        assertEquals("--journal needs a directory, not a blank", blank.getMessage());
+        final IllegalArgumentException comment = assertThrows(IllegalArgumentException.class,
+            () -> DemoOptions.parse(new String[]{ "--processes", "--journal", "/tmp/run #1" }));
+        assertTrue(comment.getMessage().contains("cannot go into the engine's role file"), comment.getMessage());
+        assertEquals(Path.of("/tmp/run #1"), DemoOptions.parse(new String[]{ "--journal", "/tmp/run #1" }).journal(),
+            "in one process no file carries it");
+        assertEquals(Path.of("/tmp/run#1"),
+            DemoOptions.parse(new String[]{ "--processes", "--journal", "/tmp/run#1" }).journal(),
+            "a '#' inside a token is part of it");
+    }
+
+    @Test
     void anOptionGivenTwiceIsRefusedRatherThanTheLastTaken()
     {
         final IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
