@@ -257,7 +257,7 @@ public final class CommonOptions
             case "--json" -> json = option.flag();
             case "--allow-oversubscribe" -> allowOversubscribe = option.flag();
             case "--shm-dir" -> shmDirectory = option.directory("/dev/shm/ringwire");
-            case "--out" -> out = option.directory(outExample);
+            case "--out" -> out = option.outputDirectory(outExample);
             case "--provider", "--providers" ->
             {
                 if (providersGiven)

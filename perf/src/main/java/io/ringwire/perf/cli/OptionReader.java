@@ -2,6 +2,9 @@ package io.ringwire.perf.cli;
 
 import io.ringwire.rdma.config.Settings;
 
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -123,6 +126,39 @@ public final class OptionReader
         if (value.isBlank())
         {
             throw new UsageException(name + " needs a directory, e.g. " + example);
+        }
+        return value;
+    }
+
+    /**
+     * The directory a run's results go to, checked before the run: one that exists as a file, or
+     * under a file or a directory this user cannot write in, would fail only once the run is over.
+     *
+     * @param example a directory to name in a refusal.
+     * @return the value, a directory that exists or can be made.
+     * @throws UsageException when it is missing, blank, or cannot take the results.
+     */
+    public String outputDirectory(final String example)
+    {
+        final String value = directory(example);
+        final Path path;
+        try
+        {
+            path = Path.of(value).toAbsolutePath();
+        }
+        catch (final InvalidPathException ex)
+        {
+            throw new UsageException(name + " '" + value + "' is not a path: " + ex.getReason());
+        }
+        Path existing = path;
+        while (null != existing && !Files.exists(existing))
+        {
+            existing = existing.getParent();
+        }
+        if (null != existing && (!Files.isDirectory(existing) || !Files.isWritable(existing)))
+        {
+            throw new UsageException(name + " '" + value + "' cannot take the results: " + existing +
+                (Files.isDirectory(existing) ? " is not writable" : " is not a directory"));
         }
         return value;
     }

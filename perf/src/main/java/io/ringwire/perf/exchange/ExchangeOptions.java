@@ -100,7 +100,7 @@ public record ExchangeOptions(List<String> providers, long rate, int seconds, in
             switch (option.name())
             {
                 case "--json" -> json = option.flag();
-                case "--out" -> out = option.directory("perf/results");
+                case "--out" -> out = option.outputDirectory("perf/results");
                 // Each run writes its histograms under its provider's name: none twice.
                 case "--provider" -> providers = option.names(PROVIDERS, "is not a provider", "shm,socket");
                 case "--rate" -> rate = option.number("orders per second", 1_000, 10_000_000, "orders per second");

@@ -126,7 +126,7 @@ public record MatchingOptions(
                 case "--rate" -> rate = option.number("orders per second", 1_000, 100_000_000, "orders per second");
                 case "--seed" -> seed = option.number("a number", 0, Long.MAX_VALUE, "(any seed)");
                 case "--json" -> json = option.flag();
-                case "--out" -> out = option.directory("perf/results");
+                case "--out" -> out = option.outputDirectory("perf/results");
                 default -> throw option.unknown(
                     "--orders, --instruments, --book, --rounds, --rate, --seed, --json, --out, --help");
             }

@@ -1,7 +1,11 @@
 package io.ringwire.perf.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,6 +30,24 @@ class OptionReaderTest
         assertEquals("--json", option.name());
         assertTrue(option.flag());
         assertFalse(option.next());
+    }
+
+    @Test
+    void anOutputDirectoryThatCannotTakeTheResultsIsRefusedBeforeTheRun(@TempDir final Path directory)
+        throws IOException
+    {
+        final Path file = Files.createFile(directory.resolve("results.md"));
+        assertEquals(directory.resolve("new/run").toString(),
+            next("--out", directory.resolve("new/run").toString()).outputDirectory("perf/results"));
+        assertEquals(directory.toString(), next("--out", directory.toString()).outputDirectory("perf/results"));
+        final UsageException aFile = assertThrows(UsageException.class,
+            () -> next("--out", file.toString()).outputDirectory("perf/results"));
+        assertTrue(aFile.getMessage().contains("is not a directory"), aFile.getMessage());
+        final UsageException underAFile = assertThrows(UsageException.class,
+            () -> next("--out", file.resolve("run").toString()).outputDirectory("perf/results"));
+        assertTrue(underAFile.getMessage().contains(file + " is not a directory"), underAFile.getMessage());
+        assertEquals("--out needs a directory, e.g. perf/results", assertThrows(UsageException.class,
+            () -> next("--out", " ").outputDirectory("perf/results")).getMessage());
     }
 
     @Test
