@@ -38,7 +38,8 @@ final class ShmProtectionDomain implements ProtectionDomain
 
     /**
      * Creates {@code <dir>/<pid>-<dev>-mr-<n>.shm}, maps it, registers it (lkey == rkey) and publishes
-     * it in the region table. Closing the region clears its slot, unmaps and deletes the file.
+     * it in the region table. Closing the region clears its slot and deletes the file; the memory
+     * stays mapped until nothing refers to the region (see {@link RegionRelease}).
      *
      * @param length bytes, 1 to {@link ShmDevice#MAX_WRITE_LENGTH}.
      * @param access {@link Access} flags.
@@ -67,7 +68,7 @@ final class ShmProtectionDomain implements ProtectionDomain
             device.regionTable().unreserve(slot);
             throw ex;
         }
-        final RegionRelease release = new RegionRelease(this, slot, mapping, file);
+        final RegionRelease release = new RegionRelease(this, slot, file);
         final SoftMemoryRegion region = device.regions().register(mapping, access, release);
         release.region = region;
         device.regionTable().publish(slot, region.rkey(), access, length, region.address(), fileNumber);
@@ -97,7 +98,7 @@ final class ShmProtectionDomain implements ProtectionDomain
         }
         Access.validate(access);
         final int slot = reserveSlot();
-        final RegionRelease release = new RegionRelease(this, slot, null, null);
+        final RegionRelease release = new RegionRelease(this, slot, null);
         final SoftMemoryRegion region;
         try
         {
@@ -196,21 +197,24 @@ final class ShmProtectionDomain implements ProtectionDomain
 
     /**
      * Deregistration of one region, run by {@link SoftMemoryRegion#close()} after its key left the
-     * registry: clear the table slot (peers refuse the rkey from now on), then unmap and delete.
+     * registry: clear the table slot (peers refuse the rkey from now on), then delete the file. The
+     * memory is not unmapped here: deregistration is the control path's, and the thread that owns a
+     * queue pair may be between its check that the region is open and its copy into it (a receive
+     * landing, a send's source being read), where an unmap under it would crash the JVM or, once the
+     * range is mapped again, write into another mapping. The region's buffer holds the mapping, whose
+     * cleaner unmaps it once nothing refers to the region, as the other providers' heap memory goes.
      */
     private static final class RegionRelease implements Runnable
     {
         private final ShmProtectionDomain domain;
         private final int slot;
-        private final MappedByteBuffer mapping;
         private final Path file;
         private SoftMemoryRegion region;
 
-        RegionRelease(final ShmProtectionDomain domain, final int slot, final MappedByteBuffer mapping, final Path file)
+        RegionRelease(final ShmProtectionDomain domain, final int slot, final Path file)
         {
             this.domain = domain;
             this.slot = slot;
-            this.mapping = mapping;
             this.file = file;
         }
 
@@ -218,7 +222,6 @@ final class ShmProtectionDomain implements ProtectionDomain
         public void run()
         {
             domain.device.regionTable().clear(slot);
-            ShmFiles.unmap(mapping);
             if (null != file)
             {
                 ShmFiles.deleteQuietly(file);

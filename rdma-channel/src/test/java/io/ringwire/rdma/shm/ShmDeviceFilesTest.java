@@ -11,6 +11,7 @@ import io.ringwire.rdma.RdmaConfig;
 import io.ringwire.rdma.RdmaException;
 import io.ringwire.rdma.RdmaProviders;
 import io.ringwire.rdma.host.ProcessIdentity;
+import io.ringwire.rdma.soft.SoftMemoryRegion;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -117,6 +118,27 @@ final class ShmDeviceFilesTest
             assertEquals(1, again.queuePairNumber(), "a closed queue pair's number is given again");
             assertEquals(sorted(prefix + "1.ring", prefix + "2.ring", prefix + "3.ring", prefix + 0xFF_FFFF + ".ring"),
                 files().stream().filter(name -> name.endsWith(".ring")).toList());
+        }
+    }
+
+    @Test
+    void aRegionClosedByTheControlPathStaysMappedForTheThreadStillCopyingIntoIt() throws IOException
+    {
+        try (ShmDevice device = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
+        {
+            final ProtectionDomain domain = device.allocateProtectionDomain();
+            final SoftMemoryRegion region = (SoftMemoryRegion)domain.allocateRegion(4096,
+                Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            final UnsafeBuffer memory = region.buffer();
+            final String prefix = ProcessHandle.current().pid() + "-" + device.shmAddress().deviceId();
+            assertTrue(files().contains(prefix + "-mr-1.shm"), files().toString());
+
+            region.close();
+            assertFalse(files().contains(prefix + "-mr-1.shm"), "the file goes at once: " + files());
+            // An owning thread past its check that the region was open, copying into it: the memory
+            // is still mapped (an unmap at close crashed the JVM here).
+            memory.putLong(4088, 0x1122334455667788L);
+            assertEquals(0x1122334455667788L, memory.getLong(4088));
         }
     }
 
