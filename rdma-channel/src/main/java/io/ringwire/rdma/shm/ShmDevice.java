@@ -15,6 +15,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +64,21 @@ public final class ShmDevice extends SoftDevice
      */
     private final Set<Integer> queuePairNumbersInUse = ConcurrentHashMap.newKeySet();
     private final AtomicInteger nextRegionFileNumber = new AtomicInteger(1);
+    /**
+     * Closed regions' mappings, oldest first, each unmapped by the control path once
+     * {@link #RETIRE_GRACE_NS} has passed since its close (see {@link #retire}). Guarded by itself.
+     */
+    private final ArrayDeque<RetiredMapping> retired = new ArrayDeque<>();
+
+    /**
+     * How long a closed region's memory stays mapped: longer by far than an owning thread takes
+     * from its check that the region is open to the end of its copy into it.
+     */
+    static final long RETIRE_GRACE_NS = TimeUnit.SECONDS.toNanos(1);
+
+    private record RetiredMapping(MappedByteBuffer mapping, long retiredAtNs)
+    {
+    }
 
     private ShmDevice(final RdmaConfig config, final ShmSettings settings, final ShmAddress shmAddress,
         final ShmDeviceControl control)
@@ -268,8 +284,56 @@ public final class ShmDevice extends SoftDevice
     protected void closeTransport()
     {
         control.markClosed();
+        unmapRetired(); // those within their grace are left to their buffers' cleaners
         deleteRemainingFiles();
         ShmFiles.deleteQuietly(shmAddress.controlFile());
+    }
+
+    /**
+     * Takes a closed region's mapping, to unmap once {@link #RETIRE_GRACE_NS} has passed, and unmaps
+     * those retired that long ago. Deregistration is the control path's, and the thread that owns a
+     * queue pair may be between its check that the region is open and its copy into it (a receive
+     * landing, a send's source read): an unmap at close would crash the JVM there or, once the range
+     * is mapped again, write into another mapping. Control path.
+     *
+     * @param mapping the region's memory, or null for none of the device's own.
+     */
+    void retire(final MappedByteBuffer mapping)
+    {
+        synchronized (retired)
+        {
+            unmapRetired(System.nanoTime());
+            if (null != mapping)
+            {
+                retired.addLast(new RetiredMapping(mapping, System.nanoTime()));
+            }
+        }
+    }
+
+    /** Unmaps the mappings retired at least {@link #RETIRE_GRACE_NS} ago. Control path. */
+    void unmapRetired()
+    {
+        synchronized (retired)
+        {
+            unmapRetired(System.nanoTime());
+        }
+    }
+
+    private void unmapRetired(final long nowNs)
+    {
+        while (!retired.isEmpty() && nowNs - retired.peekFirst().retiredAtNs() >= RETIRE_GRACE_NS)
+        {
+            ShmFiles.unmap(retired.removeFirst().mapping());
+        }
+    }
+
+    /** @return closed regions' mappings not unmapped yet. */
+    int retiredMappings()
+    {
+        synchronized (retired)
+        {
+            return retired.size();
+        }
     }
 
     private void deleteRemainingFiles()

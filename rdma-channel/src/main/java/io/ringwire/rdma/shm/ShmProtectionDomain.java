@@ -39,7 +39,7 @@ final class ShmProtectionDomain implements ProtectionDomain
     /**
      * Creates {@code <dir>/<pid>-<dev>-mr-<n>.shm}, maps it, registers it (lkey == rkey) and publishes
      * it in the region table. Closing the region clears its slot and deletes the file; the memory
-     * stays mapped until nothing refers to the region (see {@link RegionRelease}).
+     * is unmapped a grace period later (see {@link ShmDevice#retire}).
      *
      * @param length bytes, 1 to {@link ShmDevice#MAX_WRITE_LENGTH}.
      * @param access {@link Access} flags.
@@ -55,6 +55,7 @@ final class ShmProtectionDomain implements ProtectionDomain
             throw new IllegalArgumentException("region length must be 1 to " + ShmDevice.MAX_WRITE_LENGTH + ": " + length);
         }
         Access.validate(access);
+        device.unmapRetired();
         final int slot = reserveSlot();
         final int fileNumber = device.nextRegionFileNumber();
         final Path file = device.shmAddress().regionFile(fileNumber);
@@ -68,7 +69,7 @@ final class ShmProtectionDomain implements ProtectionDomain
             device.regionTable().unreserve(slot);
             throw ex;
         }
-        final RegionRelease release = new RegionRelease(this, slot, file);
+        final RegionRelease release = new RegionRelease(this, slot, mapping, file);
         final SoftMemoryRegion region = device.regions().register(mapping, access, release);
         release.region = region;
         device.regionTable().publish(slot, region.rkey(), access, length, region.address(), fileNumber);
@@ -98,7 +99,7 @@ final class ShmProtectionDomain implements ProtectionDomain
         }
         Access.validate(access);
         final int slot = reserveSlot();
-        final RegionRelease release = new RegionRelease(this, slot, null);
+        final RegionRelease release = new RegionRelease(this, slot, null, null);
         final SoftMemoryRegion region;
         try
         {
@@ -197,24 +198,22 @@ final class ShmProtectionDomain implements ProtectionDomain
 
     /**
      * Deregistration of one region, run by {@link SoftMemoryRegion#close()} after its key left the
-     * registry: clear the table slot (peers refuse the rkey from now on), then delete the file. The
-     * memory is not unmapped here: deregistration is the control path's, and the thread that owns a
-     * queue pair may be between its check that the region is open and its copy into it (a receive
-     * landing, a send's source being read), where an unmap under it would crash the JVM or, once the
-     * range is mapped again, write into another mapping. The region's buffer holds the mapping, whose
-     * cleaner unmaps it once nothing refers to the region, as the other providers' heap memory goes.
+     * registry: clear the table slot (peers refuse the rkey from now on), delete the file, and hand
+     * the memory to the device to unmap after a grace period ({@link ShmDevice#retire}).
      */
     private static final class RegionRelease implements Runnable
     {
         private final ShmProtectionDomain domain;
         private final int slot;
+        private final MappedByteBuffer mapping;
         private final Path file;
         private SoftMemoryRegion region;
 
-        RegionRelease(final ShmProtectionDomain domain, final int slot, final Path file)
+        RegionRelease(final ShmProtectionDomain domain, final int slot, final MappedByteBuffer mapping, final Path file)
         {
             this.domain = domain;
             this.slot = slot;
+            this.mapping = mapping;
             this.file = file;
         }
 
@@ -222,6 +221,7 @@ final class ShmProtectionDomain implements ProtectionDomain
         public void run()
         {
             domain.device.regionTable().clear(slot);
+            domain.device.retire(mapping);
             if (null != file)
             {
                 ShmFiles.deleteQuietly(file);

@@ -122,7 +122,8 @@ final class ShmDeviceFilesTest
     }
 
     @Test
-    void aRegionClosedByTheControlPathStaysMappedForTheThreadStillCopyingIntoIt() throws IOException
+    void aRegionClosedByTheControlPathStaysMappedForItsGraceAndIsUnmappedByALaterControlCall()
+        throws IOException, InterruptedException
     {
         try (ShmDevice device = ShmDevice.open(ShmSide.config(directory, 2000), RING_BYTES))
         {
@@ -139,6 +140,11 @@ final class ShmDeviceFilesTest
             // is still mapped (an unmap at close crashed the JVM here).
             memory.putLong(4088, 0x1122334455667788L);
             assertEquals(0x1122334455667788L, memory.getLong(4088));
+            assertEquals(1, device.retiredMappings());
+
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(ShmDevice.RETIRE_GRACE_NS) + 50);
+            domain.allocateRegion(4096, Access.LOCAL_WRITE);
+            assertEquals(0, device.retiredMappings(), "past its grace, the next allocation unmapped it");
         }
     }
 
