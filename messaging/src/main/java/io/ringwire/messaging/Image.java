@@ -88,6 +88,8 @@ final class Image implements AutoCloseable
     private long receivesCredited;
     private boolean creditOwed;
     long lastFrameNs;
+    /** Whether the duty cycle's last look found it silent past the liveness timeout (see Subscription). */
+    boolean silentAtLastLook;
     long lastCreditNs;
     /** The publication's beat (a memory log) the duty cycle last saw: a change is a sign of life. */
     long beatAtDuty;

@@ -78,8 +78,6 @@ public final class Subscription implements AutoCloseable
     private IntConsumer unavailableImageHandler = sessionId -> { };
     private long nowNs = System.nanoTime();
     private long nextDutyNs;
-    /** When the duty cycle last ran: a longer gap than a heartbeat interval is time the subscriber was away. */
-    private long lastDutyNs = nowNs;
     private int pollsSinceDuty;
     /**
      * Whether the application polled since the last housekeeping: an image's frames are only seen
@@ -511,7 +509,6 @@ public final class Subscription implements AutoCloseable
             return 0;
         }
         nextDutyNs = nowNs + Math.min(context.heartbeatIntervalNs() / 4, 5_000_000L);
-        forgiveTimeAway();
         counters.device.update();
         tallies.flush(counters);
         counters.identitiesRefused.setRelease(listener.counters().rejectedUnknownIdentity());
@@ -555,7 +552,15 @@ public final class Subscription implements AutoCloseable
                 image.beatAtDuty = beat;
                 image.lastFrameNs = nowNs;
             }
-            if (nowNs - image.lastFrameNs > context.livenessTimeoutNs())
+            // Silent at two looks in a row: the application had a round of polls between them. A
+            // subscriber that was away (its thread stalled past the timeout) finds its images silent
+            // at its first look through no fault of theirs, and a loop that runs its duty cycle
+            // before its poll would otherwise close an image holding what its publication wrote
+            // meanwhile, unread: those accepted messages would be lost.
+            final boolean silent = nowNs - image.lastFrameNs > context.livenessTimeoutNs();
+            final boolean silentBefore = image.silentAtLastLook;
+            image.silentAtLastLook = silent;
+            if (silent && silentBefore)
             {
                 counters.livenessTimeouts.incrementRelease();
                 closeImage(image);
@@ -578,26 +583,6 @@ public final class Subscription implements AutoCloseable
             }
         }
         return work;
-    }
-
-    /**
-     * Holds the time the subscriber was away (its thread stalled, or its loop did other work for
-     * longer than a heartbeat interval) against none of its images: it heard nothing meanwhile
-     * through no fault of theirs. Without this, a loop that runs its duty cycle before its poll
-     * after such a stall would close for silence an image holding what its publication committed
-     * meanwhile, unread, and those accepted messages would be lost.
-     */
-    private void forgiveTimeAway()
-    {
-        final long awayNs = nowNs - lastDutyNs;
-        lastDutyNs = nowNs;
-        if (awayNs > context.heartbeatIntervalNs())
-        {
-            for (final Image image : images)
-            {
-                image.lastFrameNs = Math.min(nowNs, image.lastFrameNs + awayNs);
-            }
-        }
     }
 
     /**

@@ -15,14 +15,16 @@ import java.util.List;
 import static io.ringwire.messaging.PubSubTestSupport.await;
 import static io.ringwire.messaging.PubSubTestSupport.channel;
 import static io.ringwire.messaging.PubSubTestSupport.context;
+import static io.ringwire.messaging.PubSubTestSupport.devices;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A subscriber whose thread stalls past its liveness timeout while its publication goes on
- * offering, and whose loop, woken, runs its duty cycle before it polls: the time it was away is not
- * held against its images, so none is closed for a silence that was the subscriber's own, and every
- * message an offer accepted meanwhile is read, once and in order.
+ * offering, and whose loop, woken, runs its duty cycle before it polls: an image is closed for
+ * silence only at the second look in a row that finds it silent, so none is closed for a silence
+ * that was the subscriber's own, and every message an offer accepted meanwhile is read, once and in
+ * order; a publication that is silent is still found so, however seldom the loop looks.
  */
 class StalledSubscriberTest
 {
@@ -45,10 +47,11 @@ class StalledSubscriberTest
     @MethodSource("io.ringwire.messaging.TestProviders#providers")
     void everyMessageAcceptedWhileTheSubscriberStalledIsReadWhenItsLoopRunsItsDutyBeforeItsPoll(final String provider)
     {
+        // The transport's peer timeout is far past the stall too: the connection stays up.
         final MessagingContext subscriberContext = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(LIVENESS_MS).reconnectIntervalMs(20));
+            .livenessTimeoutMs(LIVENESS_MS).reconnectIntervalMs(20).rdmaSettings(devices(directory, 60_000)));
         final MessagingContext publisherContext = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(60_000).reconnectIntervalMs(20));
+            .livenessTimeoutMs(60_000).reconnectIntervalMs(20).rdmaSettings(devices(directory, 60_000)));
         stallAndRead(provider, subscriberContext, publisherContext);
     }
 
@@ -63,10 +66,43 @@ class StalledSubscriberTest
     {
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
             .livenessTimeoutMs(LIVENESS_MS).reconnectIntervalMs(20));
-        stallAndRead(provider, context, context);
+        assertTrue(stallAndRead(provider, context, context) >= 1, "the publication took the subscriber for gone");
     }
 
-    private void stallAndRead(final String provider, final MessagingContext subscriberContext,
+    /**
+     * A subscriber whose loop runs its duty cycle less often than a heartbeat (but well within the
+     * liveness timeout) still closes the image of a publication that went silent (its duty cycle no
+     * longer runs): such gaps are not time away.
+     */
+    @ParameterizedTest
+    @MethodSource("io.ringwire.messaging.TestProviders#providers")
+    void aSubscriberWhoseLoopIsSlowerThanAHeartbeatStillClosesTheImageOfASilentPublication(final String provider)
+    {
+        final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
+            .livenessTimeoutMs(LIVENESS_MS).reconnectIntervalMs(20));
+        try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
+             Publication publication = Publication.open(context,
+                 channel(provider, subscription.endpoint().getPort()), STREAM))
+        {
+            await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
+            {
+                subscription.poll(recorder, 10);
+                publication.doWork();
+            });
+            // The publication's duty cycle stops (no heartbeat goes out); the subscriber's loop runs
+            // every 60 ms, three heartbeat intervals.
+            await(() -> subscription.imageCount() == 0, WAIT, "the silent publication's image to close", () ->
+            {
+                subscription.poll(recorder, 10);
+                subscription.doWork();
+                sleepMs(60);
+            });
+            assertEquals(1, subscription.counters().livenessTimeouts.get());
+        }
+    }
+
+    /** @return the publication's liveness timeouts: the times it took the subscriber for gone. */
+    private long stallAndRead(final String provider, final MessagingContext subscriberContext,
         final MessagingContext publisherContext)
     {
         try (Subscription subscription = Subscription.open(subscriberContext, channel(provider, 0), STREAM);
@@ -86,7 +122,11 @@ class StalledSubscriberTest
                 subscription.poll(recorder, 10);
             }
             accepted.add(sequence++);
-            await(() -> delivered.size() == 1, WAIT, "the first message", () -> subscription.poll(recorder, 10));
+            await(() -> delivered.size() == 1, WAIT, "the first message", () ->
+            {
+                subscription.poll(recorder, 10);
+                publication.doWork();
+            });
             // The subscriber's last acts before it stalls: a duty cycle, then a poll (the duty after
             // the stall finds it polled since the last).
             sleepMs(10);
@@ -117,6 +157,7 @@ class StalledSubscriberTest
                 publication.doWork();
             }
             assertEquals(accepted, delivered, "every accepted message, once, in order");
+            return publication.counters().livenessTimeouts.get();
         }
     }
 
