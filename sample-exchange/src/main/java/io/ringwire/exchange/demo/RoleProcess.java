@@ -1,5 +1,6 @@
 package io.ringwire.exchange.demo;
 
+import io.ringwire.messaging.MessagingContext;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -136,19 +137,32 @@ public final class RoleProcess implements AutoCloseable
     {
         final List<String> command = new ArrayList<>(prefix);
         command.add(ProcessHandle.current().info().command().orElse("java"));
-        for (final String argument : ManagementFactory.getRuntimeMXBean().getInputArguments())
-        {
-            if (!argument.startsWith("-agentlib") && !argument.startsWith("-javaagent") &&
-                !argument.startsWith("-Xrunjdwp"))
-            {
-                command.add(argument);
-            }
-        }
+        command.addAll(inherited(ManagementFactory.getRuntimeMXBean().getInputArguments()));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass);
         command.addAll(List.of(args));
         return command;
+    }
+
+    /**
+     * @param arguments this JVM's options.
+     * @return those a role's JVM takes from it: not agents (a debugger's port would clash), and not
+     *         the cores to pin to, which each role's file gives for its own thread (two roles
+     *         pinned to one core would share it).
+     */
+    static List<String> inherited(final List<String> arguments)
+    {
+        final List<String> inherited = new ArrayList<>();
+        for (final String argument : arguments)
+        {
+            if (!argument.startsWith("-agentlib") && !argument.startsWith("-javaagent") &&
+                !argument.startsWith("-Xrunjdwp") && !argument.startsWith("-D" + MessagingContext.CORES_PROP + "="))
+            {
+                inherited.add(argument);
+            }
+        }
+        return inherited;
     }
 
     /**

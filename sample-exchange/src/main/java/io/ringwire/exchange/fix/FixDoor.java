@@ -81,12 +81,13 @@ public final class FixDoor implements AutoCloseable
      */
     static final int MAX_QUEUED_WRITES = 10_000;
     /**
-     * A session's last messages a ResendRequest is answered from (those before are gap-filled): more
-     * than a member cut off as a slow consumer can have had queued ({@link #MAX_QUEUED_WRITES}) and
-     * the cancels of its orders after it, and a bound on what one ResendRequest costs the door (see
-     * {@link ResendWindowStore}). In memory, a session's window holds at most this many messages.
+     * A session's last messages a ResendRequest is answered from (those before are gap-filled), and
+     * a bound on what one ResendRequest costs the door (see {@link ResendWindowStore}): fewer than
+     * {@link #MAX_QUEUED_WRITES}, since QuickFIX/J writes a resend in one loop and a larger one could
+     * fill the member's write queue on its own, cutting it off as a slow consumer at every logon. In
+     * memory, a session's window holds at most this many messages.
      */
-    static final int RESEND_WINDOW = 1 << 15;
+    static final int RESEND_WINDOW = 1 << 13;
     /**
      * A member's messages its session's thread may have waiting (parsed, in the session's queue)
      * before the door stops reading that member's connection; it reads again once they are

@@ -4,6 +4,7 @@ import quickfix.MemoryStoreFactory;
 import quickfix.MessageStore;
 import quickfix.MessageStoreFactory;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Collection;
@@ -23,9 +24,11 @@ import java.util.Date;
  * them, until the daily reset) and only the range read is bounded. Sequence numbers and the
  * creation time are the inner store's either way.
  *
- * <p>Threading: the session's QuickFIX/J threads, under the session's own lock, as every store.
+ * <p>Threading: the session's QuickFIX/J thread reads a resend's range while the door's sender
+ * thread stores what it sends (QuickFIX/J takes no lock across the two), so the in-memory window is
+ * read and written under this store's monitor, uncontended but for a resend.
  */
-final class ResendWindowStore implements MessageStore
+final class ResendWindowStore implements MessageStore, Closeable
 {
     private final MessageStore numbers;
     private final boolean innerKeepsMessages;
@@ -66,7 +69,7 @@ final class ResendWindowStore implements MessageStore
     }
 
     @Override
-    public boolean set(final int sequence, final String message) throws IOException
+    public synchronized boolean set(final int sequence, final String message) throws IOException
     {
         if (innerKeepsMessages)
         {
@@ -79,7 +82,8 @@ final class ResendWindowStore implements MessageStore
     }
 
     @Override
-    public void get(final int startSequence, final int endSequence, final Collection<String> out) throws IOException
+    public synchronized void get(final int startSequence, final int endSequence, final Collection<String> out)
+        throws IOException
     {
         final int next = numbers.getNextSenderMsgSeqNum();
         final int from = Math.max(startSequence, next - window);
@@ -146,7 +150,7 @@ final class ResendWindowStore implements MessageStore
     }
 
     @Override
-    public void reset() throws IOException
+    public synchronized void reset() throws IOException
     {
         numbers.reset();
         if (!innerKeepsMessages)
@@ -160,5 +164,15 @@ final class ResendWindowStore implements MessageStore
     public void refresh() throws IOException
     {
         numbers.refresh();
+    }
+
+    /** Closes the inner store where it holds files (QuickFIX/J closes a session's store if it can). */
+    @Override
+    public void close() throws IOException
+    {
+        if (numbers instanceof Closeable closeable)
+        {
+            closeable.close();
+        }
     }
 }

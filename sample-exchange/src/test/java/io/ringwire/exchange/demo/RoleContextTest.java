@@ -11,11 +11,13 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A role's messaging takes its cores and liveness timeout from its file where the file gives them,
@@ -25,21 +27,45 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 class RoleContextTest
 {
     private static final String LIVENESS = MessagingContext.LIVENESS_TIMEOUT_PROP;
-    private static final String CORES = "ringwire.messaging.cores";
+    private static final String CORES = MessagingContext.CORES_PROP;
 
     @TempDir
     Path directory;
 
+    private final String livenessBefore = System.getProperty(LIVENESS);
+    private final String coresBefore = System.getProperty(CORES);
+
     @AfterEach
-    void clearProperties()
+    void restoreProperties()
     {
-        System.clearProperty(LIVENESS);
-        System.clearProperty(CORES);
+        restore(LIVENESS, livenessBefore);
+        restore(CORES, coresBefore);
+    }
+
+    private static void restore(final String name, final String value)
+    {
+        if (null == value)
+        {
+            System.clearProperty(name);
+        }
+        else
+        {
+            System.setProperty(name, value);
+        }
+    }
+
+    @Test
+    void aRolesJvmTakesThisJvmsOptionsButAgentsAndTheCoresEachRolesFileGives()
+    {
+        assertEquals(List.of("-Xmx1g", "-Dringwire.messaging.liveness.timeout.ms=5000"),
+            RoleProcess.inherited(List.of("-Xmx1g", "-agentlib:jdwp=transport=dt_socket", "-D" + CORES + "=2",
+                "-Dringwire.messaging.liveness.timeout.ms=5000")));
     }
 
     @Test
     void settingsTheFileLeavesOutKeepTheRolesPropertiesAndThoseItGivesWin() throws Exception
     {
+        assumeTrue(Runtime.getRuntime().availableProcessors() >= 2, "pins to core 1 of two");
         final Path engine = engineFile();
         final String text = Files.readString(engine);
         final String without = text.lines().filter(line -> !line.startsWith("liveness-timeout-ms") &&

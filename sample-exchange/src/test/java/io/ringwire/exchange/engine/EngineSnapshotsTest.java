@@ -123,9 +123,9 @@ class EngineSnapshotsTest
     @Test
     void snapshotNamesAreAsciiDigitsWhateverTheDefaultLocale() throws IOException
     {
-        final Locale before = Locale.getDefault();
+        final Locale before = Locale.getDefault(Locale.Category.FORMAT);
         final Locale arabicDigits = Locale.forLanguageTag("en-US-u-nu-arab");
-        Locale.setDefault(arabicDigits);
+        Locale.setDefault(Locale.Category.FORMAT, arabicDigits);
         try
         {
             assertNotEquals("7", String.format("%d", 7), "the locale writes other digits");
@@ -141,7 +141,7 @@ class EngineSnapshotsTest
         }
         finally
         {
-            Locale.setDefault(before);
+            Locale.setDefault(Locale.Category.FORMAT, before);
         }
     }
 

@@ -61,6 +61,30 @@ class ResendWindowStoreTest
     }
 
     @Test
+    void closingTheStoreClosesAnInnerStoreThatHoldsFiles() throws IOException
+    {
+        final boolean[] closed = { false };
+        final class ClosingStore extends MemoryStore implements java.io.Closeable
+        {
+            ClosingStore() throws IOException
+            {
+                super(SESSION);
+            }
+
+            @Override
+            public void close()
+            {
+                closed[0] = true;
+            }
+        }
+        final MessageStore store = new ResendWindowStore(new ClosingStore(), true, 16);
+        assertTrue(store instanceof java.io.Closeable, "QuickFIX/J closes a session's store only if it is Closeable");
+        ((java.io.Closeable)store).close();
+        assertTrue(closed[0], "the inner store closed");
+        new ResendWindowStore(new MemoryStore(SESSION), false, 16).close(); // nothing to close: no failure
+    }
+
+    @Test
     void aWindowIsAPowerOfTwo() throws IOException
     {
         final MemoryStore inner = new MemoryStore(SESSION);

@@ -76,8 +76,8 @@ class JournalTest
     @Test
     void aJournalWrittenUnderALocaleWithOtherDigitsNamesItsSegmentsInAsciiAndReadsBack()
     {
-        final Locale before = Locale.getDefault();
-        Locale.setDefault(Locale.forLanguageTag("en-US-u-nu-arab"));
+        final Locale before = Locale.getDefault(Locale.Category.FORMAT);
+        Locale.setDefault(Locale.Category.FORMAT, Locale.forLanguageTag("en-US-u-nu-arab"));
         try
         {
             assertNotEquals("7", String.format("%d", 7), "the locale writes other digits");
@@ -93,7 +93,7 @@ class JournalTest
         }
         finally
         {
-            Locale.setDefault(before);
+            Locale.setDefault(Locale.Category.FORMAT, before);
         }
     }
 
