@@ -70,12 +70,8 @@ class EngineSnapshotsTest
         final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
         final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
         final EngineSnapshots snapshots = new EngineSnapshots(directory);
-        feed(engine, flow, request, 10_000);
-        engine.digest().link();
-        snapshots.write(engine.state(10_000));
-        feed(engine, flow, request, 10_000);
-        engine.digest().link();
-        final Path newest = snapshots.write(engine.state(20_000));
+        feedAndWrite(engine, flow, request, snapshots, 10_000, 10_000);
+        final Path newest = feedAndWrite(engine, flow, request, snapshots, 10_000, 20_000);
 
         final byte[] bytes = Files.readAllBytes(newest);
         bytes[bytes.length / 2] ^= 0x10;
@@ -99,23 +95,17 @@ class EngineSnapshotsTest
         final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
         final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
         final EngineSnapshots snapshots = new EngineSnapshots(directory);
-        feed(engine, flow, request, 1_000);
-        engine.digest().link();
-        final Path first = snapshots.write(engine.state(1_000));
+        final Path first = feedAndWrite(engine, flow, request, snapshots, 1_000, 1_000);
         // Two damaged snapshots named past what the engine writes next: the engine started from the first.
         Files.write(directory.resolve("snapshot-00000000000005000000.bin"), List.of("damaged"));
         Files.write(directory.resolve("snapshot-00000000000006000000.bin"), List.of("damaged"));
-        feed(engine, flow, request, 1_000);
-        engine.digest().link();
-        final Path second = snapshots.write(engine.state(2_000));
+        final Path second = feedAndWrite(engine, flow, request, snapshots, 1_000, 2_000);
 
         assertTrue(Files.exists(first), "the snapshot before the one written is kept");
         assertTrue(Files.exists(second), "the snapshot written stands");
         assertEquals(2_000, new EngineSnapshots(directory).latest().orElseThrow().journalSequence());
 
-        feed(engine, flow, request, 1_000);
-        engine.digest().link();
-        snapshots.write(engine.state(3_000));
+        feedAndWrite(engine, flow, request, snapshots, 1_000, 3_000);
         assertFalse(Files.exists(first), "past the two newest whole ones, the oldest goes");
         assertEquals(4, snapshots.files().size(), snapshots.files().toString());
     }
@@ -133,9 +123,7 @@ class EngineSnapshotsTest
             final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
             final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
             final EngineSnapshots snapshots = new EngineSnapshots(directory);
-            feed(engine, flow, request, 1_000);
-            engine.digest().link();
-            final Path written = snapshots.write(engine.state(1_000));
+            final Path written = feedAndWrite(engine, flow, request, snapshots, 1_000, 1_000);
             assertEquals("snapshot-00000000000000001000.bin", written.getFileName().toString());
             assertEquals(1_000, snapshots.latest().orElseThrow().journalSequence());
         }
@@ -156,9 +144,7 @@ class EngineSnapshotsTest
         Files.write(leftover, List.of("half a snapshot"));
         assertTrue(snapshots.latest().isEmpty(), "a temporary file is not a snapshot");
 
-        feed(engine, flow, request, 1_000);
-        engine.digest().link();
-        snapshots.write(engine.state(1_000));
+        feedAndWrite(engine, flow, request, snapshots, 1_000, 1_000);
         assertFalse(Files.exists(leftover));
         assertEquals(1_000, snapshots.latest().orElseThrow().journalSequence());
     }
@@ -193,6 +179,15 @@ class EngineSnapshotsTest
     {
         return new EngineConfig(EngineConfig.uniformInstruments(5, flow.minPrice(), (int)(flow.maxPrice() - flow.minPrice() + 1)),
             50_000, 100, 0);
+    }
+
+    /** Applies {@code count} requests, links the digest and writes a snapshot at {@code sequence}. */
+    private static Path feedAndWrite(final MatchingEngine engine, final OrderFlow flow, final UnsafeBuffer request,
+        final EngineSnapshots snapshots, final int count, final long sequence)
+    {
+        feed(engine, flow, request, count);
+        engine.digest().link();
+        return snapshots.write(engine.state(sequence));
     }
 
     private static void feed(final MatchingEngine engine, final OrderFlow flow, final UnsafeBuffer request, final int count)
