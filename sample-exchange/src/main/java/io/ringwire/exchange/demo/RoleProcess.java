@@ -1,6 +1,7 @@
 package io.ringwire.exchange.demo;
 
 import io.ringwire.messaging.MessagingContext;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
