@@ -84,11 +84,7 @@ class StalledSubscriberTest
              Publication publication = Publication.open(context,
                  channel(provider, subscription.endpoint().getPort()), STREAM))
         {
-            await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
-            {
-                subscription.poll(recorder, 10);
-                publication.doWork();
-            });
+            awaitConnected(subscription, publication);
             // The publication's duty cycle stops (no heartbeat goes out); the subscriber's loop runs
             // every 60 ms, three heartbeat intervals.
             await(() -> subscription.imageCount() == 0, WAIT, "the silent publication's image to close", () ->
@@ -109,11 +105,7 @@ class StalledSubscriberTest
              Publication publication = Publication.open(publisherContext,
                  channel(provider, subscription.endpoint().getPort()), STREAM))
         {
-            await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
-            {
-                subscription.poll(recorder, 10);
-                publication.doWork();
-            });
+            awaitConnected(subscription, publication);
             final List<Long> accepted = new ArrayList<>();
             long sequence = 1;
             while (publication.offer(message(sequence), 0, Long.BYTES) <= 0)
@@ -159,6 +151,15 @@ class StalledSubscriberTest
             assertEquals(accepted, delivered, "every accepted message, once, in order");
             return publication.counters().livenessTimeouts.get();
         }
+    }
+
+    private void awaitConnected(final Subscription subscription, final Publication publication)
+    {
+        await(() -> publication.isConnected() && subscription.imageCount() == 1, WAIT, "connected", () ->
+        {
+            subscription.poll(recorder, 10);
+            publication.doWork();
+        });
     }
 
     private static void sleepMs(final long ms)
