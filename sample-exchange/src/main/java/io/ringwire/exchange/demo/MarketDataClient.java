@@ -28,9 +28,10 @@ import java.util.function.IntConsumer;
 
 /**
  * A market-data subscriber: builds every book from the market-data service's stream with
- * {@link MarketDataBooks}, asks for a snapshot of everything when it joins (it may join mid-stream)
- * and of one book whenever it finds a gap in that book's sequence, and times each order's arrival
- * on the feed from its gateway receipt (the OrderAdded's transact time, the same host clock).
+ * {@link MarketDataBooks}, asks for a snapshot of everything when it joins (it may join mid-stream;
+ * every book is stale until its snapshot comes) and of one book whenever it finds a gap in that
+ * book's sequence, and times each order's arrival on the feed from its gateway receipt (the
+ * OrderAdded's transact time, the same host clock).
  *
  * <p>Threading: one thread (the agent's).
  */
@@ -95,7 +96,13 @@ public final class MarketDataClient implements Agent, AutoCloseable
         this.marketData = subscription;
         // A new image is a new start: the first one, or one after the service cut this subscriber off
         // (it then missed what went out meanwhile, in books the stream may not touch again soon).
-        subscription.availableImageHandler(sessionId -> joined = false);
+        // Every book is stale until its snapshot: one the stream does not touch would read live and
+        // wrong, and one whose request is dropped is asked for again by StaleBooks.
+        subscription.availableImageHandler(sessionId ->
+        {
+            joined = false;
+            books.feedInterrupted();
+        });
         subscription.unavailableImageHandler(onMarketData::freeSessionBuffer);
         this.requests = new Outbound(toService);
     }

@@ -54,6 +54,7 @@ final class FeedSequencer
     private long inconsistencies;
     private long snapshotsAbandoned;
     private long newEngineLives;
+    private long feedInterruptions;
 
     /**
      * @param maxInstruments instrument slots.
@@ -261,6 +262,26 @@ final class FeedSequencer
         newEngineLives++;
     }
 
+    /**
+     * The feed was interrupted (a new image: a first join, possibly mid-stream, or a rejoin after
+     * being cut off): any book may have missed changes that no later incremental shows, so every
+     * book is stale until its snapshot, and a snapshot being collected is abandoned (its next part
+     * may be among what was missed). Sequences stay: a stale book takes any snapshot's part 0.
+     */
+    void feedInterrupted()
+    {
+        for (int slot = 0; slot < loadingPart.length; slot++)
+        {
+            if (loadingPart[slot] != NONE)
+            {
+                snapshotsAbandoned++;
+                loadingPart[slot] = NONE;
+            }
+        }
+        Arrays.fill(stale, true);
+        feedInterruptions++;
+    }
+
     // ---------------------------------------------------------------- reading
 
     /** @return whether the slot's book is stale: a gap, a snapshot being collected, a change that did not fit. */
@@ -345,5 +366,10 @@ final class FeedSequencer
     long newEngineLives()
     {
         return newEngineLives;
+    }
+
+    long feedInterruptions()
+    {
+        return feedInterruptions;
     }
 }

@@ -263,10 +263,7 @@ public final class MarketDataBooks
                 // An engine started again on a new journal: its sequences count from the start, so
                 // the books (the last life's) would take its changes for duplicates of theirs.
                 sequencer.newEngineLife();
-                for (int slot = 0; slot < books.instruments(); slot++)
-                {
-                    books.clear(slot);
-                }
+                clearAll();
             }
             engineLife = life;
         }
@@ -300,6 +297,30 @@ public final class MarketDataBooks
             }
         }
         return sequencer.partLoaded(slot, message.lastPartRaw() == BooleanType.TRUE.value());
+    }
+
+    /**
+     * The feed was interrupted: the subscriber joined (perhaps mid-stream) or rejoined after being
+     * cut off. Any book may have missed changes that no later incremental reveals (a book the
+     * stream does not touch again would read live, and wrong), so every book goes stale, emptied
+     * unless it keeps stale orders, and waits for its snapshot; a snapshot being collected is
+     * abandoned. Control path: a new image's handler.
+     */
+    public void feedInterrupted()
+    {
+        sequencer.feedInterrupted();
+        if (!keepStaleOrders)
+        {
+            clearAll();
+        }
+    }
+
+    private void clearAll()
+    {
+        for (int slot = 0; slot < books.instruments(); slot++)
+        {
+            books.clear(slot);
+        }
     }
 
     /** @return the replica as a {@link SnapshotSource}: its live books, at the sequences they hold. */
@@ -548,6 +569,12 @@ public final class MarketDataBooks
     public long newEngineLives()
     {
         return sequencer.newEngineLives();
+    }
+
+    /** @return times the feed was interrupted (a join or a rejoin): each made every book stale. */
+    public long feedInterruptions()
+    {
+        return sequencer.feedInterruptions();
     }
 
     /** @return orders the books hold at once. */

@@ -138,6 +138,10 @@ public final class MarketDataNode implements Agent, AutoCloseable
         }
         this.feed = fromEngine;
         fromEngine.unavailableImageHandler(onFeed::freeSessionBuffer);
+        // A new image may start mid-stream (the service or the engine restarted): every replica
+        // book is stale, and no request for it is answered, until the engine's round of snapshots
+        // that every new connection of the feed starts reaches it.
+        fromEngine.availableImageHandler(sessionId -> replica.feedInterrupted());
         this.snapshotRequests = requests;
         this.marketData = new Outbound(toSubscribers, fanOutBacklogBytes(engine.maxOrders()));
         final SnapshotEncoder encoder = new SnapshotEncoder(replica, SnapshotEncoder.MAX_ORDERS_PER_PART);
@@ -217,9 +221,8 @@ public final class MarketDataNode implements Agent, AutoCloseable
         {
             engineSnapshotParts++;
         }
-        // The engine's snapshots go on too: until the engine's round reaches a book, the replica's
-        // copy may be live but behind (a service restarted while the book changed), and a
-        // subscriber it answered meanwhile would keep that book behind until its next change.
+        // The engine's snapshots go on too: a subscriber's book that missed what the replica missed
+        // (a drop in the feed) takes them as the replica does, with no request of its own.
         marketData.send(buffer, offset, length);
     }
 

@@ -186,6 +186,63 @@ class MarketDataBooksTest
     }
 
     @Test
+    void aFeedInterruptionMakesEveryBookStaleSoABookTheStreamNoLongerTouchesWaitsForItsSnapshotInsteadOfReadingLive()
+    {
+        // Book 2 gains an order while the subscriber is cut off, and nothing touches book 2 after
+        // it rejoins: without the interruption its book would read live, one order short.
+        final MarketDataBooks service = new MarketDataBooks(instruments(4), 100);
+        final MarketDataBooks replica = new MarketDataBooks(instruments(4), 100, false);
+        final Messages one = new Messages(1);
+        final Messages two = new Messages(2);
+        int length = two.added(1, Side.BUY, 100, 10);
+        assertEquals(APPLIED, service.onMessage(two.buffer, 0, length));
+        assertArrayEquals(new int[]{ APPLIED, APPLIED }, both(books, replica, two, length));
+        assertEquals(APPLIED, service.onMessage(two.buffer, 0, two.added(2, Side.SELL, 110, 5)));
+        // And book 1 was taking a snapshot when the cut came: its other part may be among what was missed.
+        for (int order = 3; order <= 4; order++)
+        {
+            assertEquals(APPLIED, service.onMessage(one.buffer, 0, one.added(order, Side.SELL, 100 + order, order)));
+        }
+        final List<byte[]> bookOne = snapshotParts(service, 1);
+        final List<byte[]> bookTwo = snapshotParts(service, 2);
+        assertEquals(2, bookOne.size());
+        assertEquals(APPLIED, books.onMessage(Messages.wrap(bookOne.get(0)), 0, bookOne.get(0).length));
+
+        books.feedInterrupted();
+        replica.feedInterrupted();
+        for (int instrument = 1; instrument <= 4; instrument++)
+        {
+            assertTrue(books.isStale(instrument) && replica.isStale(instrument), "book " + instrument + " waits");
+        }
+        assertEquals(1, books.orderCount(2), "a display replica keeps what it showed");
+        assertEquals(0, replica.orderCount(2), "the service's replica empties it");
+        assertEquals(1, books.feedInterruptions());
+        assertEquals(1, books.snapshotsAbandoned(), "the snapshot being collected is abandoned");
+        assertEquals(IGNORED, books.onMessage(Messages.wrap(bookOne.get(1)), 0, bookOne.get(1).length));
+
+        for (final List<byte[]> parts : List.of(bookOne, bookTwo))
+        {
+            for (final byte[] part : parts)
+            {
+                books.onMessage(Messages.wrap(part), 0, part.length);
+            }
+        }
+        assertFalse(books.isStale(1) || books.isStale(2), "their snapshots recover them");
+        assertEquals(2, books.orderCount(2));
+        assertEquals(service.publicDigest(), books.publicDigest());
+    }
+
+    /** @return the parts of a snapshot of one of these books' instruments, one order a part. */
+    private static List<byte[]> snapshotParts(final MarketDataBooks source, final int instrument)
+    {
+        final SnapshotEncoder snapshots = new SnapshotEncoder(source, 1);
+        final List<byte[]> parts = new ArrayList<>();
+        final UnsafeBuffer partBuffer = new UnsafeBuffer(new byte[snapshots.maxPartLength()]);
+        snapshots.encode(instrument, partBuffer, 0, (buffer, offset, length) -> parts.add(Messages.copy(buffer, offset, length)));
+        return parts;
+    }
+
+    @Test
     void aSnapshotWithAMissingPartIsAbandonedAndTheBookWaitsForTheNext()
     {
         for (int order = 1; order <= 5; order++)

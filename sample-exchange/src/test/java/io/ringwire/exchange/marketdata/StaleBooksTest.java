@@ -103,4 +103,18 @@ class StaleBooksTest
         assertEquals(20, new StaleBooks(ids, 0).poll(StaleBooks.INTERVAL_NS, many, asked::add));
         assertEquals(List.of(0), asked, "past " + StaleBooks.MAX_SINGLE_REQUESTS + " books: one request for all");
     }
+
+    @Test
+    void afterAFeedInterruptionEveryBookIsAskedForAgainWhenTheRequestForEveryBookGotNoAnswer()
+    {
+        final MarketDataBooks client = new MarketDataBooks(INSTRUMENTS, 100);
+        client.feedInterrupted();
+        final StaleBooks stale = new StaleBooks(new int[]{ 1, 2, 3, 4 }, 0);
+        stale.restart(0);
+        final List<Integer> asked = new ArrayList<>();
+
+        assertEquals(0, stale.poll(StaleBooks.INTERVAL_NS - 1, client, asked::add), "not within the interval");
+        assertEquals(4, stale.poll(StaleBooks.INTERVAL_NS, client, asked::add));
+        assertEquals(List.of(1, 2, 3, 4), asked, "books no incremental touched are asked for too");
+    }
 }

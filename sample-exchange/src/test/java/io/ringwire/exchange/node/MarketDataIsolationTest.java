@@ -143,6 +143,9 @@ class MarketDataIsolationTest
                 stalled.doWork();
             });
         assertEquals(0, exchange.subscriber.books().inconsistencies(), "the honest subscriber's books never disagreed");
+        // Its join and its rejoin each made every book stale until its snapshot; the honest one joined once.
+        assertEquals(2, stalled.books().feedInterruptions());
+        assertEquals(1, exchange.subscriber.books().feedInterruptions());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -268,6 +268,9 @@ class RoleAbsenceTest
         assertTrue(marketData.replica().recoveries() >= INSTRUMENTS, "every book the engine changed recovered");
         assertEquals(0, marketData.replica().inconsistencies());
         assertEquals(0, subscriber.books().inconsistencies());
+        // The new service's feed and the subscriber's new image each made every book stale until its snapshot.
+        assertEquals(1, marketData.replica().feedInterruptions());
+        assertEquals(2, subscriber.books().feedInterruptions());
     }
 
     @Test
