@@ -46,8 +46,10 @@ import java.util.concurrent.locks.LockSupport;
  * challenge (recorded elsewhere and replayed) is refused as {@link RejectReason#STALE_REQUEST}
  * before anything is revealed.
  * Every refusal (bad authentication, unsupported version, malformed frame, timeout, at capacity, over rate) is
- * counted in {@link #counters()} and logged at WARNING with the remote socket address; the peer gets
- * a REJ with the reason. No exception from a peer's bytes ever escapes the listener's threads.
+ * counted in {@link #counters()} and logged at WARNING with the remote socket address, at most once
+ * per source address an interval ({@link RefusalLog}); the peer gets a REJ with the reason. So are a
+ * REJ in answer to the CHALLENGE (unsigned: anyone can send one) and a connection reset mid-handshake,
+ * which need no REJ. No exception from a peer's bytes ever escapes the listener's threads.
  *
  * <p>A request the application has not answered (accepted and completed or rejected) within the
  * step timeout of its arrival is withdrawn and refused as TIMEOUT (counted): an active side with the
@@ -341,13 +343,15 @@ public final class ConnectionListener implements AutoCloseable
             if (null != refusedUs)
             {
                 // The active side refused this listener (a name it does not accept here, or a key it
-                // does not hold): counted and logged here, for whoever runs this end to see.
+                // does not hold): counted and logged here, for whoever runs this end to see. A REJ is
+                // unsigned, so anyone can send one: its warning goes through the refusal log, one
+                // per source an interval, as any other refusal's.
                 if (!closed.get())
                 {
                     counters.incrementChallengesRefused();
-                    LOGGER.log(Level.WARNING, "connection listener on " + localAddress + ": the active side at " +
-                        channel.remoteAddress() + " refused this listener's CHALLENGE (identity '" + identityName() +
-                        "'): " + refusedUs.reason() + ": " + refusedUs.peerText());
+                    refusalLog.warn(channel.remoteAddress().getAddress(), "connection listener on " + localAddress +
+                        ": the active side at " + channel.remoteAddress() + " refused this listener's CHALLENGE " +
+                        "(identity '" + identityName() + "'): " + refusedUs.reason() + ": " + refusedUs.peerText());
                 }
                 channel.close();
                 return;
@@ -413,9 +417,21 @@ public final class ConnectionListener implements AutoCloseable
                 "sending a REQ");
             channel.close();
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException ex)
         {
+            // A reset, or another failure of the connection: the peer's doing (or its network's),
+            // counted, and warned of per source an interval since a peer can reset at will.
             if (!closed.get() && !channel.isClosed()) // closed: evicted, and counted there
+            {
+                counters.incrementLostInHandshake();
+                refusalLog.warn(channel.remoteAddress().getAddress(), "management connection from " +
+                    channel.remoteAddress() + " to " + localAddress + " failed while reading the REQ: " + ex);
+            }
+            channel.close();
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!closed.get() && !channel.isClosed())
             {
                 LOGGER.log(Level.WARNING, "management connection from " + channel.remoteAddress() + " to " +
                     localAddress + " failed while reading the REQ", ex);

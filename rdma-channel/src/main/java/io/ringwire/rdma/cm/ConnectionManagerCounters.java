@@ -25,6 +25,7 @@ public final class ConnectionManagerCounters
     private final AtomicLong rejectedStale = new AtomicLong();
     private final AtomicLong rejectedUnknownIdentity = new AtomicLong();
     private final AtomicLong challengesRefused = new AtomicLong();
+    private final AtomicLong lostInHandshake = new AtomicLong();
 
     ConnectionManagerCounters()
     {
@@ -208,6 +209,21 @@ public final class ConnectionManagerCounters
         challengesRefused.incrementAndGet();
     }
 
+    /**
+     * @return management connections that failed under the listener while it challenged the peer
+     *         or read its REQ (reset, or any other I/O error but a clean close or a timeout): a peer
+     *         that went away mid-handshake, or one that resets on purpose.
+     */
+    public long lostInHandshake()
+    {
+        return lostInHandshake.get();
+    }
+
+    void incrementLostInHandshake()
+    {
+        lostInHandshake.incrementAndGet();
+    }
+
     @Override
     public String toString()
     {
@@ -219,6 +235,7 @@ public final class ConnectionManagerCounters
             ", evictedUnauthenticated=" + evictedUnauthenticated() +
             ", rejectedStale=" + rejectedStale() +
             ", rejectedUnknownIdentity=" + rejectedUnknownIdentity() +
-            ", challengesRefused=" + challengesRefused() + '}';
+            ", challengesRefused=" + challengesRefused() +
+            ", lostInHandshake=" + lostInHandshake() + '}';
     }
 }

@@ -244,6 +244,19 @@ final class CmTestSupport
             socket.shutdownOutput();
         }
 
+        /** Answers the listener's CHALLENGE with a REJ, as an active side that does not accept it would. */
+        void sendReject(final RejectReason reason, final String text) throws IOException
+        {
+            channel.write(MessageType.REJ, WireFormat.encodeReject(challenge, reason, text));
+        }
+
+        /** Closes with a reset (RST), not a clean close. */
+        void reset() throws IOException
+        {
+            socket.setSoLinger(true, 0);
+            socket.close();
+        }
+
         /**
          * @return the next frame, REJ returned unverified, any other type verified, within {@link #WAIT_LIMIT}.
          */

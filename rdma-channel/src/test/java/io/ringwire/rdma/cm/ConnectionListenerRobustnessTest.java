@@ -204,7 +204,78 @@ final class ConnectionListenerRobustnessTest
         final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
         final byte[] garbage = new byte[64];
         garbage[0] = 0; // never the magic's first byte
-        // The listener's lines go to the standard error stream of the moment: read them there, and pass them on.
+        final InetAddress flooder = InetAddress.getByName("127.0.0.4");
+        final String written = standardErrorOf(() ->
+        {
+            try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
+            {
+                final int refusals = 20;
+                for (int i = 0; i < refusals; i++)
+                {
+                    try (RawPeer peer = RawPeer.connectFrom(flooder, listener.localAddress(), config))
+                    {
+                        peer.send(garbage);
+                        assertEquals(RejectReason.MALFORMED, peer.readReject().reason());
+                    }
+                }
+                assertEquals(refusals, listener.counters().malformed());
+            }
+        });
+        final long warned = written.lines().filter(line -> line.contains("rejected the handshake from /127.0.0.4")).count();
+        assertEquals(1, warned, "one warning for the address within the interval: " + written);
+    }
+
+    @Test
+    void unsignedRejectsAndResetsMidHandshakeFromOneAddressAreCountedEachAndWarnedOfOnce() throws Exception
+    {
+        final ConnectionManagerConfig config = config(STEP_TIMEOUT_MS);
+        final InetAddress rejecter = InetAddress.getByName("127.0.0.5");
+        final InetAddress resetter = InetAddress.getByName("127.0.0.6");
+        final int each = 20;
+        final String written = standardErrorOf(() ->
+        {
+            try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
+            {
+                for (int i = 0; i < each; i++)
+                {
+                    // Anyone can answer a CHALLENGE with a REJ: it is read unsigned.
+                    try (RawPeer peer = RawPeer.connectFrom(rejecter, listener.localAddress(), config))
+                    {
+                        peer.sendReject(RejectReason.UNKNOWN_IDENTITY, "not accepted here " + i);
+                        assertTrue(peer.isClosedByPeer(), "the listener closes after a REJ");
+                    }
+                    RawPeer.connectFrom(resetter, listener.localAddress(), config).reset();
+                }
+                final long until = System.nanoTime() + WAIT_LIMIT.toNanos();
+                while (listener.counters().lostInHandshake() < each && System.nanoTime() < until)
+                {
+                    Thread.sleep(5);
+                }
+                assertEquals(each, listener.counters().challengesRefused());
+                assertEquals(each, listener.counters().lostInHandshake(), listener.counters().toString());
+                assertHandshakeSucceeds(listener, config);
+            }
+        });
+        final List<String> lines = written.lines().toList();
+        assertEquals(1, lines.stream().filter(line -> line.contains("the active side at /127.0.0.5")).count(),
+            "one warning for the address that sent REJs within the interval: " + written);
+        assertEquals(1, lines.stream().filter(line -> line.contains("from /127.0.0.6")).count(),
+            "one warning for the address that reset within the interval: " + written);
+        assertTrue(lines.stream().noneMatch(line -> line.startsWith("\tat ")), "no stack trace: " + written);
+    }
+
+    /** A test's work whose standard error is read. */
+    private interface Work
+    {
+        void run() throws Exception;
+    }
+
+    /**
+     * @return what {@code work} wrote to the standard error stream (the listener's log lines go to
+     *         the stream of the moment), which still reaches the real one.
+     */
+    private static String standardErrorOf(final Work work) throws Exception
+    {
         final java.io.PrintStream standardError = System.err;
         final java.io.ByteArrayOutputStream lines = new java.io.ByteArrayOutputStream();
         System.setErr(new java.io.PrintStream(new java.io.OutputStream()
@@ -223,27 +294,15 @@ final class ConnectionListenerRobustnessTest
                 standardError.write(bytes, offset, length);
             }
         }, true, StandardCharsets.UTF_8));
-        final InetAddress flooder = InetAddress.getByName("127.0.0.4");
-        try (ConnectionListener listener = ConnectionListener.bind(loopbackAnyPort(), config))
+        try
         {
-            final int refusals = 20;
-            for (int i = 0; i < refusals; i++)
-            {
-                try (RawPeer peer = RawPeer.connectFrom(flooder, listener.localAddress(), config))
-                {
-                    peer.send(garbage);
-                    assertEquals(RejectReason.MALFORMED, peer.readReject().reason());
-                }
-            }
-            assertEquals(refusals, listener.counters().malformed());
+            work.run();
         }
         finally
         {
             System.setErr(standardError);
         }
-        final String written = lines.toString(StandardCharsets.UTF_8);
-        final long warned = written.lines().filter(line -> line.contains("rejected the handshake from /127.0.0.4")).count();
-        assertEquals(1, warned, "one warning for the address within the interval: " + written);
+        return lines.toString(StandardCharsets.UTF_8);
     }
 
     @Test
