@@ -151,6 +151,15 @@ public final class ExchangeBenchmark
                     result.provider(), result.outcomes().rejected(), result.outcomes().acks(),
                     result.outcomes().rejectedByGateway(), result.outcomes().rejectedByEngine()));
             }
+            final FixDoorFigures fix = result.fix();
+            if (null != fix && fix.acks() > 0 && fix.rejects() * 2 > fix.acks())
+            {
+                // The FIX members' orders are acknowledgements of the run too: their door's figures
+                // mean as little as the SBE members' when most are rejects.
+                text.append(text.isEmpty() ? "" : "; ").append(String.format(Locale.ROOT,
+                    "%s: %,d of the FIX members' %,d acknowledgements were rejects", result.provider(), fix.rejects(),
+                    fix.acks()));
+            }
         }
         return text.toString();
     }

@@ -90,6 +90,26 @@ class AckOutcomesTest
     }
 
     @Test
+    void aRunWhoseFixMembersWereMostlyRejectedFailsTheCommandToo()
+    {
+        final Histogram[] hops = emptyHops();
+        final ExchangeBenchmark.Result fixRejected = new ExchangeBenchmark.Result("shm", 1_000, 1_000, "", 100, 0, hops,
+            new AckOutcomes(100, 1, 2, Map.of()), fix(40, 30), new long[0], 0, 0);
+        final ExchangeBenchmark.Result fixHonest = new ExchangeBenchmark.Result("shm", 1_000, 1_000, "", 100, 0, hops,
+            new AckOutcomes(100, 1, 2, Map.of()), fix(40, 20), new long[0], 0, 0);
+
+        assertEquals("shm: 30 of the FIX members' 40 acknowledgements were rejects",
+            ExchangeBenchmark.mostlyRejected(List.of(fixRejected)));
+        assertEquals("", ExchangeBenchmark.mostlyRejected(List.of(fixHonest)), "half rejected is not most");
+    }
+
+    /** @return a FIX door's figures with these acknowledgements and rejects. */
+    private static FixDoorFigures fix(final long acks, final long rejects)
+    {
+        return new FixDoorFigures(2, 1_000, 100, acks, acks, rejects, new Histogram(3), new Histogram[0]);
+    }
+
+    @Test
     void aRunWithNoAcknowledgementFailsTheCommandAndItsEmptyHopsPrintNoFigures()
     {
         final Histogram[] hops = emptyHops();
