@@ -69,9 +69,9 @@ public final class ComparePlot
             }
             medians.addValue(ratio.median(), "median of the rounds", pair);
             final double[] values = ratio.values();
-            for (int round = 0; round < values.length; round++)
+            for (int i = 0; i < values.length; i++)
             {
-                readings.addValue(values[round], "round " + (round + 1), pair);
+                readings.addValue(values[i], "round " + ratio.rounds()[i], pair);
             }
         }
         final CategoryAxis pairs = new CategoryAxis("pair (RingWire / alternative)");

@@ -8,10 +8,12 @@ import io.ringwire.perf.rtt.RttRounds;
 import io.ringwire.perf.rtt.RttTable;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * What {@code ringwire perf compare} measured: every row of every round, and per pair the median of
@@ -60,20 +62,22 @@ public record CompareReport(int size, long messages, long warmup, int processes,
      *
      * @param label               which pair ({@link Comparison#label()}).
      * @param values              its p50 ratio in each round that ran both sides.
+     * @param rounds              the round (from 1) each value was read in: a round missing one side
+     *                            has no value, so the values' positions are not the rounds.
      * @param notComparableReason why its two sides are no fair pair on this host (aeron-udp whose
      *                            media driver cannot have CPUs of its own), or null when they are one.
      */
-    public record Ratio(String label, double[] values, String notComparableReason)
+    public record Ratio(String label, double[] values, int[] rounds, String notComparableReason)
     {
         /**
-         * A pair that is a fair one.
+         * A pair that is a fair one, read in every round from the first.
          *
          * @param label  which pair.
-         * @param values its p50 ratio in each round that ran both sides.
+         * @param values its p50 ratio in each round.
          */
         public Ratio(final String label, final double[] values)
         {
-            this(label, values, null);
+            this(label, values, IntStream.rangeClosed(1, values.length).toArray(), null);
         }
 
         /**
@@ -128,19 +132,22 @@ public record CompareReport(int size, long messages, long warmup, int processes,
         for (final Comparison comparison : comparisons)
         {
             final List<Double> values = new ArrayList<>();
+            final List<Integer> readIn = new ArrayList<>();
             String notComparableReason = null;
-            for (final List<RttResult> round : rounds)
+            for (int round = 0; round < rounds.size(); round++)
             {
-                final RttRatio reading = comparison.readingIn(round);
+                final RttRatio reading = comparison.readingIn(rounds.get(round));
                 if (null != reading)
                 {
                     values.add(reading.ratio());
+                    readIn.add(round + 1);
                     notComparableReason = reading.comparable() ? notComparableReason : reading.notComparableReason();
                 }
             }
             if (!values.isEmpty())
             {
                 ratios.add(new Ratio(comparison.label(), values.stream().mapToDouble(Double::doubleValue).toArray(),
+                    readIn.stream().mapToInt(Integer::intValue).toArray(),
                     notComparableReason));
             }
         }
@@ -165,10 +172,14 @@ public record CompareReport(int size, long messages, long warmup, int processes,
         text.append(String.format(Locale.ROOT, "%n%-36s %8s  %s%n", "ratio (p50 / p50)", "median", "per round"));
         for (final Ratio ratio : ratios())
         {
+            // A round that did not read the pair shows "-", so each column stays its round.
             final StringBuilder values = new StringBuilder();
-            for (final double value : ratio.values())
+            int next = 0;
+            for (int round = 1; round <= rounds.size(); round++)
             {
-                values.append(values.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "%.3g", value));
+                final boolean read = next < ratio.rounds().length && ratio.rounds()[next] == round;
+                values.append(values.isEmpty() ? "" : " ")
+                    .append(read ? String.format(Locale.ROOT, "%.3g", ratio.values()[next++]) : "-");
             }
             text.append(String.format(Locale.ROOT, "%-36s %7.3gx  %s%s%n", ratio.label(), ratio.median(), values,
                 RttTable.notComparable(ratio.notComparableReason())));
@@ -214,7 +225,9 @@ public record CompareReport(int size, long messages, long warmup, int processes,
         JsonText.appendArray(json, ratios(), (out, ratio) -> RttJson.appendComparable(out
             .append("{\"label\":").append(JsonText.quote(ratio.label()))
             .append(",\"median\":").append(number(ratio.median()))
-            .append(",\"values\":").append(numbers(ratio.values())), ratio.notComparableReason())
+            .append(",\"values\":").append(numbers(ratio.values()))
+            .append(",\"rounds\":").append(Arrays.toString(ratio.rounds()).replace(" ", "")),
+            ratio.notComparableReason())
             .append('}'));
         json.append(",\"notes\":");
         JsonText.appendArray(json, notes, (out, note) -> out.append(JsonText.quote(note)));

@@ -5,6 +5,7 @@ import io.ringwire.perf.host.GcActivity;
 import io.ringwire.perf.rtt.RttResult;
 import io.ringwire.perf.testing.MiniJson;
 import org.jfree.chart.JFreeChart;
+import org.jfree.data.category.CategoryDataset;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.renderer.category.CategoryItemRenderer;
 import org.jfree.chart.title.TextTitle;
@@ -14,6 +15,7 @@ import java.awt.TexturePaint;
 import java.util.List;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -85,6 +87,23 @@ class CompareReportTest
             List.of(round(200, 400, 100), List.of(row("shm", "channel", 300, 3000))), List.of());
         assertEquals(1, report.ratios().get(0).values().length, "shm / aeron-ipc read once: round 2 has no aeron-ipc");
         assertEquals(1, report.ratios().get(1).values().length);
+    }
+
+    @Test
+    void aPairMissingFromARoundKeepsEveryOtherReadingUnderItsOwnRoundInTablePlotAndJson()
+    {
+        // shm / aeron-ipc (messaging over raw aeron) reads 4 in round 1 and 2.5 in round 3; round 2 has no aeron-ipc.
+        final CompareReport report = new CompareReport(32, 100, 10, 1, CompareOptions.parsePairs("shm/aeron-ipc"),
+            List.of(round(200, 400, 100), List.of(row("shm", "channel", 300, 3000)), round(100, 500, 200)), List.of());
+        final CompareReport.Ratio messaging = report.ratios().get(1);
+        assertArrayEquals(new double[]{ 4, 2.5 }, messaging.values(), 1e-9);
+        assertArrayEquals(new int[]{ 1, 3 }, messaging.rounds());
+
+        final CategoryDataset readings = ComparePlot.chart(report).getCategoryPlot().getDataset(1);
+        assertEquals(List.of("round 1", "round 3"), readings.getRowKeys(), "no point is plotted under round 2");
+        assertEquals(2.5, readings.getValue("round 3", messaging.label()).doubleValue(), 1e-9);
+        assertTrue(report.table().contains("4.00 - 2.50"), report.table());
+        assertTrue(report.json().contains("\"rounds\":[1,3]"), report.json());
     }
 
     @Test
