@@ -93,6 +93,12 @@ public final class ExchangeMain
                     err.println("ringwire exchange replay: --journal needs a directory, not a blank");
                     return 2;
                 }
+                if (null != journal)
+                {
+                    // Refused, not settled by which came last: the digest printed would be another journal's.
+                    err.println("ringwire exchange replay: --journal is given twice");
+                    return 2;
+                }
                 journal = Path.of(args[++i]);
             }
             else

@@ -69,6 +69,9 @@ class ExchangeMainTest
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("is not a directory"));
         assertEquals(2, run("replay", "--journal", ""));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--journal needs a directory, not a blank"));
+        assertEquals(2, run("replay", "--journal", directory.toString(), "--journal", directory.toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--journal is given twice"));
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing replayed");
         assertEquals(0, run("--help"));
     }
 }

@@ -15,7 +15,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code ringwire stat}: prints the counters of every running RingWire process, live, like
@@ -44,42 +46,85 @@ public final class RingWireStat
     }
 
     /**
+     * What the command line asks for.
+     *
+     * @param directory  the counters files' directory.
+     * @param intervalMs between two snapshots.
+     * @param count      snapshots to print.
+     */
+    record Options(Path directory, long intervalMs, long count)
+    {
+    }
+
+    /**
+     * @param args             the command line.
+     * @param defaultDirectory the directory without {@code --dir}.
+     * @return the options, or null for {@code --help}.
+     * @throws IllegalArgumentException naming an option unknown, without its value, out of range, or
+     *                                  given twice ({@code --count} and {@code --once} are one option).
+     */
+    static Options parse(final String[] args, final Path defaultDirectory)
+    {
+        Path directory = defaultDirectory;
+        long intervalMs = 1000;
+        long count = Long.MAX_VALUE;
+        // Refused, not settled by which came last: the user would watch another directory than meant.
+        final Map<String, String> given = new HashMap<>();
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            final String earlier = given.putIfAbsent("--once".equals(arg) ? "--count" : arg, arg);
+            if (null != earlier && arg.startsWith("--"))
+            {
+                throw new IllegalArgumentException(earlier.equals(arg) ? arg + " is given twice" :
+                    earlier + " and " + arg + " are given together");
+            }
+            switch (arg)
+            {
+                case "--dir" -> directory = Path.of(value(args, ++i, "--dir", "a directory"));
+                case "--interval" -> intervalMs = Settings.parseLong("--interval", value(args, ++i, "--interval",
+                    "milliseconds"), 1, 3_600_000, "1 to 3600000 milliseconds");
+                case "--count" -> count = Settings.parseLong("--count", value(args, ++i, "--count", "a count"), 1,
+                    Long.MAX_VALUE, "1 or more snapshots");
+                case "--once" -> count = 1;
+                case "--help", "-h" ->
+                {
+                    return null;
+                }
+                default -> throw new IllegalArgumentException("unknown option '" + arg +
+                    "'; allowed: --dir DIR, --interval MS, --count N, --once");
+            }
+        }
+        return new Options(directory, intervalMs, count);
+    }
+
+    /**
      * @param args see the class comment.
      * @throws Exception when interrupted.
      */
     public static void main(final String[] args) throws Exception
     {
-        Path directory = Path.of(Settings.property(MessagingContext.COUNTERS_DIR_PROP, MessagingContext.DEFAULT_COUNTERS_DIR));
-        long intervalMs = 1000;
-        long count = Long.MAX_VALUE;
+        final Options options;
         try
         {
-            for (int i = 0; i < args.length; i++)
-            {
-                switch (args[i])
-                {
-                    case "--dir" -> directory = Path.of(value(args, ++i, "--dir", "a directory"));
-                    case "--interval" -> intervalMs = Settings.parseLong("--interval", value(args, ++i, "--interval",
-                        "milliseconds"), 1, 3_600_000, "1 to 3600000 milliseconds");
-                    case "--count" -> count = Settings.parseLong("--count", value(args, ++i, "--count", "a count"), 1,
-                        Long.MAX_VALUE, "1 or more snapshots");
-                    case "--once" -> count = 1;
-                    case "--help", "-h" ->
-                    {
-                        System.out.println(USAGE);
-                        return;
-                    }
-                    default -> throw new IllegalArgumentException("unknown option '" + args[i] +
-                        "'; allowed: --dir DIR, --interval MS, --count N, --once");
-                }
-            }
+            options = parse(args, Path.of(Settings.property(MessagingContext.COUNTERS_DIR_PROP,
+                MessagingContext.DEFAULT_COUNTERS_DIR)));
         }
         catch (final IllegalArgumentException ex)
         {
             System.err.println("ringwire stat: " + ex.getMessage());
             System.err.println(USAGE);
             System.exit(2);
+            return;
         }
+        if (null == options)
+        {
+            System.out.println(USAGE);
+            return;
+        }
+        final Path directory = options.directory();
+        final long intervalMs = options.intervalMs();
+        final long count = options.count();
         for (long round = 0; round < count; round++)
         {
             if (round > 0)

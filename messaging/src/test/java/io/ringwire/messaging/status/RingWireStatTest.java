@@ -33,6 +33,7 @@ import static io.ringwire.messaging.PubSubTestSupport.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -122,6 +123,23 @@ class RingWireStatTest
         RingWireStat.print(context.countersDirectory(), new PrintStream(after, true, StandardCharsets.UTF_8));
         assertTrue(after.toString(StandardCharsets.UTF_8).contains("no running RingWire process"),
             "closing the last publication and subscription removes the file");
+    }
+
+    @Test
+    void anOptionGivenTwiceIsRefusedNotSettledByTheLast()
+    {
+        final Path home = Path.of("counters");
+        final IllegalArgumentException dir = assertThrows(IllegalArgumentException.class,
+            () -> RingWireStat.parse(new String[]{ "--dir", "a", "--dir", "b" }, home));
+        assertEquals("--dir is given twice", dir.getMessage());
+        final IllegalArgumentException count = assertThrows(IllegalArgumentException.class,
+            () -> RingWireStat.parse(new String[]{ "--count", "3", "--once" }, home));
+        assertEquals("--count and --once are given together", count.getMessage());
+
+        final RingWireStat.Options once = RingWireStat.parse(new String[]{ "--once", "--interval", "5" }, home);
+        assertEquals(new RingWireStat.Options(home, 5, 1), once);
+        assertEquals(Path.of("d"), RingWireStat.parse(new String[]{ "--dir", "d" }, home).directory());
+        assertNull(RingWireStat.parse(new String[]{ "--help" }, home));
     }
 
     @Test

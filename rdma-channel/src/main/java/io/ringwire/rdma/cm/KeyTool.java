@@ -49,6 +49,7 @@ public final class KeyTool
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
         Path directory = Path.of("");
+        boolean directoryGiven = false;
         final List<String> names = new ArrayList<>();
         for (int i = 0; i < args.length; i++)
         {
@@ -66,6 +67,13 @@ public final class KeyTool
                         err.println("ringwire keygen: --dir needs a directory");
                         return 2;
                     }
+                    if (directoryGiven)
+                    {
+                        // Refused, not settled by which came last: the keys would land where the user did not look.
+                        err.println("ringwire keygen: --dir is given twice");
+                        return 2;
+                    }
+                    directoryGiven = true;
                     directory = Path.of(args[++i]);
                 }
                 default ->

@@ -192,6 +192,11 @@ class IdentityTest
         assertEquals(1, KeyTool.run(new String[]{ "--dir", directory.toString(), "peer" },
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertFalse(Files.exists(directory.resolve("peer.key")), "a trusted peer's key is not replaced");
+        assertEquals(2, KeyTool.run(new String[]{ "--dir", directory.resolve("a").toString(), "--dir",
+            directory.toString(), "third" }, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--dir is given twice"));
+        assertFalse(Files.exists(directory.resolve("third.key")), "a repeated option writes nothing");
         assertEquals(2, KeyTool.run(new String[]{ "--dir", directory.toString(), "twin", "twin" },
             new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("'twin' is named twice"),
