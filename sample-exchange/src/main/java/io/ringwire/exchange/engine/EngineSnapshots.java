@@ -310,7 +310,14 @@ public final class EngineSnapshots
         {
             instrumentSequences[i] = in.readLong();
         }
-        final byte[] chain = new byte[boundedCount(in.readInt(), OutputDigest.LENGTH, "digest chain bytes")];
+        // Exactly a chain's length: a shorter one would pass as whole here and fail the engine's
+        // restore, aborting the start where the snapshot before it would have served.
+        final int chainLength = in.readInt();
+        if (chainLength != OutputDigest.LENGTH)
+        {
+            throw new IOException("a digest chain of " + chainLength + " bytes, not " + OutputDigest.LENGTH);
+        }
+        final byte[] chain = new byte[chainLength];
         in.readFully(chain);
         final long digestBytes = in.readLong();
         final long lastOrderId = in.readLong();

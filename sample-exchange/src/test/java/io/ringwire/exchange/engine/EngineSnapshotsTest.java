@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -86,6 +87,29 @@ class EngineSnapshotsTest
         final EngineSnapshots again = new EngineSnapshots(directory);
         assertEquals(10_000, again.latest().orElseThrow().journalSequence());
         assertNotEquals(0, again.problems().size());
+    }
+
+    @Test
+    void aNewestSnapshotWhoseDigestChainIsNotWholeIsPassedOverForTheOneBeforeIt() throws IOException
+    {
+        final OrderFlow flow = flow();
+        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
+        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+        final EngineSnapshots snapshots = new EngineSnapshots(directory);
+        feedAndWrite(engine, flow, request, snapshots, 1_000, 1_000);
+        feed(engine, flow, request, 1_000);
+        engine.digest().link();
+        final EngineState state = engine.state(2_000);
+        // Its CRC is sound (written as any snapshot is), its chain half a chain.
+        snapshots.write(new EngineState(state.journalSequence(), state.lastExecId(), state.engineSequence(),
+            state.streamSequence(), state.instrumentSequences(), Arrays.copyOf(state.digestChain(), 16),
+            state.digestBytes(), state.lastOrderId(), state.lastMatchId(), state.lastPriority(), state.orders()));
+
+        final EngineSnapshots reading = new EngineSnapshots(directory);
+        final EngineState loaded = reading.latest().orElseThrow();
+        assertEquals(1_000, loaded.journalSequence(), "the one before it");
+        new MatchingEngine(config(flow), EngineOutput.NONE).restore(loaded);
+        assertTrue(reading.problems().get(0).contains("a digest chain of 16 bytes"), reading.problems().toString());
     }
 
     @Test
