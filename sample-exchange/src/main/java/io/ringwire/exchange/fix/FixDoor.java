@@ -103,7 +103,8 @@ public final class FixDoor implements AutoCloseable
     static final int QUEUE_LOWER = 32;
     /**
      * ClOrdIDs a FIX session may use in the door's life at most, whatever the gateway allows: the
-     * door keeps each as text in maps (a few hundred bytes), where the gateway keeps a number.
+     * door keeps each as text in maps (up to {@value FixOrders#MAX_CLORDID_LENGTH} characters, a few
+     * hundred bytes with its entries), where the gateway keeps a number.
      */
     static final int MAX_CLORDIDS = 1 << 20;
     /** A user-defined tag a client may stamp with its send time ({@link System#nanoTime}, same host): times the wire. */

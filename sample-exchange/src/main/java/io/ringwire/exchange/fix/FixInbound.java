@@ -297,12 +297,16 @@ public final class FixInbound
     }
 
     /** Refuses a request whose ClOrdID the session's orders did not number ({@link FixOrders#idFor}). */
-    private int refuseId(final FixOrders orders, final int duplicateCode, final int fullCode)
+    private int refuseId(final FixOrders orders, final int duplicateCode, final int otherCode)
     {
-        final boolean duplicate = clientOrderId == FixOrders.DUPLICATE;
+        final long refusal = clientOrderId;
         clientOrderId = 0;
-        return duplicate ? refuse(duplicateCode, "ClOrdID (11) was used before in this session") :
-            refuse(fullCode, "this session has used its " + orders.capacity() + " ClOrdIDs in this door's life");
+        if (refusal == FixOrders.TOO_LONG)
+        {
+            return refuse(otherCode, "ClOrdID (11) is longer than " + FixOrders.MAX_CLORDID_LENGTH + " characters");
+        }
+        return refusal == FixOrders.DUPLICATE ? refuse(duplicateCode, "ClOrdID (11) was used before in this session") :
+            refuse(otherCode, "this session has used its " + orders.capacity() + " ClOrdIDs in this door's life");
     }
 
     private int refuse(final int code, final String text)

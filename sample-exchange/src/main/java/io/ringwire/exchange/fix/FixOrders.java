@@ -10,7 +10,8 @@ import java.util.Map;
  * door's life. A ClOrdID sent again is refused here as a duplicate, answered as what the new
  * request is (not as what the ClOrdID was first used for), unless the exchange rejected its
  * request ({@link #forget}); a session has as many ClOrdIDs as the gateway gives it client order
- * ids, so the maps stay bounded. Numbers start from the door's
+ * ids, each at most {@link #MAX_CLORDID_LENGTH} characters, so the maps stay bounded (past them it
+ * still cancels, each cancel kept only until answered). Numbers start from the door's
  * start time in milliseconds times 2^20 ({@link #firstIdAt}): a door cannot give out 2^20 numbers a
  * millisecond, so a restarted door never gives a number an earlier one gave (an order still resting
  * in the engine under it keeps its own), as long as the clock does not step back. What each number was sent as (an order, a cancel, a replace, a
@@ -36,8 +37,12 @@ final class FixOrders
         ORDER, CANCEL, REPLACE, MASS_CANCEL
     }
 
-    /** @param originalClOrdId the ClOrdID of the order a cancel or replace named, kept with it. */
-    private record Sent(String clOrdId, Kind kind, long originalId, String originalClOrdId)
+    /**
+     * @param originalClOrdId the ClOrdID of the order a cancel or replace named, kept with it.
+     * @param unbudgeted      a cancel or mass cancel sent past the session's ClOrdIDs: kept only until
+     *                        answered, and never checked as a duplicate.
+     */
+    private record Sent(String clOrdId, Kind kind, long originalId, String originalClOrdId, boolean unbudgeted)
     {
     }
 
@@ -45,6 +50,13 @@ final class FixOrders
     static final long DUPLICATE = -1;
     /** {@link #idFor}: the session has used as many ClOrdIDs as it may. */
     static final long FULL = -2;
+    /** {@link #idFor}: the ClOrdID is longer than {@link #MAX_CLORDID_LENGTH}. */
+    static final long TOO_LONG = -3;
+    /**
+     * The longest ClOrdID the door takes, in characters: it keeps each for the door's life, so a
+     * member's ClOrdIDs are bounded in size as well as in number.
+     */
+    static final int MAX_CLORDID_LENGTH = 64;
 
     private final Map<String, Long> idsByClOrdId = new HashMap<>();
     private final Map<Long, Sent> sentById = new HashMap<>();
@@ -83,22 +95,34 @@ final class FixOrders
      * @param kind       what it is.
      * @param originalId the client order id of the order it names (cancel, replace), else 0.
      * @return the new number the exchange knows the ClOrdID by, {@link #DUPLICATE} for a ClOrdID
-     *         used before, or {@link #FULL} when the session has used its ClOrdIDs.
+     *         used before, {@link #TOO_LONG}, or {@link #FULL} when the session has used its
+     *         ClOrdIDs and the request is an order or a replace. A session past its ClOrdIDs still
+     *         pulls its orders, as at the gateway: a cancel or mass cancel then gets a number kept
+     *         only until its answer ({@link #answered}), its ClOrdID not checked as a duplicate.
      */
     synchronized long idFor(final String clOrdId, final Kind kind, final long originalId)
     {
+        if (clOrdId.length() > MAX_CLORDID_LENGTH)
+        {
+            return TOO_LONG;
+        }
         if (idsByClOrdId.containsKey(clOrdId))
         {
             return DUPLICATE;
         }
-        if (idsByClOrdId.size() >= capacity)
+        final boolean unbudgeted = idsByClOrdId.size() >= capacity;
+        if (unbudgeted && kind != Kind.CANCEL && kind != Kind.MASS_CANCEL)
         {
             return FULL;
         }
         final long id = nextId++;
-        idsByClOrdId.put(clOrdId, id);
+        if (!unbudgeted)
+        {
+            idsByClOrdId.put(clOrdId, id);
+        }
         final Sent original = originalId == 0 ? null : sentById.get(originalId);
-        sentById.put(id, new Sent(clOrdId, kind, originalId, null == original ? null : original.clOrdId()));
+        sentById.put(id, new Sent(clOrdId, kind, originalId, null == original ? null : original.clOrdId(),
+            unbudgeted));
         if (kind == Kind.CANCEL)
         {
             cancelsByOrder.computeIfAbsent(originalId, order -> new ArrayDeque<>(1)).addLast(id);
@@ -168,6 +192,21 @@ final class FixOrders
             cancelsByOrder.remove(orderId);
         }
         return cancel;
+    }
+
+    /**
+     * A request has had its answer (a cancel its order's CANCELED report, a mass cancel its report):
+     * one sent past the session's ClOrdIDs is forgotten, so those stay bounded by what is open.
+     *
+     * @param id the request's number.
+     */
+    synchronized void answered(final long id)
+    {
+        final Sent sent = sentById.get(id);
+        if (null != sent && sent.unbudgeted())
+        {
+            sentById.remove(id);
+        }
     }
 
     /**

@@ -135,6 +135,7 @@ public final class FixOutbound
             {
                 message.set(new OrigClOrdID(clOrdId));
                 clOrdId = orders.clOrdId(cancel);
+                orders.answered(cancel);
             }
         }
         else if (execType == ExecType.REPLACED && null != orders.originalClOrdId(id))

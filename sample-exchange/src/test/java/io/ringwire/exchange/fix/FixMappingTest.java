@@ -28,6 +28,7 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -177,6 +178,51 @@ class FixMappingTest
         small.forget(b);
         assertEquals(0, small.takeCancel(a), "the rejected cancel no longer stands for its order");
         assertEquals(b + 1, small.idFor("c", FixOrders.Kind.ORDER, 0));
+    }
+
+    @Test
+    void aSessionPastItsClOrdIdsStillCancelsItsOrdersAndKeepsThoseCancelsOnlyUntilAnswered() throws Exception
+    {
+        final FixOrders full = new FixOrders(1, 1);
+        final long order = full.idFor("o", FixOrders.Kind.ORDER, 0);
+        assertEquals(FixOrders.FULL, full.idFor("o2", FixOrders.Kind.ORDER, 0));
+        assertEquals(FixOrders.FULL, full.idFor("r", FixOrders.Kind.REPLACE, order), "a replace is an order's id");
+
+        assertTrue(inbound.cancel(fix("F", "11", "c", "41", "o", "55", "1", "54", "1"), full, ACCOUNT, SENT_NS,
+            buffer) > 0, () -> "refused: " + inbound.rejectText());
+        final long cancel = inbound.clientOrderId();
+        final Message canceled = FixOutbound.report(report(order, ExecType.CANCELED, OrdStatus.CANCELED,
+            RejectReason.CLIENT_CANCEL, 0, 0, 0, 0), full, EXEC_IDS);
+        assertEquals("c", canceled.getString(11), "the cancel's report carries its ClOrdID");
+        assertNull(full.clOrdId(cancel), "answered, the cancel is not kept");
+
+        assertTrue(inbound.massCancel(fix("q", "11", "m", "530", "7"), full, ACCOUNT, SENT_NS, buffer) > 0,
+            () -> "refused: " + inbound.rejectText());
+        final long mass = inbound.clientOrderId();
+        assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(mass));
+        full.answered(mass);
+        assertNull(full.kind(mass));
+        full.answered(order);
+        assertEquals("o", full.clOrdId(order), "what counts against the session's ClOrdIDs stays");
+    }
+
+    @Test
+    void aClOrdIdLongerThanTheDoorKeepsIsRefusedAndNotKept() throws Exception
+    {
+        final String longest = "x".repeat(FixOrders.MAX_CLORDID_LENGTH);
+        final String tooLong = longest + "y";
+        assertEquals(FixInbound.REFUSED, inbound.newOrder(fix("D", "11", tooLong, "55", "1", "54", "1", "40", "2", "44",
+            "9", "38", "1"), orders, ACCOUNT, SENT_NS, buffer));
+        assertEquals(FixRejectCodes.OTHER, inbound.rejectCode());
+        assertEquals("ClOrdID (11) is longer than 64 characters", inbound.rejectText());
+        assertEquals(0, orders.existingId(tooLong));
+
+        newOrder(fix("D", "11", longest, "55", "1", "54", "1", "40", "2", "44", "9", "38", "1"));
+        assertEquals(FixInbound.REFUSED, inbound.cancel(fix("F", "11", tooLong, "41", longest, "55", "1", "54", "1"),
+            orders, ACCOUNT, SENT_NS, buffer));
+        assertEquals(FixRejectCodes.OTHER, inbound.rejectCode());
+        assertEquals(FixInbound.REFUSED, inbound.massCancel(fix("q", "11", tooLong, "530", "7"), orders, ACCOUNT,
+            SENT_NS, buffer));
     }
 
     @Test
