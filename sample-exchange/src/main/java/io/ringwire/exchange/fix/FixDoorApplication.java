@@ -478,6 +478,7 @@ final class FixDoorApplication implements Application
             MsgType.ORDER_CANCEL_REPLACE_REQUEST.equals(type) || MsgType.ORDER_MASS_CANCEL_REQUEST.equals(type);
         if (!supported)
         {
+            refusals.incrementAndGet(); // refused by the door as any other it cannot take
             signLife(member);
             throw new UnsupportedMessageType(); // QuickFIX/J answers a BusinessMessageReject (j)
         }

@@ -426,11 +426,13 @@ class FixDoorTest
         client.send(limit("P-3", Side.BUY, "1000", 1, TimeInForce.DAY));
         assertEquals(6, client.next(MsgType.EXECUTION_REPORT, WAIT).getInt(103), "a duplicate ClOrdID");
 
+        final long refusedBefore = exchange.door.refusals();
         final OrderStatusRequest status = new OrderStatusRequest(new ClOrdID("P-1"), new Side(Side.BUY));
         status.set(new Symbol("1"));
         client.send(status);
         final Message reject = client.next(MsgType.BUSINESS_MESSAGE_REJECT, WAIT);
         assertEquals("H", reject.getString(372));
+        assertEquals(refusedBefore + 1, exchange.door.refusals(), "an unsupported message is counted as refused");
 
         // OrderQty is optional in FIX 4.4's dictionary (its component may carry CashOrderQty instead):
         // an order or a replace without it is refused as what it is, an order's reject or an
