@@ -59,6 +59,28 @@ class ExchangeMainTest
     }
 
     @Test
+    void replayRefusesAJournalAnEngineIsAppendingToAndReadsItOnceTheEngineStops()
+    {
+        final OrderFlow flow = new OrderFlow(78, 2, 1, 10, 1_000, 20, 512);
+        final EngineConfig config = new EngineConfig(EngineConfig.uniformInstruments(2, flow.minPrice(),
+            (int)(flow.maxPrice() - flow.minPrice() + 1)), 1_000, 50, 0);
+        try (JournaledEngine engine = JournaledEngine.open(directory, config, EngineOutput.NONE, 1 << 20))
+        {
+            final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+            for (int i = 0; i < 100; i++)
+            {
+                engine.accept(request, 0, flow.next(request, 0));
+            }
+            assertEquals(1, run("replay", "--journal", directory.toString()));
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("is open for appending"),
+                err.toString(StandardCharsets.UTF_8));
+            assertEquals("", out.toString(StandardCharsets.UTF_8), "no digest of a prefix");
+        }
+        assertEquals(0, run("replay", "--journal", directory.toString()), err.toString(StandardCharsets.UTF_8));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("100 records replayed"));
+    }
+
+    @Test
     void badCommandLinesExitWithTwoAndSayWhy()
     {
         assertEquals(2, run());

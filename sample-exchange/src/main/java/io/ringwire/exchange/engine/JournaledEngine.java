@@ -210,9 +210,11 @@ public final class JournaledEngine implements AutoCloseable
      *
      * @param directory the journal directory.
      * @return what the replay read and the digest.
+     * @throws IllegalStateException when an engine is appending to the journal, among the journal's own refusals.
      */
     public static Replay replay(final Path directory)
     {
+        JournalDirectory.requireNoWriter(directory);
         final EngineConfig config = settle(directory, null);
         final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE),
             EngineOutput.NONE, null, config.snapshotInterval());

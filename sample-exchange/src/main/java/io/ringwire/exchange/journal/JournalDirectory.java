@@ -267,6 +267,38 @@ public final class JournalDirectory
     }
 
     /**
+     * Refuses a journal an engine is appending to: a reader would take the record being written for
+     * a torn one and report a prefix as the whole. Checks the lock without keeping it, so an engine
+     * starting meanwhile is not held off by a reader.
+     *
+     * @param directory the journal's directory.
+     * @throws IllegalStateException when a process holds the journal's lock.
+     */
+    public static void requireNoWriter(final Path directory)
+    {
+        final Path lockFile = directory.resolve(LOCK_FILE);
+        if (!Files.exists(lockFile))
+        {
+            return;
+        }
+        try (FileChannel channel = FileChannel.open(lockFile, WRITE))
+        {
+            final FileLock lock = tryLock(channel);
+            if (null == lock)
+            {
+                throw new IllegalStateException("the journal in " + directory + " is open for appending (" + LOCK_FILE +
+                    " is locked): stop its engine, or read a copy, since a record being written reads as torn");
+            }
+            lock.release();
+        }
+        catch (final IOException ex)
+        {
+            // A lock file this user may not open for writing (a copy, another user's): there is no
+            // lock to learn from, and the reader's own checks stand.
+        }
+    }
+
+    /**
      * Takes a lock file's lock for this process without waiting.
      *
      * @param channel the lock file, open for writing.
