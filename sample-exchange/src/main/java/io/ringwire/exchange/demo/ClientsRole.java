@@ -173,7 +173,8 @@ final class ClientsRole
             .append(" sessionsLost=").append(c.get(SimulatedClients.SESSIONS_LOST))
             .append(" unansweredAcrossHold=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_HOLD))
             .append(" unansweredAcrossLoss=").append(c.get(SimulatedClients.UNANSWERED_ACROSS_LOSS))
-            .append(" uncheckedSequences=").append(c.get(SimulatedClients.UNCHECKED_SEQUENCES));
+            .append(" uncheckedSequences=").append(c.get(SimulatedClients.UNCHECKED_SEQUENCES))
+            .append(" dueWhileLost=").append(c.get(SimulatedClients.DUE_WHILE_LOST));
         if (null != marketData)
         {
             report.append(" books=").append(marketData.books().publicDigest())

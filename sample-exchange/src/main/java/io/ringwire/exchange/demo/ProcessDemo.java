@@ -197,7 +197,8 @@ final class ProcessDemo
         out.println("  engine            " + e.get("applied") + " requests applied, last sequence " + e.get("sequence") +
             "; clients received " + c.get("sequences") + " sequenced reports, " + c.get("duplicateSequences") + " twice");
         out.println("  sessions          " + c.get("sessionsLost") + " lost and logged on again; " + x.get("repliesResent") +
-            " replies resent, " + c.get("replyGaps") + " no longer kept, " + c.get("duplicateReplies") + " received again (dropped)");
+            " replies resent, " + c.get("replyGaps") + " no longer kept, " + c.get("duplicateReplies") + " received again (dropped); " +
+            c.get("dueWhileLost") + " requests fell due while lost (not sent, not in the latency from due time)");
         out.println("  market data       " + m.get("published") + " published; subscriber " + c.get("mdGaps") + " gaps, " +
             c.get("mdRecoveries") + " recoveries");
         out.println("  latency (us)                       count      p50      p90      p99    p99.9      max");
