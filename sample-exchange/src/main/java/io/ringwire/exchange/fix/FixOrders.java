@@ -40,7 +40,7 @@ final class FixOrders
     /**
      * @param originalClOrdId the ClOrdID of the order a cancel or replace named, kept with it.
      * @param unbudgeted      a cancel or mass cancel sent past the session's ClOrdIDs: kept only until
-     *                        answered, and never checked as a duplicate.
+     *                        answered (a mass cancel, among the last few), never checked as a duplicate.
      */
     private record Sent(String clOrdId, Kind kind, long originalId, String originalClOrdId, boolean unbudgeted)
     {
@@ -57,6 +57,12 @@ final class FixOrders
      * member's ClOrdIDs are bounded in size as well as in number.
      */
     static final int MAX_CLORDID_LENGTH = 64;
+    /**
+     * Mass cancels sent past the session's ClOrdIDs kept at once: nothing says when the engine has
+     * taken one (its report is the gateway's forwarding), and its journal's refusal, the one later
+     * answer, comes within moments, so the oldest goes when more are sent.
+     */
+    static final int UNBUDGETED_MASS_CANCELS = 64;
 
     private final Map<String, Long> idsByClOrdId = new HashMap<>();
     private final Map<Long, Sent> sentById = new HashMap<>();
@@ -66,6 +72,8 @@ final class FixOrders
     private final Map<Long, Character> statusByOrder = new HashMap<>();
     /** Exchange order id to {traded quantity, traded notional}. */
     private final Map<Long, long[]> tradedByOrder = new HashMap<>();
+    /** Mass cancels sent past the session's ClOrdIDs, oldest first ({@link #UNBUDGETED_MASS_CANCELS}). */
+    private final ArrayDeque<Long> unbudgetedMassCancels = new ArrayDeque<>();
     private final int capacity;
     private long nextId;
 
@@ -97,8 +105,9 @@ final class FixOrders
      * @return the new number the exchange knows the ClOrdID by, {@link #DUPLICATE} for a ClOrdID
      *         used before, {@link #TOO_LONG}, or {@link #FULL} when the session has used its
      *         ClOrdIDs and the request is an order or a replace. A session past its ClOrdIDs still
-     *         pulls its orders, as at the gateway: a cancel or mass cancel then gets a number kept
-     *         only until its answer ({@link #answered}), its ClOrdID not checked as a duplicate.
+     *         pulls its orders, as at the gateway: a cancel then gets a number kept only until its
+     *         answer ({@link #answered}), a mass cancel one kept among the last
+     *         {@link #UNBUDGETED_MASS_CANCELS}, their ClOrdIDs not checked as duplicates.
      */
     synchronized long idFor(final String clOrdId, final Kind kind, final long originalId)
     {
@@ -126,6 +135,14 @@ final class FixOrders
         if (kind == Kind.CANCEL)
         {
             cancelsByOrder.computeIfAbsent(originalId, order -> new ArrayDeque<>(1)).addLast(id);
+        }
+        else if (unbudgeted)
+        {
+            unbudgetedMassCancels.addLast(id);
+            if (unbudgetedMassCancels.size() > UNBUDGETED_MASS_CANCELS)
+            {
+                sentById.remove(unbudgetedMassCancels.removeFirst());
+            }
         }
         return id;
     }
@@ -195,8 +212,8 @@ final class FixOrders
     }
 
     /**
-     * A request has had its answer (a cancel its order's CANCELED report, a mass cancel its report):
-     * one sent past the session's ClOrdIDs is forgotten, so those stay bounded by what is open.
+     * A cancel has had its answer (its order's CANCELED report): one sent past the session's
+     * ClOrdIDs is forgotten, so those stay bounded by what is open.
      *
      * @param id the request's number.
      */

@@ -224,7 +224,6 @@ final class FixReplySender
             massCancel.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
             session.send(FixOutbound.massCancelReport(orders[sessionIndex].clOrdId(massCancel.clientOrderId()),
                 massCancel.instrumentId(), -1, null));
-            orders[sessionIndex].answered(massCancel.clientOrderId());
         }
         else if (headerDecoder.templateId() == ExecutionReportDecoder.TEMPLATE_ID)
         {

@@ -199,9 +199,21 @@ class FixMappingTest
         assertTrue(inbound.massCancel(fix("q", "11", "m", "530", "7"), full, ACCOUNT, SENT_NS, buffer) > 0,
             () -> "refused: " + inbound.rejectText());
         final long mass = inbound.clientOrderId();
-        assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(mass));
-        full.answered(mass);
-        assertNull(full.kind(mass));
+        // Answered as accepted once forwarded; the journal's refusal after that is answered as the
+        // mass cancel's too.
+        final Message refused = FixOutbound.report(report(mass, ExecType.REJECTED, OrdStatus.REJECTED,
+            RejectReason.JOURNAL_REFUSED, 0, 0, 0, 0), full, EXEC_IDS);
+        assertEquals("r", refused.getHeader().getString(MsgType.FIELD));
+        assertEquals("m", refused.getString(11));
+        assertEquals('0', refused.getChar(531), "rejected");
+
+        final long first = full.idFor("m0", FixOrders.Kind.MASS_CANCEL, 0);
+        for (int i = 1; i <= FixOrders.UNBUDGETED_MASS_CANCELS; i++)
+        {
+            assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(first), "kept among the last ones");
+            full.idFor("m" + i, FixOrders.Kind.MASS_CANCEL, 0);
+        }
+        assertNull(full.kind(first), "the oldest goes: bounded");
         full.answered(order);
         assertEquals("o", full.clOrdId(order), "what counts against the session's ClOrdIDs stays");
     }
