@@ -88,6 +88,8 @@ public final class Journal implements AutoCloseable
     private final MappedSegment segment;
     private final FileChannel lockChannel;
     private final FileLock lock;
+    /** Its directory's real path, known to {@link JournalDirectory#requireNoWriter} while it is open. */
+    private final Path lockKey;
     private final JournalDamage discardedTornTail;
 
     /** The current segment: pages are allocated through its file ahead of the stores into its mapping. */
@@ -115,6 +117,7 @@ public final class Journal implements AutoCloseable
         final FileChannel lockChannel, final FileLock lock) throws IOException
     {
         this.directory = directory;
+        this.lockKey = JournalDirectory.keyOf(directory);
         this.segmentLength = metadata.segmentLength();
         this.maxPayloadLength = metadata.maxPayloadLength();
         this.segment = new MappedSegment(metadata);
@@ -207,7 +210,9 @@ public final class Journal implements AutoCloseable
                     JournalFormat.FORMAT_VERSION + ", " + JournalDirectory.SEGMENT_LENGTH_KEY +
                     "=<the segment files' length>)");
             }
-            return new Journal(directory, metadata, bases, lockChannel, lock);
+            final Journal journal = new Journal(directory, metadata, bases, lockChannel, lock);
+            JournalDirectory.openedHere(journal.lockKey);
+            return journal;
         }
         catch (final IOException ex)
         {
@@ -513,6 +518,7 @@ public final class Journal implements AutoCloseable
             LOGGER.log(System.Logger.Level.WARNING, "cannot release the lock of the journal in " + directory, ex);
         }
         JournalDirectory.closeQuietly(lockChannel);
+        JournalDirectory.closedHere(lockKey);
     }
 
     @Override

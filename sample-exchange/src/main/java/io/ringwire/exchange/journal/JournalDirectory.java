@@ -19,7 +19,9 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -267,9 +269,46 @@ public final class JournalDirectory
     }
 
     /**
+     * The journals this process holds open for appending, by real path ({@link #keyOf}): see
+     * {@link #requireNoWriter}.
+     */
+    private static final Set<Path> OPEN_HERE = ConcurrentHashMap.newKeySet();
+
+    /** @return the directory's real path, or null when it has none (gone). */
+    static Path keyOf(final Path directory)
+    {
+        try
+        {
+            return directory.toRealPath();
+        }
+        catch (final IOException ex)
+        {
+            return null;
+        }
+    }
+
+    /** A journal of this process took its directory's lock: {@code key} is its {@link #keyOf}. */
+    static void openedHere(final Path key)
+    {
+        if (null != key)
+        {
+            OPEN_HERE.add(key);
+        }
+    }
+
+    /** The journal that took {@code key} in {@link #openedHere} released its lock. */
+    static void closedHere(final Path key)
+    {
+        if (null != key)
+        {
+            OPEN_HERE.remove(key);
+        }
+    }
+
+    /**
      * Refuses a journal an engine is appending to: a reader would take the record being written for
-     * a torn one and report a prefix as the whole. Checks the lock without keeping it, so an engine
-     * starting meanwhile is not held off by a reader.
+     * a torn one and report a prefix as the whole. Takes the lock only for the instant of the check,
+     * so a reader holds no engine off for longer.
      *
      * @param directory the journal's directory.
      * @throws IllegalStateException when a process holds the journal's lock.
@@ -280,6 +319,14 @@ public final class JournalDirectory
         if (!Files.exists(lockFile))
         {
             return;
+        }
+        // A journal this process appends to is known without its lock file: closing a channel on that
+        // file, as the check below does, would drop this process's lock on it (POSIX record locks).
+        final Path key = keyOf(directory);
+        if (null != key && OPEN_HERE.contains(key))
+        {
+            throw new IllegalStateException("the journal in " + directory + " is open for appending in this " +
+                "process: close it first, since a record being written reads as torn");
         }
         try (FileChannel channel = FileChannel.open(lockFile, WRITE))
         {
