@@ -283,7 +283,13 @@ final class CmTestSupport
         /** @return whether the other end closed the connection, sending nothing, within a second. */
         boolean isClosedByPeer() throws IOException
         {
-            socket.setSoTimeout(1000);
+            return isClosedByPeer(Duration.ofSeconds(1));
+        }
+
+        /** @return whether the other end closed the connection, sending nothing, within {@code wait}. */
+        boolean isClosedByPeer(final Duration wait) throws IOException
+        {
+            socket.setSoTimeout((int)wait.toMillis());
             try
             {
                 return socket.getInputStream().read() < 0;

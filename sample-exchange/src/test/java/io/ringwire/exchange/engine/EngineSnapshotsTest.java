@@ -2,6 +2,7 @@ package io.ringwire.exchange.engine;
 
 import io.ringwire.exchange.flow.OrderFlow;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,16 +32,25 @@ class EngineSnapshotsTest
     @TempDir
     Path directory;
 
+    /** Each test's engine, its flow of requests and a buffer for them. */
+    private final OrderFlow flow = flow();
+    private final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
+    private final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+    private EngineSnapshots snapshots;
+
+    @BeforeEach
+    void snapshotsInTheTestsDirectory()
+    {
+        snapshots = new EngineSnapshots(directory);
+    }
+
     @Test
     void anEngineRestoredFromASnapshotContinuesByteForByteLikeTheOriginal()
     {
-        final OrderFlow flow = flow();
         final EngineConfig config = config(flow);
-        final MatchingEngine original = new MatchingEngine(config, EngineOutput.NONE);
-        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
+        final MatchingEngine original = engine;
         feed(original, flow, request, BEFORE);
         original.digest().link();
-        final EngineSnapshots snapshots = new EngineSnapshots(directory);
         snapshots.write(original.state(BEFORE));
 
         final EngineState loaded = snapshots.latest().orElseThrow();
@@ -67,10 +77,6 @@ class EngineSnapshotsTest
     @Test
     void aDamagedNewestSnapshotIsReportedAndTheOneBeforeItIsUsed() throws IOException
     {
-        final OrderFlow flow = flow();
-        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
-        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
-        final EngineSnapshots snapshots = new EngineSnapshots(directory);
         feedAndWrite(engine, flow, request, snapshots, 10_000, 10_000);
         final Path newest = feedAndWrite(engine, flow, request, snapshots, 10_000, 20_000);
 
@@ -92,10 +98,6 @@ class EngineSnapshotsTest
     @Test
     void aNewestSnapshotWhoseDigestChainIsNotWholeIsPassedOverForTheOneBeforeIt() throws IOException
     {
-        final OrderFlow flow = flow();
-        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
-        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
-        final EngineSnapshots snapshots = new EngineSnapshots(directory);
         feedAndWrite(engine, flow, request, snapshots, 1_000, 1_000);
         feed(engine, flow, request, 1_000);
         engine.digest().link();
@@ -115,10 +117,6 @@ class EngineSnapshotsTest
     @Test
     void aSnapshotWrittenBesideNewerDamagedOnesKeepsTheOneBeforeItAndRecoveryUsesTheNewWhole() throws IOException
     {
-        final OrderFlow flow = flow();
-        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
-        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
-        final EngineSnapshots snapshots = new EngineSnapshots(directory);
         final Path first = feedAndWrite(engine, flow, request, snapshots, 1_000, 1_000);
         // Two damaged snapshots named past what the engine writes next: the engine started from the first.
         Files.write(directory.resolve("snapshot-00000000000005000000.bin"), List.of("damaged"));
@@ -143,10 +141,6 @@ class EngineSnapshotsTest
         try
         {
             assertNotEquals("7", String.format("%d", 7), "the locale writes other digits");
-            final OrderFlow flow = flow();
-            final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
-            final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
-            final EngineSnapshots snapshots = new EngineSnapshots(directory);
             final Path written = feedAndWrite(engine, flow, request, snapshots, 1_000, 1_000);
             assertEquals("snapshot-00000000000000001000.bin", written.getFileName().toString());
             assertEquals(1_000, snapshots.latest().orElseThrow().journalSequence());
@@ -160,10 +154,6 @@ class EngineSnapshotsTest
     @Test
     void aTemporaryFileThatAKilledWriterLeftIsDeletedByTheNextWriteAndNeverRead() throws IOException
     {
-        final OrderFlow flow = flow();
-        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
-        final UnsafeBuffer request = new UnsafeBuffer(ByteBuffer.allocateDirect(256));
-        final EngineSnapshots snapshots = new EngineSnapshots(directory);
         final Path leftover = directory.resolve("snapshot-00000000000000000500.bin.tmp");
         Files.write(leftover, List.of("half a snapshot"));
         assertTrue(snapshots.latest().isEmpty(), "a temporary file is not a snapshot");
@@ -176,11 +166,8 @@ class EngineSnapshotsTest
     @Test
     void aSnapshotIsWrittenByAThreadWithAnInterruptPendingAndTheInterruptStaysPending() throws IOException
     {
-        final OrderFlow flow = flow();
-        final MatchingEngine engine = new MatchingEngine(config(flow), EngineOutput.NONE);
-        feed(engine, flow, new UnsafeBuffer(ByteBuffer.allocateDirect(256)), 1_000);
+        feed(engine, flow, request, 1_000);
         engine.digest().link();
-        final EngineSnapshots snapshots = new EngineSnapshots(directory);
         Thread.currentThread().interrupt(); // an agent's thread being closed as it writes its last snapshot
         try
         {

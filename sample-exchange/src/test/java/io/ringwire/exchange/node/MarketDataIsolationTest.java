@@ -143,8 +143,9 @@ class MarketDataIsolationTest
                 stalled.doWork();
             });
         assertEquals(0, exchange.subscriber.books().inconsistencies(), "the honest subscriber's books never disagreed");
-        // Its join and its rejoin each made every book stale until its snapshot; the honest one joined once.
-        assertEquals(2, stalled.books().feedInterruptions());
+        // Its join and each rejoin (one at least; another when a rejoined image filled and was cut again
+        // before it read) made every book stale until its snapshot; the honest one joined once.
+        assertTrue(stalled.books().feedInterruptions() >= 2, "interruptions " + stalled.books().feedInterruptions());
         assertEquals(1, exchange.subscriber.books().feedInterruptions());
     }
 

@@ -409,8 +409,8 @@ class RoleAbsenceTest
         clients = add(new SimulatedClients(context, layout, ExchangeDemo.sessions(CLIENTS), 0, INSTRUMENTS, RATE, 7,
             new LatencyLedger(), running));
         final AtomicLongArray c = clients.counters();
-        drive(() -> engine.isConnected() && gateway.isConnected() && gateway.clientsConnected() && clients.isConnected(), "the roles connected",
-            false);
+        drive(() -> engine.isConnected() && gateway.isConnected() && gateway.clientsConnected() && clients.isConnected() &&
+            subscriber.isConnected(), "the roles connected", false);
         engine.open();
         drive(() -> c.get(SimulatedClients.ACKS) > 200, "the clients trading", true);
         return c;
