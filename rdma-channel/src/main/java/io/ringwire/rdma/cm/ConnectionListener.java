@@ -425,7 +425,7 @@ public final class ConnectionListener implements AutoCloseable
             {
                 counters.incrementLostInHandshake();
                 refusalLog.warn(channel.remoteAddress().getAddress(), "management connection from " +
-                    channel.remoteAddress() + " to " + localAddress + " failed while reading the REQ: " + ex);
+                    channel.remoteAddress() + " to " + localAddress + " failed before its REQ was read: " + ex);
             }
             channel.close();
         }
