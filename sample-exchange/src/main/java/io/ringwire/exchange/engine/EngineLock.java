@@ -25,11 +25,14 @@ final class EngineLock implements AutoCloseable
 
     private final FileChannel channel;
     private final FileLock lock;
+    /** The file's claim in this process ({@link JournalDirectory#claimHere}), given back at close. */
+    private final Path key;
 
-    private EngineLock(final FileChannel channel, final FileLock lock)
+    private EngineLock(final FileChannel channel, final FileLock lock, final Path key)
     {
         this.channel = channel;
         this.lock = lock;
+        this.key = key;
     }
 
     /**
@@ -40,9 +43,18 @@ final class EngineLock implements AutoCloseable
     static EngineLock take(final Path directory)
     {
         FileChannel channel = null;
+        Path claimed = null;
         try
         {
             Files.createDirectories(directory);
+            final Path key = JournalDirectory.lockKey(directory, FILE);
+            if (!JournalDirectory.claimHere(key))
+            {
+                // Not opened a second time: closing that channel would drop this process's lock.
+                throw new IllegalStateException("another engine runs on the journal in " + directory + " (" + FILE +
+                    " is held in this process): one engine per journal");
+            }
+            claimed = key;
             channel = FileChannel.open(directory.resolve(FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             final FileLock lock = JournalDirectory.tryLock(channel);
             if (null == lock)
@@ -50,17 +62,27 @@ final class EngineLock implements AutoCloseable
                 throw new IllegalStateException("another engine runs on the journal in " + directory + " (" + FILE +
                     " is locked): one engine per journal");
             }
-            return new EngineLock(channel, lock);
+            return new EngineLock(channel, lock, key);
         }
         catch (final IOException ex)
         {
-            closeQuietly(channel);
+            release(channel, claimed);
             throw new UncheckedIOException("cannot lock the journal in " + directory + " for its engine", ex);
         }
         catch (final RuntimeException ex)
         {
-            closeQuietly(channel);
+            release(channel, claimed);
             throw ex;
+        }
+    }
+
+    /** Closes the channel, then gives back this process's claim on the file. */
+    private static void release(final FileChannel channel, final Path claimed)
+    {
+        closeQuietly(channel);
+        if (null != claimed)
+        {
+            JournalDirectory.releaseHere(claimed);
         }
     }
 
@@ -75,7 +97,7 @@ final class EngineLock implements AutoCloseable
         {
             // Closing the channel below releases it too.
         }
-        closeQuietly(channel);
+        release(channel, key);
     }
 
     private static void closeQuietly(final FileChannel channel)

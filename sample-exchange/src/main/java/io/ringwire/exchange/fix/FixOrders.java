@@ -58,9 +58,9 @@ final class FixOrders
      */
     static final int MAX_CLORDID_LENGTH = 64;
     /**
-     * Mass cancels sent past the session's ClOrdIDs kept at once: nothing says when the engine has
-     * taken one (its report is the gateway's forwarding), and its journal's refusal, the one later
-     * answer, comes within moments, so the oldest goes when more are sent.
+     * Forwarded mass cancels sent past the session's ClOrdIDs kept at once: nothing says when the
+     * engine has taken one (the door answers it at the gateway's forwarding), and its journal's
+     * refusal, the one later answer, comes within moments, so the oldest goes when more are forwarded.
      */
     static final int UNBUDGETED_MASS_CANCELS = 64;
 
@@ -72,7 +72,7 @@ final class FixOrders
     private final Map<Long, Character> statusByOrder = new HashMap<>();
     /** Exchange order id to {traded quantity, traded notional}. */
     private final Map<Long, long[]> tradedByOrder = new HashMap<>();
-    /** Mass cancels sent past the session's ClOrdIDs, oldest first ({@link #UNBUDGETED_MASS_CANCELS}). */
+    /** Forwarded mass cancels sent past the session's ClOrdIDs, oldest first ({@link #UNBUDGETED_MASS_CANCELS}). */
     private final ArrayDeque<Long> unbudgetedMassCancels = new ArrayDeque<>();
     private final int capacity;
     private long nextId;
@@ -106,8 +106,9 @@ final class FixOrders
      *         used before, {@link #TOO_LONG}, or {@link #FULL} when the session has used its
      *         ClOrdIDs and the request is an order or a replace. A session past its ClOrdIDs still
      *         pulls its orders, as at the gateway: a cancel then gets a number kept only until its
-     *         answer ({@link #answered}), a mass cancel one kept among the last
-     *         {@link #UNBUDGETED_MASS_CANCELS}, their ClOrdIDs not checked as duplicates.
+     *         answer ({@link #answered}), a mass cancel one kept until forwarded and then among the
+     *         last {@link #UNBUDGETED_MASS_CANCELS} ({@link #massCancelForwarded}), their ClOrdIDs
+     *         not checked as duplicates.
      */
     synchronized long idFor(final String clOrdId, final Kind kind, final long originalId)
     {
@@ -135,14 +136,6 @@ final class FixOrders
         if (kind == Kind.CANCEL)
         {
             cancelsByOrder.computeIfAbsent(originalId, order -> new ArrayDeque<>(1)).addLast(id);
-        }
-        else if (unbudgeted)
-        {
-            unbudgetedMassCancels.addLast(id);
-            if (unbudgetedMassCancels.size() > UNBUDGETED_MASS_CANCELS)
-            {
-                sentById.remove(unbudgetedMassCancels.removeFirst());
-            }
         }
         return id;
     }
@@ -209,6 +202,27 @@ final class FixOrders
             cancelsByOrder.remove(orderId);
         }
         return cancel;
+    }
+
+    /**
+     * The gateway forwarded a mass cancel (the door answers it as accepted). One sent past the
+     * session's ClOrdIDs is kept for a refusal from the engine's journal among the last
+     * {@link #UNBUDGETED_MASS_CANCELS} forwarded, then forgotten: until forwarded, the gateway's
+     * forward or reject answers each, so those stay bounded by what is in flight.
+     *
+     * @param id the mass cancel's number.
+     */
+    synchronized void massCancelForwarded(final long id)
+    {
+        final Sent sent = sentById.get(id);
+        if (null != sent && sent.unbudgeted())
+        {
+            unbudgetedMassCancels.addLast(id);
+            if (unbudgetedMassCancels.size() > UNBUDGETED_MASS_CANCELS)
+            {
+                sentById.remove(unbudgetedMassCancels.removeFirst());
+            }
+        }
     }
 
     /**

@@ -224,6 +224,7 @@ final class FixReplySender
             massCancel.wrap(buffer, fields, headerDecoder.blockLength(), headerDecoder.version());
             session.send(FixOutbound.massCancelReport(orders[sessionIndex].clOrdId(massCancel.clientOrderId()),
                 massCancel.instrumentId(), -1, null));
+            orders[sessionIndex].massCancelForwarded(massCancel.clientOrderId());
         }
         else if (headerDecoder.templateId() == ExecutionReportDecoder.TEMPLATE_ID)
         {

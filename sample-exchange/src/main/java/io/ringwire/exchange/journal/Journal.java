@@ -88,7 +88,7 @@ public final class Journal implements AutoCloseable
     private final MappedSegment segment;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    /** Its directory's real path, known to {@link JournalDirectory#requireNoWriter} while it is open. */
+    /** Its lock file's claim in this process ({@link JournalDirectory#claimHere}), given back at close. */
     private final Path lockKey;
     private final JournalDamage discardedTornTail;
 
@@ -114,10 +114,10 @@ public final class Journal implements AutoCloseable
     private boolean closed;
 
     private Journal(final Path directory, final JournalDirectory.Metadata metadata, final long[] bases,
-        final FileChannel lockChannel, final FileLock lock) throws IOException
+        final FileChannel lockChannel, final FileLock lock, final Path lockKey) throws IOException
     {
         this.directory = directory;
-        this.lockKey = JournalDirectory.keyOf(directory);
+        this.lockKey = lockKey;
         this.segmentLength = metadata.segmentLength();
         this.maxPayloadLength = metadata.maxPayloadLength();
         this.segment = new MappedSegment(metadata);
@@ -187,9 +187,17 @@ public final class Journal implements AutoCloseable
     {
         final Path directory = context.directory();
         FileChannel lockChannel = null;
+        Path lockKey = null;
         try
         {
             Files.createDirectories(directory);
+            final Path key = JournalDirectory.lockKey(directory, JournalDirectory.LOCK_FILE);
+            if (!JournalDirectory.claimHere(key))
+            {
+                throw new IllegalStateException("the journal in " + directory + " is open for appending in this " +
+                    "process (or being read by a replay's check): one writer at a time");
+            }
+            lockKey = key;
             lockChannel = FileChannel.open(directory.resolve(JournalDirectory.LOCK_FILE), CREATE, WRITE);
             final FileLock lock = tryLock(lockChannel, directory);
             final long[] bases = JournalDirectory.segmentBases(directory);
@@ -210,19 +218,27 @@ public final class Journal implements AutoCloseable
                     JournalFormat.FORMAT_VERSION + ", " + JournalDirectory.SEGMENT_LENGTH_KEY +
                     "=<the segment files' length>)");
             }
-            final Journal journal = new Journal(directory, metadata, bases, lockChannel, lock);
-            JournalDirectory.openedHere(journal.lockKey);
-            return journal;
+            return new Journal(directory, metadata, bases, lockChannel, lock, lockKey);
         }
         catch (final IOException ex)
         {
-            JournalDirectory.closeQuietly(lockChannel);
+            closeLock(lockChannel, lockKey);
             throw new UncheckedIOException("cannot open the journal in " + directory + " (" + ex + ")", ex);
         }
         catch (final RuntimeException | Error ex)
         {
-            JournalDirectory.closeQuietly(lockChannel);
+            closeLock(lockChannel, lockKey);
             throw ex;
+        }
+    }
+
+    /** Closes the lock file's channel, then gives back this process's claim on it. */
+    private static void closeLock(final FileChannel lockChannel, final Path lockKey)
+    {
+        JournalDirectory.closeQuietly(lockChannel);
+        if (null != lockKey)
+        {
+            JournalDirectory.releaseHere(lockKey);
         }
     }
 
@@ -517,8 +533,7 @@ public final class Journal implements AutoCloseable
         {
             LOGGER.log(System.Logger.Level.WARNING, "cannot release the lock of the journal in " + directory, ex);
         }
-        JournalDirectory.closeQuietly(lockChannel);
-        JournalDirectory.closedHere(lockKey);
+        closeLock(lockChannel, lockKey);
     }
 
     @Override

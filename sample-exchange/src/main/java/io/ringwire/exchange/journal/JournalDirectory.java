@@ -269,40 +269,39 @@ public final class JournalDirectory
     }
 
     /**
-     * The journals this process holds open for appending, by real path ({@link #keyOf}): see
-     * {@link #requireNoWriter}.
+     * The lock files this process has claimed ({@link #claimHere}), by real path. A process must
+     * open a lock file once at most while it holds its lock: closing any other channel on that file
+     * drops the process's record lock on it (POSIX locks), leaving it to a second writer while the
+     * first goes on. Every opener claims the file here first, so no second channel is ever opened.
      */
-    private static final Set<Path> OPEN_HERE = ConcurrentHashMap.newKeySet();
+    private static final Set<Path> CLAIMED_HERE = ConcurrentHashMap.newKeySet();
 
-    /** @return the directory's real path, or null when it has none (gone). */
-    static Path keyOf(final Path directory)
+    /**
+     * @param directory a journal directory (it exists).
+     * @param file      a lock file's name in it.
+     * @return the lock file's key for {@link #claimHere}: its real path.
+     * @throws IOException when the directory cannot be resolved.
+     */
+    public static Path lockKey(final Path directory, final String file) throws IOException
     {
-        try
-        {
-            return directory.toRealPath();
-        }
-        catch (final IOException ex)
-        {
-            return null;
-        }
+        return directory.toRealPath().resolve(file);
     }
 
-    /** A journal of this process took its directory's lock: {@code key} is its {@link #keyOf}. */
-    static void openedHere(final Path key)
+    /**
+     * Claims a lock file for one opener in this process, before it opens the file.
+     *
+     * @param key the file's {@link #lockKey}.
+     * @return false when another opener in this process has it: the file must not be opened then.
+     */
+    public static boolean claimHere(final Path key)
     {
-        if (null != key)
-        {
-            OPEN_HERE.add(key);
-        }
+        return CLAIMED_HERE.add(key);
     }
 
-    /** The journal that took {@code key} in {@link #openedHere} released its lock. */
-    static void closedHere(final Path key)
+    /** Gives back a {@link #claimHere} claim, once the channel on the file is closed (or never opened). */
+    public static void releaseHere(final Path key)
     {
-        if (null != key)
-        {
-            OPEN_HERE.remove(key);
-        }
+        CLAIMED_HERE.remove(key);
     }
 
     /**
@@ -320,10 +319,16 @@ public final class JournalDirectory
         {
             return;
         }
-        // A journal this process appends to is known without its lock file: closing a channel on that
-        // file, as the check below does, would drop this process's lock on it (POSIX record locks).
-        final Path key = keyOf(directory);
-        if (null != key && OPEN_HERE.contains(key))
+        final Path key;
+        try
+        {
+            key = lockKey(directory, LOCK_FILE);
+        }
+        catch (final IOException ex)
+        {
+            return; // gone since: no writer to find
+        }
+        if (!claimHere(key))
         {
             throw new IllegalStateException("the journal in " + directory + " is open for appending in this " +
                 "process: close it first, since a record being written reads as torn");
@@ -342,6 +347,10 @@ public final class JournalDirectory
         {
             // A lock file this user may not open for writing (a copy, another user's): there is no
             // lock to learn from, and the reader's own checks stand.
+        }
+        finally
+        {
+            releaseHere(key);
         }
     }
 

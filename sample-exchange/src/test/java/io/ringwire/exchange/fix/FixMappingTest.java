@@ -207,13 +207,22 @@ class FixMappingTest
         assertEquals("m", refused.getString(11));
         assertEquals('0', refused.getChar(531), "rejected");
 
+        // Kept however many follow until the gateway forwards it, then among the last ones forwarded.
         final long first = full.idFor("m0", FixOrders.Kind.MASS_CANCEL, 0);
-        for (int i = 1; i <= FixOrders.UNBUDGETED_MASS_CANCELS; i++)
+        final long[] later = new long[FixOrders.UNBUDGETED_MASS_CANCELS];
+        for (int i = 0; i < later.length; i++)
         {
-            assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(first), "kept among the last ones");
-            full.idFor("m" + i, FixOrders.Kind.MASS_CANCEL, 0);
+            later[i] = full.idFor("m" + (i + 1), FixOrders.Kind.MASS_CANCEL, 0);
         }
-        assertNull(full.kind(first), "the oldest goes: bounded");
+        assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(first), "not forwarded yet");
+        full.massCancelForwarded(first);
+        for (final long id : later)
+        {
+            assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(first), "kept among the last ones forwarded");
+            full.massCancelForwarded(id);
+        }
+        assertNull(full.kind(first), "the oldest forwarded goes: bounded");
+        assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(later[0]));
         full.answered(order);
         assertEquals("o", full.clOrdId(order), "what counts against the session's ClOrdIDs stays");
     }

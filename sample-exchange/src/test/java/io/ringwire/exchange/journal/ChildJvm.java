@@ -1,12 +1,15 @@
 package io.ringwire.exchange.journal;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
-/** The command line of a JVM like the test's for a journal test's child process. */
-final class ChildJvm
+/** The command line of a JVM like the test's for a test's child process. */
+public final class ChildJvm
 {
     private ChildJvm()
     {
@@ -16,7 +19,7 @@ final class ChildJvm
      * @return this JVM's java binary, its module flags (surefire's argLine: agrona needs them), a
      *         small serial heap, the class path, {@code mainClass} and its arguments.
      */
-    static List<String> command(final Class<?> mainClass, final String... args)
+    public static List<String> command(final Class<?> mainClass, final String... args)
     {
         return command(List.of(), mainClass, args);
     }
@@ -43,5 +46,32 @@ final class ChildJvm
             mainClass.getName()));
         command.addAll(List.of(args));
         return command;
+    }
+
+    /**
+     * Runs {@code mainClass} in a JVM like this one to its end.
+     *
+     * @param prefixes what the line sought starts with.
+     * @return the first line of its output (standard error included) that starts with one of
+     *         {@code prefixes}, or "nothing said".
+     * @throws IllegalStateException when it runs past a minute (it is then killed).
+     */
+    public static String firstLine(final Class<?> mainClass, final List<String> prefixes, final String... args)
+        throws IOException, InterruptedException
+    {
+        final Process child = new ProcessBuilder(command(mainClass, args)).redirectErrorStream(true).start();
+        try
+        {
+            if (!child.waitFor(60, TimeUnit.SECONDS))
+            {
+                throw new IllegalStateException(mainClass.getSimpleName() + " ran past a minute");
+            }
+            return new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                .filter(line -> prefixes.stream().anyMatch(line::startsWith)).findFirst().orElse("nothing said");
+        }
+        finally
+        {
+            child.destroyForcibly();
+        }
     }
 }
