@@ -266,7 +266,9 @@ class MultiProcessExchangeTest
         exchange.kill();
         final RoleProcess gateway = start("gateway", files(layout).resolve("gateway.conf"));
         gateway.awaitReady(READY);
-        Thread.sleep(3_000);
+        // Time for the clients to find their gateway gone and log on to the new one, on a loaded
+        // small machine too (nothing shows their logon before the gateway's report).
+        Thread.sleep(6_000);
         assertEquals(0, engine.stopAndWait(STOP));
         final Map<String, String> e = engine.report("engine");
         assertEquals(0, gateway.stopAndWait(STOP));
