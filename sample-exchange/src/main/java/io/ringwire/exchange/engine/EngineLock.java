@@ -27,6 +27,7 @@ final class EngineLock implements AutoCloseable
     private final FileLock lock;
     /** The file's claim in this process ({@link JournalDirectory#claimHere}), given back at close. */
     private final Path key;
+    private boolean closed;
 
     private EngineLock(final FileChannel channel, final FileLock lock, final Path key)
     {
@@ -69,7 +70,7 @@ final class EngineLock implements AutoCloseable
             release(channel, claimed);
             throw new UncheckedIOException("cannot lock the journal in " + directory + " for its engine", ex);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
             release(channel, claimed);
             throw ex;
@@ -89,6 +90,11 @@ final class EngineLock implements AutoCloseable
     @Override
     public void close()
     {
+        if (closed)
+        {
+            return; // a second close must not give back a claim a later opener holds
+        }
+        closed = true;
         try
         {
             lock.release();

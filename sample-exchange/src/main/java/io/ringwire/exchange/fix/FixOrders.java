@@ -2,6 +2,7 @@ package io.ringwire.exchange.fix;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 
 /**
@@ -63,6 +64,8 @@ final class FixOrders
      * refusal, the one later answer, comes within moments, so the oldest goes when more are forwarded.
      */
     static final int UNBUDGETED_MASS_CANCELS = 64;
+    /** Mass cancels sent past the session's ClOrdIDs kept at once until forwarded or rejected. */
+    static final int UNBUDGETED_MASS_CANCELS_PENDING = 1024;
 
     private final Map<String, Long> idsByClOrdId = new HashMap<>();
     private final Map<Long, Sent> sentById = new HashMap<>();
@@ -74,6 +77,12 @@ final class FixOrders
     private final Map<Long, long[]> tradedByOrder = new HashMap<>();
     /** Forwarded mass cancels sent past the session's ClOrdIDs, oldest first ({@link #UNBUDGETED_MASS_CANCELS}). */
     private final ArrayDeque<Long> unbudgetedMassCancels = new ArrayDeque<>();
+    /**
+     * Mass cancels sent past the session's ClOrdIDs and not yet forwarded or rejected, oldest first:
+     * at most {@link #UNBUDGETED_MASS_CANCELS_PENDING}, since an answer the door never hears (a
+     * forwarding record its full queue dropped) would otherwise keep one for the door's life.
+     */
+    private final LinkedHashSet<Long> pendingMassCancels = new LinkedHashSet<>();
     private final int capacity;
     private long nextId;
 
@@ -106,9 +115,10 @@ final class FixOrders
      *         used before, {@link #TOO_LONG}, or {@link #FULL} when the session has used its
      *         ClOrdIDs and the request is an order or a replace. A session past its ClOrdIDs still
      *         pulls its orders, as at the gateway: a cancel then gets a number kept only until its
-     *         answer ({@link #answered}), a mass cancel one kept until forwarded and then among the
-     *         last {@link #UNBUDGETED_MASS_CANCELS} ({@link #massCancelForwarded}), their ClOrdIDs
-     *         not checked as duplicates.
+     *         answer ({@link #answered}), a mass cancel one kept until forwarded (among the last
+     *         {@link #UNBUDGETED_MASS_CANCELS_PENDING} sent) and then among the last
+     *         {@link #UNBUDGETED_MASS_CANCELS} ({@link #massCancelForwarded}), their ClOrdIDs not
+     *         checked as duplicates.
      */
     synchronized long idFor(final String clOrdId, final Kind kind, final long originalId)
     {
@@ -136,6 +146,16 @@ final class FixOrders
         if (kind == Kind.CANCEL)
         {
             cancelsByOrder.computeIfAbsent(originalId, order -> new ArrayDeque<>(1)).addLast(id);
+        }
+        else if (unbudgeted)
+        {
+            pendingMassCancels.add(id);
+            if (pendingMassCancels.size() > UNBUDGETED_MASS_CANCELS_PENDING)
+            {
+                final Long oldest = pendingMassCancels.iterator().next();
+                pendingMassCancels.remove(oldest);
+                sentById.remove(oldest);
+            }
         }
         return id;
     }
@@ -207,15 +227,15 @@ final class FixOrders
     /**
      * The gateway forwarded a mass cancel (the door answers it as accepted). One sent past the
      * session's ClOrdIDs is kept for a refusal from the engine's journal among the last
-     * {@link #UNBUDGETED_MASS_CANCELS} forwarded, then forgotten: until forwarded, the gateway's
-     * forward or reject answers each, so those stay bounded by what is in flight.
+     * {@link #UNBUDGETED_MASS_CANCELS} forwarded, then forgotten; until forwarded, among the last
+     * {@link #UNBUDGETED_MASS_CANCELS_PENDING} sent.
      *
      * @param id the mass cancel's number.
      */
     synchronized void massCancelForwarded(final long id)
     {
         final Sent sent = sentById.get(id);
-        if (null != sent && sent.unbudgeted())
+        if (null != sent && sent.unbudgeted() && pendingMassCancels.remove(id))
         {
             unbudgetedMassCancels.addLast(id);
             if (unbudgetedMassCancels.size() > UNBUDGETED_MASS_CANCELS)
@@ -250,6 +270,7 @@ final class FixOrders
     {
         final Sent sent = sentById.remove(id);
         statusByOrder.remove(id);
+        pendingMassCancels.remove(id);
         if (null != sent)
         {
             idsByClOrdId.remove(sent.clOrdId(), id);

@@ -223,6 +223,15 @@ class FixMappingTest
         }
         assertNull(full.kind(first), "the oldest forwarded goes: bounded");
         assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(later[0]));
+
+        // One whose forwarding the door never hears is kept among the last ones sent, not for ever.
+        final long unheard = full.idFor("u0", FixOrders.Kind.MASS_CANCEL, 0);
+        for (int i = 1; i <= FixOrders.UNBUDGETED_MASS_CANCELS_PENDING; i++)
+        {
+            assertEquals(FixOrders.Kind.MASS_CANCEL, full.kind(unheard), "kept among the last ones sent");
+            full.idFor("u" + i, FixOrders.Kind.MASS_CANCEL, 0);
+        }
+        assertNull(full.kind(unheard), "the oldest unforwarded goes: bounded");
         full.answered(order);
         assertEquals("o", full.clOrdId(order), "what counts against the session's ClOrdIDs stays");
     }
