@@ -290,7 +290,9 @@ class RoceReliabilityTest
     {
         connect(config(1024), config(1024));
         requester.close();
-        requester = new Endpoint(config(1024).conclude(), 1024, 64);
+        // The window, not the timer, is under test: an acknowledgement timeout longer than the test means a slow
+        // post loop on a loaded machine cannot legitimately retransmit the window before the relay is pumped.
+        requester = new Endpoint(config(1024).ackTimeoutUs(10_000_000).peerTimeoutMs(60_000).conclude(), 1024, 64);
         CloseHelper.quietCloseAll(relay, responder);
         responder = new Endpoint(config(1024).conclude(), 64, 64);
         relay = new ScriptedRelay(requester.device.address(), responder.device.address());
