@@ -5,7 +5,6 @@ import org.agrona.DirectBuffer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -14,7 +13,6 @@ import static io.ringwire.exchange.journal.JournalFormat.HEADER_LENGTH;
 import static io.ringwire.exchange.journal.JournalFormat.ORDER;
 import static io.ringwire.exchange.journal.SegmentPreparer.ALLOCATION_BATCH;
 import static io.ringwire.exchange.journal.SegmentPreparer.PAGE;
-import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.WRITE;
 
 /**
@@ -86,10 +84,7 @@ public final class Journal implements AutoCloseable
     private final int segmentLength;
     private final int maxPayloadLength;
     private final MappedSegment segment;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
-    /** Its lock file's claim in this process ({@link JournalDirectory#claimHere}), given back at close. */
-    private final Path lockKey;
+    private final LockFile lockFile;
     private final JournalDamage discardedTornTail;
 
     /** The current segment: pages are allocated through its file ahead of the stores into its mapping. */
@@ -114,15 +109,13 @@ public final class Journal implements AutoCloseable
     private boolean closed;
 
     private Journal(final Path directory, final JournalDirectory.Metadata metadata, final long[] bases,
-        final FileChannel lockChannel, final FileLock lock, final Path lockKey) throws IOException
+        final LockFile lockFile) throws IOException
     {
         this.directory = directory;
-        this.lockKey = lockKey;
+        this.lockFile = lockFile;
         this.segmentLength = metadata.segmentLength();
         this.maxPayloadLength = metadata.maxPayloadLength();
         this.segment = new MappedSegment(metadata);
-        this.lockChannel = lockChannel;
-        this.lock = lock;
         this.preparer = new SegmentPreparer(directory, segmentLength);
         segmentBaseSequence = 0 == bases.length ? 0 : bases[bases.length - 1];
         unforcedFromBaseSequence = 0 == bases.length ? 0 : bases[0];
@@ -186,20 +179,15 @@ public final class Journal implements AutoCloseable
     public static Journal open(final JournalContext context)
     {
         final Path directory = context.directory();
-        FileChannel lockChannel = null;
-        Path lockKey = null;
+        LockFile lockFile = null;
         try
         {
             Files.createDirectories(directory);
-            final Path key = JournalDirectory.lockKey(directory, JournalDirectory.LOCK_FILE);
-            if (!JournalDirectory.claimHere(key))
-            {
-                throw new IllegalStateException("the journal in " + directory + " is open for appending in this " +
-                    "process (or being read by a replay's check): one writer at a time");
-            }
-            lockKey = key;
-            lockChannel = FileChannel.open(directory.resolve(JournalDirectory.LOCK_FILE), CREATE, WRITE);
-            final FileLock lock = tryLock(lockChannel, directory);
+            lockFile = LockFile.take(directory, JournalDirectory.LOCK_FILE,
+                "the journal in " + directory + " is open for appending in this process (or being read by a " +
+                    "replay's check): one writer at a time",
+                "the journal in " + directory + " is open for appending elsewhere (" + JournalDirectory.LOCK_FILE +
+                    " is locked): one writer at a time");
             final long[] bases = JournalDirectory.segmentBases(directory);
             final JournalDirectory.Metadata metadata;
             if (Files.exists(directory.resolve(JournalDirectory.METADATA_FILE)))
@@ -218,27 +206,17 @@ public final class Journal implements AutoCloseable
                     JournalFormat.FORMAT_VERSION + ", " + JournalDirectory.SEGMENT_LENGTH_KEY +
                     "=<the segment files' length>)");
             }
-            return new Journal(directory, metadata, bases, lockChannel, lock, lockKey);
+            return new Journal(directory, metadata, bases, lockFile);
         }
         catch (final IOException ex)
         {
-            closeLock(lockChannel, lockKey);
+            LockFile.closeQuietly(lockFile);
             throw new UncheckedIOException("cannot open the journal in " + directory + " (" + ex + ")", ex);
         }
         catch (final RuntimeException | Error ex)
         {
-            closeLock(lockChannel, lockKey);
+            LockFile.closeQuietly(lockFile);
             throw ex;
-        }
-    }
-
-    /** Closes the lock file's channel, then gives back this process's claim on it. */
-    private static void closeLock(final FileChannel lockChannel, final Path lockKey)
-    {
-        JournalDirectory.closeQuietly(lockChannel);
-        if (null != lockKey)
-        {
-            JournalDirectory.releaseHere(lockKey);
         }
     }
 
@@ -525,15 +503,7 @@ public final class Journal implements AutoCloseable
         segment.unwrap();
         current.close();
         preparer.close();
-        try
-        {
-            lock.release();
-        }
-        catch (final IOException ex)
-        {
-            LOGGER.log(System.Logger.Level.WARNING, "cannot release the lock of the journal in " + directory, ex);
-        }
-        closeLock(lockChannel, lockKey);
+        lockFile.close();
     }
 
     @Override
@@ -644,16 +614,5 @@ public final class Journal implements AutoCloseable
             work += preparer.prepareNext(maxPages - work);
         }
         return work;
-    }
-
-    private static FileLock tryLock(final FileChannel lockChannel, final Path directory) throws IOException
-    {
-        final FileLock lock = JournalDirectory.tryLock(lockChannel);
-        if (null == lock)
-        {
-            throw new IllegalStateException("the journal in " + directory + " is open for appending elsewhere (" +
-                JournalDirectory.LOCK_FILE + " is locked): one writer at a time");
-        }
-        return lock;
     }
 }
