@@ -28,7 +28,9 @@ import quickfix.Message;
  * and lots; Account (1), where given, is the session's account number; ExecInst (18) '6'
  * (participate, do not initiate) is post-only; tag 7928 is self-trade prevention: 'N' cancels the
  * newest (aggressing) order, 'O' the oldest (resting), 'B' both, 'D' decrements both and cancels
- * the smaller.
+ * the smaller. A replace (G) changes Price and OrderQty only, as the exchange's ReplaceOrder does:
+ * a TimeInForce, MaxFloor, ExecInst or 7928 it gives must be the order's (one it leaves out keeps
+ * the order's), else it is refused rather than taken with terms the member did not ask for.
  *
  * <p>Threading: one thread (the gateway's). Pure but for the encoders it reuses.
  */
@@ -129,7 +131,8 @@ public final class FixInbound
         {
             return refuse(FixRejectCodes.UNKNOWN_ACCOUNT, "Account (1) must be the session's account number");
         }
-        clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.ORDER, 0);
+        clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.ORDER, 0,
+            new FixOrders.Terms(timeInForce, !execInst.isEmpty(), stp, display));
         if (clientOrderId < 0)
         {
             return refuseId(orders, FixRejectCodes.DUPLICATE_ORDER, FixRejectCodes.OTHER);
@@ -198,6 +201,12 @@ public final class FixInbound
             return refuse(FixRejectCodes.CXL_EXCHANGE_OPTION,
                 "a replace is of a limit order (OrdType 2) to a whole Price (44) and OrderQty (38)");
         }
+        final String changed = changedTerm(message, orders.terms(named.original));
+        if (null != changed)
+        {
+            return refuse(FixRejectCodes.CXL_EXCHANGE_OPTION, "a replace changes Price (44) and OrderQty (38) only: " +
+                changed + " must be the order's, or absent");
+        }
         clientOrderId = orders.idFor(message.getString(11), FixOrders.Kind.REPLACE, named.original);
         if (clientOrderId < 0)
         {
@@ -255,6 +264,37 @@ public final class FixInbound
             .sendingTime(sendingTimeNs)
             .receiveTime(sendingTimeNs);
         return MessageHeaderEncoder.ENCODED_LENGTH + massCancel.encodedLength();
+    }
+
+    /**
+     * @param terms the named order's terms, or null when the door does not know them.
+     * @return the first of TimeInForce (59), MaxFloor (111), ExecInst (18) and tag 7928 that the
+     *         replace gives other than the order had, or null when none does (an absent one keeps the order's).
+     */
+    private static String changedTerm(final Message message, final FixOrders.Terms terms) throws FieldNotFound
+    {
+        if (null == terms)
+        {
+            return null;
+        }
+        if (message.isSetField(59) && timeInForce(message, OrdType.LIMIT) != terms.timeInForce())
+        {
+            return "TimeInForce (59)";
+        }
+        if (message.isSetField(111) && whole(message, 111) != terms.displayQuantity())
+        {
+            return "MaxFloor (111)";
+        }
+        if (message.isSetField(18) && !message.getString(18).equals(terms.postOnly() ? String.valueOf(POST_ONLY) : ""))
+        {
+            return "ExecInst (18)";
+        }
+        if (message.isSetField(SELF_TRADE_PREVENTION_TAG) &&
+            selfTradePrevention(message) != terms.selfTradePrevention())
+        {
+            return "tag " + SELF_TRADE_PREVENTION_TAG;
+        }
+        return null;
     }
 
     /** What a cancel or replace names: the order, and its instrument, side and account. */

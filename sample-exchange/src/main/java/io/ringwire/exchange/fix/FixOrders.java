@@ -1,5 +1,8 @@
 package io.ringwire.exchange.fix;
 
+import io.ringwire.codecs.trading.SelfTradePrevention;
+import io.ringwire.codecs.trading.TimeInForce;
+
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -39,11 +42,27 @@ final class FixOrders
     }
 
     /**
+     * An order's terms that a replace keeps: the exchange's ReplaceOrder changes price and quantity
+     * only, so a replace that says otherwise is refused rather than taken with the old terms.
+     *
+     * @param timeInForce         TimeInForce (59), absent read as the door reads it for an order.
+     * @param postOnly            ExecInst (18) 6.
+     * @param selfTradePrevention tag 7928.
+     * @param displayQuantity     MaxFloor (111), 0 when absent.
+     */
+    record Terms(TimeInForce timeInForce, boolean postOnly, SelfTradePrevention selfTradePrevention,
+        long displayQuantity)
+    {
+    }
+
+    /**
      * @param originalClOrdId the ClOrdID of the order a cancel or replace named, kept with it.
      * @param unbudgeted      a cancel or mass cancel sent past the session's ClOrdIDs: kept only until
      *                        answered (a mass cancel, among the last few), never checked as a duplicate.
+     * @param terms           an order's terms, a replace's those of the order it replaced; else null.
      */
-    private record Sent(String clOrdId, Kind kind, long originalId, String originalClOrdId, boolean unbudgeted)
+    private record Sent(String clOrdId, Kind kind, long originalId, String originalClOrdId, boolean unbudgeted,
+        Terms terms)
     {
     }
 
@@ -122,6 +141,16 @@ final class FixOrders
      */
     synchronized long idFor(final String clOrdId, final Kind kind, final long originalId)
     {
+        return idFor(clOrdId, kind, originalId, null);
+    }
+
+    /**
+     * {@link #idFor(String, Kind, long)} for an order, which keeps its terms for the replaces that name it.
+     *
+     * @param terms the order's terms (a replace's come from the order it names).
+     */
+    synchronized long idFor(final String clOrdId, final Kind kind, final long originalId, final Terms terms)
+    {
         if (clOrdId.length() > MAX_CLORDID_LENGTH)
         {
             return TOO_LONG;
@@ -142,7 +171,7 @@ final class FixOrders
         }
         final Sent original = originalId == 0 ? null : sentById.get(originalId);
         sentById.put(id, new Sent(clOrdId, kind, originalId, null == original ? null : original.clOrdId(),
-            unbudgeted));
+            unbudgeted, kind == Kind.REPLACE ? (null == original ? null : original.terms()) : terms));
         if (kind == Kind.CANCEL)
         {
             cancelsByOrder.computeIfAbsent(originalId, order -> new ArrayDeque<>(1)).addLast(id);
@@ -195,6 +224,16 @@ final class FixOrders
     {
         final Sent sent = sentById.get(id);
         return null == sent ? null : sent.originalClOrdId();
+    }
+
+    /**
+     * @return the terms of an order, or of a replace (the order's it replaced); null for another
+     *         request or a number the door does not know.
+     */
+    synchronized Terms terms(final long id)
+    {
+        final Sent sent = sentById.get(id);
+        return null == sent ? null : sent.terms();
     }
 
     /** @return the order a cancel or replace named, or 0. */

@@ -307,6 +307,42 @@ class FixMappingTest
             buffer), "by product: not supported");
     }
 
+    @Test
+    void aReplaceThatChangesMoreThanPriceAndQuantityIsRefusedNotTakenWithTheOrdersOldTerms() throws Exception
+    {
+        newOrder(fix("D", "11", "o1", "55", "3", "54", "1", "40", "2", "44", "9", "38", "40", "59", "1", "111", "10",
+            "18", "6", "7928", "O"));
+        final String[][] changes = {
+            { "59", "0", "TimeInForce (59)" }, { "111", "5", "MaxFloor (111)" }, { "18", "0", "ExecInst (18)" },
+            { "7928", "N", "tag 7928" } };
+        int n = 0;
+        for (final String[] change : changes)
+        {
+            assertEquals(FixInbound.REFUSED, inbound.replace(fix("G", "11", "r" + n++, "41", "o1", "55", "3", "54", "1",
+                "40", "2", "44", "11", "38", "40", change[0], change[1]), orders, ACCOUNT, SENT_NS, buffer), change[2]);
+            assertEquals(FixRejectCodes.CXL_EXCHANGE_OPTION, inbound.rejectCode(), change[2]);
+            assertTrue(inbound.rejectText().contains(change[2]), inbound.rejectText());
+        }
+
+        final Message sameTerms = fix("G", "11", "r-same", "41", "o1", "55", "3", "54", "1", "40", "2", "44", "11", "38",
+            "40", "59", "1", "111", "10", "18", "6", "7928", "O");
+        assertTrue(inbound.replace(sameTerms, orders, ACCOUNT, SENT_NS, buffer) > 0, "the order's own terms repeated");
+        final long replaced = inbound.clientOrderId();
+        assertTrue(inbound.replace(fix("G", "11", "r-again", "41", "r-same", "55", "3", "54", "1", "40", "2", "44", "12",
+            "38", "40"), orders, ACCOUNT, SENT_NS, buffer) > 0, "terms left out keep the order's");
+        assertEquals(FixInbound.REFUSED, inbound.replace(fix("G", "11", "r-ioc", "41", "r-same", "55", "3", "54", "1",
+            "40", "2", "44", "12", "38", "40", "59", "3"), orders, ACCOUNT, SENT_NS, buffer),
+            "a replaced order keeps the terms it was sent with: " + orders.terms(replaced));
+        assertTrue(inbound.rejectText().contains("TimeInForce (59)"), inbound.rejectText());
+
+        newOrder(fix("D", "11", "plain", "55", "3", "54", "2", "40", "2", "44", "9", "38", "4"));
+        assertTrue(inbound.replace(fix("G", "11", "r-plain", "41", "plain", "55", "3", "54", "2", "40", "2", "44", "10",
+            "38", "4", "59", "0", "111", "0"), orders, ACCOUNT, SENT_NS, buffer) > 0,
+            "an order sent without TimeInForce or MaxFloor is a day order showing all: " + inbound.rejectText());
+        assertEquals(FixInbound.REFUSED, inbound.replace(fix("G", "11", "r-post", "41", "plain", "55", "3", "54", "2",
+            "40", "2", "44", "10", "38", "4", "18", "6"), orders, ACCOUNT, SENT_NS, buffer), "post-only added");
+    }
+
     private ExecutionReportDecoder report(final long clientOrderId, final ExecType execType, final OrdStatus status,
         final RejectReason reason, final long lastPrice, final long lastQuantity, final long leaves, final long cum)
     {
