@@ -402,7 +402,7 @@ public final class FixClients implements Application, AutoCloseable
                 }
             }
             final String key = clOrdId + "|" + message.getString(55) + "|" + message.getChar(54) + "|" +
-                (long)message.getDouble(44);
+                (message.isSetField(44) ? (long)message.getDouble(44) : 0); // a market order's report has no Price
             switch (execType)
             {
                 case '0' -> member.live.add(key);

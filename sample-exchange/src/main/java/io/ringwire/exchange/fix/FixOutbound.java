@@ -119,7 +119,10 @@ public final class FixOutbound
             message.set(new LastPx(report.lastPrice()));
             message.set(new LastQty(report.lastQuantity()));
         }
-        message.set(new Price(report.price()));
+        if (report.ordTypeRaw() != OrdType.MARKET.value())
+        {
+            message.set(new Price(report.price())); // a market order has none: 0 would read as a limit at 0
+        }
         message.set(new OrderQty(report.orderQuantity()));
         // Raw values: a reject names the request's terms as sent, which decode to no enum constant
         // when the request's were unknown.

@@ -375,6 +375,7 @@ class FixMappingTest
         assertEquals('2', rejected.getChar(54), "Side");
         assertEquals('1', rejected.getChar(40), "OrdType MARKET");
         assertEquals('4', rejected.getChar(59), "TimeInForce FOK");
+        assertFalse(rejected.isSetField(44), "a market order's report carries no Price (44)");
 
         final long other = newOrder(fix("D", "11", "n", "55", "1", "54", "1", "40", "2", "44", "1000", "38", "10"))
             .clientOrderId();
@@ -383,6 +384,7 @@ class FixMappingTest
         assertEquals("n", unknown.getString(11));
         assertEquals('2', unknown.getChar(40), "LIMIT for an order type no enum has");
         assertEquals('0', unknown.getChar(59), "DAY for a time in force no enum has");
+        assertEquals(1000, unknown.getInt(44), "a limit order's report carries its Price (44)");
     }
 
     /** A reject of the order whose side, order type and time in force are the raw values given. */
