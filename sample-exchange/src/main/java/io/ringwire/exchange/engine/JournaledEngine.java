@@ -210,10 +210,16 @@ public final class JournaledEngine implements AutoCloseable
      *
      * @param directory the journal directory.
      * @return what the replay read and the digest.
-     * @throws IllegalStateException when an engine is appending to the journal, among the journal's own refusals.
+     * @throws IllegalStateException when an engine runs on the journal (recovering or appending), among the
+     *                               journal's own refusals.
      */
     public static Replay replay(final Path directory)
     {
+        // An engine still recovering holds only its engine lock, and may yet zero a torn tail or append.
+        JournalDirectory.requireUnlocked(directory, EngineLock.FILE,
+            "an engine runs on the journal in " + directory + " in this process: stop it first, since it appends",
+            "an engine runs on the journal in " + directory + " (" + EngineLock.FILE + " is locked): stop it, or " +
+                "read a copy, since it appends");
         JournalDirectory.requireNoWriter(directory);
         final EngineConfig config = settle(directory, null);
         final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE),

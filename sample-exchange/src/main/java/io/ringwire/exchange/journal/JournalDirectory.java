@@ -314,7 +314,28 @@ public final class JournalDirectory
      */
     public static void requireNoWriter(final Path directory)
     {
-        final Path lockFile = directory.resolve(LOCK_FILE);
+        requireUnlocked(directory, LOCK_FILE,
+            "the journal in " + directory + " is open for appending in this process: close it first, since a " +
+                "record being written reads as torn",
+            "the journal in " + directory + " is open for appending (" + LOCK_FILE + " is locked): stop its " +
+                "engine, or read a copy, since a record being written reads as torn");
+    }
+
+    /**
+     * Refuses a directory whose lock file a holder has locked, here or in another process; a file
+     * that is absent, or that this user may not open for writing (a copy, another user's), has no
+     * lock to learn from. Takes the lock only for the instant of the check.
+     *
+     * @param directory     the directory holding the file.
+     * @param file          the lock file's name.
+     * @param heldHere      the refusal's message when an opener in this process holds the file.
+     * @param heldElsewhere the refusal's message when another process holds its lock.
+     * @throws IllegalStateException when the file is held.
+     */
+    public static void requireUnlocked(final Path directory, final String file, final String heldHere,
+        final String heldElsewhere)
+    {
+        final Path lockFile = directory.resolve(file);
         if (!Files.exists(lockFile))
         {
             return;
@@ -322,31 +343,28 @@ public final class JournalDirectory
         final Path key;
         try
         {
-            key = lockKey(directory, LOCK_FILE);
+            key = lockKey(directory, file);
         }
         catch (final IOException ex)
         {
-            return; // gone since: no writer to find
+            return; // gone since: no holder to find
         }
         if (!claimHere(key))
         {
-            throw new IllegalStateException("the journal in " + directory + " is open for appending in this " +
-                "process: close it first, since a record being written reads as torn");
+            throw new IllegalStateException(heldHere);
         }
         try (FileChannel channel = FileChannel.open(lockFile, WRITE))
         {
             final FileLock lock = tryLock(channel);
             if (null == lock)
             {
-                throw new IllegalStateException("the journal in " + directory + " is open for appending (" + LOCK_FILE +
-                    " is locked): stop its engine, or read a copy, since a record being written reads as torn");
+                throw new IllegalStateException(heldElsewhere);
             }
             lock.release();
         }
         catch (final IOException ex)
         {
-            // A lock file this user may not open for writing (a copy, another user's): there is no
-            // lock to learn from, and the reader's own checks stand.
+            // No lock to learn from; the reader's own checks stand.
         }
         finally
         {
