@@ -745,8 +745,10 @@ class PublicationLifecycleTest
     @Test
     void aMemoryLogSubscriptionRunOnlyByHousekeepingAfterItsConnectionKeepsItAlivePastTheLivenessTimeout()
     {
+        // A liveness timeout a loaded machine's pause between the two ends' work cannot reach, and a
+        // run more than twice as long.
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(400));
+            .livenessTimeoutMs(2_000));
         try (Subscription subscription = Subscription.open(context, channel("shm", 0), STREAM);
              Publication publication = Publication.open(context, channel("shm", subscription.endpoint().getPort()),
                  STREAM))
@@ -759,7 +761,7 @@ class PublicationLifecycleTest
                     subscription.poll(IGNORE, 0);
                     publication.doWork();
                 });
-            final long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+            final long until = System.nanoTime() + Duration.ofMillis(5_000).toNanos();
             while (System.nanoTime() < until)
             {
                 subscription.doWork();
@@ -779,18 +781,18 @@ class PublicationLifecycleTest
         // An owner that polls now and then (a sleeping idle strategy, a UI's timer) and never calls
         // doWork: fewer polls in a liveness timeout than the count between housekeeping passes.
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(400));
+            .livenessTimeoutMs(1_500));
         try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
              Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
                  STREAM))
         {
             connect(subscription, publication);
-            final long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+            final long until = System.nanoTime() + Duration.ofMillis(4_000).toNanos();
             while (System.nanoTime() < until)
             {
                 subscription.poll(IGNORE, 10);
                 publication.doWork(); // the publication's heartbeats: the stream is quiet, not gone
-                Thread.sleep(5); // a count of 128 polls between housekeeping passes would take 640 ms
+                Thread.sleep(15); // a count of 128 polls between housekeeping passes would take 1.9 s
             }
             assertEquals(0, publication.counters().livenessTimeouts.get(), "the subscriber's credit kept it alive");
             assertEquals(0, subscription.counters().livenessTimeouts.get(), "the publication's heartbeats were seen");

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * the market-data subscriber where the layout has one (from the start, or joining late), on one
  * thread that backs off. It prints {@code PROGRESS} once a second until {@code quiesce} or
  * {@code stop}, then stops sending, waits for the replies in flight, prints its {@code REPORT}
- * lines, and keeps its sessions up until told to exit.
+ * lines, and keeps its sessions up until told to exit, printing {@code HELD} once a second (its
+ * logons and lost sessions so far: a parent sees the sessions come back to a gateway started again).
  */
 final class ClientsRole
 {
@@ -85,7 +86,13 @@ final class ClientsRole
         final AgentRunner keepAlive = RoleMain.add(closeables, new AgentRunner(new BackoffIdleStrategy(),
             failures, null, agent));
         AgentRunner.startOnThread(keepAlive);
-        exit.await();
+        final AtomicLongArray c = clients.counters();
+        while (!exit.await(1, TimeUnit.SECONDS))
+        {
+            out.println("HELD atNs=" + System.nanoTime() + " loggedOn=" + c.get(SimulatedClients.LOGGED_ON) +
+                " sessionsLost=" + c.get(SimulatedClients.SESSIONS_LOST));
+            out.flush();
+        }
         return 0;
     }
 

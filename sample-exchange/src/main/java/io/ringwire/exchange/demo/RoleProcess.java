@@ -22,7 +22,7 @@ import java.util.function.Consumer;
 
 /**
  * A role of the demo running in a JVM of its own ({@link RoleMain}), as its parent sees it: the
- * lines it prints (READY, PROGRESS, REPORT, DONE), a graceful stop (a {@code stop} line on its
+ * lines it prints (READY, PROGRESS, REPORT, HELD, DONE), a graceful stop (a {@code stop} line on its
  * stdin) and a SIGKILL.
  *
  * <p>Threading: one reader thread per process collects its lines; the rest is called by the
@@ -39,6 +39,7 @@ public final class RoleProcess implements AutoCloseable
     private final List<String> lines = new CopyOnWriteArrayList<>();
     private volatile String readyLine;
     private volatile String lastProgress;
+    private volatile String lastHeld;
 
     private RoleProcess(final String name, final Process process, final Consumer<String> echo)
     {
@@ -61,6 +62,10 @@ public final class RoleProcess implements AutoCloseable
                     else if (line.startsWith("PROGRESS"))
                     {
                         lastProgress = line;
+                    }
+                    else if (line.startsWith("HELD"))
+                    {
+                        lastHeld = line;
                     }
                     else if (line.startsWith("DONE"))
                     {
@@ -311,6 +316,12 @@ public final class RoleProcess implements AutoCloseable
         {
             throw new IllegalStateException("kill " + (stop ? "-STOP " : "-CONT ") + process.pid() + " failed");
         }
+    }
+
+    /** @return the last HELD line's values (a quiesced clients role's), empty before the first. */
+    public Map<String, String> held()
+    {
+        return null == lastHeld ? Map.of() : values(lastHeld);
     }
 
     /** @return the last PROGRESS line's values, empty before the first. */

@@ -263,12 +263,19 @@ class MultiProcessExchangeTest
         final Map<String, String> c = clients.quiesce(STOP);
         assertTrue(Long.parseLong(c.get("newOrders")) > 100, c.toString());
 
+        final long logonsBefore = Long.parseLong(c.get("loggedOn"));
         exchange.kill();
         final RoleProcess gateway = start("gateway", files(layout).resolve("gateway.conf"));
         gateway.awaitReady(READY);
-        // Time for the clients to find their gateway gone and log on to the new one, on a loaded
-        // small machine too (nothing shows their logon before the gateway's report).
-        Thread.sleep(6_000);
+        // The clients find their gateway gone (a liveness timeout) and log on to the new one.
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Long.parseLong(clients.held().getOrDefault("loggedOn", "0")) < logonsBefore + 2 &&
+            System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(100);
+        }
+        assertTrue(Long.parseLong(clients.held().getOrDefault("loggedOn", "0")) >= logonsBefore + 2,
+            "both sessions logged on to the new gateway: " + clients.held());
         assertEquals(0, engine.stopAndWait(STOP));
         final Map<String, String> e = engine.report("engine");
         assertEquals(0, gateway.stopAndWait(STOP));
