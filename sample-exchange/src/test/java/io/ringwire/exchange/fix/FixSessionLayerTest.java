@@ -864,7 +864,14 @@ class FixSessionLayerTest
             while (System.nanoTime() < endNs)
             {
                 member.send("H", "11=S" + rejects + "|55=1|54=1|");
-                final Map<Integer, String> answer = member.receiveSkippingHeartbeats(WAIT);
+                Map<Integer, String> answer = member.receiveSkippingHeartbeats(WAIT);
+                while (null != answer && "1".equals(answer.get(35)))
+                {
+                    // A TestRequest: this thread was paused past the interval (a loaded machine), and a
+                    // member answers it, as any would.
+                    member.send("0", "112=" + answer.get(112) + "|");
+                    answer = member.receiveSkippingHeartbeats(WAIT);
+                }
                 assertNotNull(answer, "an answer to each");
                 assertEquals("j", answer.get(35), "a BusinessMessageReject, not a Logout: " + answer);
                 rejects++;

@@ -33,6 +33,11 @@ final class InProcessRoles implements AutoCloseable
     static final Duration WAIT = Duration.ofSeconds(60);
     /** How long nothing moves before a drain counts as done. */
     private static final Duration SETTLE = Duration.ofMillis(1000);
+    /**
+     * Passes over every role with nothing moving that a drain needs as well: a pause of this thread
+     * as long as {@link #SETTLE} would otherwise end it with no look after the pause.
+     */
+    private static final int SETTLE_PASSES = 2_000;
 
     private final Path directory;
     private final int clientCount;
@@ -142,7 +147,8 @@ final class InProcessRoles implements AutoCloseable
         final long deadline = System.nanoTime() + WAIT.toNanos();
         long progress = -1;
         long stillSinceNs = System.nanoTime();
-        while (System.nanoTime() - stillSinceNs < SETTLE.toNanos())
+        int stillPasses = 0;
+        while (System.nanoTime() - stillSinceNs < SETTLE.toNanos() || stillPasses < SETTLE_PASSES)
         {
             if (System.nanoTime() > deadline)
             {
@@ -156,6 +162,11 @@ final class InProcessRoles implements AutoCloseable
             {
                 progress = now;
                 stillSinceNs = System.nanoTime();
+                stillPasses = 0;
+            }
+            else
+            {
+                stillPasses++;
             }
             if (work == 0)
             {
