@@ -63,7 +63,10 @@ class BothWaysConnectionTest
     void twoThreadsEachOwningAPublicationAndASubscriptionConnectBothWaysWhenEachDrivesBoth(final String provider)
         throws InterruptedException
     {
-        final MessagingContext context = context(directory);
+        // Timeouts a loaded machine's pause of one side's thread cannot reach: the test is about
+        // connecting both ways, not liveness.
+        final MessagingContext context = context(directory, settings -> settings.livenessTimeoutMs(5_000)
+            .rdmaSettings(devices(directory, 5_000)));
         final AtomicIntegerArray ports = new AtomicIntegerArray(2);
         final AtomicReferenceArray<String> failures = new AtomicReferenceArray<>(2);
         final int[] echoed = new int[2];
@@ -133,7 +136,11 @@ class BothWaysConnectionTest
                     }
                     final int expected = i + 1;
                     await(() -> received[0] >= expected, Duration.ofSeconds(10), "message " + i + " at side " + self,
-                        () -> subscription.poll(counter, 10));
+                        () ->
+                        {
+                            subscription.poll(counter, 10);
+                            publication.doWork();
+                        });
                     if (self == 1)
                     {
                         offer(publication, message, i);
