@@ -781,7 +781,7 @@ class PublicationLifecycleTest
         // An owner that polls now and then (a sleeping idle strategy, a UI's timer) and never calls
         // doWork: fewer polls in a liveness timeout than the count between housekeeping passes.
         final MessagingContext context = context(directory, settings -> settings.heartbeatIntervalMs(20)
-            .livenessTimeoutMs(1_500));
+            .livenessTimeoutMs(1_500).rdmaSettings(devices(directory, 5_000)));
         try (Subscription subscription = Subscription.open(context, channel(provider, 0), STREAM);
              Publication publication = Publication.open(context, channel(provider, subscription.endpoint().getPort()),
                  STREAM))

@@ -11,7 +11,8 @@ import java.nio.file.Path;
  * One live engine per journal directory, held from before recovery to close. The journal's own
  * lock is taken only when its writer opens it, after recovery; without this one a second engine
  * started on a directory in use would replay the journal, send the replay to its gateway and
- * rewrite the snapshots before finding the journal taken. Replicas and replays read without it.
+ * rewrite the snapshots before finding the journal taken. Replicas read without it; a replay
+ * checks that no engine holds it.
  *
  * <p>Threading: taken and released on the control thread.
  */

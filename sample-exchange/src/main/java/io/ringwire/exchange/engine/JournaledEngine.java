@@ -216,11 +216,12 @@ public final class JournaledEngine implements AutoCloseable
     public static Replay replay(final Path directory)
     {
         // An engine still recovering holds only its engine lock, and may yet zero a torn tail or append.
+        // The writer's lock first: an engine that starts between the two checks then holds the second.
+        JournalDirectory.requireNoWriter(directory);
         JournalDirectory.requireUnlocked(directory, EngineLock.FILE,
             "an engine runs on the journal in " + directory + " in this process: stop it first, since it appends",
             "an engine runs on the journal in " + directory + " (" + EngineLock.FILE + " is locked): stop it, or " +
                 "read a copy, since it appends");
-        JournalDirectory.requireNoWriter(directory);
         final EngineConfig config = settle(directory, null);
         final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE),
             EngineOutput.NONE, null, config.snapshotInterval());

@@ -132,7 +132,8 @@ public final class FixInbound
             return refuse(FixRejectCodes.UNKNOWN_ACCOUNT, "Account (1) must be the session's account number");
         }
         clientOrderId = orders.idFor(clOrdId, FixOrders.Kind.ORDER, 0,
-            new FixOrders.Terms(timeInForce, !execInst.isEmpty(), stp, display));
+            new FixOrders.Terms(timeInForce, !execInst.isEmpty(),
+                stp == SelfTradePrevention.NULL_VAL ? SelfTradePrevention.CANCEL_RESTING : stp, display)); // the engine's default
         if (clientOrderId < 0)
         {
             return refuseId(orders, FixRejectCodes.DUPLICATE_ORDER, FixRejectCodes.OTHER);

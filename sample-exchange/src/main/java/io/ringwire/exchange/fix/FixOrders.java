@@ -47,7 +47,7 @@ final class FixOrders
      *
      * @param timeInForce         TimeInForce (59), absent read as the door reads it for an order.
      * @param postOnly            ExecInst (18) 6.
-     * @param selfTradePrevention tag 7928.
+     * @param selfTradePrevention tag 7928, absent read as the engine's default (cancel the resting order).
      * @param displayQuantity     MaxFloor (111), 0 when absent.
      */
     record Terms(TimeInForce timeInForce, boolean postOnly, SelfTradePrevention selfTradePrevention,

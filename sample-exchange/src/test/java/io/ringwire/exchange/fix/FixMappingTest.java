@@ -337,8 +337,9 @@ class FixMappingTest
 
         newOrder(fix("D", "11", "plain", "55", "3", "54", "2", "40", "2", "44", "9", "38", "4"));
         assertTrue(inbound.replace(fix("G", "11", "r-plain", "41", "plain", "55", "3", "54", "2", "40", "2", "44", "10",
-            "38", "4", "59", "0", "111", "0"), orders, ACCOUNT, SENT_NS, buffer) > 0,
-            "an order sent without TimeInForce or MaxFloor is a day order showing all: " + inbound.rejectText());
+            "38", "4", "59", "0", "111", "0", "7928", "O"), orders, ACCOUNT, SENT_NS, buffer) > 0,
+            "an order sent without TimeInForce, MaxFloor or 7928 is a day order showing all that cancels the " +
+                "resting order of a self-trade: " + inbound.rejectText());
         assertEquals(FixInbound.REFUSED, inbound.replace(fix("G", "11", "r-post", "41", "plain", "55", "3", "54", "2",
             "40", "2", "44", "10", "38", "4", "18", "6"), orders, ACCOUNT, SENT_NS, buffer), "post-only added");
     }
