@@ -73,7 +73,8 @@ class ExchangeMainTest
             }
             assertEquals(1, run("replay", "--journal", directory.toString()));
             // Known without opening the lock file, whose close would drop the engine's lock on it.
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains("is open for appending in this process"),
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("an engine runs on the journal in " + directory +
+                " in this process"),
                 err.toString(StandardCharsets.UTF_8));
             assertEquals("", out.toString(StandardCharsets.UTF_8), "no digest of a prefix");
         }

@@ -216,17 +216,24 @@ public final class JournaledEngine implements AutoCloseable
     public static Replay replay(final Path directory)
     {
         // An engine still recovering holds only its engine lock, and may yet zero a torn tail or append.
-        // The writer's lock first: an engine that starts between the two checks then holds the second.
+        // That lock first, so a recovering engine's writer never meets the writer's lock taken by the
+        // check; and again after it, so an engine that started between the two is seen.
+        requireNoEngine(directory);
         JournalDirectory.requireNoWriter(directory);
-        JournalDirectory.requireUnlocked(directory, EngineLock.FILE,
-            "an engine runs on the journal in " + directory + " in this process: stop it first, since it appends",
-            "an engine runs on the journal in " + directory + " (" + EngineLock.FILE + " is locked): stop it, or " +
-                "read a copy, since it appends");
+        requireNoEngine(directory);
         final EngineConfig config = settle(directory, null);
         final JournaledEngine journaled = new JournaledEngine(new MatchingEngine(config, EngineOutput.NONE),
             EngineOutput.NONE, null, config.snapshotInterval());
         journaled.recover(directory, false);
         return new Replay(journaled.applied, journaled.recovery, journaled.digest(), journaled.engine.booksDigest());
+    }
+
+    private static void requireNoEngine(final Path directory)
+    {
+        JournalDirectory.requireUnlocked(directory, EngineLock.FILE,
+            "an engine runs on the journal in " + directory + " in this process: stop it first, since it appends",
+            "an engine runs on the journal in " + directory + " (" + EngineLock.FILE + " is locked): stop it, or " +
+                "read a copy, since it appends");
     }
 
     /**
