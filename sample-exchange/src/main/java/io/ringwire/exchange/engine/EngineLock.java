@@ -40,9 +40,9 @@ final class EngineLock implements AutoCloseable
             Files.createDirectories(directory);
             return new EngineLock(LockFile.take(directory, FILE,
                 "another engine runs on the journal in " + directory + " (" + FILE +
-                    " is held in this process): one engine per journal",
+                    " is held in this process, or a replay is checking it): one engine per journal",
                 "another engine runs on the journal in " + directory + " (" + FILE +
-                    " is locked): one engine per journal"));
+                    " is locked, or a replay is checking it): one engine per journal"));
         }
         catch (final IOException ex)
         {

@@ -216,8 +216,8 @@ public final class JournaledEngine implements AutoCloseable
     public static Replay replay(final Path directory)
     {
         // An engine still recovering holds only its engine lock, and may yet zero a torn tail or append.
-        // That lock first, so a recovering engine's writer never meets the writer's lock taken by the
-        // check; and again after it, so an engine that started between the two is seen.
+        // That lock first, so the writer of an engine already recovering never meets the writer's lock
+        // taken by the check; and again after it, so an engine that started between the two is seen.
         requireNoEngine(directory);
         JournalDirectory.requireNoWriter(directory);
         requireNoEngine(directory);

@@ -187,7 +187,7 @@ public final class Journal implements AutoCloseable
                 "the journal in " + directory + " is open for appending in this process (or being read by a " +
                     "replay's check): one writer at a time",
                 "the journal in " + directory + " is open for appending elsewhere (" + JournalDirectory.LOCK_FILE +
-                    " is locked): one writer at a time");
+                    " is locked, or a replay is checking it): one writer at a time");
             final long[] bases = JournalDirectory.segmentBases(directory);
             final JournalDirectory.Metadata metadata;
             if (Files.exists(directory.resolve(JournalDirectory.METADATA_FILE)))
