@@ -11,6 +11,7 @@ import io.ringwire.exchange.journal.JournalContext;
 import io.ringwire.exchange.journal.JournalDirectory;
 import io.ringwire.exchange.journal.JournalReadResult;
 import io.ringwire.exchange.journal.JournalReader;
+import io.ringwire.exchange.journal.LockFile;
 import org.agrona.DirectBuffer;
 
 import java.io.IOException;
@@ -230,7 +231,7 @@ public final class JournaledEngine implements AutoCloseable
 
     private static void requireNoEngine(final Path directory)
     {
-        JournalDirectory.requireUnlocked(directory, EngineLock.FILE,
+        LockFile.requireUnheld(directory, EngineLock.FILE,
             "an engine runs on the journal in " + directory + " in this process: stop it first, since it appends",
             "an engine runs on the journal in " + directory + " (" + EngineLock.FILE + " is locked): stop it, or " +
                 "read a copy, since it appends");

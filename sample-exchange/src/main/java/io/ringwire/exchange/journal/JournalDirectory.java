@@ -9,8 +9,6 @@ import java.io.Writer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,9 +17,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -269,42 +265,6 @@ public final class JournalDirectory
     }
 
     /**
-     * The lock files this process has claimed ({@link #claimHere}), by real path. A process must
-     * open a lock file once at most while it holds its lock: closing any other channel on that file
-     * drops the process's record lock on it (POSIX locks), leaving it to a second writer while the
-     * first goes on. Every opener claims the file here first, so no second channel is ever opened.
-     */
-    private static final Set<Path> CLAIMED_HERE = ConcurrentHashMap.newKeySet();
-
-    /**
-     * @param directory a journal directory (it exists).
-     * @param file      a lock file's name in it.
-     * @return the lock file's key for {@link #claimHere}: its real path.
-     * @throws IOException when the directory cannot be resolved.
-     */
-    public static Path lockKey(final Path directory, final String file) throws IOException
-    {
-        return directory.toRealPath().resolve(file);
-    }
-
-    /**
-     * Claims a lock file for one opener in this process, before it opens the file.
-     *
-     * @param key the file's {@link #lockKey}.
-     * @return false when another opener in this process has it: the file must not be opened then.
-     */
-    public static boolean claimHere(final Path key)
-    {
-        return CLAIMED_HERE.add(key);
-    }
-
-    /** Gives back a {@link #claimHere} claim, once the channel on the file is closed (or never opened). */
-    public static void releaseHere(final Path key)
-    {
-        CLAIMED_HERE.remove(key);
-    }
-
-    /**
      * Refuses a journal an engine is appending to: a reader would take the record being written for
      * a torn one and report a prefix as the whole. Takes the lock only for the instant of the check,
      * so a reader holds no engine off for longer.
@@ -314,81 +274,11 @@ public final class JournalDirectory
      */
     public static void requireNoWriter(final Path directory)
     {
-        requireUnlocked(directory, LOCK_FILE,
+        LockFile.requireUnheld(directory, LOCK_FILE,
             "the journal in " + directory + " is open for appending in this process: close it first, since a " +
                 "record being written reads as torn",
             "the journal in " + directory + " is open for appending (" + LOCK_FILE + " is locked): stop its " +
                 "engine, or read a copy, since a record being written reads as torn");
-    }
-
-    /**
-     * Refuses a directory whose lock file a holder has locked, here or in another process; a file
-     * that is absent, or that this user may not open for writing (a copy, another user's), has no
-     * lock to learn from. Takes the lock only for the instant of the check.
-     *
-     * @param directory     the directory holding the file.
-     * @param file          the lock file's name.
-     * @param heldHere      the refusal's message when an opener in this process holds the file.
-     * @param heldElsewhere the refusal's message when another process holds its lock.
-     * @throws IllegalStateException when the file is held.
-     */
-    public static void requireUnlocked(final Path directory, final String file, final String heldHere,
-        final String heldElsewhere)
-    {
-        final Path lockFile = directory.resolve(file);
-        if (!Files.exists(lockFile))
-        {
-            return;
-        }
-        final Path key;
-        try
-        {
-            key = lockKey(directory, file);
-        }
-        catch (final IOException ex)
-        {
-            return; // gone since: no holder to find
-        }
-        if (!claimHere(key))
-        {
-            throw new IllegalStateException(heldHere);
-        }
-        try (FileChannel channel = FileChannel.open(lockFile, WRITE))
-        {
-            final FileLock lock = tryLock(channel);
-            if (null == lock)
-            {
-                throw new IllegalStateException(heldElsewhere);
-            }
-            lock.release();
-        }
-        catch (final IOException ex)
-        {
-            // No lock to learn from; the reader's own checks stand.
-        }
-        finally
-        {
-            releaseHere(key);
-        }
-    }
-
-    /**
-     * Takes a lock file's lock for this process without waiting.
-     *
-     * @param channel the lock file, open for writing.
-     * @return the lock, or null when another process, or another holder in this one, has it.
-     * @throws IOException when the file system refuses.
-     */
-    public static FileLock tryLock(final FileChannel channel) throws IOException
-    {
-        try
-        {
-            return channel.tryLock();
-        }
-        catch (final OverlappingFileLockException ex)
-        {
-            return null;
-        }
     }
 
     /**
